@@ -1,0 +1,33 @@
+# Strict warnings for every target in the project (STYLE.md "Build").
+set(NS_WARNINGS
+    -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Wformat=2
+    -Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition -Wvla
+    -Wpointer-arith -Wcast-qual -Wwrite-strings -Wundef -Wnull-dereference
+    -Wmissing-declarations -Wredundant-decls -Wimplicit-fallthrough)
+if(CMAKE_C_COMPILER_ID STREQUAL "GNU")
+    list(APPEND NS_WARNINGS -Wduplicated-cond -Wduplicated-branches -Wlogical-op)
+endif()
+add_compile_options(${NS_WARNINGS})
+if(NS_WERROR)
+    add_compile_options(-Werror)
+endif()
+if(NS_SANITIZE)
+    add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
+    add_link_options(-fsanitize=address,undefined)
+endif()
+
+# ns_add_unit_test(NAME SOURCES... LIBS ... LABELS ...): one cmocka executable per module, under ctest.
+function(ns_add_test name)
+    cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
+    add_executable(${name} ${T_SOURCES})
+    target_link_libraries(${name} PRIVATE ${T_LIBS} PkgConfig::CMOCKA)
+    add_test(NAME ${name} COMMAND ${name})
+    if(NOT T_TIMEOUT)
+        set(T_TIMEOUT 60)
+    endif()
+    if(NOT T_LABELS)
+        set(T_LABELS unit)
+    endif()
+    set_tests_properties(${name} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "${T_LABELS}"
+        ENVIRONMENT "NS_SOURCE_DIR=${PROJECT_SOURCE_DIR};NS_BINARY_DIR=${PROJECT_BINARY_DIR}")
+endfunction()

@@ -1,0 +1,31 @@
+/* clock.h - time. CLOCK_MONOTONIC for every interval; the wall clock only for timestamps that
+ * go into records (wrk's gettimeofday() intervals are the wart this avoids). */
+#ifndef NS_CLOCK_H
+#define NS_CLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define NS_PER_SEC 1000000000ULL
+#define NS_PER_MS 1000000ULL
+#define NS_PER_US 1000ULL
+
+/* Monotonic nanoseconds since an arbitrary origin. */
+uint64_t clock_now_ns(void);
+
+/* Sleep until the monotonic instant deadline_ns (restarts on EINTR). */
+void clock_sleep_until_ns(uint64_t deadline_ns);
+
+/* Sleep for ns nanoseconds. */
+void clock_sleep_ns(uint64_t ns);
+
+/* Wall-clock UTC timestamp "2026-11-29T18:30:00.123Z" into buf (>= 32 bytes). Returns buf. */
+char *clock_wall_iso8601(char *buf, size_t len);
+
+/* Compact UTC stamp for file names: "20261129T183000Z" into buf (>= 17 bytes). Returns buf. */
+char *clock_wall_stamp(char *buf, size_t len);
+
+/* Milliseconds left until deadline_ns, clamped to [0, INT32_MAX] (for poll()). */
+int clock_ms_until(uint64_t deadline_ns);
+
+#endif

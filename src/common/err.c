@@ -1,0 +1,78 @@
+#include "err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+void
+err_clear(struct err *e)
+{
+    if (e == NULL)
+        return;
+    e->code = NS_OK;
+    e->msg[0] = '\0';
+}
+
+static void
+err_vformat(struct err *e, const char *fmt, va_list ap)
+{
+    vsnprintf(e->msg, sizeof e->msg, fmt, ap);
+}
+
+int
+err_set(struct err *e, int code, const char *fmt, ...)
+{
+    if (e == NULL)
+        return code;
+    va_list ap;
+    va_start(ap, fmt);
+    err_vformat(e, fmt, ap);
+    va_end(ap);
+    e->code = code;
+    return code;
+}
+
+int
+err_sys(struct err *e, int code, int errnum, const char *fmt, ...)
+{
+    if (e == NULL)
+        return code;
+    va_list ap;
+    va_start(ap, fmt);
+    err_vformat(e, fmt, ap);
+    va_end(ap);
+    size_t len = strlen(e->msg);
+    snprintf(e->msg + len, sizeof e->msg - len, ": %s", strerror(errnum));
+    e->code = code;
+    return code;
+}
+
+int
+err_prefix(struct err *e, const char *fmt, ...)
+{
+    if (e == NULL)
+        return NS_EINVAL;
+    char prefix[NS_ERR_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    char old[NS_ERR_MSG_MAX];
+    memcpy(old, e->msg, sizeof old);
+    snprintf(e->msg, sizeof e->msg, "%s: %s", prefix, old);
+    return e->code;
+}
+
+const char *
+err_name(int code)
+{
+    switch (code) {
+#define NS_ERR_CASE(name, val, text)                                                               \
+    case name:                                                                                     \
+        return text;
+        NS_ERR_MAP(NS_ERR_CASE)
+#undef NS_ERR_CASE
+    default:
+        return "unknown error";
+    }
+}

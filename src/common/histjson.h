@@ -1,0 +1,25 @@
+/* histjson.h - the JSON form of a latency histogram, shared by nsperf (-J), the journal and the
+ * reports so that every layer reads the same words:
+ *   "rtt_us": {"n":305280, "mean":329.3, "stddev":6.2, "min":319.2, "p25":..., "p50":...,
+ *              "p90":..., "p99":..., "p99_9":..., "p99_99":..., "p99_999":..., "max":730.8,
+ *              "hist": {"unit":"ns", "sub_bits":7, "buckets":[[lower_ns, count], ...]},
+ *              "m2_ns2": ...}
+ * Figures are microseconds; buckets are the exact nanosecond histogram (sparse, ascending), so a
+ * reader can merge trials exactly and read percentiles of the merged distribution. m2_ns2 (sum of
+ * squared deviations, ns^2) keeps stddev exact across merges. */
+#ifndef NS_HISTJSON_H
+#define NS_HISTJSON_H
+
+#include <jansson.h>
+
+struct hist;
+struct err;
+
+/* New reference; h is borrowed. An empty histogram gives n = 0 and no percentiles. */
+json_t *hist_to_rtt_json(const struct hist *h_ns);
+
+/* Merge the histogram stored in an rtt_us object into h_ns (h_ns is not reset first).
+ * Returns 0 or NS_EPARSE with detail. */
+int hist_merge_rtt_json(struct hist *h_ns, const json_t *rtt, struct err *e);
+
+#endif

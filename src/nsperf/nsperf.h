@@ -1,0 +1,145 @@
+/* nsperf.h - internal interface of the nsperf endpoint: test parameters, the per-test runtime
+ * shared by the control layer and the test kinds, and the test-kind operations table
+ * (iperf3's `struct protocol`, wrk's `struct sock`).
+ *
+ * Division of labour:
+ *  - the control layer (client.c, server.c, control.c) negotiates parameters, authenticates,
+ *    establishes the data sockets, drives the phases (SETUP -> WARMUP -> MEASURE -> DONE) on
+ *    both sides, measures CPU over the measured interval, exchanges results and prints;
+ *  - a test kind (tcp_stream.c, udp_stream.c, tcp_rr.c, udp_rr.c, tcp_crr.c) moves data on the
+ *    sockets it is given, counts only while phase == NS_PHASE_MEASURE, and turns its counters
+ *    into a JSON result fragment using the names of DESIGN.md (throughput_bps, rtt_us, ...). */
+#ifndef NS_NSPERF_H
+#define NS_NSPERF_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/socket.h>
+
+#include <jansson.h>
+
+#include "../common/proto.h"
+
+struct err;
+
+#define NS_DEFAULT_PORT 5301
+#define NS_MAX_STREAMS 128
+#define NS_MAX_MSG_SIZE (64u << 20)      /* 64 MiB write/request size cap */
+#define NS_MAX_UDP_PAYLOAD 65507u
+#define NS_MAX_DURATION_S (24.0 * 3600.0)
+
+enum ns_kind_id {
+    NS_TCP_STREAM,
+    NS_UDP_STREAM,
+    NS_TCP_RR,
+    NS_UDP_RR,
+    NS_TCP_CRR,
+    NS_KIND_COUNT
+};
+
+/* Every parameter the client sends; the server answers with the same object as applied. */
+struct ns_params {
+    enum ns_kind_id kind;
+    int streams;             /* -P: parallel data connections/sockets, 1..NS_MAX_STREAMS */
+    uint64_t msg_size;       /* -l: write size (stream kinds), request size (rr, crr) */
+    uint64_t response_size;  /* --response-size (rr, crr); default: msg_size */
+    double duration_s;       /* -t: measured interval, excluding warmup */
+    double warmup_s;         /* --warmup: traffic runs but is not counted */
+    double interval_s;       /* -i: per-interval samples, 0 = none */
+    uint64_t rate_bps;       /* -b: total target rate in bits/s; 0 = unpaced (TCP); UDP default 1M */
+    bool reverse;            /* -R: server sends (stream kinds) */
+    int sock_buf;            /* -w: SO_SNDBUF/SO_RCVBUF bytes, 0 = kernel autotuning */
+    int family;              /* AF_UNSPEC, AF_INET (-4) or AF_INET6 (-6) */
+};
+
+enum ns_role { NS_ROLE_CLIENT, NS_ROLE_SERVER };
+
+enum ns_phase { NS_PHASE_SETUP, NS_PHASE_WARMUP, NS_PHASE_MEASURE, NS_PHASE_DONE };
+
+struct ns_test;
+
+/* Services of the control layer that a kind may call. */
+struct ns_conn_ops {
+    /* Client side: open one more data connection (TCP) to the server, cookie presented,
+     * stream index idx. Returns a blocking fd or a negative NS_E* code. Used by tcp_crr. */
+    int (*connect_data)(struct ns_test *t, uint32_t idx, int timeout_ms, struct err *e);
+    /* Server side: next data connection the acceptor routed to this test (cookie checked, hello
+     * consumed), waiting at most timeout_ms. Returns fd, NS_ETIMEDOUT, or another negative code
+     * when the test is over. Used by tcp_crr. */
+    int (*next_data)(struct ns_test *t, int timeout_ms, struct err *e);
+};
+
+struct ns_test {
+    struct ns_params p;
+    enum ns_role role;
+    _Atomic int phase;                 /* enum ns_phase, written by the control layer */
+    uint64_t measure_start_ns;         /* local CLOCK_MONOTONIC when MEASURE began (0 = not yet) */
+    uint64_t measure_end_ns;           /* local CLOCK_MONOTONIC when DONE began (0 = not yet) */
+    /* Data sockets established before run(): TCP kinds get connected stream sockets (one per
+     * stream; none for tcp_crr); UDP kinds get, on the client, one connected UDP socket per
+     * stream and, on the server, the same number of UDP sockets each connect()ed to the
+     * client's matching socket (so both sides can send() and recv()). */
+    int nfds;
+    int fds[NS_MAX_STREAMS];
+    uint8_t cookie[PROTO_COOKIE_LEN];  /* per-test secret also carried in UDP datagrams */
+    const struct ns_conn_ops *conn;
+    void *conn_ctx;                    /* control layer's private state */
+    void *kind_state;                  /* the kind's private state, freed by kind->cleanup */
+};
+
+/* Which side sends payload in a stream kind: the client unless -R. */
+static inline bool
+ns_test_is_sender(const struct ns_test *t)
+{
+    return (t->role == NS_ROLE_CLIENT) != t->p.reverse;
+}
+
+static inline int
+ns_test_phase(const struct ns_test *t)
+{
+    return atomic_load_explicit(&t->phase, memory_order_acquire);
+}
+
+struct test_kind {
+    const char *name;       /* "tcp_stream", as on the command line and in plans */
+    int socktype;           /* SOCK_STREAM or SOCK_DGRAM for the data sockets */
+    bool uses_streams;      /* -P meaningful (data sockets = streams); else exactly 1 (or 0 for crr) */
+    /* Run on either side, in the calling thread (start more threads if needed), from WARMUP
+     * until the phase is DONE; must notice DONE within 200 ms and return. Returns 0 or a
+     * negative code with detail in e (e.g. peer vanished). */
+    int (*run)(struct ns_test *t, struct err *e);
+    /* This side's counters as a JSON object (new reference). Called after run() returned. */
+    json_t *(*local_result)(struct ns_test *t);
+    /* Combine both sides' fragments into the final "result" object (new reference), using
+     * DESIGN.md's names; `cpu` (already filled by the control layer: local_pct, remote_pct,
+     * ...) is borrowed and may be used, e.g. for cycles_per_byte. */
+    json_t *(*combine)(const struct ns_test *t, const json_t *client, const json_t *server,
+                       const json_t *cpu);
+    /* Human output of a final result, shaped like the tool users know (NTTTCP/iperf3 tables for
+     * streams, sockperf's percentile block for latency). */
+    void (*print_human)(const struct ns_test *t, const json_t *result, FILE *out);
+    void (*cleanup)(struct ns_test *t);
+};
+
+extern const struct test_kind ns_kind_tcp_stream;
+extern const struct test_kind ns_kind_udp_stream;
+extern const struct test_kind ns_kind_tcp_rr;
+extern const struct test_kind ns_kind_udp_rr;
+extern const struct test_kind ns_kind_tcp_crr;
+
+/* Kind by id / by name (NULL when unknown). */
+const struct test_kind *ns_kind_get(enum ns_kind_id id);
+const struct test_kind *ns_kind_find(const char *name, enum ns_kind_id *id);
+
+/* Defaults for a kind (msg_size, rate, duration 10 s, warmup 1 s, ...). */
+void ns_params_default(struct ns_params *p, enum ns_kind_id kind);
+/* Validate ranges; message names the parameter. Returns 0 or NS_ERANGE/NS_EINVAL. */
+int ns_params_validate(const struct ns_params *p, struct err *e);
+json_t *ns_params_to_json(const struct ns_params *p);
+int ns_params_from_json(const json_t *o, struct ns_params *p, struct err *e);
+
+/* The rtt_us object is built by hist_to_rtt_json() in common/histjson.h. */
+
+#endif

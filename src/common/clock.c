@@ -59,3 +59,10 @@ clock_ms_until(uint64_t deadline_ns)
     uint64_t ms = (deadline_ns - now + NS_PER_MS - 1) / NS_PER_MS;
     return ms > INT32_MAX ? INT32_MAX : (int)ms;
 }
+
+uint64_t
+clock_deadline_ms(int timeout_ms)
+{
+    uint64_t ms = timeout_ms < 0 ? 0 : (uint64_t)timeout_ms;
+    return clock_now_ns() + ms * NS_PER_MS;
+}

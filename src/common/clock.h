@@ -6,9 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NS_PER_SEC 1000000000ULL
-#define NS_PER_MS 1000000ULL
-#define NS_PER_US 1000ULL
+#define NS_PER_SEC UINT64_C(1000000000)
+#define NS_PER_MS UINT64_C(1000000)
+#define NS_PER_US UINT64_C(1000)
 
 /* Monotonic nanoseconds since an arbitrary origin. */
 uint64_t clock_now_ns(void);
@@ -24,6 +24,9 @@ char *clock_wall_iso8601(char *buf, size_t len);
 
 /* Compact UTC stamp for file names: "20261129T183000Z" into buf (>= 17 bytes). Returns buf. */
 char *clock_wall_stamp(char *buf, size_t len);
+
+/* The monotonic instant timeout_ms from now (negative counts as 0). */
+uint64_t clock_deadline_ms(int timeout_ms);
 
 /* Milliseconds left until deadline_ns, clamped to [0, INT32_MAX] (for poll()). */
 int clock_ms_until(uint64_t deadline_ns);

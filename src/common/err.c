@@ -55,11 +55,20 @@ err_prefix(struct err *e, const char *fmt, ...)
     char prefix[NS_ERR_MSG_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    int n = vsnprintf(prefix, sizeof prefix, fmt, ap);
     va_end(ap);
-    char old[NS_ERR_MSG_MAX];
-    memcpy(old, e->msg, sizeof old);
-    snprintf(e->msg, sizeof e->msg, "%s: %s", prefix, old);
+    /* Shift the old message right to make room for "prefix: "; truncate at the end if needed. */
+    size_t plen = n < 0 ? 0 : (size_t)n;
+    if (plen > sizeof e->msg - 3)
+        plen = sizeof e->msg - 3;
+    size_t olen = strlen(e->msg);
+    if (plen + 2 + olen >= sizeof e->msg)
+        olen = sizeof e->msg - plen - 3;
+    memmove(e->msg + plen + 2, e->msg, olen);
+    e->msg[plen + 2 + olen] = '\0';
+    memcpy(e->msg, prefix, plen);
+    e->msg[plen] = ':';
+    e->msg[plen + 1] = ' ';
     return e->code;
 }
 

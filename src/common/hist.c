@@ -1,0 +1,149 @@
+#include "hist.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static unsigned
+hist_msb(uint64_t v)
+{
+    return 63u - (unsigned)__builtin_clzll(v);
+}
+
+size_t
+hist_index(uint64_t v)
+{
+    if (v < HIST_LINEAR)
+        return (size_t)v;
+    unsigned e = hist_msb(v);
+    if (e > HIST_MAX_EXP)
+        return HIST_NBUCKETS - 1;
+    unsigned shift = e - (HIST_SUB_BITS - 1);   /* keeps the top 7 bits: [64, 128) */
+    uint64_t top = v >> shift;
+    return HIST_LINEAR + (size_t)(e - HIST_SUB_BITS) * HIST_HALF + (size_t)(top - HIST_HALF);
+}
+
+uint64_t
+hist_bucket_low(size_t idx)
+{
+    if (idx < HIST_LINEAR)
+        return idx;
+    size_t k = idx - HIST_LINEAR;
+    unsigned e = (unsigned)(k / HIST_HALF) + HIST_SUB_BITS;
+    uint64_t top = (uint64_t)(k % HIST_HALF) + HIST_HALF;
+    return top << (e - (HIST_SUB_BITS - 1));
+}
+
+uint64_t
+hist_bucket_high(size_t idx)
+{
+    if (idx < HIST_LINEAR)
+        return idx;
+    if (idx + 1 >= HIST_NBUCKETS)
+        return UINT64_MAX;
+    return hist_bucket_low(idx + 1) - 1;
+}
+
+void
+hist_init(struct hist *h)
+{
+    memset(h, 0, sizeof *h);
+}
+
+struct hist *
+hist_new(void)
+{
+    return calloc(1, sizeof(struct hist));
+}
+
+void
+hist_free(struct hist *h)
+{
+    free(h);
+}
+
+void
+hist_record_n(struct hist *h, uint64_t v, uint64_t n)
+{
+    if (n == 0)
+        return;
+    if (h->count == 0 || v < h->min)
+        h->min = v;
+    if (h->count == 0 || v > h->max)
+        h->max = v;
+    /* Welford, weighted form: n equal observations at once. */
+    double x = (double)v;
+    uint64_t total = h->count + n;
+    double delta = x - h->mean;
+    h->mean += delta * (double)n / (double)total;
+    h->m2 += delta * (x - h->mean) * (double)n;
+    h->count = total;
+    h->buckets[hist_index(v)] += n;
+}
+
+void
+hist_record(struct hist *h, uint64_t v)
+{
+    hist_record_n(h, v, 1);
+}
+
+void
+hist_merge(struct hist *dst, const struct hist *src)
+{
+    if (src->count == 0)
+        return;
+    if (dst->count == 0 || src->min < dst->min)
+        dst->min = src->min;
+    if (dst->count == 0 || src->max > dst->max)
+        dst->max = src->max;
+    /* Chan et al.: combine two (count, mean, m2) summaries exactly. */
+    double na = (double)dst->count, nb = (double)src->count;
+    double delta = src->mean - dst->mean;
+    double n = na + nb;
+    dst->mean += delta * nb / n;
+    dst->m2 += src->m2 + delta * delta * na * nb / n;
+    dst->count += src->count;
+    for (size_t i = 0; i < HIST_NBUCKETS; i++)
+        dst->buckets[i] += src->buckets[i];
+}
+
+double
+hist_percentile(const struct hist *h, double q)
+{
+    if (h->count == 0)
+        return 0.0;
+    if (q <= 0.0)
+        return (double)h->min;
+    if (q >= 100.0)
+        return (double)h->max;
+    /* Rank of the value at q: the ceil(q% of count)-th smallest, at least the first. */
+    uint64_t rank = (uint64_t)ceil(q / 100.0 * (double)h->count);
+    if (rank < 1)
+        rank = 1;
+    uint64_t seen = 0;
+    for (size_t i = 0; i < HIST_NBUCKETS; i++) {
+        seen += h->buckets[i];
+        if (seen >= rank) {
+            double lo = (double)hist_bucket_low(i), hi = (double)hist_bucket_high(i);
+            double mid = i < HIST_LINEAR ? lo : (lo + hi) / 2.0;
+            if (mid < (double)h->min)
+                mid = (double)h->min;
+            if (mid > (double)h->max)
+                mid = (double)h->max;
+            return mid;
+        }
+    }
+    return (double)h->max;
+}
+
+double
+hist_mean(const struct hist *h)
+{
+    return h->count ? h->mean : 0.0;
+}
+
+double
+hist_stddev(const struct hist *h)
+{
+    return h->count ? sqrt(h->m2 / (double)h->count) : 0.0;
+}

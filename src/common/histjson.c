@@ -1,0 +1,86 @@
+#include "histjson.h"
+
+#include <math.h>
+
+#include "err.h"
+#include "hist.h"
+
+static const struct {
+    const char *key;
+    double q;
+} histjson_pcts[] = {
+    {"p25", 25.0},   {"p50", 50.0},      {"p75", 75.0},       {"p90", 90.0},
+    {"p99", 99.0},   {"p99_9", 99.9},    {"p99_99", 99.99},   {"p99_999", 99.999},
+};
+
+static json_t *
+histjson_buckets(const struct hist *h)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; i < HIST_NBUCKETS; i++) {
+        if (h->buckets[i] == 0)
+            continue;
+        json_array_append_new(arr, json_pack("[II]", (json_int_t)hist_bucket_low(i),
+                                             (json_int_t)h->buckets[i]));
+    }
+    return arr;
+}
+
+json_t *
+hist_to_rtt_json(const struct hist *h)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "n", json_integer((json_int_t)h->count));
+    if (h->count > 0) {
+        json_object_set_new(o, "mean", json_real(hist_mean(h) / 1e3));
+        json_object_set_new(o, "stddev", json_real(hist_stddev(h) / 1e3));
+        json_object_set_new(o, "min", json_real((double)h->min / 1e3));
+        for (size_t i = 0; i < sizeof histjson_pcts / sizeof *histjson_pcts; i++)
+            json_object_set_new(o, histjson_pcts[i].key,
+                                json_real(hist_percentile(h, histjson_pcts[i].q) / 1e3));
+        json_object_set_new(o, "max", json_real((double)h->max / 1e3));
+    }
+    json_object_set_new(o, "m2_ns2", json_real(h->m2));
+    json_object_set_new(o, "hist", json_pack("{s:s, s:i, s:o}", "unit", "ns", "sub_bits",
+                                             HIST_SUB_BITS, "buckets", histjson_buckets(h)));
+    return o;
+}
+
+/* Rebuild an exact summary for the incoming part, then merge it (keeps min/max/mean/m2 exact
+ * where the object carries them; buckets carry the distribution). */
+int
+hist_merge_rtt_json(struct hist *h, const json_t *rtt, struct err *e)
+{
+    const json_t *hj = json_object_get(rtt, "hist");
+    const json_t *buckets = json_object_get(hj, "buckets");
+    if (!json_is_array(buckets))
+        return err_set(e, NS_EPARSE, "rtt_us.hist.buckets is missing or not an array");
+    json_int_t sub_bits = json_integer_value(json_object_get(hj, "sub_bits"));
+    if (sub_bits != HIST_SUB_BITS)
+        return err_set(e, NS_EPARSE, "rtt_us.hist.sub_bits %lld is not %d", (long long)sub_bits,
+                       HIST_SUB_BITS);
+    struct hist *part = hist_new();
+    if (part == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    size_t i;
+    json_t *b;
+    json_array_foreach(buckets, i, b) {
+        json_int_t low = json_integer_value(json_array_get(b, 0));
+        json_int_t cnt = json_integer_value(json_array_get(b, 1));
+        if (!json_is_array(b) || low < 0 || cnt <= 0) {
+            hist_free(part);
+            return err_set(e, NS_EPARSE, "rtt_us.hist.buckets[%zu] is not [lower_ns, count]", i);
+        }
+        part->buckets[hist_index((uint64_t)low)] += (uint64_t)cnt;
+        part->count += (uint64_t)cnt;
+    }
+    if (part->count > 0) {
+        part->min = (uint64_t)llround(json_number_value(json_object_get(rtt, "min")) * 1e3);
+        part->max = (uint64_t)llround(json_number_value(json_object_get(rtt, "max")) * 1e3);
+        part->mean = json_number_value(json_object_get(rtt, "mean")) * 1e3;
+        part->m2 = json_number_value(json_object_get(rtt, "m2_ns2"));
+    }
+    hist_merge(h, part);
+    hist_free(part);
+    return 0;
+}

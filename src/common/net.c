@@ -1,0 +1,246 @@
+#include "net.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "err.h"
+
+int
+net_resolve(const char *host, uint16_t port, int family, int socktype, int passive,
+            struct sockaddr_storage *ss, socklen_t *sslen, struct err *e)
+{
+    struct addrinfo hints = {.ai_family = family, .ai_socktype = socktype};
+    hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0);
+    if (passive && host == NULL && family == AF_UNSPEC)
+        hints.ai_family = AF_INET6;   /* dual-stack listener */
+    char portstr[8];
+    snprintf(portstr, sizeof portstr, "%u", port);
+    struct addrinfo *res = NULL;
+    int rc = getaddrinfo(host, portstr, &hints, &res);
+    if (rc != 0)
+        return err_set(e, NS_ENOTFOUND, "cannot resolve '%s': %s", host ? host : "*",
+                       gai_strerror(rc));
+    memset(ss, 0, sizeof *ss);
+    memcpy(ss, res->ai_addr, res->ai_addrlen);
+    *sslen = res->ai_addrlen;
+    freeaddrinfo(res);
+    return 0;
+}
+
+static int
+net_bound_socket(const char *host, uint16_t port, int family, int socktype, struct err *e)
+{
+    struct sockaddr_storage ss;
+    socklen_t sslen;
+    int rc = net_resolve(host, port, family, socktype, 1, &ss, &sslen, e);
+    if (rc != 0)
+        return rc;
+    int fd = socket(ss.ss_family, socktype | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return err_sys(e, NS_EIO, errno, "socket");
+    int one = 1, zero = 0;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (ss.ss_family == AF_INET6 && host == NULL)
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+    if (bind(fd, (struct sockaddr *)&ss, sslen) != 0) {
+        char buf[80];
+        int saved = errno;
+        close(fd);
+        return err_sys(e, NS_EIO, saved, "cannot bind %s", net_addr_str(&ss, buf, sizeof buf));
+    }
+    return fd;
+}
+
+int
+net_listen_tcp(const char *host, uint16_t port, int family, int backlog, struct err *e)
+{
+    int fd = net_bound_socket(host, port, family, SOCK_STREAM, e);
+    if (fd < 0)
+        return fd;
+    if (listen(fd, backlog) != 0) {
+        int saved = errno;
+        close(fd);
+        return err_sys(e, NS_EIO, saved, "listen");
+    }
+    return fd;
+}
+
+int
+net_bind_udp(const char *host, uint16_t port, int family, struct err *e)
+{
+    return net_bound_socket(host, port, family, SOCK_DGRAM, e);
+}
+
+int
+net_set_nonblock(int fd, int on)
+{
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0)
+        return -1;
+    fl = on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK;
+    return fcntl(fd, F_SETFL, fl);
+}
+
+int
+net_connect_tcp(const struct sockaddr_storage *ss, socklen_t sslen, int timeout_ms, struct err *e)
+{
+    char name[80];
+    int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return err_sys(e, NS_EIO, errno, "socket");
+    if (connect(fd, (const struct sockaddr *)ss, sslen) != 0 && errno != EINPROGRESS) {
+        int saved = errno;
+        close(fd);
+        return err_sys(e, NS_ECONNECT, saved, "cannot connect to %s",
+                       net_addr_str(ss, name, sizeof name));
+    }
+    struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+    int n;
+    while ((n = poll(&pfd, 1, timeout_ms)) < 0 && errno == EINTR)
+        ;
+    if (n == 0) {
+        close(fd);
+        return err_set(e, NS_ETIMEDOUT, "cannot connect to %s: timed out after %d ms",
+                       net_addr_str(ss, name, sizeof name), timeout_ms);
+    }
+    int soerr = 0;
+    socklen_t len = sizeof soerr;
+    getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len);
+    if (n < 0 || soerr != 0) {
+        close(fd);
+        return err_sys(e, NS_ECONNECT, n < 0 ? errno : soerr, "cannot connect to %s",
+                       net_addr_str(ss, name, sizeof name));
+    }
+    net_set_nonblock(fd, 0);
+    return fd;
+}
+
+/* Wait for fd to become ready for events before deadline. 0 ready, NS_ETIMEDOUT, NS_EIO. */
+static int
+net_wait(int fd, short events, uint64_t deadline, struct err *e)
+{
+    for (;;) {
+        struct pollfd pfd = {.fd = fd, .events = events};
+        int n = poll(&pfd, 1, clock_ms_until(deadline));
+        if (n > 0)
+            return 0;
+        if (n == 0)
+            return err_set(e, NS_ETIMEDOUT, "timed out");
+        if (errno != EINTR)
+            return err_sys(e, NS_EIO, errno, "poll");
+    }
+}
+
+int
+net_write_full(int fd, const void *buf, size_t len, int timeout_ms, struct err *e)
+{
+    uint64_t deadline = clock_deadline_ms(timeout_ms);
+    const char *p = buf;
+    while (len > 0) {
+        int rc = net_wait(fd, POLLOUT, deadline, e);
+        if (rc != 0)
+            return rc == NS_ETIMEDOUT ? err_set(e, rc, "write timed out") : rc;
+        ssize_t n = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno == EINTR || errno == EAGAIN)
+                continue;
+            if (errno == EPIPE || errno == ECONNRESET)
+                return err_set(e, NS_ECLOSED, "connection closed by peer");
+            return err_sys(e, NS_EIO, errno, "write");
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int
+net_read_full(int fd, void *buf, size_t len, int timeout_ms, struct err *e)
+{
+    uint64_t deadline = clock_deadline_ms(timeout_ms);
+    char *p = buf;
+    while (len > 0) {
+        int rc = net_wait(fd, POLLIN, deadline, e);
+        if (rc != 0)
+            return rc == NS_ETIMEDOUT ? err_set(e, rc, "read timed out") : rc;
+        ssize_t n = recv(fd, p, len, MSG_DONTWAIT);
+        if (n == 0)
+            return err_set(e, NS_ECLOSED, "connection closed by peer");
+        if (n < 0) {
+            if (errno == EINTR || errno == EAGAIN)
+                continue;
+            if (errno == ECONNRESET)
+                return err_set(e, NS_ECLOSED, "connection reset by peer");
+            return err_sys(e, NS_EIO, errno, "read");
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+char *
+net_host_str(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+    const void *addr = ss->ss_family == AF_INET6
+                           ? (const void *)&((const struct sockaddr_in6 *)ss)->sin6_addr
+                           : (const void *)&((const struct sockaddr_in *)ss)->sin_addr;
+    if (inet_ntop(ss->ss_family, addr, buf, (socklen_t)len) == NULL)
+        snprintf(buf, len, "?");
+    return buf;
+}
+
+char *
+net_addr_str(const struct sockaddr_storage *ss, char *buf, size_t len)
+{
+    char host[INET6_ADDRSTRLEN];
+    net_host_str(ss, host, sizeof host);
+    if (ss->ss_family == AF_INET6)
+        snprintf(buf, len, "[%s]:%u", host, net_port(ss));
+    else
+        snprintf(buf, len, "%s:%u", host, net_port(ss));
+    return buf;
+}
+
+uint16_t
+net_port(const struct sockaddr_storage *ss)
+{
+    if (ss->ss_family == AF_INET6)
+        return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
+    return ntohs(((const struct sockaddr_in *)ss)->sin_port);
+}
+
+void
+net_set_port(struct sockaddr_storage *ss, uint16_t port)
+{
+    if (ss->ss_family == AF_INET6)
+        ((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
+    else
+        ((struct sockaddr_in *)ss)->sin_port = htons(port);
+}
+
+int
+net_set_bufsize(int fd, int bytes)
+{
+    if (bytes <= 0)
+        return 0;
+    int rc = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
+    rc |= setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
+    return rc;
+}
+
+int
+net_set_nodelay(int fd)
+{
+    int one = 1;
+    return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}

@@ -13,7 +13,7 @@ err_clear(struct err *e)
     e->msg[0] = '\0';
 }
 
-static void
+__attribute__((format(printf, 2, 0))) static void
 err_vformat(struct err *e, const char *fmt, va_list ap)
 {
     vsnprintf(e->msg, sizeof e->msg, fmt, ap);

@@ -83,13 +83,13 @@ proto_send(int fd, enum proto_type type, const json_t *obj, int timeout_ms, stru
     if (obj != NULL) {
         payload = json_dumps(obj, JSON_COMPACT);
         if (payload == NULL)
-            return err_set(e, NS_ENOMEM, "cannot encode %s frame", proto_type_name(type));
+            return err_set(e, NS_ENOMEM, "cannot encode %s frame", proto_type_name((int)type));
         len = strlen(payload);
     }
     if (len > PROTO_MAX_PAYLOAD) {
         free(payload);
         return err_set(e, NS_ETOOBIG, "%s frame of %zu bytes exceeds the limit",
-                       proto_type_name(type), len);
+                       proto_type_name((int)type), len);
     }
     uint8_t *frame = malloc(PROTO_HEADER_LEN + len);
     if (frame == NULL) {

@@ -1,41 +1,106 @@
-/* tcp_rr.c - skeleton; the real test kind follows. */
+/* tcp_rr.c - TCP request/response, one transaction in flight (netperf TCP_RR, sockperf
+ * ping-pong --tcp, qperf tcp_lat): the client writes -l bytes, the server answers with
+ * --response-size bytes, and the client times every round trip.
+ *
+ * The loop is sockperf's: blocking send() and recv() on one thread, nothing else per
+ * transaction but two vDSO clock reads, an atomic phase load and a histogram increment. The
+ * sockets carry RR_WAKE_MS receive/send timeouts so that a silent peer cannot hide DONE. */
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 
+#include "../common/clock.h"
 #include "../common/err.h"
 #include "nsperf.h"
+#include "rr_common.h"
+
+/* How long a side waits for DONE after its peer closed the data connection: the client's
+ * control layer may close the data socket just before its STOP reaches the server. */
+#define TCP_RR_EOF_GRACE_MS 2000
+
+static int
+tcp_rr_client(struct ns_test *t, struct rr_state *s, int fd, struct err *e)
+{
+    for (;;) {
+        int ph = ns_test_phase(t);
+        if (ph == NS_PHASE_DONE)
+            return 0;
+        uint64_t t0 = clock_now_ns();
+        int rc = rr_send_all(t, fd, s->buf, s->req_len, e);
+        if (rc == 0)
+            rc = rr_recv_all(t, fd, s->buf, s->resp_len, e);
+        if (rc == RR_DONE)
+            return 0;
+        if (rc == NS_ECLOSED)
+            return rr_wait_done_after_eof(t, TCP_RR_EOF_GRACE_MS, "server", e);
+        if (rc < 0)
+            return rc;
+        rr_record(s, t, ph, t0, clock_now_ns());
+    }
+}
+
+static int
+tcp_rr_server(struct ns_test *t, struct rr_state *s, int fd, struct err *e)
+{
+    for (;;) {
+        int rc = rr_recv_all(t, fd, s->buf, s->req_len, e);
+        if (rc == 0)
+            rc = rr_send_all(t, fd, s->buf, s->resp_len, e);
+        if (rc == RR_DONE)
+            return 0;
+        if (rc == NS_ECLOSED)
+            return rr_wait_done_after_eof(t, TCP_RR_EOF_GRACE_MS, "client", e);
+        if (rc < 0)
+            return rc;
+        if (ns_test_phase(t) == NS_PHASE_MEASURE)
+            s->n++;
+        else
+            s->warmup_n++;
+    }
+}
 
 static int
 tcp_rr_run(struct ns_test *t, struct err *e)
 {
-    (void)t;
-    return err_set(e, NS_EINVAL, "tcp_rr not implemented yet");
+    if (t->nfds < 1)
+        return err_set(e, NS_EINVAL, "tcp_rr needs a data connection");
+    int rc = rr_state_setup(t, rr_request_len(t), rr_response_len(t), e);
+    if (rc < 0)
+        return rc;
+    struct rr_state *s = t->kind_state;
+    int fd = t->fds[0];
+    int one = 1;
+    /* Without TCP_NODELAY a response smaller than the MSS could wait for the request's
+     * delayed ACK (Nagle); every latency tool sets it. */
+    (void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    rc = rr_set_wake_timeouts(fd, e);
+    if (rc < 0)
+        return rc;
+    if (t->role == NS_ROLE_CLIENT)
+        rc = tcp_rr_client(t, s, fd, e);
+    else
+        rc = tcp_rr_server(t, s, fd, e);
+    rr_finish(s, t);
+    return rc;
 }
 
 static json_t *
 tcp_rr_local_result(struct ns_test *t)
 {
-    (void)t;
-    return json_object();
+    return rr_local_json(t);
 }
 
 static json_t *
 tcp_rr_combine(const struct ns_test *t, const json_t *client, const json_t *server,
-             const json_t *cpu)
+               const json_t *cpu)
 {
-    (void)t, (void)client, (void)server, (void)cpu;
-    return json_object();
+    return rr_combine_json(t, client, server, cpu, "transactions_per_s");
 }
 
 static void
 tcp_rr_print_human(const struct ns_test *t, const json_t *result, FILE *out)
 {
-    (void)t, (void)result, (void)out;
-}
-
-static void
-tcp_rr_cleanup(struct ns_test *t)
-{
-    (void)t;
+    rr_print_human(t, result, out, "transactions_per_s");
 }
 
 const struct test_kind ns_kind_tcp_rr = {
@@ -46,5 +111,5 @@ const struct test_kind ns_kind_tcp_rr = {
     .local_result = tcp_rr_local_result,
     .combine = tcp_rr_combine,
     .print_human = tcp_rr_print_human,
-    .cleanup = tcp_rr_cleanup,
+    .cleanup = rr_state_cleanup,
 };

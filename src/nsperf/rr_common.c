@@ -1,0 +1,448 @@
+/* rr_common.c - see rr_common.h. */
+#include "rr_common.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include "../common/clock.h"
+#include "../common/err.h"
+#include "../common/hist.h"
+#include "../common/histjson.h"
+
+int
+rr_state_setup(struct ns_test *t, size_t req_len, size_t resp_len, struct err *e)
+{
+    rr_state_cleanup(t);
+    struct rr_state *s = calloc(1, sizeof(*s));
+    if (s == NULL)
+        return err_set(e, NS_ENOMEM, "cannot allocate rr state");
+    s->req_len = req_len;
+    s->resp_len = resp_len;
+    s->buf_len = req_len > resp_len ? req_len : resp_len;
+    s->buf = calloc(1, s->buf_len);
+    s->h = hist_new();
+    if (s->buf == NULL || s->h == NULL) {
+        hist_free(s->h);
+        free(s->buf);
+        free(s);
+        return err_set(e, NS_ENOMEM, "cannot allocate a %zu-byte message buffer", req_len);
+    }
+    if (t->p.interval_s > 0)
+        s->iv_len_ns = (uint64_t)(t->p.interval_s * (double)NS_PER_SEC);
+    t->kind_state = s;
+    return 0;
+}
+
+void
+rr_state_cleanup(struct ns_test *t)
+{
+    struct rr_state *s = t->kind_state;
+    if (s == NULL)
+        return;
+    hist_free(s->h);
+    free(s->buf);
+    free(s->iv);
+    free(s);
+    t->kind_state = NULL;
+}
+
+size_t
+rr_request_len(const struct ns_test *t)
+{
+    return t->p.msg_size > 0 ? (size_t)t->p.msg_size : 1;
+}
+
+size_t
+rr_response_len(const struct ns_test *t)
+{
+    return t->p.response_size > 0 ? (size_t)t->p.response_size : rr_request_len(t);
+}
+
+/* Append a finished -i sample; on allocation failure the sample is dropped (samples are a
+ * convenience, the histogram and the totals stay exact). */
+static void
+rr_interval_push(struct rr_state *s, const struct rr_interval *iv)
+{
+    if (s->niv == s->iv_cap) {
+        size_t cap = s->iv_cap ? s->iv_cap * 2 : 64;
+        struct rr_interval *p = realloc(s->iv, cap * sizeof(*p));
+        if (p == NULL)
+            return;
+        s->iv = p;
+        s->iv_cap = cap;
+    }
+    s->iv[s->niv++] = *iv;
+}
+
+static void
+rr_interval_open(struct rr_state *s, uint64_t start)
+{
+    memset(&s->cur, 0, sizeof(s->cur));
+    s->cur.start_ns = start;
+    s->iv_next_ns = start + s->iv_len_ns;
+}
+
+/* A transaction belongs to the sample in which it completed. */
+static void
+rr_interval_add(struct rr_state *s, uint64_t t1, uint64_t d)
+{
+    while (t1 >= s->iv_next_ns) {
+        s->cur.end_ns = s->iv_next_ns;
+        rr_interval_push(s, &s->cur);
+        rr_interval_open(s, s->iv_next_ns);
+    }
+    if (s->cur.n == 0 || d < s->cur.min_ns)
+        s->cur.min_ns = d;
+    if (d > s->cur.max_ns)
+        s->cur.max_ns = d;
+    s->cur.n++;
+    s->cur.sum_ns += d;
+}
+
+/* Where the measured interval starts: the control layer's MEASURE instant when it is known and
+ * consistent, else the start of the first measured transaction. */
+static uint64_t
+rr_measure_start(const struct rr_state *s, const struct ns_test *t)
+{
+    uint64_t ms = t->measure_start_ns;
+    if (ms != 0 && (s->n == 0 || ms <= s->first_t0_ns))
+        return ms;
+    return s->first_t0_ns;
+}
+
+void
+rr_record(struct rr_state *s, const struct ns_test *t, int phase0, uint64_t t0, uint64_t t1)
+{
+    uint64_t d = t1 - t0;
+    s->all_n++;
+    s->all_sum_ns += d;
+    if (phase0 != NS_PHASE_MEASURE) {
+        s->warmup_n++;
+        return;
+    }
+    if (s->n == 0) {
+        s->first_t0_ns = t0;
+        if (s->iv_len_ns)
+            rr_interval_open(s, rr_measure_start(s, t));
+    }
+    hist_record(s->h, d);
+    s->n++;
+    s->last_t1_ns = t1;
+    if (s->iv_len_ns)
+        rr_interval_add(s, t1, d);
+}
+
+void
+rr_finish(struct rr_state *s, const struct ns_test *t)
+{
+    s->start_ns = rr_measure_start(s, t);
+    s->end_ns = s->last_t1_ns;
+    if (t->measure_end_ns > s->end_ns)
+        s->end_ns = t->measure_end_ns;
+    if (s->start_ns == 0 || s->end_ns < s->start_ns)
+        s->end_ns = s->start_ns;
+    if (s->iv_len_ns && s->n > 0 && (s->cur.n > 0 || s->end_ns > s->cur.start_ns)) {
+        s->cur.end_ns = s->end_ns > s->cur.start_ns ? s->end_ns : s->cur.start_ns;
+        if (s->cur.end_ns > s->iv_next_ns)
+            s->cur.end_ns = s->iv_next_ns;
+        rr_interval_push(s, &s->cur);
+        memset(&s->cur, 0, sizeof(s->cur));
+    }
+}
+
+int
+rr_set_wake_timeouts(int fd, struct err *e)
+{
+    struct timeval tv = {.tv_sec = 0, .tv_usec = RR_WAKE_MS * 1000};
+    if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
+        return err_sys(e, NS_EIO, errno, "cannot set socket timeouts");
+    return 0;
+}
+
+static bool
+rr_is_done(const struct ns_test *t)
+{
+    return ns_test_phase(t) == NS_PHASE_DONE;
+}
+
+int
+rr_send_all(const struct ns_test *t, int fd, const void *buf, size_t len, struct err *e)
+{
+    const uint8_t *p = buf;
+    size_t done = 0;
+    while (done < len) {
+        ssize_t k = send(fd, p + done, len - done, MSG_NOSIGNAL);
+        if (k >= 0) {
+            done += (size_t)k;
+            continue;
+        }
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN) {
+            if (rr_is_done(t))
+                return RR_DONE;
+            continue;
+        }
+        if (errno == EPIPE || errno == ECONNRESET)
+            return err_sys(e, NS_ECLOSED, errno, "data connection closed while sending");
+        return err_sys(e, NS_EIO, errno, "cannot send on the data connection");
+    }
+    return 0;
+}
+
+int
+rr_recv_all(const struct ns_test *t, int fd, void *buf, size_t len, struct err *e)
+{
+    uint8_t *p = buf;
+    size_t done = 0;
+    while (done < len) {
+        /* MSG_WAITALL: one syscall for the whole message in the common case; a wake timeout
+         * still returns what has arrived so far. */
+        ssize_t k = recv(fd, p + done, len - done, MSG_WAITALL);
+        if (k > 0) {
+            done += (size_t)k;
+            continue;
+        }
+        if (k == 0)
+            return err_set(e, NS_ECLOSED, "data connection closed by peer");
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN) {
+            if (rr_is_done(t))
+                return RR_DONE;
+            continue;
+        }
+        if (errno == ECONNRESET)
+            return err_sys(e, NS_ECLOSED, errno, "data connection reset");
+        return err_sys(e, NS_EIO, errno, "cannot receive on the data connection");
+    }
+    return 0;
+}
+
+int
+rr_wait_done_after_eof(const struct ns_test *t, int grace_ms, const char *what, struct err *e)
+{
+    uint64_t deadline = clock_now_ns() + (uint64_t)grace_ms * NS_PER_MS;
+    for (;;) {
+        if (rr_is_done(t)) {
+            err_clear(e);
+            return 0;
+        }
+        if (clock_now_ns() >= deadline)
+            break;
+        clock_sleep_ns(5 * NS_PER_MS);
+    }
+    if (e != NULL && e->code != NS_OK)
+        return err_prefix(e, "%s went away mid-test", what);
+    return err_set(e, NS_ECLOSED, "%s went away mid-test", what);
+}
+
+/* ---- JSON ---- */
+
+static double
+rr_elapsed_s(const struct rr_state *s)
+{
+    return (double)(s->end_ns - s->start_ns) / (double)NS_PER_SEC;
+}
+
+static json_t *
+rr_intervals_json(const struct rr_state *s)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a != NULL && i < s->niv; i++) {
+        const struct rr_interval *iv = &s->iv[i];
+        double len_s = (double)(iv->end_ns - iv->start_ns) / (double)NS_PER_SEC;
+        json_t *rtt = json_pack("{s:f,s:f,s:f}", "mean",
+                                iv->n ? (double)iv->sum_ns / (double)iv->n / 1e3 : 0.0, "min",
+                                (double)iv->min_ns / 1e3, "max", (double)iv->max_ns / 1e3);
+        json_t *o = json_pack(
+            "{s:f,s:f,s:I,s:f,s:o*}", "start_s",
+            (double)(iv->start_ns - s->start_ns) / (double)NS_PER_SEC, "end_s",
+            (double)(iv->end_ns - s->start_ns) / (double)NS_PER_SEC, "transactions",
+            (json_int_t)iv->n, "transactions_per_s", len_s > 0 ? (double)iv->n / len_s : 0.0,
+            "rtt_us", iv->n ? rtt : NULL);
+        if (iv->n == 0)
+            json_decref(rtt);
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static json_t *
+rr_udp_json(const struct rr_udp *u)
+{
+    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:f}", "sent", (json_int_t)u->sent, "received",
+                     (json_int_t)u->received, "lost", (json_int_t)u->lost, "out_of_order",
+                     (json_int_t)u->out_of_order, "duplicated", (json_int_t)u->duplicated,
+                     "bad", (json_int_t)u->bad, "loss_timeout_ms",
+                     (double)u->loss_timeout_ns / (double)NS_PER_MS);
+}
+
+json_t *
+rr_local_json(const struct ns_test *t)
+{
+    const struct rr_state *s = t->kind_state;
+    bool client = t->role == NS_ROLE_CLIENT;
+    json_t *o = json_pack("{s:s}", "role", client ? "client" : "server");
+    if (o == NULL || s == NULL)
+        return o;
+    json_object_set_new(o, "transactions", json_integer((json_int_t)s->n));
+    json_object_set_new(o, "warmup_transactions", json_integer((json_int_t)s->warmup_n));
+    json_object_set_new(o, "request_bytes", json_integer((json_int_t)s->req_len));
+    json_object_set_new(o, "response_bytes", json_integer((json_int_t)s->resp_len));
+    if (s->is_udp)
+        json_object_set_new(o, "udp", rr_udp_json(&s->udp));
+    if (!client)
+        return o;
+    double el = rr_elapsed_s(s);
+    json_object_set_new(o, "elapsed_s", json_real(el));
+    json_object_set_new(o, "transactions_per_s", json_real(el > 0 ? (double)s->n / el : 0.0));
+    json_object_set_new(o, "rtt_us", hist_to_rtt_json(s->h));
+    if (s->iv_len_ns)
+        json_object_set_new(o, "intervals", rr_intervals_json(s));
+    if (s->is_crr)
+        json_object_set_new(o, "connect_retries", json_integer((json_int_t)s->connect_retries));
+    return o;
+}
+
+static json_int_t
+rr_jint(const json_t *o, const char *key)
+{
+    return json_integer_value(json_object_get(o, key));
+}
+
+static double
+rr_jnum(const json_t *o, const char *key)
+{
+    return json_number_value(json_object_get(o, key));
+}
+
+static void
+rr_copy_key(json_t *dst, const char *dkey, const json_t *src, const char *skey)
+{
+    json_t *v = json_object_get(src, skey);
+    if (v != NULL)
+        json_object_set_new(dst, dkey, json_deep_copy(v));
+}
+
+static json_t *
+rr_combine_udp(const json_t *client, const json_t *server)
+{
+    const json_t *cu = json_object_get(client, "udp");
+    if (cu == NULL)
+        return NULL;
+    json_t *u = json_deep_copy(cu);
+    const json_t *su = json_object_get(server, "udp");
+    if (u != NULL && su != NULL) {
+        /* Requests the server answered while it was in MEASURE, and strangers it dropped: lets
+         * a reader tell lost requests from lost replies, roughly (phases differ by a RTT). */
+        json_object_set_new(u, "server_received", json_integer(rr_jint(su, "received")));
+        json_object_set_new(u, "server_bad", json_integer(rr_jint(su, "bad")));
+    }
+    return u;
+}
+
+json_t *
+rr_combine_json(const struct ns_test *t, const json_t *client, const json_t *server,
+                const json_t *cpu, const char *rate_key)
+{
+    (void)t;
+    json_t *r = json_object();
+    if (r == NULL)
+        return NULL;
+    json_int_t n = rr_jint(client, "transactions");
+    double el = rr_jnum(client, "elapsed_s");
+    bool crr = strcmp(rate_key, "connections_per_s") == 0;
+    json_object_set_new(r, rate_key, json_real(el > 0 ? (double)n / el : 0.0));
+    json_object_set_new(r, crr ? "connections" : "transactions", json_integer(n));
+    json_object_set_new(r, "duration_s", json_real(el));
+    rr_copy_key(r, "rtt_us", client, "rtt_us");
+    rr_copy_key(r, "request_bytes", client, "request_bytes");
+    rr_copy_key(r, "response_bytes", client, "response_bytes");
+    rr_copy_key(r, "warmup_transactions", client, "warmup_transactions");
+    rr_copy_key(r, "connect_retries", client, "connect_retries");
+    json_t *u = rr_combine_udp(client, server);
+    if (u != NULL)
+        json_object_set_new(r, "udp", u);
+    if (server != NULL)
+        json_object_set_new(r, "server_transactions", json_integer(rr_jint(server, "transactions")));
+    if (cpu != NULL)
+        json_object_set_new(r, "cpu", json_deep_copy(cpu));
+    rr_copy_key(r, "intervals", client, "intervals");
+    return r;
+}
+
+/* ---- human output ---- */
+
+static void
+rr_print_pct(FILE *out, const struct hist *h, bool have_hist, const json_t *rtt, double q,
+             const char *key)
+{
+    double v = have_hist ? hist_percentile(h, q) / 1e3 : rr_jnum(rtt, key);
+    if (!have_hist && json_object_get(rtt, key) == NULL)
+        return;
+    fprintf(out, "nsperf: ---> percentile %6.3f = %8.3f\n", q, v);
+}
+
+static void
+rr_print_percentiles(FILE *out, const json_t *rtt)
+{
+    static const struct {
+        double q;
+        const char *key;
+    } pct[] = {{99.999, "p99_999"}, {99.99, "p99_99"}, {99.9, "p99_9"}, {99.0, "p99"},
+               {90.0, "p90"},       {75.0, "p75"},     {50.0, "p50"},  {25.0, "p25"}};
+    /* Read the percentiles from the buckets so that p75 (sockperf prints it, the JSON does
+     * not carry it) comes out too; fall back to the JSON figures. */
+    struct hist *h = hist_new();
+    struct err e;
+    err_clear(&e);
+    bool have_hist = h != NULL && hist_merge_rtt_json(h, rtt, &e) == 0 && h->count > 0;
+    fprintf(out, "nsperf: ---> <MAX> observation = %8.3f\n", rr_jnum(rtt, "max"));
+    for (size_t i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
+        rr_print_pct(out, h, have_hist, rtt, pct[i].q, pct[i].key);
+    fprintf(out, "nsperf: ---> <MIN> observation = %8.3f\n", rr_jnum(rtt, "min"));
+    hist_free(h);
+}
+
+void
+rr_print_human(const struct ns_test *t, const json_t *result, FILE *out, const char *rate_key)
+{
+    (void)t;
+    const json_t *rtt = json_object_get(result, "rtt_us");
+    const json_t *u = json_object_get(result, "udp");
+    bool crr = strcmp(rate_key, "connections_per_s") == 0;
+    json_int_t n = rr_jint(result, crr ? "connections" : "transactions");
+    json_int_t sent = u ? rr_jint(u, "sent") : n, recvd = u ? rr_jint(u, "received") : n;
+    fprintf(out,
+            "nsperf: [Valid Duration] RunTime=%.3f sec; SentMessages=%" JSON_INTEGER_FORMAT
+            "; ReceivedMessages=%" JSON_INTEGER_FORMAT "\n",
+            rr_jnum(result, "duration_s"), sent, recvd);
+    json_int_t obs = rr_jint(rtt, "n");
+    if (rtt == NULL || obs <= 0) {
+        fprintf(out, "nsperf: no transaction completed in the measured interval\n");
+        return;
+    }
+    double mean = rr_jnum(rtt, "mean");
+    fprintf(out, "nsperf: ====> avg-rtt=%.3f (std-dev=%.3f)\n", mean, rr_jnum(rtt, "stddev"));
+    fprintf(out,
+            "nsperf: # dropped messages = %" JSON_INTEGER_FORMAT
+            "; # duplicated messages = %" JSON_INTEGER_FORMAT
+            "; # out-of-order messages = %" JSON_INTEGER_FORMAT "\n",
+            u ? rr_jint(u, "lost") : 0, u ? rr_jint(u, "duplicated") : 0,
+            u ? rr_jint(u, "out_of_order") : 0);
+    fprintf(out, "nsperf: Summary: %s is %.3f usec\n", crr ? "Connect+request+response" : "Round trip",
+            mean);
+    fprintf(out, "nsperf: %s = %.1f\n", crr ? "Connections/s" : "Transactions/s",
+            rr_jnum(result, rate_key));
+    fprintf(out, "nsperf: Total %" JSON_INTEGER_FORMAT
+                 " observations; each percentile contains %.2f observations\n",
+            obs, (double)obs / 100.0);
+    rr_print_percentiles(out, rtt);
+}

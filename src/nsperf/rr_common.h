@@ -1,0 +1,115 @@
+/* rr_common.h - machinery shared by the request/response kinds (tcp_rr, udp_rr, tcp_crr):
+ * per-transaction accounting into a log-linear histogram, the measured interval, -i samples,
+ * blocking socket I/O that wakes up to look at the phase, and the JSON/human output.
+ *
+ * Internal to src/nsperf; the kinds' only public face is their struct test_kind. */
+#ifndef NS_RR_COMMON_H
+#define NS_RR_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "nsperf.h"
+
+struct err;
+struct hist;
+
+/* A blocked send/recv returns after this long so that the loop can look at the phase: DONE is
+ * noticed within this (plus one syscall), well inside the 200 ms the contract asks for, while a
+ * working transaction costs no extra syscall (no poll() per transaction, as in sockperf). */
+#define RR_WAKE_MS 100
+
+/* EAGAIN alone is tested after a wake timeout: Linux defines EWOULDBLOCK as the same value (and
+ * gcc's -Wlogical-op rejects testing both). */
+
+/* rr_send_all / rr_recv_all return this (positive) when they stopped because the phase is DONE. */
+#define RR_DONE 1
+
+/* One -i sample: transactions completed in [start_ns, end_ns) of the measured interval. */
+struct rr_interval {
+    uint64_t start_ns, end_ns;   /* local monotonic */
+    uint64_t n;
+    uint64_t sum_ns, min_ns, max_ns;
+};
+
+/* UDP accounting of udp_rr (client: requests and replies; server: requests seen). */
+struct rr_udp {
+    uint64_t sent;          /* measured requests sent */
+    uint64_t received;      /* replies matched to their request */
+    uint64_t lost;          /* requests whose reply did not come within the loss timeout */
+    uint64_t out_of_order;  /* replies to a request already given up as lost (late) */
+    uint64_t duplicated;    /* replies to a request already answered */
+    uint64_t bad;           /* wrong cookie, short or unknown datagrams, dropped */
+    uint64_t loss_timeout_ns;
+};
+
+/* Per-run state of a request/response kind (t->kind_state). */
+struct rr_state {
+    bool is_udp;
+    bool is_crr;
+    struct hist *h;           /* measured round trips, ns */
+    uint64_t n;               /* measured transactions */
+    uint64_t warmup_n;        /* transactions done outside MEASURE (discarded) */
+    uint64_t first_t0_ns;     /* start of the first measured transaction */
+    uint64_t last_t1_ns;      /* end of the last measured transaction */
+    uint64_t start_ns, end_ns; /* measured interval, set by rr_finish() */
+    /* -i samples (client) */
+    uint64_t iv_len_ns, iv_next_ns;
+    struct rr_interval cur;
+    struct rr_interval *iv;
+    size_t niv, iv_cap;
+    /* all completed round trips incl. warmup: a scale for udp_rr's loss timeout */
+    uint64_t all_n, all_sum_ns;
+    struct rr_udp udp;
+    uint64_t connect_retries; /* tcp_crr: connect attempts that timed out and were retried */
+    /* payload buffer */
+    uint8_t *buf;
+    size_t buf_len;
+    size_t req_len, resp_len;
+};
+
+/* Allocate t->kind_state with a buffer of max(req_len, resp_len) bytes. Returns 0/NS_ENOMEM. */
+int rr_state_setup(struct ns_test *t, size_t req_len, size_t resp_len, struct err *e);
+/* Free t->kind_state (NULL-safe); the kinds' cleanup. */
+void rr_state_cleanup(struct ns_test *t);
+
+/* Request and response sizes from the parameters (response 0 = same as request). */
+size_t rr_request_len(const struct ns_test *t);
+size_t rr_response_len(const struct ns_test *t);
+
+/* Record one transaction that started at t0 (phase then: phase0) and completed at t1. Only
+ * transactions begun in MEASURE enter the histogram; the others are counted as warmup. */
+void rr_record(struct rr_state *s, const struct ns_test *t, int phase0, uint64_t t0,
+               uint64_t t1);
+
+/* Close the measured interval after run(): [measure_start_ns or first t0, max(last t1,
+ * measure_end_ns)], and flush the last -i sample. */
+void rr_finish(struct rr_state *s, const struct ns_test *t);
+
+/* SO_RCVTIMEO and SO_SNDTIMEO of RR_WAKE_MS on fd. Returns 0 or NS_EIO. */
+int rr_set_wake_timeouts(int fd, struct err *e);
+
+/* Send / receive exactly len bytes on a blocking stream socket with wake timeouts, coming back
+ * to the phase on every timeout. Returns 0, RR_DONE, NS_ECLOSED (EOF; recv only) or NS_EIO. */
+int rr_send_all(const struct ns_test *t, int fd, const void *buf, size_t len, struct err *e);
+int rr_recv_all(const struct ns_test *t, int fd, void *buf, size_t len, struct err *e);
+
+/* After a peer's EOF outside DONE: wait (up to grace_ms) for the control layer to move to DONE,
+ * since the peer may simply have finished first. Returns 0 when DONE came, else NS_ECLOSED. */
+int rr_wait_done_after_eof(const struct ns_test *t, int grace_ms, const char *what, struct err *e);
+
+/* local_result: this side's counters (new reference). */
+json_t *rr_local_json(const struct ns_test *t);
+
+/* combine: final result, rate under rate_key ("transactions_per_s" / "connections_per_s"). */
+json_t *rr_combine_json(const struct ns_test *t, const json_t *client, const json_t *server,
+                        const json_t *cpu, const char *rate_key);
+
+/* print_human: sockperf's statistics block. */
+void rr_print_human(const struct ns_test *t, const json_t *result, FILE *out, const char *rate_key);
+
+#endif

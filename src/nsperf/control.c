@@ -1,0 +1,266 @@
+/* control.c - pieces shared by the client and the server: the secret, proofs, hellos of data
+ * connections, data sockets, host information. */
+#include "control.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "cpu.h"
+#include "err.h"
+#include "net.h"
+#include "sha256.h"
+
+static void
+token_trim(struct ns_token *t)
+{
+    while (t->len > 0) {
+        uint8_t c = t->bytes[t->len - 1];
+        if (c != '\n' && c != '\r' && c != ' ' && c != '\t')
+            break;
+        t->len--;
+    }
+}
+
+int
+ns_token_read(const char *path, struct ns_token *t, struct err *e)
+{
+    bool is_stdin = strcmp(path, "-") == 0;
+    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return err_sys(e, NS_EIO, errno, "cannot open token file '%s'", path);
+    t->len = 0;
+    for (;;) {
+        if (t->len == sizeof t->bytes) {
+            uint8_t extra;
+            if (read(fd, &extra, 1) > 0) {
+                if (!is_stdin)
+                    close(fd);
+                return err_set(e, NS_ETOOBIG, "token file '%s' is larger than %d bytes", path,
+                               NS_TOKEN_MAX);
+            }
+            break;
+        }
+        ssize_t n = read(fd, t->bytes + t->len, sizeof t->bytes - t->len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int saved = errno;
+            if (!is_stdin)
+                close(fd);
+            return err_sys(e, NS_EIO, saved, "cannot read token file '%s'", path);
+        }
+        if (n == 0)
+            break;
+        t->len += (size_t)n;
+    }
+    if (!is_stdin)
+        close(fd);
+    token_trim(t);
+    if (t->len == 0)
+        return err_set(e, NS_EINVAL, "token file '%s' is empty", path);
+    return 0;
+}
+
+void
+ns_auth_proof(const struct ns_token *t, const char *role, const char *server_nonce,
+              const char *client_nonce, char out[2 * 32 + 1])
+{
+    char msg[256];
+    int n = snprintf(msg, sizeof msg, "nsperf-auth-v1|%s|%s|%s", role, server_nonce,
+                     client_nonce);
+    size_t len = n < 0 ? 0 : (size_t)n >= sizeof msg ? sizeof msg - 1 : (size_t)n;
+    uint8_t mac[SHA256_LEN];
+    hmac_sha256(t->bytes, t->len, msg, len, mac);
+    hex_encode(mac, sizeof mac, out);
+}
+
+int
+ns_nonce_new(char out[2 * NS_NONCE_LEN + 1], struct err *e)
+{
+    uint8_t raw[NS_NONCE_LEN];
+    if (random_bytes(raw, sizeof raw) != 0)
+        return err_sys(e, NS_EIO, errno, "cannot get random bytes");
+    hex_encode(raw, sizeof raw, out);
+    return 0;
+}
+
+void
+ns_data_hello_encode(uint8_t out[PROTO_DATA_HELLO_LEN], const char magic[4],
+                     const uint8_t cookie[PROTO_COOKIE_LEN], uint32_t idx)
+{
+    memcpy(out, magic, 4);
+    memcpy(out + 4, cookie, PROTO_COOKIE_LEN);
+    uint8_t *p = out + 4 + PROTO_COOKIE_LEN;
+    p[0] = (uint8_t)(idx >> 24);
+    p[1] = (uint8_t)(idx >> 16);
+    p[2] = (uint8_t)(idx >> 8);
+    p[3] = (uint8_t)idx;
+}
+
+int
+ns_data_hello_decode(const uint8_t buf[PROTO_DATA_HELLO_LEN], const char magic[4],
+                     uint8_t cookie[PROTO_COOKIE_LEN], uint32_t *idx)
+{
+    if (memcmp(buf, magic, 4) != 0)
+        return -1;
+    memcpy(cookie, buf + 4, PROTO_COOKIE_LEN);
+    const uint8_t *p = buf + 4 + PROTO_COOKIE_LEN;
+    *idx = (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+    return 0;
+}
+
+static int
+wait_connected(int fd, int timeout_ms, struct err *e)
+{
+    struct pollfd pfd = {.fd = fd, .events = POLLOUT};
+    int rc;
+    do
+        rc = poll(&pfd, 1, timeout_ms);
+    while (rc < 0 && errno == EINTR);
+    if (rc == 0)
+        return err_set(e, NS_ETIMEDOUT, "connect timed out after %d ms", timeout_ms);
+    int soerr = 0;
+    socklen_t sl = sizeof soerr;
+    if (rc < 0 || getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) != 0)
+        return err_sys(e, NS_ECONNECT, errno, "connect failed");
+    if (soerr != 0)
+        return err_sys(e, NS_ECONNECT, soerr, "connect failed");
+    return 0;
+}
+
+int
+ns_connect_stream(const struct sockaddr_storage *ss, socklen_t len, int sock_buf,
+                  int timeout_ms, struct err *e)
+{
+    int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return err_sys(e, NS_EIO, errno, "cannot create socket");
+    if (sock_buf > 0)
+        net_set_bufsize(fd, sock_buf);
+    int rc = 0;
+    if (connect(fd, (const struct sockaddr *)ss, len) != 0) {
+        if (errno != EINPROGRESS)
+            rc = err_sys(e, NS_ECONNECT, errno, "connect failed");
+        else
+            rc = wait_connected(fd, timeout_ms, e);
+    }
+    if (rc == 0)
+        rc = net_set_nonblock(fd, 0) == 0 ? 0 : err_sys(e, NS_EIO, errno, "fcntl");
+    if (rc != 0) {
+        close(fd);
+        return rc;
+    }
+    return fd;
+}
+
+int
+ns_udp_bind_shared(const struct sockaddr_storage *ss, socklen_t len, struct err *e)
+{
+    int fd = socket(ss->ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return err_sys(e, NS_EIO, errno, "cannot create udp socket");
+    int one = 1, zero = 0;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
+    if (ss->ss_family == AF_INET6)
+        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+    if (bind(fd, (const struct sockaddr *)ss, len) != 0) {
+        int saved = errno;
+        close(fd);
+        return err_sys(e, NS_EIO, saved, "cannot bind udp socket");
+    }
+    return fd;
+}
+
+void
+ns_send_error(int fd, const char *msg)
+{
+    json_t *o = json_pack("{s:s}", "error", msg);
+    proto_send(fd, PROTO_ERROR, o, 1000, NULL);
+    json_decref(o);
+}
+
+int
+ns_peer_error(const json_t *payload, const char *who, struct err *e)
+{
+    const char *text = json_string_value(json_object_get(payload, "error"));
+    return err_set(e, NS_EPEER, "%s: %s", who, text != NULL ? text : "unspecified error");
+}
+
+json_t *
+ns_host_json(void)
+{
+    struct utsname u;
+    if (uname(&u) != 0)
+        memset(&u, 0, sizeof u);
+    return json_pack("{s:s, s:s, s:i, s:s}", "kernel", u.release, "machine", u.machine, "cpus",
+                     cpu_count(), "hostname", u.nodename);
+}
+
+void
+ns_phase_set(struct ns_test *t, enum ns_phase ph)
+{
+    if (ph == NS_PHASE_MEASURE)
+        t->measure_start_ns = clock_now_ns();
+    if (ph == NS_PHASE_DONE && t->measure_end_ns == 0)
+        t->measure_end_ns = clock_now_ns();
+    atomic_store_explicit(&t->phase, (int)ph, memory_order_release);
+}
+
+static void *
+runner_main(void *arg)
+{
+    struct ns_runner *r = arg;
+    r->rc = r->k->run(r->t, r->e);
+    atomic_store_explicit(&r->finished, 1, memory_order_release);
+    return NULL;
+}
+
+int
+ns_runner_start(struct ns_runner *r, const struct test_kind *k, struct ns_test *t,
+                struct err *run_err, struct err *e)
+{
+    r->k = k;
+    r->t = t;
+    r->e = run_err;
+    r->rc = 0;
+    atomic_store(&r->finished, 0);
+    int rc = pthread_create(&r->thread, NULL, runner_main, r);
+    if (rc != 0)
+        return err_sys(e, NS_EIO, rc, "cannot start test thread");
+    r->started = true;
+    return 0;
+}
+
+bool
+ns_runner_finished(const struct ns_runner *r)
+{
+    return r->started && atomic_load_explicit(&r->finished, memory_order_acquire);
+}
+
+int
+ns_runner_join(struct ns_runner *r, int timeout_ms, struct err *e)
+{
+    if (!r->started)
+        return 0;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += timeout_ms / 1000;
+    ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    if (pthread_timedjoin_np(r->thread, NULL, &ts) != 0)
+        return err_set(e, NS_ETIMEDOUT, "%s did not stop within %d ms", r->k->name, timeout_ms);
+    r->started = false;
+    return 0;
+}

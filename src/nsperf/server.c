@@ -1,0 +1,782 @@
+/* server.c - the responding side.
+ *
+ * One listening TCP port takes both control and data connections. The acceptor (the main
+ * thread) never blocks on a peer: it accepts, reads the first bytes of each new connection
+ * without blocking and with a deadline, and classifies it: a frame magic starts a control
+ * session in its own thread, a data hello with the running test's cookie is handed to that test,
+ * anything else gets an error frame and a close. A session claims the single test slot only
+ * after authentication and valid parameters, so strangers cannot make the server "busy". */
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "control.h"
+#include "cpu.h"
+#include "err.h"
+#include "net.h"
+#include "sha256.h"
+
+#define SRV_MAX_PENDING 64
+#define SRV_MAX_SESSIONS 8          /* control connections in handshake or test at once */
+#define SRV_QUEUE_CAP 1024
+#define SRV_FIRST_FRAME_MAX 4096    /* the client HELLO is small; cap it hard */
+#define SRV_PHASE_SLACK_MS 10000    /* beyond the announced warmup/duration */
+
+struct pending {
+    int fd;
+    uint64_t deadline;
+    size_t have;
+    uint8_t buf[PROTO_DATA_HELLO_LEN];
+    char peer[80];
+};
+
+struct srv {
+    const struct ns_server_opts *o;
+    int lfd;
+    struct sockaddr_storage laddr;
+    socklen_t laddrlen;
+    int wake[2];                     /* sessions tell the acceptor they ended */
+    pthread_mutex_t mu;
+    struct session *active;          /* the test slot (mu) */
+    int sessions;                    /* live control threads (mu) */
+    bool served;                     /* -1: a test was accepted (mu) */
+    uint64_t last_activity_ns;       /* (mu) */
+    struct pending pend[SRV_MAX_PENDING];
+    int npend;
+};
+
+struct session {
+    struct srv *s;
+    int ctl;
+    char peer[80];
+    struct ns_test t;
+    const struct test_kind *k;
+    pthread_cond_t cv;               /* data queue, guarded by s->mu */
+    int q_fd[SRV_QUEUE_CAP];
+    uint32_t q_idx[SRV_QUEUE_CAP];
+    size_t q_head, q_len;
+    bool q_closed;
+    bool owns_slot;
+    int udp_spare;                   /* unconnected UDP socket awaiting a hello, or -1 */
+    struct ns_runner runner;
+    struct err run_err;
+    struct cpu_snap cpu0, cpu1;
+};
+
+/* One line on stderr: "nsperf: <who>: <what>". */
+static void
+srv_log(const char *who, const char *what)
+{
+    fprintf(stderr, "nsperf: %s: %s\n", who, what);
+    fflush(stderr);
+}
+
+/* ---- the data queue: acceptor -> session ---- */
+
+static void
+queue_push(struct session *ss, int fd, uint32_t idx)
+{
+    if (ss->q_closed || ss->q_len == SRV_QUEUE_CAP) {
+        close(fd);
+        return;
+    }
+    size_t at = (ss->q_head + ss->q_len) % SRV_QUEUE_CAP;
+    ss->q_fd[at] = fd;
+    ss->q_idx[at] = idx;
+    ss->q_len++;
+    pthread_cond_signal(&ss->cv);
+}
+
+static void
+deadline_ts(struct timespec *ts, uint64_t deadline_ns)
+{
+    ts->tv_sec = (time_t)(deadline_ns / NS_PER_SEC);
+    ts->tv_nsec = (long)(deadline_ns % NS_PER_SEC);
+}
+
+/* Pop one data connection, waiting until deadline_ns. */
+static int
+queue_pop(struct session *ss, uint64_t deadline_ns, uint32_t *idx, struct err *e)
+{
+    struct timespec ts;
+    deadline_ts(&ts, deadline_ns);
+    pthread_mutex_lock(&ss->s->mu);
+    int rc = 0;
+    while (ss->q_len == 0 && !ss->q_closed && rc == 0)
+        rc = pthread_cond_timedwait(&ss->cv, &ss->s->mu, &ts);
+    int fd;
+    if (ss->q_len > 0) {
+        fd = ss->q_fd[ss->q_head];
+        *idx = ss->q_idx[ss->q_head];
+        ss->q_head = (ss->q_head + 1) % SRV_QUEUE_CAP;
+        ss->q_len--;
+    } else if (ss->q_closed) {
+        fd = err_set(e, NS_ECLOSED, "test is over");
+    } else {
+        fd = err_set(e, NS_ETIMEDOUT, "no data connection arrived in time");
+    }
+    pthread_mutex_unlock(&ss->s->mu);
+    return fd;
+}
+
+static int
+srv_connect_data(struct ns_test *t, uint32_t idx, int timeout_ms, struct err *e)
+{
+    (void)t;
+    (void)idx;
+    (void)timeout_ms;
+    return err_set(e, NS_EINVAL, "connect_data is a client-side operation");
+}
+
+static int
+srv_next_data(struct ns_test *t, int timeout_ms, struct err *e)
+{
+    struct session *ss = t->conn_ctx;
+    if (ns_test_phase(t) == NS_PHASE_DONE)
+        return err_set(e, NS_ECLOSED, "test is over");
+    uint32_t idx;
+    uint64_t deadline = clock_now_ns() + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms) * NS_PER_MS;
+    return queue_pop(ss, deadline, &idx, e);
+}
+
+static const struct ns_conn_ops srv_conn_ops = {
+    .connect_data = srv_connect_data,
+    .next_data = srv_next_data,
+};
+
+/* ---- control frames ---- */
+
+static int
+recv_frame(struct session *ss, enum proto_type want, json_t **out, int timeout_ms, struct err *e)
+{
+    enum proto_type type;
+    json_t *o = NULL;
+    int rc = proto_recv(ss->ctl, &type, &o, timeout_ms, e);
+    if (rc == NS_ECLOSED)
+        return err_set(e, rc, "client closed the control connection");
+    if (rc != 0)
+        return err_prefix(e, "waiting for %s", proto_type_name(want));
+    if (type == PROTO_ERROR) {
+        rc = ns_peer_error(o, "client", e);
+        json_decref(o);
+        return rc;
+    }
+    if (type != want) {
+        json_decref(o);
+        return err_set(e, NS_EPROTO, "expected %s, got %s", proto_type_name(want),
+                       proto_type_name(type));
+    }
+    if (out != NULL)
+        *out = o;
+    else
+        json_decref(o);
+    return 0;
+}
+
+/* The acceptor consumed the magic; read the rest of the client's HELLO. */
+static int
+recv_first_hello(struct session *ss, struct err *e)
+{
+    uint8_t hdr[PROTO_HEADER_LEN];
+    memcpy(hdr, PROTO_MAGIC, 4);
+    int rc = net_read_full(ss->ctl, hdr + 4, sizeof hdr - 4, NS_HANDSHAKE_TIMEOUT_MS, e);
+    enum proto_type type;
+    uint32_t len = 0;
+    if (rc == 0)
+        rc = proto_header_decode(hdr, SRV_FIRST_FRAME_MAX, &type, &len, e);
+    if (rc == 0 && type != PROTO_HELLO)
+        rc = err_set(e, NS_EPROTO, "expected HELLO, got %s", proto_type_name(type));
+    uint8_t buf[SRV_FIRST_FRAME_MAX];
+    if (rc == 0)
+        rc = net_read_full(ss->ctl, buf, len, NS_HANDSHAKE_TIMEOUT_MS, e);
+    json_t *o = NULL;
+    if (rc == 0)
+        rc = proto_payload_decode(buf, len, &o, e);
+    json_decref(o);
+    return rc;
+}
+
+static int
+verify_auth(struct session *ss, const char *sn, const json_t *auth, char proof_out[65],
+            struct err *e)
+{
+    const struct ns_token *tok = ss->s->o->token;
+    const char *cn = json_string_value(json_object_get(auth, "client_nonce"));
+    const char *got = json_string_value(json_object_get(auth, "proof"));
+    if (cn == NULL || strlen(cn) != 2 * NS_NONCE_LEN)
+        return err_set(e, NS_EPROTO, "auth without a valid client nonce");
+    if (tok == NULL || tok->len == 0)
+        return 0;
+    char want[65];
+    ns_auth_proof(tok, "client", sn, cn, want);
+    if (got == NULL || strlen(got) != 64 || ct_memcmp(want, got, 64) != 0)
+        return err_set(e, NS_EAUTH, "authentication failed");
+    ns_auth_proof(tok, "server", sn, cn, proof_out);
+    return 0;
+}
+
+static int
+session_auth(struct session *ss, char proof[65], struct err *e)
+{
+    int rc = recv_first_hello(ss, e);
+    char sn[2 * NS_NONCE_LEN + 1];
+    if (rc == 0)
+        rc = ns_nonce_new(sn, e);
+    bool auth = ss->s->o->token != NULL && ss->s->o->token->len > 0;
+    json_t *hello = rc == 0 ? json_pack("{s:i, s:s, s:b, s:s}", "version", PROTO_VERSION,
+                                        "server_nonce", sn, "auth", auth, "software",
+                                        "nsperf " NS_VERSION)
+                            : NULL;
+    if (rc == 0)
+        rc = proto_send(ss->ctl, PROTO_HELLO, hello, NS_HANDSHAKE_TIMEOUT_MS, e);
+    json_decref(hello);
+    json_t *a = NULL;
+    if (rc == 0)
+        rc = recv_frame(ss, PROTO_AUTH, &a, NS_HANDSHAKE_TIMEOUT_MS, e);
+    if (rc == 0)
+        rc = verify_auth(ss, sn, a, proof, e);
+    json_decref(a);
+    return rc;
+}
+
+static int
+session_params(struct session *ss, struct err *e)
+{
+    json_t *p = NULL;
+    int rc = recv_frame(ss, PROTO_PARAMS, &p, NS_HANDSHAKE_TIMEOUT_MS, e);
+    if (rc == 0)
+        rc = ns_params_from_json(p, &ss->t.p, e);
+    json_decref(p);
+    if (rc == 0)
+        ss->k = ns_kind_get(ss->t.p.kind);
+    return rc;
+}
+
+static int
+claim_slot(struct session *ss, struct err *e)
+{
+    struct srv *s = ss->s;
+    pthread_mutex_lock(&s->mu);
+    int rc = 0;
+    if (s->active != NULL)
+        rc = err_set(e, NS_EBUSY, "server busy: another test is running");
+    else if (s->o->one_shot && s->served)
+        rc = err_set(e, NS_EBUSY, "server busy: it serves one test (-1) and has served it");
+    else {
+        s->active = ss;
+        s->served = true;
+        ss->owns_slot = true;
+    }
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+static int
+session_accept(struct session *ss, const char proof[65], struct err *e)
+{
+    int rc = random_bytes(ss->t.cookie, sizeof ss->t.cookie) == 0
+                 ? 0
+                 : err_sys(e, NS_EIO, errno, "cannot get random bytes");
+    if (rc == 0 && ss->k->socktype == SOCK_DGRAM) {
+        ss->udp_spare = ns_udp_bind_shared(&ss->s->laddr, ss->s->laddrlen, e);
+        rc = ss->udp_spare < 0 ? ss->udp_spare : 0;
+    }
+    if (rc != 0)
+        return rc;
+    char cookie[2 * PROTO_COOKIE_LEN + 1];
+    hex_encode(ss->t.cookie, sizeof ss->t.cookie, cookie);
+    json_t *acc = json_pack("{s:o, s:s, s:s, s:o}", "params", ns_params_to_json(&ss->t.p),
+                            "cookie", cookie, "server_proof", proof, "host", ns_host_json());
+    rc = proto_send(ss->ctl, PROTO_ACCEPT, acc, NS_HANDSHAKE_TIMEOUT_MS, e);
+    json_decref(acc);
+    return rc;
+}
+
+/* ---- data sockets ---- */
+
+static int
+collect_tcp(struct session *ss, struct err *e)
+{
+    uint64_t deadline = clock_now_ns() + (uint64_t)NS_HANDSHAKE_TIMEOUT_MS * NS_PER_MS;
+    int want = ss->t.p.streams, have = 0;
+    for (int i = 0; i < want; i++)
+        ss->t.fds[i] = -1;
+    ss->t.nfds = want;
+    while (have < want) {
+        uint32_t idx;
+        int fd = queue_pop(ss, deadline, &idx, e);
+        if (fd < 0)
+            return err_prefix(e, "%d of %d data connections", have, want);
+        if (idx >= (uint32_t)want || ss->t.fds[idx] >= 0) {
+            close(fd);
+            continue;
+        }
+        ss->t.fds[idx] = fd;
+        have++;
+    }
+    return 0;
+}
+
+/* Hello on the spare socket: connect it to the sender, echo, and open the next spare. */
+static int
+udp_take_hello(struct session *ss, int *have, struct err *e)
+{
+    uint8_t buf[NS_UDP_HELLO_LEN + 1], cookie[PROTO_COOKIE_LEN];
+    struct sockaddr_storage from;
+    socklen_t fl = sizeof from;
+    ssize_t n = recvfrom(ss->udp_spare, buf, sizeof buf, MSG_DONTWAIT, (struct sockaddr *)&from,
+                         &fl);
+    uint32_t idx;
+    if (n != NS_UDP_HELLO_LEN || ns_data_hello_decode(buf, NS_UDP_HELLO_MAGIC, cookie, &idx) != 0 ||
+        ct_memcmp(cookie, ss->t.cookie, sizeof cookie) != 0 || idx >= (uint32_t)ss->t.nfds ||
+        ss->t.fds[idx] >= 0)
+        return 0;
+    if (connect(ss->udp_spare, (struct sockaddr *)&from, fl) != 0)
+        return err_sys(e, NS_EIO, errno, "cannot connect udp socket");
+    send(ss->udp_spare, buf, NS_UDP_HELLO_LEN, 0);
+    if (ss->t.p.sock_buf > 0)
+        net_set_bufsize(ss->udp_spare, ss->t.p.sock_buf);
+    ss->t.fds[idx] = ss->udp_spare;
+    ss->udp_spare = -1;
+    if (++*have < ss->t.nfds) {
+        ss->udp_spare = ns_udp_bind_shared(&ss->s->laddr, ss->s->laddrlen, e);
+        if (ss->udp_spare < 0)
+            return ss->udp_spare;
+    }
+    return 0;
+}
+
+/* A repeated hello on a connected socket means our echo was lost: echo again. */
+static void
+udp_reecho(int fd)
+{
+    uint8_t buf[NS_UDP_HELLO_LEN + 1];
+    ssize_t n = recv(fd, buf, sizeof buf, MSG_DONTWAIT);
+    if (n == NS_UDP_HELLO_LEN && memcmp(buf, NS_UDP_HELLO_MAGIC, 4) == 0)
+        send(fd, buf, NS_UDP_HELLO_LEN, MSG_DONTWAIT);
+}
+
+static int
+collect_udp(struct session *ss, struct err *e)
+{
+    uint64_t deadline = clock_now_ns() + (uint64_t)NS_HANDSHAKE_TIMEOUT_MS * NS_PER_MS;
+    ss->t.nfds = ss->t.p.streams;
+    for (int i = 0; i < ss->t.nfds; i++)
+        ss->t.fds[i] = -1;
+    int have = 0;
+    struct pollfd pfd[NS_MAX_STREAMS + 1];
+    while (have < ss->t.nfds) {
+        int ms = clock_ms_until(deadline);
+        if (ms == 0)
+            return err_set(e, NS_ETIMEDOUT, "%d of %d udp hellos arrived", have, ss->t.nfds);
+        nfds_t n = 0;
+        pfd[n++] = (struct pollfd){.fd = ss->udp_spare, .events = POLLIN};
+        for (int i = 0; i < ss->t.nfds; i++)
+            if (ss->t.fds[i] >= 0)
+                pfd[n++] = (struct pollfd){.fd = ss->t.fds[i], .events = POLLIN};
+        if (poll(pfd, n, ms) <= 0)
+            continue;
+        for (nfds_t i = 1; i < n; i++)
+            if (pfd[i].revents & POLLIN)
+                udp_reecho(pfd[i].fd);
+        int rc = (pfd[0].revents & POLLIN) ? udp_take_hello(ss, &have, e) : 0;
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int
+session_data(struct session *ss, struct err *e)
+{
+    int rc = 0;
+    if (ss->k->socktype == SOCK_DGRAM)
+        rc = collect_udp(ss, e);
+    else if (ss->t.p.kind != NS_TCP_CRR)
+        rc = collect_tcp(ss, e);
+    if (rc == 0)
+        rc = proto_send(ss->ctl, PROTO_READY, NULL, NS_HANDSHAKE_TIMEOUT_MS, e);
+    return rc;
+}
+
+/* ---- phases and results ---- */
+
+static int
+ms_of(double s)
+{
+    return (int)(s * 1000.0) + SRV_PHASE_SLACK_MS;
+}
+
+static int
+session_phases(struct session *ss, struct err *e)
+{
+    int rc = recv_frame(ss, PROTO_START, NULL, SRV_PHASE_SLACK_MS, e);
+    if (rc == 0) {
+        ns_phase_set(&ss->t, NS_PHASE_WARMUP);
+        rc = ns_runner_start(&ss->runner, ss->k, &ss->t, &ss->run_err, e);
+    }
+    if (rc == 0)
+        rc = recv_frame(ss, PROTO_MEASURE, NULL, ms_of(ss->t.p.warmup_s), e);
+    if (rc == 0) {
+        cpu_snap_take(&ss->cpu0);
+        ns_phase_set(&ss->t, NS_PHASE_MEASURE);
+        rc = recv_frame(ss, PROTO_STOP, NULL, ms_of(ss->t.p.duration_s), e);
+    }
+    if (rc == 0) {
+        ns_phase_set(&ss->t, NS_PHASE_DONE);
+        cpu_snap_take(&ss->cpu1);
+    }
+    return rc;
+}
+
+static int
+session_results(struct session *ss, struct err *e)
+{
+    int rc = ns_runner_join(&ss->runner, 3000, e);
+    if (rc != 0)
+        return rc;
+    json_t *msg = json_object();
+    if (ss->runner.rc != 0)
+        json_object_set_new(msg, "error", json_string(ss->run_err.msg));
+    else
+        json_object_set_new(msg, "error", json_null());
+    json_object_set_new(msg, "result", ss->k->local_result(&ss->t));
+    json_object_set_new(msg, "cpu", cpu_usage_json(&ss->cpu0, &ss->cpu1));
+    rc = proto_send(ss->ctl, PROTO_RESULT, msg, NS_HANDSHAKE_TIMEOUT_MS, e);
+    json_decref(msg);
+    if (rc == 0)
+        recv_frame(ss, PROTO_BYE, NULL, NS_HANDSHAKE_TIMEOUT_MS, NULL);
+    return rc;
+}
+
+static int
+session_run(struct session *ss, struct err *e)
+{
+    char proof[65] = "";
+    int rc = session_auth(ss, proof, e);
+    if (rc == 0)
+        rc = session_params(ss, e);
+    if (rc == 0)
+        rc = claim_slot(ss, e);
+    if (rc == 0) {
+        srv_log(ss->peer, ss->k->name);
+        rc = session_accept(ss, proof, e);
+    }
+    if (rc == 0)
+        rc = session_data(ss, e);
+    if (rc == 0)
+        rc = session_phases(ss, e);
+    if (rc == 0)
+        rc = session_results(ss, e);
+    return rc;
+}
+
+static void
+session_release(struct session *ss)
+{
+    struct srv *s = ss->s;
+    bool leak = false;
+    if (ss->runner.started) {
+        ns_phase_set(&ss->t, NS_PHASE_DONE);
+        leak = ns_runner_join(&ss->runner, 3000, NULL) != 0;
+    }
+    if (!leak && ss->k != NULL && ss->owns_slot && ss->k->cleanup != NULL)
+        ss->k->cleanup(&ss->t);
+    pthread_mutex_lock(&s->mu);
+    ss->q_closed = true;
+    for (; ss->q_len > 0; ss->q_len--, ss->q_head = (ss->q_head + 1) % SRV_QUEUE_CAP)
+        close(ss->q_fd[ss->q_head]);
+    if (ss->owns_slot)
+        s->active = NULL;
+    s->sessions--;
+    s->last_activity_ns = clock_now_ns();
+    pthread_mutex_unlock(&s->mu);
+    for (int i = 0; i < ss->t.nfds; i++)
+        if (ss->t.fds[i] >= 0)
+            close(ss->t.fds[i]);
+    if (ss->udp_spare >= 0)
+        close(ss->udp_spare);
+    close(ss->ctl);
+    if (write(s->wake[1], "x", 1) < 0) {
+        /* the acceptor polls with a timeout anyway */
+    }
+    if (!leak) {
+        pthread_cond_destroy(&ss->cv);
+        free(ss);
+    }
+}
+
+static void *
+session_main(void *arg)
+{
+    struct session *ss = arg;
+    struct err e;
+    err_clear(&e);
+    int rc = session_run(ss, &e);
+    if (rc != 0) {
+        ns_send_error(ss->ctl, e.msg);
+        srv_log(ss->peer, e.msg);
+    } else {
+        srv_log(ss->peer, "test done");
+    }
+    session_release(ss);
+    return NULL;
+}
+
+static struct session *
+session_new(struct srv *s, int fd, const char *peer)
+{
+    struct session *ss = calloc(1, sizeof *ss);
+    if (ss == NULL)
+        return NULL;
+    ss->s = s;
+    ss->ctl = fd;
+    snprintf(ss->peer, sizeof ss->peer, "%s", peer);
+    ss->udp_spare = -1;
+    ss->t.role = NS_ROLE_SERVER;
+    ss->t.conn = &srv_conn_ops;
+    ss->t.conn_ctx = ss;
+    atomic_store(&ss->t.phase, NS_PHASE_SETUP);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&ss->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    err_clear(&ss->run_err);
+    return ss;
+}
+
+/* ---- the acceptor ---- */
+
+static void
+start_session(struct srv *s, int fd, const char *peer)
+{
+    pthread_mutex_lock(&s->mu);
+    bool full = s->sessions >= SRV_MAX_SESSIONS;
+    if (!full)
+        s->sessions++;
+    pthread_mutex_unlock(&s->mu);
+    struct session *ss = full ? NULL : session_new(s, fd, peer);
+    pthread_t th;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    if (ss != NULL && pthread_create(&th, &at, session_main, ss) == 0) {
+        pthread_attr_destroy(&at);
+        return;
+    }
+    pthread_attr_destroy(&at);
+    ns_send_error(fd, "server busy: too many control connections");
+    close(fd);
+    if (ss != NULL) {
+        pthread_cond_destroy(&ss->cv);
+        free(ss);
+    }
+    if (!full) {
+        pthread_mutex_lock(&s->mu);
+        s->sessions--;
+        pthread_mutex_unlock(&s->mu);
+    }
+}
+
+static void
+route_data(struct srv *s, int fd, const uint8_t hello[PROTO_DATA_HELLO_LEN])
+{
+    uint8_t cookie[PROTO_COOKIE_LEN];
+    uint32_t idx;
+    ns_data_hello_decode(hello, PROTO_DATA_MAGIC, cookie, &idx);
+    net_set_nonblock(fd, 0);
+    pthread_mutex_lock(&s->mu);
+    struct session *ss = s->active;
+    if (ss != NULL && ct_memcmp(cookie, ss->t.cookie, sizeof cookie) == 0) {
+        if (ss->t.p.sock_buf > 0)
+            net_set_bufsize(fd, ss->t.p.sock_buf);
+        if (ss->t.p.kind != NS_TCP_STREAM)
+            net_set_nodelay(fd);
+        queue_push(ss, fd, idx);
+        fd = -1;
+    }
+    pthread_mutex_unlock(&s->mu);
+    if (fd >= 0)
+        close(fd);  /* wrong or stale cookie: no error frame on a data connection */
+}
+
+static void
+pending_drop(struct srv *s, int i)
+{
+    s->pend[i] = s->pend[--s->npend];
+}
+
+/* Read what has arrived of the first bytes; classify once enough is there. */
+static void
+pending_read(struct srv *s, int i)
+{
+    struct pending *p = &s->pend[i];
+    size_t need = p->have < 4 ? 4 : PROTO_DATA_HELLO_LEN;
+    ssize_t n = recv(p->fd, p->buf + p->have, need - p->have, MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EINTR))
+        return;
+    if (n <= 0) {
+        close(p->fd);
+        pending_drop(s, i);
+        return;
+    }
+    p->have += (size_t)n;
+    if (p->have == 4 && memcmp(p->buf, PROTO_MAGIC, 4) == 0) {
+        start_session(s, p->fd, p->peer);
+    } else if (p->have >= 4 && memcmp(p->buf, PROTO_DATA_MAGIC, 4) != 0) {
+        srv_log(p->peer, "not an nsperf connection");
+        ns_send_error(p->fd, "not an nsperf connection");
+        close(p->fd);
+    } else if (p->have == PROTO_DATA_HELLO_LEN) {
+        route_data(s, p->fd, p->buf);
+    } else {
+        return;
+    }
+    pending_drop(s, i);
+}
+
+static void
+accept_all(struct srv *s)
+{
+    for (;;) {
+        struct sockaddr_storage ss;
+        socklen_t sl = sizeof ss;
+        int fd = accept4(s->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0)
+            return;
+        if (s->npend == SRV_MAX_PENDING) {
+            close(s->pend[0].fd);  /* the oldest waits longest: shed it */
+            pending_drop(s, 0);
+        }
+        struct pending *p = &s->pend[s->npend];
+        memset(p, 0, sizeof *p);
+        p->fd = fd;
+        p->deadline = clock_now_ns() + (uint64_t)NS_HANDSHAKE_TIMEOUT_MS * NS_PER_MS;
+        net_addr_str(&ss, p->peer, sizeof p->peer);
+        s->npend++;
+        pending_read(s, s->npend - 1);  /* a data hello often arrives with the connection */
+    }
+}
+
+static void
+expire_pending(struct srv *s, uint64_t now)
+{
+    for (int i = s->npend - 1; i >= 0; i--) {
+        if (s->pend[i].deadline > now)
+            continue;
+        ns_send_error(s->pend[i].fd, "timed out waiting for a hello");
+        close(s->pend[i].fd);
+        pending_drop(s, i);
+    }
+}
+
+/* 1: -1 has served its test; 2: idle timeout; 0: keep going. */
+static int
+should_exit(struct srv *s, uint64_t now)
+{
+    pthread_mutex_lock(&s->mu);
+    bool idle = s->active == NULL && s->sessions == 0;
+    int rc = 0;
+    if (s->o->one_shot && s->served && idle)
+        rc = 1;
+    else if (idle && s->o->idle_timeout_s > 0 &&
+             (double)(now - s->last_activity_ns) / 1e9 >= s->o->idle_timeout_s)
+        rc = 2;
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+static int
+poll_timeout(const struct srv *s, uint64_t now)
+{
+    int ms = 1000;
+    for (int i = 0; i < s->npend; i++) {
+        int left = s->pend[i].deadline > now
+                       ? (int)((s->pend[i].deadline - now + NS_PER_MS - 1) / NS_PER_MS)
+                       : 0;
+        ms = left < ms ? left : ms;
+    }
+    return ms;
+}
+
+static int
+acceptor_loop(struct srv *s)
+{
+    struct pollfd pfd[SRV_MAX_PENDING + 2];
+    for (;;) {
+        uint64_t now = clock_now_ns();
+        int ex = should_exit(s, now);
+        if (ex != 0)
+            return ex;
+        pfd[0] = (struct pollfd){.fd = s->lfd, .events = POLLIN};
+        pfd[1] = (struct pollfd){.fd = s->wake[0], .events = POLLIN};
+        for (int i = 0; i < s->npend; i++)
+            pfd[i + 2] = (struct pollfd){.fd = s->pend[i].fd, .events = POLLIN};
+        int npend = s->npend;
+        int rc = poll(pfd, (nfds_t)npend + 2, poll_timeout(s, now));
+        if (rc < 0 && errno != EINTR)
+            return -1;
+        if (pfd[1].revents & POLLIN) {
+            char drain[64];
+            if (read(s->wake[0], drain, sizeof drain) < 0) {
+                /* nothing to drain */
+            }
+        }
+        /* Backwards so that pending_drop's swap does not skip unvisited entries. */
+        for (int i = npend - 1; i >= 0; i--)
+            if (pfd[i + 2].revents != 0)
+                pending_read(s, i);
+        if (pfd[0].revents & POLLIN)
+            accept_all(s);
+        expire_pending(s, clock_now_ns());
+    }
+}
+
+static int
+srv_open(struct srv *s, struct err *e)
+{
+    s->lfd = net_listen_tcp(s->o->bind, s->o->port, s->o->family, 128, e);
+    if (s->lfd < 0)
+        return s->lfd;
+    net_set_nonblock(s->lfd, 1);
+    s->laddrlen = sizeof s->laddr;
+    if (getsockname(s->lfd, (struct sockaddr *)&s->laddr, &s->laddrlen) != 0)
+        return err_sys(e, NS_EIO, errno, "getsockname");
+    if (pipe2(s->wake, O_CLOEXEC | O_NONBLOCK) != 0)
+        return err_sys(e, NS_EIO, errno, "pipe");
+    return 0;
+}
+
+int
+ns_server_run(const struct ns_server_opts *o, struct err *e)
+{
+    struct srv *s = calloc(1, sizeof *s);
+    if (s == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    s->o = o;
+    s->lfd = s->wake[0] = s->wake[1] = -1;
+    pthread_mutex_init(&s->mu, NULL);
+    s->last_activity_ns = clock_now_ns();
+    int rc = srv_open(s, e);
+    if (rc == 0) {
+        char addr[80];
+        srv_log(net_addr_str(&s->laddr, addr, sizeof addr),
+                o->token != NULL && o->token->len > 0 ? "listening, token required"
+                                                      : "listening");
+        rc = acceptor_loop(s);
+        if (rc == 2)
+            fprintf(stderr, "nsperf: idle for %g s, exiting\n", o->idle_timeout_s);
+        rc = rc < 0 ? err_sys(e, NS_EIO, errno, "poll") : (rc == 2 && o->one_shot) ? NS_ETIMEDOUT : 0;
+        if (rc == NS_ETIMEDOUT)
+            err_set(e, rc, "no test within the idle timeout (%g s)", o->idle_timeout_s);
+    }
+    /* Sessions still in a handshake are detached; the process is about to exit. */
+    return rc;
+}

@@ -1,0 +1,342 @@
+/* tcp_stream.c - bulk TCP throughput (netperf TCP_STREAM, iperf3, NTTTCP).
+ *
+ * One thread per stream so that -P streams spread over cores. The sender writes -l bytes at a
+ * time (optionally paced to -b); the receiver counts what it reads while its own phase is
+ * MEASURE, and that count over its own measured interval is the throughput. The sender counts
+ * too (bytes written in its measured interval, and in total) and reads TCP_INFO's
+ * tcpi_total_retrans at the start and end of its measured interval. Sockets get 100 ms send and
+ * receive timeouts so that a blocked write or read sees DONE in time without a poll per call. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include "clock.h"
+#include "control.h"
+#include "err.h"
+#include "tcpinfo.h"
+
+#define TS_RECV_BUF (256u * 1024u)
+#define TS_IO_TIMEOUT_US 100000
+#define TS_PACE_SLICE_NS (100 * NS_PER_MS)
+
+struct ts_state;
+
+struct ts_stream {
+    struct ts_state *st;
+    int idx;
+    int fd;
+    pthread_t th;
+    bool started;
+    bool in_measure;
+    uint64_t bytes;          /* during this side's measured interval */
+    uint64_t total;          /* whole test, warmup included */
+    uint32_t retr0, retr1;   /* sender: tcpi_total_retrans at MEASURE and at the end */
+    uint64_t *bins;          /* receiver: bytes per -i interval */
+    uint8_t *buf;
+    size_t buflen;
+    int rc;
+    struct err e;
+};
+
+struct ts_state {
+    struct ns_test *t;
+    bool sender;
+    size_t nbins;
+    uint64_t interval_ns;
+    _Atomic int abort;       /* one stream failed: the others stop too */
+    int n;
+    struct ts_stream s[];
+};
+
+static bool
+ts_over(const struct ts_stream *s)
+{
+    return ns_test_phase(s->st->t) == NS_PHASE_DONE ||
+           atomic_load_explicit(&s->st->abort, memory_order_relaxed);
+}
+
+static int
+ts_fail(struct ts_stream *s, int code, int errnum, const char *what)
+{
+    s->rc = err_sys(&s->e, code, errnum, "stream %d: %s", s->idx, what);
+    atomic_store(&s->st->abort, 1);
+    return s->rc;
+}
+
+/* Sleep to the paced instant for `sent` bytes, in slices so DONE is noticed. */
+static void
+ts_pace(struct ts_stream *s, uint64_t start_ns, uint64_t sent, double per_stream_bps)
+{
+    uint64_t due = start_ns + (uint64_t)((double)sent * 8.0 * 1e9 / per_stream_bps);
+    for (;;) {
+        uint64_t now = clock_now_ns();
+        if (now >= due || ts_over(s))
+            return;
+        clock_sleep_until_ns(due - now > TS_PACE_SLICE_NS ? now + TS_PACE_SLICE_NS : due);
+    }
+}
+
+static void
+ts_mark_measure(struct ts_stream *s)
+{
+    struct tcpinfo_snap ti;
+    s->in_measure = true;
+    if (tcpinfo_read(s->fd, &ti) == 0)
+        s->retr0 = ti.total_retrans;
+}
+
+static void
+ts_send_loop(struct ts_stream *s)
+{
+    const struct ns_params *p = &s->st->t->p;
+    double per_stream = p->rate_bps > 0 ? (double)p->rate_bps / p->streams : 0;
+    uint64_t start = clock_now_ns(), paced = 0;
+    while (!ts_over(s)) {
+        if (!s->in_measure && ns_test_phase(s->st->t) == NS_PHASE_MEASURE)
+            ts_mark_measure(s);
+        ssize_t n = send(s->fd, s->buf, s->buflen, MSG_NOSIGNAL);
+        if (n < 0) {
+            if (errno == EAGAIN || errno == EINTR)
+                continue;
+            ts_fail(s, NS_ECLOSED, errno, "send");
+            return;
+        }
+        s->total += (uint64_t)n;
+        if (s->in_measure)
+            s->bytes += (uint64_t)n;
+        if (per_stream > 0)
+            ts_pace(s, start, paced += (uint64_t)n, per_stream);
+    }
+    struct tcpinfo_snap ti;
+    if (s->in_measure && tcpinfo_read(s->fd, &ti) == 0)
+        s->retr1 = ti.total_retrans;
+}
+
+static void
+ts_count(struct ts_stream *s, uint64_t n)
+{
+    s->bytes += n;
+    if (s->bins == NULL)
+        return;
+    uint64_t since = clock_now_ns() - s->st->t->measure_start_ns;
+    uint64_t k = since / s->st->interval_ns;
+    if (k < s->st->nbins)
+        s->bins[k] += n;
+}
+
+static void
+ts_recv_loop(struct ts_stream *s)
+{
+    for (;;) {
+        ssize_t n = recv(s->fd, s->buf, s->buflen, 0);
+        int ph = ns_test_phase(s->st->t);
+        if (ph == NS_PHASE_DONE || atomic_load(&s->st->abort))
+            return;
+        if (n > 0) {
+            s->total += (uint64_t)n;
+            if (ph == NS_PHASE_MEASURE)
+                ts_count(s, (uint64_t)n);
+        } else if (n == 0) {
+            ts_fail(s, NS_ECLOSED, ECONNRESET, "peer closed the data connection");
+            return;
+        } else if (errno != EAGAIN && errno != EINTR) {
+            ts_fail(s, NS_ECLOSED, errno, "recv");
+            return;
+        }
+    }
+}
+
+static void *
+ts_thread(void *arg)
+{
+    struct ts_stream *s = arg;
+    if (s->st->sender)
+        ts_send_loop(s);
+    else
+        ts_recv_loop(s);
+    return NULL;
+}
+
+static void
+ts_set_timeouts(int fd)
+{
+    struct timeval tv = {.tv_sec = 0, .tv_usec = TS_IO_TIMEOUT_US};
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+}
+
+static int
+ts_stream_init(struct ts_state *st, int i)
+{
+    struct ts_stream *s = &st->s[i];
+    const struct ns_params *p = &st->t->p;
+    s->st = st;
+    s->idx = i;
+    s->fd = st->t->fds[i];
+    err_clear(&s->e);
+    s->buflen = st->sender ? (size_t)p->msg_size
+                           : (p->msg_size > TS_RECV_BUF ? (size_t)p->msg_size : TS_RECV_BUF);
+    s->buf = malloc(s->buflen);
+    if (s->buf == NULL)
+        return NS_ENOMEM;
+    for (size_t j = 0; j < s->buflen; j++)
+        s->buf[j] = (uint8_t)(j * 31u + 7u); /* not all zeros: no accidental compression */
+    if (!st->sender && st->nbins > 0) {
+        s->bins = calloc(st->nbins, sizeof *s->bins);
+        if (s->bins == NULL)
+            return NS_ENOMEM;
+    }
+    ts_set_timeouts(s->fd);
+    return 0;
+}
+
+static struct ts_state *
+ts_state_new(struct ns_test *t)
+{
+    struct ts_state *st = calloc(1, sizeof *st + (size_t)t->nfds * sizeof st->s[0]);
+    if (st == NULL)
+        return NULL;
+    st->t = t;
+    st->n = t->nfds;
+    st->sender = ns_test_is_sender(t);
+    st->nbins = ns_interval_bins(&t->p);
+    st->interval_ns = (uint64_t)(t->p.interval_s * 1e9);
+    return st;
+}
+
+static int
+ts_run(struct ns_test *t, struct err *e)
+{
+    struct ts_state *st = ts_state_new(t);
+    if (st == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    t->kind_state = st;
+    for (int i = 0; i < st->n; i++) {
+        if (ts_stream_init(st, i) != 0)
+            return err_set(e, NS_ENOMEM, "out of memory");
+    }
+    int rc = 0;
+    for (int i = 0; i < st->n && rc == 0; i++) {
+        int prc = pthread_create(&st->s[i].th, NULL, ts_thread, &st->s[i]);
+        if (prc != 0) {
+            atomic_store(&st->abort, 1);
+            rc = err_sys(e, NS_EIO, prc, "cannot start stream thread");
+        }
+        st->s[i].started = prc == 0;
+    }
+    for (int i = 0; i < st->n; i++) {
+        if (st->s[i].started)
+            pthread_join(st->s[i].th, NULL);
+        if (rc == 0 && st->s[i].rc != 0)
+            rc = err_set(e, st->s[i].rc, "%s", st->s[i].e.msg);
+    }
+    return rc;
+}
+
+static double
+ts_elapsed(const struct ns_test *t)
+{
+    if (t->measure_start_ns == 0 || t->measure_end_ns <= t->measure_start_ns)
+        return 0;
+    return (double)(t->measure_end_ns - t->measure_start_ns) / 1e9;
+}
+
+static json_t *
+ts_stream_json(const struct ts_state *st, const struct ts_stream *s)
+{
+    json_t *o = json_pack("{s:I, s:I}", "bytes", (json_int_t)s->bytes, "total_bytes",
+                          (json_int_t)s->total);
+    if (st->sender) {
+        json_object_set_new(o, "retransmits", json_integer((json_int_t)(s->retr1 - s->retr0)));
+    } else if (s->bins != NULL) {
+        json_t *a = json_array();
+        for (size_t k = 0; k < st->nbins; k++)
+            json_array_append_new(a, json_integer((json_int_t)s->bins[k]));
+        json_object_set_new(o, "intervals", a);
+    }
+    return o;
+}
+
+static json_t *
+ts_local_result(struct ns_test *t)
+{
+    const struct ts_state *st = t->kind_state;
+    bool sender = ns_test_is_sender(t);
+    json_t *streams = json_array();
+    for (int i = 0; st != NULL && i < st->n; i++)
+        json_array_append_new(streams, ts_stream_json(st, &st->s[i]));
+    return json_pack("{s:s, s:f, s:o}", "role", sender ? "sender" : "receiver", "elapsed_s",
+                     ts_elapsed(t), "streams", streams);
+}
+
+static json_t *
+ts_combine_stream(const json_t *rs, const json_t *ss, double elapsed, int idx)
+{
+    uint64_t bytes = ns_json_u64(rs, "bytes");
+    return json_pack("{s:i, s:I, s:f, s:I, s:I, s:I}", "index", idx, "bytes", (json_int_t)bytes,
+                     "throughput_bps", elapsed > 0 ? (double)bytes * 8.0 / elapsed : 0.0,
+                     "sender_bytes", (json_int_t)ns_json_u64(ss, "bytes"), "sender_total_bytes",
+                     (json_int_t)ns_json_u64(ss, "total_bytes"), "retransmits",
+                     (json_int_t)ns_json_u64(ss, "retransmits"));
+}
+
+static json_t *
+ts_combine(const struct ns_test *t, const json_t *client, const json_t *server, const json_t *cpu)
+{
+    (void)cpu;
+    const json_t *snd = t->p.reverse ? server : client;
+    const json_t *rcv = t->p.reverse ? client : server;
+    double elapsed = json_number_value(json_object_get(rcv, "elapsed_s"));
+    const json_t *rstreams = json_object_get(rcv, "streams");
+    const json_t *sstreams = json_object_get(snd, "streams");
+    json_t *streams = json_array();
+    uint64_t bytes = 0, sbytes = 0, retr = 0;
+    for (size_t i = 0; i < json_array_size(rstreams); i++) {
+        json_t *o = ts_combine_stream(json_array_get(rstreams, i), json_array_get(sstreams, i),
+                                      elapsed, (int)i);
+        bytes += ns_json_u64(o, "bytes");
+        sbytes += ns_json_u64(o, "sender_bytes");
+        retr += ns_json_u64(o, "retransmits");
+        json_array_append_new(streams, o);
+    }
+    return json_pack("{s:f, s:I, s:I, s:I, s:f, s:f, s:s, s:o, s:o}", "throughput_bps",
+                     elapsed > 0 ? (double)bytes * 8.0 / elapsed : 0.0, "bytes",
+                     (json_int_t)bytes, "sender_bytes", (json_int_t)sbytes, "retransmits",
+                     (json_int_t)retr, "duration_s", elapsed, "sender_duration_s",
+                     json_number_value(json_object_get(snd, "elapsed_s")), "receiver",
+                     t->p.reverse ? "client" : "server", "streams", streams, "intervals",
+                     ns_intervals_json(rstreams, t->p.interval_s, elapsed));
+}
+
+static void
+ts_print_human(const struct ns_test *t, const json_t *result, FILE *out)
+{
+    (void)t;
+    ns_print_stream_table(result, out);
+}
+
+static void
+ts_cleanup(struct ns_test *t)
+{
+    struct ts_state *st = t->kind_state;
+    for (int i = 0; st != NULL && i < st->n; i++) {
+        free(st->s[i].buf);
+        free(st->s[i].bins);
+    }
+    free(st);
+    t->kind_state = NULL;
+}
+
+const struct test_kind ns_kind_tcp_stream = {
+    .name = "tcp_stream",
+    .socktype = SOCK_STREAM,
+    .uses_streams = true,
+    .run = ts_run,
+    .local_result = ts_local_result,
+    .combine = ts_combine,
+    .print_human = ts_print_human,
+    .cleanup = ts_cleanup,
+};

@@ -1,0 +1,16 @@
+/* tcpinfo.h - the few TCP_INFO fields nsperf reports (Linux). */
+#ifndef NS_TCPINFO_H
+#define NS_TCPINFO_H
+
+#include <stdint.h>
+
+struct tcpinfo_snap {
+    uint32_t total_retrans;  /* tcpi_total_retrans: segments retransmitted over the life */
+    uint32_t rtt_us;         /* smoothed RTT */
+    uint32_t snd_cwnd;       /* segments */
+};
+
+/* Read TCP_INFO of fd. Returns 0 or -1 (not a TCP socket, closed). */
+int tcpinfo_read(int fd, struct tcpinfo_snap *out);
+
+#endif

@@ -1,0 +1,453 @@
+/* udp_stream.c - paced UDP stream (iperf3 -u, netperf UDP_STREAM): loss, reordering,
+ * duplication and RFC 3550 jitter.
+ *
+ * Every datagram starts with a 40-byte header (network byte order):
+ *   0  magic "NSPu"   4  phase (1 warmup, 2 measured), 3 bytes zero
+ *   8  sequence (64-bit, per stream; measured datagrams numbered from 0)
+ *   16 sender CLOCK_MONOTONIC ns   24 the test cookie (16 bytes)
+ * The measured phase is marked in-band, so sent and received count exactly the same datagrams
+ * whatever the control frames' latency; the receiver drains for a moment after DONE so that
+ * datagrams still in flight are not called lost. The sender paces with absolute
+ * CLOCK_MONOTONIC deadlines (clock_nanosleep), catching up after oversleeping. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include "clock.h"
+#include "control.h"
+#include "err.h"
+#include "sha256.h"
+
+#define US_MAGIC "NSPu"
+#define US_HDR 40u
+#define US_PHASE_WARMUP 1
+#define US_PHASE_MEASURE 2
+#define US_WINDOW_BITS 65536u        /* duplicate detection reaches this far back */
+#define US_DRAIN_NS (120 * NS_PER_MS)
+#define US_RECV_TIMEOUT_US 40000
+#define US_MAX_SLEEP_NS (50 * NS_PER_MS)
+#define US_MAX_BACKLOG_NS (1000 * NS_PER_MS)
+#define US_DEFAULT_RCVBUF (4 << 20)
+
+struct us_state;
+
+struct us_stream {
+    struct us_state *st;
+    int idx, fd;
+    pthread_t th;
+    bool started;
+    uint8_t *buf;
+    size_t buflen;
+    /* sender */
+    uint64_t sent, send_errors, wseq;
+    /* receiver */
+    uint64_t received, out_of_order, duplicated, next_seq;
+    double jitter_ns;
+    int64_t prev_transit;
+    bool have_transit;
+    uint64_t *seen;                  /* US_WINDOW_BITS bits */
+    uint64_t *bins;
+    /* both */
+    uint64_t bytes;
+    int rc;
+    struct err e;
+};
+
+struct us_state {
+    struct ns_test *t;
+    bool sender;
+    size_t nbins;
+    uint64_t interval_ns;
+    _Atomic int abort;
+    int n;
+    struct us_stream s[];
+};
+
+static void
+put_be64(uint8_t *p, uint64_t v)
+{
+    for (int i = 7; i >= 0; i--, v >>= 8)
+        p[i] = (uint8_t)v;
+}
+
+static uint64_t
+get_be64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static bool
+us_over(const struct us_stream *s)
+{
+    return ns_test_phase(s->st->t) == NS_PHASE_DONE || atomic_load(&s->st->abort);
+}
+
+static void
+us_fail(struct us_stream *s, int errnum, const char *what)
+{
+    s->rc = err_sys(&s->e, NS_EIO, errnum, "udp stream %d: %s", s->idx, what);
+    atomic_store(&s->st->abort, 1);
+}
+
+/* ---- sender ---- */
+
+static int
+us_send_one(struct us_stream *s, bool measured)
+{
+    s->buf[4] = measured ? US_PHASE_MEASURE : US_PHASE_WARMUP;
+    put_be64(s->buf + 8, measured ? s->sent : s->wseq);
+    put_be64(s->buf + 16, clock_now_ns());
+    ssize_t n = send(s->fd, s->buf, s->buflen, 0);
+    if (n < 0) {
+        if (errno == ENOBUFS || errno == EAGAIN || errno == EINTR || errno == ECONNREFUSED) {
+            s->send_errors++;
+            return 0;
+        }
+        us_fail(s, errno, "send");
+        return -1;
+    }
+    if (measured) {
+        s->sent++;
+        s->bytes += (uint64_t)n;
+    } else {
+        s->wseq++;
+    }
+    return 0;
+}
+
+static void
+us_send_loop(struct us_stream *s)
+{
+    const struct ns_params *p = &s->st->t->p;
+    double per_stream = (double)p->rate_bps / p->streams;
+    uint64_t gap = (uint64_t)((double)s->buflen * 8.0 * 1e9 / per_stream);
+    uint64_t next = clock_now_ns();
+    bool measured = false;
+    while (!us_over(s)) {
+        uint64_t now = clock_now_ns();
+        if (now < next) {
+            clock_sleep_until_ns(next - now > US_MAX_SLEEP_NS ? now + US_MAX_SLEEP_NS : next);
+            continue;
+        }
+        if (!measured && ns_test_phase(s->st->t) == NS_PHASE_MEASURE)
+            measured = true;
+        if (us_send_one(s, measured) != 0)
+            return;
+        next += gap;
+        if (now > next + US_MAX_BACKLOG_NS)
+            next = now;  /* stalled for long: do not burst a second's worth */
+    }
+}
+
+/* ---- receiver ---- */
+
+static bool
+bit_test_set(uint64_t *bits, uint64_t seq)
+{
+    uint64_t i = seq % US_WINDOW_BITS;
+    bool was = (bits[i / 64] >> (i % 64)) & 1u;
+    bits[i / 64] |= (uint64_t)1 << (i % 64);
+    return was;
+}
+
+static void
+bit_clear(uint64_t *bits, uint64_t seq)
+{
+    uint64_t i = seq % US_WINDOW_BITS;
+    bits[i / 64] &= ~((uint64_t)1 << (i % 64));
+}
+
+/* RFC 3550 6.4.1: J += (|D| - J) / 16 over transit-time differences (clock offsets cancel). */
+static void
+us_jitter(struct us_stream *s, uint64_t sent_ns, uint64_t now)
+{
+    int64_t transit = (int64_t)(now - sent_ns);
+    if (s->have_transit) {
+        int64_t d = transit - s->prev_transit;
+        double ad = d < 0 ? -(double)d : (double)d;
+        s->jitter_ns += (ad - s->jitter_ns) / 16.0;
+    }
+    s->prev_transit = transit;
+    s->have_transit = true;
+}
+
+static void
+us_count_bytes(struct us_stream *s, uint64_t n, uint64_t now)
+{
+    s->bytes += n;
+    uint64_t t0 = s->st->t->measure_start_ns;
+    if (s->bins == NULL || t0 == 0 || now < t0)
+        return;
+    uint64_t k = (now - t0) / s->st->interval_ns;
+    if (k < s->st->nbins)
+        s->bins[k] += n;
+}
+
+static void
+us_account(struct us_stream *s, uint64_t seq, uint64_t sent_ns, uint64_t n)
+{
+    uint64_t now = clock_now_ns();
+    if (seq >= s->next_seq) {
+        uint64_t gap = seq - s->next_seq;
+        if (gap >= US_WINDOW_BITS)
+            memset(s->seen, 0, US_WINDOW_BITS / 8);
+        else
+            for (uint64_t q = s->next_seq; q < seq; q++)
+                bit_clear(s->seen, q);
+        bit_clear(s->seen, seq);
+        bit_test_set(s->seen, seq);
+        s->next_seq = seq + 1;
+    } else if (s->next_seq - seq <= US_WINDOW_BITS && bit_test_set(s->seen, seq)) {
+        s->duplicated++;
+        return;
+    } else {
+        s->out_of_order++;
+    }
+    s->received++;
+    us_count_bytes(s, n, now);
+    us_jitter(s, sent_ns, now);
+}
+
+static void
+us_handle(struct us_stream *s, ssize_t n)
+{
+    const uint8_t *b = s->buf;
+    if (n < (ssize_t)US_HDR || memcmp(b, US_MAGIC, 4) != 0 || b[4] != US_PHASE_MEASURE ||
+        ct_memcmp(b + 24, s->st->t->cookie, PROTO_COOKIE_LEN) != 0)
+        return;  /* warmup, a late hello, or not ours */
+    us_account(s, get_be64(b + 8), get_be64(b + 16), (uint64_t)n);
+}
+
+static void
+us_recv_loop(struct us_stream *s)
+{
+    uint64_t drain_until = 0;
+    for (;;) {
+        if (atomic_load(&s->st->abort))
+            return;
+        if (ns_test_phase(s->st->t) == NS_PHASE_DONE) {
+            uint64_t now = clock_now_ns();
+            if (drain_until == 0)
+                drain_until = now + US_DRAIN_NS;
+            else if (now >= drain_until)
+                return;
+        }
+        ssize_t n = recv(s->fd, s->buf, s->buflen, 0);
+        if (n >= 0)
+            us_handle(s, n);
+        else if (errno != EAGAIN && errno != EINTR &&
+                 errno != ECONNREFUSED) {
+            us_fail(s, errno, "recv");
+            return;
+        }
+    }
+}
+
+static void *
+us_thread(void *arg)
+{
+    struct us_stream *s = arg;
+    if (s->st->sender)
+        us_send_loop(s);
+    else
+        us_recv_loop(s);
+    return NULL;
+}
+
+static int
+us_stream_init(struct us_state *st, int i)
+{
+    struct us_stream *s = &st->s[i];
+    const struct ns_params *p = &st->t->p;
+    s->st = st;
+    s->idx = i;
+    s->fd = st->t->fds[i];
+    err_clear(&s->e);
+    s->buflen = st->sender ? (size_t)p->msg_size : NS_MAX_UDP_PAYLOAD + 1;
+    s->buf = calloc(1, s->buflen);
+    if (s->buf == NULL)
+        return NS_ENOMEM;
+    memcpy(s->buf, US_MAGIC, 4);
+    memcpy(s->buf + 24, st->t->cookie, PROTO_COOKIE_LEN);
+    if (!st->sender) {
+        s->seen = calloc(US_WINDOW_BITS / 64, sizeof *s->seen);
+        s->bins = st->nbins > 0 ? calloc(st->nbins, sizeof *s->bins) : NULL;
+        if (s->seen == NULL || (st->nbins > 0 && s->bins == NULL))
+            return NS_ENOMEM;
+        int rcvbuf = p->sock_buf > 0 ? p->sock_buf : US_DEFAULT_RCVBUF;
+        setsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
+        struct timeval tv = {.tv_sec = 0, .tv_usec = US_RECV_TIMEOUT_US};
+        setsockopt(s->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    }
+    return 0;
+}
+
+static int
+us_run(struct ns_test *t, struct err *e)
+{
+    struct us_state *st = calloc(1, sizeof *st + (size_t)t->nfds * sizeof st->s[0]);
+    if (st == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    t->kind_state = st;
+    st->t = t;
+    st->n = t->nfds;
+    st->sender = ns_test_is_sender(t);
+    st->nbins = ns_interval_bins(&t->p);
+    st->interval_ns = (uint64_t)(t->p.interval_s * 1e9);
+    for (int i = 0; i < st->n; i++)
+        if (us_stream_init(st, i) != 0)
+            return err_set(e, NS_ENOMEM, "out of memory");
+    int rc = 0;
+    for (int i = 0; i < st->n && rc == 0; i++) {
+        int prc = pthread_create(&st->s[i].th, NULL, us_thread, &st->s[i]);
+        st->s[i].started = prc == 0;
+        if (prc != 0) {
+            atomic_store(&st->abort, 1);
+            rc = err_sys(e, NS_EIO, prc, "cannot start stream thread");
+        }
+    }
+    for (int i = 0; i < st->n; i++) {
+        if (st->s[i].started)
+            pthread_join(st->s[i].th, NULL);
+        if (rc == 0 && st->s[i].rc != 0)
+            rc = err_set(e, st->s[i].rc, "%s", st->s[i].e.msg);
+    }
+    return rc;
+}
+
+static json_t *
+us_stream_json(const struct us_state *st, const struct us_stream *s)
+{
+    if (st->sender)
+        return json_pack("{s:I, s:I, s:I}", "sent", (json_int_t)s->sent, "bytes",
+                         (json_int_t)s->bytes, "send_errors", (json_int_t)s->send_errors);
+    json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:f}", "received", (json_int_t)s->received,
+                          "bytes", (json_int_t)s->bytes, "out_of_order",
+                          (json_int_t)s->out_of_order, "duplicated", (json_int_t)s->duplicated,
+                          "jitter_us", s->jitter_ns / 1000.0);
+    if (s->bins != NULL) {
+        json_t *a = json_array();
+        for (size_t k = 0; k < st->nbins; k++)
+            json_array_append_new(a, json_integer((json_int_t)s->bins[k]));
+        json_object_set_new(o, "intervals", a);
+    }
+    return o;
+}
+
+static json_t *
+us_local_result(struct ns_test *t)
+{
+    const struct us_state *st = t->kind_state;
+    json_t *streams = json_array();
+    for (int i = 0; st != NULL && i < st->n; i++)
+        json_array_append_new(streams, us_stream_json(st, &st->s[i]));
+    double elapsed = t->measure_end_ns > t->measure_start_ns && t->measure_start_ns != 0
+                         ? (double)(t->measure_end_ns - t->measure_start_ns) / 1e9
+                         : 0.0;
+    return json_pack("{s:s, s:f, s:o}", "role", ns_test_is_sender(t) ? "sender" : "receiver",
+                     "elapsed_s", elapsed, "streams", streams);
+}
+
+struct us_tot {
+    uint64_t sent, received, lost, ooo, dup, bytes, sbytes;
+    double jitter_weighted;
+};
+
+static json_t *
+us_udp_json(uint64_t sent, uint64_t received, uint64_t ooo, uint64_t dup, double jitter_us)
+{
+    uint64_t lost = sent > received ? sent - received : 0;
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:f}", "sent", (json_int_t)sent, "received",
+                     (json_int_t)received, "lost", (json_int_t)lost, "out_of_order",
+                     (json_int_t)ooo, "duplicated", (json_int_t)dup, "jitter_us", jitter_us,
+                     "lost_pct", sent > 0 ? 100.0 * (double)lost / (double)sent : 0.0);
+}
+
+static json_t *
+us_combine_stream(const json_t *rs, const json_t *ss, double elapsed, int idx, struct us_tot *tot)
+{
+    uint64_t sent = ns_json_u64(ss, "sent"), rcvd = ns_json_u64(rs, "received");
+    uint64_t ooo = ns_json_u64(rs, "out_of_order"), dup = ns_json_u64(rs, "duplicated");
+    uint64_t bytes = ns_json_u64(rs, "bytes");
+    double jit = json_number_value(json_object_get(rs, "jitter_us"));
+    tot->sent += sent;
+    tot->received += rcvd;
+    tot->ooo += ooo;
+    tot->dup += dup;
+    tot->bytes += bytes;
+    tot->sbytes += ns_json_u64(ss, "bytes");
+    tot->jitter_weighted += jit * (double)rcvd;
+    return json_pack("{s:i, s:I, s:f, s:I, s:o}", "index", idx, "bytes", (json_int_t)bytes,
+                     "throughput_bps", elapsed > 0 ? (double)bytes * 8.0 / elapsed : 0.0,
+                     "sender_bytes", (json_int_t)ns_json_u64(ss, "bytes"), "udp",
+                     us_udp_json(sent, rcvd, ooo, dup, jit));
+}
+
+static json_t *
+us_combine(const struct ns_test *t, const json_t *client, const json_t *server, const json_t *cpu)
+{
+    (void)cpu;
+    const json_t *snd = t->p.reverse ? server : client;
+    const json_t *rcv = t->p.reverse ? client : server;
+    /* Measured datagrams are those the sender sent in its measured interval. */
+    double elapsed = json_number_value(json_object_get(snd, "elapsed_s"));
+    const json_t *rstreams = json_object_get(rcv, "streams");
+    const json_t *sstreams = json_object_get(snd, "streams");
+    struct us_tot tot;
+    memset(&tot, 0, sizeof tot);
+    json_t *streams = json_array();
+    for (size_t i = 0; i < json_array_size(sstreams); i++)
+        json_array_append_new(streams, us_combine_stream(json_array_get(rstreams, i),
+                                                         json_array_get(sstreams, i), elapsed,
+                                                         (int)i, &tot));
+    double jitter = tot.received > 0 ? tot.jitter_weighted / (double)tot.received : 0.0;
+    return json_pack("{s:f, s:I, s:I, s:f, s:s, s:o, s:o, s:o}", "throughput_bps",
+                     elapsed > 0 ? (double)tot.bytes * 8.0 / elapsed : 0.0, "bytes",
+                     (json_int_t)tot.bytes, "sender_bytes", (json_int_t)tot.sbytes, "duration_s",
+                     elapsed, "receiver", t->p.reverse ? "client" : "server", "udp",
+                     us_udp_json(tot.sent, tot.received, tot.ooo, tot.dup, jitter), "streams",
+                     streams, "intervals",
+                     ns_intervals_json(rstreams, t->p.interval_s,
+                                       json_number_value(json_object_get(rcv, "elapsed_s"))));
+}
+
+static void
+us_print_human(const struct ns_test *t, const json_t *result, FILE *out)
+{
+    (void)t;
+    ns_print_stream_table(result, out);
+    const json_t *u = json_object_get(result, "udp");
+    fprintf(out, "out of order %llu, duplicated %llu\n",
+            (unsigned long long)ns_json_u64(u, "out_of_order"),
+            (unsigned long long)ns_json_u64(u, "duplicated"));
+}
+
+static void
+us_cleanup(struct ns_test *t)
+{
+    struct us_state *st = t->kind_state;
+    for (int i = 0; st != NULL && i < st->n; i++) {
+        free(st->s[i].buf);
+        free(st->s[i].seen);
+        free(st->s[i].bins);
+    }
+    free(st);
+    t->kind_state = NULL;
+}
+
+const struct test_kind ns_kind_udp_stream = {
+    .name = "udp_stream",
+    .socktype = SOCK_DGRAM,
+    .uses_streams = true,
+    .run = us_run,
+    .local_result = us_local_result,
+    .combine = us_combine,
+    .print_human = us_print_human,
+    .cleanup = us_cleanup,
+};

@@ -137,6 +137,23 @@ rr_record(struct rr_state *s, const struct ns_test *t, int phase0, uint64_t t0, 
         rr_interval_add(s, t1, d);
 }
 
+/* The stub of a sample that DONE cut short (the control layer stops a little after the last
+ * boundary) goes into the sample before it, as iperf3 does, instead of a noisy rate from a
+ * millisecond of traffic. */
+static void
+rr_interval_fold(struct rr_interval *last, const struct rr_interval *tail)
+{
+    last->end_ns = tail->end_ns;
+    if (tail->n == 0)
+        return;
+    if (last->n == 0 || tail->min_ns < last->min_ns)
+        last->min_ns = tail->min_ns;
+    if (tail->max_ns > last->max_ns)
+        last->max_ns = tail->max_ns;
+    last->n += tail->n;
+    last->sum_ns += tail->sum_ns;
+}
+
 void
 rr_finish(struct rr_state *s, const struct ns_test *t)
 {
@@ -150,7 +167,10 @@ rr_finish(struct rr_state *s, const struct ns_test *t)
         s->cur.end_ns = s->end_ns > s->cur.start_ns ? s->end_ns : s->cur.start_ns;
         if (s->cur.end_ns > s->iv_next_ns)
             s->cur.end_ns = s->iv_next_ns;
-        rr_interval_push(s, &s->cur);
+        if (s->niv > 0 && s->cur.end_ns - s->cur.start_ns < s->iv_len_ns / 10)
+            rr_interval_fold(&s->iv[s->niv - 1], &s->cur);
+        else
+            rr_interval_push(s, &s->cur);
         memset(&s->cur, 0, sizeof(s->cur));
     }
 }

@@ -77,6 +77,14 @@ srv_log(const char *who, const char *what)
     fflush(stderr);
 }
 
+static void
+srv_log_test(const struct session *ss)
+{
+    fprintf(stderr, "nsperf: %s: %s test, %d stream%s, %g s\n", ss->peer, ss->k->name,
+            ss->t.p.streams, ss->t.p.streams == 1 ? "" : "s", ss->t.p.duration_s);
+    fflush(stderr);
+}
+
 /* ---- the data queue: acceptor -> session ---- */
 
 static void
@@ -465,7 +473,7 @@ session_run(struct session *ss, struct err *e)
     if (rc == 0)
         rc = claim_slot(ss, e);
     if (rc == 0) {
-        srv_log(ss->peer, ss->k->name);
+        srv_log_test(ss);
         rc = session_accept(ss, proof, e);
     }
     if (rc == 0)

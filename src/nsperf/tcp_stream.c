@@ -272,15 +272,22 @@ ts_local_result(struct ns_test *t)
                      ts_elapsed(t), "streams", streams);
 }
 
+/* bytes: the receiver's count over its own measured interval (authoritative); sender_bytes:
+ * the sender's over its own. The windows differ by the control frames' latency, so either may be
+ * slightly larger; the *_total_bytes (whole connection) always satisfy receiver <= sender. */
 static json_t *
 ts_combine_stream(const json_t *rs, const json_t *ss, double elapsed, int idx)
 {
     uint64_t bytes = ns_json_u64(rs, "bytes");
-    return json_pack("{s:i, s:I, s:f, s:I, s:I, s:I}", "index", idx, "bytes", (json_int_t)bytes,
-                     "throughput_bps", elapsed > 0 ? (double)bytes * 8.0 / elapsed : 0.0,
-                     "sender_bytes", (json_int_t)ns_json_u64(ss, "bytes"), "sender_total_bytes",
-                     (json_int_t)ns_json_u64(ss, "total_bytes"), "retransmits",
-                     (json_int_t)ns_json_u64(ss, "retransmits"));
+    json_t *o = json_pack("{s:i, s:I, s:f, s:I, s:I}", "index", idx, "bytes", (json_int_t)bytes,
+                          "throughput_bps", elapsed > 0 ? (double)bytes * 8.0 / elapsed : 0.0,
+                          "sender_bytes", (json_int_t)ns_json_u64(ss, "bytes"), "retransmits",
+                          (json_int_t)ns_json_u64(ss, "retransmits"));
+    json_object_set_new(o, "receiver_total_bytes",
+                        json_integer((json_int_t)ns_json_u64(rs, "total_bytes")));
+    json_object_set_new(o, "sender_total_bytes",
+                        json_integer((json_int_t)ns_json_u64(ss, "total_bytes")));
+    return o;
 }
 
 static json_t *

@@ -1,0 +1,230 @@
+/* The stream kinds end to end: a real `nsperf -s` and `nsperf -c ... -J` on loopback, 1-2 s
+ * each, and plausibility checks on the JSON document. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+
+#include "nsperf_spawn.h"
+
+struct fixture {
+    unsigned port;
+    char port_s[16];
+    pid_t server;
+};
+
+static int
+group_setup(void **state)
+{
+    static struct fixture f;
+    f.port = sp_free_port();
+    snprintf(f.port_s, sizeof f.port_s, "%u", f.port);
+    f.server = sp_server(f.port, NULL, "/dev/null");
+    *state = &f;
+    return f.server > 0 ? 0 : -1;
+}
+
+static int
+group_teardown(void **state)
+{
+    struct fixture *f = *state;
+    sp_kill(f->server);
+    return 0;
+}
+
+/* Run a client with the fixture's port plus args; assert success and return the result. */
+static const json_t *
+run_ok(struct fixture *f, struct sp_result *r, const char *host, const char *const *args)
+{
+    const char *argv[32] = {"-c", host, "-p", f->port_s, "-J"};
+    int n = 5;
+    for (int i = 0; args[i] != NULL; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    sp_client(r, argv, NULL, 30.0);
+    if (r->doc == NULL || r->status != 0)
+        fprintf(stderr, "client status %d, output:\n%s\n", r->status, r->out);
+    assert_int_equal(r->status, 0);
+    assert_non_null(r->doc);
+    assert_true(json_is_null(json_object_get(r->doc, "error")));
+    const json_t *res = json_object_get(r->doc, "result");
+    assert_true(json_is_object(res));
+    return res;
+}
+
+static uint64_t
+u64(const json_t *o, const char *k)
+{
+    return (uint64_t)json_integer_value(json_object_get(o, k));
+}
+
+/* Per-stream invariants and that the streams add up to the total. */
+static void
+check_tcp_streams(const json_t *res, size_t nstreams)
+{
+    const json_t *streams = json_object_get(res, "streams");
+    assert_int_equal(json_array_size(streams), nstreams);
+    uint64_t sum = 0;
+    double sum_bps = 0;
+    for (size_t i = 0; i < nstreams; i++) {
+        const json_t *s = json_array_get(streams, i);
+        uint64_t b = u64(s, "bytes"), sb = u64(s, "sender_bytes");
+        assert_true(b > 0);
+        /* A receiver never reads more than was written over the connection's life. */
+        assert_true(u64(s, "receiver_total_bytes") <= u64(s, "sender_total_bytes"));
+        assert_true(b <= u64(s, "receiver_total_bytes"));
+        /* Both sides' windows last as long: their counts agree closely. */
+        assert_true(fabs((double)b - (double)sb) <= 0.10 * (double)sb);
+        assert_true(json_is_integer(json_object_get(s, "retransmits")));
+        sum += b;
+        sum_bps += sp_num(s, "throughput_bps", NULL);
+    }
+    assert_int_equal(sum, u64(res, "bytes"));
+    double total = sp_num(res, "throughput_bps", NULL);
+    assert_true(total > 1e6);
+    assert_true(fabs(sum_bps - total) <= 0.01 * total);
+    double dur = sp_num(res, "duration_s", NULL);
+    assert_true(dur > 0.9 && dur < 1.5);
+    assert_true(fabs((double)sum * 8.0 / dur - total) <= 0.001 * total);
+}
+
+static void
+test_tcp_one_stream(void **state)
+{
+    struct sp_result r;
+    const char *args[] = {"--test", "tcp_stream", "-t", "1", "--warmup", "300ms", "-i", "0.5",
+                          NULL};
+    const json_t *res = run_ok(*state, &r, "127.0.0.1", args);
+    check_tcp_streams(res, 1);
+    assert_string_equal(json_string_value(json_object_get(res, "receiver")), "server");
+    /* -i 0.5 over ~1 s: two full intervals and a sliver. */
+    const json_t *iv = json_object_get(res, "intervals");
+    assert_true(json_array_size(iv) >= 2 && json_array_size(iv) <= 3);
+    assert_true(sp_num(json_array_get(iv, 0), "bytes", NULL) > 0);
+    const json_t *cpu = json_object_get(r.doc, "cpu");
+    assert_true(sp_num(cpu, "local_pct", NULL) > 0);
+    assert_true(sp_num(cpu, "remote_pct", NULL) > 0);
+    assert_true(json_is_number(json_object_get(cpu, "local_system_pct")));
+    const json_t *cpb = json_object_get(cpu, "cycles_per_byte");
+    assert_true(json_is_null(cpb) || json_number_value(cpb) > 0);
+    assert_int_equal(sp_num(json_object_get(r.doc, "params"), "streams", NULL), 1);
+    json_decref(r.doc);
+}
+
+static void
+test_tcp_two_streams(void **state)
+{
+    struct sp_result r;
+    const char *args[] = {"-t", "1", "--warmup", "0.2", "-P", "2", NULL};
+    check_tcp_streams(run_ok(*state, &r, "127.0.0.1", args), 2);
+    json_decref(r.doc);
+}
+
+static void
+test_tcp_reverse(void **state)
+{
+    struct sp_result r;
+    const char *args[] = {"-t", "1", "--warmup", "0.2", "-R", NULL};
+    const json_t *res = run_ok(*state, &r, "127.0.0.1", args);
+    check_tcp_streams(res, 1);
+    assert_string_equal(json_string_value(json_object_get(res, "receiver")), "client");
+    json_decref(r.doc);
+}
+
+static void
+test_tcp_ipv6(void **state)
+{
+    struct sp_result r;
+    const char *args[] = {"-6", "-t", "1", "--warmup", "0.2", NULL};
+    check_tcp_streams(run_ok(*state, &r, "::1", args), 1);
+    json_decref(r.doc);
+}
+
+/* A paced tcp stream keeps to its rate. */
+static void
+test_tcp_paced(void **state)
+{
+    struct sp_result r;
+    const char *args[] = {"-t", "1", "--warmup", "0.2", "-b", "100M", "-l", "16K", NULL};
+    const json_t *res = run_ok(*state, &r, "127.0.0.1", args);
+    double bps = sp_num(res, "throughput_bps", NULL);
+    assert_true(bps > 90e6 && bps < 110e6);
+    json_decref(r.doc);
+}
+
+/* 2 Mbit/s of 1000-byte datagrams for 1.5 s: 375 datagrams, none lost on loopback. */
+static void
+test_udp_slow(void **state)
+{
+    struct sp_result r;
+    const char *args[] = {"--test", "udp_stream", "-t", "1.5", "--warmup", "0.3", "-b", "2M",
+                          "-l", "1000", NULL};
+    const json_t *res = run_ok(*state, &r, "127.0.0.1", args);
+    const json_t *udp = json_object_get(res, "udp");
+    uint64_t sent = u64(udp, "sent");
+    assert_true(fabs((double)sent - 375.0) <= 0.05 * 375.0);
+    assert_int_equal(u64(udp, "received"), sent);
+    assert_int_equal(u64(udp, "lost"), 0);
+    assert_int_equal(u64(udp, "duplicated"), 0);
+    assert_int_equal(u64(udp, "out_of_order"), 0);
+    double jit = sp_num(udp, "jitter_us", NULL);
+    assert_true(jit >= 0 && jit < 10000);
+    double bps = sp_num(res, "throughput_bps", NULL);
+    assert_true(fabs(bps - 2e6) <= 0.05 * 2e6);
+    assert_int_equal(u64(res, "bytes"), sent * 1000);
+    json_decref(r.doc);
+}
+
+static void
+test_udp_two_streams_reverse(void **state)
+{
+    struct sp_result r;
+    const char *args[] = {"--test", "udp_stream", "-t", "1", "--warmup", "0.2", "-b", "20M",
+                          "-P", "2", "-R", NULL};
+    const json_t *res = run_ok(*state, &r, "127.0.0.1", args);
+    const json_t *streams = json_object_get(res, "streams");
+    assert_int_equal(json_array_size(streams), 2);
+    for (size_t i = 0; i < 2; i++) {
+        const json_t *u = json_object_get(json_array_get(streams, i), "udp");
+        assert_true(u64(u, "sent") > 800);  /* 10 Mbit/s of 1460 B for 1 s: ~856 */
+        assert_true(u64(u, "received") <= u64(u, "sent"));
+    }
+    assert_true(u64(json_object_get(res, "udp"), "lost") <= 10);
+    json_decref(r.doc);
+}
+
+/* -1: the server exits after its one test. */
+static void
+test_one_shot_exits(void **state)
+{
+    (void)state;
+    unsigned port = sp_free_port();
+    const char *extra[] = {"-1", NULL};
+    pid_t srv = sp_server(port, extra, "/dev/null");
+    assert_true(srv > 0);
+    char port_s[16];
+    snprintf(port_s, sizeof port_s, "%u", port);
+    const char *args[] = {"-c", "127.0.0.1", "-p", port_s, "-t", "0.5", "--warmup", "0", NULL};
+    struct sp_result r;
+    sp_client(&r, args, NULL, 20.0);
+    assert_int_equal(r.status, 0);
+    int st = sp_wait(srv, 5.0);
+    if (st < 0)
+        sp_kill(srv);
+    assert_int_equal(st, 0);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tcp_one_stream),   cmocka_unit_test(test_tcp_two_streams),
+        cmocka_unit_test(test_tcp_reverse),      cmocka_unit_test(test_tcp_ipv6),
+        cmocka_unit_test(test_tcp_paced),        cmocka_unit_test(test_udp_slow),
+        cmocka_unit_test(test_udp_two_streams_reverse), cmocka_unit_test(test_one_shot_exits),
+    };
+    return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

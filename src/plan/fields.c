@@ -1,0 +1,460 @@
+/* fields.c - table-driven conversion of mapping values, reporting every problem. */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "fields.h"
+#include "units.h"
+
+void
+verr(struct vctx *c, const struct ynode *at, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    unsigned line = at ? at->line : 0, col = at ? at->col : 0;
+    if (diag_add(c->d, c->file, line, col, "%s", msg) != 0)
+        c->oom = true;
+}
+
+const char *
+vstrdup(struct vctx *c, const char *s)
+{
+    char *r = arena_strndup(&c->p->arena, s, strlen(s));
+    if (r == NULL)
+        c->oom = true;
+    return r;
+}
+
+void *
+vcalloc(struct vctx *c, size_t n, size_t size)
+{
+    if (n == 0)
+        n = 1;
+    if (n > SIZE_MAX / size) {
+        c->oom = true;
+        return NULL;
+    }
+    void *r = arena_alloc(&c->p->arena, n * size);
+    if (r == NULL)
+        c->oom = true;
+    return r;
+}
+
+static const char *
+kind_name(enum ynode_kind kind)
+{
+    return kind == YNODE_MAP ? "a mapping" : kind == YNODE_SEQ ? "a list" : "a string";
+}
+
+bool
+vexpect(struct vctx *c, const struct ynode *n, enum ynode_kind kind, const char *what)
+{
+    if (n->kind == kind && !(kind == YNODE_SCALAR && ynode_is_null(n)))
+        return true;
+    if (ynode_is_null(n))
+        verr(c, n, "missing value for %s", what);
+    else
+        verr(c, n, "wrong type for %s: expected %s, found %s", what, kind_name(kind),
+             ynode_kind_text(n));
+    return false;
+}
+
+const char *
+vscalar(struct vctx *c, const struct ynode *n, const char *key)
+{
+    return vexpect(c, n, YNODE_SCALAR, key) ? n->str : NULL;
+}
+
+/* --- checks on text ------------------------------------------------------------------------ */
+
+bool
+vname_ok(const char *s)
+{
+    size_t len = strlen(s);
+    if (len == 0 || len > 64 || s[0] == '-' || s[0] == '.')
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (!isalnum(ch) && ch != '.' && ch != '_' && ch != '-')
+            return false;
+    }
+    return true;
+}
+
+static bool
+hostname_ok(const char *s)
+{
+    size_t len = strlen(s), label = 0;
+    if (len == 0 || len > 253)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (ch == '.') {
+            if (label == 0)
+                return false;
+            label = 0;
+        } else if ((isalnum(ch) || ch == '-' || ch == '_') && ++label <= 63) {
+            continue;
+        } else {
+            return false;
+        }
+    }
+    return s[0] != '-';
+}
+
+bool
+vaddress_ok(const char *s)
+{
+    unsigned char buf[16];
+    return inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1 || hostname_ok(s);
+}
+
+/* --- conversions, one per type ------------------------------------------------------------- */
+
+static void *
+field_ptr(void *obj, const struct fdesc *f)
+{
+    return (char *)obj + f->off;
+}
+
+static void
+report_range(struct vctx *c, const struct fdesc *f, const struct ynode *v)
+{
+    verr(c, v, "%s must be %s, not %s", f->key, f->range, v->str);
+}
+
+static bool
+conv_str(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *obj)
+{
+    const char *s = vscalar(c, v, f->key);
+    if (s == NULL)
+        return false;
+    if (*s == '\0') {
+        verr(c, v, "%s must not be empty", f->key);
+        return false;
+    }
+    if (f->type == FT_NAME && !vname_ok(s)) {
+        verr(c, v, "invalid %s '%s': use up to 64 letters, digits, '.', '_' and '-'", f->key, s);
+        return false;
+    }
+    if (f->type == FT_ADDR && !vaddress_ok(s)) {
+        verr(c, v, "invalid %s '%s': expected an IP address or a host name", f->key, s);
+        return false;
+    }
+    const char *copy = vstrdup(c, s);
+    *(const char **)field_ptr(obj, f) = copy;
+    return copy != NULL;
+}
+
+/* Decimal digits only; *neg for "-digits" and *big for overflow (range errors, not syntax). */
+static bool
+parse_whole(const char *s, uint64_t *out, bool *neg, bool *big)
+{
+    *neg = s[0] == '-';
+    const char *p = *neg ? s + 1 : s;
+    if (*p == '\0' || strspn(p, "0123456789") != strlen(p))
+        return false;
+    errno = 0;
+    unsigned long long v = strtoull(p, NULL, 10);
+    *big = errno == ERANGE;
+    *out = (uint64_t)v;
+    return true;
+}
+
+static bool
+conv_uint(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *obj)
+{
+    const char *s = vscalar(c, v, f->key);
+    if (s == NULL)
+        return false;
+    uint64_t u;
+    bool neg, big;
+    if (!parse_whole(s, &u, &neg, &big)) {
+        verr(c, v, "invalid %s '%s': expected a whole number", f->key, s);
+        return false;
+    }
+    if (f->type == FT_U64 && (neg || big)) {
+        verr(c, v, "%s must be between 0 and 18446744073709551615, not %s", f->key, s);
+        return false;
+    }
+    if (f->type == FT_U64) {
+        *(uint64_t *)field_ptr(obj, f) = u;
+        return true;
+    }
+    if (neg || big || (double)u < f->min || (double)u > f->max) {
+        report_range(c, f, v);
+        return false;
+    }
+    *(unsigned *)field_ptr(obj, f) = (unsigned)u;
+    return true;
+}
+
+static const char *
+unit_example(enum ftype type)
+{
+    switch (type) {
+    case FT_DUR:
+        return "a duration such as 300s, 5m or 250ms";
+    case FT_SIZE:
+        return "a size in bytes such as 250, 64K or 1M";
+    default:
+        return "a rate in bits/s such as 900M or 10G";
+    }
+}
+
+/* units.h parse of s by type into *d (and *u for sizes and rates). */
+static int
+units_parse(enum ftype type, const char *s, double *d, uint64_t *u)
+{
+    int rc;
+    if (type == FT_DUR)
+        return units_parse_duration(s, d, NULL);
+    if (type == FT_SIZE)
+        rc = units_parse_size(s, u, NULL);
+    else
+        rc = units_parse_rate(s, u, NULL);
+    *d = (double)*u;
+    return rc;
+}
+
+static bool
+conv_unit(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *obj)
+{
+    const char *s = vscalar(c, v, f->key);
+    if (s == NULL)
+        return false;
+    double d = 0;
+    uint64_t u = 0;
+    int rc = units_parse(f->type, s, &d, &u);
+    /* A negative or overflowing value is out of range, not gibberish. */
+    bool range = rc == NS_ERANGE || (rc != 0 && s[0] == '-' &&
+                                     units_parse(f->type, s + 1, &d, &u) == 0);
+    if (rc != 0 && !range) {
+        verr(c, v, "invalid %s '%s': expected %s", f->key, s, unit_example(f->type));
+        return false;
+    }
+    if (range || d < f->min || d > f->max) {
+        report_range(c, f, v);
+        return false;
+    }
+    if (f->type == FT_DUR)
+        *(double *)field_ptr(obj, f) = d;
+    else
+        *(uint64_t *)field_ptr(obj, f) = u;
+    return true;
+}
+
+static bool
+conv_bool(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *obj)
+{
+    const char *s = vscalar(c, v, f->key);
+    if (s == NULL)
+        return false;
+    if (strcmp(s, "true") != 0 && strcmp(s, "false") != 0) {
+        verr(c, v, "invalid %s '%s': expected true or false", f->key, s);
+        return false;
+    }
+    *(bool *)field_ptr(obj, f) = s[0] == 't';
+    return true;
+}
+
+/* "a, b or c" */
+static void
+choices_text(const char *const *choices, char *buf, size_t len)
+{
+    size_t n = 0, used = 0;
+    while (choices[n] != NULL)
+        n++;
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && used < len; i++) {
+        const char *sep = i == 0 ? "" : i + 1 == n ? " or " : ", ";
+        int w = snprintf(buf + used, len - used, "%s%s", sep, choices[i]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+}
+
+static bool
+conv_enum(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *obj)
+{
+    const char *s = vscalar(c, v, f->key);
+    if (s == NULL)
+        return false;
+    size_t n = 0;
+    for (; f->choices[n] != NULL; n++) {
+        if (strcmp(s, f->choices[n]) == 0) {
+            *(int *)field_ptr(obj, f) = (int)n;
+            return true;
+        }
+    }
+    char bad[64];
+    if (f->bad != NULL)
+        snprintf(bad, sizeof bad, "%s", f->bad);
+    else
+        snprintf(bad, sizeof bad, "invalid %s", f->key);
+    const char *near = suggest_closest(s, f->choices, n);
+    char list[256];
+    choices_text(f->choices, list, sizeof list);
+    if (near != NULL)
+        verr(c, v, "%s '%s'; did you mean '%s'?", bad, s, near);
+    else
+        verr(c, v, "%s '%s'; expected %s", bad, s, list);
+    return false;
+}
+
+bool
+field_store(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *obj)
+{
+    switch (f->type) {
+    case FT_STR:
+    case FT_NAME:
+    case FT_ADDR:
+        return conv_str(c, f, v, obj);
+    case FT_UINT:
+    case FT_U64:
+        return conv_uint(c, f, v, obj);
+    case FT_DUR:
+    case FT_SIZE:
+    case FT_RATE:
+        return conv_unit(c, f, v, obj);
+    case FT_BOOL:
+        return conv_bool(c, f, v, obj);
+    case FT_ENUM:
+        return conv_enum(c, f, v, obj);
+    case FT_NODE:
+        break;
+    }
+    return true;
+}
+
+/* --- tables -------------------------------------------------------------------------------- */
+
+int
+fields_index(const struct fdesc *t, size_t n, const char *key)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(t[i].key, key) == 0)
+            return (int)i;
+    return -1;
+}
+
+const struct ynode *
+fields_get(const struct fdesc *t, size_t n, const struct fvals *v, const char *key)
+{
+    int i = fields_index(t, n, key);
+    return i < 0 ? NULL : v->val[i];
+}
+
+static void
+report_unknown_key(struct vctx *c, const struct ynode *k, const struct fdesc *t, size_t n,
+                   uint32_t allowed, const char *what)
+{
+    const char *keys[FIELDS_MAX];
+    size_t nk = 0;
+    for (size_t i = 0; i < n; i++)
+        if (allowed & (1u << i))
+            keys[nk++] = t[i].key;
+    const char *near = suggest_closest(k->str, keys, nk);
+    if (near != NULL)
+        verr(c, k, "unknown key '%s' in %s; did you mean '%s'?", k->str, what, near);
+    else
+        verr(c, k, "unknown key '%s' in %s", k->str, what);
+}
+
+static void
+collect_one(struct vctx *c, const struct ynode *k, const struct ynode *val, const struct fdesc *t,
+            size_t n, uint32_t allowed, struct fvals *v, const char *what)
+{
+    if (k->kind != YNODE_SCALAR) {
+        verr(c, k, "wrong type for a key in %s: expected a string, found %s", what,
+             ynode_kind_text(k));
+        return;
+    }
+    int i = fields_index(t, n, k->str);
+    if (i >= 0 && !(allowed & (1u << i))) {
+        verr(c, k, "key '%s' is not allowed in %s", k->str, what);
+        return;
+    }
+    if (i < 0) {
+        report_unknown_key(c, k, t, n, allowed, what);
+        return;
+    }
+    if (v->key[i] != NULL) {
+        verr(c, k, "duplicate key '%s' in %s (first at %u:%u)", k->str, what, v->key[i]->line,
+             v->key[i]->col);
+        return;
+    }
+    v->key[i] = k;
+    v->val[i] = val;
+    v->set |= 1u << i;
+}
+
+bool
+fields_collect(struct vctx *c, const struct ynode *map, const struct fdesc *t, size_t n,
+               uint32_t allowed, struct fvals *v, const char *what)
+{
+    memset(v, 0, sizeof *v);
+    if (!vexpect(c, map, YNODE_MAP, what))
+        return false;
+    for (size_t i = 0; i + 1 < map->nkids; i += 2)
+        collect_one(c, map->kids[i], map->kids[i + 1], t, n, allowed, v, what);
+    return true;
+}
+
+void
+fields_require(struct vctx *c, const struct ynode *map, const struct fdesc *t, size_t n,
+               const struct fvals *v, const char *what)
+{
+    for (size_t i = 0; i < n; i++)
+        if (t[i].required && v->key[i] == NULL)
+            verr(c, map, "missing required key '%s' in %s", t[i].key, what);
+}
+
+void
+fields_store(struct vctx *c, const struct fdesc *t, size_t n, struct fvals *v, void *obj)
+{
+    for (size_t i = 0; i < n; i++)
+        if (v->val[i] != NULL && t[i].type != FT_NODE && !field_store(c, &t[i], v->val[i], obj))
+            v->set &= ~(1u << i);
+}
+
+static size_t
+ftype_size(enum ftype type)
+{
+    switch (type) {
+    case FT_STR:
+    case FT_NAME:
+    case FT_ADDR:
+        return sizeof(const char *);
+    case FT_UINT:
+        return sizeof(unsigned);
+    case FT_U64:
+    case FT_SIZE:
+    case FT_RATE:
+        return sizeof(uint64_t);
+    case FT_DUR:
+        return sizeof(double);
+    case FT_BOOL:
+        return sizeof(bool);
+    case FT_ENUM:
+        return sizeof(int);
+    case FT_NODE:
+        break;
+    }
+    return 0;
+}
+
+void
+fields_copy(const struct fdesc *t, size_t n, uint32_t mask, void *dst, const void *src)
+{
+    for (size_t i = 0; i < n; i++)
+        if (mask & (1u << i))
+            memcpy((char *)dst + t[i].off, (const char *)src + t[i].off, ftype_size(t[i].type));
+}

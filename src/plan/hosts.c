@@ -1,0 +1,303 @@
+/* hosts.c - the plan's hosts: fields, ssh settings resolved against the plan's defaults,
+ * labels, zones, and duplicate names or addresses. */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fields.h"
+
+static const struct fdesc ssh_fields[] = {
+    {.key = "user", .type = FT_STR, .off = offsetof(struct plan_ssh, user)},
+    {.key = "port",
+     .type = FT_UINT,
+     .off = offsetof(struct plan_ssh, port),
+     .min = 1,
+     .max = 65535,
+     .range = "between 1 and 65535"},
+    {.key = "identity", .type = FT_STR, .off = offsetof(struct plan_ssh, identity)},
+    {.key = "known_hosts", .type = FT_STR, .off = offsetof(struct plan_ssh, known_hosts)},
+    {.key = "connect_timeout",
+     .type = FT_DUR,
+     .off = offsetof(struct plan_ssh, connect_timeout_s),
+     .min = 0.1,
+     .max = 600,
+     .range = "between 100ms and 10m"},
+};
+
+#define NSSH_FIELDS (sizeof ssh_fields / sizeof ssh_fields[0])
+
+/* Host fields land here first: transport is an int (FT_ENUM), not the public enum. */
+struct host_raw {
+    const char *name, *address, *data_address, *zone, *region, *zone_id;
+    int transport;
+};
+
+static const char *const transport_choices[] = {"ssh", "local", NULL};
+
+static const struct fdesc host_fields[] = {
+    {.key = "name", .type = FT_NAME, .off = offsetof(struct host_raw, name), .required = true},
+    {.key = "address", .type = FT_ADDR, .off = offsetof(struct host_raw, address)},
+    {.key = "data_address", .type = FT_ADDR, .off = offsetof(struct host_raw, data_address)},
+    {.key = "zone", .type = FT_STR, .off = offsetof(struct host_raw, zone)},
+    {.key = "region", .type = FT_STR, .off = offsetof(struct host_raw, region)},
+    {.key = "zone_id", .type = FT_STR, .off = offsetof(struct host_raw, zone_id)},
+    {.key = "labels", .type = FT_NODE},
+    {.key = "ssh", .type = FT_NODE},
+    {.key = "transport",
+     .type = FT_ENUM,
+     .off = offsetof(struct host_raw, transport),
+     .choices = transport_choices},
+};
+
+#define NHOST_FIELDS (sizeof host_fields / sizeof host_fields[0])
+
+/* What the duplicate checks need to know about each host. */
+struct host_aux {
+    const struct ynode *name_node, *addr_node, *daddr_node;
+    char addr_key[260], daddr_key[260]; /* canonical forms */
+};
+
+static const struct plan_ssh ssh_builtin = {.port = 22, .connect_timeout_s = 10.0};
+
+/* Read an ssh block into out (which holds the values to override); returns the keys set. */
+static uint32_t
+ssh_read(struct vctx *c, const struct ynode *n, struct plan_ssh *out, const char *what)
+{
+    struct fvals v;
+    if (!fields_collect(c, n, ssh_fields, NSSH_FIELDS, UINT32_MAX, &v, what))
+        return 0;
+    fields_store(c, ssh_fields, NSSH_FIELDS, &v, out);
+    return v.set;
+}
+
+/* "host 'vm1'" when the mapping has a scalar name, else "host 3". */
+static void
+host_what(const struct ynode *n, size_t i, char *buf, size_t len)
+{
+    for (size_t k = 0; n->kind == YNODE_MAP && k + 1 < n->nkids; k += 2) {
+        const struct ynode *key = n->kids[k], *val = n->kids[k + 1];
+        if (key->kind == YNODE_SCALAR && strcmp(key->str, "name") == 0 &&
+            val->kind == YNODE_SCALAR && val->len > 0) {
+            snprintf(buf, len, "host '%.64s'", val->str);
+            return;
+        }
+    }
+    snprintf(buf, len, "host %zu", i + 1);
+}
+
+static void
+label_read(struct vctx *c, const struct ynode *k, const struct ynode *v, struct plan_label *out)
+{
+    if (!vexpect(c, k, YNODE_SCALAR, "a label name"))
+        return;
+    char what[96];
+    snprintf(what, sizeof what, "label '%.64s'", k->str);
+    if (!vexpect(c, v, YNODE_SCALAR, what))
+        return;
+    out->key = vstrdup(c, k->str);
+    out->value = vstrdup(c, v->str);
+}
+
+static void
+labels_read(struct vctx *c, const struct ynode *n, struct plan_host *h, const char *what)
+{
+    char lwhat[128];
+    snprintf(lwhat, sizeof lwhat, "labels of %s", what);
+    if (n == NULL || !vexpect(c, n, YNODE_MAP, lwhat))
+        return;
+    size_t count = n->nkids / 2;
+    struct plan_label *labels = vcalloc(c, count, sizeof *labels);
+    if (labels == NULL)
+        return;
+    for (size_t i = 0; i < count; i++) {
+        const struct ynode *k = n->kids[2 * i];
+        for (size_t j = 0; j < i && k->kind == YNODE_SCALAR; j++) {
+            const struct ynode *prev = n->kids[2 * j];
+            if (prev->kind == YNODE_SCALAR && strcmp(prev->str, k->str) == 0) {
+                verr(c, k, "duplicate label '%s' in %s (first at %u:%u)", k->str, what,
+                     prev->line, prev->col);
+                break;
+            }
+        }
+        label_read(c, k, n->kids[2 * i + 1], &labels[i]);
+    }
+    h->labels = labels;
+    h->nlabels = count;
+}
+
+static void
+host_ssh(struct vctx *c, const struct ynode *n, struct plan_host *h, const struct host_raw *r,
+         const char *what)
+{
+    if (n != NULL && r->transport == PLAN_TRANSPORT_LOCAL) {
+        verr(c, n, "ssh settings do not apply to %s (transport: local)", what);
+        return;
+    }
+    if (n == NULL)
+        return;
+    char swhat[128];
+    snprintf(swhat, sizeof swhat, "ssh of %s", what);
+    struct plan_ssh own = {0};
+    uint32_t set = ssh_read(c, n, &own, swhat);
+    fields_copy(ssh_fields, NSSH_FIELDS, set, &h->ssh, &own);
+}
+
+static void
+host_addresses(struct vctx *c, const struct ynode *map, struct plan_host *h,
+               const struct host_raw *r, const char *what)
+{
+    h->address = r->address;
+    h->data_address = r->data_address ? r->data_address : r->address;
+    if (r->transport == PLAN_TRANSPORT_SSH && r->address == NULL)
+        verr(c, map, "missing required key 'address' in %s", what);
+    else if (h->data_address == NULL)
+        verr(c, map, "missing required key 'data_address' in %s (transport: local)", what);
+}
+
+/* A name that failed validation still names the host, so pairs naming it add no noise. */
+static const char *
+host_name_fallback(struct vctx *c, const struct ynode *n)
+{
+    return n != NULL && n->kind == YNODE_SCALAR ? vstrdup(c, n->str) : NULL;
+}
+
+static void
+host_read(struct vctx *c, const struct ynode *n, size_t i, const struct plan_ssh *ssh_defaults,
+          struct host_aux *aux)
+{
+    struct plan_host *h = &c->p->hosts[i];
+    char what[96];
+    host_what(n, i, what, sizeof what);
+    h->ssh = *ssh_defaults;
+    h->zone = h->region = h->zone_id = "";
+    struct fvals v;
+    if (!fields_collect(c, n, host_fields, NHOST_FIELDS, UINT32_MAX, &v, what))
+        return;
+    fields_require(c, n, host_fields, NHOST_FIELDS, &v, what);
+    struct host_raw r = {0};
+    fields_store(c, host_fields, NHOST_FIELDS, &v, &r);
+    h->name = r.name ? r.name : host_name_fallback(c, v.val[0]);
+    h->zone = r.zone ? r.zone : "";
+    h->region = r.region ? r.region : "";
+    h->zone_id = r.zone_id ? r.zone_id : "";
+    h->transport = r.transport == 1 ? PLAN_TRANSPORT_LOCAL : PLAN_TRANSPORT_SSH;
+    host_addresses(c, n, h, &r, what);
+    labels_read(c, fields_get(host_fields, NHOST_FIELDS, &v, "labels"), h, what);
+    host_ssh(c, fields_get(host_fields, NHOST_FIELDS, &v, "ssh"), h, &r, what);
+    aux->name_node = v.val[0];
+    aux->addr_node = v.val[1];
+    aux->daddr_node = v.val[2] ? v.val[2] : v.val[1];
+}
+
+/* Canonical text of an address so that 2001:db8::1 and 2001:DB8:0::1 compare equal. */
+static void
+address_key(const char *s, char *out, size_t len)
+{
+    unsigned char bin[16];
+    if (s == NULL) {
+        out[0] = '\0';
+    } else if (inet_pton(AF_INET6, s, bin) == 1) {
+        inet_ntop(AF_INET6, bin, out, (socklen_t)len);
+    } else {
+        size_t i = 0;
+        for (; s[i] != '\0' && i + 1 < len; i++)
+            out[i] = (char)tolower((unsigned char)s[i]);
+        out[i] = '\0';
+    }
+}
+
+static void
+dup_check_pair(struct vctx *c, size_t i, size_t j, const struct host_aux *aux)
+{
+    const struct plan_host *a = &c->p->hosts[j], *b = &c->p->hosts[i];
+    const struct host_aux *x = &aux[j], *y = &aux[i];
+    if (a->name && b->name && strcmp(a->name, b->name) == 0 && y->name_node)
+        verr(c, y->name_node, "duplicate host name '%s' (first at %u:%u)", b->name,
+             x->name_node->line, x->name_node->col);
+    bool both_ssh = a->transport == PLAN_TRANSPORT_SSH && b->transport == PLAN_TRANSPORT_SSH;
+    bool same_addr = both_ssh && y->addr_key[0] && strcmp(x->addr_key, y->addr_key) == 0 &&
+                     a->ssh.port == b->ssh.port;
+    if (same_addr)
+        verr(c, y->addr_node, "duplicate address '%s' (host '%s' at %u:%u has the same address "
+             "and ssh port)", b->address, a->name ? a->name : "?", x->addr_node->line,
+             x->addr_node->col);
+    else if (y->daddr_key[0] && strcmp(x->daddr_key, y->daddr_key) == 0)
+        verr(c, y->daddr_node, "duplicate data address '%s' (also host '%s' at %u:%u)",
+             b->data_address, a->name ? a->name : "?", x->daddr_node->line, x->daddr_node->col);
+}
+
+static void
+hosts_dup_check(struct vctx *c, struct host_aux *aux)
+{
+    size_t n = c->p->nhosts;
+    for (size_t i = 0; i < n; i++) {
+        address_key(c->p->hosts[i].address, aux[i].addr_key, sizeof aux[i].addr_key);
+        address_key(c->p->hosts[i].data_address, aux[i].daddr_key, sizeof aux[i].daddr_key);
+    }
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = 0; j < i; j++)
+            dup_check_pair(c, i, j, aux);
+}
+
+/* Zones are (region, zone); give each host its zone's index. */
+static void
+hosts_zones(struct vctx *c)
+{
+    struct plan *p = c->p;
+    p->host_zone = vcalloc(c, p->nhosts, sizeof *p->host_zone);
+    if (p->host_zone == NULL)
+        return;
+    for (size_t i = 0; i < p->nhosts; i++) {
+        const struct plan_host *h = &p->hosts[i];
+        size_t j = 0;
+        while (j < i && (strcmp(p->hosts[j].zone, h->zone) != 0 ||
+                         strcmp(p->hosts[j].region, h->region) != 0))
+            j++;
+        p->host_zone[i] = j < i ? p->host_zone[j] : (uint32_t)p->nzones++;
+    }
+}
+
+static bool
+hosts_list_ok(struct vctx *c, const struct ynode *hosts)
+{
+    if (hosts == NULL || !vexpect(c, hosts, YNODE_SEQ, "hosts"))
+        return false;
+    if (hosts->nkids == 0) {
+        verr(c, hosts, "hosts must list at least two hosts, found none");
+        return false;
+    }
+    if (hosts->nkids > PLAN_MAX_HOSTS) {
+        verr(c, hosts, "too many hosts: %zu, the limit is %d", hosts->nkids, PLAN_MAX_HOSTS);
+        return false;
+    }
+    return true;
+}
+
+void
+validate_hosts(struct vctx *c, const struct ynode *hosts, const struct ynode *ssh)
+{
+    struct plan_ssh defaults = ssh_builtin;
+    if (ssh != NULL) {
+        struct plan_ssh own = {0};
+        uint32_t set = ssh_read(c, ssh, &own, "ssh");
+        fields_copy(ssh_fields, NSSH_FIELDS, set, &defaults, &own);
+    }
+    if (!hosts_list_ok(c, hosts))
+        return;
+    struct plan *p = c->p;
+    p->hosts = vcalloc(c, hosts->nkids, sizeof *p->hosts);
+    struct host_aux *aux = calloc(hosts->nkids, sizeof *aux);
+    if (p->hosts == NULL || aux == NULL) {
+        c->oom = true;
+        free(aux);
+        return;
+    }
+    p->nhosts = hosts->nkids;
+    for (size_t i = 0; i < p->nhosts; i++)
+        host_read(c, hosts->kids[i], i, &defaults, &aux[i]);
+    hosts_dup_check(c, aux);
+    free(aux);
+    hosts_zones(c);
+}

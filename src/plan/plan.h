@@ -1,0 +1,182 @@
+/* plan.h - a survey's test plan: load a YAML file, validate it completely, read it back.
+ *
+ * Loading either yields a valid, fully resolved plan or none at all plus every problem found,
+ * each as "file:line:col: message" (1-based, git style). A plan is immutable once loaded: every
+ * pointer a read function returns is borrowed and lives as long as the plan.
+ *
+ * Resolution rules (what the read API returns):
+ *  - a host's ssh settings: the host's own `ssh` block, else the plan's `ssh` block, else the
+ *    built-in defaults (user NULL = ssh's own choice, port 22, identity NULL, known_hosts NULL
+ *    = ~/.ssh/known_hosts, connect_timeout 10 s). Paths are returned as written (no ~ expansion).
+ *  - a scenario's values: the scenario's own keys, else the plan's `defaults` block (only the
+ *    values that apply to the scenario's test kind), else the built-in defaults (duration 10 s,
+ *    warmup 1 s, streams 1, and 0 = "nsperf's default for the kind" for msg_size,
+ *    response_size, rate and window); trials: the scenario's, else the plan's, else 1.
+ *
+ * The schedule of a plan lives in schedule.h. */
+#ifndef NS_PLAN_H
+#define NS_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct plan;       /* opaque; from plan_load_*, freed with plan_free */
+struct plan_diags; /* opaque list of diagnostics */
+
+#define PLAN_MAX_FILE_SIZE (4u << 20) /* plan files are read with this cap */
+#define PLAN_MAX_HOSTS 2000
+#define PLAN_MAX_SCENARIOS 64
+#define PLAN_MAX_TRIALS 1000
+#define PLAN_MAX_STREAMS 128
+#define PLAN_MAX_TESTS 10000000ULL /* trials of all scenarios over all selected pairs */
+#define PLAN_MAX_DIAGS 200         /* further problems are counted, not kept */
+
+/* Estimated fixed cost of one test on top of its warmup and duration: ssh session, starting
+ * the one-shot nsperf server, the control handshake and collecting the result. Used only for
+ * the wall-time estimate of `netsurvey plan`. */
+#define PLAN_TEST_OVERHEAD_S 3.0
+
+/* Same order as nsperf's enum ns_kind_id; names as on nsperf's command line. */
+enum plan_test_kind {
+    PLAN_TCP_STREAM,
+    PLAN_UDP_STREAM,
+    PLAN_TCP_RR,
+    PLAN_UDP_RR,
+    PLAN_TCP_CRR,
+    PLAN_TEST_KIND_COUNT
+};
+
+enum plan_transport { PLAN_TRANSPORT_SSH, PLAN_TRANSPORT_LOCAL };
+
+enum plan_pairs { PLAN_PAIRS_ALL, PLAN_PAIRS_CROSS_ZONE, PLAN_PAIRS_SAME_ZONE, PLAN_PAIRS_EXPLICIT };
+
+struct plan_ssh {
+    const char *user;        /* NULL: ssh's default (config, then the local user) */
+    unsigned port;           /* 1..65535 */
+    const char *identity;    /* NULL: agent and ~/.ssh/config */
+    const char *known_hosts; /* NULL: ~/.ssh/known_hosts */
+    double connect_timeout_s;
+};
+
+struct plan_label {
+    const char *key;
+    const char *value;
+};
+
+struct plan_host {
+    const char *name;
+    const char *address;      /* what ssh dials; for transport local it may be NULL */
+    const char *data_address; /* what test traffic uses; defaults to address; never NULL */
+    const char *zone;         /* "" when not given */
+    const char *region;       /* "" when not given */
+    const char *zone_id;      /* physical zone, "" when not given */
+    const struct plan_label *labels;
+    size_t nlabels;
+    enum plan_transport transport;
+    struct plan_ssh ssh; /* resolved; meaningless for transport local */
+};
+
+/* A scenario's values, resolved, as nsperf client parameters. */
+struct plan_scenario {
+    const char *name;
+    enum plan_test_kind kind;
+    const char *test; /* the kind's name, "tcp_rr" */
+    unsigned trials;
+    unsigned streams;       /* -P */
+    uint64_t msg_size;      /* -l bytes; 0 = nsperf default */
+    uint64_t response_size; /* --response-size bytes (rr, crr); 0 = nsperf default */
+    double duration_s;      /* -t, measured interval */
+    double warmup_s;        /* --warmup */
+    double interval_s;      /* -i, 0 = no interval samples */
+    uint64_t rate_bps;      /* -b bits/s; 0 = nsperf default */
+    bool reverse;           /* -R */
+    uint64_t window;        /* -w socket buffer bytes; 0 = kernel autotuning */
+};
+
+/* --- loading --------------------------------------------------------------------------- */
+
+/* Diagnostics list for plan_load_*; plan_diags_free(NULL) is safe. */
+struct plan_diags *plan_diags_new(void);
+void plan_diags_free(struct plan_diags *d);
+
+/* Number of diagnostics kept (sorted by position once a load returns). */
+size_t plan_diags_count(const struct plan_diags *d);
+
+/* The i-th diagnostic as "file:line:col: message" ("file: message" when it has no position).
+ * Borrowed from d. */
+const char *plan_diags_text(const struct plan_diags *d, size_t i);
+
+/* The i-th diagnostic's message alone and its 1-based position (0, 0 when none). */
+const char *plan_diags_message(const struct plan_diags *d, size_t i, unsigned *line,
+                               unsigned *col);
+
+/* Print every diagnostic, one a line. */
+void plan_diags_write(const struct plan_diags *d, FILE *out);
+
+/* Read (at most PLAN_MAX_FILE_SIZE bytes), parse and validate the plan at path; path also
+ * names the file in messages. On success returns 0 and *out owns a plan (caller frees). On
+ * failure *out is NULL, every problem is in diags (appended), and the result is NS_EPARSE for
+ * an invalid or unreadable plan, NS_ENOMEM when memory ran out. */
+int plan_load_file(const char *path, struct plan **out, struct plan_diags *diags);
+
+/* As plan_load_file for len bytes at buf (need not be NUL-terminated; borrowed); name is
+ * what messages call the file. */
+int plan_load_buffer(const char *name, const char *buf, size_t len, struct plan **out,
+                     struct plan_diags *diags);
+
+/* The plans/localhost.yaml text embedded at build time (NUL-terminated, static). */
+const char *plan_default_yaml(size_t *len);
+
+/* plan_free(NULL) is safe. */
+void plan_free(struct plan *p);
+
+/* --- reading ----------------------------------------------------------------------------- */
+
+const char *plan_name(const struct plan *p);
+const char *plan_file(const struct plan *p);        /* name used in messages */
+const char *plan_description(const struct plan *p); /* "" when none */
+
+/* The exact bytes the plan was parsed from (for hashing into records). */
+const char *plan_source(const struct plan *p, size_t *len);
+
+size_t plan_host_count(const struct plan *p);
+const struct plan_host *plan_host(const struct plan *p, size_t i);
+/* Index of the host named name, or -1. */
+long plan_host_find(const struct plan *p, const char *name);
+
+/* Zones are (region, zone) pairs: zone "1" of two regions are two zones. */
+size_t plan_zone_count(const struct plan *p);
+
+size_t plan_scenario_count(const struct plan *p);
+const struct plan_scenario *plan_scenario(const struct plan *p, size_t i);
+
+enum plan_pairs plan_pairs_kind(const struct plan *p);
+const char *plan_pairs_name(const struct plan *p); /* "all", ..., "explicit" */
+bool plan_both_directions(const struct plan *p);
+bool plan_parallel(const struct plan *p);
+bool plan_shuffled(const struct plan *p);
+uint64_t plan_seed(const struct plan *p);
+
+/* Number of ordered (src, dst) pairs the selection yields. */
+size_t plan_pair_count(const struct plan *p);
+
+/* Tests in the whole survey: pairs x sum of the scenarios' trials. */
+uint64_t plan_test_count(const struct plan *p);
+
+/* The output path template, as written ("results/{name}-{timestamp}" by default). */
+const char *plan_output_template(const struct plan *p);
+
+/* Expand the output template with the plan's name and timestamp into buf. Returns the length
+ * the expansion needs (snprintf-like; it was truncated if >= len). */
+size_t plan_output_path(const struct plan *p, const char *timestamp, char *buf, size_t len);
+
+/* nsperf client flags for a scenario ("--test tcp_rr -t 100 --warmup 1 -l 250"), values
+ * left at nsperf's defaults omitted. snprintf-like return value. */
+size_t plan_scenario_nsperf_flags(const struct plan_scenario *sc, char *buf, size_t len);
+
+/* Name of a test kind ("tcp_stream"); NULL when out of range. */
+const char *plan_test_kind_name(enum plan_test_kind kind);
+
+#endif

@@ -1,0 +1,122 @@
+/* plan_int.h - internals shared by the plan module's files (SQLite's btreeInt.h manner).
+ * Nothing outside src/plan includes this. */
+#ifndef NS_PLAN_INT_H
+#define NS_PLAN_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+
+/* --- arena: every string and array of a plan lives in one, freed at once ---------------- */
+
+struct arena_chunk;
+
+struct arena {
+    struct arena_chunk *head;
+};
+
+/* Zeroed memory, aligned for any type; NULL when out of memory. */
+void *arena_alloc(struct arena *a, size_t n);
+/* Copy of len bytes of s plus a NUL; NULL when out of memory. */
+char *arena_strndup(struct arena *a, const char *s, size_t len);
+void arena_release(struct arena *a);
+
+/* --- YAML tree with positions (parse.c) -------------------------------------------------- */
+
+enum ynode_kind { YNODE_SCALAR, YNODE_SEQ, YNODE_MAP };
+
+struct ynode {
+    enum ynode_kind kind;
+    unsigned line, col; /* 1-based start of the node */
+    bool plain;         /* unquoted scalar */
+    char *str;          /* scalar text, NUL-terminated (no NUL inside) */
+    size_t len;
+    struct ynode **kids; /* seq: items; map: key0, value0, key1, value1, ... */
+    size_t nkids;
+};
+
+#define YNODE_MAX_DEPTH 32
+#define YNODE_MAX_NODES 500000
+
+/* Parse len bytes into a tree (*out, freed with ynode_free). On a YAML error returns
+ * NS_EPARSE with one diagnostic added; NS_ENOMEM when out of memory. */
+int ynode_parse(const char *file, const char *buf, size_t len, struct ynode **out,
+                struct plan_diags *d);
+void ynode_free(struct ynode *n);
+
+/* "a mapping", "a list", "a string" - for "found ..." in messages. */
+const char *ynode_kind_text(const struct ynode *n);
+/* Plain empty, ~ or null. */
+bool ynode_is_null(const struct ynode *n);
+
+/* --- diagnostics (diag.c) ---------------------------------------------------------------- */
+
+/* Add "file:line:col: message" (line 0: "file: message"). Returns NS_ENOMEM if it could not
+ * be stored, else 0. */
+int diag_add(struct plan_diags *d, const char *file, unsigned line, unsigned col,
+             const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* Stable sort by position; file-level messages first. */
+void diag_sort(struct plan_diags *d);
+/* Total problems reported, including those beyond PLAN_MAX_DIAGS. */
+size_t diag_total(const struct plan_diags *d);
+bool diag_oom(const struct plan_diags *d);
+
+/* --- the plan ------------------------------------------------------------------------------ */
+
+struct plan_pair {
+    uint32_t src, dst;
+};
+
+struct plan {
+    struct arena arena;
+    const char *file;
+    const char *source;
+    size_t source_len;
+    const char *name;
+    const char *description;
+    const char *output;
+    struct plan_host *hosts;
+    size_t nhosts;
+    uint32_t *host_zone; /* zone index per host, 0..nzones-1 */
+    size_t nzones;
+    struct plan_scenario *scenarios;
+    size_t nscenarios;
+    unsigned trials;
+    int pairs;      /* enum plan_pairs */
+    struct plan_pair *explicit_pairs;
+    size_t nexplicit;
+    int directions; /* 0 both, 1 one */
+    bool parallel;
+    int order;      /* 0 sequential, 1 shuffled */
+    uint64_t seed;
+    size_t npairs;  /* selected ordered pairs */
+    uint64_t ntests;
+};
+
+/* Build p (already holding file, source and an arena) from the tree, adding every problem to
+ * d. Returns 0 when the plan is valid, NS_EPARSE or NS_ENOMEM otherwise. */
+int plan_validate(struct plan *p, const struct ynode *root, struct plan_diags *d);
+
+/* Is the ordered pair (a, b) selected by a non-explicit selection? */
+bool plan_pair_selected(const struct plan *p, uint32_t a, uint32_t b);
+
+/* --- suggestions (suggest.c) ------------------------------------------------------------- */
+
+/* The candidate closest to word by edit distance if close enough to be a likely typo, else
+ * NULL. */
+const char *suggest_closest(const char *word, const char *const *cands, size_t n);
+
+/* --- splitmix64 (schedule.c, exposed for tests) ----------------------------------------- */
+
+struct rng {
+    uint64_t state;
+};
+
+void rng_seed(struct rng *r, uint64_t seed);
+uint64_t rng_next(struct rng *r);
+/* Uniform in [0, n), n > 0, by rejection: the same sequence on every platform. */
+uint64_t rng_below(struct rng *r, uint64_t n);
+
+#endif

@@ -1,0 +1,87 @@
+/* schedule.h - the order in which a plan's tests run.
+ *
+ * A schedule is a list of rounds. The tests of a round run at the same time; with
+ * `parallel: true` they involve disjoint hosts (a host is in one test at a time), with
+ * `parallel: false` each round holds one test. Every test of a round belongs to the same
+ * scenario and trial, so a round lasts warmup + duration (+ setup).
+ *
+ * How it is built (deterministic for a plan and its seed):
+ *  1. The selected ordered pairs are coloured into "base rounds" of disjoint pairs: candidate
+ *     pairs are taken in the order of the circle method (round robin; N even: N-1 perfect
+ *     matchings, N odd: N matchings with one host idle each) - first every pair as
+ *     (earlier host in the plan -> later), then reversed - and each goes into the first base
+ *     round where both hosts are free (first fit). For `pairs: all` this reproduces the
+ *     circle method exactly: 2(N-1) base rounds for even N, 2N for odd N (half with
+ *     `directions: one`). For any subset (cross-zone, same-zone, explicit) it never needs
+ *     more rounds than that, and never more than 2D-1 where D is the largest number of
+ *     selected pairs one host takes part in (D itself is the lower bound).
+ *  2. The survey is a sequence of passes, one per (trial, scenario), trial-major: trial 1 of
+ *     every scenario, then trial 2, ... Each pass runs all base rounds, so the trials of a
+ *     pair are a whole pass or more apart instead of back to back.
+ *  3. `order: shuffled` permutes the hosts before step 1, permutes the base rounds, and starts
+ *     each pass at a different rotation of that order, all from `seed` (splitmix64, so the
+ *     same on every platform); the tests are the same as with `sequential`, in another order.
+ *
+ * Memory is O(selected pairs + passes); rounds are not materialised per pass. */
+#ifndef NS_SCHEDULE_H
+#define NS_SCHEDULE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct err;
+struct plan;
+struct schedule;
+
+/* One test: host and scenario indexes into the plan, trial 1-based. */
+struct schedule_test {
+    uint32_t src;
+    uint32_t dst;
+    uint32_t scenario;
+    uint32_t trial;
+};
+
+/* Build the schedule of a valid plan. p is borrowed and must outlive the schedule.
+ * Returns 0 (*out owned by the caller) or NS_ENOMEM. */
+int schedule_new(const struct plan *p, struct schedule **out, struct err *e);
+
+/* schedule_free(NULL) is safe. */
+void schedule_free(struct schedule *s);
+
+/* The plan the schedule was built from (borrowed). */
+const struct plan *schedule_plan(const struct schedule *s);
+
+size_t schedule_round_count(const struct schedule *s);
+size_t schedule_round_size(const struct schedule *s, size_t round);
+
+/* The i-th test (0 <= i < round size) of a round. */
+void schedule_round_test(const struct schedule *s, size_t round, size_t i,
+                         struct schedule_test *out);
+
+/* Scenario index and trial (1-based) that every test of the round runs. */
+uint32_t schedule_round_scenario(const struct schedule *s, size_t round);
+uint32_t schedule_round_trial(const struct schedule *s, size_t round);
+
+/* Estimated seconds of the round: warmup + duration + PLAN_TEST_OVERHEAD_S. */
+double schedule_round_estimate_s(const struct schedule *s, size_t round);
+
+/* Rounds per pass (the base rounds), distinct ordered pairs, all tests, estimated seconds. */
+size_t schedule_base_round_count(const struct schedule *s);
+size_t schedule_pair_count(const struct schedule *s);
+uint64_t schedule_test_count(const struct schedule *s);
+double schedule_estimate_s(const struct schedule *s);
+
+/* The dry run as text: a header, every round with its tests, the totals. Returns 0 or
+ * NS_EIO (write error on out). */
+int schedule_write_text(const struct schedule *s, FILE *out, struct err *e);
+
+/* The dry run as one JSON document:
+ * {"rounds":[[{"src":..,"dst":..,"scenario":..,"trial":..},..],..],"tests":N,"estimated_s":S,
+ *  "per_test_overhead_s":O}. Returns 0 or NS_EIO. */
+int schedule_write_json(const struct schedule *s, FILE *out, struct err *e);
+
+/* "1h 02m 03s", "4m 05s", "12 s" into buf. Returns buf. */
+char *schedule_format_duration(double seconds, char *buf, size_t len);
+
+#endif

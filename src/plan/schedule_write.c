@@ -1,0 +1,244 @@
+/* schedule_write.c - the dry run as text or JSON. A 500-host survey has over a million tests,
+ * so output goes through a local buffer rather than a printf per field. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "err.h"
+#include "plan_int.h"
+#include "schedule.h"
+
+struct wbuf {
+    FILE *f;
+    size_t n;
+    bool failed;
+    char buf[1 << 16];
+};
+
+static void
+wb_flush(struct wbuf *w)
+{
+    if (w->n > 0 && fwrite(w->buf, 1, w->n, w->f) != w->n)
+        w->failed = true;
+    w->n = 0;
+}
+
+static void
+wb_write(struct wbuf *w, const char *s, size_t len)
+{
+    if (len > sizeof w->buf - w->n)
+        wb_flush(w);
+    if (len > sizeof w->buf) {
+        if (fwrite(s, 1, len, w->f) != len)
+            w->failed = true;
+        return;
+    }
+    memcpy(w->buf + w->n, s, len);
+    w->n += len;
+}
+
+static void
+wb_puts(struct wbuf *w, const char *s)
+{
+    wb_write(w, s, strlen(s));
+}
+
+static void
+wb_printf(struct wbuf *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+wb_printf(struct wbuf *w, const char *fmt, ...)
+{
+    char tmp[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        wb_write(w, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+static void
+wb_u64(struct wbuf *w, uint64_t v)
+{
+    char tmp[24];
+    size_t i = sizeof tmp;
+    do
+        tmp[--i] = (char)('0' + v % 10);
+    while ((v /= 10) != 0);
+    wb_write(w, tmp + i, sizeof tmp - i);
+}
+
+/* A JSON string; names are validated to need no escaping, but be safe anyway. */
+static void
+wb_json_str(struct wbuf *w, const char *s)
+{
+    wb_write(w, "\"", 1);
+    for (const char *p = s; *p != '\0'; p++) {
+        unsigned char ch = (unsigned char)*p;
+        if (ch == '"' || ch == '\\')
+            wb_printf(w, "\\%c", ch);
+        else if (ch < 0x20)
+            wb_printf(w, "\\u%04x", ch);
+        else
+            wb_write(w, p, 1);
+    }
+    wb_write(w, "\"", 1);
+}
+
+static struct wbuf *
+wb_new(FILE *f)
+{
+    struct wbuf *w = malloc(sizeof *w);
+    if (w != NULL) {
+        w->f = f;
+        w->n = 0;
+        w->failed = false;
+    }
+    return w;
+}
+
+/* Flush and free w; 0 or NS_EIO. */
+static int
+wb_finish(struct wbuf *w, struct err *e)
+{
+    wb_flush(w);
+    bool failed = w->failed || fflush(w->f) != 0 || ferror(w->f);
+    free(w);
+    return failed ? err_set(e, NS_EIO, "cannot write the schedule") : 0;
+}
+
+char *
+schedule_format_duration(double seconds, char *buf, size_t len)
+{
+    unsigned long long t = (unsigned long long)llround(seconds);
+    unsigned long long h = t / 3600, m = t / 60 % 60, s = t % 60;
+    if (h > 0)
+        snprintf(buf, len, "%lluh %02llum %02llus", h, m, s);
+    else if (m > 0)
+        snprintf(buf, len, "%llum %02llus", m, s);
+    else
+        snprintf(buf, len, "%llu s", s);
+    return buf;
+}
+
+/* --- text ---------------------------------------------------------------------------------------- */
+
+static void
+text_scenario(struct wbuf *w, const struct plan_scenario *sc)
+{
+    char flags[256];
+    plan_scenario_nsperf_flags(sc, flags, sizeof flags);
+    wb_printf(w, "scenario %s: %s, %g s + %g s warmup, %u trial%s (nsperf -c HOST %s)\n",
+              sc->name, sc->test, sc->duration_s, sc->warmup_s, sc->trials,
+              sc->trials == 1 ? "" : "s", flags);
+}
+
+static void
+text_header(struct wbuf *w, const struct schedule *s)
+{
+    const struct plan *p = schedule_plan(s);
+    wb_printf(w, "plan '%s' from %s\n", p->name, p->file);
+    wb_printf(w, "%zu hosts in %zu zones; pairs: %s, %s: %zu ordered pairs\n", p->nhosts,
+              p->nzones, plan_pairs_name(p), p->directions == 0 ? "both directions" : "one way",
+              schedule_pair_count(s));
+    for (size_t i = 0; i < p->nscenarios; i++)
+        text_scenario(w, &p->scenarios[i]);
+    wb_printf(w, "schedule: %s, ", p->parallel ? "parallel (a host is in one test at a time)"
+                                                : "one test at a time");
+    if (plan_shuffled(p))
+        wb_printf(w, "shuffled order (seed %llu)", (unsigned long long)p->seed);
+    else
+        wb_puts(w, "sequential order");
+    wb_printf(w, "; %zu rounds per trial of a scenario\n", schedule_base_round_count(s));
+}
+
+static void
+text_round(struct wbuf *w, const struct schedule *s, size_t r, size_t nrounds)
+{
+    const struct plan *p = schedule_plan(s);
+    const struct plan_scenario *sc = &p->scenarios[schedule_round_scenario(s, r)];
+    wb_printf(w, "\nround %zu of %zu: %s, trial %u of %u, %g s\n", r + 1, nrounds, sc->name,
+              schedule_round_trial(s, r), sc->trials, schedule_round_estimate_s(s, r));
+    size_t n = schedule_round_size(s, r);
+    for (size_t i = 0; i < n; i++) {
+        struct schedule_test t;
+        schedule_round_test(s, r, i, &t);
+        wb_write(w, "  ", 2);
+        wb_puts(w, p->hosts[t.src].name);
+        wb_write(w, " -> ", 4);
+        wb_puts(w, p->hosts[t.dst].name);
+        wb_write(w, "\n", 1);
+    }
+}
+
+int
+schedule_write_text(const struct schedule *s, FILE *out, struct err *e)
+{
+    struct wbuf *w = wb_new(out);
+    if (w == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory writing the schedule");
+    text_header(w, s);
+    size_t nrounds = schedule_round_count(s);
+    for (size_t r = 0; r < nrounds; r++)
+        text_round(w, s, r, nrounds);
+    char est[64];
+    wb_printf(w, "\n%llu tests in %zu rounds, estimated %s (warmup + duration + %g s setup "
+              "per round)\n", (unsigned long long)schedule_test_count(s), nrounds,
+              schedule_format_duration(schedule_estimate_s(s), est, sizeof est),
+              PLAN_TEST_OVERHEAD_S);
+    return wb_finish(w, e);
+}
+
+/* --- JSON ---------------------------------------------------------------------------------------- */
+
+static void
+json_test(struct wbuf *w, const struct plan *p, const struct schedule_test *t)
+{
+    wb_puts(w, "{\"src\":");
+    wb_json_str(w, p->hosts[t->src].name);
+    wb_puts(w, ",\"dst\":");
+    wb_json_str(w, p->hosts[t->dst].name);
+    wb_puts(w, ",\"scenario\":");
+    wb_json_str(w, p->scenarios[t->scenario].name);
+    wb_puts(w, ",\"trial\":");
+    wb_u64(w, t->trial);
+    wb_write(w, "}", 1);
+}
+
+static void
+json_round(struct wbuf *w, const struct schedule *s, size_t r)
+{
+    size_t n = schedule_round_size(s, r);
+    wb_write(w, "[", 1);
+    for (size_t i = 0; i < n; i++) {
+        struct schedule_test t;
+        schedule_round_test(s, r, i, &t);
+        if (i > 0)
+            wb_write(w, ",", 1);
+        json_test(w, schedule_plan(s), &t);
+    }
+    wb_write(w, "]", 1);
+}
+
+int
+schedule_write_json(const struct schedule *s, FILE *out, struct err *e)
+{
+    struct wbuf *w = wb_new(out);
+    if (w == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory writing the schedule");
+    wb_puts(w, "{\"rounds\":[");
+    size_t nrounds = schedule_round_count(s);
+    for (size_t r = 0; r < nrounds; r++) {
+        if (r > 0)
+            wb_write(w, ",\n", 2);
+        json_round(w, s, r);
+    }
+    wb_puts(w, "],\"tests\":");
+    wb_u64(w, schedule_test_count(s));
+    wb_printf(w, ",\"estimated_s\":%.15g,\"per_test_overhead_s\":%.15g}\n",
+              schedule_estimate_s(s), PLAN_TEST_OVERHEAD_S);
+    return wb_finish(w, e);
+}

@@ -1,0 +1,133 @@
+/* validate.c - the plan's top level: build a struct plan from the tree, reporting every
+ * problem; hosts, scenarios and pairs have their own files. */
+#include <stddef.h>
+#include <string.h>
+
+#include "err.h"
+#include "fields.h"
+
+static const char *const directions_choices[] = {"both", "one", NULL};
+static const char *const order_choices[] = {"sequential", "shuffled", NULL};
+
+static const struct fdesc plan_fields[] = {
+    {.key = "name", .type = FT_NAME, .off = offsetof(struct plan, name), .required = true},
+    {.key = "description", .type = FT_STR, .off = offsetof(struct plan, description)},
+    {.key = "ssh", .type = FT_NODE},
+    {.key = "hosts", .type = FT_NODE, .required = true},
+    {.key = "defaults", .type = FT_NODE},
+    {.key = "scenarios", .type = FT_NODE, .required = true},
+    {.key = "trials",
+     .type = FT_UINT,
+     .off = offsetof(struct plan, trials),
+     .min = 1,
+     .max = PLAN_MAX_TRIALS,
+     .range = "between 1 and 1000"},
+    {.key = "pairs", .type = FT_NODE},
+    {.key = "directions",
+     .type = FT_ENUM,
+     .off = offsetof(struct plan, directions),
+     .choices = directions_choices},
+    {.key = "parallel", .type = FT_BOOL, .off = offsetof(struct plan, parallel)},
+    {.key = "order", .type = FT_ENUM, .off = offsetof(struct plan, order), .choices = order_choices},
+    {.key = "seed", .type = FT_U64, .off = offsetof(struct plan, seed)},
+    {.key = "output", .type = FT_STR, .off = offsetof(struct plan, output)},
+};
+
+#define NPLAN_FIELDS (sizeof plan_fields / sizeof plan_fields[0])
+
+static const char *const placeholders[] = {"name", "timestamp"};
+
+/* The text between { and } at s (s points after the '{'); its length, or -1 when unclosed. */
+static long
+placeholder_len(const char *s)
+{
+    const char *end = strchr(s, '}');
+    return end == NULL ? -1 : (long)(end - s);
+}
+
+static void
+check_placeholder(struct vctx *c, const struct ynode *n, const char *word)
+{
+    if (strcmp(word, "name") == 0 || strcmp(word, "timestamp") == 0)
+        return;
+    const char *near = suggest_closest(word, placeholders, 2);
+    if (near != NULL)
+        verr(c, n, "unknown placeholder '{%s}' in output; did you mean '{%s}'?", word, near);
+    else
+        verr(c, n, "unknown placeholder '{%s}' in output; expected {name} or {timestamp}", word);
+}
+
+static void
+validate_output(struct vctx *c, const struct ynode *n)
+{
+    const char *s = c->p->output;
+    if (n == NULL || s == NULL || n->kind != YNODE_SCALAR)
+        return;
+    for (const char *open = strchr(s, '{'); open != NULL; open = strchr(open + 1, '{')) {
+        long len = placeholder_len(open + 1);
+        if (len < 0) {
+            verr(c, n, "unclosed '{' in output");
+            return;
+        }
+        char word[64];
+        snprintf(word, sizeof word, "%.*s", (int)len, open + 1);
+        check_placeholder(c, n, word);
+    }
+}
+
+static void
+plan_set_defaults(struct plan *p)
+{
+    p->description = "";
+    p->output = "results/{name}-{timestamp}";
+    p->trials = 1;
+    p->parallel = true;
+    p->pairs = PLAN_PAIRS_ALL;
+}
+
+static void
+validate_totals(struct vctx *c, const struct ynode *root)
+{
+    struct plan *p = c->p;
+    uint64_t trials = 0;
+    for (size_t i = 0; i < p->nscenarios; i++)
+        trials += p->scenarios[i].trials;
+    p->ntests = (uint64_t)p->npairs * trials;
+    if (p->ntests > PLAN_MAX_TESTS)
+        verr(c, root, "plan has %llu tests, more than the limit of %llu; select fewer pairs, "
+             "scenarios or trials", (unsigned long long)p->ntests, PLAN_MAX_TESTS);
+}
+
+static void
+validate_root(struct vctx *c, const struct ynode *root)
+{
+    struct fvals v;
+    if (!fields_collect(c, root, plan_fields, NPLAN_FIELDS, UINT32_MAX, &v, "the plan"))
+        return;
+    fields_require(c, root, plan_fields, NPLAN_FIELDS, &v, "the plan");
+    fields_store(c, plan_fields, NPLAN_FIELDS, &v, c->p);
+    validate_output(c, fields_get(plan_fields, NPLAN_FIELDS, &v, "output"));
+    const struct ynode *hosts = fields_get(plan_fields, NPLAN_FIELDS, &v, "hosts");
+    size_t before = diag_total(c->d);
+    validate_hosts(c, hosts, fields_get(plan_fields, NPLAN_FIELDS, &v, "ssh"));
+    bool hosts_ok = diag_total(c->d) == before;
+    validate_scenarios(c, fields_get(plan_fields, NPLAN_FIELDS, &v, "scenarios"),
+                       fields_get(plan_fields, NPLAN_FIELDS, &v, "defaults"));
+    validate_pairs(c, fields_get(plan_fields, NPLAN_FIELDS, &v, "pairs"), hosts, hosts_ok);
+    validate_totals(c, root);
+}
+
+int
+plan_validate(struct plan *p, const struct ynode *root, struct plan_diags *d)
+{
+    struct vctx c = {.p = p, .d = d, .file = p->file};
+    size_t before = diag_total(d);
+    plan_set_defaults(p);
+    if (ynode_is_null(root))
+        verr(&c, NULL, "plan is empty");
+    else
+        validate_root(&c, root);
+    if (c.oom || diag_oom(d))
+        return NS_ENOMEM;
+    return diag_total(d) > before ? NS_EPARSE : 0;
+}

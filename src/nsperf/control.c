@@ -188,6 +188,16 @@ ns_send_error(int fd, const char *msg)
     json_decref(o);
 }
 
+void
+ns_close_draining(int fd)
+{
+    shutdown(fd, SHUT_WR);
+    char buf[4096];
+    for (int i = 0; i < 16 && recv(fd, buf, sizeof buf, MSG_DONTWAIT) > 0; i++)
+        ;
+    close(fd);
+}
+
 int
 ns_peer_error(const json_t *payload, const char *who, struct err *e)
 {

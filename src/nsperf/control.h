@@ -101,6 +101,10 @@ int ns_udp_bind_shared(const struct sockaddr_storage *ss, socklen_t len, struct 
 /* Send {"error": msg} and give up quietly if that fails. */
 void ns_send_error(int fd, const char *msg);
 
+/* Close after sending our last frame: unread input would make close() send a reset that can
+ * destroy that frame before the peer reads it, so discard what has arrived first. */
+void ns_close_draining(int fd);
+
 /* Turn an ERROR frame's payload into e (NS_EPEER, "server: <text>"). */
 int ns_peer_error(const json_t *payload, const char *who, struct err *e);
 

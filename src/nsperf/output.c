@@ -97,16 +97,26 @@ ns_intervals_json(const json_t *streams, double interval_s, double elapsed_s)
         if (start >= elapsed_s - 1e-9)
             break;
         double end = start + interval_s < elapsed_s ? start + interval_s : elapsed_s;
+        /* DONE lands just after the last boundary: fold that sliver into the last sample. */
+        if (elapsed_s - end < 0.25 * interval_s)
+            end = elapsed_s;
         uint64_t bytes = 0;
         size_t i;
         const json_t *st;
         json_array_foreach(streams, i, st) {
-            json_int_t v = json_integer_value(json_array_get(json_object_get(st, "intervals"), k));
-            bytes += v > 0 ? (uint64_t)v : 0;
+            const json_t *a = json_object_get(st, "intervals");
+            bool last = end >= elapsed_s; /* takes every later bin, however late */
+            for (size_t j = k;
+                 j < json_array_size(a) && (last || (double)j * interval_s < end - 1e-9); j++) {
+                json_int_t v = json_integer_value(json_array_get(a, j));
+                bytes += v > 0 ? (uint64_t)v : 0;
+            }
         }
         json_array_append_new(out, json_pack("{s:f, s:f, s:I, s:f}", "start_s", start, "end_s",
                                              end, "bytes", (json_int_t)bytes, "throughput_bps",
                                              (double)bytes * 8.0 / (end - start)));
+        if (end >= elapsed_s)
+            break;
     }
     return out;
 }

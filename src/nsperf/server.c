@@ -510,7 +510,7 @@ session_release(struct session *ss)
             close(ss->t.fds[i]);
     if (ss->udp_spare >= 0)
         close(ss->udp_spare);
-    close(ss->ctl);
+    ns_close_draining(ss->ctl);
     if (write(s->wake[1], "x", 1) < 0) {
         /* the acceptor polls with a timeout anyway */
     }
@@ -641,7 +641,7 @@ pending_read(struct srv *s, int i)
     } else if (p->have >= 4 && memcmp(p->buf, PROTO_DATA_MAGIC, 4) != 0) {
         srv_log(p->peer, "not an nsperf connection");
         ns_send_error(p->fd, "not an nsperf connection");
-        close(p->fd);
+        ns_close_draining(p->fd);
     } else if (p->have == PROTO_DATA_HELLO_LEN) {
         route_data(s, p->fd, p->buf);
     } else {
@@ -680,7 +680,7 @@ expire_pending(struct srv *s, uint64_t now)
         if (s->pend[i].deadline > now)
             continue;
         ns_send_error(s->pend[i].fd, "timed out waiting for a hello");
-        close(s->pend[i].fd);
+        ns_close_draining(s->pend[i].fd);
         pending_drop(s, i);
     }
 }

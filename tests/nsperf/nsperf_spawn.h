@@ -157,8 +157,8 @@ struct sp_result {
     char out[65536];    /* raw stdout (truncated) */
 };
 
-/* Read everything from fd until EOF or the deadline. */
-static inline void
+/* Read everything from fd until EOF or the deadline; returns the bytes kept (NUL added). */
+static inline size_t
 sp_drain(int fd, char *buf, size_t cap, double end)
 {
     size_t have = 0;
@@ -176,6 +176,7 @@ sp_drain(int fd, char *buf, size_t cap, double end)
         have += take;
     }
     buf[have] = '\0';
+    return have;
 }
 
 struct sp_proc {

@@ -762,6 +762,39 @@ srv_open(struct srv *s, struct err *e)
     return 0;
 }
 
+static void
+srv_free(struct srv *s)
+{
+    for (int i = 0; i < s->npend; i++)
+        close(s->pend[i].fd);
+    if (s->lfd >= 0)
+        close(s->lfd);
+    if (s->wake[0] >= 0) {
+        close(s->wake[0]);
+        close(s->wake[1]);
+    }
+    pthread_mutex_destroy(&s->mu);
+    free(s);
+}
+
+static int
+srv_serve(struct srv *s, struct err *e)
+{
+    const struct ns_server_opts *o = s->o;
+    char addr[80];
+    srv_log(net_addr_str(&s->laddr, addr, sizeof addr),
+            o->token != NULL && o->token->len > 0 ? "listening, token required" : "listening");
+    int rc = acceptor_loop(s);
+    if (rc < 0)
+        return err_sys(e, NS_EIO, errno, "poll");
+    if (rc == 2)
+        fprintf(stderr, "nsperf: idle for %g s, exiting\n", o->idle_timeout_s);
+    if (rc == 2 && o->one_shot)
+        return err_set(e, NS_ETIMEDOUT, "no test within the idle timeout (%g s)",
+                       o->idle_timeout_s);
+    return 0;
+}
+
 int
 ns_server_run(const struct ns_server_opts *o, struct err *e)
 {
@@ -773,18 +806,12 @@ ns_server_run(const struct ns_server_opts *o, struct err *e)
     pthread_mutex_init(&s->mu, NULL);
     s->last_activity_ns = clock_now_ns();
     int rc = srv_open(s, e);
+    bool sessions_may_live = false;
     if (rc == 0) {
-        char addr[80];
-        srv_log(net_addr_str(&s->laddr, addr, sizeof addr),
-                o->token != NULL && o->token->len > 0 ? "listening, token required"
-                                                      : "listening");
-        rc = acceptor_loop(s);
-        if (rc == 2)
-            fprintf(stderr, "nsperf: idle for %g s, exiting\n", o->idle_timeout_s);
-        rc = rc < 0 ? err_sys(e, NS_EIO, errno, "poll") : (rc == 2 && o->one_shot) ? NS_ETIMEDOUT : 0;
-        if (rc == NS_ETIMEDOUT)
-            err_set(e, rc, "no test within the idle timeout (%g s)", o->idle_timeout_s);
+        rc = srv_serve(s, e);
+        sessions_may_live = rc == NS_EIO;  /* the loop otherwise ends with no session alive */
     }
-    /* Sessions still in a handshake are detached; the process is about to exit. */
+    if (!sessions_may_live)
+        srv_free(s);
     return rc;
 }

@@ -6,6 +6,7 @@
  * Exit status: 0 success, 1 failure (out of memory, write error), 2 invalid plan or usage. */
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,6 +66,12 @@ fail(const struct err *e)
     return EXIT_FAILURE;
 }
 
+static const char *
+plural(uint64_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
 /* --- commands --------------------------------------------------------------------------- */
 
 static int
@@ -75,10 +82,12 @@ cmd_check(const struct opts *o)
     if (rc != 0)
         return rc;
     if (!o->quiet)
-        printf("%s: plan '%s' is valid: %zu hosts, %zu zones, %zu pairs, %zu scenarios, "
-               "%llu tests\n", plan_file(p), plan_name(p), plan_host_count(p),
-               plan_zone_count(p), plan_pair_count(p), plan_scenario_count(p),
-               (unsigned long long)plan_test_count(p));
+        printf("%s: plan '%s' is valid: %zu host%s, %zu zone%s, %zu pair%s, %zu scenario%s, "
+               "%llu test%s\n", plan_file(p), plan_name(p), plan_host_count(p),
+               plural(plan_host_count(p)), plan_zone_count(p), plural(plan_zone_count(p)),
+               plan_pair_count(p), plural(plan_pair_count(p)), plan_scenario_count(p),
+               plural(plan_scenario_count(p)), (unsigned long long)plan_test_count(p),
+               plural(plan_test_count(p)));
     plan_free(p);
     return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -144,15 +144,17 @@ host_ssh(struct vctx *c, const struct ynode *n, struct plan_host *h, const struc
     fields_copy(ssh_fields, NSSH_FIELDS, set, &h->ssh, &own);
 }
 
+/* Addresses; a key that is present but invalid was reported already, not missing. */
 static void
 host_addresses(struct vctx *c, const struct ynode *map, struct plan_host *h,
-               const struct host_raw *r, const char *what)
+               const struct host_raw *r, const struct fvals *v, const char *what)
 {
+    bool addr_given = v->key[1] != NULL, daddr_given = v->key[2] != NULL;
     h->address = r->address;
     h->data_address = r->data_address ? r->data_address : r->address;
-    if (r->transport == PLAN_TRANSPORT_SSH && r->address == NULL)
+    if (r->transport == PLAN_TRANSPORT_SSH && !addr_given)
         verr(c, map, "missing required key 'address' in %s", what);
-    else if (h->data_address == NULL)
+    else if (!addr_given && !daddr_given)
         verr(c, map, "missing required key 'data_address' in %s (transport: local)", what);
 }
 
@@ -183,7 +185,7 @@ host_read(struct vctx *c, const struct ynode *n, size_t i, const struct plan_ssh
     h->region = r.region ? r.region : "";
     h->zone_id = r.zone_id ? r.zone_id : "";
     h->transport = r.transport == 1 ? PLAN_TRANSPORT_LOCAL : PLAN_TRANSPORT_SSH;
-    host_addresses(c, n, h, &r, what);
+    host_addresses(c, n, h, &r, &v, what);
     labels_read(c, fields_get(host_fields, NHOST_FIELDS, &v, "labels"), h, what);
     host_ssh(c, fields_get(host_fields, NHOST_FIELDS, &v, "ssh"), h, &r, what);
     aux->name_node = v.val[0];

@@ -132,7 +132,8 @@ scen_check_kind(struct vctx *c, const struct scen_raw *s, const struct fvals *ow
         verr(c, value_node(own, def, SF_RESPONSE_SIZE, at),
              "response_size must be at most 65507 for %s tests, not %s", kname,
              value_node(own, def, SF_RESPONSE_SIZE, at)->str);
-    if (s->interval_s > s->duration_s)
+    bool bad_duration = own->key[SF_DURATION] != NULL && !(own->set & BIT(SF_DURATION));
+    if (s->interval_s > s->duration_s && !bad_duration)
         verr(c, value_node(own, def, SF_INTERVAL, at),
              "interval %s is longer than the duration (%gs)",
              value_node(own, def, SF_INTERVAL, at)->str, s->duration_s);

@@ -1,0 +1,425 @@
+/* test_plan.c - loading and validating plans: every bad fixture gives exactly its expected
+ * messages at its expected line:col, every good fixture and shipped plan loads, values
+ * resolve as plan.h promises, limits hold. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "err.h"
+#include "helpers.h"
+#include "plan.h"
+#include "plan_int.h"
+#include "schedule.h"
+
+/* "L:C: message" or "message" for a diagnostic, as fixtures write expectations. */
+static void
+diag_short(const struct plan_diags *d, size_t i, char *buf, size_t len)
+{
+    unsigned line, col;
+    const char *msg = plan_diags_message(d, i, &line, &col);
+    if (line > 0)
+        snprintf(buf, len, "%u:%u: %s", line, col, msg);
+    else
+        snprintf(buf, len, "%s", msg);
+}
+
+static void
+check_bad_fixture(const char *dir, const char *name)
+{
+    char path[2100];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *text = helper_read_file(path, NULL);
+    assert_non_null(text);
+    size_t nexp;
+    char **exp = helper_expectations(text, &nexp);
+    if (nexp == 0)
+        fail_msg("%s: no '# expect:' lines", name);
+    struct plan_diags *d = plan_diags_new();
+    struct plan *p = (struct plan *)1;
+    int rc = plan_load_file(path, &p, d);
+    if (rc != NS_EPARSE || p != NULL)
+        fail_msg("%s: loaded (rc %d) but should fail", name, rc);
+    for (size_t i = 0; i < nexp || i < plan_diags_count(d); i++) {
+        char got[1024] = "(none)";
+        if (i < plan_diags_count(d))
+            diag_short(d, i, got, sizeof got);
+        if (i >= nexp || strcmp(got, exp[i]) != 0)
+            fail_msg("%s: message %zu\n  expected: %s\n  got:      %s", name, i + 1,
+                     i < nexp ? exp[i] : "(none)", got);
+    }
+    plan_diags_free(d);
+    helper_names_free(exp, nexp);
+    free(text);
+}
+
+static void
+test_bad_fixtures(void **state)
+{
+    (void)state;
+    char dir[1024];
+    helper_source_path("tests/fixtures/plans/bad", dir, sizeof dir);
+    size_t n;
+    char **names = helper_list_dir(dir, ".yaml", &n);
+    assert_true(n >= 25);
+    for (size_t i = 0; i < n; i++)
+        check_bad_fixture(dir, names[i]);
+    print_message("%zu bad fixtures checked\n", n);
+    helper_names_free(names, n);
+}
+
+/* Load a plan that must be valid, and schedule it. */
+static struct plan *
+load_ok(const char *path)
+{
+    struct plan_diags *d = plan_diags_new();
+    struct plan *p = NULL;
+    int rc = plan_load_file(path, &p, d);
+    if (rc != 0) {
+        plan_diags_write(d, stderr);
+        fail_msg("%s: does not load (rc %d)", path, rc);
+    }
+    plan_diags_free(d);
+    struct schedule *s = NULL;
+    assert_int_equal(schedule_new(p, &s, NULL), 0);
+    assert_true(schedule_test_count(s) == plan_test_count(p));
+    assert_int_equal(schedule_pair_count(s), plan_pair_count(p));
+    schedule_free(s);
+    return p;
+}
+
+static void
+load_dir(const char *rel, size_t min)
+{
+    char dir[1024], path[2048];
+    helper_source_path(rel, dir, sizeof dir);
+    size_t n;
+    char **names = helper_list_dir(dir, ".yaml", &n);
+    assert_true(n >= min);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+        plan_free(load_ok(path));
+    }
+    helper_names_free(names, n);
+}
+
+static void
+test_ok_fixtures(void **state)
+{
+    (void)state;
+    load_dir("tests/fixtures/plans/ok", 5);
+}
+
+static void
+test_shipped_plans(void **state)
+{
+    (void)state;
+    load_dir("plans", 3);
+}
+
+static void
+test_default_is_localhost_yaml(void **state)
+{
+    (void)state;
+    char path[1024];
+    size_t flen, dlen;
+    char *file = helper_read_file(helper_source_path("plans/localhost.yaml", path, sizeof path),
+                                  &flen);
+    const char *def = plan_default_yaml(&dlen);
+    assert_non_null(file);
+    assert_int_equal(flen, dlen);
+    assert_memory_equal(file, def, flen);
+    assert_int_equal(def[dlen], '\0');
+    struct plan *p = load_ok(path);
+    assert_true(plan_host_count(p) >= 2);
+    for (size_t i = 0; i < plan_host_count(p); i++)
+        assert_int_equal(plan_host(p, i)->transport, PLAN_TRANSPORT_LOCAL);
+    assert_true(plan_zone_count(p) >= 2);
+    plan_free(p);
+    free(file);
+}
+
+static struct plan *
+load_fixture(const char *name)
+{
+    char rel[256], path[1024];
+    snprintf(rel, sizeof rel, "tests/fixtures/plans/ok/%s", name);
+    return load_ok(helper_source_path(rel, path, sizeof path));
+}
+
+static void
+test_full_hosts(void **state)
+{
+    (void)state;
+    struct plan *p = load_fixture("full.yaml");
+    assert_string_equal(plan_name(p), "full.plan_1");
+    assert_string_equal(plan_description(p), "every key, resolved");
+    const struct plan_host *h = plan_host(p, 0);
+    assert_string_equal(h->data_address, "198.51.100.1");
+    assert_string_equal(h->zone_id, "westus3-az2");
+    assert_int_equal(h->nlabels, 2);
+    assert_string_equal(h->labels[1].key, "cores");
+    assert_string_equal(h->labels[1].value, "4");
+    assert_string_equal(h->ssh.user, "azureuser"); /* plan defaults */
+    assert_int_equal(h->ssh.port, 2222);
+    assert_true(h->ssh.connect_timeout_s == 15.0);
+    h = plan_host(p, 1); /* every ssh value overridden */
+    assert_string_equal(h->ssh.user, "admin");
+    assert_int_equal(h->ssh.port, 22);
+    assert_string_equal(h->ssh.identity, "~/.ssh/other");
+    assert_string_equal(h->ssh.known_hosts, "/etc/ssh/known");
+    assert_true(h->ssh.connect_timeout_s == 0.25);
+    h = plan_host(p, 2);
+    assert_int_equal(h->transport, PLAN_TRANSPORT_LOCAL);
+    assert_null(h->address);
+    assert_string_equal(h->data_address, "127.0.0.3");
+    assert_string_equal(h->region, "");
+    assert_int_equal(plan_host_find(p, "vm2"), 1);
+    assert_int_equal(plan_host_find(p, "nope"), -1);
+    plan_free(p);
+}
+
+static void
+test_full_scenarios(void **state)
+{
+    (void)state;
+    struct plan *p = load_fixture("full.yaml");
+    assert_int_equal(plan_scenario_count(p), 5);
+    const struct plan_scenario *bulk = plan_scenario(p, 0), *rr = plan_scenario(p, 1);
+    const struct plan_scenario *paced = plan_scenario(p, 2), *crr = plan_scenario(p, 3);
+    /* bulk: everything from defaults that applies to tcp_stream, own trials */
+    assert_int_equal(bulk->trials, 5);
+    assert_int_equal(bulk->streams, 4);
+    assert_int_equal(bulk->msg_size, 128 * 1024);
+    assert_int_equal(bulk->response_size, 0); /* does not apply to streams */
+    assert_true(bulk->rate_bps == 2000000000ULL && bulk->reverse);
+    assert_true(bulk->duration_s == 20.0 && bulk->warmup_s == 2.0 && bulk->interval_s == 1.0);
+    assert_int_equal(bulk->window, 4u << 20);
+    /* rr: own values win, stream-only defaults do not apply, plan-wide trials */
+    assert_int_equal(rr->trials, 2);
+    assert_int_equal(rr->msg_size, 64);
+    assert_int_equal(rr->response_size, 2048);
+    assert_true(rr->duration_s == 60.0 && rr->streams == 1 && rr->rate_bps == 0 && !rr->reverse);
+    assert_int_equal(rr->kind, PLAN_TCP_RR);
+    assert_string_equal(rr->test, "tcp_rr");
+    /* paced: every value its own */
+    assert_true(paced->rate_bps == 900000000ULL && !paced->reverse && paced->streams == 2);
+    assert_true(paced->warmup_s == 0.0 && paced->duration_s == 90.0 && paced->interval_s == 0.5);
+    assert_int_equal(paced->window, 256 * 1024);
+    assert_int_equal(crr->response_size, 1);
+    assert_true(plan_shuffled(p) && plan_seed(p) == 42 && plan_parallel(p));
+    assert_true(plan_both_directions(p));
+    assert_int_equal(plan_pairs_kind(p), PLAN_PAIRS_ALL);
+    assert_int_equal(plan_test_count(p), 6 * (5 + 2 + 2 + 2 + 2));
+    plan_free(p);
+}
+
+static void
+test_builtin_defaults(void **state)
+{
+    (void)state;
+    struct plan *p = load_fixture("minimal.yaml");
+    const struct plan_scenario *sc = plan_scenario(p, 0);
+    assert_true(sc->duration_s == 10.0 && sc->warmup_s == 1.0 && sc->trials == 1);
+    assert_true(sc->streams == 1 && sc->msg_size == 0 && sc->rate_bps == 0);
+    const struct plan_host *h = plan_host(p, 0);
+    assert_null(h->ssh.user);
+    assert_int_equal(h->ssh.port, 22);
+    assert_true(h->ssh.connect_timeout_s == 10.0);
+    assert_string_equal(h->data_address, "192.0.2.1");
+    assert_string_equal(h->zone, "");
+    assert_int_equal(plan_zone_count(p), 1);
+    assert_true(plan_parallel(p) && !plan_shuffled(p) && plan_both_directions(p));
+    assert_string_equal(plan_output_template(p), "results/{name}-{timestamp}");
+    plan_free(p);
+}
+
+static void
+test_output_path(void **state)
+{
+    (void)state;
+    struct plan *p = load_fixture("full.yaml");
+    char buf[64];
+    size_t n = plan_output_path(p, "20261129T183000Z", buf, sizeof buf);
+    assert_string_equal(buf, "out/full.plan_1/20261129T183000Z");
+    assert_int_equal(n, strlen(buf));
+    char small[8];
+    n = plan_output_path(p, "20261129T183000Z", small, sizeof small);
+    assert_string_equal(small, "out/ful");
+    assert_int_equal(n, strlen(buf));
+    plan_free(p);
+}
+
+static void
+test_nsperf_flags(void **state)
+{
+    (void)state;
+    struct plan *p = load_fixture("full.yaml");
+    char buf[256];
+    plan_scenario_nsperf_flags(plan_scenario(p, 2), buf, sizeof buf);
+    assert_string_equal(buf, "--test udp_stream -t 90 --warmup 0 -P 2 -l 1472 -b 900000000 "
+                             "-i 0.5 -w 262144");
+    plan_scenario_nsperf_flags(plan_scenario(p, 1), buf, sizeof buf);
+    assert_string_equal(buf, "--test tcp_rr -t 60 --warmup 2 -l 64 --response-size 2048 -i 1 "
+                             "-w 4194304");
+    plan_free(p);
+}
+
+static void
+test_source_kept(void **state)
+{
+    (void)state;
+    const char yaml[] = "name: s\nhosts: [{name: a, address: 192.0.2.1}, {name: b, address: "
+                        "192.0.2.2}]\nscenarios: [{name: x, test: tcp_rr}]\n";
+    struct plan_diags *d = plan_diags_new();
+    struct plan *p;
+    assert_int_equal(plan_load_buffer("mem.yaml", yaml, sizeof yaml - 1, &p, d), 0);
+    size_t len;
+    const char *src = plan_source(p, &len);
+    assert_int_equal(len, sizeof yaml - 1);
+    assert_memory_equal(src, yaml, len);
+    assert_string_equal(plan_file(p), "mem.yaml");
+    plan_free(p);
+    plan_diags_free(d);
+}
+
+/* Load text that must fail; the first message must be want (short form). */
+static void
+expect_first(const char *text, size_t len, const char *want)
+{
+    struct plan_diags *d = plan_diags_new();
+    struct plan *p = NULL;
+    assert_int_not_equal(plan_load_buffer("t.yaml", text, len, &p, d), 0);
+    assert_null(p);
+    assert_true(plan_diags_count(d) >= 1);
+    char got[1024];
+    diag_short(d, 0, got, sizeof got);
+    assert_string_equal(got, want);
+    plan_diags_free(d);
+}
+
+static void
+test_size_cap(void **state)
+{
+    (void)state;
+    size_t len = PLAN_MAX_FILE_SIZE + 1;
+    char *big = malloc(len);
+    memset(big, '#', len);
+    expect_first(big, len, "plan is larger than the limit of 4 MiB");
+    char tmpl[] = "/tmp/ns_plan_big_XXXXXX";
+    int fd = mkstemp(tmpl);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, big, len), (ssize_t)len);
+    close(fd);
+    struct plan_diags *d = plan_diags_new();
+    struct plan *p;
+    assert_int_equal(plan_load_file(tmpl, &p, d), NS_EPARSE);
+    assert_string_equal(plan_diags_message(d, 0, NULL, NULL),
+                        "plan is larger than the limit of 4 MiB");
+    unlink(tmpl);
+    plan_diags_free(d);
+    free(big);
+}
+
+static void
+test_unreadable(void **state)
+{
+    (void)state;
+    struct plan_diags *d = plan_diags_new();
+    struct plan *p;
+    assert_int_equal(plan_load_file("/nonexistent/plan.yaml", &p, d), NS_EPARSE);
+    assert_string_equal(plan_diags_text(d, 0),
+                        "/nonexistent/plan.yaml: cannot read plan: No such file or directory");
+    assert_int_equal(plan_load_file("/tmp", &p, d), NS_EPARSE);
+    assert_string_equal(plan_diags_text(d, 1), "/tmp: cannot read plan: Is a directory");
+    plan_diags_free(d);
+}
+
+static void
+test_depth_cap(void **state)
+{
+    (void)state;
+    char text[256] = "name: ";
+    for (int i = 0; i < 40; i++)
+        strcat(text, "[");
+    expect_first(text, strlen(text), "1:38: plan is nested too deeply (more than 32 levels)");
+    const char nul[] = "name: \"a\\0b\"\n";
+    expect_first(nul, sizeof nul - 1, "1:7: invalid value: contains a NUL character");
+}
+
+static void
+test_diag_cap(void **state)
+{
+    (void)state;
+    char *text = malloc(64 * 1024);
+    strcpy(text, "name: x\n");
+    for (int i = 0; i < 300; i++)
+        sprintf(text + strlen(text), "k%d: 1\n", i);
+    struct plan_diags *d = plan_diags_new();
+    struct plan *p;
+    assert_int_equal(plan_load_buffer("t.yaml", text, strlen(text), &p, d), NS_EPARSE);
+    assert_int_equal(plan_diags_count(d), PLAN_MAX_DIAGS);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    plan_diags_write(d, f);
+    fclose(f);
+    assert_non_null(strstr(buf, "102 more problems not shown\n")); /* + hosts, scenarios */
+    free(buf);
+    plan_diags_free(d);
+    free(text);
+}
+
+static void
+test_suggest(void **state)
+{
+    (void)state;
+    const char *const keys[] = {"duration", "warmup", "trials", "streams", "msg_size"};
+    assert_string_equal(suggest_closest("duraton", keys, 5), "duration");
+    assert_string_equal(suggest_closest("Duration", keys, 5), "duration");
+    assert_string_equal(suggest_closest("wramup", keys, 5), "warmup"); /* a swap is one edit */
+    assert_string_equal(suggest_closest("trails", keys, 5), "trials");
+    assert_string_equal(suggest_closest("msgsize", keys, 5), "msg_size");
+    assert_null(suggest_closest("colour", keys, 5));
+    assert_null(suggest_closest("", keys, 5));
+    assert_null(suggest_closest("x", keys, 5));
+}
+
+static void
+test_free_null(void **state)
+{
+    (void)state;
+    plan_free(NULL);
+    plan_diags_free(NULL);
+    schedule_free(NULL);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_bad_fixtures),
+        cmocka_unit_test(test_ok_fixtures),
+        cmocka_unit_test(test_shipped_plans),
+        cmocka_unit_test(test_default_is_localhost_yaml),
+        cmocka_unit_test(test_full_hosts),
+        cmocka_unit_test(test_full_scenarios),
+        cmocka_unit_test(test_builtin_defaults),
+        cmocka_unit_test(test_output_path),
+        cmocka_unit_test(test_nsperf_flags),
+        cmocka_unit_test(test_source_kept),
+        cmocka_unit_test(test_size_cap),
+        cmocka_unit_test(test_unreadable),
+        cmocka_unit_test(test_depth_cap),
+        cmocka_unit_test(test_diag_cap),
+        cmocka_unit_test(test_suggest),
+        cmocka_unit_test(test_free_null),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

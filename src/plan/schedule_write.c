@@ -71,19 +71,35 @@ wb_u64(struct wbuf *w, uint64_t v)
     wb_write(w, tmp + i, sizeof tmp - i);
 }
 
+static bool
+json_plain(const char *s, size_t *len)
+{
+    size_t i = 0;
+    for (; s[i] != '\0'; i++)
+        if (s[i] == '"' || s[i] == '\\' || (unsigned char)s[i] < 0x20)
+            return false;
+    *len = i;
+    return true;
+}
+
 /* A JSON string; names are validated to need no escaping, but be safe anyway. */
 static void
 wb_json_str(struct wbuf *w, const char *s)
 {
+    size_t len;
     wb_write(w, "\"", 1);
-    for (const char *p = s; *p != '\0'; p++) {
-        unsigned char ch = (unsigned char)*p;
-        if (ch == '"' || ch == '\\')
-            wb_printf(w, "\\%c", ch);
-        else if (ch < 0x20)
-            wb_printf(w, "\\u%04x", ch);
-        else
-            wb_write(w, p, 1);
+    if (json_plain(s, &len)) {
+        wb_write(w, s, len);
+    } else {
+        for (const char *p = s; *p != '\0'; p++) {
+            unsigned char ch = (unsigned char)*p;
+            if (ch == '"' || ch == '\\')
+                wb_printf(w, "\\%c", ch);
+            else if (ch < 0x20)
+                wb_printf(w, "\\u%04x", ch);
+            else
+                wb_write(w, p, 1);
+        }
     }
     wb_write(w, "\"", 1);
 }

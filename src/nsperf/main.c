@@ -26,7 +26,6 @@ struct cli {
     const char *test;
     struct ns_params p;
     bool json;
-    bool response_set, rate_set;
     /* raw values applied after the kind's defaults are known */
     const char *duration, *warmup, *interval, *len, *response, *rate, *window;
     int streams;

@@ -61,10 +61,8 @@ ns_doc_print_human(const struct ns_doc *d, const struct ns_test *t, FILE *out)
         fprintf(out, ", %d stream%s%s", d->p->streams, d->p->streams == 1 ? "" : "s",
                 d->p->reverse ? ", reverse" : "");
     fputc('\n', out);
-    if (d->error != NULL) {
-        fprintf(out, "error: %s\n", d->error);
-        return;
-    }
+    if (d->error != NULL)
+        return;  /* main() reports it on stderr */
     if (k != NULL && k->print_human != NULL && d->result != NULL)
         k->print_human(t, d->result, out);
     print_cpu(d->cpu, out);

@@ -174,7 +174,7 @@ opt_inet6(struct cli *c, const char *arg, struct err *e)
     return 0;
 }
 
-enum { OPT_TEST = 256, OPT_WARMUP, OPT_RESPONSE, OPT_TOKEN, OPT_IDLE, OPT_HELP, OPT_VERSION };
+enum { OPT_TEST = 256, OPT_WARMUP, OPT_RESPONSE, OPT_TOKEN, OPT_IDLE, OPT_HELP = 'h', OPT_VERSION = 'V' };
 
 static const struct opt opts[] = {
     {"server", 's', no_argument, opt_server, "run as server"},

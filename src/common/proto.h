@@ -31,7 +31,9 @@ struct err;
 #define PROTO_DATA_HELLO_LEN (4 + PROTO_COOKIE_LEN + 4)
 
 enum proto_type {
-    PROTO_HELLO = 1,    /* server -> client: {"version","server_nonce","auth":bool} */
+    PROTO_HELLO = 1,    /* client -> server first ({"version","role"}: lets the acceptor tell a
+                           control connection from a data one), then server -> client
+                           {"version","server_nonce","auth":bool}; see nsperf/control.h */
     PROTO_AUTH = 2,     /* client -> server: {"client_nonce","proof"} */
     PROTO_PARAMS = 3,   /* client -> server: every test parameter */
     PROTO_ACCEPT = 4,   /* server -> client: parameters as applied, cookie, server_proof */

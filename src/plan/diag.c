@@ -87,6 +87,10 @@ diag_grow(struct plan_diags *d)
 
 static char *
 diag_format(const char *file, unsigned line, unsigned col, const char *fmt, va_list ap,
+            size_t *msgoff) __attribute__((format(printf, 4, 0)));
+
+static char *
+diag_format(const char *file, unsigned line, unsigned col, const char *fmt, va_list ap,
             size_t *msgoff)
 {
     char prefix[512];

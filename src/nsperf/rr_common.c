@@ -297,10 +297,11 @@ rr_intervals_json(const struct rr_state *s)
 static json_t *
 rr_udp_json(const struct rr_udp *u)
 {
-    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:f}", "sent", (json_int_t)u->sent, "received",
-                     (json_int_t)u->received, "lost", (json_int_t)u->lost, "out_of_order",
-                     (json_int_t)u->out_of_order, "duplicated", (json_int_t)u->duplicated,
-                     "bad", (json_int_t)u->bad, "loss_timeout_ms",
+    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f}", "sent", (json_int_t)u->sent,
+                     "received", (json_int_t)u->received, "lost", (json_int_t)u->lost,
+                     "out_of_order", (json_int_t)u->out_of_order, "duplicated",
+                     (json_int_t)u->duplicated, "bad", (json_int_t)u->bad, "jitter_us",
+                     u->jitter_ns / 1e3, "loss_timeout_ms",
                      (double)u->loss_timeout_ns / (double)NS_PER_MS);
 }
 

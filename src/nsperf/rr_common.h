@@ -45,6 +45,8 @@ struct rr_udp {
     uint64_t duplicated;    /* replies to a request already answered */
     uint64_t bad;           /* wrong cookie, short or unknown datagrams, dropped */
     uint64_t loss_timeout_ns;
+    double jitter_ns;       /* RFC 3550 estimator over successive measured round trips */
+    uint64_t prev_rtt_ns;   /* 0 = none yet */
 };
 
 /* Per-run state of a request/response kind (t->kind_state). */

@@ -9,6 +9,7 @@
  * moves on with the next sequence number; a reply that arrives later is counted (out of order
  * or duplicated) and otherwise ignored, so it can never be taken for the current one. */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -117,6 +118,19 @@ udp_rr_wait_reply(struct ns_test *t, struct rr_state *s, int fd, const struct ud
     }
 }
 
+/* A measured reply: counted, and the RFC 3550 jitter (J += (|D| - J) / 16) of successive round
+ * trips, the figure udp_stream reports from transit times. */
+static void
+udp_rr_count_reply(struct rr_udp *u, uint64_t rtt)
+{
+    u->received++;
+    if (u->prev_rtt_ns != 0) {
+        double d = fabs((double)rtt - (double)u->prev_rtt_ns);
+        u->jitter_ns += (d - u->jitter_ns) / 16.0;
+    }
+    u->prev_rtt_ns = rtt;
+}
+
 static int
 udp_rr_client(struct ns_test *t, struct rr_state *s, int fd, struct err *e)
 {
@@ -153,7 +167,7 @@ udp_rr_client(struct ns_test *t, struct rr_state *s, int fd, struct err *e)
         uint64_t t1 = clock_now_ns();
         x.answered |= 1;
         if (measured)
-            s->udp.received++;
+            udp_rr_count_reply(&s->udp, t1 - x.t0);
         rr_record(s, t, x.phase0, x.t0, t1);
     }
 }

@@ -437,6 +437,7 @@ test_udp_rr_pair(void **state)
     assert_true(jnum(cj, "udp", "sent") == n);
     assert_true(jnum(cj, "udp", "received") == n);
     assert_true(jnum(cj, "udp", "lost") == 0);
+    assert_true(jnum(cj, "udp", "jitter_us") >= 0);
     json_t *sj = s.k->local_result(&s.t);
     json_t *r = c.k->combine(&c.t, cj, sj, NULL);
     assert_true(jnum(r, "udp", "lost") == 0);

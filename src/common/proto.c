@@ -12,11 +12,12 @@ static const char *const proto_names[] = {
     "MEASURE", "STOP", "RESULT", "ERROR", "BYE"};
 
 const char *
-proto_type_name(int type)
+proto_type_name(enum proto_type type)
 {
-    if (type < 1 || type > PROTO_TYPE_MAX)
+    int t = (int)type;
+    if (t < 1 || t > PROTO_TYPE_MAX)
         return "UNKNOWN";
-    return proto_names[type];
+    return proto_names[t];
 }
 
 void
@@ -83,13 +84,13 @@ proto_send(int fd, enum proto_type type, const json_t *obj, int timeout_ms, stru
     if (obj != NULL) {
         payload = json_dumps(obj, JSON_COMPACT);
         if (payload == NULL)
-            return err_set(e, NS_ENOMEM, "cannot encode %s frame", proto_type_name((int)type));
+            return err_set(e, NS_ENOMEM, "cannot encode %s frame", proto_type_name(type));
         len = strlen(payload);
     }
     if (len > PROTO_MAX_PAYLOAD) {
         free(payload);
         return err_set(e, NS_ETOOBIG, "%s frame of %zu bytes exceeds the limit",
-                       proto_type_name((int)type), len);
+                       proto_type_name(type), len);
     }
     uint8_t *frame = malloc(PROTO_HEADER_LEN + len);
     if (frame == NULL) {

@@ -67,6 +67,6 @@ int proto_send(int fd, enum proto_type type, const json_t *obj, int timeout_ms, 
 int proto_recv(int fd, enum proto_type *type, json_t **out, int timeout_ms, struct err *e);
 
 /* Name of a frame type ("PARAMS"), for messages. */
-const char *proto_type_name(int type);
+const char *proto_type_name(enum proto_type type);
 
 #endif

@@ -264,6 +264,7 @@ test_cpu_accounting(void **state)
             x += i * 0.5;
         cpu_snap_take(&b);
     } while (b.mono_ns < spin_until);
+    assert_true(x > 0);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
     json_t *u = cpu_usage_json(&a, &b);
     double pct = json_number_value(json_object_get(u, "pct"));

@@ -41,9 +41,13 @@ print_cpu(const json_t *cpu, FILE *out)
 {
     if (cpu == NULL)
         return;
-    fprintf(out, "cpu: local %.1f%% (system %.1f%%), remote %.1f%% (system %.1f%%)",
-            num(cpu, "local_pct"), num(cpu, "local_system_pct"), num(cpu, "remote_pct"),
-            num(cpu, "remote_system_pct"));
+    /* Process % is of one core (as top shows it); system % is of all the host's CPUs. */
+    fprintf(out,
+            "cpu: local nsperf %.1f%% of a core (host %.1f%% of %d cpus), "
+            "remote nsperf %.1f%% (host %.1f%% of %d cpus)",
+            num(cpu, "local_pct"), num(cpu, "local_system_pct"),
+            (int)num(cpu, "local_cpus"), num(cpu, "remote_pct"), num(cpu, "remote_system_pct"),
+            (int)num(cpu, "remote_cpus"));
     const json_t *cpb = json_object_get(cpu, "cycles_per_byte");
     if (json_is_number(cpb))
         fprintf(out, ", %.2f cycles/byte", json_number_value(cpb));

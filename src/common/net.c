@@ -40,7 +40,7 @@ static int
 net_bound_socket(const char *host, uint16_t port, int family, int socktype, struct err *e)
 {
     struct sockaddr_storage ss;
-    socklen_t sslen;
+    socklen_t sslen = 0;
     int rc = net_resolve(host, port, family, socktype, 1, &ss, &sslen, e);
     if (rc != 0)
         return rc;

@@ -66,7 +66,7 @@ units_parse(const char *s, const struct unit *tab, size_t n, const char *what, d
 int
 units_parse_duration(const char *s, double *out_seconds, struct err *e)
 {
-    double v;
+    double v = 0.0;
     int rc = units_parse(s, duration_units, sizeof duration_units / sizeof *duration_units,
                          "duration", &v, e);
     if (rc != 0)
@@ -82,14 +82,14 @@ units_to_u64(double v, const char *s, const char *what, uint64_t *out, struct er
 {
     if (v >= 18446744073709551616.0)
         return err_set(e, NS_ERANGE, "%s '%s' is too large", what, s);
-    *out = (uint64_t)llround(v);
+    *out = (uint64_t)(v + 0.5);   /* llround would overflow above 2^63 */
     return 0;
 }
 
 int
 units_parse_size(const char *s, uint64_t *out_bytes, struct err *e)
 {
-    double v;
+    double v = 0.0;
     int rc = units_parse(s, size_units, sizeof size_units / sizeof *size_units, "size", &v, e);
     return rc != 0 ? rc : units_to_u64(v, s, "size", out_bytes, e);
 }
@@ -97,7 +97,7 @@ units_parse_size(const char *s, uint64_t *out_bytes, struct err *e)
 int
 units_parse_rate(const char *s, uint64_t *out_bps, struct err *e)
 {
-    double v;
+    double v = 0.0;
     int rc = units_parse(s, rate_units, sizeof rate_units / sizeof *rate_units, "rate", &v, e);
     return rc != 0 ? rc : units_to_u64(v, s, "rate", out_bps, e);
 }

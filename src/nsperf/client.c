@@ -34,32 +34,10 @@ struct client {
     bool leak_kind;           /* the kind did not stop: do not clean it up */
 };
 
-/* Receive a frame of the expected type; ERROR frames become NS_EPEER. */
 static int
 expect_frame(struct client *c, enum proto_type want, json_t **out, int timeout_ms, struct err *e)
 {
-    enum proto_type type;
-    json_t *o = NULL;
-    int rc = proto_recv(c->ctl, &type, &o, timeout_ms, e);
-    if (rc == NS_ECLOSED)
-        return err_set(e, rc, "server closed the control connection");
-    if (rc != 0)
-        return err_prefix(e, "waiting for %s", proto_type_name(want));
-    if (type == PROTO_ERROR) {
-        rc = ns_peer_error(o, "server", e);
-        json_decref(o);
-        return rc;
-    }
-    if (type != want) {
-        json_decref(o);
-        return err_set(e, NS_EPROTO, "expected %s from server, got %s", proto_type_name(want),
-                       proto_type_name(type));
-    }
-    if (out != NULL)
-        *out = o;
-    else
-        json_decref(o);
-    return 0;
+    return ns_recv_expect(c->ctl, "server", want, out, timeout_ms, e);
 }
 
 static int

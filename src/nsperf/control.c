@@ -205,6 +205,34 @@ ns_peer_error(const json_t *payload, const char *who, struct err *e)
     return err_set(e, NS_EPEER, "%s: %s", who, text != NULL ? text : "unspecified error");
 }
 
+int
+ns_recv_expect(int fd, const char *who, enum proto_type want, json_t **out, int timeout_ms,
+               struct err *e)
+{
+    enum proto_type type;
+    json_t *o = NULL;
+    int rc = proto_recv(fd, &type, &o, timeout_ms, e);
+    if (rc == NS_ECLOSED)
+        return err_set(e, rc, "%s closed the control connection", who);
+    if (rc != 0)
+        return err_prefix(e, "waiting for %s", proto_type_name(want));
+    if (type == PROTO_ERROR) {
+        rc = ns_peer_error(o, who, e);
+        json_decref(o);
+        return rc;
+    }
+    if (type != want) {
+        json_decref(o);
+        return err_set(e, NS_EPROTO, "expected %s from %s, got %s", proto_type_name(want), who,
+                       proto_type_name(type));
+    }
+    if (out != NULL)
+        *out = o;
+    else
+        json_decref(o);
+    return 0;
+}
+
 json_t *
 ns_host_json(void)
 {

@@ -193,7 +193,7 @@ static const struct opt opts[] = {
      "SEC: traffic before measuring, discarded (default 1s)"},
     {"parallel", 'P', required_argument, opt_parallel, "N: parallel streams (stream kinds)"},
     {"length", 'l', required_argument, opt_len,
-     "BYTES: write size (128K tcp_stream, 1460 udp_stream) or request size (1)"},
+     "BYTES: write size (1M tcp_stream, 1460 udp_stream) or request size (1)"},
     {"response-size", OPT_RESPONSE, required_argument, opt_response,
      "BYTES: response size of rr/crr kinds (default: request size)"},
     {"bitrate", 'b', required_argument, opt_rate,

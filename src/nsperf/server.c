@@ -163,28 +163,7 @@ static const struct ns_conn_ops srv_conn_ops = {
 static int
 recv_frame(struct session *ss, enum proto_type want, json_t **out, int timeout_ms, struct err *e)
 {
-    enum proto_type type;
-    json_t *o = NULL;
-    int rc = proto_recv(ss->ctl, &type, &o, timeout_ms, e);
-    if (rc == NS_ECLOSED)
-        return err_set(e, rc, "client closed the control connection");
-    if (rc != 0)
-        return err_prefix(e, "waiting for %s", proto_type_name(want));
-    if (type == PROTO_ERROR) {
-        rc = ns_peer_error(o, "client", e);
-        json_decref(o);
-        return rc;
-    }
-    if (type != want) {
-        json_decref(o);
-        return err_set(e, NS_EPROTO, "expected %s, got %s", proto_type_name(want),
-                       proto_type_name(type));
-    }
-    if (out != NULL)
-        *out = o;
-    else
-        json_decref(o);
-    return 0;
+    return ns_recv_expect(ss->ctl, "client", want, out, timeout_ms, e);
 }
 
 /* The acceptor consumed the magic; read the rest of the client's HELLO. */

@@ -88,16 +88,29 @@ ts_mark_measure(struct ts_stream *s)
         s->retr0 = ti.total_retrans;
 }
 
+/* Bytes per send(): the whole -l buffer unpaced; paced, about a millisecond's worth (at least
+ * 8 KiB) so that a 1 MiB default write does not turn a slow rate into bursts. */
+static size_t
+ts_chunk(size_t buflen, double per_stream_bps)
+{
+    if (per_stream_bps <= 0)
+        return buflen;
+    double ms_worth = per_stream_bps / 8.0 / 1000.0;
+    size_t chunk = ms_worth < 8192.0 ? 8192u : (size_t)ms_worth;
+    return chunk < buflen ? chunk : buflen;
+}
+
 static void
 ts_send_loop(struct ts_stream *s)
 {
     const struct ns_params *p = &s->st->t->p;
     double per_stream = p->rate_bps > 0 ? (double)p->rate_bps / p->streams : 0;
     uint64_t start = clock_now_ns(), paced = 0;
+    size_t chunk = ts_chunk(s->buflen, per_stream);
     while (!ts_over(s)) {
         if (!s->in_measure && ns_test_phase(s->st->t) == NS_PHASE_MEASURE)
             ts_mark_measure(s);
-        ssize_t n = send(s->fd, s->buf, s->buflen, MSG_NOSIGNAL);
+        ssize_t n = send(s->fd, s->buf, chunk, MSG_NOSIGNAL);
         if (n < 0) {
             if (errno == EAGAIN || errno == EINTR)
                 continue;

@@ -2,7 +2,7 @@
 # bench_nsperf.sh - nsperf against the tools users know, on loopback (issue 2, "Speed and size").
 # A benchmark, not a ctest test: it prints figures, ratios and PASS/MISS per target, exit 0.
 #
-#   tests/bench/bench_nsperf.sh [path/to/nsperf]
+#   tests/bench/bench_nsperf.sh [path/to/nsperf | BUILD_DIR]
 #
 # Targets (medians of BENCH_RUNS interleaved runs; odd runs start with nsperf, even runs with
 # the peer, so that drift of a shared machine does not favour one side):
@@ -28,6 +28,7 @@ RSS_LIMIT_KB=8192
 root=$(cd "$(dirname "$0")/../.." && pwd)
 
 find_nsperf() {
+    if [ $# -ge 1 ] && [ -d "$1" ]; then echo "$1/src/nsperf/nsperf"; return; fi   # a build dir
     if [ $# -ge 1 ] && [ -n "$1" ]; then echo "$1"; return; fi
     if [ -n "${NSPERF:-}" ]; then echo "$NSPERF"; return; fi
     ls -t "$root"/build/*/src/nsperf/nsperf 2>/dev/null | head -n 1

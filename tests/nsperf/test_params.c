@@ -50,7 +50,7 @@ test_defaults_valid(void **state)
     }
     struct ns_params p;
     ns_params_default(&p, NS_TCP_STREAM);
-    assert_int_equal(p.msg_size, 128 * 1024);
+    assert_int_equal(p.msg_size, 1024 * 1024);
     assert_int_equal(p.rate_bps, 0);
     ns_params_default(&p, NS_UDP_STREAM);
     assert_int_equal(p.rate_bps, 1000000);

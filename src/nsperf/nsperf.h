@@ -75,8 +75,10 @@ struct ns_test {
     struct ns_params p;
     enum ns_role role;
     _Atomic int phase;                 /* enum ns_phase, written by the control layer */
-    uint64_t measure_start_ns;         /* local CLOCK_MONOTONIC when MEASURE began (0 = not yet) */
-    uint64_t measure_end_ns;           /* local CLOCK_MONOTONIC when DONE began (0 = not yet) */
+    /* Atomic: a receiving kind reads them while the control thread sets them (a UDP datagram
+     * the sender marked as measured can arrive before this side's MEASURE; ThreadSanitizer). */
+    _Atomic uint64_t measure_start_ns; /* local CLOCK_MONOTONIC when MEASURE began (0 = not yet) */
+    _Atomic uint64_t measure_end_ns;   /* local CLOCK_MONOTONIC when DONE began (0 = not yet) */
     /* Data sockets established before run(): TCP kinds get connected stream sockets (one per
      * stream; none for tcp_crr); UDP kinds get, on the client, one connected UDP socket per
      * stream and, on the server, the same number of UDP sockets each connect()ed to the

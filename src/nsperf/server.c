@@ -23,7 +23,9 @@
 #include "sha256.h"
 
 #define SRV_MAX_PENDING 64
-#define SRV_MAX_SESSIONS 8          /* control connections in handshake or test at once */
+#define SRV_MAX_SESSIONS 16         /* control connections in handshake or test at once... */
+#define SRV_HARD_SESSIONS 32        /* ...or briefly more while evicted strangers wind down */
+#define SRV_EVICT_AGE_NS (200 * NS_PER_MS)   /* a genuine handshake takes far less */
 #define SRV_QUEUE_CAP 1024
 #define SRV_FIRST_FRAME_MAX 4096    /* the client HELLO is small; cap it hard */
 #define SRV_PHASE_SLACK_MS 10000    /* beyond the announced warmup/duration */
@@ -46,6 +48,7 @@ struct srv {
     struct session *active;          /* the test slot (mu) */
     int sessions;                    /* live control threads (mu) */
     bool served;                     /* -1: a test was accepted (mu) */
+    struct session *live;            /* every session thread, newest first (mu) */
     uint64_t last_activity_ns;       /* (mu) */
     struct pending pend[SRV_MAX_PENDING];
     int npend;
@@ -63,6 +66,9 @@ struct session {
     size_t q_head, q_len;
     bool q_closed;
     bool owns_slot;
+    struct session *next, *prev;     /* s->live list (mu) */
+    uint64_t born_ns;
+    bool evicted;                    /* (mu) */
     int udp_spare;                   /* unconnected UDP socket awaiting a hello, or -1 */
     struct ns_runner runner;
     struct err run_err;
@@ -245,10 +251,15 @@ session_params(struct session *ss, struct err *e)
     return rc;
 }
 
+/* The cookie is made before the session becomes the active one, under the same lock as
+ * route_data() reads it: no window in which an all-zero cookie would admit a data connection. */
 static int
 claim_slot(struct session *ss, struct err *e)
 {
     struct srv *s = ss->s;
+    uint8_t cookie[PROTO_COOKIE_LEN];
+    if (random_bytes(cookie, sizeof cookie) != 0)
+        return err_sys(e, NS_EIO, errno, "cannot get random bytes");
     pthread_mutex_lock(&s->mu);
     int rc = 0;
     if (s->active != NULL)
@@ -256,6 +267,7 @@ claim_slot(struct session *ss, struct err *e)
     else if (s->o->one_shot && s->served)
         rc = err_set(e, NS_EBUSY, "server busy: it serves one test (-1) and has served it");
     else {
+        memcpy(ss->t.cookie, cookie, sizeof cookie);
         s->active = ss;
         s->served = true;
         ss->owns_slot = true;
@@ -267,10 +279,8 @@ claim_slot(struct session *ss, struct err *e)
 static int
 session_accept(struct session *ss, const char proof[65], struct err *e)
 {
-    int rc = random_bytes(ss->t.cookie, sizeof ss->t.cookie) == 0
-                 ? 0
-                 : err_sys(e, NS_EIO, errno, "cannot get random bytes");
-    if (rc == 0 && ss->k->socktype == SOCK_DGRAM) {
+    int rc = 0;
+    if (ss->k->socktype == SOCK_DGRAM) {
         ss->udp_spare = ns_udp_bind_shared(&ss->s->laddr, ss->s->laddrlen, e);
         rc = ss->udp_spare < 0 ? ss->udp_spare : 0;
     }
@@ -464,6 +474,49 @@ session_run(struct session *ss, struct err *e)
     return rc;
 }
 
+/* ---- the live list: strangers in handshake can be evicted, so they cannot lock clients out ---- */
+
+static void
+live_link(struct srv *s, struct session *ss)
+{
+    ss->prev = NULL;
+    ss->next = s->live;
+    if (s->live != NULL)
+        s->live->prev = ss;
+    s->live = ss;
+}
+
+static void
+live_unlink(struct srv *s, struct session *ss)
+{
+    if (ss->prev != NULL)
+        ss->prev->next = ss->next;
+    else if (s->live == ss)
+        s->live = ss->next;
+    if (ss->next != NULL)
+        ss->next->prev = ss->prev;
+    ss->next = ss->prev = NULL;
+}
+
+/* With every session taken, make room by cutting off the oldest connection that has not got
+ * the test slot and has been in its handshake for a while (a stranger, or a half-open
+ * connection): shutdown() wakes its blocked read and its thread winds down. Under s->mu. */
+static bool
+evict_oldest_stranger(struct srv *s)
+{
+    uint64_t now = clock_now_ns();
+    struct session *old = NULL;
+    for (struct session *x = s->live; x != NULL; x = x->next)
+        if (!x->owns_slot && !x->evicted && now - x->born_ns > SRV_EVICT_AGE_NS &&
+            (old == NULL || x->born_ns < old->born_ns))
+            old = x;
+    if (old == NULL)
+        return false;
+    old->evicted = true;
+    shutdown(old->ctl, SHUT_RDWR);
+    return true;
+}
+
 static void
 session_release(struct session *ss)
 {
@@ -481,6 +534,7 @@ session_release(struct session *ss)
         close(ss->q_fd[ss->q_head]);
     if (ss->owns_slot)
         s->active = NULL;
+    live_unlink(s, ss);
     s->sessions--;
     s->last_activity_ns = clock_now_ns();
     pthread_mutex_unlock(&s->mu);
@@ -526,6 +580,7 @@ session_new(struct srv *s, int fd, const char *peer)
     ss->ctl = fd;
     snprintf(ss->peer, sizeof ss->peer, "%s", peer);
     ss->udp_spare = -1;
+    ss->born_ns = clock_now_ns();
     ss->t.role = NS_ROLE_SERVER;
     ss->t.conn = &srv_conn_ops;
     ss->t.conn_ctx = ss;
@@ -541,34 +596,47 @@ session_new(struct srv *s, int fd, const char *peer)
 
 /* ---- the acceptor ---- */
 
-static void
-start_session(struct srv *s, int fd, const char *peer)
+static int
+session_spawn(struct session *ss)
 {
-    pthread_mutex_lock(&s->mu);
-    bool full = s->sessions >= SRV_MAX_SESSIONS;
-    if (!full)
-        s->sessions++;
-    pthread_mutex_unlock(&s->mu);
-    struct session *ss = full ? NULL : session_new(s, fd, peer);
     pthread_t th;
     pthread_attr_t at;
     pthread_attr_init(&at);
     pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
-    if (ss != NULL && pthread_create(&th, &at, session_main, ss) == 0) {
-        pthread_attr_destroy(&at);
-        return;
-    }
+    int rc = pthread_create(&th, &at, session_main, ss);
     pthread_attr_destroy(&at);
-    ns_send_error(fd, "server busy: too many control connections");
-    close(fd);
+    return rc;
+}
+
+static void
+start_session(struct srv *s, int fd, const char *peer)
+{
+    struct session *ss = session_new(s, fd, peer);
+    pthread_mutex_lock(&s->mu);
+    bool full = s->sessions >= SRV_MAX_SESSIONS;
+    if (full && s->sessions < SRV_HARD_SESSIONS && evict_oldest_stranger(s))
+        full = false;
+    if (!full && ss != NULL) {
+        s->sessions++;
+        live_link(s, ss);
+    }
+    pthread_mutex_unlock(&s->mu);
+    if (full || ss == NULL) {
+        ns_send_error(fd, "server busy: too many control connections");
+        close(fd);
+    } else if (session_spawn(ss) == 0) {
+        return;
+    } else {
+        ns_send_error(fd, "server busy: cannot start a thread");
+        close(fd);
+        pthread_mutex_lock(&s->mu);
+        live_unlink(s, ss);
+        s->sessions--;
+        pthread_mutex_unlock(&s->mu);
+    }
     if (ss != NULL) {
         pthread_cond_destroy(&ss->cv);
         free(ss);
-    }
-    if (!full) {
-        pthread_mutex_lock(&s->mu);
-        s->sessions--;
-        pthread_mutex_unlock(&s->mu);
     }
 }
 

@@ -200,6 +200,38 @@ test_half_open_does_not_stall(void **state)
     sp_kill(s.pid);
 }
 
+/* Strangers that send a frame magic and then nothing hold a control session each: more of them
+ * than the server runs sessions must not lock out a client with the right token. */
+static void
+test_half_open_sessions_cannot_lock_out(void **state)
+{
+    (void)state;
+    const char *tok = "/tmp/nsperf-itest-lockout.token";
+    FILE *f = fopen(tok, "w");
+    assert_non_null(f);
+    fputs("lockout-secret", f);
+    fclose(f);
+    struct server s;
+    const char *extra[] = {"--token-file", tok, NULL};
+    server_start(&s, extra);
+    enum { N = 40 };
+    int fds[N];
+    for (int i = 0; i < N; i++) {
+        fds[i] = sp_connect(s.port);
+        assert_true(fds[i] >= 0);
+        assert_int_equal(write(fds[i], "NSPF", 4), 4);
+    }
+    usleep(400 * 1000);   /* older than the eviction age: they are strangers now */
+    double t0 = sp_now();
+    good_client(&s, tok);
+    good_client(&s, tok);
+    assert_true(sp_now() - t0 < 4.0);
+    for (int i = 0; i < N; i++)
+        close(fds[i]);
+    sp_kill(s.pid);
+    unlink(tok);
+}
+
 /* More idle connections than the acceptor tracks: it sheds the oldest and keeps serving. */
 static void
 test_connection_flood(void **state)
@@ -322,6 +354,7 @@ main(void)
         cmocka_unit_test(test_garbage_and_bad_frames),
         cmocka_unit_test(test_half_open_does_not_stall),
         cmocka_unit_test(test_connection_flood),
+        cmocka_unit_test(test_half_open_sessions_cannot_lock_out),
         cmocka_unit_test(test_busy),
         cmocka_unit_test(test_server_killed),
         cmocka_unit_test(test_client_killed),

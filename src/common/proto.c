@@ -109,13 +109,20 @@ proto_send(int fd, enum proto_type type, const json_t *obj, int timeout_ms, stru
 int
 proto_recv(int fd, enum proto_type *type, json_t **out, int timeout_ms, struct err *e)
 {
+    return proto_recv_max(fd, PROTO_MAX_PAYLOAD, type, out, timeout_ms, e);
+}
+
+int
+proto_recv_max(int fd, uint32_t max_payload, enum proto_type *type, json_t **out, int timeout_ms,
+               struct err *e)
+{
     uint64_t deadline = clock_deadline_ms(timeout_ms);
     uint8_t hdr[PROTO_HEADER_LEN];
     int rc = net_read_full(fd, hdr, sizeof hdr, timeout_ms, e);
     if (rc != 0)
         return rc;
     uint32_t len;
-    rc = proto_header_decode(hdr, PROTO_MAX_PAYLOAD, type, &len, e);
+    rc = proto_header_decode(hdr, max_payload, type, &len, e);
     if (rc != 0)
         return rc;
     uint8_t *buf = len ? malloc(len) : NULL;

@@ -22,7 +22,8 @@ struct err;
 #define PROTO_MAGIC "NSPF"
 #define PROTO_VERSION 1
 #define PROTO_HEADER_LEN 12
-#define PROTO_MAX_PAYLOAD (1u << 20) /* 1 MiB: results with histograms fit with room */
+#define PROTO_MAX_PAYLOAD (16u << 20) /* 16 MiB: a result with histograms and the most interval
+                                         samples limits.h allows fits with room */
 
 /* First 4 bytes of a data connection, followed by the 16-byte per-test cookie and a 4-byte
  * big-endian stream index. Lets one listening port take both kinds of connection. */
@@ -62,8 +63,12 @@ int proto_payload_decode(const uint8_t *buf, size_t len, json_t **out, struct er
 /* Send a frame with obj (borrowed; NULL = empty payload) on fd, within timeout_ms. */
 int proto_send(int fd, enum proto_type type, const json_t *obj, int timeout_ms, struct err *e);
 
-/* Receive one frame within timeout_ms. On success *type is set and *out holds the object
- * (caller decrefs). A PROTO_ERROR frame is returned as such, not converted. */
+/* Receive one frame of at most max_payload bytes within timeout_ms. On success *type is set
+ * and *out holds the object (caller decrefs). A PROTO_ERROR frame is returned as such. */
+int proto_recv_max(int fd, uint32_t max_payload, enum proto_type *type, json_t **out,
+                   int timeout_ms, struct err *e);
+
+/* proto_recv_max with PROTO_MAX_PAYLOAD. */
 int proto_recv(int fd, enum proto_type *type, json_t **out, int timeout_ms, struct err *e);
 
 /* Name of a frame type ("PARAMS"), for messages. */

@@ -17,20 +17,20 @@ struct unit {
 
 /* Longest suffixes first where one is a prefix of another is irrelevant: we match exactly. */
 static const struct unit duration_units[] = {
-    {"", 1.0},     {"s", 1.0},     {"sec", 1.0},  {"ns", 1e-9},   {"us", 1e-6},
-    {"ms", 1e-3},  {"m", 60.0},    {"min", 60.0}, {"h", 3600.0},  {"d", 86400.0},
+    {"", 1.0},    {"s", 1.0},  {"sec", 1.0},  {"ns", 1e-9},  {"us", 1e-6},
+    {"ms", 1e-3}, {"m", 60.0}, {"min", 60.0}, {"h", 3600.0}, {"d", 86400.0},
 };
 
 static const struct unit size_units[] = {
-    {"", 1.0},          {"b", 1.0},          {"k", 1024.0},        {"kb", 1024.0},
-    {"kib", 1024.0},    {"m", 1048576.0},    {"mb", 1048576.0},    {"mib", 1048576.0},
+    {"", 1.0},           {"b", 1.0},           {"k", 1024.0},         {"kb", 1024.0},
+    {"kib", 1024.0},     {"m", 1048576.0},     {"mb", 1048576.0},     {"mib", 1048576.0},
     {"g", 1073741824.0}, {"gb", 1073741824.0}, {"gib", 1073741824.0},
 };
 
 static const struct unit rate_units[] = {
-    {"", 1.0},       {"bps", 1.0},     {"bit", 1.0},    {"k", 1e3},        {"kbit", 1e3},
-    {"kbps", 1e3},   {"m", 1e6},       {"mbit", 1e6},   {"mbps", 1e6},     {"g", 1e9},
-    {"gbit", 1e9},   {"gbps", 1e9},    {"t", 1e12},     {"tbit", 1e12},    {"tbps", 1e12},
+    {"", 1.0},     {"bps", 1.0},  {"bit", 1.0},  {"k", 1e3},     {"kbit", 1e3},
+    {"kbps", 1e3}, {"m", 1e6},    {"mbit", 1e6}, {"mbps", 1e6},  {"g", 1e9},
+    {"gbit", 1e9}, {"gbps", 1e9}, {"t", 1e12},   {"tbit", 1e12}, {"tbps", 1e12},
 };
 
 /* Split s into a finite non-negative number and a suffix; look the suffix up (case-insensitive). */
@@ -50,8 +50,9 @@ units_parse(const char *s, const struct unit *tab, size_t n, const char *what, d
     errno = 0;
     char *end;
     double v = strtod(p, &end);
-    if (end == p || errno == ERANGE || !isfinite(v))
-        return err_set(e, NS_EPARSE, "invalid %s '%s'", what, s);
+    if (end == p || errno == ERANGE || !isfinite(v) ||
+        strspn(p, "0123456789.eE+-") < (size_t)(end - p))
+        return err_set(e, NS_EPARSE, "invalid %s '%s'", what, s); /* strtod takes hex too */
     while (isspace((unsigned char)*end))
         end++;
     for (size_t i = 0; i < n; i++) {
@@ -82,7 +83,7 @@ units_to_u64(double v, const char *s, const char *what, uint64_t *out, struct er
 {
     if (v >= 18446744073709551616.0)
         return err_set(e, NS_ERANGE, "%s '%s' is too large", what, s);
-    *out = (uint64_t)(v + 0.5);   /* llround would overflow above 2^63 */
+    *out = (uint64_t)(v + 0.5); /* llround would overflow above 2^63 */
     return 0;
 }
 

@@ -37,7 +37,7 @@ struct client {
 static int
 expect_frame(struct client *c, enum proto_type want, json_t **out, int timeout_ms, struct err *e)
 {
-    return ns_recv_expect(c->ctl, "server", want, out, timeout_ms, e);
+    return ns_recv_expect(c->ctl, "server", want, PROTO_MAX_PAYLOAD, out, timeout_ms, e);
 }
 
 static int
@@ -104,6 +104,18 @@ check_server_proof(struct client *c, const json_t *acc, struct err *e)
     return ok ? 0 : err_set(e, NS_EAUTH, "server failed to prove it knows the token");
 }
 
+/* The server must run the test that was asked for: a changed duration or size would make the
+ * client run for hours or record another test under this one's name. */
+static bool
+params_same(const struct ns_params *a, const struct ns_params *b)
+{
+    json_t *ja = ns_params_to_json(a), *jb = ns_params_to_json(b);
+    bool same = json_equal(ja, jb) != 0;
+    json_decref(ja);
+    json_decref(jb);
+    return same;
+}
+
 static int
 client_negotiate(struct client *c, struct err *e)
 {
@@ -120,8 +132,8 @@ client_negotiate(struct client *c, struct err *e)
     const char *cookie = json_string_value(json_object_get(acc, "cookie"));
     if (rc == 0 && (cookie == NULL || hex_decode(cookie, c->t.cookie, PROTO_COOKIE_LEN) != 0))
         rc = err_set(e, NS_EPROTO, "server sent no valid cookie");
-    if (rc == 0 && c->t.p.kind != c->o->p.kind)
-        rc = err_set(e, NS_EPROTO, "server changed the test kind");
+    if (rc == 0 && !params_same(&c->t.p, &c->o->p))
+        rc = err_set(e, NS_EPROTO, "server answered with other parameters than requested");
     if (rc == 0) {
         c->remote_host = json_incref(json_object_get(acc, "host"));
         c->t.p.family = c->o->p.family;
@@ -300,6 +312,22 @@ stop_runner(struct client *c, struct err *e)
     return rc;
 }
 
+/* A measured interval in which nothing arrived is a failed test, not a figure of zero: a
+ * journal would otherwise keep it as a valid 0 bit/s or 0 transactions/s. */
+static int
+check_not_empty(const json_t *result, struct err *e)
+{
+    const json_t *bytes = json_object_get(result, "bytes");
+    if (json_is_number(bytes) && json_number_value(bytes) <= 0)
+        return err_set(e, NS_EIO, "no data arrived in the measured interval");
+    const json_t *n = json_object_get(json_object_get(result, "rtt_us"), "n");
+    if (json_is_integer(n) && json_integer_value(n) <= 0)
+        return err_set(e, NS_EIO, "no transaction completed in the measured interval");
+    if (!json_is_number(bytes) && !json_is_integer(n))
+        return err_set(e, NS_EPROTO, "the result holds neither bytes nor transactions");
+    return 0;
+}
+
 static int
 client_results(struct client *c, struct err *e)
 {
@@ -324,6 +352,7 @@ client_results(struct client *c, struct err *e)
         json_decref(local);
         json_decref(lcpu);
         send_phase(c, PROTO_BYE, NULL);
+        rc = check_not_empty(c->result, e);
     }
     json_decref(msg);
     return rc;

@@ -206,12 +206,12 @@ ns_peer_error(const json_t *payload, const char *who, struct err *e)
 }
 
 int
-ns_recv_expect(int fd, const char *who, enum proto_type want, json_t **out, int timeout_ms,
-               struct err *e)
+ns_recv_expect(int fd, const char *who, enum proto_type want, uint32_t max_payload, json_t **out,
+               int timeout_ms, struct err *e)
 {
     enum proto_type type;
     json_t *o = NULL;
-    int rc = proto_recv(fd, &type, &o, timeout_ms, e);
+    int rc = proto_recv_max(fd, max_payload, &type, &o, timeout_ms, e);
     if (rc == NS_ECLOSED)
         return err_set(e, rc, "%s closed the control connection", who);
     if (rc != 0)

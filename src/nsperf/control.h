@@ -108,11 +108,12 @@ void ns_close_draining(int fd);
 /* Turn an ERROR frame's payload into e (NS_EPEER, "server: <text>"). */
 int ns_peer_error(const json_t *payload, const char *who, struct err *e);
 
-/* Receive one frame of type want from peer `who` ("server"/"client") on fd within timeout_ms.
+/* Receive one frame (at most max_payload bytes) of type want from peer `who` on fd within
+ * timeout_ms.
  * An ERROR frame becomes NS_EPEER, another type NS_EPROTO, a close NS_ECLOSED. On success *out
  * (if not NULL) holds the payload (caller decrefs). */
-int ns_recv_expect(int fd, const char *who, enum proto_type want, json_t **out, int timeout_ms,
-                   struct err *e);
+int ns_recv_expect(int fd, const char *who, enum proto_type want, uint32_t max_payload,
+                   json_t **out, int timeout_ms, struct err *e);
 
 /* {"kernel","cpus","hostname"} of this machine. New reference. */
 json_t *ns_host_json(void);

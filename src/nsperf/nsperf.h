@@ -20,15 +20,12 @@
 
 #include <jansson.h>
 
+#include "../common/limits.h"
 #include "../common/proto.h"
 
 struct err;
 
 #define NS_DEFAULT_PORT 5301
-#define NS_MAX_STREAMS 128
-#define NS_MAX_MSG_SIZE (64u << 20)      /* 64 MiB write/request size cap */
-#define NS_MAX_UDP_PAYLOAD 65507u
-#define NS_MAX_DURATION_S (24.0 * 3600.0)
 
 enum ns_kind_id {
     NS_TCP_STREAM,

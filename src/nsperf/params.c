@@ -8,10 +8,7 @@
 #include "err.h"
 
 /* Smallest udp_stream datagram: the header of udp_stream.c (magic, phase, seq, time, cookie). */
-#define NS_UDP_STREAM_MIN 40u
 #define NS_MAX_SOCK_BUF (1 << 30)
-#define NS_MAX_WARMUP_S 3600.0
-#define NS_MIN_INTERVAL_S 0.01
 
 static const struct test_kind *const kinds[NS_KIND_COUNT] = {
     [NS_TCP_STREAM] = &ns_kind_tcp_stream, [NS_UDP_STREAM] = &ns_kind_udp_stream,
@@ -104,6 +101,26 @@ validate_times(const struct ns_params *p, struct err *e)
     return 0;
 }
 
+/* What a test may make the endpoint hold: stream buffers and interval samples. */
+static int
+validate_memory(const struct ns_params *p, struct err *e)
+{
+    if (kinds[p->kind]->uses_streams &&
+        (uint64_t)p->streams * p->msg_size > NS_MAX_STREAM_MEMORY)
+        return err_set(e, NS_ERANGE, "%d streams x %llu-byte writes exceed %llu MiB of buffers",
+                       p->streams, (unsigned long long)p->msg_size,
+                       (unsigned long long)(NS_MAX_STREAM_MEMORY >> 20));
+    if (p->interval_s > 0) {
+        double cells = ceil(p->duration_s / p->interval_s) * p->streams;
+        if (cells > NS_MAX_INTERVAL_CELLS)
+            return err_set(e, NS_ERANGE,
+                           "%.0f interval samples (duration / interval x streams) exceed %u; "
+                           "use a longer interval",
+                           cells, NS_MAX_INTERVAL_CELLS);
+    }
+    return 0;
+}
+
 int
 ns_params_validate(const struct ns_params *p, struct err *e)
 {
@@ -116,6 +133,9 @@ ns_params_validate(const struct ns_params *p, struct err *e)
     int rc = validate_msg_size(p, e);
     if (rc == 0)
         rc = validate_times(p, e);
+    if (rc != 0)
+        return rc;
+    rc = validate_memory(p, e);
     if (rc != 0)
         return rc;
     if (p->kind == NS_UDP_STREAM && p->rate_bps == 0)

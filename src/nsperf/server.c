@@ -28,6 +28,7 @@
 #define SRV_EVICT_AGE_NS (200 * NS_PER_MS)   /* a genuine handshake takes far less */
 #define SRV_QUEUE_CAP 1024
 #define SRV_FIRST_FRAME_MAX 4096    /* the client HELLO is small; cap it hard */
+#define SRV_CTL_FRAME_MAX (64u << 10) /* nothing a client sends is large; results go the other way */
 #define SRV_PHASE_SLACK_MS 10000    /* beyond the announced warmup/duration */
 
 struct pending {
@@ -169,7 +170,7 @@ static const struct ns_conn_ops srv_conn_ops = {
 static int
 recv_frame(struct session *ss, enum proto_type want, json_t **out, int timeout_ms, struct err *e)
 {
-    return ns_recv_expect(ss->ctl, "client", want, out, timeout_ms, e);
+    return ns_recv_expect(ss->ctl, "client", want, SRV_CTL_FRAME_MAX, out, timeout_ms, e);
 }
 
 /* The acceptor consumed the magic; read the rest of the client's HELLO. */

@@ -18,7 +18,7 @@
 #include "err.h"
 #include "tcpinfo.h"
 
-#define TS_RECV_BUF (256u * 1024u)
+#define TS_RECV_BUF (1024u * 1024u)
 #define TS_IO_TIMEOUT_US 100000
 #define TS_PACE_SLICE_NS (100 * NS_PER_MS)
 
@@ -88,15 +88,15 @@ ts_mark_measure(struct ts_stream *s)
         s->retr0 = ti.total_retrans;
 }
 
-/* Bytes per send(): the whole -l buffer unpaced; paced, about a millisecond's worth (at least
- * 8 KiB) so that a 1 MiB default write does not turn a slow rate into bursts. */
+/* Bytes per send(): the whole -l buffer unpaced; paced, about a millisecond's worth, so that a
+ * 1 MiB default write does not turn a slow rate into bursts (at 1 kbit/s: single bytes). */
 static size_t
 ts_chunk(size_t buflen, double per_stream_bps)
 {
     if (per_stream_bps <= 0)
         return buflen;
     double ms_worth = per_stream_bps / 8.0 / 1000.0;
-    size_t chunk = ms_worth < 8192.0 ? 8192u : (size_t)ms_worth;
+    size_t chunk = ms_worth < 1.0 ? 1u : (size_t)ms_worth;
     return chunk < buflen ? chunk : buflen;
 }
 
@@ -181,6 +181,17 @@ ts_set_timeouts(int fd)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 }
 
+/* Not all zeros, so nothing on the path can compress the payload; one 4 KiB pattern copied. */
+static void
+ts_fill(uint8_t *buf, size_t len)
+{
+    size_t first = len < 4096 ? len : 4096;
+    for (size_t j = 0; j < first; j++)
+        buf[j] = (uint8_t)(j * 31u + 7u);
+    for (size_t at = first; at < len; at += first)
+        memcpy(buf + at, buf, len - at < first ? len - at : first);
+}
+
 static int
 ts_stream_init(struct ts_state *st, int i)
 {
@@ -190,13 +201,14 @@ ts_stream_init(struct ts_state *st, int i)
     s->idx = i;
     s->fd = st->t->fds[i];
     err_clear(&s->e);
-    s->buflen = st->sender ? (size_t)p->msg_size
-                           : (p->msg_size > TS_RECV_BUF ? (size_t)p->msg_size : TS_RECV_BUF);
+    /* The receiver reads into a fixed buffer whatever the sender's -l: a peer's parameters
+     * must not decide how much memory this side commits (validated: streams x -l capped). */
+    s->buflen = st->sender ? (size_t)p->msg_size : TS_RECV_BUF;
     s->buf = malloc(s->buflen);
     if (s->buf == NULL)
         return NS_ENOMEM;
-    for (size_t j = 0; j < s->buflen; j++)
-        s->buf[j] = (uint8_t)(j * 31u + 7u); /* not all zeros: no accidental compression */
+    if (st->sender)
+        ts_fill(s->buf, s->buflen);
     if (!st->sender && st->nbins > 0) {
         s->bins = calloc(st->nbins, sizeof *s->bins);
         if (s->bins == NULL)

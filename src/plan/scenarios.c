@@ -1,9 +1,11 @@
 /* scenarios.c - the plan's scenarios, resolved against the plan's `defaults` block: a value
  * from defaults applies only where it means something for the test kind, while a scenario
  * setting a value its kind ignores is a mistake worth reporting. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "../common/limits.h"
 #include "fields.h"
 
 #define UDP_MAX_PAYLOAD 65507u
@@ -114,6 +116,30 @@ value_node(const struct fvals *own, const struct scen_defaults *def, int f,
     return at;
 }
 
+/* What nsperf would refuse because of the memory a test makes an endpoint hold
+ * (common/limits.h): interval samples, and stream buffers. */
+static void
+scen_check_budget(struct vctx *c, const struct scen_raw *s, const struct fvals *own,
+                  const struct scen_defaults *def, const struct ynode *at)
+{
+    const struct ynode *iv = value_node(own, def, SF_INTERVAL, at);
+    bool bad_duration = own->key[SF_DURATION] != NULL && !(own->set & BIT(SF_DURATION));
+    if (s->interval_s > 0 && s->interval_s < NS_MIN_INTERVAL_S)
+        verr(c, iv, "interval must be 0 or at least 10ms, not %s", iv->str);
+    else if (s->interval_s > s->duration_s && !bad_duration)
+        verr(c, iv, "interval %s is longer than the duration (%gs)", iv->str, s->duration_s);
+    else if (s->interval_s > 0 && !bad_duration &&
+             ceil(s->duration_s / s->interval_s) * s->streams > NS_MAX_INTERVAL_CELLS)
+        verr(c, iv, "interval %s gives %.0f samples (duration / interval x streams); at most %u",
+             iv->str, ceil(s->duration_s / s->interval_s) * s->streams, NS_MAX_INTERVAL_CELLS);
+    bool stream = s->kind == PLAN_TCP_STREAM || s->kind == PLAN_UDP_STREAM;
+    uint64_t size = s->msg_size > 0 ? s->msg_size : s->kind == PLAN_TCP_STREAM ? 1u << 20 : 1460u;
+    if (stream && (uint64_t)s->streams * size > NS_MAX_STREAM_MEMORY)
+        verr(c, value_node(own, def, SF_STREAMS, at),
+             "%u streams x %llu-byte writes exceed %llu MiB of buffers", s->streams,
+             (unsigned long long)size, (unsigned long long)(NS_MAX_STREAM_MEMORY >> 20));
+}
+
 static void
 scen_check_kind(struct vctx *c, const struct scen_raw *s, const struct fvals *own,
                 const struct scen_defaults *def, const struct ynode *at)
@@ -132,11 +158,11 @@ scen_check_kind(struct vctx *c, const struct scen_raw *s, const struct fvals *ow
         verr(c, value_node(own, def, SF_RESPONSE_SIZE, at),
              "response_size must be at most 65507 for %s tests, not %s", kname,
              value_node(own, def, SF_RESPONSE_SIZE, at)->str);
-    bool bad_duration = own->key[SF_DURATION] != NULL && !(own->set & BIT(SF_DURATION));
-    if (s->interval_s > s->duration_s && !bad_duration)
-        verr(c, value_node(own, def, SF_INTERVAL, at),
-             "interval %s is longer than the duration (%gs)",
-             value_node(own, def, SF_INTERVAL, at)->str, s->duration_s);
+    if (s->kind == PLAN_UDP_STREAM && s->msg_size > 0 && s->msg_size < NS_UDP_STREAM_MIN)
+        verr(c, value_node(own, def, SF_MSG_SIZE, at),
+             "msg_size must be at least %u for udp_stream tests, not %s", NS_UDP_STREAM_MIN,
+             value_node(own, def, SF_MSG_SIZE, at)->str);
+    scen_check_budget(c, s, own, def, at);
 }
 
 static void

@@ -25,7 +25,7 @@ test_durations(void **state)
         assert_int_equal(units_parse_duration(ok[i].s, &v, &e), 0);
         assert_true(fabs(v - ok[i].want) < 1e-12);
     }
-    const char *bad[] = {"", "-1s", "10x", "s", "1.5.5s", "nan", "inf", "10s junk", "+3s"};
+    const char *bad[] = {"", "-1s", "10x", "s", "1.5.5s", "nan", "inf", "10s junk", "+3s", "0x10s"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         double v;
         struct err e;

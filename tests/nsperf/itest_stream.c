@@ -202,6 +202,51 @@ test_udp_two_streams_reverse(void **state)
     json_decref(r.doc);
 }
 
+/* Far below a millisecond's worth per write, pacing still holds (no first-write burst). */
+static void
+test_tcp_paced_slow(void **state)
+{
+    struct sp_result r;
+    const char *args[] = {"-t", "1.5", "--warmup", "0.3", "-b", "100k", NULL};
+    const json_t *res = run_ok(*state, &r, "127.0.0.1", args);
+    double bps = sp_num(res, "throughput_bps", NULL);
+    assert_true(bps > 90e3 && bps < 110e3);
+    json_decref(r.doc);
+}
+
+/* A measured interval in which nothing arrives is a failure with an error, not 0 bit/s: at
+ * 1 bit/s the one datagram goes out in the warmup. */
+static void
+test_nothing_measured_is_an_error(void **state)
+{
+    struct fixture *f = *state;
+    const char *argv[] = {"-c", "127.0.0.1", "-p", f->port_s, "-J", "--test", "udp_stream",
+                          "-b", "1", "-t", "0.5", "--warmup", "0.2", NULL};
+    struct sp_result r;
+    sp_client(&r, argv, NULL, 30.0);
+    assert_int_equal(r.status, 1);
+    assert_non_null(r.doc);
+    const char *err = json_string_value(json_object_get(r.doc, "error"));
+    assert_non_null(err);
+    assert_non_null(strstr(err, "no data arrived in the measured interval"));
+    json_decref(r.doc);
+}
+
+/* The endpoint refuses what would make it hold too much: buffers, interval samples. */
+static void
+test_resource_limits_refused(void **state)
+{
+    struct fixture *f = *state;
+    const char *big[] = {"-c", "127.0.0.1", "-p", f->port_s, "-P", "16", "-l", "64M", NULL};
+    struct sp_result r;
+    sp_client(&r, big, NULL, 10.0);
+    assert_int_equal(r.status, 2);
+    const char *many[] = {"-c", "127.0.0.1", "-p", f->port_s, "-P", "8",
+                          "-i", "0.01", "-t", "300", NULL};
+    sp_client(&r, many, NULL, 10.0);
+    assert_int_equal(r.status, 2);
+}
+
 /* -1: the server exits after its one test. */
 static void
 test_one_shot_exits(void **state)
@@ -231,6 +276,8 @@ main(void)
         cmocka_unit_test(test_tcp_reverse),      cmocka_unit_test(test_tcp_ipv6),
         cmocka_unit_test(test_tcp_paced),        cmocka_unit_test(test_udp_slow),
         cmocka_unit_test(test_udp_two_streams_reverse), cmocka_unit_test(test_one_shot_exits),
+        cmocka_unit_test(test_tcp_paced_slow), cmocka_unit_test(test_nothing_measured_is_an_error),
+        cmocka_unit_test(test_resource_limits_refused),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

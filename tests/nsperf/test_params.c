@@ -67,6 +67,36 @@ expect_invalid(struct ns_params *p, const char *needle)
     assert_non_null(strstr(e.msg, needle));
 }
 
+/* A peer's parameters must not make this side hold unbounded memory (server gets them by JSON). */
+static void
+test_memory_limits(void **state)
+{
+    (void)state;
+    struct ns_params p;
+    struct err e;
+    ns_params_default(&p, NS_TCP_STREAM);
+    p.streams = 4;
+    p.msg_size = 64u << 20;   /* 256 MiB in all: the limit itself */
+    assert_int_equal(ns_params_validate(&p, &e), 0);
+    p.streams = 5;
+    assert_int_equal(ns_params_validate(&p, &e), NS_ERANGE);
+    assert_non_null(strstr(e.msg, "MiB of buffers"));
+    ns_params_default(&p, NS_TCP_STREAM);
+    p.streams = 8;
+    p.duration_s = 300;
+    p.interval_s = 0.01;
+    assert_int_equal(ns_params_validate(&p, &e), NS_ERANGE);
+    assert_non_null(strstr(e.msg, "interval samples"));
+    p.interval_s = 0.1;   /* 3000 x 8 = 24000 samples: fine */
+    assert_int_equal(ns_params_validate(&p, &e), 0);
+    json_t *o = ns_params_to_json(&p);
+    json_object_set_new(o, "streams", json_integer(16));
+    json_object_set_new(o, "msg_size", json_integer(64 << 20));
+    struct ns_params q;
+    assert_int_equal(ns_params_from_json(o, &q, &e), NS_ERANGE);
+    json_decref(o);
+}
+
 static void
 test_ranges(void **state)
 {
@@ -318,7 +348,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kind_table),        cmocka_unit_test(test_defaults_valid),
-        cmocka_unit_test(test_ranges),            cmocka_unit_test(test_params_json_roundtrip),
+        cmocka_unit_test(test_ranges), cmocka_unit_test(test_memory_limits),            cmocka_unit_test(test_params_json_roundtrip),
         cmocka_unit_test(test_params_json_rejects), cmocka_unit_test(test_token_file),
         cmocka_unit_test(test_auth_proofs),       cmocka_unit_test(test_data_hello),
         cmocka_unit_test(test_cpu_accounting),    cmocka_unit_test(test_intervals),

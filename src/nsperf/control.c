@@ -302,3 +302,25 @@ ns_runner_join(struct ns_runner *r, int timeout_ms, struct err *e)
     r->started = false;
     return 0;
 }
+
+int
+ns_threads_run(int n, void *(*fn)(void *), void *base, size_t stride, _Atomic int *abort,
+               struct err *e)
+{
+    pthread_t *th = calloc((size_t)n, sizeof *th);
+    if (th == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    int rc = 0, started = 0;
+    for (; started < n; started++) {
+        int prc = pthread_create(&th[started], NULL, fn, (char *)base + (size_t)started * stride);
+        if (prc != 0) {
+            atomic_store(abort, 1);
+            rc = err_sys(e, NS_EIO, prc, "cannot start stream thread");
+            break;
+        }
+    }
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+    return rc;
+}

@@ -168,6 +168,14 @@ void ns_print_stream_table(const json_t *result, FILE *out);
 /* Bin count for -i over a measured interval (with room for the receiver's later stop). */
 size_t ns_interval_bins(const struct ns_params *p);
 
+/* The per-stream interval bins as a JSON array of integers. New reference. */
+json_t *ns_bins_json(const uint64_t *bins, size_t n);
+
+/* Run fn on n threads, the i-th with argument base + i * stride, and join them all. A thread
+ * that cannot start raises *abort (so that the started ones end) and gives NS_EIO. */
+int ns_threads_run(int n, void *(*fn)(void *), void *base, size_t stride, _Atomic int *abort,
+                   struct err *e);
+
 /* Integer member as uint64 (0 when absent). */
 uint64_t ns_json_u64(const json_t *o, const char *key);
 

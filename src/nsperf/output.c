@@ -160,3 +160,12 @@ ns_print_stream_table(const json_t *result, FILE *out)
     print_row(out, "SUM", result);
     fprintf(out, "receiver-counted over %.3f s\n", num(result, "duration_s"));
 }
+
+json_t *
+ns_bins_json(const uint64_t *bins, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t k = 0; k < n; k++)
+        json_array_append_new(a, json_integer((json_int_t)bins[k]));
+    return a;
+}

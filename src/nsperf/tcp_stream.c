@@ -28,8 +28,6 @@ struct ts_stream {
     struct ts_state *st;
     int idx;
     int fd;
-    pthread_t th;
-    bool started;
     bool in_measure;
     uint64_t bytes;          /* during this side's measured interval */
     uint64_t total;          /* whole test, warmup included */
@@ -243,21 +241,10 @@ ts_run(struct ns_test *t, struct err *e)
         if (ts_stream_init(st, i) != 0)
             return err_set(e, NS_ENOMEM, "out of memory");
     }
-    int rc = 0;
-    for (int i = 0; i < st->n && rc == 0; i++) {
-        int prc = pthread_create(&st->s[i].th, NULL, ts_thread, &st->s[i]);
-        if (prc != 0) {
-            atomic_store(&st->abort, 1);
-            rc = err_sys(e, NS_EIO, prc, "cannot start stream thread");
-        }
-        st->s[i].started = prc == 0;
-    }
-    for (int i = 0; i < st->n; i++) {
-        if (st->s[i].started)
-            pthread_join(st->s[i].th, NULL);
-        if (rc == 0 && st->s[i].rc != 0)
+    int rc = ns_threads_run(st->n, ts_thread, st->s, sizeof st->s[0], &st->abort, e);
+    for (int i = 0; i < st->n && rc == 0; i++)
+        if (st->s[i].rc != 0)
             rc = err_set(e, st->s[i].rc, "%s", st->s[i].e.msg);
-    }
     return rc;
 }
 
@@ -277,10 +264,7 @@ ts_stream_json(const struct ts_state *st, const struct ts_stream *s)
     if (st->sender) {
         json_object_set_new(o, "retransmits", json_integer((json_int_t)(s->retr1 - s->retr0)));
     } else if (s->bins != NULL) {
-        json_t *a = json_array();
-        for (size_t k = 0; k < st->nbins; k++)
-            json_array_append_new(a, json_integer((json_int_t)s->bins[k]));
-        json_object_set_new(o, "intervals", a);
+        json_object_set_new(o, "intervals", ns_bins_json(s->bins, st->nbins));
     }
     return o;
 }

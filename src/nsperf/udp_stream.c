@@ -37,8 +37,6 @@ struct us_state;
 struct us_stream {
     struct us_state *st;
     int idx, fd;
-    pthread_t th;
-    bool started;
     uint8_t *buf;
     size_t buflen;
     /* sender */
@@ -303,21 +301,10 @@ us_run(struct ns_test *t, struct err *e)
     for (int i = 0; i < st->n; i++)
         if (us_stream_init(st, i) != 0)
             return err_set(e, NS_ENOMEM, "out of memory");
-    int rc = 0;
-    for (int i = 0; i < st->n && rc == 0; i++) {
-        int prc = pthread_create(&st->s[i].th, NULL, us_thread, &st->s[i]);
-        st->s[i].started = prc == 0;
-        if (prc != 0) {
-            atomic_store(&st->abort, 1);
-            rc = err_sys(e, NS_EIO, prc, "cannot start stream thread");
-        }
-    }
-    for (int i = 0; i < st->n; i++) {
-        if (st->s[i].started)
-            pthread_join(st->s[i].th, NULL);
-        if (rc == 0 && st->s[i].rc != 0)
+    int rc = ns_threads_run(st->n, us_thread, st->s, sizeof st->s[0], &st->abort, e);
+    for (int i = 0; i < st->n && rc == 0; i++)
+        if (st->s[i].rc != 0)
             rc = err_set(e, st->s[i].rc, "%s", st->s[i].e.msg);
-    }
     return rc;
 }
 
@@ -331,12 +318,8 @@ us_stream_json(const struct us_state *st, const struct us_stream *s)
                           "bytes", (json_int_t)s->bytes, "out_of_order",
                           (json_int_t)s->out_of_order, "duplicated", (json_int_t)s->duplicated,
                           "jitter_us", s->jitter_ns / 1000.0);
-    if (s->bins != NULL) {
-        json_t *a = json_array();
-        for (size_t k = 0; k < st->nbins; k++)
-            json_array_append_new(a, json_integer((json_int_t)s->bins[k]));
-        json_object_set_new(o, "intervals", a);
-    }
+    if (s->bins != NULL)
+        json_object_set_new(o, "intervals", ns_bins_json(s->bins, st->nbins));
     return o;
 }
 

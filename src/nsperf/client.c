@@ -385,7 +385,7 @@ client_release(struct client *c)
 {
     if (!c->leak_kind && c->k->cleanup != NULL)
         c->k->cleanup(&c->t);
-    for (int i = 0; i < c->t.nfds; i++)
+    for (int i = 0; !c->leak_kind && i < c->t.nfds; i++)   /* see session_release() */
         close(c->t.fds[i]);
     if (c->ctl >= 0)
         close(c->ctl);

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "plan.h"
-#include "schedule.h"
+#include "common/errors.h"
+#include "plan/plan.h"
+#include "plan/schedule.h"
 
 #define EXIT_INVALID 2
 #define DEFAULT_PLAN_NAME "built-in:localhost.yaml"
@@ -83,11 +83,11 @@ cmd_check(const struct opts *o)
         return rc;
     if (!o->quiet)
         printf("%s: plan '%s' is valid: %zu host%s, %zu zone%s, %zu pair%s, %zu scenario%s, "
-               "%llu test%s\n", plan_file(p), plan_name(p), plan_host_count(p),
-               plural(plan_host_count(p)), plan_zone_count(p), plural(plan_zone_count(p)),
-               plan_pair_count(p), plural(plan_pair_count(p)), plan_scenario_count(p),
-               plural(plan_scenario_count(p)), (unsigned long long)plan_test_count(p),
-               plural(plan_test_count(p)));
+               "%llu test%s\n",
+               plan_file(p), plan_name(p), plan_host_count(p), plural(plan_host_count(p)),
+               plan_zone_count(p), plural(plan_zone_count(p)), plan_pair_count(p),
+               plural(plan_pair_count(p)), plan_scenario_count(p), plural(plan_scenario_count(p)),
+               (unsigned long long)plan_test_count(p), plural(plan_test_count(p)));
     plan_free(p);
     return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
@@ -116,10 +116,10 @@ static const struct option plan_options[] = {
     {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
 
 static const struct command commands[] = {
-    {"check", "[-q] [PLAN]", "validate a plan and print a one-line summary", "qh",
-     check_options, cmd_check},
-    {"plan", "[--json] [PLAN]", "dry run: the rounds of tests, their count and estimated time",
-     "h", plan_options, cmd_plan},
+    {"check", "[-q] [PLAN]", "validate a plan and print a one-line summary", "qh", check_options,
+     cmd_check},
+    {"plan", "[--json] [PLAN]", "dry run: the rounds of tests, their count and estimated time", "h",
+     plan_options, cmd_plan},
 };
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
@@ -131,8 +131,7 @@ usage(FILE *out)
 {
     fprintf(out, "usage: netsurvey COMMAND [OPTIONS] [ARGS]\n\ncommands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
-        fprintf(out, "  %-6s %-16s %s\n", commands[i].name, commands[i].args,
-                commands[i].summary);
+        fprintf(out, "  %-6s %-16s %s\n", commands[i].name, commands[i].args, commands[i].summary);
     fprintf(out, "\nPLAN is a YAML test plan, '-' reads it from standard input; without PLAN "
                  "the built-in\ndefault plan is used (plans/localhost.yaml: two local hosts "
                  "on 127.0.0.1 and 127.0.0.2).\nExit status: 0 ok, 1 failure, 2 invalid plan "

@@ -1,4 +1,4 @@
-#include "hist.h"
+#include "common/hist.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -18,7 +18,7 @@ hist_index(uint64_t v)
     unsigned e = hist_msb(v);
     if (e > HIST_MAX_EXP)
         return HIST_NBUCKETS - 1;
-    unsigned shift = e - (HIST_SUB_BITS - 1);   /* keeps the top 7 bits: [64, 128) */
+    unsigned shift = e - (HIST_SUB_BITS - 1); /* keeps the top 7 bits: [64, 128) */
     uint64_t top = v >> shift;
     return HIST_LINEAR + (size_t)(e - HIST_SUB_BITS) * HIST_HALF + (size_t)(top - HIST_HALF);
 }

@@ -13,16 +13,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HIST_SUB_BITS 7                        /* 2^7 exact values, then 64 per octave */
-#define HIST_LINEAR (1u << HIST_SUB_BITS)      /* 128 */
-#define HIST_HALF (HIST_LINEAR / 2)            /* 64 */
-#define HIST_MAX_EXP 50                        /* values up to 2^51 - 1 (26 days in ns) */
+#define HIST_SUB_BITS 7                   /* 2^7 exact values, then 64 per octave */
+#define HIST_LINEAR (1u << HIST_SUB_BITS) /* 128 */
+#define HIST_HALF (HIST_LINEAR / 2)       /* 64 */
+#define HIST_MAX_EXP 50                   /* values up to 2^51 - 1 (26 days in ns) */
 #define HIST_NBUCKETS (HIST_LINEAR + (HIST_MAX_EXP - HIST_SUB_BITS + 1) * HIST_HALF)
 
 struct hist {
     uint64_t count;
-    uint64_t min, max;   /* valid when count > 0 */
-    double mean, m2;     /* Welford running mean and sum of squared deviations */
+    uint64_t min, max; /* valid when count > 0 */
+    double mean, m2;   /* Welford running mean and sum of squared deviations */
     uint64_t buckets[HIST_NBUCKETS];
 };
 
@@ -48,11 +48,11 @@ void hist_merge(struct hist *dst, const struct hist *src);
 double hist_percentile(const struct hist *h, double q);
 
 double hist_mean(const struct hist *h);
-double hist_stddev(const struct hist *h);   /* population stddev, as sockperf prints */
+double hist_stddev(const struct hist *h); /* population stddev, as sockperf prints */
 
 /* Bucket mapping, exposed for tests and for the JSON form. */
 size_t hist_index(uint64_t v);
-uint64_t hist_bucket_low(size_t idx);    /* smallest value mapping to idx */
-uint64_t hist_bucket_high(size_t idx);   /* largest value mapping to idx */
+uint64_t hist_bucket_low(size_t idx);  /* smallest value mapping to idx */
+uint64_t hist_bucket_high(size_t idx); /* largest value mapping to idx */
 
 #endif

@@ -1,16 +1,16 @@
-#include "histjson.h"
+#include "common/histjson.h"
 
 #include <math.h>
 
-#include "err.h"
-#include "hist.h"
+#include "common/errors.h"
+#include "common/hist.h"
 
 static const struct {
     const char *key;
     double q;
 } histjson_pcts[] = {
-    {"p25", 25.0},   {"p50", 50.0},      {"p75", 75.0},       {"p90", 90.0},
-    {"p99", 99.0},   {"p99_9", 99.9},    {"p99_99", 99.99},   {"p99_999", 99.999},
+    {"p25", 25.0}, {"p50", 50.0},   {"p75", 75.0},     {"p90", 90.0},
+    {"p99", 99.0}, {"p99_9", 99.9}, {"p99_99", 99.99}, {"p99_999", 99.999},
 };
 
 static json_t *
@@ -20,8 +20,8 @@ histjson_buckets(const struct hist *h)
     for (size_t i = 0; i < HIST_NBUCKETS; i++) {
         if (h->buckets[i] == 0)
             continue;
-        json_array_append_new(arr, json_pack("[II]", (json_int_t)hist_bucket_low(i),
-                                             (json_int_t)h->buckets[i]));
+        json_array_append_new(
+            arr, json_pack("[II]", (json_int_t)hist_bucket_low(i), (json_int_t)h->buckets[i]));
     }
     return arr;
 }
@@ -41,8 +41,9 @@ hist_to_rtt_json(const struct hist *h)
         json_object_set_new(o, "max", json_real((double)h->max / 1e3));
     }
     json_object_set_new(o, "m2_ns2", json_real(h->m2));
-    json_object_set_new(o, "hist", json_pack("{s:s, s:i, s:o}", "unit", "ns", "sub_bits",
-                                             HIST_SUB_BITS, "buckets", histjson_buckets(h)));
+    json_object_set_new(o, "hist",
+                        json_pack("{s:s, s:i, s:o}", "unit", "ns", "sub_bits", HIST_SUB_BITS,
+                                  "buckets", histjson_buckets(h)));
     return o;
 }
 
@@ -64,7 +65,8 @@ hist_merge_rtt_json(struct hist *h, const json_t *rtt, struct err *e)
         return err_set(e, NS_ENOMEM, "out of memory");
     size_t i;
     json_t *b;
-    json_array_foreach(buckets, i, b) {
+    json_array_foreach(buckets, i, b)
+    {
         json_int_t low = json_integer_value(json_array_get(b, 0));
         json_int_t cnt = json_integer_value(json_array_get(b, 1));
         if (!json_is_array(b) || low < 0 || cnt <= 0) {

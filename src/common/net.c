@@ -1,4 +1,4 @@
-#include "net.h"
+#include "common/net.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "err.h"
+#include "common/clock.h"
+#include "common/errors.h"
 
 int
 net_resolve(const char *host, uint16_t port, int family, int socktype, int passive,
@@ -21,7 +21,7 @@ net_resolve(const char *host, uint16_t port, int family, int socktype, int passi
     struct addrinfo hints = {.ai_family = family, .ai_socktype = socktype};
     hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0);
     if (passive && host == NULL && family == AF_UNSPEC)
-        hints.ai_family = AF_INET6;   /* dual-stack listener */
+        hints.ai_family = AF_INET6; /* dual-stack listener */
     char portstr[8];
     snprintf(portstr, sizeof portstr, "%u", port);
     struct addrinfo *res = NULL;

@@ -1,15 +1,14 @@
-#include "proto.h"
+#include "common/proto.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "err.h"
-#include "net.h"
+#include "common/clock.h"
+#include "common/errors.h"
+#include "common/net.h"
 
-static const char *const proto_names[] = {
-    "?", "HELLO", "AUTH", "PARAMS", "ACCEPT", "READY", "START",
-    "MEASURE", "STOP", "RESULT", "ERROR", "BYE"};
+static const char *const proto_names[] = {"?",     "HELLO",   "AUTH", "PARAMS", "ACCEPT", "READY",
+                                          "START", "MEASURE", "STOP", "RESULT", "ERROR",  "BYE"};
 
 const char *
 proto_type_name(enum proto_type type)

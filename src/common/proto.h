@@ -22,8 +22,9 @@ struct err;
 #define PROTO_MAGIC "NSPF"
 #define PROTO_VERSION 1
 #define PROTO_HEADER_LEN 12
-#define PROTO_MAX_PAYLOAD (16u << 20) /* 16 MiB: a result with histograms and the most interval
-                                         samples limits.h allows fits with room */
+#define PROTO_MAX_PAYLOAD                                                                          \
+    (16u << 20) /* 16 MiB: a result with histograms and the most interval                          \
+                   samples limits.h allows fits with room */
 
 /* First 4 bytes of a data connection, followed by the 16-byte per-test cookie and a 4-byte
  * big-endian stream index. Lets one listening port take both kinds of connection. */
@@ -32,19 +33,19 @@ struct err;
 #define PROTO_DATA_HELLO_LEN (4 + PROTO_COOKIE_LEN + 4)
 
 enum proto_type {
-    PROTO_HELLO = 1,    /* client -> server first ({"version","role"}: lets the acceptor tell a
-                           control connection from a data one), then server -> client
-                           {"version","server_nonce","auth":bool}; see nsperf/control.h */
-    PROTO_AUTH = 2,     /* client -> server: {"client_nonce","proof"} */
-    PROTO_PARAMS = 3,   /* client -> server: every test parameter */
-    PROTO_ACCEPT = 4,   /* server -> client: parameters as applied, cookie, server_proof */
-    PROTO_READY = 5,    /* server -> client: data connections accepted, ready to start */
-    PROTO_START = 6,    /* client -> server: traffic starts (warmup phase) */
-    PROTO_MEASURE = 7,  /* client -> server: warmup over, measured interval begins */
-    PROTO_STOP = 8,     /* client -> server: measured interval ends */
-    PROTO_RESULT = 9,   /* either way: one side's results */
-    PROTO_ERROR = 10,   /* either way: {"error": "..."}; the connection closes after it */
-    PROTO_BYE = 11,     /* client -> server: done */
+    PROTO_HELLO = 1,   /* client -> server first ({"version","role"}: lets the acceptor tell a
+                          control connection from a data one), then server -> client
+                          {"version","server_nonce","auth":bool}; see nsperf/control.h */
+    PROTO_AUTH = 2,    /* client -> server: {"client_nonce","proof"} */
+    PROTO_PARAMS = 3,  /* client -> server: every test parameter */
+    PROTO_ACCEPT = 4,  /* server -> client: parameters as applied, cookie, server_proof */
+    PROTO_READY = 5,   /* server -> client: data connections accepted, ready to start */
+    PROTO_START = 6,   /* client -> server: traffic starts (warmup phase) */
+    PROTO_MEASURE = 7, /* client -> server: warmup over, measured interval begins */
+    PROTO_STOP = 8,    /* client -> server: measured interval ends */
+    PROTO_RESULT = 9,  /* either way: one side's results */
+    PROTO_ERROR = 10,  /* either way: {"error": "..."}; the connection closes after it */
+    PROTO_BYE = 11,    /* client -> server: done */
     PROTO_TYPE_MAX = 11
 };
 

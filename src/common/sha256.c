@@ -1,4 +1,4 @@
-#include "sha256.h"
+#include "common/sha256.h"
 
 #include <errno.h>
 #include <string.h>
@@ -116,8 +116,7 @@ sha256(const void *data, size_t len, uint8_t out[SHA256_LEN])
 }
 
 void
-hmac_sha256(const void *key, size_t keylen, const void *msg, size_t msglen,
-            uint8_t out[SHA256_LEN])
+sha256_hmac(const void *key, size_t keylen, const void *msg, size_t msglen, uint8_t out[SHA256_LEN])
 {
     uint8_t k[64] = {0};
     if (keylen > 64)
@@ -142,7 +141,7 @@ hmac_sha256(const void *key, size_t keylen, const void *msg, size_t msglen,
 }
 
 char *
-hex_encode(const uint8_t *in, size_t n, char *out)
+sha256_hex_encode(const uint8_t *in, size_t n, char *out)
 {
     static const char digits[] = "0123456789abcdef";
     for (size_t i = 0; i < n; i++) {
@@ -166,7 +165,7 @@ hex_digit(char c)
 }
 
 int
-hex_decode(const char *in, uint8_t *out, size_t n)
+sha256_hex_decode(const char *in, uint8_t *out, size_t n)
 {
     if (strlen(in) != 2 * n)
         return -1;
@@ -180,7 +179,7 @@ hex_decode(const char *in, uint8_t *out, size_t n)
 }
 
 int
-ct_memcmp(const void *a, const void *b, size_t n)
+sha256_ct_memcmp(const void *a, const void *b, size_t n)
 {
     const volatile uint8_t *x = a, *y = b;
     uint8_t diff = 0;
@@ -190,7 +189,7 @@ ct_memcmp(const void *a, const void *b, size_t n)
 }
 
 int
-random_bytes(void *buf, size_t n)
+sha256_random_bytes(void *buf, size_t n)
 {
     uint8_t *p = buf;
     while (n > 0) {

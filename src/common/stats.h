@@ -15,8 +15,8 @@ void stats_add(struct stats *s, double x);
 /* Chan et al. parallel combination: dst becomes the stats of both samples. */
 void stats_merge(struct stats *dst, const struct stats *src);
 double stats_mean(const struct stats *s);
-double stats_variance(const struct stats *s);   /* sample variance (n - 1); 0 when n < 2 */
-double stats_stddev(const struct stats *s);     /* sample stddev */
+double stats_variance(const struct stats *s); /* sample variance (n - 1); 0 when n < 2 */
+double stats_stddev(const struct stats *s);   /* sample stddev */
 /* Half-width of the two-sided confidence interval of the mean at level (0.90, 0.95 or 0.99);
  * 0 when n < 2. */
 double stats_ci_halfwidth(const struct stats *s, double level);

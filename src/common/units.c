@@ -1,4 +1,4 @@
-#include "units.h"
+#include "common/units.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "err.h"
+#include "common/errors.h"
 
 struct unit {
     const char *suffix;

@@ -6,12 +6,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "control.h"
-#include "cpu.h"
-#include "err.h"
-#include "net.h"
-#include "sha256.h"
+#include "common/clock.h"
+#include "common/errors.h"
+#include "common/net.h"
+#include "common/sha256.h"
+#include "nsperf/control.h"
+#include "nsperf/cpu.h"
 
 #define CLIENT_RESULT_TIMEOUT_MS 10000
 #define CLIENT_UDP_HELLO_RETRY_MS 100
@@ -28,10 +28,10 @@ struct client {
     struct err run_err;
     struct cpu_snap cpu0, cpu1;
     json_t *remote_host;
-    char server_proof[65];    /* what the server must answer in ACCEPT ("" = no auth) */
-    json_t *result;           /* final result (combined) */
-    json_t *cpu;              /* final cpu object */
-    bool leak_kind;           /* the kind did not stop: do not clean it up */
+    char server_proof[65]; /* what the server must answer in ACCEPT ("" = no auth) */
+    json_t *result;        /* final result (combined) */
+    json_t *cpu;           /* final cpu object */
+    bool leak_kind;        /* the kind did not stop: do not clean it up */
 };
 
 static int
@@ -72,8 +72,9 @@ client_auth(struct client *c, struct err *e)
     const char *sn = json_string_value(json_object_get(sh, "server_nonce"));
     bool have_token = c->o->token != NULL && c->o->token->len > 0;
     if (have_token && !server_auth)
-        rc = err_set(e, NS_EAUTH, "server does not check tokens; refusing to run without "
-                                  "authentication (start it with --token-file)");
+        rc = err_set(e, NS_EAUTH,
+                     "server does not check tokens; refusing to run without "
+                     "authentication (start it with --token-file)");
     else if (!have_token && server_auth)
         rc = err_set(e, NS_EAUTH, "server requires a token (--token-file)");
     else if (sn == NULL || strlen(sn) != 2 * NS_NONCE_LEN)
@@ -100,7 +101,8 @@ check_server_proof(struct client *c, const json_t *acc, struct err *e)
     if (want[0] == '\0')
         return 0;
     const char *got = json_string_value(json_object_get(acc, "server_proof"));
-    int ok = got != NULL && strlen(got) == strlen(want) && ct_memcmp(want, got, strlen(want)) == 0;
+    int ok = got != NULL && strlen(got) == strlen(want) &&
+             sha256_ct_memcmp(want, got, strlen(want)) == 0;
     return ok ? 0 : err_set(e, NS_EAUTH, "server failed to prove it knows the token");
 }
 
@@ -130,7 +132,8 @@ client_negotiate(struct client *c, struct err *e)
     if (rc == 0)
         rc = ns_params_from_json(json_object_get(acc, "params"), &c->t.p, e);
     const char *cookie = json_string_value(json_object_get(acc, "cookie"));
-    if (rc == 0 && (cookie == NULL || hex_decode(cookie, c->t.cookie, PROTO_COOKIE_LEN) != 0))
+    if (rc == 0 &&
+        (cookie == NULL || sha256_hex_decode(cookie, c->t.cookie, PROTO_COOKIE_LEN) != 0))
         rc = err_set(e, NS_EPROTO, "server sent no valid cookie");
     if (rc == 0 && !params_same(&c->t.p, &c->o->p))
         rc = err_set(e, NS_EPROTO, "server answered with other parameters than requested");
@@ -385,7 +388,7 @@ client_release(struct client *c)
 {
     if (!c->leak_kind && c->k->cleanup != NULL)
         c->k->cleanup(&c->t);
-    for (int i = 0; !c->leak_kind && i < c->t.nfds; i++)   /* see session_release() */
+    for (int i = 0; !c->leak_kind && i < c->t.nfds; i++) /* see session_release() */
         close(c->t.fds[i]);
     if (c->ctl >= 0)
         close(c->ctl);

@@ -1,6 +1,6 @@
 /* control.c - pieces shared by the client and the server: the secret, proofs, hellos of data
  * connections, data sockets, host information. */
-#include "control.h"
+#include "nsperf/control.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,11 +12,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "cpu.h"
-#include "err.h"
-#include "net.h"
-#include "sha256.h"
+#include "common/clock.h"
+#include "common/errors.h"
+#include "common/net.h"
+#include "common/sha256.h"
+#include "nsperf/cpu.h"
 
 static void
 token_trim(struct ns_token *t)
@@ -74,21 +74,20 @@ ns_auth_proof(const struct ns_token *t, const char *role, const char *server_non
               const char *client_nonce, char out[2 * 32 + 1])
 {
     char msg[256];
-    int n = snprintf(msg, sizeof msg, "nsperf-auth-v1|%s|%s|%s", role, server_nonce,
-                     client_nonce);
+    int n = snprintf(msg, sizeof msg, "nsperf-auth-v1|%s|%s|%s", role, server_nonce, client_nonce);
     size_t len = n < 0 ? 0 : (size_t)n >= sizeof msg ? sizeof msg - 1 : (size_t)n;
     uint8_t mac[SHA256_LEN];
-    hmac_sha256(t->bytes, t->len, msg, len, mac);
-    hex_encode(mac, sizeof mac, out);
+    sha256_hmac(t->bytes, t->len, msg, len, mac);
+    sha256_hex_encode(mac, sizeof mac, out);
 }
 
 int
 ns_nonce_new(char out[2 * NS_NONCE_LEN + 1], struct err *e)
 {
     uint8_t raw[NS_NONCE_LEN];
-    if (random_bytes(raw, sizeof raw) != 0)
+    if (sha256_random_bytes(raw, sizeof raw) != 0)
         return err_sys(e, NS_EIO, errno, "cannot get random bytes");
-    hex_encode(raw, sizeof raw, out);
+    sha256_hex_encode(raw, sizeof raw, out);
     return 0;
 }
 
@@ -137,8 +136,8 @@ wait_connected(int fd, int timeout_ms, struct err *e)
 }
 
 int
-ns_connect_stream(const struct sockaddr_storage *ss, socklen_t len, int sock_buf,
-                  int timeout_ms, struct err *e)
+ns_connect_stream(const struct sockaddr_storage *ss, socklen_t len, int sock_buf, int timeout_ms,
+                  struct err *e)
 {
     int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)

@@ -21,28 +21,28 @@
 #ifndef NS_CONTROL_H
 #define NS_CONTROL_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <sys/socket.h>
 
 #include <jansson.h>
 
-#include "nsperf.h"
+#include "nsperf/nsperf.h"
 
 struct err;
 
 #define NS_TOKEN_MAX 4096
 #define NS_NONCE_LEN 16
-#define NS_HANDSHAKE_TIMEOUT_MS 5000   /* each handshake frame, and a classifying first packet */
+#define NS_HANDSHAKE_TIMEOUT_MS 5000 /* each handshake frame, and a classifying first packet */
 #define NS_UDP_HELLO_MAGIC "NSPU"
 #define NS_UDP_HELLO_LEN PROTO_DATA_HELLO_LEN
 
 struct ns_token {
     uint8_t bytes[NS_TOKEN_MAX];
-    size_t len;          /* 0 = no token */
+    size_t len; /* 0 = no token */
 };
 
 struct ns_client_opts {
@@ -50,16 +50,16 @@ struct ns_client_opts {
     uint16_t port;
     struct ns_params p;
     bool json;
-    const struct ns_token *token;   /* borrowed; len 0 = none */
+    const struct ns_token *token; /* borrowed; len 0 = none */
     int connect_timeout_ms;
 };
 
 struct ns_server_opts {
-    const char *bind;               /* NULL = any (dual-stack) */
+    const char *bind; /* NULL = any (dual-stack) */
     uint16_t port;
     int family;
-    bool one_shot;                  /* -1 */
-    double idle_timeout_s;          /* 0 = never */
+    bool one_shot;         /* -1 */
+    double idle_timeout_s; /* 0 = never */
     const struct ns_token *token;
 };
 
@@ -128,7 +128,7 @@ struct ns_runner {
     bool started;
     _Atomic int finished;
     int rc;
-    struct err *e;               /* points into caller storage; valid after finished */
+    struct err *e; /* points into caller storage; valid after finished */
     const struct test_kind *k;
     struct ns_test *t;
 };
@@ -145,10 +145,10 @@ int ns_runner_join(struct ns_runner *r, int timeout_ms, struct err *e);
  * error NULL = success. New reference. */
 struct ns_doc {
     const struct ns_params *p;
-    const char *start, *end;         /* ISO-8601 wall times */
+    const char *start, *end; /* ISO-8601 wall times */
     const json_t *result, *cpu, *local_host, *remote_host;
     const char *error;
-    const char *server;              /* "host:port" dialled */
+    const char *server; /* "host:port" dialled */
 };
 json_t *ns_doc_json(const struct ns_doc *d);
 

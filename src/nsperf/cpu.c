@@ -1,12 +1,12 @@
 /* cpu.c - process and system-wide CPU use over an interval (see cpu.h). */
-#include "cpu.h"
+#include "nsperf/cpu.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "clock.h"
+#include "common/clock.h"
 
 static uint64_t
 timeval_ns(struct timeval tv)

@@ -9,11 +9,11 @@
 #include <jansson.h>
 
 struct cpu_snap {
-    uint64_t mono_ns;      /* CLOCK_MONOTONIC when taken */
-    uint64_t proc_ns;      /* user + system CPU time of this process */
-    uint64_t sys_busy;     /* /proc/stat ticks, all CPUs */
+    uint64_t mono_ns;  /* CLOCK_MONOTONIC when taken */
+    uint64_t proc_ns;  /* user + system CPU time of this process */
+    uint64_t sys_busy; /* /proc/stat ticks, all CPUs */
     uint64_t sys_total;
-    int ok_sys;            /* /proc/stat could be read */
+    int ok_sys; /* /proc/stat could be read */
 };
 
 /* Take a snapshot now. Never fails: unreadable /proc/stat leaves ok_sys = 0. */
@@ -39,7 +39,6 @@ json_t *cpu_combine_json(const json_t *local, const json_t *remote);
 
 /* Add cycles_per_byte (client side's busy cycles / bytes, NTTTCP's definition: busy CPU-seconds
  * x Hz / bytes) and remote_cycles_per_byte to cpu for a transfer of bytes. */
-void cpu_add_cycles_per_byte(json_t *cpu, const json_t *local, const json_t *remote,
-                             double bytes);
+void cpu_add_cycles_per_byte(json_t *cpu, const json_t *local, const json_t *remote, double bytes);
 
 #endif

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control.h"
-#include "err.h"
-#include "units.h"
+#include "common/errors.h"
+#include "common/units.h"
+#include "nsperf/control.h"
 
 #define EXIT_TEST_FAILED 1
 #define EXIT_USAGE 2
@@ -35,7 +35,7 @@ typedef int (*opt_fn)(struct cli *c, const char *arg, struct err *e);
 
 struct opt {
     const char *name;
-    int key;           /* short option letter, or >= 256 for long-only */
+    int key; /* short option letter, or >= 256 for long-only */
     int has_arg;
     opt_fn fn;
     const char *help;
@@ -106,14 +106,16 @@ static int
 opt_test(struct cli *c, const char *arg, struct err *e)
 {
     if (ns_kind_find(arg, NULL) == NULL)
-        return err_set(e, NS_EINVAL, "unknown test '%s' (tcp_stream, udp_stream, tcp_rr, "
-                                     "udp_rr, tcp_crr)", arg);
+        return err_set(e, NS_EINVAL,
+                       "unknown test '%s' (tcp_stream, udp_stream, tcp_rr, "
+                       "udp_rr, tcp_crr)",
+                       arg);
     c->test = arg;
     return 0;
 }
 
 #define STORE_RAW(fname, field)                                                                    \
-    static int fname(struct cli *c, const char *arg, struct err *e)                               \
+    static int fname(struct cli *c, const char *arg, struct err *e)                                \
     {                                                                                              \
         (void)e;                                                                                   \
         c->field = arg;                                                                            \
@@ -174,7 +176,15 @@ opt_inet6(struct cli *c, const char *arg, struct err *e)
     return 0;
 }
 
-enum { OPT_TEST = 256, OPT_WARMUP, OPT_RESPONSE, OPT_TOKEN, OPT_IDLE, OPT_HELP = 'h', OPT_VERSION = 'V' };
+enum {
+    OPT_TEST = 256,
+    OPT_WARMUP,
+    OPT_RESPONSE,
+    OPT_TOKEN,
+    OPT_IDLE,
+    OPT_HELP = 'h',
+    OPT_VERSION = 'V'
+};
 
 static const struct opt opts[] = {
     {"server", 's', no_argument, opt_server, "run as server"},
@@ -374,8 +384,8 @@ run_server(struct cli *c, const struct ns_token *tok)
         .port = c->port,
         .family = c->p.family,
         .one_shot = c->one_shot,
-        .idle_timeout_s = c->idle_set ? c->idle_timeout_s
-                                      : (c->one_shot ? DEFAULT_ONE_SHOT_IDLE_S : 0.0),
+        .idle_timeout_s =
+            c->idle_set ? c->idle_timeout_s : (c->one_shot ? DEFAULT_ONE_SHOT_IDLE_S : 0.0),
         .token = tok,
     };
     int rc = ns_server_run(&o, &e);

@@ -20,35 +20,28 @@
 
 #include <jansson.h>
 
-#include "../common/limits.h"
-#include "../common/proto.h"
+#include "common/proto.h"
+#include "common/testspec.h"
 
 struct err;
 
 #define NS_DEFAULT_PORT 5301
 
-enum ns_kind_id {
-    NS_TCP_STREAM,
-    NS_UDP_STREAM,
-    NS_TCP_RR,
-    NS_UDP_RR,
-    NS_TCP_CRR,
-    NS_KIND_COUNT
-};
+enum ns_kind_id { NS_TCP_STREAM, NS_UDP_STREAM, NS_TCP_RR, NS_UDP_RR, NS_TCP_CRR, NS_KIND_COUNT };
 
 /* Every parameter the client sends; the server answers with the same object as applied. */
 struct ns_params {
     enum ns_kind_id kind;
-    int streams;             /* -P: parallel data connections/sockets, 1..NS_MAX_STREAMS */
-    uint64_t msg_size;       /* -l: write size (stream kinds), request size (rr, crr) */
-    uint64_t response_size;  /* --response-size (rr, crr); default: msg_size */
-    double duration_s;       /* -t: measured interval, excluding warmup */
-    double warmup_s;         /* --warmup: traffic runs but is not counted */
-    double interval_s;       /* -i: per-interval samples, 0 = none */
-    uint64_t rate_bps;       /* -b: total target rate in bits/s; 0 = unpaced (TCP); UDP default 1M */
-    bool reverse;            /* -R: server sends (stream kinds) */
-    int sock_buf;            /* -w: SO_SNDBUF/SO_RCVBUF bytes, 0 = kernel autotuning */
-    int family;              /* AF_UNSPEC, AF_INET (-4) or AF_INET6 (-6) */
+    int streams;            /* -P: parallel data connections/sockets, 1..NS_MAX_STREAMS */
+    uint64_t msg_size;      /* -l: write size (stream kinds), request size (rr, crr) */
+    uint64_t response_size; /* --response-size (rr, crr); default: msg_size */
+    double duration_s;      /* -t: measured interval, excluding warmup */
+    double warmup_s;        /* --warmup: traffic runs but is not counted */
+    double interval_s;      /* -i: per-interval samples, 0 = none */
+    uint64_t rate_bps;      /* -b: total target rate in bits/s; 0 = unpaced (TCP); UDP default 1M */
+    bool reverse;           /* -R: server sends (stream kinds) */
+    int sock_buf;           /* -w: SO_SNDBUF/SO_RCVBUF bytes, 0 = kernel autotuning */
+    int family;             /* AF_UNSPEC, AF_INET (-4) or AF_INET6 (-6) */
 };
 
 enum ns_role { NS_ROLE_CLIENT, NS_ROLE_SERVER };
@@ -71,7 +64,7 @@ struct ns_conn_ops {
 struct ns_test {
     struct ns_params p;
     enum ns_role role;
-    _Atomic int phase;                 /* enum ns_phase, written by the control layer */
+    _Atomic int phase; /* enum ns_phase, written by the control layer */
     /* Atomic: a receiving kind reads them while the control thread sets them (a UDP datagram
      * the sender marked as measured can arrive before this side's MEASURE; ThreadSanitizer). */
     _Atomic uint64_t measure_start_ns; /* local CLOCK_MONOTONIC when MEASURE began (0 = not yet) */
@@ -82,10 +75,10 @@ struct ns_test {
      * client's matching socket (so both sides can send() and recv()). */
     int nfds;
     int fds[NS_MAX_STREAMS];
-    uint8_t cookie[PROTO_COOKIE_LEN];  /* per-test secret also carried in UDP datagrams */
+    uint8_t cookie[PROTO_COOKIE_LEN]; /* per-test secret also carried in UDP datagrams */
     const struct ns_conn_ops *conn;
-    void *conn_ctx;                    /* control layer's private state */
-    void *kind_state;                  /* the kind's private state, freed by kind->cleanup */
+    void *conn_ctx;   /* control layer's private state */
+    void *kind_state; /* the kind's private state, freed by kind->cleanup */
 };
 
 /* Which side sends payload in a stream kind: the client unless -R. */
@@ -102,9 +95,9 @@ ns_test_phase(const struct ns_test *t)
 }
 
 struct test_kind {
-    const char *name;       /* "tcp_stream", as on the command line and in plans */
-    int socktype;           /* SOCK_STREAM or SOCK_DGRAM for the data sockets */
-    bool uses_streams;      /* -P meaningful (data sockets = streams); else exactly 1 (or 0 for crr) */
+    const char *name;  /* "tcp_stream", as on the command line and in plans */
+    int socktype;      /* SOCK_STREAM or SOCK_DGRAM for the data sockets */
+    bool uses_streams; /* -P meaningful (data sockets = streams); else exactly 1 (or 0 for crr) */
     /* Run on either side, in the calling thread (start more threads if needed), from WARMUP
      * until the phase is DONE; must notice DONE within 200 ms and return. Returns 0 or a
      * negative code with detail in e (e.g. peer vanished). */

@@ -1,8 +1,8 @@
 /* output.c - the one JSON document of -J and the human-readable report. */
 #include <string.h>
 
-#include "control.h"
-#include "units.h"
+#include "common/units.h"
+#include "nsperf/control.h"
 
 static json_t *
 or_null(const json_t *v)
@@ -22,8 +22,9 @@ ns_doc_json(const struct ns_doc *d)
     json_object_set_new(doc, "params", ns_params_to_json(d->p));
     json_object_set_new(doc, "start", json_string(d->start != NULL ? d->start : ""));
     json_object_set_new(doc, "end", json_string(d->end != NULL ? d->end : ""));
-    json_object_set_new(doc, "host", json_pack("{s:o, s:o}", "local", or_null(d->local_host),
-                                               "remote", or_null(d->remote_host)));
+    json_object_set_new(doc, "host",
+                        json_pack("{s:o, s:o}", "local", or_null(d->local_host), "remote",
+                                  or_null(d->remote_host)));
     json_object_set_new(doc, "result", or_null(d->result));
     json_object_set_new(doc, "cpu", or_null(d->cpu));
     json_object_set_new(doc, "error", d->error != NULL ? json_string(d->error) : json_null());
@@ -45,9 +46,8 @@ print_cpu(const json_t *cpu, FILE *out)
     fprintf(out,
             "cpu: local nsperf %.1f%% of a core (host %.1f%% of %d cpus), "
             "remote nsperf %.1f%% (host %.1f%% of %d cpus)",
-            num(cpu, "local_pct"), num(cpu, "local_system_pct"),
-            (int)num(cpu, "local_cpus"), num(cpu, "remote_pct"), num(cpu, "remote_system_pct"),
-            (int)num(cpu, "remote_cpus"));
+            num(cpu, "local_pct"), num(cpu, "local_system_pct"), (int)num(cpu, "local_cpus"),
+            num(cpu, "remote_pct"), num(cpu, "remote_system_pct"), (int)num(cpu, "remote_cpus"));
     const json_t *cpb = json_object_get(cpu, "cycles_per_byte");
     if (json_is_number(cpb))
         fprintf(out, ", %.2f cycles/byte", json_number_value(cpb));
@@ -66,7 +66,7 @@ ns_doc_print_human(const struct ns_doc *d, const struct ns_test *t, FILE *out)
                 d->p->reverse ? ", reverse" : "");
     fputc('\n', out);
     if (d->error != NULL)
-        return;  /* main() reports it on stderr */
+        return; /* main() reports it on stderr */
     if (k != NULL && k->print_human != NULL && d->result != NULL)
         k->print_human(t, d->result, out);
     print_cpu(d->cpu, out);
@@ -105,7 +105,8 @@ ns_intervals_json(const json_t *streams, double interval_s, double elapsed_s)
         uint64_t bytes = 0;
         size_t i;
         const json_t *st;
-        json_array_foreach(streams, i, st) {
+        json_array_foreach(streams, i, st)
+        {
             const json_t *a = json_object_get(st, "intervals");
             bool last = end >= elapsed_s; /* takes every later bin, however late */
             for (size_t j = k;
@@ -114,8 +115,8 @@ ns_intervals_json(const json_t *streams, double interval_s, double elapsed_s)
                 bytes += v > 0 ? (uint64_t)v : 0;
             }
         }
-        json_array_append_new(out, json_pack("{s:f, s:f, s:I, s:f}", "start_s", start, "end_s",
-                                             end, "bytes", (json_int_t)bytes, "throughput_bps",
+        json_array_append_new(out, json_pack("{s:f, s:f, s:I, s:f}", "start_s", start, "end_s", end,
+                                             "bytes", (json_int_t)bytes, "throughput_bps",
                                              (double)bytes * 8.0 / (end - start)));
         if (end >= elapsed_s)
             break;
@@ -152,7 +153,8 @@ ns_print_stream_table(const json_t *result, FILE *out)
         fprintf(out, "  %8s\n", "Retr");
     size_t i;
     const json_t *st;
-    json_array_foreach(streams, i, st) {
+    json_array_foreach(streams, i, st)
+    {
         char id[24];
         snprintf(id, sizeof id, "%zu", i);
         print_row(out, id, st);

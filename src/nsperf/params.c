@@ -1,11 +1,11 @@
 /* params.c - the test-kind table and the parameters every test carries: defaults, range checks
  * and the JSON form exchanged in PARAMS/ACCEPT. */
-#include "nsperf.h"
+#include "nsperf/nsperf.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "err.h"
+#include "common/errors.h"
 
 /* Smallest udp_stream datagram: the header of udp_stream.c (magic, phase, seq, time, cookie). */
 #define NS_MAX_SOCK_BUF (1 << 30)
@@ -54,14 +54,14 @@ ns_params_default(struct ns_params *p, enum ns_kind_id kind)
         p->msg_size = 1024u * 1024u;
         break;
     case NS_UDP_STREAM:
-        p->msg_size = 1460;         /* iperf3's UDP default datagram */
-        p->rate_bps = 1000000;      /* 1 Mbit/s, as iperf3 -u */
+        p->msg_size = 1460;    /* iperf3's UDP default datagram */
+        p->rate_bps = 1000000; /* 1 Mbit/s, as iperf3 -u */
         break;
     case NS_TCP_RR:
     case NS_UDP_RR:
     case NS_TCP_CRR:
     case NS_KIND_COUNT:
-        p->msg_size = 1;            /* netperf's request/response default */
+        p->msg_size = 1; /* netperf's request/response default */
         break;
     }
     p->response_size = p->msg_size;
@@ -105,8 +105,7 @@ validate_times(const struct ns_params *p, struct err *e)
 static int
 validate_memory(const struct ns_params *p, struct err *e)
 {
-    if (kinds[p->kind]->uses_streams &&
-        (uint64_t)p->streams * p->msg_size > NS_MAX_STREAM_MEMORY)
+    if (kinds[p->kind]->uses_streams && (uint64_t)p->streams * p->msg_size > NS_MAX_STREAM_MEMORY)
         return err_set(e, NS_ERANGE, "%d streams x %llu-byte writes exceed %llu MiB of buffers",
                        p->streams, (unsigned long long)p->msg_size,
                        (unsigned long long)(NS_MAX_STREAM_MEMORY >> 20));
@@ -159,12 +158,11 @@ ns_params_to_json(const struct ns_params *p)
 {
     const struct test_kind *k = ns_kind_get(p->kind);
     return json_pack("{s:s, s:i, s:I, s:I, s:f, s:f, s:f, s:I, s:b, s:i, s:s}", "test",
-                     k != NULL ? k->name : "unknown", "streams", (json_int_t)p->streams,
-                     "msg_size", (json_int_t)p->msg_size, "response_size",
-                     (json_int_t)p->response_size, "duration_s", p->duration_s, "warmup_s",
-                     p->warmup_s, "interval_s", p->interval_s, "rate_bps",
-                     (json_int_t)p->rate_bps, "reverse", p->reverse, "sock_buf", p->sock_buf,
-                     "family", family_name(p->family));
+                     k != NULL ? k->name : "unknown", "streams", (json_int_t)p->streams, "msg_size",
+                     (json_int_t)p->msg_size, "response_size", (json_int_t)p->response_size,
+                     "duration_s", p->duration_s, "warmup_s", p->warmup_s, "interval_s",
+                     p->interval_s, "rate_bps", (json_int_t)p->rate_bps, "reverse", p->reverse,
+                     "sock_buf", p->sock_buf, "family", family_name(p->family));
 }
 
 /* Optional non-negative integer member; absent keeps *out. */
@@ -174,8 +172,7 @@ get_uint(const json_t *o, const char *key, uint64_t max, uint64_t *out, struct e
     const json_t *v = json_object_get(o, key);
     if (v == NULL)
         return 0;
-    if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-        (uint64_t)json_integer_value(v) > max)
+    if (!json_is_integer(v) || json_integer_value(v) < 0 || (uint64_t)json_integer_value(v) > max)
         return err_set(e, NS_EPARSE, "params: '%s' must be an integer in [0, %llu]", key,
                        (unsigned long long)max);
     *out = (uint64_t)json_integer_value(v);

@@ -1,5 +1,5 @@
 /* rr_common.c - see rr_common.h. */
-#include "rr_common.h"
+#include "nsperf/rr_common.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,10 +9,10 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 
-#include "../common/clock.h"
-#include "../common/err.h"
-#include "../common/hist.h"
-#include "../common/histjson.h"
+#include "common/clock.h"
+#include "common/errors.h"
+#include "common/hist.h"
+#include "common/histjson.h"
 
 int
 rr_state_setup(struct ns_test *t, size_t req_len, size_t resp_len, struct err *e)
@@ -281,12 +281,12 @@ rr_intervals_json(const struct rr_state *s)
         json_t *rtt = json_pack("{s:f,s:f,s:f}", "mean",
                                 iv->n ? (double)iv->sum_ns / (double)iv->n / 1e3 : 0.0, "min",
                                 (double)iv->min_ns / 1e3, "max", (double)iv->max_ns / 1e3);
-        json_t *o = json_pack(
-            "{s:f,s:f,s:I,s:f,s:o*}", "start_s",
-            (double)(iv->start_ns - s->start_ns) / (double)NS_PER_SEC, "end_s",
-            (double)(iv->end_ns - s->start_ns) / (double)NS_PER_SEC, "transactions",
-            (json_int_t)iv->n, "transactions_per_s", len_s > 0 ? (double)iv->n / len_s : 0.0,
-            "rtt_us", iv->n ? rtt : NULL);
+        json_t *o =
+            json_pack("{s:f,s:f,s:I,s:f,s:o*}", "start_s",
+                      (double)(iv->start_ns - s->start_ns) / (double)NS_PER_SEC, "end_s",
+                      (double)(iv->end_ns - s->start_ns) / (double)NS_PER_SEC, "transactions",
+                      (json_int_t)iv->n, "transactions_per_s",
+                      len_s > 0 ? (double)iv->n / len_s : 0.0, "rtt_us", iv->n ? rtt : NULL);
         if (iv->n == 0)
             json_decref(rtt);
         json_array_append_new(a, o);
@@ -297,11 +297,10 @@ rr_intervals_json(const struct rr_state *s)
 static json_t *
 rr_udp_json(const struct rr_udp *u)
 {
-    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f}", "sent", (json_int_t)u->sent,
-                     "received", (json_int_t)u->received, "lost", (json_int_t)u->lost,
-                     "out_of_order", (json_int_t)u->out_of_order, "duplicated",
-                     (json_int_t)u->duplicated, "bad", (json_int_t)u->bad, "jitter_us",
-                     u->jitter_ns / 1e3, "loss_timeout_ms",
+    return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f}", "sent", (json_int_t)u->sent, "received",
+                     (json_int_t)u->received, "lost", (json_int_t)u->lost, "out_of_order",
+                     (json_int_t)u->out_of_order, "duplicated", (json_int_t)u->duplicated, "bad",
+                     (json_int_t)u->bad, "jitter_us", u->jitter_ns / 1e3, "loss_timeout_ms",
                      (double)u->loss_timeout_ns / (double)NS_PER_MS);
 }
 
@@ -392,7 +391,8 @@ rr_combine_json(const struct ns_test *t, const json_t *client, const json_t *ser
     if (u != NULL)
         json_object_set_new(r, "udp", u);
     if (server != NULL)
-        json_object_set_new(r, "server_transactions", json_integer(rr_jint(server, "transactions")));
+        json_object_set_new(r, "server_transactions",
+                            json_integer(rr_jint(server, "transactions")));
     if (cpu != NULL)
         json_object_set_new(r, "cpu", json_deep_copy(cpu));
     rr_copy_key(r, "intervals", client, "intervals");
@@ -418,7 +418,7 @@ rr_print_percentiles(FILE *out, const json_t *rtt)
         double q;
         const char *key;
     } pct[] = {{99.999, "p99_999"}, {99.99, "p99_99"}, {99.9, "p99_9"}, {99.0, "p99"},
-               {90.0, "p90"},       {75.0, "p75"},     {50.0, "p50"},  {25.0, "p25"}};
+               {90.0, "p90"},       {75.0, "p75"},     {50.0, "p50"},   {25.0, "p25"}};
     /* Read the percentiles from the buckets so that p75 (sockperf prints it, the JSON does
      * not carry it) comes out too; fall back to the JSON figures. */
     struct hist *h = hist_new();
@@ -458,12 +458,13 @@ rr_print_human(const struct ns_test *t, const json_t *result, FILE *out, const c
             "; # out-of-order messages = %" JSON_INTEGER_FORMAT "\n",
             u ? rr_jint(u, "lost") : 0, u ? rr_jint(u, "duplicated") : 0,
             u ? rr_jint(u, "out_of_order") : 0);
-    fprintf(out, "nsperf: Summary: %s is %.3f usec\n", crr ? "Connect+request+response" : "Round trip",
-            mean);
+    fprintf(out, "nsperf: Summary: %s is %.3f usec\n",
+            crr ? "Connect+request+response" : "Round trip", mean);
     fprintf(out, "nsperf: %s = %.1f\n", crr ? "Connections/s" : "Transactions/s",
             rr_jnum(result, rate_key));
-    fprintf(out, "nsperf: Total %" JSON_INTEGER_FORMAT
-                 " observations; each percentile contains %.2f observations\n",
+    fprintf(out,
+            "nsperf: Total %" JSON_INTEGER_FORMAT
+            " observations; each percentile contains %.2f observations\n",
             obs, (double)obs / 100.0);
     rr_print_percentiles(out, rtt);
 }

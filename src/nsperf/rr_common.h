@@ -13,7 +13,7 @@
 
 #include <jansson.h>
 
-#include "nsperf.h"
+#include "nsperf/nsperf.h"
 
 struct err;
 struct hist;
@@ -31,33 +31,33 @@ struct hist;
 
 /* One -i sample: transactions completed in [start_ns, end_ns) of the measured interval. */
 struct rr_interval {
-    uint64_t start_ns, end_ns;   /* local monotonic */
+    uint64_t start_ns, end_ns; /* local monotonic */
     uint64_t n;
     uint64_t sum_ns, min_ns, max_ns;
 };
 
 /* UDP accounting of udp_rr (client: requests and replies; server: requests seen). */
 struct rr_udp {
-    uint64_t sent;          /* measured requests sent */
-    uint64_t received;      /* replies matched to their request */
-    uint64_t lost;          /* requests whose reply did not come within the loss timeout */
-    uint64_t out_of_order;  /* replies to a request already given up as lost (late) */
-    uint64_t duplicated;    /* replies to a request already answered */
-    uint64_t bad;           /* wrong cookie, short or unknown datagrams, dropped */
+    uint64_t sent;         /* measured requests sent */
+    uint64_t received;     /* replies matched to their request */
+    uint64_t lost;         /* requests whose reply did not come within the loss timeout */
+    uint64_t out_of_order; /* replies to a request already given up as lost (late) */
+    uint64_t duplicated;   /* replies to a request already answered */
+    uint64_t bad;          /* wrong cookie, short or unknown datagrams, dropped */
     uint64_t loss_timeout_ns;
-    double jitter_ns;       /* RFC 3550 estimator over successive measured round trips */
-    uint64_t prev_rtt_ns;   /* 0 = none yet */
+    double jitter_ns;     /* RFC 3550 estimator over successive measured round trips */
+    uint64_t prev_rtt_ns; /* 0 = none yet */
 };
 
 /* Per-run state of a request/response kind (t->kind_state). */
 struct rr_state {
     bool is_udp;
     bool is_crr;
-    struct hist *h;           /* measured round trips, ns */
-    uint64_t n;               /* measured transactions */
-    uint64_t warmup_n;        /* transactions done outside MEASURE (discarded) */
-    uint64_t first_t0_ns;     /* start of the first measured transaction */
-    uint64_t last_t1_ns;      /* end of the last measured transaction */
+    struct hist *h;            /* measured round trips, ns */
+    uint64_t n;                /* measured transactions */
+    uint64_t warmup_n;         /* transactions done outside MEASURE (discarded) */
+    uint64_t first_t0_ns;      /* start of the first measured transaction */
+    uint64_t last_t1_ns;       /* end of the last measured transaction */
     uint64_t start_ns, end_ns; /* measured interval, set by rr_finish() */
     /* -i samples (client) */
     uint64_t iv_len_ns, iv_next_ns;
@@ -85,8 +85,7 @@ size_t rr_response_len(const struct ns_test *t);
 
 /* Record one transaction that started at t0 (phase then: phase0) and completed at t1. Only
  * transactions begun in MEASURE enter the histogram; the others are counted as warmup. */
-void rr_record(struct rr_state *s, const struct ns_test *t, int phase0, uint64_t t0,
-               uint64_t t1);
+void rr_record(struct rr_state *s, const struct ns_test *t, int phase0, uint64_t t0, uint64_t t1);
 
 /* Close the measured interval after run(): [measure_start_ns or first t0, max(last t1,
  * measure_end_ns)], and flush the last -i sample. */

@@ -15,21 +15,22 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "control.h"
-#include "cpu.h"
-#include "err.h"
-#include "net.h"
-#include "sha256.h"
+#include "common/clock.h"
+#include "common/errors.h"
+#include "common/net.h"
+#include "common/sha256.h"
+#include "nsperf/control.h"
+#include "nsperf/cpu.h"
 
 #define SRV_MAX_PENDING 64
-#define SRV_MAX_SESSIONS 16         /* control connections in handshake or test at once... */
-#define SRV_HARD_SESSIONS 32        /* ...or briefly more while evicted strangers wind down */
-#define SRV_EVICT_AGE_NS (200 * NS_PER_MS)   /* a genuine handshake takes far less */
+#define SRV_MAX_SESSIONS 16  /* control connections in handshake or test at once... */
+#define SRV_HARD_SESSIONS 32 /* ...or briefly more while evicted strangers wind down */
+#define SRV_EVICT_AGE_NS (200 * NS_PER_MS) /* a genuine handshake takes far less */
 #define SRV_QUEUE_CAP 1024
-#define SRV_FIRST_FRAME_MAX 4096    /* the client HELLO is small; cap it hard */
-#define SRV_CTL_FRAME_MAX (64u << 10) /* nothing a client sends is large; results go the other way */
-#define SRV_PHASE_SLACK_MS 10000    /* beyond the announced warmup/duration */
+#define SRV_FIRST_FRAME_MAX 4096 /* the client HELLO is small; cap it hard */
+#define SRV_CTL_FRAME_MAX                                                                          \
+    (64u << 10)                  /* nothing a client sends is large; results go the other way */
+#define SRV_PHASE_SLACK_MS 10000 /* beyond the announced warmup/duration */
 
 struct pending {
     int fd;
@@ -44,13 +45,13 @@ struct srv {
     int lfd;
     struct sockaddr_storage laddr;
     socklen_t laddrlen;
-    int wake[2];                     /* sessions tell the acceptor they ended */
+    int wake[2]; /* sessions tell the acceptor they ended */
     pthread_mutex_t mu;
-    struct session *active;          /* the test slot (mu) */
-    int sessions;                    /* live control threads (mu) */
-    bool served;                     /* -1: a test was accepted (mu) */
-    struct session *live;            /* every session thread, newest first (mu) */
-    uint64_t last_activity_ns;       /* (mu) */
+    struct session *active;    /* the test slot (mu) */
+    int sessions;              /* live control threads (mu) */
+    bool served;               /* -1: a test was accepted (mu) */
+    struct session *live;      /* every session thread, newest first (mu) */
+    uint64_t last_activity_ns; /* (mu) */
     struct pending pend[SRV_MAX_PENDING];
     int npend;
 };
@@ -61,16 +62,16 @@ struct session {
     char peer[80];
     struct ns_test t;
     const struct test_kind *k;
-    pthread_cond_t cv;               /* data queue, guarded by s->mu */
+    pthread_cond_t cv; /* data queue, guarded by s->mu */
     int q_fd[SRV_QUEUE_CAP];
     uint32_t q_idx[SRV_QUEUE_CAP];
     size_t q_head, q_len;
     bool q_closed;
     bool owns_slot;
-    struct session *next, *prev;     /* s->live list (mu) */
+    struct session *next, *prev; /* s->live list (mu) */
     uint64_t born_ns;
-    bool evicted;                    /* (mu) */
-    int udp_spare;                   /* unconnected UDP socket awaiting a hello, or -1 */
+    bool evicted;  /* (mu) */
+    int udp_spare; /* unconnected UDP socket awaiting a hello, or -1 */
     struct ns_runner runner;
     struct err run_err;
     struct cpu_snap cpu0, cpu1;
@@ -209,7 +210,7 @@ verify_auth(struct session *ss, const char *sn, const json_t *auth, char proof_o
         return 0;
     char want[65];
     ns_auth_proof(tok, "client", sn, cn, want);
-    if (got == NULL || strlen(got) != 64 || ct_memcmp(want, got, 64) != 0)
+    if (got == NULL || strlen(got) != 64 || sha256_ct_memcmp(want, got, 64) != 0)
         return err_set(e, NS_EAUTH, "authentication failed");
     ns_auth_proof(tok, "server", sn, cn, proof_out);
     return 0;
@@ -223,10 +224,10 @@ session_auth(struct session *ss, char proof[65], struct err *e)
     if (rc == 0)
         rc = ns_nonce_new(sn, e);
     bool auth = ss->s->o->token != NULL && ss->s->o->token->len > 0;
-    json_t *hello = rc == 0 ? json_pack("{s:i, s:s, s:b, s:s}", "version", PROTO_VERSION,
-                                        "server_nonce", sn, "auth", auth, "software",
-                                        "nsperf " NS_VERSION)
-                            : NULL;
+    json_t *hello =
+        rc == 0 ? json_pack("{s:i, s:s, s:b, s:s}", "version", PROTO_VERSION, "server_nonce", sn,
+                            "auth", auth, "software", "nsperf " NS_VERSION)
+                : NULL;
     if (rc == 0)
         rc = proto_send(ss->ctl, PROTO_HELLO, hello, NS_HANDSHAKE_TIMEOUT_MS, e);
     json_decref(hello);
@@ -259,7 +260,7 @@ claim_slot(struct session *ss, struct err *e)
 {
     struct srv *s = ss->s;
     uint8_t cookie[PROTO_COOKIE_LEN];
-    if (random_bytes(cookie, sizeof cookie) != 0)
+    if (sha256_random_bytes(cookie, sizeof cookie) != 0)
         return err_sys(e, NS_EIO, errno, "cannot get random bytes");
     pthread_mutex_lock(&s->mu);
     int rc = 0;
@@ -288,9 +289,9 @@ session_accept(struct session *ss, const char proof[65], struct err *e)
     if (rc != 0)
         return rc;
     char cookie[2 * PROTO_COOKIE_LEN + 1];
-    hex_encode(ss->t.cookie, sizeof ss->t.cookie, cookie);
-    json_t *acc = json_pack("{s:o, s:s, s:s, s:o}", "params", ns_params_to_json(&ss->t.p),
-                            "cookie", cookie, "server_proof", proof, "host", ns_host_json());
+    sha256_hex_encode(ss->t.cookie, sizeof ss->t.cookie, cookie);
+    json_t *acc = json_pack("{s:o, s:s, s:s, s:o}", "params", ns_params_to_json(&ss->t.p), "cookie",
+                            cookie, "server_proof", proof, "host", ns_host_json());
     rc = proto_send(ss->ctl, PROTO_ACCEPT, acc, NS_HANDSHAKE_TIMEOUT_MS, e);
     json_decref(acc);
     return rc;
@@ -328,11 +329,11 @@ udp_take_hello(struct session *ss, int *have, struct err *e)
     uint8_t buf[NS_UDP_HELLO_LEN + 1], cookie[PROTO_COOKIE_LEN];
     struct sockaddr_storage from;
     socklen_t fl = sizeof from;
-    ssize_t n = recvfrom(ss->udp_spare, buf, sizeof buf, MSG_DONTWAIT, (struct sockaddr *)&from,
-                         &fl);
+    ssize_t n =
+        recvfrom(ss->udp_spare, buf, sizeof buf, MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
     uint32_t idx;
     if (n != NS_UDP_HELLO_LEN || ns_data_hello_decode(buf, NS_UDP_HELLO_MAGIC, cookie, &idx) != 0 ||
-        ct_memcmp(cookie, ss->t.cookie, sizeof cookie) != 0 || idx >= (uint32_t)ss->t.nfds ||
+        sha256_ct_memcmp(cookie, ss->t.cookie, sizeof cookie) != 0 || idx >= (uint32_t)ss->t.nfds ||
         ss->t.fds[idx] >= 0)
         return 0;
     if (connect(ss->udp_spare, (struct sockaddr *)&from, fl) != 0)
@@ -475,7 +476,8 @@ session_run(struct session *ss, struct err *e)
     return rc;
 }
 
-/* ---- the live list: strangers in handshake can be evicted, so they cannot lock clients out ---- */
+/* ---- the live list: strangers in handshake can be evicted, so they cannot lock clients out ----
+ */
 
 static void
 live_link(struct srv *s, struct session *ss)
@@ -652,7 +654,7 @@ route_data(struct srv *s, int fd, const uint8_t hello[PROTO_DATA_HELLO_LEN])
     net_set_nonblock(fd, 0);
     pthread_mutex_lock(&s->mu);
     struct session *ss = s->active;
-    if (ss != NULL && ct_memcmp(cookie, ss->t.cookie, sizeof cookie) == 0) {
+    if (ss != NULL && sha256_ct_memcmp(cookie, ss->t.cookie, sizeof cookie) == 0) {
         if (ss->t.p.sock_buf > 0)
             net_set_bufsize(fd, ss->t.p.sock_buf);
         if (ss->t.p.kind != NS_TCP_STREAM)
@@ -662,7 +664,7 @@ route_data(struct srv *s, int fd, const uint8_t hello[PROTO_DATA_HELLO_LEN])
     }
     pthread_mutex_unlock(&s->mu);
     if (fd >= 0)
-        close(fd);  /* wrong or stale cookie: no error frame on a data connection */
+        close(fd); /* wrong or stale cookie: no error frame on a data connection */
 }
 
 static void
@@ -710,7 +712,7 @@ accept_all(struct srv *s)
         if (fd < 0)
             return;
         if (s->npend == SRV_MAX_PENDING) {
-            close(s->pend[0].fd);  /* the oldest waits longest: shed it */
+            close(s->pend[0].fd); /* the oldest waits longest: shed it */
             pending_drop(s, 0);
         }
         struct pending *p = &s->pend[s->npend];
@@ -719,7 +721,7 @@ accept_all(struct srv *s)
         p->deadline = clock_now_ns() + (uint64_t)NS_HANDSHAKE_TIMEOUT_MS * NS_PER_MS;
         net_addr_str(&ss, p->peer, sizeof p->peer);
         s->npend++;
-        pending_read(s, s->npend - 1);  /* a data hello often arrives with the connection */
+        pending_read(s, s->npend - 1); /* a data hello often arrives with the connection */
     }
 }
 
@@ -859,7 +861,7 @@ ns_server_run(const struct ns_server_opts *o, struct err *e)
     bool sessions_may_live = false;
     if (rc == 0) {
         rc = srv_serve(s, e);
-        sessions_may_live = rc == NS_EIO;  /* the loop otherwise ends with no session alive */
+        sessions_may_live = rc == NS_EIO; /* the loop otherwise ends with no session alive */
     }
     if (!sessions_may_live)
         srv_free(s);

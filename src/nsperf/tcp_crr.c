@@ -16,10 +16,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "../common/clock.h"
-#include "../common/err.h"
-#include "nsperf.h"
-#include "rr_common.h"
+#include "common/clock.h"
+#include "common/errors.h"
+#include "nsperf/nsperf.h"
+#include "nsperf/rr_common.h"
 
 /* Per connect attempt; a timed-out attempt is retried (and counted) while the test runs, and
  * the transaction's time keeps running, as a user's would. */
@@ -67,7 +67,7 @@ tcp_crr_await_eof(const struct ns_test *t, int fd, struct rr_state *s, struct er
         if (errno == EINTR)
             continue;
         if (errno == ECONNRESET)
-            return 0;   /* the cycle completed; a reset close is still a close */
+            return 0; /* the cycle completed; a reset close is still a close */
         if (errno != EAGAIN)
             return err_sys(e, NS_EIO, errno, "cannot receive on a tcp_crr connection");
         if (ns_test_phase(t) == NS_PHASE_DONE)
@@ -111,7 +111,7 @@ tcp_crr_client(struct ns_test *t, struct rr_state *s, struct err *e)
         if (rc == RR_DONE)
             return 0;
         if (rc < 0 && ns_test_phase(t) == NS_PHASE_DONE) {
-            err_clear(e);   /* the server stopped answering because the test is over */
+            err_clear(e); /* the server stopped answering because the test is over */
             return 0;
         }
         if (rc < 0)
@@ -127,7 +127,7 @@ tcp_crr_serve_one(struct ns_test *t, struct rr_state *s, int fd, struct err *e)
         rc = rr_recv_all(t, fd, s->buf, s->req_len, e);
     if (rc == 0)
         rc = rr_send_all(t, fd, s->buf, s->resp_len, e);
-    close(fd);   /* the server closes first: its TIME_WAIT, not the client's */
+    close(fd); /* the server closes first: its TIME_WAIT, not the client's */
     return rc;
 }
 
@@ -170,8 +170,8 @@ tcp_crr_server(struct ns_test *t, struct rr_state *s, struct err *e)
 static int
 tcp_crr_run(struct ns_test *t, struct err *e)
 {
-    if (t->conn == NULL || (t->role == NS_ROLE_CLIENT ? t->conn->connect_data == NULL
-                                                       : t->conn->next_data == NULL))
+    if (t->conn == NULL ||
+        (t->role == NS_ROLE_CLIENT ? t->conn->connect_data == NULL : t->conn->next_data == NULL))
         return err_set(e, NS_EINVAL, "tcp_crr needs the control layer's connection services");
     int rc = rr_state_setup(t, rr_request_len(t), rr_response_len(t), e);
     if (rc < 0)

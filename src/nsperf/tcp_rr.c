@@ -9,10 +9,10 @@
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 
-#include "../common/clock.h"
-#include "../common/err.h"
-#include "nsperf.h"
-#include "rr_common.h"
+#include "common/clock.h"
+#include "common/errors.h"
+#include "nsperf/nsperf.h"
+#include "nsperf/rr_common.h"
 
 /* How long a side waits for DONE after its peer closed the data connection: the client's
  * control layer may close the data socket just before its STOP reaches the server. */

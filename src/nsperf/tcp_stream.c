@@ -13,10 +13,10 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 
-#include "clock.h"
-#include "control.h"
-#include "err.h"
-#include "tcpinfo.h"
+#include "common/clock.h"
+#include "common/errors.h"
+#include "nsperf/control.h"
+#include "nsperf/tcpinfo.h"
 
 #define TS_RECV_BUF (1024u * 1024u)
 #define TS_IO_TIMEOUT_US 100000
@@ -29,10 +29,10 @@ struct ts_stream {
     int idx;
     int fd;
     bool in_measure;
-    uint64_t bytes;          /* during this side's measured interval */
-    uint64_t total;          /* whole test, warmup included */
-    uint32_t retr0, retr1;   /* sender: tcpi_total_retrans at MEASURE and at the end */
-    uint64_t *bins;          /* receiver: bytes per -i interval */
+    uint64_t bytes;        /* during this side's measured interval */
+    uint64_t total;        /* whole test, warmup included */
+    uint32_t retr0, retr1; /* sender: tcpi_total_retrans at MEASURE and at the end */
+    uint64_t *bins;        /* receiver: bytes per -i interval */
     uint8_t *buf;
     size_t buflen;
     int rc;
@@ -44,7 +44,7 @@ struct ts_state {
     bool sender;
     size_t nbins;
     uint64_t interval_ns;
-    _Atomic int abort;       /* one stream failed: the others stop too */
+    _Atomic int abort; /* one stream failed: the others stop too */
     int n;
     struct ts_stream s[];
 };
@@ -259,8 +259,8 @@ ts_elapsed(const struct ns_test *t)
 static json_t *
 ts_stream_json(const struct ts_state *st, const struct ts_stream *s)
 {
-    json_t *o = json_pack("{s:I, s:I}", "bytes", (json_int_t)s->bytes, "total_bytes",
-                          (json_int_t)s->total);
+    json_t *o =
+        json_pack("{s:I, s:I}", "bytes", (json_int_t)s->bytes, "total_bytes", (json_int_t)s->total);
     if (st->sender) {
         json_object_set_new(o, "retransmits", json_integer((json_int_t)(s->retr1 - s->retr0)));
     } else if (s->bins != NULL) {
@@ -319,9 +319,9 @@ ts_combine(const struct ns_test *t, const json_t *client, const json_t *server, 
         json_array_append_new(streams, o);
     }
     return json_pack("{s:f, s:I, s:I, s:I, s:f, s:f, s:s, s:o, s:o}", "throughput_bps",
-                     elapsed > 0 ? (double)bytes * 8.0 / elapsed : 0.0, "bytes",
-                     (json_int_t)bytes, "sender_bytes", (json_int_t)sbytes, "retransmits",
-                     (json_int_t)retr, "duration_s", elapsed, "sender_duration_s",
+                     elapsed > 0 ? (double)bytes * 8.0 / elapsed : 0.0, "bytes", (json_int_t)bytes,
+                     "sender_bytes", (json_int_t)sbytes, "retransmits", (json_int_t)retr,
+                     "duration_s", elapsed, "sender_duration_s",
                      json_number_value(json_object_get(snd, "elapsed_s")), "receiver",
                      t->p.reverse ? "client" : "server", "streams", streams, "intervals",
                      ns_intervals_json(rstreams, t->p.interval_s, elapsed));

@@ -1,5 +1,5 @@
 /* tcpinfo.c - TCP_INFO access. */
-#include "tcpinfo.h"
+#include "nsperf/tcpinfo.h"
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>

@@ -5,9 +5,9 @@
 #include <stdint.h>
 
 struct tcpinfo_snap {
-    uint32_t total_retrans;  /* tcpi_total_retrans: segments retransmitted over the life */
-    uint32_t rtt_us;         /* smoothed RTT */
-    uint32_t snd_cwnd;       /* segments */
+    uint32_t total_retrans; /* tcpi_total_retrans: segments retransmitted over the life */
+    uint32_t rtt_us;        /* smoothed RTT */
+    uint32_t snd_cwnd;      /* segments */
 };
 
 /* Read TCP_INFO of fd. Returns 0 or -1 (not a TCP socket, closed). */

@@ -13,10 +13,10 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "../common/clock.h"
-#include "../common/err.h"
-#include "nsperf.h"
-#include "rr_common.h"
+#include "common/clock.h"
+#include "common/errors.h"
+#include "nsperf/nsperf.h"
+#include "nsperf/rr_common.h"
 
 #define UDP_RR_HDR_LEN (PROTO_COOKIE_LEN + 8)
 /* The loss timeout adapts to the path: 8 x the mean round trip so far, at least 200 ms (far
@@ -65,7 +65,7 @@ udp_rr_loss_timeout(const struct rr_state *s)
 /* Client-side bookkeeping of one transaction. */
 struct udp_rr_txn {
     uint64_t seq;
-    uint64_t answered;   /* bit i: the reply to seq - i has been received */
+    uint64_t answered; /* bit i: the reply to seq - i has been received */
     uint64_t t0;
     int phase0;
 };
@@ -77,7 +77,7 @@ static void
 udp_rr_count_other(struct rr_state *s, const struct udp_rr_txn *x, uint64_t rseq)
 {
     if (rseq >= x->seq || x->seq - rseq >= 64) {
-        s->udp.bad++;   /* from the future, or too old to tell: not ours to judge */
+        s->udp.bad++; /* from the future, or too old to tell: not ours to judge */
         return;
     }
     if (x->answered & (1ull << (x->seq - rseq)))
@@ -149,14 +149,13 @@ udp_rr_client(struct ns_test *t, struct rr_state *s, int fd, struct err *e)
         ssize_t k = send(fd, s->buf, s->req_len, 0);
         /* A refused or dropped send (ICMP unreachable, ENOBUFS) is a request that got lost on
          * the way: it times out below like any other. */
-        if (k < 0 && errno != ECONNREFUSED && errno != ENOBUFS && errno != EAGAIN &&
-            errno != EINTR)
+        if (k < 0 && errno != ECONNREFUSED && errno != ENOBUFS && errno != EAGAIN && errno != EINTR)
             return err_sys(e, NS_EIO, errno, "cannot send a udp_rr request");
         int rc = udp_rr_wait_reply(t, s, fd, &x, e);
         if (rc < 0)
             return rc;
         if (rc == UDP_RR_STOP)
-            return 0;   /* abandoned in flight at DONE: neither sent nor lost */
+            return 0; /* abandoned in flight at DONE: neither sent nor lost */
         if (measured)
             s->udp.sent++;
         if (rc == UDP_RR_LOST) {
@@ -180,7 +179,7 @@ udp_rr_server(struct ns_test *t, struct rr_state *s, int fd, struct err *e)
         if (k < 0) {
             if (errno == EINTR)
                 continue;
-            if (errno == ECONNREFUSED) {   /* our last reply hit a closed client port */
+            if (errno == ECONNREFUSED) { /* our last reply hit a closed client port */
                 if (ns_test_phase(t) == NS_PHASE_DONE)
                     return 0;
                 clock_sleep_ns(UDP_RR_REFUSED_PAUSE_NS);

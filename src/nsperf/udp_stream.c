@@ -16,16 +16,16 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 
-#include "clock.h"
-#include "control.h"
-#include "err.h"
-#include "sha256.h"
+#include "common/clock.h"
+#include "common/errors.h"
+#include "common/sha256.h"
+#include "nsperf/control.h"
 
 #define US_MAGIC "NSPu"
 #define US_HDR 40u
 #define US_PHASE_WARMUP 1
 #define US_PHASE_MEASURE 2
-#define US_WINDOW_BITS 65536u        /* duplicate detection reaches this far back */
+#define US_WINDOW_BITS 65536u /* duplicate detection reaches this far back */
 #define US_DRAIN_NS (120 * NS_PER_MS)
 #define US_RECV_TIMEOUT_US 40000
 #define US_MAX_SLEEP_NS (50 * NS_PER_MS)
@@ -46,7 +46,7 @@ struct us_stream {
     double jitter_ns;
     int64_t prev_transit;
     bool have_transit;
-    uint64_t *seen;                  /* US_WINDOW_BITS bits */
+    uint64_t *seen; /* US_WINDOW_BITS bits */
     uint64_t *bins;
     /* both */
     uint64_t bytes;
@@ -139,7 +139,7 @@ us_send_loop(struct us_stream *s)
             return;
         next += gap;
         if (now > next + US_MAX_BACKLOG_NS)
-            next = now;  /* stalled for long: do not burst a second's worth */
+            next = now; /* stalled for long: do not burst a second's worth */
     }
 }
 
@@ -217,8 +217,8 @@ us_handle(struct us_stream *s, ssize_t n)
 {
     const uint8_t *b = s->buf;
     if (n < (ssize_t)US_HDR || memcmp(b, US_MAGIC, 4) != 0 || b[4] != US_PHASE_MEASURE ||
-        ct_memcmp(b + 24, s->st->t->cookie, PROTO_COOKIE_LEN) != 0)
-        return;  /* warmup, a late hello, or not ours */
+        sha256_ct_memcmp(b + 24, s->st->t->cookie, PROTO_COOKIE_LEN) != 0)
+        return; /* warmup, a late hello, or not ours */
     us_account(s, get_be64(b + 8), get_be64(b + 16), (uint64_t)n);
 }
 
@@ -239,8 +239,7 @@ us_recv_loop(struct us_stream *s)
         ssize_t n = recv(s->fd, s->buf, s->buflen, 0);
         if (n >= 0)
             us_handle(s, n);
-        else if (errno != EAGAIN && errno != EINTR &&
-                 errno != ECONNREFUSED) {
+        else if (errno != EAGAIN && errno != EINTR && errno != ECONNREFUSED) {
             us_fail(s, errno, "recv");
             return;
         }
@@ -314,10 +313,10 @@ us_stream_json(const struct us_state *st, const struct us_stream *s)
     if (st->sender)
         return json_pack("{s:I, s:I, s:I}", "sent", (json_int_t)s->sent, "bytes",
                          (json_int_t)s->bytes, "send_errors", (json_int_t)s->send_errors);
-    json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:f}", "received", (json_int_t)s->received,
-                          "bytes", (json_int_t)s->bytes, "out_of_order",
-                          (json_int_t)s->out_of_order, "duplicated", (json_int_t)s->duplicated,
-                          "jitter_us", s->jitter_ns / 1000.0);
+    json_t *o =
+        json_pack("{s:I, s:I, s:I, s:I, s:f}", "received", (json_int_t)s->received, "bytes",
+                  (json_int_t)s->bytes, "out_of_order", (json_int_t)s->out_of_order, "duplicated",
+                  (json_int_t)s->duplicated, "jitter_us", s->jitter_ns / 1000.0);
     if (s->bins != NULL)
         json_object_set_new(o, "intervals", ns_bins_json(s->bins, st->nbins));
     return o;

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan_int.h"
+#include "plan/plan_int.h"
 
 #define ARENA_CHUNK 16384u
 #define ARENA_ALIGN 16u
@@ -27,7 +27,7 @@ arena_chunk_new(size_t need)
 }
 
 void *
-arena_alloc(struct arena *a, size_t n)
+plan_arena_alloc(struct arena *a, size_t n)
 {
     if (n > SIZE_MAX / 2)
         return NULL;
@@ -47,16 +47,16 @@ arena_alloc(struct arena *a, size_t n)
 }
 
 char *
-arena_strndup(struct arena *a, const char *s, size_t len)
+plan_arena_strndup(struct arena *a, const char *s, size_t len)
 {
-    char *p = arena_alloc(a, len + 1);
+    char *p = plan_arena_alloc(a, len + 1);
     if (p != NULL && len > 0)
         memcpy(p, s, len);
     return p;
 }
 
 void
-arena_release(struct arena *a)
+plan_arena_release(struct arena *a)
 {
     struct arena_chunk *c = a->head;
     while (c != NULL) {

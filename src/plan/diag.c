@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "plan_int.h"
+#include "common/errors.h"
+#include "plan/plan_int.h"
 
 struct diag {
     unsigned line, col;
@@ -85,9 +85,8 @@ diag_grow(struct plan_diags *d)
     return 0;
 }
 
-static char *
-diag_format(const char *file, unsigned line, unsigned col, const char *fmt, va_list ap,
-            size_t *msgoff) __attribute__((format(printf, 4, 0)));
+static char *diag_format(const char *file, unsigned line, unsigned col, const char *fmt, va_list ap,
+                         size_t *msgoff) __attribute__((format(printf, 4, 0)));
 
 static char *
 diag_format(const char *file, unsigned line, unsigned col, const char *fmt, va_list ap,
@@ -111,8 +110,8 @@ diag_format(const char *file, unsigned line, unsigned col, const char *fmt, va_l
 }
 
 int
-diag_add(struct plan_diags *d, const char *file, unsigned line, unsigned col, const char *fmt,
-         ...)
+plan_diag_add(struct plan_diags *d, const char *file, unsigned line, unsigned col, const char *fmt,
+              ...)
 {
     d->total++;
     if (d->n >= PLAN_MAX_DIAGS)
@@ -149,20 +148,20 @@ diag_cmp(const void *a, const void *b)
 }
 
 void
-diag_sort(struct plan_diags *d)
+plan_diag_sort(struct plan_diags *d)
 {
     if (d->n > 1)
         qsort(d->v, d->n, sizeof *d->v, diag_cmp);
 }
 
 size_t
-diag_total(const struct plan_diags *d)
+plan_diag_total(const struct plan_diags *d)
 {
     return d->total;
 }
 
 bool
-diag_oom(const struct plan_diags *d)
+plan_diag_oom(const struct plan_diags *d)
 {
     return d->oom;
 }

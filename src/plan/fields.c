@@ -7,12 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "fields.h"
-#include "units.h"
+#include "common/errors.h"
+#include "common/units.h"
+#include "plan/fields.h"
 
 void
-verr(struct vctx *c, const struct ynode *at, const char *fmt, ...)
+plan_verr(struct vctx *c, const struct ynode *at, const char *fmt, ...)
 {
     char msg[1024];
     va_list ap;
@@ -20,21 +20,21 @@ verr(struct vctx *c, const struct ynode *at, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     unsigned line = at ? at->line : 0, col = at ? at->col : 0;
-    if (diag_add(c->d, c->file, line, col, "%s", msg) != 0)
+    if (plan_diag_add(c->d, c->file, line, col, "%s", msg) != 0)
         c->oom = true;
 }
 
 const char *
-vstrdup(struct vctx *c, const char *s)
+plan_vstrdup(struct vctx *c, const char *s)
 {
-    char *r = arena_strndup(&c->p->arena, s, strlen(s));
+    char *r = plan_arena_strndup(&c->p->arena, s, strlen(s));
     if (r == NULL)
         c->oom = true;
     return r;
 }
 
 void *
-vcalloc(struct vctx *c, size_t n, size_t size)
+plan_vcalloc(struct vctx *c, size_t n, size_t size)
 {
     if (n == 0)
         n = 1;
@@ -42,7 +42,7 @@ vcalloc(struct vctx *c, size_t n, size_t size)
         c->oom = true;
         return NULL;
     }
-    void *r = arena_alloc(&c->p->arena, n * size);
+    void *r = plan_arena_alloc(&c->p->arena, n * size);
     if (r == NULL)
         c->oom = true;
     return r;
@@ -55,28 +55,28 @@ kind_name(enum ynode_kind kind)
 }
 
 bool
-vexpect(struct vctx *c, const struct ynode *n, enum ynode_kind kind, const char *what)
+plan_vexpect(struct vctx *c, const struct ynode *n, enum ynode_kind kind, const char *what)
 {
-    if (n->kind == kind && !(kind == YNODE_SCALAR && ynode_is_null(n)))
+    if (n->kind == kind && !(kind == YNODE_SCALAR && plan_ynode_is_null(n)))
         return true;
-    if (ynode_is_null(n))
-        verr(c, n, "missing value for %s", what);
+    if (plan_ynode_is_null(n))
+        plan_verr(c, n, "missing value for %s", what);
     else
-        verr(c, n, "wrong type for %s: expected %s, found %s", what, kind_name(kind),
-             ynode_kind_text(n));
+        plan_verr(c, n, "wrong type for %s: expected %s, found %s", what, kind_name(kind),
+                  plan_ynode_kind_text(n));
     return false;
 }
 
 const char *
-vscalar(struct vctx *c, const struct ynode *n, const char *key)
+plan_vscalar(struct vctx *c, const struct ynode *n, const char *key)
 {
-    return vexpect(c, n, YNODE_SCALAR, key) ? n->str : NULL;
+    return plan_vexpect(c, n, YNODE_SCALAR, key) ? n->str : NULL;
 }
 
 /* --- checks on text ------------------------------------------------------------------------ */
 
 bool
-vname_ok(const char *s)
+plan_vname_ok(const char *s)
 {
     size_t len = strlen(s);
     if (len == 0 || len > 64 || s[0] == '-' || s[0] == '.')
@@ -111,7 +111,7 @@ hostname_ok(const char *s)
 }
 
 bool
-vaddress_ok(const char *s)
+plan_vaddress_ok(const char *s)
 {
     unsigned char buf[16];
     return inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1 || hostname_ok(s);
@@ -128,28 +128,29 @@ field_ptr(void *obj, const struct fdesc *f)
 static void
 report_range(struct vctx *c, const struct fdesc *f, const struct ynode *v)
 {
-    verr(c, v, "%s must be %s, not %s", f->key, f->range, v->str);
+    plan_verr(c, v, "%s must be %s, not %s", f->key, f->range, v->str);
 }
 
 static bool
 conv_str(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *obj)
 {
-    const char *s = vscalar(c, v, f->key);
+    const char *s = plan_vscalar(c, v, f->key);
     if (s == NULL)
         return false;
     if (*s == '\0') {
-        verr(c, v, "%s must not be empty", f->key);
+        plan_verr(c, v, "%s must not be empty", f->key);
         return false;
     }
-    if (f->type == FT_NAME && !vname_ok(s)) {
-        verr(c, v, "invalid %s '%s': use up to 64 letters, digits, '.', '_' and '-'", f->key, s);
+    if (f->type == FT_NAME && !plan_vname_ok(s)) {
+        plan_verr(c, v, "invalid %s '%s': use up to 64 letters, digits, '.', '_' and '-'", f->key,
+                  s);
         return false;
     }
-    if (f->type == FT_ADDR && !vaddress_ok(s)) {
-        verr(c, v, "invalid %s '%s': expected an IP address or a host name", f->key, s);
+    if (f->type == FT_ADDR && !plan_vaddress_ok(s)) {
+        plan_verr(c, v, "invalid %s '%s': expected an IP address or a host name", f->key, s);
         return false;
     }
-    const char *copy = vstrdup(c, s);
+    const char *copy = plan_vstrdup(c, s);
     *(const char **)field_ptr(obj, f) = copy;
     return copy != NULL;
 }
@@ -172,17 +173,17 @@ parse_whole(const char *s, uint64_t *out, bool *neg, bool *big)
 static bool
 conv_uint(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *obj)
 {
-    const char *s = vscalar(c, v, f->key);
+    const char *s = plan_vscalar(c, v, f->key);
     if (s == NULL)
         return false;
     uint64_t u;
     bool neg, big;
     if (!parse_whole(s, &u, &neg, &big)) {
-        verr(c, v, "invalid %s '%s': expected a whole number", f->key, s);
+        plan_verr(c, v, "invalid %s '%s': expected a whole number", f->key, s);
         return false;
     }
     if (f->type == FT_U64 && (neg || big)) {
-        verr(c, v, "%s must be between 0 and 18446744073709551615, not %s", f->key, s);
+        plan_verr(c, v, "%s must be between 0 and 18446744073709551615, not %s", f->key, s);
         return false;
     }
     if (f->type == FT_U64) {
@@ -228,17 +229,17 @@ units_parse(enum ftype type, const char *s, double *d, uint64_t *u)
 static bool
 conv_unit(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *obj)
 {
-    const char *s = vscalar(c, v, f->key);
+    const char *s = plan_vscalar(c, v, f->key);
     if (s == NULL)
         return false;
     double d = 0;
     uint64_t u = 0;
     int rc = units_parse(f->type, s, &d, &u);
     /* A negative or overflowing value is out of range, not gibberish. */
-    bool range = rc == NS_ERANGE || (rc != 0 && s[0] == '-' &&
-                                     units_parse(f->type, s + 1, &d, &u) == 0);
+    bool range =
+        rc == NS_ERANGE || (rc != 0 && s[0] == '-' && units_parse(f->type, s + 1, &d, &u) == 0);
     if (rc != 0 && !range) {
-        verr(c, v, "invalid %s '%s': expected %s", f->key, s, unit_example(f->type));
+        plan_verr(c, v, "invalid %s '%s': expected %s", f->key, s, unit_example(f->type));
         return false;
     }
     if (range || d < f->min || d > f->max) {
@@ -255,11 +256,11 @@ conv_unit(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *ob
 static bool
 conv_bool(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *obj)
 {
-    const char *s = vscalar(c, v, f->key);
+    const char *s = plan_vscalar(c, v, f->key);
     if (s == NULL)
         return false;
     if (strcmp(s, "true") != 0 && strcmp(s, "false") != 0) {
-        verr(c, v, "invalid %s '%s': expected true or false", f->key, s);
+        plan_verr(c, v, "invalid %s '%s': expected true or false", f->key, s);
         return false;
     }
     *(bool *)field_ptr(obj, f) = s[0] == 't';
@@ -284,7 +285,7 @@ choices_text(const char *const *choices, char *buf, size_t len)
 static bool
 conv_enum(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *obj)
 {
-    const char *s = vscalar(c, v, f->key);
+    const char *s = plan_vscalar(c, v, f->key);
     if (s == NULL)
         return false;
     size_t n = 0;
@@ -299,18 +300,18 @@ conv_enum(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *ob
         snprintf(bad, sizeof bad, "%s", f->bad);
     else
         snprintf(bad, sizeof bad, "invalid %s", f->key);
-    const char *near = suggest_closest(s, f->choices, n);
+    const char *near = plan_suggest_closest(s, f->choices, n);
     char list[256];
     choices_text(f->choices, list, sizeof list);
     if (near != NULL)
-        verr(c, v, "%s '%s'; did you mean '%s'?", bad, s, near);
+        plan_verr(c, v, "%s '%s'; did you mean '%s'?", bad, s, near);
     else
-        verr(c, v, "%s '%s'; expected %s", bad, s, list);
+        plan_verr(c, v, "%s '%s'; expected %s", bad, s, list);
     return false;
 }
 
 bool
-field_store(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *obj)
+plan_field_store(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *obj)
 {
     switch (f->type) {
     case FT_STR:
@@ -337,7 +338,7 @@ field_store(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *
 /* --- tables -------------------------------------------------------------------------------- */
 
 int
-fields_index(const struct fdesc *t, size_t n, const char *key)
+plan_fields_index(const struct fdesc *t, size_t n, const char *key)
 {
     for (size_t i = 0; i < n; i++)
         if (strcmp(t[i].key, key) == 0)
@@ -346,9 +347,9 @@ fields_index(const struct fdesc *t, size_t n, const char *key)
 }
 
 const struct ynode *
-fields_get(const struct fdesc *t, size_t n, const struct fvals *v, const char *key)
+plan_fields_get(const struct fdesc *t, size_t n, const struct fvals *v, const char *key)
 {
-    int i = fields_index(t, n, key);
+    int i = plan_fields_index(t, n, key);
     return i < 0 ? NULL : v->val[i];
 }
 
@@ -361,11 +362,11 @@ report_unknown_key(struct vctx *c, const struct ynode *k, const struct fdesc *t,
     for (size_t i = 0; i < n; i++)
         if (allowed & (1u << i))
             keys[nk++] = t[i].key;
-    const char *near = suggest_closest(k->str, keys, nk);
+    const char *near = plan_suggest_closest(k->str, keys, nk);
     if (near != NULL)
-        verr(c, k, "unknown key '%s' in %s; did you mean '%s'?", k->str, what, near);
+        plan_verr(c, k, "unknown key '%s' in %s; did you mean '%s'?", k->str, what, near);
     else
-        verr(c, k, "unknown key '%s' in %s", k->str, what);
+        plan_verr(c, k, "unknown key '%s' in %s", k->str, what);
 }
 
 static void
@@ -373,13 +374,13 @@ collect_one(struct vctx *c, const struct ynode *k, const struct ynode *val, cons
             size_t n, uint32_t allowed, struct fvals *v, const char *what)
 {
     if (k->kind != YNODE_SCALAR) {
-        verr(c, k, "wrong type for a key in %s: expected a string, found %s", what,
-             ynode_kind_text(k));
+        plan_verr(c, k, "wrong type for a key in %s: expected a string, found %s", what,
+                  plan_ynode_kind_text(k));
         return;
     }
-    int i = fields_index(t, n, k->str);
+    int i = plan_fields_index(t, n, k->str);
     if (i >= 0 && !(allowed & (1u << i))) {
-        verr(c, k, "key '%s' is not allowed in %s", k->str, what);
+        plan_verr(c, k, "key '%s' is not allowed in %s", k->str, what);
         return;
     }
     if (i < 0) {
@@ -387,8 +388,8 @@ collect_one(struct vctx *c, const struct ynode *k, const struct ynode *val, cons
         return;
     }
     if (v->key[i] != NULL) {
-        verr(c, k, "duplicate key '%s' in %s (first at %u:%u)", k->str, what, v->key[i]->line,
-             v->key[i]->col);
+        plan_verr(c, k, "duplicate key '%s' in %s (first at %u:%u)", k->str, what, v->key[i]->line,
+                  v->key[i]->col);
         return;
     }
     v->key[i] = k;
@@ -397,11 +398,11 @@ collect_one(struct vctx *c, const struct ynode *k, const struct ynode *val, cons
 }
 
 bool
-fields_collect(struct vctx *c, const struct ynode *map, const struct fdesc *t, size_t n,
-               uint32_t allowed, struct fvals *v, const char *what)
+plan_fields_collect(struct vctx *c, const struct ynode *map, const struct fdesc *t, size_t n,
+                    uint32_t allowed, struct fvals *v, const char *what)
 {
     memset(v, 0, sizeof *v);
-    if (!vexpect(c, map, YNODE_MAP, what))
+    if (!plan_vexpect(c, map, YNODE_MAP, what))
         return false;
     for (size_t i = 0; i + 1 < map->nkids; i += 2)
         collect_one(c, map->kids[i], map->kids[i + 1], t, n, allowed, v, what);
@@ -409,19 +410,20 @@ fields_collect(struct vctx *c, const struct ynode *map, const struct fdesc *t, s
 }
 
 void
-fields_require(struct vctx *c, const struct ynode *map, const struct fdesc *t, size_t n,
-               const struct fvals *v, const char *what)
+plan_fields_require(struct vctx *c, const struct ynode *map, const struct fdesc *t, size_t n,
+                    const struct fvals *v, const char *what)
 {
     for (size_t i = 0; i < n; i++)
         if (t[i].required && v->key[i] == NULL)
-            verr(c, map, "missing required key '%s' in %s", t[i].key, what);
+            plan_verr(c, map, "missing required key '%s' in %s", t[i].key, what);
 }
 
 void
-fields_store(struct vctx *c, const struct fdesc *t, size_t n, struct fvals *v, void *obj)
+plan_fields_store(struct vctx *c, const struct fdesc *t, size_t n, struct fvals *v, void *obj)
 {
     for (size_t i = 0; i < n; i++)
-        if (v->val[i] != NULL && t[i].type != FT_NODE && !field_store(c, &t[i], v->val[i], obj))
+        if (v->val[i] != NULL && t[i].type != FT_NODE &&
+            !plan_field_store(c, &t[i], v->val[i], obj))
             v->set &= ~(1u << i);
 }
 
@@ -452,7 +454,7 @@ ftype_size(enum ftype type)
 }
 
 void
-fields_copy(const struct fdesc *t, size_t n, uint32_t mask, void *dst, const void *src)
+plan_fields_copy(const struct fdesc *t, size_t n, uint32_t mask, void *dst, const void *src)
 {
     for (size_t i = 0; i < n; i++)
         if (mask & (1u << i))

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "plan_int.h"
+#include "plan/plan_int.h"
 
 /* Validation context: the plan being built and where problems go. */
 struct vctx {
@@ -20,13 +20,13 @@ struct vctx {
 };
 
 /* Report a problem at node at (NULL: no position). */
-void verr(struct vctx *c, const struct ynode *at, const char *fmt, ...)
+void plan_verr(struct vctx *c, const struct ynode *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Copy s into the plan's arena (NULL, with oom set, when out of memory). */
-const char *vstrdup(struct vctx *c, const char *s);
+const char *plan_vstrdup(struct vctx *c, const char *s);
 /* Zeroed array from the plan's arena. */
-void *vcalloc(struct vctx *c, size_t n, size_t size);
+void *plan_vcalloc(struct vctx *c, size_t n, size_t size);
 
 enum ftype {
     FT_NODE, /* kept as a node for the caller */
@@ -56,7 +56,7 @@ struct fdesc {
 #define FIELDS_MAX 16
 
 /* What a mapping held: key and value nodes per table entry; set has bit i when field i was
- * present (and, after fields_store, converted without error). */
+ * present (and, after plan_fields_store, converted without error). */
 struct fvals {
     const struct ynode *key[FIELDS_MAX];
     const struct ynode *val[FIELDS_MAX];
@@ -65,46 +65,47 @@ struct fvals {
 
 /* Report a node that is not of the expected kind: "wrong type for WHAT: expected a mapping,
  * found a list". Returns whether n has that kind. */
-bool vexpect(struct vctx *c, const struct ynode *n, enum ynode_kind kind, const char *what);
+bool plan_vexpect(struct vctx *c, const struct ynode *n, enum ynode_kind kind, const char *what);
 
 /* Scalar text of n, or NULL after reporting null values or wrong types (key names it). */
-const char *vscalar(struct vctx *c, const struct ynode *n, const char *key);
+const char *plan_vscalar(struct vctx *c, const struct ynode *n, const char *key);
 
 /* Read map against table t (n entries) into v, reporting keys not in t or not in allowed (a
  * mask of t's entries), duplicate keys and non-scalar keys; what names the mapping in
  * messages ("scenario 'latency'"). Returns false (after reporting) if map is no mapping. */
-bool fields_collect(struct vctx *c, const struct ynode *map, const struct fdesc *t, size_t n,
-                    uint32_t allowed, struct fvals *v, const char *what);
+bool plan_fields_collect(struct vctx *c, const struct ynode *map, const struct fdesc *t, size_t n,
+                         uint32_t allowed, struct fvals *v, const char *what);
 
 /* Report required entries of t that v lacks, at map. */
-void fields_require(struct vctx *c, const struct ynode *map, const struct fdesc *t, size_t n,
-                    const struct fvals *v, const char *what);
+void plan_fields_require(struct vctx *c, const struct ynode *map, const struct fdesc *t, size_t n,
+                         const struct fvals *v, const char *what);
 
 /* Convert every present non-FT_NODE entry into obj; clears the bits of those that failed. */
-void fields_store(struct vctx *c, const struct fdesc *t, size_t n, struct fvals *v, void *obj);
+void plan_fields_store(struct vctx *c, const struct fdesc *t, size_t n, struct fvals *v, void *obj);
 
 /* Convert one value by its descriptor into obj; false after reporting a problem. */
-bool field_store(struct vctx *c, const struct fdesc *f, const struct ynode *val, void *obj);
+bool plan_field_store(struct vctx *c, const struct fdesc *f, const struct ynode *val, void *obj);
 
 /* Copy the entries in mask from src to dst (both structs of the table's type). */
-void fields_copy(const struct fdesc *t, size_t n, uint32_t mask, void *dst, const void *src);
+void plan_fields_copy(const struct fdesc *t, size_t n, uint32_t mask, void *dst, const void *src);
 
 /* Index of key in t, or -1. */
-int fields_index(const struct fdesc *t, size_t n, const char *key);
+int plan_fields_index(const struct fdesc *t, size_t n, const char *key);
 
 /* Value node of key (NULL when absent). */
-const struct ynode *fields_get(const struct fdesc *t, size_t n, const struct fvals *v,
-                               const char *key);
+const struct ynode *plan_fields_get(const struct fdesc *t, size_t n, const struct fvals *v,
+                                    const char *key);
 
 /* Name and address checks shared with the pair and label code. */
-bool vname_ok(const char *s);
-bool vaddress_ok(const char *s);
+bool plan_vname_ok(const char *s);
+bool plan_vaddress_ok(const char *s);
 
 /* Validation steps (validate.c, hosts.c, scenarios.c, pairs.c). */
-void validate_hosts(struct vctx *c, const struct ynode *hosts, const struct ynode *ssh);
-void validate_scenarios(struct vctx *c, const struct ynode *list, const struct ynode *defaults);
+void plan_validate_hosts(struct vctx *c, const struct ynode *hosts, const struct ynode *ssh);
+void plan_validate_scenarios(struct vctx *c, const struct ynode *list,
+                             const struct ynode *defaults);
 /* hosts_ok: the hosts had no problem, so "no pair" can be explained without noise. */
-void validate_pairs(struct vctx *c, const struct ynode *pairs, const struct ynode *hosts_node,
-                    bool hosts_ok);
+void plan_validate_pairs(struct vctx *c, const struct ynode *pairs, const struct ynode *hosts_node,
+                         bool hosts_ok);
 
 #endif

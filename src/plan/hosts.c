@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fields.h"
+#include "plan/fields.h"
 
 static const struct fdesc ssh_fields[] = {
     {.key = "user", .type = FT_STR, .off = offsetof(struct plan_ssh, user)},
@@ -66,9 +66,9 @@ static uint32_t
 ssh_read(struct vctx *c, const struct ynode *n, struct plan_ssh *out, const char *what)
 {
     struct fvals v;
-    if (!fields_collect(c, n, ssh_fields, NSSH_FIELDS, UINT32_MAX, &v, what))
+    if (!plan_fields_collect(c, n, ssh_fields, NSSH_FIELDS, UINT32_MAX, &v, what))
         return 0;
-    fields_store(c, ssh_fields, NSSH_FIELDS, &v, out);
+    plan_fields_store(c, ssh_fields, NSSH_FIELDS, &v, out);
     return v.set;
 }
 
@@ -90,14 +90,14 @@ host_what(const struct ynode *n, size_t i, char *buf, size_t len)
 static void
 label_read(struct vctx *c, const struct ynode *k, const struct ynode *v, struct plan_label *out)
 {
-    if (!vexpect(c, k, YNODE_SCALAR, "a label name"))
+    if (!plan_vexpect(c, k, YNODE_SCALAR, "a label name"))
         return;
     char what[96];
     snprintf(what, sizeof what, "label '%.64s'", k->str);
-    if (!vexpect(c, v, YNODE_SCALAR, what))
+    if (!plan_vexpect(c, v, YNODE_SCALAR, what))
         return;
-    out->key = vstrdup(c, k->str);
-    out->value = vstrdup(c, v->str);
+    out->key = plan_vstrdup(c, k->str);
+    out->value = plan_vstrdup(c, v->str);
 }
 
 static void
@@ -105,10 +105,10 @@ labels_read(struct vctx *c, const struct ynode *n, struct plan_host *h, const ch
 {
     char lwhat[128];
     snprintf(lwhat, sizeof lwhat, "labels of %s", what);
-    if (n == NULL || !vexpect(c, n, YNODE_MAP, lwhat))
+    if (n == NULL || !plan_vexpect(c, n, YNODE_MAP, lwhat))
         return;
     size_t count = n->nkids / 2;
-    struct plan_label *labels = vcalloc(c, count, sizeof *labels);
+    struct plan_label *labels = plan_vcalloc(c, count, sizeof *labels);
     if (labels == NULL)
         return;
     for (size_t i = 0; i < count; i++) {
@@ -116,8 +116,8 @@ labels_read(struct vctx *c, const struct ynode *n, struct plan_host *h, const ch
         for (size_t j = 0; j < i && k->kind == YNODE_SCALAR; j++) {
             const struct ynode *prev = n->kids[2 * j];
             if (prev->kind == YNODE_SCALAR && strcmp(prev->str, k->str) == 0) {
-                verr(c, k, "duplicate label '%s' in %s (first at %u:%u)", k->str, what,
-                     prev->line, prev->col);
+                plan_verr(c, k, "duplicate label '%s' in %s (first at %u:%u)", k->str, what,
+                          prev->line, prev->col);
                 break;
             }
         }
@@ -132,7 +132,7 @@ host_ssh(struct vctx *c, const struct ynode *n, struct plan_host *h, const struc
          const char *what)
 {
     if (n != NULL && r->transport == PLAN_TRANSPORT_LOCAL) {
-        verr(c, n, "ssh settings do not apply to %s (transport: local)", what);
+        plan_verr(c, n, "ssh settings do not apply to %s (transport: local)", what);
         return;
     }
     if (n == NULL)
@@ -141,7 +141,7 @@ host_ssh(struct vctx *c, const struct ynode *n, struct plan_host *h, const struc
     snprintf(swhat, sizeof swhat, "ssh of %s", what);
     struct plan_ssh own = {0};
     uint32_t set = ssh_read(c, n, &own, swhat);
-    fields_copy(ssh_fields, NSSH_FIELDS, set, &h->ssh, &own);
+    plan_fields_copy(ssh_fields, NSSH_FIELDS, set, &h->ssh, &own);
 }
 
 /* Addresses; a key that is present but invalid was reported already, not missing. */
@@ -153,16 +153,16 @@ host_addresses(struct vctx *c, const struct ynode *map, struct plan_host *h,
     h->address = r->address;
     h->data_address = r->data_address ? r->data_address : r->address;
     if (r->transport == PLAN_TRANSPORT_SSH && !addr_given)
-        verr(c, map, "missing required key 'address' in %s", what);
+        plan_verr(c, map, "missing required key 'address' in %s", what);
     else if (!addr_given && !daddr_given)
-        verr(c, map, "missing required key 'data_address' in %s (transport: local)", what);
+        plan_verr(c, map, "missing required key 'data_address' in %s (transport: local)", what);
 }
 
 /* A name that failed validation still names the host, so pairs naming it add no noise. */
 static const char *
 host_name_fallback(struct vctx *c, const struct ynode *n)
 {
-    return n != NULL && n->kind == YNODE_SCALAR ? vstrdup(c, n->str) : NULL;
+    return n != NULL && n->kind == YNODE_SCALAR ? plan_vstrdup(c, n->str) : NULL;
 }
 
 static void
@@ -175,19 +175,19 @@ host_read(struct vctx *c, const struct ynode *n, size_t i, const struct plan_ssh
     h->ssh = *ssh_defaults;
     h->zone = h->region = h->zone_id = "";
     struct fvals v;
-    if (!fields_collect(c, n, host_fields, NHOST_FIELDS, UINT32_MAX, &v, what))
+    if (!plan_fields_collect(c, n, host_fields, NHOST_FIELDS, UINT32_MAX, &v, what))
         return;
-    fields_require(c, n, host_fields, NHOST_FIELDS, &v, what);
+    plan_fields_require(c, n, host_fields, NHOST_FIELDS, &v, what);
     struct host_raw r = {0};
-    fields_store(c, host_fields, NHOST_FIELDS, &v, &r);
+    plan_fields_store(c, host_fields, NHOST_FIELDS, &v, &r);
     h->name = r.name ? r.name : host_name_fallback(c, v.val[0]);
     h->zone = r.zone ? r.zone : "";
     h->region = r.region ? r.region : "";
     h->zone_id = r.zone_id ? r.zone_id : "";
     h->transport = r.transport == 1 ? PLAN_TRANSPORT_LOCAL : PLAN_TRANSPORT_SSH;
     host_addresses(c, n, h, &r, &v, what);
-    labels_read(c, fields_get(host_fields, NHOST_FIELDS, &v, "labels"), h, what);
-    host_ssh(c, fields_get(host_fields, NHOST_FIELDS, &v, "ssh"), h, &r, what);
+    labels_read(c, plan_fields_get(host_fields, NHOST_FIELDS, &v, "labels"), h, what);
+    host_ssh(c, plan_fields_get(host_fields, NHOST_FIELDS, &v, "ssh"), h, &r, what);
     aux->name_node = v.val[0];
     aux->addr_node = v.val[1];
     aux->daddr_node = v.val[2] ? v.val[2] : v.val[1];
@@ -216,18 +216,20 @@ dup_check_pair(struct vctx *c, size_t i, size_t j, const struct host_aux *aux)
     const struct plan_host *a = &c->p->hosts[j], *b = &c->p->hosts[i];
     const struct host_aux *x = &aux[j], *y = &aux[i];
     if (a->name && b->name && strcmp(a->name, b->name) == 0 && y->name_node)
-        verr(c, y->name_node, "duplicate host name '%s' (first at %u:%u)", b->name,
-             x->name_node->line, x->name_node->col);
+        plan_verr(c, y->name_node, "duplicate host name '%s' (first at %u:%u)", b->name,
+                  x->name_node->line, x->name_node->col);
     bool both_ssh = a->transport == PLAN_TRANSPORT_SSH && b->transport == PLAN_TRANSPORT_SSH;
     bool same_addr = both_ssh && y->addr_key[0] && strcmp(x->addr_key, y->addr_key) == 0 &&
                      a->ssh.port == b->ssh.port;
     if (same_addr)
-        verr(c, y->addr_node, "duplicate address '%s' (host '%s' at %u:%u has the same address "
-             "and ssh port)", b->address, a->name ? a->name : "?", x->addr_node->line,
-             x->addr_node->col);
+        plan_verr(c, y->addr_node,
+                  "duplicate address '%s' (host '%s' at %u:%u has the same address "
+                  "and ssh port)",
+                  b->address, a->name ? a->name : "?", x->addr_node->line, x->addr_node->col);
     else if (y->daddr_key[0] && strcmp(x->daddr_key, y->daddr_key) == 0)
-        verr(c, y->daddr_node, "duplicate data address '%s' (also host '%s' at %u:%u)",
-             b->data_address, a->name ? a->name : "?", x->daddr_node->line, x->daddr_node->col);
+        plan_verr(c, y->daddr_node, "duplicate data address '%s' (also host '%s' at %u:%u)",
+                  b->data_address, a->name ? a->name : "?", x->daddr_node->line,
+                  x->daddr_node->col);
 }
 
 static void
@@ -248,7 +250,7 @@ static void
 hosts_zones(struct vctx *c)
 {
     struct plan *p = c->p;
-    p->host_zone = vcalloc(c, p->nhosts, sizeof *p->host_zone);
+    p->host_zone = plan_vcalloc(c, p->nhosts, sizeof *p->host_zone);
     if (p->host_zone == NULL)
         return;
     for (size_t i = 0; i < p->nhosts; i++) {
@@ -264,32 +266,32 @@ hosts_zones(struct vctx *c)
 static bool
 hosts_list_ok(struct vctx *c, const struct ynode *hosts)
 {
-    if (hosts == NULL || !vexpect(c, hosts, YNODE_SEQ, "hosts"))
+    if (hosts == NULL || !plan_vexpect(c, hosts, YNODE_SEQ, "hosts"))
         return false;
     if (hosts->nkids == 0) {
-        verr(c, hosts, "hosts must list at least two hosts, found none");
+        plan_verr(c, hosts, "hosts must list at least two hosts, found none");
         return false;
     }
     if (hosts->nkids > PLAN_MAX_HOSTS) {
-        verr(c, hosts, "too many hosts: %zu, the limit is %d", hosts->nkids, PLAN_MAX_HOSTS);
+        plan_verr(c, hosts, "too many hosts: %zu, the limit is %d", hosts->nkids, PLAN_MAX_HOSTS);
         return false;
     }
     return true;
 }
 
 void
-validate_hosts(struct vctx *c, const struct ynode *hosts, const struct ynode *ssh)
+plan_validate_hosts(struct vctx *c, const struct ynode *hosts, const struct ynode *ssh)
 {
     struct plan_ssh defaults = ssh_builtin;
     if (ssh != NULL) {
         struct plan_ssh own = {0};
         uint32_t set = ssh_read(c, ssh, &own, "ssh");
-        fields_copy(ssh_fields, NSSH_FIELDS, set, &defaults, &own);
+        plan_fields_copy(ssh_fields, NSSH_FIELDS, set, &defaults, &own);
     }
     if (!hosts_list_ok(c, hosts))
         return;
     struct plan *p = c->p;
-    p->hosts = vcalloc(c, hosts->nkids, sizeof *p->hosts);
+    p->hosts = plan_vcalloc(c, hosts->nkids, sizeof *p->hosts);
     struct host_aux *aux = calloc(hosts->nkids, sizeof *aux);
     if (p->hosts == NULL || aux == NULL) {
         c->oom = true;

@@ -4,15 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fields.h"
+#include "plan/fields.h"
 
 static const char *const pairs_choices[] = {"all", "cross-zone", "same-zone", NULL};
 
-static const struct fdesc pairs_field = {.key = "pairs",
-                                         .type = FT_ENUM,
-                                         .off = 0,
-                                         .choices = pairs_choices,
-                                         .bad = "invalid pairs"};
+static const struct fdesc pairs_field = {
+    .key = "pairs", .type = FT_ENUM, .off = 0, .choices = pairs_choices, .bad = "invalid pairs"};
 
 bool
 plan_pair_selected(const struct plan *p, uint32_t a, uint32_t b)
@@ -29,24 +26,24 @@ plan_pair_selected(const struct plan *p, uint32_t a, uint32_t b)
 /* --- explicit lists -------------------------------------------------------------------------- */
 
 struct pair_ctx {
-    const char **names; /* host names for suggestions */
-    uint64_t *seen;     /* nhosts x nhosts bits: directed pairs listed so far */
+    const char **names;         /* host names for suggestions */
+    uint64_t *seen;             /* nhosts x nhosts bits: directed pairs listed so far */
     const struct ynode **first; /* per listed pair, its node (for "first at") */
 };
 
 static long
 pair_host(struct vctx *c, struct pair_ctx *pc, const struct ynode *n)
 {
-    if (!vexpect(c, n, YNODE_SCALAR, "a host in a pair"))
+    if (!plan_vexpect(c, n, YNODE_SCALAR, "a host in a pair"))
         return -1;
     long i = plan_host_find(c->p, n->str);
     if (i >= 0)
         return i;
-    const char *near = suggest_closest(n->str, pc->names, c->p->nhosts);
+    const char *near = plan_suggest_closest(n->str, pc->names, c->p->nhosts);
     if (near != NULL)
-        verr(c, n, "unknown host '%s' in pairs; did you mean '%s'?", n->str, near);
+        plan_verr(c, n, "unknown host '%s' in pairs; did you mean '%s'?", n->str, near);
     else
-        verr(c, n, "unknown host '%s' in pairs", n->str);
+        plan_verr(c, n, "unknown host '%s' in pairs", n->str);
     return -1;
 }
 
@@ -75,20 +72,21 @@ pair_find(const struct plan *p, uint32_t a, uint32_t b)
 }
 
 static bool
-pair_repeats(struct vctx *c, struct pair_ctx *pc, const struct ynode *item, uint32_t a,
-             uint32_t b)
+pair_repeats(struct vctx *c, struct pair_ctx *pc, const struct ynode *item, uint32_t a, uint32_t b)
 {
     struct plan *p = c->p;
     const char *an = p->hosts[a].name, *bn = p->hosts[b].name;
     if (seen_test(pc, p->nhosts, a, b)) {
         const struct ynode *f = pc->first[pair_find(p, a, b)];
-        verr(c, item, "duplicate pair [%s, %s] (first at %u:%u)", an, bn, f->line, f->col);
+        plan_verr(c, item, "duplicate pair [%s, %s] (first at %u:%u)", an, bn, f->line, f->col);
         return true;
     }
     if (p->directions == 0 && seen_test(pc, p->nhosts, b, a)) {
         const struct ynode *f = pc->first[pair_find(p, b, a)];
-        verr(c, item, "pair [%s, %s] repeats [%s, %s] at %u:%u; directions: both already runs "
-             "both ways", an, bn, bn, an, f->line, f->col);
+        plan_verr(c, item,
+                  "pair [%s, %s] repeats [%s, %s] at %u:%u; directions: both already runs "
+                  "both ways",
+                  an, bn, bn, an, f->line, f->col);
         return true;
     }
     return false;
@@ -97,17 +95,17 @@ pair_repeats(struct vctx *c, struct pair_ctx *pc, const struct ynode *item, uint
 static void
 pair_read(struct vctx *c, struct pair_ctx *pc, const struct ynode *item)
 {
-    if (!vexpect(c, item, YNODE_SEQ, "a pair")) /* "expected a list" says [src, dst] */
+    if (!plan_vexpect(c, item, YNODE_SEQ, "a pair")) /* "expected a list" says [src, dst] */
         return;
     if (item->nkids != 2) {
-        verr(c, item, "a pair must name two hosts [src, dst], found %zu", item->nkids);
+        plan_verr(c, item, "a pair must name two hosts [src, dst], found %zu", item->nkids);
         return;
     }
     long a = pair_host(c, pc, item->kids[0]), b = pair_host(c, pc, item->kids[1]);
     if (a < 0 || b < 0)
         return;
     if (a == b) {
-        verr(c, item, "pair names host '%s' twice", item->kids[0]->str);
+        plan_verr(c, item, "pair names host '%s' twice", item->kids[0]->str);
         return;
     }
     struct plan *p = c->p;
@@ -124,7 +122,7 @@ pairs_explicit(struct vctx *c, const struct ynode *list)
     struct plan *p = c->p;
     p->pairs = PLAN_PAIRS_EXPLICIT;
     if (list->nkids == 0) {
-        verr(c, list, "pairs must list at least one [src, dst] pair, found none");
+        plan_verr(c, list, "pairs must list at least one [src, dst] pair, found none");
         return;
     }
     size_t n = p->nhosts;
@@ -133,7 +131,7 @@ pairs_explicit(struct vctx *c, const struct ynode *list)
         .seen = calloc(n * n / 64 + 1, sizeof *pc.seen),
         .first = calloc(list->nkids, sizeof *pc.first),
     };
-    p->explicit_pairs = vcalloc(c, list->nkids, sizeof *p->explicit_pairs);
+    p->explicit_pairs = plan_vcalloc(c, list->nkids, sizeof *p->explicit_pairs);
     if (pc.names && pc.seen && pc.first && p->explicit_pairs) {
         for (size_t i = 0; i < n; i++)
             pc.names[i] = p->hosts[i].name ? p->hosts[i].name : "";
@@ -166,7 +164,7 @@ pairs_count(const struct plan *p, const size_t *sizes)
         return p->nexplicit * (p->directions == 0 ? 2 : 1);
     for (size_t z = 0; z < p->nzones; z++)
         same += sizes[z] * (sizes[z] - (sizes[z] > 0));
-    size_t ordered = p->pairs == PLAN_PAIRS_ALL        ? n * (n - (n > 0))
+    size_t ordered = p->pairs == PLAN_PAIRS_ALL         ? n * (n - (n > 0))
                      : p->pairs == PLAN_PAIRS_SAME_ZONE ? same
                                                         : n * (n - (n > 0)) - same;
     return p->directions == 0 ? ordered : ordered / 2;
@@ -188,15 +186,19 @@ pairs_explain_none(struct vctx *c, const struct ynode *at)
     const struct plan *p = c->p;
     char zone[160];
     if (p->pairs == PLAN_PAIRS_ALL) {
-        verr(c, at, "no pairs to test: pairs: all needs at least two hosts, found %zu",
-             p->nhosts);
+        plan_verr(c, at, "no pairs to test: pairs: all needs at least two hosts, found %zu",
+                  p->nhosts);
     } else if (p->pairs == PLAN_PAIRS_CROSS_ZONE) {
         zone_text(p, zone, sizeof zone);
-        verr(c, at, "no pairs to test: pairs: cross-zone needs hosts in two zones, but every "
-             "host is in %s", zone);
+        plan_verr(c, at,
+                  "no pairs to test: pairs: cross-zone needs hosts in two zones, but every "
+                  "host is in %s",
+                  zone);
     } else if (p->pairs == PLAN_PAIRS_SAME_ZONE) {
-        verr(c, at, "no pairs to test: pairs: same-zone needs a zone with two hosts, but each "
-             "of the %zu zones has one", p->nzones);
+        plan_verr(c, at,
+                  "no pairs to test: pairs: same-zone needs a zone with two hosts, but each "
+                  "of the %zu zones has one",
+                  p->nzones);
     }
 }
 
@@ -209,8 +211,8 @@ pairs_zones_given(struct vctx *c, const struct ynode *hosts_node)
     for (size_t i = 0; i < p->nhosts; i++) {
         if (p->hosts[i].zone[0] != '\0')
             continue;
-        verr(c, hosts_node->kids[i], "host '%s' has no zone, which pairs: %s needs",
-             p->hosts[i].name ? p->hosts[i].name : "?", pairs_choices[p->pairs]);
+        plan_verr(c, hosts_node->kids[i], "host '%s' has no zone, which pairs: %s needs",
+                  p->hosts[i].name ? p->hosts[i].name : "?", pairs_choices[p->pairs]);
         ok = false;
     }
     return ok;
@@ -237,20 +239,21 @@ pairs_total(struct vctx *c, const struct ynode *pairs, const struct ynode *hosts
 }
 
 void
-validate_pairs(struct vctx *c, const struct ynode *pairs, const struct ynode *hosts_node,
-               bool hosts_ok)
+plan_validate_pairs(struct vctx *c, const struct ynode *pairs, const struct ynode *hosts_node,
+                    bool hosts_ok)
 {
     struct plan *p = c->p;
     bool ok = true;
     if (pairs != NULL && pairs->kind == YNODE_SEQ) {
         pairs_explicit(c, pairs);
     } else if (pairs != NULL && pairs->kind == YNODE_MAP) {
-        verr(c, pairs, "wrong type for pairs: expected all, cross-zone, same-zone or a list of "
-             "[src, dst], found a mapping");
+        plan_verr(c, pairs,
+                  "wrong type for pairs: expected all, cross-zone, same-zone or a list of "
+                  "[src, dst], found a mapping");
         ok = false;
     } else if (pairs != NULL) {
         int sel = PLAN_PAIRS_ALL;
-        ok = field_store(c, &pairs_field, pairs, &sel);
+        ok = plan_field_store(c, &pairs_field, pairs, &sel);
         p->pairs = sel;
     }
     if (ok && p->nhosts > 0 && p->host_zone != NULL)

@@ -6,8 +6,8 @@
 
 #include <yaml.h>
 
-#include "err.h"
-#include "plan_int.h"
+#include "common/errors.h"
+#include "plan/plan_int.h"
 
 struct yparser {
     yaml_parser_t yp;
@@ -37,7 +37,7 @@ offset_position(const char *buf, size_t len, size_t off, unsigned *line, unsigne
 static int
 yp_oom(struct yparser *ps)
 {
-    diag_add(ps->d, ps->file, 0, 0, "out of memory while parsing the plan");
+    plan_diag_add(ps->d, ps->file, 0, 0, "out of memory while parsing the plan");
     return NS_ENOMEM;
 }
 
@@ -56,11 +56,11 @@ yp_syntax_error(struct yparser *ps)
         col = (unsigned)y->problem_mark.column + 1;
     }
     if (y->context != NULL)
-        diag_add(ps->d, ps->file, line, col, "invalid yaml: %s (%s started at %u:%u)", problem,
-                 y->context, (unsigned)y->context_mark.line + 1,
-                 (unsigned)y->context_mark.column + 1);
+        plan_diag_add(ps->d, ps->file, line, col, "invalid yaml: %s (%s started at %u:%u)", problem,
+                      y->context, (unsigned)y->context_mark.line + 1,
+                      (unsigned)y->context_mark.column + 1);
     else
-        diag_add(ps->d, ps->file, line, col, "invalid yaml: %s", problem);
+        plan_diag_add(ps->d, ps->file, line, col, "invalid yaml: %s", problem);
     return NS_EPARSE;
 }
 
@@ -75,18 +75,18 @@ yp_next(struct yparser *ps, yaml_event_t *ev)
 static int
 yp_error_at(struct yparser *ps, const yaml_event_t *ev, const char *msg)
 {
-    diag_add(ps->d, ps->file, (unsigned)ev->start_mark.line + 1,
-             (unsigned)ev->start_mark.column + 1, "%s", msg);
+    plan_diag_add(ps->d, ps->file, (unsigned)ev->start_mark.line + 1,
+                  (unsigned)ev->start_mark.column + 1, "%s", msg);
     return NS_EPARSE;
 }
 
 void
-ynode_free(struct ynode *n)
+plan_ynode_free(struct ynode *n)
 {
     if (n == NULL)
         return;
     for (size_t i = 0; i < n->nkids; i++)
-        ynode_free(n->kids[i]);
+        plan_ynode_free(n->kids[i]);
     free(n->kids);
     free(n->str);
     free(n);
@@ -164,11 +164,11 @@ yp_collection(struct yparser *ps, const yaml_event_t *start, unsigned depth, str
         if (rc == 0)
             rc = yp_node(ps, &ev, depth + 1, &kid);
         if (rc == 0 && ynode_append(n, kid) != 0) {
-            ynode_free(kid);
+            plan_ynode_free(kid);
             rc = yp_oom(ps);
         }
         if (rc != 0) {
-            ynode_free(n);
+            plan_ynode_free(n);
             return rc;
         }
     }
@@ -226,7 +226,7 @@ yp_document(struct yparser *ps, struct ynode **out)
         return rc;
     if (ev.type == YAML_STREAM_END_EVENT) {
         yaml_event_delete(&ev);
-        diag_add(ps->d, ps->file, 0, 0, "plan is empty");
+        plan_diag_add(ps->d, ps->file, 0, 0, "plan is empty");
         return NS_EPARSE;
     }
     yaml_event_delete(&ev); /* document start */
@@ -239,15 +239,15 @@ yp_document(struct yparser *ps, struct ynode **out)
             yaml_event_delete(&ev);
     }
     if (rc != 0) {
-        ynode_free(*out);
+        plan_ynode_free(*out);
         *out = NULL;
     }
     return rc;
 }
 
 int
-ynode_parse(const char *file, const char *buf, size_t len, struct ynode **out,
-            struct plan_diags *d)
+plan_ynode_parse(const char *file, const char *buf, size_t len, struct ynode **out,
+                 struct plan_diags *d)
 {
     struct yparser ps = {.file = file, .buf = buf, .len = len, .d = d};
     *out = NULL;
@@ -260,17 +260,17 @@ ynode_parse(const char *file, const char *buf, size_t len, struct ynode **out,
 }
 
 const char *
-ynode_kind_text(const struct ynode *n)
+plan_ynode_kind_text(const struct ynode *n)
 {
     if (n->kind == YNODE_MAP)
         return "a mapping";
     if (n->kind == YNODE_SEQ)
         return "a list";
-    return ynode_is_null(n) ? "nothing" : "a string";
+    return plan_ynode_is_null(n) ? "nothing" : "a string";
 }
 
 bool
-ynode_is_null(const struct ynode *n)
+plan_ynode_is_null(const struct ynode *n)
 {
     if (n->kind != YNODE_SCALAR || !n->plain)
         return false;

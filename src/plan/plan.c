@@ -8,15 +8,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "plan_int.h"
+#include "common/errors.h"
+#include "plan/plan_int.h"
 
 /* Generated at build time from plans/localhost.yaml (embed.cmake). */
 extern const unsigned char ns_plan_default_yaml[];
 extern const size_t ns_plan_default_yaml_len;
 
-static const char *const kind_names[PLAN_TEST_KIND_COUNT] = {"tcp_stream", "udp_stream",
-                                                             "tcp_rr", "udp_rr", "tcp_crr"};
+static const char *const kind_names[PLAN_TEST_KIND_COUNT] = {"tcp_stream", "udp_stream", "tcp_rr",
+                                                             "udp_rr", "tcp_crr"};
 
 static const char *const pairs_names[] = {"all", "cross-zone", "same-zone", "explicit"};
 
@@ -33,21 +33,22 @@ plan_default_yaml(size_t *len)
 static int
 read_fail(struct plan_diags *d, const char *path, int errnum)
 {
-    diag_add(d, path, 0, 0, "cannot read plan: %s", strerror(errnum));
+    plan_diag_add(d, path, 0, 0, "cannot read plan: %s", strerror(errnum));
     return NS_EPARSE;
 }
 
 static int
 too_large(struct plan_diags *d, const char *path)
 {
-    diag_add(d, path, 0, 0, "plan is larger than the limit of %u MiB", PLAN_MAX_FILE_SIZE >> 20);
+    plan_diag_add(d, path, 0, 0, "plan is larger than the limit of %u MiB",
+                  PLAN_MAX_FILE_SIZE >> 20);
     return NS_EPARSE;
 }
 
 static int
 read_oom(struct plan_diags *d, const char *path)
 {
-    diag_add(d, path, 0, 0, "out of memory reading the plan");
+    plan_diag_add(d, path, 0, 0, "out of memory reading the plan");
     return NS_ENOMEM;
 }
 
@@ -114,8 +115,8 @@ plan_alloc(const char *name, const char *buf, size_t len)
     struct plan *p = calloc(1, sizeof *p);
     if (p == NULL)
         return NULL;
-    p->file = arena_strndup(&p->arena, name, strlen(name));
-    p->source = arena_strndup(&p->arena, buf, len);
+    p->file = plan_arena_strndup(&p->arena, name, strlen(name));
+    p->source = plan_arena_strndup(&p->arena, buf, len);
     p->source_len = len;
     if (p->file == NULL || p->source == NULL) {
         plan_free(p);
@@ -133,15 +134,15 @@ plan_load_buffer(const char *name, const char *buf, size_t len, struct plan **ou
         return too_large(diags, name);
     struct plan *p = plan_alloc(name, buf, len);
     if (p == NULL) {
-        diag_add(diags, name, 0, 0, "out of memory loading the plan");
+        plan_diag_add(diags, name, 0, 0, "out of memory loading the plan");
         return NS_ENOMEM;
     }
     struct ynode *root = NULL;
-    int rc = ynode_parse(p->file, buf, len, &root, diags);
+    int rc = plan_ynode_parse(p->file, buf, len, &root, diags);
     if (rc == 0)
         rc = plan_validate(p, root, diags);
-    ynode_free(root);
-    diag_sort(diags);
+    plan_ynode_free(root);
+    plan_diag_sort(diags);
     if (rc != 0)
         plan_free(p);
     else
@@ -154,7 +155,7 @@ plan_free(struct plan *p)
 {
     if (p == NULL)
         return;
-    arena_release(&p->arena);
+    plan_arena_release(&p->arena);
     free(p);
 }
 
@@ -319,8 +320,7 @@ plan_output_path(const struct plan *p, const char *timestamp, char *buf, size_t 
     return used;
 }
 
-static void
-flag(char *buf, size_t len, size_t *used, const char *fmt, ...)
+static void flag(char *buf, size_t len, size_t *used, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 static void

@@ -50,7 +50,12 @@ enum plan_test_kind {
 
 enum plan_transport { PLAN_TRANSPORT_SSH, PLAN_TRANSPORT_LOCAL };
 
-enum plan_pairs { PLAN_PAIRS_ALL, PLAN_PAIRS_CROSS_ZONE, PLAN_PAIRS_SAME_ZONE, PLAN_PAIRS_EXPLICIT };
+enum plan_pairs {
+    PLAN_PAIRS_ALL,
+    PLAN_PAIRS_CROSS_ZONE,
+    PLAN_PAIRS_SAME_ZONE,
+    PLAN_PAIRS_EXPLICIT
+};
 
 struct plan_ssh {
     const char *user;        /* NULL: ssh's default (config, then the local user) */
@@ -109,8 +114,7 @@ size_t plan_diags_count(const struct plan_diags *d);
 const char *plan_diags_text(const struct plan_diags *d, size_t i);
 
 /* The i-th diagnostic's message alone and its 1-based position (0, 0 when none). */
-const char *plan_diags_message(const struct plan_diags *d, size_t i, unsigned *line,
-                               unsigned *col);
+const char *plan_diags_message(const struct plan_diags *d, size_t i, unsigned *line, unsigned *col);
 
 /* Print every diagnostic, one a line. */
 void plan_diags_write(const struct plan_diags *d, FILE *out);

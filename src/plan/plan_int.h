@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
 /* --- arena: every string and array of a plan lives in one, freed at once ---------------- */
 
@@ -18,10 +18,10 @@ struct arena {
 };
 
 /* Zeroed memory, aligned for any type; NULL when out of memory. */
-void *arena_alloc(struct arena *a, size_t n);
+void *plan_arena_alloc(struct arena *a, size_t n);
 /* Copy of len bytes of s plus a NUL; NULL when out of memory. */
-char *arena_strndup(struct arena *a, const char *s, size_t len);
-void arena_release(struct arena *a);
+char *plan_arena_strndup(struct arena *a, const char *s, size_t len);
+void plan_arena_release(struct arena *a);
 
 /* --- YAML tree with positions (parse.c) -------------------------------------------------- */
 
@@ -40,28 +40,28 @@ struct ynode {
 #define YNODE_MAX_DEPTH 32
 #define YNODE_MAX_NODES 500000
 
-/* Parse len bytes into a tree (*out, freed with ynode_free). On a YAML error returns
+/* Parse len bytes into a tree (*out, freed with plan_ynode_free). On a YAML error returns
  * NS_EPARSE with one diagnostic added; NS_ENOMEM when out of memory. */
-int ynode_parse(const char *file, const char *buf, size_t len, struct ynode **out,
-                struct plan_diags *d);
-void ynode_free(struct ynode *n);
+int plan_ynode_parse(const char *file, const char *buf, size_t len, struct ynode **out,
+                     struct plan_diags *d);
+void plan_ynode_free(struct ynode *n);
 
 /* "a mapping", "a list", "a string" - for "found ..." in messages. */
-const char *ynode_kind_text(const struct ynode *n);
+const char *plan_ynode_kind_text(const struct ynode *n);
 /* Plain empty, ~ or null. */
-bool ynode_is_null(const struct ynode *n);
+bool plan_ynode_is_null(const struct ynode *n);
 
 /* --- diagnostics (diag.c) ---------------------------------------------------------------- */
 
 /* Add "file:line:col: message" (line 0: "file: message"). Returns NS_ENOMEM if it could not
  * be stored, else 0. */
-int diag_add(struct plan_diags *d, const char *file, unsigned line, unsigned col,
-             const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+int plan_diag_add(struct plan_diags *d, const char *file, unsigned line, unsigned col,
+                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Stable sort by position; file-level messages first. */
-void diag_sort(struct plan_diags *d);
+void plan_diag_sort(struct plan_diags *d);
 /* Total problems reported, including those beyond PLAN_MAX_DIAGS. */
-size_t diag_total(const struct plan_diags *d);
-bool diag_oom(const struct plan_diags *d);
+size_t plan_diag_total(const struct plan_diags *d);
+bool plan_diag_oom(const struct plan_diags *d);
 
 /* --- the plan ------------------------------------------------------------------------------ */
 
@@ -84,14 +84,14 @@ struct plan {
     struct plan_scenario *scenarios;
     size_t nscenarios;
     unsigned trials;
-    int pairs;      /* enum plan_pairs */
+    int pairs; /* enum plan_pairs */
     struct plan_pair *explicit_pairs;
     size_t nexplicit;
     int directions; /* 0 both, 1 one */
     bool parallel;
-    int order;      /* 0 sequential, 1 shuffled */
+    int order; /* 0 sequential, 1 shuffled */
     uint64_t seed;
-    size_t npairs;  /* selected ordered pairs */
+    size_t npairs; /* selected ordered pairs */
     uint64_t ntests;
 };
 
@@ -106,7 +106,7 @@ bool plan_pair_selected(const struct plan *p, uint32_t a, uint32_t b);
 
 /* The candidate closest to word by edit distance if close enough to be a likely typo, else
  * NULL. */
-const char *suggest_closest(const char *word, const char *const *cands, size_t n);
+const char *plan_suggest_closest(const char *word, const char *const *cands, size_t n);
 
 /* --- splitmix64 (schedule.c, exposed for tests) ----------------------------------------- */
 
@@ -114,9 +114,9 @@ struct rng {
     uint64_t state;
 };
 
-void rng_seed(struct rng *r, uint64_t seed);
-uint64_t rng_next(struct rng *r);
+void plan_rng_seed(struct rng *r, uint64_t seed);
+uint64_t plan_rng_next(struct rng *r);
 /* Uniform in [0, n), n > 0, by rejection: the same sequence on every platform. */
-uint64_t rng_below(struct rng *r, uint64_t n);
+uint64_t plan_rng_below(struct rng *r, uint64_t n);
 
 #endif

@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "plan_int.h"
-#include "schedule.h"
+#include "common/errors.h"
+#include "plan/plan_int.h"
+#include "plan/schedule.h"
 
 struct schedule {
     const struct plan *p;
@@ -21,13 +21,13 @@ struct schedule {
 /* --- splitmix64: tiny, fast, and the same sequence on every platform ------------------- */
 
 void
-rng_seed(struct rng *r, uint64_t seed)
+plan_rng_seed(struct rng *r, uint64_t seed)
 {
     r->state = seed;
 }
 
 uint64_t
-rng_next(struct rng *r)
+plan_rng_next(struct rng *r)
 {
     uint64_t z = (r->state += 0x9E3779B97F4A7C15ULL);
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
@@ -36,12 +36,12 @@ rng_next(struct rng *r)
 }
 
 uint64_t
-rng_below(struct rng *r, uint64_t n)
+plan_rng_below(struct rng *r, uint64_t n)
 {
     uint64_t limit = UINT64_MAX - UINT64_MAX % n; /* reject the biased tail */
     uint64_t x;
     do
-        x = rng_next(r);
+        x = plan_rng_next(r);
     while (x >= limit);
     return x % n;
 }
@@ -50,7 +50,7 @@ static void
 rng_shuffle(struct rng *r, uint32_t *v, size_t n)
 {
     for (size_t i = n; i > 1; i--) {
-        size_t j = (size_t)rng_below(r, i);
+        size_t j = (size_t)plan_rng_below(r, i);
         uint32_t t = v[i - 1];
         v[i - 1] = v[j];
         v[j] = t;
@@ -61,9 +61,9 @@ rng_shuffle(struct rng *r, uint32_t *v, size_t n)
 
 struct colouring {
     const struct plan *p;
-    const uint32_t *perm;  /* slot -> host */
+    const uint32_t *perm;   /* slot -> host */
     const uint64_t *wanted; /* explicit selections: nhosts x nhosts bits, else NULL */
-    uint64_t *busy;        /* per host: words bits, rounds the host is in */
+    uint64_t *busy;         /* per host: words bits, rounds the host is in */
     size_t words;
     struct plan_pair *edges;
     uint32_t *round;
@@ -224,7 +224,8 @@ schedule_bases(struct schedule *s, const struct colouring *c)
         s->base_start[r + 1] += s->base_start[r];
 }
 
-/* --- passes and order -------------------------------------------------------------------------- */
+/* --- passes and order --------------------------------------------------------------------------
+ */
 
 static int
 schedule_passes(struct schedule *s)
@@ -259,7 +260,7 @@ schedule_rotate(struct schedule *s, struct rng *r)
 {
     size_t nb = s->nbase;
     for (size_t k = 0; k < s->npasses && nb > 1; k++) {
-        size_t off = (size_t)rng_below(r, nb);
+        size_t off = (size_t)plan_rng_below(r, nb);
         if (k > 0 && s->pass_scenario[k] == s->pass_scenario[k - 1]) {
             size_t last = s->order[(nb - 1 + s->pass_offset[k - 1]) % nb];
             if (s->order[off] == last)
@@ -284,7 +285,8 @@ schedule_order(struct schedule *s, struct rng *r)
     return 0;
 }
 
-/* --- building ---------------------------------------------------------------------------------- */
+/* --- building ----------------------------------------------------------------------------------
+ */
 
 static int
 schedule_build(struct schedule *s, struct rng *r)
@@ -322,7 +324,7 @@ schedule_new(const struct plan *p, struct schedule **out, struct err *e)
         return err_set(e, NS_ENOMEM, "out of memory building the schedule");
     s->p = p;
     struct rng r;
-    rng_seed(&r, p->seed);
+    plan_rng_seed(&r, p->seed);
     int rc = schedule_build(s, &r);
     if (rc != 0) {
         schedule_free(s);
@@ -346,7 +348,8 @@ schedule_free(struct schedule *s)
     free(s);
 }
 
-/* --- reading ------------------------------------------------------------------------------------ */
+/* --- reading ------------------------------------------------------------------------------------
+ */
 
 const struct plan *
 schedule_plan(const struct schedule *s)

@@ -2,13 +2,13 @@
  * so output goes through a local buffer rather than a printf per field. */
 #include <math.h>
 #include <stdarg.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "plan_int.h"
-#include "schedule.h"
+#include "common/errors.h"
+#include "plan/plan_int.h"
+#include "plan/schedule.h"
 
 struct wbuf {
     FILE *f;
@@ -45,8 +45,7 @@ wb_puts(struct wbuf *w, const char *s)
     wb_write(w, s, strlen(s));
 }
 
-static void
-wb_printf(struct wbuf *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void wb_printf(struct wbuf *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void
 wb_printf(struct wbuf *w, const char *fmt, ...)
@@ -140,16 +139,17 @@ schedule_format_duration(double seconds, char *buf, size_t len)
     return buf;
 }
 
-/* --- text ---------------------------------------------------------------------------------------- */
+/* --- text ----------------------------------------------------------------------------------------
+ */
 
 static void
 text_scenario(struct wbuf *w, const struct plan_scenario *sc)
 {
     char flags[256];
     plan_scenario_nsperf_flags(sc, flags, sizeof flags);
-    wb_printf(w, "scenario %s: %s, %g s + %g s warmup, %u trial%s (nsperf -c HOST %s)\n",
-              sc->name, sc->test, sc->duration_s, sc->warmup_s, sc->trials,
-              sc->trials == 1 ? "" : "s", flags);
+    wb_printf(w, "scenario %s: %s, %g s + %g s warmup, %u trial%s (nsperf -c HOST %s)\n", sc->name,
+              sc->test, sc->duration_s, sc->warmup_s, sc->trials, sc->trials == 1 ? "" : "s",
+              flags);
 }
 
 static void
@@ -157,13 +157,13 @@ text_header(struct wbuf *w, const struct schedule *s)
 {
     const struct plan *p = schedule_plan(s);
     wb_printf(w, "plan '%s' from %s\n", p->name, p->file);
-    wb_printf(w, "%zu hosts in %zu zones; pairs: %s, %s: %zu ordered pairs\n", p->nhosts,
-              p->nzones, plan_pairs_name(p), p->directions == 0 ? "both directions" : "one way",
+    wb_printf(w, "%zu hosts in %zu zones; pairs: %s, %s: %zu ordered pairs\n", p->nhosts, p->nzones,
+              plan_pairs_name(p), p->directions == 0 ? "both directions" : "one way",
               schedule_pair_count(s));
     for (size_t i = 0; i < p->nscenarios; i++)
         text_scenario(w, &p->scenarios[i]);
-    wb_printf(w, "schedule: %s, ", p->parallel ? "parallel (a host is in one test at a time)"
-                                                : "one test at a time");
+    wb_printf(w, "schedule: %s, ",
+              p->parallel ? "parallel (a host is in one test at a time)" : "one test at a time");
     if (plan_shuffled(p))
         wb_printf(w, "shuffled order (seed %llu)", (unsigned long long)p->seed);
     else
@@ -201,14 +201,17 @@ schedule_write_text(const struct schedule *s, FILE *out, struct err *e)
     for (size_t r = 0; r < nrounds; r++)
         text_round(w, s, r, nrounds);
     char est[64];
-    wb_printf(w, "\n%llu tests in %zu rounds, estimated %s (warmup + duration + %g s setup "
-              "per round)\n", (unsigned long long)schedule_test_count(s), nrounds,
+    wb_printf(w,
+              "\n%llu tests in %zu rounds, estimated %s (warmup + duration + %g s setup "
+              "per round)\n",
+              (unsigned long long)schedule_test_count(s), nrounds,
               schedule_format_duration(schedule_estimate_s(s), est, sizeof est),
               PLAN_TEST_OVERHEAD_S);
     return wb_finish(w, e);
 }
 
-/* --- JSON ---------------------------------------------------------------------------------------- */
+/* --- JSON ----------------------------------------------------------------------------------------
+ */
 
 static void
 json_test(struct wbuf *w, const struct plan *p, const struct schedule_test *t)
@@ -254,7 +257,7 @@ schedule_write_json(const struct schedule *s, FILE *out, struct err *e)
     }
     wb_puts(w, "],\"tests\":");
     wb_u64(w, schedule_test_count(s));
-    wb_printf(w, ",\"estimated_s\":%.15g,\"per_test_overhead_s\":%.15g}\n",
-              schedule_estimate_s(s), PLAN_TEST_OVERHEAD_S);
+    wb_printf(w, ",\"estimated_s\":%.15g,\"per_test_overhead_s\":%.15g}\n", schedule_estimate_s(s),
+              PLAN_TEST_OVERHEAD_S);
     return wb_finish(w, e);
 }

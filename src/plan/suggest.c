@@ -3,7 +3,7 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "plan_int.h"
+#include "plan/plan_int.h"
 
 #define SUGGEST_MAX_LEN 64
 
@@ -57,7 +57,7 @@ suggest_budget(size_t len)
 }
 
 const char *
-suggest_closest(const char *word, const char *const *cands, size_t n)
+plan_suggest_closest(const char *word, const char *const *cands, size_t n)
 {
     size_t wlen = strlen(word);
     if (wlen == 0 || wlen > SUGGEST_MAX_LEN)

@@ -3,8 +3,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "err.h"
-#include "fields.h"
+#include "common/errors.h"
+#include "plan/fields.h"
 
 static const char *const directions_choices[] = {"both", "one", NULL};
 static const char *const order_choices[] = {"sequential", "shuffled", NULL};
@@ -28,7 +28,10 @@ static const struct fdesc plan_fields[] = {
      .off = offsetof(struct plan, directions),
      .choices = directions_choices},
     {.key = "parallel", .type = FT_BOOL, .off = offsetof(struct plan, parallel)},
-    {.key = "order", .type = FT_ENUM, .off = offsetof(struct plan, order), .choices = order_choices},
+    {.key = "order",
+     .type = FT_ENUM,
+     .off = offsetof(struct plan, order),
+     .choices = order_choices},
     {.key = "seed", .type = FT_U64, .off = offsetof(struct plan, seed)},
     {.key = "output", .type = FT_STR, .off = offsetof(struct plan, output)},
 };
@@ -50,11 +53,12 @@ check_placeholder(struct vctx *c, const struct ynode *n, const char *word)
 {
     if (strcmp(word, "name") == 0 || strcmp(word, "timestamp") == 0)
         return;
-    const char *near = suggest_closest(word, placeholders, 2);
+    const char *near = plan_suggest_closest(word, placeholders, 2);
     if (near != NULL)
-        verr(c, n, "unknown placeholder '{%s}' in output; did you mean '{%s}'?", word, near);
+        plan_verr(c, n, "unknown placeholder '{%s}' in output; did you mean '{%s}'?", word, near);
     else
-        verr(c, n, "unknown placeholder '{%s}' in output; expected {name} or {timestamp}", word);
+        plan_verr(c, n, "unknown placeholder '{%s}' in output; expected {name} or {timestamp}",
+                  word);
 }
 
 static void
@@ -66,7 +70,7 @@ validate_output(struct vctx *c, const struct ynode *n)
     for (const char *open = strchr(s, '{'); open != NULL; open = strchr(open + 1, '{')) {
         long len = placeholder_len(open + 1);
         if (len < 0) {
-            verr(c, n, "unclosed '{' in output");
+            plan_verr(c, n, "unclosed '{' in output");
             return;
         }
         char word[64];
@@ -94,26 +98,29 @@ validate_totals(struct vctx *c, const struct ynode *root)
         trials += p->scenarios[i].trials;
     p->ntests = (uint64_t)p->npairs * trials;
     if (p->ntests > PLAN_MAX_TESTS)
-        verr(c, root, "plan has %llu tests, more than the limit of %llu; select fewer pairs, "
-             "scenarios or trials", (unsigned long long)p->ntests, PLAN_MAX_TESTS);
+        plan_verr(c, root,
+                  "plan has %llu tests, more than the limit of %llu; select fewer pairs, "
+                  "scenarios or trials",
+                  (unsigned long long)p->ntests, PLAN_MAX_TESTS);
 }
 
 static void
 validate_root(struct vctx *c, const struct ynode *root)
 {
     struct fvals v;
-    if (!fields_collect(c, root, plan_fields, NPLAN_FIELDS, UINT32_MAX, &v, "the plan"))
+    if (!plan_fields_collect(c, root, plan_fields, NPLAN_FIELDS, UINT32_MAX, &v, "the plan"))
         return;
-    fields_require(c, root, plan_fields, NPLAN_FIELDS, &v, "the plan");
-    fields_store(c, plan_fields, NPLAN_FIELDS, &v, c->p);
-    validate_output(c, fields_get(plan_fields, NPLAN_FIELDS, &v, "output"));
-    const struct ynode *hosts = fields_get(plan_fields, NPLAN_FIELDS, &v, "hosts");
-    size_t before = diag_total(c->d);
-    validate_hosts(c, hosts, fields_get(plan_fields, NPLAN_FIELDS, &v, "ssh"));
-    bool hosts_ok = diag_total(c->d) == before;
-    validate_scenarios(c, fields_get(plan_fields, NPLAN_FIELDS, &v, "scenarios"),
-                       fields_get(plan_fields, NPLAN_FIELDS, &v, "defaults"));
-    validate_pairs(c, fields_get(plan_fields, NPLAN_FIELDS, &v, "pairs"), hosts, hosts_ok);
+    plan_fields_require(c, root, plan_fields, NPLAN_FIELDS, &v, "the plan");
+    plan_fields_store(c, plan_fields, NPLAN_FIELDS, &v, c->p);
+    validate_output(c, plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "output"));
+    const struct ynode *hosts = plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "hosts");
+    size_t before = plan_diag_total(c->d);
+    plan_validate_hosts(c, hosts, plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "ssh"));
+    bool hosts_ok = plan_diag_total(c->d) == before;
+    plan_validate_scenarios(c, plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "scenarios"),
+                            plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "defaults"));
+    plan_validate_pairs(c, plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "pairs"), hosts,
+                        hosts_ok);
     validate_totals(c, root);
 }
 
@@ -121,13 +128,13 @@ int
 plan_validate(struct plan *p, const struct ynode *root, struct plan_diags *d)
 {
     struct vctx c = {.p = p, .d = d, .file = p->file};
-    size_t before = diag_total(d);
+    size_t before = plan_diag_total(d);
     plan_set_defaults(p);
-    if (ynode_is_null(root))
-        verr(&c, NULL, "plan is empty");
+    if (plan_ynode_is_null(root))
+        plan_verr(&c, NULL, "plan is empty");
     else
         validate_root(&c, root);
-    if (c.oom || diag_oom(d))
+    if (c.oom || plan_diag_oom(d))
         return NS_ENOMEM;
-    return diag_total(d) > before ? NS_EPARSE : 0;
+    return plan_diag_total(d) > before ? NS_EPARSE : 0;
 }

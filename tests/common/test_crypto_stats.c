@@ -8,15 +8,15 @@
 #include <math.h>
 #include <string.h>
 
-#include "sha256.h"
-#include "stats.h"
+#include "common/sha256.h"
+#include "common/stats.h"
 
 static void
 hex_of_sha(const char *msg, size_t len, char out[65])
 {
     uint8_t d[SHA256_LEN];
     sha256(msg, len, d);
-    hex_encode(d, SHA256_LEN, out);
+    sha256_hex_encode(d, SHA256_LEN, out);
 }
 
 static void
@@ -40,7 +40,7 @@ test_sha256_vectors(void **state)
         sha256_update(&c, a, (size_t)(i % 2 ? 999 : 1001));
     uint8_t d[SHA256_LEN];
     sha256_final(&c, d);
-    assert_string_equal(hex_encode(d, SHA256_LEN, hex),
+    assert_string_equal(sha256_hex_encode(d, SHA256_LEN, hex),
                         "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 }
 
@@ -52,17 +52,17 @@ test_hmac_rfc4231(void **state)
     memset(key, 0x0b, sizeof key);
     uint8_t mac[SHA256_LEN];
     char hex[65];
-    hmac_sha256(key, sizeof key, "Hi There", 8, mac);
-    assert_string_equal(hex_encode(mac, SHA256_LEN, hex),
+    sha256_hmac(key, sizeof key, "Hi There", 8, mac);
+    assert_string_equal(sha256_hex_encode(mac, SHA256_LEN, hex),
                         "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7");
-    hmac_sha256("Jefe", 4, "what do ya want for nothing?", 28, mac);
-    assert_string_equal(hex_encode(mac, SHA256_LEN, hex),
+    sha256_hmac("Jefe", 4, "what do ya want for nothing?", 28, mac);
+    assert_string_equal(sha256_hex_encode(mac, SHA256_LEN, hex),
                         "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843");
     uint8_t longkey[131];
     memset(longkey, 0xaa, sizeof longkey);
     const char *m = "Test Using Larger Than Block-Size Key - Hash Key First";
-    hmac_sha256(longkey, sizeof longkey, m, strlen(m), mac);
-    assert_string_equal(hex_encode(mac, SHA256_LEN, hex),
+    sha256_hmac(longkey, sizeof longkey, m, strlen(m), mac);
+    assert_string_equal(sha256_hex_encode(mac, SHA256_LEN, hex),
                         "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54");
 }
 
@@ -71,16 +71,16 @@ test_hex_and_ct(void **state)
 {
     (void)state;
     uint8_t b[4];
-    assert_int_equal(hex_decode("00ff10Ab", b, 4), 0);
+    assert_int_equal(sha256_hex_decode("00ff10Ab", b, 4), 0);
     assert_int_equal(b[1], 0xff);
     assert_int_equal(b[3], 0xab);
-    assert_int_equal(hex_decode("00ff1", b, 3), -1);
-    assert_int_equal(hex_decode("zz", b, 1), -1);
-    assert_int_equal(ct_memcmp("abc", "abc", 3), 0);
-    assert_int_not_equal(ct_memcmp("abc", "abd", 3), 0);
+    assert_int_equal(sha256_hex_decode("00ff1", b, 3), -1);
+    assert_int_equal(sha256_hex_decode("zz", b, 1), -1);
+    assert_int_equal(sha256_ct_memcmp("abc", "abc", 3), 0);
+    assert_int_not_equal(sha256_ct_memcmp("abc", "abd", 3), 0);
     uint8_t r1[16], r2[16];
-    assert_int_equal(random_bytes(r1, sizeof r1), 0);
-    assert_int_equal(random_bytes(r2, sizeof r2), 0);
+    assert_int_equal(sha256_random_bytes(r1, sizeof r1), 0);
+    assert_int_equal(sha256_random_bytes(r2, sizeof r2), 0);
     assert_memory_not_equal(r1, r2, sizeof r1);
 }
 

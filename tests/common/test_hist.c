@@ -9,14 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "hist.h"
-#include "histjson.h"
+#include "common/errors.h"
+#include "common/hist.h"
+#include "common/histjson.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t
-rng_next(void)
+plan_rng_next(void)
 {
     /* splitmix64: deterministic, so a failure reproduces */
     uint64_t z = (rng_state += 0x9e3779b97f4a7c15ULL);
@@ -52,8 +52,7 @@ test_bucket_mapping_is_consistent(void **state)
         assert_int_equal(hist_bucket_high(i) + 1, hist_bucket_low(i + 1));
         /* bucket width never exceeds 1/64 of its lower bound above the exact range */
         if (i >= HIST_LINEAR)
-            assert_true((hist_bucket_high(i) - hist_bucket_low(i) + 1) * 64 <=
-                        hist_bucket_low(i));
+            assert_true((hist_bucket_high(i) - hist_bucket_low(i) + 1) * 64 <= hist_bucket_low(i));
     }
     assert_int_equal(hist_index(UINT64_MAX), HIST_NBUCKETS - 1);
 }
@@ -90,7 +89,7 @@ test_percentiles_match_sort_uniform(void **state)
     size_t n = 200000;
     uint64_t *vals = malloc(n * sizeof *vals);
     for (size_t i = 0; i < n; i++)
-        vals[i] = 300000 + rng_next() % 50000;   /* 300-350 us in ns */
+        vals[i] = 300000 + plan_rng_next() % 50000; /* 300-350 us in ns */
     check_against_sort(vals, n);
     free(vals);
 }
@@ -102,8 +101,8 @@ test_percentiles_match_sort_heavy_tail(void **state)
     size_t n = 100000;
     uint64_t *vals = malloc(n * sizeof *vals);
     for (size_t i = 0; i < n; i++) {
-        double u = ((double)(rng_next() >> 11) + 1.0) / 9007199254740993.0;
-        vals[i] = (uint64_t)(20000.0 / pow(u, 0.7));   /* Pareto-like: 20 us to seconds */
+        double u = ((double)(plan_rng_next() >> 11) + 1.0) / 9007199254740993.0;
+        vals[i] = (uint64_t)(20000.0 / pow(u, 0.7)); /* Pareto-like: 20 us to seconds */
     }
     check_against_sort(vals, n);
     free(vals);
@@ -130,7 +129,7 @@ test_merge_equals_single_recording(void **state)
     (void)state;
     struct hist *a = hist_new(), *b = hist_new(), *all = hist_new();
     for (int i = 0; i < 50000; i++) {
-        uint64_t v = 1000 + rng_next() % 1000000;
+        uint64_t v = 1000 + plan_rng_next() % 1000000;
         hist_record(i % 3 ? a : b, v);
         hist_record(all, v);
     }
@@ -164,7 +163,7 @@ test_json_round_trip_merges_exactly(void **state)
     (void)state;
     struct hist *a = hist_new(), *back = hist_new();
     for (int i = 0; i < 10000; i++)
-        hist_record(a, 250000 + rng_next() % 100000);
+        hist_record(a, 250000 + plan_rng_next() % 100000);
     json_t *rtt = hist_to_rtt_json(a);
     assert_int_equal(json_integer_value(json_object_get(rtt, "n")), 10000);
     assert_true(json_real_value(json_object_get(rtt, "p50")) > 250.0);

@@ -9,9 +9,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "err.h"
-#include "proto.h"
+#include "common/clock.h"
+#include "common/errors.h"
+#include "common/proto.h"
 
 static void
 test_header_round_trip(void **state)
@@ -107,7 +107,7 @@ test_truncated_frame_times_out_or_closes(void **state)
     uint64_t t0 = clock_now_ns();
     assert_int_equal(proto_recv(sv[1], &t, &got, 200, &e), NS_ETIMEDOUT);
     assert_true(clock_now_ns() - t0 < 1000 * NS_PER_MS);
-    close(sv[0]);   /* now the rest never comes: closed */
+    close(sv[0]); /* now the rest never comes: closed */
     assert_int_equal(proto_recv(sv[1], &t, &got, 200, &e), NS_ECLOSED);
     close(sv[1]);
 }

@@ -7,8 +7,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "err.h"
-#include "units.h"
+#include "common/errors.h"
+#include "common/units.h"
 
 static void
 test_durations(void **state)
@@ -17,7 +17,7 @@ test_durations(void **state)
     struct {
         const char *s;
         double want;
-    } ok[] = {{"10s", 10}, {"250ms", 0.25}, {"5m", 300}, {"1.5h", 5400}, {"100us", 1e-4},
+    } ok[] = {{"10s", 10}, {"250ms", 0.25}, {"5m", 300},   {"1.5h", 5400}, {"100us", 1e-4},
               {"10", 10},  {"0", 0},        {"2min", 120}, {"300 s", 300}, {"1d", 86400}};
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
         double v = -1;

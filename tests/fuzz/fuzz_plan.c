@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
-#include "schedule.h"
+#include "plan/plan.h"
+#include "plan/schedule.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "proto.h"
+#include "common/errors.h"
+#include "common/proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

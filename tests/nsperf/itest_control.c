@@ -33,8 +33,7 @@ server_start(struct server *s, const char *const *extra)
 static void
 good_client(const struct server *s, const char *token_file)
 {
-    const char *args[16] = {"-c", "127.0.0.1", "-p", s->port_s, "-t",
-                            "0.3",  "--warmup",  "0", "-J"};
+    const char *args[16] = {"-c", "127.0.0.1", "-p", s->port_s, "-t", "0.3", "--warmup", "0", "-J"};
     int n = 9;
     if (token_file != NULL) {
         args[n++] = "--token-file";
@@ -100,8 +99,8 @@ test_wrong_token_refused(void **state)
     failing_client(&s, NULL, "requires a token");
     good_client(&s, good);
     /* The secret can come from stdin too. */
-    const char *args[] = {"-c", "127.0.0.1", "-p", s.port_s, "-t", "0.3", "--warmup", "0",
-                          "-J", "--token-file", "-", NULL};
+    const char *args[] = {"-c",       "127.0.0.1", "-p", s.port_s,       "-t", "0.3",
+                          "--warmup", "0",         "-J", "--token-file", "-",  NULL};
     struct sp_result r;
     sp_client(&r, args, good, GOOD_CLIENT_TIMEOUT_S);
     assert_int_equal(r.status, 0);
@@ -221,7 +220,7 @@ test_half_open_sessions_cannot_lock_out(void **state)
         assert_true(fds[i] >= 0);
         assert_int_equal(write(fds[i], "NSPF", 4), 4);
     }
-    usleep(400 * 1000);   /* older than the eviction age: they are strangers now */
+    usleep(400 * 1000); /* older than the eviction age: they are strangers now */
     double t0 = sp_now();
     good_client(&s, tok);
     good_client(&s, tok);
@@ -256,8 +255,8 @@ test_busy(void **state)
     (void)state;
     struct server s;
     server_start(&s, NULL);
-    const char *args[] = {"-c", "127.0.0.1", "-p", s.port_s, "-t", "2", "--warmup", "0", "-J",
-                          NULL};
+    const char *args[] = {"-c", "127.0.0.1", "-p", s.port_s, "-t",
+                          "2",  "--warmup",  "0",  "-J",     NULL};
     struct sp_proc first = sp_client_start(args, NULL);
     usleep(700000);
     failing_client(&s, NULL, "busy");
@@ -276,8 +275,8 @@ test_server_killed(void **state)
     (void)state;
     struct server s;
     server_start(&s, NULL);
-    const char *args[] = {"-c", "127.0.0.1", "-p", s.port_s, "-t", "20", "--warmup", "0", "-J",
-                          NULL};
+    const char *args[] = {"-c", "127.0.0.1", "-p", s.port_s, "-t",
+                          "20", "--warmup",  "0",  "-J",     NULL};
     struct sp_proc c = sp_client_start(args, NULL);
     usleep(1000000);
     kill(s.pid, SIGKILL);
@@ -301,8 +300,8 @@ test_client_killed(void **state)
     (void)state;
     struct server s;
     server_start(&s, NULL);
-    const char *args[] = {"-c", "127.0.0.1", "-p", s.port_s, "-t", "20", "--warmup", "0", "-P",
-                          "2", NULL};
+    const char *args[] = {"-c",       "127.0.0.1", "-p", s.port_s, "-t", "20",
+                          "--warmup", "0",         "-P", "2",      NULL};
     struct sp_proc c = sp_client_start(args, NULL);
     usleep(800000);
     kill(c.pid, SIGKILL);

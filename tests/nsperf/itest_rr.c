@@ -24,7 +24,7 @@
 
 #include <jansson.h>
 
-#include "clock.h"
+#include "common/clock.h"
 
 #ifndef NSPERF_BIN
 #error NSPERF_BIN must name the nsperf binary
@@ -56,7 +56,7 @@ free_port(void)
 
 struct proc {
     pid_t pid;
-    int out;   /* read end of its stdout (client) or stderr (server) */
+    int out; /* read end of its stdout (client) or stderr (server) */
 };
 
 static struct proc
@@ -71,7 +71,7 @@ spawn(const char *const argv[], bool capture_stderr)
         dup2(devnull, 0);
         dup2(capture_stderr ? devnull : p[1], 1);
         dup2(capture_stderr ? p[1] : devnull, 2);
-        char *args[40];   /* execv wants writable strings; literals are const here */
+        char *args[40]; /* execv wants writable strings; literals are const here */
         size_t n = 0;
         for (; argv[n] != NULL && n < 39; n++)
             args[n] = strdup(argv[n]);
@@ -271,7 +271,7 @@ test_udp_rr(void **state)
     double sent = num(u, "sent", NULL), recvd = num(u, "received", NULL);
     assert_true(sent > 0);
     assert_true(recvd + num(u, "lost", NULL) == sent);
-    assert_true(num(u, "lost", NULL) <= 0.001 * sent);   /* loopback */
+    assert_true(num(u, "lost", NULL) <= 0.001 * sent); /* loopback */
     json_decref(doc);
 }
 
@@ -297,9 +297,12 @@ test_human_output(void **state)
     char *out = run_client("127.0.0.1", port, extra, &status);
     stop_server(&s);
     assert_int_equal(status, 0);
-    static const char *const want[] = {"avg-rtt=", "# dropped messages = ",
-                                       "---> <MAX> observation", "---> percentile 99.999",
-                                       "---> percentile 25.000", "---> <MIN> observation"};
+    static const char *const want[] = {"avg-rtt=",
+                                       "# dropped messages = ",
+                                       "---> <MAX> observation",
+                                       "---> percentile 99.999",
+                                       "---> percentile 25.000",
+                                       "---> <MIN> observation"};
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
         if (strstr(out, want[i]) == NULL)
             fail_msg("human output lacks '%s':\n%s", want[i], out);
@@ -315,8 +318,8 @@ test_tcp_rr_server_killed(void **state)
     struct proc s = start_server(port);
     char ps[16];
     snprintf(ps, sizeof(ps), "%u", port);
-    const char *argv[] = {NSPERF_BIN, "-c", "127.0.0.1", "-p", ps, "--test", "tcp_rr",
-                    "-t", "10", "--warmup", "0.2", "-J", NULL};
+    const char *argv[] = {NSPERF_BIN, "-c", "127.0.0.1", "-p",  ps,   "--test", "tcp_rr",
+                          "-t",       "10", "--warmup",  "0.2", "-J", NULL};
     struct proc c = spawn(argv, false);
     clock_sleep_ns(700 * NS_PER_MS);
     kill(s.pid, SIGKILL);
@@ -342,8 +345,8 @@ main(void)
 {
     signal(SIGPIPE, SIG_IGN);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tcp_rr_v4),   cmocka_unit_test(test_tcp_rr_v6),
-        cmocka_unit_test(test_udp_rr),      cmocka_unit_test(test_tcp_crr),
+        cmocka_unit_test(test_tcp_rr_v4),    cmocka_unit_test(test_tcp_rr_v6),
+        cmocka_unit_test(test_udp_rr),       cmocka_unit_test(test_tcp_crr),
         cmocka_unit_test(test_human_output), cmocka_unit_test(test_tcp_rr_server_killed),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

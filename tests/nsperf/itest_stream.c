@@ -95,8 +95,8 @@ static void
 test_tcp_one_stream(void **state)
 {
     struct sp_result r;
-    const char *args[] = {"--test", "tcp_stream", "-t", "1", "--warmup", "300ms", "-i", "0.5",
-                          NULL};
+    const char *args[] = {"--test", "tcp_stream", "-t",  "1", "--warmup",
+                          "300ms",  "-i",         "0.5", NULL};
     const json_t *res = run_ok(*state, &r, "127.0.0.1", args);
     check_tcp_streams(res, 1);
     assert_string_equal(json_string_value(json_object_get(res, "receiver")), "server");
@@ -166,8 +166,8 @@ static void
 test_udp_slow(void **state)
 {
     struct sp_result r;
-    const char *args[] = {"--test", "udp_stream", "-t", "1.5", "--warmup", "0.3", "-b", "2M",
-                          "-l", "1000", NULL};
+    const char *args[] = {"--test", "udp_stream", "-t", "1.5",  "--warmup", "0.3",
+                          "-b",     "2M",         "-l", "1000", NULL};
     const json_t *res = run_ok(*state, &r, "127.0.0.1", args);
     const json_t *udp = json_object_get(res, "udp");
     uint64_t sent = u64(udp, "sent");
@@ -188,14 +188,14 @@ static void
 test_udp_two_streams_reverse(void **state)
 {
     struct sp_result r;
-    const char *args[] = {"--test", "udp_stream", "-t", "1", "--warmup", "0.2", "-b", "20M",
-                          "-P", "2", "-R", NULL};
+    const char *args[] = {"--test", "udp_stream", "-t", "1", "--warmup", "0.2",
+                          "-b",     "20M",        "-P", "2", "-R",       NULL};
     const json_t *res = run_ok(*state, &r, "127.0.0.1", args);
     const json_t *streams = json_object_get(res, "streams");
     assert_int_equal(json_array_size(streams), 2);
     for (size_t i = 0; i < 2; i++) {
         const json_t *u = json_object_get(json_array_get(streams, i), "udp");
-        assert_true(u64(u, "sent") > 800);  /* 10 Mbit/s of 1460 B for 1 s: ~856 */
+        assert_true(u64(u, "sent") > 800); /* 10 Mbit/s of 1460 B for 1 s: ~856 */
         assert_true(u64(u, "received") <= u64(u, "sent"));
     }
     assert_true(u64(json_object_get(res, "udp"), "lost") <= 10);
@@ -220,8 +220,8 @@ static void
 test_nothing_measured_is_an_error(void **state)
 {
     struct fixture *f = *state;
-    const char *argv[] = {"-c", "127.0.0.1", "-p", f->port_s, "-J", "--test", "udp_stream",
-                          "-b", "1", "-t", "0.5", "--warmup", "0.2", NULL};
+    const char *argv[] = {"-c", "127.0.0.1", "-p", f->port_s, "-J",       "--test", "udp_stream",
+                          "-b", "1",         "-t", "0.5",     "--warmup", "0.2",    NULL};
     struct sp_result r;
     sp_client(&r, argv, NULL, 30.0);
     assert_int_equal(r.status, 1);
@@ -242,7 +242,7 @@ test_resource_limits_refused(void **state)
     sp_client(&r, big, NULL, 10.0);
     assert_int_equal(r.status, 2);
     const char *many[] = {"-c", "127.0.0.1", "-p", f->port_s, "-P", "8",
-                          "-i", "0.01", "-t", "300", NULL};
+                          "-i", "0.01",      "-t", "300",     NULL};
     sp_client(&r, many, NULL, 10.0);
     assert_int_equal(r.status, 2);
 }
@@ -272,11 +272,16 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_tcp_one_stream),   cmocka_unit_test(test_tcp_two_streams),
-        cmocka_unit_test(test_tcp_reverse),      cmocka_unit_test(test_tcp_ipv6),
-        cmocka_unit_test(test_tcp_paced),        cmocka_unit_test(test_udp_slow),
-        cmocka_unit_test(test_udp_two_streams_reverse), cmocka_unit_test(test_one_shot_exits),
-        cmocka_unit_test(test_tcp_paced_slow), cmocka_unit_test(test_nothing_measured_is_an_error),
+        cmocka_unit_test(test_tcp_one_stream),
+        cmocka_unit_test(test_tcp_two_streams),
+        cmocka_unit_test(test_tcp_reverse),
+        cmocka_unit_test(test_tcp_ipv6),
+        cmocka_unit_test(test_tcp_paced),
+        cmocka_unit_test(test_udp_slow),
+        cmocka_unit_test(test_udp_two_streams_reverse),
+        cmocka_unit_test(test_one_shot_exits),
+        cmocka_unit_test(test_tcp_paced_slow),
+        cmocka_unit_test(test_nothing_measured_is_an_error),
         cmocka_unit_test(test_resource_limits_refused),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -59,7 +59,8 @@ static inline int
 sp_connect(unsigned port)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons((uint16_t)port),
                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     if (fd >= 0 && connect(fd, (struct sockaddr *)&a, sizeof a) == 0)
         return fd;
@@ -85,8 +86,8 @@ sp_spawn(const char *const argv_in[], int out_fd, const char *log, const char *i
         posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
     else
         posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 2, log ? log : "/dev/null",
-                                     O_WRONLY | O_CREAT | O_APPEND, 0644);
+    posix_spawn_file_actions_addopen(&fa, 2, log ? log : "/dev/null", O_WRONLY | O_CREAT | O_APPEND,
+                                     0644);
     pid_t pid = -1;
     if (posix_spawn(&pid, NSPERF_BIN, &fa, NULL, argv, environ) != 0)
         pid = -1;
@@ -151,10 +152,10 @@ sp_server(unsigned port, const char *const *extra, const char *log)
 }
 
 struct sp_result {
-    int status;         /* exit status, -1 = did not finish in time (killed) */
-    double seconds;     /* wall time the client took */
-    json_t *doc;        /* parsed stdout when it is JSON, else NULL */
-    char out[65536];    /* raw stdout (truncated) */
+    int status;      /* exit status, -1 = did not finish in time (killed) */
+    double seconds;  /* wall time the client took */
+    json_t *doc;     /* parsed stdout when it is JSON, else NULL */
+    char out[65536]; /* raw stdout (truncated) */
 };
 
 /* Read everything from fd until EOF or the deadline; returns the bytes kept (NUL added). */
@@ -181,7 +182,7 @@ sp_drain(int fd, char *buf, size_t cap, double end)
 
 struct sp_proc {
     pid_t pid;
-    int out;            /* read end of its stdout */
+    int out; /* read end of its stdout */
     double t0;
 };
 

@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "control.h"
-#include "cpu.h"
-#include "err.h"
+#include "common/errors.h"
+#include "nsperf/control.h"
+#include "nsperf/cpu.h"
 
 static void
 test_kind_table(void **state)
@@ -76,7 +76,7 @@ test_memory_limits(void **state)
     struct err e;
     ns_params_default(&p, NS_TCP_STREAM);
     p.streams = 4;
-    p.msg_size = 64u << 20;   /* 256 MiB in all: the limit itself */
+    p.msg_size = 64u << 20; /* 256 MiB in all: the limit itself */
     assert_int_equal(ns_params_validate(&p, &e), 0);
     p.streams = 5;
     assert_int_equal(ns_params_validate(&p, &e), NS_ERANGE);
@@ -87,7 +87,7 @@ test_memory_limits(void **state)
     p.interval_s = 0.01;
     assert_int_equal(ns_params_validate(&p, &e), NS_ERANGE);
     assert_non_null(strstr(e.msg, "interval samples"));
-    p.interval_s = 0.1;   /* 3000 x 8 = 24000 samples: fine */
+    p.interval_s = 0.1; /* 3000 x 8 = 24000 samples: fine */
     assert_int_equal(ns_params_validate(&p, &e), 0);
     json_t *o = ns_params_to_json(&p);
     json_object_set_new(o, "streams", json_integer(16));
@@ -249,9 +249,9 @@ test_auth_proofs(void **state)
     char p1[65], p2[65], p3[65], p4[65], p5[65];
     ns_auth_proof(&a, "client", sn, cn, p1);
     ns_auth_proof(&a, "client", sn, cn, p2);
-    ns_auth_proof(&b, "client", sn, cn, p3);   /* other token */
-    ns_auth_proof(&a, "server", sn, cn, p4);   /* other direction: no reflection */
-    ns_auth_proof(&a, "client", sn2, cn, p5);  /* other server nonce: no replay */
+    ns_auth_proof(&b, "client", sn, cn, p3);  /* other token */
+    ns_auth_proof(&a, "server", sn, cn, p4);  /* other direction: no reflection */
+    ns_auth_proof(&a, "client", sn2, cn, p5); /* other server nonce: no replay */
     assert_int_equal(strlen(p1), 64);
     assert_string_equal(p1, p2);
     assert_string_not_equal(p1, p3);
@@ -323,8 +323,8 @@ test_intervals(void **state)
 {
     (void)state;
     /* Two streams, 0.5 s bins, 1.01 s measured: the 10 ms sliver folds into the second. */
-    json_t *streams = json_loads("[{\"intervals\":[100,200,7,0]},{\"intervals\":[1,2,3,0]}]", 0,
-                                 NULL);
+    json_t *streams =
+        json_loads("[{\"intervals\":[100,200,7,0]},{\"intervals\":[1,2,3,0]}]", 0, NULL);
     json_t *iv = ns_intervals_json(streams, 0.5, 1.01);
     assert_int_equal(json_array_size(iv), 2);
     assert_int_equal(json_integer_value(json_object_get(json_array_get(iv, 0), "bytes")), 101);
@@ -347,11 +347,17 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_kind_table),        cmocka_unit_test(test_defaults_valid),
-        cmocka_unit_test(test_ranges), cmocka_unit_test(test_memory_limits),            cmocka_unit_test(test_params_json_roundtrip),
-        cmocka_unit_test(test_params_json_rejects), cmocka_unit_test(test_token_file),
-        cmocka_unit_test(test_auth_proofs),       cmocka_unit_test(test_data_hello),
-        cmocka_unit_test(test_cpu_accounting),    cmocka_unit_test(test_intervals),
+        cmocka_unit_test(test_kind_table),
+        cmocka_unit_test(test_defaults_valid),
+        cmocka_unit_test(test_ranges),
+        cmocka_unit_test(test_memory_limits),
+        cmocka_unit_test(test_params_json_roundtrip),
+        cmocka_unit_test(test_params_json_rejects),
+        cmocka_unit_test(test_token_file),
+        cmocka_unit_test(test_auth_proofs),
+        cmocka_unit_test(test_data_hello),
+        cmocka_unit_test(test_cpu_accounting),
+        cmocka_unit_test(test_intervals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,9 +20,9 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "err.h"
-#include "nsperf.h"
+#include "common/clock.h"
+#include "common/errors.h"
+#include "nsperf/nsperf.h"
 
 /* ---- fixtures ---- */
 
@@ -53,8 +53,8 @@ static int
 connect_loopback(uint16_t port)
 {
     int c = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port),
-                            .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    struct sockaddr_in a = {
+        .sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     assert_true(c >= 0);
     assert_int_equal(connect(c, (struct sockaddr *)&a, sizeof(a)), 0);
     return c;
@@ -195,8 +195,8 @@ check_rate_vs_mean(const json_t *cj, double tol)
     double tps = n / el;
     double want = 1e6 / mean;
     if (fabs(tps - want) > tol * want)
-        fail_msg("transactions/s %.1f vs 1e6/mean %.1f (n %.0f, elapsed %.3f s, mean %.2f us)",
-                 tps, want, n, el, mean);
+        fail_msg("transactions/s %.1f vs 1e6/mean %.1f (n %.0f, elapsed %.3f s, mean %.2f us)", tps,
+                 want, n, el, mean);
 }
 
 /* ---- tcp_rr ---- */
@@ -265,7 +265,7 @@ test_tcp_rr_large_asymmetric_messages(void **state)
     struct side c, s;
     side_init(&c, &ns_kind_tcp_rr, NS_ROLE_CLIENT, cfd);
     side_init(&s, &ns_kind_tcp_rr, NS_ROLE_SERVER, sfd);
-    c.t.p.msg_size = s.t.p.msg_size = 100;          /* partial reads/writes of a 1 MiB reply */
+    c.t.p.msg_size = s.t.p.msg_size = 100; /* partial reads/writes of a 1 MiB reply */
     c.t.p.response_size = s.t.p.response_size = 1u << 20;
     json_t *cj = run_pair(&c, &s, 0.1, 0.4);
     assert_int_equal(c.rc, 0);
@@ -326,7 +326,7 @@ test_tcp_rr_peer_vanishes(void **state)
     struct side c;
     side_init(&c, &ns_kind_tcp_rr, NS_ROLE_CLIENT, cfd);
     set_phase(&c, NULL, NS_PHASE_MEASURE);
-    close(sfd);   /* the server is gone and the phase never ends: an error, not a hang */
+    close(sfd); /* the server is gone and the phase never ends: an error, not a hang */
     side_start(&c);
     side_join(&c);
     assert_int_equal(c.rc, NS_ECLOSED);
@@ -396,11 +396,16 @@ test_rr_combine_and_print(void **state)
     FILE *f = open_memstream(&text, &len);
     c.k->print_human(&c.t, r, f);
     fclose(f);
-    static const char *const want[] = {"avg-rtt=", "(std-dev=", "# dropped messages = 0",
+    static const char *const want[] = {"avg-rtt=",
+                                       "(std-dev=",
+                                       "# dropped messages = 0",
                                        "observations; each percentile contains",
-                                       "---> <MAX> observation = ", "---> percentile 99.999 = ",
-                                       "---> percentile 99.990 = ", "---> percentile 75.000 = ",
-                                       "---> percentile 25.000 = ", "---> <MIN> observation = ",
+                                       "---> <MAX> observation = ",
+                                       "---> percentile 99.999 = ",
+                                       "---> percentile 99.990 = ",
+                                       "---> percentile 75.000 = ",
+                                       "---> percentile 25.000 = ",
+                                       "---> <MIN> observation = ",
                                        "Transactions/s = "};
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
         if (strstr(text, want[i]) == NULL)
@@ -512,7 +517,7 @@ test_udp_rr_loss_and_strays(void **state)
     json_t *cj = c.k->local_result(&c.t);
     const json_t *u = json_object_get(cj, "udp");
     double n = jnum(cj, "transactions", NULL);
-    assert_true(n > 30);   /* it moved on after the loss */
+    assert_true(n > 30); /* it moved on after the loss */
     assert_true(jnum(u, "lost", NULL) == 1);
     assert_true(jnum(u, "bad", NULL) == 1);
     assert_true(jnum(u, "duplicated", NULL) == 1);
@@ -558,11 +563,11 @@ test_udp_rr_server_drops_strangers(void **state)
     uint8_t dgram[64] = {0};
     memcpy(dgram, "wrong-cookie-xyz", PROTO_COOKIE_LEN);
     assert_int_equal(send(cfd, dgram, sizeof(dgram), 0), 64);
-    assert_int_equal(send(cfd, dgram, 10, 0), 10);   /* short */
+    assert_int_equal(send(cfd, dgram, 10, 0), 10); /* short */
     memcpy(dgram, test_cookie, PROTO_COOKIE_LEN);
     assert_int_equal(send(cfd, dgram, sizeof(dgram), 0), 64);
     struct pollfd p = {.fd = cfd, .events = POLLIN};
-    assert_int_equal(poll(&p, 1, 1000), 1);   /* only the good one is answered */
+    assert_int_equal(poll(&p, 1, 1000), 1); /* only the good one is answered */
     uint8_t reply[128];
     assert_int_equal(recv(cfd, reply, sizeof(reply), 0), 64);
     assert_memory_equal(reply, dgram, 24);
@@ -588,7 +593,8 @@ fake_connect_data(struct ns_test *t, uint32_t idx, int timeout_ms, struct err *e
 {
     (void)t, (void)idx, (void)timeout_ms;
     int c = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(crr_port),
+    struct sockaddr_in a = {.sin_family = AF_INET,
+                            .sin_port = htons(crr_port),
                             .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
     if (connect(c, (struct sockaddr *)&a, sizeof(a)) < 0) {
         int err = errno;
@@ -686,7 +692,7 @@ test_tcp_crr_done_with_silent_server(void **state)
     side_init(&c, &ns_kind_tcp_crr, NS_ROLE_CLIENT, -1);
     side_init(&s, &ns_kind_tcp_crr, NS_ROLE_SERVER, -1);
     c.t.conn = s.t.conn = &fake_conn;
-    atomic_store(&crr_accept_off, true);   /* connects land in the backlog, nobody answers */
+    atomic_store(&crr_accept_off, true); /* connects land in the backlog, nobody answers */
     set_phase(&c, &s, NS_PHASE_MEASURE);
     side_start(&c);
     side_start(&s);

@@ -106,8 +106,7 @@ struct sbuf {
     size_t n, cap;
 };
 
-static void
-sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #include <stdarg.h>
 
@@ -158,8 +157,8 @@ helper_gen_plan(const struct gen_opts *o)
     }
     sb_printf(&b, "scenarios:\n");
     for (size_t i = 0; i < (o->scenarios ? o->scenarios : 1); i++)
-        sb_printf(&b, "  - {name: s%zu, test: %s, duration: %zus, warmup: 1s}\n", i,
-                  kinds[i % 5], 10 * (i + 1));
+        sb_printf(&b, "  - {name: s%zu, test: %s, duration: %zus, warmup: 1s}\n", i, kinds[i % 5],
+                  10 * (i + 1));
     sb_printf(&b, "trials: %u\ndirections: %s\nparallel: %s\norder: %s\nseed: %llu\n",
               o->trials ? o->trials : 1, o->one_way ? "one" : "both",
               o->sequential_only ? "false" : "true", o->shuffled ? "shuffled" : "sequential",

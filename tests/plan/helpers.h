@@ -22,7 +22,7 @@ char **helper_expectations(const char *text, size_t *n);
 struct gen_opts {
     size_t hosts;
     const char *const *zones;
-    const char *pairs;      /* "all", "cross-zone", "same-zone", or NULL; explicit: below */
+    const char *pairs; /* "all", "cross-zone", "same-zone", or NULL; explicit: below */
     const size_t (*explicit_pairs)[2];
     size_t nexplicit;
     bool one_way;
@@ -30,7 +30,7 @@ struct gen_opts {
     bool shuffled;
     unsigned long long seed;
     unsigned trials;
-    size_t scenarios;     /* 1..: s0 tcp_rr, s1 tcp_stream, ... */
+    size_t scenarios; /* 1..: s0 tcp_rr, s1 tcp_stream, ... */
 };
 
 /* YAML text of such a plan (caller frees). */

@@ -12,8 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <cmocka.h>
 #include <jansson.h>
+#include <cmocka.h>
 
 #include "helpers.h"
 
@@ -144,10 +144,12 @@ check_json(const char *text, const char *what)
     assert_true(json_is_array(rounds) && json_array_size(rounds) > 0);
     size_t tests = 0, i, j;
     json_t *round, *t;
-    json_array_foreach(rounds, i, round) {
+    json_array_foreach(rounds, i, round)
+    {
         assert_true(json_is_array(round) && json_array_size(round) > 0);
         json_t *hosts = json_object();
-        json_array_foreach(round, j, t) {
+        json_array_foreach(round, j, t)
+        {
             const char *src = json_string_value(json_object_get(t, "src"));
             const char *dst = json_string_value(json_object_get(t, "dst"));
             assert_true(src && dst && json_is_string(json_object_get(t, "scenario")));

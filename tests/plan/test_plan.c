@@ -12,11 +12,11 @@
 
 #include <cmocka.h>
 
-#include "err.h"
+#include "common/errors.h"
 #include "helpers.h"
-#include "plan.h"
-#include "plan_int.h"
-#include "schedule.h"
+#include "plan/plan.h"
+#include "plan/plan_int.h"
+#include "plan/schedule.h"
 
 /* "L:C: message" or "message" for a diagnostic, as fixtures write expectations. */
 static void
@@ -129,8 +129,8 @@ test_default_is_localhost_yaml(void **state)
     (void)state;
     char path[1024];
     size_t flen, dlen;
-    char *file = helper_read_file(helper_source_path("plans/localhost.yaml", path, sizeof path),
-                                  &flen);
+    char *file =
+        helper_read_file(helper_source_path("plans/localhost.yaml", path, sizeof path), &flen);
     const char *def = plan_default_yaml(&dlen);
     assert_non_null(file);
     assert_int_equal(flen, dlen);
@@ -381,14 +381,14 @@ test_suggest(void **state)
 {
     (void)state;
     const char *const keys[] = {"duration", "warmup", "trials", "streams", "msg_size"};
-    assert_string_equal(suggest_closest("duraton", keys, 5), "duration");
-    assert_string_equal(suggest_closest("Duration", keys, 5), "duration");
-    assert_string_equal(suggest_closest("wramup", keys, 5), "warmup"); /* a swap is one edit */
-    assert_string_equal(suggest_closest("trails", keys, 5), "trials");
-    assert_string_equal(suggest_closest("msgsize", keys, 5), "msg_size");
-    assert_null(suggest_closest("colour", keys, 5));
-    assert_null(suggest_closest("", keys, 5));
-    assert_null(suggest_closest("x", keys, 5));
+    assert_string_equal(plan_suggest_closest("duraton", keys, 5), "duration");
+    assert_string_equal(plan_suggest_closest("Duration", keys, 5), "duration");
+    assert_string_equal(plan_suggest_closest("wramup", keys, 5), "warmup"); /* a swap is one edit */
+    assert_string_equal(plan_suggest_closest("trails", keys, 5), "trials");
+    assert_string_equal(plan_suggest_closest("msgsize", keys, 5), "msg_size");
+    assert_null(plan_suggest_closest("colour", keys, 5));
+    assert_null(plan_suggest_closest("", keys, 5));
+    assert_null(plan_suggest_closest("x", keys, 5));
 }
 
 static void
@@ -404,22 +404,14 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bad_fixtures),
-        cmocka_unit_test(test_ok_fixtures),
-        cmocka_unit_test(test_shipped_plans),
-        cmocka_unit_test(test_default_is_localhost_yaml),
-        cmocka_unit_test(test_full_hosts),
-        cmocka_unit_test(test_full_scenarios),
-        cmocka_unit_test(test_builtin_defaults),
-        cmocka_unit_test(test_output_path),
-        cmocka_unit_test(test_nsperf_flags),
-        cmocka_unit_test(test_source_kept),
-        cmocka_unit_test(test_size_cap),
-        cmocka_unit_test(test_unreadable),
-        cmocka_unit_test(test_depth_cap),
-        cmocka_unit_test(test_diag_cap),
-        cmocka_unit_test(test_suggest),
-        cmocka_unit_test(test_free_null),
+        cmocka_unit_test(test_bad_fixtures),     cmocka_unit_test(test_ok_fixtures),
+        cmocka_unit_test(test_shipped_plans),    cmocka_unit_test(test_default_is_localhost_yaml),
+        cmocka_unit_test(test_full_hosts),       cmocka_unit_test(test_full_scenarios),
+        cmocka_unit_test(test_builtin_defaults), cmocka_unit_test(test_output_path),
+        cmocka_unit_test(test_nsperf_flags),     cmocka_unit_test(test_source_kept),
+        cmocka_unit_test(test_size_cap),         cmocka_unit_test(test_unreadable),
+        cmocka_unit_test(test_depth_cap),        cmocka_unit_test(test_diag_cap),
+        cmocka_unit_test(test_suggest),          cmocka_unit_test(test_free_null),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

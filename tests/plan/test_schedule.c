@@ -12,9 +12,9 @@
 #include <cmocka.h>
 
 #include "helpers.h"
-#include "plan.h"
-#include "plan_int.h"
-#include "schedule.h"
+#include "plan/plan.h"
+#include "plan/plan_int.h"
+#include "plan/schedule.h"
 
 static struct plan *
 gen_load(const struct gen_opts *o)
@@ -146,8 +146,12 @@ test_all_pairs_every_n(void **state)
     for (size_t n = 2; n <= 40; n++) {
         for (int variant = 0; variant < 4; variant++) {
             bool one_way = variant & 1, shuffled = variant & 2;
-            struct gen_opts o = {.hosts = n, .one_way = one_way, .shuffled = shuffled,
-                                 .seed = n * 7919, .trials = 2, .scenarios = 2};
+            struct gen_opts o = {.hosts = n,
+                                 .one_way = one_way,
+                                 .shuffled = shuffled,
+                                 .seed = n * 7919,
+                                 .trials = 2,
+                                 .scenarios = 2};
             struct plan *p = gen_load(&o);
             struct schedule *s = sched(p);
             assert_int_equal(schedule_base_round_count(s), circle_rounds(n, one_way));
@@ -180,8 +184,8 @@ test_one_at_a_time(void **state)
 {
     (void)state;
     for (size_t n = 2; n <= 12; n++) {
-        struct gen_opts o = {.hosts = n, .sequential_only = true, .trials = 3,
-                             .shuffled = n % 2 == 1, .seed = 3};
+        struct gen_opts o = {
+            .hosts = n, .sequential_only = true, .trials = 3, .shuffled = n % 2 == 1, .seed = 3};
         struct plan *p = gen_load(&o);
         struct schedule *s = sched(p);
         assert_int_equal(schedule_round_count(s), n * (n - 1) * 3);
@@ -226,12 +230,12 @@ test_deterministic_and_shuffled(void **state)
         struct schedule_test *va = flatten(a, &na), *vb = flatten(b, &nb), *vc = flatten(c, &nc),
                              *vd = flatten(d, &nd);
         assert_true(na == nb && nb == nc && nc == nd);
-        assert_memory_equal(vb, vc, nb * sizeof *vb);        /* same seed, same schedule */
-        assert_memory_not_equal(va, vb, na * sizeof *va);    /* shuffled differs */
-        assert_memory_not_equal(vb, vd, nb * sizeof *vb);    /* another seed differs */
+        assert_memory_equal(vb, vc, nb * sizeof *vb);     /* same seed, same schedule */
+        assert_memory_not_equal(va, vb, na * sizeof *va); /* shuffled differs */
+        assert_memory_not_equal(vb, vd, nb * sizeof *vb); /* another seed differs */
         qsort(va, na, sizeof *va, test_cmp);
         qsort(vb, nb, sizeof *vb, test_cmp);
-        assert_memory_equal(va, vb, na * sizeof *va);        /* ... but is a permutation */
+        assert_memory_equal(va, vb, na * sizeof *va); /* ... but is a permutation */
         free(va), free(vb), free(vc), free(vd);
         schedule_free(a), schedule_free(b), schedule_free(c), schedule_free(d);
         plan_free(seq), plan_free(sh1), plan_free(sh2), plan_free(sh3);
@@ -247,9 +251,9 @@ test_pinned_shuffle(void **state)
 {
     (void)state;
     struct rng r;
-    rng_seed(&r, 1234567);
-    assert_true(rng_next(&r) == 6457827717110365317ULL); /* splitmix64's reference values */
-    assert_true(rng_next(&r) == 3203168211198807973ULL);
+    plan_rng_seed(&r, 1234567);
+    assert_true(plan_rng_next(&r) == 6457827717110365317ULL); /* splitmix64's reference values */
+    assert_true(plan_rng_next(&r) == 3203168211198807973ULL);
     struct gen_opts o = {.hosts = 6, .shuffled = true, .seed = 7};
     struct plan *p = gen_load(&o);
     struct schedule *s = sched(p);
@@ -323,9 +327,12 @@ test_zone_selections(void **state)
             for (size_t i = k; i < 2 * k && i < n; i++)
                 zones[i] = zone_names[i - k];
             bool is_cross = cross;
-            struct gen_opts o = {.hosts = n, .zones = zones,
-                                 .pairs = cross ? "cross-zone" : "same-zone", .trials = 2,
-                                 .shuffled = n % 3 == 0, .seed = n};
+            struct gen_opts o = {.hosts = n,
+                                 .zones = zones,
+                                 .pairs = cross ? "cross-zone" : "same-zone",
+                                 .trials = 2,
+                                 .shuffled = n % 3 == 0,
+                                 .seed = n};
             struct plan *p = gen_load(&o);
             struct schedule *s = sched(p);
             check_bounds(p, s, want_zone, &is_cross);
@@ -369,7 +376,7 @@ test_explicit_pairs(void **state)
 {
     (void)state;
     for (size_t n = 2; n <= 30; n++) {
-        size_t (*pairs)[2] = calloc(n * n, sizeof *pairs), np = 0;
+        size_t(*pairs)[2] = calloc(n * n, sizeof *pairs), np = 0;
         bool *m = calloc(n * n, sizeof *m);
         for (size_t a = 0; a < n; a++)
             for (size_t b = 0; b < n; b++)
@@ -378,8 +385,11 @@ test_explicit_pairs(void **state)
                     pairs[np++][1] = b;
                     m[a * n + b] = true;
                 }
-        struct gen_opts o = {.hosts = n, .explicit_pairs = (const size_t(*)[2])pairs,
-                             .nexplicit = np, .one_way = true, .trials = 3};
+        struct gen_opts o = {.hosts = n,
+                             .explicit_pairs = (const size_t(*)[2])pairs,
+                             .nexplicit = np,
+                             .one_way = true,
+                             .trials = 3};
         struct plan *p = gen_load(&o);
         struct schedule *s = sched(p);
         struct explicit_set e = {n, m};
@@ -399,7 +409,8 @@ test_estimate(void **state)
     struct plan *p = gen_load(&o); /* s0 10 s, s1 20 s, warmup 1 s each */
     struct schedule *s = sched(p);
     assert_int_equal(schedule_base_round_count(s), 6);
-    double want = 6.0 * 2 * (10 + 1 + PLAN_TEST_OVERHEAD_S) + 6.0 * 2 * (20 + 1 + PLAN_TEST_OVERHEAD_S);
+    double want =
+        6.0 * 2 * (10 + 1 + PLAN_TEST_OVERHEAD_S) + 6.0 * 2 * (20 + 1 + PLAN_TEST_OVERHEAD_S);
     assert_true(schedule_estimate_s(s) == want);
     assert_true(schedule_round_estimate_s(s, 0) == 10 + 1 + PLAN_TEST_OVERHEAD_S);
     char buf[32];

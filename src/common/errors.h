@@ -1,7 +1,7 @@
-/* err.h - errors as values (STYLE.md): functions return 0 or a negative NS_E* code and put
+/* errors.h - errors as values (STYLE.md): functions return 0 or a negative NS_E* code and put
  * the human-readable detail into a caller-owned struct err. No global error state. */
-#ifndef NS_ERR_H
-#define NS_ERR_H
+#ifndef NS_ERRORS_H
+#define NS_ERRORS_H
 
 #include <stddef.h>
 
@@ -36,8 +36,8 @@ enum ns_err_code {
 
 /* Embedded in the caller (err_init/err_release not needed: plain data). */
 struct err {
-    int code;                  /* last NS_E* code set, NS_OK when clear */
-    char msg[NS_ERR_MSG_MAX];  /* detail, git style: lower-case, problem first, no full stop */
+    int code;                 /* last NS_E* code set, NS_OK when clear */
+    char msg[NS_ERR_MSG_MAX]; /* detail, git style: lower-case, problem first, no full stop */
 };
 
 /* Clear e (e may be NULL). */

@@ -28,10 +28,10 @@ RSS_LIMIT_KB=8192
 root=$(cd "$(dirname "$0")/../.." && pwd)
 
 find_nsperf() {
-    if [ $# -ge 1 ] && [ -d "$1" ]; then echo "$1/src/nsperf/nsperf"; return; fi   # a build dir
+    if [ $# -ge 1 ] && [ -d "$1" ]; then echo "$1/bin/nsperf"; return; fi   # a build dir
     if [ $# -ge 1 ] && [ -n "$1" ]; then echo "$1"; return; fi
     if [ -n "${NSPERF:-}" ]; then echo "$NSPERF"; return; fi
-    ls -t "$root"/build/*/src/nsperf/nsperf 2>/dev/null | head -n 1
+    ls -t "$root"/build/*/bin/nsperf 2>/dev/null | head -n 1
 }
 NSPERF=$(find_nsperf "${1:-}")
 if [ -z "$NSPERF" ] || [ ! -x "$NSPERF" ]; then

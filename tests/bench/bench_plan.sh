@@ -10,7 +10,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 build=${1:-$root/build/dev}
-bin=$build/src/netsurvey
+bin=$build/bin/netsurvey
 hosts=${NS_BENCH_HOSTS:-500}
 max_s=1.0
 max_kib=65536

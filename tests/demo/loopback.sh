@@ -5,8 +5,8 @@
 # Usage: tests/demo/loopback.sh [BUILD_DIR]   (default build/dev)
 set -euo pipefail
 build=${1:-build/dev}
-nsperf=$build/src/nsperf/nsperf
-netsurvey=$build/src/netsurvey
+nsperf=$build/bin/nsperf
+netsurvey=$build/bin/netsurvey
 out=${DEMO_OUT:-results/loopback-demo}
 mkdir -p "$out"
 token=$(mktemp)

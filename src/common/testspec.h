@@ -1,7 +1,18 @@
-/* testspec.h - the ranges nsperf accepts for a test, in one place, so that `netsurvey check`
- * refuses exactly what an endpoint would refuse later (plan/scenarios.c, nsperf/params.c). */
+/* testspec.h - the one definition of nsperf's test kinds and test parameters: names, plan keys,
+ * flags, types, ranges, defaults and which kinds each applies to. The plan validator, nsperf's
+ * command line, nsperf's wire validation and the runner's command-line builder all read these
+ * tables, so `netsurvey check` refuses exactly what nsperf refuses, with the same range text.
+ *
+ * Adding a parameter: one row in TESTSPEC_PARAM_MAP (plan and nsperf pick it up; nsperf's
+ * main.c needs a flag row and params.c a field). Adding a kind: one row in TESTSPEC_KIND_MAP. */
 #ifndef NS_TESTSPEC_H
 #define NS_TESTSPEC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct err;
 
 #define NS_MAX_STREAMS 128
 #define NS_MAX_MSG_SIZE (64u << 20) /* 64 MiB write/request size */
@@ -10,10 +21,174 @@
 #define NS_MAX_DURATION_S (24.0 * 3600.0)
 #define NS_MAX_WARMUP_S 3600.0
 #define NS_MIN_INTERVAL_S 0.01 /* -i: 0 (none) or at least 10 ms */
+#define NS_MAX_INTERVAL_S 3600.0
+#define NS_MAX_RATE_BPS 1e12
+#define NS_MIN_RATE_BPS 1.0
+#define NS_MIN_SOCK_BUF 1024.0
+#define NS_MAX_SOCK_BUF (1 << 30)
 /* -i samples kept per test: ceil(duration / interval) x streams. Bounds the endpoint's memory
  * and keeps the RESULT frame well under PROTO_MAX_PAYLOAD (about 150 bytes a sample at most). */
 #define NS_MAX_INTERVAL_CELLS 36000u
 /* streams x write size of a stream kind: each stream owns a buffer of -l bytes. */
 #define NS_MAX_STREAM_MEMORY (256ull << 20)
+
+/* Test kinds, named after netperf's. Columns: id, name, default -l (write size of the stream
+ * kinds, request size of the others), smallest -l, largest -l and --response-size, default -b
+ * (0 = unpaced).
+ *  - tcp_stream writes 1 MiB per send(): measured on loopback, 128K writes (iperf3's default)
+ *    cap one stream at ~14 Gbit/s on syscall cost alone, 1 MiB at ~26; paced streams write
+ *    smaller pieces (tcp_stream.c);
+ *  - udp_stream: iperf3's UDP datagram (1460) and rate (1 Mbit/s); smaller than its header is
+ *    refused;
+ *  - the request/response kinds: netperf's 1-byte default. */
+#define TESTSPEC_KIND_MAP(X)                                                                       \
+    X(TCP_STREAM, "tcp_stream", 1048576.0, 1.0, NS_MAX_MSG_SIZE, 0.0)                              \
+    X(UDP_STREAM, "udp_stream", 1460.0, NS_UDP_STREAM_MIN, NS_MAX_UDP_PAYLOAD, 1e6)                \
+    X(TCP_RR, "tcp_rr", 1.0, 1.0, NS_MAX_MSG_SIZE, 0.0)                                            \
+    X(UDP_RR, "udp_rr", 1.0, 1.0, NS_MAX_UDP_PAYLOAD, 0.0)                                         \
+    X(TCP_CRR, "tcp_crr", 1.0, 1.0, NS_MAX_MSG_SIZE, 0.0)
+
+enum testspec_kind {
+#define TESTSPEC_KIND_ENUM(id, name, def_len, min_len, max_len, def_rate) TESTSPEC_##id,
+    TESTSPEC_KIND_MAP(TESTSPEC_KIND_ENUM)
+#undef TESTSPEC_KIND_ENUM
+        TESTSPEC_KIND_COUNT
+};
+
+/* Sets of kinds, as bit masks of enum testspec_kind. */
+#define TESTSPEC_K(id) (1u << TESTSPEC_##id)
+#define TESTSPEC_STREAM_KINDS (TESTSPEC_K(TCP_STREAM) | TESTSPEC_K(UDP_STREAM))
+#define TESTSPEC_RR_KINDS (TESTSPEC_K(TCP_RR) | TESTSPEC_K(UDP_RR) | TESTSPEC_K(TCP_CRR))
+#define TESTSPEC_ALL_KINDS (TESTSPEC_STREAM_KINDS | TESTSPEC_RR_KINDS)
+
+enum testspec_type {
+    TESTSPEC_DURATION, /* seconds; units.h durations ("250ms") */
+    TESTSPEC_SIZE,     /* bytes, whole; units.h sizes ("64K") */
+    TESTSPEC_RATE,     /* bits/s; units.h rates ("900M") */
+    TESTSPEC_COUNT,    /* whole number */
+    TESTSPEC_BOOL      /* flag without value; plan: true or false */
+};
+
+/* Column values that depend on the kind (looked up in TESTSPEC_KIND_MAP). */
+#define TESTSPEC_BY_KIND (-1.0)
+/* response_size's default: the request size. */
+#define TESTSPEC_FOLLOWS_MSG (-2.0)
+
+/* Test parameters. Columns: id, plan key, nsperf flag, words for messages, type, smallest,
+ * largest, kinds where 0 is also accepted (meaning "none": no interval samples, unpaced,
+ * kernel-tuned buffers), default, kinds it applies to (a plan key or flag for another kind is
+ * refused: "-R does not apply to tcp_rr tests"). */
+#define TESTSPEC_PARAM_MAP(X)                                                                      \
+    X(DURATION, "duration", "-t", "duration", TESTSPEC_DURATION, 0.001, NS_MAX_DURATION_S, 0u,     \
+      10.0, TESTSPEC_ALL_KINDS)                                                                    \
+    X(WARMUP, "warmup", "--warmup", "warmup", TESTSPEC_DURATION, 0.0, NS_MAX_WARMUP_S, 0u, 1.0,    \
+      TESTSPEC_ALL_KINDS)                                                                          \
+    X(INTERVAL, "interval", "-i", "interval", TESTSPEC_DURATION, NS_MIN_INTERVAL_S,                \
+      NS_MAX_INTERVAL_S, TESTSPEC_ALL_KINDS, 0.0, TESTSPEC_ALL_KINDS)                              \
+    X(STREAMS, "streams", "-P", "streams", TESTSPEC_COUNT, 1.0, NS_MAX_STREAMS, 0u, 1.0,      \
+      TESTSPEC_STREAM_KINDS)                                                                       \
+    X(MSG_SIZE, "msg_size", "-l", "message size", TESTSPEC_SIZE, TESTSPEC_BY_KIND,                 \
+      TESTSPEC_BY_KIND, 0u, TESTSPEC_BY_KIND, TESTSPEC_ALL_KINDS)                                  \
+    X(RESPONSE_SIZE, "response_size", "--response-size", "response size", TESTSPEC_SIZE, 1.0,      \
+      TESTSPEC_BY_KIND, 0u, TESTSPEC_FOLLOWS_MSG, TESTSPEC_RR_KINDS)                               \
+    X(RATE, "rate", "-b", "rate", TESTSPEC_RATE, NS_MIN_RATE_BPS, NS_MAX_RATE_BPS,                 \
+      TESTSPEC_K(TCP_STREAM), TESTSPEC_BY_KIND, TESTSPEC_STREAM_KINDS)                             \
+    X(REVERSE, "reverse", "-R", "reverse", TESTSPEC_BOOL, 0.0, 1.0, TESTSPEC_ALL_KINDS, 0.0,       \
+      TESTSPEC_STREAM_KINDS)                                                                       \
+    X(WINDOW, "window", "-w", "socket buffer", TESTSPEC_SIZE, NS_MIN_SOCK_BUF, NS_MAX_SOCK_BUF,    \
+      TESTSPEC_ALL_KINDS, 0.0, TESTSPEC_ALL_KINDS)
+
+enum testspec_param {
+#define TESTSPEC_PARAM_ENUM(id, key, flag, words, type, lo, hi, zero, def, kinds) TESTSPEC_P_##id,
+    TESTSPEC_PARAM_MAP(TESTSPEC_PARAM_ENUM)
+#undef TESTSPEC_PARAM_ENUM
+        TESTSPEC_PARAM_COUNT
+};
+
+/* A test's parameter values (a scenario's, a command line's). v[] holds every value as a double
+ * (sizes and rates are exact: all limits are below 2^53); set has bit i when parameter i was
+ * given, the others hold the kind's defaults. */
+struct testspec_values {
+    enum testspec_kind kind;
+    double v[TESTSPEC_PARAM_COUNT];
+    uint32_t set;
+};
+
+#define TESTSPEC_BIT(param) (1u << (param))
+
+/* --- kinds --------------------------------------------------------------------------------- */
+
+/* "tcp_stream"; NULL when out of range. */
+const char *testspec_kind_name(int kind);
+/* Kind named name, or -1 (name may be NULL). */
+int testspec_kind_find(const char *name);
+/* "tcp_stream, udp_stream, tcp_rr, udp_rr or tcp_crr" into buf; returns buf. */
+char *testspec_kind_list(char *buf, size_t len);
+
+/* --- parameters ---------------------------------------------------------------------------- */
+
+const char *testspec_key(enum testspec_param p);   /* "msg_size" */
+const char *testspec_flag(enum testspec_param p);  /* "-l" */
+const char *testspec_words(enum testspec_param p); /* "message size" */
+enum testspec_type testspec_type(enum testspec_param p);
+/* Parameter with plan key or flag s, or -1. */
+int testspec_param_by_key(const char *key);
+int testspec_param_by_flag(const char *flag);
+
+bool testspec_applies(enum testspec_param p, int kind);
+/* Smallest and largest value for kind; kind -1: over every kind the parameter applies to. */
+double testspec_min(enum testspec_param p, int kind);
+double testspec_max(enum testspec_param p, int kind);
+/* Whether 0 ("none") is also accepted for kind (kind -1: for some kind). */
+bool testspec_zero_ok(enum testspec_param p, int kind);
+/* Default for kind (response_size: msg_size's default; see testspec_values_default). */
+double testspec_default(enum testspec_param p, int kind);
+
+/* Whether value is accepted for kind (kind -1: for some kind); ignores applicability. */
+bool testspec_in_range(enum testspec_param p, int kind, double value);
+
+/* The accepted values as text, the same for every reader: "1..64M", "0 or 10ms..1h",
+ * "40..65507 for udp_stream" (the kind is named when the range depends on it). Returns buf. */
+char *testspec_range_text(enum testspec_param p, int kind, char *buf, size_t len);
+
+/* A value as a user would write it, in the parameter's unit: "10ms", "64M", "1460", "900M",
+ * "true". Exact (sizes and rates in whole units only when exact). Returns buf. */
+char *testspec_value_text(enum testspec_param p, double value, char *buf, size_t len);
+
+/* Parse text as parameter p's type (units.h; sizes and counts must be whole, bools are
+ * "true"/"false"). Returns 0, NS_EPARSE (not a value of that type) or NS_ERANGE (negative or
+ * too large for any use); e says why, naming the parameter by its words. No range check. */
+int testspec_parse(enum testspec_param p, const char *text, double *out, struct err *e);
+
+/* "<who> <value_text> out of range <range>" into e (NS_ERANGE); returns NS_ERANGE. who is how
+ * the reader names the parameter ("msg_size" in a plan, "-l: message size" in nsperf). */
+int testspec_range_error(struct err *e, enum testspec_param p, int kind, const char *who,
+                         const char *value_text);
+
+/* --- values -------------------------------------------------------------------------------- */
+
+/* Every parameter at kind's default, none set. */
+void testspec_values_default(struct testspec_values *v, enum testspec_kind kind);
+/* Set parameter p (marks it given). response_size follows msg_size while not given. */
+void testspec_values_set(struct testspec_values *v, enum testspec_param p, double value);
+
+/* The limits that involve several parameters (what a test makes an endpoint hold, and interval
+ * sampling): returns 0, or NS_ERANGE with the message in e and the parameter to blame in
+ * *param. Checks only what applies to v->kind. */
+int testspec_check_limits(const struct testspec_values *v, enum testspec_param *param,
+                          struct err *e);
+
+/* Check every value of v: ranges for its kind, then testspec_check_limits. A parameter that
+ * does not apply must be at its default. Messages name parameters by flag, as nsperf's
+ * command line does ("-l: message size 0 out of range 1..64M"). Returns 0 or NS_ERANGE. */
+int testspec_values_check(const struct testspec_values *v, struct err *e);
+
+/* The nsperf client flags for a test: "--test", the kind, then flag and value of every
+ * parameter set in v that applies to the kind, in table order ("--test tcp_rr -t 100 --warmup 1
+ * -l 250"). Host, port, -J and the token file are the caller's to add. Returns a
+ * NULL-terminated vector whose pointers and strings live in one heap block: the caller frees
+ * it with free() alone; *argc (may be NULL) gets the count. NULL when out of memory or when v
+ * does not pass testspec_values_check (e says why). */
+char **testspec_client_argv(const struct testspec_values *v, size_t *argc, struct err *e);
 
 #endif

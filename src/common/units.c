@@ -92,6 +92,8 @@ units_parse_size(const char *s, uint64_t *out_bytes, struct err *e)
 {
     double v = 0.0;
     int rc = units_parse(s, size_units, sizeof size_units / sizeof *size_units, "size", &v, e);
+    if (rc == 0 && v < 18446744073709551616.0 && v != floor(v))
+        return err_set(e, NS_EPARSE, "size '%s' is not a whole number of bytes", s);
     return rc != 0 ? rc : units_to_u64(v, s, "size", out_bytes, e);
 }
 

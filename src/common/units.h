@@ -1,6 +1,6 @@
 /* units.h - parsing and printing of durations, sizes and rates as users write them.
  *   durations: "300s" "5m" "250ms" "1.5h" "100us" "10" (bare number = seconds)
- *   sizes (binary, bytes): "64K" "1M" "1G" "250" "64KiB" "1.5k"  (K = 1024)
+ *   sizes (binary, bytes): "64K" "1M" "1G" "250" "64KiB" "1.5k"  (K = 1024; whole bytes only)
  *   rates (decimal, bits/s): "900M" "1.5G" "10Gbit" "100k" "1e9"   (M = 10^6, as iperf3 -b)
  * All parsers reject trailing garbage, negatives, NaN/inf and overflow. */
 #ifndef NS_UNITS_H

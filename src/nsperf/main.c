@@ -14,6 +14,8 @@
 #define EXIT_USAGE 2
 #define DEFAULT_ONE_SHOT_IDLE_S 600.0
 
+struct opt;
+
 struct cli {
     bool server, client;
     const char *host;
@@ -26,12 +28,15 @@ struct cli {
     const char *test;
     struct ns_params p;
     bool json;
-    /* raw values applied after the kind's defaults are known */
-    const char *duration, *warmup, *interval, *len, *response, *rate, *window;
-    int streams;
+    /* test parameters as written, applied once the kind is known (common/testspec.h) */
+    const char *raw[TESTSPEC_PARAM_COUNT];
+    const struct opt *client_only, *server_only; /* first such flag given */
 };
 
+struct cli;
 typedef int (*opt_fn)(struct cli *c, const char *arg, struct err *e);
+
+enum opt_role { BOTH, CLIENT, SERVER };
 
 struct opt {
     const char *name;
@@ -39,6 +44,7 @@ struct opt {
     int has_arg;
     opt_fn fn;
     const char *help;
+    enum opt_role role; /* a flag for the other side is refused */
 };
 
 static int
@@ -105,49 +111,39 @@ opt_token(struct cli *c, const char *arg, struct err *e)
 static int
 opt_test(struct cli *c, const char *arg, struct err *e)
 {
+    char list[128];
     if (ns_kind_find(arg, NULL) == NULL)
-        return err_set(e, NS_EINVAL,
-                       "unknown test '%s' (tcp_stream, udp_stream, tcp_rr, "
-                       "udp_rr, tcp_crr)",
-                       arg);
+        return err_set(e, NS_EINVAL, "--test: unknown test '%s' (%s)", arg,
+                       testspec_kind_list(list, sizeof list));
     c->test = arg;
     return 0;
 }
 
-#define STORE_RAW(fname, field)                                                                    \
+static int
+opt_udp(struct cli *c, const char *arg, struct err *e)
+{
+    (void)c;
+    (void)arg;
+    return err_set(e, NS_EINVAL, "-u: nsperf has no -u; use --test udp_stream");
+}
+
+/* A test parameter: kept as written until the kind's defaults and ranges are known. */
+#define STORE_RAW(fname, param)                                                                    \
     static int fname(struct cli *c, const char *arg, struct err *e)                                \
     {                                                                                              \
         (void)e;                                                                                   \
-        c->field = arg;                                                                            \
+        c->raw[param] = arg != NULL ? arg : "true";                                                \
         return 0;                                                                                  \
     }
-STORE_RAW(opt_time, duration)
-STORE_RAW(opt_warmup, warmup)
-STORE_RAW(opt_interval, interval)
-STORE_RAW(opt_len, len)
-STORE_RAW(opt_response, response)
-STORE_RAW(opt_rate, rate)
-STORE_RAW(opt_window, window)
-
-static int
-opt_parallel(struct cli *c, const char *arg, struct err *e)
-{
-    char *end;
-    long v = strtol(arg, &end, 10);
-    if (*arg == '\0' || *end != '\0' || v < 1 || v > NS_MAX_STREAMS)
-        return err_set(e, NS_ERANGE, "invalid stream count '%s' (1..%d)", arg, NS_MAX_STREAMS);
-    c->streams = (int)v;
-    return 0;
-}
-
-static int
-opt_reverse(struct cli *c, const char *arg, struct err *e)
-{
-    (void)arg;
-    (void)e;
-    c->p.reverse = true;
-    return 0;
-}
+STORE_RAW(opt_time, TESTSPEC_P_DURATION)
+STORE_RAW(opt_warmup, TESTSPEC_P_WARMUP)
+STORE_RAW(opt_interval, TESTSPEC_P_INTERVAL)
+STORE_RAW(opt_len, TESTSPEC_P_MSG_SIZE)
+STORE_RAW(opt_response, TESTSPEC_P_RESPONSE_SIZE)
+STORE_RAW(opt_rate, TESTSPEC_P_RATE)
+STORE_RAW(opt_window, TESTSPEC_P_WINDOW)
+STORE_RAW(opt_parallel, TESTSPEC_P_STREAMS)
+STORE_RAW(opt_reverse, TESTSPEC_P_REVERSE)
 
 static int
 opt_json(struct cli *c, const char *arg, struct err *e)
@@ -187,36 +183,41 @@ enum {
 };
 
 static const struct opt opts[] = {
-    {"server", 's', no_argument, opt_server, "run as server"},
-    {"client", 'c', required_argument, opt_client, "HOST: run as client, connect to HOST"},
-    {"port", 'p', required_argument, opt_port, "PORT: server port (default 5301)"},
-    {"bind", 'B', required_argument, opt_bind, "ADDR: server: listen on ADDR only"},
-    {"one-off", '1', no_argument, opt_one, "server: serve one test, then exit"},
+    {"server", 's', no_argument, opt_server, "run as server", BOTH},
+    {"client", 'c', required_argument, opt_client, "HOST: run as client, connect to HOST", CLIENT},
+    {"port", 'p', required_argument, opt_port, "PORT: server port (default 5301)", BOTH},
+    {"bind", 'B', required_argument, opt_bind, "ADDR: server: listen on ADDR only", BOTH},
+    {"one-off", '1', no_argument, opt_one, "server: serve one test, then exit", SERVER},
     {"idle-timeout", OPT_IDLE, required_argument, opt_idle,
-     "SEC: server: exit after SEC without a test (default 600 with -1, never without; 0 = never)"},
+     "SEC: server: exit after SEC without a test (default 600 with -1, never without; 0 = never)",
+     SERVER},
     {"token-file", OPT_TOKEN, required_argument, opt_token,
-     "FILE: shared secret from FILE ('-' = stdin); both sides must use the same"},
+     "FILE: shared secret from FILE ('-' = stdin); both sides must use the same", BOTH},
     {"test", OPT_TEST, required_argument, opt_test,
-     "KIND: tcp_stream (default), udp_stream, tcp_rr, udp_rr, tcp_crr"},
-    {"time", 't', required_argument, opt_time, "SEC: measured duration (default 10s)"},
+     "KIND: tcp_stream (default), udp_stream, tcp_rr, udp_rr, tcp_crr", CLIENT},
+    {"time", 't', required_argument, opt_time, "SEC: measured duration (default 10s)", CLIENT},
     {"warmup", OPT_WARMUP, required_argument, opt_warmup,
-     "SEC: traffic before measuring, discarded (default 1s)"},
-    {"parallel", 'P', required_argument, opt_parallel, "N: parallel streams (stream kinds)"},
+     "SEC: traffic before measuring, discarded (default 1s)", CLIENT},
+    {"parallel", 'P', required_argument, opt_parallel, "N: parallel streams (stream kinds)",
+     CLIENT},
     {"length", 'l', required_argument, opt_len,
-     "BYTES: write size (1M tcp_stream, 1460 udp_stream) or request size (1)"},
+     "BYTES: write size (1M tcp_stream, 1460 udp_stream) or request size (1)", CLIENT},
     {"response-size", OPT_RESPONSE, required_argument, opt_response,
-     "BYTES: response size of rr/crr kinds (default: request size)"},
+     "BYTES: response size of rr/crr kinds (default: request size)", CLIENT},
     {"bitrate", 'b', required_argument, opt_rate,
-     "RATE: total target rate, bits/s (udp_stream default 1M; tcp default unpaced)"},
-    {"reverse", 'R', no_argument, opt_reverse, "server sends (stream kinds)"},
-    {"json", 'J', no_argument, opt_json, "print one JSON document"},
-    {"interval", 'i', required_argument, opt_interval, "SEC: per-interval samples in the JSON"},
-    {"window", 'w', required_argument, opt_window, "BYTES: socket buffer size"},
-    {"ipv4", '4', no_argument, opt_inet, "IPv4 only"},
-    {"ipv6", '6', no_argument, opt_inet6, "IPv6 only"},
-    {"help", OPT_HELP, no_argument, NULL, "this help"},
-    {"version", OPT_VERSION, no_argument, NULL, "print the version"},
+     "RATE: total target rate, bits/s (udp_stream default 1M; tcp default unpaced)", CLIENT},
+    {"reverse", 'R', no_argument, opt_reverse, "server sends (stream kinds)", CLIENT},
+    {"json", 'J', no_argument, opt_json, "print one JSON document", CLIENT},
+    {"interval", 'i', required_argument, opt_interval, "SEC: per-interval samples in the JSON",
+     CLIENT},
+    {"window", 'w', required_argument, opt_window, "BYTES: socket buffer size", CLIENT},
+    {"ipv4", '4', no_argument, opt_inet, "IPv4 only", BOTH},
+    {"ipv6", '6', no_argument, opt_inet6, "IPv6 only", BOTH},
+    {"udp", 'u', no_argument, opt_udp, "iperf3's -u: use --test udp_stream instead", BOTH},
+    {"help", OPT_HELP, no_argument, NULL, "this help", BOTH},
+    {"version", OPT_VERSION, no_argument, NULL, "print the version", BOTH},
 };
+
 #define NOPTS (sizeof opts / sizeof opts[0])
 
 static void
@@ -263,6 +264,31 @@ find_opt(int key)
     return NULL;
 }
 
+static void
+opt_flag_text(const struct opt *o, char *buf, size_t len)
+{
+    if (o->key < 256)
+        snprintf(buf, len, "-%c", o->key);
+    else
+        snprintf(buf, len, "--%s", o->name);
+}
+
+/* A flag for the other side is a mistake, not something to ignore. */
+static int
+check_roles(const struct cli *c, struct err *e)
+{
+    char flag[40];
+    if (c->server && c->client_only != NULL) {
+        opt_flag_text(c->client_only, flag, sizeof flag);
+        return err_set(e, NS_EINVAL, "%s is a client option (not with -s)", flag);
+    }
+    if (c->client && c->server_only != NULL) {
+        opt_flag_text(c->server_only, flag, sizeof flag);
+        return err_set(e, NS_EINVAL, "%s is a server option (not with -c)", flag);
+    }
+    return 0;
+}
+
 /* 0 = go on, 1 = done (help/version printed), <0 = usage error. */
 static int
 parse_flags(struct cli *c, int argc, char **argv, struct err *e)
@@ -286,30 +312,41 @@ parse_flags(struct cli *c, int argc, char **argv, struct err *e)
         int rc = o->fn(c, optarg, e);
         if (rc != 0)
             return rc;
+        if (o->role == CLIENT && c->client_only == NULL)
+            c->client_only = o;
+        if (o->role == SERVER && c->server_only == NULL)
+            c->server_only = o;
     }
     if (optind < argc)
         return err_set(e, NS_EINVAL, "unexpected argument '%s'", argv[optind]);
     if (c->server == c->client)
         return err_set(e, NS_EINVAL, "give exactly one of -s and -c HOST");
+    return check_roles(c, e);
+}
+
+/* One parameter as written: for this kind at all, then its type, then its range. */
+static int
+apply_param(struct cli *c, enum testspec_param id, struct err *e)
+{
+    const char *raw = c->raw[id], *flag = testspec_flag(id);
+    int kind = (int)c->p.kind;
+    if (raw == NULL)
+        return 0;
+    if (!testspec_applies(id, kind))
+        return err_set(e, NS_EINVAL, "%s does not apply to %s tests", flag,
+                       testspec_kind_name(kind));
+    double v;
+    if (testspec_parse(id, raw, &v, e) != 0)
+        return err_prefix(e, "%s", flag);
+    if (!testspec_in_range(id, kind, v)) {
+        char who[64];
+        snprintf(who, sizeof who, "%s: %s", flag, testspec_words(id));
+        return testspec_range_error(e, id, kind, who, raw);
+    }
+    ns_params_set(&c->p, id, v);
+    if (id == TESTSPEC_P_MSG_SIZE)
+        c->p.response_size = c->p.msg_size; /* --response-size, later in the table, overrides */
     return 0;
-}
-
-static int
-apply_size(const char *raw, uint64_t *out, const char *what, struct err *e)
-{
-    if (raw == NULL)
-        return 0;
-    int rc = units_parse_size(raw, out, e);
-    return rc != 0 ? err_prefix(e, "%s", what) : 0;
-}
-
-static int
-apply_duration(const char *raw, double *out, const char *what, struct err *e)
-{
-    if (raw == NULL)
-        return 0;
-    int rc = units_parse_duration(raw, out, e);
-    return rc != 0 ? err_prefix(e, "%s", what) : 0;
 }
 
 /* Kind defaults first, then what the user gave. */
@@ -319,31 +356,15 @@ client_params(struct cli *c, struct err *e)
     enum ns_kind_id id = NS_TCP_STREAM;
     if (c->test != NULL)
         ns_kind_find(c->test, &id);
-    struct ns_params given = c->p;
+    int family = c->p.family;
     ns_params_default(&c->p, id);
-    c->p.reverse = given.reverse;
-    c->p.family = given.family;
-    if (c->streams > 0)
-        c->p.streams = c->streams;
-    uint64_t window = 0;
-    int rc = apply_size(c->len, &c->p.msg_size, "-l", e);
-    c->p.response_size = c->p.msg_size;
-    if (rc == 0)
-        rc = apply_size(c->response, &c->p.response_size, "--response-size", e);
-    if (rc == 0)
-        rc = apply_size(c->window, &window, "-w", e);
-    if (rc == 0 && c->rate != NULL && units_parse_rate(c->rate, &c->p.rate_bps, e) != 0)
-        rc = err_prefix(e, "-b");
-    if (rc == 0)
-        rc = apply_duration(c->duration, &c->p.duration_s, "-t", e);
-    if (rc == 0)
-        rc = apply_duration(c->warmup, &c->p.warmup_s, "--warmup", e);
-    if (rc == 0)
-        rc = apply_duration(c->interval, &c->p.interval_s, "-i", e);
-    if (rc == 0 && window > (uint64_t)INT32_MAX)
-        rc = err_set(e, NS_ERANGE, "-w: %llu bytes is too large", (unsigned long long)window);
-    c->p.sock_buf = (int)window;
-    return rc != 0 ? rc : ns_params_validate(&c->p, e);
+    c->p.family = family;
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++) {
+        int rc = apply_param(c, (enum testspec_param)i, e);
+        if (rc != 0)
+            return rc;
+    }
+    return ns_params_validate(&c->p, e);
 }
 
 static int

@@ -127,7 +127,12 @@ const struct test_kind *ns_kind_find(const char *name, enum ns_kind_id *id);
 
 /* Defaults for a kind (msg_size, rate, duration 10 s, warmup 1 s, ...). */
 void ns_params_default(struct ns_params *p, enum ns_kind_id kind);
-/* Validate ranges; message names the parameter. Returns 0 or NS_ERANGE/NS_EINVAL. */
+/* Store a parameter of common/testspec.h in its field (params.c maps the table to the struct). */
+void ns_params_set(struct ns_params *p, enum testspec_param id, double value);
+/* Every field of p as table values, all marked given. */
+void ns_params_to_spec(const struct ns_params *p, struct testspec_values *v);
+/* Validate by the table (testspec_values_check): ranges, kinds a flag applies to, limits; the
+ * message names the flag ("-l: message size 0 out of range 1..64M"). 0 or NS_ERANGE/NS_EINVAL. */
 int ns_params_validate(const struct ns_params *p, struct err *e);
 json_t *ns_params_to_json(const struct ns_params *p);
 int ns_params_from_json(const json_t *o, struct ns_params *p, struct err *e);

@@ -2,13 +2,16 @@
  * and the JSON form exchanged in PARAMS/ACCEPT. */
 #include "nsperf/nsperf.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "common/errors.h"
 
-/* Smallest udp_stream datagram: the header of udp_stream.c (magic, phase, seq, time, cookie). */
-#define NS_MAX_SOCK_BUF (1 << 30)
+/* nsperf's kind ids are the table's (common/testspec.h). */
+_Static_assert(NS_TCP_STREAM == (int)TESTSPEC_TCP_STREAM &&
+                   NS_UDP_STREAM == (int)TESTSPEC_UDP_STREAM && NS_TCP_RR == (int)TESTSPEC_TCP_RR &&
+                   NS_UDP_RR == (int)TESTSPEC_UDP_RR && NS_TCP_CRR == (int)TESTSPEC_TCP_CRR &&
+                   NS_KIND_COUNT == (int)TESTSPEC_KIND_COUNT,
+               "enum ns_kind_id follows TESTSPEC_KIND_MAP");
 
 static const struct test_kind *const kinds[NS_KIND_COUNT] = {
     [NS_TCP_STREAM] = &ns_kind_tcp_stream, [NS_UDP_STREAM] = &ns_kind_udp_stream,
@@ -27,14 +30,63 @@ ns_kind_get(enum ns_kind_id id)
 const struct test_kind *
 ns_kind_find(const char *name, enum ns_kind_id *id)
 {
-    for (int i = 0; i < NS_KIND_COUNT && name != NULL; i++) {
-        if (strcmp(kinds[i]->name, name) == 0) {
-            if (id != NULL)
-                *id = (enum ns_kind_id)i;
-            return kinds[i];
-        }
+    int i = testspec_kind_find(name);
+    if (i < 0)
+        return NULL;
+    if (id != NULL)
+        *id = (enum ns_kind_id)i;
+    return kinds[i];
+}
+
+void
+ns_params_set(struct ns_params *p, enum testspec_param id, double value)
+{
+    switch (id) {
+    case TESTSPEC_P_DURATION:
+        p->duration_s = value;
+        break;
+    case TESTSPEC_P_WARMUP:
+        p->warmup_s = value;
+        break;
+    case TESTSPEC_P_INTERVAL:
+        p->interval_s = value;
+        break;
+    case TESTSPEC_P_STREAMS:
+        p->streams = value > NS_MAX_STREAMS + 1 ? NS_MAX_STREAMS + 1 : (int)value;
+        break;
+    case TESTSPEC_P_MSG_SIZE:
+        p->msg_size = (uint64_t)value;
+        break;
+    case TESTSPEC_P_RESPONSE_SIZE:
+        p->response_size = (uint64_t)value;
+        break;
+    case TESTSPEC_P_RATE:
+        p->rate_bps = (uint64_t)value;
+        break;
+    case TESTSPEC_P_REVERSE:
+        p->reverse = value != 0;
+        break;
+    case TESTSPEC_P_WINDOW:
+        p->sock_buf = value > (double)INT32_MAX ? INT32_MAX : (int)value;
+        break;
+    case TESTSPEC_PARAM_COUNT:
+        break;
     }
-    return NULL;
+}
+
+void
+ns_params_to_spec(const struct ns_params *p, struct testspec_values *v)
+{
+    testspec_values_default(v, (enum testspec_kind)p->kind);
+    testspec_values_set(v, TESTSPEC_P_DURATION, p->duration_s);
+    testspec_values_set(v, TESTSPEC_P_WARMUP, p->warmup_s);
+    testspec_values_set(v, TESTSPEC_P_INTERVAL, p->interval_s);
+    testspec_values_set(v, TESTSPEC_P_STREAMS, p->streams);
+    testspec_values_set(v, TESTSPEC_P_MSG_SIZE, (double)p->msg_size);
+    testspec_values_set(v, TESTSPEC_P_RESPONSE_SIZE, (double)p->response_size);
+    testspec_values_set(v, TESTSPEC_P_RATE, (double)p->rate_bps);
+    testspec_values_set(v, TESTSPEC_P_REVERSE, p->reverse);
+    testspec_values_set(v, TESTSPEC_P_WINDOW, p->sock_buf);
 }
 
 void
@@ -42,82 +94,10 @@ ns_params_default(struct ns_params *p, enum ns_kind_id kind)
 {
     memset(p, 0, sizeof *p);
     p->kind = kind;
-    p->streams = 1;
-    p->duration_s = 10.0;
-    p->warmup_s = 1.0;
     p->family = AF_UNSPEC;
-    switch (kind) {
-    case NS_TCP_STREAM:
-        /* 1 MiB per send(): measured on loopback, 128K writes (iperf3's default) cap one
-         * stream at ~14 Gbit/s on syscall cost alone, 1 MiB at ~26. The tool should measure
-         * the path, not its own syscalls; paced streams write smaller pieces (tcp_stream.c). */
-        p->msg_size = 1024u * 1024u;
-        break;
-    case NS_UDP_STREAM:
-        p->msg_size = 1460;    /* iperf3's UDP default datagram */
-        p->rate_bps = 1000000; /* 1 Mbit/s, as iperf3 -u */
-        break;
-    case NS_TCP_RR:
-    case NS_UDP_RR:
-    case NS_TCP_CRR:
-    case NS_KIND_COUNT:
-        p->msg_size = 1; /* netperf's request/response default */
-        break;
-    }
-    p->response_size = p->msg_size;
-}
-
-static int
-validate_msg_size(const struct ns_params *p, struct err *e)
-{
-    uint64_t lo = 1, hi = NS_MAX_MSG_SIZE;
-    if (p->kind == NS_UDP_STREAM)
-        lo = NS_UDP_STREAM_MIN;
-    if (p->kind == NS_UDP_STREAM || p->kind == NS_UDP_RR)
-        hi = NS_MAX_UDP_PAYLOAD;
-    if (p->msg_size < lo || p->msg_size > hi)
-        return err_set(e, NS_ERANGE, "message size %llu out of range [%llu, %llu] for %s",
-                       (unsigned long long)p->msg_size, (unsigned long long)lo,
-                       (unsigned long long)hi, kinds[p->kind]->name);
-    if (p->kind >= NS_TCP_RR && (p->response_size < 1 || p->response_size > hi))
-        return err_set(e, NS_ERANGE, "response size %llu out of range [1, %llu]",
-                       (unsigned long long)p->response_size, (unsigned long long)hi);
-    return 0;
-}
-
-static int
-validate_times(const struct ns_params *p, struct err *e)
-{
-    if (!isfinite(p->duration_s) || p->duration_s <= 0 || p->duration_s > NS_MAX_DURATION_S)
-        return err_set(e, NS_ERANGE, "duration %g s out of range (0, %g]", p->duration_s,
-                       NS_MAX_DURATION_S);
-    if (!isfinite(p->warmup_s) || p->warmup_s < 0 || p->warmup_s > NS_MAX_WARMUP_S)
-        return err_set(e, NS_ERANGE, "warmup %g s out of range [0, %g]", p->warmup_s,
-                       NS_MAX_WARMUP_S);
-    if (!isfinite(p->interval_s) || p->interval_s < 0 ||
-        (p->interval_s > 0 && p->interval_s < NS_MIN_INTERVAL_S))
-        return err_set(e, NS_ERANGE, "interval %g s out of range (0 or >= %g)", p->interval_s,
-                       NS_MIN_INTERVAL_S);
-    return 0;
-}
-
-/* What a test may make the endpoint hold: stream buffers and interval samples. */
-static int
-validate_memory(const struct ns_params *p, struct err *e)
-{
-    if (kinds[p->kind]->uses_streams && (uint64_t)p->streams * p->msg_size > NS_MAX_STREAM_MEMORY)
-        return err_set(e, NS_ERANGE, "%d streams x %llu-byte writes exceed %llu MiB of buffers",
-                       p->streams, (unsigned long long)p->msg_size,
-                       (unsigned long long)(NS_MAX_STREAM_MEMORY >> 20));
-    if (p->interval_s > 0) {
-        double cells = ceil(p->duration_s / p->interval_s) * p->streams;
-        if (cells > NS_MAX_INTERVAL_CELLS)
-            return err_set(e, NS_ERANGE,
-                           "%.0f interval samples (duration / interval x streams) exceed %u; "
-                           "use a longer interval",
-                           cells, NS_MAX_INTERVAL_CELLS);
-    }
-    return 0;
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++)
+        ns_params_set(p, (enum testspec_param)i,
+                      testspec_default((enum testspec_param)i, (int)kind));
 }
 
 int
@@ -125,23 +105,11 @@ ns_params_validate(const struct ns_params *p, struct err *e)
 {
     if (ns_kind_get(p->kind) == NULL)
         return err_set(e, NS_EINVAL, "unknown test kind %d", (int)p->kind);
-    int hi = kinds[p->kind]->uses_streams ? NS_MAX_STREAMS : 1;
-    if (p->streams < 1 || p->streams > hi)
-        return err_set(e, NS_ERANGE, "streams %d out of range [1, %d] for %s", p->streams, hi,
-                       kinds[p->kind]->name);
-    int rc = validate_msg_size(p, e);
-    if (rc == 0)
-        rc = validate_times(p, e);
+    struct testspec_values v;
+    ns_params_to_spec(p, &v);
+    int rc = testspec_values_check(&v, e);
     if (rc != 0)
         return rc;
-    rc = validate_memory(p, e);
-    if (rc != 0)
-        return rc;
-    if (p->kind == NS_UDP_STREAM && p->rate_bps == 0)
-        return err_set(e, NS_ERANGE, "udp_stream needs a rate (-b) above 0");
-    if (p->sock_buf < 0 || p->sock_buf > NS_MAX_SOCK_BUF)
-        return err_set(e, NS_ERANGE, "socket buffer %d out of range [0, %d]", p->sock_buf,
-                       NS_MAX_SOCK_BUF);
     if (p->family != AF_UNSPEC && p->family != AF_INET && p->family != AF_INET6)
         return err_set(e, NS_EINVAL, "unknown address family %d", p->family);
     return 0;

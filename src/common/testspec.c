@@ -1,0 +1,455 @@
+/* testspec.c - readers of the kind and parameter tables of testspec.h. */
+#include "common/testspec.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/errors.h"
+#include "common/units.h"
+
+struct kind_row {
+    const char *name;
+    double def_len, min_len, max_len, def_rate;
+};
+
+static const struct kind_row kinds[TESTSPEC_KIND_COUNT] = {
+#define KIND_ROW(id, name, def_len, min_len, max_len, def_rate)                                    \
+    [TESTSPEC_##id] = {name, def_len, min_len, max_len, def_rate},
+    TESTSPEC_KIND_MAP(KIND_ROW)
+#undef KIND_ROW
+};
+
+struct param_row {
+    const char *key, *flag, *words;
+    enum testspec_type type;
+    double lo, hi;
+    unsigned zero_kinds;
+    double def;
+    unsigned kinds;
+};
+
+static const struct param_row params[TESTSPEC_PARAM_COUNT] = {
+#define PARAM_ROW(id, key, flag, words, type, lo, hi, zero, def, kinds)                            \
+    [TESTSPEC_P_##id] = {key, flag, words, type, lo, hi, zero, def, kinds},
+    TESTSPEC_PARAM_MAP(PARAM_ROW)
+#undef PARAM_ROW
+};
+
+/* --- kinds --------------------------------------------------------------------------------- */
+
+const char *
+testspec_kind_name(int kind)
+{
+    return kind >= 0 && kind < TESTSPEC_KIND_COUNT ? kinds[kind].name : NULL;
+}
+
+int
+testspec_kind_find(const char *name)
+{
+    for (int i = 0; i < TESTSPEC_KIND_COUNT && name != NULL; i++)
+        if (strcmp(kinds[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+char *
+testspec_kind_list(char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len > 0)
+        buf[0] = '\0';
+    for (int i = 0; i < TESTSPEC_KIND_COUNT && used < len; i++) {
+        const char *sep = i == 0 ? "" : i + 1 == TESTSPEC_KIND_COUNT ? " or " : ", ";
+        int w = snprintf(buf + used, len - used, "%s%s", sep, kinds[i].name);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    return buf;
+}
+
+/* --- parameters ---------------------------------------------------------------------------- */
+
+const char *
+testspec_key(enum testspec_param p)
+{
+    return params[p].key;
+}
+
+const char *
+testspec_flag(enum testspec_param p)
+{
+    return params[p].flag;
+}
+
+const char *
+testspec_words(enum testspec_param p)
+{
+    return params[p].words;
+}
+
+enum testspec_type
+testspec_type(enum testspec_param p)
+{
+    return params[p].type;
+}
+
+int
+testspec_param_by_key(const char *key)
+{
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++)
+        if (strcmp(params[i].key, key) == 0)
+            return i;
+    return -1;
+}
+
+int
+testspec_param_by_flag(const char *flag)
+{
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++)
+        if (strcmp(params[i].flag, flag) == 0)
+            return i;
+    return -1;
+}
+
+bool
+testspec_applies(enum testspec_param p, int kind)
+{
+    return kind >= 0 && kind < TESTSPEC_KIND_COUNT && (params[p].kinds >> kind) & 1u;
+}
+
+/* A column value for one kind (kind >= 0). */
+static double
+column(enum testspec_param p, double v, int kind, bool lo)
+{
+    if (v == TESTSPEC_BY_KIND && p == TESTSPEC_P_MSG_SIZE)
+        return lo ? kinds[kind].min_len : kinds[kind].max_len;
+    if (v == TESTSPEC_BY_KIND)
+        return kinds[kind].max_len; /* response_size: the request's largest size */
+    return v;
+}
+
+double
+testspec_min(enum testspec_param p, int kind)
+{
+    if (kind >= 0)
+        return column(p, params[p].lo, kind, true);
+    double m = INFINITY;
+    for (int k = 0; k < TESTSPEC_KIND_COUNT; k++)
+        if (testspec_applies(p, k))
+            m = fmin(m, column(p, params[p].lo, k, true));
+    return m;
+}
+
+double
+testspec_max(enum testspec_param p, int kind)
+{
+    if (kind >= 0)
+        return column(p, params[p].hi, kind, false);
+    double m = -INFINITY;
+    for (int k = 0; k < TESTSPEC_KIND_COUNT; k++)
+        if (testspec_applies(p, k))
+            m = fmax(m, column(p, params[p].hi, k, false));
+    return m;
+}
+
+bool
+testspec_zero_ok(enum testspec_param p, int kind)
+{
+    if (kind < 0)
+        return (params[p].zero_kinds & params[p].kinds) != 0;
+    return (params[p].zero_kinds >> kind) & 1u;
+}
+
+double
+testspec_default(enum testspec_param p, int kind)
+{
+    double d = params[p].def;
+    if (kind < 0 || kind >= TESTSPEC_KIND_COUNT)
+        kind = 0;
+    if (d == TESTSPEC_FOLLOWS_MSG)
+        p = TESTSPEC_P_MSG_SIZE, d = params[p].def;
+    if (d == TESTSPEC_BY_KIND)
+        return p == TESTSPEC_P_MSG_SIZE ? kinds[kind].def_len : kinds[kind].def_rate;
+    return d;
+}
+
+bool
+testspec_in_range(enum testspec_param p, int kind, double value)
+{
+    if (isnan(value))
+        return false;
+    if (value == 0 && testspec_zero_ok(p, kind))
+        return true;
+    return value >= testspec_min(p, kind) && value <= testspec_max(p, kind);
+}
+
+/* --- text ---------------------------------------------------------------------------------- */
+
+struct unit_step {
+    double factor;
+    const char *suffix;
+};
+
+static const struct unit_step dur_steps[] = {
+    {3600, "h"}, {60, "m"}, {1, "s"}, {1e-3, "ms"}, {1e-6, "us"}};
+static const struct unit_step size_steps[] = {{1073741824.0, "G"}, {1048576.0, "M"}, {1024, "K"}};
+static const struct unit_step rate_steps[] = {{1e12, "T"}, {1e9, "G"}, {1e6, "M"}, {1e3, "k"}};
+
+/* The largest unit in which value is a whole number, else NULL. */
+static const struct unit_step *
+whole_unit(double value, const struct unit_step *steps, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        double x = value / steps[i].factor;
+        if (x >= 1 && fabs(x - round(x)) <= 1e-9 * x)
+            return &steps[i];
+    }
+    return NULL;
+}
+
+char *
+testspec_value_text(enum testspec_param p, double value, char *buf, size_t len)
+{
+    const struct unit_step *u = NULL;
+    switch (params[p].type) {
+    case TESTSPEC_BOOL:
+        snprintf(buf, len, "%s", value != 0 ? "true" : "false");
+        return buf;
+    case TESTSPEC_DURATION:
+        u = whole_unit(value, dur_steps, sizeof dur_steps / sizeof *dur_steps);
+        if (u == NULL)
+            snprintf(buf, len, "%.15gs", value);
+        break;
+    case TESTSPEC_SIZE:
+        u = whole_unit(value, size_steps, sizeof size_steps / sizeof *size_steps);
+        break;
+    case TESTSPEC_RATE:
+        u = whole_unit(value, rate_steps, sizeof rate_steps / sizeof *rate_steps);
+        break;
+    case TESTSPEC_COUNT:
+        break;
+    }
+    if (u != NULL)
+        snprintf(buf, len, "%.0f%s", round(value / u->factor), u->suffix);
+    else if (params[p].type != TESTSPEC_DURATION)
+        snprintf(buf, len, "%.15g", value);
+    else if (value == 0)
+        snprintf(buf, len, "0s");
+    return buf;
+}
+
+static void
+range_only(enum testspec_param p, int kind, char *buf, size_t len)
+{
+    char lo[32], hi[32];
+    double min = testspec_min(p, kind);
+    testspec_value_text(p, min, lo, sizeof lo);
+    testspec_value_text(p, testspec_max(p, kind), hi, sizeof hi);
+    if (testspec_zero_ok(p, kind) && min > 0)
+        snprintf(buf, len, "0 or %s..%s", lo, hi);
+    else
+        snprintf(buf, len, "%s..%s", lo, hi);
+}
+
+char *
+testspec_range_text(enum testspec_param p, int kind, char *buf, size_t len)
+{
+    char own[80], any[80];
+    range_only(p, kind, own, sizeof own);
+    range_only(p, -1, any, sizeof any);
+    if (kind >= 0 && strcmp(own, any) != 0)
+        snprintf(buf, len, "%s for %s", own, kinds[kind].name);
+    else
+        snprintf(buf, len, "%s", own);
+    return buf;
+}
+
+int
+testspec_range_error(struct err *e, enum testspec_param p, int kind, const char *who,
+                     const char *value_text)
+{
+    char range[128];
+    testspec_range_text(p, kind, range, sizeof range);
+    return err_set(e, NS_ERANGE, "%s %s out of range %s", who, value_text, range);
+}
+
+/* --- parsing ------------------------------------------------------------------------------- */
+
+static int
+parse_count(const char *text, double *out, struct err *e)
+{
+    if (text[0] == '-' && strspn(text + 1, "0123456789") == strlen(text + 1) && text[1] != '\0')
+        return err_set(e, NS_ERANGE, "count '%s' must not be negative", text);
+    if (text[0] == '\0' || strspn(text, "0123456789") != strlen(text))
+        return err_set(e, NS_EPARSE, "invalid count '%s': expected a whole number", text);
+    errno = 0;
+    unsigned long long v = strtoull(text, NULL, 10);
+    if (errno == ERANGE || v > (1ull << 53))
+        return err_set(e, NS_ERANGE, "count '%s' is too large", text);
+    *out = (double)v;
+    return 0;
+}
+
+int
+testspec_parse(enum testspec_param p, const char *text, double *out, struct err *e)
+{
+    uint64_t u = 0;
+    int rc = 0;
+    switch (params[p].type) {
+    case TESTSPEC_DURATION:
+        return units_parse_duration(text, out, e);
+    case TESTSPEC_SIZE:
+        rc = units_parse_size(text, &u, e);
+        break;
+    case TESTSPEC_RATE:
+        rc = units_parse_rate(text, &u, e);
+        break;
+    case TESTSPEC_COUNT:
+        return parse_count(text, out, e);
+    case TESTSPEC_BOOL:
+        if (strcmp(text, "true") != 0 && strcmp(text, "false") != 0)
+            return err_set(e, NS_EPARSE, "invalid %s '%s': expected true or false", params[p].key,
+                           text);
+        *out = text[0] == 't';
+        return 0;
+    }
+    if (rc == 0 && u > (1ull << 53))
+        rc = err_set(e, NS_ERANGE, "%s '%s' is too large", params[p].words, text);
+    if (rc == 0)
+        *out = (double)u;
+    return rc;
+}
+
+/* --- values -------------------------------------------------------------------------------- */
+
+void
+testspec_values_default(struct testspec_values *v, enum testspec_kind kind)
+{
+    memset(v, 0, sizeof *v);
+    v->kind = kind;
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++)
+        v->v[i] = testspec_default((enum testspec_param)i, (int)kind);
+}
+
+void
+testspec_values_set(struct testspec_values *v, enum testspec_param p, double value)
+{
+    v->v[p] = value;
+    v->set |= TESTSPEC_BIT(p);
+    if (p == TESTSPEC_P_MSG_SIZE && !(v->set & TESTSPEC_BIT(TESTSPEC_P_RESPONSE_SIZE)))
+        v->v[TESTSPEC_P_RESPONSE_SIZE] = value;
+}
+
+static int
+check_interval(const struct testspec_values *v, struct err *e)
+{
+    double iv = v->v[TESTSPEC_P_INTERVAL], dur = v->v[TESTSPEC_P_DURATION];
+    double streams =
+        testspec_applies(TESTSPEC_P_STREAMS, (int)v->kind) ? v->v[TESTSPEC_P_STREAMS] : 1.0;
+    char a[32], b[32];
+    testspec_value_text(TESTSPEC_P_INTERVAL, iv, a, sizeof a);
+    if (iv > dur)
+        return err_set(e, NS_ERANGE, "interval %s is longer than the duration (%s)", a,
+                       testspec_value_text(TESTSPEC_P_DURATION, dur, b, sizeof b));
+    double cells = ceil(dur / iv) * streams;
+    if (cells > NS_MAX_INTERVAL_CELLS)
+        return err_set(e, NS_ERANGE,
+                       "interval %s gives %.0f samples (duration / interval x streams); at most %u",
+                       a, cells, NS_MAX_INTERVAL_CELLS);
+    return 0;
+}
+
+int
+testspec_check_limits(const struct testspec_values *v, enum testspec_param *param, struct err *e)
+{
+    if (v->v[TESTSPEC_P_INTERVAL] > 0 && check_interval(v, e) != 0) {
+        *param = TESTSPEC_P_INTERVAL;
+        return NS_ERANGE;
+    }
+    double streams = v->v[TESTSPEC_P_STREAMS], size = v->v[TESTSPEC_P_MSG_SIZE];
+    if (testspec_applies(TESTSPEC_P_STREAMS, (int)v->kind) &&
+        streams * size > (double)NS_MAX_STREAM_MEMORY) {
+        *param = TESTSPEC_P_STREAMS;
+        return err_set(e, NS_ERANGE, "%.0f streams x %.0f-byte writes exceed %llu MiB of buffers",
+                       streams, size, (unsigned long long)(NS_MAX_STREAM_MEMORY >> 20));
+    }
+    return 0;
+}
+
+int
+testspec_values_check(const struct testspec_values *v, struct err *e)
+{
+    int kind = (int)v->kind;
+    if (testspec_kind_name(kind) == NULL)
+        return err_set(e, NS_EINVAL, "unknown test kind %d", kind);
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++) {
+        enum testspec_param p = (enum testspec_param)i;
+        char who[64], val[32];
+        snprintf(who, sizeof who, "%s: %s", params[p].flag, params[p].words);
+        testspec_value_text(p, v->v[p], val, sizeof val);
+        if (!testspec_applies(p, kind)) {
+            if (p != TESTSPEC_P_RESPONSE_SIZE && v->v[p] != testspec_default(p, kind))
+                return err_set(e, NS_EINVAL, "%s does not apply to %s tests", params[p].flag,
+                               kinds[kind].name);
+        } else if (!testspec_in_range(p, kind, v->v[p])) {
+            return testspec_range_error(e, p, kind, who, val);
+        }
+    }
+    enum testspec_param bad;
+    if (testspec_check_limits(v, &bad, e) != 0)
+        return err_prefix(e, "%s", params[bad].flag);
+    return 0;
+}
+
+/* Seconds exactly as strtod reads them back, shortest first. */
+static void
+exact_number(double value, char *buf, size_t len)
+{
+    snprintf(buf, len, "%.15g", value);
+    if (strtod(buf, NULL) != value)
+        snprintf(buf, len, "%.17g", value);
+}
+
+char **
+testspec_client_argv(const struct testspec_values *v, size_t *argc, struct err *e)
+{
+    if (testspec_values_check(v, e) != 0)
+        return NULL;
+    const char *words[2 + 2 * TESTSPEC_PARAM_COUNT];
+    char vals[TESTSPEC_PARAM_COUNT][40];
+    size_t n = 0, bytes = 0;
+    words[n++] = "--test";
+    words[n++] = kinds[v->kind].name;
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++) {
+        if (!(v->set & TESTSPEC_BIT(i)) || !testspec_applies((enum testspec_param)i, (int)v->kind))
+            continue;
+        if (params[i].type == TESTSPEC_BOOL) {
+            if (v->v[i] != 0)
+                words[n++] = params[i].flag;
+            continue;
+        }
+        exact_number(v->v[i], vals[i], sizeof vals[i]);
+        words[n++] = params[i].flag;
+        words[n++] = vals[i];
+    }
+    for (size_t i = 0; i < n; i++)
+        bytes += strlen(words[i]) + 1;
+    char **out = malloc((n + 1) * sizeof *out + bytes);
+    if (out == NULL) {
+        err_set(e, NS_ENOMEM, "out of memory building an nsperf command line");
+        return NULL;
+    }
+    char *s = (char *)(out + n + 1);
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(words[i]) + 1;
+        memcpy(s, words[i], l);
+        out[i] = s;
+        s += l;
+    }
+    out[n] = NULL;
+    if (argc != NULL)
+        *argc = n;
+    return out;
+}

@@ -83,9 +83,7 @@ enum testspec_type {
       10.0, TESTSPEC_ALL_KINDS)                                                                    \
     X(WARMUP, "warmup", "--warmup", "warmup", TESTSPEC_DURATION, 0.0, NS_MAX_WARMUP_S, 0u, 1.0,    \
       TESTSPEC_ALL_KINDS)                                                                          \
-    X(INTERVAL, "interval", "-i", "interval", TESTSPEC_DURATION, NS_MIN_INTERVAL_S,                \
-      NS_MAX_INTERVAL_S, TESTSPEC_ALL_KINDS, 0.0, TESTSPEC_ALL_KINDS)                              \
-    X(STREAMS, "streams", "-P", "streams", TESTSPEC_COUNT, 1.0, NS_MAX_STREAMS, 0u, 1.0,      \
+    X(STREAMS, "streams", "-P", "streams", TESTSPEC_COUNT, 1.0, NS_MAX_STREAMS, 0u, 1.0,           \
       TESTSPEC_STREAM_KINDS)                                                                       \
     X(MSG_SIZE, "msg_size", "-l", "message size", TESTSPEC_SIZE, TESTSPEC_BY_KIND,                 \
       TESTSPEC_BY_KIND, 0u, TESTSPEC_BY_KIND, TESTSPEC_ALL_KINDS)                                  \
@@ -93,10 +91,12 @@ enum testspec_type {
       TESTSPEC_BY_KIND, 0u, TESTSPEC_FOLLOWS_MSG, TESTSPEC_RR_KINDS)                               \
     X(RATE, "rate", "-b", "rate", TESTSPEC_RATE, NS_MIN_RATE_BPS, NS_MAX_RATE_BPS,                 \
       TESTSPEC_K(TCP_STREAM), TESTSPEC_BY_KIND, TESTSPEC_STREAM_KINDS)                             \
-    X(REVERSE, "reverse", "-R", "reverse", TESTSPEC_BOOL, 0.0, 1.0, TESTSPEC_ALL_KINDS, 0.0,       \
-      TESTSPEC_STREAM_KINDS)                                                                       \
+    X(INTERVAL, "interval", "-i", "interval", TESTSPEC_DURATION, NS_MIN_INTERVAL_S,                \
+      NS_MAX_INTERVAL_S, TESTSPEC_ALL_KINDS, 0.0, TESTSPEC_ALL_KINDS)                              \
     X(WINDOW, "window", "-w", "socket buffer", TESTSPEC_SIZE, NS_MIN_SOCK_BUF, NS_MAX_SOCK_BUF,    \
-      TESTSPEC_ALL_KINDS, 0.0, TESTSPEC_ALL_KINDS)
+      TESTSPEC_ALL_KINDS, 0.0, TESTSPEC_ALL_KINDS)                                                 \
+    X(REVERSE, "reverse", "-R", "reverse", TESTSPEC_BOOL, 0.0, 1.0, TESTSPEC_ALL_KINDS, 0.0,       \
+      TESTSPEC_STREAM_KINDS)
 
 enum testspec_param {
 #define TESTSPEC_PARAM_ENUM(id, key, flag, words, type, lo, hi, zero, def, kinds) TESTSPEC_P_##id,

@@ -73,6 +73,20 @@ plan_vscalar(struct vctx *c, const struct ynode *n, const char *key)
     return plan_vexpect(c, n, YNODE_SCALAR, key) ? n->str : NULL;
 }
 
+void
+plan_node_what(const struct ynode *n, const char *noun, size_t i, char *buf, size_t len)
+{
+    for (size_t k = 0; n->kind == YNODE_MAP && k + 1 < n->nkids; k += 2) {
+        const struct ynode *key = n->kids[k], *val = n->kids[k + 1];
+        if (key->kind == YNODE_SCALAR && strcmp(key->str, "name") == 0 &&
+            val->kind == YNODE_SCALAR && val->len > 0) {
+            snprintf(buf, len, "%s '%.64s'", noun, val->str);
+            return;
+        }
+    }
+    snprintf(buf, len, "%s %zu", noun, i + 1);
+}
+
 /* --- checks on text ------------------------------------------------------------------------ */
 
 bool
@@ -125,10 +139,11 @@ field_ptr(void *obj, const struct fdesc *f)
     return (char *)obj + f->off;
 }
 
+/* One format for every range error, the table's (testspec_range_error). */
 static void
 report_range(struct vctx *c, const struct fdesc *f, const struct ynode *v)
 {
-    plan_verr(c, v, "%s must be %s, not %s", f->key, f->range, v->str);
+    plan_verr(c, v, "%s %s out of range %s", f->key, v->str, f->range);
 }
 
 static bool
@@ -183,7 +198,7 @@ conv_uint(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *ob
         return false;
     }
     if (f->type == FT_U64 && (neg || big)) {
-        plan_verr(c, v, "%s must be between 0 and 18446744073709551615, not %s", f->key, s);
+        plan_verr(c, v, "%s %s out of range 0..18446744073709551615", f->key, s);
         return false;
     }
     if (f->type == FT_U64) {
@@ -250,6 +265,41 @@ conv_unit(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *ob
         *(double *)field_ptr(obj, f) = d;
     else
         *(uint64_t *)field_ptr(obj, f) = u;
+    return true;
+}
+
+/* A test parameter: the table's parser, then its widest range (a kind may narrow it later). */
+static bool
+conv_spec(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *obj)
+{
+    const char *s = plan_vscalar(c, v, f->key);
+    if (s == NULL)
+        return false;
+    enum testspec_param p = (enum testspec_param)f->spec;
+    enum testspec_type type = testspec_type(p);
+    double d = 0;
+    int rc = testspec_parse(p, s, &d, NULL);
+    bool range =
+        rc == NS_ERANGE || (rc != 0 && s[0] == '-' && testspec_parse(p, s + 1, &d, NULL) == 0);
+    if (rc != 0 && !range) {
+        if (type == TESTSPEC_BOOL)
+            plan_verr(c, v, "invalid %s '%s': expected true or false", f->key, s);
+        else if (type == TESTSPEC_COUNT)
+            plan_verr(c, v, "invalid %s '%s': expected a whole number", f->key, s);
+        else
+            plan_verr(c, v, "invalid %s '%s': expected %s", f->key, s,
+                      unit_example(type == TESTSPEC_DURATION ? FT_DUR
+                                   : type == TESTSPEC_SIZE   ? FT_SIZE
+                                                             : FT_RATE));
+        return false;
+    }
+    if (range || !testspec_in_range(p, -1, d)) {
+        struct err e;
+        testspec_range_error(&e, p, -1, f->key, s);
+        plan_verr(c, v, "%s", e.msg);
+        return false;
+    }
+    *(double *)field_ptr(obj, f) = d;
     return true;
 }
 
@@ -329,6 +379,8 @@ plan_field_store(struct vctx *c, const struct fdesc *f, const struct ynode *v, v
         return conv_bool(c, f, v, obj);
     case FT_ENUM:
         return conv_enum(c, f, v, obj);
+    case FT_SPEC:
+        return conv_spec(c, f, v, obj);
     case FT_NODE:
         break;
     }
@@ -442,6 +494,7 @@ ftype_size(enum ftype type)
     case FT_RATE:
         return sizeof(uint64_t);
     case FT_DUR:
+    case FT_SPEC:
         return sizeof(double);
     case FT_BOOL:
         return sizeof(bool);

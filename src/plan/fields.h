@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/testspec.h"
 #include "plan/plan_int.h"
 
 /* Validation context: the plan being built and where problems go. */
@@ -39,7 +40,8 @@ enum ftype {
     FT_SIZE, /* uint64_t bytes, units.h, range min..max */
     FT_RATE, /* uint64_t bits/s, units.h, range min..max */
     FT_BOOL, /* bool, true or false */
-    FT_ENUM  /* int, index into choices */
+    FT_ENUM, /* int, index into choices */
+    FT_SPEC  /* double, a test parameter of common/testspec.h: its type and its range */
 };
 
 struct fdesc {
@@ -48,9 +50,10 @@ struct fdesc {
     size_t off; /* offset of the value in the target struct */
     bool required;
     double min, max;
-    const char *range;          /* "between 1 and 1000", for messages */
+    const char *range;          /* "1..1000", for messages (FT_SPEC: from the table) */
     const char *const *choices; /* FT_ENUM: NULL-terminated */
     const char *bad;            /* FT_ENUM: "unknown test kind"; default "invalid <key>" */
+    int spec;                   /* FT_SPEC: enum testspec_param */
 };
 
 #define FIELDS_MAX 16
@@ -95,6 +98,10 @@ int plan_fields_index(const struct fdesc *t, size_t n, const char *key);
 /* Value node of key (NULL when absent). */
 const struct ynode *plan_fields_get(const struct fdesc *t, size_t n, const struct fvals *v,
                                     const char *key);
+
+/* "host 'vm1'" when the mapping n has a scalar name, else "host 3" (i is 0-based); noun is
+ * "host" or "scenario". */
+void plan_node_what(const struct ynode *n, const char *noun, size_t i, char *buf, size_t len);
 
 /* Name and address checks shared with the pair and label code. */
 bool plan_vname_ok(const char *s);

@@ -15,7 +15,7 @@ static const struct fdesc ssh_fields[] = {
      .off = offsetof(struct plan_ssh, port),
      .min = 1,
      .max = 65535,
-     .range = "between 1 and 65535"},
+     .range = "1..65535"},
     {.key = "identity", .type = FT_STR, .off = offsetof(struct plan_ssh, identity)},
     {.key = "known_hosts", .type = FT_STR, .off = offsetof(struct plan_ssh, known_hosts)},
     {.key = "connect_timeout",
@@ -23,7 +23,7 @@ static const struct fdesc ssh_fields[] = {
      .off = offsetof(struct plan_ssh, connect_timeout_s),
      .min = 0.1,
      .max = 600,
-     .range = "between 100ms and 10m"},
+     .range = "100ms..10m"},
 };
 
 #define NSSH_FIELDS (sizeof ssh_fields / sizeof ssh_fields[0])
@@ -70,21 +70,6 @@ ssh_read(struct vctx *c, const struct ynode *n, struct plan_ssh *out, const char
         return 0;
     plan_fields_store(c, ssh_fields, NSSH_FIELDS, &v, out);
     return v.set;
-}
-
-/* "host 'vm1'" when the mapping has a scalar name, else "host 3". */
-static void
-host_what(const struct ynode *n, size_t i, char *buf, size_t len)
-{
-    for (size_t k = 0; n->kind == YNODE_MAP && k + 1 < n->nkids; k += 2) {
-        const struct ynode *key = n->kids[k], *val = n->kids[k + 1];
-        if (key->kind == YNODE_SCALAR && strcmp(key->str, "name") == 0 &&
-            val->kind == YNODE_SCALAR && val->len > 0) {
-            snprintf(buf, len, "host '%.64s'", val->str);
-            return;
-        }
-    }
-    snprintf(buf, len, "host %zu", i + 1);
 }
 
 static void
@@ -171,7 +156,7 @@ host_read(struct vctx *c, const struct ynode *n, size_t i, const struct plan_ssh
 {
     struct plan_host *h = &c->p->hosts[i];
     char what[96];
-    host_what(n, i, what, sizeof what);
+    plan_node_what(n, "host", i, what, sizeof what);
     h->ssh = *ssh_defaults;
     h->zone = h->region = h->zone_id = "";
     struct fvals v;

@@ -15,9 +15,6 @@
 extern const unsigned char ns_plan_default_yaml[];
 extern const size_t ns_plan_default_yaml_len;
 
-static const char *const kind_names[PLAN_TEST_KIND_COUNT] = {"tcp_stream", "udp_stream", "tcp_rr",
-                                                             "udp_rr", "tcp_crr"};
-
 static const char *const pairs_names[] = {"all", "cross-zone", "same-zone", "explicit"};
 
 const char *
@@ -283,7 +280,7 @@ plan_output_template(const struct plan *p)
 const char *
 plan_test_kind_name(enum plan_test_kind kind)
 {
-    return (unsigned)kind < PLAN_TEST_KIND_COUNT ? kind_names[kind] : NULL;
+    return testspec_kind_name((int)kind);
 }
 
 /* --- derived text ---------------------------------------------------------------------------- */
@@ -320,41 +317,18 @@ plan_output_path(const struct plan *p, const char *timestamp, char *buf, size_t 
     return used;
 }
 
-static void flag(char *buf, size_t len, size_t *used, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-
-static void
-flag(char *buf, size_t len, size_t *used, const char *fmt, ...)
-{
-    char tmp[96];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        append(buf, len, used, tmp, (size_t)n);
-}
-
 size_t
 plan_scenario_nsperf_flags(const struct plan_scenario *sc, char *buf, size_t len)
 {
-    size_t used = 0;
+    size_t used = 0, argc = 0;
     if (len > 0)
         buf[0] = '\0';
-    flag(buf, len, &used, "--test %s -t %g --warmup %g", sc->test, sc->duration_s, sc->warmup_s);
-    if (sc->streams > 1)
-        flag(buf, len, &used, " -P %u", sc->streams);
-    if (sc->msg_size > 0)
-        flag(buf, len, &used, " -l %llu", (unsigned long long)sc->msg_size);
-    if (sc->response_size > 0)
-        flag(buf, len, &used, " --response-size %llu", (unsigned long long)sc->response_size);
-    if (sc->rate_bps > 0)
-        flag(buf, len, &used, " -b %llu", (unsigned long long)sc->rate_bps);
-    if (sc->interval_s > 0)
-        flag(buf, len, &used, " -i %g", sc->interval_s);
-    if (sc->window > 0)
-        flag(buf, len, &used, " -w %llu", (unsigned long long)sc->window);
-    if (sc->reverse)
-        flag(buf, len, &used, " -R");
+    char **argv = testspec_client_argv(&sc->spec, &argc, NULL);
+    for (size_t i = 0; argv != NULL && i < argc; i++) {
+        if (i > 0)
+            append(buf, len, &used, " ", 1);
+        append(buf, len, &used, argv[i], strlen(argv[i]));
+    }
+    free(argv);
     return used;
 }

@@ -22,6 +22,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/testspec.h"
+
 struct plan;       /* opaque; from plan_load_*, freed with plan_free */
 struct plan_diags; /* opaque list of diagnostics */
 
@@ -29,7 +31,6 @@ struct plan_diags; /* opaque list of diagnostics */
 #define PLAN_MAX_HOSTS 2000
 #define PLAN_MAX_SCENARIOS 64
 #define PLAN_MAX_TRIALS 1000
-#define PLAN_MAX_STREAMS 128
 #define PLAN_MAX_TESTS 10000000ULL /* trials of all scenarios over all selected pairs */
 #define PLAN_MAX_DIAGS 200         /* further problems are counted, not kept */
 
@@ -38,14 +39,14 @@ struct plan_diags; /* opaque list of diagnostics */
  * the wall-time estimate of `netsurvey plan`. */
 #define PLAN_TEST_OVERHEAD_S 3.0
 
-/* Same order as nsperf's enum ns_kind_id; names as on nsperf's command line. */
+/* The kinds of common/testspec.h (nsperf's), under the plan's names. */
 enum plan_test_kind {
-    PLAN_TCP_STREAM,
-    PLAN_UDP_STREAM,
-    PLAN_TCP_RR,
-    PLAN_UDP_RR,
-    PLAN_TCP_CRR,
-    PLAN_TEST_KIND_COUNT
+    PLAN_TCP_STREAM = TESTSPEC_TCP_STREAM,
+    PLAN_UDP_STREAM = TESTSPEC_UDP_STREAM,
+    PLAN_TCP_RR = TESTSPEC_TCP_RR,
+    PLAN_UDP_RR = TESTSPEC_UDP_RR,
+    PLAN_TCP_CRR = TESTSPEC_TCP_CRR,
+    PLAN_TEST_KIND_COUNT = TESTSPEC_KIND_COUNT
 };
 
 enum plan_transport { PLAN_TRANSPORT_SSH, PLAN_TRANSPORT_LOCAL };
@@ -98,6 +99,9 @@ struct plan_scenario {
     uint64_t rate_bps;      /* -b bits/s; 0 = nsperf default */
     bool reverse;           /* -R */
     uint64_t window;        /* -w socket buffer bytes; 0 = kernel autotuning */
+    /* The same values as the table's (duration and warmup always set, the others set when the
+     * scenario or the defaults gave them): what testspec_client_argv turns into nsperf flags. */
+    struct testspec_values spec;
 };
 
 /* --- loading --------------------------------------------------------------------------- */
@@ -177,7 +181,8 @@ const char *plan_output_template(const struct plan *p);
 size_t plan_output_path(const struct plan *p, const char *timestamp, char *buf, size_t len);
 
 /* nsperf client flags for a scenario ("--test tcp_rr -t 100 --warmup 1 -l 250"), values
- * left at nsperf's defaults omitted. snprintf-like return value. */
+ * left at nsperf's defaults omitted, as one line for people (testspec_client_argv(&sc->spec)
+ * gives the argv a program runs). snprintf-like return value. */
 size_t plan_scenario_nsperf_flags(const struct plan_scenario *sc, char *buf, size_t len);
 
 /* Name of a test kind ("tcp_stream"); NULL when out of range. */

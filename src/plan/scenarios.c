@@ -1,47 +1,35 @@
 /* scenarios.c - the plan's scenarios, resolved against the plan's `defaults` block: a value
  * from defaults applies only where it means something for the test kind, while a scenario
  * setting a value its kind ignores is a mistake worth reporting. */
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "common/errors.h"
 #include "common/testspec.h"
 #include "plan/fields.h"
 
-#define UDP_MAX_PAYLOAD 65507u
-
-/* Scenario fields land here first: kind is an int (FT_ENUM). */
+/* Scenario fields land here first: kind is an int (FT_ENUM), test parameters are the table's
+ * doubles (FT_SPEC). */
 struct scen_raw {
     const char *name;
     int kind;
-    unsigned trials, streams;
-    uint64_t msg_size, response_size;
-    double duration_s, warmup_s, interval_s;
-    uint64_t rate_bps;
-    bool reverse;
-    uint64_t window;
+    unsigned trials;
+    double v[TESTSPEC_PARAM_COUNT];
 };
 
-static const char *const kind_choices[] = {"tcp_stream", "udp_stream", "tcp_rr",
-                                           "udp_rr",     "tcp_crr",    NULL};
-
-enum {
-    SF_NAME,
-    SF_TEST,
-    SF_DURATION,
-    SF_WARMUP,
-    SF_TRIALS,
-    SF_STREAMS,
-    SF_MSG_SIZE,
-    SF_RESPONSE_SIZE,
-    SF_RATE,
-    SF_INTERVAL,
-    SF_REVERSE,
-    SF_WINDOW,
-    SF_COUNT
+static const char *const kind_choices[TESTSPEC_KIND_COUNT + 1] = {
+#define KIND_NAME(id, name, def_len, min_len, max_len, def_rate) [TESTSPEC_##id] = name,
+    TESTSPEC_KIND_MAP(KIND_NAME)
+#undef KIND_NAME
 };
+
+/* name, test, trials, then one field per test parameter, in the table's order. */
+enum { SF_NAME, SF_TEST, SF_TRIALS, SF_SPEC, SF_COUNT = SF_SPEC + TESTSPEC_PARAM_COUNT };
+
+_Static_assert(SF_COUNT <= FIELDS_MAX, "scenario fields fit a struct fvals");
 
 #define BIT(f) (1u << (f))
+#define SPEC_FIELD(param) (SF_SPEC + (int)(param))
 
 static const struct fdesc scen_fields[SF_COUNT] = {
     [SF_NAME] = {.key = "name",
@@ -54,77 +42,34 @@ static const struct fdesc scen_fields[SF_COUNT] = {
                  .required = true,
                  .choices = kind_choices,
                  .bad = "unknown test kind"},
-    [SF_DURATION] = {.key = "duration",
-                     .type = FT_DUR,
-                     .off = offsetof(struct scen_raw, duration_s),
-                     .min = 0.001,
-                     .max = 86400,
-                     .range = "between 1ms and 24h"},
-    [SF_WARMUP] = {.key = "warmup",
-                   .type = FT_DUR,
-                   .off = offsetof(struct scen_raw, warmup_s),
-                   .min = 0,
-                   .max = 3600,
-                   .range = "between 0s and 1h"},
     [SF_TRIALS] = {.key = "trials",
                    .type = FT_UINT,
                    .off = offsetof(struct scen_raw, trials),
                    .min = 1,
                    .max = PLAN_MAX_TRIALS,
-                   .range = "between 1 and 1000"},
-    [SF_STREAMS] = {.key = "streams",
-                    .type = FT_UINT,
-                    .off = offsetof(struct scen_raw, streams),
-                    .min = 1,
-                    .max = PLAN_MAX_STREAMS,
-                    .range = "between 1 and 128"},
-    [SF_MSG_SIZE] = {.key = "msg_size",
-                     .type = FT_SIZE,
-                     .off = offsetof(struct scen_raw, msg_size),
-                     .min = 1,
-                     .max = 64 << 20,
-                     .range = "between 1 and 64M"},
-    [SF_RESPONSE_SIZE] = {.key = "response_size",
-                          .type = FT_SIZE,
-                          .off = offsetof(struct scen_raw, response_size),
-                          .min = 1,
-                          .max = 64 << 20,
-                          .range = "between 1 and 64M"},
-    [SF_RATE] = {.key = "rate",
-                 .type = FT_RATE,
-                 .off = offsetof(struct scen_raw, rate_bps),
-                 .min = 1000,
-                 .max = 1e12,
-                 .range = "between 1k and 1T"},
-    [SF_INTERVAL] = {.key = "interval",
-                     .type = FT_DUR,
-                     .off = offsetof(struct scen_raw, interval_s),
-                     .min = 0,
-                     .max = 3600,
-                     .range = "between 0s and 1h"},
-    [SF_REVERSE] = {.key = "reverse", .type = FT_BOOL, .off = offsetof(struct scen_raw, reverse)},
-    [SF_WINDOW] = {.key = "window",
-                   .type = FT_SIZE,
-                   .off = offsetof(struct scen_raw, window),
-                   .min = 1024,
-                   .max = 1 << 30,
-                   .range = "between 1K and 1G"},
+                   .range = "1..1000"},
+#define SPEC_ROW(id, key_, flag, words, type_, lo, hi, zero, def, kinds)                           \
+    [SF_SPEC + TESTSPEC_P_##                                                                       \
+        id] = {.key = key_,                                                                        \
+               .type = FT_SPEC,                                                                    \
+               .off = offsetof(struct scen_raw, v) + TESTSPEC_P_##id * sizeof(double),             \
+               .spec = TESTSPEC_P_##id},
+    TESTSPEC_PARAM_MAP(SPEC_ROW)
+#undef SPEC_ROW
 };
 
-#define DEFAULTS_ALLOWED (BIT(SF_COUNT) - 1 - BIT(SF_NAME) - BIT(SF_TEST) - BIT(SF_TRIALS))
-
-static const struct scen_raw scen_builtin = {
-    .kind = -1, .streams = 1, .duration_s = 10.0, .warmup_s = 1.0};
+#define SPEC_BITS ((BIT(SF_COUNT) - 1) & ~(BIT(SF_SPEC) - 1))
+#define DEFAULTS_ALLOWED SPEC_BITS
 
 /* The fields that mean something for a kind. */
 static uint32_t
 kind_fields(int kind)
 {
-    uint32_t all = BIT(SF_NAME) | BIT(SF_TEST) | BIT(SF_DURATION) | BIT(SF_WARMUP) |
-                   BIT(SF_TRIALS) | BIT(SF_MSG_SIZE) | BIT(SF_INTERVAL) | BIT(SF_WINDOW);
-    if (kind == PLAN_TCP_STREAM || kind == PLAN_UDP_STREAM)
-        return all | BIT(SF_STREAMS) | BIT(SF_RATE) | BIT(SF_REVERSE);
-    return all | BIT(SF_RESPONSE_SIZE);
+    uint32_t f = BIT(SF_NAME) | BIT(SF_TEST) | BIT(SF_TRIALS);
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++)
+        if (testspec_applies((enum testspec_param)i, kind))
+            f |= BIT(SPEC_FIELD(i));
+    return f;
 }
 
 struct scen_defaults {
@@ -153,86 +98,84 @@ value_node(const struct fvals *own, const struct scen_defaults *def, int f, cons
     return at;
 }
 
-/* What nsperf would refuse because of the memory a test makes an endpoint hold
- * (common/limits.h): interval samples, and stream buffers. */
-static void
-scen_check_budget(struct vctx *c, const struct scen_raw *s, const struct fvals *own,
-                  const struct scen_defaults *def, const struct ynode *at)
+/* Fields present but not converted (already reported), own or from defaults, for kind. */
+static bool
+scen_any_failed(const struct fvals *own, const struct scen_defaults *def, int kind)
 {
-    const struct ynode *iv = value_node(own, def, SF_INTERVAL, at);
-    bool bad_duration = own->key[SF_DURATION] != NULL && !(own->set & BIT(SF_DURATION));
-    if (s->interval_s > 0 && s->interval_s < NS_MIN_INTERVAL_S)
-        plan_verr(c, iv, "interval must be 0 or at least 10ms, not %s", iv->str);
-    else if (s->interval_s > s->duration_s && !bad_duration)
-        plan_verr(c, iv, "interval %s is longer than the duration (%gs)", iv->str, s->duration_s);
-    else if (s->interval_s > 0 && !bad_duration &&
-             ceil(s->duration_s / s->interval_s) * s->streams > NS_MAX_INTERVAL_CELLS)
-        plan_verr(c, iv,
-                  "interval %s gives %.0f samples (duration / interval x streams); at most %u",
-                  iv->str, ceil(s->duration_s / s->interval_s) * s->streams, NS_MAX_INTERVAL_CELLS);
-    bool stream = s->kind == PLAN_TCP_STREAM || s->kind == PLAN_UDP_STREAM;
-    uint64_t size = s->msg_size > 0 ? s->msg_size : s->kind == PLAN_TCP_STREAM ? 1u << 20 : 1460u;
-    if (stream && (uint64_t)s->streams * size > NS_MAX_STREAM_MEMORY)
-        plan_verr(c, value_node(own, def, SF_STREAMS, at),
-                  "%u streams x %llu-byte writes exceed %llu MiB of buffers", s->streams,
-                  (unsigned long long)size, (unsigned long long)(NS_MAX_STREAM_MEMORY >> 20));
+    uint32_t mine = 0, inherited = 0;
+    for (int f = 0; f < SF_COUNT; f++) {
+        mine |= own->key[f] != NULL ? BIT(f) : 0;
+        inherited |= def->v.key[f] != NULL ? BIT(f) : 0;
+    }
+    uint32_t failed = (mine & ~own->set) | (inherited & ~def->v.set & kind_fields(kind));
+    return (failed & SPEC_BITS) != 0;
 }
 
+/* The table's checks for the scenario's kind: keys that do not apply, ranges that depend on
+ * the kind, and the limits involving several values: what nsperf would refuse. */
 static void
-scen_check_kind(struct vctx *c, const struct scen_raw *s, const struct fvals *own,
+scen_check_kind(struct vctx *c, const struct testspec_values *s, const struct fvals *own,
                 const struct scen_defaults *def, const struct ynode *at)
 {
-    const char *kname = kind_choices[s->kind];
-    uint32_t extra = own->set & ~kind_fields(s->kind);
+    int kind = (int)s->kind;
+    uint32_t extra = own->set & ~kind_fields(kind);
     for (int f = 0; f < SF_COUNT; f++)
         if (extra & BIT(f))
-            plan_verr(c, own->key[f], "%s does not apply to %s tests", scen_fields[f].key, kname);
-    bool udp = s->kind == PLAN_UDP_STREAM || s->kind == PLAN_UDP_RR;
-    if (udp && s->msg_size > UDP_MAX_PAYLOAD)
-        plan_verr(c, value_node(own, def, SF_MSG_SIZE, at),
-                  "msg_size must be at most 65507 for %s tests, not %s", kname,
-                  value_node(own, def, SF_MSG_SIZE, at)->str);
-    if (udp && s->response_size > UDP_MAX_PAYLOAD)
-        plan_verr(c, value_node(own, def, SF_RESPONSE_SIZE, at),
-                  "response_size must be at most 65507 for %s tests, not %s", kname,
-                  value_node(own, def, SF_RESPONSE_SIZE, at)->str);
-    if (s->kind == PLAN_UDP_STREAM && s->msg_size > 0 && s->msg_size < NS_UDP_STREAM_MIN)
-        plan_verr(c, value_node(own, def, SF_MSG_SIZE, at),
-                  "msg_size must be at least %u for udp_stream tests, not %s", NS_UDP_STREAM_MIN,
-                  value_node(own, def, SF_MSG_SIZE, at)->str);
-    scen_check_budget(c, s, own, def, at);
+            plan_verr(c, own->key[f], "%s does not apply to %s tests", scen_fields[f].key,
+                      kind_choices[kind]);
+    bool bad = scen_any_failed(own, def, kind) || extra != 0;
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++) {
+        enum testspec_param p = (enum testspec_param)i;
+        if (!(s->set & TESTSPEC_BIT(p)) || testspec_in_range(p, kind, s->v[p]))
+            continue;
+        const struct ynode *n = value_node(own, def, SPEC_FIELD(p), at);
+        struct err e;
+        testspec_range_error(&e, p, kind, testspec_key(p), n->str);
+        plan_verr(c, n, "%s", e.msg);
+        bad = true;
+    }
+    enum testspec_param blame;
+    struct err e;
+    if (!bad && testspec_check_limits(s, &blame, &e) != 0)
+        plan_verr(c, value_node(own, def, SPEC_FIELD(blame), at), "%s", e.msg);
+}
+
+/* The resolved values; duration and warmup are always given (the plan's defaults are nsperf's,
+ * written out so that a record says what ran). */
+static void
+scen_values(const struct scen_raw *s, uint32_t set, struct testspec_values *out)
+{
+    testspec_values_default(out, (enum testspec_kind)s->kind);
+    uint32_t given = set;
+    set |= BIT(SPEC_FIELD(TESTSPEC_P_DURATION)) | BIT(SPEC_FIELD(TESTSPEC_P_WARMUP));
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++)
+        if (set & BIT(SPEC_FIELD(i)))
+            testspec_values_set(out, (enum testspec_param)i,
+                                given & BIT(SPEC_FIELD(i)) ? s->v[i] : out->v[i]);
 }
 
 static void
-scen_publish(struct plan_scenario *out, const struct scen_raw *s)
+scen_publish(struct plan_scenario *out, const struct scen_raw *s, const struct testspec_values *v)
 {
+    const double *x = v->v;
+    bool stream = testspec_applies(TESTSPEC_P_STREAMS, s->kind);
     out->name = s->name;
     out->kind = (enum plan_test_kind)s->kind;
     out->test = kind_choices[s->kind];
     out->trials = s->trials;
-    out->streams = s->streams;
-    out->msg_size = s->msg_size;
-    out->response_size = s->response_size;
-    out->duration_s = s->duration_s;
-    out->warmup_s = s->warmup_s;
-    out->interval_s = s->interval_s;
-    out->rate_bps = s->rate_bps;
-    out->reverse = s->reverse;
-    out->window = s->window;
-}
-
-static void
-scen_what(const struct ynode *n, size_t i, char *buf, size_t len)
-{
-    for (size_t k = 0; n->kind == YNODE_MAP && k + 1 < n->nkids; k += 2) {
-        const struct ynode *key = n->kids[k], *val = n->kids[k + 1];
-        if (key->kind == YNODE_SCALAR && strcmp(key->str, "name") == 0 &&
-            val->kind == YNODE_SCALAR && val->len > 0) {
-            snprintf(buf, len, "scenario '%.64s'", val->str);
-            return;
-        }
-    }
-    snprintf(buf, len, "scenario %zu", i + 1);
+    out->streams = (unsigned)x[TESTSPEC_P_STREAMS];
+    out->msg_size =
+        v->set & TESTSPEC_BIT(TESTSPEC_P_MSG_SIZE) ? (uint64_t)x[TESTSPEC_P_MSG_SIZE] : 0;
+    out->response_size = !stream && (v->set & TESTSPEC_BIT(TESTSPEC_P_RESPONSE_SIZE))
+                             ? (uint64_t)x[TESTSPEC_P_RESPONSE_SIZE]
+                             : 0;
+    out->duration_s = x[TESTSPEC_P_DURATION];
+    out->warmup_s = x[TESTSPEC_P_WARMUP];
+    out->interval_s = x[TESTSPEC_P_INTERVAL];
+    out->rate_bps = v->set & TESTSPEC_BIT(TESTSPEC_P_RATE) ? (uint64_t)x[TESTSPEC_P_RATE] : 0;
+    out->reverse = x[TESTSPEC_P_REVERSE] != 0;
+    out->window = (uint64_t)x[TESTSPEC_P_WINDOW];
+    out->spec = *v;
 }
 
 static void
@@ -240,22 +183,25 @@ scen_read(struct vctx *c, const struct ynode *n, size_t i, const struct scen_def
           const struct ynode **name_nodes)
 {
     char what[96];
-    scen_what(n, i, what, sizeof what);
+    plan_node_what(n, "scenario", i, what, sizeof what);
     struct fvals v;
     if (!plan_fields_collect(c, n, scen_fields, SF_COUNT, UINT32_MAX, &v, what))
         return;
     plan_fields_require(c, n, scen_fields, SF_COUNT, &v, what);
-    struct scen_raw own = scen_builtin, s = scen_builtin;
+    struct scen_raw own = {.kind = -1}, s = {.kind = -1};
     plan_fields_store(c, scen_fields, SF_COUNT, &v, &own);
     name_nodes[i] = (v.set & BIT(SF_NAME)) ? v.val[SF_NAME] : NULL;
     if (!(v.set & BIT(SF_TEST)))
         return; /* without a kind nothing else can be checked */
-    plan_fields_copy(scen_fields, SF_COUNT, def->v.set & kind_fields(own.kind), &s, &def->raw);
+    uint32_t inherited = def->v.set & kind_fields(own.kind) & ~v.set;
+    plan_fields_copy(scen_fields, SF_COUNT, inherited, &s, &def->raw);
     plan_fields_copy(scen_fields, SF_COUNT, v.set, &s, &own);
     if (!(v.set & BIT(SF_TRIALS)))
         s.trials = c->p->trials;
-    scen_check_kind(c, &s, &v, def, v.val[SF_TEST]);
-    scen_publish(&c->p->scenarios[i], &s);
+    struct testspec_values vals;
+    scen_values(&s, (v.set | inherited) & kind_fields(own.kind), &vals);
+    scen_check_kind(c, &vals, &v, def, v.val[SF_TEST]);
+    scen_publish(&c->p->scenarios[i], &s, &vals);
 }
 
 static void

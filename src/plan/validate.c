@@ -21,7 +21,7 @@ static const struct fdesc plan_fields[] = {
      .off = offsetof(struct plan, trials),
      .min = 1,
      .max = PLAN_MAX_TRIALS,
-     .range = "between 1 and 1000"},
+     .range = "1..1000"},
     {.key = "pairs", .type = FT_NODE},
     {.key = "directions",
      .type = FT_ENUM,

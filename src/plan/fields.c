@@ -268,7 +268,8 @@ conv_unit(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *ob
     return true;
 }
 
-/* A test parameter: the table's parser, then its widest range (a kind may narrow it later). */
+/* A test parameter: the table's parser, then the range for the kind being read (c->spec_kind),
+ * or the widest range when no kind is known yet (a kind narrows it later). */
 static bool
 conv_spec(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *obj)
 {
@@ -293,9 +294,10 @@ conv_spec(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *ob
                                                              : FT_RATE));
         return false;
     }
-    if (range || !testspec_in_range(p, -1, d)) {
+    int kind = testspec_applies(p, c->spec_kind) ? c->spec_kind : -1;
+    if (range || !testspec_in_range(p, kind, d)) {
         struct err e;
-        testspec_range_error(&e, p, -1, f->key, s);
+        testspec_range_error(&e, p, kind, f->key, s);
         plan_verr(c, v, "%s", e.msg);
         return false;
     }

@@ -18,6 +18,7 @@ struct vctx {
     struct plan_diags *d;
     const char *file;
     bool oom;
+    int spec_kind; /* FT_SPEC ranges are this kind's; -1: the widest over all kinds */
 };
 
 /* Report a problem at node at (NULL: no position). */

@@ -126,7 +126,8 @@ scen_check_kind(struct vctx *c, const struct testspec_values *s, const struct fv
     bool bad = scen_any_failed(own, def, kind) || extra != 0;
     for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++) {
         enum testspec_param p = (enum testspec_param)i;
-        if (!(s->set & TESTSPEC_BIT(p)) || testspec_in_range(p, kind, s->v[p]))
+        bool own_value = own->set & BIT(SPEC_FIELD(p)); /* checked for kind when read */
+        if (!(s->set & TESTSPEC_BIT(p)) || own_value || testspec_in_range(p, kind, s->v[p]))
             continue;
         const struct ynode *n = value_node(own, def, SPEC_FIELD(p), at);
         struct err e;
@@ -189,7 +190,10 @@ scen_read(struct vctx *c, const struct ynode *n, size_t i, const struct scen_def
         return;
     plan_fields_require(c, n, scen_fields, SF_COUNT, &v, what);
     struct scen_raw own = {.kind = -1}, s = {.kind = -1};
+    const struct ynode *test = v.val[SF_TEST];
+    c->spec_kind = test != NULL && test->kind == YNODE_SCALAR ? testspec_kind_find(test->str) : -1;
     plan_fields_store(c, scen_fields, SF_COUNT, &v, &own);
+    c->spec_kind = -1;
     name_nodes[i] = (v.set & BIT(SF_NAME)) ? v.val[SF_NAME] : NULL;
     if (!(v.set & BIT(SF_TEST)))
         return; /* without a kind nothing else can be checked */

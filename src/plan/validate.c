@@ -127,7 +127,7 @@ validate_root(struct vctx *c, const struct ynode *root)
 int
 plan_validate(struct plan *p, const struct ynode *root, struct plan_diags *d)
 {
-    struct vctx c = {.p = p, .d = d, .file = p->file};
+    struct vctx c = {.p = p, .d = d, .file = p->file, .spec_kind = -1};
     size_t before = plan_diag_total(d);
     plan_set_defaults(p);
     if (plan_ynode_is_null(root))

@@ -1,0 +1,353 @@
+/* test_testspec.c - `netsurvey check` refuses exactly what nsperf refuses: for every kind and
+ * every parameter of common/testspec.h, values at and just beyond each end of the range (and 0,
+ * and the default) are accepted or refused alike by plan validation, by nsperf's parameter
+ * validation and by the nsperf binary's command line, and refusals name the same range. Every
+ * argv testspec_client_argv builds from a valid plan is one nsperf accepts. */
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/errors.h"
+#include "common/testspec.h"
+#include "helpers.h"
+#include "nsperf/nsperf.h"
+#include "plan/plan.h"
+
+#ifndef NSPERF_BIN
+#error "NSPERF_BIN must name the nsperf binary"
+#endif
+
+/* A loopback port that refuses connections: bound, never listening (kept for the whole run). */
+static int refuse_fd = -1;
+static char refuse_port[16];
+
+static int
+setup(void **state)
+{
+    (void)state;
+    refuse_fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof a;
+    if (refuse_fd < 0 || bind(refuse_fd, (struct sockaddr *)&a, sizeof a) != 0 ||
+        getsockname(refuse_fd, (struct sockaddr *)&a, &len) != 0)
+        return -1;
+    snprintf(refuse_port, sizeof refuse_port, "%u", ntohs(a.sin_port));
+    return 0;
+}
+
+static int
+teardown(void **state)
+{
+    (void)state;
+    close(refuse_fd);
+    return 0;
+}
+
+/* --- the three readers ---------------------------------------------------------------------- */
+
+/* Plan with one scenario of kind with "key: text"; the first message into msg. */
+static bool
+plan_accepts(int kind, const char *key, const char *text, char *msg, size_t len)
+{
+    char yaml[1024];
+    snprintf(yaml, sizeof yaml,
+             "name: t\nhosts:\n  - {name: a, address: 192.0.2.1}\n"
+             "  - {name: b, address: 192.0.2.2}\nscenarios:\n"
+             "  - {name: s, test: %s, %s: \"%s\"}\n",
+             testspec_kind_name(kind), key, text);
+    struct plan_diags *d = plan_diags_new();
+    struct plan *p = NULL;
+    int rc = plan_load_buffer("t.yaml", yaml, strlen(yaml), &p, d);
+    snprintf(msg, len, "%s", plan_diags_count(d) > 0 ? plan_diags_message(d, 0, NULL, NULL) : "");
+    plan_diags_free(d);
+    plan_free(p);
+    return rc == 0;
+}
+
+/* nsperf's validation of the parameters a client sends (and a server receives). */
+static bool
+params_accept(int kind, enum testspec_param id, double value, char *msg, size_t len)
+{
+    struct ns_params p;
+    ns_params_default(&p, (enum ns_kind_id)kind);
+    ns_params_set(&p, id, value);
+    if (id == TESTSPEC_P_MSG_SIZE)
+        p.response_size = p.msg_size;
+    struct err e;
+    err_clear(&e);
+    int rc = ns_params_validate(&p, &e);
+    snprintf(msg, len, "%s", e.msg);
+    return rc == 0;
+}
+
+/* The nsperf binary: exit 2 is a usage error; 1 means it parsed everything and then failed to
+ * connect to the refusing port. */
+static int
+nsperf_exit(char *const argv[])
+{
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        int fd = open("/dev/null", O_RDWR);
+        if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+            _exit(126);
+        execv(NSPERF_BIN, argv);
+        _exit(127);
+    }
+    int st;
+    assert_int_equal(waitpid(pid, &st, 0), pid);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* execv wants mutable strings: copies of words in store, pointers in argv. */
+static void
+argv_from(const char *const *words, size_t n, char store[][64], char **argv)
+{
+    for (size_t i = 0; i < n; i++) {
+        snprintf(store[i], 64, "%s", words[i]);
+        argv[i] = store[i];
+    }
+    argv[n] = NULL;
+}
+
+static bool
+cli_accepts(int kind, enum testspec_param id, const char *text)
+{
+    const char *words[] = {
+        "nsperf",          "-c", "127.0.0.1", "-p", refuse_port, "--test", testspec_kind_name(kind),
+        testspec_flag(id), text};
+    size_t n = sizeof words / sizeof *words - (testspec_type(id) == TESTSPEC_BOOL);
+    char store[16][64], *argv[16];
+    argv_from(words, n, store, argv);
+    int status = nsperf_exit(argv);
+    if (status != 1 && status != 2)
+        fail_msg("nsperf %s %s %s: exit %d", testspec_kind_name(kind), testspec_flag(id), text,
+                 status);
+    return status == 1;
+}
+
+/* --- candidates ----------------------------------------------------------------------------- */
+
+static bool
+whole(enum testspec_param id)
+{
+    return testspec_type(id) != TESTSPEC_DURATION;
+}
+
+/* Values at and beyond each end of kind's range, 0 and the default. */
+static size_t
+candidates(enum testspec_param id, int kind, double *v)
+{
+    double lo = testspec_min(id, kind), hi = testspec_max(id, kind);
+    size_t n = 0;
+    v[n++] = lo;
+    v[n++] = hi;
+    v[n++] = whole(id) ? lo - 1 : lo > 0 ? lo * 0.999 : -1;
+    v[n++] = whole(id) ? hi + 1 : hi * 1.001;
+    v[n++] = 0;
+    v[n++] = testspec_default(id, kind);
+    return n;
+}
+
+static void
+text_of(double v, char *buf, size_t len)
+{
+    snprintf(buf, len, "%.15g", v);
+    if (strtod(buf, NULL) != v)
+        snprintf(buf, len, "%.17g", v);
+}
+
+/* "... out of range X" -> "X" (NULL when the message is of another kind). */
+static const char *
+range_part(const char *msg)
+{
+    const char *s = strstr(msg, " out of range ");
+    return s != NULL ? s + strlen(" out of range ") : NULL;
+}
+
+static void
+check_value(int kind, enum testspec_param id, double v, size_t *agreed)
+{
+    char text[64], pmsg[512], nmsg[512];
+    text_of(v, text, sizeof text);
+    if (testspec_type(id) == TESTSPEC_BOOL)
+        snprintf(text, sizeof text, "%s", v != 0 ? "true" : "false");
+    bool plan_ok = plan_accepts(kind, testspec_key(id), text, pmsg, sizeof pmsg);
+    bool cli_ok = cli_accepts(kind, id, text);
+    if (plan_ok != cli_ok)
+        fail_msg("%s %s=%s: plan %s (%s), nsperf command line %s", testspec_kind_name(kind),
+                 testspec_key(id), text, plan_ok ? "accepts" : "refuses", pmsg,
+                 cli_ok ? "accepts" : "refuses");
+    if (v < 0 || (testspec_type(id) == TESTSPEC_BOOL && v != 0 && v != 1))
+        return; /* not representable in struct ns_params */
+    bool params_ok = params_accept(kind, id, v, nmsg, sizeof nmsg);
+    if (plan_ok != params_ok)
+        fail_msg("%s %s=%s: plan %s (%s), ns_params_validate %s (%s)", testspec_kind_name(kind),
+                 testspec_key(id), text, plan_ok ? "accepts" : "refuses", pmsg,
+                 params_ok ? "accepts" : "refuses", nmsg);
+    const char *pr = range_part(pmsg), *nr = range_part(nmsg);
+    if (!plan_ok && pr != NULL && nr != NULL && strcmp(pr, nr) != 0)
+        fail_msg("%s %s=%s: plan says range '%s', nsperf '%s'", testspec_kind_name(kind),
+                 testspec_key(id), text, pr, nr);
+    (*agreed)++;
+}
+
+static void
+test_plan_and_nsperf_agree(void **state)
+{
+    (void)state;
+    size_t agreed = 0, refused_both = 0;
+    for (int kind = 0; kind < TESTSPEC_KIND_COUNT; kind++) {
+        for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++) {
+            enum testspec_param id = (enum testspec_param)i;
+            if (!testspec_applies(id, kind)) {
+                char text[64], pmsg[512];
+                text_of(testspec_default(id, kind), text, sizeof text);
+                if (testspec_type(id) == TESTSPEC_BOOL)
+                    snprintf(text, sizeof text, "true");
+                assert_false(plan_accepts(kind, testspec_key(id), text, pmsg, sizeof pmsg));
+                assert_non_null(strstr(pmsg, "does not apply"));
+                assert_false(cli_accepts(kind, id, text));
+                refused_both++;
+                continue;
+            }
+            double v[8];
+            size_t n = candidates(id, kind, v);
+            if (testspec_type(id) == TESTSPEC_BOOL)
+                n = 2; /* false and true */
+            for (size_t k = 0; k < n; k++)
+                check_value(kind, id, v[k], &agreed);
+        }
+    }
+    print_message("%zu values agreed, %zu inapplicable parameters refused by both\n", agreed,
+                  refused_both);
+    assert_true(agreed > 150);
+}
+
+/* --- the argv builder ------------------------------------------------------------------------ */
+
+static void
+check_argv_runs(const struct plan_scenario *sc)
+{
+    size_t argc = 0;
+    struct err e;
+    char **argv = testspec_client_argv(&sc->spec, &argc, &e);
+    assert_non_null(argv);
+    assert_null(argv[argc]);
+    const char *words[64] = {"nsperf", "-c", "127.0.0.1", "-p", refuse_port};
+    size_t n = 5;
+    for (size_t i = 0; i < argc && n + 1 < 64; i++)
+        words[n++] = argv[i];
+    char store[64][64], *full[65];
+    argv_from(words, n, store, full);
+    int status = nsperf_exit(full);
+    if (status != 1)
+        fail_msg("scenario '%s': nsperf refused its argv (exit %d)", sc->name, status);
+    free(argv);
+}
+
+static void
+test_argv_of_every_shipped_scenario_runs(void **state)
+{
+    (void)state;
+    const char *dirs[] = {"plans", "tests/fixtures/plans/ok"};
+    size_t checked = 0;
+    for (size_t d = 0; d < 2; d++) {
+        char dir[1024], path[2048];
+        helper_source_path(dirs[d], dir, sizeof dir);
+        size_t n;
+        char **names = helper_list_dir(dir, ".yaml", &n);
+        for (size_t i = 0; i < n; i++) {
+            snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+            struct plan_diags *diags = plan_diags_new();
+            struct plan *p = NULL;
+            assert_int_equal(plan_load_file(path, &p, diags), 0);
+            for (size_t s = 0; s < plan_scenario_count(p); s++, checked++)
+                check_argv_runs(plan_scenario(p, s));
+            plan_free(p);
+            plan_diags_free(diags);
+        }
+        helper_names_free(names, n);
+    }
+    assert_true(checked >= 10);
+}
+
+static void
+test_argv_shape(void **state)
+{
+    (void)state;
+    struct testspec_values v;
+    testspec_values_default(&v, TESTSPEC_UDP_STREAM);
+    testspec_values_set(&v, TESTSPEC_P_DURATION, 0.1);
+    testspec_values_set(&v, TESTSPEC_P_MSG_SIZE, 1472);
+    testspec_values_set(&v, TESTSPEC_P_RATE, 9e8);
+    testspec_values_set(&v, TESTSPEC_P_REVERSE, 1);
+    size_t argc;
+    char **argv = testspec_client_argv(&v, &argc, NULL);
+    const char *want[] = {"--test", "udp_stream", "-t",        "0.1", "-l",
+                          "1472",   "-b",         "900000000", "-R"};
+    assert_int_equal(argc, sizeof want / sizeof *want);
+    for (size_t i = 0; i < argc; i++)
+        assert_string_equal(argv[i], want[i]);
+    assert_null(argv[argc]);
+    free(argv);
+    /* refused values give no argv, and say why */
+    testspec_values_set(&v, TESTSPEC_P_MSG_SIZE, 70000);
+    struct err e;
+    assert_null(testspec_client_argv(&v, NULL, &e));
+    assert_string_equal(e.msg, "-l: message size 70000 out of range 40..65507 for udp_stream");
+}
+
+static void
+test_range_texts(void **state)
+{
+    (void)state;
+    char b[128];
+    assert_string_equal(testspec_range_text(TESTSPEC_P_DURATION, TESTSPEC_TCP_RR, b, sizeof b),
+                        "1ms..24h");
+    assert_string_equal(testspec_range_text(TESTSPEC_P_MSG_SIZE, TESTSPEC_TCP_STREAM, b, sizeof b),
+                        "1..64M");
+    assert_string_equal(testspec_range_text(TESTSPEC_P_MSG_SIZE, TESTSPEC_UDP_RR, b, sizeof b),
+                        "1..65507 for udp_rr");
+    assert_string_equal(testspec_range_text(TESTSPEC_P_INTERVAL, TESTSPEC_TCP_RR, b, sizeof b),
+                        "0 or 10ms..1h");
+    assert_string_equal(testspec_range_text(TESTSPEC_P_RATE, TESTSPEC_UDP_STREAM, b, sizeof b),
+                        "1..1T for udp_stream");
+    assert_string_equal(testspec_range_text(TESTSPEC_P_WINDOW, -1, b, sizeof b), "0 or 1K..1G");
+    assert_string_equal(testspec_value_text(TESTSPEC_P_WARMUP, 0.25, b, sizeof b), "250ms");
+    assert_string_equal(testspec_value_text(TESTSPEC_P_DURATION, 1.5, b, sizeof b), "1500ms");
+    assert_int_equal(testspec_kind_find("tcp_crr"), TESTSPEC_TCP_CRR);
+    assert_int_equal(testspec_kind_find("tcp_crrr"), -1);
+    for (int k = 0; k < TESTSPEC_KIND_COUNT; k++)
+        assert_string_equal(ns_kind_get((enum ns_kind_id)k)->name, testspec_kind_name(k));
+    double d;
+    assert_int_equal(testspec_parse(TESTSPEC_P_MSG_SIZE, "1.5", &d, NULL), NS_EPARSE);
+    assert_int_equal(testspec_parse(TESTSPEC_P_MSG_SIZE, "1.5K", &d, NULL), 0);
+    assert_true(d == 1536);
+    assert_int_equal(testspec_parse(TESTSPEC_P_STREAMS, "-3", &d, NULL), NS_ERANGE);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_range_texts),
+        cmocka_unit_test(test_argv_shape),
+        cmocka_unit_test(test_plan_and_nsperf_agree),
+        cmocka_unit_test(test_argv_of_every_shipped_scenario_runs),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

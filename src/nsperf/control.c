@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
 #include <time.h>
@@ -14,6 +15,7 @@
 
 #include "common/clock.h"
 #include "common/errors.h"
+#include "common/fileread.h"
 #include "common/net.h"
 #include "common/sha256.h"
 #include "nsperf/cpu.h"
@@ -32,37 +34,17 @@ token_trim(struct ns_token *t)
 int
 ns_token_read(const char *path, struct ns_token *t, struct err *e)
 {
-    bool is_stdin = strcmp(path, "-") == 0;
-    int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return err_sys(e, NS_EIO, errno, "cannot open token file '%s'", path);
-    t->len = 0;
-    for (;;) {
-        if (t->len == sizeof t->bytes) {
-            uint8_t extra;
-            if (read(fd, &extra, 1) > 0) {
-                if (!is_stdin)
-                    close(fd);
-                return err_set(e, NS_ETOOBIG, "token file '%s' is larger than %d bytes", path,
-                               NS_TOKEN_MAX);
-            }
-            break;
-        }
-        ssize_t n = read(fd, t->bytes + t->len, sizeof t->bytes - t->len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            int saved = errno;
-            if (!is_stdin)
-                close(fd);
-            return err_sys(e, NS_EIO, saved, "cannot read token file '%s'", path);
-        }
-        if (n == 0)
-            break;
-        t->len += (size_t)n;
-    }
-    if (!is_stdin)
-        close(fd);
+    char *buf = NULL;
+    size_t len = 0;
+    int rc = fileread_path(path, sizeof t->bytes, &buf, &len, e);
+    if (rc == NS_ETOOBIG)
+        return err_set(e, NS_ETOOBIG, "token file '%s' is larger than %d bytes", path,
+                       NS_TOKEN_MAX);
+    if (rc != 0)
+        return err_prefix(e, "cannot read token file '%s'", path);
+    memcpy(t->bytes, buf, len);
+    t->len = len;
+    free(buf);
     token_trim(t);
     if (t->len == 0)
         return err_set(e, NS_EINVAL, "token file '%s' is empty", path);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bitset.h"
 #include "plan/fields.h"
 
 static const char *const pairs_choices[] = {"all", "cross-zone", "same-zone", NULL};
@@ -36,9 +37,9 @@ pair_host(struct vctx *c, struct pair_ctx *pc, const struct ynode *n)
 {
     if (!plan_vexpect(c, n, YNODE_SCALAR, "a host in a pair"))
         return -1;
-    long i = plan_host_find(c->p, n->str);
-    if (i >= 0)
-        return i;
+    for (size_t i = 0; i < c->p->nhosts; i++)
+        if (c->p->hosts[i].name != NULL && strcmp(c->p->hosts[i].name, n->str) == 0)
+            return (long)i;
     const char *near = plan_suggest_closest(n->str, pc->names, c->p->nhosts);
     if (near != NULL)
         plan_verr(c, n, "unknown host '%s' in pairs; did you mean '%s'?", n->str, near);
@@ -50,15 +51,7 @@ pair_host(struct vctx *c, struct pair_ctx *pc, const struct ynode *n)
 static bool
 seen_test(const struct pair_ctx *pc, size_t n, uint32_t a, uint32_t b)
 {
-    size_t bit = (size_t)a * n + b;
-    return (pc->seen[bit / 64] >> (bit % 64)) & 1u;
-}
-
-static void
-seen_set(struct pair_ctx *pc, size_t n, uint32_t a, uint32_t b)
-{
-    size_t bit = (size_t)a * n + b;
-    pc->seen[bit / 64] |= (uint64_t)1 << (bit % 64);
+    return bitset_test(pc->seen, (size_t)a * n + b);
 }
 
 /* Index of the earlier listed pair (a, b). */
@@ -111,7 +104,7 @@ pair_read(struct vctx *c, struct pair_ctx *pc, const struct ynode *item)
     struct plan *p = c->p;
     if (pair_repeats(c, pc, item, (uint32_t)a, (uint32_t)b))
         return;
-    seen_set(pc, p->nhosts, (uint32_t)a, (uint32_t)b);
+    bitset_set(pc->seen, (size_t)a * p->nhosts + (size_t)b);
     pc->first[p->nexplicit] = item;
     p->explicit_pairs[p->nexplicit++] = (struct plan_pair){(uint32_t)a, (uint32_t)b};
 }
@@ -128,7 +121,7 @@ pairs_explicit(struct vctx *c, const struct ynode *list)
     size_t n = p->nhosts;
     struct pair_ctx pc = {
         .names = calloc(n ? n : 1, sizeof *pc.names),
-        .seen = calloc(n * n / 64 + 1, sizeof *pc.seen),
+        .seen = calloc(bitset_words(n * n), sizeof *pc.seen),
         .first = calloc(list->nkids, sizeof *pc.first),
     };
     p->explicit_pairs = plan_vcalloc(c, list->nkids, sizeof *p->explicit_pairs);

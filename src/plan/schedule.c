@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bitset.h"
 #include "common/errors.h"
 #include "plan/plan_int.h"
 #include "plan/schedule.h"
@@ -72,22 +73,10 @@ struct colouring {
 };
 
 static bool
-bit_test(const uint64_t *v, size_t bit)
-{
-    return (v[bit / 64] >> (bit % 64)) & 1u;
-}
-
-static void
-bit_set(uint64_t *v, size_t bit)
-{
-    v[bit / 64] |= (uint64_t)1 << (bit % 64);
-}
-
-static bool
 colouring_wants(const struct colouring *c, uint32_t a, uint32_t b)
 {
     if (c->wanted != NULL)
-        return bit_test(c->wanted, (size_t)a * c->p->nhosts + b);
+        return bitset_test(c->wanted, (size_t)a * c->p->nhosts + b);
     return plan_pair_selected(c->p, a, b);
 }
 
@@ -110,8 +99,8 @@ colouring_add(struct colouring *c, uint32_t a, uint32_t b)
     if (!colouring_wants(c, a, b) || c->n >= c->cap)
         return;
     size_t r = first_free(c, a, b);
-    bit_set(&c->busy[(size_t)a * c->words], r);
-    bit_set(&c->busy[(size_t)b * c->words], r);
+    bitset_set(&c->busy[(size_t)a * c->words], r);
+    bitset_set(&c->busy[(size_t)b * c->words], r);
     c->edges[c->n] = (struct plan_pair){a, b};
     c->round[c->n++] = (uint32_t)r;
     if (r + 1 > c->nrounds)
@@ -152,12 +141,12 @@ static uint64_t *
 explicit_wanted(const struct plan *p)
 {
     size_t n = p->nhosts;
-    uint64_t *w = calloc(n * n / 64 + 1, sizeof *w);
+    uint64_t *w = calloc(bitset_words(n * n), sizeof *w);
     for (size_t i = 0; w != NULL && i < p->nexplicit; i++) {
         const struct plan_pair *e = &p->explicit_pairs[i];
-        bit_set(w, (size_t)e->src * n + e->dst);
+        bitset_set(w, (size_t)e->src * n + e->dst);
         if (p->directions == 0)
-            bit_set(w, (size_t)e->dst * n + e->src);
+            bitset_set(w, (size_t)e->dst * n + e->src);
     }
     return w;
 }
@@ -167,7 +156,7 @@ colouring_run(struct colouring *c)
 {
     const struct plan *p = c->p;
     size_t nh = p->nhosts;
-    c->words = (2 * (nh + 1)) / 64 + 1;
+    c->words = bitset_words(2 * (nh + 1));
     c->cap = p->npairs;
     c->busy = calloc(nh * c->words, sizeof *c->busy);
     c->edges = malloc((c->cap ? c->cap : 1) * sizeof *c->edges);

@@ -17,7 +17,8 @@ struct diag {
 struct plan_diags {
     struct diag *v;
     size_t n, cap;
-    size_t total; /* problems reported, kept or not */
+    size_t total;    /* problems (errors) reported, kept or not */
+    size_t warnings; /* warnings reported, kept or not */
     bool oom;
 };
 
@@ -67,8 +68,8 @@ plan_diags_write(const struct plan_diags *d, FILE *out)
 {
     for (size_t i = 0; i < d->n; i++)
         fprintf(out, "%s\n", d->v[i].text);
-    if (d->total > d->n)
-        fprintf(out, "%zu more problems not shown\n", d->total - d->n);
+    if (d->total + d->warnings > d->n)
+        fprintf(out, "%zu more problems not shown\n", d->total + d->warnings - d->n);
 }
 
 static int
@@ -85,20 +86,77 @@ diag_grow(struct plan_diags *d)
     return 0;
 }
 
-static char *diag_format(const char *file, unsigned line, unsigned col, const char *fmt, va_list ap,
-                         size_t *msgoff) __attribute__((format(printf, 4, 0)));
+/* Length of the invisible or reordering character at s (UTF-8), else 0: C1 controls, LRM/RLM,
+ * the bidi embeddings and overrides (U+202A..U+202E) and isolates (U+2066..U+2069). */
+static size_t
+sneaky_len(const unsigned char *s)
+{
+    if (s[0] == 0xC2 && s[1] >= 0x80 && s[1] <= 0x9F)
+        return 2;
+    if (s[0] == 0xE2 && s[1] == 0x80 &&
+        (s[2] == 0x8E || s[2] == 0x8F || (s[2] >= 0xAA && s[2] <= 0xAE)))
+        return 3;
+    if (s[0] == 0xE2 && s[1] == 0x81 && s[2] >= 0xA6 && s[2] <= 0xA9)
+        return 3;
+    return 0;
+}
+
+size_t
+plan_text_control(const char *text, bool multiline)
+{
+    const unsigned char *s = (const unsigned char *)text;
+    for (size_t i = 0; s[i] != '\0'; i++) {
+        if (multiline && (s[i] == '\n' || s[i] == '\t'))
+            continue;
+        if (s[i] < 0x20 || s[i] == 0x7F || sneaky_len(s + i) > 0)
+            return i + 1;
+    }
+    return 0;
+}
+
+/* Copy in to out with control and bidi characters written as escapes, so that a message about
+ * a hostile value cannot forge or reorder what the terminal shows. */
+static void
+escape_text(const char *in, char *out, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)in;
+    size_t o = 0;
+    for (size_t i = 0; s[i] != '\0' && o + 12 < len;) {
+        size_t k = sneaky_len(s + i);
+        if (k == 2) {
+            o += (size_t)snprintf(out + o, len - o, "\\u%04x", s[i + 1]);
+        } else if (k == 3) {
+            unsigned cp = ((s[i] & 0x0Fu) << 12) | ((s[i + 1] & 0x3Fu) << 6) | (s[i + 2] & 0x3Fu);
+            o += (size_t)snprintf(out + o, len - o, "\\u%04x", cp);
+        } else if (s[i] == '\n') {
+            o += (size_t)snprintf(out + o, len - o, "\\n");
+        } else if (s[i] < 0x20 || s[i] == 0x7F) {
+            o += (size_t)snprintf(out + o, len - o, "\\x%02x", s[i]);
+        } else {
+            out[o++] = (char)s[i];
+        }
+        i += k > 0 ? k : 1;
+    }
+    out[o] = '\0';
+}
+
+static char *diag_format(const char *file, unsigned line, unsigned col, bool warning,
+                         const char *fmt, va_list ap, size_t *msgoff)
+    __attribute__((format(printf, 5, 0)));
 
 static char *
-diag_format(const char *file, unsigned line, unsigned col, const char *fmt, va_list ap,
-            size_t *msgoff)
+diag_format(const char *file, unsigned line, unsigned col, bool warning, const char *fmt,
+            va_list ap, size_t *msgoff)
 {
     char prefix[512];
     if (line > 0)
         snprintf(prefix, sizeof prefix, "%s:%u:%u: ", file, line, col);
     else
         snprintf(prefix, sizeof prefix, "%s: ", file);
-    char msg[1024];
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    char raw[1024], msg[1100];
+    int w = snprintf(msg, sizeof msg, "%s", warning ? "warning: " : "");
+    vsnprintf(raw, sizeof raw, fmt, ap);
+    escape_text(raw, msg + w, sizeof msg - (size_t)w);
     size_t plen = strlen(prefix), mlen = strlen(msg);
     char *text = malloc(plen + mlen + 1);
     if (text == NULL)
@@ -109,11 +167,18 @@ diag_format(const char *file, unsigned line, unsigned col, const char *fmt, va_l
     return text;
 }
 
-int
-plan_diag_add(struct plan_diags *d, const char *file, unsigned line, unsigned col, const char *fmt,
-              ...)
+static int vdiag_add(struct plan_diags *d, bool warning, const char *file, unsigned line,
+                     unsigned col, const char *fmt, va_list ap)
+    __attribute__((format(printf, 6, 0)));
+
+static int
+vdiag_add(struct plan_diags *d, bool warning, const char *file, unsigned line, unsigned col,
+          const char *fmt, va_list ap)
 {
-    d->total++;
+    if (warning)
+        d->warnings++;
+    else
+        d->total++;
     if (d->n >= PLAN_MAX_DIAGS)
         return 0;
     if (diag_grow(d) != 0) {
@@ -121,19 +186,38 @@ plan_diag_add(struct plan_diags *d, const char *file, unsigned line, unsigned co
         return NS_ENOMEM;
     }
     struct diag *g = &d->v[d->n];
-    va_list ap;
-    va_start(ap, fmt);
-    g->text = diag_format(file, line, col, fmt, ap, &g->msgoff);
-    va_end(ap);
+    g->text = diag_format(file, line, col, warning, fmt, ap, &g->msgoff);
     if (g->text == NULL) {
         d->oom = true;
         return NS_ENOMEM;
     }
     g->line = line;
     g->col = col;
-    g->seq = d->total;
+    g->seq = d->total + d->warnings;
     d->n++;
     return 0;
+}
+
+int
+plan_diag_add(struct plan_diags *d, const char *file, unsigned line, unsigned col, const char *fmt,
+              ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vdiag_add(d, false, file, line, col, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int
+plan_diag_warn(struct plan_diags *d, const char *file, unsigned line, unsigned col, const char *fmt,
+               ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vdiag_add(d, true, file, line, col, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 static int

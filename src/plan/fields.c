@@ -24,6 +24,19 @@ plan_verr(struct vctx *c, const struct ynode *at, const char *fmt, ...)
         c->oom = true;
 }
 
+void
+plan_vwarn(struct vctx *c, const struct ynode *at, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    unsigned line = at ? at->line : 0, col = at ? at->col : 0;
+    if (plan_diag_warn(c->d, c->file, line, col, "%s", msg) != 0)
+        c->oom = true;
+}
+
 const char *
 plan_vstrdup(struct vctx *c, const char *s)
 {
@@ -124,11 +137,80 @@ hostname_ok(const char *s)
     return s[0] != '-';
 }
 
-bool
-plan_vaddress_ok(const char *s)
+/* A last label that is a number (or 0x...) makes a resolver read the whole name as an IPv4
+ * address in inet_aton's forms: octal 010, hex 0x7f, fewer or more than four parts. */
+static bool
+numeric_last_label(const char *s)
+{
+    const char *dot = strrchr(s, '.'), *l = dot ? dot + 1 : s;
+    if ((l[0] == '0' && (l[1] == 'x' || l[1] == 'X')))
+        return true;
+    return l[0] != '\0' && strspn(l, "0123456789") == strlen(l);
+}
+
+/* fe80::1%eth0: an IPv6 address and an interface name or number. */
+static bool
+scoped_ipv6_ok(const char *s)
+{
+    const char *pct = strchr(s, '%');
+    char addr[64];
+    unsigned char buf[16];
+    if (pct == NULL || (size_t)(pct - s) >= sizeof addr)
+        return false;
+    snprintf(addr, sizeof addr, "%.*s", (int)(pct - s), s);
+    const char *scope = pct + 1;
+    size_t n = strlen(scope);
+    return inet_pton(AF_INET6, addr, buf) == 1 && n > 0 && n < 16 && scope[0] != '-' &&
+           strspn(scope, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+}
+
+const char *
+plan_vaddress_problem(const char *s)
 {
     unsigned char buf[16];
-    return inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1 || hostname_ok(s);
+    if (inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1 || scoped_ipv6_ok(s))
+        return NULL;
+    if (s[0] == '-')
+        return "must not start with '-' (ssh would take it for an option)";
+    if (hostname_ok(s) && numeric_last_label(s))
+        return "not a canonical IPv4 address (four numbers 0..255 without leading zeros); "
+               "a host name cannot end in a number";
+    if (hostname_ok(s))
+        return NULL;
+    return "expected an IP address or a host name";
+}
+
+/* [user@]host[:port], host an address ([...] around an IPv6 address with a port). */
+static const char *
+jump_problem(const char *s)
+{
+    const char *at = strrchr(s, '@'), *host = at ? at + 1 : s;
+    if (at != NULL && (at == s || s[0] == '-' || memchr(s, ' ', (size_t)(at - s)) != NULL))
+        return "expected [user@]host[:port] with a user that does not start with '-'";
+    char h[300];
+    const char *port = NULL;
+    if (host[0] == '[') {
+        const char *close = strchr(host, ']');
+        if (close == NULL || (close[1] != '\0' && close[1] != ':'))
+            return "expected [user@]host[:port]; an IPv6 address with a port goes in [brackets]";
+        snprintf(h, sizeof h, "%.*s", (int)(close - host - 1), host + 1);
+        port = close[1] == ':' ? close + 2 : NULL;
+    } else {
+        const char *colon = strchr(host, ':');
+        bool one_colon = colon != NULL && strchr(colon + 1, ':') == NULL;
+        snprintf(h, sizeof h, "%.*s", one_colon ? (int)(colon - host) : (int)strlen(host), host);
+        port = one_colon ? colon + 1 : NULL;
+    }
+    const char *why = plan_vaddress_problem(h);
+    if (why != NULL)
+        return why;
+    if (port != NULL) {
+        char *end;
+        long v = strtol(port, &end, 10);
+        if (port[0] < '0' || port[0] > '9' || *end != '\0' || v < 1 || v > 65535)
+            return "the port after ':' must be a number 1..65535";
+    }
+    return NULL;
 }
 
 /* --- conversions, one per type ------------------------------------------------------------- */
@@ -161,8 +243,22 @@ conv_str(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *obj
                   s);
         return false;
     }
-    if (f->type == FT_ADDR && !plan_vaddress_ok(s)) {
-        plan_verr(c, v, "invalid %s '%s': expected an IP address or a host name", f->key, s);
+    if (plan_text_control(s, f->multiline) != 0) {
+        plan_verr(c, v, "invalid %s '%s': control or direction-changing characters are not allowed",
+                  f->key, s);
+        return false;
+    }
+    if (f->no_dash && s[0] == '-') {
+        plan_verr(c, v,
+                  "invalid %s '%s': must not start with '-' (ssh would take it for an option)",
+                  f->key, s);
+        return false;
+    }
+    const char *why = f->type == FT_ADDR   ? plan_vaddress_problem(s)
+                      : f->type == FT_JUMP ? jump_problem(s)
+                                           : NULL;
+    if (why != NULL) {
+        plan_verr(c, v, "invalid %s '%s': %s", f->key, s, why);
         return false;
     }
     const char *copy = plan_vstrdup(c, s);
@@ -279,12 +375,16 @@ conv_spec(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *ob
     enum testspec_param p = (enum testspec_param)f->spec;
     enum testspec_type type = testspec_type(p);
     double d = 0;
-    int rc = testspec_parse(p, s, &d, NULL);
+    struct err e;
+    err_clear(&e);
+    int rc = testspec_parse(p, s, &d, &e);
     bool range =
         rc == NS_ERANGE || (rc != 0 && s[0] == '-' && testspec_parse(p, s + 1, &d, NULL) == 0);
     if (rc != 0 && !range) {
         if (type == TESTSPEC_BOOL)
             plan_verr(c, v, "invalid %s '%s': expected true or false", f->key, s);
+        else if (type == TESTSPEC_SIZE && strstr(e.msg, "whole number") != NULL)
+            plan_verr(c, v, "invalid %s '%s': sizes are whole bytes", f->key, s);
         else if (type == TESTSPEC_COUNT)
             plan_verr(c, v, "invalid %s '%s': expected a whole number", f->key, s);
         else
@@ -296,7 +396,6 @@ conv_spec(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *ob
     }
     int kind = testspec_applies(p, c->spec_kind) ? c->spec_kind : -1;
     if (range || !testspec_in_range(p, kind, d)) {
-        struct err e;
         testspec_range_error(&e, p, kind, f->key, s);
         plan_verr(c, v, "%s", e.msg);
         return false;
@@ -369,6 +468,7 @@ plan_field_store(struct vctx *c, const struct fdesc *f, const struct ynode *v, v
     case FT_STR:
     case FT_NAME:
     case FT_ADDR:
+    case FT_JUMP:
         return conv_str(c, f, v, obj);
     case FT_UINT:
     case FT_U64:
@@ -488,6 +588,7 @@ ftype_size(enum ftype type)
     case FT_STR:
     case FT_NAME:
     case FT_ADDR:
+    case FT_JUMP:
         return sizeof(const char *);
     case FT_UINT:
         return sizeof(unsigned);

@@ -34,7 +34,8 @@ enum ftype {
     FT_NODE, /* kept as a node for the caller */
     FT_STR,  /* const char *, non-empty */
     FT_NAME, /* const char *, letters, digits, . _ - */
-    FT_ADDR, /* const char *, IP address or host name */
+    FT_ADDR, /* const char *, IP address (IPv6 may be scoped: fe80::1%eth0) or host name */
+    FT_JUMP, /* const char *, an ssh jump host: [user@]host[:port] */
     FT_UINT, /* unsigned, range min..max */
     FT_U64,  /* uint64_t, any */
     FT_DUR,  /* double seconds, units.h, range min..max */
@@ -55,6 +56,8 @@ struct fdesc {
     const char *const *choices; /* FT_ENUM: NULL-terminated */
     const char *bad;            /* FT_ENUM: "unknown test kind"; default "invalid <key>" */
     int spec;                   /* FT_SPEC: enum testspec_param */
+    bool no_dash;               /* text handed to ssh: a leading '-' would be an option */
+    bool multiline;             /* FT_STR: newlines and tabs allowed (other controls never) */
 };
 
 #define FIELDS_MAX 16
@@ -106,7 +109,11 @@ void plan_node_what(const struct ynode *n, const char *noun, size_t i, char *buf
 
 /* Name and address checks shared with the pair and label code. */
 bool plan_vname_ok(const char *s);
-bool plan_vaddress_ok(const char *s);
+/* NULL when s is an address ssh and the resolver read as written, else why not. */
+const char *plan_vaddress_problem(const char *s);
+/* Report a warning at node at. */
+void plan_vwarn(struct vctx *c, const struct ynode *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Validation steps (validate.c, hosts.c, scenarios.c, pairs.c). */
 void plan_validate_hosts(struct vctx *c, const struct ynode *hosts, const struct ynode *ssh);

@@ -9,15 +9,22 @@
 #include "plan/fields.h"
 
 static const struct fdesc ssh_fields[] = {
-    {.key = "user", .type = FT_STR, .off = offsetof(struct plan_ssh, user)},
+    {.key = "user", .type = FT_STR, .off = offsetof(struct plan_ssh, user), .no_dash = true},
     {.key = "port",
      .type = FT_UINT,
      .off = offsetof(struct plan_ssh, port),
      .min = 1,
      .max = 65535,
      .range = "1..65535"},
-    {.key = "identity", .type = FT_STR, .off = offsetof(struct plan_ssh, identity)},
-    {.key = "known_hosts", .type = FT_STR, .off = offsetof(struct plan_ssh, known_hosts)},
+    {.key = "identity",
+     .type = FT_STR,
+     .off = offsetof(struct plan_ssh, identity),
+     .no_dash = true},
+    {.key = "known_hosts",
+     .type = FT_STR,
+     .off = offsetof(struct plan_ssh, known_hosts),
+     .no_dash = true},
+    {.key = "jump", .type = FT_JUMP, .off = offsetof(struct plan_ssh, jump), .no_dash = true},
     {.key = "connect_timeout",
      .type = FT_DUR,
      .off = offsetof(struct plan_ssh, connect_timeout_s),
@@ -56,7 +63,7 @@ static const struct fdesc host_fields[] = {
 /* What the duplicate checks need to know about each host. */
 struct host_aux {
     const struct ynode *name_node, *addr_node, *daddr_node;
-    char addr_key[260], daddr_key[260]; /* canonical forms */
+    char addr_key[300], daddr_key[300]; /* canonical forms */
 };
 
 static const struct plan_ssh ssh_builtin = {.port = 22, .connect_timeout_s = 10.0};
@@ -81,6 +88,11 @@ label_read(struct vctx *c, const struct ynode *k, const struct ynode *v, struct 
     snprintf(what, sizeof what, "label '%.64s'", k->str);
     if (!plan_vexpect(c, v, YNODE_SCALAR, what))
         return;
+    if (plan_text_control(k->str, false) != 0 || plan_text_control(v->str, false) != 0) {
+        plan_verr(c, plan_text_control(k->str, false) ? k : v,
+                  "invalid label '%s: %s': control or direction-changing characters are not allowed", k->str, v->str);
+        return;
+    }
     out->key = plan_vstrdup(c, k->str);
     out->value = plan_vstrdup(c, v->str);
 }
@@ -178,15 +190,26 @@ host_read(struct vctx *c, const struct ynode *n, size_t i, const struct plan_ssh
     aux->daddr_node = v.val[2] ? v.val[2] : v.val[1];
 }
 
-/* Canonical text of an address so that 2001:db8::1 and 2001:DB8:0::1 compare equal. */
+/* Canonical text of an address so that 2001:db8::1 and 2001:DB8:0::1 compare equal, and so do
+ * ::ffff:10.0.0.1 and 10.0.0.1 (the same IPv4 host); a scope stays part of the address. */
 static void
 address_key(const char *s, char *out, size_t len)
 {
     unsigned char bin[16];
+    char addr[64];
+    const char *pct = s != NULL ? strchr(s, '%') : NULL;
+    size_t alen = pct != NULL ? (size_t)(pct - s) : s != NULL ? strlen(s) : 0;
+    snprintf(addr, sizeof addr, "%.*s", (int)(alen < sizeof addr ? alen : 0), s ? s : "");
+    static const unsigned char mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
     if (s == NULL) {
         out[0] = '\0';
-    } else if (inet_pton(AF_INET6, s, bin) == 1) {
-        inet_ntop(AF_INET6, bin, out, (socklen_t)len);
+    } else if (alen < sizeof addr && inet_pton(AF_INET6, addr, bin) == 1) {
+        if (memcmp(bin, mapped, sizeof mapped) == 0 && pct == NULL)
+            inet_ntop(AF_INET, bin + 12, out, (socklen_t)len);
+        else
+            inet_ntop(AF_INET6, bin, out, (socklen_t)len);
+        if (pct != NULL)
+            snprintf(out + strlen(out), len - strlen(out), "%s", pct);
     } else {
         size_t i = 0;
         for (; s[i] != '\0' && i + 1 < len; i++)
@@ -195,8 +218,11 @@ address_key(const char *s, char *out, size_t len)
     }
 }
 
+/* Host i against an earlier host j; reports at most one problem of each kind per host i
+ * (*addr_done, *daddr_done), so a third copy of an address is one message, not two. */
 static void
-dup_check_pair(struct vctx *c, size_t i, size_t j, const struct host_aux *aux)
+dup_check_pair(struct vctx *c, size_t i, size_t j, const struct host_aux *aux, bool *addr_done,
+               bool *daddr_done)
 {
     const struct plan_host *a = &c->p->hosts[j], *b = &c->p->hosts[i];
     const struct host_aux *x = &aux[j], *y = &aux[i];
@@ -206,15 +232,19 @@ dup_check_pair(struct vctx *c, size_t i, size_t j, const struct host_aux *aux)
     bool both_ssh = a->transport == PLAN_TRANSPORT_SSH && b->transport == PLAN_TRANSPORT_SSH;
     bool same_addr = both_ssh && y->addr_key[0] && strcmp(x->addr_key, y->addr_key) == 0 &&
                      a->ssh.port == b->ssh.port;
-    if (same_addr)
+    bool same_daddr = y->daddr_key[0] && strcmp(x->daddr_key, y->daddr_key) == 0;
+    if (same_addr && !*addr_done) {
         plan_verr(c, y->addr_node,
                   "duplicate address '%s' (host '%s' at %u:%u has the same address "
                   "and ssh port)",
                   b->address, a->name ? a->name : "?", x->addr_node->line, x->addr_node->col);
-    else if (y->daddr_key[0] && strcmp(x->daddr_key, y->daddr_key) == 0)
+        *addr_done = *daddr_done = true;
+    } else if (same_daddr && !*daddr_done && !*addr_done) {
         plan_verr(c, y->daddr_node, "duplicate data address '%s' (also host '%s' at %u:%u)",
                   b->data_address, a->name ? a->name : "?", x->daddr_node->line,
                   x->daddr_node->col);
+        *daddr_done = true;
+    }
 }
 
 static void
@@ -225,9 +255,11 @@ hosts_dup_check(struct vctx *c, struct host_aux *aux)
         address_key(c->p->hosts[i].address, aux[i].addr_key, sizeof aux[i].addr_key);
         address_key(c->p->hosts[i].data_address, aux[i].daddr_key, sizeof aux[i].daddr_key);
     }
-    for (size_t i = 1; i < n; i++)
+    for (size_t i = 1; i < n; i++) {
+        bool addr_done = false, daddr_done = false;
         for (size_t j = 0; j < i; j++)
-            dup_check_pair(c, i, j, aux);
+            dup_check_pair(c, i, j, aux, &addr_done, &daddr_done);
+    }
 }
 
 /* Zones are (region, zone); give each host its zone's index. */

@@ -111,6 +111,12 @@ plan_seed(const struct plan *p)
     return p->seed;
 }
 
+unsigned
+plan_retries(const struct plan *p)
+{
+    return p->retries;
+}
+
 size_t
 plan_pair_count(const struct plan *p)
 {

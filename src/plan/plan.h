@@ -33,6 +33,8 @@ struct plan_diags; /* opaque list of diagnostics */
 #define PLAN_MAX_TRIALS 1000
 #define PLAN_MAX_TESTS 10000000ULL /* trials of all scenarios over all selected pairs */
 #define PLAN_MAX_DIAGS 200         /* further problems are counted, not kept */
+#define PLAN_MAX_RETRIES 10
+#define PLAN_DEFAULT_RETRIES 2
 
 /* Estimated fixed cost of one test on top of its warmup and duration: ssh session, starting
  * the one-shot nsperf server, the control handshake and collecting the result. Used only for
@@ -63,6 +65,7 @@ struct plan_ssh {
     unsigned port;           /* 1..65535 */
     const char *identity;    /* NULL: agent and ~/.ssh/config */
     const char *known_hosts; /* NULL: ~/.ssh/known_hosts */
+    const char *jump;        /* NULL, or a jump host "[user@]host[:port]" (ssh -J; one hop) */
     double connect_timeout_s;
 };
 
@@ -166,6 +169,8 @@ bool plan_both_directions(const struct plan *p);
 bool plan_parallel(const struct plan *p);
 bool plan_shuffled(const struct plan *p);
 uint64_t plan_seed(const struct plan *p);
+/* Times a failed test is run again before it is recorded as failed (`retries`, 0..10). */
+unsigned plan_retries(const struct plan *p);
 
 /* Number of ordered (src, dst) pairs the selection yields. */
 size_t plan_pair_count(const struct plan *p);

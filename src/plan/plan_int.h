@@ -57,9 +57,16 @@ bool plan_ynode_is_null(const struct ynode *n);
  * be stored, else 0. */
 int plan_diag_add(struct plan_diags *d, const char *file, unsigned line, unsigned col,
                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* As plan_diag_add for a warning ("file:line:col: warning: message"): printed with the
+ * problems but not one of them (a plan with warnings loads). */
+int plan_diag_warn(struct plan_diags *d, const char *file, unsigned line, unsigned col,
+                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* 1 + the byte offset of the first control, C1 or bidi-override character of text; 0 if none
+ * (multiline: newlines and tabs are fine). */
+size_t plan_text_control(const char *text, bool multiline);
 /* Stable sort by position; file-level messages first. */
 void plan_diag_sort(struct plan_diags *d);
-/* Total problems reported, including those beyond PLAN_MAX_DIAGS. */
+/* Total problems (not warnings) reported, including those beyond PLAN_MAX_DIAGS. */
 size_t plan_diag_total(const struct plan_diags *d);
 bool plan_diag_oom(const struct plan_diags *d);
 
@@ -91,6 +98,7 @@ struct plan {
     bool parallel;
     int order; /* 0 sequential, 1 shuffled */
     uint64_t seed;
+    unsigned retries;
     size_t npairs; /* selected ordered pairs */
     uint64_t ntests;
 };

@@ -11,7 +11,10 @@ static const char *const order_choices[] = {"sequential", "shuffled", NULL};
 
 static const struct fdesc plan_fields[] = {
     {.key = "name", .type = FT_NAME, .off = offsetof(struct plan, name), .required = true},
-    {.key = "description", .type = FT_STR, .off = offsetof(struct plan, description)},
+    {.key = "description",
+     .type = FT_STR,
+     .off = offsetof(struct plan, description),
+     .multiline = true},
     {.key = "ssh", .type = FT_NODE},
     {.key = "hosts", .type = FT_NODE, .required = true},
     {.key = "defaults", .type = FT_NODE},
@@ -33,6 +36,12 @@ static const struct fdesc plan_fields[] = {
      .off = offsetof(struct plan, order),
      .choices = order_choices},
     {.key = "seed", .type = FT_U64, .off = offsetof(struct plan, seed)},
+    {.key = "retries",
+     .type = FT_UINT,
+     .off = offsetof(struct plan, retries),
+     .min = 0,
+     .max = PLAN_MAX_RETRIES,
+     .range = "0..10"},
     {.key = "output", .type = FT_STR, .off = offsetof(struct plan, output)},
 };
 
@@ -87,6 +96,7 @@ plan_set_defaults(struct plan *p)
     p->trials = 1;
     p->parallel = true;
     p->pairs = PLAN_PAIRS_ALL;
+    p->retries = PLAN_DEFAULT_RETRIES;
 }
 
 static void
@@ -113,6 +123,9 @@ validate_root(struct vctx *c, const struct ynode *root)
     plan_fields_require(c, root, plan_fields, NPLAN_FIELDS, &v, "the plan");
     plan_fields_store(c, plan_fields, NPLAN_FIELDS, &v, c->p);
     validate_output(c, plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "output"));
+    const struct ynode *seed = plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "seed");
+    if (seed != NULL && c->p->order == 0)
+        plan_vwarn(c, seed, "seed has no effect with order: sequential (use order: shuffled)");
     const struct ynode *hosts = plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "hosts");
     size_t before = plan_diag_total(c->d);
     plan_validate_hosts(c, hosts, plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "ssh"));

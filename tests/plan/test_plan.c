@@ -85,6 +85,20 @@ load_ok(const char *path)
         plan_diags_write(d, stderr);
         fail_msg("%s: does not load (rc %d)", path, rc);
     }
+    /* warnings a good plan may have are its "# expect:" lines, exactly */
+    char *text = helper_read_file(path, NULL);
+    size_t nexp;
+    char **exp = helper_expectations(text, &nexp);
+    for (size_t i = 0; i < nexp || i < plan_diags_count(d); i++) {
+        char got[1024] = "(none)";
+        if (i < plan_diags_count(d))
+            diag_short(d, i, got, sizeof got);
+        if (i >= nexp || strcmp(got, exp[i]) != 0)
+            fail_msg("%s: message %zu\n  expected: %s\n  got:      %s", path, i + 1,
+                     i < nexp ? exp[i] : "(none)", got);
+    }
+    helper_names_free(exp, nexp);
+    free(text);
     plan_diags_free(d);
     struct schedule *s = NULL;
     assert_int_equal(schedule_new(p, &s, NULL), 0);
@@ -182,6 +196,49 @@ test_full_hosts(void **state)
     assert_string_equal(h->region, "");
     assert_int_equal(plan_host_find(p, "vm2"), 1);
     assert_int_equal(plan_host_find(p, "nope"), -1);
+    plan_free(p);
+}
+
+/* ssh.jump resolves like the other ssh keys; retries defaults to 2; scoped IPv6 loads. */
+static void
+test_jump_and_retries(void **state)
+{
+    (void)state;
+    struct plan *p = load_fixture("scoped-ipv6-jump.yaml");
+    assert_int_equal(plan_retries(p), 0);
+    assert_string_equal(plan_host(p, 0)->address, "fe80::1%eth0");
+    assert_string_equal(plan_host(p, 0)->ssh.jump, "admin@bastion.example.com:2222");
+    assert_string_equal(plan_host(p, 0)->ssh.user, "azureuser");
+    assert_string_equal(plan_host(p, 1)->ssh.jump, "[2001:db8::9]:22");
+    assert_string_equal(plan_host(p, 2)->ssh.jump, "10.0.0.9");
+    plan_free(p);
+    p = load_fixture("minimal.yaml");
+    assert_int_equal(plan_retries(p), PLAN_DEFAULT_RETRIES);
+    assert_null(plan_host(p, 0)->ssh.jump);
+    plan_free(p);
+}
+
+/* What a runner hands nsperf: the scenario's table values as an argv. */
+static void
+test_scenario_argv(void **state)
+{
+    (void)state;
+    struct plan *p = load_fixture("full.yaml");
+    for (size_t i = 0; i < plan_scenario_count(p); i++) {
+        const struct plan_scenario *sc = plan_scenario(p, i);
+        size_t argc;
+        char **argv = testspec_client_argv(&sc->spec, &argc, NULL);
+        assert_non_null(argv);
+        assert_string_equal(argv[0], "--test");
+        assert_string_equal(argv[1], sc->test);
+        char line[512], joined[512] = "";
+        plan_scenario_nsperf_flags(sc, line, sizeof line);
+        for (size_t k = 0, used = 0; k < argc; k++)
+            used += (size_t)snprintf(joined + used, sizeof joined - used, "%s%s", k ? " " : "",
+                                     argv[k]);
+        assert_string_equal(line, joined);
+        free(argv);
+    }
     plan_free(p);
 }
 
@@ -406,7 +463,8 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_fixtures),     cmocka_unit_test(test_ok_fixtures),
         cmocka_unit_test(test_shipped_plans),    cmocka_unit_test(test_default_is_localhost_yaml),
-        cmocka_unit_test(test_full_hosts),       cmocka_unit_test(test_full_scenarios),
+        cmocka_unit_test(test_full_hosts),       cmocka_unit_test(test_jump_and_retries),
+        cmocka_unit_test(test_scenario_argv),    cmocka_unit_test(test_full_scenarios),
         cmocka_unit_test(test_builtin_defaults), cmocka_unit_test(test_output_path),
         cmocka_unit_test(test_nsperf_flags),     cmocka_unit_test(test_source_kept),
         cmocka_unit_test(test_size_cap),         cmocka_unit_test(test_unreadable),

@@ -242,13 +242,111 @@ json_round(struct wbuf *w, const struct schedule *s, size_t r)
     wb_write(w, "]", 1);
 }
 
+/* A string member, or null. */
+static void
+json_member(struct wbuf *w, const char *sep, const char *key, const char *v)
+{
+    wb_printf(w, "%s\"%s\":", sep, key);
+    if (v == NULL)
+        wb_puts(w, "null");
+    else
+        wb_json_str(w, v);
+}
+
+static void
+json_plan(struct wbuf *w, const struct plan *p)
+{
+    json_member(w, "\"plan\":{", "name", p->name);
+    json_member(w, ",", "file", p->file);
+    json_member(w, ",", "description", p->description);
+    json_member(w, ",", "output", p->output);
+    json_member(w, ",", "pairs", plan_pairs_name(p));
+    wb_printf(w, ",\"directions\":\"%s\",\"parallel\":%s,\"order\":\"%s\",\"seed\":\"",
+              p->directions == 0 ? "both" : "one", p->parallel ? "true" : "false",
+              p->order == 1 ? "shuffled" : "sequential");
+    wb_u64(w, p->seed); /* a string: 64 bits do not survive most JSON readers' numbers */
+    wb_printf(w, "\",\"trials\":%u,\"retries\":%u}", p->trials, p->retries);
+}
+
+static void
+json_host(struct wbuf *w, const struct plan_host *h)
+{
+    json_member(w, "{", "name", h->name);
+    json_member(w, ",", "address", h->address);
+    json_member(w, ",", "data_address", h->data_address);
+    json_member(w, ",", "zone", h->zone);
+    json_member(w, ",", "region", h->region);
+    json_member(w, ",", "zone_id", h->zone_id);
+    wb_printf(w, ",\"transport\":\"%s\",\"labels\":{",
+              h->transport == PLAN_TRANSPORT_LOCAL ? "local" : "ssh");
+    for (size_t i = 0; i < h->nlabels; i++)
+        json_member(w, i ? "," : "", h->labels[i].key, h->labels[i].value);
+    wb_puts(w, "}");
+    if (h->transport == PLAN_TRANSPORT_SSH) {
+        json_member(w, ",\"ssh\":{", "user", h->ssh.user);
+        wb_printf(w, ",\"port\":%u", h->ssh.port);
+        json_member(w, ",", "identity", h->ssh.identity);
+        json_member(w, ",", "known_hosts", h->ssh.known_hosts);
+        json_member(w, ",", "jump", h->ssh.jump);
+        wb_printf(w, ",\"connect_timeout_s\":%.15g}", h->ssh.connect_timeout_s);
+    }
+    wb_puts(w, "}");
+}
+
+/* Every parameter that applies to the kind, resolved, in base units (s, bytes, bit/s); and
+ * the nsperf flags the runner will pass. */
+static void
+json_scenario(struct wbuf *w, const struct plan_scenario *sc)
+{
+    json_member(w, "{", "name", sc->name);
+    json_member(w, ",", "test", sc->test);
+    wb_printf(w, ",\"trials\":%u,\"params\":{", sc->trials);
+    const char *sep = "";
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++) {
+        enum testspec_param id = (enum testspec_param)i;
+        if (!testspec_applies(id, (int)sc->kind))
+            continue;
+        double v = sc->spec.v[i];
+        char num[40];
+        if (testspec_type(id) == TESTSPEC_BOOL)
+            wb_printf(w, "%s\"%s\":%s", sep, testspec_key(id), v != 0 ? "true" : "false");
+        else if (snprintf(num, sizeof num, "%.15g", v) > 0 && strtod(num, NULL) == v)
+            wb_printf(w, "%s\"%s\":%s", sep, testspec_key(id), num);
+        else
+            wb_printf(w, "%s\"%s\":%.17g", sep, testspec_key(id), v);
+        sep = ",";
+    }
+    wb_puts(w, "},\"nsperf_args\":[");
+    size_t argc = 0;
+    char **argv = testspec_client_argv(&sc->spec, &argc, NULL);
+    for (size_t i = 0; argv != NULL && i < argc; i++) {
+        wb_puts(w, i ? "," : "");
+        wb_json_str(w, argv[i]);
+    }
+    free(argv);
+    wb_puts(w, "]}");
+}
+
 int
 schedule_write_json(const struct schedule *s, FILE *out, struct err *e)
 {
     struct wbuf *w = wb_new(out);
     if (w == NULL)
         return err_set(e, NS_ENOMEM, "out of memory writing the schedule");
-    wb_puts(w, "{\"rounds\":[");
+    const struct plan *p = schedule_plan(s);
+    wb_puts(w, "{");
+    json_plan(w, p);
+    wb_puts(w, ",\n\"hosts\":[");
+    for (size_t i = 0; i < p->nhosts; i++) {
+        wb_puts(w, i ? ",\n" : "");
+        json_host(w, &p->hosts[i]);
+    }
+    wb_puts(w, "],\n\"scenarios\":[");
+    for (size_t i = 0; i < p->nscenarios; i++) {
+        wb_puts(w, i ? ",\n" : "");
+        json_scenario(w, &p->scenarios[i]);
+    }
+    wb_puts(w, "],\n\"rounds\":[");
     size_t nrounds = schedule_round_count(s);
     for (size_t r = 0; r < nrounds; r++) {
         if (r > 0)

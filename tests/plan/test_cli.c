@@ -140,6 +140,17 @@ check_json(const char *text, const char *what)
     json_t *doc = json_loads(text, 0, &jerr);
     if (doc == NULL)
         fail_msg("%s: --json output does not parse: %s", what, jerr.text);
+    /* what the plan is: its name, hosts, and each scenario's resolved parameters */
+    assert_true(json_is_string(json_object_get(json_object_get(doc, "plan"), "name")));
+    json_t *hosts_list = json_object_get(doc, "hosts"), *scens = json_object_get(doc, "scenarios");
+    assert_true(json_is_array(hosts_list) && json_array_size(hosts_list) >= 2);
+    assert_true(json_is_string(json_object_get(json_array_get(hosts_list, 0), "data_address")));
+    assert_true(json_is_array(scens) && json_array_size(scens) >= 1);
+    json_t *sc0 = json_array_get(scens, 0), *params = json_object_get(sc0, "params");
+    assert_true(json_is_number(json_object_get(params, "duration")));
+    assert_true(json_is_number(json_object_get(params, "msg_size")));
+    assert_string_equal(json_string_value(json_array_get(json_object_get(sc0, "nsperf_args"), 0)),
+                        "--test");
     json_t *rounds = json_object_get(doc, "rounds");
     assert_true(json_is_array(rounds) && json_array_size(rounds) > 0);
     size_t tests = 0, i, j;

@@ -96,20 +96,34 @@ params_accept(int kind, enum testspec_param id, double value, char *msg, size_t 
 /* The nsperf binary: exit 2 is a usage error; 1 means it parsed everything and then failed to
  * connect to the refusing port. */
 static int
-nsperf_exit(char *const argv[])
+nsperf_exit_err(char *const argv[], char *err, size_t errlen)
 {
+    char path[] = "/tmp/ns_testspec_err_XXXXXX";
+    int efd = mkstemp(path);
+    assert_true(efd >= 0);
     pid_t pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
         int fd = open("/dev/null", O_RDWR);
-        if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+        if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(efd, 2) < 0)
             _exit(126);
         execv(NSPERF_BIN, argv);
         _exit(127);
     }
     int st;
     assert_int_equal(waitpid(pid, &st, 0), pid);
+    ssize_t n = pread(efd, err, errlen - 1, 0);
+    err[n > 0 ? n : 0] = '\0';
+    close(efd);
+    unlink(path);
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int
+nsperf_exit(char *const argv[])
+{
+    char err[2048];
+    return nsperf_exit_err(argv, err, sizeof err);
 }
 
 /* execv wants mutable strings: copies of words in store, pointers in argv. */
@@ -311,6 +325,44 @@ test_argv_shape(void **state)
     assert_string_equal(e.msg, "-l: message size 70000 out of range 40..65507 for udp_stream");
 }
 
+/* One line naming the flag, exit 2, before anything is contacted (issue 7). */
+static void
+test_nsperf_usage_errors(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *args[8];
+        const char *line;
+    } cases[] = {
+        {{"-s", "-t", "5"}, "-t is a client option (not with -s)"},
+        {{"-s", "-R"}, "-R is a client option (not with -s)"},
+        {{"-s", "--response-size", "5"}, "--response-size is a client option (not with -s)"},
+        {{"-c", "127.0.0.1", "-1"}, "-1 is a server option (not with -c)"},
+        {{"-c", "127.0.0.1", "--test", "tcp_rr", "-R"}, "-R does not apply to tcp_rr tests"},
+        {{"-c", "127.0.0.1", "--test", "tcp_crr", "-R"}, "-R does not apply to tcp_crr tests"},
+        {{"-c", "127.0.0.1", "--test", "udp_rr", "-b", "1M"}, "-b does not apply to udp_rr tests"},
+        {{"-c", "127.0.0.1", "--response-size", "10"},
+         "--response-size does not apply to tcp_stream tests"},
+        {{"-c", "127.0.0.1", "-l", "0"}, "-l: message size 0 out of range 1..64M"},
+        {{"-c", "127.0.0.1", "-t", "1e-12"}, "-t: duration 1e-12 out of range 1ms..24h"},
+        {{"-c", "127.0.0.1", "-l", "1.5"}, "-l: size '1.5' is not a whole number of bytes"},
+        {{"-c", "127.0.0.1", "-P", "129"}, "-P: streams 129 out of range 1..128"},
+        {{"-u"}, "-u: nsperf has no -u; use --test udp_stream"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const char *words[10] = {"nsperf"};
+        size_t n = 1;
+        for (; cases[i].args[n - 1] != NULL; n++)
+            words[n] = cases[i].args[n - 1];
+        char store[10][64], *argv[11], err[2048], want[256];
+        argv_from(words, n, store, argv);
+        int status = nsperf_exit_err(argv, err, sizeof err);
+        snprintf(want, sizeof want, "nsperf: %s\n", cases[i].line);
+        if (status != 2 || strcmp(err, want) != 0)
+            fail_msg("case %zu: exit %d, stderr '%s', want '%s'", i, status, err, want);
+    }
+}
+
 static void
 test_range_texts(void **state)
 {
@@ -346,6 +398,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_range_texts),
         cmocka_unit_test(test_argv_shape),
+        cmocka_unit_test(test_nsperf_usage_errors),
         cmocka_unit_test(test_plan_and_nsperf_agree),
         cmocka_unit_test(test_argv_of_every_shipped_scenario_runs),
     };

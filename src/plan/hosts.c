@@ -89,8 +89,10 @@ label_read(struct vctx *c, const struct ynode *k, const struct ynode *v, struct 
     if (!plan_vexpect(c, v, YNODE_SCALAR, what))
         return;
     if (plan_text_control(k->str, false) != 0 || plan_text_control(v->str, false) != 0) {
-        plan_verr(c, plan_text_control(k->str, false) ? k : v,
-                  "invalid label '%s: %s': control or direction-changing characters are not allowed", k->str, v->str);
+        plan_verr(
+            c, plan_text_control(k->str, false) ? k : v,
+            "invalid label '%s: %s': control or direction-changing characters are not allowed",
+            k->str, v->str);
         return;
     }
     out->key = plan_vstrdup(c, k->str);

@@ -33,10 +33,7 @@ struct cli {
     const struct opt *client_only, *server_only; /* first such flag given */
 };
 
-struct cli;
 typedef int (*opt_fn)(struct cli *c, const char *arg, struct err *e);
-
-enum opt_role { BOTH, CLIENT, SERVER };
 
 struct opt {
     const char *name;
@@ -44,7 +41,6 @@ struct opt {
     int has_arg;
     opt_fn fn;
     const char *help;
-    enum opt_role role; /* a flag for the other side is refused */
 };
 
 static int
@@ -183,41 +179,37 @@ enum {
 };
 
 static const struct opt opts[] = {
-    {"server", 's', no_argument, opt_server, "run as server", BOTH},
-    {"client", 'c', required_argument, opt_client, "HOST: run as client, connect to HOST", CLIENT},
-    {"port", 'p', required_argument, opt_port, "PORT: server port (default 5301)", BOTH},
-    {"bind", 'B', required_argument, opt_bind, "ADDR: server: listen on ADDR only", BOTH},
-    {"one-off", '1', no_argument, opt_one, "server: serve one test, then exit", SERVER},
+    {"server", 's', no_argument, opt_server, "run as server"},
+    {"client", 'c', required_argument, opt_client, "HOST: run as client, connect to HOST"},
+    {"port", 'p', required_argument, opt_port, "PORT: server port (default 5301)"},
+    {"bind", 'B', required_argument, opt_bind, "ADDR: server: listen on ADDR only"},
+    {"one-off", '1', no_argument, opt_one, "server: serve one test, then exit"},
     {"idle-timeout", OPT_IDLE, required_argument, opt_idle,
-     "SEC: server: exit after SEC without a test (default 600 with -1, never without; 0 = never)",
-     SERVER},
+     "SEC: server: exit after SEC without a test (default 600 with -1, never without; 0 = never)"},
     {"token-file", OPT_TOKEN, required_argument, opt_token,
-     "FILE: shared secret from FILE ('-' = stdin); both sides must use the same", BOTH},
+     "FILE: shared secret from FILE ('-' = stdin); both sides must use the same"},
     {"test", OPT_TEST, required_argument, opt_test,
-     "KIND: tcp_stream (default), udp_stream, tcp_rr, udp_rr, tcp_crr", CLIENT},
-    {"time", 't', required_argument, opt_time, "SEC: measured duration (default 10s)", CLIENT},
+     "KIND: tcp_stream (default), udp_stream, tcp_rr, udp_rr, tcp_crr"},
+    {"time", 't', required_argument, opt_time, "SEC: measured duration (default 10s)"},
     {"warmup", OPT_WARMUP, required_argument, opt_warmup,
-     "SEC: traffic before measuring, discarded (default 1s)", CLIENT},
-    {"parallel", 'P', required_argument, opt_parallel, "N: parallel streams (stream kinds)",
-     CLIENT},
+     "SEC: traffic before measuring, discarded (default 1s)"},
+    {"parallel", 'P', required_argument, opt_parallel, "N: parallel streams (stream kinds)"},
     {"length", 'l', required_argument, opt_len,
-     "BYTES: write size (1M tcp_stream, 1460 udp_stream) or request size (1)", CLIENT},
+     "BYTES: write size (1M tcp_stream, 1460 udp_stream) or request size (1)"},
     {"response-size", OPT_RESPONSE, required_argument, opt_response,
-     "BYTES: response size of rr/crr kinds (default: request size)", CLIENT},
+     "BYTES: response size of rr/crr kinds (default: request size)"},
     {"bitrate", 'b', required_argument, opt_rate,
-     "RATE: total target rate, bits/s (udp_stream default 1M; tcp default unpaced)", CLIENT},
-    {"reverse", 'R', no_argument, opt_reverse, "server sends (stream kinds)", CLIENT},
-    {"json", 'J', no_argument, opt_json, "print one JSON document", CLIENT},
-    {"interval", 'i', required_argument, opt_interval, "SEC: per-interval samples in the JSON",
-     CLIENT},
-    {"window", 'w', required_argument, opt_window, "BYTES: socket buffer size", CLIENT},
-    {"ipv4", '4', no_argument, opt_inet, "IPv4 only", BOTH},
-    {"ipv6", '6', no_argument, opt_inet6, "IPv6 only", BOTH},
-    {"udp", 'u', no_argument, opt_udp, "iperf3's -u: use --test udp_stream instead", BOTH},
-    {"help", OPT_HELP, no_argument, NULL, "this help", BOTH},
-    {"version", OPT_VERSION, no_argument, NULL, "print the version", BOTH},
+     "RATE: total target rate, bits/s (udp_stream default 1M; tcp default unpaced)"},
+    {"reverse", 'R', no_argument, opt_reverse, "server sends (stream kinds)"},
+    {"json", 'J', no_argument, opt_json, "print one JSON document"},
+    {"interval", 'i', required_argument, opt_interval, "SEC: per-interval samples in the JSON"},
+    {"window", 'w', required_argument, opt_window, "BYTES: socket buffer size"},
+    {"ipv4", '4', no_argument, opt_inet, "IPv4 only"},
+    {"ipv6", '6', no_argument, opt_inet6, "IPv6 only"},
+    {"udp", 'u', no_argument, opt_udp, "iperf3's -u: use --test udp_stream instead"},
+    {"help", OPT_HELP, no_argument, NULL, "this help"},
+    {"version", OPT_VERSION, no_argument, NULL, "print the version"},
 };
-
 #define NOPTS (sizeof opts / sizeof opts[0])
 
 static void
@@ -262,6 +254,20 @@ find_opt(int key)
         if (opts[i].key == key)
             return &opts[i];
     return NULL;
+}
+
+/* Flags for one side only: given to the other, they are refused rather than ignored. */
+static const int client_only_keys[] = {'c', OPT_TEST, 't', OPT_WARMUP, 'P', 'l', OPT_RESPONSE,
+                                       'b', 'R',      'J', 'i',        'w', 0};
+static const int server_only_keys[] = {'1', OPT_IDLE, 0};
+
+static bool
+opt_is(const struct opt *o, const int *keys)
+{
+    for (; *keys != 0; keys++)
+        if (*keys == o->key)
+            return true;
+    return false;
 }
 
 static void
@@ -312,9 +318,9 @@ parse_flags(struct cli *c, int argc, char **argv, struct err *e)
         int rc = o->fn(c, optarg, e);
         if (rc != 0)
             return rc;
-        if (o->role == CLIENT && c->client_only == NULL)
+        if (opt_is(o, client_only_keys) && c->client_only == NULL)
             c->client_only = o;
-        if (o->role == SERVER && c->server_only == NULL)
+        if (opt_is(o, server_only_keys) && c->server_only == NULL)
             c->server_only = o;
     }
     if (optind < argc)

@@ -161,7 +161,7 @@ whole(enum testspec_param id)
     return testspec_type(id) != TESTSPEC_DURATION;
 }
 
-/* Values at and beyond each end of kind's range, 0 and the default. */
+/* Values at and beyond each end of kind's range, 0 and the default (each once). */
 static size_t
 candidates(enum testspec_param id, int kind, double *v)
 {
@@ -171,8 +171,14 @@ candidates(enum testspec_param id, int kind, double *v)
     v[n++] = hi;
     v[n++] = whole(id) ? lo - 1 : lo > 0 ? lo * 0.999 : -1;
     v[n++] = whole(id) ? hi + 1 : hi * 1.001;
-    v[n++] = 0;
-    v[n++] = testspec_default(id, kind);
+    double extra[2] = {0, testspec_default(id, kind)};
+    for (size_t k = 0; k < 2; k++) {
+        size_t j = 0;
+        while (j < n && v[j] != extra[k])
+            j++;
+        if (j == n)
+            v[n++] = extra[k];
+    }
     return n;
 }
 

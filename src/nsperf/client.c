@@ -49,7 +49,7 @@ client_connect(struct client *c, struct err *e)
         return rc;
     int fd = ns_connect_stream(&c->srv, c->srvlen, 0, o->connect_timeout_ms, e);
     if (fd < 0)
-        return err_prefix(e, "cannot connect to %s port %u", o->host, (unsigned)o->port);
+        return err_wrap(e, fd, "cannot connect to %s port %u", o->host, (unsigned)o->port);
     net_set_nodelay(fd);
     c->ctl = fd;
     return 0;
@@ -152,7 +152,7 @@ client_connect_data(struct ns_test *t, uint32_t idx, int timeout_ms, struct err 
     struct client *c = t->conn_ctx;
     int fd = ns_connect_stream(&c->srv, c->srvlen, t->p.sock_buf, timeout_ms, e);
     if (fd < 0)
-        return err_prefix(e, "data connection %u", (unsigned)idx);
+        return err_wrap(e, fd, "data connection %u", (unsigned)idx);
     uint8_t hello[PROTO_DATA_HELLO_LEN];
     ns_data_hello_encode(hello, PROTO_DATA_MAGIC, t->cookie, idx);
     int rc = net_write_full(fd, hello, sizeof hello, timeout_ms, e);

@@ -155,28 +155,4 @@ json_t *ns_doc_json(const struct ns_doc *d);
 /* Human output: a header, the kind's table (print_human), the CPU line; or the error. */
 void ns_doc_print_human(const struct ns_doc *d, const struct ns_test *t, FILE *out);
 
-/* Helpers of the two stream kinds (tcp_stream.c, udp_stream.c). */
-
-/* Sum the per-stream "intervals" arrays (bytes per interval, receiver side) of streams (an
- * array of objects) into [{"start_s","end_s","bytes","throughput_bps"}, ...]; the last interval
- * ends at elapsed_s. Empty array when interval_s is 0. New reference. */
-json_t *ns_intervals_json(const json_t *streams, double interval_s, double elapsed_s);
-
-/* iperf3/NTTTCP-shaped table of result["streams"] and the total line. */
-void ns_print_stream_table(const json_t *result, FILE *out);
-
-/* Bin count for -i over a measured interval (with room for the receiver's later stop). */
-size_t ns_interval_bins(const struct ns_params *p);
-
-/* The per-stream interval bins as a JSON array of integers. New reference. */
-json_t *ns_bins_json(const uint64_t *bins, size_t n);
-
-/* Run fn on n threads, the i-th with argument base + i * stride, and join them all. A thread
- * that cannot start raises *abort (so that the started ones end) and gives NS_EIO. */
-int ns_threads_run(int n, void *(*fn)(void *), void *base, size_t stride, _Atomic int *abort,
-                   struct err *e);
-
-/* Integer member as uint64 (0 when absent). */
-uint64_t ns_json_u64(const json_t *o, const char *key);
-
 #endif

@@ -311,7 +311,7 @@ collect_tcp(struct session *ss, struct err *e)
         uint32_t idx;
         int fd = queue_pop(ss, deadline, &idx, e);
         if (fd < 0)
-            return err_prefix(e, "%d of %d data connections", have, want);
+            return err_wrap(e, fd, "%d of %d data connections", have, want);
         if (idx >= (uint32_t)want || ss->t.fds[idx] >= 0) {
             close(fd);
             continue;
@@ -538,6 +538,11 @@ session_release(struct session *ss)
     if (ss->owns_slot)
         s->active = NULL;
     live_unlink(s, ss);
+    /* Wake the acceptor before unpublishing: once sessions reaches 0 and the lock is released,
+     * it may free s (srv_free), so s must not be touched after the unlock. */
+    if (write(s->wake[1], "x", 1) < 0) {
+        /* full pipe: a wake-up is already pending; the acceptor polls with a timeout anyway */
+    }
     s->sessions--;
     s->last_activity_ns = clock_now_ns();
     pthread_mutex_unlock(&s->mu);
@@ -549,9 +554,6 @@ session_release(struct session *ss)
     if (ss->udp_spare >= 0)
         close(ss->udp_spare);
     ns_close_draining(ss->ctl);
-    if (write(s->wake[1], "x", 1) < 0) {
-        /* the acceptor polls with a timeout anyway */
-    }
     if (!leak) {
         pthread_cond_destroy(&ss->cv);
         free(ss);
@@ -591,10 +593,17 @@ session_new(struct srv *s, int fd, const char *peer)
     ss->t.conn_ctx = ss;
     atomic_store(&ss->t.phase, NS_PHASE_SETUP);
     pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&ss->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    int rc = pthread_condattr_init(&ca);
+    if (rc == 0) {
+        rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        if (rc == 0)
+            rc = pthread_cond_init(&ss->cv, &ca);
+        pthread_condattr_destroy(&ca);
+    }
+    if (rc != 0) {
+        free(ss);
+        return NULL;
+    }
     err_clear(&ss->run_err);
     return ss;
 }
@@ -805,7 +814,10 @@ srv_open(struct srv *s, struct err *e)
     s->lfd = net_listen_tcp(s->o->bind, s->o->port, s->o->family, 128, e);
     if (s->lfd < 0)
         return s->lfd;
-    net_set_nonblock(s->lfd, 1);
+    /* A blocking listener would stall the acceptor in accept4() whenever a connection is gone
+     * between poll() and accept() (reset by its peer). */
+    if (net_set_nonblock(s->lfd, 1) != 0)
+        return err_sys(e, NS_EIO, errno, "cannot make the listener non-blocking");
     s->laddrlen = sizeof s->laddr;
     if (getsockname(s->lfd, (struct sockaddr *)&s->laddr, &s->laddrlen) != 0)
         return err_sys(e, NS_EIO, errno, "getsockname");
@@ -855,7 +867,11 @@ ns_server_run(const struct ns_server_opts *o, struct err *e)
         return err_set(e, NS_ENOMEM, "out of memory");
     s->o = o;
     s->lfd = s->wake[0] = s->wake[1] = -1;
-    pthread_mutex_init(&s->mu, NULL);
+    int prc = pthread_mutex_init(&s->mu, NULL);
+    if (prc != 0) {
+        free(s);
+        return err_sys(e, NS_EIO, prc, "cannot create a mutex");
+    }
     s->last_activity_ns = clock_now_ns();
     int rc = srv_open(s, e);
     bool sessions_may_live = false;

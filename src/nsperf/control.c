@@ -16,6 +16,7 @@
 #include "common/errors.h"
 #include "common/net.h"
 #include "common/sha256.h"
+#include "common/text.h"
 #include "nsperf/cpu.h"
 
 static void
@@ -205,7 +206,9 @@ int
 ns_peer_error(const json_t *payload, const char *who, struct err *e)
 {
     const char *text = json_string_value(json_object_get(payload, "error"));
-    return err_set(e, NS_EPEER, "%s: %s", who, text != NULL ? text : "unspecified error");
+    char safe[NS_ERR_MSG_MAX];
+    text_escape(text != NULL ? text : "unspecified error", safe, sizeof safe);
+    return err_set(e, NS_EPEER, "%s: %s", who, safe);
 }
 
 int
@@ -260,7 +263,10 @@ static void *
 runner_main(void *arg)
 {
     struct ns_runner *r = arg;
+    if (!r->k->sets_ready)
+        atomic_store(&r->t->kind_ready, 1);
     r->rc = r->k->run(r->t, r->e);
+    atomic_store(&r->t->kind_ready, 1);
     atomic_store_explicit(&r->finished, 1, memory_order_release);
     return NULL;
 }
@@ -278,6 +284,19 @@ ns_runner_start(struct ns_runner *r, const struct test_kind *k, struct ns_test *
     if (rc != 0)
         return err_sys(e, NS_EIO, rc, "cannot start test thread");
     r->started = true;
+    return 0;
+}
+
+int
+ns_runner_wait_ready(struct ns_runner *r, int timeout_ms, struct err *e)
+{
+    uint64_t deadline = clock_now_ns() + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms) * NS_PER_MS;
+    while (!atomic_load(&r->t->kind_ready)) {
+        if (clock_now_ns() >= deadline)
+            return err_set(e, NS_ETIMEDOUT, "%s was not ready within %d ms", r->k->name,
+                           timeout_ms);
+        clock_sleep_ns(NS_PER_MS);
+    }
     return 0;
 }
 

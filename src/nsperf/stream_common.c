@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/clock.h"
 #include "common/errors.h"
 #include "common/units.h"
 
@@ -33,6 +34,13 @@ stream_set_over(struct stream_set *set)
 {
     return ns_test_phase(set->t) == NS_PHASE_DONE ||
            atomic_load_explicit(&set->abort, memory_order_relaxed);
+}
+
+void
+stream_set_wait_start(struct stream_set *set)
+{
+    while (ns_test_phase(set->t) == NS_PHASE_SETUP && !atomic_load(&set->abort))
+        clock_sleep_ns(NS_PER_MS);
 }
 
 int
@@ -88,11 +96,12 @@ stream_elapsed_s(const struct ns_test *t)
     return t0 != 0 && t1 > t0 ? (double)(t1 - t0) / 1e9 : 0.0;
 }
 
-/* Run fn on n threads, the i-th with argument base + i * stride, and join them all. A thread
- * that cannot start raises *abort (so that the started ones end) and gives NS_EIO. */
+/* Run fn on n threads, the i-th with argument base + i * stride, raise *ready once they all
+ * exist, and join them all. A thread that cannot start raises *abort (so that the started ones
+ * end) and gives NS_EIO. */
 static int
 threads_run(int n, void *(*fn)(void *), void *base, size_t stride, _Atomic int *abort,
-            struct err *e)
+            _Atomic int *ready, struct err *e)
 {
     pthread_t *th = calloc((size_t)n, sizeof *th);
     if (th == NULL)
@@ -106,6 +115,7 @@ threads_run(int n, void *(*fn)(void *), void *base, size_t stride, _Atomic int *
             break;
         }
     }
+    atomic_store(ready, 1);
     for (int i = 0; i < started; i++)
         pthread_join(th[i], NULL);
     free(th);
@@ -116,7 +126,7 @@ int
 stream_set_run(struct stream_set *set, void *streams, size_t stride, void *(*fn)(void *),
                struct err *e)
 {
-    int rc = threads_run(set->n, fn, streams, stride, &set->abort, e);
+    int rc = threads_run(set->n, fn, streams, stride, &set->abort, &set->t->kind_ready, e);
     for (int i = 0; i < set->n && rc == 0; i++) {
         const struct stream_io *io =
             (const struct stream_io *)((char *)streams + (size_t)i * stride);
@@ -214,7 +224,13 @@ ns_print_stream_table(const json_t *result, FILE *out)
         print_row(out, id, st);
     }
     print_row(out, "SUM", result);
-    fprintf(out, "receiver-counted over %.3f s\n", num(result, "duration_s"));
+    if (udp) /* datagrams are marked measured by the sender: its interval is the one */
+        fprintf(out,
+                "over the sender's %.3f s measured interval; received, lost and jitter as "
+                "the receiver counted them\n",
+                num(result, "duration_s"));
+    else
+        fprintf(out, "receiver-counted over %.3f s\n", num(result, "duration_s"));
 }
 
 json_t *

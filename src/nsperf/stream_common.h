@@ -40,6 +40,9 @@ struct stream_set {
 };
 
 void stream_set_init(struct stream_set *set, struct ns_test *t);
+/* A stream thread's first step: the server starts the kind before READY (phase SETUP); wait
+ * there until WARMUP (or DONE). */
+void stream_set_wait_start(struct stream_set *set);
 /* DONE, or another stream failed. */
 bool stream_set_over(struct stream_set *set);
 /* Buffer of buflen bytes (zeroed) and, on the receiver with -i, the bins. 0 or NS_ENOMEM. */

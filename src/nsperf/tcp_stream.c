@@ -146,6 +146,7 @@ static void *
 ts_thread(void *arg)
 {
     struct ts_stream *s = arg;
+    stream_set_wait_start(&s->st->set);
     if (s->st->set.sender)
         ts_send_loop(s);
     else
@@ -290,6 +291,7 @@ const struct test_kind ns_kind_tcp_stream = {
     .name = "tcp_stream",
     .socktype = SOCK_STREAM,
     .uses_streams = true,
+    .sets_ready = true,
     .run = ts_run,
     .local_result = ts_local_result,
     .combine = ts_combine,

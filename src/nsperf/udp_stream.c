@@ -31,7 +31,6 @@
 #define US_RECV_TIMEOUT_MS 40
 #define US_MAX_SLEEP_NS (50 * NS_PER_MS)
 #define US_MAX_BACKLOG_NS (1000 * NS_PER_MS)
-#define US_DEFAULT_RCVBUF (4 << 20)
 
 struct us_state;
 
@@ -235,6 +234,7 @@ static void *
 us_thread(void *arg)
 {
     struct us_stream *s = arg;
+    stream_set_wait_start(&s->st->set);
     if (s->st->set.sender)
         us_send_loop(s);
     else
@@ -258,9 +258,9 @@ us_stream_init(struct us_state *st, int i, struct err *e)
     s->seen = calloc(US_WINDOW_BITS / 64, sizeof *s->seen);
     if (s->seen == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
-    /* The receiver's buffer: -w, or US_DEFAULT_RCVBUF (documented in --help and the JSON). A
+    /* The receiver's buffer: -w, or NS_UDP_RECV_BUF (documented in --help and the JSON). A
      * kernel cap (net.core.rmem_max) may give less, which is not an error. */
-    int rcvbuf = p->sock_buf > 0 ? p->sock_buf : US_DEFAULT_RCVBUF;
+    int rcvbuf = p->sock_buf > 0 ? p->sock_buf : NS_UDP_RECV_BUF;
     if (setsockopt(s->io.fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf) != 0)
         return err_sys(e, NS_EIO, errno, "udp stream %d: cannot set the receive buffer", i);
     /* The receiver's DONE and drain checks rest on this timeout. */
@@ -402,6 +402,7 @@ const struct test_kind ns_kind_udp_stream = {
     .name = "udp_stream",
     .socktype = SOCK_DGRAM,
     .uses_streams = true,
+    .sets_ready = true,
     .run = us_run,
     .local_result = us_local_result,
     .combine = us_combine,

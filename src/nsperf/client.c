@@ -297,12 +297,15 @@ send_phase(struct client *c, enum proto_type type, struct err *e)
 static int
 client_phases(struct client *c, struct err *e)
 {
-    ns_phase_set(&c->t, NS_PHASE_WARMUP);
+    /* The kind starts in SETUP and all its threads (up to 128 with -P) exist before the clock
+     * starts; the stream kinds move nothing before WARMUP. */
     int rc = ns_runner_start(&c->runner, c->k, &c->t, &c->run_err, e);
-    if (rc == 0) /* all its threads exist before the clock starts (up to 128 with -P) */
-        rc = ns_runner_wait_ready(&c->runner, NS_KIND_READY_MS, e);
     if (rc == 0)
+        rc = ns_runner_wait_ready(&c->runner, NS_KIND_READY_MS, e);
+    if (rc == 0) {
+        ns_phase_set(&c->t, NS_PHASE_WARMUP);
         rc = send_phase(c, PROTO_START, e);
+    }
     uint64_t t0 = clock_now_ns();
     if (rc == 0)
         rc = wait_until(c, t0 + (uint64_t)(c->t.p.warmup_s * 1e9), e);

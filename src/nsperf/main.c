@@ -210,7 +210,8 @@ static const struct opt opts[] = {
      "RATE: total target rate, bits/s (udp_stream default 1M; tcp default unpaced)"},
     {"reverse", 'R', no_argument, opt_reverse, "server sends (stream kinds)"},
     {"json", 'J', no_argument, opt_json, "print one JSON document"},
-    {"interval", 'i', required_argument, opt_interval, "SEC: per-interval samples in the JSON"},
+    {"interval", 'i', required_argument, opt_interval,
+     "SEC: per-interval lines (and samples in the JSON)"},
     {"window", 'w', required_argument, opt_window, "BYTES: socket buffer size"},
     {"ipv4", '4', no_argument, opt_inet, "IPv4 only"},
     {"ipv6", '6', no_argument, opt_inet6, "IPv6 only"},
@@ -244,7 +245,7 @@ usage(FILE *out)
             "iperf3 at equal settings.\n"
             "  udp_stream's receiver asks for a %d MiB receive buffer unless -w is given "
             "(iperf3 keeps\n  the kernel default), so bursts the kernel could hold are "
-            "not counted as loss; -w 212K\n  (or the value of net.core.rmem_default) "
+            "not counted as loss; -w 208K\n  (the usual net.core.rmem_default) "
             "compares with iperf3 (params.udp_recv_buf).\n",
             NS_UDP_RECV_BUF >> 20);
 }

@@ -74,14 +74,19 @@ ts_mark_measure(struct ts_stream *s)
 }
 
 /* Bytes per send(): the whole -l buffer unpaced; paced, about a millisecond's worth, so that a
- * 1 MiB default write does not turn a slow rate into bursts (at 1 kbit/s: single bytes). */
+ * 1 MiB default write does not turn a slow rate into bursts (at 1 kbit/s: single bytes), but not
+ * less than a segment (or 10 ms worth, if that is less): 128 paced streams each waking 1000
+ * times a second would spend two cores on wake-ups and starve the control frames. */
+#define TS_PACE_MIN_CHUNK 1448u /* one Ethernet TCP segment's payload */
 static size_t
 ts_chunk(size_t buflen, double per_stream_bps)
 {
     if (per_stream_bps <= 0)
         return buflen;
     double ms_worth = per_stream_bps / 8.0 / 1000.0;
-    size_t chunk = ms_worth < 1.0 ? 1u : (size_t)ms_worth;
+    double floor = 10.0 * ms_worth < TS_PACE_MIN_CHUNK ? 10.0 * ms_worth : TS_PACE_MIN_CHUNK;
+    double want = ms_worth > floor ? ms_worth : floor;
+    size_t chunk = want < 1.0 ? 1u : (size_t)want;
     return chunk < buflen ? chunk : buflen;
 }
 

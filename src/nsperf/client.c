@@ -386,7 +386,7 @@ client_results(struct client *c, struct err *e)
         json_decref(lcpu);
         send_phase(c, PROTO_BYE, NULL);
         rc = check_not_empty(c->result, e);
-        if (rc == 0 && c->interrupted_by != 0)
+        if (c->interrupted_by != 0) /* the reason, whatever was measured before it */
             rc = interrupt_err(c->interrupted_by, e);
     }
     json_decref(msg);

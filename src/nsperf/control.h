@@ -41,7 +41,7 @@ struct err;
 /* A kind's threads (up to 128) exist within this on a loaded machine: the server waits this
  * long before READY (the client waits for READY NS_READY_WAIT_MS), the client this long before
  * START (the server waits for START SRV_PHASE_SLACK_MS, 10 s). */
-#define NS_KIND_READY_MS 8000
+#define NS_KIND_READY_MS 20000
 #define NS_READY_WAIT_MS (NS_HANDSHAKE_TIMEOUT_MS + NS_KIND_READY_MS)
 #define NS_UDP_HELLO_MAGIC "NSPU"
 #define NS_UDP_HELLO_LEN PROTO_DATA_HELLO_LEN

@@ -489,7 +489,7 @@ ms_of(double s)
 static int
 session_phases(struct session *ss, struct err *e)
 {
-    int rc = recv_frame(ss, PROTO_START, NULL, SRV_PHASE_SLACK_MS, e);
+    int rc = recv_frame(ss, PROTO_START, NULL, SRV_PHASE_SLACK_MS + NS_KIND_READY_MS, e);
     if (rc == 0)
         ns_phase_set(&ss->t, NS_PHASE_WARMUP);
     if (rc == 0)

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 
+#include "ns_slack.h"
 #include "nsperf_spawn.h"
 
 #define GOOD_CLIENT_TIMEOUT_S 15.0
@@ -264,7 +265,9 @@ test_half_open_sessions_cannot_lock_out(void **state)
     double t0 = sp_now();
     good_client(&s, tok);
     good_client(&s, tok);
-    assert_true(sp_now() - t0 < 4.0);
+    /* A lock-out would refuse them ("too many control connections"); their success is the
+     * proof, and their time shows they did not wait out the strangers' handshake timeout. */
+    assert_true(sp_now() - t0 < 4.0 * NS_TEST_SLACK / 2);
     for (int i = 0; i < N; i++)
         close(fds[i]);
     sp_kill(s.pid);

@@ -165,8 +165,8 @@ test_connect_flood_token_server(void **state)
         assert_int_equal(pthread_create(&th[i], NULL, flood_thread, &f), 0);
     usleep(300000); /* the flood is on before the tests begin */
     const char *rr[] = {"--token-file", tok, "--test", "tcp_rr", "-t", "1", "--warmup", "0", NULL};
-    const char *p32[] = {"--token-file", tok, "-P",       "32", "-l", "64K",
-                         "-t",           "1", "--warmup", "0",  NULL};
+    const char *p32[] = {"--token-file", tok,  "-P", "32",       "-l", "64K", "-b",
+                         "320M",         "-t", "1",  "--warmup", "0",  NULL};
     const char *crr[] = {"--token-file", tok, "--test", "tcp_crr", "-t", "1",
                          "--warmup",     "0", NULL};
     const char *const *runs[] = {rr, p32, crr};

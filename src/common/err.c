@@ -47,16 +47,11 @@ err_sys(struct err *e, int code, int errnum, const char *fmt, ...)
     return code;
 }
 
-int
-err_prefix(struct err *e, const char *fmt, ...)
+static void
+err_vprefix(struct err *e, const char *fmt, va_list ap)
 {
-    if (e == NULL)
-        return NS_EINVAL;
     char prefix[NS_ERR_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
     int n = vsnprintf(prefix, sizeof prefix, fmt, ap);
-    va_end(ap);
     /* Shift the old message right to make room for "prefix: "; truncate at the end if needed. */
     size_t plen = n < 0 ? 0 : (size_t)n;
     if (plen > sizeof e->msg - 3)
@@ -69,7 +64,31 @@ err_prefix(struct err *e, const char *fmt, ...)
     memcpy(e->msg, prefix, plen);
     e->msg[plen] = ':';
     e->msg[plen + 1] = ' ';
+}
+
+int
+err_prefix(struct err *e, const char *fmt, ...)
+{
+    if (e == NULL)
+        return NS_EINVAL;
+    va_list ap;
+    va_start(ap, fmt);
+    err_vprefix(e, fmt, ap);
+    va_end(ap);
     return e->code;
+}
+
+int
+err_wrap(struct err *e, int code, const char *fmt, ...)
+{
+    if (e == NULL)
+        return code;
+    va_list ap;
+    va_start(ap, fmt);
+    err_vprefix(e, fmt, ap);
+    va_end(ap);
+    e->code = code;
+    return code;
 }
 
 const char *

@@ -51,8 +51,13 @@ int err_set(struct err *e, int code, const char *fmt, ...) __attribute__((format
 int err_sys(struct err *e, int code, int errnum, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
-/* Prefix e->msg with "prefix: " (keeps the code); returns e->code. */
+/* Prefix e->msg with "prefix: " (keeps the code); returns e->code, or NS_EINVAL when e is NULL
+ * (the code is then unknown: where e may be NULL, use err_wrap). */
 int err_prefix(struct err *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* As err_prefix for a failure whose code the caller holds: prefixes e->msg when e is not NULL
+ * and returns code either way, so that a NULL e does not lose it. */
+int err_wrap(struct err *e, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* The table's text for a code ("timed out"); never NULL. */
 const char *err_name(int code);

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -37,7 +38,8 @@ net_resolve(const char *host, uint16_t port, int family, int socktype, int passi
 }
 
 static int
-net_bound_socket(const char *host, uint16_t port, int family, int socktype, struct err *e)
+net_bound_socket(const char *host, uint16_t port, int family, int socktype, int sock_buf,
+                 struct err *e)
 {
     struct sockaddr_storage ss;
     socklen_t sslen = 0;
@@ -47,10 +49,21 @@ net_bound_socket(const char *host, uint16_t port, int family, int socktype, stru
     int fd = socket(ss.ss_family, socktype | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return err_sys(e, NS_EIO, errno, "socket");
-    int one = 1, zero = 0;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (ss.ss_family == AF_INET6 && host == NULL)
-        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+    int one = 1;
+    /* IPv6 only when asked for it (-6), as iperf3 -s -6; dual-stack when the family is open. */
+    int v6only = family == AF_INET6;
+    rc = setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (rc == 0 && ss.ss_family == AF_INET6)
+        rc = setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &v6only, sizeof v6only);
+    /* Buffers before listen(): accepted sockets inherit them, and the window scale a SYN-ACK
+     * announces is chosen from them (tcp(7)); set after accept() they starve the window. */
+    if (rc == 0 && sock_buf > 0)
+        rc = net_set_bufsize(fd, sock_buf);
+    if (rc != 0) {
+        int saved = errno;
+        close(fd);
+        return err_sys(e, NS_EIO, saved, "setsockopt");
+    }
     if (bind(fd, (struct sockaddr *)&ss, sslen) != 0) {
         char buf[80];
         int saved = errno;
@@ -63,7 +76,14 @@ net_bound_socket(const char *host, uint16_t port, int family, int socktype, stru
 int
 net_listen_tcp(const char *host, uint16_t port, int family, int backlog, struct err *e)
 {
-    int fd = net_bound_socket(host, port, family, SOCK_STREAM, e);
+    return net_listen_tcp_buf(host, port, family, backlog, 0, e);
+}
+
+int
+net_listen_tcp_buf(const char *host, uint16_t port, int family, int backlog, int sock_buf,
+                   struct err *e)
+{
+    int fd = net_bound_socket(host, port, family, SOCK_STREAM, sock_buf, e);
     if (fd < 0)
         return fd;
     if (listen(fd, backlog) != 0) {
@@ -77,7 +97,7 @@ net_listen_tcp(const char *host, uint16_t port, int family, int backlog, struct 
 int
 net_bind_udp(const char *host, uint16_t port, int family, struct err *e)
 {
-    return net_bound_socket(host, port, family, SOCK_DGRAM, e);
+    return net_bound_socket(host, port, family, SOCK_DGRAM, 0, e);
 }
 
 int
@@ -236,6 +256,18 @@ net_set_bufsize(int fd, int bytes)
     int rc = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
     rc |= setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
     return rc;
+}
+
+int
+net_set_timeouts(int fd, int send_ms, int recv_ms)
+{
+    struct timeval snd = {.tv_sec = send_ms / 1000, .tv_usec = (send_ms % 1000) * 1000};
+    struct timeval rcv = {.tv_sec = recv_ms / 1000, .tv_usec = (recv_ms % 1000) * 1000};
+    if (send_ms > 0 && setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &snd, sizeof snd) != 0)
+        return -1;
+    if (recv_ms > 0 && setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &rcv, sizeof rcv) != 0)
+        return -1;
+    return 0;
 }
 
 int

@@ -15,9 +15,13 @@ struct err;
 int net_resolve(const char *host, uint16_t port, int family, int socktype, int passive,
                 struct sockaddr_storage *ss, socklen_t *sslen, struct err *e);
 
-/* Create a listening TCP socket bound to host:port (host NULL = any, dual-stack when
- * family is AF_UNSPEC or AF_INET6). Returns fd >= 0 or a negative NS_E* code. */
+/* Create a listening TCP socket bound to host:port (host NULL = any: dual-stack when family is
+ * AF_UNSPEC, IPv6 only (IPV6_V6ONLY) when AF_INET6). Returns fd >= 0 or a negative NS_E* code. */
 int net_listen_tcp(const char *host, uint16_t port, int family, int backlog, struct err *e);
+/* The same with SO_SNDBUF/SO_RCVBUF of sock_buf bytes (0 = autotuning) set before listen(), so
+ * that accepted connections inherit them and announce a window scale that fits. */
+int net_listen_tcp_buf(const char *host, uint16_t port, int family, int backlog, int sock_buf,
+                       struct err *e);
 
 /* Bound UDP socket, same rules. Returns fd or negative code. */
 int net_bind_udp(const char *host, uint16_t port, int family, struct err *e);
@@ -45,5 +49,7 @@ int net_set_nonblock(int fd, int on);
 /* SO_SNDBUF and SO_RCVBUF to bytes (0 = leave the kernel's autotuning alone). */
 int net_set_bufsize(int fd, int bytes);
 int net_set_nodelay(int fd);
+/* SO_SNDTIMEO / SO_RCVTIMEO in milliseconds (0 = leave that one alone). 0 or -1 (errno). */
+int net_set_timeouts(int fd, int send_ms, int recv_ms);
 
 #endif

@@ -10,6 +10,7 @@
 #include "common/errors.h"
 #include "common/net.h"
 #include "common/sha256.h"
+#include "common/text.h"
 #include "nsperf/control.h"
 #include "nsperf/cpu.h"
 
@@ -32,7 +33,21 @@ struct client {
     json_t *result;        /* final result (combined) */
     json_t *cpu;           /* final cpu object */
     bool leak_kind;        /* the kind did not stop: do not clean it up */
+    int interrupted_by;    /* signal that cut the measured interval short (0 = none) */
 };
+
+static int
+interrupted(const struct client *c)
+{
+    return c->o->interrupted != NULL ? (int)*c->o->interrupted : 0;
+}
+
+static int
+interrupt_err(int sig, struct err *e)
+{
+    return err_set(e, NS_EINTR, "interrupted by %s",
+                   sig == SIGINT ? "SIGINT" : (sig == SIGTERM ? "SIGTERM" : "a signal"));
+}
 
 static int
 expect_frame(struct client *c, enum proto_type want, json_t **out, int timeout_ms, struct err *e)
@@ -49,7 +64,7 @@ client_connect(struct client *c, struct err *e)
         return rc;
     int fd = ns_connect_stream(&c->srv, c->srvlen, 0, o->connect_timeout_ms, e);
     if (fd < 0)
-        return err_prefix(e, "cannot connect to %s port %u", o->host, (unsigned)o->port);
+        return err_wrap(e, fd, "cannot connect to %s port %u", o->host, (unsigned)o->port);
     net_set_nodelay(fd);
     c->ctl = fd;
     return 0;
@@ -152,7 +167,7 @@ client_connect_data(struct ns_test *t, uint32_t idx, int timeout_ms, struct err 
     struct client *c = t->conn_ctx;
     int fd = ns_connect_stream(&c->srv, c->srvlen, t->p.sock_buf, timeout_ms, e);
     if (fd < 0)
-        return err_prefix(e, "data connection %u", (unsigned)idx);
+        return err_wrap(e, fd, "data connection %u", (unsigned)idx);
     uint8_t hello[PROTO_DATA_HELLO_LEN];
     ns_data_hello_encode(hello, PROTO_DATA_MAGIC, t->cookie, idx);
     int rc = net_write_full(fd, hello, sizeof hello, timeout_ms, e);
@@ -231,7 +246,7 @@ client_open_data(struct client *c, struct err *e)
             return fd;
         c->t.fds[c->t.nfds++] = fd;
     }
-    return expect_frame(c, PROTO_READY, NULL, NS_HANDSHAKE_TIMEOUT_MS, e);
+    return expect_frame(c, PROTO_READY, NULL, NS_READY_WAIT_MS, e);
 }
 
 /* Anything arriving on the control connection mid-test is an error or a vanished server. */
@@ -259,6 +274,8 @@ wait_until(struct client *c, uint64_t deadline, struct err *e)
     for (;;) {
         if (ns_runner_finished(&c->runner) && c->runner.rc != 0)
             return err_set(e, c->runner.rc, "%s", c->run_err.msg);
+        if (interrupted(c))
+            return interrupt_err(interrupted(c), e);
         int ms = clock_ms_until(deadline);
         if (ms == 0)
             return 0;
@@ -280,10 +297,15 @@ send_phase(struct client *c, enum proto_type type, struct err *e)
 static int
 client_phases(struct client *c, struct err *e)
 {
-    ns_phase_set(&c->t, NS_PHASE_WARMUP);
+    /* The kind starts in SETUP and all its threads (up to 128 with -P) exist before the clock
+     * starts; the stream kinds move nothing before WARMUP. */
     int rc = ns_runner_start(&c->runner, c->k, &c->t, &c->run_err, e);
     if (rc == 0)
+        rc = ns_runner_wait_ready(&c->runner, NS_KIND_READY_MS, e);
+    if (rc == 0) {
+        ns_phase_set(&c->t, NS_PHASE_WARMUP);
         rc = send_phase(c, PROTO_START, e);
+    }
     uint64_t t0 = clock_now_ns();
     if (rc == 0)
         rc = wait_until(c, t0 + (uint64_t)(c->t.p.warmup_s * 1e9), e);
@@ -294,6 +316,13 @@ client_phases(struct client *c, struct err *e)
     }
     if (rc == 0)
         rc = wait_until(c, c->t.measure_start_ns + (uint64_t)(c->t.p.duration_s * 1e9), e);
+    if (rc == NS_EINTR) {
+        /* Cut short in the measured interval: end it here, as iperf3 does, and keep what both
+         * sides measured so far; the error is reported with the partial result. */
+        c->interrupted_by = interrupted(c);
+        err_clear(e);
+        rc = 0;
+    }
     if (rc == 0) {
         ns_phase_set(&c->t, NS_PHASE_DONE);
         cpu_snap_take(&c->cpu1);
@@ -339,8 +368,9 @@ client_results(struct client *c, struct err *e)
     if (rc == 0)
         rc = expect_frame(c, PROTO_RESULT, &msg, CLIENT_RESULT_TIMEOUT_MS, e);
     const char *serr = json_string_value(json_object_get(msg, "error"));
+    char safe[NS_ERR_MSG_MAX];
     if (rc == 0 && serr != NULL)
-        rc = err_set(e, NS_EPEER, "server: %s", serr);
+        rc = err_set(e, NS_EPEER, "server: %s", text_escape(serr, safe, sizeof safe));
     if (rc == 0) {
         json_t *local = c->k->local_result(&c->t);
         json_t *lcpu = cpu_usage_json(&c->cpu0, &c->cpu1);
@@ -356,21 +386,30 @@ client_results(struct client *c, struct err *e)
         json_decref(lcpu);
         send_phase(c, PROTO_BYE, NULL);
         rc = check_not_empty(c->result, e);
+        if (c->interrupted_by != 0) /* the reason, whatever was measured before it */
+            rc = interrupt_err(c->interrupted_by, e);
     }
     json_decref(msg);
     return rc;
 }
 
+/* Between the set-up steps (each bounded by the handshake timeout): a signal stops here. */
+static int
+check_interrupt(const struct client *c, int rc, struct err *e)
+{
+    return rc == 0 && interrupted(c) ? interrupt_err(interrupted(c), e) : rc;
+}
+
 static int
 client_session(struct client *c, struct err *e)
 {
-    int rc = client_connect(c, e);
+    int rc = check_interrupt(c, client_connect(c, e), e);
     if (rc == 0)
-        rc = client_auth(c, e);
+        rc = check_interrupt(c, client_auth(c, e), e);
     if (rc == 0)
-        rc = client_negotiate(c, e);
+        rc = check_interrupt(c, client_negotiate(c, e), e);
     if (rc == 0)
-        rc = client_open_data(c, e);
+        rc = check_interrupt(c, client_open_data(c, e), e);
     if (rc == 0)
         rc = client_phases(c, e);
     if (rc == 0)
@@ -402,12 +441,14 @@ client_print(struct client *c, const char *start, int rc, const struct err *e, F
 {
     char end[40], server[300];
     snprintf(server, sizeof server, "%s port %u", c->o->host, (unsigned)c->o->port);
+    /* A result that exists is kept, also when the run failed after it (interrupted). */
+    bool have = c->result != NULL;
     struct ns_doc d = {
-        .p = rc == 0 ? &c->t.p : &c->o->p,
+        .p = have || rc == 0 ? &c->t.p : &c->o->p,
         .start = start,
         .end = clock_wall_iso8601(end, sizeof end),
-        .result = rc == 0 ? c->result : NULL,
-        .cpu = rc == 0 ? c->cpu : NULL,
+        .result = have ? c->result : NULL,
+        .cpu = have ? c->cpu : NULL,
         .local_host = NULL,
         .remote_host = c->remote_host,
         .error = rc == 0 ? NULL : e->msg,

@@ -18,6 +18,7 @@
 #include "common/fileread.h"
 #include "common/net.h"
 #include "common/sha256.h"
+#include "common/text.h"
 #include "nsperf/cpu.h"
 
 static void
@@ -149,10 +150,14 @@ ns_udp_bind_shared(const struct sockaddr_storage *ss, socklen_t len, struct err 
     if (fd < 0)
         return err_sys(e, NS_EIO, errno, "cannot create udp socket");
     int one = 1, zero = 0;
-    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
-    if (ss->ss_family == AF_INET6)
-        setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero);
+    if (setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one) != 0 ||
+        setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0 ||
+        (ss->ss_family == AF_INET6 &&
+         setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof zero) != 0)) {
+        int saved = errno;
+        close(fd);
+        return err_sys(e, NS_EIO, saved, "cannot share the udp port");
+    }
     if (bind(fd, (const struct sockaddr *)ss, len) != 0) {
         int saved = errno;
         close(fd);
@@ -183,7 +188,9 @@ int
 ns_peer_error(const json_t *payload, const char *who, struct err *e)
 {
     const char *text = json_string_value(json_object_get(payload, "error"));
-    return err_set(e, NS_EPEER, "%s: %s", who, text != NULL ? text : "unspecified error");
+    char safe[NS_ERR_MSG_MAX];
+    text_escape(text != NULL ? text : "unspecified error", safe, sizeof safe);
+    return err_set(e, NS_EPEER, "%s: %s", who, safe);
 }
 
 int
@@ -196,7 +203,7 @@ ns_recv_expect(int fd, const char *who, enum proto_type want, uint32_t max_paylo
     if (rc == NS_ECLOSED)
         return err_set(e, rc, "%s closed the control connection", who);
     if (rc != 0)
-        return err_prefix(e, "waiting for %s", proto_type_name(want));
+        return err_wrap(e, rc, "waiting for %s", proto_type_name(want));
     if (type == PROTO_ERROR) {
         rc = ns_peer_error(o, who, e);
         json_decref(o);
@@ -238,7 +245,10 @@ static void *
 runner_main(void *arg)
 {
     struct ns_runner *r = arg;
+    if (!r->k->sets_ready)
+        atomic_store(&r->t->kind_ready, 1);
     r->rc = r->k->run(r->t, r->e);
+    atomic_store(&r->t->kind_ready, 1);
     atomic_store_explicit(&r->finished, 1, memory_order_release);
     return NULL;
 }
@@ -259,6 +269,19 @@ ns_runner_start(struct ns_runner *r, const struct test_kind *k, struct ns_test *
     return 0;
 }
 
+int
+ns_runner_wait_ready(struct ns_runner *r, int timeout_ms, struct err *e)
+{
+    uint64_t deadline = clock_now_ns() + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms) * NS_PER_MS;
+    while (!atomic_load(&r->t->kind_ready)) {
+        if (clock_now_ns() >= deadline)
+            return err_set(e, NS_ETIMEDOUT, "%s was not ready within %d ms", r->k->name,
+                           timeout_ms);
+        clock_sleep_ns(NS_PER_MS);
+    }
+    return 0;
+}
+
 bool
 ns_runner_finished(const struct ns_runner *r)
 {
@@ -270,38 +293,17 @@ ns_runner_join(struct ns_runner *r, int timeout_ms, struct err *e)
 {
     if (!r->started)
         return 0;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += timeout_ms / 1000;
-    ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
+    /* On the monotonic clock, as every interval here: a wall-clock step must not cut the wait
+     * short (and leak a kind that was about to stop) or stretch it. pthread_timedjoin_np only
+     * knows CLOCK_REALTIME (and ThreadSanitizer does not know pthread_clockjoin_np), so wait
+     * for the thread's last act, then join it, which is then immediate. */
+    uint64_t deadline = clock_now_ns() + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms) * NS_PER_MS;
+    while (!atomic_load_explicit(&r->finished, memory_order_acquire)) {
+        if (clock_now_ns() >= deadline)
+            return err_set(e, NS_ETIMEDOUT, "%s did not stop within %d ms", r->k->name, timeout_ms);
+        clock_sleep_ns(NS_PER_MS);
     }
-    if (pthread_timedjoin_np(r->thread, NULL, &ts) != 0)
-        return err_set(e, NS_ETIMEDOUT, "%s did not stop within %d ms", r->k->name, timeout_ms);
+    pthread_join(r->thread, NULL);
     r->started = false;
     return 0;
-}
-
-int
-ns_threads_run(int n, void *(*fn)(void *), void *base, size_t stride, _Atomic int *abort,
-               struct err *e)
-{
-    pthread_t *th = calloc((size_t)n, sizeof *th);
-    if (th == NULL)
-        return err_set(e, NS_ENOMEM, "out of memory");
-    int rc = 0, started = 0;
-    for (; started < n; started++) {
-        int prc = pthread_create(&th[started], NULL, fn, (char *)base + (size_t)started * stride);
-        if (prc != 0) {
-            atomic_store(abort, 1);
-            rc = err_sys(e, NS_EIO, prc, "cannot start stream thread");
-            break;
-        }
-    }
-    for (int i = 0; i < started; i++)
-        pthread_join(th[i], NULL);
-    free(th);
-    return rc;
 }

@@ -22,6 +22,7 @@
 #define NS_CONTROL_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -37,6 +38,11 @@ struct err;
 #define NS_TOKEN_MAX 4096
 #define NS_NONCE_LEN 16
 #define NS_HANDSHAKE_TIMEOUT_MS 5000 /* each handshake frame, and a classifying first packet */
+/* A kind's threads (up to 128) exist within this on a loaded machine: the server waits this
+ * long before READY (the client waits for READY NS_READY_WAIT_MS), the client this long before
+ * START (the server waits for START SRV_PHASE_SLACK_MS, 10 s). */
+#define NS_KIND_READY_MS 20000
+#define NS_READY_WAIT_MS (NS_HANDSHAKE_TIMEOUT_MS + NS_KIND_READY_MS)
 #define NS_UDP_HELLO_MAGIC "NSPU"
 #define NS_UDP_HELLO_LEN PROTO_DATA_HELLO_LEN
 
@@ -52,6 +58,10 @@ struct ns_client_opts {
     bool json;
     const struct ns_token *token; /* borrowed; len 0 = none */
     int connect_timeout_ms;
+    /* Set (to the signal number) by a SIGINT/SIGTERM handler; NULL = not watched. Interrupted
+     * in the measured interval, the client stops the test there, keeps what both sides
+     * measured, and fails with NS_EINTR; earlier, it just fails with NS_EINTR. */
+    const volatile sig_atomic_t *interrupted;
 };
 
 struct ns_server_opts {
@@ -63,9 +73,15 @@ struct ns_server_opts {
     const struct ns_token *token;
 };
 
-/* Run one test as a client; prints the document (JSON or human) to out, also on failure.
- * Returns 0 or a negative code (detail in e). */
+/* Run one test as a client; prints the document (JSON or human) to out, also on failure (in
+ * JSON always one document, "error" set; in human form nothing but a partial result, the error
+ * being the caller's to print). Returns 0 or a negative code (detail in e). */
 int ns_client_run(const struct ns_client_opts *o, FILE *out, struct err *e);
+
+/* The -J document of a run that never started (usage error, unreadable token file): p's
+ * parameters (NULL = tcp_stream defaults), error set, printed to out. */
+void ns_doc_print_error_json(const struct ns_params *p, const char *server, const char *error,
+                             FILE *out);
 
 /* Serve until -1's test is done, the idle timeout, or a fatal error (bind). Logs to stderr. */
 int ns_server_run(const struct ns_server_opts *o, struct err *e);
@@ -135,6 +151,9 @@ struct ns_runner {
 int ns_runner_start(struct ns_runner *r, const struct test_kind *k, struct ns_test *t,
                     struct err *run_err, struct err *e);
 bool ns_runner_finished(const struct ns_runner *r);
+/* Wait until the kind is ready to move data (t->kind_ready; also when run() returned early).
+ * Returns 0 or NS_ETIMEDOUT. */
+int ns_runner_wait_ready(struct ns_runner *r, int timeout_ms, struct err *e);
 /* Join within timeout_ms (the kind must notice DONE within 200 ms). Returns 0 or
  * NS_ETIMEDOUT, in which case the kind's state must be leaked, not cleaned up. */
 int ns_runner_join(struct ns_runner *r, int timeout_ms, struct err *e);
@@ -154,29 +173,5 @@ json_t *ns_doc_json(const struct ns_doc *d);
 
 /* Human output: a header, the kind's table (print_human), the CPU line; or the error. */
 void ns_doc_print_human(const struct ns_doc *d, const struct ns_test *t, FILE *out);
-
-/* Helpers of the two stream kinds (tcp_stream.c, udp_stream.c). */
-
-/* Sum the per-stream "intervals" arrays (bytes per interval, receiver side) of streams (an
- * array of objects) into [{"start_s","end_s","bytes","throughput_bps"}, ...]; the last interval
- * ends at elapsed_s. Empty array when interval_s is 0. New reference. */
-json_t *ns_intervals_json(const json_t *streams, double interval_s, double elapsed_s);
-
-/* iperf3/NTTTCP-shaped table of result["streams"] and the total line. */
-void ns_print_stream_table(const json_t *result, FILE *out);
-
-/* Bin count for -i over a measured interval (with room for the receiver's later stop). */
-size_t ns_interval_bins(const struct ns_params *p);
-
-/* The per-stream interval bins as a JSON array of integers. New reference. */
-json_t *ns_bins_json(const uint64_t *bins, size_t n);
-
-/* Run fn on n threads, the i-th with argument base + i * stride, and join them all. A thread
- * that cannot start raises *abort (so that the started ones end) and gives NS_EIO. */
-int ns_threads_run(int n, void *(*fn)(void *), void *base, size_t stride, _Atomic int *abort,
-                   struct err *e);
-
-/* Integer member as uint64 (0 when absent). */
-uint64_t ns_json_u64(const json_t *o, const char *key);
 
 #endif

@@ -202,7 +202,8 @@ static const struct opt opts[] = {
      "RATE: total target rate, bits/s (udp_stream default 1M; tcp default unpaced)"},
     {"reverse", 'R', no_argument, opt_reverse, "server sends (stream kinds)"},
     {"json", 'J', no_argument, opt_json, "print one JSON document"},
-    {"interval", 'i', required_argument, opt_interval, "SEC: per-interval samples in the JSON"},
+    {"interval", 'i', required_argument, opt_interval,
+     "SEC: per-interval lines (and samples in the JSON)"},
     {"window", 'w', required_argument, opt_window, "BYTES: socket buffer size"},
     {"ipv4", '4', no_argument, opt_inet, "IPv4 only"},
     {"ipv6", '6', no_argument, opt_inet6, "IPv6 only"},
@@ -228,7 +229,18 @@ usage(FILE *out)
         fprintf(out, "  %-22s %s\n", flag, opts[i].help);
     }
     fprintf(out, "\nsizes take K/M/G (binary: 64K), rates k/M/G (decimal: 1.5G), durations "
-                 "s/ms/m (250ms).\nexit status: 0 ok, 1 test failed, 2 usage error.\n");
+                 "s/ms/m (250ms).\nexit status: 0 ok, 1 test failed, 2 usage error, 128+N "
+                 "killed by signal N\n(SIGINT: 130; with -J the partial result is printed).\n");
+    fprintf(out,
+            "\ndefaults that differ from iperf3 (both shown in the -J params):\n"
+            "  tcp_stream writes 1 MiB per send() (iperf3: 128 KiB), so that one stream "
+            "is not capped by\n  syscall cost on fast paths; use -l 128K to compare with "
+            "iperf3 at equal settings.\n"
+            "  udp_stream's receiver asks for a %d MiB receive buffer unless -w is given "
+            "(iperf3 keeps\n  the kernel default), so bursts the kernel could hold are "
+            "not counted as loss; -w 208K\n  (the usual net.core.rmem_default) "
+            "compares with iperf3 (params.udp_recv_buf).\n",
+            NS_UDP_RECV_BUF >> 20);
 }
 
 static void
@@ -382,11 +394,35 @@ load_token(const struct cli *c, struct ns_token *tok, struct err *e)
     return ns_token_read(c->token_file, tok, e);
 }
 
+/* The signal that interrupts a client run (0 = none). */
+static volatile sig_atomic_t client_signal;
+
+static void
+on_client_signal(int sig)
+{
+    client_signal = sig;
+}
+
+/* SIGINT/SIGTERM end the run early with what was measured (one JSON document with -J); not
+ * SA_RESTART, so that a blocked poll() returns; a second signal kills (SA_RESETHAND). */
+static void
+catch_client_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_client_signal;
+    sa.sa_flags = (int)SA_RESETHAND;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+}
+
 static int
 run_client(struct cli *c, const struct ns_token *tok)
 {
     struct err e;
     err_clear(&e);
+    catch_client_signals();
     struct ns_client_opts o = {
         .host = c->host,
         .port = c->port,
@@ -394,10 +430,13 @@ run_client(struct cli *c, const struct ns_token *tok)
         .json = c->json,
         .token = tok,
         .connect_timeout_ms = 5000,
+        .interrupted = &client_signal,
     };
     int rc = ns_client_run(&o, stdout, &e);
     if (rc != 0 && !c->json)
         fprintf(stderr, "nsperf: %s\n", e.msg);
+    if (rc == NS_EINTR && client_signal != 0)
+        return 128 + client_signal;
     return rc == 0 ? 0 : EXIT_TEST_FAILED;
 }
 
@@ -421,6 +460,20 @@ run_server(struct cli *c, const struct ns_token *tok)
     return rc == 0 ? 0 : EXIT_TEST_FAILED;
 }
 
+/* -J anywhere on the command line, seen before parsing so that a usage error is reported as a
+ * JSON document too (the orchestrator parses every outcome). */
+static bool
+json_wanted(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--") == 0)
+            break;
+        if (strcmp(argv[i], "-J") == 0 || strcmp(argv[i], "--json") == 0)
+            return true;
+    }
+    return false;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -434,6 +487,7 @@ main(int argc, char **argv)
     int rc = parse_flags(&c, argc, argv, &e);
     if (rc == 1)
         return 0;
+    bool params_built = rc == 0 && c.client;
     if (rc == 0 && c.client)
         rc = client_params(&c, &e);
     static struct ns_token tok;
@@ -441,6 +495,8 @@ main(int argc, char **argv)
         rc = load_token(&c, &tok, &e);
     if (rc != 0) {
         fprintf(stderr, "nsperf: %s\n", e.msg);
+        if (json_wanted(argc, argv) && !c.server)
+            ns_doc_print_error_json(params_built ? &c.p : NULL, c.host, e.msg, stdout);
         return EXIT_USAGE;
     }
     return c.server ? run_server(&c, &tok) : run_client(&c, &tok);

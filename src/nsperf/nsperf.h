@@ -26,6 +26,10 @@
 struct err;
 
 #define NS_DEFAULT_PORT 5301
+/* udp_stream's receive buffer without -w. iperf3 keeps the kernel default (212 KiB here) and so
+ * reports as loss the bursts a small buffer cannot absorb; nsperf measures the path, not its
+ * own socket: shown in --help and the JSON params as udp_recv_buf. */
+#define NS_UDP_RECV_BUF (4 << 20)
 
 enum ns_kind_id { NS_TCP_STREAM, NS_UDP_STREAM, NS_TCP_RR, NS_UDP_RR, NS_TCP_CRR, NS_KIND_COUNT };
 
@@ -69,6 +73,9 @@ struct ns_test {
      * the sender marked as measured can arrive before this side's MEASURE; ThreadSanitizer). */
     _Atomic uint64_t measure_start_ns; /* local CLOCK_MONOTONIC when MEASURE began (0 = not yet) */
     _Atomic uint64_t measure_end_ns;   /* local CLOCK_MONOTONIC when DONE began (0 = not yet) */
+    /* Set once the kind is ready to move data (a stream kind: all its threads exist), so that
+     * the control layer starts the clock only then (ns_runner_wait_ready). */
+    _Atomic int kind_ready;
     /* Data sockets established before run(): TCP kinds get connected stream sockets (one per
      * stream; none for tcp_crr); UDP kinds get, on the client, one connected UDP socket per
      * stream and, on the server, the same number of UDP sockets each connect()ed to the
@@ -98,9 +105,12 @@ struct test_kind {
     const char *name;  /* "tcp_stream", as on the command line and in plans */
     int socktype;      /* SOCK_STREAM or SOCK_DGRAM for the data sockets */
     bool uses_streams; /* -P meaningful (data sockets = streams); else exactly 1 (or 0 for crr) */
-    /* Run on either side, in the calling thread (start more threads if needed), from WARMUP
-     * until the phase is DONE; must notice DONE within 200 ms and return. Returns 0 or a
-     * negative code with detail in e (e.g. peer vanished). */
+    bool sets_ready;   /* run() sets t->kind_ready itself; else the runner does as run() begins */
+    /* Run on either side, in the calling thread (start more threads if needed), until the
+     * phase is DONE; must notice DONE within 200 ms and return. The client calls it at WARMUP,
+     * the server already in SETUP (before READY, so that its threads exist when the clock
+     * starts): no payload moves before WARMUP. Returns 0 or a negative code with detail in e
+     * (e.g. peer vanished). */
     int (*run)(struct ns_test *t, struct err *e);
     /* This side's counters as a JSON object (new reference). Called after run() returned. */
     json_t *(*local_result)(struct ns_test *t);

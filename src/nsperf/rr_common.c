@@ -305,7 +305,7 @@ rr_udp_json(const struct rr_udp *u)
 }
 
 json_t *
-rr_local_json(const struct ns_test *t)
+rr_local_json(struct ns_test *t)
 {
     const struct rr_state *s = t->kind_state;
     bool client = t->role == NS_ROLE_CLIENT;
@@ -370,15 +370,16 @@ rr_combine_udp(const json_t *client, const json_t *server)
 
 json_t *
 rr_combine_json(const struct ns_test *t, const json_t *client, const json_t *server,
-                const json_t *cpu, const char *rate_key)
+                const json_t *cpu)
 {
+    bool crr = t->p.kind == NS_TCP_CRR;
+    const char *rate_key = crr ? "connections_per_s" : "transactions_per_s";
     (void)t;
     json_t *r = json_object();
     if (r == NULL)
         return NULL;
     json_int_t n = rr_jint(client, "transactions");
     double el = rr_jnum(client, "elapsed_s");
-    bool crr = strcmp(rate_key, "connections_per_s") == 0;
     json_object_set_new(r, rate_key, json_real(el > 0 ? (double)n / el : 0.0));
     json_object_set_new(r, crr ? "connections" : "transactions", json_integer(n));
     json_object_set_new(r, "duration_s", json_real(el));
@@ -433,12 +434,13 @@ rr_print_percentiles(FILE *out, const json_t *rtt)
 }
 
 void
-rr_print_human(const struct ns_test *t, const json_t *result, FILE *out, const char *rate_key)
+rr_print_human(const struct ns_test *t, const json_t *result, FILE *out)
 {
+    bool crr = t->p.kind == NS_TCP_CRR;
+    const char *rate_key = crr ? "connections_per_s" : "transactions_per_s";
     (void)t;
     const json_t *rtt = json_object_get(result, "rtt_us");
     const json_t *u = json_object_get(result, "udp");
-    bool crr = strcmp(rate_key, "connections_per_s") == 0;
     json_int_t n = rr_jint(result, crr ? "connections" : "transactions");
     json_int_t sent = u ? rr_jint(u, "sent") : n, recvd = u ? rr_jint(u, "received") : n;
     fprintf(out,

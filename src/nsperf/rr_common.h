@@ -103,14 +103,17 @@ int rr_recv_all(const struct ns_test *t, int fd, void *buf, size_t len, struct e
  * since the peer may simply have finished first. Returns 0 when DONE came, else NS_ECLOSED. */
 int rr_wait_done_after_eof(const struct ns_test *t, int grace_ms, const char *what, struct err *e);
 
-/* local_result: this side's counters (new reference). */
-json_t *rr_local_json(const struct ns_test *t);
+/* The operations of struct test_kind that the three kinds share as they are. */
 
-/* combine: final result, rate under rate_key ("transactions_per_s" / "connections_per_s"). */
+/* local_result: this side's counters (new reference). */
+json_t *rr_local_json(struct ns_test *t);
+
+/* combine: final result; the rate is "connections_per_s" for tcp_crr, "transactions_per_s" for
+ * the others. */
 json_t *rr_combine_json(const struct ns_test *t, const json_t *client, const json_t *server,
-                        const json_t *cpu, const char *rate_key);
+                        const json_t *cpu);
 
 /* print_human: sockperf's statistics block. */
-void rr_print_human(const struct ns_test *t, const json_t *result, FILE *out, const char *rate_key);
+void rr_print_human(const struct ns_test *t, const json_t *result, FILE *out);
 
 #endif

@@ -19,12 +19,19 @@
 #include "common/errors.h"
 #include "common/net.h"
 #include "common/sha256.h"
+#include "common/text.h"
 #include "nsperf/control.h"
 #include "nsperf/cpu.h"
 
-#define SRV_MAX_PENDING 64
-#define SRV_MAX_SESSIONS 16  /* control connections in handshake or test at once... */
-#define SRV_HARD_SESSIONS 32 /* ...or briefly more while evicted strangers wind down */
+/* Connections accepted but not yet classified. Room for every data connection of the largest
+ * test (-P 128) twice over, so that a burst of one test never meets a full table. */
+#define SRV_MAX_PENDING (2 * NS_MAX_STREAMS)
+#define SRV_ACCEPT_BATCH 64     /* accepts per wake-up before the pending ones are read again */
+#define SRV_LISTEN_BACKLOG 4096 /* capped by net.core.somaxconn */
+#define SRV_EMFILE_PAUSE_NS (100 * NS_PER_MS)
+#define SRV_SLOT_WAIT_MS 5000 /* a new test waits this long for a departed client's slot */
+#define SRV_MAX_SESSIONS 16   /* control connections in handshake or test at once... */
+#define SRV_HARD_SESSIONS 32  /* ...or briefly more while evicted strangers wind down */
 #define SRV_EVICT_AGE_NS (200 * NS_PER_MS) /* a genuine handshake takes far less */
 #define SRV_QUEUE_CAP 1024
 #define SRV_FIRST_FRAME_MAX 4096 /* the client HELLO is small; cap it hard */
@@ -34,7 +41,7 @@
 
 struct pending {
     int fd;
-    uint64_t deadline;
+    uint64_t born, deadline;
     size_t have;
     uint8_t buf[PROTO_DATA_HELLO_LEN];
     char peer[80];
@@ -43,6 +50,11 @@ struct pending {
 struct srv {
     const struct ns_server_opts *o;
     int lfd;
+    int lfd_buf;                /* -w the listener was made with (acceptor only) */
+    int want_buf;               /* -w the running test asks of the listener (mu) */
+    int applied_buf;            /* lfd_buf as sessions see it (mu) */
+    pthread_cond_t slot_cv;     /* the slot or the listener changed (mu) */
+    uint64_t accept_paused_til; /* out of descriptors: accept again after this (acceptor) */
     struct sockaddr_storage laddr;
     socklen_t laddrlen;
     int wake[2]; /* sessions tell the acceptor they ended */
@@ -77,11 +89,15 @@ struct session {
     struct cpu_snap cpu0, cpu1;
 };
 
-/* One line on stderr: "nsperf: <who>: <what>". */
+/* One line on stderr: "nsperf: <who>: <what>". Both may hold a peer's text (an error about
+ * its parameters quotes them): control characters are escaped so that it cannot forge a line
+ * or drive the terminal. */
 static void
 srv_log(const char *who, const char *what)
 {
-    fprintf(stderr, "nsperf: %s: %s\n", who, what);
+    char w[128], m[2 * NS_ERR_MSG_MAX];
+    fprintf(stderr, "nsperf: %s: %s\n", text_escape(who, w, sizeof w),
+            text_escape(what, m, sizeof m));
     fflush(stderr);
 }
 
@@ -253,6 +269,30 @@ session_params(struct session *ss, struct err *e)
     return rc;
 }
 
+/* The slot's holder has lost its client: the control connection is closed or reset. Its
+ * session is then winding down (it sees the same event) and frees the slot within the kind's
+ * stop time. Under s->mu, so that the holder's fd is still open. */
+static bool
+holder_gone(const struct session *h)
+{
+    struct pollfd p = {.fd = h->ctl, .events = POLLIN | POLLRDHUP};
+    return poll(&p, 1, 0) > 0 && (p.revents & (POLLHUP | POLLRDHUP | POLLERR | POLLNVAL)) != 0;
+}
+
+/* Wait (under s->mu) while the slot is held by a session whose client is gone: a client that
+ * was killed, or finished, must not make the next one "busy" for the time its session takes to
+ * stop its kind (UDP receivers drain for a moment). */
+static void
+wait_departed_holder(struct srv *s)
+{
+    uint64_t deadline = clock_now_ns() + (uint64_t)SRV_SLOT_WAIT_MS * NS_PER_MS;
+    struct timespec ts;
+    deadline_ts(&ts, deadline);
+    while (s->active != NULL && holder_gone(s->active) &&
+           pthread_cond_timedwait(&s->slot_cv, &s->mu, &ts) == 0)
+        ;
+}
+
 /* The cookie is made before the session becomes the active one, under the same lock as
  * route_data() reads it: no window in which an all-zero cookie would admit a data connection. */
 static int
@@ -264,6 +304,7 @@ claim_slot(struct session *ss, struct err *e)
         return err_sys(e, NS_EIO, errno, "cannot get random bytes");
     pthread_mutex_lock(&s->mu);
     int rc = 0;
+    wait_departed_holder(s);
     if (s->active != NULL)
         rc = err_set(e, NS_EBUSY, "server busy: another test is running");
     else if (s->o->one_shot && s->served)
@@ -278,11 +319,36 @@ claim_slot(struct session *ss, struct err *e)
     return rc;
 }
 
+/* -w on TCP: the data connections must inherit the buffers from the listener, since the
+ * window scale is fixed in the SYN-ACK (tcp(7): set before listen()). Ask the acceptor to
+ * remake the listener with them, and wait until it has, before the client is told to connect. */
+static int
+listener_buffers(struct session *ss, int sock_buf, struct err *e)
+{
+    struct srv *s = ss->s;
+    uint64_t deadline = clock_now_ns() + (uint64_t)NS_HANDSHAKE_TIMEOUT_MS * NS_PER_MS;
+    struct timespec ts;
+    deadline_ts(&ts, deadline);
+    pthread_mutex_lock(&s->mu);
+    s->want_buf = sock_buf;
+    if (write(s->wake[1], "x", 1) < 0) {
+        /* a wake-up is pending already */
+    }
+    int rc = 0;
+    while (s->applied_buf != sock_buf && rc == 0)
+        rc = pthread_cond_timedwait(&s->slot_cv, &s->mu, &ts);
+    bool ok = s->applied_buf == sock_buf;
+    pthread_mutex_unlock(&s->mu);
+    return ok ? 0 : err_set(e, NS_EIO, "cannot set the listener's buffers to %d bytes", sock_buf);
+}
+
 static int
 session_accept(struct session *ss, const char proof[65], struct err *e)
 {
     int rc = 0;
-    if (ss->k->socktype == SOCK_DGRAM) {
+    if (ss->k->socktype == SOCK_STREAM && ss->t.p.kind != NS_TCP_CRR)
+        rc = listener_buffers(ss, ss->t.p.sock_buf, e);
+    if (rc == 0 && ss->k->socktype == SOCK_DGRAM) {
         ss->udp_spare = ns_udp_bind_shared(&ss->s->laddr, ss->s->laddrlen, e);
         rc = ss->udp_spare < 0 ? ss->udp_spare : 0;
     }
@@ -311,7 +377,7 @@ collect_tcp(struct session *ss, struct err *e)
         uint32_t idx;
         int fd = queue_pop(ss, deadline, &idx, e);
         if (fd < 0)
-            return err_prefix(e, "%d of %d data connections", have, want);
+            return err_wrap(e, fd, "%d of %d data connections", have, want);
         if (idx >= (uint32_t)want || ss->t.fds[idx] >= 0) {
             close(fd);
             continue;
@@ -399,6 +465,14 @@ session_data(struct session *ss, struct err *e)
         rc = collect_udp(ss, e);
     else if (ss->t.p.kind != NS_TCP_CRR)
         rc = collect_tcp(ss, e);
+    /* The kind starts now, before READY, so that its threads (one per stream: up to 128) exist
+     * before the client starts the clock; started on START, with the client's senders already
+     * filling the buffers, they could miss a short measured interval altogether on a busy
+     * machine. The kinds wait for WARMUP before moving data (stream_set_wait_start). */
+    if (rc == 0)
+        rc = ns_runner_start(&ss->runner, ss->k, &ss->t, &ss->run_err, e);
+    if (rc == 0)
+        rc = ns_runner_wait_ready(&ss->runner, NS_KIND_READY_MS, e);
     if (rc == 0)
         rc = proto_send(ss->ctl, PROTO_READY, NULL, NS_HANDSHAKE_TIMEOUT_MS, e);
     return rc;
@@ -415,11 +489,9 @@ ms_of(double s)
 static int
 session_phases(struct session *ss, struct err *e)
 {
-    int rc = recv_frame(ss, PROTO_START, NULL, SRV_PHASE_SLACK_MS, e);
-    if (rc == 0) {
+    int rc = recv_frame(ss, PROTO_START, NULL, SRV_PHASE_SLACK_MS + NS_KIND_READY_MS, e);
+    if (rc == 0)
         ns_phase_set(&ss->t, NS_PHASE_WARMUP);
-        rc = ns_runner_start(&ss->runner, ss->k, &ss->t, &ss->run_err, e);
-    }
     if (rc == 0)
         rc = recv_frame(ss, PROTO_MEASURE, NULL, ms_of(ss->t.p.warmup_s), e);
     if (rc == 0) {
@@ -535,9 +607,17 @@ session_release(struct session *ss)
     ss->q_closed = true;
     for (; ss->q_len > 0; ss->q_len--, ss->q_head = (ss->q_head + 1) % SRV_QUEUE_CAP)
         close(ss->q_fd[ss->q_head]);
-    if (ss->owns_slot)
+    if (ss->owns_slot) {
         s->active = NULL;
+        s->want_buf = 0; /* the next test starts from an autotuning listener */
+        pthread_cond_broadcast(&s->slot_cv);
+    }
     live_unlink(s, ss);
+    /* Wake the acceptor before unpublishing: once sessions reaches 0 and the lock is released,
+     * it may free s (srv_free), so s must not be touched after the unlock. */
+    if (write(s->wake[1], "x", 1) < 0) {
+        /* full pipe: a wake-up is already pending; the acceptor polls with a timeout anyway */
+    }
     s->sessions--;
     s->last_activity_ns = clock_now_ns();
     pthread_mutex_unlock(&s->mu);
@@ -549,9 +629,6 @@ session_release(struct session *ss)
     if (ss->udp_spare >= 0)
         close(ss->udp_spare);
     ns_close_draining(ss->ctl);
-    if (write(s->wake[1], "x", 1) < 0) {
-        /* the acceptor polls with a timeout anyway */
-    }
     if (!leak) {
         pthread_cond_destroy(&ss->cv);
         free(ss);
@@ -591,10 +668,17 @@ session_new(struct srv *s, int fd, const char *peer)
     ss->t.conn_ctx = ss;
     atomic_store(&ss->t.phase, NS_PHASE_SETUP);
     pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&ss->cv, &ca);
-    pthread_condattr_destroy(&ca);
+    int rc = pthread_condattr_init(&ca);
+    if (rc == 0) {
+        rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        if (rc == 0)
+            rc = pthread_cond_init(&ss->cv, &ca);
+        pthread_condattr_destroy(&ca);
+    }
+    if (rc != 0) {
+        free(ss);
+        return NULL;
+    }
     err_clear(&ss->run_err);
     return ss;
 }
@@ -702,23 +786,64 @@ pending_read(struct srv *s, int i)
     pending_drop(s, i);
 }
 
+/* Read again every pending connection: a data hello that arrived after the connection was
+ * accepted gets routed, a closed one dropped. Backwards for pending_drop's swap. */
+static void
+pending_reread(struct srv *s)
+{
+    for (int i = s->npend - 1; i >= 0; i--)
+        pending_read(s, i);
+}
+
+/* With the table full: cut off the oldest connection that has been pending longer than a
+ * genuine peer needs (our clients send their hello with the connection; a data connection is
+ * classified within microseconds). Young ones are never displaced, so a flood of strangers
+ * cannot evict an admitted test's data connections: it only keeps newer connections waiting in
+ * the kernel's backlog, and connections that close are dropped on the next read. */
+static bool
+pending_evict_stale(struct srv *s, uint64_t now)
+{
+    int old = -1;
+    for (int i = 0; i < s->npend; i++)
+        if (now - s->pend[i].born > SRV_EVICT_AGE_NS &&
+            (old < 0 || s->pend[i].born < s->pend[old].born))
+            old = i;
+    if (old < 0)
+        return false;
+    close(s->pend[old].fd);
+    pending_drop(s, old);
+    return true;
+}
+
+/* Room for one more pending connection, or false: leave the rest in the backlog for now. */
+static bool
+pending_room(struct srv *s)
+{
+    if (s->npend < SRV_MAX_PENDING)
+        return true;
+    pending_reread(s);
+    return s->npend < SRV_MAX_PENDING || pending_evict_stale(s, clock_now_ns());
+}
+
 static void
 accept_all(struct srv *s)
 {
-    for (;;) {
+    for (int n = 0; n < SRV_ACCEPT_BATCH && pending_room(s); n++) {
         struct sockaddr_storage ss;
         socklen_t sl = sizeof ss;
         int fd = accept4(s->lfd, (struct sockaddr *)&ss, &sl, SOCK_NONBLOCK | SOCK_CLOEXEC);
-        if (fd < 0)
+        if (fd < 0) {
+            /* Out of descriptors (or kernel memory): the connection stays queued and the
+             * listener stays readable, so polling it again at once would spin. Pause. */
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+                s->accept_paused_til = clock_now_ns() + SRV_EMFILE_PAUSE_NS;
             return;
-        if (s->npend == SRV_MAX_PENDING) {
-            close(s->pend[0].fd); /* the oldest waits longest: shed it */
-            pending_drop(s, 0);
         }
         struct pending *p = &s->pend[s->npend];
         memset(p, 0, sizeof *p);
         p->fd = fd;
-        p->deadline = clock_now_ns() + (uint64_t)NS_HANDSHAKE_TIMEOUT_MS * NS_PER_MS;
+        p->born = clock_now_ns();
+        p->deadline = p->born + (uint64_t)NS_HANDSHAKE_TIMEOUT_MS * NS_PER_MS;
         net_addr_str(&ss, p->peer, sizeof p->peer);
         s->npend++;
         pending_read(s, s->npend - 1); /* a data hello often arrives with the connection */
@@ -757,6 +882,8 @@ static int
 poll_timeout(const struct srv *s, uint64_t now)
 {
     int ms = 1000;
+    if (s->accept_paused_til > now)
+        ms = (int)((s->accept_paused_til - now + NS_PER_MS - 1) / NS_PER_MS);
     for (int i = 0; i < s->npend; i++) {
         int left = s->pend[i].deadline > now
                        ? (int)((s->pend[i].deadline - now + NS_PER_MS - 1) / NS_PER_MS)
@@ -765,6 +892,8 @@ poll_timeout(const struct srv *s, uint64_t now)
     }
     return ms;
 }
+
+static int listener_apply(struct srv *s);
 
 static int
 acceptor_loop(struct srv *s)
@@ -775,7 +904,11 @@ acceptor_loop(struct srv *s)
         int ex = should_exit(s, now);
         if (ex != 0)
             return ex;
-        pfd[0] = (struct pollfd){.fd = s->lfd, .events = POLLIN};
+        if (listener_apply(s) != 0)
+            return -1;
+        /* A negative fd is ignored by poll(): the listener is not watched while paused. */
+        bool paused = s->accept_paused_til > now;
+        pfd[0] = (struct pollfd){.fd = paused ? -1 : s->lfd, .events = POLLIN};
         pfd[1] = (struct pollfd){.fd = s->wake[0], .events = POLLIN};
         for (int i = 0; i < s->npend; i++)
             pfd[i + 2] = (struct pollfd){.fd = s->pend[i].fd, .events = POLLIN};
@@ -793,19 +926,66 @@ acceptor_loop(struct srv *s)
         for (int i = npend - 1; i >= 0; i--)
             if (pfd[i + 2].revents != 0)
                 pending_read(s, i);
-        if (pfd[0].revents & POLLIN)
+        if (!paused && (pfd[0].revents & POLLIN))
             accept_all(s);
         expire_pending(s, clock_now_ns());
     }
 }
 
+/* Make the listener with sock_buf buffers (0 = autotuning), on the port already bound. */
+static int
+listener_make(struct srv *s, int sock_buf, struct err *e)
+{
+    uint16_t port = s->laddrlen > 0 ? net_port(&s->laddr) : s->o->port;
+    s->lfd = net_listen_tcp_buf(s->o->bind, port, s->o->family, SRV_LISTEN_BACKLOG, sock_buf, e);
+    if (s->lfd < 0)
+        return s->lfd;
+    s->lfd_buf = sock_buf;
+    /* A blocking listener would stall the acceptor in accept4() whenever a connection is gone
+     * between poll() and accept() (reset by its peer). */
+    if (net_set_nonblock(s->lfd, 1) != 0)
+        return err_sys(e, NS_EIO, errno, "cannot make the listener non-blocking");
+    return 0;
+}
+
+/* Remake the listener when the running test wants other buffers (listener_buffers()). The
+ * port is ours throughout (SO_REUSEADDR; established connections keep it); a connection that
+ * was waiting in the old backlog is reset, as one refused as busy would have been. */
+static int
+listener_apply(struct srv *s)
+{
+    pthread_mutex_lock(&s->mu);
+    int want = s->want_buf;
+    pthread_mutex_unlock(&s->mu);
+    if (want == s->lfd_buf)
+        return 0;
+    close(s->lfd);
+    struct err e;
+    err_clear(&e);
+    int rc = listener_make(s, want, &e);
+    if (rc != 0 && want != 0) {
+        srv_log("listener", e.msg);
+        if (s->lfd >= 0)
+            close(s->lfd);
+        rc = listener_make(s, 0, &e);
+    }
+    if (rc != 0) {
+        srv_log("listener", e.msg);
+        return -1;
+    }
+    pthread_mutex_lock(&s->mu);
+    s->applied_buf = s->lfd_buf;
+    pthread_cond_broadcast(&s->slot_cv);
+    pthread_mutex_unlock(&s->mu);
+    return 0;
+}
+
 static int
 srv_open(struct srv *s, struct err *e)
 {
-    s->lfd = net_listen_tcp(s->o->bind, s->o->port, s->o->family, 128, e);
-    if (s->lfd < 0)
-        return s->lfd;
-    net_set_nonblock(s->lfd, 1);
+    int rc = listener_make(s, 0, e);
+    if (rc != 0)
+        return rc;
     s->laddrlen = sizeof s->laddr;
     if (getsockname(s->lfd, (struct sockaddr *)&s->laddr, &s->laddrlen) != 0)
         return err_sys(e, NS_EIO, errno, "getsockname");
@@ -825,6 +1005,7 @@ srv_free(struct srv *s)
         close(s->wake[0]);
         close(s->wake[1]);
     }
+    pthread_cond_destroy(&s->slot_cv);
     pthread_mutex_destroy(&s->mu);
     free(s);
 }
@@ -855,7 +1036,24 @@ ns_server_run(const struct ns_server_opts *o, struct err *e)
         return err_set(e, NS_ENOMEM, "out of memory");
     s->o = o;
     s->lfd = s->wake[0] = s->wake[1] = -1;
-    pthread_mutex_init(&s->mu, NULL);
+    int prc = pthread_mutex_init(&s->mu, NULL);
+    if (prc != 0) {
+        free(s);
+        return err_sys(e, NS_EIO, prc, "cannot create a mutex");
+    }
+    pthread_condattr_t ca;
+    prc = pthread_condattr_init(&ca);
+    if (prc == 0) {
+        prc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        if (prc == 0)
+            prc = pthread_cond_init(&s->slot_cv, &ca);
+        pthread_condattr_destroy(&ca);
+    }
+    if (prc != 0) {
+        pthread_mutex_destroy(&s->mu);
+        free(s);
+        return err_sys(e, NS_EIO, prc, "cannot create a condition variable");
+    }
     s->last_activity_ns = clock_now_ns();
     int rc = srv_open(s, e);
     bool sessions_may_live = false;

@@ -115,7 +115,7 @@ tcp_crr_client(struct ns_test *t, struct rr_state *s, struct err *e)
             return 0;
         }
         if (rc < 0)
-            return rc == NS_ECLOSED ? err_prefix(e, "tcp_crr server") : rc;
+            return rc == NS_ECLOSED ? err_wrap(e, rc, "tcp_crr server") : rc;
     }
 }
 
@@ -186,32 +186,13 @@ tcp_crr_run(struct ns_test *t, struct err *e)
     return rc;
 }
 
-static json_t *
-tcp_crr_local_result(struct ns_test *t)
-{
-    return rr_local_json(t);
-}
-
-static json_t *
-tcp_crr_combine(const struct ns_test *t, const json_t *client, const json_t *server,
-                const json_t *cpu)
-{
-    return rr_combine_json(t, client, server, cpu, "connections_per_s");
-}
-
-static void
-tcp_crr_print_human(const struct ns_test *t, const json_t *result, FILE *out)
-{
-    rr_print_human(t, result, out, "connections_per_s");
-}
-
 const struct test_kind ns_kind_tcp_crr = {
     .name = "tcp_crr",
     .socktype = SOCK_STREAM,
     .uses_streams = false,
     .run = tcp_crr_run,
-    .local_result = tcp_crr_local_result,
-    .combine = tcp_crr_combine,
-    .print_human = tcp_crr_print_human,
+    .local_result = rr_local_json,
+    .combine = rr_combine_json,
+    .print_human = rr_print_human,
     .cleanup = rr_state_cleanup,
 };

@@ -84,32 +84,13 @@ tcp_rr_run(struct ns_test *t, struct err *e)
     return rc;
 }
 
-static json_t *
-tcp_rr_local_result(struct ns_test *t)
-{
-    return rr_local_json(t);
-}
-
-static json_t *
-tcp_rr_combine(const struct ns_test *t, const json_t *client, const json_t *server,
-               const json_t *cpu)
-{
-    return rr_combine_json(t, client, server, cpu, "transactions_per_s");
-}
-
-static void
-tcp_rr_print_human(const struct ns_test *t, const json_t *result, FILE *out)
-{
-    rr_print_human(t, result, out, "transactions_per_s");
-}
-
 const struct test_kind ns_kind_tcp_rr = {
     .name = "tcp_rr",
     .socktype = SOCK_STREAM,
     .uses_streams = false,
     .run = tcp_rr_run,
-    .local_result = tcp_rr_local_result,
-    .combine = tcp_rr_combine,
-    .print_human = tcp_rr_print_human,
+    .local_result = rr_local_json,
+    .combine = rr_combine_json,
+    .print_human = rr_print_human,
     .cleanup = rr_state_cleanup,
 };

@@ -15,53 +15,40 @@
 
 #include "common/clock.h"
 #include "common/errors.h"
-#include "nsperf/control.h"
+#include "common/net.h"
+#include "nsperf/stream_common.h"
 #include "nsperf/tcpinfo.h"
 
 #define TS_RECV_BUF (1024u * 1024u)
-#define TS_IO_TIMEOUT_US 100000
+#define TS_IO_TIMEOUT_MS 100
 #define TS_PACE_SLICE_NS (100 * NS_PER_MS)
 
 struct ts_state;
 
 struct ts_stream {
+    struct stream_io io; /* first: stream_common.c sees it as one */
     struct ts_state *st;
-    int idx;
-    int fd;
     bool in_measure;
     uint64_t bytes;        /* during this side's measured interval */
     uint64_t total;        /* whole test, warmup included */
     uint32_t retr0, retr1; /* sender: tcpi_total_retrans at MEASURE and at the end */
-    uint64_t *bins;        /* receiver: bytes per -i interval */
-    uint8_t *buf;
-    size_t buflen;
-    int rc;
-    struct err e;
 };
 
 struct ts_state {
-    struct ns_test *t;
-    bool sender;
-    size_t nbins;
-    uint64_t interval_ns;
-    _Atomic int abort; /* one stream failed: the others stop too */
-    int n;
+    struct stream_set set; /* first */
     struct ts_stream s[];
 };
 
 static bool
 ts_over(const struct ts_stream *s)
 {
-    return ns_test_phase(s->st->t) == NS_PHASE_DONE ||
-           atomic_load_explicit(&s->st->abort, memory_order_relaxed);
+    return stream_set_over(&s->st->set);
 }
 
 static int
 ts_fail(struct ts_stream *s, int code, int errnum, const char *what)
 {
-    s->rc = err_sys(&s->e, code, errnum, "stream %d: %s", s->idx, what);
-    atomic_store(&s->st->abort, 1);
-    return s->rc;
+    return stream_io_fail(&s->io, &s->st->set, code, errnum, what);
 }
 
 /* Sleep to the paced instant for `sent` bytes, in slices so DONE is noticed. */
@@ -82,33 +69,38 @@ ts_mark_measure(struct ts_stream *s)
 {
     struct tcpinfo_snap ti;
     s->in_measure = true;
-    if (tcpinfo_read(s->fd, &ti) == 0)
+    if (tcpinfo_read(s->io.fd, &ti) == 0)
         s->retr0 = ti.total_retrans;
 }
 
 /* Bytes per send(): the whole -l buffer unpaced; paced, about a millisecond's worth, so that a
- * 1 MiB default write does not turn a slow rate into bursts (at 1 kbit/s: single bytes). */
+ * 1 MiB default write does not turn a slow rate into bursts (at 1 kbit/s: single bytes), but not
+ * less than a segment (or 10 ms worth, if that is less): 128 paced streams each waking 1000
+ * times a second would spend two cores on wake-ups and starve the control frames. */
+#define TS_PACE_MIN_CHUNK 1448u /* one Ethernet TCP segment's payload */
 static size_t
 ts_chunk(size_t buflen, double per_stream_bps)
 {
     if (per_stream_bps <= 0)
         return buflen;
     double ms_worth = per_stream_bps / 8.0 / 1000.0;
-    size_t chunk = ms_worth < 1.0 ? 1u : (size_t)ms_worth;
+    double floor = 10.0 * ms_worth < TS_PACE_MIN_CHUNK ? 10.0 * ms_worth : TS_PACE_MIN_CHUNK;
+    double want = ms_worth > floor ? ms_worth : floor;
+    size_t chunk = want < 1.0 ? 1u : (size_t)want;
     return chunk < buflen ? chunk : buflen;
 }
 
 static void
 ts_send_loop(struct ts_stream *s)
 {
-    const struct ns_params *p = &s->st->t->p;
+    const struct ns_params *p = &s->st->set.t->p;
     double per_stream = p->rate_bps > 0 ? (double)p->rate_bps / p->streams : 0;
     uint64_t start = clock_now_ns(), paced = 0;
-    size_t chunk = ts_chunk(s->buflen, per_stream);
+    size_t chunk = ts_chunk(s->io.buflen, per_stream);
     while (!ts_over(s)) {
-        if (!s->in_measure && ns_test_phase(s->st->t) == NS_PHASE_MEASURE)
+        if (!s->in_measure && ns_test_phase(s->st->set.t) == NS_PHASE_MEASURE)
             ts_mark_measure(s);
-        ssize_t n = send(s->fd, s->buf, chunk, MSG_NOSIGNAL);
+        ssize_t n = send(s->io.fd, s->io.buf, chunk, MSG_NOSIGNAL);
         if (n < 0) {
             if (errno == EAGAIN || errno == EINTR)
                 continue;
@@ -122,7 +114,7 @@ ts_send_loop(struct ts_stream *s)
             ts_pace(s, start, paced += (uint64_t)n, per_stream);
     }
     struct tcpinfo_snap ti;
-    if (s->in_measure && tcpinfo_read(s->fd, &ti) == 0)
+    if (s->in_measure && tcpinfo_read(s->io.fd, &ti) == 0)
         s->retr1 = ti.total_retrans;
 }
 
@@ -130,21 +122,16 @@ static void
 ts_count(struct ts_stream *s, uint64_t n)
 {
     s->bytes += n;
-    if (s->bins == NULL)
-        return;
-    uint64_t since = clock_now_ns() - s->st->t->measure_start_ns;
-    uint64_t k = since / s->st->interval_ns;
-    if (k < s->st->nbins)
-        s->bins[k] += n;
+    stream_io_count_bin(&s->io, &s->st->set, n, clock_now_ns());
 }
 
 static void
 ts_recv_loop(struct ts_stream *s)
 {
     for (;;) {
-        ssize_t n = recv(s->fd, s->buf, s->buflen, 0);
-        int ph = ns_test_phase(s->st->t);
-        if (ph == NS_PHASE_DONE || atomic_load(&s->st->abort))
+        ssize_t n = recv(s->io.fd, s->io.buf, s->io.buflen, 0);
+        int ph = ns_test_phase(s->st->set.t);
+        if (ph == NS_PHASE_DONE || atomic_load(&s->st->set.abort))
             return;
         if (n > 0) {
             s->total += (uint64_t)n;
@@ -164,19 +151,12 @@ static void *
 ts_thread(void *arg)
 {
     struct ts_stream *s = arg;
-    if (s->st->sender)
+    stream_set_wait_start(&s->st->set);
+    if (s->st->set.sender)
         ts_send_loop(s);
     else
         ts_recv_loop(s);
     return NULL;
-}
-
-static void
-ts_set_timeouts(int fd)
-{
-    struct timeval tv = {.tv_sec = 0, .tv_usec = TS_IO_TIMEOUT_US};
-    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 }
 
 /* Not all zeros, so nothing on the path can compress the payload; one 4 KiB pattern copied. */
@@ -191,69 +171,37 @@ ts_fill(uint8_t *buf, size_t len)
 }
 
 static int
-ts_stream_init(struct ts_state *st, int i)
+ts_stream_init(struct ts_state *st, int i, struct err *e)
 {
     struct ts_stream *s = &st->s[i];
-    const struct ns_params *p = &st->t->p;
     s->st = st;
-    s->idx = i;
-    s->fd = st->t->fds[i];
-    err_clear(&s->e);
     /* The receiver reads into a fixed buffer whatever the sender's -l: a peer's parameters
      * must not decide how much memory this side commits (validated: streams x -l capped). */
-    s->buflen = st->sender ? (size_t)p->msg_size : TS_RECV_BUF;
-    s->buf = malloc(s->buflen);
-    if (s->buf == NULL)
-        return NS_ENOMEM;
-    if (st->sender)
-        ts_fill(s->buf, s->buflen);
-    if (!st->sender && st->nbins > 0) {
-        s->bins = calloc(st->nbins, sizeof *s->bins);
-        if (s->bins == NULL)
-            return NS_ENOMEM;
-    }
-    ts_set_timeouts(s->fd);
+    size_t len = st->set.sender ? (size_t)st->set.t->p.msg_size : TS_RECV_BUF;
+    if (stream_io_alloc(&s->io, &st->set, i, len) != 0)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    if (st->set.sender)
+        ts_fill(s->io.buf, s->io.buflen);
+    /* The 200 ms DONE contract rests on these: a blocked send or recv must come back. */
+    if (net_set_timeouts(s->io.fd, TS_IO_TIMEOUT_MS, TS_IO_TIMEOUT_MS) != 0)
+        return err_sys(e, NS_EIO, errno, "stream %d: cannot set socket timeouts", i);
     return 0;
-}
-
-static struct ts_state *
-ts_state_new(struct ns_test *t)
-{
-    struct ts_state *st = calloc(1, sizeof *st + (size_t)t->nfds * sizeof st->s[0]);
-    if (st == NULL)
-        return NULL;
-    st->t = t;
-    st->n = t->nfds;
-    st->sender = ns_test_is_sender(t);
-    st->nbins = ns_interval_bins(&t->p);
-    st->interval_ns = (uint64_t)(t->p.interval_s * 1e9);
-    return st;
 }
 
 static int
 ts_run(struct ns_test *t, struct err *e)
 {
-    struct ts_state *st = ts_state_new(t);
+    struct ts_state *st = calloc(1, sizeof *st + (size_t)t->nfds * sizeof st->s[0]);
     if (st == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
     t->kind_state = st;
-    for (int i = 0; i < st->n; i++) {
-        if (ts_stream_init(st, i) != 0)
-            return err_set(e, NS_ENOMEM, "out of memory");
+    stream_set_init(&st->set, t);
+    for (int i = 0; i < st->set.n; i++) {
+        int rc = ts_stream_init(st, i, e);
+        if (rc != 0)
+            return rc;
     }
-    int rc = ns_threads_run(st->n, ts_thread, st->s, sizeof st->s[0], &st->abort, e);
-    for (int i = 0; i < st->n && rc == 0; i++)
-        if (st->s[i].rc != 0)
-            rc = err_set(e, st->s[i].rc, "%s", st->s[i].e.msg);
-    return rc;
-}
-
-static double
-ts_elapsed(const struct ns_test *t)
-{
-    if (t->measure_start_ns == 0 || t->measure_end_ns <= t->measure_start_ns)
-        return 0;
-    return (double)(t->measure_end_ns - t->measure_start_ns) / 1e9;
+    return stream_set_run(&st->set, st->s, sizeof st->s[0], ts_thread, e);
 }
 
 static json_t *
@@ -261,10 +209,10 @@ ts_stream_json(const struct ts_state *st, const struct ts_stream *s)
 {
     json_t *o =
         json_pack("{s:I, s:I}", "bytes", (json_int_t)s->bytes, "total_bytes", (json_int_t)s->total);
-    if (st->sender) {
+    if (st->set.sender) {
         json_object_set_new(o, "retransmits", json_integer((json_int_t)(s->retr1 - s->retr0)));
-    } else if (s->bins != NULL) {
-        json_object_set_new(o, "intervals", ns_bins_json(s->bins, st->nbins));
+    } else if (s->io.bins != NULL) {
+        json_object_set_new(o, "intervals", ns_bins_json(s->io.bins, st->set.nbins));
     }
     return o;
 }
@@ -275,10 +223,10 @@ ts_local_result(struct ns_test *t)
     const struct ts_state *st = t->kind_state;
     bool sender = ns_test_is_sender(t);
     json_t *streams = json_array();
-    for (int i = 0; st != NULL && i < st->n; i++)
+    for (int i = 0; st != NULL && i < st->set.n; i++)
         json_array_append_new(streams, ts_stream_json(st, &st->s[i]));
     return json_pack("{s:s, s:f, s:o}", "role", sender ? "sender" : "receiver", "elapsed_s",
-                     ts_elapsed(t), "streams", streams);
+                     stream_elapsed_s(t), "streams", streams);
 }
 
 /* bytes: the receiver's count over its own measured interval (authoritative); sender_bytes:
@@ -338,10 +286,8 @@ static void
 ts_cleanup(struct ns_test *t)
 {
     struct ts_state *st = t->kind_state;
-    for (int i = 0; st != NULL && i < st->n; i++) {
-        free(st->s[i].buf);
-        free(st->s[i].bins);
-    }
+    for (int i = 0; st != NULL && i < st->set.n; i++)
+        stream_io_release(&st->s[i].io);
     free(st);
     t->kind_state = NULL;
 }
@@ -350,6 +296,7 @@ const struct test_kind ns_kind_tcp_stream = {
     .name = "tcp_stream",
     .socktype = SOCK_STREAM,
     .uses_streams = true,
+    .sets_ready = true,
     .run = ts_run,
     .local_result = ts_local_result,
     .combine = ts_combine,

@@ -18,8 +18,9 @@
 
 #include "common/clock.h"
 #include "common/errors.h"
+#include "common/net.h"
 #include "common/sha256.h"
-#include "nsperf/control.h"
+#include "nsperf/stream_common.h"
 
 #define US_MAGIC "NSPu"
 #define US_HDR 40u
@@ -27,18 +28,15 @@
 #define US_PHASE_MEASURE 2
 #define US_WINDOW_BITS 65536u /* duplicate detection reaches this far back */
 #define US_DRAIN_NS (120 * NS_PER_MS)
-#define US_RECV_TIMEOUT_US 40000
+#define US_RECV_TIMEOUT_MS 40
 #define US_MAX_SLEEP_NS (50 * NS_PER_MS)
 #define US_MAX_BACKLOG_NS (1000 * NS_PER_MS)
-#define US_DEFAULT_RCVBUF (4 << 20)
 
 struct us_state;
 
 struct us_stream {
+    struct stream_io io; /* first: stream_common.c sees it as one */
     struct us_state *st;
-    int idx, fd;
-    uint8_t *buf;
-    size_t buflen;
     /* sender */
     uint64_t sent, send_errors, wseq;
     /* receiver */
@@ -47,20 +45,12 @@ struct us_stream {
     int64_t prev_transit;
     bool have_transit;
     uint64_t *seen; /* US_WINDOW_BITS bits */
-    uint64_t *bins;
     /* both */
     uint64_t bytes;
-    int rc;
-    struct err e;
 };
 
 struct us_state {
-    struct ns_test *t;
-    bool sender;
-    size_t nbins;
-    uint64_t interval_ns;
-    _Atomic int abort;
-    int n;
+    struct stream_set set; /* first */
     struct us_stream s[];
 };
 
@@ -83,14 +73,13 @@ get_be64(const uint8_t *p)
 static bool
 us_over(const struct us_stream *s)
 {
-    return ns_test_phase(s->st->t) == NS_PHASE_DONE || atomic_load(&s->st->abort);
+    return stream_set_over(&s->st->set);
 }
 
 static void
 us_fail(struct us_stream *s, int errnum, const char *what)
 {
-    s->rc = err_sys(&s->e, NS_EIO, errnum, "udp stream %d: %s", s->idx, what);
-    atomic_store(&s->st->abort, 1);
+    stream_io_fail(&s->io, &s->st->set, NS_EIO, errnum, what);
 }
 
 /* ---- sender ---- */
@@ -98,10 +87,10 @@ us_fail(struct us_stream *s, int errnum, const char *what)
 static int
 us_send_one(struct us_stream *s, bool measured)
 {
-    s->buf[4] = measured ? US_PHASE_MEASURE : US_PHASE_WARMUP;
-    put_be64(s->buf + 8, measured ? s->sent : s->wseq);
-    put_be64(s->buf + 16, clock_now_ns());
-    ssize_t n = send(s->fd, s->buf, s->buflen, 0);
+    s->io.buf[4] = measured ? US_PHASE_MEASURE : US_PHASE_WARMUP;
+    put_be64(s->io.buf + 8, measured ? s->sent : s->wseq);
+    put_be64(s->io.buf + 16, clock_now_ns());
+    ssize_t n = send(s->io.fd, s->io.buf, s->io.buflen, 0);
     if (n < 0) {
         if (errno == ENOBUFS || errno == EAGAIN || errno == EINTR || errno == ECONNREFUSED) {
             s->send_errors++;
@@ -122,9 +111,9 @@ us_send_one(struct us_stream *s, bool measured)
 static void
 us_send_loop(struct us_stream *s)
 {
-    const struct ns_params *p = &s->st->t->p;
+    const struct ns_params *p = &s->st->set.t->p;
     double per_stream = (double)p->rate_bps / p->streams;
-    uint64_t gap = (uint64_t)((double)s->buflen * 8.0 * 1e9 / per_stream);
+    uint64_t gap = (uint64_t)((double)s->io.buflen * 8.0 * 1e9 / per_stream);
     uint64_t next = clock_now_ns();
     bool measured = false;
     while (!us_over(s)) {
@@ -133,7 +122,7 @@ us_send_loop(struct us_stream *s)
             clock_sleep_until_ns(next - now > US_MAX_SLEEP_NS ? now + US_MAX_SLEEP_NS : next);
             continue;
         }
-        if (!measured && ns_test_phase(s->st->t) == NS_PHASE_MEASURE)
+        if (!measured && ns_test_phase(s->st->set.t) == NS_PHASE_MEASURE)
             measured = true;
         if (us_send_one(s, measured) != 0)
             return;
@@ -179,12 +168,7 @@ static void
 us_count_bytes(struct us_stream *s, uint64_t n, uint64_t now)
 {
     s->bytes += n;
-    uint64_t t0 = s->st->t->measure_start_ns;
-    if (s->bins == NULL || t0 == 0 || now < t0)
-        return;
-    uint64_t k = (now - t0) / s->st->interval_ns;
-    if (k < s->st->nbins)
-        s->bins[k] += n;
+    stream_io_count_bin(&s->io, &s->st->set, n, now);
 }
 
 static void
@@ -215,9 +199,9 @@ us_account(struct us_stream *s, uint64_t seq, uint64_t sent_ns, uint64_t n)
 static void
 us_handle(struct us_stream *s, ssize_t n)
 {
-    const uint8_t *b = s->buf;
+    const uint8_t *b = s->io.buf;
     if (n < (ssize_t)US_HDR || memcmp(b, US_MAGIC, 4) != 0 || b[4] != US_PHASE_MEASURE ||
-        sha256_ct_memcmp(b + 24, s->st->t->cookie, PROTO_COOKIE_LEN) != 0)
+        sha256_ct_memcmp(b + 24, s->st->set.t->cookie, PROTO_COOKIE_LEN) != 0)
         return; /* warmup, a late hello, or not ours */
     us_account(s, get_be64(b + 8), get_be64(b + 16), (uint64_t)n);
 }
@@ -227,16 +211,16 @@ us_recv_loop(struct us_stream *s)
 {
     uint64_t drain_until = 0;
     for (;;) {
-        if (atomic_load(&s->st->abort))
+        if (atomic_load(&s->st->set.abort))
             return;
-        if (ns_test_phase(s->st->t) == NS_PHASE_DONE) {
+        if (ns_test_phase(s->st->set.t) == NS_PHASE_DONE) {
             uint64_t now = clock_now_ns();
             if (drain_until == 0)
                 drain_until = now + US_DRAIN_NS;
             else if (now >= drain_until)
                 return;
         }
-        ssize_t n = recv(s->fd, s->buf, s->buflen, 0);
+        ssize_t n = recv(s->io.fd, s->io.buf, s->io.buflen, 0);
         if (n >= 0)
             us_handle(s, n);
         else if (errno != EAGAIN && errno != EINTR && errno != ECONNREFUSED) {
@@ -250,7 +234,8 @@ static void *
 us_thread(void *arg)
 {
     struct us_stream *s = arg;
-    if (s->st->sender)
+    stream_set_wait_start(&s->st->set);
+    if (s->st->set.sender)
         us_send_loop(s);
     else
         us_recv_loop(s);
@@ -258,30 +243,29 @@ us_thread(void *arg)
 }
 
 static int
-us_stream_init(struct us_state *st, int i)
+us_stream_init(struct us_state *st, int i, struct err *e)
 {
     struct us_stream *s = &st->s[i];
-    const struct ns_params *p = &st->t->p;
+    const struct ns_params *p = &st->set.t->p;
     s->st = st;
-    s->idx = i;
-    s->fd = st->t->fds[i];
-    err_clear(&s->e);
-    s->buflen = st->sender ? (size_t)p->msg_size : NS_MAX_UDP_PAYLOAD + 1;
-    s->buf = calloc(1, s->buflen);
-    if (s->buf == NULL)
-        return NS_ENOMEM;
-    memcpy(s->buf, US_MAGIC, 4);
-    memcpy(s->buf + 24, st->t->cookie, PROTO_COOKIE_LEN);
-    if (!st->sender) {
-        s->seen = calloc(US_WINDOW_BITS / 64, sizeof *s->seen);
-        s->bins = st->nbins > 0 ? calloc(st->nbins, sizeof *s->bins) : NULL;
-        if (s->seen == NULL || (st->nbins > 0 && s->bins == NULL))
-            return NS_ENOMEM;
-        int rcvbuf = p->sock_buf > 0 ? p->sock_buf : US_DEFAULT_RCVBUF;
-        setsockopt(s->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
-        struct timeval tv = {.tv_sec = 0, .tv_usec = US_RECV_TIMEOUT_US};
-        setsockopt(s->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    }
+    size_t len = st->set.sender ? (size_t)p->msg_size : NS_MAX_UDP_PAYLOAD + 1;
+    if (stream_io_alloc(&s->io, &st->set, i, len) != 0)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    memcpy(s->io.buf, US_MAGIC, 4);
+    memcpy(s->io.buf + 24, st->set.t->cookie, PROTO_COOKIE_LEN);
+    if (st->set.sender)
+        return 0;
+    s->seen = calloc(US_WINDOW_BITS / 64, sizeof *s->seen);
+    if (s->seen == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    /* The receiver's buffer: -w, or NS_UDP_RECV_BUF (documented in --help and the JSON). A
+     * kernel cap (net.core.rmem_max) may give less, which is not an error. */
+    int rcvbuf = p->sock_buf > 0 ? p->sock_buf : NS_UDP_RECV_BUF;
+    if (setsockopt(s->io.fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf) != 0)
+        return err_sys(e, NS_EIO, errno, "udp stream %d: cannot set the receive buffer", i);
+    /* The receiver's DONE and drain checks rest on this timeout. */
+    if (net_set_timeouts(s->io.fd, 0, US_RECV_TIMEOUT_MS) != 0)
+        return err_sys(e, NS_EIO, errno, "udp stream %d: cannot set socket timeouts", i);
     return 0;
 }
 
@@ -292,33 +276,27 @@ us_run(struct ns_test *t, struct err *e)
     if (st == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
     t->kind_state = st;
-    st->t = t;
-    st->n = t->nfds;
-    st->sender = ns_test_is_sender(t);
-    st->nbins = ns_interval_bins(&t->p);
-    st->interval_ns = (uint64_t)(t->p.interval_s * 1e9);
-    for (int i = 0; i < st->n; i++)
-        if (us_stream_init(st, i) != 0)
-            return err_set(e, NS_ENOMEM, "out of memory");
-    int rc = ns_threads_run(st->n, us_thread, st->s, sizeof st->s[0], &st->abort, e);
-    for (int i = 0; i < st->n && rc == 0; i++)
-        if (st->s[i].rc != 0)
-            rc = err_set(e, st->s[i].rc, "%s", st->s[i].e.msg);
-    return rc;
+    stream_set_init(&st->set, t);
+    for (int i = 0; i < st->set.n; i++) {
+        int rc = us_stream_init(st, i, e);
+        if (rc != 0)
+            return rc;
+    }
+    return stream_set_run(&st->set, st->s, sizeof st->s[0], us_thread, e);
 }
 
 static json_t *
 us_stream_json(const struct us_state *st, const struct us_stream *s)
 {
-    if (st->sender)
+    if (st->set.sender)
         return json_pack("{s:I, s:I, s:I}", "sent", (json_int_t)s->sent, "bytes",
                          (json_int_t)s->bytes, "send_errors", (json_int_t)s->send_errors);
     json_t *o =
         json_pack("{s:I, s:I, s:I, s:I, s:f}", "received", (json_int_t)s->received, "bytes",
                   (json_int_t)s->bytes, "out_of_order", (json_int_t)s->out_of_order, "duplicated",
                   (json_int_t)s->duplicated, "jitter_us", s->jitter_ns / 1000.0);
-    if (s->bins != NULL)
-        json_object_set_new(o, "intervals", ns_bins_json(s->bins, st->nbins));
+    if (s->io.bins != NULL)
+        json_object_set_new(o, "intervals", ns_bins_json(s->io.bins, st->set.nbins));
     return o;
 }
 
@@ -327,11 +305,9 @@ us_local_result(struct ns_test *t)
 {
     const struct us_state *st = t->kind_state;
     json_t *streams = json_array();
-    for (int i = 0; st != NULL && i < st->n; i++)
+    for (int i = 0; st != NULL && i < st->set.n; i++)
         json_array_append_new(streams, us_stream_json(st, &st->s[i]));
-    double elapsed = t->measure_end_ns > t->measure_start_ns && t->measure_start_ns != 0
-                         ? (double)(t->measure_end_ns - t->measure_start_ns) / 1e9
-                         : 0.0;
+    double elapsed = stream_elapsed_s(t);
     return json_pack("{s:s, s:f, s:o}", "role", ns_test_is_sender(t) ? "sender" : "receiver",
                      "elapsed_s", elapsed, "streams", streams);
 }
@@ -414,10 +390,9 @@ static void
 us_cleanup(struct ns_test *t)
 {
     struct us_state *st = t->kind_state;
-    for (int i = 0; st != NULL && i < st->n; i++) {
-        free(st->s[i].buf);
+    for (int i = 0; st != NULL && i < st->set.n; i++) {
+        stream_io_release(&st->s[i].io);
         free(st->s[i].seen);
-        free(st->s[i].bins);
     }
     free(st);
     t->kind_state = NULL;
@@ -427,6 +402,7 @@ const struct test_kind ns_kind_udp_stream = {
     .name = "udp_stream",
     .socktype = SOCK_DGRAM,
     .uses_streams = true,
+    .sets_ready = true,
     .run = us_run,
     .local_result = us_local_result,
     .combine = us_combine,

@@ -5,8 +5,14 @@
 #   tests/bench/bench_nsperf.sh [path/to/nsperf | BUILD_DIR]
 #
 # Targets (medians of BENCH_RUNS interleaved runs; odd runs start with nsperf, even runs with
-# the peer, so that drift of a shared machine does not favour one side):
-#   tcp_stream -P1   >= 1.0 x the better of `iperf3 -c` and `qperf tcp_bw`
+# the peer, so that drift of a shared machine does not favour one side). Each tool at its own
+# default settings (what a user sees) AND at equal settings (what the tools are worth):
+#   tcp_stream -P1   >= 1.0 x the better of `iperf3 -c` and `qperf tcp_bw` (defaults: nsperf
+#                    writes 1 MiB, iperf3 128 KiB)
+#   tcp_stream -l 128K  >= 0.9 x `iperf3 -c` (equal write size)
+#   udp_stream -b 2G: loss % and jitter of nsperf (default 4 MiB receive buffer, and -w 208K =
+#                    the kernel default iperf3 uses) vs `iperf3 -u -b 2G -l 1460` (figures only)
+#   tcp_stream -w 4K/64K/1M forward >= 0.5 x `iperf3 -w` (the window is applied where it acts)
 #   tcp_stream -P2   >= 1.0 x `iperf3 -P 2`
 #   tcp_rr -l 64     mean RTT <= 1.0 x `sockperf ping-pong --tcp --full-rtt -m 64` mean RTT
 #   peak RSS of a BENCH_RSS_SECONDS tcp_rr client <= 8 MiB
@@ -14,14 +20,14 @@
 #   BENCH_SECONDS      measured seconds per run (default 10)
 #   BENCH_RUNS         runs per comparison (default 5)
 #   BENCH_RSS_SECONDS  length of the RSS run (default 60)
-#   BENCH_ONLY         space-separated subset of: stream p2 rr rss (default: all)
+#   BENCH_ONLY         space-separated subset of: stream eq p2 udp window rr rss (default: all)
 # Short smoke mode: BENCH_SECONDS=2 BENCH_RUNS=3 BENCH_RSS_SECONDS=3 tests/bench/bench_nsperf.sh
 set -u
 
 SECS=${BENCH_SECONDS:-10}
 RUNS=${BENCH_RUNS:-5}
 RSS_SECS=${BENCH_RSS_SECONDS:-60}
-ONLY=${BENCH_ONLY:-"stream p2 rr rss"}
+ONLY=${BENCH_ONLY:-"stream eq p2 udp window rr rss"}
 WARMUP=1
 HOST=127.0.0.1
 RSS_LIMIT_KB=8192
@@ -96,18 +102,32 @@ nsperf_json() {   # args after the common ones; prints the -J document
     "$NSPERF" -c $HOST -p "$port" -t "$SECS" --warmup "$WARMUP" -J "$@" 2>"$tmp/client.err"
     stop_server
 }
-nsperf_bps() {
-    nsperf_json --test tcp_stream -P "$1" | jq -e '.result.throughput_bps // empty' 2>/dev/null
+nsperf_bps() {   # streams [more nsperf args]
+    local p=$1; shift
+    nsperf_json --test tcp_stream -P "$p" "$@" | jq -e '.result.throughput_bps // empty' 2>/dev/null
 }
 nsperf_rtt() {
     nsperf_json --test tcp_rr -l 64 | jq -e '.result.rtt_us.mean // empty' 2>/dev/null
 }
-iperf3_bps() {
+iperf3_bps() {   # streams [more iperf3 args]
+    local p=$1; shift
     local port; port=$(free_port)
     start_server "$port" iperf3 -s -1 -p "$port" || return 1
     # -O: omit the first second like nsperf's warmup
-    iperf3 -c $HOST -p "$port" -t "$SECS" -O "$WARMUP" -P "$1" -J 2>/dev/null |
+    iperf3 -c $HOST -p "$port" -t "$SECS" -O "$WARMUP" -P "$p" -J "$@" 2>/dev/null |
         jq -e '.end.sum_received.bits_per_second // empty' 2>/dev/null
+    stop_server
+}
+# UDP at 2 Gbit/s: prints "loss_pct jitter_us"
+nsperf_udp() {
+    nsperf_json --test udp_stream -b 2G -l 1460 "$@" |
+        jq -e -r '.result.udp | "\(.lost_pct) \(.jitter_us)"' 2>/dev/null
+}
+iperf3_udp() {
+    local port; port=$(free_port)
+    start_server "$port" iperf3 -s -1 -p "$port" || return 1
+    iperf3 -c $HOST -p "$port" -t "$SECS" -O "$WARMUP" -u -b 2G -l 1460 -J 2>/dev/null |
+        jq -e -r '.end.sum | "\(.lost_percent) \(.jitter_ms * 1000)"' 2>/dev/null
     stop_server
 }
 qperf_bps() {
@@ -205,6 +225,46 @@ bench_rr() {
     summary+=("$(verdict "tcp_rr mean RTT nsperf/sockperf" "$(ratio "$med_ns" "$m")" "<=" 1.0)  [$med_ns us vs $m us]")
 }
 
+bench_eq() {
+    have iperf3 || { summary+=("tcp_stream -l 128K: SKIP (iperf3 missing)"); return; }
+    echo "== tcp_stream -P1 at equal settings: -l 128K both (${SECS}s x $RUNS)"
+    compare eq nsperf_bps_eq iperf3_bps_1
+    local m; m=$(median <"$tmp/eq.iperf3_bps_1")
+    echo "  median iperf3: $(gbit "$m")   nsperf -l 128K: $(gbit "$med_ns")"
+    summary+=("$(verdict "tcp_stream -l 128K nsperf/iperf3" "$(ratio "$med_ns" "$m")" ">=" 0.9)  [$(gbit "$med_ns") vs $(gbit "$m")]")
+}
+
+bench_udp() {
+    have iperf3 || { summary+=("udp_stream: SKIP (iperf3 missing)"); return; }
+    echo "== udp_stream -b 2G -l 1460 (${SECS}s x $RUNS): loss % and jitter us"
+    local r v
+    : >"$tmp/udp.ns"; : >"$tmp/udp.nsw"; : >"$tmp/udp.ip"
+    for r in $(seq 1 "$RUNS"); do
+        v=$(nsperf_udp) && echo "$v" >>"$tmp/udp.ns"; printf "  run %d %-22s %s\n" "$r" nsperf "${v:-FAILED}"
+        v=$(nsperf_udp -w 208K) && echo "$v" >>"$tmp/udp.nsw"; printf "  run %d %-22s %s\n" "$r" "nsperf -w 208K" "${v:-FAILED}"
+        v=$(iperf3_udp) && echo "$v" >>"$tmp/udp.ip"; printf "  run %d %-22s %s\n" "$r" iperf3 "${v:-FAILED}"
+    done
+    local f line
+    for f in ns nsw ip; do
+        line=$(printf 'loss %s %%  jitter %s us' "$(cut -d' ' -f1 <"$tmp/udp.$f" | median)" "$(cut -d' ' -f2 <"$tmp/udp.$f" | median)")
+        case $f in ns) summary+=("$(printf '%-40s %s' "udp 2G nsperf (4 MiB rcvbuf)" "$line")") ;;
+        nsw) summary+=("$(printf '%-40s %s' "udp 2G nsperf -w 208K" "$line")") ;;
+        ip) summary+=("$(printf '%-40s %s' "udp 2G iperf3" "$line")") ;; esac
+    done
+}
+
+bench_window() {
+    have iperf3 || { summary+=("tcp_stream -w: SKIP (iperf3 missing)"); return; }
+    local w
+    for w in 4K 64K 1M; do
+        echo "== tcp_stream -w $w forward (${SECS}s x $RUNS)"
+        eval "nsperf_bps_w() { nsperf_bps 1 -w $w; }; iperf3_bps_w() { iperf3_bps 1 -w $w; }"
+        compare "w$w" nsperf_bps_w iperf3_bps_w
+        local m; m=$(median <"$tmp/w$w.iperf3_bps_w")
+        summary+=("$(verdict "tcp_stream -w $w nsperf/iperf3" "$(ratio "$med_ns" "$m")" ">=" 0.5)  [$(gbit "$med_ns") vs $(gbit "$m")]")
+    done
+}
+
 bench_rss() {
     echo "== peak RSS of a ${RSS_SECS}s tcp_rr client"
     local port; port=$(free_port)
@@ -223,6 +283,7 @@ bench_rss() {
 
 nsperf_bps_1() { nsperf_bps 1; }
 nsperf_bps_2() { nsperf_bps 2; }
+nsperf_bps_eq() { nsperf_bps 1 -l 128K; }
 iperf3_bps_1() { iperf3_bps 1; }
 iperf3_bps_2() { iperf3_bps 2; }
 qperf_bps_1() { qperf_bps; }
@@ -231,7 +292,10 @@ echo "bench: $NSPERF; ${SECS}s per run, $RUNS runs, warmup ${WARMUP}s; $(nproc) 
 for b in $ONLY; do
     case $b in
     stream) bench_stream ;;
+    eq) bench_eq ;;
     p2) bench_p2 ;;
+    udp) bench_udp ;;
+    window) bench_window ;;
     rr) bench_rr ;;
     rss) bench_rss ;;
     *) echo "bench: unknown part '$b'" >&2 ;;

@@ -89,7 +89,10 @@ sp_spawn(const char *const argv_in[], int out_fd, const char *log, const char *i
     posix_spawn_file_actions_addopen(&fa, 2, log ? log : "/dev/null", O_WRONLY | O_CREAT | O_APPEND,
                                      0644);
     pid_t pid = -1;
-    if (posix_spawn(&pid, NSPERF_BIN, &fa, NULL, argv, environ) != 0)
+    /* NSPERF_TEST_BIN runs the same tests against another build (an older one, to see a test
+     * fail before its fix). */
+    const char *bin = getenv("NSPERF_TEST_BIN") != NULL ? getenv("NSPERF_TEST_BIN") : NSPERF_BIN;
+    if (posix_spawn(&pid, bin, &fa, NULL, argv, environ) != 0)
         pid = -1;
     posix_spawn_file_actions_destroy(&fa);
     for (int i = 0; i < n; i++)

@@ -1,0 +1,245 @@
+/* stream_common.c - what the two stream kinds (tcp_stream.c, udp_stream.c) share: one thread
+ * per stream with the first failure reported, -i bins, the per-stream buffers, and the
+ * iperf3/NTTTCP-shaped output. Depends on nothing of the control layer, so that the kinds do not
+ * reach back into output.c or params.c. */
+#include "nsperf/stream_common.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/clock.h"
+#include "common/errors.h"
+#include "common/units.h"
+
+static double
+num(const json_t *o, const char *key)
+{
+    return json_number_value(json_object_get(o, key));
+}
+
+void
+stream_set_init(struct stream_set *set, struct ns_test *t)
+{
+    set->t = t;
+    set->n = t->nfds;
+    set->sender = ns_test_is_sender(t);
+    set->nbins = ns_interval_bins(&t->p);
+    set->interval_ns = (uint64_t)(t->p.interval_s * 1e9);
+    atomic_init(&set->abort, 0);
+}
+
+bool
+stream_set_over(struct stream_set *set)
+{
+    return ns_test_phase(set->t) == NS_PHASE_DONE ||
+           atomic_load_explicit(&set->abort, memory_order_relaxed);
+}
+
+void
+stream_set_wait_start(struct stream_set *set)
+{
+    /* 10 ms naps: 128 threads polling every millisecond would starve the one still creating
+     * them; WARMUP is noticed within 10 ms, which the warmup (or the receiver's count) absorbs. */
+    while (ns_test_phase(set->t) == NS_PHASE_SETUP && !atomic_load(&set->abort))
+        clock_sleep_ns(10 * NS_PER_MS);
+}
+
+int
+stream_io_alloc(struct stream_io *io, struct stream_set *set, int idx, size_t buflen)
+{
+    io->idx = idx;
+    io->fd = set->t->fds[idx];
+    err_clear(&io->e);
+    io->buflen = buflen;
+    io->buf = calloc(1, buflen);
+    if (io->buf == NULL)
+        return NS_ENOMEM;
+    if (!set->sender && set->nbins > 0) {
+        io->bins = calloc(set->nbins, sizeof *io->bins);
+        if (io->bins == NULL)
+            return NS_ENOMEM;
+    }
+    return 0;
+}
+
+void
+stream_io_release(struct stream_io *io)
+{
+    free(io->buf);
+    free(io->bins);
+    io->buf = NULL;
+    io->bins = NULL;
+}
+
+void
+stream_io_count_bin(struct stream_io *io, const struct stream_set *set, uint64_t n, uint64_t now)
+{
+    uint64_t t0 = atomic_load(&set->t->measure_start_ns);
+    if (io->bins == NULL || t0 == 0 || now < t0)
+        return;
+    uint64_t k = (now - t0) / set->interval_ns;
+    if (k < set->nbins)
+        io->bins[k] += n;
+}
+
+int
+stream_io_fail(struct stream_io *io, struct stream_set *set, int code, int errnum, const char *what)
+{
+    io->rc = err_sys(&io->e, code, errnum, "stream %d: %s", io->idx, what);
+    atomic_store(&set->abort, 1);
+    return io->rc;
+}
+
+double
+stream_elapsed_s(const struct ns_test *t)
+{
+    uint64_t t0 = atomic_load(&t->measure_start_ns), t1 = atomic_load(&t->measure_end_ns);
+    return t0 != 0 && t1 > t0 ? (double)(t1 - t0) / 1e9 : 0.0;
+}
+
+/* Run fn on n threads, the i-th with argument base + i * stride, raise *ready once they all
+ * exist, and join them all. A thread that cannot start raises *abort (so that the started ones
+ * end) and gives NS_EIO. */
+static int
+threads_run(int n, void *(*fn)(void *), void *base, size_t stride, _Atomic int *abort,
+            _Atomic int *ready, struct err *e)
+{
+    pthread_t *th = calloc((size_t)n, sizeof *th);
+    if (th == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    int rc = 0, started = 0;
+    for (; started < n; started++) {
+        int prc = pthread_create(&th[started], NULL, fn, (char *)base + (size_t)started * stride);
+        if (prc != 0) {
+            atomic_store(abort, 1);
+            rc = err_sys(e, NS_EIO, prc, "cannot start stream thread");
+            break;
+        }
+    }
+    atomic_store(ready, 1);
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    free(th);
+    return rc;
+}
+
+int
+stream_set_run(struct stream_set *set, void *streams, size_t stride, void *(*fn)(void *),
+               struct err *e)
+{
+    int rc = threads_run(set->n, fn, streams, stride, &set->abort, &set->t->kind_ready, e);
+    for (int i = 0; i < set->n && rc == 0; i++) {
+        const struct stream_io *io =
+            (const struct stream_io *)((char *)streams + (size_t)i * stride);
+        if (io->rc != 0)
+            rc = err_set(e, io->rc, "%s", io->e.msg);
+    }
+    return rc;
+}
+
+uint64_t
+ns_json_u64(const json_t *o, const char *key)
+{
+    json_int_t v = json_integer_value(json_object_get(o, key));
+    return v < 0 ? 0 : (uint64_t)v;
+}
+
+size_t
+ns_interval_bins(const struct ns_params *p)
+{
+    if (p->interval_s <= 0)
+        return 0;
+    double n = p->duration_s / p->interval_s + 2;
+    return n > 1e6 ? 1000000 : (size_t)n;
+}
+
+json_t *
+ns_intervals_json(const json_t *streams, double interval_s, double elapsed_s)
+{
+    json_t *out = json_array();
+    if (interval_s <= 0)
+        return out;
+    for (size_t k = 0;; k++) {
+        double start = (double)k * interval_s;
+        if (start >= elapsed_s - 1e-9)
+            break;
+        double end = start + interval_s < elapsed_s ? start + interval_s : elapsed_s;
+        /* DONE lands just after the last boundary: fold that sliver into the last sample. */
+        if (elapsed_s - end < 0.25 * interval_s)
+            end = elapsed_s;
+        uint64_t bytes = 0;
+        size_t i;
+        const json_t *st;
+        json_array_foreach(streams, i, st)
+        {
+            const json_t *a = json_object_get(st, "intervals");
+            bool last = end >= elapsed_s; /* takes every later bin, however late */
+            for (size_t j = k;
+                 j < json_array_size(a) && (last || (double)j * interval_s < end - 1e-9); j++) {
+                json_int_t v = json_integer_value(json_array_get(a, j));
+                bytes += v > 0 ? (uint64_t)v : 0;
+            }
+        }
+        json_array_append_new(out, json_pack("{s:f, s:f, s:I, s:f}", "start_s", start, "end_s", end,
+                                             "bytes", (json_int_t)bytes, "throughput_bps",
+                                             (double)bytes * 8.0 / (end - start)));
+        if (end >= elapsed_s)
+            break;
+    }
+    return out;
+}
+
+static void
+print_row(FILE *out, const char *id, const json_t *o)
+{
+    char rate[32], bytes[32];
+    units_format_rate(num(o, "throughput_bps"), rate, sizeof rate);
+    units_format_bytes(num(o, "bytes"), bytes, sizeof bytes);
+    fprintf(out, "[%5s]  %12s  %14s", id, bytes, rate);
+    const json_t *udp = json_object_get(o, "udp");
+    if (udp != NULL)
+        fprintf(out, "  %10.3f ms  %8llu/%-10llu (%.3g%%)", num(udp, "jitter_us") / 1000.0,
+                (unsigned long long)ns_json_u64(udp, "lost"),
+                (unsigned long long)ns_json_u64(udp, "sent"), num(udp, "lost_pct"));
+    else
+        fprintf(out, "  %8llu", (unsigned long long)ns_json_u64(o, "retransmits"));
+    fputc('\n', out);
+}
+
+void
+ns_print_stream_table(const json_t *result, FILE *out)
+{
+    const json_t *streams = json_object_get(result, "streams");
+    bool udp = json_object_get(result, "udp") != NULL;
+    fprintf(out, "[%5s]  %12s  %14s", "ID", "Transfer", "Throughput");
+    if (udp)
+        fprintf(out, "  %13s  %s\n", "Jitter", "Lost/Sent");
+    else
+        fprintf(out, "  %8s\n", "Retr");
+    size_t i;
+    const json_t *st;
+    json_array_foreach(streams, i, st)
+    {
+        char id[24];
+        snprintf(id, sizeof id, "%zu", i);
+        print_row(out, id, st);
+    }
+    print_row(out, "SUM", result);
+    if (udp) /* datagrams are marked measured by the sender: its interval is the one */
+        fprintf(out,
+                "over the sender's %.3f s measured interval; received, lost and jitter as "
+                "the receiver counted them\n",
+                num(result, "duration_s"));
+    else
+        fprintf(out, "receiver-counted over %.3f s\n", num(result, "duration_s"));
+}
+
+json_t *
+ns_bins_json(const uint64_t *bins, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t k = 0; k < n; k++)
+        json_array_append_new(a, json_integer((json_int_t)bins[k]));
+    return a;
+}

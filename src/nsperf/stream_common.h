@@ -1,0 +1,81 @@
+/* stream_common.h - machinery shared by the stream kinds (tcp_stream, udp_stream), as
+ * rr_common.h is for the request/response kinds: the per-run set of streams, one thread each,
+ * the per-stream buffer and -i bins, and the table output.
+ *
+ * Internal to src/nsperf; the kinds' only public face is their struct test_kind. A kind's state
+ * starts with a struct stream_set and each of its streams with a struct stream_io, so that the
+ * run/cleanup code here serves both. */
+#ifndef NS_STREAM_COMMON_H
+#define NS_STREAM_COMMON_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "common/errors.h"
+#include "nsperf/nsperf.h"
+
+/* What every stream of a run owns (first member of the kind's stream struct). */
+struct stream_io {
+    int idx, fd;
+    uint8_t *buf; /* -l bytes (sender) or the receive buffer */
+    size_t buflen;
+    uint64_t *bins; /* receiver: bytes per -i interval, NULL without -i */
+    int rc;         /* 0 or the stream's failure, detail in e */
+    struct err e;
+};
+
+/* What a run of streams shares (first member of the kind's state). */
+struct stream_set {
+    struct ns_test *t;
+    bool sender;
+    size_t nbins;
+    uint64_t interval_ns;
+    _Atomic int abort; /* one stream failed: the others stop too */
+    int n;
+};
+
+void stream_set_init(struct stream_set *set, struct ns_test *t);
+/* A stream thread's first step: the server starts the kind before READY (phase SETUP); wait
+ * there until WARMUP (or DONE). */
+void stream_set_wait_start(struct stream_set *set);
+/* DONE, or another stream failed. */
+bool stream_set_over(struct stream_set *set);
+/* Buffer of buflen bytes (zeroed) and, on the receiver with -i, the bins. 0 or NS_ENOMEM. */
+int stream_io_alloc(struct stream_io *io, struct stream_set *set, int idx, size_t buflen);
+void stream_io_release(struct stream_io *io);
+/* Add n bytes received at now (monotonic) to the -i bin it falls in (measured interval only). */
+void stream_io_count_bin(struct stream_io *io, const struct stream_set *set, uint64_t n,
+                         uint64_t now);
+/* Record the stream's failure ("stream i: what: strerror") and stop the others. Returns code. */
+int stream_io_fail(struct stream_io *io, struct stream_set *set, int code, int errnum,
+                   const char *what);
+/* Run fn on each of the set's n streams (streams + i * stride) in its own thread, join them all,
+ * and return 0 or the first stream's failure. */
+int stream_set_run(struct stream_set *set, void *streams, size_t stride, void *(*fn)(void *),
+                   struct err *e);
+/* This side's measured interval in seconds (0 when it never began). */
+double stream_elapsed_s(const struct ns_test *t);
+
+/* Sum the per-stream "intervals" arrays (bytes per interval, receiver side) of streams (an
+ * array of objects) into [{"start_s","end_s","bytes","throughput_bps"}, ...]; the last interval
+ * ends at elapsed_s. Empty array when interval_s is 0. New reference. */
+json_t *ns_intervals_json(const json_t *streams, double interval_s, double elapsed_s);
+
+/* iperf3/NTTTCP-shaped table of result["streams"] and the total line. */
+void ns_print_stream_table(const json_t *result, FILE *out);
+
+/* Bin count for -i over a measured interval (with room for the receiver's later stop). */
+size_t ns_interval_bins(const struct ns_params *p);
+
+/* The per-stream interval bins as a JSON array of integers. New reference. */
+json_t *ns_bins_json(const uint64_t *bins, size_t n);
+
+/* Integer member as uint64 (0 when absent). */
+uint64_t ns_json_u64(const json_t *o, const char *key);
+
+#endif

@@ -17,8 +17,9 @@
  * Usage: nslab_delay CONFIG [READY_FILE [STATS_FILE]]
  *   CONFIG lines:  host NETNS IFNAME ZONE IPV4     (a TUN device IFNAME in /run/netns/NETNS)
  *                  delay ZONE_A ZONE_B NANOSECONDS (one way, both directions)
+ *                  cut ZONE_A ZONE_B               (drop this pair's packets, both directions)
  *                  # comment
- *   SIGHUP re-reads the delay lines of CONFIG; SIGUSR1 writes statistics to STATS_FILE;
+ *   SIGHUP re-reads the delay and cut lines of CONFIG; SIGUSR1 writes statistics to STATS_FILE;
  *   SIGUSR2 resets them; SIGTERM/SIGINT stop. The TUN devices are not persistent: they vanish
  *   with this process, so nothing is left behind by a crash.
  */
@@ -79,6 +80,7 @@ struct dl_stats {
     uint64_t drop_nohost;
     uint64_t drop_full;
     uint64_t drop_write;
+    uint64_t drop_cut;
     uint64_t hist[DL_HIST_BUCKETS];
     int64_t max_err_ns;
 };
@@ -89,6 +91,7 @@ struct dl_state {
     struct dl_host hosts[DL_MAX_HOSTS];
     int nhosts;
     int64_t delay_ns[DL_MAX_ZONES][DL_MAX_ZONES];
+    unsigned char cut[DL_MAX_ZONES][DL_MAX_ZONES];
     struct dl_queue queues[DL_MAX_ZONES][DL_MAX_ZONES];
     size_t queued_bytes;
     int epfd;
@@ -149,6 +152,19 @@ dl_parse_delay(struct dl_state *s, const char *line)
     return 0;
 }
 
+static int
+dl_parse_cut(struct dl_state *s, const char *line)
+{
+    int a, b;
+    if (sscanf(line, "cut %d %d", &a, &b) != 2)
+        return -1;
+    if (a < 0 || a >= DL_MAX_ZONES || b < 0 || b >= DL_MAX_ZONES)
+        return -1;
+    s->cut[a][b] = 1;
+    s->cut[b][a] = 1;
+    return 0;
+}
+
 /* Reads CONFIG; hosts only when want_hosts (they cannot change while running). */
 static int
 dl_read_config(struct dl_state *s, int want_hosts)
@@ -161,6 +177,7 @@ dl_read_config(struct dl_state *s, int want_hosts)
         return -1;
     }
     memset(s->delay_ns, 0, sizeof s->delay_ns);
+    memset(s->cut, 0, sizeof s->cut);
     while (fgets(line, sizeof line, f) != NULL) {
         int rc = 0;
         lineno++;
@@ -169,6 +186,8 @@ dl_read_config(struct dl_state *s, int want_hosts)
                 rc = dl_parse_host(s, line);
         } else if (strncmp(line, "delay ", 6) == 0) {
             rc = dl_parse_delay(s, line);
+        } else if (strncmp(line, "cut ", 4) == 0) {
+            rc = dl_parse_cut(s, line);
         } else if (line[0] != '#' && line[0] != '\n') {
             rc = -1;
         }
@@ -282,6 +301,11 @@ dl_enqueue(struct dl_state *s, int src, const unsigned char *pkt, size_t len, in
         s->st.drop_nohost++;
         return;
     }
+    int zs = s->hosts[src].zone, zd = s->hosts[dst].zone;
+    if (s->cut[zs][zd]) {
+        s->st.drop_cut++; /* a cut link drops silently, as a failed path does */
+        return;
+    }
     if (s->queued_bytes + len > DL_MAX_QUEUED) {
         s->st.drop_full++;
         return;
@@ -291,7 +315,6 @@ dl_enqueue(struct dl_state *s, int src, const unsigned char *pkt, size_t len, in
         s->st.drop_full++;
         return;
     }
-    int zs = s->hosts[src].zone, zd = s->hosts[dst].zone;
     p->next = NULL;
     p->due_ns = now + s->delay_ns[zs][zd];
     p->out_fd = s->hosts[dst].fd;
@@ -400,14 +423,14 @@ dl_write_stats(const struct dl_state *s)
     const struct dl_stats *st = &s->st;
     fprintf(f,
             "packets %llu\nbytes %llu\ngso_packets %llu\ndrop_nohost %llu\ndrop_full %llu\n"
-            "drop_write %llu\nrelease_err_ns_p50 %lld\nrelease_err_ns_p90 %lld\n"
+            "drop_write %llu\ndrop_cut %llu\nrelease_err_ns_p50 %lld\nrelease_err_ns_p90 %lld\n"
             "release_err_ns_p99 %lld\nrelease_err_ns_p999 %lld\nrelease_err_ns_max %lld\n",
             (unsigned long long)st->packets, (unsigned long long)st->bytes,
             (unsigned long long)st->gso_packets, (unsigned long long)st->drop_nohost,
             (unsigned long long)st->drop_full, (unsigned long long)st->drop_write,
-            (long long)dl_percentile(st, 0.5), (long long)dl_percentile(st, 0.9),
-            (long long)dl_percentile(st, 0.99), (long long)dl_percentile(st, 0.999),
-            (long long)st->max_err_ns);
+            (unsigned long long)st->drop_cut, (long long)dl_percentile(st, 0.5),
+            (long long)dl_percentile(st, 0.9), (long long)dl_percentile(st, 0.99),
+            (long long)dl_percentile(st, 0.999), (long long)st->max_err_ns);
     fclose(f);
     rename(tmp, s->stats_file);
 }

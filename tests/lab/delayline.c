@@ -506,6 +506,22 @@ dl_run(struct dl_state *s)
     }
 }
 
+static void
+dl_free_queues(struct dl_state *s)
+{
+    for (int a = 0; a < DL_MAX_ZONES; a++)
+        for (int b = 0; b < DL_MAX_ZONES; b++) {
+            struct dl_pkt *p = s->queues[a][b].head;
+            while (p != NULL) {
+                struct dl_pkt *next = p->next;
+                free(p);
+                p = next;
+            }
+            s->queues[a][b].head = s->queues[a][b].tail = NULL;
+        }
+    s->queued_bytes = 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -529,5 +545,6 @@ main(int argc, char **argv)
     }
     dl_run(&s);
     dl_write_stats(&s);
+    dl_free_queues(&s);
     return 0;
 }

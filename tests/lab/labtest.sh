@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # labtest.sh - sourced by the lab's tests: root check (skip code 77), the lab on its own prefix,
 # torn down on exit, and nsperf between two hosts with every step bounded by a timeout.
 set -Eeuo pipefail
@@ -36,8 +37,8 @@ pass() { echo "ok: $*"; }
 
 # wait_listen NETNS ADDR:PORT: until something listens there (5 s at most)
 wait_listen() {
-    local i
-    for i in $(seq 250); do
+    local _
+    for _ in $(seq 250); do
         ss -N "$1" -Hltn "src $2" 2>/dev/null | grep -q . && return 0
         sleep 0.02
     done

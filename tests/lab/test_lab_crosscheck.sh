@@ -12,7 +12,7 @@ for tool in sockperf iperf3; do
     }
 done
 
-NS1=$NSLAB_PREFIX-z1h1 NS2=$NSLAB_PREFIX-z2h1 DST=198.19.2.1
+NS2=$NSLAB_PREFIX-z2h1 DST=198.19.2.1
 
 sockperf_rr() { # sockperf_rr OUT: client output of a 3 s ping-pong
     timeout 30 "$LAB" exec z2h1 -- sockperf server --tcp -i $DST -p 12345 >"$WORK/sp-server.log" 2>&1 &

@@ -33,6 +33,12 @@ out=$(lab up "${SPEC[@]}")
 [[ $out == *"already up"* ]] && pass "a second identical up is a no-op" || fail "second up: $out"
 lab status >/dev/null && pass "status: all up" || fail "status reports a problem"
 [[ $(lab hosts | wc -l) == 6 ]] && pass "6 hosts" || fail "lab hosts: $(lab hosts)"
+NETSURVEY=${NETSURVEY:-$(dirname "$NSPERF")/netsurvey}
+lab plan >"$WORK/plan.yaml"
+if "$NETSURVEY" check "$WORK/plan.yaml"; then pass "lab plan: a valid plan"; else
+    cat "$WORK/plan.yaml"
+    fail "lab plan is not a valid plan"
+fi
 
 # sshd per host: key-only, known host keys (StrictHostKeyChecking yes in ssh_config)
 for z in 1 2 3; do

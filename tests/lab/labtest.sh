@@ -1,0 +1,77 @@
+# shellcheck shell=bash
+# labtest.sh - sourced by the lab's tests: root check (skip code 77), the lab on its own prefix,
+# torn down on exit, and nsperf between two hosts with every step bounded by a timeout.
+set -Eeuo pipefail
+
+LAB_SKIP=77
+if [[ $(id -u) != 0 ]]; then
+    echo "SKIP: the lab needs root (network namespaces, TUN devices, sshd); run ctest as root"
+    exit $LAB_SKIP
+fi
+LAB_DIR_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+LAB="$LAB_DIR_SRC/lab"
+# the tests' own lab: a demo lab (prefix nslab) is never touched, but its addresses would clash
+export NSLAB_PREFIX=${NSLAB_PREFIX:-nslabt}
+export NSLAB_DIR=/run/$NSLAB_PREFIX
+NSPERF=${NSPERF:-${NS_BINARY_DIR:-$LAB_DIR_SRC/../../build/ci}/bin/nsperf}
+[[ -x $NSPERF ]] || {
+    echo "FAIL: nsperf not found at $NSPERF (set NSPERF or NS_BINARY_DIR)"
+    exit 1
+}
+WORK=$(mktemp -d /tmp/nslab-test.XXXXXX)
+FAILS=0
+
+lab_test_cleanup() {
+    timeout 30 "$LAB" down >/dev/null 2>&1 || true
+    rm -rf "$WORK"
+}
+trap lab_test_cleanup EXIT
+trap 'exit 130' INT TERM
+
+lab() { timeout 60 "$LAB" "$@"; }
+fail() {
+    echo "FAIL: $*"
+    FAILS=$((FAILS + 1))
+}
+pass() { echo "ok: $*"; }
+
+# wait_listen NETNS ADDR:PORT: until something listens there (5 s at most)
+wait_listen() {
+    local _
+    for _ in $(seq 250); do
+        ss -N "$1" -Hltn "src $2" 2>/dev/null | grep -q . && return 0
+        sleep 0.02
+    done
+    return 1
+}
+
+# nsperf_pair SRC_ZONE DST_ZONE OUT_JSON NSPERF_CLIENT_ARGS...: one test from zSh1 to zDh1 over
+# the data path; the server serves one test and exits. Returns nsperf's status.
+nsperf_pair() {
+    local s=$1 d=$2 out=$3 sp rc=0
+    shift 3
+    timeout 60 "$LAB" exec "z${d}h1" -- "$NSPERF" -s -B "198.19.$d.1" -1 --idle-timeout 20 \
+        >"$WORK/server.log" 2>&1 &
+    sp=$!
+    wait_listen "$NSLAB_PREFIX-z${d}h1" "198.19.$d.1:5301" || {
+        cat "$WORK/server.log"
+        kill "$sp" 2>/dev/null || true
+        return 1
+    }
+    timeout 60 "$LAB" exec "z${s}h1" -- "$NSPERF" -c "198.19.$d.1" -J "$@" >"$out" || rc=$?
+    wait "$sp" || true
+    return $rc
+}
+
+# busy: was a latency measurement clearly disturbed by other load? (p99 over 3x the median)
+rr_disturbed() {
+    jq -e '.result.rtt_us.p99 > 3 * .result.rtt_us.p50' "$1" >/dev/null
+}
+
+finish() {
+    if ((FAILS)); then
+        echo "$FAILS check(s) failed"
+        exit 1
+    fi
+    echo "all checks passed"
+}

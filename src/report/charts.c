@@ -59,6 +59,7 @@ gnuplot_run(const char *gp, const char *dir, const char *script, struct err *e)
         if (fd >= 0) {
             dup2(fd, 0);
             dup2(fd, 1);
+            dup2(fd, 2); /* its warnings ("empty cb range") are noise; the exit status counts */
         }
         if (chdir(dir) != 0)
             _exit(126);

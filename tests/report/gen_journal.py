@@ -61,7 +61,7 @@ def rescale_rtt(rtt, mean_us, rng, n=None):
         vals.append((v, cnt))
     if n is not None:  # thin or thicken the counts, keeping the shape
         tot = sum(counts.values())
-        counts = {i: max(1, c * n // tot) for i, c in counts.items()}
+        counts = {i: c * n // tot for i, c in counts.items() if c * n // tot > 0}
     total = sum(counts.values())
     # Exact moments of the values we say we measured: each bucket's values sit at its low bound.
     mean_ns = sum(bucket_low(i) * c for i, c in counts.items()) / total
@@ -294,7 +294,7 @@ def fixture_multi(out):
     ja = Journal(os.path.join(out, "multi-a"), "20261130T150000Z-aaaa", "westus3", a_hosts +
                  [b_hosts[0]], scs, 0)
     jb = Journal(os.path.join(out, "multi-b"), "20261130T160000Z-bbbb", "eastus", b_hosts, scs,
-                 0, family="ipv6")
+                 0)
     for n in (1, 2):
         ja.trial("latency", "w1", "w2", n, make_result("udp_rr", 330 * rng.uniform(.98, 1.02),
                                                        rng, 10, hist_n=3000))

@@ -721,6 +721,12 @@ report_aggregate(const struct rmodel *m, json_t **summary_out, json_t **view_out
     json_object_set_new(sum, "report_tool", json_pack("{s:s}", "netsurvey_version", NS_VERSION));
     json_object_set_new(sum, "runs", runs);
     json_object_set_new(sum, "cv_threshold", json_real(REPORT_CV_THRESHOLD));
+    json_object_set_new(sum, "units",
+                        json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "tcp_rr, udp_rr",
+                                  "us (mean RTT)", "tcp_stream, udp_stream",
+                                  "Mbit/s (receiver-counted)", "tcp_crr", "connections/s", "rtt_us",
+                                  "us", "cpu_pct", "% of one core (local: src, remote: dst)",
+                                  "udp.lost_pct", "%", "udp.jitter_us", "us"));
     json_object_set_new(view, "title", json_string(title.data ? title.data : ""));
     json_object_set_new(view, "version", json_string(NS_VERSION));
     json_object_set_new(view, "runs", vruns);

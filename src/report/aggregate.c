@@ -32,6 +32,7 @@ struct agg {
     struct stats cpu_l, cpu_r, retrans, lost, jitter;
     bool has_rtt;
     uint64_t rtt_n;
+    size_t blo, bhi; /* the scratch histogram's buckets in use: only these are read and reset */
     double rtt_min, rtt_max, rtt_mean, pct[REPORT_NPCT];
 };
 
@@ -51,6 +52,7 @@ agg_init(struct agg *a)
     stats_init(&a->retrans);
     stats_init(&a->lost);
     stats_init(&a->jitter);
+    a->blo = SIZE_MAX;
 }
 
 static int
@@ -84,6 +86,11 @@ agg_add_pair(struct agg *a, const struct rpair *p, struct hist *h)
             stats_add(&a->jitter, t->jitter_us);
         }
         rrtt_merge_into(h, &t->rtt);
+        for (uint32_t k = 0; k < t->rtt.nb; k++) {
+            size_t idx = RBUCKET_IDX(t->rtt.b[k]);
+            a->blo = idx < a->blo ? idx : a->blo;
+            a->bhi = idx > a->bhi ? idx : a->bhi;
+        }
     }
     return 0;
 }
@@ -108,7 +115,7 @@ agg_finish(struct agg *a, struct hist *h)
         a->rtt_mean = h->mean / 1e3;
         uint64_t seen = 0;
         size_t q = 0;
-        for (size_t i = 0; i < HIST_NBUCKETS && q < REPORT_NPCT; i++) {
+        for (size_t i = a->blo; i <= a->bhi && q < REPORT_NPCT; i++) {
             seen += h->buckets[i];
             while (q < REPORT_NPCT) {
                 uint64_t rank = (uint64_t)ceil(report_pcts[q] / 100.0 * (double)h->count);
@@ -123,7 +130,12 @@ agg_finish(struct agg *a, struct hist *h)
             }
         }
     }
-    hist_init(h);
+    if (a->blo <= a->bhi)
+        memset(h->buckets + a->blo, 0, (a->bhi - a->blo + 1) * sizeof h->buckets[0]);
+    h->count = h->min = h->max = 0;
+    h->mean = h->m2 = 0.0;
+    a->blo = SIZE_MAX;
+    a->bhi = 0;
 }
 
 static double
@@ -261,10 +273,10 @@ view_stats(const struct agg *a, enum rkind k)
     json_object_set_new(o, "flag", json_boolean(agg_flag(a)));
     if (a->has_rtt) {
         json_t *p = json_array();
-        json_array_append_new(p, json_pack("{s:s}", "v", units_format_usec(a->rtt_min, b, 64)));
+        json_array_append_new(p, json_string(units_format_usec(a->rtt_min, b, 64)));
         for (size_t i = 0; i < REPORT_NPCT; i++)
-            json_array_append_new(p, json_pack("{s:s}", "v", units_format_usec(a->pct[i], b, 64)));
-        json_array_append_new(p, json_pack("{s:s}", "v", units_format_usec(a->rtt_max, b, 64)));
+            json_array_append_new(p, json_string(units_format_usec(a->pct[i], b, 64)));
+        json_array_append_new(p, json_string(units_format_usec(a->rtt_max, b, 64)));
         json_object_set_new(o, "pcts", p);
         json_object_set_new(o, "has_pcts", json_true());
     }
@@ -547,20 +559,18 @@ group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_ke
         uint32_t n = 1;
         for (size_t j = 0; j < p->nt; j++) {
             const struct rtrial *t = &p->t[j];
-            for (; n < t->n; n++)
-                json_array_append_new(vt, json_pack("{s:s,s:b}", "text", "", "failed", 0));
+            for (; n < t->n; n++) {
+                json_array_append_new(vt, json_string(""));
+                json_array_append_new(st, json_null());
+            }
             n = t->n + 1;
             char b[64];
             if (t->ok) {
-                json_array_append_new(
-                    st, json_pack("{s:i,s:f}", "trial", (int)t->n, "value", t->value));
-                json_array_append_new(vt, json_pack("{s:s,s:b}", "text",
-                                                    report_fmt_metric(k, t->value, b, sizeof b),
-                                                    "failed", 0));
+                json_array_append_new(st, json_real(t->value));
+                json_array_append_new(vt, json_string(report_fmt_metric(k, t->value, b, sizeof b)));
             } else {
-                json_array_append_new(
-                    st, json_pack("{s:i,s:s}", "trial", (int)t->n, "error", t->error));
-                json_array_append_new(vt, json_pack("{s:s,s:b}", "text", "failed", "failed", 1));
+                json_array_append_new(st, json_null());
+                json_array_append_new(vt, json_string("failed"));
                 json_t *f = json_pack("{s:s,s:s,s:s,s:s,s:i,s:s}", "scenario", sc->name, "family",
                                       fam, "src", s->name, "dst", d->name, "trial", (int)t->n,
                                       "error", t->error);
@@ -569,7 +579,7 @@ group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_ke
             }
         }
         for (; n <= maxn; n++)
-            json_array_append_new(vt, json_pack("{s:s,s:b}", "text", "", "failed", 0));
+            json_array_append_new(vt, json_string(""));
         json_t *so =
             json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o}", "src", s->name, "dst", d->name, "src_zone",
                       m->zones[s->zone_idx].label, "dst_zone", m->zones[d->zone_idx].label,
@@ -584,19 +594,21 @@ group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_ke
         json_t *vst = view_stats(&a, k);
         json_object_update(vo, vst);
         json_decref(vst);
-        /* raw numbers for the charts */
-        json_object_set_new(vo, "mean_v", json_real(a.st.mean));
-        json_object_set_new(vo, "ci_v", json_real(stats_ci_halfwidth(&a.st, 0.95)));
-        json_t *vals = json_array();
-        for (size_t j = 0; j < p->nt; j++)
-            if (p->t[j].ok)
-                json_array_append_new(vals, json_real(p->t[j].value));
-        json_object_set_new(vo, "values_v", vals);
-        if (a.has_rtt) {
-            json_t *pv = json_array();
-            for (size_t q = 0; q < REPORT_NPCT; q++)
-                json_array_append_new(pv, json_real(a.pct[q]));
-            json_object_set_new(vo, "pcts_v", pv);
+        /* raw numbers for the charts, which draw host pairs only when they are few */
+        if (np <= REPORT_CHART_MAX_BARS) {
+            json_object_set_new(vo, "mean_v", json_real(a.st.mean));
+            json_object_set_new(vo, "ci_v", json_real(stats_ci_halfwidth(&a.st, 0.95)));
+            json_t *vals = json_array();
+            for (size_t j = 0; j < p->nt; j++)
+                if (p->t[j].ok)
+                    json_array_append_new(vals, json_real(p->t[j].value));
+            json_object_set_new(vo, "values_v", vals);
+            if (a.has_rtt) {
+                json_t *pv = json_array();
+                for (size_t q = 0; q < REPORT_NPCT; q++)
+                    json_array_append_new(pv, json_real(a.pct[q]));
+                json_object_set_new(vo, "pcts_v", pv);
+            }
         }
         json_array_append_new(vpairs, vo);
         free(a.vals);

@@ -21,8 +21,8 @@
 #include "report/reportint.h"
 
 #define CHART_TIMEOUT_MS 60000
-#define CHART_MAX_BARS 40
-#define CHART_MAX_CURVES 12
+#define CHART_MAX_BARS REPORT_CHART_MAX_BARS
+#define CHART_MAX_CURVES REPORT_CHART_MAX_CURVES
 #define CHART_W 760
 #define CHART_H 420
 
@@ -298,12 +298,12 @@ chart_bars_dots(struct chart_ctx *cx, const json_t *sview, const json_t *ssum, c
         } else { /* the cell's pairs: each pair's mean */
             size_t j;
             const json_t *p;
-            json_array_foreach(pairs, j, p)
+            json_array_foreach(json_object_get(ssum, "pairs"), j, p)
             {
                 if (!strcmp(js(p, "src_zone"), js(u, "src_zone")) &&
                     !strcmp(js(p, "dst_zone"), js(u, "dst_zone")) &&
-                    json_array_size(json_object_get(p, "values_v")) > 0)
-                    rbuf_printf(&d2, "%zu %.6g\n", i, jd(p, "mean_v"));
+                    json_integer_value(json_object_get(p, "n")) > 0)
+                    rbuf_printf(&d2, "%zu %.6g\n", i, jd(p, "mean"));
             }
         }
     }

@@ -13,6 +13,7 @@
 
 #include "common/errors.h"
 #include "common/hist.h"
+#include "report/jscan.h"
 #include "report/reportint.h"
 
 #define RUN_JSON_MAX (64u << 20)
@@ -103,7 +104,7 @@ rrtt_merge_into(struct hist *h, const struct rrtt *r)
     h->m2 += part.m2 + delta * delta * na * nb / n;
     h->count += part.count;
     for (uint32_t i = 0; i < r->nb; i++)
-        h->buckets[r->b[i].idx] += r->b[i].count;
+        h->buckets[RBUCKET_IDX(r->b[i])] += RBUCKET_COUNT(r->b[i]);
 }
 
 /* --- small helpers -------------------------------------------------------------------------- */
@@ -175,11 +176,26 @@ host_find(struct rmodel *m, const char *name, const char *region)
 }
 
 /* The host of a run.json entry or a trial's src/dst object ("name" or "host"). */
+static int host_get_str(struct rmodel *m, const char *name, const char *zone, const char *region,
+                        const char *addr, json_t *env);
+
 static int
 host_get(struct rmodel *m, const json_t *o, json_t *env)
 {
     const char *name = json_object_get(o, "host") ? jstr(o, "host") : jstr(o, "name");
-    const char *region = jstr(o, "region");
+    return host_get_str(m, name, jstr(o, "zone"), jstr(o, "region"), jstr(o, "data_address"), env);
+}
+
+static int
+host_get_str(struct rmodel *m, const char *name, const char *zone, const char *region,
+             const char *addr, json_t *env)
+{
+    if (zone == NULL)
+        zone = "";
+    if (region == NULL)
+        region = "";
+    if (addr == NULL)
+        addr = "";
     int i = host_find(m, name, region);
     if (i >= 0) {
         if (m->hosts[i].env == NULL)
@@ -196,9 +212,9 @@ host_get(struct rmodel *m, const json_t *o, json_t *env)
     }
     struct rhost *h = &m->hosts[m->nhosts];
     h->name = xstrdup(name);
-    h->zone = xstrdup(jstr(o, "zone"));
+    h->zone = xstrdup(zone);
     h->region = xstrdup(region);
-    h->addr = xstrdup(jstr(o, "data_address"));
+    h->addr = xstrdup(addr);
     h->env = env;
     h->zone_idx = -1;
     if (!h->name || !h->zone || !h->region || !h->addr)
@@ -329,10 +345,8 @@ rtt_load(struct rrtt *r, const json_t *rtt)
         json_int_t cnt = json_integer_value(json_array_get(b, 1));
         if (low < 0 || cnt <= 0)
             continue;
-        r->b[r->nb].idx = (uint32_t)hist_index((uint64_t)low);
-        r->b[r->nb].pad = 0;
-        r->b[r->nb].count = (uint64_t)cnt;
-        r->n += (uint64_t)cnt;
+        r->b[r->nb] = RBUCKET(hist_index((uint64_t)low), (uint64_t)cnt);
+        r->n += RBUCKET_COUNT(r->b[r->nb]);
         r->nb++;
     }
     if (r->n > 0) {
@@ -394,6 +408,8 @@ trial_fill(struct rtrial *t, enum rkind kind, const json_t *rec)
     return 0;
 }
 
+static int trial_insert(struct rpair *p, struct rtrial *tp, struct err *e);
+
 static int
 record_add(struct rmodel *m, const json_t *rec, struct err *e)
 {
@@ -417,10 +433,18 @@ record_add(struct rmodel *m, const json_t *rec, struct err *e)
         trial_release(&t);
         return err_set(e, NS_ENOMEM, "out of memory");
     }
+    return trial_insert(p, &t, e);
+}
+
+/* Keep t (moved in) as trial t.n of p: the last ok record wins, else the last failed one. */
+static int
+trial_insert(struct rpair *p, struct rtrial *tp, struct err *e)
+{
+    struct rtrial t = *tp;
     for (size_t i = 0; i < p->nt; i++) {
         if (p->t[i].n != t.n)
             continue;
-        if (t.ok || !p->t[i].ok) { /* the last ok record wins, else the last failed one */
+        if (t.ok || !p->t[i].ok) {
             trial_release(&p->t[i]);
             p->t[i] = t;
         } else {
@@ -440,6 +464,91 @@ record_add(struct rmodel *m, const json_t *rec, struct err *e)
     }
     p->t[p->nt++] = t;
     return 0;
+}
+
+/* The fast path: a record read by jscan whose scenario is known. Returns 1 when added, 0 when
+ * the slow path must take the line, or a negative NS_E*. */
+static int
+record_add_fast(struct rmodel *m, const struct jscan_rec *r, struct err *e)
+{
+    if (r->schema.s == NULL || strcmp(r->schema.s, "netsurvey.trial/1") != 0 ||
+        r->scen_name.s == NULL || r->scen_test.s == NULL || r->src.host.s == NULL ||
+        r->dst.host.s == NULL)
+        return 0;
+    int s = -1;
+    for (size_t i = 0; i < m->nscens; i++)
+        if (strcmp(m->scens[i].name, r->scen_name.s) == 0 &&
+            strcmp(m->scens[i].test, r->scen_test.s) == 0)
+            s = (int)i;
+    if (s < 0 || (r->has_rtt && r->has_buckets && r->sub_bits != HIST_SUB_BITS))
+        return 0;
+    int src = host_get_str(m, r->src.host.s, r->src.zone.s, r->src.region.s, r->src.addr.s, NULL);
+    int dst = host_get_str(m, r->dst.host.s, r->dst.zone.s, r->dst.region.s, r->dst.addr.s, NULL);
+    if (src < 0 || dst < 0)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    int fam = r->family.s != NULL && strcmp(r->family.s, "ipv6") == 0 ? 1 : 0;
+    struct rpair *p = pair_get(m, s, fam, src, dst);
+    if (p == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    struct rtrial t;
+    memset(&t, 0, sizeof t);
+    t.n = r->trial;
+    enum rkind kind = m->scens[s].kind;
+    t.ok = r->status.s != NULL && strcmp(r->status.s, "ok") == 0 && r->has_result;
+    bool has = false;
+    if (t.ok) {
+        switch (kind) {
+        case RK_TCP_STREAM:
+        case RK_UDP_STREAM:
+            t.value = r->throughput_bps / 1e6;
+            has = r->has_throughput;
+            break;
+        case RK_TCP_CRR:
+            t.value = r->connections_per_s;
+            has = r->has_connections;
+            break;
+        default:
+            t.value = r->rtt_mean;
+            has = r->has_rtt_mean;
+            break;
+        }
+    }
+    if (!t.ok || !has) {
+        const char *why = !t.ok ? (r->error.s ? r->error.s : "failed without a reason")
+                                : "result has no headline figure";
+        t.ok = false;
+        t.error = strdup(why);
+        if (t.error == NULL)
+            return err_set(e, NS_ENOMEM, "out of memory");
+        return trial_insert(p, &t, e) == 0 ? 1 : NS_ENOMEM;
+    }
+    t.has_cpu = r->has_cpu_local && r->has_cpu_remote;
+    t.cpu_local = r->cpu_local;
+    t.cpu_remote = r->cpu_remote;
+    t.has_retrans = r->has_retransmits;
+    t.retrans = r->retransmits;
+    if (r->has_udp) {
+        t.has_udp = true;
+        t.lost_pct = r->udp_lost_pct;
+        if (!r->has_udp_lost_pct && r->has_udp_lost && r->has_udp_sent && r->udp_sent > 0)
+            t.lost_pct = 100.0 * r->udp_lost / r->udp_sent;
+        t.jitter_us = r->udp_jitter;
+    }
+    if (rkind_has_rtt(kind) && r->has_buckets && r->nb > 0) {
+        t.rtt.b = malloc(r->nb * sizeof *t.rtt.b);
+        if (t.rtt.b == NULL)
+            return err_set(e, NS_ENOMEM, "out of memory");
+        for (size_t i = 0; i < r->nb; i++) {
+            t.rtt.b[i] = RBUCKET(r->b[i].idx, r->b[i].count);
+            t.rtt.n += RBUCKET_COUNT(t.rtt.b[i]);
+        }
+        t.rtt.nb = (uint32_t)r->nb;
+        t.rtt.min_ns = r->rtt_min * 1e3;
+        t.rtt.max_ns = r->rtt_max * 1e3;
+        t.rtt.mean_ns = r->rtt_mean * 1e3;
+        t.rtt.m2 = r->rtt_m2;
+    }
+    return trial_insert(p, &t, e) == 0 ? 1 : NS_ENOMEM;
 }
 
 /* --- files ------------------------------------------------------------------------------------ */
@@ -487,9 +596,21 @@ results_load(struct rmodel *m, const char *dir, struct err *e)
     ssize_t len;
     unsigned long lineno = 0;
     int rc = 0;
+    struct jscan_rec *fast = calloc(1, sizeof *fast);
+    if (fast == NULL) {
+        fclose(f);
+        return err_set(e, NS_ENOMEM, "out of memory");
+    }
     while (rc == 0 && (len = getline(&line, &cap, f)) > 0) {
         lineno++;
         bool complete = line[len - 1] == '\n';
+        if (complete && jscan_trial(line, (size_t)len, fast)) {
+            rc = record_add_fast(m, fast, e);
+            if (rc != 0) {
+                rc = rc > 0 ? 0 : rc;
+                continue;
+            }
+        }
         json_error_t je;
         json_t *rec = json_loadb(line, (size_t)len, 0, &je);
         if (rec == NULL || !complete || strcmp(jstr(rec, "schema"), "netsurvey.trial/1") != 0) {
@@ -507,6 +628,8 @@ results_load(struct rmodel *m, const char *dir, struct err *e)
         rc = record_add(m, rec, e);
         json_decref(rec);
     }
+    jscan_rec_release(fast);
+    free(fast);
     free(line);
     fclose(f);
     return rc;

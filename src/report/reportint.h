@@ -35,18 +35,21 @@ int report_read_file(const char *path, char **out, size_t *len, size_t cap, stru
 /* --- the model of one or several journals ------------------------------------------------ */
 enum rkind { RK_TCP_STREAM, RK_UDP_STREAM, RK_TCP_RR, RK_UDP_RR, RK_TCP_CRR, RK_UNKNOWN };
 
-struct rbucket {
-    uint32_t idx; /* hist_index() of the bucket */
-    uint32_t pad;
-    uint64_t count;
-};
+/* One histogram bucket in 8 bytes (a 100 000-trial journal holds millions): hist_index() in the
+ * top 16 bits, the count (saturated at 2^48 - 1) below. */
+typedef uint64_t rbucket_t;
+#define RBUCKET_COUNT_MAX ((UINT64_C(1) << 48) - 1)
+#define RBUCKET(idx, count)                                                                        \
+    ((uint64_t)(idx) << 48 | ((count) > RBUCKET_COUNT_MAX ? RBUCKET_COUNT_MAX : (count)))
+#define RBUCKET_IDX(b) ((size_t)((b) >> 48))
+#define RBUCKET_COUNT(b) ((b)&RBUCKET_COUNT_MAX)
 
 /* A trial's latency distribution, as nsperf sent it (sparse, ascending buckets). */
 struct rrtt {
     uint64_t n;
     double min_ns, max_ns, mean_ns, m2;
     uint32_t nb;
-    struct rbucket *b;
+    rbucket_t *b;
 };
 
 struct rtrial {
@@ -155,6 +158,11 @@ void tmpl_escape(struct rbuf *out, const char *s, enum tmpl_mode mode);
 const char *report_template(const char *name, char **owned);
 
 /* --- charts -------------------------------------------------------------------------------- */
+/* Past these counts, charts draw zone cells instead of host pairs (a bar per pair of 9 900
+ * would be unreadable). */
+#define REPORT_CHART_MAX_BARS 40
+#define REPORT_CHART_MAX_CURVES 12
+
 /* Write charts/<name>.{dat,gp} for every scenario of view and run gnuplot on each (timeout
  * per script). Adds "charts" (file names and captions) to view and sets "charts_note". */
 int report_charts(const char *outdir, const json_t *summary, json_t *view, struct err *e);

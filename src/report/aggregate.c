@@ -200,10 +200,10 @@ jprintf(const char *fmt, ...)
 
 /* --- summary (numbers) ---------------------------------------------------------------------- */
 
+/* Add a's statistics to o; returns o. */
 static json_t *
-stats_obj(const struct agg *a)
+stats_obj(json_t *o, const struct agg *a)
 {
-    json_t *o = json_object();
     json_object_set_new(o, "n", json_integer((json_int_t)a->nv));
     json_object_set_new(o, "failed", json_integer((json_int_t)a->failed));
     if (a->nv > 0) {
@@ -244,9 +244,8 @@ stats_obj(const struct agg *a)
 /* --- the view (strings) ------------------------------------------------------------------- */
 
 static json_t *
-view_stats(const struct agg *a, enum rkind k)
+view_stats(json_t *o, const struct agg *a, enum rkind k)
 {
-    json_t *o = json_object();
     char b[64];
     json_object_set_new(o, "n", json_integer((json_int_t)a->nv));
     json_object_set_new(o, "failed", json_integer((json_int_t)a->failed));
@@ -409,14 +408,12 @@ matrix_summary(const struct mat *mt, const char *const *labels, const char *what
             if (!mt->present[r * mt->n + c])
                 continue;
             const struct agg *a = &mt->cells[r * mt->n + c];
-            json_t *s = stats_obj(a);
-            json_object_set_new(s, "pairs", json_integer((json_int_t)a->pairs));
             char sk[32], dk[32];
             snprintf(sk, sizeof sk, "src_%s", what);
             snprintf(dk, sizeof dk, "dst_%s", what);
             json_t *cell = json_pack("{s:s,s:s}", sk, labels[r], dk, labels[c]);
-            json_object_update(cell, s);
-            json_decref(s);
+            stats_obj(cell, a);
+            json_object_set_new(cell, "pairs", json_integer((json_int_t)a->pairs));
             json_array_append_new(cells, cell);
         }
     return cells;
@@ -583,17 +580,13 @@ group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_ke
         json_t *so =
             json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o}", "src", s->name, "dst", d->name, "src_zone",
                       m->zones[s->zone_idx].label, "dst_zone", m->zones[d->zone_idx].label,
-                      "src_address", s->addr, "dst_address", d->addr, "trials", st);
-        json_t *sst = stats_obj(&a);
-        json_object_update(so, sst);
-        json_decref(sst);
+                      "src_address", s->addr, "dst_address", d->addr, "values", st);
+        stats_obj(so, &a);
         json_array_append_new(spairs, so);
         json_t *vo = json_pack("{s:s,s:s,s:s,s:s,s:o}", "src", s->name, "dst", d->name, "src_zone",
                                m->zones[s->zone_idx].label, "dst_zone", m->zones[d->zone_idx].label,
                                "trials", vt);
-        json_t *vst = view_stats(&a, k);
-        json_object_update(vo, vst);
-        json_decref(vst);
+        view_stats(vo, &a, k);
         /* raw numbers for the charts, which draw host pairs only when they are few */
         if (np <= REPORT_CHART_MAX_BARS) {
             json_object_set_new(vo, "mean_v", json_real(a.st.mean));

@@ -315,18 +315,46 @@ pair_get(struct rmodel *m, int scen, int fam, int src, int dst)
     return p;
 }
 
+/* Bucket arrays come from big blocks (a 100 000-trial journal holds ~50 000 of them; one
+ * malloc each would cost more than reading them), freed with the model. */
+#define RBLOCK_BUCKETS (1u << 17) /* 1 MiB */
+
+struct rblock {
+    struct rblock *next;
+    size_t used, cap;
+    rbucket_t b[];
+};
+
+static rbucket_t *
+rmodel_buckets(struct rmodel *m, size_t n)
+{
+    struct rblock *blk = m->blocks;
+    if (blk == NULL || blk->used + n > blk->cap) {
+        size_t cap = n > RBLOCK_BUCKETS ? n : RBLOCK_BUCKETS;
+        blk = malloc(sizeof *blk + cap * sizeof(rbucket_t));
+        if (blk == NULL)
+            return NULL;
+        blk->next = m->blocks;
+        blk->used = 0;
+        blk->cap = cap;
+        m->blocks = blk;
+    }
+    rbucket_t *b = blk->b + blk->used;
+    blk->used += n;
+    return b;
+}
+
 /* --- one trial record ----------------------------------------------------------------------- */
 
 static void
 trial_release(struct rtrial *t)
 {
     free(t->error);
-    free(t->rtt.b);
     memset(t, 0, sizeof *t);
 }
 
 static int
-rtt_load(struct rrtt *r, const json_t *rtt)
+rtt_load(struct rmodel *m, struct rrtt *r, const json_t *rtt)
 {
     const json_t *buckets = json_object_get(json_object_get(rtt, "hist"), "buckets");
     json_int_t sub_bits =
@@ -334,7 +362,7 @@ rtt_load(struct rrtt *r, const json_t *rtt)
     if (!json_is_array(buckets) || sub_bits != HIST_SUB_BITS)
         return 0; /* no usable histogram: percentiles are left out, the mean still counts */
     size_t nb = json_array_size(buckets);
-    r->b = malloc((nb ? nb : 1) * sizeof *r->b);
+    r->b = rmodel_buckets(m, nb ? nb : 1);
     if (r->b == NULL)
         return NS_ENOMEM;
     size_t i;
@@ -359,7 +387,7 @@ rtt_load(struct rrtt *r, const json_t *rtt)
 }
 
 static int
-trial_fill(struct rtrial *t, enum rkind kind, const json_t *rec)
+trial_fill(struct rmodel *m, struct rtrial *t, enum rkind kind, const json_t *rec)
 {
     const json_t *res = json_object_get(rec, "result");
     t->ok = strcmp(jstr(rec, "status"), "ok") == 0 && json_is_object(res);
@@ -404,7 +432,7 @@ trial_fill(struct rtrial *t, enum rkind kind, const json_t *rec)
         t->has_udp = true;
     }
     if (rkind_has_rtt(kind) && json_is_object(rtt))
-        return rtt_load(&t->rtt, rtt);
+        return rtt_load(m, &t->rtt, rtt);
     return 0;
 }
 
@@ -429,7 +457,7 @@ record_add(struct rmodel *m, const json_t *rec, struct err *e)
     struct rtrial t;
     memset(&t, 0, sizeof t);
     t.n = n > 0 && n < UINT32_MAX ? (uint32_t)n : 0;
-    if (trial_fill(&t, m->scens[s].kind, rec) != 0) {
+    if (trial_fill(m, &t, m->scens[s].kind, rec) != 0) {
         trial_release(&t);
         return err_set(e, NS_ENOMEM, "out of memory");
     }
@@ -535,7 +563,7 @@ record_add_fast(struct rmodel *m, const struct jscan_rec *r, struct err *e)
         t.jitter_us = r->udp_jitter;
     }
     if (rkind_has_rtt(kind) && r->has_buckets && r->nb > 0) {
-        t.rtt.b = malloc(r->nb * sizeof *t.rtt.b);
+        t.rtt.b = rmodel_buckets(m, r->nb);
         if (t.rtt.b == NULL)
             return err_set(e, NS_ENOMEM, "out of memory");
         for (size_t i = 0; i < r->nb; i++) {
@@ -744,6 +772,11 @@ rmodel_free(struct rmodel *m)
     }
     free(m->pairs);
     free(m->pidx);
+    while (m->blocks != NULL) {
+        struct rblock *next = m->blocks->next;
+        free(m->blocks);
+        m->blocks = next;
+    }
     for (size_t i = 0; i < m->nhosts; i++) {
         free(m->hosts[i].name);
         free(m->hosts[i].zone);

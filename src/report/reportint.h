@@ -108,6 +108,7 @@ struct rmodel {
     uint32_t *pidx;
     size_t pidx_cap;
     size_t torn_lines, skipped_lines;
+    struct rblock *blocks; /* where the trials' bucket arrays live */
 };
 
 /* Load the run directories (each holding run.json and results.jsonl). A torn or invalid line is

@@ -619,6 +619,7 @@ results_load(struct rmodel *m, const char *dir, struct err *e)
     FILE *f = fopen(path, "r");
     if (f == NULL)
         return err_sys(e, NS_EIO, errno, "cannot open %s", path);
+    setvbuf(f, NULL, _IOFBF, 1u << 20); /* 4 KiB reads of a 200 MB journal cost 0.1 s of system */
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;

@@ -49,11 +49,13 @@ render_template(const char *name, const json_t *view, enum tmpl_mode mode, const
         return err_set(e, NS_ENOTFOUND, "no template %s", name);
     struct rbuf b;
     rbuf_init(&b);
-    int rc = tmpl_render(t, view, mode, &b, e);
-    if (rc != 0)
-        err_prefix(e, "%s", name);
-    else
-        rc = report_write_file(path, &b, e);
+    int rc = report_stream_open(path, &b, e);
+    if (rc == 0) {
+        rc = tmpl_render(t, view, mode, &b, e);
+        if (rc != 0)
+            err_prefix(e, "%s", name);
+        rc = report_stream_finish(path, &b, rc, e);
+    }
     rbuf_release(&b);
     free(owned);
     return rc;
@@ -137,14 +139,25 @@ write_csvs(const char *out, const json_t *sum, struct err *e)
 }
 
 static int
+json_to_rbuf(const char *buffer, size_t size, void *data)
+{
+    rbuf_add(data, buffer, size);
+    return ((struct rbuf *)data)->oom ? -1 : 0;
+}
+
+/* Streamed: a 100 000-trial summary is ~10 MB of text that need not sit in memory. */
+static int
 write_json(const char *path, const json_t *j, struct err *e)
 {
-    char *s = json_dumps(j, JSON_INDENT(1) | JSON_REAL_PRECISION(10));
-    if (s == NULL)
-        return err_set(e, NS_ENOMEM, "out of memory writing %s", path);
-    struct rbuf b = {.data = s, .len = strlen(s), .cap = strlen(s) + 1};
-    rbuf_puts(&b, "\n");
-    int rc = report_write_file(path, &b, e);
+    struct rbuf b;
+    rbuf_init(&b);
+    int rc = report_stream_open(path, &b, e);
+    if (rc == 0) {
+        if (json_dump_callback(j, json_to_rbuf, &b, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) != 0)
+            rc = err_set(e, NS_ENOMEM, "out of memory writing %s", path);
+        rbuf_puts(&b, "\n");
+        rc = report_stream_finish(path, &b, rc, e);
+    }
     rbuf_release(&b);
     return rc;
 }

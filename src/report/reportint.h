@@ -19,13 +19,22 @@ struct err;
 struct rbuf {
     char *data;
     size_t len, cap;
-    bool oom; /* sticky: every append after a failed one is ignored */
+    bool oom;   /* sticky: every append after a failed one is ignored */
+    FILE *sink; /* when set, all but the last RBUF_KEEP bytes go out past RBUF_FLUSH */
+    bool sink_err;
 };
+#define RBUF_FLUSH (1u << 20)
+#define RBUF_KEEP 4096u /* the template engine may trim trailing blanks of the current line */
 void rbuf_init(struct rbuf *b);
 void rbuf_release(struct rbuf *b);
 void rbuf_add(struct rbuf *b, const char *s, size_t n);
 void rbuf_puts(struct rbuf *b, const char *s);
 void rbuf_printf(struct rbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Stream into path atomically: open path.tmp as b's sink; finish writes the rest and renames
+ * (or removes the tmp file when rc != 0). Return 0 or NS_E*. */
+int report_stream_open(const char *path, struct rbuf *b, struct err *e);
+int report_stream_finish(const char *path, struct rbuf *b, int rc, struct err *e);
 
 /* Write the buffer to path atomically (tmp + rename). Returns 0 or NS_EIO/NS_ENOMEM. */
 int report_write_file(const char *path, const struct rbuf *b, struct err *e);

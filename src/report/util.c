@@ -44,6 +44,47 @@ rbuf_add(struct rbuf *b, const char *s, size_t n)
     memcpy(b->data + b->len, s, n);
     b->len += n;
     b->data[b->len] = '\0';
+    if (b->sink != NULL && b->len > RBUF_FLUSH) {
+        size_t out = b->len - RBUF_KEEP;
+        if (fwrite(b->data, 1, out, b->sink) != out)
+            b->sink_err = true;
+        memmove(b->data, b->data + out, RBUF_KEEP + 1);
+        b->len = RBUF_KEEP;
+    }
+}
+
+int
+report_stream_open(const char *path, struct rbuf *b, struct err *e)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
+        return err_set(e, NS_EINVAL, "path too long: %s", path);
+    b->sink = fopen(tmp, "w");
+    if (b->sink == NULL)
+        return err_sys(e, NS_EIO, errno, "cannot create %s", tmp);
+    return 0;
+}
+
+int
+report_stream_finish(const char *path, struct rbuf *b, int rc, struct err *e)
+{
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    if (b->sink == NULL)
+        return rc;
+    if (rc == 0 && b->len > 0 && fwrite(b->data, 1, b->len, b->sink) != b->len)
+        b->sink_err = true;
+    int closed = fclose(b->sink);
+    b->sink = NULL;
+    if (rc == 0 && b->oom)
+        rc = err_set(e, NS_ENOMEM, "out of memory writing %s", path);
+    if (rc == 0 && (b->sink_err || closed != 0))
+        rc = err_sys(e, NS_EIO, errno, "cannot write %s", tmp);
+    if (rc == 0 && rename(tmp, path) != 0)
+        rc = err_sys(e, NS_EIO, errno, "cannot rename %s", tmp);
+    if (rc != 0)
+        unlink(tmp);
+    return rc;
 }
 
 void

@@ -48,7 +48,7 @@ done
 /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$bin" report "$tmp/run" -o "$tmp/out2" \
     2>"$tmp/err" || true
 read -r wall user sys kib <"$tmp/time"
-echo "report with gnuplot ($(ls "$tmp/out2/charts" 2>/dev/null | grep -c svg || true) charts): wall ${wall} s, our cpu user $user sys $sys, max rss $((kib / 1024)) MiB"
+echo "report with gnuplot ($(ls "$tmp/out2/charts" 2>/dev/null | grep -c svg || true) charts): wall ${wall} s, cpu incl. gnuplot user $user sys $sys, max rss $((kib / 1024)) MiB"
 echo "outputs: $(du -sh "$tmp/out" | cut -f1) ($(ls "$tmp/out" | tr '\n' ' '))"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 

@@ -350,9 +350,11 @@ params_text(const json_t *def)
             continue;
         if (b.len)
             rbuf_puts(&b, ", ");
-        char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(10));
-        rbuf_printf(&b, "%s %s", k, s ? s : "?");
-        free(s);
+        /* json_dumpb: no string from jansson's allocator to free (see report_jarena_begin) */
+        char val[256];
+        size_t n = json_dumpb(v, val, sizeof val - 1, JSON_ENCODE_ANY | JSON_REAL_PRECISION(10));
+        val[n < sizeof val ? n : sizeof val - 1] = '\0';
+        rbuf_printf(&b, "%s %s", k, n > 0 && n < sizeof val ? val : "?");
     }
     json_t *r = json_string(b.data ? b.data : "");
     rbuf_release(&b);

@@ -198,20 +198,24 @@ int
 report_compare_dirs(const char *bdir, const char *ndir, const char *out, double pct, FILE *echo,
                     struct err *e)
 {
+    report_jarena_begin();
     json_t *base = NULL, *cand = NULL;
     int rc = load_summary(bdir, &base, e);
     if (rc == 0)
         rc = load_summary(ndir, &cand, e);
     if (rc != 0) {
         json_decref(base);
+        report_jarena_end();
         return rc;
     }
     int nreg = 0;
     json_t *view = compare_view(base, cand, bdir, ndir, pct, &nreg);
     json_decref(base);
     json_decref(cand);
-    if (view == NULL)
+    if (view == NULL) {
+        report_jarena_end();
         return err_set(e, NS_ENOMEM, "out of memory comparing");
+    }
     char *owned;
     const char *css = report_template("report.css", &owned);
     json_object_set_new(view, "css", json_string(css ? css : ""));
@@ -238,5 +242,6 @@ report_compare_dirs(const char *bdir, const char *ndir, const char *out, double 
         rbuf_release(&b);
     }
     json_decref(view);
+    report_jarena_end();
     return rc != 0 ? rc : nreg > 0;
 }

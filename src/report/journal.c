@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "common/errors.h"
 #include "common/hist.h"
@@ -317,7 +318,7 @@ pair_get(struct rmodel *m, int scen, int fam, int src, int dst)
 
 /* Bucket arrays come from big blocks (a 100 000-trial journal holds ~50 000 of them; one
  * malloc each would cost more than reading them), freed with the model. */
-#define RBLOCK_BUCKETS (1u << 17) /* 1 MiB */
+#define RBLOCK_BUCKETS (1u << 20) /* 8 MiB, mapped and marked for huge pages (fewer faults) */
 
 struct rblock {
     struct rblock *next;
@@ -331,9 +332,12 @@ rmodel_buckets(struct rmodel *m, size_t n)
     struct rblock *blk = m->blocks;
     if (blk == NULL || blk->used + n > blk->cap) {
         size_t cap = n > RBLOCK_BUCKETS ? n : RBLOCK_BUCKETS;
-        blk = malloc(sizeof *blk + cap * sizeof(rbucket_t));
-        if (blk == NULL)
+        size_t bytes = sizeof *blk + cap * sizeof(rbucket_t);
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
             return NULL;
+        madvise(p, bytes, MADV_HUGEPAGE); /* advice only */
+        blk = p;
         blk->next = m->blocks;
         blk->used = 0;
         blk->cap = cap;
@@ -775,7 +779,7 @@ rmodel_free(struct rmodel *m)
     free(m->pidx);
     while (m->blocks != NULL) {
         struct rblock *next = m->blocks->next;
-        free(m->blocks);
+        munmap(m->blocks, sizeof *m->blocks + m->blocks->cap * sizeof(rbucket_t));
         m->blocks = next;
     }
     for (size_t i = 0; i < m->nhosts; i++) {

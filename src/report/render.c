@@ -167,10 +167,13 @@ report_render_dirs(const char *const *dirs, int ndirs, const char *out, struct e
 {
     if (mkdir(out, 0755) != 0 && errno != EEXIST)
         return err_sys(e, NS_EIO, errno, "cannot create %s", out);
+    report_jarena_begin();
     struct rmodel *m;
     int rc = rmodel_load(dirs, ndirs, &m, e);
-    if (rc != 0)
+    if (rc != 0) {
+        report_jarena_end();
         return rc;
+    }
     json_t *sum = NULL, *view = NULL;
     rc = report_aggregate(m, &sum, &view, e);
     rmodel_free(m);
@@ -197,6 +200,7 @@ report_render_dirs(const char *const *dirs, int ndirs, const char *out, struct e
     }
     json_decref(sum);
     json_decref(view);
+    report_jarena_end();
     return rc;
 }
 

@@ -41,6 +41,12 @@ int report_write_file(const char *path, const struct rbuf *b, struct err *e);
 /* Read a whole file (caller frees *out, NUL-terminated). */
 int report_read_file(const char *path, char **out, size_t *len, size_t cap, struct err *e);
 
+/* Between begin and end, jansson allocates from big chunks freed all at once at the end (see
+ * util.c); every JSON value made in between must be released before end. Process-wide: no
+ * other thread may use jansson meanwhile. Nests. */
+void report_jarena_begin(void);
+void report_jarena_end(void);
+
 /* --- the model of one or several journals ------------------------------------------------ */
 enum rkind { RK_TCP_STREAM, RK_UDP_STREAM, RK_TCP_RR, RK_UDP_RR, RK_TCP_CRR, RK_UNKNOWN };
 

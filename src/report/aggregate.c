@@ -106,7 +106,8 @@ cmp_double(const void *x, const void *y)
 static void
 agg_finish(struct agg *a, struct hist *h)
 {
-    qsort(a->vals, a->nv, sizeof *a->vals, cmp_double);
+    if (a->nv > 1)
+        qsort(a->vals, a->nv, sizeof *a->vals, cmp_double);
     a->has_rtt = h->count > 0;
     if (a->has_rtt) {
         a->rtt_n = h->count;
@@ -704,7 +705,8 @@ report_aggregate(const struct rmodel *m, json_t **summary_out, json_t **view_out
         return err_set(e, NS_ENOMEM, "out of memory");
     sort_m = m;
     struct rpair *pairs = (struct rpair *)(uintptr_t)m->pairs; /* order only: contents kept */
-    qsort(pairs, m->npairs, sizeof *pairs, cmp_pair);
+    if (m->npairs > 1)
+        qsort(pairs, m->npairs, sizeof *pairs, cmp_pair);
 
     json_t *sum = json_object(), *view = json_object();
     json_t *runs = json_array(), *vruns = json_array();

@@ -149,11 +149,11 @@ chart_emit(struct chart_ctx *cx, const char *key, const char *kind, struct rbuf 
     struct rbuf b64;
     rbuf_init(&b64);
     for (size_t i = 0; i < len; i += 3) {
-        unsigned v = (unsigned char)svg[i] << 16;
+        unsigned v = (unsigned)(unsigned char)svg[i] << 16;
         if (i + 1 < len)
-            v |= (unsigned char)svg[i + 1] << 8;
+            v |= (unsigned)(unsigned char)svg[i + 1] << 8;
         if (i + 2 < len)
-            v |= (unsigned char)svg[i + 2];
+            v |= (unsigned)(unsigned char)svg[i + 2];
         char q[4] = {tab[v >> 18 & 63], tab[v >> 12 & 63], i + 1 < len ? tab[v >> 6 & 63] : '=',
                      i + 2 < len ? tab[v & 63] : '='};
         rbuf_add(&b64, q, 4);

@@ -592,8 +592,10 @@ run_load(struct rmodel *m, const char *dir, struct err *e)
     snprintf(path, sizeof path, "%s/run.json", dir);
     json_error_t je;
     json_t *run = json_load_file(path, 0, &je);
+    if (run == NULL && je.line < 1)
+        return err_set(e, NS_ENOTFOUND, "%s", je.text);
     if (run == NULL)
-        return err_set(e, NS_EPARSE, "%s:%d: %s", path, je.line, je.text);
+        return err_set(e, NS_EPARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);
     struct rrun *r = &m->runs[m->nruns++];
     r->dir = xstrdup(dir);
     r->run = run;
@@ -621,6 +623,10 @@ results_load(struct rmodel *m, const char *dir, struct err *e)
     char path[4096];
     snprintf(path, sizeof path, "%s/results.jsonl", dir);
     FILE *f = fopen(path, "r");
+    if (f == NULL && errno == ENOENT) { /* a run that has not finished a trial yet */
+        fprintf(stderr, "netsurvey: warning: %s: no trial recorded yet\n", path);
+        return 0;
+    }
     if (f == NULL)
         return err_sys(e, NS_EIO, errno, "cannot open %s", path);
     setvbuf(f, NULL, _IOFBF, 1u << 20); /* 4 KiB reads of a 200 MB journal cost 0.1 s of system */
@@ -715,8 +721,10 @@ zones_build(struct rmodel *m)
         if (r == m->nregions)
             m->regions[m->nregions++] = h->region;
     }
-    qsort(m->zones, m->nzones, sizeof *m->zones, cmp_zone);
-    qsort(m->regions, m->nregions, sizeof *m->regions, cmp_str);
+    if (m->nzones > 1)
+        qsort(m->zones, m->nzones, sizeof *m->zones, cmp_zone);
+    if (m->nregions > 1)
+        qsort(m->regions, m->nregions, sizeof *m->regions, cmp_str);
     for (size_t z = 0; z < m->nzones; z++) {
         struct rzone *zn = &m->zones[z];
         size_t n = strlen(zn->region) + strlen(zn->zone) + 2;
@@ -756,7 +764,8 @@ rmodel_load(const char *const *dirs, int ndirs, struct rmodel **out, struct err 
     if (rc == 0 && zones_build(m) != 0)
         rc = err_set(e, NS_ENOMEM, "out of memory");
     for (size_t i = 0; rc == 0 && i < m->npairs; i++)
-        qsort(m->pairs[i].t, m->pairs[i].nt, sizeof *m->pairs[i].t, cmp_trial);
+        if (m->pairs[i].nt > 1)
+            qsort(m->pairs[i].t, m->pairs[i].nt, sizeof *m->pairs[i].t, cmp_trial);
     if (rc != 0) {
         rmodel_free(m);
         return rc;

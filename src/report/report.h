@@ -10,8 +10,11 @@
 struct err;
 
 /* Render every report of the run directory dir into dir itself: what `netsurvey run` calls when
- * a survey ends. Charts need gnuplot; without it the reports say that charts were skipped.
- * Warnings (a torn last journal line, gnuplot failing) go to stderr. Returns 0 or NS_E*. */
+ * a survey ends. Charts need gnuplot (NETSURVEY_GNUPLOT names it, else PATH); without it the
+ * reports say that charts were skipped. Warnings (a torn last journal line, gnuplot failing) go
+ * to stderr. Returns 0 or NS_E* with detail in e.
+ * Call it when no other thread uses jansson: while it runs, jansson allocates from the
+ * report's own chunks (json_set_alloc_funcs is process-wide); it restores the allocator. */
 int report_render_dir(const char *dir, struct err *e);
 
 /* Render the merged report of ndirs run directories into out (created if missing). */

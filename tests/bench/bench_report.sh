@@ -30,7 +30,7 @@ trap 'rm -rf "$tmp"' EXIT
 python3 "$root/tests/report/gen_journal.py" bench "$tmp/run" "$hosts" "$trials"
 echo "journal: $trials trials, $hosts hosts, $(wc -c <"$tmp/run/results.jsonl") bytes"
 
-best=
+best=999
 worst=0
 for i in 1 2 3; do
     NETSURVEY_GNUPLOT=/nonexistent/gnuplot /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" \
@@ -42,7 +42,7 @@ for i in 1 2 3; do
     read -r wall user sys kib <"$tmp/time"
     cpu=$(echo "$user $sys" | awk '{printf "%.2f", $1 + $2}')
     echo "report (no gnuplot) run $i: cpu ${cpu} s (user $user, sys $sys), wall ${wall} s, max rss $((kib / 1024)) MiB"
-    best=$(echo "$best $cpu" | awk '{ if ($1 == "" || $2 < $1) print $2; else print $1 }')
+    best=$(echo "$best $cpu" | awk '{ print ($2 < $1) ? $2 : $1 }')
     [ "$kib" -gt "$worst" ] && worst=$kib
 done
 /usr/bin/time -f '%e %U %S %M' -o "$tmp/time" "$bin" report "$tmp/run" -o "$tmp/out2" \

@@ -179,6 +179,31 @@ test_byte_identical_reruns(void **state)
     free(o2);
 }
 
+/* The fast journal reader and jansson give the same reports, to the byte. */
+static void
+test_fast_and_slow_readers_agree(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"basic", NULL}, {"hostile", NULL}, {"multi-a", "multi-b"}};
+    setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *dirs[] = {cases[i][0], cases[i][1]};
+        int n = cases[i][1] ? 2 : 1;
+        char *o1 = th_tempdir("fast"), *o2 = th_tempdir("slow");
+        render(dirs, n, o1);
+        setenv("NETSURVEY_JOURNAL_SLOW", "1", 1);
+        render(dirs, n, o2);
+        unsetenv("NETSURVEY_JOURNAL_SLOW");
+        assert_true(same_tree(o1, o2) >= 4);
+        th_rmtree(o1);
+        th_rmtree(o2);
+        free(o1);
+        free(o2);
+    }
+    unsetenv("NETSURVEY_GNUPLOT");
+}
+
 static void
 test_gnuplot_failing_is_reported(void **state)
 {
@@ -207,9 +232,11 @@ test_gnuplot_failing_is_reported(void **state)
 int
 main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_golden_basic), cmocka_unit_test(test_golden_hostile),
-        cmocka_unit_test(test_golden_multi), cmocka_unit_test(test_byte_identical_reruns),
-        cmocka_unit_test(test_gnuplot_failing_is_reported)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_golden_basic),
+                                       cmocka_unit_test(test_golden_hostile),
+                                       cmocka_unit_test(test_golden_multi),
+                                       cmocka_unit_test(test_byte_identical_reruns),
+                                       cmocka_unit_test(test_fast_and_slow_readers_agree),
+                                       cmocka_unit_test(test_gnuplot_failing_is_reported)};
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -14,6 +14,7 @@
 #include "common/errors.h"
 #include "plan/plan.h"
 #include "plan/schedule.h"
+#include "report/report.h"
 
 #define EXIT_INVALID 2
 #define DEFAULT_PLAN_NAME "built-in:localhost.yaml"
@@ -124,6 +125,21 @@ static const struct command commands[] = {
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
+/* Commands implemented in their module, which parse their own arguments (argv[0] = the name). */
+static const struct {
+    const char *name;
+    const char *args;
+    const char *summary;
+    int (*main)(int argc, char **argv);
+} module_commands[] = {
+    {"report", "DIR... [-o OUT]", "rebuild the reports from the journals of run directories",
+     report_cmd_report},
+    {"compare", "BASE NEW [--max-regression PCT]",
+     "compare two runs cell by cell (Welch's t-test); exit 1 on a regression", report_cmd_compare},
+};
+
+#define NMODULE_COMMANDS (sizeof module_commands / sizeof module_commands[0])
+
 /* --- arguments -------------------------------------------------------------------------- */
 
 static void
@@ -132,6 +148,9 @@ usage(FILE *out)
     fprintf(out, "usage: netsurvey COMMAND [OPTIONS] [ARGS]\n\ncommands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(out, "  %-6s %-16s %s\n", commands[i].name, commands[i].args, commands[i].summary);
+    for (size_t i = 0; i < NMODULE_COMMANDS; i++)
+        fprintf(out, "  %-7s %s\n          %s\n", module_commands[i].name, module_commands[i].args,
+                module_commands[i].summary);
     fprintf(out, "\nPLAN is a YAML test plan, '-' reads it from standard input; without PLAN "
                  "the built-in\ndefault plan is used (plans/localhost.yaml: two local hosts "
                  "on 127.0.0.1 and 127.0.0.2).\nExit status: 0 ok, 1 failure, 2 invalid plan "
@@ -195,6 +214,9 @@ main(int argc, char **argv)
         printf("netsurvey %s\n", NS_VERSION);
         return EXIT_SUCCESS;
     }
+    for (size_t i = 0; i < NMODULE_COMMANDS; i++)
+        if (strcmp(argv[1], module_commands[i].name) == 0)
+            return module_commands[i].main(argc - 1, argv + 1);
     const struct command *c = command_find(argv[1]);
     if (c == NULL) {
         fprintf(stderr, "netsurvey: unknown command '%s'\n", argv[1]);

@@ -91,3 +91,107 @@ stats_ci_halfwidth(const struct stats *s, double level)
         return 0.0;
     return stats_t_critical(s->n - 1, level) * stats_stddev(s) / sqrt((double)s->n);
 }
+
+/* Continued fraction of the incomplete beta function (modified Lentz). */
+static double
+stats_betacf(double a, double b, double x)
+{
+    const double tiny = 1e-300, eps = 1e-15;
+    double qab = a + b, qap = a + 1.0, qam = a - 1.0;
+    double c = 1.0, d = 1.0 - qab * x / qap;
+    if (fabs(d) < tiny)
+        d = tiny;
+    d = 1.0 / d;
+    double h = d;
+    for (int m = 1; m <= 500; m++) {
+        double m2 = 2.0 * m;
+        double aa = m * (b - m) * x / ((qam + m2) * (a + m2));
+        d = 1.0 + aa * d;
+        d = fabs(d) < tiny ? tiny : d;
+        c = 1.0 + aa / c;
+        c = fabs(c) < tiny ? tiny : c;
+        d = 1.0 / d;
+        h *= d * c;
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2));
+        d = 1.0 + aa * d;
+        d = fabs(d) < tiny ? tiny : d;
+        c = 1.0 + aa / c;
+        c = fabs(c) < tiny ? tiny : c;
+        d = 1.0 / d;
+        double del = d * c;
+        h *= del;
+        if (fabs(del - 1.0) < eps)
+            break;
+    }
+    return h;
+}
+
+double
+stats_betai(double a, double b, double x)
+{
+    if (x <= 0.0)
+        return 0.0;
+    if (x >= 1.0)
+        return 1.0;
+    double lbt = lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x);
+    double bt = exp(lbt);
+    if (x < (a + 1.0) / (a + b + 2.0))
+        return bt * stats_betacf(a, b, x) / a;
+    return 1.0 - bt * stats_betacf(b, a, 1.0 - x) / b;
+}
+
+double
+stats_t_cdf(double t, double df)
+{
+    if (isnan(t) || !(df > 0.0))
+        return NAN;
+    if (isinf(t))
+        return t > 0 ? 1.0 : 0.0;
+    /* P(|T| > |t|) = I_{df/(df+t^2)}(df/2, 1/2) */
+    double tail = 0.5 * stats_betai(df / 2.0, 0.5, df / (df + t * t));
+    return t > 0 ? 1.0 - tail : tail;
+}
+
+double
+stats_t_quantile(double p, double df)
+{
+    if (!(p > 0.0 && p < 1.0) || !(df > 0.0))
+        return NAN;
+    if (p == 0.5)
+        return 0.0;
+    if (p < 0.5)
+        return -stats_t_quantile(1.0 - p, df);
+    double lo = 0.0, hi = 1.0;
+    while (stats_t_cdf(hi, df) < p && hi < 1e300)
+        hi *= 2.0;
+    for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+        double mid = (lo + hi) / 2.0;
+        if (stats_t_cdf(mid, df) < p)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return (lo + hi) / 2.0;
+}
+
+int
+stats_welch_test(const struct stats *a, const struct stats *b, struct stats_welch *out)
+{
+    if (a->n < 2 || b->n < 2)
+        return -1;
+    double na = (double)a->n, nb = (double)b->n;
+    double va = stats_variance(a) / na, vb = stats_variance(b) / nb;
+    double diff = b->mean - a->mean;
+    if (va + vb == 0.0) {
+        out->df = na + nb - 2.0;
+        out->t = diff == 0.0 ? 0.0 : diff > 0 ? INFINITY : -INFINITY;
+        out->p = diff == 0.0 ? 1.0 : 0.0;
+        return 0;
+    }
+    out->t = diff / sqrt(va + vb);
+    out->df = (va + vb) * (va + vb) / (va * va / (na - 1.0) + vb * vb / (nb - 1.0));
+    out->p = 2.0 * stats_t_cdf(-fabs(out->t), out->df);
+    if (out->p > 1.0)
+        out->p = 1.0;
+    return 0;
+}

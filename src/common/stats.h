@@ -23,4 +23,21 @@ double stats_ci_halfwidth(const struct stats *s, double level);
 /* Two-sided Student-t critical value for df degrees of freedom at level 0.90/0.95/0.99. */
 double stats_t_critical(uint64_t df, double level);
 
+/* Student's t distribution with df > 0 degrees of freedom (df need not be an integer, as Welch's
+ * test gives): P(T <= t), and its inverse for 0 < p < 1 (accurate to about 1e-9). */
+double stats_t_cdf(double t, double df);
+double stats_t_quantile(double p, double df);
+
+/* Regularized incomplete beta function I_x(a, b), a, b > 0, x in [0, 1]. */
+double stats_betai(double a, double b, double x);
+
+/* Welch's unequal-variances t-test of mean(b) - mean(a): t, its Welch-Satterthwaite degrees of
+ * freedom and the two-sided p-value. Returns -1 (and leaves *out alone) when either sample has
+ * fewer than 2 values. Two samples without variance give p = 1 when their means are equal and
+ * p = 0 otherwise. */
+struct stats_welch {
+    double t, df, p;
+};
+int stats_welch_test(const struct stats *a, const struct stats *b, struct stats_welch *out);
+
 #endif

@@ -1,0 +1,443 @@
+/* charts.c - gnuplot charts for the reports, drawn as SVG by a gnuplot subprocess.
+ *
+ * Per scenario: a heatmap of the zone matrix with the values in the cells, bars of the host
+ * pairs' (or, past CHART_MAX_BARS pairs, the zone cells') means with 95 % CI error bars, a dot
+ * plot of every trial's value, and for latency kinds the percentile curves on a "nines" axis.
+ * Each chart's script (.gp) and data (.dat) stay in charts/ beside its .svg so anyone can
+ * restyle it; gnuplot runs with a timeout; without gnuplot the reports say charts were skipped. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/errors.h"
+#include "report/reportint.h"
+
+#define CHART_TIMEOUT_MS 60000
+#define CHART_MAX_BARS REPORT_CHART_MAX_BARS
+#define CHART_MAX_CURVES REPORT_CHART_MAX_CURVES
+#define CHART_W 760
+#define CHART_H 420
+
+/* gnuplot's executable: NETSURVEY_GNUPLOT, else "gnuplot" found on PATH. NULL if none. */
+static char *
+gnuplot_find(void)
+{
+    const char *env = getenv("NETSURVEY_GNUPLOT");
+    if (env != NULL)
+        return access(env, X_OK) == 0 ? strdup(env) : NULL;
+    const char *path = getenv("PATH");
+    if (path == NULL)
+        path = "/usr/bin:/bin";
+    while (*path) {
+        size_t n = strcspn(path, ":");
+        char cand[4096];
+        snprintf(cand, sizeof cand, "%.*s/gnuplot", (int)n, path);
+        if (n > 0 && access(cand, X_OK) == 0)
+            return strdup(cand);
+        path += n + (path[n] == ':');
+    }
+    return NULL;
+}
+
+/* Run gnuplot on script inside dir; kill it after the timeout. Returns 0 or NS_E*. */
+static int
+gnuplot_run(const char *gp, const char *dir, const char *script, struct err *e)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return err_sys(e, NS_EIO, errno, "cannot start gnuplot");
+    if (pid == 0) {
+        int fd = open("/dev/null", O_RDWR);
+        if (fd >= 0) {
+            dup2(fd, 0);
+            dup2(fd, 1);
+            dup2(fd, 2); /* its warnings ("empty cb range") are noise; the exit status counts */
+        }
+        if (chdir(dir) != 0)
+            _exit(126);
+        execl(gp, "gnuplot", script, (char *)NULL);
+        _exit(127);
+    }
+    uint64_t deadline = clock_deadline_ms(CHART_TIMEOUT_MS);
+    int status;
+    for (;;) {
+        pid_t r = waitpid(pid, &status, WNOHANG);
+        if (r == pid)
+            break;
+        if (r < 0 && errno != EINTR)
+            return err_sys(e, NS_EIO, errno, "waiting for gnuplot");
+        if (clock_ms_until(deadline) == 0) {
+            kill(pid, SIGKILL);
+            waitpid(pid, &status, 0);
+            return err_set(e, NS_ETIMEDOUT, "gnuplot %s: killed after %d s", script,
+                           CHART_TIMEOUT_MS / 1000);
+        }
+        clock_sleep_ns(5 * NS_PER_MS);
+    }
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return err_set(e, NS_EREMOTE, "gnuplot %s: exit status %d", script,
+                       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+    return 0;
+}
+
+/* A label inside a gnuplot double-quoted string: no quote, backslash or newline. */
+static void
+gp_str(struct rbuf *b, const char *s)
+{
+    rbuf_puts(b, "\"");
+    for (; *s; s++)
+        rbuf_add(b, *s == '"' || *s == '\\' || *s == '\n' ? "'" : s, 1);
+    rbuf_puts(b, "\"");
+}
+
+static void
+gp_head(struct rbuf *b, const char *key, const char *kind, const char *title)
+{
+    rbuf_printf(b,
+                "# %s chart of scenario %s, written by netsurvey report; edit and run\n"
+                "#   gnuplot %s-%s.gp\nset terminal svg size %d,%d noenhanced font "
+                "\"sans,11\" background \"white\"\nset output \"%s-%s.svg\"\nset title ",
+                kind, key, kind, key, CHART_W, CHART_H, kind, key);
+    gp_str(b, title);
+    rbuf_puts(b, "\nset grid ytics lc rgb \"#dddddd\"\nset border 3\nset tics nomirror\n");
+}
+
+struct chart_ctx {
+    const char *dir;
+    const char *gp;
+    json_t *list; /* view charts of the scenario */
+    int ran, failed;
+    char firsterr[256];
+};
+
+static int
+chart_emit(struct chart_ctx *cx, const char *key, const char *kind, struct rbuf *script,
+           struct rbuf *data, const char *caption, struct err *e)
+{
+    char path[4096], name[512];
+    snprintf(path, sizeof path, "%s/%s-%s.dat", cx->dir, kind, key);
+    int rc = report_write_file(path, data, e);
+    snprintf(path, sizeof path, "%s/%s-%s.gp", cx->dir, kind, key);
+    if (rc == 0)
+        rc = report_write_file(path, script, e);
+    if (rc != 0 || cx->gp == NULL)
+        return rc;
+    snprintf(name, sizeof name, "%s-%s.gp", kind, key);
+    struct err ge = {0};
+    if (gnuplot_run(cx->gp, cx->dir, name, &ge) != 0) {
+        cx->failed++;
+        if (cx->firsterr[0] == '\0')
+            snprintf(cx->firsterr, sizeof cx->firsterr, "%.200s", ge.msg);
+        fprintf(stderr, "netsurvey: warning: %s\n", ge.msg);
+        return 0;
+    }
+    cx->ran++;
+    snprintf(path, sizeof path, "%s/%s-%s.svg", cx->dir, kind, key);
+    char *svg;
+    size_t len;
+    if (report_read_file(path, &svg, &len, 64u << 20, e) != 0)
+        return e->code;
+    static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    struct rbuf b64;
+    rbuf_init(&b64);
+    for (size_t i = 0; i < len; i += 3) {
+        unsigned v = (unsigned)(unsigned char)svg[i] << 16;
+        if (i + 1 < len)
+            v |= (unsigned)(unsigned char)svg[i + 1] << 8;
+        if (i + 2 < len)
+            v |= (unsigned)(unsigned char)svg[i + 2];
+        char q[4] = {tab[v >> 18 & 63], tab[v >> 12 & 63], i + 1 < len ? tab[v >> 6 & 63] : '=',
+                     i + 2 < len ? tab[v & 63] : '='};
+        rbuf_add(&b64, q, 4);
+    }
+    free(svg);
+    snprintf(name, sizeof name, "%s-%s.svg", kind, key);
+    json_array_append_new(cx->list, json_pack("{s:s,s:s,s:s,s:i,s:i}", "file", name, "caption",
+                                              caption, "b64", b64.data ? b64.data : "", "width",
+                                              CHART_W, "height", CHART_H));
+    rbuf_release(&b64);
+    return 0;
+}
+
+static double
+jd(const json_t *o, const char *k)
+{
+    return json_number_value(json_object_get(o, k));
+}
+
+static const char *
+js(const json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : "";
+}
+
+static int
+chart_heatmap(struct chart_ctx *cx, const json_t *ssum, const json_t *zones, const char *key,
+              const char *caption, const char *unit, struct err *e)
+{
+    struct rbuf s, d;
+    rbuf_init(&s);
+    rbuf_init(&d);
+    size_t nz = json_array_size(zones);
+    char title[600];
+    snprintf(title, sizeof title, "zone matrix: %s (rows src, columns dst)", caption);
+    gp_head(&s, key, "heatmap", title);
+    rbuf_printf(&s,
+                "set xrange [-0.5:%zu.5]\nset yrange [%zu.5:-0.5]\nset xlabel \"dst zone\"\n"
+                "set ylabel \"src zone\"\nset cblabel \"%s\"\nunset grid\n"
+                "set palette defined (0 \"#2c7bb6\", 1 \"#ffffbf\", 2 \"#d7191c\")\n",
+                nz ? nz - 1 : 0, nz ? nz - 1 : 0, unit);
+    for (int axis = 0; axis < 2; axis++) {
+        rbuf_puts(&s, axis ? "set ytics (" : "set xtics (");
+        for (size_t z = 0; z < nz; z++) {
+            if (z)
+                rbuf_puts(&s, ", ");
+            gp_str(&s, js(json_array_get(zones, z), "label"));
+            rbuf_printf(&s, " %zu", z);
+        }
+        rbuf_puts(&s, ")\n");
+    }
+    rbuf_puts(&d, "# x(dst zone) y(src zone) mean label\n");
+    size_t i;
+    const json_t *c;
+    json_array_foreach(json_object_get(ssum, "zone_cells"), i, c)
+    {
+        if (json_integer_value(json_object_get(c, "n")) == 0)
+            continue;
+        size_t x = 0, y = 0;
+        for (size_t z = 0; z < nz; z++) {
+            const char *l = js(json_array_get(zones, z), "label");
+            if (!strcmp(l, js(c, "dst_zone")))
+                x = z;
+            if (!strcmp(l, js(c, "src_zone")))
+                y = z;
+        }
+        char b[64];
+        rbuf_printf(&d, "%zu %zu %.6g ", x, y, jd(c, "mean"));
+        enum rkind k = !strcmp(unit, "Mbit/s")   ? RK_TCP_STREAM
+                       : !strcmp(unit, "conn/s") ? RK_TCP_CRR
+                                                 : RK_TCP_RR;
+        gp_str(&d, report_fmt_metric(k, jd(c, "mean"), b, sizeof b));
+        rbuf_puts(&d, "\n");
+    }
+    rbuf_printf(&s,
+                "plot \"heatmap-%s.dat\" using 1:2:(0.5):(0.5):3 with boxxyerror "
+                "fs solid 1.0 noborder lc palette notitle, \\\n     \"\" using 1:2:4 with "
+                "labels notitle\n",
+                key);
+    int rc = chart_emit(cx, key, "heatmap", &s, &d, title, e);
+    rbuf_release(&s);
+    rbuf_release(&d);
+    return rc;
+}
+
+/* Bars with CI error bars, and the trial dot plot, over the pairs (or the zone cells when the
+ * pairs are too many to read). */
+static int
+chart_bars_dots(struct chart_ctx *cx, const json_t *sview, const json_t *ssum, const char *key,
+                const char *caption, const char *unit, struct err *e)
+{
+    const json_t *pairs = json_object_get(sview, "pairs");
+    bool by_pair = json_array_size(pairs) <= CHART_MAX_BARS;
+    const json_t *units = by_pair ? pairs : json_object_get(ssum, "zone_cells");
+    struct rbuf s, d, s2, d2;
+    rbuf_init(&s);
+    rbuf_init(&d);
+    rbuf_init(&s2);
+    rbuf_init(&d2);
+    char t1[600], t2[600];
+    snprintf(t1, sizeof t1, "mean per %s with 95 %% CI: %s", by_pair ? "host pair" : "zone cell",
+             caption);
+    snprintf(t2, sizeof t2, "every trial per %s: %s", by_pair ? "host pair" : "zone cell", caption);
+    gp_head(&s, key, "bars", t1);
+    gp_head(&s2, key, "trials", t2);
+    size_t n = json_array_size(units);
+    const char *rot = n > 6 ? "rotate by -35 left" : "";
+    rbuf_printf(&s,
+                "set ylabel \"%s\"\nset yrange [0:*]\nset xrange [-0.6:%zu.6]\nset style fill "
+                "solid 0.6\nset boxwidth 0.6\nset xtics %s\n",
+                unit, n ? n - 1 : 0, rot);
+    rbuf_printf(&s2, "set ylabel \"%s\"\nset xrange [-0.6:%zu.6]\nset xtics %s\n", unit,
+                n ? n - 1 : 0, rot);
+    rbuf_puts(&d, "# index mean ci95_halfwidth label\n");
+    rbuf_puts(&d2, "# index value label\n");
+    size_t i;
+    const json_t *u;
+    json_array_foreach(units, i, u)
+    {
+        char label[512];
+        if (by_pair)
+            snprintf(label, sizeof label, "%s > %s", js(u, "src"), js(u, "dst"));
+        else
+            snprintf(label, sizeof label, "%s > %s", js(u, "src_zone"), js(u, "dst_zone"));
+        double mean = by_pair ? jd(u, "mean_v") : jd(u, "mean");
+        double ci = by_pair ? jd(u, "ci_v") : jd(u, "ci95_halfwidth");
+        if (json_integer_value(json_object_get(u, "n")) > 0 || (by_pair && mean > 0)) {
+            rbuf_printf(&d, "%zu %.6g %.6g ", i, mean, ci);
+            gp_str(&d, label);
+            rbuf_puts(&d, "\n");
+        } else {
+            rbuf_printf(&d, "%zu NaN NaN ", i);
+            gp_str(&d, label);
+            rbuf_puts(&d, "\n");
+        }
+        if (by_pair) {
+            size_t j;
+            const json_t *v;
+            json_array_foreach(json_object_get(u, "values_v"), j, v)
+                rbuf_printf(&d2, "%zu %.6g\n", i, json_number_value(v));
+        } else { /* the cell's pairs: each pair's mean */
+            size_t j;
+            const json_t *p;
+            json_array_foreach(json_object_get(ssum, "pairs"), j, p)
+            {
+                if (!strcmp(js(p, "src_zone"), js(u, "src_zone")) &&
+                    !strcmp(js(p, "dst_zone"), js(u, "dst_zone")) &&
+                    json_integer_value(json_object_get(p, "n")) > 0)
+                    rbuf_printf(&d2, "%zu %.6g\n", i, jd(p, "mean"));
+            }
+        }
+    }
+    rbuf_printf(&s,
+                "plot \"bars-%s.dat\" using 1:2:3:xtic(4) with boxerrorbars lc rgb "
+                "\"#4c78a8\" notitle\n",
+                key);
+    /* xtics of the dot plot come from the bars' labels */
+    rbuf_puts(&s2, "set xtics (");
+    json_array_foreach(units, i, u)
+    {
+        char label[512];
+        if (by_pair)
+            snprintf(label, sizeof label, "%s > %s", js(u, "src"), js(u, "dst"));
+        else
+            snprintf(label, sizeof label, "%s > %s", js(u, "src_zone"), js(u, "dst_zone"));
+        if (i)
+            rbuf_puts(&s2, ", ");
+        gp_str(&s2, label);
+        rbuf_printf(&s2, " %zu", i);
+    }
+    rbuf_printf(&s2,
+                ")\nplot \"trials-%s.dat\" using 1:2 with points pt 7 ps 0.6 lc rgb "
+                "\"#e45756\" title \"%s\"\n",
+                key, by_pair ? "trial" : "host pair mean");
+    int rc = chart_emit(cx, key, "bars", &s, &d, t1, e);
+    if (rc == 0)
+        rc = chart_emit(cx, key, "trials", &s2, &d2, t2, e);
+    rbuf_release(&s);
+    rbuf_release(&d);
+    rbuf_release(&s2);
+    rbuf_release(&d2);
+    return rc;
+}
+
+static int
+chart_percentiles(struct chart_ctx *cx, const json_t *sview, const json_t *ssum, const char *key,
+                  const char *caption, struct err *e)
+{
+    const json_t *pairs = json_object_get(sview, "pairs");
+    bool by_pair = json_array_size(pairs) <= CHART_MAX_CURVES;
+    const json_t *units = by_pair ? pairs : json_object_get(ssum, "zone_cells");
+    struct rbuf s, d;
+    rbuf_init(&s);
+    rbuf_init(&d);
+    char title[600];
+    snprintf(title, sizeof title, "latency percentiles per %s (merged histograms): %s",
+             by_pair ? "host pair" : "zone cell", caption);
+    gp_head(&s, key, "percentiles", title);
+    rbuf_puts(&s, "set logscale y\nset ylabel \"RTT (us)\"\nset xlabel \"percentile\"\n"
+                  "set key outside right\nset xtics (");
+    for (size_t q = 0; q < REPORT_NPCT; q++)
+        rbuf_printf(&s, "%s\"%s\" %.4f", q ? ", " : "", report_pct_names[q],
+                    -log10(1.0 - report_pcts[q] / 100.0));
+    rbuf_puts(&s, ")\nplot ");
+    size_t i, curve = 0;
+    const json_t *u;
+    json_array_foreach(units, i, u)
+    {
+        const json_t *rtt = json_object_get(u, "rtt_us");
+        if ((by_pair && json_object_get(u, "pcts_v") == NULL) || (!by_pair && rtt == NULL))
+            continue;
+        char label[512];
+        if (by_pair)
+            snprintf(label, sizeof label, "%s > %s", js(u, "src"), js(u, "dst"));
+        else
+            snprintf(label, sizeof label, "%s > %s", js(u, "src_zone"), js(u, "dst_zone"));
+        rbuf_printf(&d, "%s# %zu: ", curve ? "\n\n" : "", curve);
+        gp_str(&d, label);
+        rbuf_puts(&d, "\n");
+        for (size_t q = 0; q < REPORT_NPCT; q++) {
+            double v = by_pair ? json_number_value(json_array_get(json_object_get(u, "pcts_v"), q))
+                               : jd(rtt, report_pct_keys[q]);
+            rbuf_printf(&d, "%.4f %.6g\n", -log10(1.0 - report_pcts[q] / 100.0), v);
+        }
+        rbuf_printf(&s, "%s\"percentiles-%s.dat\" index %zu using 1:2 with linespoints title ",
+                    curve ? ", \\\n     " : "", key, curve);
+        gp_str(&s, label);
+        if (++curve >= CHART_MAX_CURVES && !by_pair)
+            break;
+    }
+    rbuf_puts(&s, "\n");
+    int rc = 0;
+    if (curve > 0)
+        rc = chart_emit(cx, key, "percentiles", &s, &d, title, e);
+    rbuf_release(&s);
+    rbuf_release(&d);
+    return rc;
+}
+
+int
+report_charts(const char *outdir, const json_t *sum, json_t *view, struct err *e)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/charts", outdir);
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        return err_sys(e, NS_EIO, errno, "cannot create %s", dir);
+    struct chart_ctx cx = {.dir = dir};
+    char *gp = gnuplot_find();
+    cx.gp = gp;
+    const json_t *zones = json_object_get(sum, "zones");
+    size_t i;
+    json_t *sv;
+    int rc = 0;
+    json_array_foreach(json_object_get(view, "scenarios"), i, sv)
+    {
+        const json_t *ss = json_array_get(json_object_get(sum, "scenarios"), i);
+        const char *key = js(sv, "file_key"), *cap = js(sv, "caption"), *unit = js(sv, "unit");
+        cx.list = json_array();
+        rc = chart_heatmap(&cx, ss, zones, key, cap, unit, e);
+        if (rc == 0)
+            rc = chart_bars_dots(&cx, sv, ss, key, cap, unit, e);
+        if (rc == 0 && json_is_true(json_object_get(sv, "has_rtt")))
+            rc = chart_percentiles(&cx, sv, ss, key, cap, e);
+        json_object_set_new(sv, "charts", cx.list);
+        if (rc != 0)
+            break;
+    }
+    free(gp);
+    if (rc == 0 && cx.gp == NULL)
+        json_object_set_new(view, "charts_note",
+                            json_string("Charts were skipped: gnuplot was not found (install "
+                                        "gnuplot, then run netsurvey report again); their "
+                                        "scripts and data are in charts/."));
+    else if (rc == 0 && cx.failed > 0)
+        json_object_set_new(view, "charts_note",
+                            json_pack("{s:s}", "text", cx.firsterr)); /* replaced below */
+    if (rc == 0 && cx.failed > 0) {
+        char note[512];
+        snprintf(note, sizeof note,
+                 "%d chart%s could not be drawn (%s); their scripts and data "
+                 "are in charts/.",
+                 cx.failed, cx.failed == 1 ? "" : "s", cx.firsterr);
+        json_object_set_new(view, "charts_note", json_string(note));
+    }
+    return rc;
+}

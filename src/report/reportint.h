@@ -1,0 +1,193 @@
+/* reportint.h - internals of the report module, shared by its files (not for other modules).
+ *
+ * The data's way: journal.c loads run directories into a `struct rmodel` (hosts, scenarios,
+ * host pairs and their deduplicated trials), aggregate.c turns it into the summary (JSON, numbers
+ * with units) and the view (same shape, strings for people), tmpl.c renders templates over the
+ * view, charts.c writes gnuplot scripts and runs gnuplot, render.c writes the files. */
+#ifndef NS_REPORTINT_H
+#define NS_REPORTINT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct err;
+
+/* --- a growable byte buffer ------------------------------------------------------------- */
+struct rbuf {
+    char *data;
+    size_t len, cap;
+    bool oom;   /* sticky: every append after a failed one is ignored */
+    FILE *sink; /* when set, all but the last RBUF_KEEP bytes go out past RBUF_FLUSH */
+    bool sink_err;
+};
+#define RBUF_FLUSH (1u << 20)
+#define RBUF_KEEP 4096u /* the template engine may trim trailing blanks of the current line */
+void rbuf_init(struct rbuf *b);
+void rbuf_release(struct rbuf *b);
+void rbuf_add(struct rbuf *b, const char *s, size_t n);
+void rbuf_puts(struct rbuf *b, const char *s);
+void rbuf_printf(struct rbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Stream into path atomically: open path.tmp as b's sink; finish writes the rest and renames
+ * (or removes the tmp file when rc != 0). Return 0 or NS_E*. */
+int report_stream_open(const char *path, struct rbuf *b, struct err *e);
+int report_stream_finish(const char *path, struct rbuf *b, int rc, struct err *e);
+
+/* Write the buffer to path atomically (tmp + rename). Returns 0 or NS_EIO/NS_ENOMEM. */
+int report_write_file(const char *path, const struct rbuf *b, struct err *e);
+/* Read a whole file (caller frees *out, NUL-terminated). */
+int report_read_file(const char *path, char **out, size_t *len, size_t cap, struct err *e);
+
+/* Between begin and end, jansson allocates from big chunks freed all at once at the end (see
+ * util.c); every JSON value made in between must be released before end. Process-wide: no
+ * other thread may use jansson meanwhile. Nests. */
+void report_jarena_begin(void);
+void report_jarena_end(void);
+
+/* --- the model of one or several journals ------------------------------------------------ */
+enum rkind { RK_TCP_STREAM, RK_UDP_STREAM, RK_TCP_RR, RK_UDP_RR, RK_TCP_CRR, RK_UNKNOWN };
+
+/* One histogram bucket in 8 bytes (a 100 000-trial journal holds millions): hist_index() in the
+ * top 16 bits, the count (saturated at 2^48 - 1) below. */
+typedef uint64_t rbucket_t;
+#define RBUCKET_COUNT_MAX ((UINT64_C(1) << 48) - 1)
+#define RBUCKET(idx, count)                                                                        \
+    ((uint64_t)(idx) << 48 | ((count) > RBUCKET_COUNT_MAX ? RBUCKET_COUNT_MAX : (count)))
+#define RBUCKET_IDX(b) ((size_t)((b) >> 48))
+#define RBUCKET_COUNT(b) ((b)&RBUCKET_COUNT_MAX)
+
+/* A trial's latency distribution, as nsperf sent it (sparse, ascending buckets). */
+struct rrtt {
+    uint64_t n;
+    double min_ns, max_ns, mean_ns, m2;
+    uint32_t nb;
+    rbucket_t *b;
+};
+
+struct rtrial {
+    uint32_t n; /* trial number, 1-based */
+    bool ok;
+    char *error;  /* failed: the reason */
+    double value; /* the headline metric (us, Mbit/s, conn/s) */
+    bool has_cpu, has_retrans, has_udp;
+    double cpu_local, cpu_remote, retrans, lost_pct, jitter_us;
+    struct rrtt rtt; /* n == 0 when none */
+};
+
+struct rhost {
+    char *name, *zone, *region, *addr;
+    json_t *env; /* borrowed from the run.json that named the host, or NULL */
+    int zone_idx;
+};
+
+struct rzone {
+    char *region, *zone, *label;
+    int region_idx;
+};
+
+struct rscen {
+    char *name, *test;
+    enum rkind kind;
+    bool reverse;
+    json_t *def; /* the scenario object of the first run that named it (owned) */
+};
+
+struct rpair {
+    int scen, src, dst, family; /* family: 0 ipv4, 1 ipv6 */
+    struct rtrial *t;           /* sorted by trial number after loading */
+    size_t nt, capt;
+};
+
+struct rrun {
+    char *dir;
+    json_t *run; /* run.json (owned) */
+};
+
+struct rmodel {
+    struct rrun *runs;
+    size_t nruns;
+    struct rhost *hosts;
+    size_t nhosts, caphosts;
+    struct rzone *zones;
+    size_t nzones;
+    char **regions;
+    size_t nregions;
+    struct rscen *scens;
+    size_t nscens, capscens;
+    struct rpair *pairs;
+    size_t npairs, cappairs;
+    /* open-addressing index of pairs by (scen, family, src, dst) */
+    uint32_t *pidx;
+    size_t pidx_cap;
+    size_t torn_lines, skipped_lines;
+    struct rblock *blocks; /* where the trials' bucket arrays live */
+};
+
+/* Load the run directories (each holding run.json and results.jsonl). A torn or invalid line is
+ * skipped with a warning on stderr. Returns 0 or NS_E*; *out is freed with rmodel_free. */
+int rmodel_load(const char *const *dirs, int ndirs, struct rmodel **out, struct err *e);
+void rmodel_free(struct rmodel *m);
+
+const char *rkind_unit(enum rkind k);   /* "us", "Mbit/s", "conn/s" */
+const char *rkind_metric(enum rkind k); /* "mean RTT", "throughput", "connections/s" */
+bool rkind_lower_is_better(enum rkind k);
+bool rkind_has_rtt(enum rkind k);
+const char *rfamily_name(int family);
+
+/* Merge a trial's buckets into a dense scratch histogram (struct hist). */
+struct hist;
+void rrtt_merge_into(struct hist *h, const struct rrtt *r);
+
+/* --- statistics over the model ----------------------------------------------------------- */
+#define REPORT_CV_THRESHOLD 0.10 /* a cell whose trials vary more than 10 % is flagged */
+
+/* Percentiles read from merged histograms, in this order (also the table's columns). */
+#define REPORT_NPCT 8
+extern const double report_pcts[REPORT_NPCT];
+extern const char *const report_pct_keys[REPORT_NPCT];
+extern const char *const report_pct_names[REPORT_NPCT];
+
+/* Build summary (numbers) and view (strings for the templates) of m. New references. */
+int report_aggregate(const struct rmodel *m, json_t **summary, json_t **view, struct err *e);
+
+/* Format helpers shared by aggregate and compare ("329.3 us", "12.10 Gbit/s", "4301 conn/s"). */
+char *report_fmt_metric(enum rkind k, double v, char *buf, size_t len);
+
+/* --- templates ----------------------------------------------------------------------------- */
+enum tmpl_mode { TMPL_TEXT, TMPL_MARKDOWN, TMPL_HTML };
+
+/* Render a Mustache-like template over ctx:
+ *   {{a.b}} value (escaped for the mode)   {{{a}}} raw   {{.}} the current item
+ *   {{#a}}..{{/a}} loop over an array, enter an object, or show if true/non-empty
+ *   {{^a}}..{{/a}} show if a is false, null, missing, "" or []     {{! comment}}
+ * Errors (unbalanced sections) go to e with the template's line. */
+int tmpl_render(const char *tmpl, const json_t *ctx, enum tmpl_mode mode, struct rbuf *out,
+                struct err *e);
+/* Escape s for the mode into out. */
+void tmpl_escape(struct rbuf *out, const char *s, enum tmpl_mode mode);
+
+/* The templates compiled into the binary, by file name ("report.md", "report.html", ...);
+ * NULL when unknown. A directory named by NETSURVEY_TEMPLATES overrides them. */
+const char *report_template(const char *name, char **owned);
+
+/* --- charts -------------------------------------------------------------------------------- */
+/* Past these counts, charts draw zone cells instead of host pairs (a bar per pair of 9 900
+ * would be unreadable). */
+#define REPORT_CHART_MAX_BARS 40
+#define REPORT_CHART_MAX_CURVES 12
+
+/* Write charts/<name>.{dat,gp} for every scenario of view and run gnuplot on each (timeout
+ * per script). Adds "charts" (file names and captions) to view and sets "charts_note". */
+int report_charts(const char *outdir, const json_t *summary, json_t *view, struct err *e);
+
+/* --- compare ------------------------------------------------------------------------------ */
+/* Compare two run directories into out/compare.{md,html} (the Markdown also to echo when not
+ * NULL). Returns 0 (no regression beyond pct %), 1 (a cell significantly worse by more than pct)
+ * or a negative NS_E*. */
+int report_compare_dirs(const char *base_dir, const char *new_dir, const char *out, double pct,
+                        FILE *echo, struct err *e);
+
+#endif

@@ -1,0 +1,273 @@
+/* test_aggregate.c - the statistics of a crafted journal: percentiles of the trials' merged
+ * histograms against brute force over every sample, trial means, CI and CV, the journal's
+ * dedup rules (last ok, else last failed), a torn last line, the same-zone diagonal. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "common/errors.h"
+#include "common/hist.h"
+#include "common/histjson.h"
+#include "report/reportint.h"
+
+#include "helpers.h"
+
+static const char run_json[] =
+    "{\"schema\":\"netsurvey.run/"
+    "1\",\"run_id\":\"r1\",\"plan\":{\"name\":\"p\",\"file\":\"p.yaml\","
+    "\"sha256\":\"00\"},\"tool\":{\"netsurvey_version\":\"0.1.0\",\"nsperf_version\":\"0.1.0\"},"
+    "\"started\":\"2026-11-30T15:00:00.000Z\",\"command\":\"netsurvey run p.yaml\","
+    "\"hosts\":[{\"name\":\"a\",\"zone\":\"1\",\"region\":\"r\",\"data_address\":\"10.0.0.1\"},"
+    "{\"name\":\"b\",\"zone\":\"2\",\"region\":\"r\",\"data_address\":\"10.0.0.2\"},"
+    "{\"name\":\"c\",\"zone\":\"2\",\"region\":\"r\",\"data_address\":\"10.0.0.3\"}],"
+    "\"scenarios\":[{\"name\":\"lat\",\"test\":\"tcp_rr\",\"reverse\":false,\"trials\":3},"
+    "{\"name\":\"tput\",\"test\":\"tcp_stream\",\"reverse\":true,\"trials\":3}]}\n";
+
+/* One trial line; result is a JSON text or NULL (failed with error). */
+static void
+line(struct rbuf *b, const char *scen, const char *test, int n, const char *src, const char *sz,
+     const char *dst, const char *dz, const char *result, const char *error)
+{
+    rbuf_printf(b,
+                "{\"schema\":\"netsurvey.trial/1\",\"run_id\":\"r1\",\"scenario\":{\"name\":\"%s\","
+                "\"test\":\"%s\",\"reverse\":%s},\"trial\":%d,\"family\":\"ipv4\","
+                "\"src\":{\"host\":\"%s\",\"zone\":\"%s\",\"region\":\"r\",\"data_address\":\"x\"},"
+                "\"dst\":{\"host\":\"%s\",\"zone\":\"%s\",\"region\":\"r\",\"data_address\":\"y\"},"
+                "\"status\":\"%s\",\"error\":%s%s%s,\"result\":%s}\n",
+                scen, test, strcmp(test, "tcp_stream") ? "false" : "true", n, src, sz, dst, dz,
+                result ? "ok" : "failed", error ? "\"" : "", error ? error : "null",
+                error ? "\"" : "", result ? result : "null");
+}
+
+static uint64_t lcg = 12345;
+
+static uint64_t
+rnd(uint64_t lo, uint64_t span)
+{
+    lcg = lcg * 6364136223846793005u + 1442695040888963407u;
+    return lo + (lcg >> 33) % span;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+struct fixture {
+    char *dir;
+    json_t *sum, *view;
+    uint64_t *all;
+    size_t nall;
+    double trial_means[3];
+};
+
+static int
+setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof *f);
+    f->dir = th_tempdir("agg");
+    assert_non_null(f->dir);
+    assert_int_equal(th_write(f->dir, "run.json", run_json), 0);
+    struct rbuf b;
+    rbuf_init(&b);
+    f->all = malloc(30000 * sizeof *f->all);
+    /* three trials a -> b, different spreads and a tail in the third */
+    static const uint64_t lo[] = {300000, 310000, 290000}, span[] = {20000, 50000, 30000};
+    for (int t = 0; t < 3; t++) {
+        struct hist h;
+        hist_init(&h);
+        for (int i = 0; i < 10000; i++) {
+            uint64_t v = rnd(lo[t], span[t]);
+            if (t == 2 && i % 100 == 0)
+                v = rnd(2000000, 3000000); /* 1 % tail, 2 - 5 ms */
+            hist_record(&h, v);
+            f->all[f->nall++] = v;
+        }
+        f->trial_means[t] = hist_mean(&h) / 1e3;
+        json_t *rtt = hist_to_rtt_json(&h);
+        json_t *res = json_pack("{s:o,s:f,s:{s:f,s:f}}", "rtt_us", rtt, "transactions_per_s", 1.0,
+                                "cpu", "local_pct", 10.0, "remote_pct", 20.0);
+        char *rs = json_dumps(res, JSON_COMPACT);
+        if (t == 1) /* failed first, ok after a resume */
+            line(&b, "lat", "tcp_rr", t + 1, "a", "1", "b", "2", NULL, "ssh: reset");
+        line(&b, "lat", "tcp_rr", t + 1, "a", "1", "b", "2", rs, NULL);
+        if (t == 2) /* ok, then a later failed record of the same trial: ok stays */
+            line(&b, "lat", "tcp_rr", t + 1, "a", "1", "b", "2", NULL, "late failure");
+        free(rs);
+        json_decref(res);
+    }
+    /* throughput: b -> a 100/110/120 Mbit/s; c -> a 100/150 and trial 3 failed twice */
+    static const double tb[] = {100e6, 110e6, 120e6};
+    for (int t = 0; t < 3; t++) {
+        char r[128];
+        snprintf(r, sizeof r, "{\"throughput_bps\":%.1f,\"retransmits\":%d}", tb[t], t);
+        line(&b, "tput", "tcp_stream", t + 1, "b", "2", "a", "1", r, NULL);
+    }
+    line(&b, "tput", "tcp_stream", 1, "c", "2", "a", "1", "{\"throughput_bps\":100e6}", NULL);
+    line(&b, "tput", "tcp_stream", 2, "c", "2", "a", "1", "{\"throughput_bps\":150e6}", NULL);
+    line(&b, "tput", "tcp_stream", 3, "c", "2", "a", "1", NULL, "first reason");
+    line(&b, "tput", "tcp_stream", 3, "c", "2", "a", "1", NULL, "second reason");
+    /* same zone (2 -> 2, two hosts): the diagonal is filled */
+    line(&b, "tput", "tcp_stream", 1, "b", "2", "c", "2", "{\"throughput_bps\":5e8}", NULL);
+    rbuf_puts(&b, "{\"schema\":\"netsurvey.trial/1\",\"tri"); /* torn */
+    assert_int_equal(th_write(f->dir, "results.jsonl", b.data), 0);
+    rbuf_release(&b);
+    qsort(f->all, f->nall, sizeof *f->all, cmp_u64);
+
+    struct rmodel *m;
+    struct err e = {0};
+    const char *dirs[] = {f->dir};
+    assert_int_equal(rmodel_load(dirs, 1, &m, &e), 0);
+    assert_int_equal(report_aggregate(m, &f->sum, &f->view, &e), 0);
+    rmodel_free(m);
+    *state = f;
+    return 0;
+}
+
+static int
+teardown(void **state)
+{
+    struct fixture *f = *state;
+    th_rmtree(f->dir);
+    free(f->dir);
+    free(f->all);
+    json_decref(f->sum);
+    json_decref(f->view);
+    free(f);
+    return 0;
+}
+
+static const json_t *
+scen(const struct fixture *f, size_t i)
+{
+    return json_array_get(json_object_get(f->sum, "scenarios"), i);
+}
+
+static const json_t *
+pair(const json_t *s, const char *src, const char *dst)
+{
+    size_t i;
+    const json_t *p;
+    json_array_foreach(json_object_get(s, "pairs"), i, p)
+    {
+        if (!strcmp(json_string_value(json_object_get(p, "src")), src) &&
+            !strcmp(json_string_value(json_object_get(p, "dst")), dst))
+            return p;
+    }
+    fail_msg("no pair %s -> %s", src, dst);
+    return NULL;
+}
+
+static double
+num(const json_t *o, const char *k)
+{
+    const json_t *v = json_object_get(o, k);
+    assert_true(json_is_number(v));
+    return json_number_value(v);
+}
+
+static void
+test_merged_percentiles_vs_brute_force(void **state)
+{
+    struct fixture *f = *state;
+    const json_t *p = pair(scen(f, 0), "a", "b");
+    const json_t *rtt = json_object_get(p, "rtt_us");
+    assert_int_equal(json_integer_value(json_object_get(rtt, "n")), 30000);
+    for (size_t q = 0; q < REPORT_NPCT; q++) {
+        uint64_t rank = (uint64_t)ceil(report_pcts[q] / 100.0 * (double)f->nall);
+        double brute = (double)f->all[rank - 1] / 1e3;
+        double got = num(rtt, report_pct_keys[q]);
+        /* a bucket is at most 1/64 of its low bound wide: the midpoint is within 1/128 */
+        assert_true(fabs(got - brute) <= brute / 128.0 + 0.001);
+    }
+    assert_true(fabs(num(rtt, "min") - (double)f->all[0] / 1e3) < 1e-9);
+    assert_true(fabs(num(rtt, "max") - (double)f->all[f->nall - 1] / 1e3) < 1e-9);
+    /* the p99 sits in the tail only the third trial had: averaging trials' p99s would not */
+    assert_true(num(rtt, "p99") > 330.0);
+    /* the headline is the mean of the trial means */
+    double m = (f->trial_means[0] + f->trial_means[1] + f->trial_means[2]) / 3.0;
+    assert_true(fabs(num(p, "mean") - m) < 1e-6);
+    assert_int_equal(json_integer_value(json_object_get(p, "n")), 3);
+    assert_int_equal(json_integer_value(json_object_get(p, "failed")), 0);
+}
+
+static void
+test_ci_cv_and_flag(void **state)
+{
+    struct fixture *f = *state;
+    const json_t *s = scen(f, 1);
+    assert_string_equal(json_string_value(json_object_get(s, "direction")), "dst->src");
+    const json_t *p = pair(s, "b", "a");
+    assert_true(fabs(num(p, "mean") - 110.0) < 1e-9);
+    assert_true(fabs(num(p, "median") - 110.0) < 1e-9);
+    assert_true(fabs(num(p, "stddev") - 10.0) < 1e-9);
+    assert_true(fabs(num(p, "ci95_halfwidth") - 4.303 * 10.0 / sqrt(3.0)) < 1e-9);
+    assert_true(fabs(num(p, "cv") - 10.0 / 110.0) < 1e-12);
+    assert_false(json_is_true(json_object_get(p, "high_variation")));
+    assert_true(fabs(num(p, "retransmits_mean") - 1.0) < 1e-12);
+    const json_t *q = pair(s, "c", "a");
+    assert_true(fabs(num(q, "median") - 125.0) < 1e-9);
+    assert_true(json_is_true(json_object_get(q, "high_variation"))); /* cv 0.28 > 0.10 */
+    assert_int_equal(json_integer_value(json_object_get(q, "failed")), 1);
+}
+
+static void
+test_dedup_and_failures(void **state)
+{
+    struct fixture *f = *state;
+    /* lat: trial 2 failed then ok (ok), trial 3 ok then failed (ok): no failure */
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(scen(f, 0), "trials"), "failed")), 0);
+    const json_t *fails = json_object_get(scen(f, 1), "failures");
+    assert_int_equal(json_array_size(fails), 1);
+    const json_t *x = json_array_get(fails, 0);
+    assert_string_equal(json_string_value(json_object_get(x, "error")), "second reason");
+    assert_int_equal(json_integer_value(json_object_get(x, "trial")), 3);
+    assert_int_equal(
+        json_integer_value(json_object_get(json_object_get(f->sum, "journal"), "torn_lines")), 1);
+}
+
+static void
+test_zone_cells_and_diagonal(void **state)
+{
+    struct fixture *f = *state;
+    const json_t *cells = json_object_get(scen(f, 1), "zone_cells");
+    /* 2 -> 1 aggregates two host pairs (5 ok trials), 2 -> 2 is the same-zone diagonal */
+    assert_int_equal(json_array_size(cells), 2);
+    const json_t *c21 = json_array_get(cells, 0), *c22 = json_array_get(cells, 1);
+    assert_string_equal(json_string_value(json_object_get(c21, "src_zone")), "2");
+    assert_string_equal(json_string_value(json_object_get(c21, "dst_zone")), "1");
+    assert_int_equal(json_integer_value(json_object_get(c21, "pairs")), 2);
+    assert_int_equal(json_integer_value(json_object_get(c21, "n")), 5);
+    assert_int_equal(json_integer_value(json_object_get(c21, "failed")), 1);
+    assert_true(fabs(num(c21, "mean") - 116.0) < 1e-9);
+    assert_string_equal(json_string_value(json_object_get(c22, "dst_zone")), "2");
+    assert_true(fabs(num(c22, "mean") - 500.0) < 1e-9);
+    /* the view: zone 1 has a single host, so 1 -> 1 is shown as a dash */
+    const json_t *rows = json_object_get(
+        json_object_get(json_array_get(json_object_get(f->view, "scenarios"), 1), "matrix"),
+        "rows");
+    const json_t *c11 = json_array_get(json_object_get(json_array_get(rows, 0), "cells"), 0);
+    assert_string_equal(json_string_value(json_object_get(c11, "text")), "—");
+    const json_t *c21v = json_array_get(json_object_get(json_array_get(rows, 1), "cells"), 0);
+    assert_string_equal(json_string_value(json_object_get(c21v, "text")), "116.0 Mbit/s");
+    assert_int_equal(json_integer_value(json_object_get(c21v, "npairs")), 2);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_merged_percentiles_vs_brute_force),
+                                       cmocka_unit_test(test_ci_cv_and_flag),
+                                       cmocka_unit_test(test_dedup_and_failures),
+                                       cmocka_unit_test(test_zone_cells_and_diagonal)};
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,242 @@
+/* test_golden.c - the outputs of fixed journals (tests/fixtures/journals) against golden files
+ * (tests/golden/report/<case>/), rendered without gnuplot so that they do not depend on its
+ * version: a run with failures, a resumed trial, a missing cell and a same-zone diagonal
+ * (basic), hostile names (hostile), two runs merged into zone and region matrices (multi).
+ * NS_UPDATE_GOLDEN=1 rewrites the golden files instead of comparing.
+ * Also: two renders of the same journal, charts included, are byte-identical; gnuplot missing
+ * or failing is said in the report. */
+#include <dirent.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "common/errors.h"
+#include "report/report.h"
+
+#include "helpers.h"
+
+static char journals[4096];
+
+static int
+setup(void **state)
+{
+    (void)state;
+    snprintf(journals, sizeof journals, "%s/tests/fixtures/journals", th_srcdir());
+    /* dirs are given relative to the fixtures, so the outputs name them the same everywhere */
+    return chdir(journals);
+}
+
+static void
+render(const char *const *dirs, int n, const char *out)
+{
+    struct err e = {0};
+    int rc = report_render_dirs(dirs, n, out, &e);
+    if (rc != 0)
+        fail_msg("render: %s", e.msg);
+}
+
+static void
+check_case(const char *name, const char *const *dirs, int n)
+{
+    char *out = th_tempdir(name);
+    assert_non_null(out);
+    setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
+    render(dirs, n, out);
+    unsetenv("NETSURVEY_GNUPLOT");
+    char gdir[4096];
+    snprintf(gdir, sizeof gdir, "%s/tests/golden/report/%s", th_srcdir(), name);
+    bool update = getenv("NS_UPDATE_GOLDEN") != NULL;
+    if (update)
+        mkdir(gdir, 0755);
+    DIR *d = opendir(update ? out : gdir);
+    assert_non_null(d);
+    struct dirent *de;
+    int compared = 0;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.' || !strcmp(de->d_name, "charts"))
+            continue;
+        char gp[8192], op[8192];
+        snprintf(gp, sizeof gp, "%s/%s", gdir, de->d_name);
+        snprintf(op, sizeof op, "%s/%s", out, de->d_name);
+        size_t gl = 0, ol = 0;
+        char *got = th_read(op, &ol);
+        assert_non_null(got);
+        if (update) {
+            FILE *f = fopen(gp, "wb");
+            assert_non_null(f);
+            fwrite(got, 1, ol, f);
+            fclose(f);
+        } else {
+            char *want = th_read(gp, &gl);
+            assert_non_null(want);
+            if (gl != ol || memcmp(want, got, gl) != 0)
+                fail_msg("%s/%s differs from the golden file %s (NS_UPDATE_GOLDEN=1 rewrites)", out,
+                         de->d_name, gp);
+            free(want);
+        }
+        free(got);
+        compared++;
+    }
+    closedir(d);
+    assert_true(compared >= 3);
+    /* the report says charts were skipped, and left their scripts */
+    char p[16384];
+    snprintf(p, sizeof p, "%s/report.md", out);
+    char *md = th_read(p, NULL);
+    assert_non_null(strstr(md, "Charts were skipped: gnuplot was not found"));
+    free(md);
+    snprintf(p, sizeof p, "%s/charts", out);
+    DIR *cd = opendir(p);
+    assert_non_null(cd);
+    int gps = 0;
+    while ((de = readdir(cd)) != NULL)
+        gps += strstr(de->d_name, ".gp") != NULL;
+    closedir(cd);
+    assert_true(gps >= 3);
+    th_rmtree(out);
+    free(out);
+}
+
+static void
+test_golden_basic(void **state)
+{
+    (void)state;
+    const char *dirs[] = {"basic"};
+    check_case("basic", dirs, 1);
+}
+
+static void
+test_golden_hostile(void **state)
+{
+    (void)state;
+    const char *dirs[] = {"hostile"};
+    check_case("hostile", dirs, 1);
+}
+
+static void
+test_golden_multi(void **state)
+{
+    (void)state;
+    const char *dirs[] = {"multi-a", "multi-b"};
+    check_case("multi", dirs, 2);
+}
+
+/* Every file under a and b, recursively, byte for byte. Returns the number compared. */
+static int
+same_tree(const char *a, const char *b)
+{
+    DIR *d = opendir(a);
+    assert_non_null(d);
+    struct dirent *de;
+    int n = 0;
+    while ((de = readdir(d)) != NULL) {
+        if (de->d_name[0] == '.')
+            continue;
+        char pa[8192], pb[8192];
+        snprintf(pa, sizeof pa, "%s/%s", a, de->d_name);
+        snprintf(pb, sizeof pb, "%s/%s", b, de->d_name);
+        struct stat st;
+        assert_int_equal(stat(pa, &st), 0);
+        if (S_ISDIR(st.st_mode)) {
+            n += same_tree(pa, pb);
+            continue;
+        }
+        size_t la = 0, lb = 0;
+        char *x = th_read(pa, &la), *y = th_read(pb, &lb);
+        assert_non_null(x);
+        if (y == NULL || la != lb || memcmp(x, y, la) != 0)
+            fail_msg("%s and %s differ", pa, pb);
+        free(x);
+        free(y);
+        n++;
+    }
+    closedir(d);
+    return n;
+}
+
+static void
+test_byte_identical_reruns(void **state)
+{
+    (void)state;
+    const char *dirs[] = {"basic"};
+    char *o1 = th_tempdir("rerun1"), *o2 = th_tempdir("rerun2");
+    render(dirs, 1, o1);
+    render(dirs, 1, o2);
+    int n = same_tree(o1, o2);
+    assert_true(n >= 8);
+    th_rmtree(o1);
+    th_rmtree(o2);
+    free(o1);
+    free(o2);
+}
+
+/* The fast journal reader and jansson give the same reports, to the byte. */
+static void
+test_fast_and_slow_readers_agree(void **state)
+{
+    (void)state;
+    static const char *const cases[][2] = {
+        {"basic", NULL}, {"hostile", NULL}, {"multi-a", "multi-b"}};
+    setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *dirs[] = {cases[i][0], cases[i][1]};
+        int n = cases[i][1] ? 2 : 1;
+        char *o1 = th_tempdir("fast"), *o2 = th_tempdir("slow");
+        render(dirs, n, o1);
+        setenv("NETSURVEY_JOURNAL_SLOW", "1", 1);
+        render(dirs, n, o2);
+        unsetenv("NETSURVEY_JOURNAL_SLOW");
+        assert_true(same_tree(o1, o2) >= 4);
+        th_rmtree(o1);
+        th_rmtree(o2);
+        free(o1);
+        free(o2);
+    }
+    unsetenv("NETSURVEY_GNUPLOT");
+}
+
+static void
+test_gnuplot_failing_is_reported(void **state)
+{
+    (void)state;
+    char *tmp = th_tempdir("fakegp");
+    assert_int_equal(th_write(tmp, "gnuplot", "#!/bin/sh\nexit 3\n"), 0);
+    char gp[8192];
+    snprintf(gp, sizeof gp, "%s/gnuplot", tmp);
+    chmod(gp, 0755);
+    setenv("NETSURVEY_GNUPLOT", gp, 1);
+    const char *dirs[] = {"hostile"};
+    char out[8192];
+    snprintf(out, sizeof out, "%s/out", tmp);
+    render(dirs, 1, out);
+    unsetenv("NETSURVEY_GNUPLOT");
+    char p[16384];
+    snprintf(p, sizeof p, "%s/report.html", out);
+    char *html = th_read(p, NULL);
+    assert_non_null(html);
+    assert_non_null(strstr(html, "could not be drawn (gnuplot heatmap-lat_b_.gp: exit status 3)"));
+    free(html);
+    th_rmtree(tmp);
+    free(tmp);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_golden_basic),
+                                       cmocka_unit_test(test_golden_hostile),
+                                       cmocka_unit_test(test_golden_multi),
+                                       cmocka_unit_test(test_byte_identical_reruns),
+                                       cmocka_unit_test(test_fast_and_slow_readers_agree),
+                                       cmocka_unit_test(test_gnuplot_failing_is_reported)};
+    return cmocka_run_group_tests(tests, setup, NULL);
+}

@@ -14,6 +14,7 @@
 #include "common/errors.h"
 #include "plan/plan.h"
 #include "plan/schedule.h"
+#include "survey/cmd_run.h"
 
 #define EXIT_INVALID 2
 #define DEFAULT_PLAN_NAME "built-in:localhost.yaml"
@@ -124,6 +125,23 @@ static const struct command commands[] = {
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
+/* Commands that parse their own arguments (their module holds the implementation). */
+struct argv_command {
+    const char *name;
+    const char *args;
+    const char *summary;
+    int (*run)(int argc, char **argv);
+};
+
+static const struct argv_command argv_commands[] = {
+    {"run", "[PLAN] [-o DIR] [--resume DIR [--force]] [-q|-v] [--nsperf PATH]",
+     "run the survey, journaling every trial (exit 0 ok, 1 some failed, 3 none ran, 130 "
+     "interrupted)",
+     survey_cmd_run},
+};
+
+#define NARGV_COMMANDS (sizeof argv_commands / sizeof argv_commands[0])
+
 /* --- arguments -------------------------------------------------------------------------- */
 
 static void
@@ -132,6 +150,9 @@ usage(FILE *out)
     fprintf(out, "usage: netsurvey COMMAND [OPTIONS] [ARGS]\n\ncommands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(out, "  %-6s %-16s %s\n", commands[i].name, commands[i].args, commands[i].summary);
+    for (size_t i = 0; i < NARGV_COMMANDS; i++)
+        fprintf(out, "  %-6s %s\n         %s\n", argv_commands[i].name, argv_commands[i].args,
+                argv_commands[i].summary);
     fprintf(out, "\nPLAN is a YAML test plan, '-' reads it from standard input; without PLAN "
                  "the built-in\ndefault plan is used (plans/localhost.yaml: two local hosts "
                  "on 127.0.0.1 and 127.0.0.2).\nExit status: 0 ok, 1 failure, 2 invalid plan "
@@ -195,6 +216,9 @@ main(int argc, char **argv)
         printf("netsurvey %s\n", NS_VERSION);
         return EXIT_SUCCESS;
     }
+    for (size_t i = 0; i < NARGV_COMMANDS; i++)
+        if (strcmp(argv[1], argv_commands[i].name) == 0)
+            return argv_commands[i].run(argc - 1, argv + 1);
     const struct command *c = command_find(argv[1]);
     if (c == NULL) {
         fprintf(stderr, "netsurvey: unknown command '%s'\n", argv[1]);

@@ -743,12 +743,11 @@ survey_run(const struct survey_run_opts *o, struct survey_run_result *res, struc
     pthread_condattr_destroy(&ca);
     char started[40];
     clock_wall_iso8601(started, sizeof started);
+    r.nhosts = plan_host_count(r.plan); /* trial keys need it before the hosts open */
     int rc = run_prepare(&r, e);
-    if (rc == 0)
-        rc = run_start_journal(&r, e);
     if (rc == 0) {
-        r.nhosts = plan_host_count(r.plan); /* trial keys need it before the hosts open */
         res->tests = schedule_test_count(r.sched);
+        rc = run_start_journal(&r, e);
     }
     json_t *run = NULL;
     if (rc == 0 && !o->resume) {

@@ -359,7 +359,7 @@ local_read_line(struct transport_proc *tp, char *buf, size_t len, int64_t deadli
             return err_set(e, NS_ETOOBIG, "%s: line longer than %zu bytes", p->base.name, len - 1);
         if (p->out_fd < 0)
             return err_set(e, NS_ECLOSED, "%s: output ended before a complete line", p->base.name);
-        int rc = pump(p, len, LOCAL_EARLY_ERR_CAP, deadline_ns, e);
+        int rc = pump(p, len + LOCAL_READ_CHUNK, LOCAL_EARLY_ERR_CAP, deadline_ns, e);
         if (rc != 0)
             return rc;
     }

@@ -199,7 +199,10 @@ server_start(const struct trial_spec *s, struct trial_ctl *c, struct transport_p
     transport_wait(*srv, TRIAL_ERR_CAP, TRIAL_ERR_CAP, deadline_after(TRIAL_REAP_S), &out, NULL);
     char why[TRIAL_ERROR_MAX];
     last_line(out.err, why, sizeof why);
-    if (why[0] == '\0')
+    if (rc == NS_ETIMEDOUT)
+        outcome_fail(o, "server on %s not ready within the deadline (%.3g s)", s->dst->name,
+                     s->margin_s);
+    else if (why[0] == '\0')
         outcome_fail(o, "server on %s did not start: %s", s->dst->name,
                      rc != 0 ? e.msg : "no listening line");
     else

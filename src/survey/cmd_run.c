@@ -2,9 +2,11 @@
  * The work is survey_run() (run.c). */
 #include "survey/cmd_run.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,13 +21,16 @@
 #define RUN_DEFAULT_PLAN_NAME "built-in:localhost.yaml"
 #define RUN_MARGIN_ENV "NETSURVEY_DEADLINE_MARGIN"
 
-static volatile sig_atomic_t run_interrupted;
+/* Read by the runner's threads: a lock-free atomic, which a signal handler may also store. */
+static atomic_int run_interrupted;
 
 static void
 on_signal(int sig)
 {
     (void)sig;
-    run_interrupted = 1;
+    int saved = errno;
+    atomic_store(&run_interrupted, 1);
+    errno = saved;
 }
 
 struct run_args {

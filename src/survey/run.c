@@ -293,7 +293,7 @@ host_open(struct runner *r, struct run_host *h)
 static void
 host_env(struct runner *r, struct run_host *h)
 {
-    if (h->t == NULL || *r->o->interrupted)
+    if (h->t == NULL || atomic_load(r->o->interrupted))
         return;
     const char *argv[] = {h->nsperf, "env", "--address", h->ph->data_address, NULL};
     struct transport_proc *p = NULL;
@@ -475,7 +475,7 @@ slot_main(void *arg)
     struct trial_outcome o = {0};
     unsigned attempts = 0, max = 1 + plan_retries_or_default(r->o);
     bool unreachable = spec.src->t == NULL || spec.dst->t == NULL;
-    while (attempts < max && !*r->o->interrupted) {
+    while (attempts < max && !atomic_load(r->o->interrupted)) {
         json_decref(o.result);
         trial_attempt(&spec, &s->ctl, &o);
         if (unreachable)
@@ -484,7 +484,7 @@ slot_main(void *arg)
         if (o.ok || o.interrupted)
             break;
     }
-    if (!o.interrupted && !*r->o->interrupted)
+    if (!o.interrupted && !atomic_load(r->o->interrupted))
         record(r, &s->t, &o, attempts, started, t0);
     json_decref(o.result);
     pthread_mutex_lock(&r->mu);
@@ -510,14 +510,14 @@ round_wait(struct runner *r, struct slot *slots, size_t n)
             ts.tv_nsec -= 1000000000L;
         }
         pthread_cond_timedwait(&r->cv, &r->mu, &ts);
-        if (*r->o->interrupted && !killed) {
+        if (atomic_load(r->o->interrupted) && !killed) {
             pthread_mutex_unlock(&r->mu);
             for (size_t i = 0; i < n; i++)
                 trial_ctl_kill(&slots[i].ctl);
             pthread_mutex_lock(&r->mu);
             killed = true;
         }
-        if (r->o->tty && r->o->verbosity != SURVEY_QUIET && !*r->o->interrupted)
+        if (r->o->tty && r->o->verbosity != SURVEY_QUIET && !atomic_load(r->o->interrupted))
             status_line(r);
     }
     pthread_mutex_unlock(&r->mu);
@@ -570,7 +570,7 @@ round_run(struct runner *r, size_t ri, struct err *e)
             pthread_join(slots[i].thread, NULL);
         pthread_mutex_destroy(&slots[i].ctl.mu);
     }
-    if (m > 0 && !*r->o->interrupted) {
+    if (m > 0 && !atomic_load(r->o->interrupted)) {
         r->measured_s += (double)(clock_now_ns() - t0) / 1e9;
         r->measured_est_s += schedule_round_estimate_s(r->sched, ri);
     }
@@ -604,7 +604,8 @@ rounds_run(struct runner *r, struct err *e)
         r->est_suffix[ri - 1] = r->est_suffix[ri] + schedule_round_estimate_s(r->sched, ri - 1);
     r->to_run = tests_left(r, 0);
     int rc = 0;
-    for (r->round = 0; r->round < r->nrounds && rc == 0 && !*r->o->interrupted; r->round++) {
+    for (r->round = 0; r->round < r->nrounds && rc == 0 && !atomic_load(r->o->interrupted);
+         r->round++) {
         rc = round_run(r, r->round, e);
         if (rc == 0 && r->journal_rc != 0) {
             *e = r->journal_err;
@@ -615,7 +616,7 @@ rounds_run(struct runner *r, struct err *e)
     status_clear(r);
     pthread_mutex_unlock(&r->mu);
     r->res->not_run = r->to_run - r->finished;
-    r->res->interrupted = *r->o->interrupted != 0;
+    r->res->interrupted = atomic_load(r->o->interrupted) != 0;
     return rc;
 }
 

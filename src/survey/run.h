@@ -4,7 +4,7 @@
 #ifndef NS_SURVEY_RUN_H
 #define NS_SURVEY_RUN_H
 
-#include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,8 +32,8 @@ struct survey_run_opts {
     unsigned retries;     /* extra attempts of a failed trial */
     double margin_s;      /* setup allowance per test */
     enum survey_verbosity verbosity;
-    bool tty;                           /* progress as one live status line on stderr */
-    volatile sig_atomic_t *interrupted; /* set by SIGINT/SIGTERM handlers */
+    bool tty;                /* progress as one live status line on stderr */
+    atomic_int *interrupted; /* set by SIGINT/SIGTERM handlers (lock-free: signal-safe) */
 };
 
 struct survey_failure {

@@ -110,7 +110,7 @@ ctl_set(struct trial_ctl *c, int i, struct transport_proc *p)
 {
     pthread_mutex_lock(&c->mu);
     c->procs[i] = p;
-    if (p != NULL && *c->interrupted)
+    if (p != NULL && atomic_load(c->interrupted))
         transport_signal(p, SIGKILL, NULL);
     pthread_mutex_unlock(&c->mu);
 }
@@ -260,7 +260,7 @@ run_client(const struct trial_spec *s, struct trial_ctl *c, unsigned port, struc
     double limit = s->sc->warmup_s + s->sc->duration_s + s->margin_s;
     struct transport_output out;
     int rc = transport_wait(cli, TRIAL_OUT_CAP, TRIAL_ERR_CAP, deadline_after(limit), &out, &e);
-    if (*c->interrupted) {
+    if (atomic_load(c->interrupted)) {
         o->interrupted = true;
     } else if (rc == NS_ETIMEDOUT) {
         char lim[48];
@@ -296,7 +296,7 @@ trial_attempt(const struct trial_spec *s, struct trial_ctl *c, struct trial_outc
             transport_output_release(&out);
         }
     }
-    if (*c->interrupted) {
+    if (atomic_load(c->interrupted)) {
         o->interrupted = true;
         o->ok = false;
     }

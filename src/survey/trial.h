@@ -7,6 +7,7 @@
 #include <jansson.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -31,7 +32,7 @@ struct trial_host {
 struct trial_ctl {
     pthread_mutex_t mu;
     struct transport_proc *procs[2];
-    volatile sig_atomic_t *interrupted;
+    atomic_int *interrupted;
 };
 
 struct trial_spec {

@@ -282,10 +282,7 @@ run_with_plan(const struct run_args *a, struct plan *p, int argc, char **argv)
         if (r.ok + r.failed > 0)
             run_summary(a, dir, &r);
     } else {
-        if (a->verbosity != SURVEY_QUIET || r.failed > 0 || r.interrupted)
-            run_summary(a, dir, &r);
-        else
-            printf("%s: %llu trials ok\n", dir, (unsigned long long)(r.ok + r.done_before));
+        run_summary(a, dir, &r);
         status = run_exit_status(&r);
         if (r.interrupted)
             fprintf(stderr, "netsurvey run: interrupted\n");

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -559,12 +561,31 @@ test_sigint_and_resume(void **state)
     assert_nothing_left();
 }
 
+/* A documentation address that this machine does not hold (binding to it fails), so that no
+ * packet is ever sent to it: nsperf binds before it connects or listens. */
+static const char *
+foreign_address(void)
+{
+    static const char *const candidates[] = {"192.0.2.1", "198.51.100.1", "203.0.113.1"};
+    for (size_t i = 0; i < sizeof candidates / sizeof candidates[0]; i++) {
+        struct sockaddr_in a = {.sin_family = AF_INET};
+        inet_pton(AF_INET, candidates[i], &a.sin_addr);
+        int fd = socket(AF_INET, SOCK_STREAM, 0);
+        assert_true(fd >= 0);
+        int rc = bind(fd, (struct sockaddr *)&a, sizeof a);
+        close(fd);
+        if (rc != 0)
+            return candidates[i];
+    }
+    fail_msg("every candidate address is local here");
+    return NULL;
+}
+
 static void
 test_failures_recorded(void **state)
 {
     (void)state;
-    /* h3's nsperf cannot start as a server; "far" holds an address this machine does not have
-     * (TEST-NET-1: binding to it fails, so nothing is ever sent to it). */
+    /* h3's nsperf cannot start as a server; "far" holds an address this machine does not have. */
     char wrapper[PATH_MAX + 256];
     snprintf(wrapper, sizeof wrapper,
              "#!/bin/sh\n"
@@ -573,18 +594,20 @@ test_failures_recorded(void **state)
              "exec %s \"$@\"\n",
              NSPERF_BIN);
     write_file("nsperf-wrapper", wrapper, 0755);
-    write_file("failing.yaml",
-               "name: failing\n"
-               "hosts:\n"
-               "  - {name: h1, transport: local, data_address: 127.0.0.21}\n"
-               "  - {name: h2, transport: local, data_address: 127.0.0.22}\n"
-               "  - {name: h3, transport: local, data_address: 127.0.0.23}\n"
-               "  - {name: far, transport: local, data_address: 192.0.2.1}\n"
-               "scenarios:\n"
-               "  - {name: rr, test: tcp_rr, duration: 0.3s, warmup: 0.1s}\n"
-               "pairs: all\n"
-               "parallel: true\n",
-               0644);
+    char plan[1024];
+    snprintf(plan, sizeof plan,
+             "name: failing\n"
+             "hosts:\n"
+             "  - {name: h1, transport: local, data_address: 127.0.0.21}\n"
+             "  - {name: h2, transport: local, data_address: 127.0.0.22}\n"
+             "  - {name: h3, transport: local, data_address: 127.0.0.23}\n"
+             "  - {name: far, transport: local, data_address: %s}\n"
+             "scenarios:\n"
+             "  - {name: rr, test: tcp_rr, duration: 0.3s, warmup: 0.1s}\n"
+             "pairs: all\n"
+             "parallel: true\n",
+             foreign_address());
+    write_file("failing.yaml", plan, 0644);
     char *o, *e;
     const char *args[] = {"run",      "failing.yaml",   "-o", "failing",
                           "--nsperf", "nsperf-wrapper", NULL};

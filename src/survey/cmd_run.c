@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/clock.h"
@@ -139,13 +140,20 @@ run_load_plan(const char *arg, struct plan **out)
     return rc == 0 ? -1 : SURVEY_EXIT_USAGE;
 }
 
+static bool
+run_is_program(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
 /* --nsperf, else the nsperf beside this executable, else the first in PATH. */
 static int
 run_find_nsperf(const char *given, char *buf, size_t len)
 {
     if (given != NULL) {
         snprintf(buf, len, "%s", given);
-        return access(buf, X_OK) == 0 ? 0 : -1;
+        return run_is_program(buf) ? 0 : -1;
     }
     char self[PATH_MAX - 16]; /* room for "/nsperf" in buf */
     ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -155,7 +163,7 @@ run_find_nsperf(const char *given, char *buf, size_t len)
         if (slash != NULL) {
             *slash = '\0';
             snprintf(buf, len, "%s/nsperf", self);
-            if (access(buf, X_OK) == 0)
+            if (run_is_program(buf))
                 return 0;
         }
     }
@@ -163,7 +171,7 @@ run_find_nsperf(const char *given, char *buf, size_t len)
     while (path != NULL && *path != '\0') {
         size_t seg = strcspn(path, ":");
         snprintf(buf, len, "%.*s/nsperf", (int)seg, path);
-        if (seg > 0 && access(buf, X_OK) == 0)
+        if (seg > 0 && run_is_program(buf))
             return 0;
         path += seg + (path[seg] == ':');
     }

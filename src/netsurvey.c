@@ -15,6 +15,7 @@
 #include "plan/plan.h"
 #include "plan/schedule.h"
 #include "report/report.h"
+#include "survey/cmd_run.h"
 
 #define EXIT_INVALID 2
 #define DEFAULT_PLAN_NAME "built-in:localhost.yaml"
@@ -132,6 +133,10 @@ static const struct {
     const char *summary;
     int (*main)(int argc, char **argv);
 } module_commands[] = {
+    {"run", "[PLAN] [-o DIR] [--resume DIR [--force]] [-q|-v] [--nsperf PATH]",
+     "run the survey, journaling every trial (exit 0 ok, 1 some failed, 3 none ran, 130 "
+     "interrupted)",
+     survey_cmd_run},
     {"report", "DIR... [-o OUT]", "rebuild the reports from the journals of run directories",
      report_cmd_report},
     {"compare", "BASE NEW [--max-regression PCT]",

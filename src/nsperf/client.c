@@ -23,6 +23,8 @@ struct client {
     const struct test_kind *k;
     struct sockaddr_storage srv;
     socklen_t srvlen;
+    struct sockaddr_storage src; /* -B: where every connection leaves from */
+    socklen_t srclen;            /* 0 = the kernel's choice */
     int ctl;
     struct ns_test t;
     struct ns_runner runner;
@@ -60,9 +62,12 @@ client_connect(struct client *c, struct err *e)
 {
     const struct ns_client_opts *o = c->o;
     int rc = net_resolve(o->host, o->port, o->p.family, SOCK_STREAM, 0, &c->srv, &c->srvlen, e);
+    if (rc == 0 && o->bind != NULL)
+        rc = net_resolve(o->bind, 0, c->srv.ss_family, SOCK_STREAM, 1, &c->src, &c->srclen, e);
     if (rc != 0)
         return rc;
-    int fd = ns_connect_stream(&c->srv, c->srvlen, 0, o->connect_timeout_ms, e);
+    int fd =
+        ns_connect_stream_from(&c->srv, c->srvlen, &c->src, c->srclen, 0, o->connect_timeout_ms, e);
     if (fd < 0)
         return err_wrap(e, fd, "cannot connect to %s port %u", o->host, (unsigned)o->port);
     net_set_nodelay(fd);
@@ -165,7 +170,8 @@ static int
 client_connect_data(struct ns_test *t, uint32_t idx, int timeout_ms, struct err *e)
 {
     struct client *c = t->conn_ctx;
-    int fd = ns_connect_stream(&c->srv, c->srvlen, t->p.sock_buf, timeout_ms, e);
+    int fd = ns_connect_stream_from(&c->srv, c->srvlen, &c->src, c->srclen, t->p.sock_buf,
+                                    timeout_ms, e);
     if (fd < 0)
         return err_wrap(e, fd, "data connection %u", (unsigned)idx);
     uint8_t hello[PROTO_DATA_HELLO_LEN];
@@ -223,7 +229,9 @@ open_udp(struct client *c, uint32_t idx, struct err *e)
     if (c->t.p.sock_buf > 0)
         net_set_bufsize(fd, c->t.p.sock_buf);
     int rc = 0;
-    if (connect(fd, (const struct sockaddr *)&c->srv, c->srvlen) != 0)
+    if (c->srclen > 0 && bind(fd, (const struct sockaddr *)&c->src, c->srclen) != 0)
+        rc = err_sys(e, NS_ECONNECT, errno, "cannot bind the udp source address");
+    if (rc == 0 && connect(fd, (const struct sockaddr *)&c->srv, c->srvlen) != 0)
         rc = err_sys(e, NS_ECONNECT, errno, "cannot connect udp socket");
     if (rc == 0)
         rc = udp_hello(c, fd, idx, e);

@@ -122,13 +122,23 @@ int
 ns_connect_stream(const struct sockaddr_storage *ss, socklen_t len, int sock_buf, int timeout_ms,
                   struct err *e)
 {
+    return ns_connect_stream_from(ss, len, NULL, 0, sock_buf, timeout_ms, e);
+}
+
+int
+ns_connect_stream_from(const struct sockaddr_storage *ss, socklen_t len,
+                       const struct sockaddr_storage *src, socklen_t srclen, int sock_buf,
+                       int timeout_ms, struct err *e)
+{
     int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
         return err_sys(e, NS_EIO, errno, "cannot create socket");
     if (sock_buf > 0)
         net_set_bufsize(fd, sock_buf);
     int rc = 0;
-    if (connect(fd, (const struct sockaddr *)ss, len) != 0) {
+    if (srclen > 0 && bind(fd, (const struct sockaddr *)src, srclen) != 0)
+        rc = err_sys(e, NS_ECONNECT, errno, "cannot bind the source address");
+    if (rc == 0 && connect(fd, (const struct sockaddr *)ss, len) != 0) {
         if (errno != EINPROGRESS)
             rc = err_sys(e, NS_ECONNECT, errno, "connect failed");
         else

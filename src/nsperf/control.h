@@ -62,6 +62,7 @@ struct ns_client_opts {
      * in the measured interval, the client stops the test there, keeps what both sides
      * measured, and fails with NS_EINTR; earlier, it just fails with NS_EINTR. */
     const volatile sig_atomic_t *interrupted;
+    const char *bind; /* source address of every connection (-B), NULL = the kernel's choice */
 };
 
 struct ns_server_opts {
@@ -71,6 +72,7 @@ struct ns_server_opts {
     bool one_shot;         /* -1 */
     double idle_timeout_s; /* 0 = never */
     const struct ns_token *token;
+    FILE *ready; /* once listening: {"event":"listening","port":N} and a newline here; NULL = no */
 };
 
 /* Run one test as a client; prints the document (JSON or human) to out, also on failure (in
@@ -110,6 +112,11 @@ int ns_data_hello_decode(const uint8_t buf[PROTO_DATA_HELLO_LEN], const char mag
  * within timeout_ms, returned blocking. */
 int ns_connect_stream(const struct sockaddr_storage *ss, socklen_t len, int sock_buf,
                       int timeout_ms, struct err *e);
+
+/* As ns_connect_stream, leaving from src (srclen 0 = the kernel's choice). */
+int ns_connect_stream_from(const struct sockaddr_storage *ss, socklen_t len,
+                           const struct sockaddr_storage *src, socklen_t srclen, int sock_buf,
+                           int timeout_ms, struct err *e);
 
 /* UDP socket bound to ss with SO_REUSEADDR/SO_REUSEPORT (dual-stack for ::). */
 int ns_udp_bind_shared(const struct sockaddr_storage *ss, socklen_t len, struct err *e);

@@ -9,6 +9,7 @@
 #include "common/errors.h"
 #include "common/units.h"
 #include "nsperf/control.h"
+#include "nsperf/hostenv.h"
 
 #define EXIT_TEST_FAILED 1
 #define EXIT_USAGE 2
@@ -66,7 +67,7 @@ opt_port(struct cli *c, const char *arg, struct err *e)
 {
     char *end;
     long v = strtol(arg, &end, 10);
-    if (*arg == '\0' || *end != '\0' || v < 1 || v > 65535)
+    if (*arg == '\0' || *end != '\0' || v < 0 || v > 65535)
         return err_set(e, NS_ERANGE, "invalid port '%s'", arg);
     c->port = (uint16_t)v;
     return 0;
@@ -181,8 +182,10 @@ enum {
 static const struct opt opts[] = {
     {"server", 's', no_argument, opt_server, "run as server"},
     {"client", 'c', required_argument, opt_client, "HOST: run as client, connect to HOST"},
-    {"port", 'p', required_argument, opt_port, "PORT: server port (default 5301)"},
-    {"bind", 'B', required_argument, opt_bind, "ADDR: server: listen on ADDR only"},
+    {"port", 'p', required_argument, opt_port,
+     "PORT: server port (default 5301; server: 0 = any free port)"},
+    {"bind", 'B', required_argument, opt_bind,
+     "ADDR: server: listen on ADDR only; client: leave from ADDR"},
     {"one-off", '1', no_argument, opt_one, "server: serve one test, then exit"},
     {"idle-timeout", OPT_IDLE, required_argument, opt_idle,
      "SEC: server: exit after SEC without a test (default 600 with -1, never without; 0 = never)"},
@@ -219,7 +222,8 @@ usage(FILE *out)
     fprintf(out, "usage: nsperf -s [-B ADDR] [-p PORT] [-1] [--token-file F] [--idle-timeout SEC]\n"
                  "       nsperf -c HOST [-p PORT] --test KIND [-t SEC] [--warmup SEC] [-P N]\n"
                  "              [-l BYTES] [--response-size BYTES] [-b RATE] [-R] [-J] [-i SEC]\n"
-                 "              [-w BYTES] [-4|-6] [--token-file F]\n\n");
+                 "              [-w BYTES] [-4|-6] [-B ADDR] [--token-file F]\n"
+                 "       nsperf env [--address ADDR]   (this host as JSON)\n\n");
     for (size_t i = 0; i < NOPTS; i++) {
         char flag[40];
         if (opts[i].key < 256)
@@ -339,6 +343,8 @@ parse_flags(struct cli *c, int argc, char **argv, struct err *e)
         return err_set(e, NS_EINVAL, "unexpected argument '%s'", argv[optind]);
     if (c->server == c->client)
         return err_set(e, NS_EINVAL, "give exactly one of -s and -c HOST");
+    if (c->client && c->port == 0)
+        return err_set(e, NS_ERANGE, "invalid port '0'");
     return check_roles(c, e);
 }
 
@@ -431,6 +437,7 @@ run_client(struct cli *c, const struct ns_token *tok)
         .token = tok,
         .connect_timeout_ms = 5000,
         .interrupted = &client_signal,
+        .bind = c->bind,
     };
     int rc = ns_client_run(&o, stdout, &e);
     if (rc != 0 && !c->json)
@@ -453,6 +460,7 @@ run_server(struct cli *c, const struct ns_token *tok)
         .idle_timeout_s =
             c->idle_set ? c->idle_timeout_s : (c->one_shot ? DEFAULT_ONE_SHOT_IDLE_S : 0.0),
         .token = tok,
+        .ready = stdout,
     };
     int rc = ns_server_run(&o, &e);
     if (rc != 0)
@@ -478,6 +486,8 @@ int
 main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
+    if (argc > 1 && strcmp(argv[1], "env") == 0)
+        return hostenv_main(argc - 1, argv + 1);
     struct cli c;
     memset(&c, 0, sizeof c);
     c.port = NS_DEFAULT_PORT;

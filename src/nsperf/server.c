@@ -1017,6 +1017,11 @@ srv_serve(struct srv *s, struct err *e)
     char addr[80];
     srv_log(net_addr_str(&s->laddr, addr, sizeof addr),
             o->token != NULL && o->token->len > 0 ? "listening, token required" : "listening");
+    if (o->ready != NULL) {
+        /* The runner waits for this line instead of sleeping (-p 0: the kernel's port). */
+        fprintf(o->ready, "{\"event\":\"listening\",\"port\":%u}\n", net_port(&s->laddr));
+        fflush(o->ready);
+    }
     int rc = acceptor_loop(s);
     if (rc < 0)
         return err_sys(e, NS_EIO, errno, "poll");

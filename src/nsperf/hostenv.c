@@ -1,0 +1,238 @@
+/* hostenv.c - `nsperf env`: the host's environment as JSON, read from files and rtnetlink. */
+#include "nsperf/hostenv.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <ifaddrs.h>
+#include <linux/netlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/sysinfo.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "common/net.h"
+
+#define HOSTENV_LINE_MAX 512
+#define HOSTENV_NL_BUF 16384
+
+/* First line of a small file, trailing whitespace removed; false when unreadable. */
+static bool
+read_line_file(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "re");
+    if (f == NULL)
+        return false;
+    bool ok = fgets(buf, (int)len, f) != NULL;
+    fclose(f);
+    if (!ok)
+        return false;
+    size_t n = strlen(buf);
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
+        buf[--n] = '\0';
+    return true;
+}
+
+/* The value of "key<sep>value" lines (os-release, cpuinfo), unquoted, into buf. */
+static bool
+find_key_value(const char *path, const char *key, char sep, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "re");
+    if (f == NULL)
+        return false;
+    char line[HOSTENV_LINE_MAX];
+    size_t klen = strlen(key);
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f) != NULL) {
+        if (strncmp(line, key, klen) != 0)
+            continue;
+        char *v = line + klen;
+        while (*v == ' ' || *v == '\t')
+            v++;
+        if (*v != sep)
+            continue;
+        v++;
+        while (*v == ' ' || *v == '\t' || *v == '"')
+            v++;
+        size_t n = strcspn(v, "\"\n");
+        v[n] = '\0';
+        snprintf(buf, len, "%s", v);
+        found = true;
+    }
+    fclose(f);
+    return found;
+}
+
+static json_t *
+str_or_null(bool ok, const char *s)
+{
+    return ok ? json_string(s) : json_null();
+}
+
+/* The name of the interface holding address (exact match of an interface address). */
+static bool
+interface_of(const char *address, char *name, size_t len)
+{
+    struct sockaddr_storage want;
+    socklen_t wlen;
+    if (address == NULL || net_resolve(address, 0, AF_UNSPEC, SOCK_STREAM, 0, &want, &wlen, NULL))
+        return false;
+    struct ifaddrs *ifa = NULL;
+    if (getifaddrs(&ifa) != 0)
+        return false;
+    bool found = false;
+    for (struct ifaddrs *i = ifa; i != NULL && !found; i = i->ifa_next) {
+        if (i->ifa_addr == NULL || i->ifa_addr->sa_family != want.ss_family)
+            continue;
+        if (want.ss_family == AF_INET) {
+            const struct sockaddr_in *a = (const struct sockaddr_in *)(void *)i->ifa_addr;
+            const struct sockaddr_in *b = (const struct sockaddr_in *)(void *)&want;
+            found = a->sin_addr.s_addr == b->sin_addr.s_addr;
+        } else if (want.ss_family == AF_INET6) {
+            const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)(void *)i->ifa_addr;
+            const struct sockaddr_in6 *b = (const struct sockaddr_in6 *)(void *)&want;
+            found = memcmp(&a->sin6_addr, &b->sin6_addr, sizeof a->sin6_addr) == 0;
+        }
+        if (found)
+            snprintf(name, len, "%s", i->ifa_name);
+    }
+    /* Linux answers on all of 127.0.0.0/8 through lo, though lo holds only 127.0.0.1. */
+    if (!found && want.ss_family == AF_INET &&
+        (ntohl(((const struct sockaddr_in *)(void *)&want)->sin_addr.s_addr) >> 24) == 127) {
+        snprintf(name, len, "lo");
+        found = true;
+    }
+    freeifaddrs(ifa);
+    return found;
+}
+
+/* The kind of the root qdisc of interface ifindex, by an RTM_GETQDISC dump. */
+static bool
+root_qdisc(unsigned ifindex, char *kind, size_t len)
+{
+    int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    if (fd < 0)
+        return false;
+    struct timeval tv = {.tv_sec = 2};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    struct {
+        struct nlmsghdr nh;
+        struct tcmsg tc;
+    } req = {.nh = {.nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg)),
+                    .nlmsg_type = RTM_GETQDISC,
+                    .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+                    .nlmsg_seq = 1},
+             .tc = {.tcm_family = AF_UNSPEC}};
+    bool found = false, done = false;
+    if (send(fd, &req, req.nh.nlmsg_len, 0) < 0)
+        done = true;
+    static char buf[HOSTENV_NL_BUF] __attribute__((aligned(NLMSG_ALIGNTO)));
+    while (!done) {
+        ssize_t n = recv(fd, buf, sizeof buf, 0);
+        if (n <= 0)
+            break;
+        size_t left = (size_t)n;
+        for (struct nlmsghdr *nh = (struct nlmsghdr *)(void *)buf; NLMSG_OK(nh, left);
+             nh = NLMSG_NEXT(nh, left)) {
+            if (nh->nlmsg_type == NLMSG_DONE || nh->nlmsg_type == NLMSG_ERROR) {
+                done = true;
+                break;
+            }
+            const struct tcmsg *tc = NLMSG_DATA(nh);
+            if (found || (unsigned)tc->tcm_ifindex != ifindex || tc->tcm_parent != TC_H_ROOT)
+                continue;
+            size_t alen = NLMSG_PAYLOAD(nh, sizeof *tc);
+            for (struct rtattr *a =
+                     (struct rtattr *)(void *)((char *)NLMSG_DATA(nh) + NLMSG_ALIGN(sizeof *tc));
+                 RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
+                if (a->rta_type == TCA_KIND) {
+                    snprintf(kind, len, "%.*s", (int)RTA_PAYLOAD(a), (const char *)RTA_DATA(a));
+                    found = true;
+                }
+            }
+        }
+    }
+    close(fd);
+    return found;
+}
+
+static void
+add_interface(json_t *o, const char *address)
+{
+    char name[IF_NAMESIZE + 1], path[128], line[HOSTENV_LINE_MAX];
+    if (!interface_of(address, name, sizeof name)) {
+        json_object_set_new(o, "interface", json_null());
+        json_object_set_new(o, "mtu", json_null());
+        json_object_set_new(o, "qdisc", json_null());
+        return;
+    }
+    json_object_set_new(o, "interface", json_string(name));
+    snprintf(path, sizeof path, "/sys/class/net/%s/mtu", name);
+    json_object_set_new(o, "mtu",
+                        read_line_file(path, line, sizeof line) ? json_integer(atoll(line))
+                                                                : json_null());
+    unsigned idx = if_nametoindex(name);
+    char kind[64];
+    /* No root qdisc entry means the kernel's default for a virtual device: noqueue. */
+    bool ok = idx != 0 && root_qdisc(idx, kind, sizeof kind);
+    json_object_set_new(o, "qdisc", json_string(ok ? kind : "noqueue"));
+}
+
+json_t *
+hostenv_collect(const char *address)
+{
+    json_t *o = json_object();
+    if (o == NULL)
+        return NULL;
+    struct utsname u;
+    bool have_uname = uname(&u) == 0;
+    char buf[HOSTENV_LINE_MAX];
+    json_object_set_new(o, "hostname", str_or_null(have_uname, u.nodename));
+    json_object_set_new(o, "kernel", str_or_null(have_uname, u.release));
+    json_object_set_new(o, "machine", str_or_null(have_uname, u.machine));
+    bool ok = find_key_value("/etc/os-release", "PRETTY_NAME", '=', buf, sizeof buf);
+    json_object_set_new(o, "os", str_or_null(ok, buf));
+    ok = find_key_value("/proc/cpuinfo", "model name", ':', buf, sizeof buf);
+    json_object_set_new(o, "cpu_model", str_or_null(ok, buf));
+    json_object_set_new(o, "cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+    struct sysinfo si;
+    json_object_set_new(o, "mem_bytes",
+                        sysinfo(&si) == 0 ? json_integer((json_int_t)si.totalram * si.mem_unit)
+                                          : json_null());
+    add_interface(o, address);
+    ok = read_line_file("/proc/sys/net/ipv4/tcp_congestion_control", buf, sizeof buf);
+    json_object_set_new(o, "tcp_cc", str_or_null(ok, buf));
+    ok = read_line_file("/sys/devices/system/clocksource/clocksource0/current_clocksource", buf,
+                        sizeof buf);
+    json_object_set_new(o, "clocksource", str_or_null(ok, buf));
+    json_object_set_new(o, "nsperf_version", json_string(NS_VERSION));
+    return o;
+}
+
+int
+hostenv_main(int argc, char **argv)
+{
+    const char *address = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--address") == 0 && i + 1 < argc) {
+            address = argv[++i];
+        } else {
+            fprintf(stderr, "usage: nsperf env [--address ADDR]\n");
+            return 2;
+        }
+    }
+    json_t *o = hostenv_collect(address);
+    if (o == NULL) {
+        fprintf(stderr, "nsperf: out of memory\n");
+        return 1;
+    }
+    int rc = json_dumpf(o, stdout, JSON_COMPACT) == 0 && puts("") >= 0 ? 0 : 1;
+    json_decref(o);
+    return fflush(stdout) == 0 ? rc : 1;
+}

@@ -1,0 +1,792 @@
+/* run.c - the survey runner.
+ *
+ * Concurrency: the tests of a round run on threads, one per test, and the main thread waits
+ * for the round. Threads rather than one poll loop because the transport interface is blocking
+ * with deadlines (an ssh channel read is a blocking libssh call; a local read is a poll on two
+ * pipes), so a poll loop would need a second, non-blocking transport API; a round holds at most
+ * hosts/2 tests, so the threads are few, and each one runs the simple sequence
+ * server -> ready line -> client -> wait with its own deadline. The main thread alone takes
+ * SIGINT/SIGTERM (the workers block them), wakes every 200 ms to redraw the status line, and on
+ * an interrupt kills the processes the workers registered; the workers then return without
+ * recording, and a resume redoes those trials. A worker spawns and reaps its own processes:
+ * the local transport's children die with the thread that spawned them (PR_SET_PDEATHSIG).
+ *
+ * The journal: results.jsonl lines are appended under the journal's lock, one write and an
+ * fsync each, from the worker that finished the trial. */
+#include "survey/run.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common/clock.h"
+#include "common/sha256.h"
+#include "plan/schedule.h"
+#include "survey/journal.h"
+#include "survey/transport.h"
+#include "survey/trial.h"
+
+#define RUN_ENV_TIMEOUT_S 30.0
+#define RUN_TOKEN_BYTES 32
+#define RUN_TICK_MS 200
+
+struct run_host {
+    const struct plan_host *ph;
+    struct transport *t;
+    char nsperf[PATH_MAX];
+    char error[NS_ERR_MSG_MAX];
+    json_t *env;
+    struct trial_host th;
+};
+
+struct slot {
+    struct runner *r;
+    struct schedule_test t;
+    struct trial_ctl ctl;
+    pthread_t thread;
+    bool started;
+};
+
+struct runner {
+    const struct survey_run_opts *o;
+    const struct plan *plan;
+    struct schedule *sched;
+    struct run_host *hosts;
+    size_t nhosts;
+    struct journal *j;
+    char token[2 * RUN_TOKEN_BYTES + 2];
+    char run_id[64];
+    char plan_sha[2 * SHA256_LEN + 1];
+    char nsperf_sha[2 * SHA256_LEN + 1];
+    uint64_t *done; /* sorted keys of trials already ok in the journal */
+    size_t ndone;
+    struct survey_run_result *res;
+    pthread_mutex_t mu; /* counters, failures, output */
+    pthread_cond_t cv;
+    size_t round_left; /* tests of the current round still running */
+    uint64_t to_run;   /* tests this invocation runs */
+    uint64_t finished; /* of those */
+    size_t round, nrounds;
+    uint64_t t0_ns;
+    double measured_s, measured_est_s; /* rounds done so far: wall time and estimate */
+    double *est_suffix;                /* estimated seconds of rounds r.. end */
+    bool status_shown;
+    int journal_rc;
+    struct err journal_err;
+};
+
+/* --- small helpers ----------------------------------------------------------------------- */
+
+static unsigned
+plan_retries_or_default(const struct survey_run_opts *o)
+{
+    return o->retries;
+}
+
+static const char *
+family_of(const char *addr)
+{
+    return strchr(addr, ':') != NULL ? "ipv6" : "ipv4";
+}
+
+static int
+file_sha256(const char *path, char hex[2 * SHA256_LEN + 1], struct err *e)
+{
+    FILE *f = fopen(path, "rbe");
+    if (f == NULL)
+        return err_sys(e, NS_EIO, errno, "cannot read %s", path);
+    struct sha256 c;
+    sha256_init(&c);
+    char buf[65536];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        sha256_update(&c, buf, n);
+    int bad = ferror(f);
+    fclose(f);
+    if (bad)
+        return err_sys(e, NS_EIO, errno, "cannot read %s", path);
+    uint8_t d[SHA256_LEN];
+    sha256_final(&c, d);
+    sha256_hex_encode(d, SHA256_LEN, hex);
+    return 0;
+}
+
+size_t
+survey_expand_dir(const char *tmpl, const char *name, const char *stamp, char *buf, size_t len)
+{
+    size_t used = 0;
+    for (const char *p = tmpl; *p != '\0';) {
+        const char *piece = NULL;
+        size_t plen = 1, skip = 1;
+        if (strncmp(p, "{name}", 6) == 0) {
+            piece = name, plen = strlen(name), skip = 6;
+        } else if (strncmp(p, "{timestamp}", 11) == 0) {
+            piece = stamp, plen = strlen(stamp), skip = 11;
+        } else {
+            piece = p;
+        }
+        for (size_t i = 0; i < plen; i++, used++)
+            if (used + 1 < len)
+                buf[used] = piece[i];
+        p += skip;
+    }
+    if (len > 0)
+        buf[used < len ? used : len - 1] = '\0';
+    return used;
+}
+
+static uint64_t
+trial_key(const struct runner *r, uint32_t sc, uint32_t src, uint32_t dst, uint32_t trial)
+{
+    uint64_t n = r->nhosts;
+    return (((uint64_t)sc * n + src) * n + dst) * (PLAN_MAX_TRIALS + 1ull) + trial;
+}
+
+static int
+key_cmp(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static bool
+trial_done(const struct runner *r, const struct schedule_test *t)
+{
+    uint64_t k = trial_key(r, t->scenario, t->src, t->dst, t->trial);
+    return r->ndone > 0 && bsearch(&k, r->done, r->ndone, sizeof k, key_cmp) != NULL;
+}
+
+/* --- JSON pieces of run.json and of the records ------------------------------------------ */
+
+static json_t *
+scenario_json(const struct plan_scenario *sc, bool with_trials)
+{
+    json_t *o =
+        json_pack("{s:s, s:s, s:I, s:I, s:I, s:f, s:f, s:I, s:b, s:I}", "name", sc->name, "test",
+                  sc->test, "msg_size", (json_int_t)sc->msg_size, "response_size",
+                  (json_int_t)sc->response_size, "streams", (json_int_t)sc->streams, "duration_s",
+                  sc->duration_s, "warmup_s", sc->warmup_s, "rate_bps", (json_int_t)sc->rate_bps,
+                  "reverse", sc->reverse, "window", (json_int_t)sc->window);
+    if (o != NULL && with_trials)
+        json_object_set_new(o, "trials", json_integer(sc->trials));
+    return o;
+}
+
+static json_t *
+endpoint_json(const struct plan_host *h)
+{
+    return json_pack("{s:s, s:s, s:s, s:s}", "host", h->name, "zone", h->zone, "region", h->region,
+                     "data_address", h->data_address);
+}
+
+static json_t *
+hosts_json(const struct runner *r)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < r->nhosts; i++) {
+        const struct plan_host *h = r->hosts[i].ph;
+        json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", h->name, "zone", h->zone,
+                              "region", h->region, "data_address", h->data_address, "transport",
+                              h->transport == PLAN_TRANSPORT_LOCAL ? "local" : "ssh");
+        json_object_set(o, "env", r->hosts[i].env != NULL ? r->hosts[i].env : json_null());
+        if (r->hosts[i].t == NULL)
+            json_object_set_new(o, "error", json_string(r->hosts[i].error));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static const char *
+nsperf_version(const struct runner *r)
+{
+    for (size_t i = 0; i < r->nhosts; i++) {
+        const char *v = json_string_value(json_object_get(r->hosts[i].env, "nsperf_version"));
+        if (v != NULL)
+            return v;
+    }
+    return NULL;
+}
+
+static json_t *
+run_json(const struct runner *r, const char *started)
+{
+    const struct plan *p = r->plan;
+    size_t srclen;
+    const char *src = plan_source(p, &srclen);
+    json_t *scen = json_array();
+    for (size_t i = 0; i < plan_scenario_count(p); i++)
+        json_array_append_new(scen, scenario_json(plan_scenario(p, i), true));
+    const char *nv = nsperf_version(r);
+    return json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:s%}, s:{s:s, s:o, s:s}, s:s, s:s, "
+                     "s:{s:I, s:I, s:I, s:f}, s:o, s:o}",
+                     "schema", JOURNAL_RUN_SCHEMA, "run_id", r->run_id, "plan", "name",
+                     plan_name(p), "file", plan_file(p), "sha256", r->plan_sha, "source", src,
+                     srclen, "tool", "netsurvey_version", NS_VERSION, "nsperf_version",
+                     nv != NULL ? json_string(nv) : json_null(), "nsperf_sha256", r->nsperf_sha,
+                     "started", started, "command", r->o->command, "schedule", "rounds",
+                     (json_int_t)schedule_round_count(r->sched), "tests",
+                     (json_int_t)schedule_test_count(r->sched), "pairs",
+                     (json_int_t)schedule_pair_count(r->sched), "estimate_s",
+                     schedule_estimate_s(r->sched), "hosts", hosts_json(r), "scenarios", scen);
+}
+
+static json_t *
+trial_record(const struct runner *r, const struct schedule_test *t, const struct trial_outcome *o,
+             unsigned attempts, const char *started, const char *ended)
+{
+    const struct plan_host *src = r->hosts[t->src].ph, *dst = r->hosts[t->dst].ph;
+    json_t *rec = json_pack(
+        "{s:s, s:s, s:{s:s, s:s}, s:o, s:I, s:s, s:o, s:o, s:s, s:o, s:I, s:s, s:s, s:O*, "
+        "s:{s:s, s:s}, s:{s:s, s:s}}",
+        "schema", JOURNAL_TRIAL_SCHEMA, "run_id", r->run_id, "plan", "name", plan_name(r->plan),
+        "sha256", r->plan_sha, "scenario",
+        scenario_json(plan_scenario(r->plan, t->scenario), false), "trial", (json_int_t)t->trial,
+        "family", family_of(src->data_address), "src", endpoint_json(src), "dst",
+        endpoint_json(dst), "status", o->ok ? "ok" : "failed", "error",
+        o->ok ? json_null() : json_string(o->error), "attempts", (json_int_t)attempts, "started",
+        started, "ended", ended, "result", o->result, "env", "src", src->name, "dst", dst->name,
+        "tool", "version", NS_VERSION, "nsperf_sha256", r->nsperf_sha);
+    if (rec != NULL && o->result == NULL)
+        json_object_set_new(rec, "result", json_null());
+    return rec;
+}
+
+/* --- hosts ------------------------------------------------------------------------------- */
+
+static void
+host_open(struct runner *r, struct run_host *h)
+{
+    const struct plan_host *ph = h->ph;
+    struct transport_target tt = {
+        .name = ph->name,
+        .kind = ph->transport == PLAN_TRANSPORT_LOCAL ? "local" : "ssh",
+        .address = ph->address,
+        .port = ph->ssh.port,
+        .user = ph->ssh.user,
+        .identity = ph->ssh.identity,
+        .known_hosts = ph->ssh.known_hosts,
+        .connect_timeout_s = ph->ssh.connect_timeout_s,
+    };
+    struct err e = {0};
+    int rc = transport_open(&tt, &h->t, &e);
+    if (rc == 0)
+        rc = transport_deploy(h->t, r->o->nsperf, h->nsperf, sizeof h->nsperf, &e);
+    if (rc != 0) {
+        snprintf(h->error, sizeof h->error, "%s", e.msg);
+        transport_close(h->t);
+        h->t = NULL;
+    }
+    h->th = (struct trial_host){.name = ph->name,
+                                .data_address = ph->data_address,
+                                .t = h->t,
+                                .nsperf = h->nsperf,
+                                .error = h->error};
+}
+
+/* `nsperf env` on the host; a host whose environment cannot be read is still surveyed. */
+static void
+host_env(struct runner *r, struct run_host *h)
+{
+    if (h->t == NULL || atomic_load(r->o->interrupted))
+        return;
+    const char *argv[] = {h->nsperf, "env", "--address", h->ph->data_address, NULL};
+    struct transport_proc *p = NULL;
+    struct err e = {0};
+    if (transport_spawn(h->t, argv, NULL, 0, &p, &e) != 0)
+        return;
+    struct transport_output out;
+    int64_t deadline = (int64_t)clock_now_ns() + (int64_t)(RUN_ENV_TIMEOUT_S * 1e9);
+    if (transport_wait(p, TRIAL_ERR_CAP, TRIAL_ERR_CAP, deadline, &out, &e) == 0 &&
+        out.status == 0) {
+        json_t *env = json_loadb(out.out, out.out_len, 0, NULL);
+        if (json_is_object(env))
+            h->env = json_incref(env);
+        json_decref(env);
+    }
+    transport_output_release(&out);
+    transport_proc_free(p);
+}
+
+static int
+hosts_open(struct runner *r, struct err *e)
+{
+    r->nhosts = plan_host_count(r->plan);
+    r->hosts = calloc(r->nhosts, sizeof *r->hosts);
+    if (r->hosts == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < r->nhosts; i++) {
+        r->hosts[i].ph = plan_host(r->plan, i);
+        host_open(r, &r->hosts[i]);
+        host_env(r, &r->hosts[i]);
+    }
+    return 0;
+}
+
+static void
+hosts_close(struct runner *r)
+{
+    for (size_t i = 0; i < r->nhosts && r->hosts != NULL; i++) {
+        transport_close(r->hosts[i].t);
+        json_decref(r->hosts[i].env);
+    }
+    free(r->hosts);
+}
+
+/* --- progress ---------------------------------------------------------------------------- */
+
+static double
+elapsed_s(const struct runner *r)
+{
+    return (double)(clock_now_ns() - r->t0_ns) / 1e9;
+}
+
+/* The schedule's estimate of what is left, scaled by how the finished rounds compared. */
+static double
+eta_s(const struct runner *r)
+{
+    double left = r->round < r->nrounds ? r->est_suffix[r->round] : 0.0;
+    if (r->measured_est_s > 0)
+        left *= r->measured_s / r->measured_est_s;
+    return left;
+}
+
+static void
+status_line(struct runner *r)
+{
+    char el[32], eta[32];
+    fprintf(stderr, "\r\033[Kround %zu/%zu  tests %llu/%llu  failed %llu  elapsed %s  ETA %s",
+            r->round + 1 > r->nrounds ? r->nrounds : r->round + 1, r->nrounds,
+            (unsigned long long)r->finished, (unsigned long long)r->to_run,
+            (unsigned long long)r->res->failed, schedule_format_duration(elapsed_s(r), el, 32),
+            schedule_format_duration(eta_s(r), eta, 32));
+    fflush(stderr);
+    r->status_shown = true;
+}
+
+static void
+status_clear(struct runner *r)
+{
+    if (r->status_shown) {
+        fprintf(stderr, "\r\033[K");
+        fflush(stderr);
+        r->status_shown = false;
+    }
+}
+
+/* Called under r->mu when a trial is recorded. */
+static void
+progress_trial(struct runner *r, const struct schedule_test *t, const struct trial_outcome *o,
+               double seconds)
+{
+    const struct plan_scenario *sc = plan_scenario(r->plan, t->scenario);
+    const char *src = r->hosts[t->src].ph->name, *dst = r->hosts[t->dst].ph->name;
+    if (!o->ok && r->o->verbosity == SURVEY_QUIET) {
+        fprintf(stderr, "netsurvey: %s -> %s %s trial %u failed: %s\n", src, dst, sc->name,
+                t->trial, o->error);
+        return;
+    }
+    if (r->o->verbosity == SURVEY_QUIET)
+        return;
+    if (r->o->tty) {
+        if (!o->ok) {
+            status_clear(r);
+            fprintf(stderr, "failed: %s -> %s %s trial %u: %s\n", src, dst, sc->name, t->trial,
+                    o->error);
+        }
+        status_line(r);
+        return;
+    }
+    printf("[%llu/%llu] %-6s %s -> %s %s trial %u (%.2f s)%s%s\n", (unsigned long long)r->finished,
+           (unsigned long long)r->to_run, o->ok ? "ok" : "FAILED", src, dst, sc->name, t->trial,
+           seconds, o->ok ? "" : ": ", o->ok ? "" : o->error);
+    fflush(stdout);
+}
+
+/* --- one test on a worker thread --------------------------------------------------------- */
+
+static void
+failure_add(struct runner *r, const struct schedule_test *t, const char *why)
+{
+    struct survey_run_result *res = r->res;
+    struct survey_failure *f = realloc(res->failures, (res->nfailures + 1) * sizeof *f);
+    if (f == NULL)
+        return;
+    res->failures = f;
+    const struct plan_scenario *sc = plan_scenario(r->plan, t->scenario);
+    size_t need = strlen(why) + 256;
+    char *text = malloc(need);
+    if (text == NULL)
+        return;
+    snprintf(text, need, "%s -> %s %s trial %u: %s", r->hosts[t->src].ph->name,
+             r->hosts[t->dst].ph->name, sc->name, t->trial, why);
+    f[res->nfailures++].text = text;
+}
+
+static void
+record(struct runner *r, const struct schedule_test *t, const struct trial_outcome *o,
+       unsigned attempts, const char *started, uint64_t t0)
+{
+    char ended[40];
+    clock_wall_iso8601(ended, sizeof ended);
+    json_t *rec = trial_record(r, t, o, attempts, started, ended);
+    struct err e = {0};
+    int rc = rec != NULL ? journal_append(r->j, rec, &e) : err_set(&e, NS_ENOMEM, "out of memory");
+    json_decref(rec);
+    pthread_mutex_lock(&r->mu);
+    if (rc != 0 && r->journal_rc == 0) {
+        r->journal_rc = rc;
+        r->journal_err = e;
+    }
+    r->finished++;
+    if (o->ok) {
+        r->res->ok++;
+    } else {
+        r->res->failed++;
+        failure_add(r, t, o->error);
+    }
+    progress_trial(r, t, o, (double)(clock_now_ns() - t0) / 1e9);
+    pthread_mutex_unlock(&r->mu);
+}
+
+static void *
+slot_main(void *arg)
+{
+    struct slot *s = arg;
+    struct runner *r = s->r;
+    struct trial_spec spec = {
+        .sc = plan_scenario(r->plan, s->t.scenario),
+        .src = &r->hosts[s->t.src].th,
+        .dst = &r->hosts[s->t.dst].th,
+        .token = r->token,
+        .margin_s = r->o->margin_s,
+        .verbose = r->o->verbosity == SURVEY_VERBOSE,
+        .log = stderr,
+        .log_mu = &r->mu,
+    };
+    char started[40];
+    clock_wall_iso8601(started, sizeof started);
+    uint64_t t0 = clock_now_ns();
+    struct trial_outcome o = {0};
+    unsigned attempts = 0, max = 1 + plan_retries_or_default(r->o);
+    bool unreachable = spec.src->t == NULL || spec.dst->t == NULL;
+    while (attempts < max && !atomic_load(r->o->interrupted)) {
+        json_decref(o.result);
+        trial_attempt(&spec, &s->ctl, &o);
+        if (unreachable)
+            break; /* nothing was attempted: attempts stays 0 */
+        attempts++;
+        if (o.ok || o.interrupted)
+            break;
+    }
+    if (!o.interrupted && !atomic_load(r->o->interrupted))
+        record(r, &s->t, &o, attempts, started, t0);
+    json_decref(o.result);
+    pthread_mutex_lock(&r->mu);
+    r->round_left--;
+    pthread_cond_signal(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
+}
+
+/* --- rounds ------------------------------------------------------------------------------ */
+
+static void
+round_wait(struct runner *r, struct slot *slots, size_t n)
+{
+    bool killed = false;
+    pthread_mutex_lock(&r->mu);
+    while (r->round_left > 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_nsec += RUN_TICK_MS * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&r->cv, &r->mu, &ts);
+        if (atomic_load(r->o->interrupted) && !killed) {
+            pthread_mutex_unlock(&r->mu);
+            for (size_t i = 0; i < n; i++)
+                trial_ctl_kill(&slots[i].ctl);
+            pthread_mutex_lock(&r->mu);
+            killed = true;
+        }
+        if (r->o->tty && r->o->verbosity != SURVEY_QUIET && !atomic_load(r->o->interrupted))
+            status_line(r);
+    }
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* Run the tests of round ri that are not done yet. */
+static int
+round_run(struct runner *r, size_t ri, struct err *e)
+{
+    size_t n = schedule_round_size(r->sched, ri), m = 0;
+    struct slot *slots = calloc(n, sizeof *slots);
+    if (slots == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        struct slot *s = &slots[m];
+        schedule_round_test(r->sched, ri, i, &s->t);
+        if (trial_done(r, &s->t))
+            continue;
+        s->r = r;
+        s->ctl.interrupted = r->o->interrupted;
+        pthread_mutex_init(&s->ctl.mu, NULL);
+        m++;
+    }
+    uint64_t t0 = clock_now_ns();
+    /* Workers never take SIGINT/SIGTERM: the main thread does, and stops them. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    r->round_left = 0;
+    int rc = 0;
+    for (size_t i = 0; i < m && rc == 0; i++) {
+        pthread_mutex_lock(&r->mu);
+        r->round_left++;
+        pthread_mutex_unlock(&r->mu);
+        if (pthread_create(&slots[i].thread, NULL, slot_main, &slots[i]) != 0) {
+            pthread_mutex_lock(&r->mu);
+            r->round_left--;
+            pthread_mutex_unlock(&r->mu);
+            rc = err_set(e, NS_ENOMEM, "cannot start a thread");
+        } else {
+            slots[i].started = true;
+        }
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    round_wait(r, slots, m);
+    for (size_t i = 0; i < m; i++) {
+        if (slots[i].started)
+            pthread_join(slots[i].thread, NULL);
+        pthread_mutex_destroy(&slots[i].ctl.mu);
+    }
+    if (m > 0 && !atomic_load(r->o->interrupted)) {
+        r->measured_s += (double)(clock_now_ns() - t0) / 1e9;
+        r->measured_est_s += schedule_round_estimate_s(r->sched, ri);
+    }
+    free(slots);
+    return rc;
+}
+
+static uint64_t
+tests_left(const struct runner *r, size_t from)
+{
+    uint64_t left = 0;
+    for (size_t ri = from; ri < r->nrounds; ri++) {
+        size_t n = schedule_round_size(r->sched, ri);
+        for (size_t i = 0; i < n; i++) {
+            struct schedule_test t;
+            schedule_round_test(r->sched, ri, i, &t);
+            left += !trial_done(r, &t);
+        }
+    }
+    return left;
+}
+
+static int
+rounds_run(struct runner *r, struct err *e)
+{
+    r->nrounds = schedule_round_count(r->sched);
+    r->est_suffix = calloc(r->nrounds + 1, sizeof *r->est_suffix);
+    if (r->est_suffix == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    for (size_t ri = r->nrounds; ri > 0; ri--)
+        r->est_suffix[ri - 1] = r->est_suffix[ri] + schedule_round_estimate_s(r->sched, ri - 1);
+    r->to_run = tests_left(r, 0);
+    int rc = 0;
+    for (r->round = 0; r->round < r->nrounds && rc == 0 && !atomic_load(r->o->interrupted);
+         r->round++) {
+        rc = round_run(r, r->round, e);
+        if (rc == 0 && r->journal_rc != 0) {
+            *e = r->journal_err;
+            rc = r->journal_rc;
+        }
+    }
+    pthread_mutex_lock(&r->mu);
+    status_clear(r);
+    pthread_mutex_unlock(&r->mu);
+    r->res->not_run = r->to_run - r->finished;
+    r->res->interrupted = atomic_load(r->o->interrupted) != 0;
+    return rc;
+}
+
+/* --- resume ------------------------------------------------------------------------------ */
+
+static long
+scenario_find(const struct plan *p, const char *name)
+{
+    for (size_t i = 0; i < plan_scenario_count(p); i++)
+        if (strcmp(plan_scenario(p, i)->name, name) == 0)
+            return (long)i;
+    return -1;
+}
+
+static void
+resume_take(const json_t *rec, void *arg)
+{
+    struct runner *r = arg;
+    const char *status = json_string_value(json_object_get(rec, "status"));
+    if (status == NULL || strcmp(status, "ok") != 0)
+        return;
+    long sc = scenario_find(
+        r->plan, json_string_value(json_object_get(json_object_get(rec, "scenario"), "name")));
+    const char *sn = json_string_value(json_object_get(json_object_get(rec, "src"), "host"));
+    const char *dn = json_string_value(json_object_get(json_object_get(rec, "dst"), "host"));
+    long src = sn != NULL ? plan_host_find(r->plan, sn) : -1;
+    long dst = dn != NULL ? plan_host_find(r->plan, dn) : -1;
+    json_int_t trial = json_integer_value(json_object_get(rec, "trial"));
+    if (sc < 0 || src < 0 || dst < 0 || trial < 1 || trial > PLAN_MAX_TRIALS)
+        return;
+    uint64_t *d = realloc(r->done, (r->ndone + 1) * sizeof *d);
+    if (d == NULL)
+        return; /* it is run again: a duplicate ok record, never a lost one */
+    r->done = d;
+    r->done[r->ndone++] = trial_key(r, (uint32_t)sc, (uint32_t)src, (uint32_t)dst, (uint32_t)trial);
+}
+
+static int
+resume_load(struct runner *r, struct err *e)
+{
+    json_t *run = NULL;
+    int rc = journal_read_run(r->o->dir, &run, e);
+    if (rc != 0) {
+        err_prefix(e, "cannot resume %s", r->o->dir);
+        return NS_EINVAL;
+    }
+    const char *schema = json_string_value(json_object_get(run, "schema"));
+    const char *id = json_string_value(json_object_get(run, "run_id"));
+    const char *sha = json_string_value(json_object_get(json_object_get(run, "plan"), "sha256"));
+    if (schema == NULL || strcmp(schema, JOURNAL_RUN_SCHEMA) != 0 || id == NULL || sha == NULL)
+        rc = err_set(e, NS_EINVAL, "cannot resume %s: run.json is not a netsurvey run", r->o->dir);
+    else if (strcmp(sha, r->plan_sha) != 0 && !r->o->force)
+        rc = err_set(e, NS_EINVAL,
+                     "cannot resume %s: the plan changed since the run started (sha256 %.12s "
+                     "then, %.12s now); give the same plan, or --force to continue anyway",
+                     r->o->dir, sha, r->plan_sha);
+    if (rc == 0)
+        snprintf(r->run_id, sizeof r->run_id, "%s", id);
+    json_decref(run);
+    if (rc != 0)
+        return rc;
+    rc = journal_resume(r->o->dir, &r->res->torn_bytes, &r->j, e);
+    size_t bad = 0, torn = 0;
+    if (rc == 0)
+        rc = journal_read_trials(r->o->dir, resume_take, r, &bad, &torn, e);
+    r->res->bad_lines = bad;
+    if (r->ndone > 0)
+        qsort(r->done, r->ndone, sizeof *r->done, key_cmp);
+    /* Duplicate keys (a trial ok twice, from a journal written elsewhere) count once. */
+    size_t w = 0;
+    for (size_t i = 0; i < r->ndone; i++)
+        if (w == 0 || r->done[w - 1] != r->done[i])
+            r->done[w++] = r->done[i];
+    r->ndone = w;
+    r->res->done_before = w;
+    return rc;
+}
+
+/* --- the run ----------------------------------------------------------------------------- */
+
+static int
+run_prepare(struct runner *r, struct err *e)
+{
+    size_t len;
+    const char *src = plan_source(r->plan, &len);
+    uint8_t d[SHA256_LEN];
+    sha256(src, len, d);
+    sha256_hex_encode(d, SHA256_LEN, r->plan_sha);
+    int rc = file_sha256(r->o->nsperf, r->nsperf_sha, e);
+    uint8_t tok[RUN_TOKEN_BYTES];
+    if (rc == 0 && sha256_random_bytes(tok, sizeof tok) != 0)
+        rc = err_set(e, NS_EIO, "cannot read random bytes for the token");
+    if (rc == 0) {
+        sha256_hex_encode(tok, sizeof tok, r->token);
+        strcat(r->token, "\n");
+    }
+    if (rc == 0)
+        rc = schedule_new(r->plan, &r->sched, e);
+    return rc;
+}
+
+static int
+run_start_journal(struct runner *r, struct err *e)
+{
+    if (r->o->resume)
+        return resume_load(r, e);
+    char stamp[32];
+    clock_wall_stamp(stamp, sizeof stamp);
+    uint8_t rnd[2];
+    sha256_random_bytes(rnd, sizeof rnd);
+    snprintf(r->run_id, sizeof r->run_id, "%s-%02x%02x", stamp, rnd[0], rnd[1]);
+    return journal_create(r->o->dir, &r->j, e);
+}
+
+int
+survey_run(const struct survey_run_opts *o, struct survey_run_result *res, struct err *e)
+{
+    memset(res, 0, sizeof *res);
+    struct runner r = {.o = o, .plan = o->plan, .res = res, .t0_ns = clock_now_ns()};
+    pthread_mutex_init(&r.mu, NULL);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&r.cv, &ca);
+    pthread_condattr_destroy(&ca);
+    char started[40];
+    clock_wall_iso8601(started, sizeof started);
+    r.nhosts = plan_host_count(r.plan); /* trial keys need it before the hosts open */
+    int rc = run_prepare(&r, e);
+    if (rc == 0) {
+        res->tests = schedule_test_count(r.sched);
+        rc = run_start_journal(&r, e);
+    }
+    json_t *run = NULL;
+    if (rc == 0 && !o->resume) {
+        /* run.json first, before any host is contacted; again once environments are known. */
+        r.hosts = calloc(r.nhosts, sizeof *r.hosts);
+        for (size_t i = 0; r.hosts != NULL && i < r.nhosts; i++)
+            r.hosts[i].ph = plan_host(r.plan, i);
+        run = r.hosts != NULL ? run_json(&r, started) : NULL;
+        rc = run != NULL ? journal_write_run(r.j, run, e) : err_set(e, NS_ENOMEM, "out of memory");
+        json_decref(run);
+        free(r.hosts);
+        r.hosts = NULL;
+    }
+    if (rc == 0)
+        rc = hosts_open(&r, e);
+    if (rc == 0 && !o->resume) {
+        run = run_json(&r, started);
+        rc = run != NULL ? journal_write_run(r.j, run, e) : err_set(e, NS_ENOMEM, "out of memory");
+        json_decref(run);
+    }
+    if (rc == 0)
+        rc = rounds_run(&r, e);
+    res->elapsed_s = elapsed_s(&r);
+    hosts_close(&r);
+    journal_free(r.j);
+    schedule_free(r.sched);
+    free(r.done);
+    free(r.est_suffix);
+    pthread_cond_destroy(&r.cv);
+    pthread_mutex_destroy(&r.mu);
+    return rc;
+}
+
+void
+survey_run_result_release(struct survey_run_result *r)
+{
+    for (size_t i = 0; i < r->nfailures; i++)
+        free(r->failures[i].text);
+    free(r->failures);
+    memset(r, 0, sizeof *r);
+}

@@ -4,16 +4,36 @@
 # and `clean` touch DIR/home, not the real home). Stopped by PID, with its connection children.
 #
 #   sshd_harness.sh keys DIR                 user keys: DIR/id_good (authorised), DIR/id_bad
-#   sshd_harness.sh start DIR ADDR PORT KEYS start sshd (detached), pid in DIR/sshd.pid
+#   sshd_harness.sh start DIR ADDR PORT KEYS [OWNER]
+#                                            start sshd (detached), pid in DIR/sshd.pid;
+#                                            stopped too when process OWNER ends
 #   sshd_harness.sh stop DIR                 stop it and its connection processes
 set -eu
 
 cmd=$1
 dir=$2
 
-kill_tree() { # $1 = pid; children first (by parent PID, never by name)
-    for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do
-        kill_tree "$c"
+
+# Stop the sshd $1: its connection processes first (by parent PID; the programs they ran are the
+# tests' business, by PGID), then the listener.
+stop_pid() {
+    local pid=$1 c
+    for c in $(ps -o pid= --ppid "$pid" 2>/dev/null); do
+        kill_sshd_tree "$c"
+    done
+    kill -TERM "$pid" 2>/dev/null || true
+    local i=0
+    while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do
+        sleep 0.05
+        i=$((i + 1))
+    done
+    kill -KILL "$pid" 2>/dev/null || true
+}
+
+kill_sshd_tree() {
+    local g
+    for g in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+        [ "$(cat /proc/"$g"/comm 2>/dev/null)" = sshd ] && kill_sshd_tree "$g"
     done
     kill -KILL "$1" 2>/dev/null || true
 }
@@ -51,7 +71,15 @@ Subsystem sftp internal-sftp
 LogLevel ERROR
 CONF
     /usr/sbin/sshd -D -f "$dir/sshd_config" -E "$dir/sshd.log" </dev/null >/dev/null 2>&1 &
-    echo $! >"$dir/sshd.pid"
+    pid=$!
+    echo $pid >"$dir/sshd.pid"
+    if [ -n "${6:-}" ]; then
+        # watchdog: the sshd does not outlive the test process that owns it (a crashed test)
+        (
+            while kill -0 "$6" 2>/dev/null && kill -0 "$pid" 2>/dev/null; do sleep 1; done
+            stop_pid "$pid"
+        ) </dev/null >/dev/null 2>&1 &
+    fi
     i=0
     # ready when the port answers with an SSH banner (bounded: 10 s)
     until (exec 3<>/dev/tcp/"$addr"/"$port") 2>/dev/null; do
@@ -59,7 +87,7 @@ CONF
         if [ $i -gt 200 ]; then
             echo "sshd on $addr:$port did not start:" >&2
             cat "$dir/sshd.log" >&2
-            kill_tree "$(cat "$dir/sshd.pid")"
+            stop_pid "$pid"
             exit 1
         fi
         sleep 0.05
@@ -67,24 +95,7 @@ CONF
     ;;
 stop)
     [ -f "$dir/sshd.pid" ] || exit 0
-    pid=$(cat "$dir/sshd.pid")
-    # connection processes first; the programs they ran are the tests' business (by PGID)
-    for c in $(ps -o pid= --ppid "$pid" 2>/dev/null); do
-        kill_tree_sshd() {
-            for g in $(ps -o pid= --ppid "$1" 2>/dev/null); do
-                [ "$(cat /proc/"$g"/comm 2>/dev/null)" = sshd ] && kill_tree_sshd "$g"
-            done
-            kill -KILL "$1" 2>/dev/null || true
-        }
-        kill_tree_sshd "$c"
-    done
-    kill -TERM "$pid" 2>/dev/null || true
-    i=0
-    while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do
-        sleep 0.05
-        i=$((i + 1))
-    done
-    kill -KILL "$pid" 2>/dev/null || true
+    stop_pid "$(cat "$dir/sshd.pid")"
     rm -f "$dir/sshd.pid"
     ;;
 *)

@@ -130,8 +130,9 @@ group_setup(void **state)
     const char *addrs[] = {ADDR_HOST, ADDR_BASTION, ADDR_INNER};
     for (int i = 0; i < 3; i++) {
         g_port[i] = base + (unsigned)i;
-        assert_int_equal(
-            sh("%s start %s/s%d %s %u %s", g_harness, g_dir, i, addrs[i], g_port[i], g_dir), 0);
+        assert_int_equal(sh("%s start %s/s%d %s %u %s %d", g_harness, g_dir, i, addrs[i], g_port[i],
+                            g_dir, (int)getpid()),
+                         0);
     }
     for (int i = 0; i < 3; i++) {
         struct transport_target t = target(i, "id_good", NULL);
@@ -307,8 +308,9 @@ test_jump(void **state)
     if (p != NULL)
         transport_proc_free(p);
     transport_close(tr);
-    assert_int_equal(
-        sh("%s start %s/s1 %s %u %s", g_harness, g_dir, ADDR_BASTION, g_port[1], g_dir), 0);
+    assert_int_equal(sh("%s start %s/s1 %s %u %s %d", g_harness, g_dir, ADDR_BASTION, g_port[1],
+                        g_dir, (int)getpid()),
+                     0);
     /* a bad jump spec is refused */
     t.jump = "root@:x";
     assert_int_equal(transport_open(&t, &tr, &e), NS_EINVAL);

@@ -58,9 +58,11 @@
  * is not a group leader, so setsid(1) does not fork): its $$ is the new group's id. */
 static const char ssh_wrap_outer[] =
     "i=$1; shift; command -v setsid >/dev/null || { echo 'netsurvey: setsid not found' >&2; "
-    "exit 127; }; d=\"$HOME/" SSH_CACHE_DIR "/pids\"; mkdir -p \"$d\" || exit 125; "
+    "exit 127; }; d=\"$HOME/" SSH_CACHE_DIR
+    "/pids\"; [ -d \"$d\" ] || mkdir -p \"$d\" || exit 125; "
     "exec 3<&0; setsid sh -c \"$i\" netsurvey-job \"$@\" <&3 3<&- & p=$!; exec 3<&-; "
-    "echo \"$p\" >\"$d/$p\"; wait \"$p\"; s=$?; rm -f \"$d/$p\"; exit \"$s\"";
+    "echo \"$p\" >\"$d/$p\"; wait \"$p\"; s=$?; rm -f \"$d/$p\" </dev/null >/dev/null 2>&1 & exit "
+    "\"$s\"";
 static const char ssh_wrap_inner[] = "echo \"$$\"; exec \"$@\"";
 
 struct sbuf {
@@ -1134,24 +1136,6 @@ parse_probe(const struct sshx *x, char *out, char *arch, size_t alen, char *home
 }
 
 static int
-verify_hash(struct sshx *x, const char *qpath, const char *want, struct err *e)
-{
-    size_t clen = strlen(qpath) + 16;
-    char *cmd = malloc(clen);
-    if (cmd == NULL)
-        return err_set(e, NS_ENOMEM, "out of memory");
-    snprintf(cmd, clen, "sha256sum %s", qpath);
-    struct transport_output o;
-    int rc = run_cmd(x, cmd, &o, e);
-    free(cmd);
-    if (rc == 0 && (o.status != 0 || o.out_len < 64 || memcmp(o.out, want, 64) != 0))
-        rc = err_set(e, NS_EREMOTE, "%s: hash mismatch after upload (sha256sum said '%.64s')",
-                     x->base.name, o.out != NULL ? o.out : "");
-    transport_output_release(&o);
-    return rc;
-}
-
-static int
 ssh_deploy(struct transport *t, const char *local_path, char *remote_path, size_t len,
            struct err *e)
 {
@@ -1175,11 +1159,12 @@ ssh_deploy(struct transport *t, const char *local_path, char *remote_path, size_
     ssh_quote_arg(name, qname, sizeof qname);
 
     char cmd[1024];
-    snprintf(cmd, sizeof cmd,
-             "uname -m; printf '%%s\\n' \"$HOME\"; d=\"$HOME/" SSH_CACHE_DIR "\"; mkdir -p "
-             "\"$d\" && chmod 700 \"$d\" || exit 1; f=\"$d/\"%s; if [ -x \"$f\" ]; then "
-             "sha256sum \"$f\"; fi; exit 0",
-             qname);
+    snprintf(
+        cmd, sizeof cmd,
+        "uname -m; printf '%%s\\n' \"$HOME\"; d=\"$HOME/" SSH_CACHE_DIR "\"; [ -d \"$d\" ] || "
+        "{ mkdir -p \"$d\" && chmod 700 \"$d\"; } || exit 1; f=\"$d/\"%s; if [ -x \"$f\" ]; then "
+        "sha256sum \"$f\"; fi; exit 0",
+        qname);
     struct transport_output o;
     rc = run_cmd(x, cmd, &o, e);
     char arch[64], home[PATH_MAX], have[80];
@@ -1212,15 +1197,17 @@ ssh_deploy(struct transport *t, const char *local_path, char *remote_path, size_
             x->uploads++;
         pthread_mutex_unlock(&x->mu);
         /* atomic rename over whatever a concurrent upload of the same bytes left there */
-        char qtmp[2 * PATH_MAX], qfinal[2 * PATH_MAX], mv[4 * PATH_MAX + 32];
+        char qtmp[2 * PATH_MAX], qfinal[2 * PATH_MAX], mv[6 * PATH_MAX + 64];
         ssh_quote_arg(tmp, qtmp, sizeof qtmp);
         ssh_quote_arg(final, qfinal, sizeof qfinal);
         if (rc == 0) {
-            snprintf(mv, sizeof mv, "mv -f %s %s", qtmp, qfinal);
+            /* the probe re-hashes a cached file before trusting it, so a bad one is replaced */
+            snprintf(mv, sizeof mv, "mv -f %s %s && exec sha256sum %s", qtmp, qfinal, qfinal);
             rc = run_cmd(x, mv, &o, e);
-            if (rc == 0 && o.status != 0)
-                rc =
-                    err_set(e, NS_EREMOTE, "%s: cannot rename the upload: %s", x->base.name, o.err);
+            if (rc == 0 && (o.status != 0 || o.out_len < 64 || memcmp(o.out, f.sha256_hex, 64)))
+                rc = err_set(e, NS_EREMOTE,
+                             "%s: upload not verified on the host (sha256sum said '%.64s'%s%s)",
+                             x->base.name, o.out, o.err_len ? ": " : "", o.err);
             transport_output_release(&o);
         }
         if (rc != 0) {
@@ -1229,8 +1216,6 @@ ssh_deploy(struct transport *t, const char *local_path, char *remote_path, size_
             run_cmd(x, mv, &o, &ignored);
             transport_output_release(&o);
         }
-        if (rc == 0)
-            rc = verify_hash(x, qfinal, f.sha256_hex, e);
     }
     ssh_deploy_release(&f);
     if (rc != 0)

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -600,6 +601,87 @@ test_close_kills_and_clean(void **state)
     transport_proc_free(q);
 }
 
+struct worker {
+    struct transport *tr; /* NULL: open host `which` itself */
+    int which;
+    const char *deploy; /* or NULL */
+    char remote[1024];
+    int rc;
+    char out[256];
+};
+
+static void *
+worker_run(void *arg)
+{
+    struct worker *w = arg;
+    struct err e = {0};
+    bool own = w->tr == NULL;
+    if (own) {
+        struct transport_target t = target(w->which, "id_good", NULL);
+        w->rc = transport_open(&t, &w->tr, &e);
+        if (w->rc != 0)
+            return NULL;
+    }
+    if (w->deploy != NULL)
+        w->rc = transport_deploy(w->tr, w->deploy, w->remote, sizeof w->remote, &e);
+    for (int i = 0; w->rc == 0 && i < 5; i++) {
+        const char *argv[] = {"sh", "-c", "sleep 0.05; echo \"$HOME\"", NULL};
+        struct transport_proc *p = NULL;
+        w->rc = transport_spawn(w->tr, argv, NULL, 0, &p, &e);
+        if (w->rc != 0)
+            break;
+        struct transport_output o;
+        w->rc = transport_wait(p, 1024, 1024, (int64_t)clock_deadline_ms(30000), &o, &e);
+        if (w->rc == 0)
+            snprintf(w->out, sizeof w->out, "%s", o.out);
+        transport_output_release(&o);
+        transport_proc_free(p);
+    }
+    if (own)
+        transport_close(w->tr);
+    return NULL;
+}
+
+/* Hosts opened from several threads at once; two threads deploying the same file to one home
+ * at once (the temporary name and rename keep them apart); two threads driving processes of
+ * one transport at once. */
+static void
+test_concurrent(void **state)
+{
+    (void)state;
+    const char *bin = getenv("NS_BINARY_DIR");
+    char stat_nsperf[512];
+    snprintf(stat_nsperf, sizeof stat_nsperf, "%s/../static/bin/nsperf", bin);
+    sh("rm -rf %s/s0/home/.cache %s/s2/home/.cache", g_dir, g_dir);
+    struct worker w[6] = {{.which = 0, .deploy = stat_nsperf},
+                          {.which = 0, .deploy = stat_nsperf},
+                          {.which = 1},
+                          {.which = 2, .deploy = stat_nsperf}};
+    struct transport *shared = open_ok(1);
+    w[4].tr = shared;
+    w[5].tr = shared;
+    pthread_t th[6];
+    for (int i = 0; i < 6; i++)
+        assert_int_equal(pthread_create(&th[i], NULL, worker_run, &w[i]), 0);
+    for (int i = 0; i < 6; i++)
+        pthread_join(th[i], NULL);
+    transport_close(shared);
+    const char *homes[] = {"s0", "s0", "s1", "s2", "s1", "s1"};
+    for (int i = 0; i < 6; i++) {
+        assert_int_equal(w[i].rc, 0);
+        char want[160];
+        snprintf(want, sizeof want, "%s/%s/home\n", g_dir, homes[i]);
+        assert_string_equal(w[i].out, want);
+    }
+    assert_string_equal(w[0].remote, w[1].remote);
+    char hex[65], rhex[65];
+    assert_int_equal(local_sha256(stat_nsperf, hex), 0);
+    assert_int_equal(local_sha256(w[0].remote, rhex), 0);
+    assert_string_equal(hex, rhex);
+    /* no temporary file left behind */
+    assert_int_equal(sh("ls -A %s/s0/home/.cache/netsurvey | grep -q tmp", g_dir), 1);
+}
+
 int
 main(void)
 {
@@ -614,6 +696,7 @@ main(void)
         cmocka_unit_test_teardown(test_deploy_and_nsperf, check_groups_gone),
         cmocka_unit_test_teardown(test_dropped_session, check_groups_gone),
         cmocka_unit_test_teardown(test_close_kills_and_clean, check_groups_gone),
+        cmocka_unit_test_teardown(test_concurrent, check_groups_gone),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

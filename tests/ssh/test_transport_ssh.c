@@ -67,7 +67,7 @@ static struct transport_target
 target(int which, const char *identity, const char *kh)
 {
     static const char *addrs[] = {ADDR_HOST, ADDR_BASTION, ADDR_INNER};
-    static char idpath[128];
+    static _Thread_local char idpath[128]; /* threads of test_concurrent */
     if (identity != NULL)
         snprintf(idpath, sizeof idpath, "%s/%s", g_dir, identity);
     struct transport_target t = {.name = "h",

@@ -9,7 +9,7 @@
 #   32 hosts (sshd on 127.0.0.101..132) connected (host key recorded, key auth) and nsperf
 #   deployed (uploaded, hash verified on the host), all at once: <= 3 s
 #   orchestration overhead per test over the reused sessions: server spawned on one host, its
-#   "listening" line read, client spawned on another, both waited and reaped (tcp_rr, -t 0.1 s),
+#   "listening" line read, client spawned on another, both waited and reaped (tcp_rr, -t 0.25 s),
 #   minus the median of the same test run as two local processes: median <= 150 ms
 # The machine's load changes every figure: run it on a quiet machine (see `uptime` below).
 # Environment: BENCH_HOSTS (default 32), BENCH_TESTS (default 20).

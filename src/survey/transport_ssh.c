@@ -55,10 +55,12 @@ static const char ssh_wrap_outer[] =
     "i=$1; shift; command -v setsid >/dev/null || { echo 'netsurvey: setsid not found' >&2; "
     "exit 127; }; d=\"$HOME/" SSH_CACHE_DIR
     "/pids\"; [ -d \"$d\" ] || mkdir -p \"$d\" || exit 125; "
-    "exec 3<&0; setsid sh -c \"$i\" netsurvey-job \"$@\" <&3 3<&- & p=$!; exec 3<&-; "
-    "echo \"$p\" >\"$d/$p\"; wait \"$p\"; s=$?; rm -f \"$d/$p\" </dev/null >/dev/null 2>&1 & exit "
-    "\"$s\"";
-static const char ssh_wrap_inner[] = "echo \"$$\"; exec \"$@\"";
+    "exec 3<&0; setsid sh -c \"$i\" netsurvey-job \"$d\" \"$@\" <&3 3<&- & p=$!; exec 3<&-; "
+    "wait \"$p\"; s=$?; rm -f \"$d/$p\" </dev/null >/dev/null 2>&1 & exit \"$s\"";
+/* The pid file is written before the group id is printed, so that once spawn returns, `clean`
+ * finds it. */
+static const char ssh_wrap_inner[] =
+    "d=$1; shift; echo \"$$\" >\"$d/$$\"; echo \"$$\"; exec \"$@\"";
 
 struct sbuf {
     char *d;
@@ -776,10 +778,14 @@ transport_ssh_clean(struct transport *t, struct err *e)
     struct sshx *x = (struct sshx *)t;
     if (x->base.ops != &transport_ssh_ops)
         return err_set(e, NS_EINVAL, "%s: not an ssh transport", x->base.name);
+    /* kill every recorded group, then wait (10 s at most) until all are gone: a killed leader
+     * stays a zombie until its wrapper reaps it */
     static const char cmd[] =
-        "d=\"$HOME/" SSH_CACHE_DIR "\"; for f in \"$d\"/pids/*; do [ -f \"$f\" ] || continue; "
+        "d=\"$HOME/" SSH_CACHE_DIR "\"; g=; for f in \"$d\"/pids/*; do [ -f \"$f\" ] || continue; "
         "p=${f##*/}; case $p in ''|*[!0-9]*) continue;; esac; kill -s KILL -- \"-$p\" "
-        "2>/dev/null; done; rm -rf \"$d\"";
+        "2>/dev/null && g=\"$g $p\"; done; i=0; for p in $g; do while kill -0 -- \"-$p\" "
+        "2>/dev/null; do i=$((i+1)); [ $i -gt 200 ] && exit 1; sleep 0.05; done; done; "
+        "rm -rf \"$d\"";
     struct transport_output o;
     int rc = run_cmd(x, cmd, &o, e);
     if (rc == 0 && o.status != 0)

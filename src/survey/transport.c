@@ -7,6 +7,7 @@
 
 static const struct transport_ops *const transport_variants[] = {
     &transport_local_ops,
+    &transport_ssh_ops,
 };
 
 static const struct transport_ops *

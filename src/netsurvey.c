@@ -126,6 +126,13 @@ static const struct command commands[] = {
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
+/* run ▶ survey, then report: the survey module journals, the report module renders. */
+static int
+netsurvey_cmd_run(int argc, char **argv)
+{
+    return survey_cmd_run(argc, argv, report_render_dir);
+}
+
 /* Commands implemented in their module, which parse their own arguments (argv[0] = the name). */
 static const struct {
     const char *name;
@@ -136,7 +143,7 @@ static const struct {
     {"run", "[PLAN] [-o DIR] [--resume DIR [--force]] [-q|-v] [--nsperf PATH]",
      "run the survey, journaling every trial (exit 0 ok, 1 some failed, 3 none ran, 130 "
      "interrupted)",
-     survey_cmd_run},
+     netsurvey_cmd_run},
     {"report", "DIR... [-o OUT]", "rebuild the reports from the journals of run directories",
      report_cmd_report},
     {"compare", "BASE NEW [--max-regression PCT]",

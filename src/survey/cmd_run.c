@@ -200,7 +200,8 @@ run_signals(void)
 }
 
 static void
-run_summary(const struct run_args *a, const char *dir, const struct survey_run_result *r)
+run_summary(const struct run_args *a, const char *dir, const struct survey_run_result *r,
+            bool rendered)
 {
     char el[32];
     printf("\nrun directory: %s\n", dir);
@@ -217,8 +218,27 @@ run_summary(const struct run_args *a, const char *dir, const struct survey_run_r
     if (r->interrupted || r->failed > 0)
         printf("resume:  netsurvey run%s%s --resume %s\n", a->plan != NULL ? " " : "",
                a->plan != NULL ? a->plan : "", dir);
-    printf("report:  netsurvey report %s\n", dir);
+    if (rendered)
+        printf("report:  %s/report.md, %s/report.html (rebuild: netsurvey report %s)\n", dir, dir,
+               dir);
+    else
+        printf("report:  netsurvey report %s\n", dir);
     fflush(stdout);
+}
+
+/* The reports, once the journal holds the whole run (not after an interrupt: the resume
+ * renders them). The journal is complete either way, so a failure here is only reported. */
+static bool
+run_render(survey_render_fn render, const char *dir, const struct survey_run_result *r)
+{
+    if (render == NULL || r->interrupted || r->ok + r->failed + r->done_before == 0)
+        return false;
+    struct err e = {0};
+    if (render(dir, &e) != 0) {
+        fprintf(stderr, "netsurvey run: the reports were not written: %s\n", e.msg);
+        return false;
+    }
+    return true;
 }
 
 static int
@@ -242,7 +262,8 @@ run_margin(void)
 }
 
 static int
-run_with_plan(const struct run_args *a, struct plan *p, int argc, char **argv)
+run_with_plan(const struct run_args *a, struct plan *p, int argc, char **argv,
+              survey_render_fn render)
 {
     char nsperf[PATH_MAX], dir[PATH_MAX], command[4096], stamp[32];
     if (run_find_nsperf(a->nsperf, nsperf, sizeof nsperf) != 0) {
@@ -267,7 +288,7 @@ run_with_plan(const struct run_args *a, struct plan *p, int argc, char **argv)
         .dir = dir,
         .resume = a->resume != NULL,
         .force = a->force,
-        .retries = SURVEY_DEFAULT_RETRIES,
+        .retries = plan_retries(p),
         .margin_s = run_margin(),
         .verbosity = a->verbosity,
         .tty = isatty(STDERR_FILENO) == 1,
@@ -288,9 +309,9 @@ run_with_plan(const struct run_args *a, struct plan *p, int argc, char **argv)
         fprintf(stderr, "netsurvey run: %s\n", e.msg);
         status = rc == NS_EBUSY || rc == NS_EINVAL ? SURVEY_EXIT_USAGE : SURVEY_EXIT_NOTHING;
         if (r.ok + r.failed > 0)
-            run_summary(a, dir, &r);
+            run_summary(a, dir, &r, false);
     } else {
-        run_summary(a, dir, &r);
+        run_summary(a, dir, &r, run_render(render, dir, &r));
         status = run_exit_status(&r);
         if (r.interrupted)
             fprintf(stderr, "netsurvey run: interrupted\n");
@@ -300,7 +321,7 @@ run_with_plan(const struct run_args *a, struct plan *p, int argc, char **argv)
 }
 
 int
-survey_cmd_run(int argc, char **argv)
+survey_cmd_run(int argc, char **argv, survey_render_fn render)
 {
     struct run_args a = {.verbosity = SURVEY_NORMAL};
     int rc = run_parse(argc, argv, &a);
@@ -310,7 +331,7 @@ survey_cmd_run(int argc, char **argv)
     rc = run_load_plan(a.plan, &p);
     if (rc >= 0)
         return rc;
-    rc = run_with_plan(&a, p, argc, argv);
+    rc = run_with_plan(&a, p, argc, argv, render);
     plan_free(p);
     return rc;
 }

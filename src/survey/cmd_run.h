@@ -8,7 +8,15 @@
 #define SURVEY_EXIT_NOTHING 3     /* nothing could run */
 #define SURVEY_EXIT_INTERRUPTED 130
 
-/* argv[0] is "run"; returns the exit status. */
-int survey_cmd_run(int argc, char **argv);
+struct err;
+
+/* What renders a run directory's reports once the survey ends (netsurvey.c passes the report
+ * module's report_render_dir; the survey module knows nothing of reports). 0 or NS_E*. */
+typedef int (*survey_render_fn)(const char *dir, struct err *e);
+
+/* argv[0] is "run"; returns the exit status. render (may be NULL) is called on the run
+ * directory when the survey was not interrupted and recorded at least one trial; a failure to
+ * render is reported but does not change the exit status, since the journal is complete. */
+int survey_cmd_run(int argc, char **argv, survey_render_fn render);
 
 #endif

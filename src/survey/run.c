@@ -271,6 +271,7 @@ host_open(struct runner *r, struct run_host *h)
         .user = ph->ssh.user,
         .identity = ph->ssh.identity,
         .known_hosts = ph->ssh.known_hosts,
+        .jump = ph->ssh.jump,
         .connect_timeout_s = ph->ssh.connect_timeout_s,
     };
     struct err e = {0};

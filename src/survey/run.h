@@ -16,8 +16,6 @@
 /* Default setup allowance of one test on top of warmup + duration. Longer than nsperf's own
  * connect (5 s) and result (10 s) timeouts, so that nsperf's reason is the one recorded. */
 #define SURVEY_DEFAULT_MARGIN_S 20.0
-/* Failed trials are retried this often unless the plan says otherwise. */
-#define SURVEY_DEFAULT_RETRIES 2u
 
 enum survey_verbosity { SURVEY_QUIET = -1, SURVEY_NORMAL = 0, SURVEY_VERBOSE = 1 };
 

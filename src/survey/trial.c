@@ -1,6 +1,8 @@
 /* trial.c - one test: server ready line, client, deadline, JSON. */
 #include "survey/trial.h"
 
+#include "common/testspec.h"
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -47,8 +49,9 @@ arg_num(struct argv_builder *b, const char *flag, const char *fmt, double v, uns
     arg_add(b, slot);
 }
 
-/* One function builds the client's flags from a scenario (values left at 0 are nsperf's
- * defaults and are not passed). */
+/* The client's flags come from the one parameter table (common/testspec.h), so the runner
+ * passes exactly what `netsurvey check` validated and nsperf accepts; the connection flags
+ * (host, port, source, token on stdin, JSON) are added here. */
 int
 trial_client_argv(const struct plan_scenario *sc, const char *nsperf, const char *dst,
                   unsigned port, const char *src, char store[][32], const char **argv)
@@ -63,24 +66,21 @@ trial_client_argv(const struct plan_scenario *sc, const char *nsperf, const char
     arg_add(&b, "--token-file");
     arg_add(&b, "-");
     arg_add(&b, "-J");
-    arg_add(&b, "--test");
-    arg_add(&b, sc->test);
-    arg_num(&b, "-t", "%g", sc->duration_s, 0);
-    arg_num(&b, "--warmup", "%g", sc->warmup_s, 0);
-    if (sc->streams > 1)
-        arg_num(&b, "-P", "%u", 0, sc->streams);
-    if (sc->msg_size > 0)
-        arg_num(&b, "-l", "%u", 0, sc->msg_size);
-    if (sc->response_size > 0)
-        arg_num(&b, "--response-size", "%u", 0, sc->response_size);
-    if (sc->rate_bps > 0)
-        arg_num(&b, "-b", "%u", 0, sc->rate_bps);
-    if (sc->interval_s > 0)
-        arg_num(&b, "-i", "%g", sc->interval_s, 0);
-    if (sc->window > 0)
-        arg_num(&b, "-w", "%u", 0, sc->window);
-    if (sc->reverse)
-        arg_add(&b, "-R");
+    struct err e = {0};
+    size_t n = 0;
+    char **flags = testspec_client_argv(&sc->spec, &n, &e);
+    if (flags == NULL)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (b.ns >= TRIAL_ARGV_MAX || strlen(flags[i]) >= 32) {
+            b.overflow = true;
+            break;
+        }
+        char *slot = b.store[b.ns++];
+        snprintf(slot, 32, "%s", flags[i]);
+        arg_add(&b, slot);
+    }
+    free(flags);
     return b.overflow ? -1 : b.n;
 }
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "common/testspec.h"
 #include "survey/journal.h"
 #include "survey/run.h"
 #include "survey/trial.h"
@@ -140,6 +141,13 @@ test_client_argv(void **state)
                                .warmup_s = 0.1,
                                .window = 65536,
                                .reverse = true};
+    /* What the plan loader fills: the table's values, given ones marked. */
+    testspec_values_default(&sc.spec, TESTSPEC_TCP_STREAM);
+    testspec_values_set(&sc.spec, TESTSPEC_P_DURATION, 0.5);
+    testspec_values_set(&sc.spec, TESTSPEC_P_WARMUP, 0.1);
+    testspec_values_set(&sc.spec, TESTSPEC_P_STREAMS, 4);
+    testspec_values_set(&sc.spec, TESTSPEC_P_WINDOW, 65536);
+    testspec_values_set(&sc.spec, TESTSPEC_P_REVERSE, 1);
     char store[TRIAL_ARGV_MAX][32];
     const char *argv[TRIAL_ARGV_MAX];
     int n = trial_client_argv(&sc, "/x/nsperf", "10.0.0.4", 4242, "10.0.0.5", store, argv);

@@ -18,6 +18,8 @@ NSPERF=${NSPERF:-${NS_BINARY_DIR:-$LAB_DIR_SRC/../../build/ci}/bin/nsperf}
     echo "FAIL: nsperf not found at $NSPERF (set NSPERF or NS_BINARY_DIR)"
     exit 1
 }
+# NSPERF_RUN: the command that runs nsperf (a test may prefix it, e.g. with taskset)
+NSPERF_RUN=("$NSPERF")
 WORK=$(mktemp -d /tmp/nslab-test.XXXXXX)
 FAILS=0
 
@@ -50,7 +52,7 @@ wait_listen() {
 nsperf_pair() {
     local s=$1 d=$2 out=$3 sp rc=0
     shift 3
-    timeout 60 "$LAB" exec "z${d}h1" -- "$NSPERF" -s -B "198.19.$d.1" -1 --idle-timeout 20 \
+    timeout 60 "$LAB" exec "z${d}h1" -- "${NSPERF_RUN[@]}" -s -B "198.19.$d.1" -1 --idle-timeout 20 \
         >"$WORK/server.log" 2>&1 &
     sp=$!
     wait_listen "$NSLAB_PREFIX-z${d}h1" "198.19.$d.1:5301" || {
@@ -58,7 +60,7 @@ nsperf_pair() {
         kill "$sp" 2>/dev/null || true
         return 1
     }
-    timeout 60 "$LAB" exec "z${s}h1" -- "$NSPERF" -c "198.19.$d.1" -J "$@" >"$out" || rc=$?
+    timeout 60 "$LAB" exec "z${s}h1" -- "${NSPERF_RUN[@]}" -c "198.19.$d.1" -J "$@" >"$out" || rc=$?
     wait "$sp" || true
     return $rc
 }

@@ -2,51 +2,66 @@
 # The lab's round-trip times are the configured ones: a 3-zone lab with the RTTs measured in an
 # Azure region (1-2 329 us, 1-3 597 us, 2-3 499 us); nsperf tcp_rr (250-byte messages, like
 # sockperf ping-pong) from each zone to each other zone, one pair at a time, both directions.
-# The mean RTT minus the lab's own base RTT (measured on a pair set to 0 delay) must be within
-# 10 % of the configured RTT. A measurement that was clearly disturbed by other load on the
-# machine (p99 over 3x the median) and out of bounds is repeated once.
+# The mean RTT minus the lab's own base RTT (the same pair set to 0 delay) must be within 10 %
+# of the configured RTT.
 source "$(dirname "$0")/labtest.sh"
 
 declare -A CFG=([1-2]=329 [1-3]=597 [2-3]=499)
-RR=(--test tcp_rr -l 250 -t 3 --warmup 0.5)
 
-measure() { # measure SRC DST OUT: one tcp_rr, again once if disturbed and out of bounds (check)
-    local s=$1 d=$2 out=$3 check=$4
-    nsperf_pair "$s" "$d" "$out" "${RR[@]}" || return 1
-    if ! $check "$out" && rr_disturbed "$out"; then
-        echo "   (disturbed: p50 $(jq .result.rtt_us.p50 "$out") p99 $(jq .result.rtt_us.p99 "$out")," \
-            "load $(cut -d' ' -f1 /proc/loadavg); measuring again)"
-        nsperf_pair "$s" "$d" "$out" "${RR[@]}" || return 1
-    fi
-}
-
-base_ok() { jq -e '.result.rtt_us.mean < 200' "$1" >/dev/null; }
+# The base is measured on the same directed pair set to 0 delay, in short runs interleaved with
+# the delayed ones (ROUNDS of each, alternating): one base measured once at the start drifted by
+# 80-210 us (mean) from run to run on the shared 2-vCPU machine, more than the whole +-10 % of
+# 329 us, because the base is made of scheduling wake-ups whose cost follows the machine's load.
+# Interleaving makes base and delayed runs see the same conditions; their means are compared.
+ROUNDS=3
+RR=(--test tcp_rr -l 250 -t 1 --warmup 0.3)
+mean_of() { jq -s '[.[].result.rtt_us.mean] | add / length' "$@"; }
+p50_of() { jq -s '[.[].result.rtt_us.p50] | add / length' "$@"; }
 
 lab up >/dev/null
-lab set-rtt 1-2=0 >/dev/null
-measure 1 2 "$WORK/base.json" base_ok || fail "base measurement"
-BASE=$(jq .result.rtt_us.mean "$WORK/base.json")
-echo "base RTT (1-2 at 0 delay): mean $BASE us, min $(jq .result.rtt_us.min "$WORK/base.json")," \
-    "p50 $(jq .result.rtt_us.p50 "$WORK/base.json"), p99 $(jq .result.rtt_us.p99 "$WORK/base.json")"
-lab set-rtt 1-2=329us >/dev/null
+# The delay line and both endpoints on one CPU, SCHED_FIFO: on this shared 2-vCPU VM (PREEMPT_NONE
+# kernel, both CPUs kept busy by other work) a wake-up on the other vCPU (an IPI) or behind other
+# tasks cost tens to hundreds of us, and more after a longer sleep, so it grew with the configured
+# delay and the 0-delay base could not cancel it. Measured at load 2-5 (net - cfg, 6 pairs):
+# unpinned +5..+32 %, delay line and endpoints on different CPUs +4..+155 %, all on CPU 0
+# -1..+21 %, all on CPU 0 and SCHED_FIFO +3..+17 %. LAB_CPU= / LAB_RT= (empty) turn it off.
+LAB_CPU=${LAB_CPU-0}
+LAB_RT=${LAB_RT-50}
+DL_PID=$(cat "$NSLAB_DIR/delay.ready")
+if [[ -n $LAB_CPU ]]; then
+    taskset -pc "$LAB_CPU" "$DL_PID" >/dev/null
+    NSPERF_RUN=(taskset -c "$LAB_CPU" "${NSPERF_RUN[@]}")
+fi
+if [[ -n $LAB_RT ]]; then
+    chrt -f -p "$LAB_RT" "$DL_PID"
+    NSPERF_RUN=(chrt -f "$LAB_RT" "${NSPERF_RUN[@]}")
+fi
 lab stats --reset
 
-printf '%-5s %8s %9s %9s %9s %7s\n' pair cfg_us mean_us p50_us net_us err_%
+printf '%-5s %8s %9s %9s %9s %9s %7s\n' pair cfg_us base_us mean_us p50_us net_us err_%
 for pair in 1-2 2-1 1-3 3-1 2-3 3-2; do
     s=${pair%-*} d=${pair#*-}
     cfg=${CFG[$pair]:-${CFG[$d-$s]}}
-    out=$WORK/rr-$pair.json
-    within() { jq -e --argjson b "$BASE" --argjson c "$cfg" \
-        '(.result.rtt_us.mean - $b - $c) | fabs <= 0.1 * $c' "$1" >/dev/null; }
-    measure "$s" "$d" "$out" within || {
+    key="$(((s < d) ? s : d))-$(((s < d) ? d : s))"
+    ok=1
+    for r in $(seq "$ROUNDS"); do
+        lab set-rtt "$key=0" >/dev/null
+        nsperf_pair "$s" "$d" "$WORK/base-$pair-$r.json" "${RR[@]}" || ok=0
+        lab set-rtt "$key=${cfg}us" >/dev/null
+        nsperf_pair "$s" "$d" "$WORK/rr-$pair-$r.json" "${RR[@]}" || ok=0
+    done
+    ((ok)) || {
         fail "$pair: nsperf failed"
         continue
     }
-    read -r mean p50 <<<"$(jq -r '.result.rtt_us | "\(.mean) \(.p50)"' "$out")"
-    printf '%-5s %8d %9.1f %9.1f %9.1f %+7.1f\n' "$pair" "$cfg" "$mean" "$p50" \
-        "$(awk -v m="$mean" -v b="$BASE" 'BEGIN{print m-b}')" \
-        "$(awk -v m="$mean" -v b="$BASE" -v c="$cfg" 'BEGIN{print (m-b-c)*100/c}')"
-    within "$out" || fail "$pair: mean RTT $mean us - base $BASE us is not within 10 % of $cfg us"
+    base=$(mean_of "$WORK"/base-"$pair"-*.json)
+    mean=$(mean_of "$WORK"/rr-"$pair"-*.json)
+    p50=$(p50_of "$WORK"/rr-"$pair"-*.json)
+    read -r net err <<<"$(awk -v m="$mean" -v b="$base" -v c="$cfg" \
+        'BEGIN{printf "%.1f %.1f", m-b, (m-b-c)*100/c}')"
+    printf '%-5s %8d %9.1f %9.1f %9.1f %9.1f %+7.1f\n' "$pair" "$cfg" "$base" "$mean" "$p50" "$net" "$err"
+    awk -v n="$net" -v c="$cfg" 'BEGIN{exit !((n-c)^2 <= (0.1*c)^2)}' ||
+        fail "$pair: mean RTT $mean us - base $base us is not within 10 % of $cfg us (load $(cut -d' ' -f1 /proc/loadavg))"
 done
 echo "delay line release error over these tests:"
 lab stats | grep -E 'packets|release' | sed 's/^/   /'

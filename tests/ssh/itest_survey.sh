@@ -3,7 +3,7 @@
 # sshd_harness.sh on 127.0.0.41-43 (root), the static nsperf deployed to each, every trial ok,
 # the binary cached between runs, an unknown host key failing that host only (fingerprint in
 # the reason) until --accept-new-host-keys, hostile plan strings never reaching a shell, and
-# no nsperf left running after any run.
+# no nsperf left running after any run, and `netsurvey clean` emptying every host's cache.
 #
 #   itest_survey.sh SOURCE_DIR NETSURVEY STATIC_NSPERF
 set -u
@@ -175,6 +175,17 @@ check "killed sshd: every trial journaled ($(total "$D/r7"))" [ "$(total "$D/r7"
 check "killed sshd: h0<->h1 trials ok" [ "$(count "$D/r7" ok)" -ge 6 ]
 check "killed sshd: failures have a reason" \
     [ "$(jq -s '[.[] | select(.status != "ok") | select((.error // .reason // "") == "")] | length' "$D/r7/results.jsonl")" = 0 ]
+
+# 7. netsurvey clean: every ssh host's cache removed, exit 0 (h2's sshd restarted first)
+"$harness" start "$D/s2" "${addrs[2]}" "${ports[2]}" "$D" $$ || exit 1
+wait_listen "${addrs[2]}" "${ports[2]}" || fail "sshd 2 does not listen again"
+"$ns" clean "$D/plan.yaml" >"$D/out.log" 2>&1
+rc=$?
+check "clean: exit 0 (was $rc): $(cat "$D/out.log")" [ "$rc" = 0 ]
+for i in 0 1 2; do
+    check "clean: cache of host $i removed" [ ! -e "$D/s$i/home/.cache/netsurvey" ]
+done
+no_nsperf_left || fail "nsperf left running after clean"
 
 if [ $fails -gt 0 ]; then
     echo "$fails check(s) failed; run dir kept in ${D}.kept" >&2

@@ -15,6 +15,7 @@
 #include "plan/plan.h"
 #include "plan/schedule.h"
 #include "report/report.h"
+#include "survey/cmd_clean.h"
 #include "survey/cmd_run.h"
 
 #define EXIT_INVALID 2
@@ -140,7 +141,9 @@ static const struct {
     const char *summary;
     int (*main)(int argc, char **argv);
 } module_commands[] = {
-    {"run", "[PLAN] [-o DIR] [--resume DIR [--force]] [-q|-v] [--nsperf PATH]",
+    {"run",
+     "[PLAN] [-o DIR] [--resume DIR [--force]] [-q|-v] [--nsperf PATH] [--nsperf-remote PATH] "
+     "[--accept-new-host-keys]",
      "run the survey, journaling every trial (exit 0 ok, 1 some failed, 3 none ran, 130 "
      "interrupted)",
      netsurvey_cmd_run},
@@ -148,6 +151,9 @@ static const struct {
      report_cmd_report},
     {"compare", "BASE NEW [--max-regression PCT]",
      "compare two runs cell by cell (Welch's t-test); exit 1 on a regression", report_cmd_compare},
+    {"clean", "[PLAN] [--accept-new-host-keys]",
+     "kill what netsurvey left running on the plan's ssh hosts and remove its cache there",
+     survey_cmd_clean},
 };
 
 #define NMODULE_COMMANDS (sizeof module_commands / sizeof module_commands[0])

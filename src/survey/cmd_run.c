@@ -39,7 +39,9 @@ struct run_args {
     const char *out;
     const char *resume;
     const char *nsperf;
+    const char *nsperf_remote;
     bool force;
+    bool accept_new_host_keys;
     enum survey_verbosity verbosity;
 };
 
@@ -49,6 +51,7 @@ run_usage(FILE *out)
     fprintf(
         out,
         "usage: netsurvey run [PLAN] [-o DIR] [--resume DIR [--force]] [-q|-v] [--nsperf PATH]\n"
+        "                     [--nsperf-remote PATH] [--accept-new-host-keys]\n"
         "run the survey: every test of the plan's schedule, each trial journaled in DIR\n\n"
         "  -o, --output DIR   run directory ({name}, {timestamp} expanded; default: the\n"
         "                     plan's output); never one that is not empty\n"
@@ -56,22 +59,34 @@ run_usage(FILE *out)
         "  --force            resume even though the plan changed since the run started\n"
         "  -q, --quiet        print only errors and the end summary\n"
         "  -v, --verbose      also print every command run on a host\n"
-        "  --nsperf PATH      the nsperf to run (default: beside netsurvey, else in PATH)\n\n"
+        "  --nsperf PATH      the nsperf run on `transport: local` hosts (default: beside\n"
+        "                     netsurvey, else in PATH)\n"
+        "  --nsperf-remote PATH  the statically linked nsperf deployed to ssh hosts (default:\n"
+        "                     nsperf-static beside netsurvey; build it with\n"
+        "                     `cmake --workflow --preset static`)\n"
+        "  --accept-new-host-keys  record the key of an ssh host missing from known_hosts\n"
+        "                     (trust on first use); a changed key is still refused\n\n"
         "PLAN is a YAML plan, '-' for standard input, none for the built-in default.\n"
         "exit status: 0 every trial ok; 1 some trials failed (the rest completed);\n"
         "2 plan or usage error (nothing contacted); 3 nothing could run; 130 interrupted.\n");
 }
 
-enum { OPT_RESUME = 256, OPT_FORCE, OPT_NSPERF };
+enum { OPT_RESUME = 256, OPT_FORCE, OPT_NSPERF, OPT_NSPERF_REMOTE, OPT_ACCEPT_NEW };
 
 static int
 run_parse(int argc, char **argv, struct run_args *a)
 {
     static const struct option lo[] = {
-        {"output", required_argument, NULL, 'o'}, {"resume", required_argument, NULL, OPT_RESUME},
-        {"force", no_argument, NULL, OPT_FORCE},  {"quiet", no_argument, NULL, 'q'},
-        {"verbose", no_argument, NULL, 'v'},      {"nsperf", required_argument, NULL, OPT_NSPERF},
-        {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+        {"output", required_argument, NULL, 'o'},
+        {"resume", required_argument, NULL, OPT_RESUME},
+        {"force", no_argument, NULL, OPT_FORCE},
+        {"quiet", no_argument, NULL, 'q'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"nsperf", required_argument, NULL, OPT_NSPERF},
+        {"nsperf-remote", required_argument, NULL, OPT_NSPERF_REMOTE},
+        {"accept-new-host-keys", no_argument, NULL, OPT_ACCEPT_NEW},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0}};
     int ch;
     opterr = 0;
     optind = 1;
@@ -94,6 +109,12 @@ run_parse(int argc, char **argv, struct run_args *a)
             break;
         case OPT_NSPERF:
             a->nsperf = optarg;
+            break;
+        case OPT_NSPERF_REMOTE:
+            a->nsperf_remote = optarg;
+            break;
+        case OPT_ACCEPT_NEW:
+            a->accept_new_host_keys = true;
             break;
         case 'h':
             run_usage(stdout);
@@ -177,6 +198,36 @@ run_find_nsperf(const char *given, char *buf, size_t len)
     }
     snprintf(buf, len, "nsperf");
     return -1;
+}
+
+static bool
+run_has_ssh_host(const struct plan *p)
+{
+    for (size_t i = 0; i < plan_host_count(p); i++)
+        if (plan_host(p, i)->transport != PLAN_TRANSPORT_LOCAL)
+            return true;
+    return false;
+}
+
+/* --nsperf-remote, else nsperf-static beside this executable. No guess further: an ssh host
+ * needs a statically linked nsperf, and the deploy refuses any other. */
+static int
+run_find_nsperf_remote(const char *given, char *buf, size_t len)
+{
+    if (given != NULL) {
+        snprintf(buf, len, "%s", given);
+        return run_is_program(buf) ? 0 : -1;
+    }
+    char self[PATH_MAX - 16]; /* room for "/nsperf-static" in buf */
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    char *slash = n > 0 ? (self[n] = '\0', strrchr(self, '/')) : NULL;
+    if (slash == NULL) {
+        snprintf(buf, len, "nsperf-static");
+        return -1;
+    }
+    *slash = '\0';
+    snprintf(buf, len, "%s/nsperf-static", self);
+    return run_is_program(buf) ? 0 : -1;
 }
 
 static void
@@ -265,10 +316,19 @@ static int
 run_with_plan(const struct run_args *a, struct plan *p, int argc, char **argv,
               survey_render_fn render)
 {
-    char nsperf[PATH_MAX], dir[PATH_MAX], command[4096], stamp[32];
+    char nsperf[PATH_MAX], remote[PATH_MAX], dir[PATH_MAX], command[4096], stamp[32];
     if (run_find_nsperf(a->nsperf, nsperf, sizeof nsperf) != 0) {
         fprintf(stderr, "netsurvey run: no executable nsperf at '%s' (give --nsperf PATH)\n",
                 nsperf);
+        return SURVEY_EXIT_USAGE;
+    }
+    bool ssh = run_has_ssh_host(p);
+    if (ssh && run_find_nsperf_remote(a->nsperf_remote, remote, sizeof remote) != 0) {
+        fprintf(stderr,
+                "netsurvey run: the plan has ssh hosts and there is no executable static nsperf "
+                "at '%s'\n  build one with `cmake --workflow --preset static` and give it with "
+                "--nsperf-remote PATH\n",
+                remote);
         return SURVEY_EXIT_USAGE;
     }
     clock_wall_stamp(stamp, sizeof stamp);
@@ -285,6 +345,8 @@ run_with_plan(const struct run_args *a, struct plan *p, int argc, char **argv,
         .plan_arg = a->plan,
         .command = command,
         .nsperf = nsperf,
+        .nsperf_remote = ssh ? remote : NULL,
+        .accept_new_host_keys = a->accept_new_host_keys,
         .dir = dir,
         .resume = a->resume != NULL,
         .force = a->force,

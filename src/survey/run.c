@@ -273,11 +273,14 @@ host_open(struct runner *r, struct run_host *h)
         .known_hosts = ph->ssh.known_hosts,
         .jump = ph->ssh.jump,
         .connect_timeout_s = ph->ssh.connect_timeout_s,
+        .accept_new_host_keys = r->o->accept_new_host_keys,
     };
+    const char *local = ph->transport == PLAN_TRANSPORT_LOCAL ? r->o->nsperf : r->o->nsperf_remote;
     struct err e = {0};
-    int rc = transport_open(&tt, &h->t, &e);
+    int rc = local != NULL ? transport_open(&tt, &h->t, &e)
+                           : err_set(&e, NS_EINVAL, "no nsperf for ssh hosts (--nsperf-remote)");
     if (rc == 0)
-        rc = transport_deploy(h->t, r->o->nsperf, h->nsperf, sizeof h->nsperf, &e);
+        rc = transport_deploy(h->t, local, h->nsperf, sizeof h->nsperf, &e);
     if (rc != 0) {
         snprintf(h->error, sizeof h->error, "%s", e.msg);
         transport_close(h->t);

@@ -21,14 +21,16 @@ enum survey_verbosity { SURVEY_QUIET = -1, SURVEY_NORMAL = 0, SURVEY_VERBOSE = 1
 
 struct survey_run_opts {
     const struct plan *plan;
-    const char *plan_arg; /* PLAN as given (NULL: the built-in one), for messages */
-    const char *command;  /* the command line, recorded in run.json */
-    const char *nsperf;   /* local nsperf binary to deploy */
-    const char *dir;      /* the run directory */
-    bool resume;          /* continue dir instead of creating it */
-    bool force;           /* resume even if the plan's sha256 differs */
-    unsigned retries;     /* extra attempts of a failed trial */
-    double margin_s;      /* setup allowance per test */
+    const char *plan_arg;      /* PLAN as given (NULL: the built-in one), for messages */
+    const char *command;       /* the command line, recorded in run.json */
+    const char *nsperf;        /* the nsperf deployed to `transport: local` hosts */
+    const char *nsperf_remote; /* the static nsperf deployed to ssh hosts (NULL: no ssh host) */
+    bool accept_new_host_keys; /* ssh: record an unknown host key (trust on first use) */
+    const char *dir;           /* the run directory */
+    bool resume;               /* continue dir instead of creating it */
+    bool force;                /* resume even if the plan's sha256 differs */
+    unsigned retries;          /* extra attempts of a failed trial */
+    double margin_s;           /* setup allowance per test */
     enum survey_verbosity verbosity;
     bool tty;                /* progress as one live status line on stderr */
     atomic_int *interrupted; /* set by SIGINT/SIGTERM handlers (lock-free: signal-safe) */

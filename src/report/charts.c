@@ -88,7 +88,24 @@ gnuplot_run(const char *gp, const char *dir, const char *script, struct err *e)
     return 0;
 }
 
-/* A label inside a gnuplot double-quoted string: no quote, backslash or newline. */
+/* A label inside a gnuplot script: a single-quoted string, in which gnuplot performs no
+ * backquote command substitution and no @macro expansion (a double-quoted string in a script
+ * would run `...` from a zone or host name); a quote is doubled, a line break becomes a space. */
+static void
+gp_script_str(struct rbuf *b, const char *s)
+{
+    rbuf_puts(b, "'");
+    for (; *s; s++) {
+        if (*s == '\'')
+            rbuf_puts(b, "''");
+        else
+            rbuf_add(b, *s == '\n' || *s == '\r' ? " " : s, 1);
+    }
+    rbuf_puts(b, "'");
+}
+
+/* A label inside a data file's double-quoted field (data is never substituted): no quote,
+ * backslash or newline. */
 static void
 gp_str(struct rbuf *b, const char *s)
 {
@@ -106,7 +123,7 @@ gp_head(struct rbuf *b, const char *key, const char *kind, const char *title)
                 "#   gnuplot %s-%s.gp\nset terminal svg size %d,%d noenhanced font "
                 "\"sans,11\" background \"white\"\nset output \"%s-%s.svg\"\nset title ",
                 kind, key, kind, key, CHART_W, CHART_H, kind, key);
-    gp_str(b, title);
+    gp_script_str(b, title);
     rbuf_puts(b, "\nset grid ytics lc rgb \"#dddddd\"\nset border 3\nset tics nomirror\n");
 }
 
@@ -201,7 +218,7 @@ chart_heatmap(struct chart_ctx *cx, const json_t *ssum, const json_t *zones, con
         for (size_t z = 0; z < nz; z++) {
             if (z)
                 rbuf_puts(&s, ", ");
-            gp_str(&s, js(json_array_get(zones, z), "label"));
+            gp_script_str(&s, js(json_array_get(zones, z), "label"));
             rbuf_printf(&s, " %zu", z);
         }
         rbuf_puts(&s, ")\n");
@@ -322,7 +339,7 @@ chart_bars_dots(struct chart_ctx *cx, const json_t *sview, const json_t *ssum, c
             snprintf(label, sizeof label, "%s > %s", js(u, "src_zone"), js(u, "dst_zone"));
         if (i)
             rbuf_puts(&s2, ", ");
-        gp_str(&s2, label);
+        gp_script_str(&s2, label);
         rbuf_printf(&s2, " %zu", i);
     }
     rbuf_printf(&s2,
@@ -381,7 +398,7 @@ chart_percentiles(struct chart_ctx *cx, const json_t *sview, const json_t *ssum,
         }
         rbuf_printf(&s, "%s\"percentiles-%s.dat\" index %zu using 1:2 with linespoints title ",
                     curve ? ", \\\n     " : "", key, curve);
-        gp_str(&s, label);
+        gp_script_str(&s, label);
         if (++curve >= CHART_MAX_CURVES && !by_pair)
             break;
     }

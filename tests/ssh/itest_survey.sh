@@ -142,10 +142,10 @@ check "accept-new: all ok" [ "$(count "$D/r4" ok)" = 6 ]
 check "accept-new: key of h2 recorded" grep -qF "$(cut -d' ' -f2 "$D/s2/host_key.pub")" "$D/kh2"
 
 # 5. hostile strings in zones/regions run and reach no shell; in names they are refused.
-# Backticks only in the region: the report's gnuplot scripts put zone names in double-quoted
-# strings, where gnuplot runs `...` (a report bug, outside the ssh transport).
+# Backticks in zones too: they reach the report's gnuplot scripts (zone labels of the heatmap),
+# where only single-quoted strings are safe from gnuplot's `...` command substitution.
 pw=/tmp/pwned-$$
-evil="\$(touch $pw-a);touch $pw-c;'\"x"
+evil="\$(touch $pw-a);\`touch $pw-f\`;touch $pw-c;'\"x"
 plan "" "$evil" "\`touch $pw-b\`" rr "$D/kh" >"$D/evil.yaml"
 run "$D/evil.yaml" -o "$D/r5"
 check "hostile zones: exit 0 (was $rc): $(cat "$D/out.log")" [ "$rc" = 0 ]

@@ -47,7 +47,7 @@ err_sys(struct err *e, int code, int errnum, const char *fmt, ...)
     return code;
 }
 
-static void
+__attribute__((format(printf, 2, 0))) static void
 err_vprefix(struct err *e, const char *fmt, va_list ap)
 {
     char prefix[NS_ERR_MSG_MAX];

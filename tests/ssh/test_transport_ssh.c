@@ -39,7 +39,7 @@ static unsigned g_port[3];
 static long g_pgids[64];
 static size_t g_npgids;
 
-static int
+__attribute__((format(printf, 1, 2))) static int
 sh(const char *fmt, ...)
 {
     char cmd[2048];
@@ -51,7 +51,7 @@ sh(const char *fmt, ...)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
-static bool
+__attribute__((format(printf, 1, 2))) static bool
 file_exists(const char *fmt, ...)
 {
     char p[1024];

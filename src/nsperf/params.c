@@ -1,42 +1,11 @@
-/* params.c - the test-kind table and the parameters every test carries: defaults, range checks
- * and the JSON form exchanged in PARAMS/ACCEPT. */
+/* params.c - the parameters every test carries: defaults, range checks and the JSON form
+ * exchanged in PARAMS/ACCEPT. Kinds are named by common/testspec.h; their code is reached
+ * through kinds.c, which this file does not need. */
 #include "nsperf/nsperf.h"
 
 #include <string.h>
 
 #include "common/errors.h"
-
-/* nsperf's kind ids are the table's (common/testspec.h). */
-_Static_assert(NS_TCP_STREAM == (int)TESTSPEC_TCP_STREAM &&
-                   NS_UDP_STREAM == (int)TESTSPEC_UDP_STREAM && NS_TCP_RR == (int)TESTSPEC_TCP_RR &&
-                   NS_UDP_RR == (int)TESTSPEC_UDP_RR && NS_TCP_CRR == (int)TESTSPEC_TCP_CRR &&
-                   NS_KIND_COUNT == (int)TESTSPEC_KIND_COUNT,
-               "enum ns_kind_id follows TESTSPEC_KIND_MAP");
-
-static const struct test_kind *const kinds[NS_KIND_COUNT] = {
-    [NS_TCP_STREAM] = &ns_kind_tcp_stream, [NS_UDP_STREAM] = &ns_kind_udp_stream,
-    [NS_TCP_RR] = &ns_kind_tcp_rr,         [NS_UDP_RR] = &ns_kind_udp_rr,
-    [NS_TCP_CRR] = &ns_kind_tcp_crr,
-};
-
-const struct test_kind *
-ns_kind_get(enum ns_kind_id id)
-{
-    if ((int)id < 0 || id >= NS_KIND_COUNT)
-        return NULL;
-    return kinds[id];
-}
-
-const struct test_kind *
-ns_kind_find(const char *name, enum ns_kind_id *id)
-{
-    int i = testspec_kind_find(name);
-    if (i < 0)
-        return NULL;
-    if (id != NULL)
-        *id = (enum ns_kind_id)i;
-    return kinds[i];
-}
 
 void
 ns_params_set(struct ns_params *p, enum testspec_param id, double value)
@@ -103,7 +72,7 @@ ns_params_default(struct ns_params *p, enum ns_kind_id kind)
 int
 ns_params_validate(const struct ns_params *p, struct err *e)
 {
-    if (ns_kind_get(p->kind) == NULL)
+    if ((int)p->kind < 0 || p->kind >= NS_KIND_COUNT)
         return err_set(e, NS_EINVAL, "unknown test kind %d", (int)p->kind);
     struct testspec_values v;
     ns_params_to_spec(p, &v);
@@ -124,9 +93,9 @@ family_name(int family)
 json_t *
 ns_params_to_json(const struct ns_params *p)
 {
-    const struct test_kind *k = ns_kind_get(p->kind);
+    const char *kind = testspec_kind_name((int)p->kind);
     return json_pack("{s:s, s:i, s:I, s:I, s:f, s:f, s:f, s:I, s:b, s:i, s:s}", "test",
-                     k != NULL ? k->name : "unknown", "streams", (json_int_t)p->streams, "msg_size",
+                     kind != NULL ? kind : "unknown", "streams", (json_int_t)p->streams, "msg_size",
                      (json_int_t)p->msg_size, "response_size", (json_int_t)p->response_size,
                      "duration_s", p->duration_s, "warmup_s", p->warmup_s, "interval_s",
                      p->interval_s, "rate_bps", (json_int_t)p->rate_bps, "reverse", p->reverse,
@@ -206,11 +175,11 @@ ns_params_from_json(const json_t *o, struct ns_params *p, struct err *e)
 {
     if (!json_is_object(o))
         return err_set(e, NS_EPARSE, "params: not an object");
-    enum ns_kind_id id;
     const char *name = json_string_value(json_object_get(o, "test"));
-    if (ns_kind_find(name, &id) == NULL)
+    int id = testspec_kind_find(name);
+    if (id < 0)
         return err_set(e, NS_EINVAL, "params: unknown test '%s'", name ? name : "(missing)");
-    ns_params_default(p, id);
+    ns_params_default(p, (enum ns_kind_id)id);
     int rc = get_numbers(o, p, e);
     if (rc == 0)
         rc = get_family(o, &p->family, e);

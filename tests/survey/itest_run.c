@@ -506,7 +506,15 @@ test_sigint_and_resume(void **state)
     json_decref(v.recs);
 
     char *e;
-    const char *resume[] = {"run", "four.yaml", "--resume", "interrupted", "-q", NULL};
+    /* Without PLAN, --resume takes the plan recorded in run.json (here four.yaml's text, whose
+     * file is then rewritten: the recorded one is what runs, so no "plan changed"). */
+    write_four("four.yaml", "0.5s");
+    const char *missing[] = {"run", "--resume", "no-such-run", NULL};
+    assert_int_equal(ns_run(missing, NULL, &o, &e), 2);
+    assert_non_null(strstr(e, "cannot resume no-such-run"));
+    free(o);
+    free(e);
+    const char *resume[] = {"run", "--resume", "interrupted", "-q", NULL};
     int st = ns_run(resume, NULL, &o, &e);
     if (st != 0)
         fail_msg("resume exit %d\n%s\n%s", st, o, e);

@@ -70,6 +70,63 @@ rr_disturbed() {
     jq -e '.result.rtt_us.p99 > 3 * .result.rtt_us.p50' "$1" >/dev/null
 }
 
+# --- netsurvey over ssh against the lab --------------------------------------------------------
+NETSURVEY=${NETSURVEY:-${NS_BINARY_DIR:-$LAB_DIR_SRC/../../build/ci}/bin/netsurvey}
+NSPERF_REMOTE=${NSPERF_REMOTE:-${NS_BINARY_DIR:-$LAB_DIR_SRC/../../build/ci}/../static/bin/nsperf}
+
+# need_survey: netsurvey and the static nsperf it deploys are there
+need_survey() {
+    [[ -x $NETSURVEY ]] || {
+        echo "FAIL: netsurvey not found at $NETSURVEY (set NETSURVEY or NS_BINARY_DIR)"
+        exit 1
+    }
+    [[ -x $NSPERF_REMOTE ]] || {
+        echo "FAIL: no static nsperf at $NSPERF_REMOTE: cmake --workflow --preset static"
+        exit 1
+    }
+}
+
+# lab_plan_with FILE TRIALS SCENARIO_LINE...: the running lab's plan (`lab plan`: its hosts, key
+# and known_hosts), with these scenarios and trials, one pair at a time, both directions
+lab_plan_with() {
+    local f=$1 trials=$2 line
+    shift 2
+    lab plan | sed '/^scenarios:/,$d' >"$f"
+    echo "scenarios:" >>"$f"
+    for line in "$@"; do echo "  - $line" >>"$f"; done
+    printf 'trials: %s\npairs: all\ndirections: both\nparallel: false\n' "$trials" >>"$f"
+}
+
+# survey PLAN DIR [ARGS...]: netsurvey run over ssh, the static nsperf deployed; returns its status
+survey() {
+    local plan=$1 dir=$2
+    shift 2
+    timeout 600 "$NETSURVEY" run "$plan" -o "$dir" --nsperf-remote "$NSPERF_REMOTE" -q "$@" \
+        >>"$WORK/survey.log" 2>&1
+}
+
+# cell DIR SCENARIO SRC_ZONE DST_ZONE: the zone cell's mean from summary.json (empty if none)
+cell() {
+    jq -r --arg s "$2" --arg a "$3" --arg b "$4" '.scenarios[] | select(.name == $s) |
+        .zone_cells[] | select(.src_zone == $a and .dst_zone == $b) | .mean // empty' \
+        "$1/summary.json"
+}
+
+# no_nsperf_left WHAT: no nsperf process in any host of the lab
+no_nsperf_left() {
+    local ns p left=""
+    while IFS=$'\t' read -r ns _; do
+        for p in $(ip netns pids "$ns" 2>/dev/null); do
+            [[ $(cat "/proc/$p/comm" 2>/dev/null) == nsperf* ]] && left+=" $ns:$p"
+        done
+    done <"$NSLAB_DIR/hosts.tsv"
+    if [[ -n $left ]]; then
+        fail "$1: nsperf left running:$left"
+    else
+        pass "$1: no nsperf left in any host"
+    fi
+}
+
 finish() {
     if ((FAILS)); then
         echo "$FAILS check(s) failed"

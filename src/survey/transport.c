@@ -1,8 +1,9 @@
 /* transport.c - the generic transport functions: pick a variant by kind, then dispatch every
- * call through the operations table at the head of each object (struct transport_base). */
+ * call through the operations table at the head of each object (struct transport_base).
+ * Dispatch goes one way only: the variants never call back in here (what they share with each
+ * other, the capped buffer and transport_output_release, is in transport_buf.c). */
 #include "survey/transport.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 static const struct transport_ops *const transport_variants[] = {
@@ -14,16 +15,6 @@ static const struct transport_ops *
 base_ops(const void *obj)
 {
     return ((const struct transport_base *)obj)->ops;
-}
-
-void
-transport_output_release(struct transport_output *o)
-{
-    if (o == NULL)
-        return;
-    free(o->out);
-    free(o->err);
-    memset(o, 0, sizeof *o);
 }
 
 int

@@ -87,7 +87,8 @@ int transport_read_line(struct transport_proc *p, char *buf, size_t len, int64_t
 /* Collect the rest of stdout and stderr (at most out_cap / err_cap bytes each) and wait for
  * the process to exit. On success returns 0 with *o filled (the caller releases it). At the
  * deadline returns NS_ETIMEDOUT with the process still running and what it printed so far in
- * *o (the caller kills it). */
+ * *o (the caller kills it). What one call put in *o is handed over: a later call (after a
+ * timeout) gives only what was printed since, capped again. */
 int transport_wait(struct transport_proc *p, size_t out_cap, size_t err_cap, int64_t deadline_ns,
                    struct transport_output *o, struct err *e);
 

@@ -24,16 +24,11 @@
 
 #include "common/clock.h"
 #include "survey/transport.h"
+#include "survey/transport_buf.h"
 
 /* stderr kept while a caller reads stdout line by line, before transport_wait gives caps. */
 #define LOCAL_EARLY_ERR_CAP (1u << 20)
 #define LOCAL_READ_CHUNK 65536
-
-struct local_buf {
-    char *p;
-    size_t len, cap;
-    bool truncated;
-};
 
 struct local_proc;
 
@@ -52,44 +47,20 @@ struct local_proc {
     bool reaped;
     int status;
     int out_fd, err_fd; /* -1 once at end of file */
-    struct local_buf out, err;
+    struct transport_buf out, err;
 };
 
-/* --- buffers ------------------------------------------------------------------------------ */
-
-/* Append n bytes, keeping at most limit; always keeps room for a NUL. */
-static int
-buf_append(struct local_buf *b, const char *data, size_t n, size_t limit)
-{
-    if (b->len + n > limit) {
-        b->truncated = true;
-        n = limit > b->len ? limit - b->len : 0;
-    }
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap != 0 ? b->cap : 4096;
-        while (cap < b->len + n + 1)
-            cap *= 2;
-        char *p = realloc(b->p, cap);
-        if (p == NULL)
-            return NS_ENOMEM;
-        b->p = p;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, data, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-    return 0;
-}
+/* --- pipes ------------------------------------------------------------------------------- */
 
 /* Read what is available on *fd into b; closes and sets *fd = -1 at end of file. */
 static int
-drain_fd(int *fd, struct local_buf *b, size_t limit, struct err *e)
+drain_fd(int *fd, struct transport_buf *b, size_t limit, struct err *e)
 {
     char chunk[LOCAL_READ_CHUNK];
     for (;;) {
         ssize_t n = read(*fd, chunk, sizeof chunk);
         if (n > 0) {
-            if (buf_append(b, chunk, (size_t)n, limit) != 0)
+            if (transport_buf_append(b, chunk, (size_t)n, limit) != 0)
                 return err_set(e, NS_ENOMEM, "out of memory");
             continue;
         }
@@ -188,13 +159,14 @@ static int
 local_deploy(struct transport *t, const char *local_path, char *remote_path, size_t len,
              struct err *e)
 {
+    const struct local_transport *lt = (const struct local_transport *)t;
     char abs[PATH_MAX];
     if (realpath(local_path, abs) == NULL)
-        return err_sys(e, NS_ENOTFOUND, errno, "%s: %s", transport_name(t), local_path);
+        return err_sys(e, NS_ENOTFOUND, errno, "%s: %s", lt->base.name, local_path);
     if (access(abs, X_OK) != 0)
-        return err_sys(e, NS_EINVAL, errno, "%s: %s", transport_name(t), abs);
+        return err_sys(e, NS_EINVAL, errno, "%s: %s", lt->base.name, abs);
     if ((size_t)snprintf(remote_path, len, "%s", abs) >= len)
-        return err_set(e, NS_ETOOBIG, "%s: path too long: %s", transport_name(t), abs);
+        return err_set(e, NS_ETOOBIG, "%s: path too long: %s", lt->base.name, abs);
     return 0;
 }
 
@@ -342,40 +314,17 @@ local_read_line(struct transport_proc *tp, char *buf, size_t len, int64_t deadli
 {
     struct local_proc *p = (struct local_proc *)tp;
     for (;;) {
-        char *nl = p->out.len > 0 ? memchr(p->out.p, '\n', p->out.len) : NULL;
-        if (nl != NULL) {
-            size_t n = (size_t)(nl - p->out.p);
-            if (n + 1 > len)
-                return err_set(e, NS_ETOOBIG, "%s: line longer than %zu bytes", p->base.name,
-                               len - 1);
-            memcpy(buf, p->out.p, n);
-            buf[n] = '\0';
-            memmove(p->out.p, nl + 1, p->out.len - n - 1);
-            p->out.len -= n + 1;
-            p->out.p[p->out.len] = '\0';
-            return 0;
-        }
-        if (p->out.len + 1 > len)
+        bool got;
+        if (transport_buf_take_line(&p->out, buf, len, &got) != 0)
             return err_set(e, NS_ETOOBIG, "%s: line longer than %zu bytes", p->base.name, len - 1);
+        if (got)
+            return 0;
         if (p->out_fd < 0)
             return err_set(e, NS_ECLOSED, "%s: output ended before a complete line", p->base.name);
         int rc = pump(p, len + LOCAL_READ_CHUNK, LOCAL_EARLY_ERR_CAP, deadline_ns, e);
         if (rc != 0)
             return rc;
     }
-}
-
-/* Hand the collected bytes over to o (NUL-terminated, possibly empty). */
-static int
-take_buf(struct local_buf *b, char **p, size_t *len, bool *truncated)
-{
-    if (b->p == NULL && buf_append(b, "", 0, 1) != 0)
-        return NS_ENOMEM;
-    *p = b->p;
-    *len = b->len;
-    *truncated = b->truncated;
-    memset(b, 0, sizeof *b);
-    return 0;
 }
 
 /* Wait for the exit without blocking past the deadline: the pipes are closed by now, so the
@@ -413,18 +362,13 @@ local_wait(struct transport_proc *tp, size_t out_cap, size_t err_cap, int64_t de
 {
     struct local_proc *p = (struct local_proc *)tp;
     int rc = 0;
-    if (p->out.len > out_cap) {
-        p->out.len = out_cap;
-        p->out.p[out_cap] = '\0';
-        p->out.truncated = true;
-    }
     while (rc == 0 && (p->out_fd >= 0 || p->err_fd >= 0))
         rc = pump(p, out_cap, err_cap, deadline_ns, e);
     if (rc == 0)
         rc = wait_exit(p, deadline_ns, e);
     o->status = p->reaped ? p->status : -1;
-    if (take_buf(&p->out, &o->out, &o->out_len, &o->out_truncated) != 0 ||
-        take_buf(&p->err, &o->err, &o->err_len, &o->err_truncated) != 0)
+    if (transport_buf_give(&p->out, out_cap, &o->out, &o->out_len, &o->out_truncated) != 0 ||
+        transport_buf_give(&p->err, err_cap, &o->err, &o->err_len, &o->err_truncated) != 0)
         return err_set(e, NS_ENOMEM, "out of memory");
     return rc;
 }
@@ -462,8 +406,8 @@ local_proc_free(struct transport_proc *tp)
         close(p->out_fd);
     if (p->err_fd >= 0)
         close(p->err_fd);
-    free(p->out.p);
-    free(p->err.p);
+    transport_buf_release(&p->out);
+    transport_buf_release(&p->err);
     pthread_mutex_destroy(&p->mu);
     free(p);
 }

@@ -40,6 +40,7 @@
 #include "survey/ssh_deploy.h"
 #include "survey/ssh_quote.h"
 #include "survey/transport.h"
+#include "survey/transport_buf.h"
 
 #define SSH_SLICE_MS 20                      /* longest wait before looking again */
 #define SSH_PRE_CAP (1u << 20)               /* what is kept of a stream before wait's caps */
@@ -61,12 +62,6 @@ static const char ssh_wrap_outer[] =
  * finds it. */
 static const char ssh_wrap_inner[] =
     "d=$1; shift; echo \"$$\" >\"$d/$$\"; echo \"$$\"; exec \"$@\"";
-
-struct sbuf {
-    char *d;
-    size_t len, alloc;
-    bool truncated;
-};
 
 struct sshx {
     struct transport_base base;
@@ -93,7 +88,7 @@ struct sproc {
     ssh_channel ch;
     unsigned gen;
     long pgid; /* 0 for helper commands that run without the wrapper */
-    struct sbuf out, err;
+    struct transport_buf out, err;
     bool out_eof, err_eof, exited;
     int status;
 };
@@ -112,31 +107,6 @@ static char *
 dup_or_null(const char *s)
 {
     return s != NULL ? strdup(s) : NULL;
-}
-
-static int
-sbuf_append(struct sbuf *b, const char *d, size_t n, size_t cap)
-{
-    if (b->len + n > cap) {
-        b->truncated = true;
-        n = b->len < cap ? cap - b->len : 0;
-    }
-    if (n == 0)
-        return 0;
-    if (b->len + n + 1 > b->alloc) {
-        size_t na = b->alloc ? b->alloc : 4096;
-        while (na < b->len + n + 1)
-            na *= 2;
-        char *nd = realloc(b->d, na);
-        if (nd == NULL)
-            return NS_ENOMEM;
-        b->d = nd;
-        b->alloc = na;
-    }
-    memcpy(b->d + b->len, d, n);
-    b->len += n;
-    b->d[b->len] = '\0';
-    return 0;
 }
 
 static int
@@ -328,7 +298,7 @@ proc_drain_locked(struct sproc *p, size_t out_cap, size_t err_cap, struct err *e
     int moved = 0;
     for (int stream = 0; stream < 2; stream++) {
         bool *eof = stream ? &p->err_eof : &p->out_eof;
-        struct sbuf *b = stream ? &p->err : &p->out;
+        struct transport_buf *b = stream ? &p->err : &p->out;
         size_t cap = stream ? err_cap : out_cap;
         while (!*eof) {
             int n = ssh_channel_read_nonblocking(p->ch, buf, sizeof buf, stream);
@@ -342,7 +312,7 @@ proc_drain_locked(struct sproc *p, size_t out_cap, size_t err_cap, struct err *e
                 }
                 *eof = true;
             } else if (n > 0) {
-                if (sbuf_append(b, buf, (size_t)n, cap) != 0)
+                if (transport_buf_append(b, buf, (size_t)n, cap) != 0)
                     return err_set(e, NS_ENOMEM, "out of memory");
                 moved = 1;
             } else {
@@ -400,64 +370,24 @@ proc_poll(struct sproc *p, size_t out_cap, size_t err_cap, int64_t deadline_ns, 
 }
 
 static int
-line_take(struct sproc *p, char *buf, size_t len, bool *got, struct err *e)
-{
-    char *nl = p->out.len ? memchr(p->out.d, '\n', p->out.len) : NULL;
-    *got = false;
-    if (nl == NULL) {
-        if (p->out.len >= len)
-            return err_set(e, NS_ETOOBIG, "%s: output line longer than %zu bytes", p->base.name,
-                           len - 1);
-        return 0;
-    }
-    size_t n = (size_t)(nl - p->out.d);
-    if (n >= len)
-        return err_set(e, NS_ETOOBIG, "%s: output line longer than %zu bytes", p->base.name,
-                       len - 1);
-    memcpy(buf, p->out.d, n);
-    buf[n] = '\0';
-    memmove(p->out.d, nl + 1, p->out.len - n - 1);
-    p->out.len -= n + 1;
-    p->out.d[p->out.len] = '\0';
-    *got = true;
-    return 0;
-}
-
-static int
 ssh_read_line(struct transport_proc *tp, char *buf, size_t len, int64_t deadline_ns, struct err *e)
 {
     struct sproc *p = (struct sproc *)tp;
     for (;;) {
         bool got;
-        int rc = line_take(p, buf, len, &got, e);
-        if (rc != 0 || got)
-            return rc;
+        if (transport_buf_take_line(&p->out, buf, len, &got) != 0)
+            return err_set(e, NS_ETOOBIG, "%s: output line longer than %zu bytes", p->base.name,
+                           len - 1);
+        if (got)
+            return 0;
         if (p->out_eof) {
             return err_set(e, NS_ECLOSED, "%s: output ended before a full line%s%s", p->base.name,
-                           p->err.len ? ": " : "", p->err.len ? p->err.d : "");
+                           p->err.len ? ": " : "", p->err.len ? p->err.data : "");
         }
-        rc = proc_poll(p, SSH_PRE_CAP, SSH_PRE_CAP, deadline_ns, e);
+        int rc = proc_poll(p, SSH_PRE_CAP, SSH_PRE_CAP, deadline_ns, e);
         if (rc != 0)
             return rc;
     }
-}
-
-static int
-sbuf_give(struct sbuf *b, size_t cap, char **d, size_t *len, bool *trunc)
-{
-    if (b->len > cap) {
-        b->len = cap;
-        b->truncated = true;
-    }
-    *d = malloc(b->len + 1);
-    if (*d == NULL)
-        return NS_ENOMEM;
-    if (b->len)
-        memcpy(*d, b->d, b->len);
-    (*d)[b->len] = '\0';
-    *len = b->len;
-    *trunc = b->truncated;
-    return 0;
 }
 
 static int
@@ -471,8 +401,8 @@ ssh_wait(struct transport_proc *tp, size_t out_cap, size_t err_cap, int64_t dead
         if (rc != 0)
             break;
     }
-    if (sbuf_give(&p->out, out_cap, &o->out, &o->out_len, &o->out_truncated) != 0 ||
-        sbuf_give(&p->err, err_cap, &o->err, &o->err_len, &o->err_truncated) != 0) {
+    if (transport_buf_give(&p->out, out_cap, &o->out, &o->out_len, &o->out_truncated) != 0 ||
+        transport_buf_give(&p->err, err_cap, &o->err, &o->err_len, &o->err_truncated) != 0) {
         transport_output_release(o);
         return err_set(e, NS_ENOMEM, "out of memory");
     }
@@ -482,6 +412,8 @@ ssh_wait(struct transport_proc *tp, size_t out_cap, size_t err_cap, int64_t dead
                        p->base.name);
     return rc;
 }
+
+static void ssh_proc_free(struct transport_proc *tp);
 
 /* Run a helper command to the end (no wrapper). */
 static int
@@ -494,7 +426,7 @@ run_cmd(struct sshx *x, const char *cmd, struct transport_output *o, struct err 
         rc = ssh_wait((struct transport_proc *)p, SSH_PRE_CAP, 64 * 1024,
                       (int64_t)(clock_now_ns() + SSH_CMD_TIMEOUT_NS), o, e);
     if (p != NULL)
-        transport_proc_free((struct transport_proc *)p);
+        ssh_proc_free((struct transport_proc *)p);
     return rc;
 }
 
@@ -539,7 +471,7 @@ ssh_spawn(struct transport *t, const char *const *argv, const void *stdin_data, 
         err_prefix(e, "cannot start %s", argv[0]);
     }
     if (rc != 0) {
-        transport_proc_free((struct transport_proc *)p);
+        ssh_proc_free((struct transport_proc *)p);
         return rc;
     }
     *out = (struct transport_proc *)p;
@@ -619,8 +551,8 @@ ssh_proc_free(struct transport_proc *tp)
         }
         pthread_mutex_unlock(&x->mu);
     }
-    free(p->out.d);
-    free(p->err.d);
+    transport_buf_release(&p->out);
+    transport_buf_release(&p->err);
     free(p);
 }
 

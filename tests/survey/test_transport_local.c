@@ -87,6 +87,18 @@ test_caps_and_closed(void **state)
     assert_string_equal(o.out, "0123456789");
     transport_output_release(&o);
     transport_proc_free(p);
+    /* stderr kept while stdout was read line by line is cut to wait's cap too */
+    p = sh(t, "printf 0123456789 >&2; echo line; printf x >&2", NULL);
+    assert_int_equal(transport_read_line(p, line, sizeof line, after(LONG_S), &e), 0);
+    assert_string_equal(line, "line");
+    assert_int_equal(transport_wait(p, 10, 4, after(LONG_S), &o, &e), 0);
+    assert_true(o.err_truncated);
+    assert_int_equal(o.err_len, 4);
+    assert_string_equal(o.err, "0123");
+    assert_false(o.out_truncated);
+    assert_string_equal(o.out, "");
+    transport_output_release(&o);
+    transport_proc_free(p);
     p = sh(t, "printf no-newline", NULL);
     char big[64];
     assert_int_equal(transport_read_line(p, big, sizeof big, after(LONG_S), &e), NS_ECLOSED);

@@ -671,10 +671,12 @@ test_tcp_crr_pair(void **state)
     if (cps > 1.1e6 / mean || cps < 0.4e6 / mean)
         fail_msg("connections/s %.0f vs 1e6/mean %.0f", cps, 1e6 / mean);
     assert_true(jnum(r, "connections", NULL) == n);
-    /* The server closes first, so the TIME_WAIT entries are its own, not the client's. */
+    /* The server closes first, so the TIME_WAIT entries are its own, not the client's - except
+     * for the one connection in flight when the test ended, which the client closes (its
+     * TIME_WAIT was there in 1 of about 40 runs: asserting none failed by chance). */
     int srv_tw, cli_tw;
     count_time_wait(crr_port, &srv_tw, &cli_tw);
-    if (cli_tw > 0 || srv_tw < (int)(n / 2))
+    if (cli_tw > 1 || srv_tw < (int)(n / 2))
         fail_msg("TIME_WAIT: %d on the client side, %d on the server side, %.0f connections",
                  cli_tw, srv_tw, n);
     char *text = NULL;

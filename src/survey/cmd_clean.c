@@ -11,6 +11,7 @@
 
 #include "plan/plan.h"
 #include "survey/cmd_run.h"
+#include "survey/host_target.h"
 #include "survey/transport.h"
 #include "survey/transport_ssh.h"
 
@@ -26,18 +27,7 @@ clean_usage(FILE *out)
 static int
 clean_host(const struct plan_host *ph, bool accept_new)
 {
-    struct transport_target tt = {
-        .name = ph->name,
-        .kind = "ssh",
-        .address = ph->address,
-        .port = ph->ssh.port,
-        .user = ph->ssh.user,
-        .identity = ph->ssh.identity,
-        .known_hosts = ph->ssh.known_hosts,
-        .jump = ph->ssh.jump,
-        .connect_timeout_s = ph->ssh.connect_timeout_s,
-        .accept_new_host_keys = accept_new,
-    };
+    struct transport_target tt = survey_host_target(ph, accept_new);
     struct transport *t = NULL;
     struct err e = {0};
     int rc = transport_open(&tt, &t, &e);

@@ -28,6 +28,7 @@
 #include "common/clock.h"
 #include "common/sha256.h"
 #include "plan/schedule.h"
+#include "survey/host_target.h"
 #include "survey/journal.h"
 #include "survey/transport.h"
 #include "survey/trial.h"
@@ -263,18 +264,7 @@ static void
 host_open(struct runner *r, struct run_host *h)
 {
     const struct plan_host *ph = h->ph;
-    struct transport_target tt = {
-        .name = ph->name,
-        .kind = ph->transport == PLAN_TRANSPORT_LOCAL ? "local" : "ssh",
-        .address = ph->address,
-        .port = ph->ssh.port,
-        .user = ph->ssh.user,
-        .identity = ph->ssh.identity,
-        .known_hosts = ph->ssh.known_hosts,
-        .jump = ph->ssh.jump,
-        .connect_timeout_s = ph->ssh.connect_timeout_s,
-        .accept_new_host_keys = r->o->accept_new_host_keys,
-    };
+    struct transport_target tt = survey_host_target(ph, r->o->accept_new_host_keys);
     const char *local = ph->transport == PLAN_TRANSPORT_LOCAL ? r->o->nsperf : r->o->nsperf_remote;
     struct err e = {0};
     int rc = local != NULL ? transport_open(&tt, &h->t, &e)

@@ -47,10 +47,10 @@ lab up >/dev/null
 # and one CI run failed that way (nsperf p50 +5.0 %, means +2.0 %). Alternating lets both tools
 # see the same conditions; and, as in lab_rtt, the delay line and both tools' endpoints run on
 # one CPU with SCHED_FIFO, which removes most of that base's variation (tests/lab/README.md).
+# `lab pin` puts the delay line on CPU 0 with SCHED_FIFO 50; the tools, started by `lab exec`
+# rather than by a host's sshd, get the same by PIN.
 ROUNDS=3
-DL_PID=$(cat "$NSLAB_DIR/delay.ready")
-taskset -pc 0 "$DL_PID" >/dev/null
-chrt -f -p 50 "$DL_PID"
+lab pin >/dev/null
 PIN=(taskset -c 0 chrt -f 50)
 NSPERF_RUN=("${PIN[@]}" "${NSPERF_RUN[@]}")
 avg_p50() { jq -s '[.[].result.rtt_us.p50] | add / length' "$@"; }
@@ -87,8 +87,7 @@ for attempt in 1 2; do
     echo "   (disturbed, load $(cut -d' ' -f1 /proc/loadavg); measuring again)"
 done
 # throughput with the normal scheduler on every CPU, as the tools run anywhere
-chrt -o -p 0 "$DL_PID"
-taskset -pc "0-$(($(nproc --all) - 1))" "$DL_PID" >/dev/null
+lab unpin >/dev/null
 NSPERF_RUN=("$NSPERF")
 
 for attempt in 1 2; do

@@ -121,8 +121,8 @@ settle_hostname(struct sc_ctx *c)
     if (o->hostname != NULL) {
         struct sc_token t = {'h', c->host};
         if (sc_expand(o->hostname, false, true, &t, 1, &host, why, sizeof why) != 0)
-            return err_set(c->e, NS_EPARSE, "%s: HostName '%s': %s", o->hostname_at, o->hostname,
-                           why);
+            return err_set(c->e, NS_EPARSE, "%s: HostName '%.100s': %s", o->hostname_at,
+                           o->hostname, why);
     } else if ((host = strdup(c->host)) == NULL) {
         return oom(c);
     }
@@ -263,8 +263,8 @@ expand_path(struct sc_ctx *c, const struct cinfo *ci, const char *raw, const cha
         rc = sc_expand(tmp, true, true, ci->t, 11, out, why, sizeof why);
     free(tmp);
     if (rc != 0)
-        return err_set(c->e, NS_EPARSE, "%s: %s '%s': %s", at != NULL ? at : "config", what, raw,
-                       why);
+        return err_set(c->e, NS_EPARSE, "%s: %s '%.100s': %s", at != NULL ? at : "config", what,
+                       raw, why);
     return 0;
 }
 

@@ -193,8 +193,8 @@ match_host(struct sc_line *l, char **host)
     }
     struct sc_token t = {'h', c->host};
     if (sc_expand(c->o.hostname, false, true, &t, 1, host, why, sizeof why) != 0)
-        return err_set(c->e, NS_EPARSE, "%s: HostName '%s': %s", c->o.hostname_at, c->o.hostname,
-                       why);
+        return err_set(c->e, NS_EPARSE, "%s: HostName '%.100s': %s", c->o.hostname_at,
+                       c->o.hostname, why);
     return 0;
 }
 

@@ -30,7 +30,7 @@
 #include "plan/schedule.h"
 #include "survey/host_target.h"
 #include "survey/journal.h"
-#include "survey/transport.h"
+#include "transport/transport.h"
 #include "survey/trial.h"
 
 #define RUN_ENV_TIMEOUT_S 30.0

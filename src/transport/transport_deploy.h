@@ -1,8 +1,8 @@
 /* ssh_deploy.h - what the ssh transport checks on this machine before it uploads a program:
  * the bytes, their SHA-256 (the content address on the host), that the program is statically
  * linked (it must run on a bare VM), and which `uname -m` it was built for. */
-#ifndef NS_SURVEY_SSH_DEPLOY_H
-#define NS_SURVEY_SSH_DEPLOY_H
+#ifndef NS_TRANSPORT_TRANSPORT_DEPLOY_H
+#define NS_TRANSPORT_TRANSPORT_DEPLOY_H
 
 #include <stdbool.h>
 #include <stddef.h>

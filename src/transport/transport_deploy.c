@@ -1,5 +1,5 @@
 /* ssh_deploy.c - local checks on a program before it is deployed (see ssh_deploy.h). */
-#include "survey/ssh_deploy.h"
+#include "transport/transport_deploy.h"
 
 #include <elf.h>
 #include <errno.h>

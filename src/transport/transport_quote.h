@@ -1,8 +1,8 @@
 /* ssh_quote.h - POSIX shell quoting for remote command lines. Every argument that reaches a
  * remote shell goes through here: wrapped in single quotes, each embedded ' written as '\'',
  * so that no byte of it ($, `, ;, ", \, newline...) is ever interpreted by the shell. */
-#ifndef NS_SURVEY_SSH_QUOTE_H
-#define NS_SURVEY_SSH_QUOTE_H
+#ifndef NS_TRANSPORT_TRANSPORT_QUOTE_H
+#define NS_TRANSPORT_TRANSPORT_QUOTE_H
 
 #include <stddef.h>
 

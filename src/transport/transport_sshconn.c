@@ -8,7 +8,7 @@
  * (SSH_OPTIONS_FD). The bastion's session belongs to the pump thread alone. ProxyJump lines in
  * ~/.ssh/config are turned by libssh itself into a ProxyCommand running `ssh -W`, which needs
  * the OpenSSH client. */
-#include "survey/ssh_conn.h"
+#include "transport/transport_sshconn.h"
 
 #include <errno.h>
 #include <fcntl.h>

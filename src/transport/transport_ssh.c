@@ -14,7 +14,7 @@
  * ~/.cache/netsurvey/pids/ (what `clean` kills) and reports the program's exit status. The
  * token goes to the program's standard input; the command line never holds it.
  */
-#include "survey/transport_ssh.h"
+#include "transport/transport_ssh.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,11 +36,11 @@
 
 #include "common/clock.h"
 #include "common/sha256.h"
-#include "survey/ssh_conn.h"
-#include "survey/ssh_deploy.h"
-#include "survey/ssh_quote.h"
-#include "survey/transport.h"
-#include "survey/transport_buf.h"
+#include "transport/transport_sshconn.h"
+#include "transport/transport_deploy.h"
+#include "transport/transport_quote.h"
+#include "transport/transport.h"
+#include "transport/transport_buf.h"
 
 #define SSH_SLICE_MS 20                      /* longest wait before looking again */
 #define SSH_PRE_CAP (1u << 20)               /* what is kept of a stream before wait's caps */

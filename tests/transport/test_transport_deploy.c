@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "common/sha256.h"
-#include "survey/ssh_deploy.h"
+#include "transport/transport_deploy.h"
 
 static void
 test_dynamic_and_static(void **state)

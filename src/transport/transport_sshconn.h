@@ -7,8 +7,8 @@
  *
  * Threads: a struct ssh_conn is used by one thread at a time (the transport holds a mutex);
  * a jump host's session is driven by its own pump thread only. */
-#ifndef NS_SURVEY_SSH_CONN_H
-#define NS_SURVEY_SSH_CONN_H
+#ifndef NS_TRANSPORT_TRANSPORT_SSHCONN_H
+#define NS_TRANSPORT_TRANSPORT_SSHCONN_H
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -11,8 +11,8 @@
  *
  * Every read has a cap and a deadline (absolute CLOCK_MONOTONIC nanoseconds, clock_now_ns()).
  * Errors are values: 0 or a negative NS_E* code, detail in the caller's struct err. */
-#ifndef NS_SURVEY_TRANSPORT_H
-#define NS_SURVEY_TRANSPORT_H
+#ifndef NS_TRANSPORT_TRANSPORT_H
+#define NS_TRANSPORT_TRANSPORT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "survey/ssh_quote.h"
+#include "transport/transport_quote.h"
 
 static void
 test_arg_forms(void **state)

@@ -1,6 +1,6 @@
 /* ssh_quote.c - POSIX single-quote quoting (see ssh_quote.h). Inside '...' a POSIX shell gives
  * no byte a meaning except the closing quote, so the only escape needed is for ' itself. */
-#include "survey/ssh_quote.h"
+#include "transport/transport_quote.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,9 @@
  *
  * The runner, the journal and the scheduler only ever see struct transport and the functions
  * below; they never know which variant a host uses. Transport code knows nothing about plans:
- * struct transport_target is filled by the caller from whatever it read.
+ * struct transport_target is filled by the caller from whatever it read (survey/host_target.h).
+ * The build holds that rule: ns_transport links without ns_plan, and tests/seams refuses the
+ * arrow (a symbol or an include of plan in src/transport/).
  *
  * Threads: one struct transport (a host) may have several processes running at once, and its
  * processes may be driven from different threads; a variant serialises what it must inside.

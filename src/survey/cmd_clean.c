@@ -12,8 +12,8 @@
 #include "plan/plan.h"
 #include "survey/cmd_run.h"
 #include "survey/host_target.h"
-#include "survey/transport.h"
-#include "survey/transport_ssh.h"
+#include "transport/transport.h"
+#include "transport/transport_ssh.h"
 
 static void
 clean_usage(FILE *out)

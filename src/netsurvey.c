@@ -17,6 +17,7 @@
 #include "report/report.h"
 #include "survey/cmd_clean.h"
 #include "survey/cmd_run.h"
+#include "survey/host_ssh.h"
 
 #define EXIT_INVALID 2
 #define DEFAULT_PLAN_NAME "built-in:localhost.yaml"
@@ -105,8 +106,11 @@ cmd_plan(const struct opts *o)
     struct schedule *s = NULL;
     struct err e = {0};
     rc = schedule_new(p, &s, &e);
+    /* JSON: each ssh host's endpoint as the ssh config resolves it (hosts[].ssh.resolved) */
+    const struct schedule_json_extra x = {.ssh_resolved = survey_host_resolved_json};
     if (rc == 0)
-        rc = o->json ? schedule_write_json(s, stdout, &e) : schedule_write_text(s, stdout, &e);
+        rc = o->json ? schedule_write_json_extra(s, stdout, &x, &e)
+                     : schedule_write_text(s, stdout, &e);
     schedule_free(s);
     plan_free(p);
     return rc == 0 ? EXIT_SUCCESS : fail(&e);

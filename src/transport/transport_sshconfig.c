@@ -564,6 +564,15 @@ transport_sshconfig_free(struct transport_sshconfig *c)
     free(c);
 }
 
+void
+transport_sshconfig_env_init(struct transport_sshconfig_env *env, const char *config)
+{
+    memset(env, 0, sizeof *env);
+    env->config = config != NULL ? config : getenv(TRANSPORT_SSHCONFIG_ENV_VAR);
+    if (env->config != NULL && *env->config == '\0')
+        env->config = NULL;
+}
+
 const char *
 transport_sshconfig_agent(const struct transport_sshconfig *c)
 {

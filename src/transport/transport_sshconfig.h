@@ -96,6 +96,14 @@ struct transport_sshconfig {
     size_t n_warnings_dropped; /* beyond TRANSPORT_SSHCONFIG_WARNINGS_MAX */
 };
 
+/* The environment variable naming the config file netsurvey reads instead of ~/.ssh/config
+ * and /etc/ssh/ssh_config (as `ssh -F` would; "none": no file). */
+#define TRANSPORT_SSHCONFIG_ENV_VAR "NETSURVEY_SSH_CONFIG"
+
+/* env for the running user: config from `config` if not NULL, else from the variable above,
+ * else the defaults (every other field NULL). */
+void transport_sshconfig_env_init(struct transport_sshconfig_env *env, const char *config);
+
 /* Resolve host (a name, an alias or an address) as `ssh [-F env->config] [-o ...] host` would.
  * *out is the caller's on success. NS_EPARSE for what ssh would refuse ("FILE line N: ..."),
  * NS_ETOOBIG for a cap, NS_EIO for a file that cannot be read, NS_EINVAL for a bad override,

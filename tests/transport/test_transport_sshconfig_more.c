@@ -45,7 +45,7 @@ new_home(char *home, size_t len)
 static void
 put(const char *home, const char *rel, const char *text, unsigned mode)
 {
-    char path[1024];
+    char path[2048];
     snprintf(path, sizeof path, "%s/%s", home, rel);
     FILE *f = fopen(path, "w");
     assert_non_null(f);

@@ -127,11 +127,18 @@ static const struct command commands[] = {
 
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
+static int
+render_dir(const char *dir, struct err *e)
+{
+    struct report_opts o = {.dirs = &dir, .ndirs = 1, .out = dir, .warn = stderr};
+    return report_render(&o, e);
+}
+
 /* run ▶ survey, then report: the survey module journals, the report module renders. */
 static int
 netsurvey_cmd_run(int argc, char **argv)
 {
-    return survey_cmd_run(argc, argv, report_render_dir);
+    return survey_cmd_run(argc, argv, render_dir);
 }
 
 /* Commands implemented in their module, which parse their own arguments (argv[0] = the name). */

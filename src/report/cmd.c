@@ -56,7 +56,9 @@ report_cmd_report(int argc, char **argv)
     }
     struct err e = {0};
     const char *const *dirs = (const char *const *)(argv + optind);
-    if (report_render_dirs(dirs, ndirs, out ? out : dirs[0], &e) != 0) {
+    struct report_opts o = {
+        .dirs = dirs, .ndirs = ndirs, .out = out ? out : dirs[0], .warn = stderr};
+    if (report_render(&o, &e) != 0) {
         fprintf(stderr, "netsurvey report: %s\n", e.msg);
         return EXIT_FAILURE;
     }
@@ -104,10 +106,15 @@ report_cmd_compare(int argc, char **argv)
     }
     struct err e = {0};
     const char *bdir = argv[optind], *ndir = argv[optind + 1];
-    int rc = report_compare_dirs(bdir, ndir, out ? out : ndir, pct, stdout, &e);
-    if (rc < 0) {
+    struct report_compare_opts o = {.base_dir = bdir,
+                                    .new_dir = ndir,
+                                    .out = out ? out : ndir,
+                                    .max_regression_pct = pct,
+                                    .echo = stdout};
+    struct report_compare_result r;
+    if (report_compare(&o, &r, &e) != 0) {
         fprintf(stderr, "netsurvey compare: %s\n", e.msg);
         return COMPARE_EXIT_ERROR;
     }
-    return rc;
+    return r.regressions > 0;
 }

@@ -42,8 +42,4 @@ struct report_compare_result {
 int report_compare(const struct report_compare_opts *o, struct report_compare_result *r,
                    struct err *e);
 
-/* `netsurvey report` and `netsurvey compare` (argv[0] is the command's name): exit statuses. */
-int report_cmd_report(int argc, char **argv);
-int report_cmd_compare(int argc, char **argv);
-
 #endif

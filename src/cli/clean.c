@@ -1,16 +1,68 @@
-/* clean.c - `netsurvey clean`: for now the survey module's own command (moved here next). */
+/* clean.c - `netsurvey clean [PLAN] [--accept-new-host-keys]`: undo what runs left on the
+ * plan's ssh hosts (process groups still recorded, the deployed nsperf), one line a host. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
 #include "cli/cli.h"
-#include "survey/cmd_clean.h"
+#include "common/errors.h"
+#include "plan/plan.h"
+#include "survey/clean.h"
+
+struct clean_args {
+    bool accept_new_host_keys;
+};
+
+static const struct cli_opt clean_opts[] = {
+    {0, "accept-new-host-keys", NULL, CLI_OPT_TRUE,
+     offsetof(struct clean_args, accept_new_host_keys), 0,
+     "record the key of an ssh host missing from known_hosts (trust on first use); a changed "
+     "key is still refused"},
+};
 
 static const struct cli_exit clean_exits[] = CLI_EXIT_TABLE(CLEAN);
+
+static int
+clean_main(int argc, char **argv)
+{
+    struct clean_args a = {0};
+    const char *arg;
+    int rc = cli_parse_plan(&cli_clean, argc, argv, &a, &arg);
+    if (rc != CLI_GO_ON)
+        return rc;
+    struct plan *p;
+    if (cli_plan_load(&cli_clean, arg, NULL, &p) != 0)
+        return CLI_CLEAN_USAGE;
+    int status = CLI_CLEAN_OK;
+    for (size_t i = 0; i < plan_host_count(p); i++) {
+        const struct plan_host *ph = plan_host(p, i);
+        if (ph->transport == PLAN_TRANSPORT_LOCAL)
+            continue;
+        struct err e = {0};
+        if (survey_clean_host(ph, a.accept_new_host_keys, &e) != 0) {
+            fprintf(stderr, "netsurvey clean: %s: %s\n", ph->name, e.msg);
+            status = CLI_CLEAN_SOME_FAILED;
+        } else {
+            printf("%s: cleaned\n", ph->name);
+        }
+    }
+    plan_free(p);
+    return status;
+}
 
 const struct cli_command cli_clean = {
     .name = "clean",
     .synopsis = "[PLAN] [--accept-new-host-keys]",
-    .summary =
-        "kill what netsurvey left running on the plan's ssh hosts and remove its cache there",
+    .summary = "kill what netsurvey left running on the plan's ssh hosts and remove its cache "
+               "there",
+    .details =
+        "For every ssh host of the plan: every process group netsurvey started there and "
+        "still recorded is killed, and ~/.cache/netsurvey (the deployed nsperf) removed. "
+        "Local hosts have nothing to clean: their processes end with the run.\n" CLI_PLAN_HELP,
+    .opts = clean_opts,
+    .nopts = CLI_LEN(clean_opts),
     .exits = clean_exits,
     .nexits = CLI_LEN(clean_exits),
     .usage = CLI_CLEAN_USAGE,
-    .main = survey_cmd_clean,
+    .main = clean_main,
 };

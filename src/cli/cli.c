@@ -9,6 +9,7 @@
 
 #include "common/errors.h"
 #include "plan/plan.h"
+#include "survey/run.h"
 
 #define CLI_WIDTH 80
 #define CLI_OPT_COLUMN 21 /* where an option's help starts */
@@ -208,19 +209,22 @@ int
 cli_plan_load(const struct cli_command *c, const char *arg, const char *resume_dir,
               struct plan **out)
 {
-    (void)c;
-    (void)resume_dir;
     *out = NULL;
     struct plan_diags *d = plan_diags_new();
     if (d == NULL) {
         fprintf(stderr, "netsurvey: out of memory\n");
         return NS_ENOMEM;
     }
+    struct err e = {0};
     int rc;
-    if (arg == NULL)
+    if (arg == NULL && resume_dir != NULL)
+        rc = survey_load_recorded_plan(resume_dir, out, d, &e);
+    else if (arg == NULL)
         rc = plan_load_default(out, d);
     else
         rc = plan_load_file(strcmp(arg, "-") == 0 ? "/dev/stdin" : arg, out, d);
+    if (e.code != 0)
+        fprintf(stderr, "netsurvey %s: %s\n", c->name, e.msg);
     plan_diags_write(d, stderr);
     plan_diags_free(d);
     return rc;

@@ -17,8 +17,6 @@ static const struct cli_opt check_opts[] = {
      "print nothing when the plan is valid (its problems are still printed)"},
 };
 
-static const struct cli_exit check_exits[] = CLI_EXIT_TABLE(CHECK);
-
 static const char *
 plural(uint64_t n)
 {
@@ -29,14 +27,10 @@ static int
 check_main(int argc, char **argv)
 {
     struct check_args a = {0};
-    const char *arg;
-    int rc = cli_parse_plan(&cli_check, argc, argv, &a, &arg);
+    struct plan *p;
+    int rc = cli_start_plan(&cli_check, argc, argv, &a, CLI_CHECK_FAILED, &p);
     if (rc != CLI_GO_ON)
         return rc;
-    struct plan *p;
-    rc = cli_plan_load(&cli_check, arg, NULL, &p);
-    if (rc != 0)
-        return rc == NS_ENOMEM ? CLI_CHECK_FAILED : CLI_CHECK_INVALID;
     if (!a.quiet)
         printf("%s: plan '%s' is valid: %zu host%s, %zu zone%s, %zu pair%s, %zu scenario%s, "
                "%llu test%s\n",
@@ -55,10 +49,8 @@ const struct cli_command cli_check = {
     .details =
         "Every problem is printed at once, as file:line:col: message, before any host is "
         "contacted; warnings are printed too and do not change the exit status.\n" CLI_PLAN_HELP,
-    .opts = check_opts,
-    .nopts = CLI_LEN(check_opts),
-    .exits = check_exits,
-    .nexits = CLI_LEN(check_exits),
+    CLI_OPTS(check_opts),
+    CLI_EXITS(CHECK),
     .usage = CLI_CHECK_INVALID,
     .main = check_main,
 };

@@ -20,19 +20,14 @@ static const struct cli_opt clean_opts[] = {
      "key is still refused"},
 };
 
-static const struct cli_exit clean_exits[] = CLI_EXIT_TABLE(CLEAN);
-
 static int
 clean_main(int argc, char **argv)
 {
     struct clean_args a = {0};
-    const char *arg;
-    int rc = cli_parse_plan(&cli_clean, argc, argv, &a, &arg);
+    struct plan *p;
+    int rc = cli_start_plan(&cli_clean, argc, argv, &a, CLI_CLEAN_USAGE, &p);
     if (rc != CLI_GO_ON)
         return rc;
-    struct plan *p;
-    if (cli_plan_load(&cli_clean, arg, NULL, &p) != 0)
-        return CLI_CLEAN_USAGE;
     int status = CLI_CLEAN_OK;
     for (size_t i = 0; i < plan_host_count(p); i++) {
         const struct plan_host *ph = plan_host(p, i);
@@ -59,10 +54,8 @@ const struct cli_command cli_clean = {
         "For every ssh host of the plan: every process group netsurvey started there and "
         "still recorded is killed, and ~/.cache/netsurvey (the deployed nsperf) removed. "
         "Local hosts have nothing to clean: their processes end with the run.\n" CLI_PLAN_HELP,
-    .opts = clean_opts,
-    .nopts = CLI_LEN(clean_opts),
-    .exits = clean_exits,
-    .nexits = CLI_LEN(clean_exits),
+    CLI_OPTS(clean_opts),
+    CLI_EXITS(CLEAN),
     .usage = CLI_CLEAN_USAGE,
     .main = clean_main,
 };

@@ -206,6 +206,20 @@ cli_parse_plan(const struct cli_command *c, int argc, char **argv, void *args,
 /* --- the plan ----------------------------------------------------------------------------- */
 
 int
+cli_start_plan(const struct cli_command *c, int argc, char **argv, void *args, int nomem,
+               struct plan **out)
+{
+    const char *arg = NULL;
+    int rc = cli_parse_plan(c, argc, argv, args, &arg);
+    if (rc != CLI_GO_ON)
+        return rc;
+    rc = cli_plan_load(c, arg, NULL, out);
+    if (rc != 0)
+        return rc == NS_ENOMEM ? nomem : c->usage;
+    return CLI_GO_ON;
+}
+
+int
 cli_plan_load(const struct cli_command *c, const char *arg, const char *resume_dir,
               struct plan **out)
 {

@@ -48,6 +48,12 @@ struct cli_command {
 
 #define CLI_LEN(array) (sizeof(array) / sizeof((array)[0]))
 
+/* In a command's description: its option table, and its table of cli_exit.h by name. */
+#define CLI_OPTS(array) .opts = (array), .nopts = CLI_LEN(array)
+#define CLI_EXITS(CMD)                                                                             \
+    .exits = (const struct cli_exit[])CLI_EXIT_TABLE(CMD),                                         \
+    .nexits = 0 CLI_EXITS_##CMD(CLI_EXIT_COUNT)
+
 /* Every command, in the order of the top-level help; netsurvey.c holds the one list. */
 extern const struct cli_command cli_check, cli_plan, cli_run, cli_report, cli_compare, cli_clean;
 
@@ -74,6 +80,12 @@ int cli_parse(const struct cli_command *c, int argc, char **argv, void *args,
 /* cli_parse for a command whose one operand is an optional PLAN: *plan_arg is it or NULL. */
 int cli_parse_plan(const struct cli_command *c, int argc, char **argv, void *args,
                    const char **plan_arg);
+
+/* How a command on one optional PLAN starts: cli_parse_plan, then cli_plan_load. Returns
+ * CLI_GO_ON with *out owned by the caller, or the status to exit with: cli_parse's, nomem
+ * when memory ran out, c->usage for a plan that is invalid or cannot be read. */
+int cli_start_plan(const struct cli_command *c, int argc, char **argv, void *args, int nomem,
+                   struct plan **out);
 
 /* "netsurvey NAME: message" and --help on stderr; returns c->usage. */
 int cli_usage_error(const struct cli_command *c, const char *fmt, ...)

@@ -76,5 +76,6 @@ struct cli_exit {
     {                                                                                              \
         CLI_EXITS_##CMD(CLI_EXIT_ROW)                                                              \
     }
+#define CLI_EXIT_COUNT(name, status, meaning) +1
 
 #endif

@@ -25,8 +25,6 @@ static const struct cli_opt compare_opts[] = {
      "where compare.md and compare.html go (default NEW_DIR)"},
 };
 
-static const struct cli_exit compare_exits[] = CLI_EXIT_TABLE(COMPARE);
-
 /* A percentage >= 0, "%" allowed after it. */
 static int
 compare_pct(const char *text, double *pct)
@@ -76,10 +74,8 @@ const struct cli_command cli_compare = {
     .summary = "compare two runs cell by cell (Welch's t-test); exit 1 on a regression",
     .details = "Compares matched zone cells (Welch's t-test, alpha 0.05) and writes compare.md and "
                "compare.html into OUT; compare.md also goes to standard output.",
-    .opts = compare_opts,
-    .nopts = CLI_LEN(compare_opts),
-    .exits = compare_exits,
-    .nexits = CLI_LEN(compare_exits),
+    CLI_OPTS(compare_opts),
+    CLI_EXITS(COMPARE),
     .usage = CLI_COMPARE_USAGE,
     .main = compare_main,
 };

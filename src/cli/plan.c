@@ -18,20 +18,14 @@ static const struct cli_opt plan_opts[] = {
      "nsperf arguments, then the rounds"},
 };
 
-static const struct cli_exit plan_exits[] = CLI_EXIT_TABLE(PLAN);
-
 static int
 plan_main(int argc, char **argv)
 {
     struct plan_args a = {0};
-    const char *arg;
-    int rc = cli_parse_plan(&cli_plan, argc, argv, &a, &arg);
+    struct plan *p;
+    int rc = cli_start_plan(&cli_plan, argc, argv, &a, CLI_PLAN_FAILED, &p);
     if (rc != CLI_GO_ON)
         return rc;
-    struct plan *p;
-    rc = cli_plan_load(&cli_plan, arg, NULL, &p);
-    if (rc != 0)
-        return rc == NS_ENOMEM ? CLI_PLAN_FAILED : CLI_PLAN_INVALID;
     struct schedule *s = NULL;
     struct err e = {0};
     rc = schedule_new(p, &s, &e);
@@ -51,10 +45,8 @@ const struct cli_command cli_plan = {
     .synopsis = "[--json] [PLAN]",
     .summary = "dry run: the rounds of tests, their count and estimated time",
     .details = CLI_PLAN_HELP,
-    .opts = plan_opts,
-    .nopts = CLI_LEN(plan_opts),
-    .exits = plan_exits,
-    .nexits = CLI_LEN(plan_exits),
+    CLI_OPTS(plan_opts),
+    CLI_EXITS(PLAN),
     .usage = CLI_PLAN_INVALID,
     .main = plan_main,
 };

@@ -15,8 +15,6 @@ static const struct cli_opt report_opts[] = {
      "where the outputs go (created if missing; default: DIR, when there is one)"},
 };
 
-static const struct cli_exit report_exits[] = CLI_EXIT_TABLE(REPORT);
-
 static int
 report_main(int argc, char **argv)
 {
@@ -48,10 +46,8 @@ const struct cli_command cli_report = {
                "from the journals (run.json + results.jsonl) of the run directories; with one DIR "
                "the outputs go into DIR, with several (merged into one report) -o OUT is "
                "required.",
-    .opts = report_opts,
-    .nopts = CLI_LEN(report_opts),
-    .exits = report_exits,
-    .nexits = CLI_LEN(report_exits),
+    CLI_OPTS(report_opts),
+    CLI_EXITS(REPORT),
     .usage = CLI_REPORT_USAGE,
     .main = report_main,
 };

@@ -61,8 +61,6 @@ static const struct cli_opt run_opts[] = {
      "key is still refused"},
 };
 
-static const struct cli_exit run_exits[] = CLI_EXIT_TABLE(RUN);
-
 /* --- signals ------------------------------------------------------------------------------ */
 
 /* Read by the runner's threads: a lock-free atomic, which a signal handler may also store. */
@@ -201,48 +199,32 @@ run_self_dir(char *buf, size_t len)
     return true;
 }
 
-/* --nsperf, else the nsperf beside this executable, else the first in PATH. */
+/* given, else name beside this executable, else (search_path) the first name in PATH. On
+ * failure buf says where it was looked for last, for the message. */
 static int
-run_find_nsperf(const char *given, char *buf, size_t len)
+run_find_program(const char *given, const char *name, bool search_path, char *buf, size_t len)
 {
     if (given != NULL) {
         snprintf(buf, len, "%s", given);
         return run_is_program(buf) ? 0 : -1;
     }
-    char self[PATH_MAX - 16]; /* room for "/nsperf" in buf */
+    char self[PATH_MAX - 32]; /* room for "/" name in buf */
     if (run_self_dir(self, sizeof self)) {
-        snprintf(buf, len, "%s/nsperf", self);
+        snprintf(buf, len, "%s/%s", self, name);
         if (run_is_program(buf))
             return 0;
+        if (!search_path)
+            return -1;
     }
-    const char *path = getenv("PATH");
-    while (path != NULL && *path != '\0') {
+    for (const char *path = search_path ? getenv("PATH") : NULL; path != NULL && *path != '\0';) {
         size_t seg = strcspn(path, ":");
-        snprintf(buf, len, "%.*s/nsperf", (int)seg, path);
+        snprintf(buf, len, "%.*s/%s", (int)seg, path, name);
         if (seg > 0 && run_is_program(buf))
             return 0;
         path += seg + (path[seg] == ':');
     }
-    snprintf(buf, len, "nsperf");
+    snprintf(buf, len, "%s", name);
     return -1;
-}
-
-/* --nsperf-remote, else nsperf-static beside this executable. No guess further: an ssh host
- * needs a statically linked nsperf, and the deploy refuses any other. */
-static int
-run_find_nsperf_remote(const char *given, char *buf, size_t len)
-{
-    if (given != NULL) {
-        snprintf(buf, len, "%s", given);
-        return run_is_program(buf) ? 0 : -1;
-    }
-    char self[PATH_MAX - 16]; /* room for "/nsperf-static" in buf */
-    if (!run_self_dir(self, sizeof self)) {
-        snprintf(buf, len, "nsperf-static");
-        return -1;
-    }
-    snprintf(buf, len, "%s/nsperf-static", self);
-    return run_is_program(buf) ? 0 : -1;
 }
 
 static bool
@@ -355,13 +337,16 @@ static int
 run_with_plan(const struct run_args *a, struct plan *p, int argc, char **argv)
 {
     char nsperf[PATH_MAX], remote[PATH_MAX], dir[PATH_MAX], command[4096], stamp[32];
-    if (run_find_nsperf(a->nsperf, nsperf, sizeof nsperf) != 0) {
+    /* the local one may come from PATH; an ssh host needs a statically linked nsperf, and the
+     * deploy refuses any other: no guess past the one beside netsurvey */
+    if (run_find_program(a->nsperf, "nsperf", true, nsperf, sizeof nsperf) != 0) {
         fprintf(stderr, "netsurvey run: no executable nsperf at '%s' (give --nsperf PATH)\n",
                 nsperf);
         return CLI_RUN_USAGE;
     }
     bool ssh = run_has_ssh_host(p);
-    if (ssh && run_find_nsperf_remote(a->nsperf_remote, remote, sizeof remote) != 0) {
+    if (ssh &&
+        run_find_program(a->nsperf_remote, "nsperf-static", false, remote, sizeof remote) != 0) {
         fprintf(stderr,
                 "netsurvey run: the plan has ssh hosts and there is no executable static nsperf "
                 "at '%s'\n  build one with `cmake --workflow --preset static` and give it with "
@@ -432,10 +417,8 @@ const struct cli_command cli_run = {
                "finished test on stdout. At the end: the run directory, the counts, each failure "
                "and the commands that resume and report the run; the reports are written into "
                "the run directory.\n" CLI_PLAN_HELP,
-    .opts = run_opts,
-    .nopts = CLI_LEN(run_opts),
-    .exits = run_exits,
-    .nexits = CLI_LEN(run_exits),
+    CLI_OPTS(run_opts),
+    CLI_EXITS(RUN),
     .usage = CLI_RUN_USAGE,
     .main = run_main,
 };

@@ -21,7 +21,8 @@ if(NS_SANITIZE)
     add_link_options(-fsanitize=address,undefined)
 endif()
 
-# ns_add_unit_test(NAME SOURCES... LIBS ... LABELS ...): one cmocka executable per module, under ctest.
+# ns_add_test(NAME SOURCES ... LIBS ... LABELS ... [TIMEOUT S]): one cmocka executable under ctest
+# (default label unit, timeout 60 s).
 function(ns_add_test name)
     cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
     add_executable(${name} ${T_SOURCES})

@@ -1,4 +1,4 @@
-# Strict warnings for every target in the project (STYLE.md "Build").
+# Strict warnings for every target in the project; -Werror with NS_WERROR (every preset but dev).
 set(NS_WARNINGS
     -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Wformat=2
     -Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition -Wvla

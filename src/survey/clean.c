@@ -2,8 +2,8 @@
 #include "survey/clean.h"
 
 #include "survey/host_target.h"
-#include "survey/transport.h"
-#include "survey/transport_ssh.h"
+#include "transport/transport.h"
+#include "transport/transport_ssh.h"
 
 int
 survey_clean_host(const struct plan_host *ph, bool accept_new_host_keys, struct err *e)

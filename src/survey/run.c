@@ -30,8 +30,8 @@
 #include "plan/schedule.h"
 #include "survey/host_target.h"
 #include "survey/journal.h"
-#include "survey/transport.h"
 #include "survey/trial.h"
+#include "transport/transport.h"
 
 #define RUN_ENV_TIMEOUT_S 30.0
 #define RUN_TOKEN_BYTES 32

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "plan/plan.h"
-#include "survey/transport.h"
+#include "transport/transport.h"
 
 #define TRIAL_ARGV_MAX 40
 #define TRIAL_OUT_CAP (64u << 20) /* the client's JSON (histograms, intervals) */

@@ -25,8 +25,8 @@
 
 #include "common/clock.h"
 #include "common/sha256.h"
-#include "survey/transport.h"
-#include "survey/transport_ssh.h"
+#include "transport/transport.h"
+#include "transport/transport_ssh.h"
 
 #define ADDR_HOST "127.0.0.21"
 #define ADDR_BASTION "127.0.0.22"

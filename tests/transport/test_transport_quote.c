@@ -1,5 +1,5 @@
-/* test_ssh_quote.c - the POSIX single-quote quoter: every argument comes back byte for byte from
- * a real /bin/sh, and no metacharacter executes anything. */
+/* test_transport_quote.c - the POSIX single-quote quoter: every argument comes back byte for byte
+ * from a real /bin/sh, and no metacharacter executes anything. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,30 +12,30 @@
 
 #include <cmocka.h>
 
-#include "survey/ssh_quote.h"
+#include "transport/transport_quote.h"
 
 static void
 test_arg_forms(void **state)
 {
     (void)state;
     char out[64];
-    assert_int_equal(ssh_quote_arg("abc", out, sizeof out), 5);
+    assert_int_equal(transport_quote_arg("abc", out, sizeof out), 5);
     assert_string_equal(out, "'abc'");
-    assert_int_equal(ssh_quote_arg("", out, sizeof out), 2);
+    assert_int_equal(transport_quote_arg("", out, sizeof out), 2);
     assert_string_equal(out, "''");
-    assert_int_equal(ssh_quote_arg("it's", out, sizeof out), 9);
+    assert_int_equal(transport_quote_arg("it's", out, sizeof out), 9);
     assert_string_equal(out, "'it'\\''s'");
-    assert_int_equal(ssh_quote_len("it's"), 10);
-    assert_int_equal(ssh_quote_arg("abcdef", out, 8), -1);
+    assert_int_equal(transport_quote_len("it's"), 10);
+    assert_int_equal(transport_quote_arg("abcdef", out, 8), -1);
     assert_string_equal(out, "");
-    assert_int_equal(ssh_quote_arg("abcdef", out, 9), 8);
+    assert_int_equal(transport_quote_arg("abcdef", out, 9), 8);
 }
 
 /* Run `printf '[%s]\n' QUOTED...` through sh and read what it printed. */
 static void
 roundtrip(const char *const *argv, const char *want)
 {
-    char *cmd = ssh_quote_argv("printf '[%s]\\n'", argv);
+    char *cmd = transport_quote_argv("printf '[%s]\\n'", argv);
     assert_non_null(cmd);
     FILE *f = popen(cmd, "r");
     free(cmd);

@@ -4,15 +4,17 @@
  *
  * The runner, the journal and the scheduler only ever see struct transport and the functions
  * below; they never know which variant a host uses. Transport code knows nothing about plans:
- * struct transport_target is filled by the caller from whatever it read.
+ * struct transport_target is filled by the caller from whatever it read (survey/host_target.h).
+ * The build holds that rule: ns_transport links without ns_plan, and tests/seams refuses the
+ * arrow (a symbol or an include of plan in src/transport/).
  *
  * Threads: one struct transport (a host) may have several processes running at once, and its
  * processes may be driven from different threads; a variant serialises what it must inside.
  *
  * Every read has a cap and a deadline (absolute CLOCK_MONOTONIC nanoseconds, clock_now_ns()).
  * Errors are values: 0 or a negative NS_E* code, detail in the caller's struct err. */
-#ifndef NS_SURVEY_TRANSPORT_H
-#define NS_SURVEY_TRANSPORT_H
+#ifndef NS_TRANSPORT_TRANSPORT_H
+#define NS_TRANSPORT_TRANSPORT_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,13 +1,13 @@
 /* transport_buf.c - the capped output buffer of both transport variants, and the release of
  * what they give away (struct transport_output). It depends on nothing else in the module, so
  * the variants use it without calling back into the generic dispatch of transport.c. */
-#include "survey/transport_buf.h"
+#include "transport/transport_buf.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/errors.h"
-#include "survey/transport.h"
+#include "transport/transport.h"
 
 #define TRANSPORT_BUF_FIRST_ALLOC 4096
 

@@ -2,7 +2,7 @@
  * call through the operations table at the head of each object (struct transport_base).
  * Dispatch goes one way only: the variants never call back in here (what they share with each
  * other, the capped buffer and transport_output_release, is in transport_buf.c). */
-#include "survey/transport.h"
+#include "transport/transport.h"
 
 #include <string.h>
 

@@ -1,11 +1,11 @@
 /* transport_ssh.h - what the ssh variant offers beyond struct transport_ops (transport.h).
  * Each function takes a transport opened with kind "ssh" (NS_EINVAL / undefined otherwise, as
  * said per function). */
-#ifndef NS_SURVEY_TRANSPORT_SSH_H
-#define NS_SURVEY_TRANSPORT_SSH_H
+#ifndef NS_TRANSPORT_TRANSPORT_SSH_H
+#define NS_TRANSPORT_TRANSPORT_SSH_H
 
 #include "common/errors.h"
-#include "survey/transport.h"
+#include "transport/transport.h"
 
 /* `netsurvey clean`: kill (SIGKILL) every process group netsurvey started on the host that is
  * still recorded in ~/.cache/netsurvey/pids/, then remove ~/.cache/netsurvey. NS_EINVAL when t

@@ -6,15 +6,15 @@
  * used by two threads at once: every libssh call on a host's session (and its channels, its
  * SFTP handle) is made under that host's mutex. Waiting for data happens outside the mutex, in
  * poll(2) on the session's socket with a short slice, so that several processes of one host can
- * be driven from different threads. Sessions are made in ssh_conn.c (jump hosts there).
+ * be driven from different threads. Sessions are made in transport_sshconn.c (jump hosts there).
  *
- * Processes: every command line is built from fixed text plus arguments quoted by ssh_quote.
+ * Processes: every command line is built from fixed text plus arguments quoted by transport_quote.
  * A program runs under a small POSIX sh wrapper that starts it with setsid(1) in a new session
  * and process group, prints that group's id as the first line of stdout, records it in
  * ~/.cache/netsurvey/pids/ (what `clean` kills) and reports the program's exit status. The
  * token goes to the program's standard input; the command line never holds it.
  */
-#include "survey/transport_ssh.h"
+#include "transport/transport_ssh.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,11 +36,11 @@
 
 #include "common/clock.h"
 #include "common/sha256.h"
-#include "survey/ssh_conn.h"
-#include "survey/ssh_deploy.h"
-#include "survey/ssh_quote.h"
-#include "survey/transport.h"
-#include "survey/transport_buf.h"
+#include "transport/transport.h"
+#include "transport/transport_buf.h"
+#include "transport/transport_deploy.h"
+#include "transport/transport_quote.h"
+#include "transport/transport_sshconn.h"
 
 #define SSH_SLICE_MS 20                      /* longest wait before looking again */
 #define SSH_PRE_CAP (1u << 20)               /* what is kept of a stream before wait's caps */
@@ -66,11 +66,11 @@ static const char ssh_wrap_inner[] =
 struct sshx {
     struct transport_base base;
     pthread_mutex_t mu;
-    struct ssh_conn c;
+    struct transport_sshconn c;
     bool dropped;     /* the session died; the next command reconnects */
     bool unreachable; /* a reconnect failed: no more attempts */
     int reconnects;
-    struct ssh_conn dead[SSH_MAX_DEAD];
+    struct transport_sshconn dead[SSH_MAX_DEAD];
     int ndead;
     struct sproc *procs; /* live processes, for close */
     /* the target, copied for reconnects */
@@ -96,7 +96,7 @@ struct sproc {
 static pthread_once_t ssh_once = PTHREAD_ONCE_INIT;
 
 static void
-ssh_init_once(void)
+sshx_init_once(void)
 {
     ssh_init();
 }
@@ -110,18 +110,18 @@ dup_or_null(const char *s)
 }
 
 static int
-sshx_dial(const struct sshx *x, struct ssh_conn *c, struct err *e)
+sshx_dial(const struct sshx *x, struct transport_sshconn *c, struct err *e)
 {
-    const struct ssh_conn_target t = {.name = x->base.name,
-                                      .address = x->address,
-                                      .port = x->port,
-                                      .user = x->user,
-                                      .identity = x->identity,
-                                      .known_hosts = x->known_hosts,
-                                      .jump = x->jump,
-                                      .timeout_s = x->timeout_s,
-                                      .accept_new_host_keys = x->accept_new};
-    return ssh_conn_open(&t, c, e);
+    const struct transport_sshconn_target t = {.name = x->base.name,
+                                               .address = x->address,
+                                               .port = x->port,
+                                               .user = x->user,
+                                               .identity = x->identity,
+                                               .known_hosts = x->known_hosts,
+                                               .jump = x->jump,
+                                               .timeout_s = x->timeout_s,
+                                               .accept_new_host_keys = x->accept_new};
+    return transport_sshconn_open(&t, c, e);
 }
 
 /* Under x->mu: replace a dropped session by a new one. One attempt per drop; after a failed
@@ -132,10 +132,10 @@ reconnect_locked(struct sshx *x, struct err *e)
 {
     if (x->unreachable || x->ndead >= SSH_MAX_DEAD)
         return err_set(e, NS_ECLOSED, "%s: session dropped and not reconnected", x->base.name);
-    struct ssh_conn old = x->c;
+    struct transport_sshconn old = x->c;
     /* no ssh_disconnect: it would free the channels the procs of that session still hold;
      * the dead session is freed at close, after them */
-    ssh_conn_stop_jump(&old);
+    transport_sshconn_stop_jump(&old);
     x->dead[x->ndead++] = old;
     memset(&x->c, 0, sizeof x->c);
     x->reconnects++;
@@ -163,9 +163,9 @@ sshx_free(struct sshx *x)
 }
 
 static int
-ssh_open(const struct transport_target *t, struct transport **out, struct err *e)
+sshx_open(const struct transport_target *t, struct transport **out, struct err *e)
 {
-    pthread_once(&ssh_once, ssh_init_once);
+    pthread_once(&ssh_once, sshx_init_once);
     if (t->address == NULL || *t->address == '\0')
         return err_set(e, NS_EINVAL, "%s: no address to connect to", t->name);
     struct sshx *x = calloc(1, sizeof *x);
@@ -177,8 +177,8 @@ ssh_open(const struct transport_target *t, struct transport **out, struct err *e
     x->address = strdup(t->address);
     x->user = dup_or_null(t->user);
     x->identity = dup_or_null(t->identity);
-    x->known_hosts =
-        ssh_conn_expand_home(t->known_hosts != NULL ? t->known_hosts : "~/.ssh/known_hosts");
+    x->known_hosts = transport_sshconn_expand_home(t->known_hosts != NULL ? t->known_hosts
+                                                                          : "~/.ssh/known_hosts");
     x->jump = t->jump != NULL && *t->jump != '\0' ? strdup(t->jump) : NULL;
     x->port = t->port;
     x->timeout_s = t->connect_timeout_s > 0 ? t->connect_timeout_s : 10;
@@ -199,7 +199,7 @@ ssh_open(const struct transport_target *t, struct transport **out, struct err *e
 static void proc_kill_group(struct sproc *p);
 
 static void
-ssh_close(struct transport *t)
+sshx_close(struct transport *t)
 {
     struct sshx *x = (struct sshx *)t;
     /* procs still alive: kill their groups, free their channels; the structs stay with the
@@ -215,7 +215,7 @@ ssh_close(struct transport *t)
         p->x = NULL;
         pthread_mutex_unlock(&x->mu);
     }
-    ssh_conn_close(&x->c);
+    transport_sshconn_close(&x->c);
     for (int i = 0; i < x->ndead; i++) {
         ssh_free(x->dead[i].s);
         x->dead[i].s = NULL;
@@ -322,9 +322,9 @@ proc_drain_locked(struct sproc *p, size_t out_cap, size_t err_cap, struct err *e
     }
     if (p->out_eof && p->err_eof && !p->exited) {
         /* the exit status follows the EOFs; wait for it a slice at a time */
-        ssh_conn_set_timeout(x->c.s, SSH_SLICE_MS / 1000.0);
+        transport_sshconn_set_timeout(x->c.s, SSH_SLICE_MS / 1000.0);
         int st = ssh_channel_get_exit_status(p->ch);
-        ssh_conn_set_timeout(x->c.s, x->timeout_s);
+        transport_sshconn_set_timeout(x->c.s, x->timeout_s);
         if (st >= 0) {
             p->exited = true;
             p->status = st & 0xff;
@@ -370,7 +370,7 @@ proc_poll(struct sproc *p, size_t out_cap, size_t err_cap, int64_t deadline_ns, 
 }
 
 static int
-ssh_read_line(struct transport_proc *tp, char *buf, size_t len, int64_t deadline_ns, struct err *e)
+sshx_read_line(struct transport_proc *tp, char *buf, size_t len, int64_t deadline_ns, struct err *e)
 {
     struct sproc *p = (struct sproc *)tp;
     for (;;) {
@@ -391,8 +391,8 @@ ssh_read_line(struct transport_proc *tp, char *buf, size_t len, int64_t deadline
 }
 
 static int
-ssh_wait(struct transport_proc *tp, size_t out_cap, size_t err_cap, int64_t deadline_ns,
-         struct transport_output *o, struct err *e)
+sshx_wait(struct transport_proc *tp, size_t out_cap, size_t err_cap, int64_t deadline_ns,
+          struct transport_output *o, struct err *e)
 {
     struct sproc *p = (struct sproc *)tp;
     int rc = 0;
@@ -413,7 +413,7 @@ ssh_wait(struct transport_proc *tp, size_t out_cap, size_t err_cap, int64_t dead
     return rc;
 }
 
-static void ssh_proc_free(struct transport_proc *tp);
+static void sshx_proc_free(struct transport_proc *tp);
 
 /* Run a helper command to the end (no wrapper). */
 static int
@@ -423,29 +423,29 @@ run_cmd(struct sshx *x, const char *cmd, struct transport_output *o, struct err 
     struct sproc *p = NULL;
     int rc = proc_start(x, cmd, NULL, 0, &p, e);
     if (rc == 0)
-        rc = ssh_wait((struct transport_proc *)p, SSH_PRE_CAP, 64 * 1024,
-                      (int64_t)(clock_now_ns() + SSH_CMD_TIMEOUT_NS), o, e);
+        rc = sshx_wait((struct transport_proc *)p, SSH_PRE_CAP, 64 * 1024,
+                       (int64_t)(clock_now_ns() + SSH_CMD_TIMEOUT_NS), o, e);
     if (p != NULL)
-        ssh_proc_free((struct transport_proc *)p);
+        sshx_proc_free((struct transport_proc *)p);
     return rc;
 }
 
 static int
-ssh_spawn(struct transport *t, const char *const *argv, const void *stdin_data, size_t stdin_len,
-          struct transport_proc **out, struct err *e)
+sshx_spawn(struct transport *t, const char *const *argv, const void *stdin_data, size_t stdin_len,
+           struct transport_proc **out, struct err *e)
 {
     struct sshx *x = (struct sshx *)t;
     if (argv == NULL || argv[0] == NULL)
         return err_set(e, NS_EINVAL, "%s: nothing to run", x->base.name);
     char outer[sizeof ssh_wrap_outer * 2], inner[sizeof ssh_wrap_inner * 2];
-    ssh_quote_arg(ssh_wrap_outer, outer, sizeof outer);
-    ssh_quote_arg(ssh_wrap_inner, inner, sizeof inner);
+    transport_quote_arg(ssh_wrap_outer, outer, sizeof outer);
+    transport_quote_arg(ssh_wrap_inner, inner, sizeof inner);
     size_t plen = strlen(outer) + strlen(inner) + 32;
     char *prefix = malloc(plen);
     if (prefix == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
     snprintf(prefix, plen, "exec sh -c %s netsurvey %s", outer, inner);
-    char *cmd = ssh_quote_argv(prefix, argv);
+    char *cmd = transport_quote_argv(prefix, argv);
     free(prefix);
     if (cmd == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
@@ -456,7 +456,7 @@ ssh_spawn(struct transport *t, const char *const *argv, const void *stdin_data, 
         return rc;
     char line[32];
     if (rc == 0)
-        rc = ssh_read_line(
+        rc = sshx_read_line(
             (struct transport_proc *)p, line, sizeof line,
             (int64_t)(clock_now_ns() + (uint64_t)(x->timeout_s * 1e9) + 5 * NS_PER_SEC), e);
     if (rc == 0) {
@@ -471,7 +471,7 @@ ssh_spawn(struct transport *t, const char *const *argv, const void *stdin_data, 
         err_prefix(e, "cannot start %s", argv[0]);
     }
     if (rc != 0) {
-        ssh_proc_free((struct transport_proc *)p);
+        sshx_proc_free((struct transport_proc *)p);
         return rc;
     }
     *out = (struct transport_proc *)p;
@@ -493,7 +493,7 @@ signal_name(int sig)
 }
 
 static int
-ssh_signal(struct transport_proc *tp, int sig, struct err *e)
+sshx_signal(struct transport_proc *tp, int sig, struct err *e)
 {
     struct sproc *p = (struct sproc *)tp;
     if (p->exited || p->pgid <= 0)
@@ -531,7 +531,7 @@ proc_kill_group(struct sproc *p)
 }
 
 static void
-ssh_proc_free(struct transport_proc *tp)
+sshx_proc_free(struct transport_proc *tp)
 {
     struct sproc *p = (struct sproc *)tp;
     struct sshx *x = p->x;
@@ -559,7 +559,7 @@ ssh_proc_free(struct transport_proc *tp)
 /* --- deploy ------------------------------------------------------------------------------- */
 
 static int
-upload_locked(struct sshx *x, const struct ssh_deploy_file *f, const char *tmp, struct err *e)
+upload_locked(struct sshx *x, const struct transport_deploy_file *f, const char *tmp, struct err *e)
 {
     sftp_session sf = sftp_new(x->c.s);
     if (sf == NULL || sftp_init(sf) != SSH_OK) {
@@ -612,16 +612,16 @@ parse_probe(const struct sshx *x, char *out, char *arch, size_t alen, char *home
 }
 
 static int
-ssh_deploy(struct transport *t, const char *local_path, char *remote_path, size_t len,
-           struct err *e)
+sshx_deploy(struct transport *t, const char *local_path, char *remote_path, size_t len,
+            struct err *e)
 {
     struct sshx *x = (struct sshx *)t;
-    struct ssh_deploy_file f;
-    int rc = ssh_deploy_load(local_path, &f, e);
+    struct transport_deploy_file f;
+    int rc = transport_deploy_load(local_path, &f, e);
     if (rc != 0)
         return rc;
     if (f.dynamic) {
-        ssh_deploy_release(&f);
+        transport_deploy_release(&f);
         return err_set(e, NS_EINVAL,
                        "'%s' is dynamically linked and would not run on a bare host; build the "
                        "static one (cmake --workflow --preset static, then build/static/bin/%s)",
@@ -632,7 +632,7 @@ ssh_deploy(struct transport *t, const char *local_path, char *remote_path, size_
     char name[NAME_MAX + 1];
     snprintf(name, sizeof name, "%.150s-%s", base, f.sha256_hex);
     char qname[2 * NAME_MAX + 8];
-    ssh_quote_arg(name, qname, sizeof qname);
+    transport_quote_arg(name, qname, sizeof qname);
 
     char cmd[1024];
     snprintf(
@@ -650,7 +650,7 @@ ssh_deploy(struct transport *t, const char *local_path, char *remote_path, size_
     if (rc == 0)
         rc = parse_probe(x, o.out, arch, sizeof arch, home, sizeof home, have, sizeof have, e);
     transport_output_release(&o);
-    if (rc == 0 && !ssh_deploy_arch_matches(f.machine, arch))
+    if (rc == 0 && !transport_deploy_arch_matches(f.machine, arch))
         rc = err_set(e, NS_EREMOTE, "%s: the host is %s but '%s' is built for %s", x->base.name,
                      arch, local_path, f.machine);
     char final[PATH_MAX] = "";
@@ -674,8 +674,8 @@ ssh_deploy(struct transport *t, const char *local_path, char *remote_path, size_
         pthread_mutex_unlock(&x->mu);
         /* atomic rename over whatever a concurrent upload of the same bytes left there */
         char qtmp[2 * PATH_MAX], qfinal[2 * PATH_MAX], mv[6 * PATH_MAX + 64];
-        ssh_quote_arg(tmp, qtmp, sizeof qtmp);
-        ssh_quote_arg(final, qfinal, sizeof qfinal);
+        transport_quote_arg(tmp, qtmp, sizeof qtmp);
+        transport_quote_arg(final, qfinal, sizeof qfinal);
         if (rc == 0) {
             /* the probe re-hashes a cached file before trusting it, so a bad one is replaced */
             snprintf(mv, sizeof mv, "mv -f %s %s && exec sha256sum %s", qtmp, qfinal, qfinal);
@@ -693,7 +693,7 @@ ssh_deploy(struct transport *t, const char *local_path, char *remote_path, size_
             transport_output_release(&o);
         }
     }
-    ssh_deploy_release(&f);
+    transport_deploy_release(&f);
     if (rc != 0)
         return rc;
     if (strlen(final) >= len)
@@ -746,12 +746,12 @@ transport_ssh_pgid(const struct transport_proc *p)
 
 const struct transport_ops transport_ssh_ops = {
     .kind = "ssh",
-    .open = ssh_open,
-    .close = ssh_close,
-    .deploy = ssh_deploy,
-    .spawn = ssh_spawn,
-    .read_line = ssh_read_line,
-    .wait = ssh_wait,
-    .signal = ssh_signal,
-    .proc_free = ssh_proc_free,
+    .open = sshx_open,
+    .close = sshx_close,
+    .deploy = sshx_deploy,
+    .spawn = sshx_spawn,
+    .read_line = sshx_read_line,
+    .wait = sshx_wait,
+    .signal = sshx_signal,
+    .proc_free = sshx_proc_free,
 };

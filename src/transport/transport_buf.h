@@ -1,11 +1,11 @@
 /* transport_buf.h - the capped output buffer both transport variants collect a program's
- * stdout and stderr in (internal to the survey module; callers of transport.h never see it).
+ * stdout and stderr in (internal to the transport library; callers of transport.h never see it).
  *
  * A buffer keeps at most a limit given on each append; what goes over is dropped and the
  * buffer marked truncated. The caller reads it either a line at a time (transport_read_line)
  * or gives the whole of it away into a struct transport_output (transport_wait). */
-#ifndef NS_SURVEY_TRANSPORT_BUF_H
-#define NS_SURVEY_TRANSPORT_BUF_H
+#ifndef NS_TRANSPORT_TRANSPORT_BUF_H
+#define NS_TRANSPORT_TRANSPORT_BUF_H
 
 #include <stdbool.h>
 #include <stddef.h>

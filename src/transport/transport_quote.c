@@ -1,12 +1,13 @@
-/* ssh_quote.c - POSIX single-quote quoting (see ssh_quote.h). Inside '...' a POSIX shell gives
- * no byte a meaning except the closing quote, so the only escape needed is for ' itself. */
-#include "survey/ssh_quote.h"
+/* transport_quote.c - POSIX single-quote quoting (see transport_quote.h). Inside '...' a POSIX
+ * shell gives no byte a meaning except the closing quote, so the only escape needed is for '
+ * itself. */
+#include "transport/transport_quote.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 size_t
-ssh_quote_len(const char *s)
+transport_quote_len(const char *s)
 {
     size_t n = 3; /* the two quotes and the NUL */
     for (; *s != '\0'; s++)
@@ -15,11 +16,11 @@ ssh_quote_len(const char *s)
 }
 
 long
-ssh_quote_arg(const char *s, char *out, size_t len)
+transport_quote_arg(const char *s, char *out, size_t len)
 {
     if (len == 0)
         return -1;
-    if (ssh_quote_len(s) > len) {
+    if (transport_quote_len(s) > len) {
         out[0] = '\0';
         return -1;
     }
@@ -39,12 +40,12 @@ ssh_quote_arg(const char *s, char *out, size_t len)
 }
 
 char *
-ssh_quote_argv(const char *prefix, const char *const *argv)
+transport_quote_argv(const char *prefix, const char *const *argv)
 {
     size_t plen = prefix != NULL ? strlen(prefix) : 0;
     size_t total = plen + 1;
     for (size_t i = 0; argv[i] != NULL; i++)
-        total += ssh_quote_len(argv[i]) + 1;
+        total += transport_quote_len(argv[i]) + 1;
     char *cmd = malloc(total);
     if (cmd == NULL)
         return NULL;
@@ -54,7 +55,7 @@ ssh_quote_argv(const char *prefix, const char *const *argv)
     for (size_t i = 0; argv[i] != NULL; i++) {
         if (o > 0)
             cmd[o++] = ' ';
-        long n = ssh_quote_arg(argv[i], cmd + o, total - o);
+        long n = transport_quote_arg(argv[i], cmd + o, total - o);
         if (n < 0) { /* cannot happen: total was sized above */
             free(cmd);
             return NULL;

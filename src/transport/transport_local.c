@@ -23,8 +23,8 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "survey/transport.h"
-#include "survey/transport_buf.h"
+#include "transport/transport.h"
+#include "transport/transport_buf.h"
 
 /* stderr kept while a caller reads stdout line by line, before transport_wait gives caps. */
 #define LOCAL_EARLY_ERR_CAP (1u << 20)

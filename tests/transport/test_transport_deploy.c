@@ -1,4 +1,4 @@
-/* test_ssh_deploy.c - local checks before a deploy: dynamic vs static ELF (PT_INTERP), the
+/* test_transport_deploy.c - local checks before a deploy: dynamic vs static ELF (PT_INTERP), the
  * machine, the content hash, non-ELF files refused, `uname -m` spellings. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "common/sha256.h"
-#include "survey/ssh_deploy.h"
+#include "transport/transport_deploy.h"
 
 static void
 test_dynamic_and_static(void **state)
@@ -23,22 +23,22 @@ test_dynamic_and_static(void **state)
     assert_non_null(bin);
     char st[512];
     snprintf(st, sizeof st, "%s/../static/bin/nsperf", bin);
-    struct ssh_deploy_file f;
+    struct transport_deploy_file f;
     struct err e = {0};
     /* this test binary itself is dynamically linked in every preset */
-    assert_int_equal(ssh_deploy_load("/proc/self/exe", &f, &e), 0);
+    assert_int_equal(transport_deploy_load("/proc/self/exe", &f, &e), 0);
     assert_true(f.dynamic);
     assert_string_equal(f.machine, "x86_64");
     uint8_t d[SHA256_LEN];
     char hex[65];
     sha256(f.data, f.len, d);
     assert_string_equal(f.sha256_hex, sha256_hex_encode(d, SHA256_LEN, hex));
-    ssh_deploy_release(&f);
+    transport_deploy_release(&f);
     struct stat sb;
     if (stat(st, &sb) == 0) { /* the static preset's nsperf, when built */
-        assert_int_equal(ssh_deploy_load(st, &f, &e), 0);
+        assert_int_equal(transport_deploy_load(st, &f, &e), 0);
         assert_false(f.dynamic);
-        ssh_deploy_release(&f);
+        transport_deploy_release(&f);
     }
 }
 
@@ -51,23 +51,23 @@ test_not_elf(void **state)
     assert_true(fd >= 0);
     assert_int_equal(write(fd, "#!/bin/sh\necho hi\n", 18), 18);
     close(fd);
-    struct ssh_deploy_file f;
+    struct transport_deploy_file f;
     struct err e = {0};
-    assert_int_equal(ssh_deploy_load(path, &f, &e), NS_EINVAL);
+    assert_int_equal(transport_deploy_load(path, &f, &e), NS_EINVAL);
     assert_non_null(strstr(e.msg, "ELF"));
     unlink(path);
-    assert_int_equal(ssh_deploy_load("/nonexistent/nsperf", &f, &e), NS_EIO);
+    assert_int_equal(transport_deploy_load("/nonexistent/nsperf", &f, &e), NS_EIO);
 }
 
 static void
 test_arch(void **state)
 {
     (void)state;
-    assert_true(ssh_deploy_arch_matches("x86_64", "x86_64"));
-    assert_true(ssh_deploy_arch_matches("x86_64", "amd64"));
-    assert_true(ssh_deploy_arch_matches("aarch64", "arm64"));
-    assert_false(ssh_deploy_arch_matches("x86_64", "aarch64"));
-    assert_false(ssh_deploy_arch_matches("aarch64", "x86_64"));
+    assert_true(transport_deploy_arch_matches("x86_64", "x86_64"));
+    assert_true(transport_deploy_arch_matches("x86_64", "amd64"));
+    assert_true(transport_deploy_arch_matches("aarch64", "arm64"));
+    assert_false(transport_deploy_arch_matches("x86_64", "aarch64"));
+    assert_false(transport_deploy_arch_matches("aarch64", "x86_64"));
 }
 
 int

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "common/clock.h"
-#include "survey/transport.h"
+#include "transport/transport.h"
 
 #define LONG_S 30.0 /* generous: only a broken transport waits this long */
 

@@ -11,8 +11,8 @@
 #include <cmocka.h>
 
 #include "common/errors.h"
-#include "survey/transport.h"
-#include "survey/transport_buf.h"
+#include "transport/transport.h"
+#include "transport/transport_buf.h"
 
 static void
 append(struct transport_buf *b, const char *s, size_t limit)

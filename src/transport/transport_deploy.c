@@ -1,5 +1,5 @@
-/* ssh_deploy.c - local checks on a program before it is deployed (see ssh_deploy.h). */
-#include "survey/ssh_deploy.h"
+/* transport_deploy.c - local checks on a program before it is deployed (see transport_deploy.h). */
+#include "transport/transport_deploy.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -31,17 +31,17 @@ elf_machine_name(uint16_t m)
 }
 
 static int
-read_all(const char *path, struct ssh_deploy_file *f, struct err *e)
+read_all(const char *path, struct transport_deploy_file *f, struct err *e)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return err_sys(e, NS_EIO, errno, "cannot open '%s'", path);
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-        (uint64_t)st.st_size > SSH_DEPLOY_MAX_SIZE) {
+        (uint64_t)st.st_size > TRANSPORT_DEPLOY_MAX_SIZE) {
         close(fd);
         return err_set(e, NS_EINVAL, "'%s' is not a regular file of at most %u bytes", path,
-                       SSH_DEPLOY_MAX_SIZE);
+                       TRANSPORT_DEPLOY_MAX_SIZE);
     }
     f->len = (size_t)st.st_size;
     f->data = malloc(f->len);
@@ -66,7 +66,7 @@ read_all(const char *path, struct ssh_deploy_file *f, struct err *e)
 }
 
 static int
-inspect_elf(const char *path, struct ssh_deploy_file *f, struct err *e)
+inspect_elf(const char *path, struct transport_deploy_file *f, struct err *e)
 {
     Elf64_Ehdr eh;
     if (f->len < sizeof eh)
@@ -90,14 +90,14 @@ inspect_elf(const char *path, struct ssh_deploy_file *f, struct err *e)
 }
 
 int
-ssh_deploy_load(const char *path, struct ssh_deploy_file *f, struct err *e)
+transport_deploy_load(const char *path, struct transport_deploy_file *f, struct err *e)
 {
     memset(f, 0, sizeof *f);
     int rc = read_all(path, f, e);
     if (rc == 0)
         rc = inspect_elf(path, f, e);
     if (rc != 0) {
-        ssh_deploy_release(f);
+        transport_deploy_release(f);
         return rc;
     }
     uint8_t digest[SHA256_LEN];
@@ -107,7 +107,7 @@ ssh_deploy_load(const char *path, struct ssh_deploy_file *f, struct err *e)
 }
 
 void
-ssh_deploy_release(struct ssh_deploy_file *f)
+transport_deploy_release(struct transport_deploy_file *f)
 {
     free(f->data);
     f->data = NULL;
@@ -115,7 +115,7 @@ ssh_deploy_release(struct ssh_deploy_file *f)
 }
 
 bool
-ssh_deploy_arch_matches(const char *machine, const char *uname_m)
+transport_deploy_arch_matches(const char *machine, const char *uname_m)
 {
     if (strcmp(machine, uname_m) == 0)
         return true;

@@ -1,5 +1,5 @@
-/* ssh_conn.c - one SSH session to a host for the ssh transport (see ssh_conn.h): dial, directly
- * or through a jump host; verify the host key against known_hosts; authenticate.
+/* transport_sshconn.c - one SSH session to a host for the ssh transport (see transport_sshconn.h):
+ * dial, directly or through a jump host; verify the host key against known_hosts; authenticate.
  *
  * Jump hosts: libssh 0.10 has no SSH_OPTIONS_PROXYJUMP (0.11 has). The bastion gets its own
  * session (host key verified against the same known_hosts, same authentication); a
@@ -8,7 +8,7 @@
  * (SSH_OPTIONS_FD). The bastion's session belongs to the pump thread alone. ProxyJump lines in
  * ~/.ssh/config are turned by libssh itself into a ProxyCommand running `ssh -W`, which needs
  * the OpenSSH client. */
-#include "survey/ssh_conn.h"
+#include "transport/transport_sshconn.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,7 +39,7 @@ struct dial {
 
 /* "~/x" with the local home; returns malloc'd. */
 char *
-ssh_conn_expand_home(const char *p)
+transport_sshconn_expand_home(const char *p)
 {
     if (p[0] != '~' || p[1] != '/')
         return strdup(p);
@@ -69,7 +69,7 @@ mkdir_parent(const char *path)
 }
 
 void
-ssh_conn_set_timeout(ssh_session s, double secs)
+transport_sshconn_set_timeout(ssh_session s, double secs)
 {
     if (secs <= 0)
         secs = 10;
@@ -207,7 +207,7 @@ auth_session(ssh_session s, const char *name, const char *where, const char *ide
         snprintf(tried, sizeof tried, "the agent's keys");
     }
     if (identity != NULL) {
-        char *path = ssh_conn_expand_home(identity);
+        char *path = transport_sshconn_expand_home(identity);
         ssh_key key = NULL;
         if (path == NULL || ssh_pki_import_privkey_file(path, NULL, NULL, NULL, &key) != SSH_OK) {
             int rc = err_set(e, NS_EAUTH, "%s: cannot read identity file '%s'", name,
@@ -268,7 +268,7 @@ session_new(const struct dial *d, char *where, size_t wlen, struct err *e)
     ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, d->known_hosts);
     int yes = 1;
     ssh_options_set(s, SSH_OPTIONS_NODELAY, &yes);
-    ssh_conn_set_timeout(s, d->timeout_s);
+    transport_sshconn_set_timeout(s, d->timeout_s);
     char *host = NULL;
     unsigned port = 22;
     ssh_options_get(s, SSH_OPTIONS_HOST, &host);
@@ -314,7 +314,7 @@ session_open(const struct dial *d, ssh_session *out, struct err *e)
 static void *
 jump_pump(void *arg)
 {
-    struct ssh_conn_jump *j = arg;
+    struct transport_sshconn_jump *j = arg;
     char buf[SSH_CONN_PUMP_BUF];
     int bfd = ssh_get_fd(j->s);
     while (!atomic_load(&j->stop)) {
@@ -359,7 +359,7 @@ out:
 }
 
 static void
-jump_close(struct ssh_conn_jump *j)
+jump_close(struct transport_sshconn_jump *j)
 {
     if (j->running) {
         atomic_store(&j->stop, true);
@@ -383,8 +383,8 @@ jump_close(struct ssh_conn_jump *j)
 /* Connect to the bastion and open a direct-tcpip channel to host:port; *fd_out is the socket
  * the target session uses. */
 static int
-jump_open(const struct ssh_conn_target *x, struct ssh_conn_jump *j, const char *host, unsigned port,
-          int *fd_out, struct err *e)
+jump_open(const struct transport_sshconn_target *x, struct transport_sshconn_jump *j,
+          const char *host, unsigned port, int *fd_out, struct err *e)
 {
     char *juser = NULL, *jhost = NULL;
     unsigned jport = 0;
@@ -435,7 +435,8 @@ jump_open(const struct ssh_conn_target *x, struct ssh_conn_jump *j, const char *
 }
 
 int
-ssh_conn_open(const struct ssh_conn_target *x, struct ssh_conn *c, struct err *e)
+transport_sshconn_open(const struct transport_sshconn_target *x, struct transport_sshconn *c,
+                       struct err *e)
 {
     memset(c, 0, sizeof *c);
     c->j.fd = -1;
@@ -471,7 +472,7 @@ ssh_conn_open(const struct ssh_conn_target *x, struct ssh_conn *c, struct err *e
 }
 
 void
-ssh_conn_close(struct ssh_conn *c)
+transport_sshconn_close(struct transport_sshconn *c)
 {
     if (c->s != NULL) {
         ssh_disconnect(c->s);
@@ -482,7 +483,7 @@ ssh_conn_close(struct ssh_conn *c)
 }
 
 void
-ssh_conn_stop_jump(struct ssh_conn *c)
+transport_sshconn_stop_jump(struct transport_sshconn *c)
 {
     jump_close(&c->j);
 }

@@ -1,14 +1,14 @@
-/* ssh_conn.h - one SSH session to a host, for the ssh transport: dialled directly or through a
- * jump host ("[user@]host[:port]", a direct-tcpip channel through the bastion), ~/.ssh/config
- * honoured (what the target says explicitly wins), the host key verified against known_hosts
- * (OK only; unknown recorded only when asked; changed or other-type keys always refused), and
- * authenticated with the agent, then the identity file (or libssh's defaults: the agent,
- * IdentityFile lines, ~/.ssh/id_*). TCP keepalives on the socket.
+/* transport_sshconn.h - one SSH session to a host, for the ssh transport: dialled directly or
+ * through a jump host ("[user@]host[:port]", a direct-tcpip channel through the bastion),
+ * ~/.ssh/config honoured (what the target says explicitly wins), the host key verified against
+ * known_hosts (OK only; unknown recorded only when asked; changed or other-type keys always
+ * refused), and authenticated with the agent, then the identity file (or libssh's defaults: the
+ * agent, IdentityFile lines, ~/.ssh/id_*). TCP keepalives on the socket.
  *
- * Threads: a struct ssh_conn is used by one thread at a time (the transport holds a mutex);
- * a jump host's session is driven by its own pump thread only. */
-#ifndef NS_SURVEY_SSH_CONN_H
-#define NS_SURVEY_SSH_CONN_H
+ * Threads: a struct transport_sshconn is used by one thread at a time (the transport holds a
+ * mutex); a jump host's session is driven by its own pump thread only. */
+#ifndef NS_TRANSPORT_TRANSPORT_SSHCONN_H
+#define NS_TRANSPORT_TRANSPORT_SSHCONN_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -19,7 +19,7 @@
 #include "common/errors.h"
 
 /* What to dial. Strings borrowed for the call. */
-struct ssh_conn_target {
+struct transport_sshconn_target {
     const char *name;        /* for messages */
     const char *address;     /* name or IP (a ~/.ssh/config Host alias works) */
     unsigned port;           /* 0 = config or 22 */
@@ -31,7 +31,7 @@ struct ssh_conn_target {
     bool accept_new_host_keys;
 };
 
-struct ssh_conn_jump {
+struct transport_sshconn_jump {
     ssh_session s;
     ssh_channel ch;
     int fd; /* the pump's end of the socketpair */
@@ -40,28 +40,29 @@ struct ssh_conn_jump {
     atomic_bool stop;
 };
 
-struct ssh_conn {
+struct transport_sshconn {
     ssh_session s; /* NULL when not connected */
-    struct ssh_conn_jump j;
+    struct transport_sshconn_jump j;
     unsigned gen; /* the transport's count of sessions, for channels made on an older one */
 };
 
 /* Connect, verify, authenticate. On failure *c holds nothing to close. NS_EHOSTKEY (message
  * with the SHA256 fingerprint and how to accept it), NS_EAUTH, NS_ECONNECT, NS_ETIMEDOUT,
  * NS_EINVAL (bad jump spec). */
-int ssh_conn_open(const struct ssh_conn_target *t, struct ssh_conn *c, struct err *e);
+int transport_sshconn_open(const struct transport_sshconn_target *t, struct transport_sshconn *c,
+                           struct err *e);
 
 /* Disconnect and free everything (the session's channels too). */
-void ssh_conn_close(struct ssh_conn *c);
+void transport_sshconn_close(struct transport_sshconn *c);
 
 /* Stop the jump host's pump and free its session, leaving c->s allocated (a dropped session
  * whose channels are still held). */
-void ssh_conn_stop_jump(struct ssh_conn *c);
+void transport_sshconn_stop_jump(struct transport_sshconn *c);
 
 /* The timeout of blocking libssh calls on s. */
-void ssh_conn_set_timeout(ssh_session s, double secs);
+void transport_sshconn_set_timeout(ssh_session s, double secs);
 
 /* path with a leading "~/" replaced by $HOME; malloc'd (NULL when out of memory). */
-char *ssh_conn_expand_home(const char *path);
+char *transport_sshconn_expand_home(const char *path);
 
 #endif

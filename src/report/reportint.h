@@ -180,14 +180,9 @@ const char *report_template(const char *name, char **owned);
 #define REPORT_CHART_MAX_CURVES 12
 
 /* Write charts/<name>.{dat,gp} for every scenario of view and run gnuplot on each (timeout
- * per script). Adds "charts" (file names and captions) to view and sets "charts_note". */
-int report_charts(const char *outdir, const json_t *summary, json_t *view, struct err *e);
-
-/* --- compare ------------------------------------------------------------------------------ */
-/* Compare two run directories into out/compare.{md,html} (the Markdown also to echo when not
- * NULL). Returns 0 (no regression beyond pct %), 1 (a cell significantly worse by more than pct)
- * or a negative NS_E*. */
-int report_compare_dirs(const char *base_dir, const char *new_dir, const char *out, double pct,
-                        FILE *echo, struct err *e);
+ * per script). Adds "charts" (file names and captions) to view and sets "charts_note"; a chart
+ * gnuplot could not draw is also a line on warn (when not NULL). */
+int report_charts(const char *outdir, const json_t *summary, json_t *view, FILE *warn,
+                  struct err *e);
 
 #endif

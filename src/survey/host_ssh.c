@@ -2,15 +2,12 @@
 #include "survey/host_ssh.h"
 
 #include <jansson.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "plan/plan.h"
 #include "transport/transport_sshconfig.h"
-
-#define SURVEY_WARNED_MAX 256 /* distinct warnings remembered (more are printed each time) */
 
 static json_t *
 str_array(char *const *v, size_t n)
@@ -56,30 +53,4 @@ survey_host_resolved_json(void *ctx, const struct plan_host *ph)
     char *text = o != NULL ? json_dumps(o, JSON_COMPACT) : NULL;
     json_decref(o);
     return text;
-}
-
-static pthread_mutex_t warned_mu = PTHREAD_MUTEX_INITIALIZER;
-static char *warned[SURVEY_WARNED_MAX];
-static size_t nwarned;
-
-/* true the first time msg is seen */
-static bool
-first_time(const char *msg)
-{
-    bool first = true;
-    pthread_mutex_lock(&warned_mu);
-    for (size_t i = 0; i < nwarned && first; i++)
-        first = strcmp(warned[i], msg) != 0;
-    if (first && nwarned < SURVEY_WARNED_MAX && (warned[nwarned] = strdup(msg)) != NULL)
-        nwarned++;
-    pthread_mutex_unlock(&warned_mu);
-    return first;
-}
-
-void
-survey_ssh_warn(void *ctx, const char *name, const char *msg)
-{
-    (void)ctx;
-    if (first_time(msg))
-        fprintf(stderr, "netsurvey: warning: %s: %s\n", name, msg);
 }

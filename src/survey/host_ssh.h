@@ -1,5 +1,5 @@
 /* host_ssh.h - a plan's ssh host as the ssh transport reaches it: its endpoint resolved through
- * the ssh config (what `netsurvey plan --json` shows), and the config's warnings told once. */
+ * the ssh config, what `netsurvey plan --json` shows. */
 #ifndef NS_SURVEY_HOST_SSH_H
 #define NS_SURVEY_HOST_SSH_H
 
@@ -11,10 +11,5 @@ struct plan_host;
  * the config cannot be resolved. malloc'd text; NULL for a host that is not ssh (or out of
  * memory). The signature of schedule_json_extra.ssh_resolved (ctx unused). */
 char *survey_host_resolved_json(void *ctx, const struct plan_host *ph);
-
-/* Print a warning of the ssh config's resolution on stderr, each text once per process however
- * many hosts share it ("netsurvey: warning: NAME: MSG"). The signature of
- * transport_target.warn (ctx unused). Thread-safe. */
-void survey_ssh_warn(void *ctx, const char *name, const char *msg);
 
 #endif

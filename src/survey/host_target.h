@@ -6,7 +6,6 @@
 #include <stdbool.h>
 
 #include "plan/plan.h"
-#include "survey/host_ssh.h"
 #include "transport/transport.h"
 
 static inline struct transport_target
@@ -23,7 +22,6 @@ survey_host_target(const struct plan_host *ph, bool accept_new_host_keys)
         .jump = ph->ssh.jump,
         .connect_timeout_s = ph->ssh.connect_timeout_s,
         .accept_new_host_keys = accept_new_host_keys,
-        .warn = survey_ssh_warn,
     };
 }
 

@@ -625,9 +625,10 @@ sshx_deploy(struct transport *t, const char *local_path, char *remote_path, size
     if (f.dynamic) {
         transport_deploy_release(&f);
         return err_set(e, NS_EINVAL,
-                       "'%s' is dynamically linked and would not run on a bare host; build the "
-                       "static one (cmake --workflow --preset static, then build/static/bin/%s)",
-                       local_path, "nsperf");
+                       "'%s' is dynamically linked and would not run on a bare host; deploy "
+                       "the static one, nsperf-static, which every build makes beside netsurvey "
+                       "(build/<preset>/bin/nsperf-static)",
+                       local_path);
     }
     const char *base = strrchr(local_path, '/');
     base = base != NULL ? base + 1 : local_path;

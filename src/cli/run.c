@@ -54,7 +54,7 @@ static const struct cli_opt run_opts[] = {
      "the nsperf run on `transport: local` hosts (default: beside netsurvey, else in PATH)"},
     {0, "nsperf-remote", "PATH", CLI_OPT_STRING, offsetof(struct run_args, nsperf_remote), 0,
      "the statically linked nsperf deployed to ssh hosts (default: nsperf-static beside "
-     "netsurvey; build it with `cmake --workflow --preset static`)"},
+     "netsurvey, which every build makes)"},
     {0, "accept-new-host-keys", NULL, CLI_OPT_TRUE, offsetof(struct run_args, accept_new_host_keys),
      0,
      "record the key of an ssh host missing from known_hosts (trust on first use); a changed "
@@ -355,8 +355,8 @@ run_with_plan(const struct run_args *a, struct plan *p, int argc, char **argv)
         run_find_program(a->nsperf_remote, "nsperf-static", false, remote, sizeof remote) != 0) {
         fprintf(stderr,
                 "netsurvey run: the plan has ssh hosts and there is no executable static nsperf "
-                "at '%s'\n  build one with `cmake --workflow --preset static` and give it with "
-                "--nsperf-remote PATH\n",
+                "at '%s'\n  every build makes nsperf-static beside netsurvey (cmake --build); "
+                "or give one with --nsperf-remote PATH\n",
                 remote);
         return CLI_RUN_USAGE;
     }

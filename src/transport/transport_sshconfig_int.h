@@ -79,6 +79,12 @@ char *sc_canonical_addr(const char *name);
 /* valid_env_name() */
 bool sc_valid_env_name(const char *name);
 
+struct stat;
+
+/* Debian's secure_permissions(): may ssh read a user config file with this owner and mode, for
+ * the user uid? (transport_sshconfig_perm.c) */
+bool sc_secure_permissions(const struct stat *st, uid_t uid);
+
 /* --- expansions --------------------------------------------------------------------------- */
 
 /* One %-token and its value. */

@@ -666,11 +666,11 @@ process_line(struct sc_line *l, char *line)
     return rc;
 }
 
-/* ssh's check of the user's files: owned by root or the user, not writable by others. */
+/* ssh's check of the user's files (sc_secure_permissions). */
 static int
 check_perm(struct sc_ctx *c, const char *path, const struct stat *st)
 {
-    if ((st->st_uid != 0 && st->st_uid != c->uid_val) || (st->st_mode & 022) != 0)
+    if (!sc_secure_permissions(st, c->uid_val))
         return err_set(c->e, NS_EPARSE, "bad owner or permissions on %s", path);
     return 0;
 }

@@ -94,6 +94,9 @@ const struct tcase sshcfg_cases[] = {
             F(".ssh/l2", "Include l3\nHost t\n IdentityFile ~/.ssh/l2\n"),
             F(".ssh/l3", "Host t\n User deep\n"))),
     T("include_missing_is_fine", "t", CFG("Include nothere/*.conf nothere2\nUser u\n")),
+    /* group-writable: Debian's ssh reads it when the group holds the owner alone */
+    T("include_group_writable", "t",
+      FILES(F("config", "Include gw\n"), {.path = ".ssh/gw", .text = "User u\n", .mode = 0664})),
     T("include_loose_permissions_refused", "t",
       FILES(F("config", "Include loose\n"),
             {.path = ".ssh/loose", .text = "User u\n", .mode = 0666})),

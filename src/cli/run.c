@@ -154,6 +154,8 @@ view_command(const struct run_view *v, const struct survey_progress *p)
     fflush(stderr);
 }
 
+static char cli_run_name[] = "run"; /* cli_ssh_warning's ctx */
+
 static void
 run_progress(const struct survey_progress *p, void *arg)
 {
@@ -171,6 +173,10 @@ run_progress(const struct survey_progress *p, void *arg)
         break;
     case SURVEY_PROGRESS_END:
         view_clear(v);
+        break;
+    case SURVEY_PROGRESS_WARNING:
+        view_clear(v);
+        cli_ssh_warning(cli_run_name, p->host, p->warning);
         break;
     }
 }

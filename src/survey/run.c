@@ -259,11 +259,26 @@ trial_record(const struct runner *r, const struct schedule_test *t, const struct
 
 /* --- hosts ------------------------------------------------------------------------------- */
 
+static void progress(struct runner *r, struct survey_progress *p);
+
+/* transport_target.warn: a warning of the host's ssh config, told to the caller. */
+static void
+host_warn(void *arg, const char *name, const char *msg)
+{
+    struct runner *r = arg;
+    struct survey_progress p = {.kind = SURVEY_PROGRESS_WARNING, .host = name, .warning = msg};
+    pthread_mutex_lock(&r->mu);
+    progress(r, &p);
+    pthread_mutex_unlock(&r->mu);
+}
+
 static void
 host_open(struct runner *r, struct run_host *h)
 {
     const struct plan_host *ph = h->ph;
     struct transport_target tt = survey_host_target(ph, r->o->accept_new_host_keys);
+    tt.warn = host_warn;
+    tt.warn_ctx = r;
     const char *local = ph->transport == PLAN_TRANSPORT_LOCAL ? r->o->nsperf : r->o->nsperf_remote;
     struct err e = {0};
     int rc = local != NULL ? transport_open(&tt, &h->t, &e)

@@ -13,11 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <jansson.h>
-
 #include "common/clock.h"
 #include "common/errors.h"
 #include "common/units.h"
+#include "journal/journal.h"
 #include "plan/plan.h"
 #include "plan/schedule.h"
 #include "survey/run.h"
@@ -151,30 +150,25 @@ run_parse(int argc, char **argv, struct run_args *a)
 static int
 run_load_recorded_plan(const char *dir, struct plan **out, struct plan_diags *d)
 {
-    char path[PATH_MAX];
-    if ((size_t)snprintf(path, sizeof path, "%s/run.json", dir) >= sizeof path) {
-        fprintf(stderr, "netsurvey run: --resume %s: path too long\n", dir);
-        return NS_ETOOBIG;
+    struct journal_run *run = NULL;
+    struct err e = {0};
+    int rc = journal_read_run(dir, &run, &e);
+    if (rc != 0) {
+        fprintf(stderr, "netsurvey run: cannot resume %s: %s\n", dir, e.msg);
+        return rc;
     }
-    json_error_t jerr;
-    json_t *run = json_load_file(path, 0, &jerr);
-    if (run == NULL) {
-        fprintf(stderr, "netsurvey run: cannot resume %s: %s: %s\n", dir, path, jerr.text);
-        return NS_EPARSE;
-    }
-    const json_t *plan = json_object_get(run, "plan");
-    const json_t *src = json_object_get(plan, "source");
-    const char *file = json_string_value(json_object_get(plan, "file"));
-    int rc;
-    if (!json_is_string(src)) {
-        fprintf(stderr, "netsurvey run: cannot resume %s: %s records no plan source; give PLAN\n",
-                dir, path);
+    if (run->plan_source == NULL) {
+        fprintf(stderr,
+                "netsurvey run: cannot resume %s: %s/%s records no plan source; give PLAN\n", dir,
+                dir, JOURNAL_RUN_FILE);
         rc = NS_EPARSE;
     } else {
-        rc = plan_load_buffer(file != NULL ? file : path, json_string_value(src),
-                              json_string_length(src), out, d);
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, JOURNAL_RUN_FILE);
+        rc = plan_load_buffer(run->plan_file != NULL ? run->plan_file : path, run->plan_source,
+                              run->plan_source_len, out, d);
     }
-    json_decref(run);
+    journal_run_free(run);
     return rc;
 }
 
@@ -402,8 +396,8 @@ run_with_plan(const struct run_args *a, struct plan *p, int argc, char **argv,
         fprintf(stderr, "netsurvey run: warning: dropped a torn last line (%zu bytes) of %s\n",
                 r.torn_bytes, dir);
     if (r.bad_lines > 0)
-        fprintf(stderr, "netsurvey run: warning: %zu unreadable line%s in %s/results.jsonl\n",
-                r.bad_lines, r.bad_lines == 1 ? "" : "s", dir);
+        fprintf(stderr, "netsurvey run: warning: %zu unreadable line%s in %s/%s\n", r.bad_lines,
+                r.bad_lines == 1 ? "" : "s", dir, JOURNAL_RESULTS_FILE);
     int status;
     if (rc != 0) {
         fprintf(stderr, "netsurvey run: %s\n", e.msg);

@@ -15,6 +15,7 @@
 #include "common/hist.h"
 #include "common/stats.h"
 #include "common/units.h"
+#include "journal/record.h"
 #include "report/reportint.h"
 
 const double report_pcts[REPORT_NPCT] = {25, 50, 75, 90, 99, 99.9, 99.99, 99.999};
@@ -162,13 +163,13 @@ agg_flag(const struct agg *a)
 /* --- formatting for people ---------------------------------------------------------------- */
 
 char *
-report_fmt_metric(enum rkind k, double v, char *buf, size_t len)
+report_fmt_metric(enum testspec_kind k, double v, char *buf, size_t len)
 {
     switch (k) {
-    case RK_TCP_STREAM:
-    case RK_UDP_STREAM:
+    case TESTSPEC_TCP_STREAM:
+    case TESTSPEC_UDP_STREAM:
         return units_format_rate(v * 1e6, buf, len);
-    case RK_TCP_CRR:
+    case TESTSPEC_TCP_CRR:
         if (v >= 1000)
             snprintf(buf, len, "%.0f conn/s", v);
         else
@@ -180,7 +181,7 @@ report_fmt_metric(enum rkind k, double v, char *buf, size_t len)
 }
 
 static json_t *
-jfmt(enum rkind k, double v)
+jfmt(enum testspec_kind k, double v)
 {
     char b[64];
     return json_string(report_fmt_metric(k, v, b, sizeof b));
@@ -245,7 +246,7 @@ stats_obj(json_t *o, const struct agg *a)
 /* --- the view (strings) ------------------------------------------------------------------- */
 
 static json_t *
-view_stats(json_t *o, const struct agg *a, enum rkind k)
+view_stats(json_t *o, const struct agg *a, enum testspec_kind k)
 {
     char b[64];
     json_object_set_new(o, "n", json_integer((json_int_t)a->nv));
@@ -370,7 +371,7 @@ struct mat {
 };
 
 static json_t *
-matrix_view(const struct mat *mt, const char *const *labels, enum rkind k)
+matrix_view(const struct mat *mt, const char *const *labels, enum testspec_kind k)
 {
     json_t *o = json_object(), *cols = json_array(), *rows = json_array();
     for (size_t c = 0; c < mt->n; c++)
@@ -481,11 +482,11 @@ group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_ke
 {
     const struct rmodel *m = cx->m;
     const struct rscen *sc = &m->scens[pairs[0].scen];
-    enum rkind k = sc->kind;
+    enum testspec_kind k = sc->kind;
     const char *fam = rfamily_name(pairs[0].family);
     char key[256];
     file_key(key, sizeof key, sc->name, fam, fam_in_key);
-    bool stream = k == RK_TCP_STREAM || k == RK_UDP_STREAM;
+    bool stream = k == TESTSPEC_TCP_STREAM || k == TESTSPEC_UDP_STREAM;
     const char *dir = stream && sc->reverse ? "data flows dst → src (reverse)"
                       : stream              ? "data flows src → dst"
                                             : "src requests, dst responds";
@@ -673,28 +674,20 @@ host_view(const struct rhost *h, const struct rmodel *m)
 }
 
 static json_t *
+str_or_empty(const char *s)
+{
+    return json_string(s != NULL ? s : "");
+}
+
+static json_t *
 run_obj(const struct rrun *r)
 {
-    const json_t *run = r->run, *plan = json_object_get(run, "plan");
-    json_t *o = json_object();
-    json_object_set_new(o, "dir", json_string(r->dir));
-    const char *id = json_string_value(json_object_get(run, "run_id"));
-    json_object_set_new(o, "run_id", json_string(id ? id : ""));
-    json_t *p = json_object();
-    static const char *const pk[] = {"name", "file", "sha256"};
-    for (size_t i = 0; i < 3; i++) {
-        const char *s = json_string_value(json_object_get(plan, pk[i]));
-        json_object_set_new(p, pk[i], json_string(s ? s : ""));
-    }
-    json_object_set_new(o, "plan", p);
-    json_t *tool = json_object_get(run, "tool");
-    json_object_set_new(o, "tool", tool ? json_deep_copy(tool) : json_object());
-    static const char *const sk[] = {"started", "command"};
-    for (size_t i = 0; i < 2; i++) {
-        const char *s = json_string_value(json_object_get(run, sk[i]));
-        json_object_set_new(o, sk[i], json_string(s ? s : ""));
-    }
-    return o;
+    const struct journal_run *run = r->run;
+    return json_pack("{s:s, s:o, s:{s:o, s:o, s:o}, s:o, s:o, s:o}", "dir", r->dir, "run_id",
+                     str_or_empty(run->run_id), "plan", "name", str_or_empty(run->plan_name),
+                     "file", str_or_empty(run->plan_file), "sha256", str_or_empty(run->plan_sha256),
+                     "tool", run->tool != NULL ? json_deep_copy(run->tool) : json_object(),
+                     "started", str_or_empty(run->started), "command", str_or_empty(run->command));
 }
 
 int
@@ -718,8 +711,7 @@ report_aggregate(const struct rmodel *m, json_t **summary_out, json_t **view_out
         json_t *r = run_obj(&m->runs[i]);
         json_array_append(vruns, r);
         json_array_append_new(runs, r);
-        const char *pn =
-            json_string_value(json_object_get(json_object_get(m->runs[i].run, "plan"), "name"));
+        const char *pn = m->runs[i].run->plan_name;
         if (i)
             rbuf_puts(&title, " + ");
         rbuf_puts(&title, pn ? pn : "?");

@@ -240,9 +240,7 @@ chart_heatmap(struct chart_ctx *cx, const json_t *ssum, const json_t *zones, con
         }
         char b[64];
         rbuf_printf(&d, "%zu %zu %.6g ", x, y, jd(c, "mean"));
-        enum rkind k = !strcmp(unit, "Mbit/s")   ? RK_TCP_STREAM
-                       : !strcmp(unit, "conn/s") ? RK_TCP_CRR
-                                                 : RK_TCP_RR;
+        enum testspec_kind k = (enum testspec_kind)testspec_kind_find(js(ssum, "test"));
         gp_str(&d, report_fmt_metric(k, jd(c, "mean"), b, sizeof b));
         rbuf_puts(&d, "\n");
     }

@@ -5,6 +5,7 @@
  * a different result. tests/fuzz/fuzz_journal.c holds it to that. */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,9 +30,13 @@ struct jp {
     int depth;
 };
 
+static void plain_init(void);
+
 struct journal_scan *
 journal_scan_new(void)
 {
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, plain_init);
     return calloc(1, sizeof(struct journal_scan));
 }
 
@@ -54,16 +59,22 @@ journal_scan_free(struct journal_scan *s)
 /* --- tokens ------------------------------------------------------------------------------------
  */
 
-static void
+static inline void
 ws(struct jp *j)
 {
     while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
         j->p++;
 }
 
-static bool
+/* The next token is c (consumed). nsperf and the writer put no blanks between tokens: that
+ * case first. */
+static inline bool
 eat(struct jp *j, char c)
 {
+    if (j->p < j->end && *j->p == (unsigned char)c) {
+        j->p++;
+        return true;
+    }
     ws(j);
     if (j->p < j->end && *j->p == (unsigned char)c) {
         j->p++;
@@ -129,6 +140,17 @@ hex4(const unsigned char *s)
     return v >= 0xD800 && v <= 0xDFFF ? 0 : v;
 }
 
+/* Bytes a string holds as they are (printable ASCII but the quote and the backslash), looked up
+ * in a table: most of a line's strings are nothing else. Filled once, by journal_scan_new. */
+static bool plain[256];
+
+static void
+plain_init(void)
+{
+    for (unsigned c = 0; c < 256; c++)
+        plain[c] = c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
 /* A string token: its raw bytes between the quotes in *s and *n, *esc when it holds escapes.
  * False unless jansson would take it and decode it as unescape() does. */
 static bool
@@ -139,7 +161,11 @@ string_token(struct jp *j, const unsigned char **s, size_t *n, bool *esc)
         return false;
     const unsigned char *q = j->p + 1, *end = j->end;
     *esc = false;
-    while (q < end && *q != '"') {
+    for (;;) {
+        while (q < end && plain[*q])
+            q++;
+        if (q >= end || *q == '"')
+            break;
         unsigned c = *q;
         if (c < 0x20)
             return false;
@@ -245,10 +271,54 @@ is_digit(const unsigned char *p, const unsigned char *end)
     return p < end && *p >= '0' && *p <= '9';
 }
 
-/* A number token, JSON's grammar exactly; false for one jansson refuses (an integer outside
- * int64, a real that overflows) or that is too long to read here. */
+/* A checked real token [b, q) converted exactly without strtod, when it can be (Clinger's fast
+ * path: a mantissa of at most 2^53 and a power of ten up to 10^22 are both exact doubles, so one
+ * multiplication or division rounds once, as strtod does). False: use strtod. */
 static bool
-number_token(struct jp *j, struct num *out)
+real_exact(const unsigned char *b, const unsigned char *q, double *out)
+{
+    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    const uint64_t max = UINT64_C(1) << 53;
+    bool neg = *b == '-';
+    uint64_t m = 0;
+    long k = 0;
+    bool frac = false;
+    const unsigned char *p = b + neg;
+    for (; p < q && *p != 'e' && *p != 'E'; p++) {
+        if (*p == '.') {
+            frac = true;
+            continue;
+        }
+        if (m > (max - 9) / 10)
+            return false;
+        m = m * 10 + (uint64_t)(*p - '0');
+        k -= frac;
+    }
+    if (p < q) { /* the exponent */
+        p++;
+        bool eneg = *p == '-';
+        p += *p == '-' || *p == '+';
+        long ex = 0;
+        for (; p < q; p++)
+            if ((ex = ex * 10 + (*p - '0')) > 400)
+                return false;
+        k += eneg ? -ex : ex;
+    }
+    if (k < -22 || k > 22)
+        return false;
+    double d = (double)m;
+    d = k < 0 ? d / p10[-k] : d * p10[k];
+    *out = neg ? -d : d;
+    return true;
+}
+
+/* A number token, JSON's grammar exactly; false for one jansson refuses (an integer outside
+ * int64, a real that overflows) or that is too long to read here. want: the value is read (else
+ * only checked: a real too small to overflow is not converted). */
+static bool
+number_token(struct jp *j, struct num *out, bool want)
 {
     const unsigned char *b = j->p, *q = b, *end = j->end;
     bool neg = q < end && *q == '-';
@@ -260,6 +330,7 @@ number_token(struct jp *j, struct num *out)
     else
         while (is_digit(q, end))
             q++;
+    long magnitude = q - b - neg; /* decimal digits before the point: < 10^magnitude */
     bool is_int = true;
     if (q < end && *q == '.') {
         q++;
@@ -271,12 +342,17 @@ number_token(struct jp *j, struct num *out)
     }
     if (q < end && (*q == 'e' || *q == 'E')) {
         q++;
+        bool eneg = q < end && *q == '-';
         if (q < end && (*q == '+' || *q == '-'))
             q++;
         if (!is_digit(q, end))
             return false;
-        while (is_digit(q, end))
+        long ex = 0;
+        while (is_digit(q, end)) {
+            ex = ex < 100000 ? ex * 10 + (*q - '0') : ex;
             q++;
+        }
+        magnitude += eneg ? -ex : ex;
         is_int = false;
     }
     out->is_int = is_int;
@@ -290,6 +366,11 @@ number_token(struct jp *j, struct num *out)
         }
         out->i = neg ? (v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v) : (int64_t)v;
         out->d = (double)out->i;
+    } else if (!want && magnitude <= 300) {
+        out->i = 0; /* DBL_MAX is 1.8e308: this one cannot overflow, no need to convert it */
+        out->d = 0.0;
+    } else if (real_exact(b, q, &out->d)) {
+        out->i = 0;
     } else {
         size_t len = (size_t)(q - b);
         char buf[SCAN_NUMBER_MAX];
@@ -375,7 +456,7 @@ skip_value(struct jp *j)
     if (c == 'n')
         return literal(j, "null", 4);
     struct num v;
-    return number_token(j, &v);
+    return number_token(j, &v, false);
 }
 
 /* A string as json_string_value reads it: anything but a string is NULL. */
@@ -405,7 +486,7 @@ v_int(struct jp *j, int64_t *out)
     if (!starts_number(j))
         return skip_value(j);
     struct num v;
-    if (!number_token(j, &v))
+    if (!number_token(j, &v, false))
         return false;
     *out = v.is_int ? v.i : 0;
     return true;
@@ -419,7 +500,7 @@ v_number(struct jp *j, double *out, bool *has)
     if (!starts_number(j))
         return skip_value(j);
     struct num v;
-    if (!number_token(j, &v))
+    if (!number_token(j, &v, true))
         return false;
     *out = v.d;
     *has = true;
@@ -440,8 +521,33 @@ v_true(struct jp *j, bool *out)
  * jansson. A value that is not an object is skipped with *is_obj false (it reads as absent). */
 typedef bool (*member_fn)(struct jp *j, size_t i, void *ctx);
 
+struct key {
+    const char *s;
+    size_t n;
+};
+#define K(name)                                                                                    \
+    {                                                                                              \
+        name, sizeof(name) - 1                                                                     \
+    }
+
+/* The index of key k (n bytes) in keys, or nkeys. Keys are short: compared inline. */
+static inline size_t
+key_find(const struct key *keys, size_t nkeys, const unsigned char *k, size_t n)
+{
+    for (size_t i = 0; i < nkeys; i++) {
+        if (keys[i].n != n || (unsigned char)keys[i].s[0] != k[0])
+            continue;
+        size_t c = 1;
+        while (c < n && (unsigned char)keys[i].s[c] == k[c])
+            c++;
+        if (c == n)
+            return i;
+    }
+    return nkeys;
+}
+
 static bool
-object(struct jp *j, const char *const *keys, size_t nkeys, member_fn fn, void *ctx, bool *is_obj)
+object(struct jp *j, const struct key *keys, size_t nkeys, member_fn fn, void *ctx, bool *is_obj)
 {
     ws(j);
     *is_obj = false;
@@ -458,9 +564,7 @@ object(struct jp *j, const char *const *keys, size_t nkeys, member_fn fn, void *
             bool esc;
             if (!string_token(j, &k, &n, &esc) || esc || !eat(j, ':'))
                 return false;
-            size_t i = 0;
-            while (i < nkeys && (strlen(keys[i]) != n || memcmp(keys[i], k, n) != 0))
-                i++;
+            size_t i = key_find(keys, nkeys, k, n);
             if (i == nkeys) {
                 if (!skip_value(j))
                     return false;
@@ -485,7 +589,7 @@ object(struct jp *j, const char *const *keys, size_t nkeys, member_fn fn, void *
 /* --- the record's members ------------------------------------------------------------------------
  */
 
-static const char *const endpoint_keys[] = {"host", "zone", "region", "data_address"};
+static const struct key endpoint_keys[] = {K("host"), K("zone"), K("region"), K("data_address")};
 
 static bool
 m_endpoint(struct jp *j, size_t i, void *ctx)
@@ -495,9 +599,9 @@ m_endpoint(struct jp *j, size_t i, void *ctx)
     return v_string(j, f[i]);
 }
 
-static const char *const scenario_keys[] = {"name",    "test",       "msg_size", "response_size",
-                                            "streams", "duration_s", "warmup_s", "rate_bps",
-                                            "reverse", "window"};
+static const struct key scenario_keys[] = {
+    K("name"),       K("test"),     K("msg_size"), K("response_size"), K("streams"),
+    K("duration_s"), K("warmup_s"), K("rate_bps"), K("reverse"),       K("window")};
 
 static bool
 m_scenario(struct jp *j, size_t i, void *ctx)
@@ -528,9 +632,9 @@ m_scenario(struct jp *j, size_t i, void *ctx)
     }
 }
 
-static const char *const pair_keys_plan[] = {"name", "sha256"};
-static const char *const pair_keys_env[] = {"src", "dst"};
-static const char *const pair_keys_tool[] = {"version", "nsperf_sha256"};
+static const struct key pair_keys_plan[] = {K("name"), K("sha256")};
+static const struct key pair_keys_env[] = {K("src"), K("dst")};
+static const struct key pair_keys_tool[] = {K("version"), K("nsperf_sha256")};
 
 /* Two string members into ctx[0] and ctx[1]. */
 static bool
@@ -540,7 +644,7 @@ m_pair(struct jp *j, size_t i, void *ctx)
     return v_string(j, &two[i]);
 }
 
-static const char *const cpu_keys[] = {"local_pct", "remote_pct"};
+static const struct key cpu_keys[] = {K("local_pct"), K("remote_pct")};
 
 static bool
 m_cpu(struct jp *j, size_t i, void *ctx)
@@ -550,7 +654,7 @@ m_cpu(struct jp *j, size_t i, void *ctx)
                   : v_number(j, &r->cpu_remote_pct, &r->has_cpu_remote);
 }
 
-static const char *const udp_keys[] = {"sent", "lost", "lost_pct", "jitter_us"};
+static const struct key udp_keys[] = {K("sent"), K("lost"), K("lost_pct"), K("jitter_us")};
 
 static bool
 m_udp(struct jp *j, size_t i, void *ctx)
@@ -569,7 +673,7 @@ m_udp(struct jp *j, size_t i, void *ctx)
 }
 
 /* [lower_ns, count] written by nsperf as "[123,45]": read inline, else the general way. */
-static bool
+static inline bool
 bucket_inline(struct jp *j, int64_t v[2])
 {
     const unsigned char *q = j->p, *end = j->end;
@@ -617,7 +721,7 @@ bucket_general(struct jp *j, int64_t v[2])
     return true;
 }
 
-static bool
+static inline bool
 bucket_push(struct journal_buckets *bb, const int64_t v[2])
 {
     if (v[0] < 0 || v[1] <= 0)
@@ -656,7 +760,6 @@ m_hist(struct jp *j, size_t i, void *ctx)
     if (!eat(j, ']')) {
         do {
             int64_t v[2];
-            ws(j);
             if (!bucket_inline(j, v) && !bucket_general(j, v))
                 return false;
             if (!bucket_push(h->bb, v))
@@ -669,8 +772,9 @@ m_hist(struct jp *j, size_t i, void *ctx)
     return true;
 }
 
-static const char *const hist_keys[] = {HISTJSON_SUB_BITS, HISTJSON_BUCKETS};
-static const char *const rtt_keys[] = {"mean", "min", "max", HISTJSON_M2, HISTJSON_HIST};
+static const struct key hist_keys[] = {K(HISTJSON_SUB_BITS), K(HISTJSON_BUCKETS)};
+static const struct key rtt_keys[] = {K("mean"), K("min"), K("max"), K(HISTJSON_M2),
+                                      K(HISTJSON_HIST)};
 
 struct rtt_ctx {
     struct journal_result *r;
@@ -702,8 +806,9 @@ m_rtt(struct jp *j, size_t i, void *ctx)
     }
 }
 
-static const char *const result_keys[] = {
-    "throughput_bps", "connections_per_s", "retransmits", "cpu", "udp", HISTJSON_RTT};
+static const struct key result_keys[] = {
+    K("throughput_bps"), K("connections_per_s"), K("retransmits"), K("cpu"), K("udp"),
+    K(HISTJSON_RTT)};
 
 static bool
 m_result(struct jp *j, size_t i, void *ctx)
@@ -733,9 +838,10 @@ m_result(struct jp *j, size_t i, void *ctx)
     }
 }
 
-static const char *const record_keys[] = {
-    "schema", "run_id", "plan",     "scenario", "trial", "family", "src", "dst",
-    "status", "error",  "attempts", "started",  "ended", "result", "env", "tool"};
+static const struct key record_keys[] = {K("schema"), K("run_id"), K("plan"),     K("scenario"),
+                                         K("trial"),  K("family"), K("src"),      K("dst"),
+                                         K("status"), K("error"),  K("attempts"), K("started"),
+                                         K("ended"),  K("result"), K("env"),      K("tool")};
 
 struct record_ctx {
     struct journal_trial *t;

@@ -1,7 +1,7 @@
 /* report.h - the report module's interface: everything after the journal.
  *
- * Reads run directories (run.json + results.jsonl, the format of JOURNAL.md) and nothing of the
- * runner; writes summary.json, matrix-<scenario>.csv, report.md, report.html and charts/ into an
+ * Reads run directories (run.json + results.jsonl, the README's section "The journal") through
+ * journal/journal.h and nothing of the runner; writes summary.json, matrix-<scenario>.csv, report.md, report.html and charts/ into an
  * output directory. The same journals give byte-identical outputs: no wall clock, no locale, no
  * hash order reaches a file. */
 #ifndef NS_REPORT_H

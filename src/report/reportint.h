@@ -114,6 +114,8 @@ struct rmodel {
     size_t nruns;
     struct rhost *hosts;
     size_t nhosts, caphosts;
+    uint32_t *hidx; /* open-addressing index of hosts by (name, region) */
+    size_t hidx_cap;
     struct rzone *zones;
     size_t nzones;
     char **regions;

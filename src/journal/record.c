@@ -211,17 +211,7 @@ journal_family_from(const char *s)
 static int
 bucket_push(uint64_t low, uint64_t count, void *arg)
 {
-    struct journal_buckets *bb = arg;
-    if (bb->n == bb->cap) {
-        size_t cap = bb->cap ? bb->cap * 2 : 256;
-        struct journal_bucket *b = realloc(bb->b, cap * sizeof *b);
-        if (b == NULL)
-            return NS_ENOMEM;
-        bb->b = b;
-        bb->cap = cap;
-    }
-    bb->b[bb->n++] = (struct journal_bucket){.low_ns = low, .count = count};
-    return 0;
+    return journal_buckets_push(arg, low, count) ? 0 : NS_ENOMEM;
 }
 
 static int

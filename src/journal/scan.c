@@ -721,11 +721,9 @@ bucket_general(struct jp *j, int64_t v[2])
     return true;
 }
 
-static inline bool
-bucket_push(struct journal_buckets *bb, const int64_t v[2])
+bool
+journal_buckets_push(struct journal_buckets *bb, uint64_t low_ns, uint64_t count)
 {
-    if (v[0] < 0 || v[1] <= 0)
-        return true; /* skipped, as hist_rtt_json_buckets skips it */
     if (bb->n == bb->cap) {
         size_t cap = bb->cap ? bb->cap * 2 : 256;
         struct journal_bucket *b = realloc(bb->b, cap * sizeof *b);
@@ -734,8 +732,16 @@ bucket_push(struct journal_buckets *bb, const int64_t v[2])
         bb->b = b;
         bb->cap = cap;
     }
-    bb->b[bb->n++] = (struct journal_bucket){.low_ns = (uint64_t)v[0], .count = (uint64_t)v[1]};
+    bb->b[bb->n++] = (struct journal_bucket){.low_ns = low_ns, .count = count};
     return true;
+}
+
+static inline bool
+bucket_push(struct journal_buckets *bb, const int64_t v[2])
+{
+    if (v[0] < 0 || v[1] <= 0)
+        return true; /* skipped, as hist_rtt_json_buckets skips it */
+    return journal_buckets_push(bb, (uint64_t)v[0], (uint64_t)v[1]);
 }
 
 struct hist_ctx {

@@ -46,6 +46,8 @@ struct journal_buckets {
     size_t n, cap;
 };
 void journal_buckets_release(struct journal_buckets *bb);
+/* Append one; false when out of memory. */
+bool journal_buckets_push(struct journal_buckets *bb, uint64_t low_ns, uint64_t count);
 
 /* The fast decoder's scratch: its decoded strings and buckets. */
 struct journal_scan;

@@ -192,22 +192,6 @@ scenario_from(const json_t *o, struct journal_scenario *sc)
     sc->window = ju64(o, "window");
 }
 
-enum journal_status
-journal_status_from(const char *s)
-{
-    if (s != NULL && strcmp(s, "ok") == 0)
-        return JOURNAL_OK;
-    if (s != NULL && strcmp(s, "failed") == 0)
-        return JOURNAL_FAILED;
-    return JOURNAL_STATUS_OTHER;
-}
-
-enum journal_family
-journal_family_from(const char *s)
-{
-    return s != NULL && strcmp(s, "ipv6") == 0 ? JOURNAL_IPV6 : JOURNAL_IPV4;
-}
-
 static int
 bucket_push(uint64_t low, uint64_t count, void *arg)
 {

@@ -41,13 +41,6 @@ journal_scan_new(void)
 }
 
 void
-journal_buckets_release(struct journal_buckets *bb)
-{
-    free(bb->b);
-    memset(bb, 0, sizeof *bb);
-}
-
-void
 journal_scan_free(struct journal_scan *s)
 {
     if (s == NULL)
@@ -718,21 +711,6 @@ bucket_general(struct jp *j, int64_t v[2])
             return false;
     }
     j->depth--;
-    return true;
-}
-
-bool
-journal_buckets_push(struct journal_buckets *bb, uint64_t low_ns, uint64_t count)
-{
-    if (bb->n == bb->cap) {
-        size_t cap = bb->cap ? bb->cap * 2 : 256;
-        struct journal_bucket *b = realloc(bb->b, cap * sizeof *b);
-        if (b == NULL)
-            return false;
-        bb->b = b;
-        bb->cap = cap;
-    }
-    bb->b[bb->n++] = (struct journal_bucket){.low_ns = low_ns, .count = count};
     return true;
 }
 

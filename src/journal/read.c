@@ -109,7 +109,7 @@ journal_read_run(const char *dir, struct journal_run **out, struct err *e)
 struct lines {
     int fd;
     char *buf;
-    size_t cap, start, end;
+    size_t cap, start, end, max;
     bool eof, skipping;
 };
 
@@ -153,7 +153,7 @@ lines_next(struct lines *l, const char **line, size_t *len, bool *too_long, bool
         char *nl = l->end > l->start ? memchr(p, '\n', l->end - l->start) : NULL;
         size_t have = nl != NULL ? (size_t)(nl + 1 - p) : l->end - l->start;
         if (nl != NULL || (l->eof && (have > 0 || l->skipping))) {
-            *too_long = l->skipping || have > JOURNAL_LINE_MAX;
+            *too_long = l->skipping || have > l->max;
             *line = p;
             *len = *too_long ? 0 : have;
             l->start += have;
@@ -165,7 +165,7 @@ lines_next(struct lines *l, const char **line, size_t *len, bool *too_long, bool
             *more = false;
             return 0;
         }
-        if (have > JOURNAL_LINE_MAX) { /* drop what is here, find the line's end */
+        if (have > l->max) { /* drop what is here, find the line's end */
             l->skipping = true;
             l->start = l->end;
         }
@@ -230,9 +230,17 @@ int
 journal_read_trials(const char *dir, journal_trial_fn fn, journal_skip_fn skip, void *arg,
                     struct journal_read_stats *st, struct err *e)
 {
+    return journal_read_trials_capped(dir, JOURNAL_LINE_MAX, fn, skip, arg, st, e);
+}
+
+int
+journal_read_trials_capped(const char *dir, size_t line_max, journal_trial_fn fn,
+                           journal_skip_fn skip, void *arg, struct journal_read_stats *st,
+                           struct err *e)
+{
     memset(st, 0, sizeof *st);
     char path[PATH_MAX];
-    struct lines l = {.fd = -1};
+    struct lines l = {.fd = -1, .max = line_max};
     int rc = results_open(dir, path, sizeof path, &l.fd, e);
     if (rc != 0)
         return rc;
@@ -251,7 +259,7 @@ journal_read_trials(const char *dir, journal_trial_fn fn, journal_skip_fn skip, 
         lineno++;
         if (too_long) {
             char why[64];
-            snprintf(why, sizeof why, "line longer than %u bytes", JOURNAL_LINE_MAX);
+            snprintf(why, sizeof why, "line longer than %zu bytes", line_max);
             st->bad++;
             if (skip != NULL)
                 skip(arg, path, lineno, why);

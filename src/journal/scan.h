@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "journal/journal.h"
 #include "journal/record.h"
 
 /* The rules of both decoders for what a value means (README "The journal"). Integers are read
@@ -67,6 +68,11 @@ int journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struc
  * decoders: the schema is JOURNAL_TRIAL_SCHEMA and the test kind is testspec's (sets
  * t->scenario.kind). Returns 0 or NS_EPARSE with why in e. */
 int journal_trial_check(struct journal_trial *t, struct err *e);
+
+/* journal_read_trials with another cap on a line's length (the tests' way to reach it). */
+int journal_read_trials_capped(const char *dir, size_t line_max, journal_trial_fn fn,
+                               journal_skip_fn skip, void *arg, struct journal_read_stats *st,
+                               struct err *e);
 
 /* Whether two decoded records are the same, member by member (strings by content, buckets by
  * value). For the tests and the fuzzer. */

@@ -648,6 +648,51 @@ test_reading_rules(void **state)
     assert_string_equal(t.error, "\xf0\x9f\x98\x80");
 }
 
+/* A line past the cap is passed over and said, the lines around it are read; one past the cap
+ * that ends the file without its newline too. */
+static void
+test_line_cap(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX], path[PATH_MAX];
+    path_in(dir, sizeof dir, "cap", NULL);
+    struct journal *j = NULL;
+    struct err e = {0};
+    assert_int_equal(journal_create(dir, &j, &e), 0);
+    struct journal_trial t = sample_trial(1, JOURNAL_FAILED);
+    assert_int_equal(journal_append(j, &t, NULL, &e), 0);
+    journal_free(j);
+    path_in(path, sizeof path, "cap", JOURNAL_RESULTS_FILE);
+    char first[4096];
+    size_t n = file_text(path, first, sizeof first);
+    char big[3000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    file_append(path, big);
+    file_append(path, "\n");
+    file_append(path, first);
+    file_append(path, big); /* the last line, past the cap and without its newline */
+    struct collected c = {.want = {t, t}};
+    struct journal_read_stats st;
+    assert_int_equal(journal_read_trials_capped(dir, n + 10, collect, skipped, &c, &st, &e), 0);
+    assert_int_equal(c.n, 2);
+    assert_int_equal(st.records, 2);
+    assert_int_equal(st.bad, 2);
+    assert_int_equal(c.skipped, 2);
+    assert_int_equal(c.skipped_line[0], 2);
+    assert_int_equal(c.skipped_line[1], 4);
+    char want[64];
+    snprintf(want, sizeof want, "line longer than %zu bytes", n + 10);
+    assert_string_equal(c.why[0], want);
+    assert_string_equal(c.why[1], want);
+    /* with the real cap the same file reads as before the cap existed */
+    c = (struct collected){.want = {t, t}};
+    assert_int_equal(journal_read_trials(dir, collect, skipped, &c, &st, &e), 0);
+    assert_int_equal(c.n, 2);
+    assert_int_equal(st.bad, 1);  /* the line of x's is not JSON */
+    assert_int_equal(st.torn, 1); /* nor is the last, and it is torn */
+}
+
 /* A resumed run's records of one key: the reader hands on each; the key says which they are. */
 static void
 test_key_of_read_records(void **state)
@@ -685,6 +730,7 @@ main(void)
         cmocka_unit_test(test_key),
         cmocka_unit_test(test_reading_rules),
         cmocka_unit_test(test_key_of_read_records),
+        cmocka_unit_test(test_line_cap),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

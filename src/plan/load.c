@@ -19,6 +19,14 @@ plan_default_yaml(size_t *len)
     return (const char *)ns_plan_default_yaml;
 }
 
+int
+plan_load_default(struct plan **out, struct plan_diags *diags)
+{
+    size_t len;
+    const char *yaml = plan_default_yaml(&len);
+    return plan_load_buffer(PLAN_DEFAULT_FILE, yaml, len, out, diags);
+}
+
 /* --- reading the file -------------------------------------------------------------------- */
 
 static int

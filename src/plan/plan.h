@@ -140,6 +140,13 @@ int plan_load_buffer(const char *name, const char *buf, size_t len, struct plan 
 /* The plans/localhost.yaml text embedded at build time (NUL-terminated, static). */
 const char *plan_default_yaml(size_t *len);
 
+/* What messages and run.json call the built-in plan. */
+#define PLAN_DEFAULT_FILE "built-in:localhost.yaml"
+
+/* As plan_load_buffer for the built-in plan, named PLAN_DEFAULT_FILE: every command that
+ * runs without PLAN loads this one. */
+int plan_load_default(struct plan **out, struct plan_diags *diags);
+
 /* plan_free(NULL) is safe. */
 void plan_free(struct plan *p);
 

@@ -131,6 +131,7 @@ struct chart_ctx {
     const char *dir;
     const char *gp;
     json_t *list; /* view charts of the scenario */
+    FILE *warn;
     int ran, failed;
     char firsterr[256];
 };
@@ -153,7 +154,8 @@ chart_emit(struct chart_ctx *cx, const char *key, const char *kind, struct rbuf 
         cx->failed++;
         if (cx->firsterr[0] == '\0')
             snprintf(cx->firsterr, sizeof cx->firsterr, "%.200s", ge.msg);
-        fprintf(stderr, "netsurvey: warning: %s\n", ge.msg);
+        if (cx->warn != NULL)
+            fprintf(cx->warn, "netsurvey: warning: %s\n", ge.msg);
         return 0;
     }
     cx->ran++;
@@ -432,13 +434,13 @@ chart_percentiles(struct chart_ctx *cx, const json_t *sview, const json_t *ssum,
 }
 
 int
-report_charts(const char *outdir, const json_t *sum, json_t *view, struct err *e)
+report_charts(const char *outdir, const json_t *sum, json_t *view, FILE *warn, struct err *e)
 {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/charts", outdir);
     if (mkdir(dir, 0755) != 0 && errno != EEXIST)
         return err_sys(e, NS_EIO, errno, "cannot create %s", dir);
-    struct chart_ctx cx = {.dir = dir};
+    struct chart_ctx cx = {.dir = dir, .warn = warn};
     char *gp = gnuplot_find();
     cx.gp = gp;
     const json_t *zones = json_object_get(sum, "zones");

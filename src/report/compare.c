@@ -1,6 +1,7 @@
-/* compare.c - `netsurvey compare`: a baseline's zone cells against a candidate's, Welch's t-test
- * per matched cell, a verdict, and the release gate (a cell significantly worse by more than
- * PCT fails). Cells present on one side only are listed, never guessed. */
+/* compare.c - what `netsurvey compare` shows: a baseline's zone cells against a candidate's,
+ * Welch's t-test per matched cell, a verdict, and the release gate (a cell significantly worse
+ * by more than PCT is a regression; the command line turns the count into its exit status).
+ * Cells present on one side only are listed, never guessed. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -46,10 +47,10 @@ summaries_check(const json_t *sum, struct err *e)
 }
 
 static int
-load_summary(const char *dir, json_t **sum, struct err *e)
+load_summary(const char *dir, FILE *warn, json_t **sum, struct err *e)
 {
     struct rmodel *m;
-    int rc = rmodel_load(&dir, 1, &m, e);
+    int rc = rmodel_load(&dir, 1, warn, &m, e);
     if (rc != 0)
         return rc;
     json_t *view = NULL;
@@ -208,21 +209,23 @@ compare_view(const json_t *base, const json_t *cand, const char *bdir, const cha
 }
 
 int
-report_compare_dirs(const char *bdir, const char *ndir, const char *out, double pct, FILE *echo,
-                    struct err *e)
+report_compare(const struct report_compare_opts *o, struct report_compare_result *r, struct err *e)
 {
+    const char *bdir = o->base_dir, *ndir = o->new_dir, *out = o->out;
+    FILE *echo = o->echo;
+    r->regressions = 0;
     report_jarena_begin();
     json_t *base = NULL, *cand = NULL;
-    int rc = load_summary(bdir, &base, e);
+    int rc = load_summary(bdir, o->warn, &base, e);
     if (rc == 0)
-        rc = load_summary(ndir, &cand, e);
+        rc = load_summary(ndir, o->warn, &cand, e);
     if (rc != 0) {
         json_decref(base);
         report_jarena_end();
         return rc;
     }
     int nreg = 0;
-    json_t *view = compare_view(base, cand, bdir, ndir, pct, &nreg);
+    json_t *view = compare_view(base, cand, bdir, ndir, o->max_regression_pct, &nreg);
     json_decref(base);
     json_decref(cand);
     if (view == NULL) {
@@ -256,5 +259,7 @@ report_compare_dirs(const char *bdir, const char *ndir, const char *out, double 
     }
     json_decref(view);
     report_jarena_end();
-    return rc != 0 ? rc : nreg > 0;
+    if (rc == 0)
+        r->regressions = (unsigned)nreg;
+    return rc;
 }

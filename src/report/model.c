@@ -515,8 +515,9 @@ run_load(struct rmodel *m, const char *dir, struct err *e)
 static void
 line_skipped(void *arg, const char *path, unsigned long line, const char *why)
 {
-    (void)arg;
-    fprintf(stderr, "netsurvey: warning: %s:%lu: %s, line ignored\n", path, line, why);
+    const struct rmodel *m = arg;
+    if (m->warn != NULL)
+        fprintf(m->warn, "netsurvey: warning: %s:%lu: %s, line ignored\n", path, line, why);
 }
 
 static int
@@ -525,8 +526,9 @@ results_load(struct rmodel *m, const char *dir, struct err *e)
     struct journal_read_stats st;
     int rc = journal_read_trials(dir, record_add, line_skipped, m, &st, e);
     if (rc == NS_ENOTFOUND) { /* a run that has not finished a trial yet */
-        fprintf(stderr, "netsurvey: warning: %s/%s: no trial recorded yet\n", dir,
-                JOURNAL_RESULTS_FILE);
+        if (m->warn != NULL)
+            fprintf(m->warn, "netsurvey: warning: %s/%s: no trial recorded yet\n", dir,
+                    JOURNAL_RESULTS_FILE);
         return 0;
     }
     m->torn_lines += st.torn;
@@ -608,7 +610,7 @@ zones_build(struct rmodel *m)
 }
 
 int
-rmodel_load(const char *const *dirs, int ndirs, struct rmodel **out, struct err *e)
+rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out, struct err *e)
 {
     struct rmodel *m = calloc(1, sizeof *m);
     if (m == NULL || ndirs <= 0 || (m->runs = calloc((size_t)ndirs, sizeof *m->runs)) == NULL) {
@@ -616,6 +618,7 @@ rmodel_load(const char *const *dirs, int ndirs, struct rmodel **out, struct err 
         return err_set(e, ndirs <= 0 ? NS_EINVAL : NS_ENOMEM,
                        ndirs <= 0 ? "no run directory" : "out of memory");
     }
+    m->warn = warn;
     int rc = 0;
     for (int i = 0; rc == 0 && i < ndirs; i++)
         rc = run_load(m, dirs[i], e);

@@ -163,13 +163,14 @@ write_json(const char *path, const json_t *j, struct err *e)
 }
 
 int
-report_render_dirs(const char *const *dirs, int ndirs, const char *out, struct err *e)
+report_render(const struct report_opts *o, struct err *e)
 {
+    const char *out = o->out;
     if (mkdir(out, 0755) != 0 && errno != EEXIST)
         return err_sys(e, NS_EIO, errno, "cannot create %s", out);
     report_jarena_begin();
     struct rmodel *m;
-    int rc = rmodel_load(dirs, ndirs, &m, e);
+    int rc = rmodel_load(o->dirs, o->ndirs, o->warn, &m, e);
     if (rc != 0) {
         report_jarena_end();
         return rc;
@@ -185,7 +186,7 @@ report_render_dirs(const char *const *dirs, int ndirs, const char *out, struct e
     if (rc == 0)
         rc = write_csvs(out, sum, e);
     if (rc == 0)
-        rc = report_charts(out, sum, view, e);
+        rc = report_charts(out, sum, view, o->warn, e);
     if (rc == 0) {
         char *owned;
         const char *css = report_template("report.css", &owned);
@@ -202,10 +203,4 @@ report_render_dirs(const char *const *dirs, int ndirs, const char *out, struct e
     json_decref(view);
     report_jarena_end();
     return rc;
-}
-
-int
-report_render_dir(const char *dir, struct err *e)
-{
-    return report_render_dirs(&dir, 1, dir, e);
 }

@@ -1,30 +1,47 @@
 /* report.h - the report module's interface: everything after the journal.
  *
- * Reads run directories (run.json + results.jsonl, the README's section "The journal") through
- * journal/journal.h and nothing of the runner; writes summary.json, matrix-<scenario>.csv, report.md, report.html and charts/ into an
- * output directory. The same journals give byte-identical outputs: no wall clock, no locale, no
- * hash order reaches a file. */
+ * Reads run directories (run.json + results.jsonl, as the README's "The journal" defines them)
+ * through journal/journal.h and nothing of the runner; writes summary.json,
+ * matrix-<scenario>.csv, report.md, report.html and charts/ into an output directory. The same
+ * journals give byte-identical outputs: no wall clock, no locale, no hash order reaches a file. */
 #ifndef NS_REPORT_H
 #define NS_REPORT_H
 
+#include <stdio.h>
+
 struct err;
 
-/* Render every report of the run directory dir into dir itself: what `netsurvey run` calls when
- * a survey ends. Charts need gnuplot (NETSURVEY_GNUPLOT names it, else PATH); without it the
- * reports say that charts were skipped. Warnings (a torn last journal line, gnuplot failing) go
- * to stderr. Returns 0 or NS_E* with detail in e.
+struct report_opts {
+    const char *const *dirs; /* run directories, merged into one report when several */
+    int ndirs;
+    const char *out; /* where the outputs go (created if missing); the run directory for one */
+    FILE *warn; /* warnings (a journal line skipped, a chart gnuplot could not draw), one a line;
+                 * NULL: dropped */
+};
+
+/* Render every report of o->dirs into o->out: what `netsurvey report` does, and `netsurvey
+ * run` when a survey ends. Charts need gnuplot (NETSURVEY_GNUPLOT names it, else PATH);
+ * without it the reports say that charts were skipped. Returns 0 or NS_E* with detail in e.
  * Call it when no other thread uses jansson: while it runs, jansson allocates from the
  * report's own chunks (json_set_alloc_funcs is process-wide); it restores the allocator. */
-int report_render_dir(const char *dir, struct err *e);
+int report_render(const struct report_opts *o, struct err *e);
 
-/* Render the merged report of ndirs run directories into out (created if missing). */
-int report_render_dirs(const char *const *dirs, int ndirs, const char *out, struct err *e);
+struct report_compare_opts {
+    const char *base_dir, *new_dir;
+    const char *out;           /* compare.md and compare.html go here (created if missing) */
+    double max_regression_pct; /* a significantly worse cell beyond this is a regression */
+    FILE *echo;                /* compare.md is also written here; NULL: not echoed */
+    FILE *warn;                /* a journal line skipped, one a line; NULL: dropped */
+};
 
-/* `netsurvey report DIR [DIR...] [-o OUT]`; argv[0] is "report". Returns an exit status. */
-int report_cmd_report(int argc, char **argv);
+struct report_compare_result {
+    unsigned regressions; /* cells significantly worse by more than max_regression_pct */
+};
 
-/* `netsurvey compare BASE_DIR NEW_DIR [--max-regression PCT] [-o OUT]`; argv[0] is "compare".
- * Exit status 0, 1 when a cell is significantly worse by more than PCT, 2 on usage errors. */
-int report_cmd_compare(int argc, char **argv);
+/* Compare the zone cells of two run directories (Welch's t-test, alpha 0.05) into
+ * o->out/compare.{md,html}. Returns 0 with r filled, or NS_E* (a journal unreadable, an
+ * output not written) with detail in e. */
+int report_compare(const struct report_compare_opts *o, struct report_compare_result *r,
+                   struct err *e);
 
 #endif

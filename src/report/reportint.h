@@ -128,13 +128,14 @@ struct rmodel {
     uint32_t *pidx;
     size_t pidx_cap;
     size_t torn_lines, skipped_lines;
+    FILE *warn;            /* where skipped journal lines are said; NULL: not said */
     struct rblock *blocks; /* where the trials' bucket arrays live */
 };
 
 /* Load the run directories (each holding run.json and results.jsonl). A line that is not a
- * trial record is skipped with a warning on stderr. Returns 0 or NS_E*; *out is freed with
- * rmodel_free. */
-int rmodel_load(const char *const *dirs, int ndirs, struct rmodel **out, struct err *e);
+ * trial record is skipped and counted, with a warning to warn (NULL: none). Returns 0 or NS_E*;
+ * *out is freed with rmodel_free. */
+int rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out, struct err *e);
 void rmodel_free(struct rmodel *m);
 
 /* What the reports say of a test kind (testspec.h's; the journal refuses others). */
@@ -187,14 +188,9 @@ const char *report_template(const char *name, char **owned);
 #define REPORT_CHART_MAX_CURVES 12
 
 /* Write charts/<name>.{dat,gp} for every scenario of view and run gnuplot on each (timeout
- * per script). Adds "charts" (file names and captions) to view and sets "charts_note". */
-int report_charts(const char *outdir, const json_t *summary, json_t *view, struct err *e);
-
-/* --- compare ------------------------------------------------------------------------------ */
-/* Compare two run directories into out/compare.{md,html} (the Markdown also to echo when not
- * NULL). Returns 0 (no regression beyond pct %), 1 (a cell significantly worse by more than pct)
- * or a negative NS_E*. */
-int report_compare_dirs(const char *base_dir, const char *new_dir, const char *out, double pct,
-                        FILE *echo, struct err *e);
+ * per script). Adds "charts" (file names and captions) to view and sets "charts_note"; a chart
+ * gnuplot could not draw is also a line on warn (when not NULL). */
+int report_charts(const char *outdir, const json_t *summary, json_t *view, FILE *warn,
+                  struct err *e);
 
 #endif

@@ -30,8 +30,8 @@
 #include "journal/journal.h"
 #include "plan/schedule.h"
 #include "survey/host_target.h"
-#include "survey/transport.h"
 #include "survey/trial.h"
+#include "transport/transport.h"
 
 #define RUN_ENV_TIMEOUT_S 30.0
 #define RUN_TOKEN_BYTES 32
@@ -77,7 +77,6 @@ struct runner {
     uint64_t t0_ns;
     double measured_s, measured_est_s; /* rounds done so far: wall time and estimate */
     double *est_suffix;                /* estimated seconds of rounds r.. end */
-    bool status_shown;
     int journal_rc;
     struct err journal_err;
 };
@@ -360,27 +359,20 @@ eta_s(const struct runner *r)
     return left;
 }
 
+/* Tell the caller, under r->mu; p carries the kind's own fields, the counters are added. */
 static void
-status_line(struct runner *r)
+progress(struct runner *r, struct survey_progress *p)
 {
-    char el[32], eta[32];
-    fprintf(stderr, "\r\033[Kround %zu/%zu  tests %llu/%llu  failed %llu  elapsed %s  ETA %s",
-            r->round + 1 > r->nrounds ? r->nrounds : r->round + 1, r->nrounds,
-            (unsigned long long)r->finished, (unsigned long long)r->to_run,
-            (unsigned long long)r->res->failed, schedule_format_duration(elapsed_s(r), el, 32),
-            schedule_format_duration(eta_s(r), eta, 32));
-    fflush(stderr);
-    r->status_shown = true;
-}
-
-static void
-status_clear(struct runner *r)
-{
-    if (r->status_shown) {
-        fprintf(stderr, "\r\033[K");
-        fflush(stderr);
-        r->status_shown = false;
-    }
+    if (r->o->progress == NULL)
+        return;
+    p->round = r->round + 1 > r->nrounds ? r->nrounds : r->round + 1;
+    p->nrounds = r->nrounds;
+    p->finished = r->finished;
+    p->to_run = r->to_run;
+    p->failed = r->res->failed;
+    p->elapsed_s = elapsed_s(r);
+    p->eta_s = eta_s(r);
+    r->o->progress(p, r->o->progress_arg);
 }
 
 /* Called under r->mu when a trial is recorded. */
@@ -388,28 +380,28 @@ static void
 progress_trial(struct runner *r, const struct schedule_test *t, const struct trial_outcome *o,
                double seconds)
 {
-    const struct plan_scenario *sc = plan_scenario(r->plan, t->scenario);
-    const char *src = r->hosts[t->src].ph->name, *dst = r->hosts[t->dst].ph->name;
-    if (!o->ok && r->o->verbosity == SURVEY_QUIET) {
-        fprintf(stderr, "netsurvey: %s -> %s %s trial %u failed: %s\n", src, dst, sc->name,
-                t->trial, o->error);
-        return;
-    }
-    if (r->o->verbosity == SURVEY_QUIET)
-        return;
-    if (r->o->tty) {
-        if (!o->ok) {
-            status_clear(r);
-            fprintf(stderr, "failed: %s -> %s %s trial %u: %s\n", src, dst, sc->name, t->trial,
-                    o->error);
-        }
-        status_line(r);
-        return;
-    }
-    printf("[%llu/%llu] %-6s %s -> %s %s trial %u (%.2f s)%s%s\n", (unsigned long long)r->finished,
-           (unsigned long long)r->to_run, o->ok ? "ok" : "FAILED", src, dst, sc->name, t->trial,
-           seconds, o->ok ? "" : ": ", o->ok ? "" : o->error);
-    fflush(stdout);
+    struct survey_progress p = {
+        .kind = SURVEY_PROGRESS_TRIAL,
+        .src = r->hosts[t->src].ph->name,
+        .dst = r->hosts[t->dst].ph->name,
+        .scenario = plan_scenario(r->plan, t->scenario)->name,
+        .trial = t->trial,
+        .ok = o->ok,
+        .error = o->ok ? NULL : o->error,
+        .seconds = seconds,
+    };
+    progress(r, &p);
+}
+
+/* trial.c's hook: a command about to start on a host (from a worker thread). */
+static void
+progress_command(void *arg, const char *host, const char *const *argv)
+{
+    struct runner *r = arg;
+    struct survey_progress p = {.kind = SURVEY_PROGRESS_COMMAND, .host = host, .argv = argv};
+    pthread_mutex_lock(&r->mu);
+    progress(r, &p);
+    pthread_mutex_unlock(&r->mu);
 }
 
 /* --- one test on a worker thread --------------------------------------------------------- */
@@ -469,9 +461,8 @@ slot_main(void *arg)
         .dst = &r->hosts[s->t.dst].th,
         .token = r->token,
         .margin_s = r->o->margin_s,
-        .verbose = r->o->verbosity == SURVEY_VERBOSE,
-        .log = stderr,
-        .log_mu = &r->mu,
+        .on_command = r->o->progress != NULL ? progress_command : NULL,
+        .on_command_arg = r,
     };
     char started[40];
     clock_wall_iso8601(started, sizeof started);
@@ -521,8 +512,8 @@ round_wait(struct runner *r, struct slot *slots, size_t n)
             pthread_mutex_lock(&r->mu);
             killed = true;
         }
-        if (r->o->tty && r->o->verbosity != SURVEY_QUIET && !atomic_load(r->o->interrupted))
-            status_line(r);
+        if (!atomic_load(r->o->interrupted))
+            progress(r, &(struct survey_progress){.kind = SURVEY_PROGRESS_TICK});
     }
     pthread_mutex_unlock(&r->mu);
 }
@@ -617,7 +608,7 @@ rounds_run(struct runner *r, struct err *e)
         }
     }
     pthread_mutex_lock(&r->mu);
-    status_clear(r);
+    progress(r, &(struct survey_progress){.kind = SURVEY_PROGRESS_END});
     pthread_mutex_unlock(&r->mu);
     r->res->not_run = r->to_run - r->finished;
     r->res->interrupted = atomic_load(r->o->interrupted) != 0;

@@ -1,6 +1,6 @@
 /* run.h - a survey run: open the hosts, write run.json, run the schedule's rounds, journal
- * every trial, resume a run directory. The command line (cmd_run.c) parses and prints; this
- * does the work and returns counts. */
+ * every trial, resume a run directory. The command line (src/cli/run.c) parses and prints;
+ * this does the work, tells its progress through a callback and returns counts. */
 #ifndef NS_SURVEY_RUN_H
 #define NS_SURVEY_RUN_H
 
@@ -17,22 +17,50 @@
  * connect (5 s) and result (10 s) timeouts, so that nsperf's reason is the one recorded. */
 #define SURVEY_DEFAULT_MARGIN_S 20.0
 
-enum survey_verbosity { SURVEY_QUIET = -1, SURVEY_NORMAL = 0, SURVEY_VERBOSE = 1 };
+enum survey_progress_kind {
+    SURVEY_PROGRESS_TICK,    /* every 200 ms while a round runs (not after an interrupt) */
+    SURVEY_PROGRESS_TRIAL,   /* a trial was recorded in the journal */
+    SURVEY_PROGRESS_COMMAND, /* a command is about to start on a host */
+    SURVEY_PROGRESS_END,     /* the rounds are over: done, interrupted or stopped by an error */
+};
+
+/* What a survey tells while it runs; every pointer is borrowed for the call only. */
+struct survey_progress {
+    enum survey_progress_kind kind;
+    size_t round, nrounds;     /* the round running, 1-based (nrounds once the last ended) */
+    uint64_t finished, to_run; /* trials of this invocation recorded so far / to record */
+    uint64_t failed;           /* of the finished */
+    double elapsed_s;          /* since survey_run started */
+    double eta_s; /* the schedule's estimate of the rounds left, scaled by how the finished
+                     rounds compared to it */
+    /* SURVEY_PROGRESS_TRIAL */
+    const char *src, *dst, *scenario;
+    unsigned trial;
+    bool ok;
+    const char *error; /* when !ok: one line */
+    double seconds;    /* the trial's wall time, retries included */
+    /* SURVEY_PROGRESS_COMMAND */
+    const char *host;
+    const char *const *argv; /* NULL-terminated */
+};
+
+/* Called with the runner's lock held, from the main thread or a worker: never twice at once,
+ * and every other thread that reports waits meanwhile, so it should only print. */
+typedef void (*survey_progress_fn)(const struct survey_progress *p, void *arg);
 
 struct survey_run_opts {
     const struct plan *plan;
-    const char *plan_arg;      /* PLAN as given (NULL: the built-in one), for messages */
-    const char *command;       /* the command line, recorded in run.json */
-    const char *nsperf;        /* the nsperf deployed to `transport: local` hosts */
-    const char *nsperf_remote; /* the static nsperf deployed to ssh hosts (NULL: no ssh host) */
-    bool accept_new_host_keys; /* ssh: record an unknown host key (trust on first use) */
-    const char *dir;           /* the run directory */
-    bool resume;               /* continue dir instead of creating it */
-    bool force;                /* resume even if the plan's sha256 differs */
-    unsigned retries;          /* extra attempts of a failed trial */
-    double margin_s;           /* setup allowance per test */
-    enum survey_verbosity verbosity;
-    bool tty;                /* progress as one live status line on stderr */
+    const char *command;         /* the command line, recorded in run.json */
+    const char *nsperf;          /* the nsperf deployed to `transport: local` hosts */
+    const char *nsperf_remote;   /* the static nsperf deployed to ssh hosts (NULL: no ssh host) */
+    bool accept_new_host_keys;   /* ssh: record an unknown host key (trust on first use) */
+    const char *dir;             /* the run directory */
+    bool resume;                 /* continue dir instead of creating it */
+    bool force;                  /* resume even if the plan's sha256 differs */
+    unsigned retries;            /* extra attempts of a failed trial */
+    double margin_s;             /* setup allowance per test */
+    survey_progress_fn progress; /* NULL: nothing is told */
+    void *progress_arg;
     atomic_int *interrupted; /* set by SIGINT/SIGTERM handlers (lock-free: signal-safe) */
 };
 
@@ -58,6 +86,14 @@ struct survey_run_result {
 int survey_run(const struct survey_run_opts *o, struct survey_run_result *r, struct err *e);
 
 void survey_run_result_release(struct survey_run_result *r);
+
+/* The plan a run started with, from dir/run.json ("plan": {"file", "source"}): `--resume DIR`
+ * without PLAN continues with exactly that plan, so the sha256 check passes by construction.
+ * Returns 0 with *out owned by the caller, or NS_E*: when run.json is the problem (unreadable,
+ * no plan source) with detail in e, when the recorded plan is, with its problems in d and e
+ * left clear. */
+int survey_load_recorded_plan(const char *dir, struct plan **out, struct plan_diags *d,
+                              struct err *e);
 
 /* Expand {name} and {timestamp} in tmpl into buf (snprintf-like return). */
 size_t survey_expand_dir(const char *tmpl, const char *name, const char *stamp, char *buf,

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "report/report.h"
+#include "cli/cli.h"
 
 #include "helpers.h"
 
@@ -53,7 +53,7 @@ compare(const char *pct)
         argv[argc++] = A("--max-regression");
         argv[argc++] = A(pct);
     }
-    return report_cmd_compare(argc, argv);
+    return cli_compare.main(argc, argv);
 }
 
 static char *
@@ -134,7 +134,7 @@ test_same_run_passes(void **state)
 {
     (void)state;
     char *argv[] = {A("compare"), A("compare-base"), A("compare-base"), A("-o"), out, NULL};
-    assert_int_equal(report_cmd_compare(5, argv), 0);
+    assert_int_equal(cli_compare.main(5, argv), 0);
     char *s = md();
     assert_non_null(strstr(s, "0 worse, 0 better, 5 without significant change"));
     free(s);
@@ -145,11 +145,11 @@ test_usage_and_errors(void **state)
 {
     (void)state;
     char *one[] = {A("compare"), A("compare-base"), NULL};
-    assert_int_equal(report_cmd_compare(2, one), 2);
+    assert_int_equal(cli_compare.main(2, one), 2);
     char *bad[] = {A("compare"), A("a"), A("b"), A("--max-regression"), A("lots"), NULL};
-    assert_int_equal(report_cmd_compare(5, bad), 2);
+    assert_int_equal(cli_compare.main(5, bad), 2);
     char *missing[] = {A("compare"), A("compare-base"), A("no-such-dir"), A("-o"), out, NULL};
-    assert_int_equal(report_cmd_compare(5, missing), 3); /* not 1: no regression was seen */
+    assert_int_equal(cli_compare.main(5, missing), 3); /* not 1: no regression was seen */
 }
 
 int

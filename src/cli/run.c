@@ -1,0 +1,425 @@
+/* run.c - `netsurvey run`: arguments, the plan, signals, the progress a survey tells, the end
+ * summary, the reports, the exit status. The work is survey_run() (survey/run.h), the reports
+ * report_render() (report/report.h): run ▶ survey, then report. */
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "common/clock.h"
+#include "common/errors.h"
+#include "common/units.h"
+#include "journal/record.h"
+#include "plan/plan.h"
+#include "plan/schedule.h"
+#include "report/report.h"
+#include "survey/run.h"
+
+#define RUN_MARGIN_ENV "NETSURVEY_DEADLINE_MARGIN"
+
+enum run_verbosity { RUN_QUIET = -1, RUN_NORMAL = 0, RUN_VERBOSE = 1 };
+
+struct run_args {
+    const char *plan; /* the PLAN operand, NULL when none */
+    const char *out;
+    const char *resume;
+    const char *nsperf;
+    const char *nsperf_remote;
+    bool force;
+    bool accept_new_host_keys;
+    int verbosity; /* enum run_verbosity */
+};
+
+static const struct cli_opt run_opts[] = {
+    {'o', "output", "DIR", CLI_OPT_STRING, offsetof(struct run_args, out), 0,
+     "run directory ({name}, {timestamp} expanded; default: the plan's output); never one that "
+     "is not empty"},
+    {0, "resume", "DIR", CLI_OPT_STRING, offsetof(struct run_args, resume), 0,
+     "continue the run in DIR: keep its ok trials, redo the rest; without PLAN, with the plan "
+     "recorded in DIR/run.json"},
+    {0, "force", NULL, CLI_OPT_TRUE, offsetof(struct run_args, force), 0,
+     "resume even though the plan changed since the run started"},
+    {'q', "quiet", NULL, CLI_OPT_SET, offsetof(struct run_args, verbosity), RUN_QUIET,
+     "print only errors and the end summary"},
+    {'v', "verbose", NULL, CLI_OPT_SET, offsetof(struct run_args, verbosity), RUN_VERBOSE,
+     "also print every command run on a host"},
+    {0, "nsperf", "PATH", CLI_OPT_STRING, offsetof(struct run_args, nsperf), 0,
+     "the nsperf run on `transport: local` hosts (default: beside netsurvey, else in PATH)"},
+    {0, "nsperf-remote", "PATH", CLI_OPT_STRING, offsetof(struct run_args, nsperf_remote), 0,
+     "the statically linked nsperf deployed to ssh hosts (default: nsperf-static beside "
+     "netsurvey, which every build makes)"},
+    {0, "accept-new-host-keys", NULL, CLI_OPT_TRUE, offsetof(struct run_args, accept_new_host_keys),
+     0,
+     "record the key of an ssh host missing from known_hosts (trust on first use); a changed "
+     "key is still refused"},
+};
+
+/* --- signals ------------------------------------------------------------------------------ */
+
+/* Read by the runner's threads: a lock-free atomic, which a signal handler may also store. */
+static atomic_int run_interrupted;
+
+static void
+on_signal(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    atomic_store(&run_interrupted, 1);
+    errno = saved;
+}
+
+static void
+run_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal; /* no SA_RESTART: the waits wake up */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+/* --- progress: what survey_run tells, shown ------------------------------------------------ */
+
+/* On a terminal one live status line on stderr, else one line per trial on stdout. */
+struct run_view {
+    int verbosity;
+    bool tty;
+    bool status_shown;
+};
+
+static void
+view_status(struct run_view *v, const struct survey_progress *p)
+{
+    char el[32], eta[32];
+    fprintf(stderr, "\r\033[Kround %zu/%zu  tests %llu/%llu  failed %llu  elapsed %s  ETA %s",
+            p->round, p->nrounds, (unsigned long long)p->finished, (unsigned long long)p->to_run,
+            (unsigned long long)p->failed, schedule_format_duration(p->elapsed_s, el, sizeof el),
+            schedule_format_duration(p->eta_s, eta, sizeof eta));
+    fflush(stderr);
+    v->status_shown = true;
+}
+
+static void
+view_clear(struct run_view *v)
+{
+    if (v->status_shown) {
+        fprintf(stderr, "\r\033[K");
+        fflush(stderr);
+        v->status_shown = false;
+    }
+}
+
+static void
+view_trial(struct run_view *v, const struct survey_progress *p)
+{
+    if (v->verbosity == RUN_QUIET) {
+        if (!p->ok)
+            fprintf(stderr, "netsurvey: %s -> %s %s trial %u failed: %s\n", p->src, p->dst,
+                    p->scenario, p->trial, p->error);
+        return;
+    }
+    if (v->tty) {
+        if (!p->ok) {
+            view_clear(v);
+            fprintf(stderr, "failed: %s -> %s %s trial %u: %s\n", p->src, p->dst, p->scenario,
+                    p->trial, p->error);
+        }
+        view_status(v, p);
+        return;
+    }
+    printf("[%llu/%llu] %-6s %s -> %s %s trial %u (%.2f s)%s%s\n", (unsigned long long)p->finished,
+           (unsigned long long)p->to_run, p->ok ? "ok" : "FAILED", p->src, p->dst, p->scenario,
+           p->trial, p->seconds, p->ok ? "" : ": ", p->ok ? "" : p->error);
+    fflush(stdout);
+}
+
+static void
+view_command(const struct run_view *v, const struct survey_progress *p)
+{
+    if (v->verbosity != RUN_VERBOSE)
+        return;
+    fprintf(stderr, "%s$", p->host);
+    for (size_t i = 0; p->argv[i] != NULL; i++)
+        fprintf(stderr, " %s", p->argv[i]);
+    fputc('\n', stderr);
+    fflush(stderr);
+}
+
+static void
+run_progress(const struct survey_progress *p, void *arg)
+{
+    struct run_view *v = arg;
+    switch (p->kind) {
+    case SURVEY_PROGRESS_TICK:
+        if (v->tty && v->verbosity != RUN_QUIET)
+            view_status(v, p);
+        break;
+    case SURVEY_PROGRESS_TRIAL:
+        view_trial(v, p);
+        break;
+    case SURVEY_PROGRESS_COMMAND:
+        view_command(v, p);
+        break;
+    case SURVEY_PROGRESS_END:
+        view_clear(v);
+        break;
+    }
+}
+
+/* --- the programs ------------------------------------------------------------------------- */
+
+static bool
+run_is_program(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* This executable's directory into buf; false when /proc/self/exe cannot say. */
+static bool
+run_self_dir(char *buf, size_t len)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    char *slash = strrchr(buf, '/');
+    if (slash == NULL)
+        return false;
+    *slash = '\0';
+    return true;
+}
+
+/* given, else name beside this executable, else (search_path) the first name in PATH. On
+ * failure buf says where it was looked for last, for the message. */
+static int
+run_find_program(const char *given, const char *name, bool search_path, char *buf, size_t len)
+{
+    if (given != NULL) {
+        snprintf(buf, len, "%s", given);
+        return run_is_program(buf) ? 0 : -1;
+    }
+    char self[PATH_MAX - 32]; /* room for "/" name in buf */
+    if (run_self_dir(self, sizeof self)) {
+        snprintf(buf, len, "%s/%s", self, name);
+        if (run_is_program(buf))
+            return 0;
+        if (!search_path)
+            return -1;
+    }
+    for (const char *path = search_path ? getenv("PATH") : NULL; path != NULL && *path != '\0';) {
+        size_t seg = strcspn(path, ":");
+        snprintf(buf, len, "%.*s/%s", (int)seg, path, name);
+        if (seg > 0 && run_is_program(buf))
+            return 0;
+        path += seg + (path[seg] == ':');
+    }
+    snprintf(buf, len, "%s", name);
+    return -1;
+}
+
+static bool
+run_has_ssh_host(const struct plan *p)
+{
+    for (size_t i = 0; i < plan_host_count(p); i++)
+        if (plan_host(p, i)->transport != PLAN_TRANSPORT_LOCAL)
+            return true;
+    return false;
+}
+
+/* --- the end ------------------------------------------------------------------------------ */
+
+static void
+run_command_text(int argc, char **argv, char *buf, size_t len)
+{
+    size_t used = (size_t)snprintf(buf, len, "netsurvey");
+    for (int i = 0; i < argc && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, " %s", argv[i]);
+}
+
+static double
+run_margin(void)
+{
+    const char *v = getenv(RUN_MARGIN_ENV);
+    double s;
+    if (v != NULL && units_parse_duration(v, &s, NULL) == 0 && s > 0)
+        return s;
+    return SURVEY_DEFAULT_MARGIN_S;
+}
+
+static void
+run_summary(const struct run_args *a, const char *dir, const struct survey_run_result *r,
+            bool rendered)
+{
+    char el[32];
+    printf("\nrun directory: %s\n", dir);
+    printf("trials: %llu ok, %llu failed this run", (unsigned long long)r->ok,
+           (unsigned long long)r->failed);
+    if (r->done_before > 0)
+        printf(", %llu ok from before", (unsigned long long)r->done_before);
+    if (r->not_run > 0)
+        printf(", %llu not run", (unsigned long long)r->not_run);
+    printf(" (%llu in the plan), %s\n", (unsigned long long)r->tests,
+           schedule_format_duration(r->elapsed_s, el, sizeof el));
+    for (size_t i = 0; i < r->nfailures; i++)
+        printf("  failed: %s\n", r->failures[i].text);
+    if (r->interrupted || r->failed > 0)
+        printf("resume:  netsurvey run%s%s --resume %s\n", a->plan != NULL ? " " : "",
+               a->plan != NULL ? a->plan : "", dir);
+    if (rendered)
+        printf("report:  %s/report.md, %s/report.html (rebuild: netsurvey report %s)\n", dir, dir,
+               dir);
+    else
+        printf("report:  netsurvey report %s\n", dir);
+    fflush(stdout);
+}
+
+/* The reports, once the journal holds the whole run (not after an interrupt: the resume
+ * renders them). The journal is complete either way, so a failure here is only reported. */
+static bool
+run_render(const char *dir, const struct survey_run_result *r)
+{
+    if (r->interrupted || r->ok + r->failed + r->done_before == 0)
+        return false;
+    struct report_opts o = {.dirs = &dir, .ndirs = 1, .out = dir, .warn = stderr};
+    struct err e = {0};
+    if (report_render(&o, &e) != 0) {
+        fprintf(stderr, "netsurvey run: the reports were not written: %s\n", e.msg);
+        return false;
+    }
+    return true;
+}
+
+static int
+run_exit_status(const struct survey_run_result *r)
+{
+    if (r->interrupted)
+        return CLI_RUN_INTERRUPTED;
+    if (r->failed == 0)
+        return CLI_RUN_OK;
+    return r->ok + r->done_before == 0 ? CLI_RUN_NOTHING : CLI_RUN_SOME_FAILED;
+}
+
+static int
+run_result(const struct run_args *a, const char *dir, int rc, const struct err *e,
+           const struct survey_run_result *r)
+{
+    if (r->torn_bytes > 0)
+        fprintf(stderr, "netsurvey run: warning: dropped a torn last line (%zu bytes) of %s\n",
+                r->torn_bytes, dir);
+    if (r->bad_lines > 0)
+        fprintf(stderr, "netsurvey run: warning: %zu unreadable line%s in %s/%s\n", r->bad_lines,
+                r->bad_lines == 1 ? "" : "s", dir, JOURNAL_RESULTS_FILE);
+    if (rc != 0) {
+        fprintf(stderr, "netsurvey run: %s\n", e->msg);
+        if (r->ok + r->failed > 0)
+            run_summary(a, dir, r, false);
+        return rc == NS_EBUSY || rc == NS_EINVAL ? CLI_RUN_USAGE : CLI_RUN_NOTHING;
+    }
+    run_summary(a, dir, r, run_render(dir, r));
+    if (r->interrupted)
+        fprintf(stderr, "netsurvey run: interrupted\n");
+    return run_exit_status(r);
+}
+
+/* --- the run ------------------------------------------------------------------------------ */
+
+static int
+run_with_plan(const struct run_args *a, struct plan *p, int argc, char **argv)
+{
+    char nsperf[PATH_MAX], remote[PATH_MAX], dir[PATH_MAX], command[4096], stamp[32];
+    /* the local one may come from PATH; an ssh host needs a statically linked nsperf, and the
+     * deploy refuses any other: no guess past the one beside netsurvey */
+    if (run_find_program(a->nsperf, "nsperf", true, nsperf, sizeof nsperf) != 0) {
+        fprintf(stderr, "netsurvey run: no executable nsperf at '%s' (give --nsperf PATH)\n",
+                nsperf);
+        return CLI_RUN_USAGE;
+    }
+    bool ssh = run_has_ssh_host(p);
+    if (ssh &&
+        run_find_program(a->nsperf_remote, "nsperf-static", false, remote, sizeof remote) != 0) {
+        fprintf(stderr,
+                "netsurvey run: the plan has ssh hosts and there is no executable static nsperf "
+                "at '%s'\n  every build makes nsperf-static beside netsurvey (cmake --build); "
+                "or give one with --nsperf-remote PATH\n",
+                remote);
+        return CLI_RUN_USAGE;
+    }
+    clock_wall_stamp(stamp, sizeof stamp);
+    const char *tmpl = a->resume != NULL ? a->resume
+                       : a->out != NULL  ? a->out
+                                         : plan_output_template(p);
+    if (survey_expand_dir(tmpl, plan_name(p), stamp, dir, sizeof dir) >= sizeof dir) {
+        fprintf(stderr, "netsurvey run: run directory name too long\n");
+        return CLI_RUN_USAGE;
+    }
+    run_command_text(argc, argv, command, sizeof command);
+    struct run_view view = {.verbosity = a->verbosity, .tty = isatty(STDERR_FILENO) == 1};
+    struct survey_run_opts o = {
+        .plan = p,
+        .command = command,
+        .nsperf = nsperf,
+        .nsperf_remote = ssh ? remote : NULL,
+        .accept_new_host_keys = a->accept_new_host_keys,
+        .dir = dir,
+        .resume = a->resume != NULL,
+        .force = a->force,
+        .retries = plan_retries(p),
+        .margin_s = run_margin(),
+        .progress = run_progress,
+        .progress_arg = &view,
+        .interrupted = &run_interrupted,
+    };
+    run_signals();
+    struct survey_run_result r;
+    struct err e = {0};
+    int rc = survey_run(&o, &r, &e);
+    int status = run_result(a, dir, rc, &e, &r);
+    survey_run_result_release(&r);
+    return status;
+}
+
+static int
+run_main(int argc, char **argv)
+{
+    struct run_args a = {.verbosity = RUN_NORMAL};
+    int rc = cli_parse_plan(&cli_run, argc, argv, &a, &a.plan);
+    if (rc != CLI_GO_ON)
+        return rc;
+    if (a.force && a.resume == NULL)
+        return cli_usage_error(&cli_run, "--force goes with --resume");
+    if (a.out != NULL && a.resume != NULL)
+        return cli_usage_error(&cli_run, "give -o DIR or --resume DIR, not both");
+    struct plan *p = NULL;
+    rc = cli_plan_load(&cli_run, a.plan, a.resume, &p);
+    if (rc != 0)
+        return rc == NS_ENOMEM ? CLI_RUN_NOTHING : CLI_RUN_USAGE;
+    rc = run_with_plan(&a, p, argc, argv);
+    plan_free(p);
+    return rc;
+}
+
+const struct cli_command cli_run = {
+    .name = "run",
+    .synopsis = "[PLAN] [-o DIR] [--resume DIR [--force]] [-q|-v] [--nsperf PATH] "
+                "[--nsperf-remote PATH] [--accept-new-host-keys]",
+    .summary = "run the survey: every test of the plan's schedule, each trial journaled in DIR",
+    .details = "Progress: on a terminal one live status line on stderr, otherwise one line per "
+               "finished test on stdout. At the end: the run directory, the counts, each failure "
+               "and the commands that resume and report the run; the reports are written into "
+               "the run directory.\n" CLI_PLAN_HELP,
+    CLI_OPTS(run_opts),
+    CLI_EXITS(RUN),
+    .usage = CLI_RUN_USAGE,
+    .main = run_main,
+};

@@ -134,15 +134,16 @@ json_t *journal_trial_json(const struct journal_trial *t, const json_t *result);
 struct journal_run_host {
     const char *name, *zone, *region, *data_address;
     const char *transport; /* "local" or "ssh" */
-    const json_t *env;     /* `nsperf env` of the host, NULL when it was not read */
+    const json_t *env;     /* `nsperf env` of the host; writing: NULL writes null; reading: as
+                            * recorded (JSON null when it was not read, NULL when absent) */
     const char *error;     /* why the host could not be reached; NULL when it was */
 };
 
 struct journal_run_scenario {
     struct journal_scenario sc;
     uint64_t trials;
-    /* Reading: the scenario's parameters as recorded (every member but name, test and trials,
-     * in their order and JSON types), for reports that show them as the run wrote them. */
+    /* Reading: the scenario object as recorded (its members in their order and JSON types), for
+     * reports that show the parameters as the run wrote them. */
     const json_t *recorded;
 };
 

@@ -46,6 +46,17 @@ path_in(char *buf, size_t len, const char *a, const char *b)
     snprintf(buf, len, "%s/%s%s%s", tmpdir, a, b != NULL ? "/" : "", b != NULL ? b : "");
 }
 
+/* A new run directory tmpdir/name (its path into dir), open for writing. */
+static struct journal *
+fresh(const char *name, char dir[PATH_MAX])
+{
+    path_in(dir, PATH_MAX, name, NULL);
+    struct journal *j = NULL;
+    struct err e = {0};
+    assert_int_equal(journal_create(dir, &j, &e), 0);
+    return j;
+}
+
 static size_t
 file_text(const char *path, char *buf, size_t len)
 {
@@ -240,10 +251,8 @@ test_trial_round_trip_every_field(void **state)
 {
     (void)state;
     char dir[PATH_MAX];
-    path_in(dir, sizeof dir, "a/b/run", NULL);
-    struct journal *j = NULL;
+    struct journal *j = fresh("a/b/run", dir);
     struct err e = {0};
-    assert_int_equal(journal_create(dir, &j, &e), 0);
     struct hist *h = sample_hist();
     json_t *res = sample_result(h);
     struct collected c = {.h = h};
@@ -309,10 +318,8 @@ test_run_round_trip_every_field(void **state)
 {
     (void)state;
     char dir[PATH_MAX];
-    path_in(dir, sizeof dir, "runjson", NULL);
-    struct journal *j = NULL;
+    struct journal *j = fresh("runjson", dir);
     struct err e = {0};
-    assert_int_equal(journal_create(dir, &j, &e), 0);
     json_t *env = json_pack("{s:s, s:i}", "kernel", "6.1", "cpus", 4);
     struct journal_run_host hosts[] = {{.name = "a",
                                         .zone = "1",
@@ -441,10 +448,8 @@ test_resume_cuts_torn_line(void **state)
 {
     (void)state;
     char dir[PATH_MAX], path[PATH_MAX], buf[8192];
-    path_in(dir, sizeof dir, "torn", NULL);
-    struct journal *j = NULL;
+    struct journal *j = fresh("torn", dir);
     struct err e = {0};
-    assert_int_equal(journal_create(dir, &j, &e), 0);
     struct journal_trial t = sample_trial(1, JOURNAL_FAILED);
     assert_int_equal(journal_append(j, &t, NULL, &e), 0);
     journal_free(j);
@@ -655,10 +660,8 @@ test_line_cap(void **state)
 {
     (void)state;
     char dir[PATH_MAX], path[PATH_MAX];
-    path_in(dir, sizeof dir, "cap", NULL);
-    struct journal *j = NULL;
+    struct journal *j = fresh("cap", dir);
     struct err e = {0};
-    assert_int_equal(journal_create(dir, &j, &e), 0);
     struct journal_trial t = sample_trial(1, JOURNAL_FAILED);
     assert_int_equal(journal_append(j, &t, NULL, &e), 0);
     journal_free(j);
@@ -699,10 +702,8 @@ test_key_of_read_records(void **state)
 {
     (void)state;
     char dir[PATH_MAX];
-    path_in(dir, sizeof dir, "keys", NULL);
-    struct journal *j = NULL;
+    struct journal *j = fresh("keys", dir);
     struct err e = {0};
-    assert_int_equal(journal_create(dir, &j, &e), 0);
     struct journal_trial a = sample_trial(1, JOURNAL_FAILED), b = sample_trial(1, JOURNAL_OK);
     b.src.host = "other";
     assert_int_equal(journal_append(j, &a, NULL, &e), 0);

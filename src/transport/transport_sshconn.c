@@ -34,7 +34,8 @@ struct dial {
     const char *known_hosts; /* expanded */
     double timeout_s;
     bool accept_new;
-    int fd; /* -1 or a connected socket to use instead of dialing */
+    int fd;                      /* -1 or a connected socket to use instead of dialing */
+    struct transport_verdict *v; /* NULL, or filled as the hop goes */
 };
 
 /* "~/x" with the local home; returns malloc'd. */
@@ -139,9 +140,39 @@ bad:
 
 /* --- host keys ---------------------------------------------------------------------------- */
 
+/* The verdict's view of a known_hosts answer. */
+static enum transport_hostkey
+hostkey_state(enum ssh_known_hosts_e st)
+{
+    switch (st) {
+    case SSH_KNOWN_HOSTS_OK:
+        return TRANSPORT_HOSTKEY_KNOWN;
+    case SSH_KNOWN_HOSTS_UNKNOWN:
+    case SSH_KNOWN_HOSTS_NOT_FOUND:
+        return TRANSPORT_HOSTKEY_UNKNOWN;
+    case SSH_KNOWN_HOSTS_CHANGED:
+        return TRANSPORT_HOSTKEY_CHANGED;
+    case SSH_KNOWN_HOSTS_OTHER:
+        return TRANSPORT_HOSTKEY_OTHER;
+    default:
+        return TRANSPORT_HOSTKEY_ERROR;
+    }
+}
+
+static void
+verdict_key(struct transport_verdict *v, const char *name, enum ssh_known_hosts_e st,
+            const char *fpr)
+{
+    if (v == NULL)
+        return;
+    snprintf(v->hop, sizeof v->hop, "%s", name);
+    v->hostkey = hostkey_state(st);
+    snprintf(v->fingerprint, sizeof v->fingerprint, "%s", fpr);
+}
+
 static int
 hostkey_verify(ssh_session s, const char *name, const char *where, const char *known_hosts,
-               bool accept_new, struct err *e)
+               bool accept_new, struct transport_verdict *v, struct err *e)
 {
     ssh_key key = NULL;
     if (ssh_get_server_publickey(s, &key) != SSH_OK)
@@ -160,6 +191,7 @@ hostkey_verify(ssh_session s, const char *name, const char *where, const char *k
     ssh_key_free(key);
 
     enum ssh_known_hosts_e st = ssh_session_is_known_server(s);
+    verdict_key(v, name, st, fpr);
     switch (st) {
     case SSH_KNOWN_HOSTS_OK:
         return 0;
@@ -174,6 +206,8 @@ hostkey_verify(ssh_session s, const char *name, const char *where, const char *k
         if (ssh_session_update_known_hosts(s) != SSH_OK)
             return err_set(e, NS_EHOSTKEY, "%s: cannot record the host key of %s in %s: %s", name,
                            where, known_hosts, ssh_get_error(s));
+        if (v != NULL)
+            v->hostkey = TRANSPORT_HOSTKEY_RECORDED;
         return 0;
     case SSH_KNOWN_HOSTS_CHANGED:
         return err_set(e, NS_EHOSTKEY,
@@ -195,21 +229,37 @@ hostkey_verify(ssh_session s, const char *name, const char *where, const char *k
 
 /* --- authentication ----------------------------------------------------------------------- */
 
+/* Returns 0, for `return verdict_auth(...)` on success. */
+static int
+verdict_auth(struct transport_verdict *v, ssh_session s, bool ok, const char *tried)
+{
+    if (v == NULL)
+        return 0;
+    char *user = NULL;
+    ssh_options_get(s, SSH_OPTIONS_USER, &user);
+    v->auth = ok ? TRANSPORT_AUTH_OK : TRANSPORT_AUTH_FAILED;
+    snprintf(v->user, sizeof v->user, "%s", user != NULL ? user : "?");
+    snprintf(v->tried, sizeof v->tried, "%s", tried != NULL ? tried : "");
+    ssh_string_free_char(user);
+    return 0;
+}
+
 static int
 auth_session(ssh_session s, const char *name, const char *where, const char *identity,
-             struct err *e)
+             struct transport_verdict *v, struct err *e)
 {
     char tried[256] = "";
     const char *sock = getenv("SSH_AUTH_SOCK");
     if (sock != NULL && *sock != '\0') {
         if (ssh_userauth_agent(s, NULL) == SSH_AUTH_SUCCESS)
-            return 0;
+            return verdict_auth(v, s, true, NULL);
         snprintf(tried, sizeof tried, "the agent's keys");
     }
     if (identity != NULL) {
         char *path = transport_sshconn_expand_home(identity);
         ssh_key key = NULL;
         if (path == NULL || ssh_pki_import_privkey_file(path, NULL, NULL, NULL, &key) != SSH_OK) {
+            verdict_auth(v, s, false, "an identity file that cannot be read");
             int rc = err_set(e, NS_EAUTH, "%s: cannot read identity file '%s'", name,
                              path != NULL ? path : identity);
             free(path);
@@ -221,14 +271,15 @@ auth_session(ssh_session s, const char *name, const char *where, const char *ide
         snprintf(tried + n, sizeof tried - n, "%sidentity %s", n ? ", " : "", path);
         free(path);
         if (rc == SSH_AUTH_SUCCESS)
-            return 0;
+            return verdict_auth(v, s, true, NULL);
     } else {
         /* agent again, then ~/.ssh/config IdentityFile and the default keys */
         if (ssh_userauth_publickey_auto(s, NULL, NULL) == SSH_AUTH_SUCCESS)
-            return 0;
+            return verdict_auth(v, s, true, NULL);
         size_t n = strlen(tried);
         snprintf(tried + n, sizeof tried - n, "%sthe default keys", n ? ", " : "");
     }
+    verdict_auth(v, s, false, tried);
     char *user = NULL;
     ssh_options_get(s, SSH_OPTIONS_USER, &user);
     int rc = err_set(e, NS_EAUTH, "%s: authentication failed as %s at %s (tried %s)", name,
@@ -292,12 +343,16 @@ session_open(const struct dial *d, ssh_session *out, struct err *e)
     if (s == NULL)
         return NS_ENOMEM;
     int rc = 0;
+    if (d->v != NULL) { /* this hop's, from scratch: a jump host's verdict was all ok */
+        memset(d->v, 0, sizeof *d->v);
+        snprintf(d->v->hop, sizeof d->v->hop, "%s", d->name);
+    }
     if (ssh_connect(s) != SSH_OK)
         rc = connect_error(s, d->name, where, e);
     if (rc == 0)
-        rc = hostkey_verify(s, d->name, where, d->known_hosts, d->accept_new, e);
+        rc = hostkey_verify(s, d->name, where, d->known_hosts, d->accept_new, d->v, e);
     if (rc == 0)
-        rc = auth_session(s, d->name, where, d->identity, e);
+        rc = auth_session(s, d->name, where, d->identity, d->v, e);
     if (rc != 0) {
         ssh_disconnect(s);
         ssh_free(s);
@@ -401,7 +456,8 @@ jump_open(const struct transport_sshconn_target *x, struct transport_sshconn_jum
                      .known_hosts = x->known_hosts,
                      .timeout_s = x->timeout_s,
                      .accept_new = x->accept_new_host_keys,
-                     .fd = -1};
+                     .fd = -1,
+                     .v = x->verdict};
     rc = session_open(&d, &j->s, e);
     free(juser);
     free(jhost);
@@ -448,7 +504,8 @@ transport_sshconn_open(const struct transport_sshconn_target *x, struct transpor
                      .known_hosts = x->known_hosts,
                      .timeout_s = x->timeout_s,
                      .accept_new = x->accept_new_host_keys,
-                     .fd = -1};
+                     .fd = -1,
+                     .v = x->verdict};
     if (x->jump != NULL && *x->jump != '\0') {
         /* where the target session would dial, after ~/.ssh/config */
         char where[300];

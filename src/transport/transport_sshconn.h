@@ -17,6 +17,7 @@
 #include <libssh/libssh.h>
 
 #include "common/errors.h"
+#include "transport/transport.h"
 
 /* What to dial. Strings borrowed for the call. */
 struct transport_sshconn_target {
@@ -29,6 +30,7 @@ struct transport_sshconn_target {
     const char *jump;        /* "[user@]host[:port]" or NULL */
     double timeout_s;
     bool accept_new_host_keys;
+    struct transport_verdict *verdict; /* NULL, or told what each hop's key and login gave */
 };
 
 struct transport_sshconn_jump {

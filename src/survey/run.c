@@ -28,17 +28,19 @@
 #include "common/clock.h"
 #include "common/sha256.h"
 #include "plan/schedule.h"
+#include "survey/env.h"
 #include "survey/host_target.h"
 #include "survey/journal.h"
 #include "survey/trial.h"
 #include "transport/transport.h"
 
-#define RUN_ENV_TIMEOUT_S 30.0
 #define RUN_TOKEN_BYTES 32
 #define RUN_TICK_MS 200
 
 struct run_host {
     const struct plan_host *ph;
+    const char *daddr; /* the data address: the plan's, or learnt (NULL until the host opens) */
+    char learnt[SURVEY_ADDR_MAX];
     struct transport *t;
     char nsperf[PATH_MAX];
     char error[NS_ERR_MSG_MAX];
@@ -178,11 +180,20 @@ scenario_json(const struct plan_scenario *sc, bool with_trials)
     return o;
 }
 
-static json_t *
-endpoint_json(const struct plan_host *h)
+/* The host's data address: learnt from the host when the plan names none (env.h); the plan's
+ * text until then. */
+static const char *
+host_daddr(const struct run_host *h)
 {
+    return h->daddr != NULL ? h->daddr : h->ph->data_address;
+}
+
+static json_t *
+endpoint_json(const struct run_host *rh)
+{
+    const struct plan_host *h = rh->ph;
     return json_pack("{s:s, s:s, s:s, s:s}", "host", h->name, "zone", h->zone, "region", h->region,
-                     "data_address", h->data_address);
+                     "data_address", host_daddr(rh));
 }
 
 static json_t *
@@ -192,8 +203,8 @@ hosts_json(const struct runner *r)
     for (size_t i = 0; i < r->nhosts; i++) {
         const struct plan_host *h = r->hosts[i].ph;
         json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", h->name, "zone", h->zone,
-                              "region", h->region, "data_address", h->data_address, "transport",
-                              h->transport == PLAN_TRANSPORT_LOCAL ? "local" : "ssh");
+                              "region", h->region, "data_address", host_daddr(&r->hosts[i]),
+                              "transport", h->transport == PLAN_TRANSPORT_LOCAL ? "local" : "ssh");
         json_object_set(o, "env", r->hosts[i].env != NULL ? r->hosts[i].env : json_null());
         if (r->hosts[i].t == NULL)
             json_object_set_new(o, "error", json_string(r->hosts[i].error));
@@ -240,18 +251,18 @@ static json_t *
 trial_record(const struct runner *r, const struct schedule_test *t, const struct trial_outcome *o,
              unsigned attempts, const char *started, const char *ended)
 {
-    const struct plan_host *src = r->hosts[t->src].ph, *dst = r->hosts[t->dst].ph;
+    const struct run_host *src = &r->hosts[t->src], *dst = &r->hosts[t->dst];
     json_t *rec = json_pack(
         "{s:s, s:s, s:{s:s, s:s}, s:o, s:I, s:s, s:o, s:o, s:s, s:o, s:I, s:s, s:s, s:O*, "
         "s:{s:s, s:s}, s:{s:s, s:s}}",
         "schema", JOURNAL_TRIAL_SCHEMA, "run_id", r->run_id, "plan", "name", plan_name(r->plan),
         "sha256", r->plan_sha, "scenario",
         scenario_json(plan_scenario(r->plan, t->scenario), false), "trial", (json_int_t)t->trial,
-        "family", family_of(src->data_address), "src", endpoint_json(src), "dst",
-        endpoint_json(dst), "status", o->ok ? "ok" : "failed", "error",
-        o->ok ? json_null() : json_string(o->error), "attempts", (json_int_t)attempts, "started",
-        started, "ended", ended, "result", o->result, "env", "src", src->name, "dst", dst->name,
-        "tool", "version", NS_VERSION, "nsperf_sha256", r->nsperf_sha);
+        "family", family_of(host_daddr(src)), "src", endpoint_json(src), "dst", endpoint_json(dst),
+        "status", o->ok ? "ok" : "failed", "error", o->ok ? json_null() : json_string(o->error),
+        "attempts", (json_int_t)attempts, "started", started, "ended", ended, "result", o->result,
+        "env", "src", src->ph->name, "dst", dst->ph->name, "tool", "version", NS_VERSION,
+        "nsperf_sha256", r->nsperf_sha);
     if (rec != NULL && o->result == NULL)
         json_object_set_new(rec, "result", json_null());
     return rec;
@@ -275,11 +286,32 @@ host_open(struct runner *r, struct run_host *h)
         transport_close(h->t);
         h->t = NULL;
     }
+    h->daddr = ph->data_address;
     h->th = (struct trial_host){.name = ph->name,
-                                .data_address = ph->data_address,
+                                .data_address = h->daddr,
                                 .t = h->t,
                                 .nsperf = h->nsperf,
                                 .error = h->error};
+}
+
+/* A host without a data address in the plan: learn it from the host (env.h). A host whose
+ * address cannot be learnt (no default route, several addresses) fails its tests with why. */
+static void
+host_learn(struct run_host *h)
+{
+    json_t *env = NULL;
+    struct err e = {0};
+    int rc = survey_env_read(h->t, h->nsperf, NULL, &env, &e);
+    if (rc == 0)
+        rc = survey_env_learn_address(env, h->learnt, sizeof h->learnt, NULL, 0, &e);
+    json_decref(env);
+    if (rc == 0) {
+        h->daddr = h->th.data_address = h->learnt;
+        return;
+    }
+    snprintf(h->error, sizeof h->error, "%s", e.msg);
+    transport_close(h->t);
+    h->t = h->th.t = NULL;
 }
 
 /* `nsperf env` on the host; a host whose environment cannot be read is still surveyed. */
@@ -288,22 +320,11 @@ host_env(struct runner *r, struct run_host *h)
 {
     if (h->t == NULL || atomic_load(r->o->interrupted))
         return;
-    const char *argv[] = {h->nsperf, "env", "--address", h->ph->data_address, NULL};
-    struct transport_proc *p = NULL;
+    if (h->ph->data_address_from_host)
+        host_learn(h);
     struct err e = {0};
-    if (transport_spawn(h->t, argv, NULL, 0, &p, &e) != 0)
-        return;
-    struct transport_output out;
-    int64_t deadline = (int64_t)clock_now_ns() + (int64_t)(RUN_ENV_TIMEOUT_S * 1e9);
-    if (transport_wait(p, TRIAL_ERR_CAP, TRIAL_ERR_CAP, deadline, &out, &e) == 0 &&
-        out.status == 0) {
-        json_t *env = json_loadb(out.out, out.out_len, 0, NULL);
-        if (json_is_object(env))
-            h->env = json_incref(env);
-        json_decref(env);
-    }
-    transport_output_release(&out);
-    transport_proc_free(p);
+    if (h->t != NULL)
+        survey_env_read(h->t, h->nsperf, h->daddr, &h->env, &e);
 }
 
 static int

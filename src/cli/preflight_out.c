@@ -298,8 +298,10 @@ cli_preflight_table(FILE *out, const struct preflight_report *r)
     if (failed > 0) {
         fprintf(out, "\nproblems:\n");
         for (uint32_t i = 0; i < r->nhosts; i++)
-            if (host_problems(out, &r->hosts[i]) + path_problems(out, r, i) == 0 && !r->hosts[i].ok)
-                problem(out, r->hosts[i].name, "data paths", r->hosts[i].data_paths.detail);
+            if (host_problems(out, &r->hosts[i]) + path_problems(out, r, i) == 0 &&
+                !r->hosts[i].ok) /* nothing went wrong there: it was not reached */
+                problem(out, r->hosts[i].name, "not checked",
+                        r->interrupted ? "interrupted" : "the checks stopped before it");
     }
     fprintf(out, "\n%zu host%s: %zu passed, %zu failed%s (%.1f s)\n", r->nhosts,
             r->nhosts == 1 ? "" : "s", r->nhosts - failed, failed,

@@ -53,6 +53,7 @@ plural(uint64_t n)
 /* --- signals: what stops a preflight ------------------------------------------------------ */
 
 static atomic_int check_interrupted;
+static char cli_check_name[] = "check"; /* cli_ssh_warning's ctx */
 
 static void
 check_on_signal(int sig)
@@ -88,7 +89,9 @@ check_connect(const struct check_args *a, const struct plan *p)
                                .nsperf = nsperf,
                                .nsperf_remote = ssh ? remote : NULL,
                                .deploy = a->deploy,
-                               .interrupted = &check_interrupted};
+                               .interrupted = &check_interrupted,
+                               .warn = cli_ssh_warning,
+                               .warn_ctx = cli_check_name};
     check_signals();
     struct preflight_report *r = NULL;
     struct err e = {0};

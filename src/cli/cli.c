@@ -324,3 +324,20 @@ cli_find_nsperf(const struct cli_command *c, const struct plan *p, const char *g
     }
     return 0;
 }
+
+/* --- ssh config warnings ------------------------------------------------------------------ */
+
+#define CLI_WARNED_MAX 256 /* distinct warnings remembered; more are printed every time */
+
+void
+cli_ssh_warning(void *ctx, const char *host, const char *msg)
+{
+    static char *seen[CLI_WARNED_MAX];
+    static size_t nseen;
+    for (size_t i = 0; i < nseen; i++)
+        if (strcmp(seen[i], msg) == 0)
+            return;
+    if (nseen < CLI_WARNED_MAX && (seen[nseen] = strdup(msg)) != NULL)
+        nseen++;
+    fprintf(stderr, "netsurvey %s: warning: %s: %s\n", (const char *)ctx, host, msg);
+}

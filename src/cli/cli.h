@@ -118,4 +118,9 @@ int cli_find_nsperf(const struct cli_command *c, const struct plan *p, const cha
                     const char *given_remote, char local[PATH_MAX], char remote[PATH_MAX],
                     bool *ssh);
 
+/* A warning of a host's ssh config on stderr, "netsurvey NAME: warning: HOST: MSG", each MSG
+ * once per process however many hosts it concerns (a `Host *` line concerns them all). ctx is
+ * the command's name; the signature of transport_target.warn. */
+void cli_ssh_warning(void *ctx, const char *host, const char *msg);
+
 #endif

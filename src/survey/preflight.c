@@ -27,19 +27,6 @@
 
 #define PF_CLOCK_TIMEOUT_NS (10 * NS_PER_SEC)
 
-void
-pf_set(struct preflight_check *c, enum preflight_status st, const char *fmt, ...)
-{
-    c->status = st;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->detail, sizeof c->detail, fmt, ap);
-    va_end(ap);
-    for (char *p = c->detail; *p != '\0'; p++)
-        if (*p == '\n' || *p == '\r')
-            *p = ' ';
-}
-
 /* Every check from `from` on (in the struct's order) not checked, as a consequence. */
 static void
 pf_skip_rest(struct preflight_host *h, struct preflight_check *from)
@@ -127,13 +114,27 @@ host_connect_failed(struct preflight_host *h, const struct err *e)
     }
 }
 
+/* transport_target.warn: told to the caller, one at a time (hosts open on several threads). */
+static void
+host_warn(void *arg, const char *name, const char *msg)
+{
+    struct pf *r = arg;
+    pthread_mutex_lock(&r->warn_mu);
+    r->o->warn(r->o->warn_ctx, name, msg);
+    pthread_mutex_unlock(&r->warn_mu);
+}
+
 static bool
-host_connect(struct pf_host *ph)
+host_connect(struct pf *r, struct pf_host *ph)
 {
     struct preflight_host *h = ph->out;
     struct transport_target tt = survey_host_target(ph->ph, false);
     if (!h->local)
         tt.verdict = &h->verdict;
+    if (r->o->warn != NULL) {
+        tt.warn = host_warn;
+        tt.warn_ctx = r;
+    }
     struct err e = {0};
     if (transport_open(&tt, &ph->t, &e) != 0) {
         ph->t = NULL;
@@ -391,7 +392,7 @@ host_check(struct pf *r, size_t i)
 {
     struct pf_host *ph = &r->h[i];
     struct preflight_host *h = ph->out;
-    if (!host_connect(ph))
+    if (!host_connect(r, ph))
         return;
     bool endpoint = h->local ? host_system_local(r, ph) : host_system_ssh(r, ph);
     if (h->system.status == PREFLIGHT_OK)
@@ -490,6 +491,7 @@ preflight_run(const struct preflight_opts *o, struct preflight_report **out, str
     atomic_init(&r.no_interrupt, 0);
     r.interrupted = o->interrupted != NULL ? o->interrupted : &r.no_interrupt;
     r.concurrency = o->concurrency > 0 ? o->concurrency : PREFLIGHT_CONCURRENCY;
+    pthread_mutex_init(&r.warn_mu, NULL);
     int rc = pf_prepare(&r, e);
     if (rc == 0) {
         pf_parallel(&r, r.nh, r.concurrency, host_check);
@@ -497,6 +499,7 @@ preflight_run(const struct preflight_opts *o, struct preflight_report **out, str
     }
     if (rc != 0) {
         pf_release(&r);
+        pthread_mutex_destroy(&r.warn_mu);
         preflight_report_free(r.rep);
         return rc;
     }
@@ -507,6 +510,7 @@ preflight_run(const struct preflight_opts *o, struct preflight_report **out, str
         r.rep->ok &= r.rep->hosts[i].ok;
     }
     pf_release(&r);
+    pthread_mutex_destroy(&r.warn_mu);
     r.rep->elapsed_s = (double)(clock_now_ns() - t0) / 1e9;
     *out = r.rep;
     return 0;

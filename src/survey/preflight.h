@@ -129,6 +129,9 @@ struct preflight_opts {
     unsigned concurrency;      /* 0: PREFLIGHT_CONCURRENCY */
     double probe_margin_s;     /* 0: PREFLIGHT_PROBE_MARGIN_S */
     atomic_int *interrupted;   /* NULL, or set (by a signal handler) to stop */
+    /* told each warning of a host's ssh config resolution (never two at once), may be NULL */
+    void (*warn)(void *ctx, const char *host, const char *msg);
+    void *warn_ctx;
 };
 
 /* Check every host of o->plan. Returns 0 with *out owned by the caller (hosts that fail are

@@ -5,6 +5,8 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 
 #include "survey/preflight.h"
 #include "survey/trial.h"
@@ -30,11 +32,26 @@ struct pf {
     atomic_int no_interrupt;             /* what o->interrupted points to when it is NULL */
     atomic_int *interrupted;
     unsigned concurrency;
+    pthread_mutex_t warn_mu; /* o->warn is called by one thread at a time */
 };
 
-/* Printf into a check: its status and detail (newlines made blanks). */
-void pf_set(struct preflight_check *c, enum preflight_status st, const char *fmt, ...)
+/* Printf into a check: its status and detail (newlines made blanks). Here, not in either file,
+ * so that neither depends on the other for it (seams_file_cycles). */
+static inline void pf_set(struct preflight_check *c, enum preflight_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+
+static inline void
+pf_set(struct preflight_check *c, enum preflight_status st, const char *fmt, ...)
+{
+    c->status = st;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->detail, sizeof c->detail, fmt, ap);
+    va_end(ap);
+    for (char *p = c->detail; *p != '\0'; p++)
+        if (*p == '\n' || *p == '\r')
+            *p = ' ';
+}
 
 /* Run fn(arg, i) for i in 0..n-1 on up to nthreads threads; returns when every call returned.
  * A call that starts after *interrupted is set is not made. */

@@ -34,6 +34,8 @@ for tool in iptables jq ssh-keygen ip; do
     }
 done
 
+# the plans say everything: no ssh config of this machine's user may change how a host is dialled
+export NETSURVEY_SSH_CONFIG=none
 D=$(mktemp -d /tmp/ns-itest-preflight.XXXXXX)
 netns=nspf-$$
 NX=(ip netns exec "$netns")

@@ -46,7 +46,7 @@ struct transport_verdict {
     char fingerprint[160]; /* "ssh-ed25519 SHA256:..." once a key was seen */
     enum transport_auth auth;
     char user[128];  /* the user authenticated as, or tried */
-    char tried[512]; /* when authentication failed: what was offered */
+    char tried[1024]; /* when authentication failed: what was offered */
 };
 
 /* Where and how to reach a host. All strings borrowed for the duration of transport_open.

@@ -45,7 +45,7 @@ struct transport_verdict {
     enum transport_hostkey hostkey;
     char fingerprint[160]; /* "ssh-ed25519 SHA256:..." once a key was seen */
     enum transport_auth auth;
-    char user[128];  /* the user authenticated as, or tried */
+    char user[128];   /* the user authenticated as, or tried */
     char tried[1024]; /* when authentication failed: what was offered */
 };
 

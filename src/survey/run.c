@@ -213,8 +213,53 @@ nsperf_version(const struct runner *r)
     return NULL;
 }
 
+/* --- the inventories the hosts came from (plan hosts_from) --------------------------------- */
+
+/* Each inventory's path and sha256 beside the plan's: run.json then says which files gave the
+ * run its hosts, and a resume refuses changed ones as it refuses a changed plan. Absent when
+ * the plan has no hosts_from, so that such run.json files stay as they were. */
+static void
+run_json_inventories(const struct plan *p, json_t *run)
+{
+    size_t n = plan_inventory_count(p);
+    json_t *a = n > 0 ? json_array() : NULL;
+    for (size_t i = 0; a != NULL && i < n; i++) {
+        const struct plan_inventory *inv = plan_inventory(p, i);
+        json_array_append_new(a,
+                              json_pack("{s:s, s:s, s:s, s:s}", "file", inv->file, "path",
+                                        inv->path, "format", inv->format, "sha256", inv->sha256));
+    }
+    if (a != NULL)
+        json_object_set_new(json_object_get(run, "plan"), "inventories", a);
+}
+
+/* The recorded inventories against the plan's now: same count, same bytes. */
+static int
+resume_inventories_check(const struct runner *r, const json_t *run, struct err *e)
+{
+    const json_t *rec = json_object_get(json_object_get(run, "plan"), "inventories");
+    const struct plan *p = r->plan;
+    size_t then = json_array_size(rec), now = plan_inventory_count(p);
+    if (then != now)
+        return err_set(e, NS_EINVAL,
+                       "cannot resume %s: the plan's inventories changed since the run started "
+                       "(%zu then, %zu now); give the same plan, or --force to continue anyway",
+                       r->o->dir, then, now);
+    for (size_t i = 0; i < now; i++) {
+        const struct plan_inventory *inv = plan_inventory(p, i);
+        const char *sha = json_string_value(json_object_get(json_array_get(rec, i), "sha256"));
+        if (sha == NULL || strcmp(sha, inv->sha256) != 0)
+            return err_set(e, NS_EINVAL,
+                           "cannot resume %s: inventory %s changed since the run started (sha256 "
+                           "%.12s then, %.12s now); give the same inventory, or --force to "
+                           "continue anyway",
+                           r->o->dir, inv->file, sha != NULL ? sha : "none", inv->sha256);
+    }
+    return 0;
+}
+
 static json_t *
-run_json(const struct runner *r, const char *started)
+run_json_base(const struct runner *r, const char *started)
 {
     const struct plan *p = r->plan;
     size_t srclen;
@@ -234,6 +279,16 @@ run_json(const struct runner *r, const char *started)
                      (json_int_t)schedule_test_count(r->sched), "pairs",
                      (json_int_t)schedule_pair_count(r->sched), "estimate_s",
                      schedule_estimate_s(r->sched), "hosts", hosts_json(r), "scenarios", scen);
+}
+
+/* run.json: the plan, tools, schedule, hosts and scenarios, and the plan's inventories. */
+static json_t *
+run_json(const struct runner *r, const char *started)
+{
+    json_t *run = run_json_base(r, started);
+    if (run != NULL)
+        run_json_inventories(r->plan, run);
+    return run;
 }
 
 static json_t *
@@ -658,6 +713,8 @@ resume_load(struct runner *r, struct err *e)
                      "cannot resume %s: the plan changed since the run started (sha256 %.12s "
                      "then, %.12s now); give the same plan, or --force to continue anyway",
                      r->o->dir, sha, r->plan_sha);
+    if (rc == 0 && !r->o->force)
+        rc = resume_inventories_check(r, run, e);
     if (rc == 0)
         snprintf(r->run_id, sizeof r->run_id, "%s", id);
     json_decref(run);

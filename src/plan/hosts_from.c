@@ -241,7 +241,7 @@ source_read(struct vctx *c, struct source *s, size_t *len)
 
 /* --- one machine, as a host ------------------------------------------------------------------ */
 
-/* Text an inventory gave for a host field: no control characters; NULL after reporting. */
+/* Text an inventory gave for a host field has no control characters; false after reporting. */
 static bool
 text_ok(struct vctx *c, const struct source *s, const struct inv_machine *m, const char *what,
         const char *v)

@@ -20,6 +20,8 @@ static const struct cli_opt clean_opts[] = {
      "key is still refused"},
 };
 
+static char cli_clean_name[] = "clean"; /* cli_ssh_warning's ctx */
+
 static int
 clean_main(int argc, char **argv)
 {
@@ -34,7 +36,8 @@ clean_main(int argc, char **argv)
         if (ph->transport == PLAN_TRANSPORT_LOCAL)
             continue;
         struct err e = {0};
-        if (survey_clean_host(ph, a.accept_new_host_keys, &e) != 0) {
+        if (survey_clean_host_warn(ph, a.accept_new_host_keys, cli_ssh_warning, cli_clean_name,
+                                   &e) != 0) {
             fprintf(stderr, "netsurvey clean: %s: %s\n", ph->name, e.msg);
             status = CLI_CLEAN_SOME_FAILED;
         } else {

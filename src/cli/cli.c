@@ -243,3 +243,18 @@ cli_plan_load(const struct cli_command *c, const char *arg, const char *resume_d
     plan_diags_free(d);
     return rc;
 }
+
+#define CLI_WARNED_MAX 256 /* distinct warnings remembered; more are printed every time */
+
+void
+cli_ssh_warning(void *ctx, const char *host, const char *msg)
+{
+    static char *seen[CLI_WARNED_MAX];
+    static size_t nseen;
+    for (size_t i = 0; i < nseen; i++)
+        if (strcmp(seen[i], msg) == 0)
+            return;
+    if (nseen < CLI_WARNED_MAX && (seen[nseen] = strdup(msg)) != NULL)
+        nseen++;
+    fprintf(stderr, "netsurvey %s: warning: %s: %s\n", (const char *)ctx, host, msg);
+}

@@ -109,4 +109,9 @@ void cli_wrap(FILE *out, size_t col, size_t indent, const char *text);
 int cli_plan_load(const struct cli_command *c, const char *arg, const char *resume_dir,
                   struct plan **out);
 
+/* A warning of a host's ssh config on stderr, "netsurvey NAME: warning: HOST: MSG", each MSG
+ * once per process however many hosts it concerns (a `Host *` line concerns them all). ctx is
+ * the command's name; the signature of transport_target.warn. */
+void cli_ssh_warning(void *ctx, const char *host, const char *msg);
+
 #endif

@@ -58,6 +58,7 @@ compare_main(int argc, char **argv)
         .out = a.out ? a.out : ops.v[1],
         .max_regression_pct = pct,
         .echo = stdout,
+        .warn = stderr,
     };
     struct report_compare_result r;
     struct err e = {0};

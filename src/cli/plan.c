@@ -7,6 +7,7 @@
 #include "common/errors.h"
 #include "plan/plan.h"
 #include "plan/schedule.h"
+#include "survey/host_ssh.h"
 
 struct plan_args {
     bool json;
@@ -28,9 +29,12 @@ plan_main(int argc, char **argv)
         return rc;
     struct schedule *s = NULL;
     struct err e = {0};
+    /* JSON: each ssh host's endpoint as the ssh config resolves it (hosts[].ssh.resolved) */
+    const struct schedule_json_extra resolved = {.ssh_resolved = survey_host_resolved_json};
     rc = schedule_new(p, &s, &e);
     if (rc == 0)
-        rc = a.json ? schedule_write_json(s, stdout, &e) : schedule_write_text(s, stdout, &e);
+        rc = a.json ? schedule_write_json_extra(s, stdout, &resolved, &e)
+                    : schedule_write_text(s, stdout, &e);
     schedule_free(s);
     plan_free(p);
     if (rc != 0) {

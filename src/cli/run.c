@@ -17,6 +17,7 @@
 #include "common/clock.h"
 #include "common/errors.h"
 #include "common/units.h"
+#include "journal/record.h"
 #include "plan/plan.h"
 #include "plan/schedule.h"
 #include "report/report.h"
@@ -154,6 +155,8 @@ view_command(const struct run_view *v, const struct survey_progress *p)
     fflush(stderr);
 }
 
+static char cli_run_name[] = "run"; /* cli_ssh_warning's ctx */
+
 static void
 run_progress(const struct survey_progress *p, void *arg)
 {
@@ -171,6 +174,10 @@ run_progress(const struct survey_progress *p, void *arg)
         break;
     case SURVEY_PROGRESS_END:
         view_clear(v);
+        break;
+    case SURVEY_PROGRESS_WARNING:
+        view_clear(v);
+        cli_ssh_warning(cli_run_name, p->host, p->warning);
         break;
     }
 }
@@ -317,8 +324,8 @@ run_result(const struct run_args *a, const char *dir, int rc, const struct err *
         fprintf(stderr, "netsurvey run: warning: dropped a torn last line (%zu bytes) of %s\n",
                 r->torn_bytes, dir);
     if (r->bad_lines > 0)
-        fprintf(stderr, "netsurvey run: warning: %zu unreadable line%s in %s/results.jsonl\n",
-                r->bad_lines, r->bad_lines == 1 ? "" : "s", dir);
+        fprintf(stderr, "netsurvey run: warning: %zu unreadable line%s in %s/%s\n", r->bad_lines,
+                r->bad_lines == 1 ? "" : "s", dir, JOURNAL_RESULTS_FILE);
     if (rc != 0) {
         fprintf(stderr, "netsurvey run: %s\n", e->msg);
         if (r->ok + r->failed > 0)

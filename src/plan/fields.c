@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/errors.h"
 #include "common/units.h"
@@ -230,8 +231,9 @@ plan_vaddress_problem(const char *s)
 }
 
 /* [user@]host[:port], host an address ([...] around an IPv6 address with a port). */
+/* One hop of a jump list. */
 static const char *
-jump_problem(const char *s)
+hop_problem(const char *s)
 {
     const char *at = strrchr(s, '@'), *host = at ? at + 1 : s;
     if (at != NULL && (at == s || s[0] == '-' || memchr(s, ' ', (size_t)(at - s)) != NULL))
@@ -260,6 +262,31 @@ jump_problem(const char *s)
             return "the port after ':' must be a number 1..65535";
     }
     return NULL;
+}
+
+/* ssh -J's argument: "none", or hops "[user@]host[:port]" separated by commas, the first dialled
+ * first (each hop checked; what ssh itself accepts beyond that, ssh:// URIs, is refused). */
+static const char *
+jump_problem(const char *s)
+{
+    if (strcasecmp(s, "none") == 0)
+        return NULL;
+    char hop[600];
+    for (const char *p = s;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+        if (len == 0 || len >= sizeof hop)
+            return len == 0 ? "an empty hop in the list (hops are separated by ',')"
+                            : "a hop longer than 600 bytes";
+        memcpy(hop, p, len);
+        hop[len] = '\0';
+        const char *why = hop_problem(hop);
+        if (why != NULL)
+            return why;
+        if (comma == NULL)
+            return NULL;
+        p = comma + 1;
+    }
 }
 
 /* --- conversions, one per type ------------------------------------------------------------- */

@@ -66,7 +66,9 @@ struct host_aux {
     char addr_key[300], daddr_key[300]; /* canonical forms */
 };
 
-static const struct plan_ssh ssh_builtin = {.port = 22, .connect_timeout_s = 10.0};
+/* port and connect_timeout 0: not given, so that the ssh config (then OpenSSH's and the
+ * transport's defaults) decide, as they do for user and the rest */
+static const struct plan_ssh ssh_builtin = {.port = 0, .connect_timeout_s = 0};
 
 /* Read an ssh block into out (which holds the values to override); returns the keys set. */
 static uint32_t
@@ -233,7 +235,7 @@ dup_check_pair(struct vctx *c, size_t i, size_t j, const struct host_aux *aux, b
                   x->name_node->line, x->name_node->col);
     bool both_ssh = a->transport == PLAN_TRANSPORT_SSH && b->transport == PLAN_TRANSPORT_SSH;
     bool same_addr = both_ssh && y->addr_key[0] && strcmp(x->addr_key, y->addr_key) == 0 &&
-                     a->ssh.port == b->ssh.port;
+                     (a->ssh.port ? a->ssh.port : 22) == (b->ssh.port ? b->ssh.port : 22);
     bool same_daddr = y->daddr_key[0] && strcmp(x->daddr_key, y->daddr_key) == 0;
     if (same_addr && !*addr_done) {
         plan_verr(c, y->addr_node,

@@ -5,9 +5,10 @@
  * pointer a read function returns is borrowed and lives as long as the plan.
  *
  * Resolution rules (what the read API returns):
- *  - a host's ssh settings: the host's own `ssh` block, else the plan's `ssh` block, else the
- *    built-in defaults (user NULL = ssh's own choice, port 22, identity NULL, known_hosts NULL
- *    = ~/.ssh/known_hosts, connect_timeout 10 s). Paths are returned as written (no ~ expansion).
+ *  - a host's ssh settings: the host's own `ssh` block, else the plan's `ssh` block, else not
+ *    given (NULL or 0): the ssh transport then takes the value from ~/.ssh/config as OpenSSH
+ *    would, else OpenSSH's default (port 22, the local user, ~/.ssh/known_hosts; a connect
+ *    timeout of 10 s). Paths are returned as written (no ~ expansion).
  *  - a scenario's values: the scenario's own keys, else the plan's `defaults` block (only the
  *    values that apply to the scenario's test kind), else the built-in defaults (duration 10 s,
  *    warmup 1 s, streams 1, and 0 = "nsperf's default for the kind" for msg_size,
@@ -69,12 +70,12 @@ enum plan_pairs {
 };
 
 struct plan_ssh {
-    const char *user;        /* NULL: ssh's default (config, then the local user) */
-    unsigned port;           /* 1..65535 */
-    const char *identity;    /* NULL: agent and ~/.ssh/config */
-    const char *known_hosts; /* NULL: ~/.ssh/known_hosts */
-    const char *jump;        /* NULL, or a jump host "[user@]host[:port]" (ssh -J; one hop) */
-    double connect_timeout_s;
+    const char *user;        /* NULL: the config's User, else the local user */
+    unsigned port;           /* 1..65535; 0: the config's Port, else 22 */
+    const char *identity;    /* NULL: the agent, the config's IdentityFile or ssh's defaults */
+    const char *known_hosts; /* NULL: the config's UserKnownHostsFile, else ~/.ssh/known_hosts */
+    const char *jump;        /* NULL: the config's ProxyJump; "[user@]host[:port][,...]" (ssh -J) */
+    double connect_timeout_s; /* 0: the config's ConnectTimeout, else 10 s */
 };
 
 struct plan_label {

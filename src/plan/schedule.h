@@ -32,6 +32,7 @@
 
 struct err;
 struct plan;
+struct plan_host;
 struct schedule;
 
 /* One test: host and scenario indexes into the plan, trial 1-based. */
@@ -83,6 +84,18 @@ int schedule_write_text(const struct schedule *s, FILE *out, struct err *e);
  * "rounds":[[{"src":..,"dst":..,"scenario":..,"trial":..},..],..],"tests":N,"estimated_s":S,
  * "per_test_overhead_s":O}. Returns 0 or NS_EIO. */
 int schedule_write_json(const struct schedule *s, FILE *out, struct err *e);
+
+/* What the JSON of an ssh host gains from outside the plan module (the ssh config is read by
+ * the transport, which the plan does not know): ssh_resolved(ctx, host) returns one JSON value as
+ * malloc'd text, written as the host's "ssh":{"resolved":...}; NULL writes nothing. */
+struct schedule_json_extra {
+    char *(*ssh_resolved)(void *ctx, const struct plan_host *h);
+    void *ctx;
+};
+
+/* schedule_write_json with x (NULL: none). */
+int schedule_write_json_extra(const struct schedule *s, FILE *out,
+                              const struct schedule_json_extra *x, struct err *e);
 
 /* "1h 02m 03s", "4m 05s", "12 s" into buf. Returns buf. */
 char *schedule_format_duration(double seconds, char *buf, size_t len);

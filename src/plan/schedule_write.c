@@ -14,6 +14,7 @@ struct wbuf {
     FILE *f;
     size_t n;
     bool failed;
+    const struct schedule_json_extra *x; /* JSON only; may be NULL */
     char buf[1 << 16];
 };
 
@@ -111,6 +112,7 @@ wb_new(FILE *f)
         w->f = f;
         w->n = 0;
         w->failed = false;
+        w->x = NULL;
     }
     return w;
 }
@@ -284,6 +286,20 @@ json_plan(struct wbuf *w, const struct plan *p)
     wb_printf(w, "\",\"trials\":%u,\"retries\":%u}", p->trials, p->retries);
 }
 
+/* The caller's "resolved" member of an ssh host (schedule_json_extra). */
+static void
+json_resolved(struct wbuf *w, const struct plan_host *h)
+{
+    if (w->x == NULL || w->x->ssh_resolved == NULL)
+        return;
+    char *v = w->x->ssh_resolved(w->x->ctx, h);
+    if (v == NULL)
+        return;
+    wb_puts(w, ",\"resolved\":");
+    wb_puts(w, v);
+    free(v);
+}
+
 static void
 json_host(struct wbuf *w, const struct plan_host *h)
 {
@@ -300,11 +316,19 @@ json_host(struct wbuf *w, const struct plan_host *h)
     wb_puts(w, "}");
     if (h->transport == PLAN_TRANSPORT_SSH) {
         json_member(w, ",\"ssh\":{", "user", h->ssh.user);
-        wb_printf(w, ",\"port\":%u", h->ssh.port);
+        if (h->ssh.port != 0) /* 0: not given (null), the ssh config's or 22 */
+            wb_printf(w, ",\"port\":%u", h->ssh.port);
+        else
+            wb_puts(w, ",\"port\":null");
         json_member(w, ",", "identity", h->ssh.identity);
         json_member(w, ",", "known_hosts", h->ssh.known_hosts);
         json_member(w, ",", "jump", h->ssh.jump);
-        wb_printf(w, ",\"connect_timeout_s\":%.15g}", h->ssh.connect_timeout_s);
+        if (h->ssh.connect_timeout_s > 0)
+            wb_printf(w, ",\"connect_timeout_s\":%.15g", h->ssh.connect_timeout_s);
+        else
+            wb_puts(w, ",\"connect_timeout_s\":null");
+        json_resolved(w, h);
+        wb_puts(w, "}");
     }
     wb_puts(w, "}");
 }
@@ -377,9 +401,17 @@ json_scenario(struct wbuf *w, const struct plan_scenario *sc)
 int
 schedule_write_json(const struct schedule *s, FILE *out, struct err *e)
 {
+    return schedule_write_json_extra(s, out, NULL, e);
+}
+
+int
+schedule_write_json_extra(const struct schedule *s, FILE *out, const struct schedule_json_extra *x,
+                          struct err *e)
+{
     struct wbuf *w = wb_new(out);
     if (w == NULL)
         return err_set(e, NS_ENOMEM, "out of memory writing the schedule");
+    w->x = x;
     const struct plan *p = schedule_plan(s);
     wb_puts(w, "{");
     json_plan(w, p);

@@ -1,9 +1,9 @@
 /* report.h - the report module's interface: everything after the journal.
  *
  * Reads run directories (run.json + results.jsonl, as the README's "The journal" defines them)
- * and nothing of the runner; writes summary.json, matrix-<scenario>.csv, report.md, report.html
- * and charts/ into an output directory. The same journals give byte-identical outputs: no wall
- * clock, no locale, no hash order reaches a file. */
+ * through journal/journal.h and nothing of the runner; writes summary.json,
+ * matrix-<scenario>.csv, report.md, report.html and charts/ into an output directory. The same
+ * journals give byte-identical outputs: no wall clock, no locale, no hash order reaches a file. */
 #ifndef NS_REPORT_H
 #define NS_REPORT_H
 
@@ -15,7 +15,8 @@ struct report_opts {
     const char *const *dirs; /* run directories, merged into one report when several */
     int ndirs;
     const char *out; /* where the outputs go (created if missing); the run directory for one */
-    FILE *warn;      /* warnings (a chart gnuplot could not draw), one a line; NULL: dropped */
+    FILE *warn; /* warnings (a journal line skipped, a chart gnuplot could not draw), one a line;
+                 * NULL: dropped */
 };
 
 /* Render every report of o->dirs into o->out: what `netsurvey report` does, and `netsurvey
@@ -30,6 +31,7 @@ struct report_compare_opts {
     const char *out;           /* compare.md and compare.html go here (created if missing) */
     double max_regression_pct; /* a significantly worse cell beyond this is a regression */
     FILE *echo;                /* compare.md is also written here; NULL: not echoed */
+    FILE *warn;                /* a journal line skipped, one a line; NULL: dropped */
 };
 
 struct report_compare_result {

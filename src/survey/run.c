@@ -27,9 +27,9 @@
 
 #include "common/clock.h"
 #include "common/sha256.h"
+#include "journal/journal.h"
 #include "plan/schedule.h"
 #include "survey/host_target.h"
-#include "survey/journal.h"
 #include "survey/trial.h"
 #include "transport/transport.h"
 
@@ -87,12 +87,6 @@ static unsigned
 plan_retries_or_default(const struct survey_run_opts *o)
 {
     return o->retries;
-}
-
-static const char *
-family_of(const char *addr)
-{
-    return strchr(addr, ':') != NULL ? "ipv6" : "ipv4";
 }
 
 static int
@@ -162,44 +156,29 @@ trial_done(const struct runner *r, const struct schedule_test *t)
     return r->ndone > 0 && bsearch(&k, r->done, r->ndone, sizeof k, key_cmp) != NULL;
 }
 
-/* --- JSON pieces of run.json and of the records ------------------------------------------ */
+/* --- what the journal records (journal/record.h defines the records) ---------------------- */
 
-static json_t *
-scenario_json(const struct plan_scenario *sc, bool with_trials)
+static struct journal_scenario
+scenario_of(const struct plan_scenario *sc)
 {
-    json_t *o =
-        json_pack("{s:s, s:s, s:I, s:I, s:I, s:f, s:f, s:I, s:b, s:I}", "name", sc->name, "test",
-                  sc->test, "msg_size", (json_int_t)sc->msg_size, "response_size",
-                  (json_int_t)sc->response_size, "streams", (json_int_t)sc->streams, "duration_s",
-                  sc->duration_s, "warmup_s", sc->warmup_s, "rate_bps", (json_int_t)sc->rate_bps,
-                  "reverse", sc->reverse, "window", (json_int_t)sc->window);
-    if (o != NULL && with_trials)
-        json_object_set_new(o, "trials", json_integer(sc->trials));
-    return o;
+    return (struct journal_scenario){.name = sc->name,
+                                     .test = sc->test,
+                                     .kind = (int)sc->kind,
+                                     .msg_size = sc->msg_size,
+                                     .response_size = sc->response_size,
+                                     .streams = sc->streams,
+                                     .duration_s = sc->duration_s,
+                                     .warmup_s = sc->warmup_s,
+                                     .rate_bps = sc->rate_bps,
+                                     .reverse = sc->reverse,
+                                     .window = sc->window};
 }
 
-static json_t *
-endpoint_json(const struct plan_host *h)
+static struct journal_endpoint
+endpoint_of(const struct plan_host *h)
 {
-    return json_pack("{s:s, s:s, s:s, s:s}", "host", h->name, "zone", h->zone, "region", h->region,
-                     "data_address", h->data_address);
-}
-
-static json_t *
-hosts_json(const struct runner *r)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; i < r->nhosts; i++) {
-        const struct plan_host *h = r->hosts[i].ph;
-        json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", h->name, "zone", h->zone,
-                              "region", h->region, "data_address", h->data_address, "transport",
-                              h->transport == PLAN_TRANSPORT_LOCAL ? "local" : "ssh");
-        json_object_set(o, "env", r->hosts[i].env != NULL ? r->hosts[i].env : json_null());
-        if (r->hosts[i].t == NULL)
-            json_object_set_new(o, "error", json_string(r->hosts[i].error));
-        json_array_append_new(a, o);
-    }
-    return a;
+    return (struct journal_endpoint){
+        .host = h->name, .zone = h->zone, .region = h->region, .data_address = h->data_address};
 }
 
 static const char *
@@ -215,31 +194,30 @@ nsperf_version(const struct runner *r)
 
 /* --- the inventories the hosts came from (plan hosts_from) --------------------------------- */
 
-/* Each inventory's path and sha256 beside the plan's: run.json then says which files gave the
- * run its hosts, and a resume refuses changed ones as it refuses a changed plan. Absent when
- * the plan has no hosts_from, so that such run.json files stay as they were. */
-static void
-run_json_inventories(const struct plan *p, json_t *run)
+/* Each inventory's path and sha256 go beside the plan's (journal_run.inventories): run.json
+ * then says which files gave the run its hosts, and a resume refuses changed ones as it
+ * refuses a changed plan. Returns the array (caller frees; NULL when there are none). */
+static struct journal_run_inventory *
+run_inventories(const struct plan *p, size_t *n)
 {
-    size_t n = plan_inventory_count(p);
-    json_t *a = n > 0 ? json_array() : NULL;
-    for (size_t i = 0; a != NULL && i < n; i++) {
+    *n = plan_inventory_count(p);
+    struct journal_run_inventory *v = *n > 0 ? calloc(*n, sizeof *v) : NULL;
+    for (size_t i = 0; v != NULL && i < *n; i++) {
         const struct plan_inventory *inv = plan_inventory(p, i);
-        json_array_append_new(a,
-                              json_pack("{s:s, s:s, s:s, s:s}", "file", inv->file, "path",
-                                        inv->path, "format", inv->format, "sha256", inv->sha256));
+        v[i] = (struct journal_run_inventory){
+            .file = inv->file, .path = inv->path, .format = inv->format, .sha256 = inv->sha256};
     }
-    if (a != NULL)
-        json_object_set_new(json_object_get(run, "plan"), "inventories", a);
+    if (v == NULL)
+        *n = 0;
+    return v;
 }
 
 /* The recorded inventories against the plan's now: same count, same bytes. */
 static int
-resume_inventories_check(const struct runner *r, const json_t *run, struct err *e)
+resume_inventories_check(const struct runner *r, const struct journal_run *run, struct err *e)
 {
-    const json_t *rec = json_object_get(json_object_get(run, "plan"), "inventories");
     const struct plan *p = r->plan;
-    size_t then = json_array_size(rec), now = plan_inventory_count(p);
+    size_t then = run->ninventories, now = plan_inventory_count(p);
     if (then != now)
         return err_set(e, NS_EINVAL,
                        "cannot resume %s: the plan's inventories changed since the run started "
@@ -247,7 +225,7 @@ resume_inventories_check(const struct runner *r, const json_t *run, struct err *
                        r->o->dir, then, now);
     for (size_t i = 0; i < now; i++) {
         const struct plan_inventory *inv = plan_inventory(p, i);
-        const char *sha = json_string_value(json_object_get(json_array_get(rec, i), "sha256"));
+        const char *sha = run->inventories[i].sha256;
         if (sha == NULL || strcmp(sha, inv->sha256) != 0)
             return err_set(e, NS_EINVAL,
                            "cannot resume %s: inventory %s changed since the run started (sha256 "
@@ -258,67 +236,108 @@ resume_inventories_check(const struct runner *r, const json_t *run, struct err *
     return 0;
 }
 
-static json_t *
-run_json_base(const struct runner *r, const char *started)
+/* run.json as the runner knows it now: a host not (yet) reached has no env and an error. */
+static int
+run_write(const struct runner *r, const char *started, struct err *e)
 {
     const struct plan *p = r->plan;
-    size_t srclen;
+    size_t ns = plan_scenario_count(p);
+    struct journal_run_host *hosts = calloc(r->nhosts ? r->nhosts : 1, sizeof *hosts);
+    struct journal_run_scenario *scens = calloc(ns ? ns : 1, sizeof *scens);
+    int rc = hosts != NULL && scens != NULL ? 0 : err_set(e, NS_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == 0 && i < r->nhosts; i++) {
+        const struct plan_host *h = r->hosts[i].ph;
+        hosts[i] = (struct journal_run_host){
+            .name = h->name,
+            .zone = h->zone,
+            .region = h->region,
+            .data_address = h->data_address,
+            .transport = h->transport == PLAN_TRANSPORT_LOCAL ? "local" : "ssh",
+            .env = r->hosts[i].env,
+            .error = r->hosts[i].t == NULL ? r->hosts[i].error : NULL};
+    }
+    for (size_t i = 0; rc == 0 && i < ns; i++)
+        scens[i] = (struct journal_run_scenario){.sc = scenario_of(plan_scenario(p, i)),
+                                                 .trials = plan_scenario(p, i)->trials};
+    size_t srclen = 0;
     const char *src = plan_source(p, &srclen);
-    json_t *scen = json_array();
-    for (size_t i = 0; i < plan_scenario_count(p); i++)
-        json_array_append_new(scen, scenario_json(plan_scenario(p, i), true));
-    const char *nv = nsperf_version(r);
-    return json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:s%}, s:{s:s, s:o, s:s}, s:s, s:s, "
-                     "s:{s:I, s:I, s:I, s:f}, s:o, s:o}",
-                     "schema", JOURNAL_RUN_SCHEMA, "run_id", r->run_id, "plan", "name",
-                     plan_name(p), "file", plan_file(p), "sha256", r->plan_sha, "source", src,
-                     srclen, "tool", "netsurvey_version", NS_VERSION, "nsperf_version",
-                     nv != NULL ? json_string(nv) : json_null(), "nsperf_sha256", r->nsperf_sha,
-                     "started", started, "command", r->o->command, "schedule", "rounds",
-                     (json_int_t)schedule_round_count(r->sched), "tests",
-                     (json_int_t)schedule_test_count(r->sched), "pairs",
-                     (json_int_t)schedule_pair_count(r->sched), "estimate_s",
-                     schedule_estimate_s(r->sched), "hosts", hosts_json(r), "scenarios", scen);
+    struct journal_run run = {.run_id = r->run_id,
+                              .plan_name = plan_name(p),
+                              .plan_file = plan_file(p),
+                              .plan_sha256 = r->plan_sha,
+                              .plan_source = src,
+                              .plan_source_len = srclen,
+                              .netsurvey_version = NS_VERSION,
+                              .nsperf_version = nsperf_version(r),
+                              .nsperf_sha256 = r->nsperf_sha,
+                              .started = started,
+                              .command = r->o->command,
+                              .rounds = schedule_round_count(r->sched),
+                              .tests = schedule_test_count(r->sched),
+                              .pairs = schedule_pair_count(r->sched),
+                              .estimate_s = schedule_estimate_s(r->sched),
+                              .hosts = hosts,
+                              .nhosts = r->nhosts,
+                              .scenarios = scens,
+                              .nscenarios = ns};
+    struct journal_run_inventory *invs = run_inventories(p, &run.ninventories);
+    run.inventories = invs;
+    if (rc == 0 && run.ninventories < plan_inventory_count(p))
+        rc = err_set(e, NS_ENOMEM, "out of memory");
+    if (rc == 0)
+        rc = journal_write_run(r->j, &run, e);
+    free(invs);
+    free(hosts);
+    free(scens);
+    return rc;
 }
 
-/* run.json: the plan, tools, schedule, hosts and scenarios, and the plan's inventories. */
-static json_t *
-run_json(const struct runner *r, const char *started)
-{
-    json_t *run = run_json_base(r, started);
-    if (run != NULL)
-        run_json_inventories(r->plan, run);
-    return run;
-}
-
-static json_t *
+static void
 trial_record(const struct runner *r, const struct schedule_test *t, const struct trial_outcome *o,
-             unsigned attempts, const char *started, const char *ended)
+             unsigned attempts, const char *started, const char *ended, struct journal_trial *rec)
 {
     const struct plan_host *src = r->hosts[t->src].ph, *dst = r->hosts[t->dst].ph;
-    json_t *rec = json_pack(
-        "{s:s, s:s, s:{s:s, s:s}, s:o, s:I, s:s, s:o, s:o, s:s, s:o, s:I, s:s, s:s, s:O*, "
-        "s:{s:s, s:s}, s:{s:s, s:s}}",
-        "schema", JOURNAL_TRIAL_SCHEMA, "run_id", r->run_id, "plan", "name", plan_name(r->plan),
-        "sha256", r->plan_sha, "scenario",
-        scenario_json(plan_scenario(r->plan, t->scenario), false), "trial", (json_int_t)t->trial,
-        "family", family_of(src->data_address), "src", endpoint_json(src), "dst",
-        endpoint_json(dst), "status", o->ok ? "ok" : "failed", "error",
-        o->ok ? json_null() : json_string(o->error), "attempts", (json_int_t)attempts, "started",
-        started, "ended", ended, "result", o->result, "env", "src", src->name, "dst", dst->name,
-        "tool", "version", NS_VERSION, "nsperf_sha256", r->nsperf_sha);
-    if (rec != NULL && o->result == NULL)
-        json_object_set_new(rec, "result", json_null());
-    return rec;
+    *rec = (struct journal_trial){.run_id = r->run_id,
+                                  .plan_name = plan_name(r->plan),
+                                  .plan_sha256 = r->plan_sha,
+                                  .scenario = scenario_of(plan_scenario(r->plan, t->scenario)),
+                                  .trial = t->trial,
+                                  .family = journal_family_of(src->data_address),
+                                  .src = endpoint_of(src),
+                                  .dst = endpoint_of(dst),
+                                  .status = o->ok ? JOURNAL_OK : JOURNAL_FAILED,
+                                  .error = o->ok ? NULL : o->error,
+                                  .attempts = attempts,
+                                  .started = started,
+                                  .ended = ended,
+                                  .env_src = src->name,
+                                  .env_dst = dst->name,
+                                  .tool_version = NS_VERSION,
+                                  .nsperf_sha256 = r->nsperf_sha};
 }
 
 /* --- hosts ------------------------------------------------------------------------------- */
+
+static void progress(struct runner *r, struct survey_progress *p);
+
+/* transport_target.warn: a warning of the host's ssh config, told to the caller. */
+static void
+host_warn(void *arg, const char *name, const char *msg)
+{
+    struct runner *r = arg;
+    struct survey_progress p = {.kind = SURVEY_PROGRESS_WARNING, .host = name, .warning = msg};
+    pthread_mutex_lock(&r->mu);
+    progress(r, &p);
+    pthread_mutex_unlock(&r->mu);
+}
 
 static void
 host_open(struct runner *r, struct run_host *h)
 {
     const struct plan_host *ph = h->ph;
     struct transport_target tt = survey_host_target(ph, r->o->accept_new_host_keys);
+    tt.warn = host_warn;
+    tt.warn_ctx = r;
     const char *local = ph->transport == PLAN_TRANSPORT_LOCAL ? r->o->nsperf : r->o->nsperf_remote;
     struct err e = {0};
     int rc = local != NULL ? transport_open(&tt, &h->t, &e)
@@ -475,10 +494,10 @@ record(struct runner *r, const struct schedule_test *t, const struct trial_outco
 {
     char ended[40];
     clock_wall_iso8601(ended, sizeof ended);
-    json_t *rec = trial_record(r, t, o, attempts, started, ended);
+    struct journal_trial rec;
+    trial_record(r, t, o, attempts, started, ended, &rec);
     struct err e = {0};
-    int rc = rec != NULL ? journal_append(r->j, rec, &e) : err_set(&e, NS_ENOMEM, "out of memory");
-    json_decref(rec);
+    int rc = journal_append(r->j, &rec, o->result, &e);
     pthread_mutex_lock(&r->mu);
     if (rc != 0 && r->journal_rc == 0) {
         r->journal_rc = rc;
@@ -671,60 +690,60 @@ scenario_find(const struct plan *p, const char *name)
     return -1;
 }
 
-static void
-resume_take(const json_t *rec, void *arg)
+/* An ok record's key (journal_trial_key) as the plan's test it stands for; the family must be
+ * the one the plan gives the pair, so that a record of other addresses does not count. */
+static int
+resume_take(void *arg, const struct journal_trial *rec, struct err *e)
 {
+    (void)e;
     struct runner *r = arg;
-    const char *status = json_string_value(json_object_get(rec, "status"));
-    if (status == NULL || strcmp(status, "ok") != 0)
-        return;
-    long sc = scenario_find(
-        r->plan, json_string_value(json_object_get(json_object_get(rec, "scenario"), "name")));
-    const char *sn = json_string_value(json_object_get(json_object_get(rec, "src"), "host"));
-    const char *dn = json_string_value(json_object_get(json_object_get(rec, "dst"), "host"));
-    long src = sn != NULL ? plan_host_find(r->plan, sn) : -1;
-    long dst = dn != NULL ? plan_host_find(r->plan, dn) : -1;
-    json_int_t trial = json_integer_value(json_object_get(rec, "trial"));
-    if (sc < 0 || src < 0 || dst < 0 || trial < 1 || trial > PLAN_MAX_TRIALS)
-        return;
+    if (rec->status != JOURNAL_OK)
+        return 0;
+    struct journal_key k;
+    journal_trial_key(rec, &k);
+    long sc = k.scenario != NULL ? scenario_find(r->plan, k.scenario) : -1;
+    long src = k.src != NULL ? plan_host_find(r->plan, k.src) : -1;
+    long dst = k.dst != NULL ? plan_host_find(r->plan, k.dst) : -1;
+    if (sc < 0 || src < 0 || dst < 0 || k.trial < 1 || k.trial > PLAN_MAX_TRIALS ||
+        k.family != journal_family_of(plan_host(r->plan, (size_t)src)->data_address))
+        return 0;
     uint64_t *d = realloc(r->done, (r->ndone + 1) * sizeof *d);
     if (d == NULL)
-        return; /* it is run again: a duplicate ok record, never a lost one */
+        return 0; /* it is run again: a duplicate ok record, never a lost one */
     r->done = d;
-    r->done[r->ndone++] = trial_key(r, (uint32_t)sc, (uint32_t)src, (uint32_t)dst, (uint32_t)trial);
+    r->done[r->ndone++] = trial_key(r, (uint32_t)sc, (uint32_t)src, (uint32_t)dst, k.trial);
+    return 0;
 }
 
 static int
 resume_load(struct runner *r, struct err *e)
 {
-    json_t *run = NULL;
+    struct journal_run *run = NULL;
     int rc = journal_read_run(r->o->dir, &run, e);
     if (rc != 0) {
         err_prefix(e, "cannot resume %s", r->o->dir);
         return NS_EINVAL;
     }
-    const char *schema = json_string_value(json_object_get(run, "schema"));
-    const char *id = json_string_value(json_object_get(run, "run_id"));
-    const char *sha = json_string_value(json_object_get(json_object_get(run, "plan"), "sha256"));
-    if (schema == NULL || strcmp(schema, JOURNAL_RUN_SCHEMA) != 0 || id == NULL || sha == NULL)
+    if (run->schema == NULL || strcmp(run->schema, JOURNAL_RUN_SCHEMA) != 0 ||
+        run->run_id == NULL || run->plan_sha256 == NULL)
         rc = err_set(e, NS_EINVAL, "cannot resume %s: run.json is not a netsurvey run", r->o->dir);
-    else if (strcmp(sha, r->plan_sha) != 0 && !r->o->force)
+    else if (strcmp(run->plan_sha256, r->plan_sha) != 0 && !r->o->force)
         rc = err_set(e, NS_EINVAL,
                      "cannot resume %s: the plan changed since the run started (sha256 %.12s "
                      "then, %.12s now); give the same plan, or --force to continue anyway",
-                     r->o->dir, sha, r->plan_sha);
+                     r->o->dir, run->plan_sha256, r->plan_sha);
     if (rc == 0 && !r->o->force)
         rc = resume_inventories_check(r, run, e);
     if (rc == 0)
-        snprintf(r->run_id, sizeof r->run_id, "%s", id);
-    json_decref(run);
+        snprintf(r->run_id, sizeof r->run_id, "%s", run->run_id);
+    journal_run_free(run);
     if (rc != 0)
         return rc;
     rc = journal_resume(r->o->dir, &r->res->torn_bytes, &r->j, e);
-    size_t bad = 0, torn = 0;
+    struct journal_read_stats st = {0};
     if (rc == 0)
-        rc = journal_read_trials(r->o->dir, resume_take, r, &bad, &torn, e);
-    r->res->bad_lines = bad;
+        rc = journal_read_trials(r->o->dir, resume_take, NULL, r, &st, e);
+    r->res->bad_lines = st.bad + st.torn;
     if (r->ndone > 0)
         qsort(r->done, r->ndone, sizeof *r->done, key_cmp);
     /* Duplicate keys (a trial ok twice, from a journal written elsewhere) count once. */
@@ -792,25 +811,19 @@ survey_run(const struct survey_run_opts *o, struct survey_run_result *res, struc
         res->tests = schedule_test_count(r.sched);
         rc = run_start_journal(&r, e);
     }
-    json_t *run = NULL;
     if (rc == 0 && !o->resume) {
         /* run.json first, before any host is contacted; again once environments are known. */
         r.hosts = calloc(r.nhosts, sizeof *r.hosts);
         for (size_t i = 0; r.hosts != NULL && i < r.nhosts; i++)
             r.hosts[i].ph = plan_host(r.plan, i);
-        run = r.hosts != NULL ? run_json(&r, started) : NULL;
-        rc = run != NULL ? journal_write_run(r.j, run, e) : err_set(e, NS_ENOMEM, "out of memory");
-        json_decref(run);
+        rc = r.hosts != NULL ? run_write(&r, started, e) : err_set(e, NS_ENOMEM, "out of memory");
         free(r.hosts);
         r.hosts = NULL;
     }
     if (rc == 0)
         rc = hosts_open(&r, e);
-    if (rc == 0 && !o->resume) {
-        run = run_json(&r, started);
-        rc = run != NULL ? journal_write_run(r.j, run, e) : err_set(e, NS_ENOMEM, "out of memory");
-        json_decref(run);
-    }
+    if (rc == 0 && !o->resume)
+        rc = run_write(&r, started, e);
     if (rc == 0)
         rc = rounds_run(&r, e);
     res->elapsed_s = elapsed_s(&r);

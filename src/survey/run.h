@@ -22,6 +22,7 @@ enum survey_progress_kind {
     SURVEY_PROGRESS_TRIAL,   /* a trial was recorded in the journal */
     SURVEY_PROGRESS_COMMAND, /* a command is about to start on a host */
     SURVEY_PROGRESS_END,     /* the rounds are over: done, interrupted or stopped by an error */
+    SURVEY_PROGRESS_WARNING, /* opening a host: what its ssh config asks that is not done */
 };
 
 /* What a survey tells while it runs; every pointer is borrowed for the call only. */
@@ -39,9 +40,10 @@ struct survey_progress {
     bool ok;
     const char *error; /* when !ok: one line */
     double seconds;    /* the trial's wall time, retries included */
-    /* SURVEY_PROGRESS_COMMAND */
+    /* SURVEY_PROGRESS_COMMAND, SURVEY_PROGRESS_WARNING */
     const char *host;
     const char *const *argv; /* NULL-terminated */
+    const char *warning;     /* "FILE line N: ..." (the same one for every host it concerns) */
 };
 
 /* Called with the runner's lock held, from the main thread or a worker: never twice at once,

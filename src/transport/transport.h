@@ -25,18 +25,31 @@
 struct transport;      /* one connected host; opaque */
 struct transport_proc; /* one program running on a host; opaque */
 
-/* Where and how to reach a host. All strings borrowed for the duration of transport_open. */
+/* Where and how to reach a host. All strings borrowed for the duration of transport_open.
+ *
+ * ssh: address is resolved through ~/.ssh/config and /etc/ssh/ssh_config as OpenSSH resolves it
+ * (transport_sshconfig.h); port, user, identity, known_hosts and jump, when given, beat the
+ * config as `ssh -o` would; what neither says keeps OpenSSH's defaults. */
 struct transport_target {
-    const char *name;        /* for messages only: "zone1-vm" */
-    const char *kind;        /* "local" or "ssh" */
-    const char *address;     /* ssh: what to dial (name or IP); local: unused (may be NULL) */
-    unsigned port;           /* ssh: 0 = ~/.ssh/config or 22 */
-    const char *user;        /* ssh: NULL = ~/.ssh/config, then the local user */
-    const char *identity;    /* ssh: NULL = agent, then ~/.ssh/config / default keys */
-    const char *known_hosts; /* ssh: NULL = ~/.ssh/known_hosts */
-    const char *jump;        /* ssh: "[user@]host[:port]" bastion, NULL = none */
-    double connect_timeout_s;
+    const char *name;          /* for messages only: "zone1-vm" */
+    const char *kind;          /* "local" or "ssh" */
+    const char *address;       /* ssh: what to dial (a Host alias, name or IP); local: unused */
+    unsigned port;             /* ssh: 0 = the config's Port, else 22 */
+    const char *user;          /* ssh: NULL = the config's User, else the local user */
+    const char *identity;      /* ssh: tried before the config's IdentityFile lines (or ssh's
+                                  default keys); the agent first in any case */
+    const char *known_hosts;   /* ssh: NULL = the config's UserKnownHostsFile (OpenSSH's
+                                  ~/.ssh/known_hosts, known_hosts2 by default) */
+    const char *jump;          /* ssh: ProxyJump "[user@]host[:port][,...]" or "none"; NULL = the
+                                  config's */
+    const char *ssh_config;    /* ssh: NULL = $NETSURVEY_SSH_CONFIG, else ~/.ssh/config and
+                                  /etc/ssh/ssh_config; a path is read alone (`ssh -F`), "none"
+                                  reads nothing */
+    double connect_timeout_s;  /* ssh: 0 = the config's ConnectTimeout, else 10 s */
     bool accept_new_host_keys; /* ssh: record an unknown key (trust on first use) */
+    /* ssh: told each warning of the config's resolution ("FILE line N: ..."), may be NULL */
+    void (*warn)(void *ctx, const char *name, const char *msg);
+    void *warn_ctx;
 };
 
 /* What a finished (or killed) program left behind. Buffers are owned by the struct and freed

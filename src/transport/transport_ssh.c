@@ -73,10 +73,10 @@ struct sshx {
     struct transport_sshconn dead[SSH_MAX_DEAD];
     int ndead;
     struct sproc *procs; /* live processes, for close */
-    /* the target, copied for reconnects */
-    char *address, *user, *identity, *known_hosts, *jump;
-    unsigned port;
-    double timeout_s;
+    /* the host and every hop before it, resolved once, for reconnects */
+    struct transport_sshconfig_chain chain;
+    double timeout_s;      /* the caller's, or 0: each hop's ConnectTimeout (else 10 s) */
+    double call_timeout_s; /* of blocking libssh calls once connected */
     bool accept_new;
     int uploads; /* files uploaded by deploy (tests: the cache skips uploads) */
 };
@@ -103,22 +103,11 @@ sshx_init_once(void)
 
 /* --- small helpers ------------------------------------------------------------------------ */
 
-static char *
-dup_or_null(const char *s)
-{
-    return s != NULL ? strdup(s) : NULL;
-}
-
 static int
 sshx_dial(const struct sshx *x, struct transport_sshconn *c, struct err *e)
 {
     const struct transport_sshconn_target t = {.name = x->base.name,
-                                               .address = x->address,
-                                               .port = x->port,
-                                               .user = x->user,
-                                               .identity = x->identity,
-                                               .known_hosts = x->known_hosts,
-                                               .jump = x->jump,
+                                               .chain = &x->chain,
                                                .timeout_s = x->timeout_s,
                                                .accept_new_host_keys = x->accept_new};
     return transport_sshconn_open(&t, c, e);
@@ -150,14 +139,37 @@ reconnect_locked(struct sshx *x, struct err *e)
 
 /* --- open / close ------------------------------------------------------------------------- */
 
+/* The host and its jump hosts through the ssh config, the target's values beating it; each
+ * warning told to the caller. */
+static int
+sshx_resolve(struct sshx *x, const struct transport_target *t, struct err *e)
+{
+    struct transport_sshconfig_env env;
+    transport_sshconfig_env_init(&env, t->ssh_config);
+    const struct transport_sshconfig_override ov = {
+        .user = t->user,
+        .port = t->port,
+        .identity = t->identity,
+        .jump = t->jump != NULL && *t->jump != '\0' ? t->jump : NULL,
+        .known_hosts = t->known_hosts};
+    int rc = transport_sshconfig_resolve_chain(&env, t->address, &ov, &x->chain, e);
+    if (rc != 0)
+        return err_prefix(e, "%s", x->base.name);
+    for (size_t i = 0; t->warn != NULL && i < x->chain.n; i++)
+        for (size_t k = 0; k < x->chain.hop[i]->n_warnings; k++)
+            t->warn(t->warn_ctx, x->base.name, x->chain.hop[i]->warnings[k]);
+    const struct transport_sshconfig *host = x->chain.hop[x->chain.n - 1];
+    x->timeout_s = t->connect_timeout_s > 0 ? t->connect_timeout_s : 0;
+    x->call_timeout_s = x->timeout_s > 0              ? x->timeout_s
+                        : host->connect_timeout_s > 0 ? host->connect_timeout_s
+                                                      : 10;
+    return 0;
+}
+
 static void
 sshx_free(struct sshx *x)
 {
-    free(x->address);
-    free(x->user);
-    free(x->identity);
-    free(x->known_hosts);
-    free(x->jump);
+    transport_sshconfig_chain_release(&x->chain);
     pthread_mutex_destroy(&x->mu);
     free(x);
 }
@@ -174,20 +186,10 @@ sshx_open(const struct transport_target *t, struct transport **out, struct err *
     x->base.ops = &transport_ssh_ops;
     snprintf(x->base.name, sizeof x->base.name, "%s", t->name != NULL ? t->name : t->address);
     pthread_mutex_init(&x->mu, NULL);
-    x->address = strdup(t->address);
-    x->user = dup_or_null(t->user);
-    x->identity = dup_or_null(t->identity);
-    x->known_hosts = transport_sshconn_expand_home(t->known_hosts != NULL ? t->known_hosts
-                                                                          : "~/.ssh/known_hosts");
-    x->jump = t->jump != NULL && *t->jump != '\0' ? strdup(t->jump) : NULL;
-    x->port = t->port;
-    x->timeout_s = t->connect_timeout_s > 0 ? t->connect_timeout_s : 10;
     x->accept_new = t->accept_new_host_keys;
-    if (x->address == NULL || x->known_hosts == NULL) {
-        sshx_free(x);
-        return err_set(e, NS_ENOMEM, "out of memory");
-    }
-    int rc = sshx_dial(x, &x->c, e);
+    int rc = sshx_resolve(x, t, e);
+    if (rc == 0)
+        rc = sshx_dial(x, &x->c, e);
     if (rc != 0) {
         sshx_free(x);
         return rc;
@@ -324,7 +326,7 @@ proc_drain_locked(struct sproc *p, size_t out_cap, size_t err_cap, struct err *e
         /* the exit status follows the EOFs; wait for it a slice at a time */
         transport_sshconn_set_timeout(x->c.s, SSH_SLICE_MS / 1000.0);
         int st = ssh_channel_get_exit_status(p->ch);
-        transport_sshconn_set_timeout(x->c.s, x->timeout_s);
+        transport_sshconn_set_timeout(x->c.s, x->call_timeout_s);
         if (st >= 0) {
             p->exited = true;
             p->status = st & 0xff;
@@ -458,7 +460,7 @@ sshx_spawn(struct transport *t, const char *const *argv, const void *stdin_data,
     if (rc == 0)
         rc = sshx_read_line(
             (struct transport_proc *)p, line, sizeof line,
-            (int64_t)(clock_now_ns() + (uint64_t)(x->timeout_s * 1e9) + 5 * NS_PER_SEC), e);
+            (int64_t)(clock_now_ns() + (uint64_t)(x->call_timeout_s * 1e9) + 5 * NS_PER_SEC), e);
     if (rc == 0) {
         char *end;
         long g = strtol(line, &end, 10);

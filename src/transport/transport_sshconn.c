@@ -1,13 +1,14 @@
-/* transport_sshconn.c - one SSH session to a host for the ssh transport (see transport_sshconn.h):
- * dial, directly or through a jump host; verify the host key against known_hosts; authenticate.
+/* transport_sshconn.c - one SSH session to a host for the ssh transport (see
+ * transport_sshconn.h): every hop of a resolved chain dialled, its host key verified, the user
+ * authenticated.
  *
- * Jump hosts: libssh 0.10 has no SSH_OPTIONS_PROXYJUMP (0.11 has). The bastion gets its own
- * session (host key verified against the same known_hosts, same authentication); a
- * direct-tcpip channel through it reaches the target, and a pump thread copies bytes between
- * that channel and a socketpair whose other end is the target session's socket
- * (SSH_OPTIONS_FD). The bastion's session belongs to the pump thread alone. ProxyJump lines in
- * ~/.ssh/config are turned by libssh itself into a ProxyCommand running `ssh -W`, which needs
- * the OpenSSH client. */
+ * Jump hosts: libssh 0.10 has no SSH_OPTIONS_PROXYJUMP (0.11 has), and its own reading of
+ * ~/.ssh/config turns ProxyJump into a ProxyCommand running `ssh -W` (which needs the OpenSSH
+ * client) and misses what later blocks set: libssh's config processing is switched off, every
+ * value comes from transport_sshconfig. Each jump host gets its own session; a direct-tcpip
+ * channel through it reaches the next hop, and a pump thread copies bytes between that channel
+ * and a socketpair whose other end is the next session's socket (SSH_OPTIONS_FD). A jump host's
+ * session belongs to its pump thread alone once the next hop is reached. */
 #include "transport/transport_sshconn.h"
 
 #include <errno.h>
@@ -24,34 +25,17 @@
 #include <unistd.h>
 
 #define SSH_CONN_PUMP_BUF 32768
+#define SSH_CONN_DEFAULT_TIMEOUT_S 10.0
 
+/* One hop being dialled. */
 struct dial {
-    const char *name;
-    const char *address;
-    const char *user;
-    unsigned port;
-    const char *identity;
-    const char *known_hosts; /* expanded */
+    const char *name;                     /* "zone1-vm" or "zone1-vm (jump host bastion)" */
+    const struct transport_sshconfig *ep; /* where and how */
     double timeout_s;
     bool accept_new;
     int fd; /* -1 or a connected socket to use instead of dialing */
+    char where[300];
 };
-
-/* "~/x" with the local home; returns malloc'd. */
-char *
-transport_sshconn_expand_home(const char *p)
-{
-    if (p[0] != '~' || p[1] != '/')
-        return strdup(p);
-    const char *home = getenv("HOME");
-    if (home == NULL)
-        home = "/";
-    size_t n = strlen(home) + strlen(p);
-    char *r = malloc(n);
-    if (r != NULL)
-        snprintf(r, n, "%s%s", home, p + 1);
-    return r;
-}
 
 static void
 mkdir_parent(const char *path)
@@ -72,7 +56,7 @@ void
 transport_sshconn_set_timeout(ssh_session s, double secs)
 {
     if (secs <= 0)
-        secs = 10;
+        secs = SSH_CONN_DEFAULT_TIMEOUT_S;
     long whole = (long)secs;
     long usec = (long)((secs - (double)whole) * 1e6);
     if (whole == 0 && usec == 0)
@@ -93,189 +77,216 @@ set_keepalive(int fd)
     setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof cnt);
 }
 
-/* "[user@]host[:port]" or "[user@][v6]:port" into parts (host is malloc'd). */
-static int
-parse_jump(const char *spec, char **user, char **host, unsigned *port, struct err *e)
-{
-    *user = NULL;
-    *host = NULL;
-    *port = 0;
-    const char *at = strrchr(spec, '@');
-    const char *h = at != NULL ? at + 1 : spec;
-    if (at != NULL)
-        *user = strndup(spec, (size_t)(at - spec));
-    const char *colon = NULL;
-    size_t hlen;
-    if (h[0] == '[') {
-        const char *close = strchr(h, ']');
-        if (close == NULL)
-            goto bad;
-        hlen = (size_t)(close - h - 1);
-        h++;
-        if (close[1] == ':')
-            colon = close + 1;
-        else if (close[1] != '\0')
-            goto bad;
-    } else {
-        colon = strchr(h, ':');
-        hlen = colon != NULL ? (size_t)(colon - h) : strlen(h);
-    }
-    if (hlen == 0)
-        goto bad;
-    if (colon != NULL) {
-        char *end;
-        unsigned long p = strtoul(colon + 1, &end, 10);
-        if (*end != '\0' || p == 0 || p > 65535)
-            goto bad;
-        *port = (unsigned)p;
-    }
-    *host = strndup(h, hlen);
-    return 0;
-bad:
-    free(*user);
-    *user = NULL;
-    return err_set(e, NS_EINVAL, "bad jump host '%s' (expected [user@]host[:port])", spec);
-}
-
 /* --- host keys ---------------------------------------------------------------------------- */
 
-static int
-hostkey_verify(ssh_session s, const char *name, const char *where, const char *known_hosts,
-               bool accept_new, struct err *e)
+static void
+key_fingerprint(ssh_session s, char *out, size_t len)
 {
     ssh_key key = NULL;
-    if (ssh_get_server_publickey(s, &key) != SSH_OK)
-        return err_set(e, NS_EHOSTKEY, "%s: no host key from %s: %s", name, where,
-                       ssh_get_error(s));
     unsigned char *hash = NULL;
     size_t hlen = 0;
     char *fp = NULL;
-    if (ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &hlen) == 0)
+    if (ssh_get_server_publickey(s, &key) == SSH_OK &&
+        ssh_get_publickey_hash(key, SSH_PUBLICKEY_HASH_SHA256, &hash, &hlen) == 0)
         fp = ssh_get_fingerprint_hash(SSH_PUBLICKEY_HASH_SHA256, hash, hlen);
-    const char *type = ssh_key_type_to_char(ssh_key_type(key));
-    char fpr[160];
-    snprintf(fpr, sizeof fpr, "%s %s", type != NULL ? type : "?", fp != NULL ? fp : "?");
+    const char *type = key != NULL ? ssh_key_type_to_char(ssh_key_type(key)) : NULL;
+    snprintf(out, len, "%s %s", type != NULL ? type : "?", fp != NULL ? fp : "?");
     ssh_clean_pubkey_hash(&hash);
     ssh_string_free_char(fp);
     ssh_key_free(key);
+}
 
-    enum ssh_known_hosts_e st = ssh_session_is_known_server(s);
-    switch (st) {
+/* The strongest verdict of the files, as OpenSSH combines them: a match in any file is OK; else
+ * a different key of the type offered is CHANGED; else another type is OTHER. libssh checks one
+ * user and one global file per call: each file is given as both in turn. */
+static enum ssh_known_hosts_e
+known_in_files(ssh_session s, const struct transport_sshconfig *ep, const char **errfile)
+{
+    enum ssh_known_hosts_e best = SSH_KNOWN_HOSTS_UNKNOWN;
+    size_t nu = ep->n_known_hosts_files, n = nu + ep->n_global_known_hosts_files;
+    *errfile = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const char *f = i < nu ? ep->known_hosts_files[i] : ep->global_known_hosts_files[i - nu];
+        ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, f);
+        ssh_options_set(s, SSH_OPTIONS_GLOBAL_KNOWNHOSTS, f);
+        enum ssh_known_hosts_e st = ssh_session_is_known_server(s);
+        if (st == SSH_KNOWN_HOSTS_OK)
+            return st;
+        if (st == SSH_KNOWN_HOSTS_CHANGED)
+            best = st;
+        else if (st == SSH_KNOWN_HOSTS_OTHER && best != SSH_KNOWN_HOSTS_CHANGED)
+            best = st;
+        else if (st == SSH_KNOWN_HOSTS_ERROR && *errfile == NULL)
+            *errfile = f;
+    }
+    return best;
+}
+
+static int
+record_key(ssh_session s, const struct dial *d, const char *fpr, struct err *e)
+{
+    const struct transport_sshconfig *ep = d->ep;
+    if (ep->n_known_hosts_files == 0)
+        return err_set(e, NS_EHOSTKEY,
+                       "%s: unknown host key for %s (%s) and no UserKnownHostsFile to record it "
+                       "in (UserKnownHostsFile none)",
+                       d->name, d->where, fpr);
+    const char *f = ep->known_hosts_files[0]; /* where ssh adds new keys */
+    mkdir_parent(f);
+    ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, f);
+    if (ssh_session_update_known_hosts(s) != SSH_OK)
+        return err_set(e, NS_EHOSTKEY, "%s: cannot record the host key of %s in %s: %s", d->name,
+                       d->where, f, ssh_get_error(s));
+    return 0;
+}
+
+static int
+hostkey_verify(ssh_session s, const struct dial *d, struct err *e)
+{
+    const struct transport_sshconfig *ep = d->ep;
+    char fpr[160];
+    key_fingerprint(s, fpr, sizeof fpr);
+    if (ep->host_key_alias != NULL) {
+        /* the alias is looked up (and recorded) without a port, as ssh does */
+        unsigned p22 = 22;
+        ssh_options_set(s, SSH_OPTIONS_HOST, ep->host_key_alias);
+        ssh_options_set(s, SSH_OPTIONS_PORT, &p22);
+    }
+    const char *errfile = NULL;
+    const char *files = ep->n_known_hosts_files > 0 ? ep->known_hosts_files[0] : "(none)";
+    switch (known_in_files(s, ep, &errfile)) {
     case SSH_KNOWN_HOSTS_OK:
-        return 0;
-    case SSH_KNOWN_HOSTS_UNKNOWN:
-    case SSH_KNOWN_HOSTS_NOT_FOUND:
-        if (!accept_new)
-            return err_set(e, NS_EHOSTKEY,
-                           "%s: unknown host key for %s (%s) not in %s; check the fingerprint "
-                           "and accept it with --accept-new-host-keys (or add it to that file)",
-                           name, where, fpr, known_hosts);
-        mkdir_parent(known_hosts);
-        if (ssh_session_update_known_hosts(s) != SSH_OK)
-            return err_set(e, NS_EHOSTKEY, "%s: cannot record the host key of %s in %s: %s", name,
-                           where, known_hosts, ssh_get_error(s));
         return 0;
     case SSH_KNOWN_HOSTS_CHANGED:
         return err_set(e, NS_EHOSTKEY,
-                       "%s: host key for %s has CHANGED (now %s) from the one in %s; refusing "
-                       "(possible man-in-the-middle; remove the old entry only if you know why "
-                       "it changed)",
-                       name, where, fpr, known_hosts);
+                       "%s: host key for %s has CHANGED (now %s) from the one known; refusing "
+                       "(possible man-in-the-middle; remove the old entry from %s only if you "
+                       "know why it changed)",
+                       d->name, d->where, fpr, files);
     case SSH_KNOWN_HOSTS_OTHER:
         return err_set(e, NS_EHOSTKEY,
-                       "%s: %s offered a %s key but %s holds a key of another type for it; "
-                       "refusing",
-                       name, where, fpr, known_hosts);
-    case SSH_KNOWN_HOSTS_ERROR:
+                       "%s: %s offered a %s key but the known_hosts files hold a key of another "
+                       "type for it; refusing",
+                       d->name, d->where, fpr);
     default:
-        return err_set(e, NS_EHOSTKEY, "%s: cannot check the host key of %s against %s: %s", name,
-                       where, known_hosts, ssh_get_error(s));
+        if (errfile != NULL && !d->accept_new)
+            return err_set(e, NS_EHOSTKEY, "%s: cannot check the host key of %s against %s: %s",
+                           d->name, d->where, errfile, ssh_get_error(s));
+        if (!d->accept_new)
+            return err_set(e, NS_EHOSTKEY,
+                           "%s: unknown host key for %s (%s) not in %s; check the fingerprint "
+                           "and accept it with --accept-new-host-keys (or add it to that file)",
+                           d->name, d->where, fpr, files);
+        return record_key(s, d, fpr, e);
     }
 }
 
 /* --- authentication ----------------------------------------------------------------------- */
 
-static int
-auth_session(ssh_session s, const char *name, const char *where, const char *identity,
-             struct err *e)
+static void
+tried_add(char *tried, size_t len, const char *what)
 {
-    char tried[256] = "";
-    const char *sock = getenv("SSH_AUTH_SOCK");
-    if (sock != NULL && *sock != '\0') {
-        if (ssh_userauth_agent(s, NULL) == SSH_AUTH_SUCCESS)
-            return 0;
-        snprintf(tried, sizeof tried, "the agent's keys");
-    }
-    if (identity != NULL) {
-        char *path = transport_sshconn_expand_home(identity);
+    size_t n = strlen(tried);
+    snprintf(tried + n, len - n, "%s%s", n ? ", " : "", what);
+}
+
+static bool
+try_agent(ssh_session s, const char *agent, char *tried, size_t len)
+{
+    if (agent == NULL || *agent == '\0')
+        return false;
+    ssh_options_set(s, SSH_OPTIONS_IDENTITY_AGENT, agent);
+    if (ssh_userauth_agent(s, NULL) == SSH_AUTH_SUCCESS)
+        return true;
+    tried_add(tried, len, "the agent's keys");
+    return false;
+}
+
+/* The identity files as ssh tries them: a missing file is skipped, one that cannot be read
+ * without a passphrase is named. */
+static bool
+try_files(ssh_session s, const struct transport_sshconfig *ep, char *tried, size_t len)
+{
+    size_t missing = 0;
+    for (size_t i = 0; i < ep->n_identity_paths; i++) {
+        const char *path = ep->identity_paths[i];
+        struct stat st;
+        if (stat(path, &st) != 0) {
+            missing++;
+            continue;
+        }
         ssh_key key = NULL;
-        if (path == NULL || ssh_pki_import_privkey_file(path, NULL, NULL, NULL, &key) != SSH_OK) {
-            int rc = err_set(e, NS_EAUTH, "%s: cannot read identity file '%s'", name,
-                             path != NULL ? path : identity);
-            free(path);
-            return rc;
+        char what[PATH_MAX + 40];
+        if (ssh_pki_import_privkey_file(path, NULL, NULL, NULL, &key) != SSH_OK) {
+            snprintf(what, sizeof what, "%s (unreadable or passphrase-protected)", path);
+            tried_add(tried, len, what);
+            continue;
         }
         int rc = ssh_userauth_publickey(s, NULL, key);
         ssh_key_free(key);
-        size_t n = strlen(tried);
-        snprintf(tried + n, sizeof tried - n, "%sidentity %s", n ? ", " : "", path);
-        free(path);
         if (rc == SSH_AUTH_SUCCESS)
-            return 0;
-    } else {
-        /* agent again, then ~/.ssh/config IdentityFile and the default keys */
-        if (ssh_userauth_publickey_auto(s, NULL, NULL) == SSH_AUTH_SUCCESS)
-            return 0;
-        size_t n = strlen(tried);
-        snprintf(tried + n, sizeof tried - n, "%sthe default keys", n ? ", " : "");
+            return true;
+        snprintf(what, sizeof what, "identity %s", path);
+        tried_add(tried, len, what);
     }
-    char *user = NULL;
-    ssh_options_get(s, SSH_OPTIONS_USER, &user);
-    int rc = err_set(e, NS_EAUTH, "%s: authentication failed as %s at %s (tried %s)", name,
-                     user != NULL ? user : "?", where, tried);
-    ssh_string_free_char(user);
-    return rc;
+    if (missing == ep->n_identity_paths) {
+        char what[64];
+        snprintf(what, sizeof what, "no identity file found (%zu looked for)", missing);
+        tried_add(tried, len, what);
+    }
+    return false;
+}
+
+/* The agent first, then the files; with IdentitiesOnly the files first (libssh 0.10 cannot
+ * limit the agent to their keys, so it comes after them). */
+static int
+auth_session(ssh_session s, const struct dial *d, struct err *e)
+{
+    const struct transport_sshconfig *ep = d->ep;
+    const char *agent = transport_sshconfig_agent(ep);
+    char tried[1024] = "";
+    bool ok =
+        ep->identities_only
+            ? try_files(s, ep, tried, sizeof tried) || try_agent(s, agent, tried, sizeof tried)
+            : try_agent(s, agent, tried, sizeof tried) || try_files(s, ep, tried, sizeof tried);
+    if (ok)
+        return 0;
+    return err_set(e, NS_EAUTH, "%s: authentication failed as %s at %s (tried %s)", d->name,
+                   ep->user, d->where, tried);
 }
 
 /* --- sessions ----------------------------------------------------------------------------- */
 
 static int
-connect_error(ssh_session s, const char *name, const char *where, struct err *e)
+connect_error(ssh_session s, const struct dial *d, struct err *e)
 {
     const char *msg = ssh_get_error(s);
     int code = strstr(msg, "imeout") != NULL || strstr(msg, "timed out") != NULL ? NS_ETIMEDOUT
                                                                                  : NS_ECONNECT;
-    return err_set(e, code, "%s: cannot connect to %s: %s", name, where, msg);
+    return err_set(e, code, "%s: cannot connect to %s: %s", d->name, d->where, msg);
 }
 
 static ssh_session
-session_new(const struct dial *d, char *where, size_t wlen, struct err *e)
+session_new(struct dial *d, struct err *e)
 {
+    const struct transport_sshconfig *ep = d->ep;
     ssh_session s = ssh_new();
     if (s == NULL) {
         err_set(e, NS_ENOMEM, "%s: out of memory", d->name);
         return NULL;
     }
-    int verbosity = SSH_LOG_NOLOG;
+    int verbosity = SSH_LOG_NOLOG, yes = 1;
+    bool process_config = false;
     ssh_options_set(s, SSH_OPTIONS_LOG_VERBOSITY, &verbosity);
-    ssh_options_set(s, SSH_OPTIONS_HOST, d->address);
-    /* ~/.ssh/config first, so that what the plan says explicitly is set after and wins */
-    ssh_options_parse_config(s, NULL);
-    if (d->user != NULL)
-        ssh_options_set(s, SSH_OPTIONS_USER, d->user);
-    if (d->port != 0)
-        ssh_options_set(s, SSH_OPTIONS_PORT, &d->port);
-    ssh_options_set(s, SSH_OPTIONS_KNOWNHOSTS, d->known_hosts);
-    int yes = 1;
+    /* every value is transport_sshconfig's: libssh must not read the config files itself */
+    ssh_options_set(s, SSH_OPTIONS_PROCESS_CONFIG, &process_config);
+    ssh_options_set(s, SSH_OPTIONS_HOST, ep->hostname);
+    ssh_options_set(s, SSH_OPTIONS_PORT, &ep->port);
+    ssh_options_set(s, SSH_OPTIONS_USER, ep->user);
     ssh_options_set(s, SSH_OPTIONS_NODELAY, &yes);
     transport_sshconn_set_timeout(s, d->timeout_s);
-    char *host = NULL;
-    unsigned port = 22;
-    ssh_options_get(s, SSH_OPTIONS_HOST, &host);
-    ssh_options_get_port(s, &port);
-    snprintf(where, wlen, strchr(host != NULL ? host : "", ':') ? "[%s]:%u" : "%s:%u",
-             host != NULL ? host : d->address, port);
-    ssh_string_free_char(host);
+    snprintf(d->where, sizeof d->where, strchr(ep->hostname, ':') ? "[%s]:%u" : "%s:%u",
+             ep->hostname, ep->port);
     if (d->fd >= 0) {
         socket_t fd = d->fd;
         ssh_options_set(s, SSH_OPTIONS_FD, &fd);
@@ -283,21 +294,24 @@ session_new(const struct dial *d, char *where, size_t wlen, struct err *e)
     return s;
 }
 
+/* Dial, verify, authenticate one hop; the session owns d->fd from here, even on failure. */
 static int
-session_open(const struct dial *d, ssh_session *out, struct err *e)
+session_open(struct dial *d, ssh_session *out, struct err *e)
 {
-    char where[300];
     *out = NULL;
-    ssh_session s = session_new(d, where, sizeof where, e);
-    if (s == NULL)
+    ssh_session s = session_new(d, e);
+    if (s == NULL) {
+        if (d->fd >= 0)
+            close(d->fd);
         return NS_ENOMEM;
+    }
     int rc = 0;
     if (ssh_connect(s) != SSH_OK)
-        rc = connect_error(s, d->name, where, e);
+        rc = connect_error(s, d, e);
     if (rc == 0)
-        rc = hostkey_verify(s, d->name, where, d->known_hosts, d->accept_new, e);
+        rc = hostkey_verify(s, d, e);
     if (rc == 0)
-        rc = auth_session(s, d->name, where, d->identity, e);
+        rc = auth_session(s, d, e);
     if (rc != 0) {
         ssh_disconnect(s);
         ssh_free(s);
@@ -321,7 +335,7 @@ jump_pump(void *arg)
         bool moved = false;
         ssize_t n = read(j->fd, buf, sizeof buf);
         if (n == 0)
-            break; /* the target session closed its end */
+            break; /* the next session closed its end */
         if (n > 0) {
             if (ssh_channel_write(j->ch, buf, (uint32_t)n) != (int)n)
                 break;
@@ -354,7 +368,7 @@ jump_pump(void *arg)
         }
     }
 out:
-    shutdown(j->fd, SHUT_RDWR); /* the target session sees the end at once */
+    shutdown(j->fd, SHUT_RDWR); /* the next session sees the end at once */
     return NULL;
 }
 
@@ -380,44 +394,25 @@ jump_close(struct transport_sshconn_jump *j)
     j->s = NULL;
 }
 
-/* Connect to the bastion and open a direct-tcpip channel to host:port; *fd_out is the socket
- * the target session uses. */
+/* Through the jump host's session s (taken over by j), a channel to next and the pump thread
+ * behind it; *fd_out is the socket the next session uses. */
 static int
-jump_open(const struct transport_sshconn_target *x, struct transport_sshconn_jump *j,
-          const char *host, unsigned port, int *fd_out, struct err *e)
+jump_start(struct transport_sshconn_jump *j, ssh_session s, const struct dial *d,
+           const struct transport_sshconfig *next, int *fd_out, struct err *e)
 {
-    char *juser = NULL, *jhost = NULL;
-    unsigned jport = 0;
-    int rc = parse_jump(x->jump, &juser, &jhost, &jport, e);
-    if (rc != 0)
-        return rc;
-    char jname[200];
-    snprintf(jname, sizeof jname, "%s (jump host %s)", x->name, jhost);
-    struct dial d = {.name = jname,
-                     .address = jhost,
-                     .user = juser,
-                     .port = jport,
-                     .identity = x->identity,
-                     .known_hosts = x->known_hosts,
-                     .timeout_s = x->timeout_s,
-                     .accept_new = x->accept_new_host_keys,
-                     .fd = -1};
-    rc = session_open(&d, &j->s, e);
-    free(juser);
-    free(jhost);
-    if (rc != 0)
-        return rc;
-    j->ch = ssh_channel_new(j->s);
-    if (j->ch == NULL ||
-        ssh_channel_open_forward(j->ch, host, (int)port, "127.0.0.1", 0) != SSH_OK) {
-        rc = err_set(e, NS_ECONNECT, "%s: the jump host cannot reach %s:%u: %s", x->name, host,
-                     port, ssh_get_error(j->s));
+    j->s = s;
+    j->fd = -1;
+    j->ch = ssh_channel_new(s);
+    if (j->ch == NULL || ssh_channel_open_forward(j->ch, next->hostname, (int)next->port,
+                                                  "127.0.0.1", 0) != SSH_OK) {
+        int rc = err_set(e, NS_ECONNECT, "%s: it cannot reach %s:%u: %s", d->name, next->hostname,
+                         next->port, ssh_get_error(s));
         jump_close(j);
         return rc;
     }
     int sv[2];
     if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-        rc = err_sys(e, NS_EIO, errno, "%s: socketpair", x->name);
+        int rc = err_sys(e, NS_EIO, errno, "%s: socketpair", d->name);
         jump_close(j);
         return rc;
     }
@@ -427,48 +422,66 @@ jump_open(const struct transport_sshconn_target *x, struct transport_sshconn_jum
     if (pthread_create(&j->th, NULL, jump_pump, j) != 0) {
         close(sv[0]);
         jump_close(j);
-        return err_set(e, NS_EIO, "%s: cannot start the jump host thread", x->name);
+        return err_set(e, NS_EIO, "%s: cannot start the jump host thread", d->name);
     }
     j->running = true;
     *fd_out = sv[0];
     return 0;
 }
 
+/* Close the jump hosts from the one nearest the host back to the first dialled: each pump drives
+ * a session whose socket the one before it feeds. */
+static void
+jumps_close(struct transport_sshconn *c)
+{
+    while (c->nj > 0)
+        jump_close(&c->j[--c->nj]);
+}
+
+static double
+hop_timeout(const struct transport_sshconn_target *t, const struct transport_sshconfig *ep)
+{
+    if (t->timeout_s > 0)
+        return t->timeout_s;
+    return ep->connect_timeout_s > 0 ? ep->connect_timeout_s : SSH_CONN_DEFAULT_TIMEOUT_S;
+}
+
 int
-transport_sshconn_open(const struct transport_sshconn_target *x, struct transport_sshconn *c,
+transport_sshconn_open(const struct transport_sshconn_target *t, struct transport_sshconn *c,
                        struct err *e)
 {
     memset(c, 0, sizeof *c);
-    c->j.fd = -1;
-    struct dial d = {.name = x->name,
-                     .address = x->address,
-                     .user = x->user,
-                     .port = x->port,
-                     .identity = x->identity,
-                     .known_hosts = x->known_hosts,
-                     .timeout_s = x->timeout_s,
-                     .accept_new = x->accept_new_host_keys,
-                     .fd = -1};
-    if (x->jump != NULL && *x->jump != '\0') {
-        /* where the target session would dial, after ~/.ssh/config */
-        char where[300];
-        ssh_session probe = session_new(&d, where, sizeof where, e);
-        if (probe == NULL)
-            return NS_ENOMEM;
-        char *host = NULL;
-        unsigned port = 22;
-        ssh_options_get(probe, SSH_OPTIONS_HOST, &host);
-        ssh_options_get_port(probe, &port);
-        int rc = jump_open(x, &c->j, host != NULL ? host : x->address, port, &d.fd, e);
-        ssh_string_free_char(host);
-        ssh_free(probe);
-        if (rc != 0)
+    const struct transport_sshconfig_chain *ch = t->chain;
+    if (ch == NULL || ch->n == 0 || ch->n > TRANSPORT_SSHCONFIG_HOPS_MAX + 1)
+        return err_set(e, NS_EINVAL, "%s: no host to dial", t->name);
+    int fd = -1;
+    for (size_t i = 0; i < ch->n; i++) {
+        char name[300];
+        if (i + 1 == ch->n)
+            snprintf(name, sizeof name, "%s", t->name);
+        else
+            snprintf(name, sizeof name, "%s (jump host %s)", t->name, ch->hop[i]->host_arg);
+        struct dial d = {.name = name,
+                         .ep = ch->hop[i],
+                         .timeout_s = hop_timeout(t, ch->hop[i]),
+                         .accept_new = t->accept_new_host_keys,
+                         .fd = fd};
+        ssh_session s = NULL;
+        int rc = session_open(&d, &s, e);
+        if (rc == 0 && i + 1 == ch->n) {
+            c->s = s;
+            return 0;
+        }
+        fd = -1;
+        if (rc == 0)
+            rc = jump_start(&c->j[c->nj], s, &d, ch->hop[i + 1], &fd, e);
+        if (rc != 0) {
+            jumps_close(c);
             return rc;
+        }
+        c->nj++;
     }
-    int rc = session_open(&d, &c->s, e); /* owns d.fd from here, even on failure */
-    if (rc != 0)
-        jump_close(&c->j);
-    return rc;
+    return err_set(e, NS_EINVAL, "%s: no host to dial", t->name); /* not reached */
 }
 
 void
@@ -479,11 +492,11 @@ transport_sshconn_close(struct transport_sshconn *c)
         ssh_free(c->s); /* also closes the socketpair end given with SSH_OPTIONS_FD */
         c->s = NULL;
     }
-    jump_close(&c->j);
+    jumps_close(c);
 }
 
 void
 transport_sshconn_stop_jump(struct transport_sshconn *c)
 {
-    jump_close(&c->j);
+    jumps_close(c);
 }

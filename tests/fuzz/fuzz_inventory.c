@@ -33,8 +33,7 @@ errors_in(const struct plan_diags *d)
 }
 
 static void
-read_as(enum inv_format f, const char *file, const struct inv_query *q, const char *buf,
-        size_t len)
+read_as(enum inv_format f, const char *file, const struct inv_query *q, const char *buf, size_t len)
 {
     struct arena a = {0};
     struct plan_diags *d = plan_diags_new();

@@ -394,6 +394,41 @@ test_hosts_from_json(void **state)
     run_free(&r);
 }
 
+/* An ssh config's aliases: the transport resolves each as ssh would, and the data address the
+ * plan took from the file is the hostname it resolves to. */
+static void
+test_ssh_config_resolved(void **state)
+{
+    (void)state;
+    char dir[1024], cfg[1200];
+    helper_source_path("tests/fixtures/plans/ok", dir, sizeof dir);
+    helper_source_path("tests/fixtures/inventories/ssh_config", cfg, sizeof cfg);
+    setenv("NETSURVEY_SSH_CONFIG", cfg, 1);
+    struct run r;
+    RUN(&r, dir, "plan", "--json", "hosts-from-ssh-config.yaml");
+    unsetenv("NETSURVEY_SSH_CONFIG");
+    assert_int_equal(r.status, 0);
+    json_t *doc = json_loads(r.out, 0, NULL);
+    assert_non_null(doc);
+    static const char *const names[] = {"zone1-vm", "zone2-vm", "zone3-vm", "zone4-vm"};
+    for (size_t i = 0; i < 4; i++) {
+        const json_t *h = json_host(doc, names[i]);
+        const json_t *res = json_object_get(json_object_get(h, "ssh"), "resolved");
+        const char *hostname = json_string_value(json_object_get(res, "hostname"));
+        if (hostname == NULL ||
+            strcmp(hostname, json_string_value(json_object_get(h, "data_address"))) != 0)
+            fail_msg("%s: resolved to %s, data address %s", names[i], hostname ? hostname : "?",
+                     json_string_value(json_object_get(h, "data_address")));
+        assert_string_equal(json_string_value(json_object_get(h, "address")), names[i]);
+    }
+    const json_t *z2 =
+        json_object_get(json_object_get(json_host(doc, "zone2-vm"), "ssh"), "resolved");
+    assert_int_equal(json_integer_value(json_object_get(z2, "port")), 2222);
+    assert_string_equal(json_string_value(json_object_get(z2, "user")), "azureuser");
+    json_decref(doc);
+    run_free(&r);
+}
+
 static void
 test_usage(void **state)
 {
@@ -436,7 +471,7 @@ main(void)
         cmocka_unit_test(test_bad_fixtures),    cmocka_unit_test(test_shipped_plans),
         cmocka_unit_test(test_ok_fixtures),     cmocka_unit_test(test_default_plan),
         cmocka_unit_test(test_stdin),           cmocka_unit_test(test_usage),
-        cmocka_unit_test(test_hosts_from_json),
+        cmocka_unit_test(test_hosts_from_json), cmocka_unit_test(test_ssh_config_resolved),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -286,7 +286,7 @@ check_ansible_hosts(const struct plan *p)
     /* host:port, and a host variable over its group's zone */
     expect_host(p, "az3-vm1", "203.0.113.31", "10.0.3.31", "3b", "westus3", "");
     assert_int_equal(host(p, "az3-vm1")->ssh.port, 2222);
-    assert_int_equal(host(p, "az1-vm1")->ssh.port, 22);
+    assert_int_equal(host(p, "az1-vm1")->ssh.port, 0); /* not given: the ssh config's, or 22 */
     assert_int_equal(host(p, "az1-vm1")->nlabels, 0);
 }
 
@@ -403,9 +403,9 @@ test_ssh_config(void **state)
     expect_host(p, "zone2-vm", "zone2-vm", "10.0.0.5", "2", "westus3", "westus3-az2");
     expect_host(p, "zone3-vm", "zone3-vm", "zone3-vm.internal.example", "3", "westus3", "");
     expect_host(p, "zone4-vm", "zone4-vm", "10.9.9.9", "3", "westus3", "");
-    /* user and port are left to the ssh config, not copied from it */
+    /* user and port are left to the ssh config (Port 2222 for zone2-vm), not copied from it */
     assert_null(host(p, "zone1-vm")->ssh.user);
-    assert_int_equal(host(p, "zone2-vm")->ssh.port, 22);
+    assert_int_equal(host(p, "zone2-vm")->ssh.port, 0);
     plan_free(p);
 
     struct plan_diags *d = plan_diags_new();

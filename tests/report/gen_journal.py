@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""gen_journal.py - craft netsurvey journals (run.json + results.jsonl) in the shape of
-/work/wt/JOURNAL.md, for the report tests and the report benchmark.
+"""gen_journal.py - craft netsurvey journals (run.json + results.jsonl) in the shape of the
+README's section "The journal" (src/journal/record.h), for the report tests and the report
+benchmark.
 
 The `result` objects start from real `nsperf -J` results kept in tests/fixtures/journals/nsperf/
 (captured on loopback) and are rescaled to the figures a fixture asks for: an RTT histogram is

@@ -1,5 +1,6 @@
 /* test_transport_ssh.c - the ssh transport against real OpenSSH sshd's on loopback addresses
- * (tests/ssh/sshd_harness.sh): host keys, authentication, jump host, quoting, token on stdin,
+ * (tests/ssh/sshd_harness.sh): host keys, authentication, jump hosts (a chain, and one reached
+ * only through an ssh config's alias and pattern blocks), quoting, token on stdin,
  * process groups, deploy and its cache, a dropped session, clean. Runs as root (label
  * integration). Every process group a test starts is checked gone afterwards. */
 #include <arpa/inet.h>
@@ -315,6 +316,101 @@ test_jump(void **state)
     /* a bad jump spec is refused */
     t.jump = "root@:x";
     assert_int_equal(transport_open(&t, &tr, &e), NS_EINVAL);
+}
+
+/* A chain of two jump hosts given as ssh -J takes it: host 0, then the bastion, then the inner
+ * host; with the first hop gone, the inner host is unreachable. */
+static void
+test_jump_chain(void **state)
+{
+    (void)state;
+    char jump[128];
+    snprintf(jump, sizeof jump, "root@%s:%u,root@%s:%u", ADDR_HOST, g_port[0], ADDR_BASTION,
+             g_port[1]);
+    struct transport_target t = target(2, "id_good", NULL);
+    t.jump = jump;
+    struct transport *tr = NULL;
+    struct err e = {0};
+    if (transport_open(&t, &tr, &e) != 0)
+        fail_msg("chain open: %s", e.msg);
+    char out[256], want[128];
+    const char *argv[] = {"sh", "-c", "echo \"$HOME\"", NULL};
+    assert_int_equal(run(tr, argv, NULL, out, sizeof out), 0);
+    snprintf(want, sizeof want, "%s/s2/home\n", g_dir);
+    assert_string_equal(out, want);
+    sh("%s stop %s/s0", g_harness, g_dir);
+    struct transport_proc *p = NULL;
+    assert_int_not_equal(transport_spawn(tr, argv, NULL, 0, &p, &e), 0);
+    if (p != NULL)
+        transport_proc_free(p);
+    transport_close(tr);
+    assert_int_equal(sh("%s start %s/s0 %s %u %s %d", g_harness, g_dir, ADDR_HOST, g_port[0], g_dir,
+                        (int)getpid()),
+                     0);
+}
+
+static int g_warnings;
+
+static void
+count_warning(void *ctx, const char *name, const char *msg)
+{
+    (void)ctx;
+    assert_string_equal(name, "h");
+    assert_non_null(strstr(msg, "algorithm lists"));
+    g_warnings++;
+}
+
+/* Only an alias in an ssh config: HostName and Port in its own block, User, the key, the
+ * known_hosts file and ProxyJump from pattern blocks after it, the jump host's own ProxyJump
+ * followed too (three hops, as ssh's ProxyJump children would dial them). */
+static void
+test_config_chain(void **state)
+{
+    (void)state;
+    char cfg[128];
+    snprintf(cfg, sizeof cfg, "%s/ssh_config", g_dir);
+    FILE *f = fopen(cfg, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "Host inner-vm\n HostName %s\n Port %u\n Ciphers aes128-ctr\n"
+            "Host *-vm\n ProxyJump mid\n"
+            "Host mid\n HostName %s\n Port %u\n ProxyJump root@%s:%u\n"
+            "Host *\n User root\n IdentityFile %s/id_good\n UserKnownHostsFile %s\n",
+            ADDR_INNER, g_port[2], ADDR_BASTION, g_port[1], ADDR_HOST, g_port[0], g_dir, g_kh);
+    fclose(f);
+    struct transport_target t = {.name = "h",
+                                 .kind = "ssh",
+                                 .address = "inner-vm",
+                                 .ssh_config = cfg,
+                                 .warn = count_warning};
+    struct transport *tr = NULL;
+    struct err e = {0};
+    g_warnings = 0;
+    if (transport_open(&t, &tr, &e) != 0)
+        fail_msg("config chain open: %s", e.msg);
+    assert_int_equal(g_warnings, 1);
+    char out[256], want[128];
+    const char *argv[] = {"sh", "-c", "echo \"$HOME\"", NULL};
+    assert_int_equal(run(tr, argv, NULL, out, sizeof out), 0);
+    snprintf(want, sizeof want, "%s/s2/home\n", g_dir);
+    assert_string_equal(out, want);
+    /* the path really is both jump hosts: with the middle one gone, unreachable */
+    sh("%s stop %s/s1", g_harness, g_dir);
+    struct transport_proc *p = NULL;
+    assert_int_not_equal(transport_spawn(tr, argv, NULL, 0, &p, &e), 0);
+    if (p != NULL)
+        transport_proc_free(p);
+    transport_close(tr);
+    assert_int_equal(sh("%s start %s/s1 %s %u %s %d", g_harness, g_dir, ADDR_BASTION, g_port[1],
+                        g_dir, (int)getpid()),
+                     0);
+    /* what the config refuses names the file and line */
+    f = fopen(cfg, "a");
+    assert_non_null(f);
+    fputs("Host inner-vm\n Frobnicate yes\n", f);
+    fclose(f);
+    assert_int_equal(transport_open(&t, &tr, &e), NS_EPARSE);
+    assert_non_null(strstr(e.msg, "ssh_config line 16: bad configuration option: frobnicate"));
 }
 
 static void
@@ -698,6 +794,8 @@ main(void)
         cmocka_unit_test_teardown(test_agent, check_groups_gone),
         cmocka_unit_test_teardown(test_host_keys, check_groups_gone),
         cmocka_unit_test_teardown(test_jump, check_groups_gone),
+        cmocka_unit_test_teardown(test_jump_chain, check_groups_gone),
+        cmocka_unit_test_teardown(test_config_chain, check_groups_gone),
         cmocka_unit_test_teardown(test_metacharacters, check_groups_gone),
         cmocka_unit_test_teardown(test_token_stdin_and_signal, check_groups_gone),
         cmocka_unit_test_teardown(test_deploy_and_nsperf, check_groups_gone),

@@ -275,7 +275,7 @@ str_at(const json_t *rec, const char *a, const char *b)
     return json_string_value(v);
 }
 
-/* Every record has the trial record's fields (JOURNAL.md). */
+/* Every record has the trial record's fields (README "The journal", src/journal/record.h). */
 static void
 assert_record_shape(const json_t *rec)
 {

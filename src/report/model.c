@@ -1,9 +1,10 @@
-/* journal.c - load run directories (JOURNAL.md) into the report model.
+/* model.c - load run directories into the report model, through the journal's reader
+ * (journal/journal.h; the format is the README's section "The journal").
  *
- * Each results.jsonl line is parsed, reduced at once to the figures the reports use (headline
- * value, CPU, retransmits, UDP loss, the RTT histogram's sparse buckets) and dropped, so memory
- * follows the number of trials, not the journal's size. A trial (scenario, family, src, dst,
- * number) seen twice keeps its last ok record, else its last failed one (a resumed run). */
+ * Each trial record is reduced at once to the figures the reports use (headline value, CPU,
+ * retransmits, UDP loss, the RTT histogram's sparse buckets) and dropped, so memory follows the
+ * number of trials, not the journal's size. A trial seen twice under one key (journal_key: a
+ * resumed run) keeps its last ok record, else its last failed one (journal_supersedes). */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -14,37 +15,17 @@
 
 #include "common/errors.h"
 #include "common/hist.h"
-#include "report/jscan.h"
+#include "journal/journal.h"
 #include "report/reportint.h"
 
-#define RUN_JSON_MAX (64u << 20)
-
-static const struct {
-    const char *name;
-    enum rkind kind;
-} rkinds[] = {{"tcp_stream", RK_TCP_STREAM},
-              {"udp_stream", RK_UDP_STREAM},
-              {"tcp_rr", RK_TCP_RR},
-              {"udp_rr", RK_UDP_RR},
-              {"tcp_crr", RK_TCP_CRR}};
-
-static enum rkind
-rkind_from(const char *s)
-{
-    for (size_t i = 0; i < sizeof rkinds / sizeof rkinds[0]; i++)
-        if (s != NULL && strcmp(s, rkinds[i].name) == 0)
-            return rkinds[i].kind;
-    return RK_UNKNOWN;
-}
-
 const char *
-rkind_unit(enum rkind k)
+rkind_unit(enum testspec_kind k)
 {
     switch (k) {
-    case RK_TCP_STREAM:
-    case RK_UDP_STREAM:
+    case TESTSPEC_TCP_STREAM:
+    case TESTSPEC_UDP_STREAM:
         return "Mbit/s";
-    case RK_TCP_CRR:
+    case TESTSPEC_TCP_CRR:
         return "conn/s";
     default:
         return "us";
@@ -52,13 +33,13 @@ rkind_unit(enum rkind k)
 }
 
 const char *
-rkind_metric(enum rkind k)
+rkind_metric(enum testspec_kind k)
 {
     switch (k) {
-    case RK_TCP_STREAM:
-    case RK_UDP_STREAM:
+    case TESTSPEC_TCP_STREAM:
+    case TESTSPEC_UDP_STREAM:
         return "throughput";
-    case RK_TCP_CRR:
+    case TESTSPEC_TCP_CRR:
         return "connections/s";
     default:
         return "mean RTT";
@@ -66,21 +47,21 @@ rkind_metric(enum rkind k)
 }
 
 bool
-rkind_lower_is_better(enum rkind k)
+rkind_lower_is_better(enum testspec_kind k)
 {
-    return k == RK_TCP_RR || k == RK_UDP_RR || k == RK_UNKNOWN;
+    return k == TESTSPEC_TCP_RR || k == TESTSPEC_UDP_RR;
 }
 
 bool
-rkind_has_rtt(enum rkind k)
+rkind_has_rtt(enum testspec_kind k)
 {
-    return k == RK_TCP_RR || k == RK_UDP_RR || k == RK_TCP_CRR;
+    return k == TESTSPEC_TCP_RR || k == TESTSPEC_UDP_RR || k == TESTSPEC_TCP_CRR;
 }
 
 const char *
 rfamily_name(int family)
 {
-    return family == 1 ? "ipv6" : "ipv4";
+    return journal_family_name(family == 1 ? JOURNAL_IPV6 : JOURNAL_IPV4);
 }
 
 void
@@ -114,22 +95,6 @@ static char *
 xstrdup(const char *s)
 {
     return strdup(s != NULL ? s : "");
-}
-
-static const char *
-jstr(const json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s != NULL ? s : "";
-}
-
-static double
-jnum(const json_t *o, const char *key, bool *has)
-{
-    const json_t *v = json_object_get(o, key);
-    if (has != NULL)
-        *has = json_is_number(v);
-    return json_is_number(v) ? json_number_value(v) : 0.0;
 }
 
 /* "zone 2" < "zone 10": digit runs compare as numbers. */
@@ -167,41 +132,73 @@ natcmp(const char *a, const char *b)
 /* --- hosts, scenarios, pairs -------------------------------------------------------------------
  */
 
-static int
-host_find(struct rmodel *m, const char *name, const char *region)
+static uint32_t
+host_hash(const char *name, const char *region)
 {
+    uint32_t h = 2166136261u; /* FNV-1a over name, a NUL, region */
+    for (const char *p = name;; p++) {
+        h = (h ^ (unsigned char)*p) * 16777619u;
+        if (*p == '\0')
+            break;
+    }
+    for (const char *p = region; *p != '\0'; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    return h;
+}
+
+/* The slot of (name, region) in the hosts' index: its host, or the empty slot to take. Two
+ * lookups a record: a linear search over 100 hosts was a tenth of a report's time. */
+static size_t
+host_slot(const struct rmodel *m, const char *name, const char *region)
+{
+    size_t j = host_hash(name, region) & (m->hidx_cap - 1);
+    while (m->hidx[j] != UINT32_MAX) {
+        const struct rhost *h = &m->hosts[m->hidx[j]];
+        if (strcmp(h->name, name) == 0 && strcmp(h->region, region) == 0)
+            break;
+        j = (j + 1) & (m->hidx_cap - 1);
+    }
+    return j;
+}
+
+static int
+hidx_grow(struct rmodel *m)
+{
+    size_t cap = m->hidx_cap ? m->hidx_cap * 2 : 256;
+    uint32_t *t = malloc(cap * sizeof *t);
+    if (t == NULL)
+        return NS_ENOMEM;
+    memset(t, 0xff, cap * sizeof *t);
+    free(m->hidx);
+    m->hidx = t;
+    m->hidx_cap = cap;
     for (size_t i = 0; i < m->nhosts; i++)
-        if (strcmp(m->hosts[i].name, name) == 0 && strcmp(m->hosts[i].region, region) == 0)
-            return (int)i;
-    return -1;
+        m->hidx[host_slot(m, m->hosts[i].name, m->hosts[i].region)] = (uint32_t)i;
+    return 0;
 }
 
-/* The host of a run.json entry or a trial's src/dst object ("name" or "host"). */
-static int host_get_str(struct rmodel *m, const char *name, const char *zone, const char *region,
-                        const char *addr, json_t *env);
-
+/* The host named name in region (NULL reads as ""), added when new; env (borrowed, may be NULL)
+ * is the first one a run.json gives it. */
 static int
-host_get(struct rmodel *m, const json_t *o, json_t *env)
+host_get(struct rmodel *m, const char *name, const char *zone, const char *region, const char *addr,
+         const json_t *env)
 {
-    const char *name = json_object_get(o, "host") ? jstr(o, "host") : jstr(o, "name");
-    return host_get_str(m, name, jstr(o, "zone"), jstr(o, "region"), jstr(o, "data_address"), env);
-}
-
-static int
-host_get_str(struct rmodel *m, const char *name, const char *zone, const char *region,
-             const char *addr, json_t *env)
-{
+    if (name == NULL)
+        name = "";
     if (zone == NULL)
         zone = "";
     if (region == NULL)
         region = "";
     if (addr == NULL)
         addr = "";
-    int i = host_find(m, name, region);
-    if (i >= 0) {
-        if (m->hosts[i].env == NULL)
-            m->hosts[i].env = env;
-        return i;
+    if ((m->nhosts + 1) * 2 > m->hidx_cap && hidx_grow(m) != 0)
+        return NS_ENOMEM;
+    size_t slot = host_slot(m, name, region);
+    if (m->hidx[slot] != UINT32_MAX) {
+        struct rhost *h = &m->hosts[m->hidx[slot]];
+        if (h->env == NULL)
+            h->env = env;
+        return (int)m->hidx[slot];
     }
     if (m->nhosts == m->caphosts) {
         size_t cap = m->caphosts ? m->caphosts * 2 : 64;
@@ -220,19 +217,23 @@ host_get_str(struct rmodel *m, const char *name, const char *zone, const char *r
     h->zone_idx = -1;
     if (!h->name || !h->zone || !h->region || !h->addr)
         return NS_ENOMEM;
+    m->hidx[slot] = (uint32_t)m->nhosts;
     return (int)m->nhosts++;
 }
 
+/* The scenario of that name, added when new. def is how the run recorded its parameters (NULL:
+ * a trial names a scenario its run.json does not; its parameters are the record's). Two runs
+ * that give one name to two kinds cannot be merged. */
 static int
-scen_get(struct rmodel *m, const json_t *def, struct err *e)
+scen_get(struct rmodel *m, const struct journal_scenario *sc, const json_t *def, struct err *e)
 {
-    const char *name = jstr(def, "name");
+    const char *name = sc->name != NULL ? sc->name : "", *test = sc->test;
     for (size_t i = 0; i < m->nscens; i++) {
         if (strcmp(m->scens[i].name, name) != 0)
             continue;
-        if (strcmp(m->scens[i].test, jstr(def, "test")) != 0)
+        if (strcmp(m->scens[i].test, test) != 0)
             return err_set(e, NS_EPARSE, "scenario '%s' is %s in one run and %s in another", name,
-                           m->scens[i].test, jstr(def, "test"));
+                           m->scens[i].test, test);
         return (int)i;
     }
     if (m->nscens == m->capscens) {
@@ -245,10 +246,10 @@ scen_get(struct rmodel *m, const json_t *def, struct err *e)
     }
     struct rscen *s = &m->scens[m->nscens];
     s->name = xstrdup(name);
-    s->test = xstrdup(jstr(def, "test"));
-    s->kind = rkind_from(s->test);
-    s->reverse = json_is_true(json_object_get(def, "reverse"));
-    s->def = json_deep_copy(def);
+    s->test = xstrdup(test);
+    s->kind = (enum testspec_kind)sc->kind;
+    s->reverse = sc->reverse;
+    s->def = def != NULL ? json_deep_copy(def) : journal_scenario_json(sc);
     if (!s->name || !s->test || !s->def)
         return err_set(e, NS_ENOMEM, "out of memory");
     json_object_del(s->def, "trials");
@@ -357,118 +358,76 @@ trial_release(struct rtrial *t)
     memset(t, 0, sizeof *t);
 }
 
+/* The trial's latency distribution, for the kinds that have one. */
 static int
-rtt_load(struct rmodel *m, struct rrtt *r, const json_t *rtt)
+rtt_fill(struct rmodel *m, struct rrtt *r, const struct journal_result *res)
 {
-    const json_t *buckets = json_object_get(json_object_get(rtt, "hist"), "buckets");
-    json_int_t sub_bits =
-        json_integer_value(json_object_get(json_object_get(rtt, "hist"), "sub_bits"));
-    if (!json_is_array(buckets) || sub_bits != HIST_SUB_BITS)
+    if (!res->has_rtt || !res->has_hist || res->nbuckets == 0)
         return 0; /* no usable histogram: percentiles are left out, the mean still counts */
-    size_t nb = json_array_size(buckets);
-    r->b = rmodel_buckets(m, nb ? nb : 1);
+    r->b = rmodel_buckets(m, res->nbuckets);
     if (r->b == NULL)
         return NS_ENOMEM;
-    size_t i;
-    json_t *b;
-    json_array_foreach(buckets, i, b)
-    {
-        json_int_t low = json_integer_value(json_array_get(b, 0));
-        json_int_t cnt = json_integer_value(json_array_get(b, 1));
-        if (low < 0 || cnt <= 0)
-            continue;
-        r->b[r->nb] = RBUCKET(hist_index((uint64_t)low), (uint64_t)cnt);
-        r->n += RBUCKET_COUNT(r->b[r->nb]);
-        r->nb++;
+    for (size_t i = 0; i < res->nbuckets; i++) {
+        r->b[i] = RBUCKET(hist_index(res->buckets[i].low_ns), res->buckets[i].count);
+        r->n += RBUCKET_COUNT(r->b[i]);
     }
-    if (r->n > 0) {
-        r->min_ns = jnum(rtt, "min", NULL) * 1e3;
-        r->max_ns = jnum(rtt, "max", NULL) * 1e3;
-        r->mean_ns = jnum(rtt, "mean", NULL) * 1e3;
-        r->m2 = jnum(rtt, "m2_ns2", NULL);
-    }
+    r->nb = (uint32_t)res->nbuckets;
+    r->min_ns = res->rtt_min_us * 1e3;
+    r->max_ns = res->rtt_max_us * 1e3;
+    r->mean_ns = res->rtt_mean_us * 1e3;
+    r->m2 = res->rtt_m2_ns2;
     return 0;
 }
 
-static int
-trial_fill(struct rmodel *m, struct rtrial *t, enum rkind kind, const json_t *rec)
+/* The headline figure of the kind (us, Mbit/s, conn/s); false when the result lacks it. */
+static bool
+headline(enum testspec_kind kind, const struct journal_result *res, double *value)
 {
-    const json_t *res = json_object_get(rec, "result");
-    t->ok = strcmp(jstr(rec, "status"), "ok") == 0 && json_is_object(res);
+    switch (kind) {
+    case TESTSPEC_TCP_STREAM:
+    case TESTSPEC_UDP_STREAM:
+        *value = res->throughput_bps / 1e6;
+        return res->has_throughput;
+    case TESTSPEC_TCP_CRR:
+        *value = res->connections_per_s;
+        return res->has_connections;
+    default:
+        *value = res->rtt_mean_us;
+        return res->has_rtt_mean;
+    }
+}
+
+static int
+trial_fill(struct rmodel *m, struct rtrial *t, enum testspec_kind kind,
+           const struct journal_trial *rec)
+{
+    const struct journal_result *res = &rec->result;
+    t->ok = rec->status == JOURNAL_OK && res->present;
     if (!t->ok) {
-        const char *why = json_string_value(json_object_get(rec, "error"));
-        t->error = xstrdup(why != NULL ? why : "failed without a reason");
+        t->error = xstrdup(rec->error != NULL ? rec->error : "failed without a reason");
         return t->error ? 0 : NS_ENOMEM;
     }
-    bool has = false;
-    const json_t *rtt = json_object_get(res, "rtt_us");
-    switch (kind) {
-    case RK_TCP_STREAM:
-    case RK_UDP_STREAM:
-        t->value = jnum(res, "throughput_bps", &has) / 1e6;
-        break;
-    case RK_TCP_CRR:
-        t->value = jnum(res, "connections_per_s", &has);
-        break;
-    default:
-        t->value = jnum(rtt, "mean", &has);
-        break;
-    }
-    if (!has) { /* an "ok" record without its figure is a failure the reader must see */
+    if (!headline(kind, res, &t->value)) { /* an "ok" record without its figure is a failure */
         t->ok = false;
         t->error = xstrdup("result has no headline figure");
         return t->error ? 0 : NS_ENOMEM;
     }
-    const json_t *cpu = json_object_get(res, "cpu");
-    bool h1, h2;
-    t->cpu_local = jnum(cpu, "local_pct", &h1);
-    t->cpu_remote = jnum(cpu, "remote_pct", &h2);
-    t->has_cpu = h1 && h2;
-    t->retrans = jnum(res, "retransmits", &t->has_retrans);
-    const json_t *udp = json_object_get(res, "udp");
-    if (json_is_object(udp)) {
-        bool hl, hs;
-        double lost = jnum(udp, "lost", &hl), sent = jnum(udp, "sent", &hs);
-        t->lost_pct = jnum(udp, "lost_pct", &has);
-        if (!has && hl && hs && sent > 0)
-            t->lost_pct = 100.0 * lost / sent;
-        t->jitter_us = jnum(udp, "jitter_us", NULL);
+    t->cpu_local = res->cpu_local_pct;
+    t->cpu_remote = res->cpu_remote_pct;
+    t->has_cpu = res->has_cpu_local && res->has_cpu_remote;
+    t->retrans = res->retransmits;
+    t->has_retrans = res->has_retransmits;
+    if (res->has_udp) {
+        t->lost_pct = res->udp_lost_pct;
+        if (!res->has_udp_lost_pct && res->has_udp_lost && res->has_udp_sent && res->udp_sent > 0)
+            t->lost_pct = 100.0 * res->udp_lost / res->udp_sent;
+        t->jitter_us = res->udp_jitter_us;
         t->has_udp = true;
     }
-    if (rkind_has_rtt(kind) && json_is_object(rtt))
-        return rtt_load(m, &t->rtt, rtt);
-    return 0;
+    return rkind_has_rtt(kind) ? rtt_fill(m, &t->rtt, res) : 0;
 }
 
-static int trial_insert(struct rpair *p, struct rtrial *tp, struct err *e);
-
-static int
-record_add(struct rmodel *m, const json_t *rec, struct err *e)
-{
-    const json_t *sdef = json_object_get(rec, "scenario");
-    int s = scen_get(m, sdef, e);
-    if (s < 0)
-        return s;
-    int src = host_get(m, json_object_get(rec, "src"), NULL);
-    int dst = host_get(m, json_object_get(rec, "dst"), NULL);
-    if (src < 0 || dst < 0)
-        return err_set(e, NS_ENOMEM, "out of memory");
-    int fam = strcmp(jstr(rec, "family"), "ipv6") == 0 ? 1 : 0;
-    struct rpair *p = pair_get(m, s, fam, src, dst);
-    if (p == NULL)
-        return err_set(e, NS_ENOMEM, "out of memory");
-    json_int_t n = json_integer_value(json_object_get(rec, "trial"));
-    struct rtrial t;
-    memset(&t, 0, sizeof t);
-    t.n = n > 0 && n < UINT32_MAX ? (uint32_t)n : 0;
-    if (trial_fill(m, &t, m->scens[s].kind, rec) != 0) {
-        trial_release(&t);
-        return err_set(e, NS_ENOMEM, "out of memory");
-    }
-    return trial_insert(p, &t, e);
-}
-
-/* Keep t (moved in) as trial t.n of p: the last ok record wins, else the last failed one. */
+/* Keep t (moved in) as trial t.n of p, by journal_supersedes. */
 static int
 trial_insert(struct rpair *p, struct rtrial *tp, struct err *e)
 {
@@ -476,7 +435,7 @@ trial_insert(struct rpair *p, struct rtrial *tp, struct err *e)
     for (size_t i = 0; i < p->nt; i++) {
         if (p->t[i].n != t.n)
             continue;
-        if (t.ok || !p->t[i].ok) {
+        if (journal_supersedes(t.ok, p->t[i].ok)) {
             trial_release(&p->t[i]);
             p->t[i] = t;
         } else {
@@ -498,89 +457,32 @@ trial_insert(struct rpair *p, struct rtrial *tp, struct err *e)
     return 0;
 }
 
-/* The fast path: a record read by jscan whose scenario is known. Returns 1 when added, 0 when
- * the slow path must take the line, or a negative NS_E*. */
+/* One record into the model: its scenario and hosts (added when new), its pair, its trial. The
+ * pair and trial number make the journal's key (journal_key); hosts are told apart by name and
+ * region, so that runs of several regions merge. */
 static int
-record_add_fast(struct rmodel *m, const struct jscan_rec *r, struct err *e)
+record_add(void *arg, const struct journal_trial *rec, struct err *e)
 {
-    if (r->schema.s == NULL || strcmp(r->schema.s, "netsurvey.trial/1") != 0 ||
-        r->scen_name.s == NULL || r->scen_test.s == NULL || r->src.host.s == NULL ||
-        r->dst.host.s == NULL)
-        return 0;
-    int s = -1;
-    for (size_t i = 0; i < m->nscens; i++)
-        if (strcmp(m->scens[i].name, r->scen_name.s) == 0 &&
-            strcmp(m->scens[i].test, r->scen_test.s) == 0)
-            s = (int)i;
-    if (s < 0 || (r->has_rtt && r->has_buckets && r->sub_bits != HIST_SUB_BITS))
-        return 0;
-    int src = host_get_str(m, r->src.host.s, r->src.zone.s, r->src.region.s, r->src.addr.s, NULL);
-    int dst = host_get_str(m, r->dst.host.s, r->dst.zone.s, r->dst.region.s, r->dst.addr.s, NULL);
+    struct rmodel *m = arg;
+    int s = scen_get(m, &rec->scenario, NULL, e);
+    if (s < 0)
+        return s;
+    const struct journal_endpoint *a = &rec->src, *b = &rec->dst;
+    int src = host_get(m, a->host, a->zone, a->region, a->data_address, NULL);
+    int dst = host_get(m, b->host, b->zone, b->region, b->data_address, NULL);
     if (src < 0 || dst < 0)
         return err_set(e, NS_ENOMEM, "out of memory");
-    int fam = r->family.s != NULL && strcmp(r->family.s, "ipv6") == 0 ? 1 : 0;
-    struct rpair *p = pair_get(m, s, fam, src, dst);
+    struct rpair *p = pair_get(m, s, rec->family == JOURNAL_IPV6, src, dst);
     if (p == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
     struct rtrial t;
     memset(&t, 0, sizeof t);
-    t.n = r->trial;
-    enum rkind kind = m->scens[s].kind;
-    t.ok = r->status.s != NULL && strcmp(r->status.s, "ok") == 0 && r->has_result;
-    bool has = false;
-    if (t.ok) {
-        switch (kind) {
-        case RK_TCP_STREAM:
-        case RK_UDP_STREAM:
-            t.value = r->throughput_bps / 1e6;
-            has = r->has_throughput;
-            break;
-        case RK_TCP_CRR:
-            t.value = r->connections_per_s;
-            has = r->has_connections;
-            break;
-        default:
-            t.value = r->rtt_mean;
-            has = r->has_rtt_mean;
-            break;
-        }
+    t.n = rec->trial;
+    if (trial_fill(m, &t, m->scens[s].kind, rec) != 0) {
+        trial_release(&t);
+        return err_set(e, NS_ENOMEM, "out of memory");
     }
-    if (!t.ok || !has) {
-        const char *why = !t.ok ? (r->error.s ? r->error.s : "failed without a reason")
-                                : "result has no headline figure";
-        t.ok = false;
-        t.error = strdup(why);
-        if (t.error == NULL)
-            return err_set(e, NS_ENOMEM, "out of memory");
-        return trial_insert(p, &t, e) == 0 ? 1 : NS_ENOMEM;
-    }
-    t.has_cpu = r->has_cpu_local && r->has_cpu_remote;
-    t.cpu_local = r->cpu_local;
-    t.cpu_remote = r->cpu_remote;
-    t.has_retrans = r->has_retransmits;
-    t.retrans = r->retransmits;
-    if (r->has_udp) {
-        t.has_udp = true;
-        t.lost_pct = r->udp_lost_pct;
-        if (!r->has_udp_lost_pct && r->has_udp_lost && r->has_udp_sent && r->udp_sent > 0)
-            t.lost_pct = 100.0 * r->udp_lost / r->udp_sent;
-        t.jitter_us = r->udp_jitter;
-    }
-    if (rkind_has_rtt(kind) && r->has_buckets && r->nb > 0) {
-        t.rtt.b = rmodel_buckets(m, r->nb);
-        if (t.rtt.b == NULL)
-            return err_set(e, NS_ENOMEM, "out of memory");
-        for (size_t i = 0; i < r->nb; i++) {
-            t.rtt.b[i] = RBUCKET(r->b[i].idx, r->b[i].count);
-            t.rtt.n += RBUCKET_COUNT(t.rtt.b[i]);
-        }
-        t.rtt.nb = (uint32_t)r->nb;
-        t.rtt.min_ns = r->rtt_min * 1e3;
-        t.rtt.max_ns = r->rtt_max * 1e3;
-        t.rtt.mean_ns = r->rtt_mean * 1e3;
-        t.rtt.m2 = r->rtt_m2;
-    }
-    return trial_insert(p, &t, e) == 0 ? 1 : NS_ENOMEM;
+    return trial_insert(p, &t, e);
 }
 
 /* --- files ------------------------------------------------------------------------------------ */
@@ -588,92 +490,49 @@ record_add_fast(struct rmodel *m, const struct jscan_rec *r, struct err *e)
 static int
 run_load(struct rmodel *m, const char *dir, struct err *e)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/run.json", dir);
-    json_error_t je;
-    json_t *run = json_load_file(path, 0, &je);
-    if (run == NULL && je.line < 1)
-        return err_set(e, NS_ENOTFOUND, "%s", je.text);
-    if (run == NULL)
-        return err_set(e, NS_EPARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);
+    struct journal_run *run = NULL;
+    int rc = journal_read_run(dir, &run, e);
+    if (rc != 0)
+        return rc;
     struct rrun *r = &m->runs[m->nruns++];
     r->dir = xstrdup(dir);
     r->run = run;
     if (r->dir == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
-    size_t i;
-    json_t *h;
-    json_array_foreach(json_object_get(run, "hosts"), i, h)
-    {
-        if (host_get(m, h, json_object_get(h, "env")) < 0)
+    for (size_t i = 0; i < run->nhosts; i++) {
+        const struct journal_run_host *h = &run->hosts[i];
+        if (host_get(m, h->name, h->zone, h->region, h->data_address, h->env) < 0)
             return err_set(e, NS_ENOMEM, "out of memory");
     }
-    json_array_foreach(json_object_get(run, "scenarios"), i, h)
-    {
-        int rc = scen_get(m, h, e);
+    for (size_t i = 0; i < run->nscenarios; i++) {
+        rc = scen_get(m, &run->scenarios[i].sc, run->scenarios[i].recorded, e);
         if (rc < 0)
             return rc;
     }
     return 0;
 }
 
+static void
+line_skipped(void *arg, const char *path, unsigned long line, const char *why)
+{
+    const struct rmodel *m = arg;
+    if (m->warn != NULL)
+        fprintf(m->warn, "netsurvey: warning: %s:%lu: %s, line ignored\n", path, line, why);
+}
+
 static int
 results_load(struct rmodel *m, const char *dir, struct err *e)
 {
-    char path[4096];
-    snprintf(path, sizeof path, "%s/results.jsonl", dir);
-    FILE *f = fopen(path, "r");
-    if (f == NULL && errno == ENOENT) { /* a run that has not finished a trial yet */
-        fprintf(stderr, "netsurvey: warning: %s: no trial recorded yet\n", path);
+    struct journal_read_stats st;
+    int rc = journal_read_trials(dir, record_add, line_skipped, m, &st, e);
+    if (rc == NS_ENOTFOUND) { /* a run that has not finished a trial yet */
+        if (m->warn != NULL)
+            fprintf(m->warn, "netsurvey: warning: %s/%s: no trial recorded yet\n", dir,
+                    JOURNAL_RESULTS_FILE);
         return 0;
     }
-    if (f == NULL)
-        return err_sys(e, NS_EIO, errno, "cannot open %s", path);
-    setvbuf(f, NULL, _IOFBF, 1u << 20); /* 4 KiB reads of a 200 MB journal cost 0.1 s of system */
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    unsigned long lineno = 0;
-    int rc = 0;
-    /* NETSURVEY_JOURNAL_SLOW=1 reads every line with jansson: the tests compare both readers */
-    const char *slow_env = getenv("NETSURVEY_JOURNAL_SLOW");
-    bool slow = slow_env != NULL && strcmp(slow_env, "1") == 0;
-    struct jscan_rec *fast = calloc(1, sizeof *fast);
-    if (fast == NULL) {
-        fclose(f);
-        return err_set(e, NS_ENOMEM, "out of memory");
-    }
-    while (rc == 0 && (len = getline(&line, &cap, f)) > 0) {
-        lineno++;
-        bool complete = line[len - 1] == '\n';
-        if (!slow && complete && jscan_trial(line, (size_t)len, fast)) {
-            rc = record_add_fast(m, fast, e);
-            if (rc != 0) {
-                rc = rc > 0 ? 0 : rc;
-                continue;
-            }
-        }
-        json_error_t je;
-        json_t *rec = json_loadb(line, (size_t)len, 0, &je);
-        if (rec == NULL || !complete || strcmp(jstr(rec, "schema"), "netsurvey.trial/1") != 0) {
-            if (!complete)
-                m->torn_lines++;
-            else
-                m->skipped_lines++;
-            fprintf(stderr, "netsurvey: warning: %s:%lu: %s, line ignored\n", path, lineno,
-                    !complete     ? "torn last line"
-                    : rec == NULL ? je.text
-                                  : "not a trial record");
-            json_decref(rec);
-            continue;
-        }
-        rc = record_add(m, rec, e);
-        json_decref(rec);
-    }
-    jscan_rec_release(fast);
-    free(fast);
-    free(line);
-    fclose(f);
+    m->torn_lines += st.torn;
+    m->skipped_lines += st.bad;
     return rc;
 }
 
@@ -751,7 +610,7 @@ zones_build(struct rmodel *m)
 }
 
 int
-rmodel_load(const char *const *dirs, int ndirs, struct rmodel **out, struct err *e)
+rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out, struct err *e)
 {
     struct rmodel *m = calloc(1, sizeof *m);
     if (m == NULL || ndirs <= 0 || (m->runs = calloc((size_t)ndirs, sizeof *m->runs)) == NULL) {
@@ -759,6 +618,7 @@ rmodel_load(const char *const *dirs, int ndirs, struct rmodel **out, struct err 
         return err_set(e, ndirs <= 0 ? NS_EINVAL : NS_ENOMEM,
                        ndirs <= 0 ? "no run directory" : "out of memory");
     }
+    m->warn = warn;
     int rc = 0;
     for (int i = 0; rc == 0 && i < ndirs; i++)
         rc = run_load(m, dirs[i], e);
@@ -789,6 +649,7 @@ rmodel_free(struct rmodel *m)
     }
     free(m->pairs);
     free(m->pidx);
+    free(m->hidx);
     while (m->blocks != NULL) {
         struct rblock *next = m->blocks->next;
         munmap(m->blocks, sizeof *m->blocks + m->blocks->cap * sizeof(rbucket_t));
@@ -813,7 +674,7 @@ rmodel_free(struct rmodel *m)
     free(m->scens);
     for (size_t i = 0; i < m->nruns; i++) {
         free(m->runs[i].dir);
-        json_decref(m->runs[i].run);
+        journal_run_free(m->runs[i].run);
     }
     free(m->runs);
     free(m);

@@ -1,8 +1,8 @@
-/* journal.c - the run directory on disk. Durability order: the directory is fsync'd when it
- * is created (so the files in it survive a power cut), run.json is replaced by rename after
- * an fsync, and each trial line is written with one write(2) and fsync'd before the next one
- * is recorded, so a crash leaves at most one torn last line. */
-#include "survey/journal.h"
+/* dir.c - the run directory on disk, the journal's one writer. Durability order: the directory is
+ * fsync'd when it is created (so the files in it survive a power cut), run.json is replaced by
+ * rename after an fsync, and each trial line is written with one write(2) and fsync'd before the
+ * next one is recorded, so a crash leaves at most one torn last line. */
+#include "journal/journal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -15,8 +15,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define JOURNAL_MAX_RESULTS (1ull << 34) /* 16 GiB of results.jsonl is a broken file */
 
 struct journal {
     char dir[PATH_MAX - 64]; /* room for "/results.jsonl.tmp" in PATH_MAX */
@@ -191,12 +189,14 @@ journal_resume(const char *dir, size_t *torn_bytes, struct journal **out, struct
 }
 
 int
-journal_write_run(struct journal *j, const json_t *run, struct err *e)
+journal_write_run(struct journal *j, const struct journal_run *run, struct err *e)
 {
     char tmp[PATH_MAX], path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", j->dir, JOURNAL_RUN_FILE);
     snprintf(tmp, sizeof tmp, "%s/%s.tmp", j->dir, JOURNAL_RUN_FILE);
-    char *text = json_dumps(run, JSON_COMPACT);
+    json_t *doc = journal_run_json(run);
+    char *text = doc != NULL ? json_dumps(doc, JSON_COMPACT) : NULL;
+    json_decref(doc);
     if (text == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
     int rc = 0;
@@ -216,9 +216,12 @@ journal_write_run(struct journal *j, const json_t *run, struct err *e)
 }
 
 int
-journal_append(struct journal *j, const json_t *rec, struct err *e)
+journal_append(struct journal *j, const struct journal_trial *t, const json_t *result,
+               struct err *e)
 {
-    char *text = json_dumps(rec, JSON_COMPACT);
+    json_t *rec = journal_trial_json(t, result);
+    char *text = rec != NULL ? json_dumps(rec, JSON_COMPACT) : NULL;
+    json_decref(rec);
     if (text == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
     size_t len = strlen(text);
@@ -239,12 +242,6 @@ journal_append(struct journal *j, const json_t *rec, struct err *e)
     return rc;
 }
 
-const char *
-journal_dir(const struct journal *j)
-{
-    return j->dir;
-}
-
 void
 journal_free(struct journal *j)
 {
@@ -254,82 +251,4 @@ journal_free(struct journal *j)
         close(j->results_fd);
     pthread_mutex_destroy(&j->mu);
     free(j);
-}
-
-int
-journal_read_run(const char *dir, json_t **out, struct err *e)
-{
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, JOURNAL_RUN_FILE);
-    json_error_t je;
-    *out = json_load_file(path, 0, &je);
-    if (*out == NULL)
-        return err_set(e, NS_EPARSE, "%s: %s", path, je.text);
-    if (!json_is_object(*out)) {
-        json_decref(*out);
-        *out = NULL;
-        return err_set(e, NS_EPARSE, "%s: not a JSON object", path);
-    }
-    return 0;
-}
-
-static int
-read_all(const char *path, char **buf, size_t *len, struct err *e)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return err_sys(e, NS_EIO, errno, "cannot open %s", path);
-    struct stat st;
-    int rc = fstat(fd, &st) == 0 ? 0 : err_sys(e, NS_EIO, errno, "cannot stat %s", path);
-    if (rc == 0 && (unsigned long long)st.st_size > JOURNAL_MAX_RESULTS)
-        rc = err_set(e, NS_ETOOBIG, "%s is larger than %llu bytes", path, JOURNAL_MAX_RESULTS);
-    *buf = rc == 0 ? malloc((size_t)st.st_size + 1) : NULL;
-    if (rc == 0 && *buf == NULL)
-        rc = err_set(e, NS_ENOMEM, "out of memory");
-    size_t got = 0;
-    while (rc == 0 && got < (size_t)st.st_size) {
-        ssize_t n = read(fd, *buf + got, (size_t)st.st_size - got);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break; /* shrank meanwhile: take what is there */
-        got += (size_t)n;
-    }
-    close(fd);
-    if (rc == 0) {
-        (*buf)[got] = '\0';
-        *len = got;
-    }
-    return rc;
-}
-
-int
-journal_read_trials(const char *dir, void (*fn)(const json_t *rec, void *arg), void *arg,
-                    size_t *bad, size_t *torn, struct err *e)
-{
-    *bad = *torn = 0;
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, JOURNAL_RESULTS_FILE);
-    char *buf = NULL;
-    size_t len = 0;
-    int rc = read_all(path, &buf, &len, e);
-    if (rc != 0)
-        return rc;
-    size_t pos = 0;
-    while (pos < len) {
-        char *nl = memchr(buf + pos, '\n', len - pos);
-        size_t end = nl != NULL ? (size_t)(nl - buf) : len;
-        json_error_t je;
-        json_t *rec = json_loadb(buf + pos, end - pos, 0, &je);
-        if (nl == NULL)
-            (*torn)++;
-        if (rec == NULL || !json_is_object(rec) || nl == NULL)
-            (*bad)++;
-        else
-            fn(rec, arg);
-        json_decref(rec);
-        pos = end + 1;
-    }
-    free(buf);
-    return 0;
 }

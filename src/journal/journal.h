@@ -1,0 +1,82 @@
+/* journal.h - a run directory on disk: run.json (rewritten atomically) and results.jsonl (one
+ * fsync'd line per finished trial), as the README's section "The journal" defines them. The
+ * one writer (survey's) and the one reader (report's, and survey's resume). The records
+ * themselves are journal/record.h's. */
+#ifndef NS_JOURNAL_JOURNAL_H
+#define NS_JOURNAL_JOURNAL_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "common/errors.h"
+#include "journal/record.h"
+
+/* --- writing ---------------------------------------------------------------------------------- */
+
+struct journal; /* an open run directory; thread-safe appends */
+
+/* Create dir (and its parents), refusing a directory that exists and is not empty, fsync
+ * it and its parent, create an empty results.jsonl. *out owned by the caller. */
+int journal_create(const char *dir, struct journal **out, struct err *e);
+
+/* Open an existing run directory to continue it. A torn last line of results.jsonl (no
+ * newline at its end) is cut off so that the next record starts on a line of its own;
+ * *torn_bytes says how many bytes were dropped (0 when none). */
+int journal_resume(const char *dir, size_t *torn_bytes, struct journal **out, struct err *e);
+
+/* Write run.json atomically (tmp file, fsync, rename, fsync of the directory). */
+int journal_write_run(struct journal *j, const struct journal_run *run, struct err *e);
+
+/* Append one trial record (result: nsperf's object, borrowed, or NULL) as one line with one
+ * write(2), then fsync. Safe from several threads. */
+int journal_append(struct journal *j, const struct journal_trial *t, const json_t *result,
+                   struct err *e);
+
+/* journal_free(NULL) is safe. */
+void journal_free(struct journal *j);
+
+/* --- reading ---------------------------------------------------------------------------------- */
+
+/* run.json of dir, read with the cap JOURNAL_RUN_MAX, into *out (caller frees with
+ * journal_run_free). Returns 0, NS_ENOTFOUND (no run.json: "unable to open PATH: ..."),
+ * NS_EIO, NS_ETOOBIG, NS_EPARSE ("PATH:LINE:COL: ..." or a scenario of unknown kind) or
+ * NS_ENOMEM. */
+int journal_read_run(const char *dir, struct journal_run **out, struct err *e);
+
+/* What journal_read_trials met besides the records it handed on. */
+struct journal_read_stats {
+    size_t records; /* trial records handed to the callback */
+    size_t torn;    /* a last line without its newline (a run still writing, or killed) */
+    size_t bad;     /* complete lines that are not trial records */
+};
+
+/* A line that was not handed on: path, 1-based line number, why ("torn last line", jansson's
+ * message, "not a trial record", "unknown test kind 'x'"). */
+typedef void (*journal_skip_fn)(void *arg, const char *path, unsigned long line, const char *why);
+
+/* A trial record (borrowed until the callback returns). Returns 0 to go on, or NS_E* to stop
+ * reading (journal_read_trials returns it). */
+typedef int (*journal_trial_fn)(void *arg, const struct journal_trial *t, struct err *e);
+
+/* Call fn for every trial record of dir's results.jsonl, in order; skip (may be NULL) hears of
+ * every line that is not one. Each line is read with the cap JOURNAL_LINE_MAX. The fast reader
+ * (journal/scan.h) takes the lines it knows and hands the others to jansson; the environment
+ * variable NETSURVEY_JOURNAL_SLOW=1 sends every line to jansson (the tests compare both).
+ * Returns 0, NS_ENOTFOUND (no results.jsonl), NS_EIO, NS_ETOOBIG, NS_ENOMEM or fn's code. */
+int journal_read_trials(const char *dir, journal_trial_fn fn, journal_skip_fn skip, void *arg,
+                        struct journal_read_stats *st, struct err *e);
+
+/* One line's reader, for journal_read_trials and its tests: scratch space (the fast reader's
+ * strings and buckets, jansson's tree) reused line after line. */
+struct journal_reader;
+
+/* slow: every line through jansson. NULL when out of memory. */
+struct journal_reader *journal_reader_new(bool slow);
+void journal_reader_free(struct journal_reader *rd);
+
+/* Read one line (its newline may be included) into *t, whose pointers stay valid until the
+ * next call with rd. Returns 0, or NS_EPARSE with why in e (see journal_skip_fn). */
+int journal_reader_parse(struct journal_reader *rd, const char *line, size_t len,
+                         struct journal_trial *t, struct err *e);
+
+#endif

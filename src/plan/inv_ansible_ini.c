@@ -284,7 +284,7 @@ inv_ansible_ini(struct ans_inv *a, const char *buf, size_t len)
 {
     struct ini r = {.a = a, .group = (long)a->ungrouped, .state = HOSTS};
     char *line = NULL;
-    for (size_t off = 0; off < len && !a->x->oom;) {
+    for (size_t off = 0; off < len && !inv_give_up(a->x);) {
         const char *nl = memchr(buf + off, '\n', len - off);
         size_t n = nl != NULL ? (size_t)(nl - (buf + off)) : len - off;
         r.line++;

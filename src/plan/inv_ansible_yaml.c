@@ -68,7 +68,7 @@ yr_vars(struct yr *r, const struct ynode *map, struct ans_vars *out, struct ans_
 static void
 yr_hosts(struct yr *r, const struct ynode *hosts, size_t g)
 {
-    for (size_t i = 0; i + 1 < hosts->nkids && !r->a->x->oom; i += 2) {
+    for (size_t i = 0; i + 1 < hosts->nkids && !inv_give_up(r->a->x); i += 2) {
         const struct ynode *k = hosts->kids[i], *v = hosts->kids[i + 1];
         if (k->kind != YNODE_SCALAR || k->len == 0) {
             yr_error(r, k, "a host pattern must be text, found %s", plan_ynode_kind_text(k));
@@ -98,7 +98,7 @@ static long yr_group(struct yr *r, const struct ynode *key, const struct ynode *
 static void
 yr_children(struct yr *r, const struct ynode *kids, size_t g)
 {
-    for (size_t i = 0; i + 1 < kids->nkids && !r->a->x->oom; i += 2) {
+    for (size_t i = 0; i + 1 < kids->nkids && !inv_give_up(r->a->x); i += 2) {
         long c = yr_group(r, kids->kids[i], kids->kids[i + 1]);
         if (c >= 0 && !ans_child(r->a, g, (size_t)c))
             return;
@@ -166,7 +166,8 @@ yr_group(struct yr *r, const struct ynode *key, const struct ynode *val)
     if (g < 0)
         return -1;
     r->a->g[g].defined = true;
-    for (size_t i = 0; val->kind == YNODE_MAP && i + 1 < val->nkids && !r->a->x->oom; i += 2) {
+    for (size_t i = 0; val->kind == YNODE_MAP && i + 1 < val->nkids && !inv_give_up(r->a->x);
+         i += 2) {
         const struct ynode *k = val->kids[i], *v = val->kids[i + 1];
         bool known = k->kind == YNODE_SCALAR &&
                      (strcmp(k->str, "hosts") == 0 || strcmp(k->str, "vars") == 0 ||

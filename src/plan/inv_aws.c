@@ -130,7 +130,7 @@ aws_instance(struct inv_ctx *x, const json_t *in, const char *where, size_t *ren
 static bool
 aws_instances(struct inv_ctx *x, const json_t *list, const char *prefix, size_t *renamed)
 {
-    for (size_t i = 0; i < json_array_size(list) && !x->oom; i++) {
+    for (size_t i = 0; i < json_array_size(list) && !inv_give_up(x); i++) {
         char where[64];
         snprintf(where, sizeof where, "%s[%zu]", prefix, i);
         if (!aws_instance(x, json_array_get(list, i), where, renamed))

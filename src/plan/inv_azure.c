@@ -87,7 +87,7 @@ inv_read_azure(struct inv_ctx *x, const char *buf, size_t len)
                   "unexpected json in %s: expected the list that az vm list -d -o json prints, "
                   "found %s",
                   x->file, inv_json_kind(doc));
-    for (size_t i = 0; i < json_array_size(doc) && !x->oom; i++)
+    for (size_t i = 0; i < json_array_size(doc) && !inv_give_up(x); i++)
         if (!azure_machine(x, json_array_get(doc, i), i))
             break;
     json_decref(doc);

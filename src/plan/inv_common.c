@@ -34,8 +34,13 @@ inv_report(struct inv_ctx *x, int kind, const char *fmt, va_list ap)
     char msg[1024];
     vsnprintf(msg, sizeof msg, fmt, ap);
     int rc;
-    if (kind == 0) {
-        x->errors++;
+    if (kind == 0 && ++x->errors > INV_MAX_ERRORS) {
+        rc = x->errors == INV_MAX_ERRORS + 1
+                 ? plan_diag_add(x->d, x->plan_file, x->line, x->col,
+                                 "more problems in %s not shown; is it in the %s format?", x->file,
+                                 inv_format_names[x->format])
+                 : 0;
+    } else if (kind == 0) {
         rc = plan_diag_add(x->d, x->plan_file, x->line, x->col, "%s", msg);
     } else if (kind == 1) {
         rc = plan_diag_warn(x->d, x->plan_file, x->line, x->col, "%s", msg);
@@ -114,6 +119,12 @@ inv_add(struct inv_ctx *x, const char *name, const char *where, unsigned line, u
         return NULL;
     x->n++;
     return m;
+}
+
+bool
+inv_give_up(const struct inv_ctx *x)
+{
+    return x->oom || x->errors > INV_MAX_ERRORS;
 }
 
 bool

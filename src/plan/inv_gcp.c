@@ -101,7 +101,7 @@ inv_read_gcp(struct inv_ctx *x, const char *buf, size_t len)
                   "unexpected json in %s: expected the list that gcloud compute instances list "
                   "--format=json prints, found %s",
                   x->file, inv_json_kind(doc));
-    for (size_t i = 0; i < json_array_size(doc) && !x->oom && inv_count(x); i++)
+    for (size_t i = 0; i < json_array_size(doc) && !inv_give_up(x) && inv_count(x); i++)
         if (!gcp_machine(x, json_array_get(doc, i), i))
             break;
     json_decref(doc);

@@ -290,7 +290,7 @@ inv_read_ssh_config(struct inv_ctx *x, const char *buf, size_t len)
 {
     struct sshcfg c = {.x = x};
     char *line = NULL;
-    for (size_t off = 0; off < len && !x->oom;) {
+    for (size_t off = 0; off < len && !inv_give_up(x);) {
         const char *nl = memchr(buf + off, '\n', len - off);
         size_t n = nl != NULL ? (size_t)(nl - (buf + off)) : len - off;
         c.line++;

@@ -22,6 +22,7 @@
 
 #define INV_MAX_MACHINES 100000 /* entries of one file, before selection */
 #define INV_MAX_GROUPS 10000    /* Ansible groups of one file */
+#define INV_MAX_ERRORS 20       /* problems reported of one file; a reader stops past them */
 
 enum inv_format { INV_AZURE, INV_AWS, INV_GCP, INV_ANSIBLE, INV_SSH_CONFIG, INV_FORMAT_COUNT };
 
@@ -81,7 +82,9 @@ void inv_ctx_release(struct inv_ctx *x);
 
 /* --- for the readers (inv_common.c) -------------------------------------------------------- */
 
-/* Report a problem at the hosts_from entry; the message should name x->file. */
+/* Report a problem at the hosts_from entry; the message should name x->file. Past
+ * INV_MAX_ERRORS problems one line says that the file has more, and the rest are counted only
+ * (a file of another format than the entry says would otherwise give a problem a line). */
 void inv_error(struct inv_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void inv_warn(struct inv_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void inv_note(struct inv_ctx *x, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -95,6 +98,9 @@ struct inv_machine *inv_add(struct inv_ctx *x, const char *name, const char *whe
 /* Copy len bytes of s into the arena (NULL and oom set when out of memory). */
 const char *inv_strndup(struct inv_ctx *x, const char *s, size_t len);
 const char *inv_strdup(struct inv_ctx *x, const char *s);
+
+/* Whether a reader should stop: past INV_MAX_ERRORS problems, or out of memory. */
+bool inv_give_up(const struct inv_ctx *x);
 
 /* Count one more machine of the file; false (after reporting) past INV_MAX_MACHINES. */
 bool inv_count(struct inv_ctx *x);

@@ -277,8 +277,14 @@ run_summary(const struct run_args *a, const char *dir, const struct survey_run_r
         printf(", %llu not run", (unsigned long long)r->not_run);
     printf(" (%llu in the plan), %s\n", (unsigned long long)r->tests,
            schedule_format_duration(r->elapsed_s, el, sizeof el));
+    if (r->unrecorded > 0)
+        printf("not recorded: %llu trial%s finished but %s record could not be written (a "
+               "resume runs %s again)\n",
+               (unsigned long long)r->unrecorded, r->unrecorded == 1 ? "" : "s",
+               r->unrecorded == 1 ? "its" : "their", r->unrecorded == 1 ? "it" : "them");
     for (size_t i = 0; i < r->nfailures; i++)
-        printf("  failed: %s\n", r->failures[i].text);
+        printf("  %s: %s\n", r->failures[i].unrecorded ? "not recorded" : "failed",
+               r->failures[i].text);
     if (r->interrupted || r->failed > 0)
         printf("resume:  netsurvey run%s%s --resume %s\n", a->plan != NULL ? " " : "",
                a->plan != NULL ? a->plan : "", dir);
@@ -390,7 +396,7 @@ run_with_plan(const struct run_args *a, struct plan *p, int argc, char **argv)
     struct survey_run_result r;
     struct err e = {0};
     int rc = survey_run(&o, &r, &e);
-    int status = run_result(a, dir, rc, &e, &r);
+    int status = run_result(a, r.dir, rc, &e, &r);
     survey_run_result_release(&r);
     return status;
 }

@@ -21,8 +21,16 @@ struct err;
 
 #define JOURNAL_RUN_FILE "run.json"
 #define JOURNAL_RESULTS_FILE "results.jsonl"
-#define JOURNAL_RUN_SCHEMA "netsurvey.run/1"
-#define JOURNAL_TRIAL_SCHEMA "netsurvey.trial/1"
+/* The run directory's lock: `netsurvey run` holds an exclusive flock(2) on it while it owns the
+ * directory (journal/journal.h: journal_owner); the file holds the owner's PID. */
+#define JOURNAL_LOCK_FILE ".lock"
+#define JOURNAL_RUN_SCHEMA "netsurvey.run/2"
+#define JOURNAL_TRIAL_SCHEMA "netsurvey.trial/2"
+/* The first versions, still read: their scenario parameters are the plan's as written, 0 standing
+ * for nsperf's default of the version that ran (README "The journal"); a run.json of version 1
+ * has no state, no planned counts and no pairs. A version-1 run is never resumed. */
+#define JOURNAL_RUN_SCHEMA_1 "netsurvey.run/1"
+#define JOURNAL_TRIAL_SCHEMA_1 "netsurvey.trial/1"
 
 /* Caps on what readers take in (STYLE.md: every read has a limit). run.json holds the plan's
  * text (<= 4 MiB) and one environment per host; a trial line holds nsperf's result, which the
@@ -131,6 +139,29 @@ json_t *journal_trial_json(const struct journal_trial *t, const json_t *result);
 
 /* --- run.json -------------------------------------------------------------------------------- */
 
+/* How a run stands ("state"): written RUNNING when it starts (and when a resume starts), one of
+ * the others when it ends. UNKNOWN when reading a run.json without a state (version 1) or with
+ * another value. A run whose process was killed stays RUNNING with nobody holding its lock:
+ * readers call that incomplete (journal_owner tells a live owner from none). */
+enum journal_run_state {
+    JOURNAL_RUN_UNKNOWN,
+    JOURNAL_RUN_RUNNING,     /* "running" */
+    JOURNAL_RUN_COMPLETE,    /* "complete": the schedule ran to its end (trials may have failed) */
+    JOURNAL_RUN_INTERRUPTED, /* "interrupted": stopped by SIGINT or SIGTERM */
+    JOURNAL_RUN_FAILED,      /* "failed": stopped by an error (the journal could not be written) */
+};
+
+/* "running", ...; NULL for UNKNOWN. */
+const char *journal_run_state_name(enum journal_run_state s);
+/* The state named s (NULL too: UNKNOWN). */
+enum journal_run_state journal_run_state_from(const char *s);
+
+/* A planned ordered pair ("pairs"): indexes into the run's hosts. Every scenario runs over
+ * every planned pair, its "trials" times. */
+struct journal_pair {
+    uint32_t src, dst;
+};
+
 struct journal_run_host {
     const char *name, *zone, *region, *data_address;
     const char *transport; /* "local" or "ssh" */
@@ -141,7 +172,8 @@ struct journal_run_host {
 
 struct journal_run_scenario {
     struct journal_scenario sc;
-    uint64_t trials;
+    uint64_t trials;  /* per pair */
+    uint64_t planned; /* trials of the scenario over all pairs: trials x pairs (0 in version 1) */
     /* Reading: the scenario object as recorded (its members in their order and JSON types), for
      * reports that show the parameters as the run wrote them. */
     const json_t *recorded;
@@ -157,12 +189,19 @@ struct journal_run {
     const char *netsurvey_version, *nsperf_version, *nsperf_sha256; /* nsperf_version may be NULL */
     const json_t *tool; /* reading: the "tool" object as recorded (reports copy it) */
     const char *started, *command;
+    enum journal_run_state state;
+    const char *ended; /* when the state became final; NULL while running */
     uint64_t rounds, tests, pairs;
     double estimate_s;
     const struct journal_run_host *hosts;
     size_t nhosts;
     const struct journal_run_scenario *scenarios;
     size_t nscenarios;
+    /* The planned pairs ("pairs"); reading: those whose indexes are in range (none in version 1,
+     * has_pairs false). */
+    const struct journal_pair *pair_list;
+    size_t npair_list;
+    bool has_pairs;
     json_t *json; /* reading: the document (owned, freed by journal_run_free) */
 };
 

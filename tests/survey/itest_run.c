@@ -279,7 +279,7 @@ str_at(const json_t *rec, const char *a, const char *b)
 static void
 assert_record_shape(const json_t *rec)
 {
-    assert_string_equal(str_at(rec, "schema", NULL), "netsurvey.trial/1");
+    assert_string_equal(str_at(rec, "schema", NULL), "netsurvey.trial/2");
     assert_non_null(str_at(rec, "run_id", NULL));
     assert_non_null(str_at(rec, "plan", "name"));
     assert_int_equal(strlen(str_at(rec, "plan", "sha256")), 64);
@@ -413,7 +413,7 @@ test_default_plan(void **state)
     tmp_path(path, sizeof path, "default/run.json");
     json_t *run = json_load_file(path, 0, NULL);
     assert_non_null(run);
-    assert_string_equal(str_at(run, "schema", NULL), "netsurvey.run/1");
+    assert_string_equal(str_at(run, "schema", NULL), "netsurvey.run/2");
     assert_string_equal(str_at(run, "plan", "name"), "localhost");
     assert_non_null(str_at(run, "plan", "source"));
     assert_int_equal(strlen(str_at(run, "tool", "nsperf_sha256")), 64);

@@ -55,16 +55,89 @@ journal_supersedes(bool now_ok, bool before_ok)
 
 /* --- writing ---------------------------------------------------------------------------------- */
 
+static const char *const param_keys[TESTSPEC_PARAM_COUNT] = {
+    [TESTSPEC_P_DURATION] = "duration_s",
+    [TESTSPEC_P_WARMUP] = "warmup_s",
+    [TESTSPEC_P_STREAMS] = "streams",
+    [TESTSPEC_P_MSG_SIZE] = "msg_size",
+    [TESTSPEC_P_RESPONSE_SIZE] = "response_size",
+    [TESTSPEC_P_RATE] = "rate_bps",
+    [TESTSPEC_P_INTERVAL] = "interval_s",
+    [TESTSPEC_P_WINDOW] = "window",
+    [TESTSPEC_P_REVERSE] = "reverse",
+};
+
+const char *
+journal_param_key(enum testspec_param p)
+{
+    return (int)p >= 0 && p < TESTSPEC_PARAM_COUNT ? param_keys[p] : NULL;
+}
+
+double
+journal_scenario_value(const struct journal_scenario *sc, enum testspec_param p)
+{
+    switch (p) {
+    case TESTSPEC_P_DURATION:
+        return sc->duration_s;
+    case TESTSPEC_P_WARMUP:
+        return sc->warmup_s;
+    case TESTSPEC_P_STREAMS:
+        return (double)sc->streams;
+    case TESTSPEC_P_MSG_SIZE:
+        return (double)sc->msg_size;
+    case TESTSPEC_P_RESPONSE_SIZE:
+        return (double)sc->response_size;
+    case TESTSPEC_P_RATE:
+        return (double)sc->rate_bps;
+    case TESTSPEC_P_INTERVAL:
+        return sc->interval_s;
+    case TESTSPEC_P_WINDOW:
+        return (double)sc->window;
+    case TESTSPEC_P_REVERSE:
+        return sc->reverse ? 1.0 : 0.0;
+    case TESTSPEC_PARAM_COUNT:
+        break;
+    }
+    return 0;
+}
+
+struct journal_scenario
+journal_scenario_from_spec(const char *name, const struct testspec_values *v)
+{
+    const double *x = v->v;
+    return (struct journal_scenario){.name = name,
+                                     .test = testspec_kind_name((int)v->kind),
+                                     .kind = (int)v->kind,
+                                     .duration_s = x[TESTSPEC_P_DURATION],
+                                     .warmup_s = x[TESTSPEC_P_WARMUP],
+                                     .streams = (uint64_t)x[TESTSPEC_P_STREAMS],
+                                     .msg_size = (uint64_t)x[TESTSPEC_P_MSG_SIZE],
+                                     .response_size = (uint64_t)x[TESTSPEC_P_RESPONSE_SIZE],
+                                     .rate_bps = (uint64_t)x[TESTSPEC_P_RATE],
+                                     .interval_s = x[TESTSPEC_P_INTERVAL],
+                                     .window = (uint64_t)x[TESTSPEC_P_WINDOW],
+                                     .reverse = x[TESTSPEC_P_REVERSE] != 0};
+}
+
 json_t *
 journal_scenario_json(const struct journal_scenario *sc)
 {
     const char *test = sc->test != NULL ? sc->test : testspec_kind_name(sc->kind);
-    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:f, s:f, s:I, s:b, s:I}", "name", sc->name, "test",
-                     test, "msg_size", (json_int_t)sc->msg_size, "response_size",
-                     (json_int_t)sc->response_size, "streams", (json_int_t)sc->streams,
-                     "duration_s", sc->duration_s, "warmup_s", sc->warmup_s, "rate_bps",
-                     (json_int_t)sc->rate_bps, "reverse", sc->reverse, "window",
-                     (json_int_t)sc->window);
+    json_t *o = json_pack("{s:s, s:s}", "name", sc->name, "test", test);
+    for (int i = 0; o != NULL && i < TESTSPEC_PARAM_COUNT; i++) {
+        enum testspec_param p = (enum testspec_param)i;
+        if (!testspec_applies(p, sc->kind))
+            continue;
+        double v = journal_scenario_value(sc, p);
+        json_t *jv = testspec_type(p) == TESTSPEC_BOOL       ? json_boolean(v != 0)
+                     : testspec_type(p) == TESTSPEC_DURATION ? json_real(v)
+                                                             : json_integer((json_int_t)v);
+        if (json_object_set_new(o, param_keys[p], jv) != 0) {
+            json_decref(o);
+            return NULL;
+        }
+    }
+    return o;
 }
 
 static json_t *
@@ -230,6 +303,7 @@ scenario_from(const json_t *o, struct journal_scenario *sc)
     sc->streams = ju64(o, "streams");
     sc->duration_s = jnum(o, "duration_s", &has);
     sc->warmup_s = jnum(o, "warmup_s", &has);
+    sc->interval_s = jnum(o, "interval_s", &has);
     sc->rate_bps = ju64(o, "rate_bps");
     sc->reverse = json_is_true(json_object_get(o, "reverse"));
     sc->window = ju64(o, "window");
@@ -340,8 +414,8 @@ scenario_equal(const struct journal_scenario *a, const struct journal_scenario *
     return str_same(a->name, b->name) && str_same(a->test, b->test) && a->kind == b->kind &&
            a->msg_size == b->msg_size && a->response_size == b->response_size &&
            a->streams == b->streams && num_same(a->duration_s, b->duration_s) &&
-           num_same(a->warmup_s, b->warmup_s) && a->rate_bps == b->rate_bps &&
-           a->reverse == b->reverse && a->window == b->window;
+           num_same(a->warmup_s, b->warmup_s) && num_same(a->interval_s, b->interval_s) &&
+           a->rate_bps == b->rate_bps && a->reverse == b->reverse && a->window == b->window;
 }
 
 static bool

@@ -54,21 +54,38 @@ struct journal_endpoint {
     const char *host, *zone, *region, *data_address;
 };
 
-/* A scenario as recorded: the parameters nsperf was given (0 = nsperf's default for the kind,
- * as plan.h says). kind is testspec's; a reader refuses a test name testspec does not know. */
+/* A scenario as recorded: every parameter that reaches nsperf, resolved (testspec.h's default
+ * for the kind where the plan gave none), those that do not apply to the kind absent. kind is
+ * testspec's; a reader refuses a test name testspec does not know. Reading: an absent
+ * parameter is 0; a version-1 record holds the plan's values, 0 standing for nsperf's default
+ * of its day. 0 is a value of its own only where testspec.h accepts it: rate_bps of tcp_stream
+ * (unpaced), interval_s (no samples), window (the kernel's autotuning). */
 struct journal_scenario {
     const char *name;
     const char *test; /* reading: as recorded; writing: NULL takes testspec_kind_name(kind) */
     int kind;         /* enum testspec_kind */
     uint64_t msg_size, response_size, streams;
-    double duration_s, warmup_s;
+    double duration_s, warmup_s, interval_s;
     uint64_t rate_bps;
     bool reverse;
     uint64_t window;
 };
 
-/* A trial record's "scenario" object (new reference; NULL when out of memory); run.json's adds
- * "trials". */
+/* The record's name of a parameter of testspec.h: "duration_s", "warmup_s", "streams",
+ * "msg_size", "response_size", "rate_bps", "interval_s", "window", "reverse" (nsperf -J's
+ * names, but "window" for its "sock_buf"). */
+const char *journal_param_key(enum testspec_param p);
+/* A scenario's parameter p as a number (reverse: 0 or 1). */
+double journal_scenario_value(const struct journal_scenario *sc, enum testspec_param p);
+
+/* The scenario named name that runs v (every parameter v holds, given or default: testspec's
+ * values of a plan scenario). name is borrowed. */
+struct journal_scenario journal_scenario_from_spec(const char *name,
+                                                   const struct testspec_values *v);
+
+/* A trial record's "scenario" object (new reference; NULL when out of memory): name, test, then
+ * the parameters that apply to the kind in testspec.h's order; run.json's adds "trials" and
+ * "planned". */
 json_t *journal_scenario_json(const struct journal_scenario *sc);
 
 /* One bucket of a trial's latency histogram (common/histjson.h): its lower bound and count. */

@@ -159,20 +159,11 @@ trial_done(const struct runner *r, const struct schedule_test *t)
 
 /* --- what the journal records (journal/record.h defines the records) ---------------------- */
 
+/* The parameters as nsperf gets them: the table's values of the scenario, defaults applied. */
 static struct journal_scenario
 scenario_of(const struct plan_scenario *sc)
 {
-    return (struct journal_scenario){.name = sc->name,
-                                     .test = sc->test,
-                                     .kind = (int)sc->kind,
-                                     .msg_size = sc->msg_size,
-                                     .response_size = sc->response_size,
-                                     .streams = sc->streams,
-                                     .duration_s = sc->duration_s,
-                                     .warmup_s = sc->warmup_s,
-                                     .rate_bps = sc->rate_bps,
-                                     .reverse = sc->reverse,
-                                     .window = sc->window};
+    return journal_scenario_from_spec(sc->name, &sc->spec);
 }
 
 static struct journal_endpoint

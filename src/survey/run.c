@@ -240,8 +240,8 @@ run_write(struct runner *r, const char *started, struct err *e)
                               .pair_list = pairs,
                               .npair_list = np,
                               .has_pairs = true};
-    if (rc == 0)
-        rc = journal_write_run(r->j, &run, e);
+    if (rc == 0 && (rc = journal_write_run(r->j, &run, e)) != 0)
+        r->res->journal_failed = true;
     free(hosts);
     free(scens);
     free(pairs);
@@ -393,7 +393,7 @@ progress(struct runner *r, struct survey_progress *p)
     p->to_run = r->to_run;
     p->failed = r->res->failed;
     p->elapsed_s = elapsed_s(r);
-    p->eta_s = eta_s(r);
+    p->eta_s = r->finished + r->res->unrecorded >= r->to_run ? -1.0 : eta_s(r);
     r->o->progress(p, r->o->progress_arg);
 }
 
@@ -641,6 +641,7 @@ rounds_run(struct runner *r, struct err *e)
         if (rc == 0 && r->journal_rc != 0) {
             *e = r->journal_err;
             rc = r->journal_rc;
+            r->res->journal_failed = true;
         }
     }
     pthread_mutex_lock(&r->mu);
@@ -789,8 +790,12 @@ run_start_journal(struct runner *r, const char *started, struct err *e)
         rc = r->o->unique_dir ? journal_create_unique(r->o->dir, &r->j, e)
                               : journal_create(r->o->dir, &r->j, e);
     }
-    if (r->j != NULL)
+    if (r->j != NULL) {
         snprintf(r->res->dir, sizeof r->res->dir, "%s", journal_dir(r->j));
+        r->res->dir_suffixed = strcmp(r->res->dir, r->o->dir) != 0;
+    }
+    /* a directory in use, not empty, or a refused resume is the caller's mistake */
+    r->res->journal_failed = rc != 0 && rc != NS_EBUSY && rc != NS_EINVAL && rc != NS_ENOMEM;
     return rc;
 }
 
@@ -808,6 +813,7 @@ run_finish_journal(struct runner *r, int rc, struct err *e)
     int src = journal_set_state(r->j, st, NULL, &se);
     if (src != 0 && rc == 0) {
         *e = se;
+        r->res->journal_failed = true;
         return src;
     }
     return rc;

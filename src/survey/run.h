@@ -34,7 +34,7 @@ struct survey_progress {
     uint64_t failed;           /* of the finished */
     double elapsed_s;          /* since survey_run started */
     double eta_s; /* the schedule's estimate of the rounds left, scaled by how the finished
-                     rounds compared to it */
+                     rounds compared to it; negative once no test is left to run */
     /* SURVEY_PROGRESS_TRIAL */
     const char *src, *dst, *scenario;
     unsigned trial;
@@ -65,7 +65,8 @@ struct survey_run_opts {
     double margin_s;             /* setup allowance per test */
     survey_progress_fn progress; /* NULL: nothing is told */
     void *progress_arg;
-    atomic_int *interrupted; /* set by SIGINT/SIGTERM handlers (lock-free: signal-safe) */
+    atomic_int *interrupted; /* non-zero (the signal's number) once SIGINT/SIGTERM came (set by
+                                the handlers: lock-free, so signal-safe) */
 };
 
 struct survey_failure {
@@ -75,6 +76,7 @@ struct survey_failure {
 
 struct survey_run_result {
     char dir[PATH_MAX];           /* the run directory used (o->dir, or a -N of it) */
+    bool dir_suffixed;            /* o->dir existed: dir is o->dir-N */
     uint64_t tests;               /* in the schedule */
     uint64_t done_before;         /* ok trials found in the journal when resuming */
     uint64_t ok, failed;          /* this invocation, recorded in the journal */
@@ -82,6 +84,7 @@ struct survey_run_result {
     uint64_t not_run;             /* left for a resume (interrupted, or stopped by an error) */
     size_t torn_bytes, bad_lines; /* journal repairs on resume */
     bool interrupted;
+    bool journal_failed; /* survey_run's error is the journal's: it could not be written */
     double elapsed_s;
     struct survey_failure *failures;
     size_t nfailures;

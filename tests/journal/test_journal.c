@@ -413,6 +413,12 @@ test_run_round_trip_every_field(void **state)
          .planned = 2}};
     struct journal_pair pairs[] = {{0, 1}, {1, 0}};
     static const char source[] = "name: p\nhosts: []\n\t\"x\": \xc3\xa9\n";
+    struct journal_run_inventory invs[] = {
+        {.file = "vms.json", .path = "/p/vms.json", .format = "azure", .sha256 = "aa11"},
+        {.file = "~/.ssh/config",
+         .path = "/h/.ssh/config",
+         .format = "ssh_config",
+         .sha256 = "bb"}};
     struct journal_run w = {.run_id = "r1",
                             .plan_name = "p",
                             .plan_file = "p.yaml",
@@ -435,7 +441,9 @@ test_run_round_trip_every_field(void **state)
                             .state = JOURNAL_RUN_INTERRUPTED,
                             .ended = "2026-11-30T15:01:00.000Z",
                             .pair_list = pairs,
-                            .npair_list = 2};
+                            .npair_list = 2,
+                            .inventories = invs,
+                            .ninventories = 2};
     assert_int_equal(journal_write_run(j, &w, &e), 0);
     journal_free(j);
     struct journal_run *r = NULL;
@@ -484,7 +492,22 @@ test_run_round_trip_every_field(void **state)
         assert_int_equal(json_integer_value(json_object_get(r->scenarios[i].recorded, "trials")),
                          scens[i].trials);
     }
+    assert_int_equal(r->ninventories, 2);
+    for (size_t i = 0; i < 2; i++) {
+        assert_string_equal(r->inventories[i].file, invs[i].file);
+        assert_string_equal(r->inventories[i].path, invs[i].path);
+        assert_string_equal(r->inventories[i].format, invs[i].format);
+        assert_string_equal(r->inventories[i].sha256, invs[i].sha256);
+    }
     journal_run_free(r);
+    /* a run without inventories writes none, and reads as none */
+    w.ninventories = 0;
+    json_t *doc = journal_run_json(&w);
+    assert_null(json_object_get(json_object_get(doc, "plan"), "inventories"));
+    assert_int_equal(journal_run_from_json(doc, &r, &e), 0);
+    assert_int_equal(r->ninventories, 0);
+    journal_run_free(r);
+    json_decref(doc);
     json_decref(env);
 }
 

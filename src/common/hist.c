@@ -4,6 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The old layout (HIST_SUB_BITS_V1): 128 exact values, then 64 buckets per octave up to 2^51. */
+#define HIST_V1_LINEAR (1u << HIST_SUB_BITS_V1)
+#define HIST_V1_MAX_EXP 50
+
 static unsigned
 hist_msb(uint64_t v)
 {
@@ -18,7 +22,7 @@ hist_index(uint64_t v)
     unsigned e = hist_msb(v);
     if (e > HIST_MAX_EXP)
         return HIST_NBUCKETS - 1;
-    unsigned shift = e - (HIST_SUB_BITS - 1); /* keeps the top 7 bits: [64, 128) */
+    unsigned shift = e - (HIST_SUB_BITS - 1); /* keeps the top 11 bits: [1024, 2048) */
     uint64_t top = v >> shift;
     return HIST_LINEAR + (size_t)(e - HIST_SUB_BITS) * HIST_HALF + (size_t)(top - HIST_HALF);
 }
@@ -44,6 +48,42 @@ hist_bucket_high(size_t idx)
     return hist_bucket_low(idx + 1) - 1;
 }
 
+double
+hist_bucket_mid(size_t idx)
+{
+    if (idx < HIST_LINEAR)
+        return (double)idx;
+    return ((double)hist_bucket_low(idx) + (double)hist_bucket_high(idx)) / 2.0;
+}
+
+bool
+hist_layout_known(int64_t sub_bits)
+{
+    return sub_bits == HIST_SUB_BITS || sub_bits == HIST_SUB_BITS_V1;
+}
+
+/* The centre L + W/2 of the old bucket [L, L + W) that holds v (v itself below 128, where old
+ * buckets are exact). */
+static uint64_t
+hist_v1_centre(uint64_t v)
+{
+    if (v < HIST_V1_LINEAR)
+        return v;
+    unsigned e = hist_msb(v);
+    if (e > HIST_V1_MAX_EXP) { /* the old last bucket took everything above */
+        e = HIST_V1_MAX_EXP;
+        v = (UINT64_C(1) << (HIST_V1_MAX_EXP + 1)) - 1;
+    }
+    uint64_t w = UINT64_C(1) << (e - (HIST_SUB_BITS_V1 - 1));
+    return (v & ~(w - 1)) + w / 2;
+}
+
+size_t
+hist_index_layout(int64_t sub_bits, uint64_t low)
+{
+    return hist_index(sub_bits == HIST_SUB_BITS_V1 ? hist_v1_centre(low) : low);
+}
+
 void
 hist_init(struct hist *h)
 {
@@ -53,7 +93,12 @@ hist_init(struct hist *h)
 struct hist *
 hist_new(void)
 {
-    return calloc(1, sizeof(struct hist));
+    /* malloc + memset rather than calloc: calloc's fresh mapping would fault each page in on
+     * its first record, in the middle of a measurement. */
+    struct hist *h = malloc(sizeof *h);
+    if (h != NULL)
+        hist_init(h);
+    return h;
 }
 
 void
@@ -124,8 +169,7 @@ hist_percentile(const struct hist *h, double q)
     for (size_t i = 0; i < HIST_NBUCKETS; i++) {
         seen += h->buckets[i];
         if (seen >= rank) {
-            double lo = (double)hist_bucket_low(i), hi = (double)hist_bucket_high(i);
-            double mid = i < HIST_LINEAR ? lo : (lo + hi) / 2.0;
+            double mid = hist_bucket_mid(i);
             if (mid < (double)h->min)
                 mid = (double)h->min;
             if (mid > (double)h->max)

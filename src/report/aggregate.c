@@ -125,9 +125,7 @@ agg_finish(struct agg *a, struct hist *h)
                     rank = 1;
                 if (seen < rank)
                     break;
-                double lo = (double)hist_bucket_low(i), hi = (double)hist_bucket_high(i);
-                double mid = i < HIST_LINEAR ? lo : (lo + hi) / 2.0;
-                mid = fmin(fmax(mid, (double)h->min), (double)h->max);
+                double mid = fmin(fmax(hist_bucket_mid(i), (double)h->min), (double)h->max);
                 a->pct[q++] = mid / 1e3;
             }
         }

@@ -368,7 +368,8 @@ rtt_fill(struct rmodel *m, struct rrtt *r, const struct journal_result *res)
     if (r->b == NULL)
         return NS_ENOMEM;
     for (size_t i = 0; i < res->nbuckets; i++) {
-        r->b[i] = RBUCKET(hist_index(res->buckets[i].low_ns), res->buckets[i].count);
+        size_t idx = hist_index_layout(res->hist_sub_bits, res->buckets[i].low_ns);
+        r->b[i] = RBUCKET(idx, res->buckets[i].count);
         r->n += RBUCKET_COUNT(r->b[i]);
     }
     r->nb = (uint32_t)res->nbuckets;

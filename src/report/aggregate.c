@@ -87,10 +87,9 @@ agg_add_pair(struct agg *a, const struct rpair *p, struct hist *h)
             stats_add(&a->jitter, t->jitter_us);
         }
         rrtt_merge_into(h, &t->rtt);
-        for (uint32_t k = 0; k < t->rtt.nb; k++) {
-            size_t idx = RBUCKET_IDX(t->rtt.b[k]);
-            a->blo = idx < a->blo ? idx : a->blo;
-            a->bhi = idx > a->bhi ? idx : a->bhi;
+        if (t->rtt.nb > 0) {
+            a->blo = t->rtt.first < a->blo ? t->rtt.first : a->blo;
+            a->bhi = t->rtt.last > a->bhi ? t->rtt.last : a->bhi;
         }
     }
     return 0;

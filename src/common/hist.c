@@ -4,29 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The old layout (HIST_SUB_BITS_V1): 128 exact values, then 64 buckets per octave up to 2^51. */
-#define HIST_V1_LINEAR (1u << HIST_SUB_BITS_V1)
-#define HIST_V1_MAX_EXP 50
-
-static unsigned
-hist_msb(uint64_t v)
-{
-    return 63u - (unsigned)__builtin_clzll(v);
-}
-
-size_t
-hist_index(uint64_t v)
-{
-    if (v < HIST_LINEAR)
-        return (size_t)v;
-    unsigned e = hist_msb(v);
-    if (e > HIST_MAX_EXP)
-        return HIST_NBUCKETS - 1;
-    unsigned shift = e - (HIST_SUB_BITS - 1); /* keeps the top 11 bits: [1024, 2048) */
-    uint64_t top = v >> shift;
-    return HIST_LINEAR + (size_t)(e - HIST_SUB_BITS) * HIST_HALF + (size_t)(top - HIST_HALF);
-}
-
 uint64_t
 hist_bucket_low(size_t idx)
 {
@@ -60,28 +37,6 @@ bool
 hist_layout_known(int64_t sub_bits)
 {
     return sub_bits == HIST_SUB_BITS || sub_bits == HIST_SUB_BITS_V1;
-}
-
-/* The centre L + W/2 of the old bucket [L, L + W) that holds v (v itself below 128, where old
- * buckets are exact). */
-static uint64_t
-hist_v1_centre(uint64_t v)
-{
-    if (v < HIST_V1_LINEAR)
-        return v;
-    unsigned e = hist_msb(v);
-    if (e > HIST_V1_MAX_EXP) { /* the old last bucket took everything above */
-        e = HIST_V1_MAX_EXP;
-        v = (UINT64_C(1) << (HIST_V1_MAX_EXP + 1)) - 1;
-    }
-    uint64_t w = UINT64_C(1) << (e - (HIST_SUB_BITS_V1 - 1));
-    return (v & ~(w - 1)) + w / 2;
-}
-
-size_t
-hist_index_layout(int64_t sub_bits, uint64_t low)
-{
-    return hist_index(sub_bits == HIST_SUB_BITS_V1 ? hist_v1_centre(low) : low);
 }
 
 void

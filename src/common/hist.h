@@ -72,8 +72,9 @@ double hist_bucket_mid(size_t idx);
 double hist_mean(const struct hist *h);
 double hist_stddev(const struct hist *h); /* population stddev, as sockperf prints */
 
-/* Bucket mapping, exposed for tests and for the JSON form. */
-size_t hist_index(uint64_t v);
+/* Bucket mapping, exposed for tests and for the JSON form; hist_index is inline below (nsperf
+ * records with it per transaction, the reports place millions of buckets with it). */
+static inline size_t hist_index(uint64_t v);
 uint64_t hist_bucket_low(size_t idx);  /* smallest value mapping to idx */
 uint64_t hist_bucket_high(size_t idx); /* largest value mapping to idx */
 
@@ -88,6 +89,52 @@ bool hist_layout_known(int64_t sub_bits);
  * and a percentile that falls in it reads the old bucket's midpoint to within W/32 (1/2048 of
  * the value), as the old reader reported it; its error against the values measured stays the
  * old layout's (< 0.8 %). Old buckets above 2^37 ns go to the last bucket, as values do. */
-size_t hist_index_layout(int64_t sub_bits, uint64_t low);
+static inline size_t hist_index_layout(int64_t sub_bits, uint64_t low);
+
+/* --- inline definitions ---------------------------------------------------------------------- */
+
+#define HIST_V1_LINEAR (1u << HIST_SUB_BITS_V1) /* the old layout: 128 exact values, */
+#define HIST_V1_MAX_EXP 50                      /* then 64 buckets per octave up to 2^51 */
+
+static inline unsigned
+hist_msb(uint64_t v)
+{
+    return 63u - (unsigned)__builtin_clzll(v);
+}
+
+static inline size_t
+hist_index(uint64_t v)
+{
+    if (v < HIST_LINEAR)
+        return (size_t)v;
+    unsigned e = hist_msb(v);
+    if (e > HIST_MAX_EXP)
+        return HIST_NBUCKETS - 1;
+    unsigned shift = e - (HIST_SUB_BITS - 1); /* keeps the top 11 bits: [1024, 2048) */
+    uint64_t top = v >> shift;
+    return HIST_LINEAR + (size_t)(e - HIST_SUB_BITS) * HIST_HALF + (size_t)(top - HIST_HALF);
+}
+
+/* The centre L + W/2 of the old bucket [L, L + W) that holds v (v itself below 128, where old
+ * buckets are exact). */
+static inline uint64_t
+hist_v1_centre(uint64_t v)
+{
+    if (v < HIST_V1_LINEAR)
+        return v;
+    unsigned e = hist_msb(v);
+    if (e > HIST_V1_MAX_EXP) { /* the old last bucket took everything above */
+        e = HIST_V1_MAX_EXP;
+        v = (UINT64_C(1) << (HIST_V1_MAX_EXP + 1)) - 1;
+    }
+    uint64_t w = UINT64_C(1) << (e - (HIST_SUB_BITS_V1 - 1));
+    return (v & ~(w - 1)) + w / 2;
+}
+
+static inline size_t
+hist_index_layout(int64_t sub_bits, uint64_t low)
+{
+    return hist_index(sub_bits == HIST_SUB_BITS_V1 ? hist_v1_centre(low) : low);
+}
 
 #endif

@@ -218,10 +218,24 @@ diff_pct(double ab, double ba)
 static void
 fmt_p(double p, char *buf, size_t len)
 {
-    if (p >= 0.001)
+    if (p == 0.0)
+        snprintf(buf, len, "0");
+    else if (p >= 0.001)
         snprintf(buf, len, "%.3f", p);
     else
         snprintf(buf, len, "%.1e", p);
+}
+
+/* "Welch t = 3.87, df = 2.9, p = 0.032" */
+static void
+welch_text(const struct stats_welch *w, char *buf, size_t len)
+{
+    char p[32];
+    fmt_p(w->p, p, sizeof p);
+    if (isfinite(w->t))
+        snprintf(buf, len, "Welch t = %.2f, df = %.1f, p = %s", fabs(w->t), w->df, p);
+    else
+        snprintf(buf, len, "no variation within either direction, p = %s", p);
 }
 
 /* What the tests of a scenario add up to. */
@@ -263,7 +277,8 @@ asym_pair(const struct grid *g, size_t r, size_t c, enum testspec_kind k, struct
     acc->tested++;
     bool asym = w.p < REPORT_ASYM_ALPHA && fabs(d) > REPORT_ASYM_MIN_EFFECT_PCT;
     json_object_set_new(o, "tested", json_true());
-    json_object_set_new(o, "t", json_real(w.t));
+    /* trials without variation on both sides: t is infinite, which JSON cannot hold */
+    json_object_set_new(o, "t", isfinite(w.t) ? json_real(w.t) : json_null());
     json_object_set_new(o, "df", json_real(w.df));
     json_object_set_new(o, "p", json_real(w.p));
     json_object_set_new(o, "asymmetric", json_boolean(asym));
@@ -272,18 +287,18 @@ asym_pair(const struct grid *g, size_t r, size_t c, enum testspec_kind k, struct
         return;
     acc->flagged++;
     bool abhi = d > 0;
-    char hi[64], lo[64], p[32];
+    char hi[64], lo[64], test[96];
     report_fmt_metric(k, abhi ? ab.mean : ba.mean, hi, sizeof hi);
     report_fmt_metric(k, abhi ? ba.mean : ab.mean, lo, sizeof lo);
-    fmt_p(w.p, p, sizeof p);
+    welch_text(&w, test, sizeof test);
     json_array_append_new(
         acc->flags,
         json_pack("{s:s,s:s,s:o}", "zone_a", abhi ? la : lb, "zone_b", abhi ? lb : la, "text",
                   mjprintf("%s → %s is %.1f %% higher than %s → %s: %s against %s (means "
-                           "of %llu and %llu trials; Welch t = %.2f, df = %.1f, p = %s)",
+                           "of %llu and %llu trials; %s)",
                            abhi ? la : lb, abhi ? lb : la, fabs(d), abhi ? lb : la, abhi ? la : lb,
                            hi, lo, (unsigned long long)(abhi ? ab.n : ba.n),
-                           (unsigned long long)(abhi ? ba.n : ab.n), fabs(w.t), w.df, p)));
+                           (unsigned long long)(abhi ? ba.n : ab.n), test)));
 }
 
 /* The sentence under the matrix: what was tested, and what was found. */
@@ -303,10 +318,11 @@ asym_text(const struct asym_acc *acc)
                     acc->tested, REPORT_ASYM_ALPHA, REPORT_ASYM_MIN_EFFECT_PCT);
     else if (acc->flagged > 0)
         rbuf_printf(&b,
-                    "Asymmetric: %zu of the %zu zone pairs tested differ significantly between "
-                    "directions (Welch t-test on the trial values, p under %.2f) by more than "
-                    "%.0f %%; the matrix is not symmetric there.",
-                    acc->flagged, acc->tested, REPORT_ASYM_ALPHA, REPORT_ASYM_MIN_EFFECT_PCT);
+                    "Asymmetric: %zu of the %zu zone pairs tested differ%s significantly "
+                    "between directions (Welch t-test on the trial values, p under %.2f) by more "
+                    "than %.0f %%; the matrix is not symmetric there.",
+                    acc->flagged, acc->tested, acc->flagged == 1 ? "s" : "", REPORT_ASYM_ALPHA,
+                    REPORT_ASYM_MIN_EFFECT_PCT);
     if (acc->oneway > 0)
         rbuf_printf(&b, "%s%zu zone pair%s ok trials in one direction only.", b.len ? " " : "",
                     acc->oneway, acc->oneway > 1 ? "s have" : " has");

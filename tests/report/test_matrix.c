@@ -11,6 +11,7 @@
  *   lat b->c 300 (3 trials) | c->b none          one direction only
  *   tput a->b 100 110 120 | b->a 100 101 102  8.9 % apart, p 0.259: large, not significant
  *   tput a->c 200 (1 trial) | c->a 3 trials     fewer than 2 trials: not tested
+ *   tput b->c 50 50 50 | c->b 60 60 60        no variance: t infinite, p 0, asymmetric
  * The p-values, from Welch's t and df through the regularized incomplete beta function:
  *   from mpmath import mp, mpf, betainc, sqrt   # mp.dps = 30
  *   t = (ma - mb) / sqrt(va/na + vb/nb); df = (va/na + vb/nb)**2 / ((va/na)**2/(na-1) + ...)
@@ -111,6 +112,8 @@ write_journal(const char *dir)
         tput_trial(&b, t + 1, 'a', 'b', 100 + 10 * t);
         tput_trial(&b, t + 1, 'b', 'a', 100 + t);
         tput_trial(&b, t + 1, 'c', 'a', 190 + t);
+        tput_trial(&b, t + 1, 'b', 'c', 50);
+        tput_trial(&b, t + 1, 'c', 'b', 60);
     }
     tput_trial(&b, 1, 'a', 'c', 200);
     assert_int_equal(th_write(dir, "results.jsonl", b.data), 0);
@@ -263,7 +266,8 @@ test_stat_csvs(void **state)
     struct fixture *f = *state;
     char *csv = out_file(f, "matrix-tput-min.csv");
     assert_non_null(csv);
-    assert_string_equal(csv, "src\\dst,1,2,3\n1,,100.000,200.000\n2,100.000,,\n3,190.000,,\n");
+    assert_string_equal(
+        csv, "src\\dst,1,2,3\n1,,100.000,200.000\n2,100.000,,50.000\n3,190.000,60.000,\n");
     free(csv);
     csv = out_file(f, "matrix-lat-p99.csv");
     assert_non_null(csv);
@@ -324,8 +328,14 @@ test_asymmetry_welch(void **state)
     const json_t *tac = asym_pair(tput, "1", "3");
     assert_false(json_is_true(json_object_get(tac, "tested")));
     assert_null(json_object_get(tac, "p"));
-    assert_int_equal(json_integer_value(json_object_get(ts, "tested")), 1);
-    assert_int_equal(json_integer_value(json_object_get(ts, "asymmetric")), 0);
+    /* 2 <-> 3 without variance: p 0, t null in JSON (infinite), and said */
+    const json_t *tbc = asym_pair(tput, "2", "3");
+    assert_true(json_is_null(json_object_get(tbc, "t")));
+    assert_true(num(tbc, "p") == 0.0);
+    assert_true(near(num(tbc, "diff_pct"), -20.0, 1e-9));
+    assert_true(json_is_true(json_object_get(tbc, "asymmetric")));
+    assert_int_equal(json_integer_value(json_object_get(ts, "tested")), 2);
+    assert_int_equal(json_integer_value(json_object_get(ts, "asymmetric")), 1);
 }
 
 /* report.md says the flagged pair beside the matrix, with p and effect, and nothing of the
@@ -348,13 +358,18 @@ test_report_says_it(void **state)
     assert_null(strstr(md, "3 → 1 is"));
     assert_non_null(strstr(lat, "Asymmetric: 1 of the 2 zone pairs tested"));
     assert_non_null(strstr(lat, "1 zone pair has ok trials in one direction only."));
-    assert_non_null(strstr(tput, "No asymmetry found: in none of the 1 zone pairs tested"));
+    assert_non_null(strstr(tput, "Asymmetric: 1 of the 2 zone pairs tested"));
+    assert_null(strstr(tput, "1 → 2 is"));
+    assert_null(strstr(tput, "2 → 1 is"));
+    assert_non_null(strstr(tput, "- ⇄ 3 → 2 is 20.0 % higher than 2 → 3: 60.00 Mbit/s against "
+                                 "50.00 Mbit/s (means of 3 and 3 trials; no variation within "
+                                 "either direction, p = 0)"));
     assert_non_null(strstr(tput, "1 zone pair with fewer than 2 ok trials in a direction could "
                                  "not be tested: 1 ↔ 3."));
     assert_non_null(strstr(lat, "### Median latency (p50) matrix (lat, ipv4, us)"));
     assert_non_null(strstr(lat, "### p99 latency matrix (lat, ipv4, us)"));
     assert_non_null(strstr(tput, "### Minimum (worst trial) matrix (tput, ipv4, Mbit/s)"));
-    assert_non_null(strstr(tput, "| **3** | 190.0 Mbit/s | — | — |"));
+    assert_non_null(strstr(tput, "| **3** | 190.0 Mbit/s | 60.00 Mbit/s | — |"));
     char *html = out_file(f, "report.html");
     assert_non_null(html);
     assert_non_null(strstr(html, "<li><span class=\"flag\">⇄</span> 1 → 2 is 6.5 % higher"));

@@ -179,8 +179,8 @@ stat_matrix(const struct mstat *s, const struct grid *g, enum testspec_kind k, c
     snprintf(caption, sizeof caption, "%s, %s, %s", jstr(sview, "name"), jstr(sview, "family"),
              unit);
     json_array_append_new(
-        vlist, json_pack("{s:s,s:s,s:s,s:s,s:s,s:O,s:o}", "stat", s->key, "title", s->title,
-                         "caption", caption, "source", s->source, "file", file, "cols",
+        vlist, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:o}", "stat", s->key, "title", s->title,
+                         "caption", caption, "source", s->source, "file", file, "note", "", "cols",
                          json_object_get(json_object_get(sview, "matrix"), "cols"), "rows", rows));
 }
 
@@ -392,6 +392,49 @@ scenario_stats(json_t *ssum, json_t *sview)
     return 0;
 }
 
+/* The scenario whose own matrix CSV is named file, or NULL. */
+static const json_t *
+file_owner(const json_t *scens, const char *file)
+{
+    size_t i;
+    const json_t *s;
+    json_array_foreach(scens, i, s)
+    {
+        char own[512];
+        snprintf(own, sizeof own, "matrix-%s.csv", jstr(s, "file_key"));
+        if (strcmp(own, file) == 0)
+            return s;
+        snprintf(own, sizeof own, "matrix-%s-regions.csv", jstr(s, "file_key"));
+        if (json_object_get(s, "region_cells") != NULL && strcmp(own, file) == 0)
+            return s;
+    }
+    return NULL;
+}
+
+/* A scenario named like another's stat ("lat-p99" beside "lat") would have its mean matrix
+ * overwritten by the other's p99 matrix: the mean matrix keeps the name, the stat matrix is
+ * not written (summary.json's "file" is null) and the report says why. */
+static void
+stat_files_unclash(const json_t *ss, const json_t *vs)
+{
+    for (size_t i = 0; i < json_array_size(ss); i++) {
+        const json_t *sm = json_object_get(json_array_get(ss, i), "stat_matrices");
+        const json_t *vm = json_object_get(json_array_get(vs, i), "stat_matrices");
+        for (size_t j = 0; j < json_array_size(sm); j++) {
+            json_t *so = json_array_get(sm, j), *vo = json_array_get(vm, j);
+            const char *file = jstr(so, "file");
+            const json_t *owner = file_owner(ss, file);
+            if (owner == NULL)
+                continue;
+            json_object_set_new(vo, "note",
+                                mjprintf("Not written to %s: that is the name of scenario %s's "
+                                         "matrix.",
+                                         file, jstr(owner, "name")));
+            json_object_set_new(so, "file", json_null());
+        }
+    }
+}
+
 int
 report_matrix_stats(json_t *sum, json_t *view)
 {
@@ -401,6 +444,7 @@ report_matrix_stats(json_t *sum, json_t *view)
         if (rc != 0)
             return rc;
     }
+    stat_files_unclash(ss, vs);
     return 0;
 }
 
@@ -484,6 +528,8 @@ report_matrix_csvs(const char *dir, const json_t *sum, struct err *e)
     {
         json_array_foreach(json_object_get(s, "stat_matrices"), j, m)
         {
+            if (json_is_null(json_object_get(m, "file")))
+                continue; /* its name is another scenario's matrix */
             char path[4096];
             snprintf(path, sizeof path, "%s/%s", dir, jstr(m, "file"));
             int rc = write_stat_csv(path, json_object_get(sum, "zones"), m, e);

@@ -391,6 +391,66 @@ test_heatmap_scale_from_zero(void **state)
     free(gp);
 }
 
+/* A scenario named like another's stat matrix: its own matrix keeps the name. */
+static const char clash_run_json[] =
+    "{\"schema\":\"netsurvey.run/1\",\"run_id\":\"m1\",\"plan\":{\"name\":\"m\",\"file\":"
+    "\"m.yaml\",\"sha256\":\"00\"},\"tool\":{\"netsurvey_version\":\"0.1.0\",\"nsperf_version\":"
+    "\"0.1.0\"},\"started\":\"2026-12-01T10:00:00.000Z\",\"command\":\"netsurvey run m.yaml\","
+    "\"hosts\":[{\"name\":\"a\",\"zone\":\"1\",\"region\":\"r\",\"data_address\":\"10.0.0.1\"},"
+    "{\"name\":\"b\",\"zone\":\"2\",\"region\":\"r\",\"data_address\":\"10.0.0.2\"}],"
+    "\"scenarios\":[{\"name\":\"lat\",\"test\":\"tcp_rr\",\"reverse\":false,\"trials\":1},"
+    "{\"name\":\"lat-p99\",\"test\":\"tcp_stream\",\"reverse\":false,\"trials\":1}]}\n";
+
+static void
+test_stat_file_named_like_a_scenario(void **state)
+{
+    (void)state;
+    char *dir = th_tempdir("matrix-clash"), *out = th_tempdir("matrix-clash-out");
+    assert_non_null(dir);
+    assert_non_null(out);
+    assert_int_equal(th_write(dir, "run.json", clash_run_json), 0);
+    struct rbuf b;
+    rbuf_init(&b);
+    lat_trial(&b, 1, 'a', 'b', 1000, 400, 0, 0);
+    char r[96];
+    snprintf(r, sizeof r, "{\"throughput_bps\":%.1f}", 123e6);
+    line(&b, "lat-p99", "tcp_stream", 1, 'a', 'b', r);
+    assert_int_equal(th_write(dir, "results.jsonl", b.data), 0);
+    rbuf_release(&b);
+    setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
+    struct err e = {0};
+    const char *dirs[] = {dir};
+    int rc = report_render(&(struct report_opts){.dirs = dirs, .ndirs = 1, .out = out}, &e);
+    unsetenv("NETSURVEY_GNUPLOT");
+    assert_int_equal(rc, 0);
+    struct fixture f = {.out = out};
+    char *csv = out_file(&f, "matrix-lat-p99.csv");
+    assert_non_null(csv);
+    assert_string_equal(csv, "src\\dst,1,2\n1,,123.000\n2,,\n"); /* lat-p99's mean matrix */
+    free(csv);
+    csv = out_file(&f, "matrix-lat-p50.csv");
+    assert_non_null(csv);
+    free(csv);
+    char *md = out_file(&f, "report.md");
+    assert_non_null(md);
+    assert_non_null(strstr(md, "Not written to matrix-lat-p99.csv: that is the name of scenario "
+                               "lat-p99&#39;s matrix."));
+    free(md);
+    char p[4096];
+    snprintf(p, sizeof p, "%s/summary.json", out);
+    f.sum = json_load_file(p, 0, NULL);
+    assert_non_null(f.sum);
+    assert_true(json_is_null(json_object_get(stat_matrix(scen(&f, "lat"), "p99"), "file")));
+    assert_string_equal(
+        json_string_value(json_object_get(stat_matrix(scen(&f, "lat"), "p50"), "file")),
+        "matrix-lat-p50.csv");
+    json_decref(f.sum);
+    th_rmtree(dir);
+    th_rmtree(out);
+    free(dir);
+    free(out);
+}
+
 int
 main(void)
 {
@@ -402,5 +462,7 @@ main(void)
         cmocka_unit_test(test_report_says_it),
         cmocka_unit_test(test_heatmap_scale_from_zero),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    const struct CMUnitTest alone[] = {cmocka_unit_test(test_stat_file_named_like_a_scenario)};
+    int failed = cmocka_run_group_tests(tests, setup, teardown);
+    return failed + cmocka_run_group_tests(alone, NULL, NULL);
 }

@@ -187,6 +187,38 @@ const char *report_template(const char *name, char **owned);
 #define REPORT_CHART_MAX_BARS 40
 #define REPORT_CHART_MAX_CURVES 12
 
+/* What report's and trend's charts share. */
+#define REPORT_CHART_W 760
+#define REPORT_CHART_H 420
+
+/* gnuplot's executable: NETSURVEY_GNUPLOT, else "gnuplot" found on PATH; NULL if none (caller
+ * frees). */
+char *rchart_gnuplot_find(void);
+/* A label inside a gnuplot script: a single-quoted string, in which gnuplot performs no
+ * backquote command substitution and no @macro expansion (a double-quoted string in a script
+ * would run `...` from a zone or host name); a quote is doubled, a line break becomes a space. */
+void rchart_script_str(struct rbuf *b, const char *s);
+/* A label inside a data file's double-quoted field (data is never substituted): no quote,
+ * backslash or newline. */
+void rchart_data_str(struct rbuf *b, const char *s);
+
+/* Charts being drawn into one folder. */
+struct rchart {
+    const char *dir; /* the charts/ folder */
+    const char *gp;  /* gnuplot (rchart_gnuplot_find), or NULL: scripts and data only */
+    json_t *list;    /* the charts drawn, for the view: file, caption, b64, width, height */
+    FILE *warn;      /* a chart gnuplot could not draw, one a line; NULL: not said */
+    int ran, failed;
+    char firsterr[256];
+};
+
+/* Write <kind>-<key>.dat and .gp into cx->dir, run gnuplot on the script there (a timeout of
+ * 60 s) and append the SVG it drew to cx->list, base64 for inline use. A chart gnuplot could not
+ * draw is counted in cx->failed (its first error kept), not an error. Returns 0 or NS_E* (a file
+ * not written). */
+int rchart_emit(struct rchart *cx, const char *key, const char *kind, struct rbuf *script,
+                struct rbuf *data, const char *caption, struct err *e);
+
 /* Write charts/<name>.{dat,gp} for every scenario of view and run gnuplot on each (timeout
  * per script). Adds "charts" (file names and captions) to view and sets "charts_note"; a chart
  * gnuplot could not draw is also a line on warn (when not NULL). */

@@ -97,9 +97,8 @@ xstrdup(const char *s)
     return strdup(s != NULL ? s : "");
 }
 
-/* "zone 2" < "zone 10": digit runs compare as numbers. */
-static int
-natcmp(const char *a, const char *b)
+int
+rnatcmp(const char *a, const char *b)
 {
     while (*a && *b) {
         if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
@@ -547,14 +546,14 @@ static int
 cmp_zone(const void *a, const void *b)
 {
     const struct rzone *x = a, *y = b;
-    int c = natcmp(x->region, y->region);
-    return c != 0 ? c : natcmp(x->zone, y->zone);
+    int c = rnatcmp(x->region, y->region);
+    return c != 0 ? c : rnatcmp(x->zone, y->zone);
 }
 
 static int
 cmp_str(const void *a, const void *b)
 {
-    return natcmp(*(char *const *)a, *(char *const *)b);
+    return rnatcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Zones and regions from the hosts, in natural order; labels carry the region when there are

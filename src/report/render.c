@@ -12,7 +12,8 @@
 #include "report/reportint.h"
 
 extern const unsigned char ns_tmpl_report_md[], ns_tmpl_report_html[], ns_tmpl_report_css[],
-    ns_tmpl_compare_md[], ns_tmpl_compare_html[], ns_tmpl_compare_summary_md[];
+    ns_tmpl_compare_md[], ns_tmpl_compare_html[], ns_tmpl_compare_summary_md[], ns_tmpl_trend_md[],
+    ns_tmpl_trend_html[];
 
 static const struct {
     const char *name;
@@ -20,7 +21,8 @@ static const struct {
 } builtin[] = {
     {"report.md", ns_tmpl_report_md},       {"report.html", ns_tmpl_report_html},
     {"report.css", ns_tmpl_report_css},     {"compare.md", ns_tmpl_compare_md},
-    {"compare.html", ns_tmpl_compare_html}, {"compare-summary.md", ns_tmpl_compare_summary_md}};
+    {"compare.html", ns_tmpl_compare_html}, {"compare-summary.md", ns_tmpl_compare_summary_md},
+    {"trend.md", ns_tmpl_trend_md},         {"trend.html", ns_tmpl_trend_html}};
 
 const char *
 report_template(const char *name, char **owned)

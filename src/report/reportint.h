@@ -138,6 +138,10 @@ struct rmodel {
 int rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out, struct err *e);
 void rmodel_free(struct rmodel *m);
 
+/* The order of zone and region labels: "zone 2" < "zone 10" (digit runs compare as numbers,
+ * the rest byte by byte). */
+int rnatcmp(const char *a, const char *b);
+
 /* What the reports say of a test kind (testspec.h's; the journal refuses others). */
 const char *rkind_unit(enum testspec_kind k);   /* "us", "Mbit/s", "conn/s" */
 const char *rkind_metric(enum testspec_kind k); /* "mean RTT", "throughput", "connections/s" */

@@ -402,7 +402,6 @@ report_trend(const struct report_trend_opts *o, struct report_trend_result *r, s
     if (rc != 0)
         return fail(r, rc == NS_EINVAL ? REPORT_TREND_USAGE : REPORT_TREND_JOURNAL, rc);
     t.nruns = (size_t)o->ndirs;
-    report_jarena_begin();
     rc = rtrend_runs_load(t.runs, t.nruns, o->jobs, e);
     warnings_tell(&t, o->warn);
     if (rc != 0) {
@@ -428,7 +427,6 @@ report_trend(const struct report_trend_opts *o, struct report_trend_result *r, s
     }
     trend_release(&t);
     trun_free_all(t.runs, t.nruns);
-    report_jarena_end();
     return rc;
 }
 

@@ -50,7 +50,8 @@ struct report_trend_result {
 
 /* Read o->dirs, put them in time order and write the trend into o->out. Returns 0 with r filled,
  * or NS_E* with r->failure and detail in e. Release r with report_trend_result_release either
- * way. Call it when no other thread uses jansson (as report_render). */
+ * way. Call it when no other thread uses jansson: while a run is read, jansson allocates from
+ * the report's own chunks (report_render says why). */
 int report_trend(const struct report_trend_opts *o, struct report_trend_result *r, struct err *e);
 void report_trend_result_release(struct report_trend_result *r);
 

@@ -218,10 +218,13 @@ dump_to_rbuf(const char *buffer, size_t size, void *data)
     return ((struct rbuf *)data)->oom ? -1 : 0;
 }
 
-/* The document a reader sends: {"summary": ...} or {"error", "code"}, with "warnings". */
+/* The document a reader sends: {"summary": ...} or {"error", "code"}, with "warnings". The run's
+ * model and summary live in jansson's arena for as long as this takes (report_jarena_begin), so
+ * that twenty runs read one after the other never hold more than one. */
 static void
 load_one(const char *dir, struct rbuf *out)
 {
+    report_jarena_begin();
     char *wtext = NULL;
     size_t wlen = 0;
     FILE *w = open_memstream(&wtext, &wlen);
@@ -234,6 +237,8 @@ load_one(const char *dir, struct rbuf *out)
     if (rc == 0) {
         json_object_set_new(doc, "summary", reduce(sum));
     } else {
+        if (strncmp(e.msg, dir, strlen(dir)) != 0)
+            err_prefix(&e, "%s", dir); /* which of the runs, when the message does not say */
         json_object_set_new(doc, "error", json_string(e.msg));
         json_object_set_new(doc, "code", json_integer(rc));
     }
@@ -244,6 +249,7 @@ load_one(const char *dir, struct rbuf *out)
     if (json_dump_callback(doc, dump_to_rbuf, out, JSON_COMPACT | JSON_REAL_PRECISION(17)) != 0)
         out->oom = true;
     json_decref(doc);
+    report_jarena_end();
 }
 
 /* The document of a run into r: its summary, or its error into e. */

@@ -80,61 +80,76 @@ scens_collect(struct trend *t)
     return 0;
 }
 
+/* One zone cell of one run, while the cells of a scenario are gathered. */
+struct tentry {
+    const char *src, *dst;
+    size_t col;
+    const json_t *cell;
+};
+
 static int
-cmp_cell(const void *a, const void *b)
+cmp_zones(const char *as, const char *ad, const char *bs, const char *bd)
 {
-    const struct tcell *x = a, *y = b;
-    int c = rnatcmp(x->src, y->src);
+    int c = rnatcmp(as, bs);
     if (c == 0)
-        c = rnatcmp(x->dst, y->dst);
+        c = rnatcmp(ad, bd);
     if (c == 0)
-        c = strcmp(x->src, y->src); /* "01" and "1": the same to rnatcmp, not to a match */
-    return c != 0 ? c : strcmp(x->dst, y->dst);
+        c = strcmp(as, bs); /* "01" and "1": the same to rnatcmp, not to a match */
+    return c != 0 ? c : strcmp(ad, bd);
 }
 
-/* The zone cells of a scenario: every cell any of its runs has, in zone order. */
+static int
+cmp_entry(const void *a, const void *b)
+{
+    const struct tentry *x = a, *y = b;
+    int c = cmp_zones(x->src, x->dst, y->src, y->dst);
+    return c != 0 ? c : x->col < y->col ? -1 : x->col > y->col;
+}
+
+/* The zone cells of a scenario: every cell any of its runs has, in zone order, each with its
+ * value in every column. Sorted rather than searched: a survey of many regions has thousands
+ * of cells. */
 static int
 cells_collect(struct tscen *ts)
 {
     size_t cap = 0;
     for (size_t k = 0; k < ts->ncols; k++)
         cap += json_array_size(json_object_get(ts->sc[k], "zone_cells"));
+    struct tentry *en = malloc((cap ? cap : 1) * sizeof *en);
     ts->cells = calloc(cap ? cap : 1, sizeof *ts->cells);
-    if (ts->cells == NULL)
+    if (en == NULL || ts->cells == NULL) {
+        free(en);
         return NS_ENOMEM;
+    }
+    size_t n = 0;
     for (size_t k = 0; k < ts->ncols; k++) {
         size_t i;
         const json_t *c;
         json_array_foreach(json_object_get(ts->sc[k], "zone_cells"), i, c)
         {
-            struct tcell *tc = NULL;
-            for (size_t j = 0; j < ts->ncells && tc == NULL; j++)
-                if (!strcmp(ts->cells[j].src, js(c, "src_zone")) &&
-                    !strcmp(ts->cells[j].dst, js(c, "dst_zone")))
-                    tc = &ts->cells[j];
-            if (tc == NULL) {
-                tc = &ts->cells[ts->ncells++];
-                tc->src = js(c, "src_zone");
-                tc->dst = js(c, "dst_zone");
-            }
+            en[n++] = (struct tentry){js(c, "src_zone"), js(c, "dst_zone"), k, c};
         }
     }
-    if (ts->ncells > 1)
-        qsort(ts->cells, ts->ncells, sizeof *ts->cells, cmp_cell);
-    for (size_t j = 0; j < ts->ncells; j++) {
-        struct tcell *tc = &ts->cells[j];
-        tc->c = calloc(ts->ncols, sizeof *tc->c);
-        tc->beyond = malloc(ts->ncols * sizeof *tc->beyond);
-        if (tc->c == NULL || tc->beyond == NULL)
-            return NS_ENOMEM;
-        json_t *probe = json_pack("{s:s,s:s}", "src_zone", tc->src, "dst_zone", tc->dst);
-        if (probe == NULL)
-            return NS_ENOMEM;
-        for (size_t k = 0; k < ts->ncols; k++)
-            tc->c[k] = rcell_find_cell(ts->sc[k], probe);
-        json_decref(probe);
+    if (n > 1)
+        qsort(en, n, sizeof *en, cmp_entry);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        struct tcell *tc = ts->ncells > 0 ? &ts->cells[ts->ncells - 1] : NULL;
+        /* compare's rule (cells.h) decides; the order only puts a cell's runs side by side */
+        if (tc == NULL || !rcell_same_cell(en[i - 1].cell, en[i].cell)) {
+            tc = &ts->cells[ts->ncells++];
+            tc->src = en[i].src;
+            tc->dst = en[i].dst;
+            tc->c = calloc(ts->ncols, sizeof *tc->c);
+            tc->beyond = malloc(ts->ncols * sizeof *tc->beyond);
+            if (tc->c == NULL || tc->beyond == NULL)
+                rc = NS_ENOMEM;
+        }
+        if (rc == 0 && tc->c[en[i].col] == NULL) /* a summary holds a cell once */
+            tc->c[en[i].col] = en[i].cell;
     }
-    return 0;
+    free(en);
+    return rc;
 }
 
 /* The first parameter of b that differs from a's ("msg_size 250 → 1024"), or false. */

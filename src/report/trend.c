@@ -302,13 +302,22 @@ keys_assign(struct trend *t)
 
 /* --- the whole ------------------------------------------------------------------------------ */
 
+/* A run is incomplete when trials it planned have no record (stopped by Ctrl-C, killed, failed),
+ * as the reports call it; one whose `netsurvey run` still holds it is in progress. Neither is
+ * left out: the outputs mark them. */
 static void
 runs_state(struct trend *t)
 {
     for (size_t r = 0; r < t->nruns; r++) {
-        const json_t *run = json_object_get(t->runs[r].sum, "run");
-        t->runs[r].in_progress = json_is_true(json_object_get(run, "in_progress"));
-        t->runs[r].incomplete = json_is_false(json_object_get(run, "complete"));
+        struct trun *x = &t->runs[r];
+        size_t i;
+        const json_t *s;
+        json_array_foreach(json_object_get(x->sum, "scenarios"), i, s)
+        {
+            const json_t *tr = json_object_get(s, "trials");
+            x->recorded += (uint64_t)ji(tr, "ok") + (uint64_t)ji(tr, "failed");
+        }
+        x->incomplete = !x->in_progress && x->planned > x->recorded;
     }
 }
 

@@ -25,7 +25,11 @@ struct trun {
     int32_t t_ns;
     json_t *sum;    /* its summary, reduced to what the trend reads (trendload.c); owned */
     char *warnings; /* what reading it said (skipped journal lines), or NULL */
-    bool incomplete, in_progress;
+    const char *state; /* run.json's state ("complete", "interrupted", ...), or NULL (version 1) */
+    uint64_t planned;  /* trials planned, over its scenarios (0: run.json does not say) */
+    uint64_t recorded; /* trials with a record, ok or failed (from its summary) */
+    bool in_progress;  /* a live `netsurvey run` holds the directory (journal_owner) */
+    bool incomplete;   /* planned trials without a record */
 };
 
 /* Read run.json of every directory, refuse a run given twice or without a start time, and sort

@@ -127,7 +127,13 @@ run_open(struct trun *r, const char *dir, size_t given, struct err *e)
         return rc;
     r->run_id = dupstr(run->run_id);
     r->started = dupstr(run->started);
+    r->state = journal_run_state_name(run->state); /* static strings */
+    for (size_t i = 0; i < run->nscenarios; i++)
+        r->planned += run->scenarios[i].planned;
     journal_run_free(run);
+    long pid;
+    struct err oe = {0};
+    r->in_progress = journal_owner(dir, &pid, &oe) == 1; /* an error: nobody known to hold it */
     if (r->run_id == NULL || r->started == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
     if (!rtrend_parse_time(r->started, &r->t_s, &r->t_ns))

@@ -215,36 +215,30 @@ jrbuf(struct rbuf *b)
     return s;
 }
 
-/* A run's trials and state, as its summary says them. */
+/* A run's trials and state: what its run.json planned against what its journal holds. */
 static void
 run_state(const struct trun *r, char *trials, size_t tlen, char *state, size_t slen)
 {
-    const json_t *run = run_obj(r), *tr = json_object_get(run, "trials");
     json_int_t ok = 0, failed = 0;
-    if (tr != NULL) {
-        ok = ji(tr, "ok");
-        failed = ji(tr, "failed");
-    } else {
-        size_t i;
-        const json_t *s;
-        json_array_foreach(json_object_get(r->sum, "scenarios"), i, s)
-        {
-            ok += ji(json_object_get(s, "trials"), "ok");
-            failed += ji(json_object_get(s, "trials"), "failed");
-        }
+    size_t i;
+    const json_t *s;
+    json_array_foreach(json_object_get(r->sum, "scenarios"), i, s)
+    {
+        ok += ji(json_object_get(s, "trials"), "ok");
+        failed += ji(json_object_get(s, "trials"), "failed");
     }
     snprintf(trials, tlen, "%lld ok, %lld failed", (long long)ok, (long long)failed);
-    const json_t *planned = json_object_get(tr, "planned"), *nr = json_object_get(tr, "not_run");
     if (r->in_progress)
-        snprintf(state, slen, "in progress: %lld of %lld planned trials recorded so far",
-                 (long long)(ok + failed), (long long)json_integer_value(planned));
+        snprintf(state, slen, "in progress: %llu of %llu planned trials recorded so far",
+                 (unsigned long long)r->recorded, (unsigned long long)r->planned);
     else if (r->incomplete)
-        snprintf(state, slen, "incomplete: %lld of %lld planned trials not run",
-                 (long long)json_integer_value(nr), (long long)json_integer_value(planned));
-    else if (json_is_true(json_object_get(run, "complete")))
-        snprintf(state, slen, "complete");
+        snprintf(state, slen, "incomplete (%s): %llu of %llu planned trials not run",
+                 r->state != NULL ? r->state : "no state recorded",
+                 (unsigned long long)(r->planned - r->recorded), (unsigned long long)r->planned);
+    else if (r->state != NULL && r->planned > 0)
+        snprintf(state, slen, "%s", r->state);
     else
-        snprintf(state, slen, "—"); /* a journal that does not say */
+        snprintf(state, slen, "—"); /* a journal that does not say (run.json version 1) */
 }
 
 /* The runs, their plans and the title. */
@@ -424,9 +418,10 @@ view_scenario(const struct trend *t, const struct tscen *s)
     json_t *cols = json_array(), *rows = json_array();
     for (size_t k = 0; k < s->ncols; k++) {
         const struct trun *r = &t->runs[s->cols[k]];
-        json_array_append_new(cols,
-                              json_pack("{s:I,s:s,s:b}", "k", (json_int_t)s->cols[k] + 1, "run_id",
-                                        r->run_id, "marked", r->incomplete || r->in_progress));
+        json_array_append_new(cols, json_pack("{s:I,s:s,s:b,s:s}", "k", (json_int_t)s->cols[k] + 1,
+                                              "run_id", r->run_id, "marked",
+                                              r->incomplete || r->in_progress, "mark",
+                                              r->in_progress ? "in progress" : "incomplete"));
     }
     for (size_t j = 0; j < s->ncells; j++) {
         const struct tcell *c = &s->cells[j];

@@ -6,11 +6,12 @@
  *   trend-other  plan other-plan, started between trend-c and trend-d, zones 1 and 2 only,
  *                sharing latency, with a scenario of its own (bulk)
  *   trend-hostile-1/2  plan, run ids, scenario and zones full of markup and quotes
+ * and a copy of trend-c made a run stopped part way (run.json version 2), then held by a lock.
  * Golden outputs (tests/golden/trend/<case>/, NS_UPDATE_GOLDEN=1 rewrites them), the CSV against
  * each run's own matrix CSV, the flag on the right run and on the bad side only, time order
  * whatever the order given, child readers and in-process reading giving the same bytes, two
  * renders byte-identical (charts included), gnuplot running the scripts, the listing of what
- * runs of another plan do not share, and every exit status. */
+ * runs of another plan do not share, incomplete and running runs marked, every exit status. */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -603,6 +605,68 @@ test_default_out_is_the_newest_run(void **state)
     free(tmp);
 }
 
+/* A copy of trend-c as a run stopped part way (run.json version 2: state and planned counts; 3
+ * of its 36 planned trials without a record), in tmp/c. */
+static void
+interrupted_copy(const char *tmp, char *dir, size_t len)
+{
+    copy_run("trend-c", tmp, "c", NULL);
+    snprintf(dir, len, "%s/c", tmp);
+    char cmd[16384];
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && sed -i -e 's/\"schema\": \"netsurvey.run\\/1\"/\"schema\": "
+             "\"netsurvey.run\\/2\"/' -e 's/^ \"command\": /"
+             " \"state\": \"interrupted\", \"command\": /' -e 's/\"trials\": 5$/\"trials\": 5, "
+             "\"planned\": 30/' -e 's/\"trials\": 3$/\"trials\": 3, \"planned\": 6/' run.json && "
+             "grep -c '\"planned\"' run.json | grep -qx 2 && grep -q '\"state\": "
+             "\"interrupted\"' run.json && sed -i 1,3d results.jsonl",
+             dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void
+test_incomplete_runs_marked(void **state)
+{
+    (void)state;
+    char *tmp = th_tempdir("trend-incomplete");
+    char c[4096], out[8192], lock[8192];
+    interrupted_copy(tmp, c, sizeof c);
+    snprintf(out, sizeof out, "%s/out", tmp);
+    const char *dirs[] = {"trend-b", c, "trend-a"};
+    setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
+    struct report_trend_result r;
+    trend(dirs, 3, out, 5.0, 0, &r);
+    assert_int_equal(r.incomplete, 1);
+    assert_int_equal(r.flagged, 1); /* shown, not hidden: its cells still count */
+    report_trend_result_release(&r);
+    char *md = read_out(out, "trend.md");
+    assert_non_null(strstr(md, "| 33 ok, 0 failed | **incomplete (interrupted): 3 of 36 planned "
+                               "trials not run** |"));
+    assert_non_null(strstr(md, "| src → dst | #1 | #2 | #3 (incomplete) | latest vs first |"));
+    /* the complete runs of version 1 say nothing of a state */
+    assert_non_null(strstr(md, "| 32 ok, 4 failed | — |"));
+    free(md);
+    char *gp = read_out(out, "charts/trend-latency.gp");
+    assert_non_null(strstr(gp, "'#3 20261115T150000Z-t003 (incomplete)' 2"));
+    free(gp);
+    /* a run whose `netsurvey run` holds its lock is in progress */
+    snprintf(lock, sizeof lock, "%s/.lock", c);
+    FILE *lf = fopen(lock, "w");
+    assert_non_null(lf);
+    assert_int_equal(flock(fileno(lf), LOCK_EX), 0);
+    trend(dirs, 3, out, 5.0, 0, &r);
+    assert_int_equal(r.incomplete, 1);
+    report_trend_result_release(&r);
+    fclose(lf);
+    md = read_out(out, "trend.md");
+    assert_non_null(strstr(md, "**in progress: 33 of 36 planned trials recorded so far**"));
+    assert_non_null(strstr(md, "| #3 (in progress) |"));
+    free(md);
+    unsetenv("NETSURVEY_GNUPLOT");
+    th_rmtree(tmp);
+    free(tmp);
+}
+
 static void
 test_time_parse(void **state)
 {
@@ -652,6 +716,7 @@ main(void)
         cmocka_unit_test(test_gnuplot_failing_is_said),
         cmocka_unit_test(test_exit_statuses),
         cmocka_unit_test(test_default_out_is_the_newest_run),
+        cmocka_unit_test(test_incomplete_runs_marked),
         cmocka_unit_test(test_time_parse),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

@@ -25,7 +25,7 @@ static const struct cli_opt trend_opts[] = {
      "that run's mean, the bad way (default 5; '5%' also reads)"},
     {'j', "jobs", "N", CLI_OPT_STRING, offsetof(struct trend_args, jobs), 0,
      "runs read at once, each by a process of its own (default: the CPUs online, at most 4; "
-     "each holds one run's journal in memory)"},
+     "each holds one run's zone cells, about 30 MiB for 100 000 trials)"},
     {'o', "output", "OUT", CLI_OPT_STRING, offsetof(struct trend_args, out), 0,
      "where the outputs go, created if missing (default: the newest run's directory)"},
 };
@@ -120,10 +120,15 @@ const struct cli_command cli_trend = {
         "are given in, matches their scenarios (name, test, family) and zone cells (source and "
         "destination zone) as compare does, and writes trend.md, trend.html, "
         "trend-<scenario>.csv (each run's matrix value, oldest first) and "
-        "charts/trend-<scenario>.svg (a line per cell with its 95 % CI band) into OUT. A cell is "
-        "flagged at the first run whose mean left the cell's first run's 95 % CI by more than "
-        "PCT percent. Runs of different plans are compared on what they share; scenarios in one "
-        "run only are listed.\n"
+        "charts/trend-<scenario>.svg (a line per cell with its 95 % CI band) into OUT.\n"
+        "A cell's baseline is its first run with 2 ok trials or more (a CI needs two); the cell "
+        "is flagged at the first later run whose mean lies beyond the baseline's 95 % CI by more "
+        "than PCT percent of the baseline's mean, the bad way (higher RTT, lower throughput or "
+        "connection rate): a change for the better is never flagged. Runs of different plans are "
+        "compared on the scenarios and cells they share; a scenario in one run only, and a cell "
+        "some runs lack, are listed in trend.md, never matched by a guess. A run that is "
+        "incomplete (planned trials without a record) or still in progress is marked so, not "
+        "left out.\n"
         "When several statuses apply, the status is the first of 2, 3, 4, 1, 5.",
     CLI_OPTS(trend_opts),
     CLI_EXITS(TREND),

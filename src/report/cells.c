@@ -35,22 +35,39 @@ summary_check(const json_t *sum, struct err *e)
     return 0;
 }
 
-int
-rcell_load_summary(const char *dir, FILE *warn, json_t **sum, struct err *e)
+static int
+load(const char *dir, bool cells_only, FILE *warn, json_t **sum, struct err *e)
 {
     struct rmodel *m;
-    int rc = rmodel_load(&dir, 1, warn, &m, e);
+    int rc =
+        cells_only ? rmodel_load_nohist(&dir, 1, warn, &m, e) : rmodel_load(&dir, 1, warn, &m, e);
     if (rc != 0)
         return rc;
-    json_t *view = NULL;
-    rc = report_aggregate(m, sum, &view, e);
-    json_decref(view);
+    if (cells_only) {
+        rc = report_aggregate_cells(m, sum, e);
+    } else {
+        json_t *view = NULL;
+        rc = report_aggregate(m, sum, &view, e);
+        json_decref(view);
+    }
     rmodel_free(m);
     if (rc == 0 && (rc = summary_check(*sum, e)) != 0) {
         json_decref(*sum);
         *sum = NULL;
     }
     return rc;
+}
+
+int
+rcell_load_summary(const char *dir, FILE *warn, json_t **sum, struct err *e)
+{
+    return load(dir, false, warn, sum, e);
+}
+
+int
+rcell_load_cells(const char *dir, FILE *warn, json_t **sum, struct err *e)
+{
+    return load(dir, true, warn, sum, e);
 }
 
 bool

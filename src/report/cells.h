@@ -21,6 +21,11 @@ struct rbuf;
  * (new reference in *sum). Warnings about skipped journal lines go to warn (NULL: dropped).
  * Returns 0 or NS_E* with detail in e. Call between report_jarena_begin and _end. */
 int rcell_load_summary(const char *dir, FILE *warn, json_t **sum, struct err *e);
+/* The same summary cut to its zone cells: per scenario its own members, trial counts and zone
+ * cells, with the same numbers, but no host pairs, failures, region cells or latency
+ * percentiles (the journal is read without its histograms). What a trend of many runs reads of
+ * each: a fraction of the time and memory of rcell_load_summary. Same contract. */
+int rcell_load_cells(const char *dir, FILE *warn, json_t **sum, struct err *e);
 
 /* Whether two summary scenarios are the same one: name, test and family. */
 bool rcell_same_scenario(const json_t *a, const json_t *b);

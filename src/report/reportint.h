@@ -130,12 +130,17 @@ struct rmodel {
     size_t torn_lines, skipped_lines;
     FILE *warn;            /* where skipped journal lines are said; NULL: not said */
     struct rblock *blocks; /* where the trials' bucket arrays live */
+    bool no_hist;          /* the trials' buckets are not kept (rmodel_load_nohist) */
 };
 
 /* Load the run directories (each holding run.json and results.jsonl). A line that is not a
  * trial record is skipped and counted, with a warning to warn (NULL: none). Returns 0 or NS_E*;
  * *out is freed with rmodel_free. */
 int rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out, struct err *e);
+/* The same model without the trials' histograms: every figure but the latency percentiles is
+ * the same, at a fraction of the memory and time (what a trend reads of each of its runs). */
+int rmodel_load_nohist(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out,
+                       struct err *e);
 void rmodel_free(struct rmodel *m);
 
 /* The order of zone and region labels: "zone 2" < "zone 10" (digit runs compare as numbers,
@@ -164,6 +169,11 @@ extern const char *const report_pct_names[REPORT_NPCT];
 
 /* Build summary (numbers) and view (strings for the templates) of m. New references. */
 int report_aggregate(const struct rmodel *m, json_t **summary, json_t **view, struct err *e);
+/* The summary's head and, per scenario and family, its own members, trial counts and zone
+ * cells, as report_aggregate computes them; no host pairs, failures, region cells or view (a
+ * trend of many runs reads nothing else, and building those is most of report_aggregate's
+ * time). New reference in *summary. */
+int report_aggregate_cells(const struct rmodel *m, json_t **summary, struct err *e);
 
 /* Format helpers shared by aggregate and compare ("329.3 us", "12.10 Gbit/s", "4301 conn/s"). */
 char *report_fmt_metric(enum testspec_kind k, double v, char *buf, size_t len);

@@ -1,7 +1,8 @@
 /* trend.h - `netsurvey trend`: runs of one plan (or of several, on what they share) in time
  * order, cell by cell, as the README's section "trend" defines it.
  *
- * A run directory is read as `netsurvey report` reads it (its summary); scenarios and zone cells
+ * A run directory is read as `netsurvey report` reads it, its zone cells only (rcell_load_cells:
+ * the summary's numbers without its histograms and host pairs); scenarios and zone cells
  * are matched across runs as `compare` matches them (report/cells.h). Runs are put in the order
  * of run.json's start time, whatever order they are given in. Outputs: trend.md, trend.html,
  * trend-<scenario>.csv and charts/trend-<scenario>.{gp,dat,svg}, the same bytes for the same

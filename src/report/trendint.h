@@ -23,8 +23,8 @@ struct trun {
     char *run_id, *started;
     int64_t t_s; /* run.json's start, seconds since the epoch, and nanoseconds */
     int32_t t_ns;
-    json_t *sum;    /* its summary, reduced to what the trend reads (trendload.c); owned */
-    char *warnings; /* what reading it said (skipped journal lines), or NULL */
+    json_t *sum;       /* its summary, reduced to what the trend reads (trendload.c); owned */
+    char *warnings;    /* what reading it said (skipped journal lines), or NULL */
     const char *state; /* run.json's state ("complete", "interrupted", ...), or NULL (version 1) */
     uint64_t planned;  /* trials planned, over its scenarios (0: run.json does not say) */
     uint64_t recorded; /* trials with a record, ok or failed (from its summary) */

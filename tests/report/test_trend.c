@@ -29,7 +29,9 @@
 
 #include "cli/cli.h"
 #include "common/errors.h"
+#include "report/cells.h"
 #include "report/report.h"
+#include "report/reportint.h"
 #include "report/trend.h"
 #include "report/trendint.h"
 
@@ -667,6 +669,76 @@ test_incomplete_runs_marked(void **state)
     free(tmp);
 }
 
+/* What the trend reads of a run (rcell_load_cells: no histograms, no host pairs) holds the
+ * numbers of the run's full summary (rcell_load_summary, what `netsurvey report` writes):
+ * every member of every scenario and every zone cell the same, only the latency percentiles
+ * (rtt_us, from the histograms) and the pair, failure and region lists left out. On every
+ * fixture journal, multi-region and failed trials included. */
+static void
+test_cells_are_the_summarys(void **state)
+{
+    (void)state;
+    static const char *const dirs[] = {
+        "trend-a",         "trend-b",         "trend-c",      "trend-d", "trend-other",
+        "trend-hostile-1", "trend-hostile-2", "basic",        "multi-a", "multi-b",
+        "gate-base",       "gate-partial",    "compare-base", "hostile"};
+    size_t ncells = 0, nrtt = 0, nfailed = 0;
+    for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
+        report_jarena_begin();
+        json_t *full = NULL, *lean = NULL;
+        struct err e = {0};
+        if (rcell_load_summary(dirs[d], NULL, &full, &e) != 0 ||
+            rcell_load_cells(dirs[d], NULL, &lean, &e) != 0)
+            fail_msg("%s: %s", dirs[d], e.msg);
+        assert_true(json_equal(json_object_get(full, "runs"), json_object_get(lean, "runs")));
+        assert_true(json_equal(json_object_get(full, "journal"), json_object_get(lean, "journal")));
+        assert_true(json_equal(json_object_get(full, "title"), json_object_get(lean, "title")));
+        const json_t *fs = json_object_get(full, "scenarios"),
+                     *ls = json_object_get(lean, "scenarios");
+        assert_true(json_array_size(fs) > 0);
+        assert_int_equal(json_array_size(fs), json_array_size(ls));
+        for (size_t i = 0; i < json_array_size(fs); i++) {
+            json_t *f = json_array_get(fs, i), *l = json_array_get(ls, i);
+            assert_null(json_object_get(l, "pairs"));
+            assert_null(json_object_get(l, "failures"));
+            assert_null(json_object_get(l, "region_cells"));
+            const char *k;
+            json_t *v;
+            json_object_foreach(f, k, v)
+            {
+                if (!strcmp(k, "pairs") || !strcmp(k, "failures") || !strcmp(k, "region_cells") ||
+                    !strcmp(k, "zone_cells"))
+                    continue;
+                if (!json_equal(v, json_object_get(l, k)))
+                    fail_msg("%s: scenario %zu: %s differs", dirs[d], i, k);
+            }
+            assert_int_equal(json_object_size(l), json_object_size(f) - 2 -
+                                                      (json_object_get(f, "region_cells") != NULL));
+            const json_t *fc = json_object_get(f, "zone_cells"),
+                         *lc = json_object_get(l, "zone_cells");
+            assert_int_equal(json_array_size(fc), json_array_size(lc));
+            for (size_t c = 0; c < json_array_size(fc); c++) {
+                json_t *want = json_deep_copy(json_array_get(fc, c));
+                const json_t *got = json_array_get(lc, c);
+                nrtt += json_object_del(want, "rtt_us") == 0;
+                nfailed += json_integer_value(json_object_get(got, "failed")) > 0;
+                assert_null(json_object_get(got, "rtt_us"));
+                if (!json_equal(want, got))
+                    fail_msg("%s: scenario %zu: zone cell %zu differs", dirs[d], i, c);
+                json_decref(want);
+                ncells++;
+            }
+        }
+        json_decref(full);
+        json_decref(lean);
+        report_jarena_end();
+    }
+    /* the test saw what it is about: many cells, percentiles that went, failures that stayed */
+    assert_true(ncells >= 50);
+    assert_true(nrtt >= 20);
+    assert_true(nfailed >= 1);
+}
+
 static void
 test_time_parse(void **state)
 {
@@ -717,6 +789,7 @@ main(void)
         cmocka_unit_test(test_exit_statuses),
         cmocka_unit_test(test_default_out_is_the_newest_run),
         cmocka_unit_test(test_incomplete_runs_marked),
+        cmocka_unit_test(test_cells_are_the_summarys),
         cmocka_unit_test(test_time_parse),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

@@ -4,7 +4,7 @@
  *
  * A run is read as `netsurvey report` reads it, but without the trials' histograms and without
  * its host pairs (rcell_load_cells: the same zone cells and counts; a 100 000-trial journal in
- * about 0.4 s of CPU and 30 MiB, against the report's 1 s and 170 MiB), and a trend reads
+ * about a third of the report's CPU and 27 MiB instead of 170), and a trend reads
  * twenty: the runs are read by child processes, jobs at a time, each sending its reduced summary
  * back as JSON over a pipe (reals at 17 digits: the parent gets the very doubles the child
  * computed). Processes rather than threads because jansson's allocator is process-wide

@@ -7,8 +7,14 @@
 # its share. Wall time is printed only: a busy machine stretches it without any fault of ours.
 # Then `netsurvey trend` over NS_BENCH_TREND_RUNS (default 20) copies of that journal, each its
 # own run (run_id and start rewritten in run.json and every record), must take <= 10 s of wall
-# time without gnuplot (issue 19; the runs are read by child processes, -j defaulting to the
-# CPUs online, so its CPU time, printed, is about twice that on two cores); 0 skips it.
+# time without gnuplot (issue 19); 0 skips it. The runs are read by child processes (-j: the CPUs
+# online, at most 4), each without histograms or host pairs (rcell_load_cells), so the trend's
+# CPU time, printed with its sum, is what one core would need: its wall time on N idle cores is
+# about that / N. Measured 2026-12-01 on the shared 2-core machine (load average 9-10, other
+# helpers' builds and benchmarks running): 20 runs took 12.4 s of CPU (user 11.0 + sys 1.3),
+# 36.7 s of wall, 27 MiB per reader; before the lean reading, 22.1 s of CPU, 43.6 s of wall and
+# 170 MiB per reader (bench run of the same day, load 10-11). A quiet 2-core machine is under
+# 10 s by the CPU figure (about 6 s); this machine while shared is not.
 # Not a ctest test: timings belong to a quiet machine. NS_BENCH_HOSTS / NS_BENCH_TRIALS
 # override the size. Needs python3 (the generator) and GNU time as /usr/bin/time.
 set -eu
@@ -88,7 +94,8 @@ PY
             exit 1
         }
         read -r wall user sys kib <"$tmp/time"
-        echo "trend of $trend_runs runs (no gnuplot) run $i: wall ${wall} s, cpu user $user sys $sys (all readers), max rss $((kib / 1024)) MiB (the largest process)"
+        cpu=$(echo "$user $sys" | awk '{printf "%.2f", $1 + $2}')
+        echo "trend of $trend_runs runs (no gnuplot) run $i: wall ${wall} s, cpu ${cpu} s (user $user sys $sys, all readers), max rss $((kib / 1024)) MiB (the largest process)"
         trend_best=$(echo "$trend_best $wall" | awk '{ print ($2 < $1) ? $2 : $1 }')
     done
     # shellcheck disable=SC2086

@@ -170,7 +170,8 @@ extern const char *const report_pct_names[REPORT_NPCT];
 /* Build summary (numbers) and view (strings for the templates) of m. New references. */
 int report_aggregate(const struct rmodel *m, json_t **summary, json_t **view, struct err *e);
 /* The summary's head and, per scenario and family, its own members, trial counts and zone
- * cells, as report_aggregate computes them; no host pairs, failures, region cells or view (a
+ * cells, as report_aggregate computes them; no host pairs, failures, region cells, stat
+ * matrices or asymmetry (matrixstat.h), or view (a
  * trend of many runs reads nothing else, and building those is most of report_aggregate's
  * time). New reference in *summary. */
 int report_aggregate_cells(const struct rmodel *m, json_t **summary, struct err *e);

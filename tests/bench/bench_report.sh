@@ -10,11 +10,13 @@
 # time without gnuplot (issue 19); 0 skips it. The runs are read by child processes (-j: the CPUs
 # online, at most 4), each without histograms or host pairs (rcell_load_cells), so the trend's
 # CPU time, printed with its sum, is what one core would need: its wall time on N idle cores is
-# about that / N. Measured 2026-12-01 on the shared 2-core machine (load average 9-10, other
-# helpers' builds and benchmarks running): 20 runs took 12.4 s of CPU (user 11.0 + sys 1.3),
-# 36.7 s of wall, 27 MiB per reader; before the lean reading, 22.1 s of CPU, 43.6 s of wall and
-# 170 MiB per reader (bench run of the same day, load 10-11). A quiet 2-core machine is under
-# 10 s by the CPU figure (about 6 s); this machine while shared is not.
+# about that / N. Measured 2026-12-01 on the shared 2-core machine, other helpers' builds and
+# benchmarks running (load average 9-14), so walls are stretched: 20 runs took 12.4 s of CPU
+# (36.7 s wall, load 9-10) and 27 MiB per reader. Interleaved with the reading before it (full
+# summaries) and with a report of one run, load 13-14: before 25.5 / 23.6 s CPU, 171 MiB; now
+# 16.0 / 13.4 s CPU, 27 MiB, the same output bytes; the report of one run 1.8 / 1.5 s CPU. So a
+# trend of 20 runs costs about 9 reports' CPU (15 before): with the report at its quiet 1.0 s,
+# about 9 s of CPU, 4.5 s of wall on two idle cores. This machine while shared is over 10 s.
 # Not a ctest test: timings belong to a quiet machine. NS_BENCH_HOSTS / NS_BENCH_TRIALS
 # override the size. Needs python3 (the generator) and GNU time as /usr/bin/time.
 set -eu

@@ -164,24 +164,6 @@ agg_flag(const struct agg *a)
 
 /* --- formatting for people ---------------------------------------------------------------- */
 
-char *
-report_fmt_metric(enum testspec_kind k, double v, char *buf, size_t len)
-{
-    switch (k) {
-    case TESTSPEC_TCP_STREAM:
-    case TESTSPEC_UDP_STREAM:
-        return units_format_rate(v * 1e6, buf, len);
-    case TESTSPEC_TCP_CRR:
-        if (v >= 1000)
-            snprintf(buf, len, "%.0f conn/s", v);
-        else
-            snprintf(buf, len, "%.1f conn/s", v);
-        return buf;
-    default:
-        return units_format_usec(v, buf, len);
-    }
-}
-
 static json_t *
 jfmt(enum testspec_kind k, double v)
 {

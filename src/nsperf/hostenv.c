@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/net.h"
+#include "nsperf/cloud.h"
 
 #define HOSTENV_LINE_MAX 512
 #define HOSTENV_NL_BUF 16384
@@ -312,7 +313,7 @@ add_interface(json_t *o, const char *address)
 }
 
 json_t *
-hostenv_collect(const char *address)
+hostenv_collect(const char *address, enum cloud_mode cloud)
 {
     json_t *o = json_object();
     if (o == NULL)
@@ -340,6 +341,7 @@ hostenv_collect(const char *address)
                         sizeof buf);
     json_object_set_new(o, "clocksource", str_or_null(ok, buf));
     json_object_set_new(o, "nsperf_version", json_string(NS_VERSION));
+    json_object_set_new(o, "cloud", cloud_collect(cloud));
     return o;
 }
 
@@ -347,15 +349,26 @@ int
 hostenv_main(int argc, char **argv)
 {
     const char *address = NULL;
+    /* NSPERF_CLOUD is how a caller that cannot add a flag (a survey's local hosts, a test)
+     * chooses; the flag wins. */
+    const char *mode_text = getenv("NSPERF_CLOUD");
+    enum cloud_mode mode = CLOUD_MODE_AUTO;
+    if (mode_text != NULL && *mode_text != '\0' && !cloud_mode_parse(mode_text, &mode)) {
+        fprintf(stderr, "nsperf: NSPERF_CLOUD: expected auto, probe or off\n");
+        return 2;
+    }
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--address") == 0 && i + 1 < argc) {
             address = argv[++i];
+        } else if (strcmp(argv[i], "--cloud") == 0 && i + 1 < argc &&
+                   cloud_mode_parse(argv[i + 1], &mode)) {
+            i++;
         } else {
-            fprintf(stderr, "usage: nsperf env [--address ADDR]\n");
+            fprintf(stderr, "usage: nsperf env [--address ADDR] [--cloud auto|probe|off]\n");
             return 2;
         }
     }
-    json_t *o = hostenv_collect(address);
+    json_t *o = hostenv_collect(address, mode);
     if (o == NULL) {
         fprintf(stderr, "nsperf: out of memory\n");
         return 1;

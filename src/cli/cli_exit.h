@@ -54,7 +54,7 @@
 #define CLI_EXITS_REPORT(X)                                                                        \
     X(CLI_REPORT_OK, 0, "every report written")                                                    \
     X(CLI_REPORT_FAILED, 1, "a journal could not be read, or a report could not be written")       \
-    X(CLI_REPORT_USAGE, 2, "usage error")
+    X(CLI_REPORT_USAGE, 2, "usage error, or --by zone_id where a host has no zone id")
 
 #define CLI_EXITS_COMPARE(X)                                                                       \
     X(CLI_COMPARE_OK, 0,                                                                           \

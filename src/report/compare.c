@@ -66,7 +66,7 @@ static int
 load_summary(const char *dir, FILE *warn, json_t **sum, struct err *e)
 {
     struct rmodel *m;
-    int rc = rmodel_load(&dir, 1, warn, &m, e);
+    int rc = rmodel_load(&dir, 1, warn, false, &m, e);
     if (rc != 0)
         return rc;
     json_t *view = NULL;

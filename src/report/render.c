@@ -169,7 +169,7 @@ report_render(const struct report_opts *o, struct err *e)
         return err_sys(e, NS_EIO, errno, "cannot create %s", out);
     report_jarena_begin();
     struct rmodel *m;
-    int rc = rmodel_load(o->dirs, o->ndirs, o->warn, &m, e);
+    int rc = rmodel_load(o->dirs, o->ndirs, o->warn, o->by_zone_id, &m, e);
     if (rc != 0) {
         report_jarena_end();
         return rc;

@@ -4,7 +4,8 @@ hosts inside a network namespace this test makes (nscloud-*), whose 169.254.169.
 stand-in metadata service (tests/nsperf/cloud_standin.py, IMDSv2); NSPERF_CLOUD=probe makes the
 hosts' `nsperf env` ask it (this machine's firmware names no cloud). Checks: auto hosts placed
 from the metadata before the first test (run.json, the trial records), a stated zone that
-differs warned about (stderr, run.json) and kept, cross-zone pairs made from the placed zones,
+differs warned about (stderr, run.json, the report) and kept, the report's cloud columns and
+`report --by zone_id`, cross-zone pairs made from the placed zones,
 and a namespace without a service stopping the run before any test, naming the hosts.
 Root only (exit 77 otherwise).
 
@@ -113,12 +114,41 @@ def check_mixed(ns, work):
             want = "1" if t[end]["host"] == "c" else "us-east-1a"
             expect(f"mixed: trial {t['src']['host']}->{t['dst']['host']} {end} zone",
                    t[end]["zone"], want)
+    check_reports(os.path.dirname(plan), os.path.join(os.path.dirname(plan), "mixed"))
     # the dry run, before any host is asked: auto stays auto
     dry = sh(NETSURVEY, "plan", "--json", plan, capture_output=True, text=True)
     a = json.loads(dry.stdout)["hosts"][0]
     expect("plan --json: host a", (a["zone"], a["region"], a.get("zone_from_host"),
                                    a.get("region_from_host")), ("auto", "auto", True, True))
     expect("check accepts auto", sh(NETSURVEY, "check", "-q", plan, check=False).returncode, 0)
+
+
+def check_reports(work, run_dir):
+    """The host table's cloud columns and the zone warning; --by zone_id grouping by the
+    metadata's physical zone (every host has one here), and refusing where hosts have none."""
+    with open(os.path.join(run_dir, "report.md")) as f:
+        md = f.read()
+    row = [ln for ln in md.splitlines() if ln.startswith("| a | us-east-1 |")]
+    if len(row) != 1 or "| us-east-1a | use1-az6 | aws | c6in.xlarge |" not in row[0]:
+        fails.append(f"report.md: host a's row lacks zone id, provider, instance type: {row}")
+    if not any(ln.startswith("- ⚠ c: ") and "us-east-1a" in ln for ln in md.splitlines()):
+        fails.append("report.md: no zone warning for c")
+    out = os.path.join(work, "by-zone-id")
+    r = sh(NETSURVEY, "report", run_dir, "--by", "zone_id", "-o", out, capture_output=True,
+           text=True, check=False, env=dict(os.environ, NETSURVEY_GNUPLOT="/nonexistent"))
+    expect("report --by zone_id: exit status", (r.returncode, r.stderr), (0, r.stderr))
+    if r.returncode == 0:
+        with open(os.path.join(out, "summary.json")) as f:
+            summary = json.load(f)
+        expect("report --by zone_id: zones", [(z["zone"], z["hosts"]) for z in summary["zones"]],
+               [("use1-az6", 2), ("use1-az6", 1)])  # two regions: us-east-1 (a, b), westus3 (c)
+        expect("report --by zone_id: zones_by", summary.get("zones_by"), "zone_id")
+    fixture = os.path.join(HERE, "..", "fixtures", "journals", "basic")
+    r = sh(NETSURVEY, "report", fixture, "--by", "zone_id", "-o", os.path.join(work, "refused"),
+           capture_output=True, text=True, check=False)
+    expect("report --by zone_id without zone ids: exit status", r.returncode, 2)
+    if "no zone id for hosts 'zone1-vm', 'zone1-vm-b', 'zone2-vm', 'zone3-vm'" not in r.stderr:
+        fails.append(f"report --by zone_id: refusal does not name the hosts: {r.stderr!r}")
 
 
 def check_cross(ns, work):

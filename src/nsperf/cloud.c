@@ -169,14 +169,14 @@ ask_gcp(struct probe *pr, struct cloud_identity *id)
 }
 
 bool
-cloud_probe(enum cloud_mode mode, struct cloud_identity *id)
+cloud_probe(enum cloud_mode mode, int budget_ms, struct cloud_identity *id)
 {
     memset(id, 0, sizeof *id);
     enum cloud_provider only = CLOUD_NONE;
     if (mode == CLOUD_MODE_OFF ||
         (mode == CLOUD_MODE_AUTO && (only = cloud_from_firmware()) == CLOUD_NONE))
         return false;
-    struct probe pr = {.deadline_ns = clock_deadline_ms(CLOUD_BUDGET_MS),
+    struct probe pr = {.deadline_ns = clock_deadline_ms(budget_ms),
                        .buf = malloc(CLOUD_RESPONSE_MAX)};
     if (pr.buf == NULL)
         return false;
@@ -201,10 +201,10 @@ str_or_null(const char *s)
 }
 
 json_t *
-cloud_collect(enum cloud_mode mode)
+cloud_collect(enum cloud_mode mode, int budget_ms)
 {
     struct cloud_identity id;
-    if (!cloud_probe(mode, &id))
+    if (!cloud_probe(mode, budget_ms, &id))
         return json_null();
     return json_pack("{s:s, s:o, s:o, s:o, s:o, s:o}", "provider", cloud_provider_name(id.provider),
                      "region", str_or_null(id.region), "zone", str_or_null(id.zone), "zone_id",

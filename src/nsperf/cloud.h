@@ -20,7 +20,8 @@
 
 #define CLOUD_ADDRESS "169.254.169.254"
 #define CLOUD_PORT 80
-#define CLOUD_BUDGET_MS 500            /* the whole probe, answered or not */
+#define CLOUD_BUDGET_MS 500            /* the whole probe, answered or not (the default) */
+#define CLOUD_BUDGET_MAX_MS 10000      /* --cloud-budget's upper bound */
 #define CLOUD_RESPONSE_MAX (64u << 10) /* a response, headers included (Azure's is ~5 KB) */
 #define CLOUD_HEADER_MAX 8192          /* the status line and headers */
 #define CLOUD_VALUE_MAX 128            /* one value (a zone, an instance id) */
@@ -95,13 +96,14 @@ const char *cloud_provider_name(enum cloud_provider p);
 /* "auto", "probe", "off" into *mode; false for anything else. */
 bool cloud_mode_parse(const char *s, enum cloud_mode *mode);
 
-/* Ask the metadata services that mode selects, within CLOUD_BUDGET_MS. Returns true with *id
+/* Ask the metadata services that mode selects, within budget_ms (CLOUD_BUDGET_MS unless the
+ * caller was told otherwise: a loaded VM, a test's stand-in service). Returns true with *id
  * filled when one answered as its cloud documents; false off-cloud (or when none answered in
  * time, or answered garbage). */
-bool cloud_probe(enum cloud_mode mode, struct cloud_identity *id);
+bool cloud_probe(enum cloud_mode mode, int budget_ms, struct cloud_identity *id);
 
 /* env.cloud: {"provider", "region", "zone", "zone_id", "instance_type", "instance_id"} (null
  * where the service said nothing), or JSON null off-cloud. New reference; NULL without memory. */
-json_t *cloud_collect(enum cloud_mode mode);
+json_t *cloud_collect(enum cloud_mode mode, int budget_ms);
 
 #endif

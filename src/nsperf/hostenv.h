@@ -12,9 +12,10 @@
 #include "nsperf/cloud.h"
 
 /* The environment as a new JSON object (caller decrefs); address (may be NULL) selects the
- * interface; cloud says which metadata services fill "cloud" (cloud.h: null off-cloud).
+ * interface; cloud says which metadata services fill "cloud" (cloud.h: null off-cloud), within
+ * cloud_budget_ms.
  * Fields that cannot be read are null, never an error: NULL only without memory. */
-json_t *hostenv_collect(const char *address, enum cloud_mode cloud);
+json_t *hostenv_collect(const char *address, enum cloud_mode cloud, int cloud_budget_ms);
 
 /* `nsperf env [--address ADDR]`: argv[0] is "env". Prints the object and a newline on stdout.
  * Returns an exit status (0, 2 usage). */

@@ -183,7 +183,7 @@ test_modes(void **state)
     assert_int_equal(m, CLOUD_MODE_OFF);
     assert_false(cloud_mode_parse("on", &m));
     struct cloud_identity id;
-    assert_false(cloud_probe(CLOUD_MODE_OFF, &id)); /* sends nothing */
+    assert_false(cloud_probe(CLOUD_MODE_OFF, CLOUD_BUDGET_MS, &id)); /* sends nothing */
     assert_int_equal(id.provider, CLOUD_NONE);
     assert_string_equal(cloud_provider_name(CLOUD_AWS), "aws");
     assert_null(cloud_provider_name(CLOUD_NONE));

@@ -187,8 +187,6 @@ host_read(struct vctx *c, const struct ynode *n, size_t i, const struct plan_ssh
     h->name = r.name ? r.name : host_name_fallback(c, v.val[0]);
     h->zone = r.zone ? r.zone : "";
     h->region = r.region ? r.region : "";
-    h->zone_from_host = strcmp(h->zone, PLAN_AUTO) == 0;
-    h->region_from_host = strcmp(h->region, PLAN_AUTO) == 0;
     h->zone_id = r.zone_id ? r.zone_id : "";
     h->transport = r.transport == 1 ? PLAN_TRANSPORT_LOCAL : PLAN_TRANSPORT_SSH;
     host_addresses(c, n, h, &r, &v, what);
@@ -294,11 +292,17 @@ plan_zones_number(struct plan *p)
     }
 }
 
-/* Zones are (region, zone); give each host its zone's index. */
+/* Zones are (region, zone); give each host its zone's index. Hosts of every origin (hosts,
+ * an inventory's variables, the zones map) may say auto. */
 void
 plan_hosts_zones(struct vctx *c)
 {
     struct plan *p = c->p;
+    for (size_t i = 0; i < p->nhosts; i++) {
+        struct plan_host *h = &p->hosts[i];
+        h->zone_from_host = strcmp(h->zone, PLAN_AUTO) == 0;
+        h->region_from_host = strcmp(h->region, PLAN_AUTO) == 0;
+    }
     p->host_zone = plan_vcalloc(c, p->nhosts, sizeof *p->host_zone);
     if (p->host_zone != NULL)
         plan_zones_number(p);

@@ -520,8 +520,8 @@ hosts_place(struct runner *r, struct err *e)
     if (nmissing > 0)
         return err_set(e, NS_ENOTFOUND,
                        "cannot place host%s %s: zone: auto or region: auto, but %s cloud metadata "
-                       "gives none (nsperf env's cloud is null: off-cloud, or no metadata service "
-                       "answered within 0.5 s); give %s zone and region in the plan",
+                       "gives none (off-cloud, no metadata service answered within nsperf env's "
+                       "budget, or a VM in no zone); give %s zone and region in the plan",
                        nmissing == 1 ? "" : "s", missing, nmissing == 1 ? "its" : "their",
                        nmissing == 1 ? "its" : "their");
     if (!placed)

@@ -125,7 +125,7 @@ setup(void **state)
     struct rmodel *m;
     struct err e = {0};
     const char *dirs[] = {f->dir};
-    assert_int_equal(rmodel_load(dirs, 1, stderr, false, &m, &e), 0);
+    assert_int_equal(rmodel_load(dirs, 1, stderr, &m, &e), 0);
     assert_int_equal(report_aggregate(m, &f->sum, &f->view, &e), 0);
     rmodel_free(m);
     *state = f;
@@ -275,7 +275,7 @@ test_zone_ids(void **state)
     const char *dirs[] = {a, b};
     struct rmodel *m = NULL;
     struct err e = {0};
-    assert_int_equal(rmodel_load(dirs, 2, NULL, false, &m, &e), 0);
+    assert_int_equal(rmodel_load(dirs, 2, NULL, &m, &e), 0);
     size_t seen = 0;
     for (size_t i = 0; i < m->nhosts; i++) {
         const struct rhost *h = &m->hosts[i];
@@ -292,7 +292,7 @@ test_zone_ids(void **state)
     assert_int_equal(seen, 2);
     rmodel_free(m);
     m = NULL;
-    assert_int_equal(rmodel_load(dirs, 2, NULL, true, &m, &e), NS_EINVAL);
+    assert_int_equal(rmodel_load_by_zone_id(dirs, 2, NULL, &m, &e), NS_EINVAL);
     assert_null(m);
     assert_non_null(strstr(e.msg, "no zone id for hosts 'w2', 'e1', 'e2' ("));
 }

@@ -183,6 +183,9 @@ void plan_validate_hosts(struct vctx *c, const struct ynode *hosts, const struct
                          bool inventories);
 /* Give each host its zone's index (after plan_merge_hosts). */
 void plan_hosts_zones(struct vctx *c);
+void plan_zones_number(struct plan *p);
+/* npairs and ntests again, after the zones changed (plan_host_place). 0 or NS_ENOMEM. */
+int plan_pairs_recount(struct plan *p);
 void plan_validate_scenarios(struct vctx *c, const struct ynode *list,
                              const struct ynode *defaults);
 /* hosts_ok: the hosts had no problem, so "no pair" can be explained without noise; hosts_at:

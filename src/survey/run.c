@@ -166,6 +166,16 @@ scenario_of(const struct plan_scenario *sc)
     return journal_scenario_from_spec(sc->name, &sc->spec);
 }
 
+/* The family a pair's traffic uses: its data addresses' (the plan keeps a pair to one), a name's
+ * as it resolved here. */
+static enum journal_family
+host_family(const struct plan_host *h)
+{
+    if (h->data_family != PLAN_FAMILY_UNKNOWN)
+        return h->data_family == PLAN_FAMILY_IPV6 ? JOURNAL_IPV6 : JOURNAL_IPV4;
+    return journal_family_of(h->data_address);
+}
+
 static struct journal_endpoint
 endpoint_of(const struct plan_host *h)
 {
@@ -260,7 +270,7 @@ trial_record(const struct runner *r, const struct schedule_test *t, const struct
                                   .plan_sha256 = r->plan_sha,
                                   .scenario = scenario_of(plan_scenario(r->plan, t->scenario)),
                                   .trial = t->trial,
-                                  .family = journal_family_of(src->data_address),
+                                  .family = host_family(src),
                                   .src = endpoint_of(src),
                                   .dst = endpoint_of(dst),
                                   .status = o->ok ? JOURNAL_OK : JOURNAL_FAILED,
@@ -678,7 +688,7 @@ resume_take(void *arg, const struct journal_trial *rec, struct err *e)
     long src = k.src != NULL ? plan_host_find(r->plan, k.src) : -1;
     long dst = k.dst != NULL ? plan_host_find(r->plan, k.dst) : -1;
     if (sc < 0 || src < 0 || dst < 0 || k.trial < 1 || k.trial > PLAN_MAX_TRIALS ||
-        k.family != journal_family_of(plan_host(r->plan, (size_t)src)->data_address))
+        k.family != host_family(plan_host(r->plan, (size_t)src)))
         return 0;
     uint64_t *d = realloc(r->done, (r->ndone + 1) * sizeof *d);
     if (d == NULL)

@@ -2,9 +2,11 @@
  * resume of a directory in use refused at once naming the owner's PID (and the first one
  * finishing every trial once), the lock not held by the processes a run starts, SIGTERM's exit
  * status and state, one directory per run for back-to-back runs, placeholders of -o, extra words
- * after --version, and no ETA on the status line once the last test is done. */
+ * after --version, no ETA on the status line once the last test is done, and names as data
+ * addresses resolved by check. */
 #include "itest.h"
 
+#include <netdb.h>
 #include <poll.h>
 #include <pty.h>
 
@@ -319,13 +321,52 @@ test_no_eta_after_the_end(void **state)
     assert_true(with_eta >= 1);
 }
 
+/* check resolves a host name given as a data address (getaddrinfo, here: localhost) and finds
+ * the duplicate (or the mix of families) that only the resolved address shows. */
+static void
+test_check_resolves_names(void **state)
+{
+    (void)state;
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
+    assert_int_equal(getaddrinfo("localhost", "0", &hints, &res), 0);
+    bool v4 = res->ai_family == AF_INET;
+    freeaddrinfo(res);
+    write_file("names.yaml",
+               "name: names\n"
+               "hosts:\n"
+               "  - {name: a, transport: local, data_address: 127.0.0.1}\n"
+               "  - {name: b, transport: local, data_address: localhost}\n"
+               "scenarios:\n"
+               "  - {name: rr, test: tcp_rr, duration: 1s}\n",
+               0644);
+    char *o, *e;
+    const char *args[] = {"check", "names.yaml", NULL};
+    assert_int_equal(ns_run(args, NULL, &o, &e), 2);
+    if (v4)
+        assert_non_null(strstr(e, "names.yaml:4:47: duplicate data address: 'localhost' of host "
+                                  "'b' resolves to 127.0.0.1, the data address of host 'a'"));
+    else
+        assert_non_null(strstr(e, "names.yaml:4:47: host 'b' (IPv6 data address ::1)"));
+    free(o);
+    free(e);
+    /* and plan and run refuse it the same way, before any host is contacted */
+    const char *run[] = {"run", "names.yaml", "-o", "names", NULL};
+    assert_int_equal(ns_run(run, NULL, &o, &e), 2);
+    free(o);
+    free(e);
+    struct stat st;
+    char path[PATH_MAX];
+    tmp_path(path, sizeof path, "names");
+    assert_int_not_equal(stat(path, &st), 0);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_second_owner_refused),  cmocka_unit_test(test_sigterm),
         cmocka_unit_test(test_one_directory_per_run), cmocka_unit_test(test_version_takes_nothing),
-        cmocka_unit_test(test_no_eta_after_the_end),
+        cmocka_unit_test(test_no_eta_after_the_end),  cmocka_unit_test(test_check_resolves_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

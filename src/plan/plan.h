@@ -37,10 +37,16 @@ struct plan_diags; /* opaque list of diagnostics */
 #define PLAN_MAX_RETRIES 10
 #define PLAN_DEFAULT_RETRIES 2
 
-/* Estimated fixed cost of one test on top of its warmup and duration: ssh session, starting
- * the one-shot nsperf server, the control handshake and collecting the result. Used only for
- * the wall-time estimate of `netsurvey plan`. */
-#define PLAN_TEST_OVERHEAD_S 3.0
+/* The wall-time estimate of `netsurvey plan` and of run.json: the fixed cost of one round on
+ * top of its warmup and duration (starting the one-shot nsperf server, its ready line, the
+ * client, the control handshake, the result, the server's exit), for a round of local hosts
+ * and one with ssh hosts (their sessions' channels); and of opening a host before the first
+ * round (an ssh session, the endpoint's hash check, `nsperf env`). Measured: run.json's
+ * "measured" holds what a run took (README "The journal" says how these were set). */
+#define PLAN_SETUP_LOCAL_S 0.2
+#define PLAN_SETUP_SSH_S 0.25
+#define PLAN_OPEN_LOCAL_S 0.01
+#define PLAN_OPEN_SSH_S 0.3
 
 /* The kinds of common/testspec.h (nsperf's), under the plan's names. */
 enum plan_test_kind {

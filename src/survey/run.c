@@ -76,7 +76,12 @@ struct runner {
     size_t round, nrounds;
     uint64_t t0_ns;
     double measured_s, measured_est_s; /* rounds done so far: wall time and estimate */
-    double *est_suffix;                /* estimated seconds of rounds r.. end */
+    /* What run.json's "measured" says: the setup of a round (its wall time beyond warmup +
+     * duration), per transport (0 local, 1 ssh), and opening the hosts. */
+    double setup_sum[2], setup_max[2];
+    uint64_t setup_rounds[2];
+    double open_s;
+    double *est_suffix; /* estimated seconds of rounds r.. end */
     int journal_rc;
     struct err journal_err;
     bool running; /* run.json says "running" by this process */
@@ -612,8 +617,16 @@ round_run(struct runner *r, size_t ri, struct err *e)
         pthread_mutex_destroy(&slots[i].ctl.mu);
     }
     if (m > 0 && !atomic_load(r->o->interrupted)) {
-        r->measured_s += (double)(clock_now_ns() - t0) / 1e9;
+        double wall = (double)(clock_now_ns() - t0) / 1e9;
+        r->measured_s += wall;
         r->measured_est_s += schedule_round_estimate_s(r->sched, ri);
+        const struct plan_scenario *sc =
+            plan_scenario(r->plan, schedule_round_scenario(r->sched, ri));
+        int ssh = schedule_round_ssh(r->sched, ri) ? 1 : 0;
+        double setup = wall - sc->warmup_s - sc->duration_s;
+        r->setup_sum[ssh] += setup;
+        r->setup_max[ssh] = setup > r->setup_max[ssh] ? setup : r->setup_max[ssh];
+        r->setup_rounds[ssh]++;
     }
     free(slots);
     return rc;
@@ -754,7 +767,7 @@ resume_load(struct runner *r, const char *started, struct err *e)
     r->res->done_before = w;
     if (rc == 0) {
         json_t *resumed = json_pack("{s:s, s:s}", "started", started, "command", r->o->command);
-        rc = resumed != NULL ? journal_set_state(r->j, JOURNAL_RUN_RUNNING, resumed, e)
+        rc = resumed != NULL ? journal_set_state(r->j, JOURNAL_RUN_RUNNING, resumed, NULL, e)
                              : err_set(e, NS_ENOMEM, "out of memory");
         json_decref(resumed);
         r->running = rc == 0;
@@ -809,6 +822,24 @@ run_start_journal(struct runner *r, const char *started, struct err *e)
     return rc;
 }
 
+/* This invocation's timings, for calibrating the estimate (README "The journal"). */
+static json_t *
+measured_json(const struct runner *r)
+{
+    json_t *m = json_pack("{s:f, s:f, s:I}", "wall_s", elapsed_s(r), "open_hosts_s", r->open_s,
+                          "hosts", (json_int_t)r->nhosts);
+    static const char *const names[2] = {"local", "ssh"};
+    for (int t = 0; m != NULL && t < 2; t++) {
+        if (r->setup_rounds[t] == 0)
+            continue;
+        json_object_set_new(m, names[t],
+                            json_pack("{s:I, s:f, s:f}", "rounds", (json_int_t)r->setup_rounds[t],
+                                      "setup_mean_s", r->setup_sum[t] / (double)r->setup_rounds[t],
+                                      "setup_max_s", r->setup_max[t]));
+    }
+    return m;
+}
+
 /* run.json's state once the rounds are over; a failure to write it is the run's error when it
  * has none (readers would take the run for one that was killed). */
 static int
@@ -820,7 +851,9 @@ run_finish_journal(struct runner *r, int rc, struct err *e)
                                 : atomic_load(r->o->interrupted) != 0 ? JOURNAL_RUN_INTERRUPTED
                                                                       : JOURNAL_RUN_COMPLETE;
     struct err se = {0};
-    int src = journal_set_state(r->j, st, NULL, &se);
+    json_t *measured = measured_json(r);
+    int src = journal_set_state(r->j, st, NULL, measured, &se);
+    json_decref(measured);
     if (src != 0 && rc == 0) {
         *e = se;
         r->res->journal_failed = true;
@@ -858,8 +891,10 @@ survey_run(const struct survey_run_opts *o, struct survey_run_result *res, struc
         free(r.hosts);
         r.hosts = NULL;
     }
+    uint64_t open_t0 = clock_now_ns();
     if (rc == 0)
         rc = hosts_open(&r, e);
+    r.open_s = (double)(clock_now_ns() - open_t0) / 1e9;
     if (rc == 0 && !o->resume)
         rc = run_write(&r, started, e);
     if (rc == 0)

@@ -126,6 +126,24 @@ test_second_owner_refused(void **state)
     assert_int_equal(json_integer_value(json_object_get(sc, "planned")), 24);
     const json_t *pairs = json_object_get(run, "pairs");
     assert_int_equal(json_array_size(pairs), 12);
+    /* What the estimate is calibrated from: every round measured, none shorter than its tests;
+     * and the estimate is the dry run's. */
+    const json_t *sched = json_object_get(run, "schedule");
+    const json_t *local = json_object_get(json_object_get(run, "measured"), "local");
+    assert_int_equal(json_integer_value(json_object_get(local, "rounds")),
+                     json_integer_value(json_object_get(sched, "rounds")));
+    assert_true(json_real_value(json_object_get(local, "setup_mean_s")) > 0);
+    assert_true(json_real_value(json_object_get(local, "setup_max_s")) >=
+                json_real_value(json_object_get(local, "setup_mean_s")));
+    assert_null(json_object_get(json_object_get(run, "measured"), "ssh"));
+    const char *plan_args[] = {"plan", "--json", "four.yaml", NULL};
+    assert_int_equal(ns_run(plan_args, NULL, &o, &e), 0);
+    json_t *dry = json_loads(o, 0, NULL);
+    free(o);
+    free(e);
+    assert_true(fabs(json_real_value(json_object_get(sched, "estimate_s")) -
+                     json_number_value(json_object_get(dry, "estimated_s"))) < 1e-9);
+    json_decref(dry);
     bool seen_pair[4][4] = {{false}};
     size_t i;
     json_t *pr;

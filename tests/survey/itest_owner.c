@@ -3,7 +3,7 @@
  * finishing every trial once), the lock not held by the processes a run starts, SIGTERM's exit
  * status and state, one directory per run for back-to-back runs, placeholders of -o, extra words
  * after --version, no ETA on the status line once the last test is done, and names as data
- * addresses resolved by check. */
+ * addresses resolved by check, and reports that cannot be written (exit 5). */
 #include "itest.h"
 
 #include <netdb.h>
@@ -378,6 +378,32 @@ test_check_resolves_names(void **state)
     assert_int_not_equal(stat(path, &st), 0);
 }
 
+/* Reports that cannot be written are the exit status's (5), after a survey whose journal is
+ * whole; `netsurvey report DIR` writes them once the way is clear. */
+static void
+test_reports_unwritable(void **state)
+{
+    (void)state;
+    write_four("four.yaml", "0.2s");
+    char out[PATH_MAX], err[PATH_MAX];
+    const char *args[] = {"run", "four.yaml", "-o", "noreport", NULL};
+    pid_t pid = ns_start(args, NULL, out, err, sizeof out);
+    wait_lines(pid, "noreport", 1);
+    /* a non-empty directory where report.md goes: no file can be written or renamed there */
+    char path[PATH_MAX];
+    tmp_path(path, sizeof path, "noreport/report.md");
+    assert_int_equal(mkdir(path, 0755), 0);
+    write_file("noreport/report.md/x", "", 0644);
+    int st = ns_wait(pid, RUN_TIMEOUT_S);
+    char *e = read_text(err);
+    if (st != 5)
+        fail_msg("exit %d, want 5\n%s", st, e);
+    assert_non_null(strstr(e, "the reports were not written"));
+    free(e);
+    assert_string_equal(run_state("noreport"), "complete");
+    assert_int_equal(journal_lines("noreport"), 24);
+}
+
 int
 main(void)
 {
@@ -385,6 +411,7 @@ main(void)
         cmocka_unit_test(test_second_owner_refused),  cmocka_unit_test(test_sigterm),
         cmocka_unit_test(test_one_directory_per_run), cmocka_unit_test(test_version_takes_nothing),
         cmocka_unit_test(test_no_eta_after_the_end),  cmocka_unit_test(test_check_resolves_names),
+        cmocka_unit_test(test_reports_unwritable),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -815,7 +815,11 @@ run_start_journal(struct runner *r, const char *started, struct err *e)
     }
     if (r->j != NULL) {
         snprintf(r->res->dir, sizeof r->res->dir, "%s", journal_dir(r->j));
-        r->res->dir_suffixed = strcmp(r->res->dir, r->o->dir) != 0;
+        size_t len = strlen(r->o->dir); /* journal_create_unique drops trailing slashes */
+        while (len > 1 && r->o->dir[len - 1] == '/')
+            len--;
+        r->res->dir_suffixed =
+            strlen(r->res->dir) != len || strncmp(r->res->dir, r->o->dir, len) != 0;
     }
     /* a directory in use, not empty, or a refused resume is the caller's mistake */
     r->res->journal_failed = rc != 0 && rc != NS_EBUSY && rc != NS_EINVAL && rc != NS_ENOMEM;

@@ -246,13 +246,22 @@ test_one_directory_per_run(void **state)
     assert_int_equal(ns_wait(a, RUN_TIMEOUT_S), 0);
     assert_int_equal(ns_wait(b, RUN_TIMEOUT_S), 0);
     assert_int_equal(complete_runs(), 5);
+    /* A trailing slash names the same directory: no suffix is said to have been added. */
+    const char *slash[] = {"run", "tiny.yaml", "-q", "-o", "runs/slash-{timestamp}/", NULL};
+    assert_int_equal(ns_run(slash, NULL, &o, &e), 0);
+    assert_non_null(strstr(o, "run directory: runs/slash-"));
+    if (strstr(o, "suffix") != NULL)
+        fail_msg("a suffix said to be added:\n%s", o);
+    free(o);
+    free(e);
+    assert_int_equal(complete_runs(), 6);
     /* Unknown placeholders in -o are refused before anything runs. */
     const char *bad[] = {"run", "tiny.yaml", "-o", "runs/{nmae}-{foo}", NULL};
     assert_int_equal(ns_run(bad, NULL, &o, &e), 2);
     assert_non_null(strstr(e, "unknown placeholder '{nmae}'; did you mean '{name}'?"));
     free(o);
     free(e);
-    assert_int_equal(complete_runs(), 5);
+    assert_int_equal(complete_runs(), 6);
 }
 
 static void

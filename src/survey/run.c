@@ -29,16 +29,18 @@
 #include "common/sha256.h"
 #include "journal/journal.h"
 #include "plan/schedule.h"
+#include "survey/env.h"
 #include "survey/host_target.h"
 #include "survey/trial.h"
 #include "transport/transport.h"
 
-#define RUN_ENV_TIMEOUT_S 30.0
 #define RUN_TOKEN_BYTES 32
 #define RUN_TICK_MS 200
 
 struct run_host {
     const struct plan_host *ph;
+    const char *daddr; /* the data address: the plan's, or learnt (NULL until the host opens) */
+    char learnt[SURVEY_ADDR_MAX];
     struct transport *t;
     char nsperf[PATH_MAX];
     char error[NS_ERR_MSG_MAX];
@@ -172,20 +174,30 @@ scenario_of(const struct plan_scenario *sc)
 }
 
 /* The family a pair's traffic uses: its data addresses' (the plan keeps a pair to one), a name's
- * as it resolved here. */
+ * as it resolved here; daddr (a name the plan left unresolved, or one learnt from the host)
+ * otherwise. */
 static enum journal_family
-host_family(const struct plan_host *h)
+host_family(const struct plan_host *h, const char *daddr)
 {
     if (h->data_family != PLAN_FAMILY_UNKNOWN)
         return h->data_family == PLAN_FAMILY_IPV6 ? JOURNAL_IPV6 : JOURNAL_IPV4;
-    return journal_family_of(h->data_address);
+    return journal_family_of(daddr);
+}
+
+/* The host's data address: learnt from the host when the plan names none (env.h); the plan's
+ * text until then. */
+static const char *
+host_daddr(const struct run_host *h)
+{
+    return h->daddr != NULL ? h->daddr : h->ph->data_address;
 }
 
 static struct journal_endpoint
-endpoint_of(const struct plan_host *h)
+endpoint_of(const struct run_host *rh)
 {
+    const struct plan_host *h = rh->ph;
     return (struct journal_endpoint){
-        .host = h->name, .zone = h->zone, .region = h->region, .data_address = h->data_address};
+        .host = h->name, .zone = h->zone, .region = h->region, .data_address = host_daddr(rh)};
 }
 
 static const char *
@@ -197,6 +209,50 @@ nsperf_version(const struct runner *r)
             return v;
     }
     return NULL;
+}
+
+/* --- the inventories the hosts came from (plan hosts_from) --------------------------------- */
+
+/* Each inventory's path and sha256 go beside the plan's (journal_run.inventories): run.json
+ * then says which files gave the run its hosts, and a resume refuses changed ones as it
+ * refuses a changed plan. Returns the array (caller frees; NULL when there are none). */
+static struct journal_run_inventory *
+run_inventories(const struct plan *p, size_t *n)
+{
+    *n = plan_inventory_count(p);
+    struct journal_run_inventory *v = *n > 0 ? calloc(*n, sizeof *v) : NULL;
+    for (size_t i = 0; v != NULL && i < *n; i++) {
+        const struct plan_inventory *inv = plan_inventory(p, i);
+        v[i] = (struct journal_run_inventory){
+            .file = inv->file, .path = inv->path, .format = inv->format, .sha256 = inv->sha256};
+    }
+    if (v == NULL)
+        *n = 0;
+    return v;
+}
+
+/* The recorded inventories against the plan's now: same count, same bytes. */
+static int
+resume_inventories_check(const struct runner *r, const struct journal_run *run, struct err *e)
+{
+    const struct plan *p = r->plan;
+    size_t then = run->ninventories, now = plan_inventory_count(p);
+    if (then != now)
+        return err_set(e, NS_EINVAL,
+                       "cannot resume %s: the plan's inventories changed since the run started "
+                       "(%zu then, %zu now); give the same plan, or --force to continue anyway",
+                       r->o->dir, then, now);
+    for (size_t i = 0; i < now; i++) {
+        const struct plan_inventory *inv = plan_inventory(p, i);
+        const char *sha = run->inventories[i].sha256;
+        if (sha == NULL || strcmp(sha, inv->sha256) != 0)
+            return err_set(e, NS_EINVAL,
+                           "cannot resume %s: inventory %s changed since the run started (sha256 "
+                           "%.12s then, %.12s now); give the same inventory, or --force to "
+                           "continue anyway",
+                           r->o->dir, inv->file, sha != NULL ? sha : "none", inv->sha256);
+    }
+    return 0;
 }
 
 /* run.json as the runner knows it now: a host not (yet) reached has no env and an error. */
@@ -218,7 +274,7 @@ run_write(struct runner *r, const char *started, struct err *e)
             .name = h->name,
             .zone = h->zone,
             .region = h->region,
-            .data_address = h->data_address,
+            .data_address = host_daddr(&r->hosts[i]),
             .transport = h->transport == PLAN_TRANSPORT_LOCAL ? "local" : "ssh",
             .env = r->hosts[i].env,
             .error = r->hosts[i].t == NULL ? r->hosts[i].error : NULL};
@@ -255,8 +311,13 @@ run_write(struct runner *r, const char *started, struct err *e)
                               .pair_list = pairs,
                               .npair_list = np,
                               .has_pairs = true};
+    struct journal_run_inventory *invs = run_inventories(p, &run.ninventories);
+    run.inventories = invs;
+    if (rc == 0 && run.ninventories < plan_inventory_count(p))
+        rc = err_set(e, NS_ENOMEM, "out of memory");
     if (rc == 0 && (rc = journal_write_run(r->j, &run, e)) != 0)
         r->res->journal_failed = true;
+    free(invs);
     free(hosts);
     free(scens);
     free(pairs);
@@ -269,13 +330,13 @@ static void
 trial_record(const struct runner *r, const struct schedule_test *t, const struct trial_outcome *o,
              unsigned attempts, const char *started, const char *ended, struct journal_trial *rec)
 {
-    const struct plan_host *src = r->hosts[t->src].ph, *dst = r->hosts[t->dst].ph;
+    const struct run_host *src = &r->hosts[t->src], *dst = &r->hosts[t->dst];
     *rec = (struct journal_trial){.run_id = r->run_id,
                                   .plan_name = plan_name(r->plan),
                                   .plan_sha256 = r->plan_sha,
                                   .scenario = scenario_of(plan_scenario(r->plan, t->scenario)),
                                   .trial = t->trial,
-                                  .family = host_family(src),
+                                  .family = host_family(src->ph, host_daddr(src)),
                                   .src = endpoint_of(src),
                                   .dst = endpoint_of(dst),
                                   .status = o->ok ? JOURNAL_OK : JOURNAL_FAILED,
@@ -283,8 +344,8 @@ trial_record(const struct runner *r, const struct schedule_test *t, const struct
                                   .attempts = attempts,
                                   .started = started,
                                   .ended = ended,
-                                  .env_src = src->name,
-                                  .env_dst = dst->name,
+                                  .env_src = src->ph->name,
+                                  .env_dst = dst->ph->name,
                                   .tool_version = NS_VERSION,
                                   .nsperf_sha256 = r->nsperf_sha};
 }
@@ -322,11 +383,32 @@ host_open(struct runner *r, struct run_host *h)
         transport_close(h->t);
         h->t = NULL;
     }
+    h->daddr = ph->data_address;
     h->th = (struct trial_host){.name = ph->name,
-                                .data_address = ph->data_address,
+                                .data_address = h->daddr,
                                 .t = h->t,
                                 .nsperf = h->nsperf,
                                 .error = h->error};
+}
+
+/* A host without a data address in the plan: learn it from the host (env.h). A host whose
+ * address cannot be learnt (no default route, several addresses) fails its tests with why. */
+static void
+host_learn(struct run_host *h)
+{
+    json_t *env = NULL;
+    struct err e = {0};
+    int rc = survey_env_read(h->t, h->nsperf, NULL, &env, &e);
+    if (rc == 0)
+        rc = survey_env_learn_address(env, h->learnt, sizeof h->learnt, NULL, 0, &e);
+    json_decref(env);
+    if (rc == 0) {
+        h->daddr = h->th.data_address = h->learnt;
+        return;
+    }
+    snprintf(h->error, sizeof h->error, "%s", e.msg);
+    transport_close(h->t);
+    h->t = h->th.t = NULL;
 }
 
 /* `nsperf env` on the host; a host whose environment cannot be read is still surveyed. */
@@ -335,22 +417,11 @@ host_env(struct runner *r, struct run_host *h)
 {
     if (h->t == NULL || atomic_load(r->o->interrupted))
         return;
-    const char *argv[] = {h->nsperf, "env", "--address", h->ph->data_address, NULL};
-    struct transport_proc *p = NULL;
+    if (h->ph->data_address_from_host)
+        host_learn(h);
     struct err e = {0};
-    if (transport_spawn(h->t, argv, NULL, 0, &p, &e) != 0)
-        return;
-    struct transport_output out;
-    int64_t deadline = (int64_t)clock_now_ns() + (int64_t)(RUN_ENV_TIMEOUT_S * 1e9);
-    if (transport_wait(p, TRIAL_ERR_CAP, TRIAL_ERR_CAP, deadline, &out, &e) == 0 &&
-        out.status == 0) {
-        json_t *env = json_loadb(out.out, out.out_len, 0, NULL);
-        if (json_is_object(env))
-            h->env = json_incref(env);
-        json_decref(env);
-    }
-    transport_output_release(&out);
-    transport_proc_free(p);
+    if (h->t != NULL)
+        survey_env_read(h->t, h->nsperf, h->daddr, &h->env, &e);
 }
 
 static int
@@ -700,8 +771,10 @@ resume_take(void *arg, const struct journal_trial *rec, struct err *e)
     long sc = k.scenario != NULL ? scenario_find(r->plan, k.scenario) : -1;
     long src = k.src != NULL ? plan_host_find(r->plan, k.src) : -1;
     long dst = k.dst != NULL ? plan_host_find(r->plan, k.dst) : -1;
+    /* a data address learnt from the host is not known yet: its recorded family stands */
+    const struct plan_host *sh = src >= 0 ? plan_host(r->plan, (size_t)src) : NULL;
     if (sc < 0 || src < 0 || dst < 0 || k.trial < 1 || k.trial > PLAN_MAX_TRIALS ||
-        k.family != host_family(plan_host(r->plan, (size_t)src)))
+        (!sh->data_address_from_host && k.family != host_family(sh, sh->data_address)))
         return 0;
     uint64_t *d = realloc(r->done, (r->ndone + 1) * sizeof *d);
     if (d == NULL)
@@ -734,6 +807,8 @@ resume_check(struct runner *r, struct err *e)
                      "cannot resume %s: the plan changed since the run started (sha256 %.12s "
                      "then, %.12s now); give the same plan, or --force to continue anyway",
                      r->o->dir, run->plan_sha256, r->plan_sha);
+    if (rc == 0 && !r->o->force)
+        rc = resume_inventories_check(r, run, e);
     if (rc == 0)
         snprintf(r->run_id, sizeof r->run_id, "%s", run->run_id);
     journal_run_free(run);

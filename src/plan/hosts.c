@@ -349,8 +349,8 @@ plan_validate_hosts(struct vctx *c, const struct ynode *hosts, const struct ynod
     p->daddr_pos = plan_vcalloc(c, hosts->nkids, sizeof *p->daddr_pos);
     p->daddr_given = plan_vcalloc(c, hosts->nkids, sizeof *p->daddr_given);
     struct host_aux *aux = calloc(hosts->nkids ? hosts->nkids : 1, sizeof *aux);
-    if (p->hosts == NULL || p->host_pos == NULL || p->daddr_pos == NULL ||
-        p->daddr_given == NULL || aux == NULL) {
+    if (p->hosts == NULL || p->host_pos == NULL || p->daddr_pos == NULL || p->daddr_given == NULL ||
+        aux == NULL) {
         c->oom = true;
         free(aux);
         return;

@@ -290,6 +290,7 @@ run_write(struct runner *r, const char *started, struct err *e)
     const char *src = plan_source(p, &srclen);
     struct journal_run run = {.run_id = r->run_id,
                               .plan_name = plan_name(p),
+                              .plan_description = plan_description(p),
                               .plan_file = plan_file(p),
                               .plan_sha256 = r->plan_sha,
                               .plan_source = src,

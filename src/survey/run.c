@@ -69,6 +69,8 @@ struct runner {
     char nsperf_sha[2 * SHA256_LEN + 1];
     uint64_t *done; /* sorted keys of trials already ok in the journal */
     size_t ndone;
+    uint64_t foreign;    /* trial records of another run (run_id) met by the resume */
+    char foreign_id[64]; /* the first of them's */
     struct survey_run_result *res;
     pthread_mutex_t mu; /* counters, failures, output */
     pthread_cond_t cv;
@@ -765,6 +767,16 @@ resume_take(void *arg, const struct journal_trial *rec, struct err *e)
 {
     (void)e;
     struct runner *r = arg;
+    if (rec->run_id == NULL || strcmp(rec->run_id, r->run_id) != 0) {
+        if (r->foreign++ == 0) /* it goes to a terminal: no control characters */
+            for (size_t i = 0; i + 1 < sizeof r->foreign_id; i++) {
+                char c = rec->run_id != NULL ? rec->run_id[i] : "(none)"[i];
+                r->foreign_id[i] = (unsigned char)c < 0x20 || c == 0x7f ? '?' : c;
+                if (c == '\0')
+                    break;
+            }
+        return 0;
+    }
     if (rec->status != JOURNAL_OK)
         return 0;
     struct journal_key k;
@@ -831,6 +843,14 @@ resume_load(struct runner *r, const char *started, struct err *e)
     struct journal_read_stats st = {0};
     if (rc == 0)
         rc = journal_read_trials(r->o->dir, resume_take, NULL, r, &st, e);
+    /* Another run's ok trial taken for this one's would make a run "complete" with results it
+     * never measured: refused, as a changed plan is. */
+    if (rc == 0 && r->foreign > 0)
+        rc = err_set(e, NS_EINVAL,
+                     "cannot resume %s: its results.jsonl holds %llu trial record%s of another "
+                     "run (run_id %s, this run's is %s); move them out, or start a new run",
+                     r->o->dir, (unsigned long long)r->foreign, r->foreign == 1 ? "" : "s",
+                     r->foreign_id, r->run_id);
     r->res->bad_lines = st.bad + st.torn;
     if (r->ndone > 0)
         qsort(r->done, r->ndone, sizeof *r->done, key_cmp);

@@ -264,6 +264,53 @@ test_one_directory_per_run(void **state)
     assert_int_equal(complete_runs(), 6);
 }
 
+/* A resume takes only its own run's trials: a record of another run_id (a results.jsonl pieced
+ * together by hand) is refused, naming it, before anything runs; without it the resume goes. */
+static void
+test_resume_foreign_record(void **state)
+{
+    (void)state;
+    write_file("tiny.yaml", tiny, 0644);
+    char *o, *e;
+    const char *args[] = {"run", "tiny.yaml", "-q", "-o", "mine", NULL};
+    assert_int_equal(ns_run(args, NULL, &o, &e), 0);
+    free(o);
+    free(e);
+    char path[PATH_MAX];
+    tmp_path(path, sizeof path, "mine/results.jsonl");
+    char *line = read_text(path);
+    json_t *rec = json_loads(line, 0, NULL);
+    assert_non_null(rec);
+    free(line);
+    json_object_set_new(rec, "run_id", json_string("20200101T000000.000Z-beef"));
+    char *text = json_dumps(rec, JSON_COMPACT);
+    json_decref(rec);
+    FILE *f = fopen(path, "ae");
+    assert_non_null(f);
+    fprintf(f, "%s\n", text);
+    assert_int_equal(fclose(f), 0);
+    free(text);
+    const char *resume[] = {"run", "--resume", "mine", NULL};
+    assert_int_equal(ns_run(resume, NULL, &o, &e), 2);
+    if (strstr(e, "holds 1 trial record of another run (run_id 20200101T000000.000Z-beef") == NULL)
+        fail_msg("not refused for the foreign record:\n%s", e);
+    free(o);
+    free(e);
+    assert_int_equal(journal_lines("mine"), 2);
+    assert_string_equal(run_state("mine"), "complete");
+    /* the foreign line gone: the finished run resumes (nothing to redo) */
+    char *all = read_text(path);
+    char *nl = strchr(all, '\n');
+    assert_non_null(nl);
+    nl[1] = '\0';
+    write_file("mine/results.jsonl", all, 0644);
+    free(all);
+    assert_int_equal(ns_run(resume, NULL, &o, &e), 0);
+    free(o);
+    free(e);
+    assert_int_equal(journal_lines("mine"), 1);
+}
+
 static void
 test_version_takes_nothing(void **state)
 {
@@ -420,7 +467,7 @@ main(void)
         cmocka_unit_test(test_second_owner_refused),  cmocka_unit_test(test_sigterm),
         cmocka_unit_test(test_one_directory_per_run), cmocka_unit_test(test_version_takes_nothing),
         cmocka_unit_test(test_no_eta_after_the_end),  cmocka_unit_test(test_check_resolves_names),
-        cmocka_unit_test(test_reports_unwritable),
+        cmocka_unit_test(test_reports_unwritable),    cmocka_unit_test(test_resume_foreign_record),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -760,6 +760,16 @@ scenario_find(const struct plan *p, const char *name)
     return -1;
 }
 
+/* s, cut to fit out, its control characters as '?': a journal's text bound for a terminal. */
+static void
+printable(char *out, size_t len, const char *s)
+{
+    size_t i = 0;
+    for (; i + 1 < len && s[i] != '\0'; i++)
+        out[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+    out[i] = '\0';
+}
+
 /* An ok record's key (journal_trial_key) as the plan's test it stands for; the family must be
  * the one the plan gives the pair, so that a record of other addresses does not count. */
 static int
@@ -768,13 +778,9 @@ resume_take(void *arg, const struct journal_trial *rec, struct err *e)
     (void)e;
     struct runner *r = arg;
     if (rec->run_id == NULL || strcmp(rec->run_id, r->run_id) != 0) {
-        if (r->foreign++ == 0) /* it goes to a terminal: no control characters */
-            for (size_t i = 0; i + 1 < sizeof r->foreign_id; i++) {
-                char c = rec->run_id != NULL ? rec->run_id[i] : "(none)"[i];
-                r->foreign_id[i] = (unsigned char)c < 0x20 || c == 0x7f ? '?' : c;
-                if (c == '\0')
-                    break;
-            }
+        if (r->foreign++ == 0)
+            printable(r->foreign_id, sizeof r->foreign_id,
+                      rec->run_id != NULL ? rec->run_id : "(none)");
         return 0;
     }
     if (rec->status != JOURNAL_OK)
@@ -797,6 +803,17 @@ resume_take(void *arg, const struct journal_trial *rec, struct err *e)
     return 0;
 }
 
+static int
+resume_unknown_version(const struct runner *r, const char *schema, struct err *e)
+{
+    char v[64];
+    printable(v, sizeof v, schema);
+    return err_set(e, NS_EINVAL,
+                   "cannot resume %s: its run.json is %s, a version this netsurvey does not know "
+                   "(it resumes %s, reads %s too); resume it with the netsurvey that wrote it",
+                   r->o->dir, v, JOURNAL_RUN_SCHEMA, JOURNAL_RUN_SCHEMA_1);
+}
+
 /* run.json of the directory being resumed: a run of this format, of the same plan. */
 static int
 resume_check(struct runner *r, struct err *e)
@@ -812,6 +829,9 @@ resume_check(struct runner *r, struct err *e)
                      "cannot resume %s: its run.json is %s, written by an older netsurvey; "
                      "resume it with that version, or start a new run",
                      r->o->dir, JOURNAL_RUN_SCHEMA_1);
+    else if (run->schema != NULL && strncmp(run->schema, "netsurvey.run/", 14) == 0 &&
+             strcmp(run->schema, JOURNAL_RUN_SCHEMA) != 0)
+        rc = resume_unknown_version(r, run->schema, e);
     else if (run->schema == NULL || strcmp(run->schema, JOURNAL_RUN_SCHEMA) != 0 ||
              run->run_id == NULL || run->plan_sha256 == NULL)
         rc = err_set(e, NS_EINVAL, "cannot resume %s: run.json is not a netsurvey run", r->o->dir);

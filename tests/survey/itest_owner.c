@@ -157,6 +157,31 @@ test_second_owner_refused(void **state)
     json_decref(run);
 }
 
+/* Wait until the kernel has handed signal sig, sent to pid, to one of its threads (no longer
+ * in /proc/PID/status's ShdPnd): two signals pending at once are delivered lowest first
+ * (SIGINT before SIGTERM), whatever order they were sent in. */
+static void
+wait_taken(pid_t pid, int sig)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    for (int i = 0; i < 10000; i++) {
+        FILE *f = fopen(path, "re");
+        if (f == NULL)
+            return; /* reaped: nothing pending */
+        char line[256];
+        unsigned long long pend = 0;
+        while (fgets(line, sizeof line, f) != NULL)
+            if (sscanf(line, "ShdPnd: %llx", &pend) == 1)
+                break;
+        fclose(f);
+        if ((pend & (1ULL << (sig - 1))) == 0)
+            return;
+        usleep(1000);
+    }
+    fail_msg("signal %d still pending at %d after 10 s", sig, (int)pid);
+}
+
 static void
 test_sigterm(void **state)
 {
@@ -167,6 +192,7 @@ test_sigterm(void **state)
     pid_t pid = ns_start(args, NULL, out, err, sizeof out);
     wait_lines(pid, "terminated", 3);
     kill(pid, SIGTERM);
+    wait_taken(pid, SIGTERM);
     kill(pid, SIGINT); /* a second signal changes nothing, the exit status included */
     assert_int_equal(ns_wait(pid, RUN_TIMEOUT_S), 143);
     assert_nothing_left();
@@ -265,7 +291,8 @@ test_one_directory_per_run(void **state)
 }
 
 /* A resume takes only its own run's trials: a record of another run_id (a results.jsonl pieced
- * together by hand) is refused, naming it, before anything runs; without it the resume goes. */
+ * together by hand) is refused, naming it, before anything runs; without it the resume goes.
+ * A run.json of an unknown version is refused naming it and the known ones. */
 static void
 test_resume_foreign_record(void **state)
 {
@@ -306,6 +333,21 @@ test_resume_foreign_record(void **state)
     write_file("mine/results.jsonl", all, 0644);
     free(all);
     assert_int_equal(ns_run(resume, NULL, &o, &e), 0);
+    free(o);
+    free(e);
+    assert_int_equal(journal_lines("mine"), 1);
+    /* a run.json of a version this netsurvey does not know (nor an older one): refused, both
+     * named (run.json and results.jsonl left as they were) */
+    json_t *run = run_json("mine");
+    json_object_set_new(run, "schema", json_string("netsurvey.run/9"));
+    char rpath[PATH_MAX];
+    tmp_path(rpath, sizeof rpath, "mine/run.json");
+    assert_int_equal(json_dump_file(run, rpath, JSON_COMPACT), 0);
+    json_decref(run);
+    assert_int_equal(ns_run(resume, NULL, &o, &e), 2);
+    if (strstr(e, "its run.json is netsurvey.run/9, a version this netsurvey does not know (it "
+                  "resumes netsurvey.run/2, reads netsurvey.run/1 too)") == NULL)
+        fail_msg("not refused for the unknown version:\n%s", e);
     free(o);
     free(e);
     assert_int_equal(journal_lines("mine"), 1);

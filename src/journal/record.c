@@ -258,16 +258,17 @@ journal_run_json(const struct journal_run *r)
 {
     const char *state = journal_run_state_name(r->state);
     json_t *doc = json_pack(
-        "{s:s, s:s, s:{s:s, s:s, s:s, s:s%}, s:{s:s, s:o, s:s}, s:s, s:s, s:o, s:o, "
+        "{s:s, s:s, s:{s:s, s:s, s:s, s:s, s:s%}, s:{s:s, s:o, s:s}, s:s, s:s, s:o, s:o, "
         "s:{s:I, s:I, s:I, s:f}, s:o, s:o, s:o}",
-        "schema", JOURNAL_RUN_SCHEMA, "run_id", r->run_id, "plan", "name", r->plan_name, "file",
-        r->plan_file, "sha256", r->plan_sha256, "source", r->plan_source, r->plan_source_len,
-        "tool", "netsurvey_version", r->netsurvey_version, "nsperf_version",
-        str_or_null(r->nsperf_version), "nsperf_sha256", r->nsperf_sha256, "started", r->started,
-        "command", r->command, "state", str_or_null(state != NULL ? state : "running"), "ended",
-        str_or_null(r->ended), "schedule", "rounds", (json_int_t)r->rounds, "tests",
-        (json_int_t)r->tests, "pairs", (json_int_t)r->pairs, "estimate_s", r->estimate_s, "hosts",
-        run_hosts_json(r), "scenarios", run_scenarios_json(r), "pairs", run_pairs_json(r));
+        "schema", JOURNAL_RUN_SCHEMA, "run_id", r->run_id, "plan", "name", r->plan_name,
+        "description", r->plan_description != NULL ? r->plan_description : "", "file", r->plan_file,
+        "sha256", r->plan_sha256, "source", r->plan_source, r->plan_source_len, "tool",
+        "netsurvey_version", r->netsurvey_version, "nsperf_version", str_or_null(r->nsperf_version),
+        "nsperf_sha256", r->nsperf_sha256, "started", r->started, "command", r->command, "state",
+        str_or_null(state != NULL ? state : "running"), "ended", str_or_null(r->ended), "schedule",
+        "rounds", (json_int_t)r->rounds, "tests", (json_int_t)r->tests, "pairs",
+        (json_int_t)r->pairs, "estimate_s", r->estimate_s, "hosts", run_hosts_json(r), "scenarios",
+        run_scenarios_json(r), "pairs", run_pairs_json(r));
     if (doc != NULL)
         run_inventories_json(r, doc);
     return doc;
@@ -602,6 +603,7 @@ journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e)
     const json_t *plan = json_object_get(doc, "plan"), *src = json_object_get(plan, "source");
     r->plan_name = jstr(plan, "name");
     r->plan_file = jstr(plan, "file");
+    r->plan_description = jstr(plan, "description");
     r->plan_sha256 = jstr(plan, "sha256");
     r->plan_source = json_string_value(src);
     r->plan_source_len = json_string_length(src);

@@ -215,7 +215,8 @@ struct journal_run {
     const char *schema; /* reading only: the writer writes JOURNAL_RUN_SCHEMA */
     const char *run_id;
     const char *plan_name, *plan_file, *plan_sha256;
-    const char *plan_source; /* the plan's text (plan_source_len bytes, may hold NULs) */
+    const char *plan_description; /* the plan's, "" when none; reading: NULL when absent */
+    const char *plan_source;      /* the plan's text (plan_source_len bytes, may hold NULs) */
     size_t plan_source_len;
     const char *netsurvey_version, *nsperf_version, *nsperf_sha256; /* nsperf_version may be NULL */
     const json_t *tool; /* reading: the "tool" object as recorded (reports copy it) */

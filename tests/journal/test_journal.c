@@ -919,7 +919,7 @@ test_state(void **state)
     journal_run_free(r);
     /* Each final state, read back; everything else kept. */
     for (int s = JOURNAL_RUN_COMPLETE; s <= JOURNAL_RUN_FAILED; s++) {
-        assert_int_equal(journal_set_state(j, (enum journal_run_state)s, NULL, &e), 0);
+        assert_int_equal(journal_set_state(j, (enum journal_run_state)s, NULL, NULL, &e), 0);
         assert_int_equal(journal_read_run(dir, &r, &e), 0);
         assert_int_equal(r->state, s);
         assert_non_null(r->ended);
@@ -930,12 +930,13 @@ test_state(void **state)
         journal_run_free(r);
     }
     json_t *resumed = json_pack("{s:s, s:s}", "started", "x", "command", "netsurvey run --resume");
-    assert_int_equal(journal_set_state(j, JOURNAL_RUN_RUNNING, resumed, &e), 0);
-    assert_int_equal(journal_set_state(j, JOURNAL_RUN_INTERRUPTED, resumed, &e), 0);
-    json_decref(resumed);
+    assert_int_equal(journal_set_state(j, JOURNAL_RUN_RUNNING, resumed, NULL, &e), 0);
+    assert_int_equal(journal_set_state(j, JOURNAL_RUN_INTERRUPTED, resumed, resumed, &e), 0);
     assert_int_equal(journal_read_run(dir, &r, &e), 0);
     assert_int_equal(r->state, JOURNAL_RUN_INTERRUPTED);
     assert_int_equal(json_array_size(json_object_get(r->json, "resumes")), 2);
+    assert_true(json_equal(json_object_get(r->json, "measured"), resumed));
+    json_decref(resumed);
     journal_run_free(r);
     journal_free(j);
     /* A new run in the directory of one that did not finish: told to resume it. */
@@ -943,7 +944,7 @@ test_state(void **state)
     assert_non_null(strstr(e.msg, "--resume"));
     /* Of a finished one: never. */
     assert_int_equal(journal_open_locked(dir, &k, &e), 0);
-    assert_int_equal(journal_set_state(k, JOURNAL_RUN_COMPLETE, NULL, &e), 0);
+    assert_int_equal(journal_set_state(k, JOURNAL_RUN_COMPLETE, NULL, NULL, &e), 0);
     journal_free(k);
     assert_int_equal(journal_create(dir, &k, &e), NS_EBUSY);
     assert_non_null(strstr(e.msg, "finished run"));

@@ -140,7 +140,8 @@ queue_pop(struct session *ss, uint64_t deadline_ns, uint32_t *idx, struct err *e
     deadline_ts(&ts, deadline_ns);
     pthread_mutex_lock(&ss->s->mu);
     int rc = 0;
-    while (ss->q_len == 0 && !ss->q_closed && rc == 0)
+    /* DONE ends the wait too (session_stop broadcasts): tcp_crr's server thread is in here. */
+    while (ss->q_len == 0 && !ss->q_closed && ns_test_phase(&ss->t) != NS_PHASE_DONE && rc == 0)
         rc = pthread_cond_timedwait(&ss->cv, &ss->s->mu, &ts);
     int fd;
     if (ss->q_len > 0) {
@@ -148,7 +149,7 @@ queue_pop(struct session *ss, uint64_t deadline_ns, uint32_t *idx, struct err *e
         *idx = ss->q_idx[ss->q_head];
         ss->q_head = (ss->q_head + 1) % SRV_QUEUE_CAP;
         ss->q_len--;
-    } else if (ss->q_closed) {
+    } else if (ss->q_closed || ns_test_phase(&ss->t) == NS_PHASE_DONE) {
         fd = err_set(e, NS_ECLOSED, "test is over");
     } else {
         fd = err_set(e, NS_ETIMEDOUT, "no data connection arrived in time");
@@ -480,6 +481,18 @@ session_data(struct session *ss, struct err *e)
 
 /* ---- phases and results ---- */
 
+/* DONE for the kind's threads: the phase, a wake-up for one waiting on the data queue
+ * (tcp_crr's next_data), and the kind's own stop() for those blocked on sockets. */
+static void
+session_stop(struct session *ss)
+{
+    ns_phase_set(&ss->t, NS_PHASE_DONE);
+    pthread_mutex_lock(&ss->s->mu);
+    pthread_cond_broadcast(&ss->cv);
+    pthread_mutex_unlock(&ss->s->mu);
+    ns_runner_stop(&ss->runner);
+}
+
 static int
 ms_of(double s)
 {
@@ -502,6 +515,7 @@ session_phases(struct session *ss, struct err *e)
     if (rc == 0) {
         ns_phase_set(&ss->t, NS_PHASE_DONE);
         cpu_snap_take(&ss->cpu1);
+        session_stop(ss);
     }
     return rc;
 }
@@ -598,7 +612,7 @@ session_release(struct session *ss)
     struct srv *s = ss->s;
     bool leak = false;
     if (ss->runner.started) {
-        ns_phase_set(&ss->t, NS_PHASE_DONE);
+        session_stop(ss);
         leak = ns_runner_join(&ss->runner, 3000, NULL) != 0;
     }
     if (!leak && ss->k != NULL && ss->owns_slot && ss->k->cleanup != NULL)

@@ -4,8 +4,9 @@
  * time (optionally paced to -b); the receiver counts what it reads while its own phase is
  * MEASURE, and that count over its own measured interval is the throughput. The sender counts
  * too (bytes written in its measured interval, and in total) and reads TCP_INFO's
- * tcpi_total_retrans at the start and end of its measured interval. Sockets get 100 ms send and
- * receive timeouts so that a blocked write or read sees DONE in time without a poll per call. */
+ * tcpi_total_retrans at the start and end of its measured interval. At DONE stop() shuts the
+ * sockets down, which ends a blocked write or read at once; 100 ms send and receive timeouts
+ * remain as the safety cap (no poll per call). */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -21,7 +22,8 @@
 
 #define TS_RECV_BUF (1024u * 1024u)
 #define TS_IO_TIMEOUT_MS 100
-#define TS_PACE_SLICE_NS (100 * NS_PER_MS)
+/* How long a receiver waits for its DONE after the sender closed (it closes as it sends STOP). */
+#define TS_EOF_GRACE_MS 2000
 
 struct ts_state;
 
@@ -51,17 +53,13 @@ ts_fail(struct ts_stream *s, int code, int errnum, const char *what)
     return stream_io_fail(&s->io, &s->st->set, code, errnum, what);
 }
 
-/* Sleep to the paced instant for `sent` bytes, in slices so DONE is noticed. */
+/* Sleep to the paced instant for `sent` bytes; DONE wakes the sleep at once. */
 static void
 ts_pace(struct ts_stream *s, uint64_t start_ns, uint64_t sent, double per_stream_bps)
 {
     uint64_t due = start_ns + (uint64_t)((double)sent * 8.0 * 1e9 / per_stream_bps);
-    for (;;) {
-        uint64_t now = clock_now_ns();
-        if (now >= due || ts_over(s))
-            return;
-        clock_sleep_until_ns(due - now > TS_PACE_SLICE_NS ? now + TS_PACE_SLICE_NS : due);
-    }
+    while (clock_now_ns() < due && !ts_over(s))
+        stream_set_sleep_until(&s->st->set, due);
 }
 
 static void
@@ -102,8 +100,8 @@ ts_send_loop(struct ts_stream *s)
             ts_mark_measure(s);
         ssize_t n = send(s->io.fd, s->io.buf, chunk, MSG_NOSIGNAL);
         if (n < 0) {
-            if (errno == EAGAIN || errno == EINTR)
-                continue;
+            if (errno == EAGAIN || errno == EINTR || ts_over(s))
+                continue; /* at DONE: stop()'s shutdown, EPIPE */
             ts_fail(s, NS_ECLOSED, errno, "send");
             return;
         }
@@ -138,7 +136,8 @@ ts_recv_loop(struct ts_stream *s)
             if (ph == NS_PHASE_MEASURE)
                 ts_count(s, (uint64_t)n);
         } else if (n == 0) {
-            ts_fail(s, NS_ECLOSED, ECONNRESET, "peer closed the data connection");
+            if (stream_set_wait_done_after_eof(&s->st->set, TS_EOF_GRACE_MS) != 0)
+                ts_fail(s, NS_ECLOSED, ECONNRESET, "peer closed the data connection");
             return;
         } else if (errno != EAGAIN && errno != EINTR) {
             ts_fail(s, NS_ECLOSED, errno, "recv");
@@ -292,12 +291,24 @@ ts_cleanup(struct ns_test *t)
     t->kind_state = NULL;
 }
 
+/* The sender's end for writing (a blocked send() fails with EPIPE, the receiver reads the rest
+ * and then EOF), the receiver's for reading (a blocked recv() returns 0; what the sender still
+ * writes until its own DONE is queued, not reset). */
+static void
+ts_stop(struct ns_test *t)
+{
+    int how = ns_test_is_sender(t) ? SHUT_WR : SHUT_RD;
+    for (int i = 0; i < t->nfds; i++)
+        shutdown(t->fds[i], how);
+}
+
 const struct test_kind ns_kind_tcp_stream = {
     .name = "tcp_stream",
     .socktype = SOCK_STREAM,
     .uses_streams = true,
     .sets_ready = true,
     .run = ts_run,
+    .stop = ts_stop,
     .local_result = ts_local_result,
     .combine = ts_combine,
     .print_human = ts_print_human,

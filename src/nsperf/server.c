@@ -347,8 +347,11 @@ static int
 session_accept(struct session *ss, const char proof[65], struct err *e)
 {
     int rc = 0;
-    if (ss->k->socktype == SOCK_STREAM && ss->t.p.kind != NS_TCP_CRR)
-        rc = listener_buffers(ss, ss->t.p.sock_buf, e);
+    /* Every TCP test sets the listener it needs (tcp_crr's connections keep autotuning there and
+     * get -w after accept()), rather than the previous test resetting it as it leaves: a remade
+     * listener resets what waits in its backlog, and by then the next client may be in it. */
+    if (ss->k->socktype == SOCK_STREAM)
+        rc = listener_buffers(ss, ss->t.p.kind == NS_TCP_CRR ? 0 : ss->t.p.sock_buf, e);
     if (rc == 0 && ss->k->socktype == SOCK_DGRAM) {
         ss->udp_spare = ns_udp_bind_shared(&ss->s->laddr, ss->s->laddrlen, e);
         rc = ss->udp_spare < 0 ? ss->udp_spare : 0;
@@ -623,7 +626,6 @@ session_release(struct session *ss)
         close(ss->q_fd[ss->q_head]);
     if (ss->owns_slot) {
         s->active = NULL;
-        s->want_buf = 0; /* the next test starts from an autotuning listener */
         pthread_cond_broadcast(&s->slot_cv);
     }
     live_unlink(s, ss);
@@ -966,9 +968,10 @@ listener_make(struct srv *s, int sock_buf, struct err *e)
     return 0;
 }
 
-/* Remake the listener when the running test wants other buffers (listener_buffers()). The
- * port is ours throughout (SO_REUSEADDR; established connections keep it); a connection that
- * was waiting in the old backlog is reset, as one refused as busy would have been. */
+/* Remake the listener when a starting test wants other buffers (listener_buffers()). The
+ * port is ours throughout (SO_REUSEADDR; established connections keep it); the old backlog is
+ * accepted first, and only a connection that arrives in the microseconds between that and
+ * close() is reset, as one refused as busy would have been. */
 static int
 listener_apply(struct srv *s)
 {
@@ -977,6 +980,7 @@ listener_apply(struct srv *s)
     pthread_mutex_unlock(&s->mu);
     if (want == s->lfd_buf)
         return 0;
+    accept_all(s); /* what waits in the old backlog now is not lost */
     close(s->lfd);
     struct err e;
     err_clear(&e);

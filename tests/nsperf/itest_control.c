@@ -261,7 +261,9 @@ test_half_open_sessions_cannot_lock_out(void **state)
         assert_true(fds[i] >= 0);
         assert_int_equal(write(fds[i], "NSPF", 4), 4);
     }
-    usleep(400 * 1000); /* older than the eviction age: they are strangers now */
+    /* Time, not synchronisation: older than the server's 200 ms eviction age, they are
+     * strangers now. */
+    usleep(400 * 1000);
     double t0 = sp_now();
     good_client(&s, tok);
     good_client(&s, tok);
@@ -313,7 +315,6 @@ test_busy(void **state)
     json_decref(r.doc);
     good_client_run(&s, NULL, true);
     sp_kill(s.pid);
-    unlink(log);
 }
 
 /* A server killed mid-test ends the client quickly, non-zero, with a JSON error. */
@@ -326,7 +327,8 @@ test_server_killed(void **state)
     const char *args[] = {"-c", "127.0.0.1", "-p", s.port_s, "-t",
                           "20", "--warmup",  "0",  "-J",     NULL};
     struct sp_proc c = sp_client_start(args, NULL);
-    usleep(1000000);
+    /* Mid-test: data is moving (queued on the test's connection), not after a guessed delay. */
+    assert_true(sp_wait_flowing(s.port, 10.0 * NS_TEST_SLACK));
     kill(s.pid, SIGKILL);
     assert_true(sp_wait(s.pid, 3.0) >= 0);
     double killed_at = sp_now();
@@ -351,7 +353,7 @@ test_client_killed(void **state)
     const char *args[] = {"-c",       "127.0.0.1", "-p", s.port_s, "-t", "20",
                           "--warmup", "0",         "-P", "2",      NULL};
     struct sp_proc c = sp_client_start(args, NULL);
-    usleep(800000);
+    assert_true(sp_wait_flowing(s.port, 10.0 * NS_TEST_SLACK)); /* mid-test */
     kill(c.pid, SIGKILL);
     struct sp_result r;
     sp_client_finish(&c, &r, 5.0);

@@ -8,6 +8,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/tcp.h> /* struct tcp_info with tcpi_bytes_received (glibc's lacks it) */
 #include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -24,6 +25,7 @@
 #include "common/errors.h"
 #include "ns_slack.h"
 #include "nsperf/nsperf.h"
+#include "nsperf/wait.h"
 
 /* ---- fixtures ---- */
 
@@ -143,9 +145,11 @@ side_free(struct side *s)
         close(s->t.fds[i]);
 }
 
-/* What the control layer does: timestamps first, then the phase (release). */
+/* What the control layer does: timestamps first, then the phase (release, waking its waiters);
+ * at DONE, with stop, also the kind's stop() once the kind is ready (ns_runner_stop). Without
+ * it the kind must notice DONE by itself (its socket timeouts, the safety cap). */
 static void
-set_phase(struct side *a, struct side *b, int ph)
+set_phase_how(struct side *a, struct side *b, int ph, bool stop)
 {
     uint64_t now = clock_now_ns();
     struct side *v[2] = {a, b};
@@ -156,8 +160,38 @@ set_phase(struct side *a, struct side *b, int ph)
             v[i]->t.measure_start_ns = now;
         if (ph == NS_PHASE_DONE)
             v[i]->t.measure_end_ns = now;
-        atomic_store_explicit(&v[i]->t.phase, ph, memory_order_release);
+        ns_word_set(&v[i]->t.phase, ph);
     }
+    for (int i = 0; i < 2 && stop && ph == NS_PHASE_DONE; i++)
+        if (v[i] != NULL && v[i]->k->stop != NULL && atomic_load(&v[i]->t.kind_ready))
+            v[i]->k->stop(&v[i]->t);
+}
+
+static void
+set_phase(struct side *a, struct side *b, int ph)
+{
+    set_phase_how(a, b, ph, true);
+}
+
+/* Bytes that arrived on a TCP socket so far (TCP_INFO). */
+static uint64_t
+tcp_bytes_received(int fd)
+{
+    struct tcp_info ti;
+    socklen_t len = sizeof(ti);
+    memset(&ti, 0, sizeof(ti));
+    assert_int_equal(getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len), 0);
+    return ti.tcpi_bytes_received;
+}
+
+/* Wait (bounded) until fd has received at least n bytes: transactions have happened. */
+static void
+wait_received(int fd, uint64_t n)
+{
+    uint64_t give_up = clock_now_ns() + 30 * NS_PER_SEC;
+    while (tcp_bytes_received(fd) < n && clock_now_ns() < give_up)
+        clock_sleep_ns(100 * NS_PER_US);
+    assert_true(tcp_bytes_received(fd) >= n);
 }
 
 static double
@@ -249,7 +283,9 @@ test_tcp_rr_warmup_only_counts_nothing(void **state)
     side_init(&s, &ns_kind_tcp_rr, NS_ROLE_SERVER, sfd);
     side_start(&c);
     side_start(&s);
-    clock_sleep_ns(200 * NS_PER_MS);
+    /* Two responses have reached the client: the first transaction is complete and counted
+     * (the server answers the second request only after the client recorded the first). */
+    wait_received(cfd, 2 * 64);
     set_phase(&c, &s, NS_PHASE_DONE);
     side_join(&c);
     side_join(&s);
@@ -297,8 +333,9 @@ check_done_noticed(const struct test_kind *k, enum ns_role role, bool udp)
     side_init(&x, k, role, a);
     set_phase(&x, NULL, NS_PHASE_MEASURE);
     side_start(&x);
+    /* Time, not synchronisation: long enough to span udp_rr's 200 ms loss timeout. */
     clock_sleep_ns(350 * NS_PER_MS);
-    set_phase(&x, NULL, NS_PHASE_DONE);
+    set_phase_how(&x, NULL, NS_PHASE_DONE, false);
     uint64_t done = x.t.measure_end_ns;
     side_join(&x);
     double late_ms = (double)(x.returned_ns - done) / 1e6;
@@ -315,12 +352,43 @@ check_done_noticed(const struct test_kind *k, enum ns_role role, bool udp)
     close(b);
 }
 
+/* stop() is what ends a run under the control layer: against a silent peer (which never closes)
+ * the kind returns without error, and its socket is shut down for reading (recv gives EOF, not
+ * a timeout), which is what woke its blocked recv(). */
+static void
+check_stop_shuts_down(const struct test_kind *k, enum ns_role role, bool udp)
+{
+    int a, b;
+    if (udp)
+        udp_pair(&a, &b);
+    else
+        tcp_pair(&a, &b);
+    struct side x;
+    side_init(&x, k, role, a);
+    set_phase(&x, NULL, NS_PHASE_MEASURE);
+    side_start(&x);
+    uint64_t give_up = clock_now_ns() + 30 * NS_PER_SEC;
+    while (!atomic_load(&x.t.kind_ready) && clock_now_ns() < give_up)
+        ns_word_wait(&x.t.kind_ready, 0, give_up);
+    assert_true(atomic_load(&x.t.kind_ready));
+    set_phase(&x, NULL, NS_PHASE_DONE);
+    side_join(&x);
+    assert_int_equal(x.rc, 0);
+    char c; /* blocking (a UDP socket answers EAGAIN to MSG_DONTWAIT even when shut down) but
+             * bounded: the kind left its SO_RCVTIMEO on the socket */
+    assert_int_equal(recv(a, &c, 1, 0), 0);
+    side_free(&x);
+    close(b);
+}
+
 static void
 test_tcp_rr_done_with_silent_peer(void **state)
 {
     (void)state;
     check_done_noticed(&ns_kind_tcp_rr, NS_ROLE_CLIENT, false);
     check_done_noticed(&ns_kind_tcp_rr, NS_ROLE_SERVER, false);
+    check_stop_shuts_down(&ns_kind_tcp_rr, NS_ROLE_CLIENT, false);
+    check_stop_shuts_down(&ns_kind_tcp_rr, NS_ROLE_SERVER, false);
 }
 
 static void
@@ -481,6 +549,7 @@ script_server_thread(void *arg)
         if (k <= 0)
             continue;
         int i = ++ss->handled;
+        ns_word_wake(&ss->handled);
         if (i == 5) {
             memcpy(lost_reply, buf, 64);
             continue;
@@ -516,8 +585,8 @@ test_udp_rr_loss_and_strays(void **state)
     side_start(&c);
     /* Until the script has played out (request 20 and a few more), not for a guessed time. */
     uint64_t give_up = clock_now_ns() + 30 * NS_PER_SEC;
-    while (atomic_load(&ss.handled) < 25 && clock_now_ns() < give_up)
-        clock_sleep_ns(10 * NS_PER_MS);
+    for (int h; (h = atomic_load(&ss.handled)) < 25 && clock_now_ns() < give_up;)
+        ns_word_wait(&ss.handled, h, give_up);
     set_phase(&c, NULL, NS_PHASE_DONE);
     side_join(&c);
     atomic_store(&ss.stop, true);
@@ -557,6 +626,8 @@ test_udp_rr_done_with_silent_peer(void **state)
     (void)state;
     check_done_noticed(&ns_kind_udp_rr, NS_ROLE_CLIENT, true);
     check_done_noticed(&ns_kind_udp_rr, NS_ROLE_SERVER, true);
+    check_stop_shuts_down(&ns_kind_udp_rr, NS_ROLE_CLIENT, true);
+    check_stop_shuts_down(&ns_kind_udp_rr, NS_ROLE_SERVER, true);
 }
 
 static void
@@ -707,7 +778,9 @@ test_tcp_crr_done_with_silent_server(void **state)
     set_phase(&c, &s, NS_PHASE_MEASURE);
     side_start(&c);
     side_start(&s);
-    clock_sleep_ns(300 * NS_PER_MS);
+    /* The client's connection waits in the backlog: it is blocked on a silent server now. */
+    struct pollfd lp = {.fd = crr_listener, .events = POLLIN};
+    assert_int_equal(poll(&lp, 1, (int)(10000 * NS_TEST_SLACK)), 1);
     set_phase(&c, &s, NS_PHASE_DONE);
     uint64_t done = c.t.measure_end_ns;
     side_join(&c);

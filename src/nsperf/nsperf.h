@@ -45,6 +45,7 @@ struct ns_params {
     uint64_t rate_bps;      /* -b: total target rate in bits/s; 0 = unpaced (TCP); UDP default 1M */
     bool reverse;           /* -R: server sends (stream kinds) */
     int sock_buf;           /* -w: SO_SNDBUF/SO_RCVBUF bytes, 0 = kernel autotuning */
+    bool copy;              /* --copy: tcp_stream through user memory, not zero-copy */
     int family;             /* AF_UNSPEC, AF_INET (-4) or AF_INET6 (-6) */
 };
 

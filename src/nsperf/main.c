@@ -142,6 +142,7 @@ STORE_RAW(opt_window, TESTSPEC_P_WINDOW)
 STORE_RAW(opt_parallel, TESTSPEC_P_STREAMS)
 STORE_RAW(opt_reverse, TESTSPEC_P_REVERSE)
 STORE_RAW(opt_copy, TESTSPEC_P_COPY)
+STORE_RAW(opt_busy_poll, TESTSPEC_P_BUSY_POLL)
 
 static int
 opt_json(struct cli *c, const char *arg, struct err *e)
@@ -177,6 +178,7 @@ enum {
     OPT_TOKEN,
     OPT_IDLE,
     OPT_COPY,
+    OPT_BUSY_POLL,
     OPT_HELP = 'h',
     OPT_VERSION = 'V'
 };
@@ -208,6 +210,8 @@ static const struct opt opts[] = {
     {"reverse", 'R', no_argument, opt_reverse, "server sends (stream kinds)"},
     {"copy", OPT_COPY, no_argument, opt_copy,
      "tcp_stream: send() from and recv() into user memory, as iperf3 (see below)"},
+    {"busy-poll", OPT_BUSY_POLL, no_argument, opt_busy_poll,
+     "tcp_rr, udp_rr: spin on the socket instead of sleeping, a core per side (see below)"},
     {"json", 'J', no_argument, opt_json, "print one JSON document"},
     {"interval", 'i', required_argument, opt_interval,
      "SEC: per-interval lines (and samples in the JSON)"},
@@ -286,8 +290,9 @@ find_opt(int key)
 }
 
 /* Flags for one side only: given to the other, they are refused rather than ignored. */
-static const int client_only_keys[] = {'c',          'R', OPT_TEST, 't', OPT_WARMUP, 'P',      'l',
-                                       OPT_RESPONSE, 'b', 'J',      'i', 'w',        OPT_COPY, 0};
+static const int client_only_keys[] = {'c', 'R', OPT_TEST,     't',           OPT_WARMUP,
+                                       'P', 'l', OPT_RESPONSE, 'b',           'J',
+                                       'i', 'w', OPT_COPY,     OPT_BUSY_POLL, 0};
 static const int server_only_keys[] = {'1', OPT_IDLE, 0};
 
 static bool

@@ -46,6 +46,7 @@ struct ns_params {
     bool reverse;           /* -R: server sends (stream kinds) */
     int sock_buf;           /* -w: SO_SNDBUF/SO_RCVBUF bytes, 0 = kernel autotuning */
     bool copy;              /* --copy: tcp_stream through user memory, not zero-copy */
+    bool busy_poll;         /* --busy-poll: rr kinds spin on the socket instead of sleeping */
     int family;             /* AF_UNSPEC, AF_INET (-4) or AF_INET6 (-6) */
 };
 

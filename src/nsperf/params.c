@@ -41,6 +41,9 @@ ns_params_set(struct ns_params *p, enum testspec_param id, double value)
     case TESTSPEC_P_COPY:
         p->copy = value != 0;
         break;
+    case TESTSPEC_P_BUSY_POLL:
+        p->busy_poll = value != 0;
+        break;
     case TESTSPEC_PARAM_COUNT:
         break;
     }
@@ -60,6 +63,7 @@ ns_params_to_spec(const struct ns_params *p, struct testspec_values *v)
     testspec_values_set(v, TESTSPEC_P_REVERSE, p->reverse);
     testspec_values_set(v, TESTSPEC_P_WINDOW, p->sock_buf);
     testspec_values_set(v, TESTSPEC_P_COPY, p->copy);
+    testspec_values_set(v, TESTSPEC_P_BUSY_POLL, p->busy_poll);
 }
 
 void
@@ -98,12 +102,13 @@ json_t *
 ns_params_to_json(const struct ns_params *p)
 {
     const char *kind = testspec_kind_name((int)p->kind);
-    return json_pack("{s:s, s:i, s:I, s:I, s:f, s:f, s:f, s:I, s:b, s:i, s:s, s:b}", "test",
+    return json_pack("{s:s, s:i, s:I, s:I, s:f, s:f, s:f, s:I, s:b, s:i, s:s, s:b, s:b}", "test",
                      kind != NULL ? kind : "unknown", "streams", (json_int_t)p->streams, "msg_size",
                      (json_int_t)p->msg_size, "response_size", (json_int_t)p->response_size,
                      "duration_s", p->duration_s, "warmup_s", p->warmup_s, "interval_s",
                      p->interval_s, "rate_bps", (json_int_t)p->rate_bps, "reverse", p->reverse,
-                     "sock_buf", p->sock_buf, "family", family_name(p->family), "copy", p->copy);
+                     "sock_buf", p->sock_buf, "family", family_name(p->family), "copy", p->copy,
+                     "busy_poll", p->busy_poll);
 }
 
 /* Optional non-negative integer member; absent keeps *out. */
@@ -202,6 +207,8 @@ ns_params_from_json(const json_t *o, struct ns_params *p, struct err *e)
         rc = get_bool(o, "reverse", &p->reverse, e);
     if (rc == 0)
         rc = get_bool(o, "copy", &p->copy, e);
+    if (rc == 0)
+        rc = get_bool(o, "busy_poll", &p->busy_poll, e);
     if (rc != 0)
         return rc;
     return ns_params_validate(p, e);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -184,6 +185,12 @@ rr_finish(struct rr_state *s, const struct ns_test *t)
     }
 }
 
+static bool
+rr_is_done(const struct ns_test *t)
+{
+    return ns_test_phase(t) == NS_PHASE_DONE;
+}
+
 int
 rr_set_wake_timeouts(int fd, struct err *e)
 {
@@ -194,10 +201,18 @@ rr_set_wake_timeouts(int fd, struct err *e)
     return 0;
 }
 
-static bool
-rr_is_done(const struct ns_test *t)
+ssize_t
+rr_recv(const struct ns_test *t, int fd, void *buf, size_t len, int flags)
 {
-    return ns_test_phase(t) == NS_PHASE_DONE;
+    if (!t->p.busy_poll)
+        return recv(fd, buf, len, flags);
+    /* Spin as sockperf --nonblocked does: no sleep, so no wake-up on the path; the phase is
+     * looked at on every turn, so DONE ends the spin at once. */
+    for (;;) {
+        ssize_t k = recv(fd, buf, len, (flags & ~MSG_WAITALL) | MSG_DONTWAIT);
+        if (k >= 0 || errno != EAGAIN || rr_is_done(t))
+            return k;
+    }
 }
 
 int
@@ -234,8 +249,8 @@ rr_recv_all(const struct ns_test *t, int fd, void *buf, size_t len, struct err *
     size_t done = 0;
     while (done < len) {
         /* MSG_WAITALL: one syscall for the whole message in the common case; a wake timeout
-         * still returns what has arrived so far. */
-        ssize_t k = recv(fd, p + done, len - done, MSG_WAITALL);
+         * still returns what has arrived so far. Busy polling never sleeps in the kernel. */
+        ssize_t k = rr_recv(t, fd, p + done, len - done, MSG_WAITALL);
         if (k > 0) {
             done += (size_t)k;
             continue;

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <jansson.h>
 
@@ -105,6 +106,10 @@ int rr_set_wake_timeouts(int fd, struct err *e);
  * the call fail or see EOF), NS_ECLOSED (the peer closed or reset) or NS_EIO. */
 int rr_send_all(const struct ns_test *t, int fd, const void *buf, size_t len, struct err *e);
 int rr_recv_all(const struct ns_test *t, int fd, void *buf, size_t len, struct err *e);
+
+/* recv() as the kind's loops do it: under --busy-poll spinning on MSG_DONTWAIT until something
+ * arrives or the phase is DONE (then -1, EAGAIN), else a plain blocking recv() with flags. */
+ssize_t rr_recv(const struct ns_test *t, int fd, void *buf, size_t len, int flags);
 
 /* After a peer's EOF outside DONE: wait (up to grace_ms) for the control layer to move to DONE,
  * since the peer may simply have finished first (its stop() closes its end as it sends STOP).

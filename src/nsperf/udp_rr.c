@@ -92,8 +92,11 @@ udp_rr_wait_reply(struct ns_test *t, struct rr_state *s, int fd, const struct ud
                   struct err *e)
 {
     uint64_t deadline = x->t0 + s->udp.loss_timeout_ns;
+    /* --busy-poll: this loop spins on MSG_DONTWAIT, looking at DONE and the loss deadline on
+     * every turn; else recv() sleeps, woken by the reply, stop() or the wake timeout. */
+    int flags = t->p.busy_poll ? MSG_DONTWAIT : 0;
     for (;;) {
-        ssize_t k = recv(fd, s->buf, s->buf_len, 0);
+        ssize_t k = recv(fd, s->buf, s->buf_len, flags);
         if (k <= 0 && ns_test_phase(t) == NS_PHASE_DONE)
             return UDP_RR_STOP; /* stop()'s shutdown ends a blocked recv with 0 */
         if (k < 0) {
@@ -176,8 +179,9 @@ udp_rr_client(struct ns_test *t, struct rr_state *s, int fd, struct err *e)
 static int
 udp_rr_server(struct ns_test *t, struct rr_state *s, int fd, struct err *e)
 {
+    int flags = t->p.busy_poll ? MSG_DONTWAIT : 0; /* spins on EAGAIN, as the client's */
     for (;;) {
-        ssize_t k = recv(fd, s->buf, s->buf_len, 0);
+        ssize_t k = recv(fd, s->buf, s->buf_len, flags);
         if (k <= 0 && ns_test_phase(t) == NS_PHASE_DONE)
             return 0; /* stop()'s shutdown ends a blocked recv with 0 */
         if (k < 0) {

@@ -441,6 +441,73 @@ test_tcp_rr_intervals(void **state)
     side_free(&s);
 }
 
+/* --busy-poll: the same accounting while spinning, and DONE seen by the spin itself. */
+static void
+check_busy_pair(const struct test_kind *k, bool udp)
+{
+    int cfd, sfd;
+    if (udp)
+        udp_pair(&cfd, &sfd);
+    else
+        tcp_pair(&cfd, &sfd);
+    struct side c, s;
+    side_init(&c, k, NS_ROLE_CLIENT, cfd);
+    side_init(&s, k, NS_ROLE_SERVER, sfd);
+    c.t.p.busy_poll = s.t.p.busy_poll = true;
+    json_t *cj = run_pair(&c, &s, 0.1, 0.3);
+    assert_int_equal(c.rc, 0);
+    assert_int_equal(s.rc, 0);
+    double n = jnum(cj, "transactions", NULL);
+    assert_true(n > 0);
+    assert_true(jnum(cj, "rtt_us", "n") == n);
+    if (udp) {
+        assert_true(jnum(cj, "udp", "sent") == n);
+        assert_true(jnum(cj, "udp", "lost") == 0);
+    }
+    json_decref(cj);
+    side_free(&c);
+    side_free(&s);
+}
+
+static void
+check_busy_done_noticed(const struct test_kind *k, enum ns_role role, bool udp)
+{
+    int a, b;
+    if (udp)
+        udp_pair(&a, &b);
+    else
+        tcp_pair(&a, &b);
+    struct side x;
+    side_init(&x, k, role, a);
+    x.t.p.busy_poll = true;
+    set_phase(&x, NULL, NS_PHASE_MEASURE);
+    side_start(&x);
+    uint64_t give_up = clock_now_ns() + 30 * NS_PER_SEC;
+    while (!atomic_load(&x.t.kind_ready) && clock_now_ns() < give_up)
+        ns_word_wait(&x.t.kind_ready, 0, give_up);
+    set_phase_how(&x, NULL, NS_PHASE_DONE, false); /* no stop(): the spin must see DONE */
+    uint64_t done = x.t.measure_end_ns;
+    side_join(&x);
+    double late_ms = (double)(x.returned_ns - done) / 1e6;
+    if (late_ms > 200 * NS_TEST_SLACK)
+        fail_msg("busy %s noticed DONE after %.0f ms", k->name, late_ms);
+    assert_int_equal(x.rc, 0);
+    side_free(&x);
+    close(b);
+}
+
+static void
+test_rr_busy_poll(void **state)
+{
+    (void)state;
+    check_busy_pair(&ns_kind_tcp_rr, false);
+    check_busy_pair(&ns_kind_udp_rr, true);
+    check_busy_done_noticed(&ns_kind_tcp_rr, NS_ROLE_CLIENT, false);
+    check_busy_done_noticed(&ns_kind_tcp_rr, NS_ROLE_SERVER, false);
+    check_busy_done_noticed(&ns_kind_udp_rr, NS_ROLE_CLIENT, true);
+    check_busy_done_noticed(&ns_kind_udp_rr, NS_ROLE_SERVER, true);
+}
+
 /* ---- combine and human output ---- */
 
 static void
@@ -807,6 +874,7 @@ main(void)
         cmocka_unit_test(test_tcp_rr_done_with_silent_peer),
         cmocka_unit_test(test_tcp_rr_peer_vanishes),
         cmocka_unit_test(test_tcp_rr_intervals),
+        cmocka_unit_test(test_rr_busy_poll),
         cmocka_unit_test(test_rr_combine_and_print),
         cmocka_unit_test(test_udp_rr_pair),
         cmocka_unit_test(test_udp_rr_loss_and_strays),

@@ -307,14 +307,13 @@ bench_cpu() {
 
 # Mean RTT in microseconds. $1: tcp or udp; the rest: more flags. RTT_CPUS="S C" pins the
 # server to core S and the client to core C (taskset), as busy polling needs.
-pin() {   # which (0 server, 1 client) command...
+pin() {   # which (0 server, 1 client) command... ; exec: run with & it is $!, not a subshell
     local which=$1; shift
     if [ -n "${RTT_CPUS:-}" ]; then
         local cpus=($RTT_CPUS)
-        taskset -c "${cpus[$which]}" "$@"
-    else
-        "$@"
+        exec taskset -c "${cpus[$which]}" "$@"
     fi
+    exec "$@"
 }
 rtt_ns() {
     local p=$1; shift
@@ -331,14 +330,14 @@ rtt_sockperf() {
     local p=$1; shift
     local port; port=$(free_port)
     local tcp=""; [ "$p" = tcp ] && tcp=--tcp
-    pin 0 sockperf server $tcp -i $HOST -p "$port" >/dev/null 2>&1 &
+    (pin 0 sockperf server $tcp -i $HOST -p "$port") >/dev/null 2>&1 &
     srv=$!
     pids+=("$srv")
     for _ in $(seq 1 200); do
         [ -n "$(ss -Hln "( sport = :$port )" 2>/dev/null)" ] && break
         sleep 0.01
     done
-    pin 1 sockperf ping-pong $tcp --full-rtt -m 64 -i $HOST -p "$port" -t "$RTT_SECS" "$@" 2>&1 |
+    (pin 1 sockperf ping-pong $tcp --full-rtt -m 64 -i $HOST -p "$port" -t "$RTT_SECS" "$@") 2>&1 |
         sed 's/\x1b\[[0-9;]*m//g' | sed -n 's/.*avg-rtt=\([0-9.]*\).*/\1/p'
     stop_server
 }

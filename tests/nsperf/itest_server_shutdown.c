@@ -129,6 +129,12 @@ one_round(void)
     assert_int_equal(r.rc, 0);
 }
 
+static void *
+nothing_thread(void *arg)
+{
+    return arg;
+}
+
 /* Threads of this process now (/proc/self/status). */
 static int
 thread_count(void)
@@ -148,14 +154,20 @@ static void
 test_shutdown_with_sessions_ending_together(void **state)
 {
     (void)state;
+    /* The threads there are without a server: this one, and ThreadSanitizer's own, which it
+     * starts with the first pthread_create (hence a thread first). */
+    pthread_t first;
+    assert_int_equal(pthread_create(&first, NULL, nothing_thread, NULL), 0);
+    pthread_join(first, NULL);
+    int before = thread_count();
     for (int i = 0; i < ROUNDS; i++)
         one_round();
     /* Detached session threads finish their last frees after the acceptor returned: wait until
-     * they are gone (this thread is the only one left), so that the sanitizers see them end. */
+     * they are gone, so that the sanitizers see them end. */
     for (uint64_t end = clock_now_ns() + 30 * NS_PER_SEC;
-         thread_count() > 1 && clock_now_ns() < end;)
+         thread_count() > before && clock_now_ns() < end;)
         clock_sleep_ns(NS_PER_MS);
-    assert_int_equal(thread_count(), 1);
+    assert_int_equal(thread_count(), before);
 }
 
 int

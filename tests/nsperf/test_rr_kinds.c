@@ -460,10 +460,8 @@ check_busy_pair(const struct test_kind *k, bool udp)
     double n = jnum(cj, "transactions", NULL);
     assert_true(n > 0);
     assert_true(jnum(cj, "rtt_us", "n") == n);
-    if (udp) {
-        assert_true(jnum(cj, "udp", "sent") == n);
-        assert_true(jnum(cj, "udp", "lost") == 0);
-    }
+    if (udp) /* a reply can miss the loss timeout when a spin waits for a descheduled peer */
+        assert_true(jnum(cj, "udp", "sent") == n + jnum(cj, "udp", "lost"));
     json_decref(cj);
     side_free(&c);
     side_free(&s);
@@ -766,23 +764,58 @@ fake_next_data(struct ns_test *t, int timeout_ms, struct err *e)
 
 static const struct ns_conn_ops fake_conn = {fake_connect_data, fake_next_data};
 
-/* TIME_WAIT sockets in /proc/net/tcp with local port lport / remote port rport. */
+/* The TIME_WAIT sockets of /proc/net/tcp as (local port << 16 | remote port). */
+struct tw_list {
+    uint32_t *v;
+    size_t n, cap;
+};
+
 static void
-count_time_wait(uint16_t port, int *as_local, int *as_remote)
+tw_read(struct tw_list *l)
 {
     FILE *f = fopen("/proc/net/tcp", "r");
     char line[512];
-    *as_local = *as_remote = 0;
-    if (f == NULL)
-        return;
-    while (fgets(line, sizeof(line), f) != NULL) {
+    l->n = 0;
+    while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
         unsigned lp, rp, st;
         if (sscanf(line, " %*d: %*x:%x %*x:%x %x", &lp, &rp, &st) != 3 || st != 0x06)
             continue;
-        *as_local += lp == port;
-        *as_remote += rp == port;
+        if (l->n == l->cap) {
+            l->cap = l->cap ? 2 * l->cap : 1024;
+            l->v = realloc(l->v, l->cap * sizeof(*l->v));
+            assert_non_null(l->v);
+        }
+        l->v[l->n++] = lp << 16 | rp;
     }
-    fclose(f);
+    if (f != NULL)
+        fclose(f);
+}
+
+static bool
+tw_has(const struct tw_list *l, uint32_t x)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (l->v[i] == x)
+            return true;
+    return false;
+}
+
+/* TIME_WAIT sockets new since before with local port / remote port equal to port: this test's
+ * server side and client side (the loopback 4-tuples of earlier runs, up to a minute old, can
+ * carry the same port numbers the other way round). */
+static void
+count_time_wait(const struct tw_list *before, uint16_t port, int *as_local, int *as_remote)
+{
+    struct tw_list now = {0};
+    tw_read(&now);
+    *as_local = *as_remote = 0;
+    for (size_t i = 0; i < now.n; i++) {
+        if (tw_has(before, now.v[i]))
+            continue;
+        *as_local += (now.v[i] >> 16) == port;
+        *as_remote += (now.v[i] & 0xffff) == port;
+    }
+    free(now.v);
 }
 
 static void
@@ -791,6 +824,8 @@ test_tcp_crr_pair(void **state)
     (void)state;
     crr_listener = listen_loopback(&crr_port);
     atomic_store(&crr_accept_off, false);
+    struct tw_list before = {0};
+    tw_read(&before);
     struct side c, s;
     side_init(&c, &ns_kind_tcp_crr, NS_ROLE_CLIENT, -1);
     side_init(&s, &ns_kind_tcp_crr, NS_ROLE_SERVER, -1);
@@ -810,10 +845,11 @@ test_tcp_crr_pair(void **state)
         fail_msg("connections/s %.0f vs 1e6/mean %.0f", cps, 1e6 / mean);
     assert_true(jnum(r, "connections", NULL) == n);
     /* The server closes first, so the TIME_WAIT entries are its own, not the client's - except
-     * for the one connection in flight when the test ended, which the client closes (its
-     * TIME_WAIT was there in 1 of about 40 runs: asserting none failed by chance). */
+     * for the one connection in flight when the test ended, which the client's stop() shuts
+     * down first. New entries only: an earlier run's can carry the same ports. */
     int srv_tw, cli_tw;
-    count_time_wait(crr_port, &srv_tw, &cli_tw);
+    count_time_wait(&before, crr_port, &srv_tw, &cli_tw);
+    free(before.v);
     if (cli_tw > 1 || srv_tw < (int)(n / 2))
         fail_msg("TIME_WAIT: %d on the client side, %d on the server side, %.0f connections",
                  cli_tw, srv_tw, n);

@@ -259,13 +259,14 @@ fixed_iperf3() {
 
 bench_fixed() {
     echo "== fixed cost per test beyond warmup + duration (median of $FIXED_RUNS)"
-    local k r v
+    local k r v ip=nan
     if have iperf3; then
         : >"$tmp/fixed.iperf3"
         for r in $(seq 1 "$FIXED_RUNS"); do
             v=$(fixed_iperf3) && echo "$v" >>"$tmp/fixed.iperf3"
         done
-        echo "  iperf3 (tcp, -t 1, for scale): $(num3 "$(median <"$tmp/fixed.iperf3")") ms"
+        ip=$(median <"$tmp/fixed.iperf3")
+        echo "  iperf3 (tcp, -t 1, for scale): $(num3 "$ip") ms"
     fi
     for k in tcp_stream udp_stream tcp_rr udp_rr tcp_crr; do
         : >"$tmp/fixed.$k"
@@ -275,7 +276,8 @@ bench_fixed() {
         local m; m=$(median <"$tmp/fixed.$k")
         echo "  $k: $(xargs printf '%.1f ' <"$tmp/fixed.$k")ms -> median $(num3 "$m") ms"
         local ok; ok=$(awk -v m="$m" 'BEGIN {print (m != "nan" && m <= 20) ? "PASS" : "MISS"}')
-        summary+=("$(printf '%-40s %6.1f ms (target <= 20 ms)  %s' "fixed cost $k" "$m" "$ok")")
+        summary+=("$(printf '%-40s %6.1f ms (target <= 20 ms)  %s  [iperf3 its own: %.1f ms, ratio %s]' \
+            "fixed cost $k" "$m" "$ok" "$ip" "$(ratio "$m" "$ip")")")
     done
 }
 

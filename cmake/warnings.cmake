@@ -1,4 +1,4 @@
-# Strict warnings for every target in the project (STYLE.md "Build").
+# Strict warnings for every target in the project; -Werror with NS_WERROR (every preset but dev).
 set(NS_WARNINGS
     -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wsign-conversion -Wformat=2
     -Wstrict-prototypes -Wmissing-prototypes -Wold-style-definition -Wvla
@@ -21,7 +21,8 @@ if(NS_SANITIZE)
     add_link_options(-fsanitize=address,undefined)
 endif()
 
-# ns_add_unit_test(NAME SOURCES... LIBS ... LABELS ...): one cmocka executable per module, under ctest.
+# ns_add_test(NAME SOURCES ... LIBS ... LABELS ... [TIMEOUT S]): one cmocka executable under ctest
+# (default label unit, timeout 60 s).
 function(ns_add_test name)
     cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
     add_executable(${name} ${T_SOURCES})

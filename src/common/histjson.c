@@ -40,11 +40,51 @@ hist_to_rtt_json(const struct hist *h)
                                 json_real(hist_percentile(h, histjson_pcts[i].q) / 1e3));
         json_object_set_new(o, "max", json_real((double)h->max / 1e3));
     }
-    json_object_set_new(o, "m2_ns2", json_real(h->m2));
-    json_object_set_new(o, "hist",
-                        json_pack("{s:s, s:i, s:o}", "unit", "ns", "sub_bits", HIST_SUB_BITS,
-                                  "buckets", histjson_buckets(h)));
+    json_object_set_new(o, HISTJSON_M2, json_real(h->m2));
+    json_object_set_new(o, HISTJSON_HIST,
+                        json_pack("{s:s, s:i, s:o}", "unit", "ns", HISTJSON_SUB_BITS, HIST_SUB_BITS,
+                                  HISTJSON_BUCKETS, histjson_buckets(h)));
     return o;
+}
+
+int
+hist_rtt_json_buckets(const json_t *rtt, int (*fn)(uint64_t low_ns, uint64_t count, void *arg),
+                      void *arg, size_t *skipped, size_t *first_skipped, struct err *e)
+{
+    *skipped = 0;
+    const json_t *hj = json_object_get(rtt, HISTJSON_HIST);
+    const json_t *buckets = json_object_get(hj, HISTJSON_BUCKETS);
+    if (!json_is_array(buckets))
+        return err_set(e, NS_EPARSE, "rtt_us.hist.buckets is missing or not an array");
+    json_int_t sub_bits = json_integer_value(json_object_get(hj, HISTJSON_SUB_BITS));
+    if (sub_bits != HIST_SUB_BITS)
+        return err_set(e, NS_EPARSE, "rtt_us.hist.sub_bits %lld is not %d", (long long)sub_bits,
+                       HIST_SUB_BITS);
+    size_t i;
+    const json_t *b;
+    json_array_foreach(buckets, i, b)
+    {
+        json_int_t low = json_integer_value(json_array_get(b, 0));
+        json_int_t cnt = json_integer_value(json_array_get(b, 1));
+        if (low < 0 || cnt <= 0) {
+            if ((*skipped)++ == 0 && first_skipped != NULL)
+                *first_skipped = i;
+            continue;
+        }
+        int rc = fn((uint64_t)low, (uint64_t)cnt, arg);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+static int
+hist_add_bucket(uint64_t low, uint64_t count, void *arg)
+{
+    struct hist *h = arg;
+    h->buckets[hist_index(low)] += count;
+    h->count += count;
+    return 0;
 }
 
 /* Rebuild an exact summary for the incoming part, then merge it (keeps min/max/mean/m2 exact
@@ -52,35 +92,22 @@ hist_to_rtt_json(const struct hist *h)
 int
 hist_merge_rtt_json(struct hist *h, const json_t *rtt, struct err *e)
 {
-    const json_t *hj = json_object_get(rtt, "hist");
-    const json_t *buckets = json_object_get(hj, "buckets");
-    if (!json_is_array(buckets))
-        return err_set(e, NS_EPARSE, "rtt_us.hist.buckets is missing or not an array");
-    json_int_t sub_bits = json_integer_value(json_object_get(hj, "sub_bits"));
-    if (sub_bits != HIST_SUB_BITS)
-        return err_set(e, NS_EPARSE, "rtt_us.hist.sub_bits %lld is not %d", (long long)sub_bits,
-                       HIST_SUB_BITS);
     struct hist *part = hist_new();
     if (part == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
-    size_t i;
-    json_t *b;
-    json_array_foreach(buckets, i, b)
-    {
-        json_int_t low = json_integer_value(json_array_get(b, 0));
-        json_int_t cnt = json_integer_value(json_array_get(b, 1));
-        if (!json_is_array(b) || low < 0 || cnt <= 0) {
-            hist_free(part);
-            return err_set(e, NS_EPARSE, "rtt_us.hist.buckets[%zu] is not [lower_ns, count]", i);
-        }
-        part->buckets[hist_index((uint64_t)low)] += (uint64_t)cnt;
-        part->count += (uint64_t)cnt;
+    size_t skipped = 0, first = 0;
+    int rc = hist_rtt_json_buckets(rtt, hist_add_bucket, part, &skipped, &first, e);
+    if (rc == 0 && skipped > 0)
+        rc = err_set(e, NS_EPARSE, "rtt_us.hist.buckets[%zu] is not [lower_ns, count]", first);
+    if (rc != 0) {
+        hist_free(part);
+        return rc;
     }
     if (part->count > 0) {
         part->min = (uint64_t)llround(json_number_value(json_object_get(rtt, "min")) * 1e3);
         part->max = (uint64_t)llround(json_number_value(json_object_get(rtt, "max")) * 1e3);
         part->mean = json_number_value(json_object_get(rtt, "mean")) * 1e3;
-        part->m2 = json_number_value(json_object_get(rtt, "m2_ns2"));
+        part->m2 = json_number_value(json_object_get(rtt, HISTJSON_M2));
     }
     hist_merge(h, part);
     hist_free(part);

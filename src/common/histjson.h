@@ -11,12 +11,29 @@
 #define NS_HISTJSON_H
 
 #include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
 
 struct hist;
 struct err;
 
+/* The names, for readers that walk the text themselves (journal/scan.c). */
+#define HISTJSON_RTT "rtt_us"
+#define HISTJSON_HIST "hist"
+#define HISTJSON_SUB_BITS "sub_bits"
+#define HISTJSON_BUCKETS "buckets"
+#define HISTJSON_M2 "m2_ns2"
+
 /* New reference; h is borrowed. An empty histogram gives n = 0 and no percentiles. */
 json_t *hist_to_rtt_json(const struct hist *h_ns);
+
+/* The buckets of an rtt_us object's histogram, the one decoder of them: fn(lower_ns, count, arg)
+ * for each entry that is [lower_ns >= 0, count > 0] (JSON integers; further members are
+ * ignored), in order; *skipped (and *first_skipped, when not NULL) counts and places the entries
+ * that are not. Returns 0; NS_EPARSE, with nothing called, when hist.buckets is not an array or
+ * hist.sub_bits is not HIST_SUB_BITS; or fn's nonzero return, which stops the walk. */
+int hist_rtt_json_buckets(const json_t *rtt, int (*fn)(uint64_t low_ns, uint64_t count, void *arg),
+                          void *arg, size_t *skipped, size_t *first_skipped, struct err *e);
 
 /* Merge the histogram stored in an rtt_us object into h_ns (h_ns is not reset first).
  * Returns 0 or NS_EPARSE with detail. */

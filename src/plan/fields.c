@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/errors.h"
 #include "common/units.h"
@@ -35,6 +36,55 @@ plan_vwarn(struct vctx *c, const struct ynode *at, const char *fmt, ...)
     unsigned line = at ? at->line : 0, col = at ? at->col : 0;
     if (plan_diag_warn(c->d, c->file, line, col, "%s", msg) != 0)
         c->oom = true;
+}
+
+static void vreport_at(struct vctx *c, int kind, struct plan_pos at, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+
+/* kind: 0 a problem, 1 a warning, 2 a note. */
+static void
+vreport_at(struct vctx *c, int kind, struct plan_pos at, const char *fmt, va_list ap)
+{
+    char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = kind == 0   ? plan_diag_add(c->d, c->file, at.line, at.col, "%s", msg)
+             : kind == 1 ? plan_diag_warn(c->d, c->file, at.line, at.col, "%s", msg)
+                         : plan_diag_note(c->d, c->file, at.line, at.col, "%s", msg);
+    if (rc != 0)
+        c->oom = true;
+}
+
+void
+plan_verr_at(struct vctx *c, struct plan_pos at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport_at(c, 0, at, fmt, ap);
+    va_end(ap);
+}
+
+void
+plan_vwarn_at(struct vctx *c, struct plan_pos at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport_at(c, 1, at, fmt, ap);
+    va_end(ap);
+}
+
+void
+plan_vnote_at(struct vctx *c, struct plan_pos at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport_at(c, 2, at, fmt, ap);
+    va_end(ap);
+}
+
+struct plan_pos
+plan_node_pos(const struct ynode *n)
+{
+    return n != NULL ? (struct plan_pos){n->line, n->col} : (struct plan_pos){0, 0};
 }
 
 const char *
@@ -164,11 +214,17 @@ scoped_ipv6_ok(const char *s)
            strspn(scope, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
 }
 
+bool
+plan_vaddress_is_ip(const char *s)
+{
+    unsigned char buf[16];
+    return inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1 || scoped_ipv6_ok(s);
+}
+
 const char *
 plan_vaddress_problem(const char *s)
 {
-    unsigned char buf[16];
-    if (inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1 || scoped_ipv6_ok(s))
+    if (plan_vaddress_is_ip(s))
         return NULL;
     if (s[0] == '-')
         return "must not start with '-' (ssh would take it for an option)";
@@ -181,8 +237,9 @@ plan_vaddress_problem(const char *s)
 }
 
 /* [user@]host[:port], host an address ([...] around an IPv6 address with a port). */
+/* One hop of a jump list. */
 static const char *
-jump_problem(const char *s)
+hop_problem(const char *s)
 {
     const char *at = strrchr(s, '@'), *host = at ? at + 1 : s;
     if (at != NULL && (at == s || s[0] == '-' || memchr(s, ' ', (size_t)(at - s)) != NULL))
@@ -211,6 +268,31 @@ jump_problem(const char *s)
             return "the port after ':' must be a number 1..65535";
     }
     return NULL;
+}
+
+/* ssh -J's argument: "none", or hops "[user@]host[:port]" separated by commas, the first dialled
+ * first (each hop checked; what ssh itself accepts beyond that, ssh:// URIs, is refused). */
+static const char *
+jump_problem(const char *s)
+{
+    if (strcasecmp(s, "none") == 0)
+        return NULL;
+    char hop[600];
+    for (const char *p = s;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
+        if (len == 0 || len >= sizeof hop)
+            return len == 0 ? "an empty hop in the list (hops are separated by ',')"
+                            : "a hop longer than 600 bytes";
+        memcpy(hop, p, len);
+        hop[len] = '\0';
+        const char *why = hop_problem(hop);
+        if (why != NULL)
+            return why;
+        if (comma == NULL)
+            return NULL;
+        p = comma + 1;
+    }
 }
 
 /* --- conversions, one per type ------------------------------------------------------------- */

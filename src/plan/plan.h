@@ -5,13 +5,20 @@
  * pointer a read function returns is borrowed and lives as long as the plan.
  *
  * Resolution rules (what the read API returns):
- *  - a host's ssh settings: the host's own `ssh` block, else the plan's `ssh` block, else the
- *    built-in defaults (user NULL = ssh's own choice, port 22, identity NULL, known_hosts NULL
- *    = ~/.ssh/known_hosts, connect_timeout 10 s). Paths are returned as written (no ~ expansion).
+ *  - a host's ssh settings: the host's own `ssh` block, else the plan's `ssh` block, else not
+ *    given (NULL or 0): the ssh transport then takes the value from ~/.ssh/config as OpenSSH
+ *    would, else OpenSSH's default (port 22, the local user, ~/.ssh/known_hosts; a connect
+ *    timeout of 10 s). Paths are returned as written (no ~ expansion).
  *  - a scenario's values: the scenario's own keys, else the plan's `defaults` block (only the
  *    values that apply to the scenario's test kind), else the built-in defaults (duration 10 s,
  *    warmup 1 s, streams 1, and 0 = "nsperf's default for the kind" for msg_size,
  *    response_size, rate and window); trials: the scenario's, else the plan's, else 1.
+ *
+ * Hosts may come from inventories (`hosts_from`: the JSON of `az vm list -d`, `aws ec2
+ * describe-instances` and `gcloud compute instances list`, an Ansible inventory, the Host
+ * aliases of an ssh config) as well as from `hosts`; once loaded, every host reads alike
+ * whatever its origin, and plan_inventory() says which files were read (their sha256, for the
+ * run's record) and what they gave.
  *
  * The schedule of a plan lives in schedule.h. */
 #ifndef NS_PLAN_H
@@ -33,6 +40,8 @@ struct plan_diags; /* opaque list of diagnostics */
 #define PLAN_MAX_TRIALS 1000
 #define PLAN_MAX_TESTS 10000000ULL /* trials of all scenarios over all selected pairs */
 #define PLAN_MAX_DIAGS 200         /* further problems are counted, not kept */
+#define PLAN_MAX_INVENTORIES 32    /* hosts_from entries */
+#define PLAN_INVENTORY_MAX_FILE_SIZE (16u << 20) /* inventory files are read with this cap */
 #define PLAN_MAX_RETRIES 10
 #define PLAN_DEFAULT_RETRIES 2
 
@@ -61,12 +70,12 @@ enum plan_pairs {
 };
 
 struct plan_ssh {
-    const char *user;        /* NULL: ssh's default (config, then the local user) */
-    unsigned port;           /* 1..65535 */
-    const char *identity;    /* NULL: agent and ~/.ssh/config */
-    const char *known_hosts; /* NULL: ~/.ssh/known_hosts */
-    const char *jump;        /* NULL, or a jump host "[user@]host[:port]" (ssh -J; one hop) */
-    double connect_timeout_s;
+    const char *user;        /* NULL: the config's User, else the local user */
+    unsigned port;           /* 1..65535; 0: the config's Port, else 22 */
+    const char *identity;    /* NULL: the agent, the config's IdentityFile or ssh's defaults */
+    const char *known_hosts; /* NULL: the config's UserKnownHostsFile, else ~/.ssh/known_hosts */
+    const char *jump;        /* NULL: the config's ProxyJump; "[user@]host[:port][,...]" (ssh -J) */
+    double connect_timeout_s; /* 0: the config's ConnectTimeout, else 10 s */
 };
 
 struct plan_label {
@@ -85,6 +94,10 @@ struct plan_host {
     size_t nlabels;
     enum plan_transport transport;
     struct plan_ssh ssh; /* resolved; meaningless for transport local */
+    /* No data_address, and address is a name (a ~/.ssh/config alias, a DNS name) rather than an
+     * IP address: the survey learns the data address from the host (the address on its default
+     * route's interface, `nsperf env`); data_address holds address until then. */
+    bool data_address_from_host;
 };
 
 /* A scenario's values, resolved, as nsperf client parameters. */
@@ -140,10 +153,37 @@ int plan_load_buffer(const char *name, const char *buf, size_t len, struct plan 
 /* The plans/localhost.yaml text embedded at build time (NUL-terminated, static). */
 const char *plan_default_yaml(size_t *len);
 
+/* What messages and run.json call the built-in plan. */
+#define PLAN_DEFAULT_FILE "built-in:localhost.yaml"
+
+/* As plan_load_buffer for the built-in plan, named PLAN_DEFAULT_FILE: every command that
+ * runs without PLAN loads this one. */
+int plan_load_default(struct plan **out, struct plan_diags *diags);
+
 /* plan_free(NULL) is safe. */
 void plan_free(struct plan *p);
 
 /* --- reading ----------------------------------------------------------------------------- */
+
+/* A machine an inventory listed and the plan selected, but that was not running. */
+struct plan_skipped {
+    const char *name;
+    const char *state; /* as the inventory says it: "VM deallocated", "stopped", "TERMINATED" */
+};
+
+/* One hosts_from entry, as read. */
+struct plan_inventory {
+    const char *file;   /* as the plan writes it */
+    const char *path;   /* the file read: ~ expanded, relative paths against the plan's folder */
+    const char *format; /* "azure", "aws", "gcp", "ansible" or "ssh_config" */
+    const char *sha256; /* lower-case hex of the bytes read */
+    const char *const *hosts; /* the hosts it gave the plan, by name, in the plan's order */
+    size_t nhosts;
+    const struct plan_skipped *skipped; /* selected but not running, in the file's order */
+    size_t nskipped;
+    const char *const *replaced; /* its hosts that a `hosts` entry of the same name replaced */
+    size_t nreplaced;
+};
 
 const char *plan_name(const struct plan *p);
 const char *plan_file(const struct plan *p);        /* name used in messages */
@@ -151,6 +191,10 @@ const char *plan_description(const struct plan *p); /* "" when none */
 
 /* The exact bytes the plan was parsed from (for hashing into records). */
 const char *plan_source(const struct plan *p, size_t *len);
+
+/* The hosts_from entries, in the plan's order (0 when it has none). */
+size_t plan_inventory_count(const struct plan *p);
+const struct plan_inventory *plan_inventory(const struct plan *p, size_t i);
 
 size_t plan_host_count(const struct plan *p);
 const struct plan_host *plan_host(const struct plan *p, size_t i);
@@ -180,6 +224,11 @@ uint64_t plan_test_count(const struct plan *p);
 
 /* The output path template, as written ("results/{name}-{timestamp}" by default). */
 const char *plan_output_template(const struct plan *p);
+
+/* Whether an output template (the plan's, or one given on a command line) names only {name}
+ * and {timestamp}: 0, or NS_EINVAL with the first problem in why ("unknown placeholder '{foo}';
+ * expected {name} or {timestamp}", "unclosed '{'"). */
+int plan_output_template_check(const char *tmpl, char *why, size_t len);
 
 /* Expand the output template with the plan's name and timestamp into buf. Returns the length
  * the expansion needs (snprintf-like; it was truncated if >= len). */

@@ -32,6 +32,7 @@
 
 struct err;
 struct plan;
+struct plan_host;
 struct schedule;
 
 /* One test: host and scenario indexes into the plan, trial 1-based. */
@@ -66,6 +67,9 @@ uint32_t schedule_round_trial(const struct schedule *s, size_t round);
 /* Estimated seconds of the round: warmup + duration + PLAN_TEST_OVERHEAD_S. */
 double schedule_round_estimate_s(const struct schedule *s, size_t round);
 
+/* The i-th distinct ordered pair (0 <= i < schedule_pair_count), host indexes into the plan. */
+void schedule_pair(const struct schedule *s, size_t i, uint32_t *src, uint32_t *dst);
+
 /* Rounds per pass (the base rounds), distinct ordered pairs, all tests, estimated seconds. */
 size_t schedule_base_round_count(const struct schedule *s);
 size_t schedule_pair_count(const struct schedule *s);
@@ -76,10 +80,25 @@ double schedule_estimate_s(const struct schedule *s);
  * NS_EIO (write error on out). */
 int schedule_write_text(const struct schedule *s, FILE *out, struct err *e);
 
-/* The dry run as one JSON document:
- * {"rounds":[[{"src":..,"dst":..,"scenario":..,"trial":..},..],..],"tests":N,"estimated_s":S,
- *  "per_test_overhead_s":O}. Returns 0 or NS_EIO. */
+/* The dry run as one JSON document: {"plan":{...settings},"hosts":[{name, address,
+ * data_address, zone, region, zone_id, transport, labels, ssh{...}}, ...] (every host alike,
+ * whether written in the plan or imported), "hosts_from":[{"file", "path", "format", "sha256",
+ * "hosts":[names], "skipped":[{"name", "state"}], "replaced":[names]}, ...], "scenarios":[...],
+ * "rounds":[[{"src":..,"dst":..,"scenario":..,"trial":..},..],..],"tests":N,"estimated_s":S,
+ * "per_test_overhead_s":O}. Returns 0 or NS_EIO. */
 int schedule_write_json(const struct schedule *s, FILE *out, struct err *e);
+
+/* What the JSON of an ssh host gains from outside the plan module (the ssh config is read by
+ * the transport, which the plan does not know): ssh_resolved(ctx, host) returns one JSON value as
+ * malloc'd text, written as the host's "ssh":{"resolved":...}; NULL writes nothing. */
+struct schedule_json_extra {
+    char *(*ssh_resolved)(void *ctx, const struct plan_host *h);
+    void *ctx;
+};
+
+/* schedule_write_json with x (NULL: none). */
+int schedule_write_json_extra(const struct schedule *s, FILE *out,
+                              const struct schedule_json_extra *x, struct err *e);
 
 /* "1h 02m 03s", "4m 05s", "12 s" into buf. Returns buf. */
 char *schedule_format_duration(double seconds, char *buf, size_t len);

@@ -14,6 +14,7 @@ struct wbuf {
     FILE *f;
     size_t n;
     bool failed;
+    const struct schedule_json_extra *x; /* JSON only; may be NULL */
     char buf[1 << 16];
 };
 
@@ -111,6 +112,7 @@ wb_new(FILE *f)
         w->f = f;
         w->n = 0;
         w->failed = false;
+        w->x = NULL;
     }
     return w;
 }
@@ -153,6 +155,20 @@ text_scenario(struct wbuf *w, const struct plan_scenario *sc)
 }
 
 static void
+text_inventory(struct wbuf *w, const struct plan_inventory *inv)
+{
+    wb_puts(w, "hosts from ");
+    wb_puts(w, inv->file);
+    wb_printf(w, " (%s, sha256 %.12s): %zu host%s", inv->format, inv->sha256, inv->nhosts,
+              inv->nhosts == 1 ? "" : "s");
+    if (inv->nskipped > 0)
+        wb_printf(w, ", %zu not running", inv->nskipped);
+    if (inv->nreplaced > 0)
+        wb_printf(w, ", %zu replaced by hosts entries", inv->nreplaced);
+    wb_puts(w, "\n");
+}
+
+static void
 text_header(struct wbuf *w, const struct schedule *s)
 {
     const struct plan *p = schedule_plan(s);
@@ -160,6 +176,8 @@ text_header(struct wbuf *w, const struct schedule *s)
     wb_printf(w, "%zu hosts in %zu zones; pairs: %s, %s: %zu ordered pairs\n", p->nhosts, p->nzones,
               plan_pairs_name(p), p->directions == 0 ? "both directions" : "one way",
               schedule_pair_count(s));
+    for (size_t i = 0; i < p->ninventories; i++)
+        text_inventory(w, &p->inventories[i]);
     for (size_t i = 0; i < p->nscenarios; i++)
         text_scenario(w, &p->scenarios[i]);
     wb_printf(w, "schedule: %s, ",
@@ -268,12 +286,28 @@ json_plan(struct wbuf *w, const struct plan *p)
     wb_printf(w, "\",\"trials\":%u,\"retries\":%u}", p->trials, p->retries);
 }
 
+/* The caller's "resolved" member of an ssh host (schedule_json_extra). */
+static void
+json_resolved(struct wbuf *w, const struct plan_host *h)
+{
+    if (w->x == NULL || w->x->ssh_resolved == NULL)
+        return;
+    char *v = w->x->ssh_resolved(w->x->ctx, h);
+    if (v == NULL)
+        return;
+    wb_puts(w, ",\"resolved\":");
+    wb_puts(w, v);
+    free(v);
+}
+
 static void
 json_host(struct wbuf *w, const struct plan_host *h)
 {
     json_member(w, "{", "name", h->name);
     json_member(w, ",", "address", h->address);
     json_member(w, ",", "data_address", h->data_address);
+    if (h->data_address_from_host) /* learnt from the host by the survey (plan.h) */
+        wb_puts(w, ",\"data_address_from_host\":true");
     json_member(w, ",", "zone", h->zone);
     json_member(w, ",", "region", h->region);
     json_member(w, ",", "zone_id", h->zone_id);
@@ -284,12 +318,51 @@ json_host(struct wbuf *w, const struct plan_host *h)
     wb_puts(w, "}");
     if (h->transport == PLAN_TRANSPORT_SSH) {
         json_member(w, ",\"ssh\":{", "user", h->ssh.user);
-        wb_printf(w, ",\"port\":%u", h->ssh.port);
+        if (h->ssh.port != 0) /* 0: not given (null), the ssh config's or 22 */
+            wb_printf(w, ",\"port\":%u", h->ssh.port);
+        else
+            wb_puts(w, ",\"port\":null");
         json_member(w, ",", "identity", h->ssh.identity);
         json_member(w, ",", "known_hosts", h->ssh.known_hosts);
         json_member(w, ",", "jump", h->ssh.jump);
-        wb_printf(w, ",\"connect_timeout_s\":%.15g}", h->ssh.connect_timeout_s);
+        if (h->ssh.connect_timeout_s > 0)
+            wb_printf(w, ",\"connect_timeout_s\":%.15g", h->ssh.connect_timeout_s);
+        else
+            wb_puts(w, ",\"connect_timeout_s\":null");
+        json_resolved(w, h);
+        wb_puts(w, "}");
     }
+    wb_puts(w, "}");
+}
+
+static void
+json_names(struct wbuf *w, const char *key, const char *const *names, size_t n)
+{
+    wb_printf(w, ",\"%s\":[", key);
+    for (size_t i = 0; i < n; i++) {
+        wb_puts(w, i ? "," : "");
+        wb_json_str(w, names[i]);
+    }
+    wb_puts(w, "]");
+}
+
+/* Where the hosts came from: each inventory's file, hash, and what it gave. */
+static void
+json_inventory(struct wbuf *w, const struct plan_inventory *inv)
+{
+    json_member(w, "{", "file", inv->file);
+    json_member(w, ",", "path", inv->path);
+    json_member(w, ",", "format", inv->format);
+    json_member(w, ",", "sha256", inv->sha256);
+    json_names(w, "hosts", inv->hosts, inv->nhosts);
+    wb_puts(w, ",\"skipped\":[");
+    for (size_t i = 0; i < inv->nskipped; i++) {
+        json_member(w, i ? ",{" : "{", "name", inv->skipped[i].name);
+        json_member(w, ",", "state", inv->skipped[i].state);
+        wb_puts(w, "}");
+    }
+    wb_puts(w, "]");
+    json_names(w, "replaced", inv->replaced, inv->nreplaced);
     wb_puts(w, "}");
 }
 
@@ -330,9 +403,17 @@ json_scenario(struct wbuf *w, const struct plan_scenario *sc)
 int
 schedule_write_json(const struct schedule *s, FILE *out, struct err *e)
 {
+    return schedule_write_json_extra(s, out, NULL, e);
+}
+
+int
+schedule_write_json_extra(const struct schedule *s, FILE *out, const struct schedule_json_extra *x,
+                          struct err *e)
+{
     struct wbuf *w = wb_new(out);
     if (w == NULL)
         return err_set(e, NS_ENOMEM, "out of memory writing the schedule");
+    w->x = x;
     const struct plan *p = schedule_plan(s);
     wb_puts(w, "{");
     json_plan(w, p);
@@ -340,6 +421,11 @@ schedule_write_json(const struct schedule *s, FILE *out, struct err *e)
     for (size_t i = 0; i < p->nhosts; i++) {
         wb_puts(w, i ? ",\n" : "");
         json_host(w, &p->hosts[i]);
+    }
+    wb_puts(w, "],\n\"hosts_from\":[");
+    for (size_t i = 0; i < p->ninventories; i++) {
+        wb_puts(w, i ? ",\n" : "");
+        json_inventory(w, &p->inventories[i]);
     }
     wb_puts(w, "],\n\"scenarios\":[");
     for (size_t i = 0; i < p->nscenarios; i++) {

@@ -1,6 +1,7 @@
 /* validate.c - the plan's top level: build a struct plan from the tree, reporting every
  * problem; hosts, scenarios and pairs have their own files. */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/errors.h"
@@ -16,7 +17,9 @@ static const struct fdesc plan_fields[] = {
      .off = offsetof(struct plan, description),
      .multiline = true},
     {.key = "ssh", .type = FT_NODE},
-    {.key = "hosts", .type = FT_NODE, .required = true},
+    {.key = "hosts", .type = FT_NODE, .required = true}, /* or hosts_from */
+    {.key = "hosts_from", .type = FT_NODE},
+    {.key = "zones", .type = FT_NODE},
     {.key = "defaults", .type = FT_NODE},
     {.key = "scenarios", .type = FT_NODE, .required = true},
     {.key = "trials",
@@ -57,35 +60,61 @@ placeholder_len(const char *s)
     return end == NULL ? -1 : (long)(end - s);
 }
 
-static void
-check_placeholder(struct vctx *c, const struct ynode *n, const char *word)
+/* The problem of placeholder word ("unknown placeholder '{x}'<where>; ..." into why), or 0. */
+static int
+placeholder_problem(const char *word, const char *where, char *why, size_t len)
 {
     if (strcmp(word, "name") == 0 || strcmp(word, "timestamp") == 0)
-        return;
+        return 0;
     const char *near = plan_suggest_closest(word, placeholders, 2);
     if (near != NULL)
-        plan_verr(c, n, "unknown placeholder '{%s}' in output; did you mean '{%s}'?", word, near);
+        snprintf(why, len, "unknown placeholder '{%s}'%s; did you mean '{%s}'?", word, where, near);
     else
-        plan_verr(c, n, "unknown placeholder '{%s}' in output; expected {name} or {timestamp}",
-                  word);
+        snprintf(why, len, "unknown placeholder '{%s}'%s; expected {name} or {timestamp}", word,
+                 where);
+    return NS_EINVAL;
+}
+
+/* The placeholders of tmpl: with c, every problem is reported at n; without, the first one is
+ * left in why. Returns 0 or NS_EINVAL. */
+static int
+template_check(const char *tmpl, const char *where, struct vctx *c, const struct ynode *n,
+               char *why, size_t len)
+{
+    int rc = 0;
+    for (const char *open = strchr(tmpl, '{'); open != NULL; open = strchr(open + 1, '{')) {
+        long wl = placeholder_len(open + 1);
+        if (wl < 0) {
+            snprintf(why, len, "unclosed '{'%s", where);
+            if (c != NULL)
+                plan_verr(c, n, "%s", why);
+            return NS_EINVAL;
+        }
+        char word[64];
+        snprintf(word, sizeof word, "%.*s", (int)wl, open + 1);
+        if (placeholder_problem(word, where, why, len) == 0)
+            continue;
+        rc = NS_EINVAL;
+        if (c == NULL)
+            return rc; /* the first one is enough for a command line */
+        plan_verr(c, n, "%s", why);
+    }
+    return rc;
+}
+
+int
+plan_output_template_check(const char *tmpl, char *why, size_t len)
+{
+    return template_check(tmpl, "", NULL, NULL, why, len);
 }
 
 static void
 validate_output(struct vctx *c, const struct ynode *n)
 {
     const char *s = c->p->output;
-    if (n == NULL || s == NULL || n->kind != YNODE_SCALAR)
-        return;
-    for (const char *open = strchr(s, '{'); open != NULL; open = strchr(open + 1, '{')) {
-        long len = placeholder_len(open + 1);
-        if (len < 0) {
-            plan_verr(c, n, "unclosed '{' in output");
-            return;
-        }
-        char word[64];
-        snprintf(word, sizeof word, "%.*s", (int)len, open + 1);
-        check_placeholder(c, n, word);
-    }
+    char why[200];
+    if (n != NULL && s != NULL && n->kind == YNODE_SCALAR)
+        template_check(s, " in output", c, n, why, sizeof why);
 }
 
 static void
@@ -114,21 +143,45 @@ validate_totals(struct vctx *c, const struct ynode *root)
                   (unsigned long long)p->ntests, PLAN_MAX_TESTS);
 }
 
+/* The hosts: the plan's own, those of its inventories, merged; their zones numbered. */
+static void
+validate_all_hosts(struct vctx *c, const struct fvals *v)
+{
+    const struct ynode *hosts = plan_fields_get(plan_fields, NPLAN_FIELDS, v, "hosts");
+    const struct ynode *from = plan_fields_get(plan_fields, NPLAN_FIELDS, v, "hosts_from");
+    plan_validate_hosts(c, hosts, plan_fields_get(plan_fields, NPLAN_FIELDS, v, "ssh"),
+                        from != NULL);
+    struct plan_zone_rules zones;
+    plan_validate_zones(c, plan_fields_get(plan_fields, NPLAN_FIELDS, v, "zones"), &zones);
+    struct plan_imports im = {0};
+    plan_validate_hosts_from(c, from, &zones, &im);
+    plan_merge_hosts(c, &im, &zones);
+    plan_imports_release(&im);
+    plan_hosts_zones(c);
+}
+
 static void
 validate_root(struct vctx *c, const struct ynode *root)
 {
     struct fvals v;
     if (!plan_fields_collect(c, root, plan_fields, NPLAN_FIELDS, UINT32_MAX, &v, "the plan"))
         return;
-    plan_fields_require(c, root, plan_fields, NPLAN_FIELDS, &v, "the plan");
+    /* hosts_from stands for hosts: a plan may have either or both */
+    struct fvals req = v;
+    int hi = plan_fields_index(plan_fields, NPLAN_FIELDS, "hosts");
+    if (req.key[hi] == NULL)
+        req.key[hi] = req.key[plan_fields_index(plan_fields, NPLAN_FIELDS, "hosts_from")];
+    plan_fields_require(c, root, plan_fields, NPLAN_FIELDS, &req, "the plan");
     plan_fields_store(c, plan_fields, NPLAN_FIELDS, &v, c->p);
     validate_output(c, plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "output"));
     const struct ynode *seed = plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "seed");
     if (seed != NULL && c->p->order == 0)
         plan_vwarn(c, seed, "seed has no effect with order: sequential (use order: shuffled)");
     const struct ynode *hosts = plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "hosts");
+    if (hosts == NULL)
+        hosts = plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "hosts_from");
     size_t before = plan_diag_total(c->d);
-    plan_validate_hosts(c, hosts, plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "ssh"));
+    validate_all_hosts(c, &v);
     bool hosts_ok = plan_diag_total(c->d) == before;
     plan_validate_scenarios(c, plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "scenarios"),
                             plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "defaults"));

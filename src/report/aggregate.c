@@ -15,6 +15,7 @@
 #include "common/hist.h"
 #include "common/stats.h"
 #include "common/units.h"
+#include "journal/record.h"
 #include "report/reportint.h"
 
 const double report_pcts[REPORT_NPCT] = {25, 50, 75, 90, 99, 99.9, 99.99, 99.999};
@@ -162,13 +163,13 @@ agg_flag(const struct agg *a)
 /* --- formatting for people ---------------------------------------------------------------- */
 
 char *
-report_fmt_metric(enum rkind k, double v, char *buf, size_t len)
+report_fmt_metric(enum testspec_kind k, double v, char *buf, size_t len)
 {
     switch (k) {
-    case RK_TCP_STREAM:
-    case RK_UDP_STREAM:
+    case TESTSPEC_TCP_STREAM:
+    case TESTSPEC_UDP_STREAM:
         return units_format_rate(v * 1e6, buf, len);
-    case RK_TCP_CRR:
+    case TESTSPEC_TCP_CRR:
         if (v >= 1000)
             snprintf(buf, len, "%.0f conn/s", v);
         else
@@ -180,7 +181,7 @@ report_fmt_metric(enum rkind k, double v, char *buf, size_t len)
 }
 
 static json_t *
-jfmt(enum rkind k, double v)
+jfmt(enum testspec_kind k, double v)
 {
     char b[64];
     return json_string(report_fmt_metric(k, v, b, sizeof b));
@@ -245,7 +246,7 @@ stats_obj(json_t *o, const struct agg *a)
 /* --- the view (strings) ------------------------------------------------------------------- */
 
 static json_t *
-view_stats(json_t *o, const struct agg *a, enum rkind k)
+view_stats(json_t *o, const struct agg *a, enum testspec_kind k)
 {
     char b[64];
     json_object_set_new(o, "n", json_integer((json_int_t)a->nv));
@@ -370,7 +371,7 @@ struct mat {
 };
 
 static json_t *
-matrix_view(const struct mat *mt, const char *const *labels, enum rkind k)
+matrix_view(const struct mat *mt, const char *const *labels, enum testspec_kind k)
 {
     json_t *o = json_object(), *cols = json_array(), *rows = json_array();
     for (size_t c = 0; c < mt->n; c++)
@@ -475,35 +476,54 @@ struct group_out {
     json_t *sum, *view;
 };
 
-static int
-group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_key,
-            struct group_out *out)
+/* One (scenario, family) group being built. */
+struct group {
+    struct ctx *cx;
+    const struct rscen *sc;
+    enum testspec_kind k;
+    const char *fam;
+    const struct rpair *pairs;
+    size_t np;
+    uint32_t maxn; /* the highest trial number of its pairs */
+};
+
+/* What a group's pairs add up to. */
+struct group_acc {
+    json_t *spairs, *vpairs, *fails, *sfails;
+    size_t nok, nfail;
+    bool any_cpu, any_udp, any_retr;
+};
+
+/* The group's own members, in the summary and in the view. */
+static void
+group_head(const struct group *g, bool fam_in_key, json_t **sum, json_t **view)
 {
-    const struct rmodel *m = cx->m;
-    const struct rscen *sc = &m->scens[pairs[0].scen];
-    enum rkind k = sc->kind;
-    const char *fam = rfamily_name(pairs[0].family);
+    const struct rscen *sc = g->sc;
+    enum testspec_kind k = g->k;
     char key[256];
-    file_key(key, sizeof key, sc->name, fam, fam_in_key);
-    bool stream = k == RK_TCP_STREAM || k == RK_UDP_STREAM;
+    file_key(key, sizeof key, sc->name, g->fam, fam_in_key);
+    bool stream = k == TESTSPEC_TCP_STREAM || k == TESTSPEC_UDP_STREAM;
     const char *dir = stream && sc->reverse ? "data flows dst → src (reverse)"
                       : stream              ? "data flows src → dst"
                                             : "src requests, dst responds";
     char caption[512];
     snprintf(caption, sizeof caption, "%s, %s (%s), %s; %s", sc->name, rkind_metric(k),
-             rkind_unit(k), fam, dir);
-
-    json_t *sum =
+             rkind_unit(k), g->fam, dir);
+    *sum =
         json_pack("{s:s,s:s,s:s,s:s,s:s,s:b,s:s,s:s,s:o}", "name", sc->name, "file_key", key,
-                  "test", sc->test, "family", fam, "direction",
+                  "test", sc->test, "family", g->fam, "direction",
                   stream && sc->reverse ? "dst->src" : "src->dst", "reverse", sc->reverse, "metric",
                   rkind_metric(k), "unit", rkind_unit(k), "params", scen_params(sc->def));
-    json_t *view =
-        json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:b}", "name", sc->name, "file_key", key, "test",
-                  sc->test, "family", fam, "caption", caption, "unit", rkind_unit(k), "params",
-                  params_text(sc->def), "has_rtt", rkind_has_rtt(k));
+    *view = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:b}", "name", sc->name, "file_key", key,
+                      "test", sc->test, "family", g->fam, "caption", caption, "unit", rkind_unit(k),
+                      "params", params_text(sc->def), "has_rtt", rkind_has_rtt(k));
+}
 
-    /* zones taking part: every zone of a host in the group */
+/* The zone matrix, and the region matrix when the runs span regions. */
+static int
+group_matrices(const struct group *g, json_t *sum, json_t *view)
+{
+    const struct rmodel *m = g->cx->m;
     size_t nz = m->nzones;
     const char **zl = calloc(nz ? nz : 1, sizeof *zl);
     const char **rl = calloc(m->nregions ? m->nregions : 1, sizeof *rl);
@@ -515,130 +535,192 @@ group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_ke
         zl[z] = m->zones[z].label;
     for (size_t r = 0; r < m->nregions; r++)
         rl[r] = m->regions[r];
-    if (mat_fill(cx, &zm, pairs, np, true) != 0)
+    if (mat_fill(g->cx, &zm, g->pairs, g->np, true) != 0)
         goto out;
     json_object_set_new(sum, "zone_cells", matrix_summary(&zm, zl, "zone"));
-    json_object_set_new(view, "matrix", matrix_view(&zm, zl, k));
+    json_object_set_new(view, "matrix", matrix_view(&zm, zl, g->k));
     if (m->nregions > 1) {
-        if (mat_fill(cx, &rm, pairs, np, false) != 0)
+        if (mat_fill(g->cx, &rm, g->pairs, g->np, false) != 0)
             goto out;
         json_object_set_new(sum, "region_cells", matrix_summary(&rm, rl, "region"));
-        json_object_set_new(view, "region_matrix", matrix_view(&rm, rl, k));
+        json_object_set_new(view, "region_matrix", matrix_view(&rm, rl, g->k));
     }
-
-    /* pairs, their trials and failures */
-    uint32_t maxn = 0;
-    for (size_t i = 0; i < np; i++)
-        for (size_t j = 0; j < pairs[i].nt; j++)
-            if (pairs[i].t[j].n > maxn)
-                maxn = pairs[i].t[j].n;
-    json_t *tcols = json_array();
-    for (uint32_t n = 1; n <= maxn; n++)
-        json_array_append_new(tcols, json_pack("{s:i}", "n", (int)n));
-    json_object_set_new(view, "trial_cols", tcols);
-    json_t *spairs = json_array(), *vpairs = json_array(), *fails = json_array();
-    json_t *sfails = json_array();
-    size_t nok = 0, nfail = 0;
-    bool any_cpu = false, any_udp = false, any_retr = false;
-    for (size_t i = 0; i < np; i++) {
-        const struct rpair *p = &pairs[i];
-        const struct rhost *s = &m->hosts[p->src], *d = &m->hosts[p->dst];
-        struct agg a;
-        agg_init(&a);
-        if (agg_add_pair(&a, p, cx->scratch) != 0) {
-            free(a.vals);
-            goto out;
-        }
-        agg_finish(&a, cx->scratch);
-        nok += a.nv;
-        nfail += a.failed;
-        any_cpu |= a.cpu_l.n > 0;
-        any_udp |= a.lost.n > 0;
-        any_retr |= a.retrans.n > 0;
-        json_t *st = json_array(), *vt = json_array();
-        uint32_t n = 1;
-        for (size_t j = 0; j < p->nt; j++) {
-            const struct rtrial *t = &p->t[j];
-            for (; n < t->n; n++) {
-                json_array_append_new(vt, json_string(""));
-                json_array_append_new(st, json_null());
-            }
-            n = t->n + 1;
-            char b[64];
-            if (t->ok) {
-                json_array_append_new(st, json_real(t->value));
-                json_array_append_new(vt, json_string(report_fmt_metric(k, t->value, b, sizeof b)));
-            } else {
-                json_array_append_new(st, json_null());
-                json_array_append_new(vt, json_string("failed"));
-                json_t *f = json_pack("{s:s,s:s,s:s,s:s,s:i,s:s}", "scenario", sc->name, "family",
-                                      fam, "src", s->name, "dst", d->name, "trial", (int)t->n,
-                                      "error", t->error);
-                json_array_append(fails, f);
-                json_array_append_new(sfails, f);
-            }
-        }
-        for (; n <= maxn; n++)
-            json_array_append_new(vt, json_string(""));
-        json_t *so =
-            json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o}", "src", s->name, "dst", d->name, "src_zone",
-                      m->zones[s->zone_idx].label, "dst_zone", m->zones[d->zone_idx].label,
-                      "src_address", s->addr, "dst_address", d->addr, "values", st);
-        stats_obj(so, &a);
-        json_array_append_new(spairs, so);
-        json_t *vo = json_pack("{s:s,s:s,s:s,s:s,s:o}", "src", s->name, "dst", d->name, "src_zone",
-                               m->zones[s->zone_idx].label, "dst_zone", m->zones[d->zone_idx].label,
-                               "trials", vt);
-        view_stats(vo, &a, k);
-        /* raw numbers for the charts, which draw host pairs only when they are few */
-        if (np <= REPORT_CHART_MAX_BARS) {
-            json_object_set_new(vo, "mean_v", json_real(a.st.mean));
-            json_object_set_new(vo, "ci_v", json_real(stats_ci_halfwidth(&a.st, 0.95)));
-            json_t *vals = json_array();
-            for (size_t j = 0; j < p->nt; j++)
-                if (p->t[j].ok)
-                    json_array_append_new(vals, json_real(p->t[j].value));
-            json_object_set_new(vo, "values_v", vals);
-            if (a.has_rtt) {
-                json_t *pv = json_array();
-                for (size_t q = 0; q < REPORT_NPCT; q++)
-                    json_array_append_new(pv, json_real(a.pct[q]));
-                json_object_set_new(vo, "pcts_v", pv);
-            }
-        }
-        json_array_append_new(vpairs, vo);
-        free(a.vals);
-    }
-    json_object_set_new(sum, "trials",
-                        json_pack("{s:i,s:i}", "ok", (int)nok, "failed", (int)nfail));
-    json_object_set_new(sum, "pairs", spairs);
-    json_object_set_new(sum, "failures", sfails);
-    json_object_set_new(view, "pairs", vpairs);
-    json_object_set_new(view, "failures", fails);
-    json_object_set_new(view, "trials_ok", json_integer((json_int_t)nok));
-    json_object_set_new(view, "trials_failed", json_integer((json_int_t)nfail));
-    json_object_set_new(view, "has_failures", json_boolean(nfail > 0));
-    json_object_set_new(view, "has_cpu", json_boolean(any_cpu));
-    json_object_set_new(view, "has_udp", json_boolean(any_udp));
-    json_object_set_new(view, "has_retransmits", json_boolean(any_retr));
-    json_t *pc = json_array();
-    json_array_append_new(pc, json_pack("{s:s}", "name", "min"));
-    for (size_t q = 0; q < REPORT_NPCT; q++)
-        json_array_append_new(pc, json_pack("{s:s}", "name", report_pct_names[q]));
-    json_array_append_new(pc, json_pack("{s:s}", "name", "max"));
-    json_object_set_new(view, "pct_cols", pc);
-    out->sum = sum;
-    out->view = view;
-    sum = view = NULL;
     rc = 0;
 out:
     mat_release(&zm);
     mat_release(&rm);
     free(zl);
     free(rl);
-    json_decref(sum);
-    json_decref(view);
     return rc;
+}
+
+/* A pair's trials by number, 1..maxn: the value (summary) and its text (view), null and ""
+ * where a number has no record; each failure also into the group's lists. */
+static void
+pair_trials(const struct group *g, const struct rpair *p, json_t *st, json_t *vt,
+            struct group_acc *acc)
+{
+    const struct rmodel *m = g->cx->m;
+    uint32_t n = 1;
+    for (size_t j = 0; j < p->nt; j++) {
+        const struct rtrial *t = &p->t[j];
+        for (; n < t->n; n++) {
+            json_array_append_new(vt, json_string(""));
+            json_array_append_new(st, json_null());
+        }
+        n = t->n + 1;
+        char b[64];
+        if (t->ok) {
+            json_array_append_new(st, json_real(t->value));
+            json_array_append_new(vt, json_string(report_fmt_metric(g->k, t->value, b, sizeof b)));
+            continue;
+        }
+        json_array_append_new(st, json_null());
+        json_array_append_new(vt, json_string("failed"));
+        json_t *f = json_pack("{s:s,s:s,s:s,s:s,s:i,s:s}", "scenario", g->sc->name, "family",
+                              g->fam, "src", m->hosts[p->src].name, "dst", m->hosts[p->dst].name,
+                              "trial", (int)t->n, "error", t->error);
+        json_array_append(acc->fails, f);
+        json_array_append_new(acc->sfails, f);
+    }
+    for (; n <= g->maxn; n++)
+        json_array_append_new(vt, json_string(""));
+}
+
+/* Raw numbers for the charts, which draw host pairs only when they are few. */
+static void
+pair_chart_values(json_t *vo, const struct agg *a, const struct rpair *p)
+{
+    json_object_set_new(vo, "mean_v", json_real(a->st.mean));
+    json_object_set_new(vo, "ci_v", json_real(stats_ci_halfwidth(&a->st, 0.95)));
+    json_t *vals = json_array();
+    for (size_t j = 0; j < p->nt; j++)
+        if (p->t[j].ok)
+            json_array_append_new(vals, json_real(p->t[j].value));
+    json_object_set_new(vo, "values_v", vals);
+    if (a->has_rtt) {
+        json_t *pv = json_array();
+        for (size_t q = 0; q < REPORT_NPCT; q++)
+            json_array_append_new(pv, json_real(a->pct[q]));
+        json_object_set_new(vo, "pcts_v", pv);
+    }
+}
+
+/* One host pair: its statistics into the summary's and the view's pair lists. */
+static int
+group_pair(const struct group *g, const struct rpair *p, struct group_acc *acc)
+{
+    const struct rmodel *m = g->cx->m;
+    const struct rhost *s = &m->hosts[p->src], *d = &m->hosts[p->dst];
+    struct agg a;
+    agg_init(&a);
+    if (agg_add_pair(&a, p, g->cx->scratch) != 0) {
+        free(a.vals);
+        return NS_ENOMEM;
+    }
+    agg_finish(&a, g->cx->scratch);
+    acc->nok += a.nv;
+    acc->nfail += a.failed;
+    acc->any_cpu |= a.cpu_l.n > 0;
+    acc->any_udp |= a.lost.n > 0;
+    acc->any_retr |= a.retrans.n > 0;
+    json_t *st = json_array(), *vt = json_array();
+    pair_trials(g, p, st, vt, acc);
+    const char *sz = m->zones[s->zone_idx].label, *dz = m->zones[d->zone_idx].label;
+    json_t *so =
+        json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o}", "src", s->name, "dst", d->name, "src_zone", sz,
+                  "dst_zone", dz, "src_address", s->addr, "dst_address", d->addr, "values", st);
+    stats_obj(so, &a);
+    json_array_append_new(acc->spairs, so);
+    json_t *vo = json_pack("{s:s,s:s,s:s,s:s,s:o}", "src", s->name, "dst", d->name, "src_zone", sz,
+                           "dst_zone", dz, "trials", vt);
+    view_stats(vo, &a, g->k);
+    if (g->np <= REPORT_CHART_MAX_BARS)
+        pair_chart_values(vo, &a, p);
+    json_array_append_new(acc->vpairs, vo);
+    free(a.vals);
+    return 0;
+}
+
+/* The view's trial columns 1..maxn and percentile columns. */
+static json_t *
+trial_cols(uint32_t maxn)
+{
+    json_t *tcols = json_array();
+    for (uint32_t n = 1; n <= maxn; n++)
+        json_array_append_new(tcols, json_pack("{s:i}", "n", (int)n));
+    return tcols;
+}
+
+static json_t *
+pct_cols(void)
+{
+    json_t *pc = json_array();
+    json_array_append_new(pc, json_pack("{s:s}", "name", "min"));
+    for (size_t q = 0; q < REPORT_NPCT; q++)
+        json_array_append_new(pc, json_pack("{s:s}", "name", report_pct_names[q]));
+    json_array_append_new(pc, json_pack("{s:s}", "name", "max"));
+    return pc;
+}
+
+static void
+group_totals(json_t *sum, json_t *view, const struct group_acc *acc)
+{
+    json_object_set_new(sum, "trials",
+                        json_pack("{s:i,s:i}", "ok", (int)acc->nok, "failed", (int)acc->nfail));
+    json_object_set_new(sum, "pairs", acc->spairs);
+    json_object_set_new(sum, "failures", acc->sfails);
+    json_object_set_new(view, "pairs", acc->vpairs);
+    json_object_set_new(view, "failures", acc->fails);
+    json_object_set_new(view, "trials_ok", json_integer((json_int_t)acc->nok));
+    json_object_set_new(view, "trials_failed", json_integer((json_int_t)acc->nfail));
+    json_object_set_new(view, "has_failures", json_boolean(acc->nfail > 0));
+    json_object_set_new(view, "has_cpu", json_boolean(acc->any_cpu));
+    json_object_set_new(view, "has_udp", json_boolean(acc->any_udp));
+    json_object_set_new(view, "has_retransmits", json_boolean(acc->any_retr));
+    json_object_set_new(view, "pct_cols", pct_cols());
+}
+
+/* The summary and the view of one (scenario, family): its matrices, pairs and failures. */
+static int
+group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_key,
+            struct group_out *out)
+{
+    const struct rscen *sc = &cx->m->scens[pairs[0].scen];
+    struct group g = {.cx = cx,
+                      .sc = sc,
+                      .k = sc->kind,
+                      .fam = rfamily_name(pairs[0].family),
+                      .pairs = pairs,
+                      .np = np};
+    for (size_t i = 0; i < np; i++)
+        for (size_t j = 0; j < pairs[i].nt; j++)
+            if (pairs[i].t[j].n > g.maxn)
+                g.maxn = pairs[i].t[j].n;
+    json_t *sum, *view;
+    group_head(&g, fam_in_key, &sum, &view);
+    struct group_acc acc = {.spairs = json_array(),
+                            .vpairs = json_array(),
+                            .fails = json_array(),
+                            .sfails = json_array()};
+    int rc = group_matrices(&g, sum, view);
+    if (rc == 0)
+        json_object_set_new(view, "trial_cols", trial_cols(g.maxn));
+    for (size_t i = 0; rc == 0 && i < np; i++)
+        rc = group_pair(&g, &pairs[i], &acc);
+    if (rc != 0) {
+        json_decref(acc.spairs);
+        json_decref(acc.vpairs);
+        json_decref(acc.fails);
+        json_decref(acc.sfails);
+        json_decref(sum);
+        json_decref(view);
+        return rc;
+    }
+    group_totals(sum, view, &acc);
+    out->sum = sum;
+    out->view = view;
+    return 0;
 }
 
 /* --- the whole report --------------------------------------------------------------------- */
@@ -673,42 +755,26 @@ host_view(const struct rhost *h, const struct rmodel *m)
 }
 
 static json_t *
-run_obj(const struct rrun *r)
+str_or_empty(const char *s)
 {
-    const json_t *run = r->run, *plan = json_object_get(run, "plan");
-    json_t *o = json_object();
-    json_object_set_new(o, "dir", json_string(r->dir));
-    const char *id = json_string_value(json_object_get(run, "run_id"));
-    json_object_set_new(o, "run_id", json_string(id ? id : ""));
-    json_t *p = json_object();
-    static const char *const pk[] = {"name", "file", "sha256"};
-    for (size_t i = 0; i < 3; i++) {
-        const char *s = json_string_value(json_object_get(plan, pk[i]));
-        json_object_set_new(p, pk[i], json_string(s ? s : ""));
-    }
-    json_object_set_new(o, "plan", p);
-    json_t *tool = json_object_get(run, "tool");
-    json_object_set_new(o, "tool", tool ? json_deep_copy(tool) : json_object());
-    static const char *const sk[] = {"started", "command"};
-    for (size_t i = 0; i < 2; i++) {
-        const char *s = json_string_value(json_object_get(run, sk[i]));
-        json_object_set_new(o, sk[i], json_string(s ? s : ""));
-    }
-    return o;
+    return json_string(s != NULL ? s : "");
 }
 
-int
-report_aggregate(const struct rmodel *m, json_t **summary_out, json_t **view_out, struct err *e)
+static json_t *
+run_obj(const struct rrun *r)
 {
-    struct ctx cx = {.m = m, .scratch = hist_new()};
-    if (cx.scratch == NULL)
-        return err_set(e, NS_ENOMEM, "out of memory");
-    sort_m = m;
-    struct rpair *pairs = (struct rpair *)(uintptr_t)m->pairs; /* order only: contents kept */
-    if (m->npairs > 1)
-        qsort(pairs, m->npairs, sizeof *pairs, cmp_pair);
+    const struct journal_run *run = r->run;
+    return json_pack("{s:s, s:o, s:{s:o, s:o, s:o}, s:o, s:o, s:o}", "dir", r->dir, "run_id",
+                     str_or_empty(run->run_id), "plan", "name", str_or_empty(run->plan_name),
+                     "file", str_or_empty(run->plan_file), "sha256", str_or_empty(run->plan_sha256),
+                     "tool", run->tool != NULL ? json_deep_copy(run->tool) : json_object(),
+                     "started", str_or_empty(run->started), "command", str_or_empty(run->command));
+}
 
-    json_t *sum = json_object(), *view = json_object();
+/* The report's head: its runs, title, command line and units. */
+static void
+aggregate_head(const struct rmodel *m, json_t *sum, json_t *view)
+{
     json_t *runs = json_array(), *vruns = json_array();
     struct rbuf title, cmd;
     rbuf_init(&title);
@@ -718,8 +784,7 @@ report_aggregate(const struct rmodel *m, json_t **summary_out, json_t **view_out
         json_t *r = run_obj(&m->runs[i]);
         json_array_append(vruns, r);
         json_array_append_new(runs, r);
-        const char *pn =
-            json_string_value(json_object_get(json_object_get(m->runs[i].run, "plan"), "name"));
+        const char *pn = m->runs[i].run->plan_name;
         if (i)
             rbuf_puts(&title, " + ");
         rbuf_puts(&title, pn ? pn : "?");
@@ -744,7 +809,12 @@ report_aggregate(const struct rmodel *m, json_t **summary_out, json_t **view_out
     json_object_set_new(view, "multi_region", json_boolean(m->nregions > 1));
     rbuf_release(&title);
     rbuf_release(&cmd);
+}
 
+/* Regions, zones (with their host counts) and hosts. */
+static void
+aggregate_places(const struct rmodel *m, json_t *sum, json_t *view)
+{
     json_t *regions = json_array(), *zones = json_array(), *hosts = json_array();
     json_t *vhosts = json_array();
     for (size_t r = 0; r < m->nregions; r++)
@@ -768,20 +838,25 @@ report_aggregate(const struct rmodel *m, json_t **summary_out, json_t **view_out
     json_object_set_new(sum, "zones", zones);
     json_object_set_new(sum, "hosts", hosts);
     json_object_set_new(view, "hosts", vhosts);
+}
 
+/* One group per (scenario, family) of the sorted pairs, and every failure in one list. */
+static int
+aggregate_groups(struct ctx *cx, const struct rpair *pairs, json_t *sum, json_t *view)
+{
+    size_t np = cx->m->npairs;
     json_t *scens = json_array(), *vscens = json_array(), *allfails = json_array();
     int rc = 0;
     size_t total_fail = 0;
-    for (size_t i = 0; rc == 0 && i < m->npairs;) {
+    for (size_t i = 0; rc == 0 && i < np;) {
         size_t j = i;
-        while (j < m->npairs && pairs[j].scen == pairs[i].scen &&
-               pairs[j].family == pairs[i].family)
+        while (j < np && pairs[j].scen == pairs[i].scen && pairs[j].family == pairs[i].family)
             j++;
         /* the family goes into file names only when the scenario has both */
         bool both = (i > 0 && pairs[i - 1].scen == pairs[i].scen) ||
-                    (j < m->npairs && pairs[j].scen == pairs[i].scen);
+                    (j < np && pairs[j].scen == pairs[i].scen);
         struct group_out g;
-        rc = group_build(&cx, pairs + i, j - i, both, &g);
+        rc = group_build(cx, pairs + i, j - i, both, &g);
         if (rc != 0)
             break;
         size_t fi;
@@ -799,6 +874,23 @@ report_aggregate(const struct rmodel *m, json_t **summary_out, json_t **view_out
     json_object_set_new(view, "scenarios", vscens);
     json_object_set_new(view, "failures", allfails);
     json_object_set_new(view, "failures_total", json_integer((json_int_t)total_fail));
+    return rc;
+}
+
+int
+report_aggregate(const struct rmodel *m, json_t **summary_out, json_t **view_out, struct err *e)
+{
+    struct ctx cx = {.m = m, .scratch = hist_new()};
+    if (cx.scratch == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    sort_m = m;
+    struct rpair *pairs = (struct rpair *)(uintptr_t)m->pairs; /* order only: contents kept */
+    if (m->npairs > 1)
+        qsort(pairs, m->npairs, sizeof *pairs, cmp_pair);
+    json_t *sum = json_object(), *view = json_object();
+    aggregate_head(m, sum, view);
+    aggregate_places(m, sum, view);
+    int rc = aggregate_groups(&cx, pairs, sum, view);
     json_object_set_new(sum, "journal",
                         json_pack("{s:i,s:i}", "torn_lines", (int)m->torn_lines, "skipped_lines",
                                   (int)m->skipped_lines));

@@ -131,6 +131,7 @@ struct chart_ctx {
     const char *dir;
     const char *gp;
     json_t *list; /* view charts of the scenario */
+    FILE *warn;
     int ran, failed;
     char firsterr[256];
 };
@@ -153,7 +154,8 @@ chart_emit(struct chart_ctx *cx, const char *key, const char *kind, struct rbuf 
         cx->failed++;
         if (cx->firsterr[0] == '\0')
             snprintf(cx->firsterr, sizeof cx->firsterr, "%.200s", ge.msg);
-        fprintf(stderr, "netsurvey: warning: %s\n", ge.msg);
+        if (cx->warn != NULL)
+            fprintf(cx->warn, "netsurvey: warning: %s\n", ge.msg);
         return 0;
     }
     cx->ran++;
@@ -240,9 +242,7 @@ chart_heatmap(struct chart_ctx *cx, const json_t *ssum, const json_t *zones, con
         }
         char b[64];
         rbuf_printf(&d, "%zu %zu %.6g ", x, y, jd(c, "mean"));
-        enum rkind k = !strcmp(unit, "Mbit/s")   ? RK_TCP_STREAM
-                       : !strcmp(unit, "conn/s") ? RK_TCP_CRR
-                                                 : RK_TCP_RR;
+        enum testspec_kind k = (enum testspec_kind)testspec_kind_find(js(ssum, "test"));
         gp_str(&d, report_fmt_metric(k, jd(c, "mean"), b, sizeof b));
         rbuf_puts(&d, "\n");
     }
@@ -255,6 +255,71 @@ chart_heatmap(struct chart_ctx *cx, const json_t *ssum, const json_t *zones, con
     rbuf_release(&s);
     rbuf_release(&d);
     return rc;
+}
+
+/* "src > dst" of a host pair or a zone cell. */
+static void
+unit_label(const json_t *u, bool by_pair, char *buf, size_t len)
+{
+    if (by_pair)
+        snprintf(buf, len, "%s > %s", js(u, "src"), js(u, "dst"));
+    else
+        snprintf(buf, len, "%s > %s", js(u, "src_zone"), js(u, "dst_zone"));
+}
+
+/* One bar: the mean and its CI half-width (NaN where nothing was measured). */
+static void
+bars_row(struct rbuf *d, size_t i, const json_t *u, bool by_pair)
+{
+    char label[512];
+    unit_label(u, by_pair, label, sizeof label);
+    double mean = by_pair ? jd(u, "mean_v") : jd(u, "mean");
+    double ci = by_pair ? jd(u, "ci_v") : jd(u, "ci95_halfwidth");
+    if (json_integer_value(json_object_get(u, "n")) > 0 || (by_pair && mean > 0))
+        rbuf_printf(d, "%zu %.6g %.6g ", i, mean, ci);
+    else
+        rbuf_printf(d, "%zu NaN NaN ", i);
+    gp_str(d, label);
+    rbuf_puts(d, "\n");
+}
+
+/* The dots over bar i: a pair's trials, or a zone cell's pairs (each pair's mean). */
+static void
+dots_rows(struct rbuf *d2, size_t i, const json_t *u, bool by_pair, const json_t *ssum)
+{
+    size_t j;
+    const json_t *v;
+    if (by_pair) {
+        json_array_foreach(json_object_get(u, "values_v"), j, v)
+            rbuf_printf(d2, "%zu %.6g\n", i, json_number_value(v));
+        return;
+    }
+    json_array_foreach(json_object_get(ssum, "pairs"), j, v)
+    {
+        if (!strcmp(js(v, "src_zone"), js(u, "src_zone")) &&
+            !strcmp(js(v, "dst_zone"), js(u, "dst_zone")) &&
+            json_integer_value(json_object_get(v, "n")) > 0)
+            rbuf_printf(d2, "%zu %.6g\n", i, jd(v, "mean"));
+    }
+}
+
+/* The dot plot's x tics: the bars' labels. */
+static void
+dots_xtics(struct rbuf *s2, const json_t *units, bool by_pair)
+{
+    rbuf_puts(s2, "set xtics (");
+    size_t i;
+    const json_t *u;
+    json_array_foreach(units, i, u)
+    {
+        char label[512];
+        unit_label(u, by_pair, label, sizeof label);
+        if (i)
+            rbuf_puts(s2, ", ");
+        gp_script_str(s2, label);
+        rbuf_printf(s2, " %zu", i);
+    }
+    rbuf_puts(s2, ")\n");
 }
 
 /* Bars with CI error bars, and the trial dot plot, over the pairs (or the zone cells when the
@@ -291,59 +356,16 @@ chart_bars_dots(struct chart_ctx *cx, const json_t *sview, const json_t *ssum, c
     const json_t *u;
     json_array_foreach(units, i, u)
     {
-        char label[512];
-        if (by_pair)
-            snprintf(label, sizeof label, "%s > %s", js(u, "src"), js(u, "dst"));
-        else
-            snprintf(label, sizeof label, "%s > %s", js(u, "src_zone"), js(u, "dst_zone"));
-        double mean = by_pair ? jd(u, "mean_v") : jd(u, "mean");
-        double ci = by_pair ? jd(u, "ci_v") : jd(u, "ci95_halfwidth");
-        if (json_integer_value(json_object_get(u, "n")) > 0 || (by_pair && mean > 0)) {
-            rbuf_printf(&d, "%zu %.6g %.6g ", i, mean, ci);
-            gp_str(&d, label);
-            rbuf_puts(&d, "\n");
-        } else {
-            rbuf_printf(&d, "%zu NaN NaN ", i);
-            gp_str(&d, label);
-            rbuf_puts(&d, "\n");
-        }
-        if (by_pair) {
-            size_t j;
-            const json_t *v;
-            json_array_foreach(json_object_get(u, "values_v"), j, v)
-                rbuf_printf(&d2, "%zu %.6g\n", i, json_number_value(v));
-        } else { /* the cell's pairs: each pair's mean */
-            size_t j;
-            const json_t *p;
-            json_array_foreach(json_object_get(ssum, "pairs"), j, p)
-            {
-                if (!strcmp(js(p, "src_zone"), js(u, "src_zone")) &&
-                    !strcmp(js(p, "dst_zone"), js(u, "dst_zone")) &&
-                    json_integer_value(json_object_get(p, "n")) > 0)
-                    rbuf_printf(&d2, "%zu %.6g\n", i, jd(p, "mean"));
-            }
-        }
+        bars_row(&d, i, u, by_pair);
+        dots_rows(&d2, i, u, by_pair, ssum);
     }
     rbuf_printf(&s,
                 "plot \"bars-%s.dat\" using 1:2:3:xtic(4) with boxerrorbars lc rgb "
                 "\"#4c78a8\" notitle\n",
                 key);
-    /* xtics of the dot plot come from the bars' labels */
-    rbuf_puts(&s2, "set xtics (");
-    json_array_foreach(units, i, u)
-    {
-        char label[512];
-        if (by_pair)
-            snprintf(label, sizeof label, "%s > %s", js(u, "src"), js(u, "dst"));
-        else
-            snprintf(label, sizeof label, "%s > %s", js(u, "src_zone"), js(u, "dst_zone"));
-        if (i)
-            rbuf_puts(&s2, ", ");
-        gp_script_str(&s2, label);
-        rbuf_printf(&s2, " %zu", i);
-    }
+    dots_xtics(&s2, units, by_pair);
     rbuf_printf(&s2,
-                ")\nplot \"trials-%s.dat\" using 1:2 with points pt 7 ps 0.6 lc rgb "
+                "plot \"trials-%s.dat\" using 1:2 with points pt 7 ps 0.6 lc rgb "
                 "\"#e45756\" title \"%s\"\n",
                 key, by_pair ? "trial" : "host pair mean");
     int rc = chart_emit(cx, key, "bars", &s, &d, t1, e);
@@ -412,13 +434,13 @@ chart_percentiles(struct chart_ctx *cx, const json_t *sview, const json_t *ssum,
 }
 
 int
-report_charts(const char *outdir, const json_t *sum, json_t *view, struct err *e)
+report_charts(const char *outdir, const json_t *sum, json_t *view, FILE *warn, struct err *e)
 {
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/charts", outdir);
     if (mkdir(dir, 0755) != 0 && errno != EEXIST)
         return err_sys(e, NS_EIO, errno, "cannot create %s", dir);
-    struct chart_ctx cx = {.dir = dir};
+    struct chart_ctx cx = {.dir = dir, .warn = warn};
     char *gp = gnuplot_find();
     cx.gp = gp;
     const json_t *zones = json_object_get(sum, "zones");

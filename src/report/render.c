@@ -11,16 +11,15 @@
 #include "report/reportint.h"
 
 extern const unsigned char ns_tmpl_report_md[], ns_tmpl_report_html[], ns_tmpl_report_css[],
-    ns_tmpl_compare_md[], ns_tmpl_compare_html[];
+    ns_tmpl_compare_md[], ns_tmpl_compare_html[], ns_tmpl_compare_summary_md[];
 
 static const struct {
     const char *name;
     const unsigned char *text;
-} builtin[] = {{"report.md", ns_tmpl_report_md},
-               {"report.html", ns_tmpl_report_html},
-               {"report.css", ns_tmpl_report_css},
-               {"compare.md", ns_tmpl_compare_md},
-               {"compare.html", ns_tmpl_compare_html}};
+} builtin[] = {
+    {"report.md", ns_tmpl_report_md},       {"report.html", ns_tmpl_report_html},
+    {"report.css", ns_tmpl_report_css},     {"compare.md", ns_tmpl_compare_md},
+    {"compare.html", ns_tmpl_compare_html}, {"compare-summary.md", ns_tmpl_compare_summary_md}};
 
 const char *
 report_template(const char *name, char **owned)
@@ -163,13 +162,14 @@ write_json(const char *path, const json_t *j, struct err *e)
 }
 
 int
-report_render_dirs(const char *const *dirs, int ndirs, const char *out, struct err *e)
+report_render(const struct report_opts *o, struct err *e)
 {
+    const char *out = o->out;
     if (mkdir(out, 0755) != 0 && errno != EEXIST)
         return err_sys(e, NS_EIO, errno, "cannot create %s", out);
     report_jarena_begin();
     struct rmodel *m;
-    int rc = rmodel_load(dirs, ndirs, &m, e);
+    int rc = rmodel_load(o->dirs, o->ndirs, o->warn, &m, e);
     if (rc != 0) {
         report_jarena_end();
         return rc;
@@ -185,7 +185,7 @@ report_render_dirs(const char *const *dirs, int ndirs, const char *out, struct e
     if (rc == 0)
         rc = write_csvs(out, sum, e);
     if (rc == 0)
-        rc = report_charts(out, sum, view, e);
+        rc = report_charts(out, sum, view, o->warn, e);
     if (rc == 0) {
         char *owned;
         const char *css = report_template("report.css", &owned);
@@ -202,10 +202,4 @@ report_render_dirs(const char *const *dirs, int ndirs, const char *out, struct e
     json_decref(view);
     report_jarena_end();
     return rc;
-}
-
-int
-report_render_dir(const char *dir, struct err *e)
-{
-    return report_render_dirs(&dir, 1, dir, e);
 }

@@ -1,9 +1,10 @@
 /* reportint.h - internals of the report module, shared by its files (not for other modules).
  *
- * The data's way: journal.c loads run directories into a `struct rmodel` (hosts, scenarios,
- * host pairs and their deduplicated trials), aggregate.c turns it into the summary (JSON, numbers
- * with units) and the view (same shape, strings for people), tmpl.c renders templates over the
- * view, charts.c writes gnuplot scripts and runs gnuplot, render.c writes the files. */
+ * The data's way: model.c loads run directories (through journal/journal.h) into a `struct rmodel`
+ * (hosts, scenarios, host pairs and their deduplicated trials), aggregate.c turns it into the
+ * summary (JSON, numbers with units) and the view (same shape, strings for people), tmpl.c renders
+ * templates over the view, charts.c writes gnuplot scripts and runs gnuplot, render.c writes the
+ * files. */
 #ifndef NS_REPORTINT_H
 #define NS_REPORTINT_H
 
@@ -13,7 +14,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/testspec.h"
+
 struct err;
+struct journal_run;
 
 /* --- a growable byte buffer ------------------------------------------------------------- */
 struct rbuf {
@@ -48,7 +52,6 @@ void report_jarena_begin(void);
 void report_jarena_end(void);
 
 /* --- the model of one or several journals ------------------------------------------------ */
-enum rkind { RK_TCP_STREAM, RK_UDP_STREAM, RK_TCP_RR, RK_UDP_RR, RK_TCP_CRR, RK_UNKNOWN };
 
 /* One histogram bucket in 8 bytes (a 100 000-trial journal holds millions): hist_index() in the
  * top 16 bits, the count (saturated at 2^48 - 1) below. */
@@ -79,7 +82,7 @@ struct rtrial {
 
 struct rhost {
     char *name, *zone, *region, *addr;
-    json_t *env; /* borrowed from the run.json that named the host, or NULL */
+    const json_t *env; /* borrowed from the run.json that named the host, or NULL */
     int zone_idx;
 };
 
@@ -90,7 +93,7 @@ struct rzone {
 
 struct rscen {
     char *name, *test;
-    enum rkind kind;
+    enum testspec_kind kind;
     bool reverse;
     json_t *def; /* the scenario object of the first run that named it (owned) */
 };
@@ -103,7 +106,7 @@ struct rpair {
 
 struct rrun {
     char *dir;
-    json_t *run; /* run.json (owned) */
+    struct journal_run *run; /* run.json (owned) */
 };
 
 struct rmodel {
@@ -111,6 +114,8 @@ struct rmodel {
     size_t nruns;
     struct rhost *hosts;
     size_t nhosts, caphosts;
+    uint32_t *hidx; /* open-addressing index of hosts by (name, region) */
+    size_t hidx_cap;
     struct rzone *zones;
     size_t nzones;
     char **regions;
@@ -123,18 +128,21 @@ struct rmodel {
     uint32_t *pidx;
     size_t pidx_cap;
     size_t torn_lines, skipped_lines;
+    FILE *warn;            /* where skipped journal lines are said; NULL: not said */
     struct rblock *blocks; /* where the trials' bucket arrays live */
 };
 
-/* Load the run directories (each holding run.json and results.jsonl). A torn or invalid line is
- * skipped with a warning on stderr. Returns 0 or NS_E*; *out is freed with rmodel_free. */
-int rmodel_load(const char *const *dirs, int ndirs, struct rmodel **out, struct err *e);
+/* Load the run directories (each holding run.json and results.jsonl). A line that is not a
+ * trial record is skipped and counted, with a warning to warn (NULL: none). Returns 0 or NS_E*;
+ * *out is freed with rmodel_free. */
+int rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out, struct err *e);
 void rmodel_free(struct rmodel *m);
 
-const char *rkind_unit(enum rkind k);   /* "us", "Mbit/s", "conn/s" */
-const char *rkind_metric(enum rkind k); /* "mean RTT", "throughput", "connections/s" */
-bool rkind_lower_is_better(enum rkind k);
-bool rkind_has_rtt(enum rkind k);
+/* What the reports say of a test kind (testspec.h's; the journal refuses others). */
+const char *rkind_unit(enum testspec_kind k);   /* "us", "Mbit/s", "conn/s" */
+const char *rkind_metric(enum testspec_kind k); /* "mean RTT", "throughput", "connections/s" */
+bool rkind_lower_is_better(enum testspec_kind k);
+bool rkind_has_rtt(enum testspec_kind k);
 const char *rfamily_name(int family);
 
 /* Merge a trial's buckets into a dense scratch histogram (struct hist). */
@@ -154,7 +162,7 @@ extern const char *const report_pct_names[REPORT_NPCT];
 int report_aggregate(const struct rmodel *m, json_t **summary, json_t **view, struct err *e);
 
 /* Format helpers shared by aggregate and compare ("329.3 us", "12.10 Gbit/s", "4301 conn/s"). */
-char *report_fmt_metric(enum rkind k, double v, char *buf, size_t len);
+char *report_fmt_metric(enum testspec_kind k, double v, char *buf, size_t len);
 
 /* --- templates ----------------------------------------------------------------------------- */
 enum tmpl_mode { TMPL_TEXT, TMPL_MARKDOWN, TMPL_HTML };
@@ -180,14 +188,9 @@ const char *report_template(const char *name, char **owned);
 #define REPORT_CHART_MAX_CURVES 12
 
 /* Write charts/<name>.{dat,gp} for every scenario of view and run gnuplot on each (timeout
- * per script). Adds "charts" (file names and captions) to view and sets "charts_note". */
-int report_charts(const char *outdir, const json_t *summary, json_t *view, struct err *e);
-
-/* --- compare ------------------------------------------------------------------------------ */
-/* Compare two run directories into out/compare.{md,html} (the Markdown also to echo when not
- * NULL). Returns 0 (no regression beyond pct %), 1 (a cell significantly worse by more than pct)
- * or a negative NS_E*. */
-int report_compare_dirs(const char *base_dir, const char *new_dir, const char *out, double pct,
-                        FILE *echo, struct err *e);
+ * per script). Adds "charts" (file names and captions) to view and sets "charts_note"; a chart
+ * gnuplot could not draw is also a line on warn (when not NULL). */
+int report_charts(const char *outdir, const json_t *summary, json_t *view, FILE *warn,
+                  struct err *e);
 
 #endif

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 
 #include "plan/plan.h"
-#include "survey/transport.h"
+#include "transport/transport.h"
 
 static inline struct transport_target
 survey_host_target(const struct plan_host *ph, bool accept_new_host_keys)

@@ -27,18 +27,20 @@
 
 #include "common/clock.h"
 #include "common/sha256.h"
+#include "journal/journal.h"
 #include "plan/schedule.h"
+#include "survey/env.h"
 #include "survey/host_target.h"
-#include "survey/journal.h"
-#include "survey/transport.h"
 #include "survey/trial.h"
+#include "transport/transport.h"
 
-#define RUN_ENV_TIMEOUT_S 30.0
 #define RUN_TOKEN_BYTES 32
 #define RUN_TICK_MS 200
 
 struct run_host {
     const struct plan_host *ph;
+    const char *daddr; /* the data address: the plan's, or learnt (NULL until the host opens) */
+    char learnt[SURVEY_ADDR_MAX];
     struct transport *t;
     char nsperf[PATH_MAX];
     char error[NS_ERR_MSG_MAX];
@@ -77,9 +79,9 @@ struct runner {
     uint64_t t0_ns;
     double measured_s, measured_est_s; /* rounds done so far: wall time and estimate */
     double *est_suffix;                /* estimated seconds of rounds r.. end */
-    bool status_shown;
     int journal_rc;
     struct err journal_err;
+    bool running; /* run.json says "running" by this process */
 };
 
 /* --- small helpers ----------------------------------------------------------------------- */
@@ -88,12 +90,6 @@ static unsigned
 plan_retries_or_default(const struct survey_run_opts *o)
 {
     return o->retries;
-}
-
-static const char *
-family_of(const char *addr)
-{
-    return strchr(addr, ':') != NULL ? "ipv6" : "ipv4";
 }
 
 static int
@@ -163,44 +159,29 @@ trial_done(const struct runner *r, const struct schedule_test *t)
     return r->ndone > 0 && bsearch(&k, r->done, r->ndone, sizeof k, key_cmp) != NULL;
 }
 
-/* --- JSON pieces of run.json and of the records ------------------------------------------ */
+/* --- what the journal records (journal/record.h defines the records) ---------------------- */
 
-static json_t *
-scenario_json(const struct plan_scenario *sc, bool with_trials)
+/* The parameters as nsperf gets them: the table's values of the scenario, defaults applied. */
+static struct journal_scenario
+scenario_of(const struct plan_scenario *sc)
 {
-    json_t *o =
-        json_pack("{s:s, s:s, s:I, s:I, s:I, s:f, s:f, s:I, s:b, s:I}", "name", sc->name, "test",
-                  sc->test, "msg_size", (json_int_t)sc->msg_size, "response_size",
-                  (json_int_t)sc->response_size, "streams", (json_int_t)sc->streams, "duration_s",
-                  sc->duration_s, "warmup_s", sc->warmup_s, "rate_bps", (json_int_t)sc->rate_bps,
-                  "reverse", sc->reverse, "window", (json_int_t)sc->window);
-    if (o != NULL && with_trials)
-        json_object_set_new(o, "trials", json_integer(sc->trials));
-    return o;
+    return journal_scenario_from_spec(sc->name, &sc->spec);
 }
 
-static json_t *
-endpoint_json(const struct plan_host *h)
+/* The host's data address: learnt from the host when the plan names none (env.h); the plan's
+ * text until then. */
+static const char *
+host_daddr(const struct run_host *h)
 {
-    return json_pack("{s:s, s:s, s:s, s:s}", "host", h->name, "zone", h->zone, "region", h->region,
-                     "data_address", h->data_address);
+    return h->daddr != NULL ? h->daddr : h->ph->data_address;
 }
 
-static json_t *
-hosts_json(const struct runner *r)
+static struct journal_endpoint
+endpoint_of(const struct run_host *rh)
 {
-    json_t *a = json_array();
-    for (size_t i = 0; i < r->nhosts; i++) {
-        const struct plan_host *h = r->hosts[i].ph;
-        json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", h->name, "zone", h->zone,
-                              "region", h->region, "data_address", h->data_address, "transport",
-                              h->transport == PLAN_TRANSPORT_LOCAL ? "local" : "ssh");
-        json_object_set(o, "env", r->hosts[i].env != NULL ? r->hosts[i].env : json_null());
-        if (r->hosts[i].t == NULL)
-            json_object_set_new(o, "error", json_string(r->hosts[i].error));
-        json_array_append_new(a, o);
-    }
-    return a;
+    const struct plan_host *h = rh->ph;
+    return (struct journal_endpoint){
+        .host = h->name, .zone = h->zone, .region = h->region, .data_address = host_daddr(rh)};
 }
 
 static const char *
@@ -214,57 +195,167 @@ nsperf_version(const struct runner *r)
     return NULL;
 }
 
-static json_t *
-run_json(const struct runner *r, const char *started)
+/* --- the inventories the hosts came from (plan hosts_from) --------------------------------- */
+
+/* Each inventory's path and sha256 go beside the plan's (journal_run.inventories): run.json
+ * then says which files gave the run its hosts, and a resume refuses changed ones as it
+ * refuses a changed plan. Returns the array (caller frees; NULL when there are none). */
+static struct journal_run_inventory *
+run_inventories(const struct plan *p, size_t *n)
 {
-    const struct plan *p = r->plan;
-    size_t srclen;
-    const char *src = plan_source(p, &srclen);
-    json_t *scen = json_array();
-    for (size_t i = 0; i < plan_scenario_count(p); i++)
-        json_array_append_new(scen, scenario_json(plan_scenario(p, i), true));
-    const char *nv = nsperf_version(r);
-    return json_pack("{s:s, s:s, s:{s:s, s:s, s:s, s:s%}, s:{s:s, s:o, s:s}, s:s, s:s, "
-                     "s:{s:I, s:I, s:I, s:f}, s:o, s:o}",
-                     "schema", JOURNAL_RUN_SCHEMA, "run_id", r->run_id, "plan", "name",
-                     plan_name(p), "file", plan_file(p), "sha256", r->plan_sha, "source", src,
-                     srclen, "tool", "netsurvey_version", NS_VERSION, "nsperf_version",
-                     nv != NULL ? json_string(nv) : json_null(), "nsperf_sha256", r->nsperf_sha,
-                     "started", started, "command", r->o->command, "schedule", "rounds",
-                     (json_int_t)schedule_round_count(r->sched), "tests",
-                     (json_int_t)schedule_test_count(r->sched), "pairs",
-                     (json_int_t)schedule_pair_count(r->sched), "estimate_s",
-                     schedule_estimate_s(r->sched), "hosts", hosts_json(r), "scenarios", scen);
+    *n = plan_inventory_count(p);
+    struct journal_run_inventory *v = *n > 0 ? calloc(*n, sizeof *v) : NULL;
+    for (size_t i = 0; v != NULL && i < *n; i++) {
+        const struct plan_inventory *inv = plan_inventory(p, i);
+        v[i] = (struct journal_run_inventory){
+            .file = inv->file, .path = inv->path, .format = inv->format, .sha256 = inv->sha256};
+    }
+    if (v == NULL)
+        *n = 0;
+    return v;
 }
 
-static json_t *
-trial_record(const struct runner *r, const struct schedule_test *t, const struct trial_outcome *o,
-             unsigned attempts, const char *started, const char *ended)
+/* The recorded inventories against the plan's now: same count, same bytes. */
+static int
+resume_inventories_check(const struct runner *r, const struct journal_run *run, struct err *e)
 {
-    const struct plan_host *src = r->hosts[t->src].ph, *dst = r->hosts[t->dst].ph;
-    json_t *rec = json_pack(
-        "{s:s, s:s, s:{s:s, s:s}, s:o, s:I, s:s, s:o, s:o, s:s, s:o, s:I, s:s, s:s, s:O*, "
-        "s:{s:s, s:s}, s:{s:s, s:s}}",
-        "schema", JOURNAL_TRIAL_SCHEMA, "run_id", r->run_id, "plan", "name", plan_name(r->plan),
-        "sha256", r->plan_sha, "scenario",
-        scenario_json(plan_scenario(r->plan, t->scenario), false), "trial", (json_int_t)t->trial,
-        "family", family_of(src->data_address), "src", endpoint_json(src), "dst",
-        endpoint_json(dst), "status", o->ok ? "ok" : "failed", "error",
-        o->ok ? json_null() : json_string(o->error), "attempts", (json_int_t)attempts, "started",
-        started, "ended", ended, "result", o->result, "env", "src", src->name, "dst", dst->name,
-        "tool", "version", NS_VERSION, "nsperf_sha256", r->nsperf_sha);
-    if (rec != NULL && o->result == NULL)
-        json_object_set_new(rec, "result", json_null());
-    return rec;
+    const struct plan *p = r->plan;
+    size_t then = run->ninventories, now = plan_inventory_count(p);
+    if (then != now)
+        return err_set(e, NS_EINVAL,
+                       "cannot resume %s: the plan's inventories changed since the run started "
+                       "(%zu then, %zu now); give the same plan, or --force to continue anyway",
+                       r->o->dir, then, now);
+    for (size_t i = 0; i < now; i++) {
+        const struct plan_inventory *inv = plan_inventory(p, i);
+        const char *sha = run->inventories[i].sha256;
+        if (sha == NULL || strcmp(sha, inv->sha256) != 0)
+            return err_set(e, NS_EINVAL,
+                           "cannot resume %s: inventory %s changed since the run started (sha256 "
+                           "%.12s then, %.12s now); give the same inventory, or --force to "
+                           "continue anyway",
+                           r->o->dir, inv->file, sha != NULL ? sha : "none", inv->sha256);
+    }
+    return 0;
+}
+
+/* run.json as the runner knows it now: a host not (yet) reached has no env and an error. */
+static int
+run_write(struct runner *r, const char *started, struct err *e)
+{
+    const struct plan *p = r->plan;
+    size_t ns = plan_scenario_count(p);
+    size_t np = schedule_pair_count(r->sched);
+    struct journal_run_host *hosts = calloc(r->nhosts ? r->nhosts : 1, sizeof *hosts);
+    struct journal_run_scenario *scens = calloc(ns ? ns : 1, sizeof *scens);
+    struct journal_pair *pairs = calloc(np ? np : 1, sizeof *pairs);
+    int rc = hosts != NULL && scens != NULL && pairs != NULL
+                 ? 0
+                 : err_set(e, NS_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == 0 && i < r->nhosts; i++) {
+        const struct plan_host *h = r->hosts[i].ph;
+        hosts[i] = (struct journal_run_host){
+            .name = h->name,
+            .zone = h->zone,
+            .region = h->region,
+            .data_address = host_daddr(&r->hosts[i]),
+            .transport = h->transport == PLAN_TRANSPORT_LOCAL ? "local" : "ssh",
+            .env = r->hosts[i].env,
+            .error = r->hosts[i].t == NULL ? r->hosts[i].error : NULL};
+    }
+    for (size_t i = 0; rc == 0 && i < ns; i++)
+        scens[i] =
+            (struct journal_run_scenario){.sc = scenario_of(plan_scenario(p, i)),
+                                          .trials = plan_scenario(p, i)->trials,
+                                          .planned = (uint64_t)plan_scenario(p, i)->trials * np};
+    for (size_t i = 0; rc == 0 && i < np; i++)
+        schedule_pair(r->sched, i, &pairs[i].src, &pairs[i].dst);
+    size_t srclen = 0;
+    const char *src = plan_source(p, &srclen);
+    struct journal_run run = {.run_id = r->run_id,
+                              .plan_name = plan_name(p),
+                              .plan_file = plan_file(p),
+                              .plan_sha256 = r->plan_sha,
+                              .plan_source = src,
+                              .plan_source_len = srclen,
+                              .netsurvey_version = NS_VERSION,
+                              .nsperf_version = nsperf_version(r),
+                              .nsperf_sha256 = r->nsperf_sha,
+                              .started = started,
+                              .command = r->o->command,
+                              .state = JOURNAL_RUN_RUNNING,
+                              .rounds = schedule_round_count(r->sched),
+                              .tests = schedule_test_count(r->sched),
+                              .pairs = schedule_pair_count(r->sched),
+                              .estimate_s = schedule_estimate_s(r->sched),
+                              .hosts = hosts,
+                              .nhosts = r->nhosts,
+                              .scenarios = scens,
+                              .nscenarios = ns,
+                              .pair_list = pairs,
+                              .npair_list = np,
+                              .has_pairs = true};
+    struct journal_run_inventory *invs = run_inventories(p, &run.ninventories);
+    run.inventories = invs;
+    if (rc == 0 && run.ninventories < plan_inventory_count(p))
+        rc = err_set(e, NS_ENOMEM, "out of memory");
+    if (rc == 0 && (rc = journal_write_run(r->j, &run, e)) != 0)
+        r->res->journal_failed = true;
+    free(invs);
+    free(hosts);
+    free(scens);
+    free(pairs);
+    if (rc == 0)
+        r->running = true;
+    return rc;
+}
+
+static void
+trial_record(const struct runner *r, const struct schedule_test *t, const struct trial_outcome *o,
+             unsigned attempts, const char *started, const char *ended, struct journal_trial *rec)
+{
+    const struct run_host *src = &r->hosts[t->src], *dst = &r->hosts[t->dst];
+    *rec = (struct journal_trial){.run_id = r->run_id,
+                                  .plan_name = plan_name(r->plan),
+                                  .plan_sha256 = r->plan_sha,
+                                  .scenario = scenario_of(plan_scenario(r->plan, t->scenario)),
+                                  .trial = t->trial,
+                                  .family = journal_family_of(host_daddr(src)),
+                                  .src = endpoint_of(src),
+                                  .dst = endpoint_of(dst),
+                                  .status = o->ok ? JOURNAL_OK : JOURNAL_FAILED,
+                                  .error = o->ok ? NULL : o->error,
+                                  .attempts = attempts,
+                                  .started = started,
+                                  .ended = ended,
+                                  .env_src = src->ph->name,
+                                  .env_dst = dst->ph->name,
+                                  .tool_version = NS_VERSION,
+                                  .nsperf_sha256 = r->nsperf_sha};
 }
 
 /* --- hosts ------------------------------------------------------------------------------- */
+
+static void progress(struct runner *r, struct survey_progress *p);
+
+/* transport_target.warn: a warning of the host's ssh config, told to the caller. */
+static void
+host_warn(void *arg, const char *name, const char *msg)
+{
+    struct runner *r = arg;
+    struct survey_progress p = {.kind = SURVEY_PROGRESS_WARNING, .host = name, .warning = msg};
+    pthread_mutex_lock(&r->mu);
+    progress(r, &p);
+    pthread_mutex_unlock(&r->mu);
+}
 
 static void
 host_open(struct runner *r, struct run_host *h)
 {
     const struct plan_host *ph = h->ph;
     struct transport_target tt = survey_host_target(ph, r->o->accept_new_host_keys);
+    tt.warn = host_warn;
+    tt.warn_ctx = r;
     const char *local = ph->transport == PLAN_TRANSPORT_LOCAL ? r->o->nsperf : r->o->nsperf_remote;
     struct err e = {0};
     int rc = local != NULL ? transport_open(&tt, &h->t, &e)
@@ -276,11 +367,32 @@ host_open(struct runner *r, struct run_host *h)
         transport_close(h->t);
         h->t = NULL;
     }
+    h->daddr = ph->data_address;
     h->th = (struct trial_host){.name = ph->name,
-                                .data_address = ph->data_address,
+                                .data_address = h->daddr,
                                 .t = h->t,
                                 .nsperf = h->nsperf,
                                 .error = h->error};
+}
+
+/* A host without a data address in the plan: learn it from the host (env.h). A host whose
+ * address cannot be learnt (no default route, several addresses) fails its tests with why. */
+static void
+host_learn(struct run_host *h)
+{
+    json_t *env = NULL;
+    struct err e = {0};
+    int rc = survey_env_read(h->t, h->nsperf, NULL, &env, &e);
+    if (rc == 0)
+        rc = survey_env_learn_address(env, h->learnt, sizeof h->learnt, NULL, 0, &e);
+    json_decref(env);
+    if (rc == 0) {
+        h->daddr = h->th.data_address = h->learnt;
+        return;
+    }
+    snprintf(h->error, sizeof h->error, "%s", e.msg);
+    transport_close(h->t);
+    h->t = h->th.t = NULL;
 }
 
 /* `nsperf env` on the host; a host whose environment cannot be read is still surveyed. */
@@ -289,22 +401,11 @@ host_env(struct runner *r, struct run_host *h)
 {
     if (h->t == NULL || atomic_load(r->o->interrupted))
         return;
-    const char *argv[] = {h->nsperf, "env", "--address", h->ph->data_address, NULL};
-    struct transport_proc *p = NULL;
+    if (h->ph->data_address_from_host)
+        host_learn(h);
     struct err e = {0};
-    if (transport_spawn(h->t, argv, NULL, 0, &p, &e) != 0)
-        return;
-    struct transport_output out;
-    int64_t deadline = (int64_t)clock_now_ns() + (int64_t)(RUN_ENV_TIMEOUT_S * 1e9);
-    if (transport_wait(p, TRIAL_ERR_CAP, TRIAL_ERR_CAP, deadline, &out, &e) == 0 &&
-        out.status == 0) {
-        json_t *env = json_loadb(out.out, out.out_len, 0, NULL);
-        if (json_is_object(env))
-            h->env = json_incref(env);
-        json_decref(env);
-    }
-    transport_output_release(&out);
-    transport_proc_free(p);
+    if (h->t != NULL)
+        survey_env_read(h->t, h->nsperf, h->daddr, &h->env, &e);
 }
 
 static int
@@ -350,27 +451,20 @@ eta_s(const struct runner *r)
     return left;
 }
 
+/* Tell the caller, under r->mu; p carries the kind's own fields, the counters are added. */
 static void
-status_line(struct runner *r)
+progress(struct runner *r, struct survey_progress *p)
 {
-    char el[32], eta[32];
-    fprintf(stderr, "\r\033[Kround %zu/%zu  tests %llu/%llu  failed %llu  elapsed %s  ETA %s",
-            r->round + 1 > r->nrounds ? r->nrounds : r->round + 1, r->nrounds,
-            (unsigned long long)r->finished, (unsigned long long)r->to_run,
-            (unsigned long long)r->res->failed, schedule_format_duration(elapsed_s(r), el, 32),
-            schedule_format_duration(eta_s(r), eta, 32));
-    fflush(stderr);
-    r->status_shown = true;
-}
-
-static void
-status_clear(struct runner *r)
-{
-    if (r->status_shown) {
-        fprintf(stderr, "\r\033[K");
-        fflush(stderr);
-        r->status_shown = false;
-    }
+    if (r->o->progress == NULL)
+        return;
+    p->round = r->round + 1 > r->nrounds ? r->nrounds : r->round + 1;
+    p->nrounds = r->nrounds;
+    p->finished = r->finished;
+    p->to_run = r->to_run;
+    p->failed = r->res->failed;
+    p->elapsed_s = elapsed_s(r);
+    p->eta_s = r->finished + r->res->unrecorded >= r->to_run ? -1.0 : eta_s(r);
+    r->o->progress(p, r->o->progress_arg);
 }
 
 /* Called under r->mu when a trial is recorded. */
@@ -378,34 +472,34 @@ static void
 progress_trial(struct runner *r, const struct schedule_test *t, const struct trial_outcome *o,
                double seconds)
 {
-    const struct plan_scenario *sc = plan_scenario(r->plan, t->scenario);
-    const char *src = r->hosts[t->src].ph->name, *dst = r->hosts[t->dst].ph->name;
-    if (!o->ok && r->o->verbosity == SURVEY_QUIET) {
-        fprintf(stderr, "netsurvey: %s -> %s %s trial %u failed: %s\n", src, dst, sc->name,
-                t->trial, o->error);
-        return;
-    }
-    if (r->o->verbosity == SURVEY_QUIET)
-        return;
-    if (r->o->tty) {
-        if (!o->ok) {
-            status_clear(r);
-            fprintf(stderr, "failed: %s -> %s %s trial %u: %s\n", src, dst, sc->name, t->trial,
-                    o->error);
-        }
-        status_line(r);
-        return;
-    }
-    printf("[%llu/%llu] %-6s %s -> %s %s trial %u (%.2f s)%s%s\n", (unsigned long long)r->finished,
-           (unsigned long long)r->to_run, o->ok ? "ok" : "FAILED", src, dst, sc->name, t->trial,
-           seconds, o->ok ? "" : ": ", o->ok ? "" : o->error);
-    fflush(stdout);
+    struct survey_progress p = {
+        .kind = SURVEY_PROGRESS_TRIAL,
+        .src = r->hosts[t->src].ph->name,
+        .dst = r->hosts[t->dst].ph->name,
+        .scenario = plan_scenario(r->plan, t->scenario)->name,
+        .trial = t->trial,
+        .ok = o->ok,
+        .error = o->ok ? NULL : o->error,
+        .seconds = seconds,
+    };
+    progress(r, &p);
+}
+
+/* trial.c's hook: a command about to start on a host (from a worker thread). */
+static void
+progress_command(void *arg, const char *host, const char *const *argv)
+{
+    struct runner *r = arg;
+    struct survey_progress p = {.kind = SURVEY_PROGRESS_COMMAND, .host = host, .argv = argv};
+    pthread_mutex_lock(&r->mu);
+    progress(r, &p);
+    pthread_mutex_unlock(&r->mu);
 }
 
 /* --- one test on a worker thread --------------------------------------------------------- */
 
 static void
-failure_add(struct runner *r, const struct schedule_test *t, const char *why)
+failure_add(struct runner *r, const struct schedule_test *t, const char *why, bool unrecorded)
 {
     struct survey_run_result *res = r->res;
     struct survey_failure *f = realloc(res->failures, (res->nfailures + 1) * sizeof *f);
@@ -419,7 +513,7 @@ failure_add(struct runner *r, const struct schedule_test *t, const char *why)
         return;
     snprintf(text, need, "%s -> %s %s trial %u: %s", r->hosts[t->src].ph->name,
              r->hosts[t->dst].ph->name, sc->name, t->trial, why);
-    f[res->nfailures++].text = text;
+    f[res->nfailures++] = (struct survey_failure){.text = text, .unrecorded = unrecorded};
 }
 
 static void
@@ -428,23 +522,37 @@ record(struct runner *r, const struct schedule_test *t, const struct trial_outco
 {
     char ended[40];
     clock_wall_iso8601(ended, sizeof ended);
-    json_t *rec = trial_record(r, t, o, attempts, started, ended);
+    struct journal_trial rec;
+    trial_record(r, t, o, attempts, started, ended, &rec);
     struct err e = {0};
-    int rc = rec != NULL ? journal_append(r->j, rec, &e) : err_set(&e, NS_ENOMEM, "out of memory");
-    json_decref(rec);
+    int rc = journal_append(r->j, &rec, o->result, &e);
     pthread_mutex_lock(&r->mu);
-    if (rc != 0 && r->journal_rc == 0) {
-        r->journal_rc = rc;
-        r->journal_err = e;
-    }
-    r->finished++;
-    if (o->ok) {
+    /* Counted by what reached the journal: a trial whose line could not be written is neither
+     * ok nor failed there, and a resume runs it again. */
+    if (rc != 0) {
+        if (r->journal_rc == 0) {
+            r->journal_rc = rc;
+            r->journal_err = e;
+        }
+        char why[NS_ERR_MSG_MAX + 64];
+        snprintf(why, sizeof why, "%s, but its record could not be written: %s",
+                 o->ok ? "ok" : "failed", e.msg);
+        r->res->unrecorded++;
+        failure_add(r, t, why, true);
+    } else if (o->ok) {
+        r->finished++;
         r->res->ok++;
     } else {
+        r->finished++;
         r->res->failed++;
-        failure_add(r, t, o->error);
+        failure_add(r, t, o->error, false);
     }
-    progress_trial(r, t, o, (double)(clock_now_ns() - t0) / 1e9);
+    struct trial_outcome shown = *o;
+    if (rc != 0) {
+        shown.ok = false;
+        snprintf(shown.error, sizeof shown.error, "not recorded: %.360s", e.msg);
+    }
+    progress_trial(r, t, &shown, (double)(clock_now_ns() - t0) / 1e9);
     pthread_mutex_unlock(&r->mu);
 }
 
@@ -459,9 +567,8 @@ slot_main(void *arg)
         .dst = &r->hosts[s->t.dst].th,
         .token = r->token,
         .margin_s = r->o->margin_s,
-        .verbose = r->o->verbosity == SURVEY_VERBOSE,
-        .log = stderr,
-        .log_mu = &r->mu,
+        .on_command = r->o->progress != NULL ? progress_command : NULL,
+        .on_command_arg = r,
     };
     char started[40];
     clock_wall_iso8601(started, sizeof started);
@@ -511,8 +618,8 @@ round_wait(struct runner *r, struct slot *slots, size_t n)
             pthread_mutex_lock(&r->mu);
             killed = true;
         }
-        if (r->o->tty && r->o->verbosity != SURVEY_QUIET && !atomic_load(r->o->interrupted))
-            status_line(r);
+        if (!atomic_load(r->o->interrupted))
+            progress(r, &(struct survey_progress){.kind = SURVEY_PROGRESS_TICK});
     }
     pthread_mutex_unlock(&r->mu);
 }
@@ -604,12 +711,13 @@ rounds_run(struct runner *r, struct err *e)
         if (rc == 0 && r->journal_rc != 0) {
             *e = r->journal_err;
             rc = r->journal_rc;
+            r->res->journal_failed = true;
         }
     }
     pthread_mutex_lock(&r->mu);
-    status_clear(r);
+    progress(r, &(struct survey_progress){.kind = SURVEY_PROGRESS_END});
     pthread_mutex_unlock(&r->mu);
-    r->res->not_run = r->to_run - r->finished;
+    r->res->not_run = r->to_run - r->finished - r->res->unrecorded;
     r->res->interrupted = atomic_load(r->o->interrupted) != 0;
     return rc;
 }
@@ -625,58 +733,80 @@ scenario_find(const struct plan *p, const char *name)
     return -1;
 }
 
-static void
-resume_take(const json_t *rec, void *arg)
+/* An ok record's key (journal_trial_key) as the plan's test it stands for; the family must be
+ * the one the plan gives the pair, so that a record of other addresses does not count. */
+static int
+resume_take(void *arg, const struct journal_trial *rec, struct err *e)
 {
+    (void)e;
     struct runner *r = arg;
-    const char *status = json_string_value(json_object_get(rec, "status"));
-    if (status == NULL || strcmp(status, "ok") != 0)
-        return;
-    long sc = scenario_find(
-        r->plan, json_string_value(json_object_get(json_object_get(rec, "scenario"), "name")));
-    const char *sn = json_string_value(json_object_get(json_object_get(rec, "src"), "host"));
-    const char *dn = json_string_value(json_object_get(json_object_get(rec, "dst"), "host"));
-    long src = sn != NULL ? plan_host_find(r->plan, sn) : -1;
-    long dst = dn != NULL ? plan_host_find(r->plan, dn) : -1;
-    json_int_t trial = json_integer_value(json_object_get(rec, "trial"));
-    if (sc < 0 || src < 0 || dst < 0 || trial < 1 || trial > PLAN_MAX_TRIALS)
-        return;
+    if (rec->status != JOURNAL_OK)
+        return 0;
+    struct journal_key k;
+    journal_trial_key(rec, &k);
+    long sc = k.scenario != NULL ? scenario_find(r->plan, k.scenario) : -1;
+    long src = k.src != NULL ? plan_host_find(r->plan, k.src) : -1;
+    long dst = k.dst != NULL ? plan_host_find(r->plan, k.dst) : -1;
+    /* a data address learnt from the host is not known yet: its recorded family stands */
+    const struct plan_host *sh = src >= 0 ? plan_host(r->plan, (size_t)src) : NULL;
+    if (sc < 0 || src < 0 || dst < 0 || k.trial < 1 || k.trial > PLAN_MAX_TRIALS ||
+        (!sh->data_address_from_host && k.family != journal_family_of(sh->data_address)))
+        return 0;
     uint64_t *d = realloc(r->done, (r->ndone + 1) * sizeof *d);
     if (d == NULL)
-        return; /* it is run again: a duplicate ok record, never a lost one */
+        return 0; /* it is run again: a duplicate ok record, never a lost one */
     r->done = d;
-    r->done[r->ndone++] = trial_key(r, (uint32_t)sc, (uint32_t)src, (uint32_t)dst, (uint32_t)trial);
+    r->done[r->ndone++] = trial_key(r, (uint32_t)sc, (uint32_t)src, (uint32_t)dst, k.trial);
+    return 0;
 }
 
+/* run.json of the directory being resumed: a run of this format, of the same plan. */
 static int
-resume_load(struct runner *r, struct err *e)
+resume_check(struct runner *r, struct err *e)
 {
-    json_t *run = NULL;
+    struct journal_run *run = NULL;
     int rc = journal_read_run(r->o->dir, &run, e);
     if (rc != 0) {
         err_prefix(e, "cannot resume %s", r->o->dir);
         return NS_EINVAL;
     }
-    const char *schema = json_string_value(json_object_get(run, "schema"));
-    const char *id = json_string_value(json_object_get(run, "run_id"));
-    const char *sha = json_string_value(json_object_get(json_object_get(run, "plan"), "sha256"));
-    if (schema == NULL || strcmp(schema, JOURNAL_RUN_SCHEMA) != 0 || id == NULL || sha == NULL)
+    if (run->schema != NULL && strcmp(run->schema, JOURNAL_RUN_SCHEMA_1) == 0)
+        rc = err_set(e, NS_EINVAL,
+                     "cannot resume %s: its run.json is %s, written by an older netsurvey; "
+                     "resume it with that version, or start a new run",
+                     r->o->dir, JOURNAL_RUN_SCHEMA_1);
+    else if (run->schema == NULL || strcmp(run->schema, JOURNAL_RUN_SCHEMA) != 0 ||
+             run->run_id == NULL || run->plan_sha256 == NULL)
         rc = err_set(e, NS_EINVAL, "cannot resume %s: run.json is not a netsurvey run", r->o->dir);
-    else if (strcmp(sha, r->plan_sha) != 0 && !r->o->force)
+    else if (strcmp(run->plan_sha256, r->plan_sha) != 0 && !r->o->force)
         rc = err_set(e, NS_EINVAL,
                      "cannot resume %s: the plan changed since the run started (sha256 %.12s "
                      "then, %.12s now); give the same plan, or --force to continue anyway",
-                     r->o->dir, sha, r->plan_sha);
+                     r->o->dir, run->plan_sha256, r->plan_sha);
+    if (rc == 0 && !r->o->force)
+        rc = resume_inventories_check(r, run, e);
     if (rc == 0)
-        snprintf(r->run_id, sizeof r->run_id, "%s", id);
-    json_decref(run);
-    if (rc != 0)
-        return rc;
-    rc = journal_resume(r->o->dir, &r->res->torn_bytes, &r->j, e);
-    size_t bad = 0, torn = 0;
+        snprintf(r->run_id, sizeof r->run_id, "%s", run->run_id);
+    journal_run_free(run);
+    return rc;
+}
+
+static int
+resume_load(struct runner *r, const char *started, struct err *e)
+{
+    int rc = journal_open_locked(r->o->dir, &r->j, e);
+    if (rc == NS_ENOTFOUND) {
+        err_prefix(e, "cannot resume %s", r->o->dir);
+        return NS_EINVAL;
+    }
     if (rc == 0)
-        rc = journal_read_trials(r->o->dir, resume_take, r, &bad, &torn, e);
-    r->res->bad_lines = bad;
+        rc = resume_check(r, e);
+    if (rc == 0)
+        rc = journal_resume(r->j, &r->res->torn_bytes, e);
+    struct journal_read_stats st = {0};
+    if (rc == 0)
+        rc = journal_read_trials(r->o->dir, resume_take, NULL, r, &st, e);
+    r->res->bad_lines = st.bad + st.torn;
     if (r->ndone > 0)
         qsort(r->done, r->ndone, sizeof *r->done, key_cmp);
     /* Duplicate keys (a trial ok twice, from a journal written elsewhere) count once. */
@@ -686,6 +816,13 @@ resume_load(struct runner *r, struct err *e)
             r->done[w++] = r->done[i];
     r->ndone = w;
     r->res->done_before = w;
+    if (rc == 0) {
+        json_t *resumed = json_pack("{s:s, s:s}", "started", started, "command", r->o->command);
+        rc = resumed != NULL ? journal_set_state(r->j, JOURNAL_RUN_RUNNING, resumed, e)
+                             : err_set(e, NS_ENOMEM, "out of memory");
+        json_decref(resumed);
+        r->running = rc == 0;
+    }
     return rc;
 }
 
@@ -713,16 +850,47 @@ run_prepare(struct runner *r, struct err *e)
 }
 
 static int
-run_start_journal(struct runner *r, struct err *e)
+run_start_journal(struct runner *r, const char *started, struct err *e)
 {
-    if (r->o->resume)
-        return resume_load(r, e);
-    char stamp[32];
-    clock_wall_stamp(stamp, sizeof stamp);
-    uint8_t rnd[2];
-    sha256_random_bytes(rnd, sizeof rnd);
-    snprintf(r->run_id, sizeof r->run_id, "%s-%02x%02x", stamp, rnd[0], rnd[1]);
-    return journal_create(r->o->dir, &r->j, e);
+    int rc;
+    if (r->o->resume) {
+        rc = resume_load(r, started, e);
+    } else {
+        char stamp[32];
+        clock_wall_stamp(stamp, sizeof stamp);
+        uint8_t rnd[2];
+        sha256_random_bytes(rnd, sizeof rnd);
+        snprintf(r->run_id, sizeof r->run_id, "%s-%02x%02x", stamp, rnd[0], rnd[1]);
+        rc = r->o->unique_dir ? journal_create_unique(r->o->dir, &r->j, e)
+                              : journal_create(r->o->dir, &r->j, e);
+    }
+    if (r->j != NULL) {
+        snprintf(r->res->dir, sizeof r->res->dir, "%s", journal_dir(r->j));
+        r->res->dir_suffixed = strcmp(r->res->dir, r->o->dir) != 0;
+    }
+    /* a directory in use, not empty, or a refused resume is the caller's mistake */
+    r->res->journal_failed = rc != 0 && rc != NS_EBUSY && rc != NS_EINVAL && rc != NS_ENOMEM;
+    return rc;
+}
+
+/* run.json's state once the rounds are over; a failure to write it is the run's error when it
+ * has none (readers would take the run for one that was killed). */
+static int
+run_finish_journal(struct runner *r, int rc, struct err *e)
+{
+    if (!r->running)
+        return rc; /* this process never said it runs: leave run.json as it was */
+    enum journal_run_state st = rc != 0                               ? JOURNAL_RUN_FAILED
+                                : atomic_load(r->o->interrupted) != 0 ? JOURNAL_RUN_INTERRUPTED
+                                                                      : JOURNAL_RUN_COMPLETE;
+    struct err se = {0};
+    int src = journal_set_state(r->j, st, NULL, &se);
+    if (src != 0 && rc == 0) {
+        *e = se;
+        r->res->journal_failed = true;
+        return src;
+    }
+    return rc;
 }
 
 int
@@ -739,32 +907,28 @@ survey_run(const struct survey_run_opts *o, struct survey_run_result *res, struc
     char started[40];
     clock_wall_iso8601(started, sizeof started);
     r.nhosts = plan_host_count(r.plan); /* trial keys need it before the hosts open */
+    snprintf(res->dir, sizeof res->dir, "%s", o->dir);
     int rc = run_prepare(&r, e);
     if (rc == 0) {
         res->tests = schedule_test_count(r.sched);
-        rc = run_start_journal(&r, e);
+        rc = run_start_journal(&r, started, e);
     }
-    json_t *run = NULL;
     if (rc == 0 && !o->resume) {
         /* run.json first, before any host is contacted; again once environments are known. */
         r.hosts = calloc(r.nhosts, sizeof *r.hosts);
         for (size_t i = 0; r.hosts != NULL && i < r.nhosts; i++)
             r.hosts[i].ph = plan_host(r.plan, i);
-        run = r.hosts != NULL ? run_json(&r, started) : NULL;
-        rc = run != NULL ? journal_write_run(r.j, run, e) : err_set(e, NS_ENOMEM, "out of memory");
-        json_decref(run);
+        rc = r.hosts != NULL ? run_write(&r, started, e) : err_set(e, NS_ENOMEM, "out of memory");
         free(r.hosts);
         r.hosts = NULL;
     }
     if (rc == 0)
         rc = hosts_open(&r, e);
-    if (rc == 0 && !o->resume) {
-        run = run_json(&r, started);
-        rc = run != NULL ? journal_write_run(r.j, run, e) : err_set(e, NS_ENOMEM, "out of memory");
-        json_decref(run);
-    }
+    if (rc == 0 && !o->resume)
+        rc = run_write(&r, started, e);
     if (rc == 0)
         rc = rounds_run(&r, e);
+    rc = run_finish_journal(&r, rc, e);
     res->elapsed_s = elapsed_s(&r);
     hosts_close(&r);
     journal_free(r.j);

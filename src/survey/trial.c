@@ -87,15 +87,8 @@ trial_client_argv(const struct plan_scenario *sc, const char *nsperf, const char
 static void
 log_argv(const struct trial_spec *s, const char *host, const char *const *argv)
 {
-    if (!s->verbose)
-        return;
-    pthread_mutex_lock(s->log_mu);
-    fprintf(s->log, "%s$", host);
-    for (size_t i = 0; argv[i] != NULL; i++)
-        fprintf(s->log, " %s", argv[i]);
-    fputc('\n', s->log);
-    fflush(s->log);
-    pthread_mutex_unlock(s->log_mu);
+    if (s->on_command != NULL)
+        s->on_command(s->on_command_arg, host, argv);
 }
 
 static int64_t

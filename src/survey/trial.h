@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "plan/plan.h"
-#include "survey/transport.h"
+#include "transport/transport.h"
 
 #define TRIAL_ARGV_MAX 40
 #define TRIAL_OUT_CAP (64u << 20) /* the client's JSON (histograms, intervals) */
@@ -40,9 +40,9 @@ struct trial_spec {
     const struct trial_host *src, *dst;
     const char *token; /* the run's secret, written to both ends' stdin */
     double margin_s;   /* setup allowance on top of warmup + duration */
-    bool verbose;      /* print each command to log */
-    FILE *log;         /* under log_mu */
-    pthread_mutex_t *log_mu;
+    /* Told of each command before it starts on a host, when not NULL (from the trial's thread). */
+    void (*on_command)(void *arg, const char *host, const char *const *argv);
+    void *on_command_arg;
 };
 
 struct trial_outcome {

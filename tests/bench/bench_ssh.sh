@@ -3,7 +3,7 @@
 # loopback addresses (tests/ssh/sshd_harness.sh). A benchmark, not a ctest test: it prints
 # figures and PASS/MISS per target, exit 0. Runs as root (sshd).
 #
-#   tests/bench/bench_ssh.sh [BUILD_DIR]      (default build/ci; needs build/static/bin/nsperf)
+#   tests/bench/bench_ssh.sh [BUILD_DIR]      (default build/ci; deploys its bin/nsperf-static)
 #
 # Targets:
 #   32 hosts (sshd on 127.0.0.101..132) connected (host key recorded, key auth) and nsperf
@@ -21,10 +21,10 @@ HOSTS=${BENCH_HOSTS:-32}
 TESTS=${BENCH_TESTS:-20}
 harness=$root/tests/ssh/sshd_harness.sh
 driver=$build/tests/ssh/ssh_bench
-nsperf=$root/build/static/bin/nsperf
+nsperf=$build/bin/nsperf-static
 
 [ -x "$driver" ] || { echo "no $driver: cmake --build --preset ci" >&2; exit 2; }
-[ -x "$nsperf" ] || { echo "no $nsperf: cmake --preset static && cmake --build --preset static" >&2; exit 2; }
+[ -x "$nsperf" ] || { echo "no $nsperf: cmake --build --preset ci" >&2; exit 2; }
 
 dir=$(mktemp -d /tmp/ns-bench-ssh-XXXXXX)
 cleanup() {

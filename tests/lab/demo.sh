@@ -17,9 +17,8 @@ keep=""
     echo "demo: the lab needs root (network namespaces, TUN devices, sshd)" >&2
     exit 1
 }
-[[ -x build/ci/bin/netsurvey && -x build/ci/tests/lab/nslab_delay ]] ||
+[[ -x build/ci/bin/netsurvey && -x build/ci/bin/nsperf-static && -x build/ci/tests/lab/nslab_delay ]] ||
     { cmake --preset ci >/dev/null && cmake --build --preset ci; }
-[[ -x build/static/bin/nsperf ]] || { cmake --preset static >/dev/null && cmake --build --preset static; }
 
 export NSLAB_PREFIX=nslab NSLAB_DIR=/run/nslab # the paths plans/lab-region.yaml names
 [[ -n $keep ]] || trap 'tests/lab/lab down >/dev/null 2>&1 || true' EXIT
@@ -28,7 +27,7 @@ tests/lab/lab up
 tests/lab/lab pin
 before=$(ls -d results/lab-region-* 2>/dev/null || true)
 rc=0
-build/ci/bin/netsurvey run plans/lab-region.yaml --nsperf-remote build/static/bin/nsperf || rc=$?
+build/ci/bin/netsurvey run plans/lab-region.yaml || rc=$?
 dir=$(comm -13 <(echo "$before") <(ls -d results/lab-region-* 2>/dev/null) | tail -1)
 if [[ -n $dir ]]; then
     for m in latency:"mean RTT in us; the lab itself adds 60-90 us" \

@@ -72,7 +72,7 @@ rr_disturbed() {
 
 # --- netsurvey over ssh against the lab --------------------------------------------------------
 NETSURVEY=${NETSURVEY:-${NS_BINARY_DIR:-$LAB_DIR_SRC/../../build/ci}/bin/netsurvey}
-NSPERF_REMOTE=${NSPERF_REMOTE:-${NS_BINARY_DIR:-$LAB_DIR_SRC/../../build/ci}/../static/bin/nsperf}
+NSPERF_REMOTE=${NSPERF_REMOTE:-${NS_BINARY_DIR:-$LAB_DIR_SRC/../../build/ci}/bin/nsperf-static}
 
 # need_survey: netsurvey and the static nsperf it deploys are there
 need_survey() {
@@ -81,7 +81,7 @@ need_survey() {
         exit 1
     }
     [[ -x $NSPERF_REMOTE ]] || {
-        echo "FAIL: no static nsperf at $NSPERF_REMOTE: cmake --workflow --preset static"
+        echo "FAIL: no static nsperf at $NSPERF_REMOTE: every build makes it (cmake --build)"
         exit 1
     }
 }

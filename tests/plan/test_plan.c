@@ -199,7 +199,8 @@ test_full_hosts(void **state)
     plan_free(p);
 }
 
-/* ssh.jump resolves like the other ssh keys; retries defaults to 2; scoped IPv6 loads. */
+/* ssh.jump resolves like the other ssh keys (chains and none as ssh -J takes them); retries
+ * defaults to 2; scoped IPv6 loads. */
 static void
 test_jump_and_retries(void **state)
 {
@@ -211,6 +212,8 @@ test_jump_and_retries(void **state)
     assert_string_equal(plan_host(p, 0)->ssh.user, "azureuser");
     assert_string_equal(plan_host(p, 1)->ssh.jump, "[2001:db8::9]:22");
     assert_string_equal(plan_host(p, 2)->ssh.jump, "10.0.0.9");
+    assert_string_equal(plan_host(p, 3)->ssh.jump, "ops@edge:2200,10.0.0.9,[2001:db8::9]:22");
+    assert_string_equal(plan_host(p, 4)->ssh.jump, "none");
     plan_free(p);
     p = load_fixture("minimal.yaml");
     assert_int_equal(plan_retries(p), PLAN_DEFAULT_RETRIES);
@@ -287,8 +290,8 @@ test_builtin_defaults(void **state)
     assert_true(sc->streams == 1 && sc->msg_size == 0 && sc->rate_bps == 0);
     const struct plan_host *h = plan_host(p, 0);
     assert_null(h->ssh.user);
-    assert_int_equal(h->ssh.port, 22);
-    assert_true(h->ssh.connect_timeout_s == 10.0);
+    assert_int_equal(h->ssh.port, 0); /* not given: the ssh config decides, then 22 */
+    assert_true(h->ssh.connect_timeout_s == 0);
     assert_string_equal(h->data_address, "192.0.2.1");
     assert_string_equal(h->zone, "");
     assert_int_equal(plan_zone_count(p), 1);

@@ -55,7 +55,7 @@ render(const char *dir, const char *out, bool charts)
         setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
     struct err e = {0};
     const char *dirs[] = {dir};
-    int rc = report_render_dirs(dirs, 1, out, &e);
+    int rc = report_render(&(struct report_opts){.dirs = dirs, .ndirs = 1, .out = out}, &e);
     unsetenv("NETSURVEY_GNUPLOT");
     if (rc != 0)
         fail_msg("render %s: %s", dir, e.msg);

@@ -125,7 +125,7 @@ setup(void **state)
     struct rmodel *m;
     struct err e = {0};
     const char *dirs[] = {f->dir};
-    assert_int_equal(rmodel_load(dirs, 1, &m, &e), 0);
+    assert_int_equal(rmodel_load(dirs, 1, stderr, &m, &e), 0);
     assert_int_equal(report_aggregate(m, &f->sum, &f->view, &e), 0);
     rmodel_free(m);
     *state = f;

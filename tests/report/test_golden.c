@@ -39,7 +39,7 @@ static void
 render(const char *const *dirs, int n, const char *out)
 {
     struct err e = {0};
-    int rc = report_render_dirs(dirs, n, out, &e);
+    int rc = report_render(&(struct report_opts){.dirs = dirs, .ndirs = n, .out = out}, &e);
     if (rc != 0)
         fail_msg("render: %s", e.msg);
 }

@@ -17,7 +17,7 @@ if [ "$(id -u)" != 0 ]; then
     exit 77
 fi
 if [ ! -x "$stat_nsperf" ]; then
-    echo "FAIL: no static nsperf at $stat_nsperf: cmake --workflow --preset static" >&2
+    echo "FAIL: no static nsperf at $stat_nsperf: every build makes bin/nsperf-static" >&2
     exit 1
 fi
 

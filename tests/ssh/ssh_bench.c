@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "common/clock.h"
-#include "survey/transport.h"
-#include "survey/transport_ssh.h"
+#include "transport/transport.h"
+#include "transport/transport_ssh.h"
 
 #define MAX_HOSTS 256
 #define TEST_SECONDS 0.25

@@ -6,7 +6,9 @@
 #   sshd_harness.sh keys DIR                 user keys: DIR/id_good (authorised), DIR/id_bad
 #   sshd_harness.sh start DIR ADDR PORT KEYS [OWNER]
 #                                            start sshd (detached), pid in DIR/sshd.pid;
-#                                            stopped too when process OWNER ends
+#                                            stopped too when process OWNER ends; lines in
+#                                            $NS_SSHD_EXTRA go first in its sshd_config (the
+#                                            first value sshd obtains wins: LogLevel, AllowUsers)
 #   sshd_harness.sh stop DIR                 stop it and its connection processes
 set -eu
 
@@ -52,6 +54,7 @@ start)
     mkdir -p "$dir/home" /run/sshd
     [ -f "$dir/host_key" ] || ssh-keygen -q -t ed25519 -N '' -C host -f "$dir/host_key"
     cat >"$dir/sshd_config" <<CONF
+${NS_SSHD_EXTRA:-}
 ListenAddress $addr:$port
 HostKey $dir/host_key
 PidFile none

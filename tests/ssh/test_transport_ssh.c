@@ -1,5 +1,6 @@
 /* test_transport_ssh.c - the ssh transport against real OpenSSH sshd's on loopback addresses
- * (tests/ssh/sshd_harness.sh): host keys, authentication, jump host, quoting, token on stdin,
+ * (tests/ssh/sshd_harness.sh): host keys, authentication, jump hosts (a chain, and one reached
+ * only through an ssh config's alias and pattern blocks), quoting, token on stdin,
  * process groups, deploy and its cache, a dropped session, clean. Runs as root (label
  * integration). Every process group a test starts is checked gone afterwards. */
 #include <arpa/inet.h>
@@ -25,8 +26,8 @@
 
 #include "common/clock.h"
 #include "common/sha256.h"
-#include "survey/transport.h"
-#include "survey/transport_ssh.h"
+#include "transport/transport.h"
+#include "transport/transport_ssh.h"
 
 #define ADDR_HOST "127.0.0.21"
 #define ADDR_BASTION "127.0.0.22"
@@ -317,6 +318,101 @@ test_jump(void **state)
     assert_int_equal(transport_open(&t, &tr, &e), NS_EINVAL);
 }
 
+/* A chain of two jump hosts given as ssh -J takes it: host 0, then the bastion, then the inner
+ * host; with the first hop gone, the inner host is unreachable. */
+static void
+test_jump_chain(void **state)
+{
+    (void)state;
+    char jump[128];
+    snprintf(jump, sizeof jump, "root@%s:%u,root@%s:%u", ADDR_HOST, g_port[0], ADDR_BASTION,
+             g_port[1]);
+    struct transport_target t = target(2, "id_good", NULL);
+    t.jump = jump;
+    struct transport *tr = NULL;
+    struct err e = {0};
+    if (transport_open(&t, &tr, &e) != 0)
+        fail_msg("chain open: %s", e.msg);
+    char out[256], want[128];
+    const char *argv[] = {"sh", "-c", "echo \"$HOME\"", NULL};
+    assert_int_equal(run(tr, argv, NULL, out, sizeof out), 0);
+    snprintf(want, sizeof want, "%s/s2/home\n", g_dir);
+    assert_string_equal(out, want);
+    sh("%s stop %s/s0", g_harness, g_dir);
+    struct transport_proc *p = NULL;
+    assert_int_not_equal(transport_spawn(tr, argv, NULL, 0, &p, &e), 0);
+    if (p != NULL)
+        transport_proc_free(p);
+    transport_close(tr);
+    assert_int_equal(sh("%s start %s/s0 %s %u %s %d", g_harness, g_dir, ADDR_HOST, g_port[0], g_dir,
+                        (int)getpid()),
+                     0);
+}
+
+static int g_warnings;
+
+static void
+count_warning(void *ctx, const char *name, const char *msg)
+{
+    (void)ctx;
+    assert_string_equal(name, "h");
+    assert_non_null(strstr(msg, "algorithm lists"));
+    g_warnings++;
+}
+
+/* Only an alias in an ssh config: HostName and Port in its own block, User, the key, the
+ * known_hosts file and ProxyJump from pattern blocks after it, the jump host's own ProxyJump
+ * followed too (three hops, as ssh's ProxyJump children would dial them). */
+static void
+test_config_chain(void **state)
+{
+    (void)state;
+    char cfg[128];
+    snprintf(cfg, sizeof cfg, "%s/ssh_config", g_dir);
+    FILE *f = fopen(cfg, "w");
+    assert_non_null(f);
+    fprintf(f,
+            "Host inner-vm\n HostName %s\n Port %u\n Ciphers aes128-ctr\n"
+            "Host *-vm\n ProxyJump mid\n"
+            "Host mid\n HostName %s\n Port %u\n ProxyJump root@%s:%u\n"
+            "Host *\n User root\n IdentityFile %s/id_good\n UserKnownHostsFile %s\n",
+            ADDR_INNER, g_port[2], ADDR_BASTION, g_port[1], ADDR_HOST, g_port[0], g_dir, g_kh);
+    fclose(f);
+    struct transport_target t = {.name = "h",
+                                 .kind = "ssh",
+                                 .address = "inner-vm",
+                                 .ssh_config = cfg,
+                                 .warn = count_warning};
+    struct transport *tr = NULL;
+    struct err e = {0};
+    g_warnings = 0;
+    if (transport_open(&t, &tr, &e) != 0)
+        fail_msg("config chain open: %s", e.msg);
+    assert_int_equal(g_warnings, 1);
+    char out[256], want[128];
+    const char *argv[] = {"sh", "-c", "echo \"$HOME\"", NULL};
+    assert_int_equal(run(tr, argv, NULL, out, sizeof out), 0);
+    snprintf(want, sizeof want, "%s/s2/home\n", g_dir);
+    assert_string_equal(out, want);
+    /* the path really is both jump hosts: with the middle one gone, unreachable */
+    sh("%s stop %s/s1", g_harness, g_dir);
+    struct transport_proc *p = NULL;
+    assert_int_not_equal(transport_spawn(tr, argv, NULL, 0, &p, &e), 0);
+    if (p != NULL)
+        transport_proc_free(p);
+    transport_close(tr);
+    assert_int_equal(sh("%s start %s/s1 %s %u %s %d", g_harness, g_dir, ADDR_BASTION, g_port[1],
+                        g_dir, (int)getpid()),
+                     0);
+    /* what the config refuses names the file and line */
+    f = fopen(cfg, "a");
+    assert_non_null(f);
+    fputs("Host inner-vm\n Frobnicate yes\n", f);
+    fclose(f);
+    assert_int_equal(transport_open(&t, &tr, &e), NS_EPARSE);
+    assert_non_null(strstr(e.msg, "ssh_config line 16: bad configuration option: frobnicate"));
+}
+
 static void
 test_metacharacters(void **state)
 {
@@ -456,9 +552,9 @@ test_deploy_and_nsperf(void **state)
     assert_non_null(bin);
     char dyn[512], stat_nsperf[512];
     snprintf(dyn, sizeof dyn, "%s/bin/nsperf", bin);
-    snprintf(stat_nsperf, sizeof stat_nsperf, "%s/../static/bin/nsperf", bin);
+    snprintf(stat_nsperf, sizeof stat_nsperf, "%s/bin/nsperf-static", bin);
     if (!file_exists("%s", stat_nsperf))
-        fail_msg("no static nsperf at %s: cmake --preset static && cmake --build --preset static",
+        fail_msg("no static nsperf at %s: every build makes it (target nsperf_static)",
                  stat_nsperf);
     sh("rm -rf %s/s0/home/.cache", g_dir);
     struct transport *tr = open_ok(0);
@@ -467,7 +563,7 @@ test_deploy_and_nsperf(void **state)
     /* the dynamic one is refused, naming the static build */
     if (strstr(bin, "static") == NULL) {
         assert_int_equal(transport_deploy(tr, dyn, remote, sizeof remote, &e), NS_EINVAL);
-        assert_non_null(strstr(e.msg, "--preset static"));
+        assert_non_null(strstr(e.msg, "nsperf-static"));
         assert_int_equal(transport_ssh_uploads(tr), 0);
     }
     if (transport_deploy(tr, stat_nsperf, remote, sizeof remote, &e) != 0)
@@ -475,7 +571,8 @@ test_deploy_and_nsperf(void **state)
     assert_int_equal(transport_ssh_uploads(tr), 1);
     char hex[65], want[1100];
     assert_int_equal(local_sha256(stat_nsperf, hex), 0);
-    snprintf(want, sizeof want, "%s/s0/home/.cache/netsurvey/nsperf-%s", g_dir, hex);
+    /* cached under its own name and content hash: nsperf-static-<sha256> */
+    snprintf(want, sizeof want, "%s/s0/home/.cache/netsurvey/nsperf-static-%s", g_dir, hex);
     assert_string_equal(remote, want);
     char rhex[65];
     assert_int_equal(local_sha256(remote, rhex), 0);
@@ -651,7 +748,7 @@ test_concurrent(void **state)
     (void)state;
     const char *bin = getenv("NS_BINARY_DIR");
     char stat_nsperf[512];
-    snprintf(stat_nsperf, sizeof stat_nsperf, "%s/../static/bin/nsperf", bin);
+    snprintf(stat_nsperf, sizeof stat_nsperf, "%s/bin/nsperf-static", bin);
     sh("rm -rf %s/s0/home/.cache %s/s2/home/.cache", g_dir, g_dir);
     struct worker w[6] = {{.which = 0, .deploy = stat_nsperf},
                           {.which = 0, .deploy = stat_nsperf},
@@ -685,12 +782,20 @@ test_concurrent(void **state)
 int
 main(void)
 {
+    /* sshd's own privilege separation and logins as root on loopback addresses need root; any
+     * other user gets ctest's "skipped" (SKIP_RETURN_CODE 77) with the reason, not a failure. */
+    if (geteuid() != 0) {
+        printf("SKIP: needs root (sshd's on loopback addresses 127.0.0.21-23)\n");
+        return 77;
+    }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_identity_file, check_groups_gone),
         cmocka_unit_test_teardown(test_wrong_key, check_groups_gone),
         cmocka_unit_test_teardown(test_agent, check_groups_gone),
         cmocka_unit_test_teardown(test_host_keys, check_groups_gone),
         cmocka_unit_test_teardown(test_jump, check_groups_gone),
+        cmocka_unit_test_teardown(test_jump_chain, check_groups_gone),
+        cmocka_unit_test_teardown(test_config_chain, check_groups_gone),
         cmocka_unit_test_teardown(test_metacharacters, check_groups_gone),
         cmocka_unit_test_teardown(test_token_stdin_and_signal, check_groups_gone),
         cmocka_unit_test_teardown(test_deploy_and_nsperf, check_groups_gone),

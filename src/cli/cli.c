@@ -1,0 +1,343 @@
+/* cli.c - the pieces every command shares: the option parser and --help, both read from the
+ * command's description (cli.h), and the one plan loader. */
+#include "cli/cli.h"
+
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/errors.h"
+#include "plan/plan.h"
+#include "survey/run.h"
+
+#define CLI_WIDTH 80
+#define CLI_OPT_COLUMN 21 /* where an option's help starts */
+#define CLI_MAX_OPTS 16
+#define CLI_LONG_BASE 256 /* getopt_long's value of opts[i]: past every short option's */
+
+/* --- help --------------------------------------------------------------------------------- */
+
+/* Breaks at spaces outside [...]: an optional part of a synopsis stays on one line. */
+void
+cli_wrap(FILE *out, size_t col, size_t indent, const char *text)
+{
+    for (const char *p = text; *p != '\0';) {
+        size_t n = 0;
+        for (int depth = 0; p[n] != '\0' && (p[n] != ' ' || depth > 0); n++)
+            depth += (p[n] == '[') - (p[n] == ']');
+        if (p != text && col + 1 + n > CLI_WIDTH) {
+            fprintf(out, "\n%*s", (int)indent, "");
+            col = indent;
+        } else if (p != text) {
+            fputc(' ', out);
+            col++;
+        }
+        fprintf(out, "%.*s", (int)n, p);
+        col += n;
+        p += n;
+        while (*p == ' ')
+            p++;
+    }
+    fputc('\n', out);
+}
+
+static void
+help_option(FILE *out, char short_name, const char *name, const char *arg, const char *help)
+{
+    char left[128];
+    size_t len =
+        (size_t)(short_name != 0 ? snprintf(left, sizeof left, "  -%c, --%s", short_name, name)
+                                 : snprintf(left, sizeof left, "  --%s", name));
+    if (arg != NULL && len < sizeof left)
+        len += (size_t)snprintf(left + len, sizeof left - len, " %s", arg);
+    /* a long one keeps its help on its line, two blanks after it */
+    size_t col = len + 2 > CLI_OPT_COLUMN ? len + 2 : CLI_OPT_COLUMN;
+    fprintf(out, "%-*s", (int)col, left);
+    cli_wrap(out, col, CLI_OPT_COLUMN, help);
+}
+
+/* Paragraphs are separated by "\n"; each one is wrapped, after a blank line. */
+static void
+help_paragraphs(FILE *out, const char *text)
+{
+    char para[2048];
+    for (const char *p = text; *p != '\0';) {
+        size_t n = strcspn(p, "\n");
+        snprintf(para, sizeof para, "%.*s", (int)n, p);
+        fputc('\n', out);
+        cli_wrap(out, 0, 0, para);
+        p += n + (p[n] == '\n');
+    }
+}
+
+void
+cli_help(const struct cli_command *c, FILE *out)
+{
+    char head[64];
+    int n = snprintf(head, sizeof head, "usage: netsurvey %s", c->name);
+    fputs(head, out);
+    fputc(' ', out);
+    cli_wrap(out, (size_t)n + 1, (size_t)n + 1, c->synopsis);
+    fprintf(out, "%s\n\n", c->summary);
+    for (size_t i = 0; i < c->nopts; i++) {
+        const struct cli_opt *o = &c->opts[i];
+        help_option(out, o->short_name, o->name, o->kind == CLI_OPT_STRING ? o->arg : NULL,
+                    o->help);
+    }
+    help_option(out, 'h', "help", NULL, "print this help");
+    if (c->details != NULL)
+        help_paragraphs(out, c->details);
+    fprintf(out, "\nexit status:\n");
+    cli_help_exits(c->exits, c->nexits, out);
+}
+
+void
+cli_help_exits(const struct cli_exit *exits, size_t n, FILE *out)
+{
+    for (size_t i = 0; i < n; i++) {
+        fprintf(out, "  %-4d ", exits[i].status);
+        cli_wrap(out, 7, 7, exits[i].meaning);
+    }
+}
+
+/* --- options ------------------------------------------------------------------------------ */
+
+int
+cli_usage_error(const struct cli_command *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "netsurvey %s: ", c->name);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    cli_help(c, stderr);
+    return c->usage;
+}
+
+static const struct cli_opt *
+opt_of(const struct cli_command *c, int ch)
+{
+    if (ch >= CLI_LONG_BASE && (size_t)(ch - CLI_LONG_BASE) < c->nopts)
+        return &c->opts[ch - CLI_LONG_BASE];
+    for (size_t i = 0; i < c->nopts; i++)
+        if (c->opts[i].short_name != 0 && c->opts[i].short_name == ch)
+            return &c->opts[i];
+    return NULL;
+}
+
+static void
+opt_store(const struct cli_opt *o, void *args, const char *value)
+{
+    char *field = (char *)args + o->offset;
+    switch (o->kind) {
+    case CLI_OPT_TRUE:
+        *(bool *)(void *)field = true;
+        break;
+    case CLI_OPT_SET:
+        *(int *)(void *)field = o->value;
+        break;
+    case CLI_OPT_STRING:
+        *(const char **)(void *)field = value;
+        break;
+    }
+}
+
+int
+cli_parse(const struct cli_command *c, int argc, char **argv, void *args, struct cli_operands *ops)
+{
+    struct option lo[CLI_MAX_OPTS + 2];
+    char so[3 * CLI_MAX_OPTS + 2];
+    size_t ns = 0;
+    bool takes_values = false;
+    if (c->nopts > CLI_MAX_OPTS)
+        return cli_usage_error(c, "more than %d options: raise CLI_MAX_OPTS", CLI_MAX_OPTS);
+    for (size_t i = 0; i < c->nopts; i++) {
+        const struct cli_opt *o = &c->opts[i];
+        bool value = o->kind == CLI_OPT_STRING;
+        takes_values |= value;
+        lo[i] = (struct option){o->name, value ? required_argument : no_argument, NULL,
+                                CLI_LONG_BASE + (int)i};
+        if (o->short_name != 0) {
+            so[ns++] = o->short_name;
+            if (value)
+                so[ns++] = ':';
+        }
+    }
+    lo[c->nopts] = (struct option){"help", no_argument, NULL, 'h'};
+    lo[c->nopts + 1] = (struct option){NULL, 0, NULL, 0};
+    so[ns++] = 'h';
+    so[ns] = '\0';
+    int ch;
+    opterr = 0; /* the messages are ours */
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, so, lo, NULL)) != -1) {
+        if (ch == 'h') {
+            cli_help(c, stdout);
+            return 0;
+        }
+        const struct cli_opt *o = ch == '?' ? NULL : opt_of(c, ch);
+        if (o == NULL)
+            return cli_usage_error(
+                c, takes_values ? "unknown option or missing value '%s'" : "unknown option '%s'",
+                argv[optind - 1]);
+        opt_store(o, args, optarg);
+    }
+    ops->n = argc - optind;
+    ops->v = argv + optind;
+    return CLI_GO_ON;
+}
+
+int
+cli_parse_plan(const struct cli_command *c, int argc, char **argv, void *args,
+               const char **plan_arg)
+{
+    struct cli_operands ops;
+    int rc = cli_parse(c, argc, argv, args, &ops);
+    if (rc != CLI_GO_ON)
+        return rc;
+    if (ops.n > 1)
+        return cli_usage_error(c, "too many arguments");
+    *plan_arg = ops.n == 1 ? ops.v[0] : NULL;
+    return CLI_GO_ON;
+}
+
+/* --- the plan ----------------------------------------------------------------------------- */
+
+int
+cli_start_plan(const struct cli_command *c, int argc, char **argv, void *args, int nomem,
+               struct plan **out)
+{
+    const char *arg = NULL;
+    int rc = cli_parse_plan(c, argc, argv, args, &arg);
+    if (rc != CLI_GO_ON)
+        return rc;
+    rc = cli_plan_load(c, arg, NULL, out);
+    if (rc != 0)
+        return rc == NS_ENOMEM ? nomem : c->usage;
+    return CLI_GO_ON;
+}
+
+int
+cli_plan_load(const struct cli_command *c, const char *arg, const char *resume_dir,
+              struct plan **out)
+{
+    *out = NULL;
+    struct plan_diags *d = plan_diags_new();
+    if (d == NULL) {
+        fprintf(stderr, "netsurvey: out of memory\n");
+        return NS_ENOMEM;
+    }
+    struct err e = {0};
+    int rc;
+    if (arg == NULL && resume_dir != NULL)
+        rc = survey_load_recorded_plan(resume_dir, out, d, &e);
+    else if (arg == NULL)
+        rc = plan_load_default(out, d);
+    else
+        rc = plan_load_file(strcmp(arg, "-") == 0 ? "/dev/stdin" : arg, out, d);
+    if (e.code != 0)
+        fprintf(stderr, "netsurvey %s: %s\n", c->name, e.msg);
+    plan_diags_write(d, stderr);
+    plan_diags_free(d);
+    return rc;
+}
+
+/* --- the programs ------------------------------------------------------------------------- */
+
+static bool
+cli_is_program(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* This executable's directory into buf; false when /proc/self/exe cannot say. */
+static bool
+cli_self_dir(char *buf, size_t len)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    char *slash = strrchr(buf, '/');
+    if (slash == NULL)
+        return false;
+    *slash = '\0';
+    return true;
+}
+
+/* given, else name beside this executable, else (search_path) the first name in PATH. On
+ * failure buf says where it was looked for last, for the message. */
+static int
+cli_find_program(const char *given, const char *name, bool search_path, char *buf, size_t len)
+{
+    if (given != NULL) {
+        snprintf(buf, len, "%s", given);
+        return cli_is_program(buf) ? 0 : -1;
+    }
+    char self[PATH_MAX - 32]; /* room for "/" name in buf */
+    if (cli_self_dir(self, sizeof self)) {
+        snprintf(buf, len, "%s/%s", self, name);
+        if (cli_is_program(buf))
+            return 0;
+        if (!search_path)
+            return -1;
+    }
+    for (const char *path = search_path ? getenv("PATH") : NULL; path != NULL && *path != '\0';) {
+        size_t seg = strcspn(path, ":");
+        snprintf(buf, len, "%.*s/%s", (int)seg, path, name);
+        if (seg > 0 && cli_is_program(buf))
+            return 0;
+        path += seg + (path[seg] == ':');
+    }
+    snprintf(buf, len, "%s", name);
+    return -1;
+}
+
+int
+cli_find_nsperf(const struct cli_command *c, const struct plan *p, const char *given_local,
+                const char *given_remote, char local[PATH_MAX], char remote[PATH_MAX], bool *ssh)
+{
+    /* the local one may come from PATH; an ssh host needs a statically linked nsperf, and the
+     * deploy refuses any other: no guess past the one beside netsurvey */
+    if (cli_find_program(given_local, "nsperf", true, local, PATH_MAX) != 0) {
+        fprintf(stderr, "netsurvey %s: no executable nsperf at '%s' (give --nsperf PATH)\n",
+                c->name, local);
+        return -1;
+    }
+    *ssh = false;
+    for (size_t i = 0; i < plan_host_count(p); i++)
+        *ssh |= plan_host(p, i)->transport != PLAN_TRANSPORT_LOCAL;
+    if (*ssh && cli_find_program(given_remote, "nsperf-static", false, remote, PATH_MAX) != 0) {
+        fprintf(stderr,
+                "netsurvey %s: the plan has ssh hosts and there is no executable static nsperf "
+                "at '%s'\n  every build makes nsperf-static beside netsurvey (cmake --build); "
+                "or give one with --nsperf-remote PATH\n",
+                c->name, remote);
+        return -1;
+    }
+    return 0;
+}
+
+/* --- ssh config warnings ------------------------------------------------------------------ */
+
+#define CLI_WARNED_MAX 256 /* distinct warnings remembered; more are printed every time */
+
+void
+cli_ssh_warning(void *ctx, const char *host, const char *msg)
+{
+    static char *seen[CLI_WARNED_MAX];
+    static size_t nseen;
+    for (size_t i = 0; i < nseen; i++)
+        if (strcmp(seen[i], msg) == 0)
+            return;
+    if (nseen < CLI_WARNED_MAX && (seen[nseen] = strdup(msg)) != NULL)
+        nseen++;
+    fprintf(stderr, "netsurvey %s: warning: %s: %s\n", (const char *)ctx, host, msg);
+}

@@ -1,0 +1,113 @@
+/* journal.h - a run directory on disk: run.json (rewritten atomically) and results.jsonl (one
+ * fsync'd line per finished trial), as the README's section "The journal" defines them. The
+ * one writer (survey's) and the one reader (report's, and survey's resume). The records
+ * themselves are journal/record.h's. */
+#ifndef NS_JOURNAL_JOURNAL_H
+#define NS_JOURNAL_JOURNAL_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "common/errors.h"
+#include "journal/record.h"
+
+/* --- writing ---------------------------------------------------------------------------------- */
+
+struct journal; /* an open run directory, its lock held; thread-safe appends */
+
+/* Create dir (and its parents) for a new run, refusing a directory that holds anything but a
+ * lock file; take its lock (JOURNAL_LOCK_FILE) for as long as *out lives; fsync dir and its
+ * parent; create an empty results.jsonl. *out owned by the caller. NS_EBUSY: dir is in use
+ * (e names the owner's PID) or holds a run or other files (e says which, and whether
+ * --resume can continue it). */
+int journal_create(const char *dir, struct journal **out, struct err *e);
+
+/* As journal_create, but when dir exists (empty or not) the first of dir-2, dir-3, ... that does
+ * not is created instead: one directory per run for templates with {timestamp}.
+ * journal_dir(*out) says which. */
+int journal_create_unique(const char *dir, struct journal **out, struct err *e);
+
+/* Take the lock of an existing run directory to continue its run; nothing is written. The
+ * caller reads run.json (journal_read_run) and, when it may go on, calls journal_resume.
+ * NS_EBUSY: another process holds the lock (e names its PID); NS_ENOTFOUND: no such
+ * directory. */
+int journal_open_locked(const char *dir, struct journal **out, struct err *e);
+
+/* Open results.jsonl of a directory opened by journal_open_locked for appending. A torn last
+ * line (no newline at its end) is cut off so that the next record starts on a line of its own;
+ * *torn_bytes says how many bytes were dropped (0 when none). */
+int journal_resume(struct journal *j, size_t *torn_bytes, struct err *e);
+
+/* The run directory (borrowed from j). */
+const char *journal_dir(const struct journal *j);
+
+/* Write run.json atomically (tmp file, fsync, rename, fsync of the directory). */
+int journal_write_run(struct journal *j, const struct journal_run *run, struct err *e);
+
+/* Rewrite run.json's "state" (and "ended": now for a final state, null for RUNNING) keeping
+ * the rest as it is, atomically. When resumed is not NULL ({"started", "command"} of a
+ * resume, borrowed), it is appended to run.json's "resumes". */
+int journal_set_state(struct journal *j, enum journal_run_state state, const json_t *resumed,
+                      struct err *e);
+
+/* Whether a live process holds dir's lock: 1 (*pid its PID, 0 if it has not written it yet),
+ * 0 when none does (no lock file, or its holder died: the kernel dropped the lock), or a
+ * negative NS_E* (e says why). Takes a shared lock for an instant to know, which
+ * journal_create and journal_open_locked wait out. */
+int journal_owner(const char *dir, long *pid, struct err *e);
+
+/* Append one trial record (result: nsperf's object, borrowed, or NULL) as one line with one
+ * write(2), then fsync. Safe from several threads. On failure (a full disk) the file is cut
+ * back to where the line began, so the record is either wholly on disk or not at all and the
+ * next line starts clean; returns NS_EIO (e says why). */
+int journal_append(struct journal *j, const struct journal_trial *t, const json_t *result,
+                   struct err *e);
+
+/* Close the files and release the lock. journal_free(NULL) is safe. */
+void journal_free(struct journal *j);
+
+/* --- reading ---------------------------------------------------------------------------------- */
+
+/* run.json of dir, read with the cap JOURNAL_RUN_MAX, into *out (caller frees with
+ * journal_run_free). Returns 0, NS_ENOTFOUND (no run.json: "unable to open PATH: ..."),
+ * NS_EIO, NS_ETOOBIG, NS_EPARSE ("PATH:LINE:COL: ..." or a scenario of unknown kind) or
+ * NS_ENOMEM. */
+int journal_read_run(const char *dir, struct journal_run **out, struct err *e);
+
+/* What journal_read_trials met besides the records it handed on. */
+struct journal_read_stats {
+    size_t records; /* trial records handed to the callback */
+    size_t torn;    /* a last line without its newline (a run still writing, or killed) */
+    size_t bad;     /* complete lines that are not trial records */
+};
+
+/* A line that was not handed on: path, 1-based line number, why ("torn last line", jansson's
+ * message, "not a trial record", "unknown test kind 'x'"). */
+typedef void (*journal_skip_fn)(void *arg, const char *path, unsigned long line, const char *why);
+
+/* A trial record (borrowed until the callback returns). Returns 0 to go on, or NS_E* to stop
+ * reading (journal_read_trials returns it). */
+typedef int (*journal_trial_fn)(void *arg, const struct journal_trial *t, struct err *e);
+
+/* Call fn for every trial record of dir's results.jsonl, in order; skip (may be NULL) hears of
+ * every line that is not one. Each line is read with the cap JOURNAL_LINE_MAX. The fast reader
+ * (journal/scan.h) takes the lines it knows and hands the others to jansson; the environment
+ * variable NETSURVEY_JOURNAL_SLOW=1 sends every line to jansson (the tests compare both).
+ * Returns 0, NS_ENOTFOUND (no results.jsonl), NS_EIO, NS_ETOOBIG, NS_ENOMEM or fn's code. */
+int journal_read_trials(const char *dir, journal_trial_fn fn, journal_skip_fn skip, void *arg,
+                        struct journal_read_stats *st, struct err *e);
+
+/* One line's reader, for journal_read_trials and its tests: scratch space (the fast reader's
+ * strings and buckets, jansson's tree) reused line after line. */
+struct journal_reader;
+
+/* slow: every line through jansson. NULL when out of memory. */
+struct journal_reader *journal_reader_new(bool slow);
+void journal_reader_free(struct journal_reader *rd);
+
+/* Read one line (its newline may be included) into *t, whose pointers stay valid until the
+ * next call with rd. Returns 0, or NS_EPARSE with why in e (see journal_skip_fn). */
+int journal_reader_parse(struct journal_reader *rd, const char *line, size_t len,
+                         struct journal_trial *t, struct err *e);
+
+#endif

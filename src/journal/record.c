@@ -1,0 +1,648 @@
+/* record.c - the trial record and run.json: the one writer (struct to JSON) and the reference
+ * reader (a jansson tree to struct). journal/scan.c is the fast reader of the same lines; the
+ * differential fuzzer holds the two to the same results. */
+#include "journal/record.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/errors.h"
+#include "common/hist.h"
+#include "common/histjson.h"
+#include "journal/scan.h"
+
+const char *
+journal_family_name(enum journal_family f)
+{
+    return f == JOURNAL_IPV6 ? "ipv6" : "ipv4";
+}
+
+enum journal_family
+journal_family_of(const char *address)
+{
+    return strchr(address, ':') != NULL ? JOURNAL_IPV6 : JOURNAL_IPV4;
+}
+
+void
+journal_trial_key(const struct journal_trial *t, struct journal_key *k)
+{
+    *k = (struct journal_key){.scenario = t->scenario.name,
+                              .family = t->family,
+                              .src = t->src.host,
+                              .dst = t->dst.host,
+                              .trial = t->trial};
+}
+
+static bool
+str_same(const char *a, const char *b)
+{
+    return a == b || (a != NULL && b != NULL && strcmp(a, b) == 0);
+}
+
+bool
+journal_key_equal(const struct journal_key *a, const struct journal_key *b)
+{
+    return a->trial == b->trial && a->family == b->family && str_same(a->scenario, b->scenario) &&
+           str_same(a->src, b->src) && str_same(a->dst, b->dst);
+}
+
+bool
+journal_supersedes(bool now_ok, bool before_ok)
+{
+    return now_ok || !before_ok;
+}
+
+/* --- writing ---------------------------------------------------------------------------------- */
+
+static const char *const param_keys[TESTSPEC_PARAM_COUNT] = {
+    [TESTSPEC_P_DURATION] = "duration_s",
+    [TESTSPEC_P_WARMUP] = "warmup_s",
+    [TESTSPEC_P_STREAMS] = "streams",
+    [TESTSPEC_P_MSG_SIZE] = "msg_size",
+    [TESTSPEC_P_RESPONSE_SIZE] = "response_size",
+    [TESTSPEC_P_RATE] = "rate_bps",
+    [TESTSPEC_P_INTERVAL] = "interval_s",
+    [TESTSPEC_P_WINDOW] = "window",
+    [TESTSPEC_P_REVERSE] = "reverse",
+};
+
+const char *
+journal_param_key(enum testspec_param p)
+{
+    return (int)p >= 0 && p < TESTSPEC_PARAM_COUNT ? param_keys[p] : NULL;
+}
+
+double
+journal_scenario_value(const struct journal_scenario *sc, enum testspec_param p)
+{
+    switch (p) {
+    case TESTSPEC_P_DURATION:
+        return sc->duration_s;
+    case TESTSPEC_P_WARMUP:
+        return sc->warmup_s;
+    case TESTSPEC_P_STREAMS:
+        return (double)sc->streams;
+    case TESTSPEC_P_MSG_SIZE:
+        return (double)sc->msg_size;
+    case TESTSPEC_P_RESPONSE_SIZE:
+        return (double)sc->response_size;
+    case TESTSPEC_P_RATE:
+        return (double)sc->rate_bps;
+    case TESTSPEC_P_INTERVAL:
+        return sc->interval_s;
+    case TESTSPEC_P_WINDOW:
+        return (double)sc->window;
+    case TESTSPEC_P_REVERSE:
+        return sc->reverse ? 1.0 : 0.0;
+    case TESTSPEC_PARAM_COUNT:
+        break;
+    }
+    return 0;
+}
+
+struct journal_scenario
+journal_scenario_from_spec(const char *name, const struct testspec_values *v)
+{
+    const double *x = v->v;
+    return (struct journal_scenario){.name = name,
+                                     .test = testspec_kind_name((int)v->kind),
+                                     .kind = (int)v->kind,
+                                     .duration_s = x[TESTSPEC_P_DURATION],
+                                     .warmup_s = x[TESTSPEC_P_WARMUP],
+                                     .streams = (uint64_t)x[TESTSPEC_P_STREAMS],
+                                     .msg_size = (uint64_t)x[TESTSPEC_P_MSG_SIZE],
+                                     .response_size = (uint64_t)x[TESTSPEC_P_RESPONSE_SIZE],
+                                     .rate_bps = (uint64_t)x[TESTSPEC_P_RATE],
+                                     .interval_s = x[TESTSPEC_P_INTERVAL],
+                                     .window = (uint64_t)x[TESTSPEC_P_WINDOW],
+                                     .reverse = x[TESTSPEC_P_REVERSE] != 0};
+}
+
+json_t *
+journal_scenario_json(const struct journal_scenario *sc)
+{
+    const char *test = sc->test != NULL ? sc->test : testspec_kind_name(sc->kind);
+    json_t *o = json_pack("{s:s, s:s}", "name", sc->name, "test", test);
+    for (int i = 0; o != NULL && i < TESTSPEC_PARAM_COUNT; i++) {
+        enum testspec_param p = (enum testspec_param)i;
+        if (!testspec_applies(p, sc->kind))
+            continue;
+        double v = journal_scenario_value(sc, p);
+        json_t *jv = testspec_type(p) == TESTSPEC_BOOL       ? json_boolean(v != 0)
+                     : testspec_type(p) == TESTSPEC_DURATION ? json_real(v)
+                                                             : json_integer((json_int_t)v);
+        if (json_object_set_new(o, param_keys[p], jv) != 0) {
+            json_decref(o);
+            return NULL;
+        }
+    }
+    return o;
+}
+
+static json_t *
+endpoint_json(const struct journal_endpoint *ep)
+{
+    return json_pack("{s:s, s:s, s:s, s:s}", "host", ep->host, "zone", ep->zone, "region",
+                     ep->region, "data_address", ep->data_address);
+}
+
+json_t *
+journal_trial_json(const struct journal_trial *t, const json_t *result)
+{
+    return json_pack(
+        "{s:s, s:s, s:{s:s, s:s}, s:o, s:I, s:s, s:o, s:o, s:s, s:o, s:I, s:s, s:s, s:O, "
+        "s:{s:s, s:s}, s:{s:s, s:s}}",
+        "schema", JOURNAL_TRIAL_SCHEMA, "run_id", t->run_id, "plan", "name", t->plan_name, "sha256",
+        t->plan_sha256, "scenario", journal_scenario_json(&t->scenario), "trial",
+        (json_int_t)t->trial, "family", journal_family_name(t->family), "src",
+        endpoint_json(&t->src), "dst", endpoint_json(&t->dst), "status",
+        t->status == JOURNAL_OK ? "ok" : "failed", "error",
+        t->error != NULL ? json_string(t->error) : json_null(), "attempts", (json_int_t)t->attempts,
+        "started", t->started, "ended", t->ended, "result", result != NULL ? result : json_null(),
+        "env", "src", t->env_src, "dst", t->env_dst, "tool", "version", t->tool_version,
+        "nsperf_sha256", t->nsperf_sha256);
+}
+
+static json_t *
+run_hosts_json(const struct journal_run *r)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a != NULL && i < r->nhosts; i++) {
+        const struct journal_run_host *h = &r->hosts[i];
+        json_t *o =
+            json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", h->name, "zone", h->zone, "region",
+                      h->region, "data_address", h->data_address, "transport", h->transport);
+        json_object_set(o, "env", h->env != NULL ? (json_t *)(uintptr_t)h->env : json_null());
+        if (h->error != NULL)
+            json_object_set_new(o, "error", json_string(h->error));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static json_t *
+run_scenarios_json(const struct journal_run *r)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a != NULL && i < r->nscenarios; i++) {
+        const struct journal_run_scenario *rs = &r->scenarios[i];
+        json_t *o = journal_scenario_json(&rs->sc);
+        if (o != NULL) {
+            json_object_set_new(o, "trials", json_integer((json_int_t)rs->trials));
+            json_object_set_new(o, "planned", json_integer((json_int_t)rs->planned));
+        }
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
+static json_t *
+run_pairs_json(const struct journal_run *r)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a != NULL && i < r->npair_list; i++)
+        json_array_append_new(a, json_pack("[I, I]", (json_int_t)r->pair_list[i].src,
+                                           (json_int_t)r->pair_list[i].dst));
+    return a;
+}
+
+static const char *const run_state_names[] = {
+    [JOURNAL_RUN_RUNNING] = "running",
+    [JOURNAL_RUN_COMPLETE] = "complete",
+    [JOURNAL_RUN_INTERRUPTED] = "interrupted",
+    [JOURNAL_RUN_FAILED] = "failed",
+};
+
+const char *
+journal_run_state_name(enum journal_run_state s)
+{
+    return s > JOURNAL_RUN_UNKNOWN && s <= JOURNAL_RUN_FAILED ? run_state_names[s] : NULL;
+}
+
+enum journal_run_state
+journal_run_state_from(const char *s)
+{
+    for (int i = JOURNAL_RUN_RUNNING; s != NULL && i <= JOURNAL_RUN_FAILED; i++)
+        if (strcmp(s, run_state_names[i]) == 0)
+            return (enum journal_run_state)i;
+    return JOURNAL_RUN_UNKNOWN;
+}
+
+static json_t *
+str_or_null(const char *s)
+{
+    return s != NULL ? json_string(s) : json_null();
+}
+
+/* plan.inventories, when the plan has some. */
+static void
+run_inventories_json(const struct journal_run *r, json_t *doc)
+{
+    json_t *a = r->ninventories > 0 ? json_array() : NULL;
+    for (size_t i = 0; a != NULL && i < r->ninventories; i++) {
+        const struct journal_run_inventory *v = &r->inventories[i];
+        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s}", "file", v->file, "path", v->path,
+                                           "format", v->format, "sha256", v->sha256));
+    }
+    if (a != NULL)
+        json_object_set_new(json_object_get(doc, "plan"), "inventories", a);
+}
+
+json_t *
+journal_run_json(const struct journal_run *r)
+{
+    const char *state = journal_run_state_name(r->state);
+    json_t *doc = json_pack(
+        "{s:s, s:s, s:{s:s, s:s, s:s, s:s%}, s:{s:s, s:o, s:s}, s:s, s:s, s:o, s:o, "
+        "s:{s:I, s:I, s:I, s:f}, s:o, s:o, s:o}",
+        "schema", JOURNAL_RUN_SCHEMA, "run_id", r->run_id, "plan", "name", r->plan_name, "file",
+        r->plan_file, "sha256", r->plan_sha256, "source", r->plan_source, r->plan_source_len,
+        "tool", "netsurvey_version", r->netsurvey_version, "nsperf_version",
+        str_or_null(r->nsperf_version), "nsperf_sha256", r->nsperf_sha256, "started", r->started,
+        "command", r->command, "state", str_or_null(state != NULL ? state : "running"), "ended",
+        str_or_null(r->ended), "schedule", "rounds", (json_int_t)r->rounds, "tests",
+        (json_int_t)r->tests, "pairs", (json_int_t)r->pairs, "estimate_s", r->estimate_s, "hosts",
+        run_hosts_json(r), "scenarios", run_scenarios_json(r), "pairs", run_pairs_json(r));
+    if (doc != NULL)
+        run_inventories_json(r, doc);
+    return doc;
+}
+
+/* --- reading: the rules every reader follows (the fast one in scan.c too) ------------------ */
+
+static const char *
+jstr(const json_t *o, const char *key)
+{
+    return json_string_value(json_object_get(o, key));
+}
+
+/* json_integer_value: a real or any other type reads as 0. */
+static json_int_t
+jint(const json_t *o, const char *key)
+{
+    return json_integer_value(json_object_get(o, key));
+}
+
+static uint64_t
+ju64(const json_t *o, const char *key)
+{
+    return journal_count(jint(o, key));
+}
+
+static double
+jnum(const json_t *o, const char *key, bool *has)
+{
+    const json_t *v = json_object_get(o, key);
+    *has = json_is_number(v);
+    return json_number_value(v);
+}
+
+static void
+endpoint_from(const json_t *o, struct journal_endpoint *ep)
+{
+    ep->host = jstr(o, "host");
+    ep->zone = jstr(o, "zone");
+    ep->region = jstr(o, "region");
+    ep->data_address = jstr(o, "data_address");
+}
+
+static void
+scenario_from(const json_t *o, struct journal_scenario *sc)
+{
+    bool has;
+    sc->name = jstr(o, "name");
+    sc->test = jstr(o, "test");
+    sc->kind = -1;
+    sc->msg_size = ju64(o, "msg_size");
+    sc->response_size = ju64(o, "response_size");
+    sc->streams = ju64(o, "streams");
+    sc->duration_s = jnum(o, "duration_s", &has);
+    sc->warmup_s = jnum(o, "warmup_s", &has);
+    sc->interval_s = jnum(o, "interval_s", &has);
+    sc->rate_bps = ju64(o, "rate_bps");
+    sc->reverse = json_is_true(json_object_get(o, "reverse"));
+    sc->window = ju64(o, "window");
+}
+
+static int
+bucket_push(uint64_t low, uint64_t count, void *arg)
+{
+    return journal_buckets_push(arg, low, count) ? 0 : NS_ENOMEM;
+}
+
+static int
+rtt_from(const json_t *rtt, struct journal_buckets *bb, struct journal_result *r)
+{
+    r->has_rtt = json_is_object(rtt);
+    r->rtt_mean_us = jnum(rtt, "mean", &r->has_rtt_mean);
+    r->rtt_min_us = jnum(rtt, "min", &r->has_rtt_min);
+    r->rtt_max_us = jnum(rtt, "max", &r->has_rtt_max);
+    r->rtt_m2_ns2 = jnum(rtt, HISTJSON_M2, &r->has_rtt_m2);
+    size_t skipped;
+    int rc = hist_rtt_json_buckets(rtt, bucket_push, bb, &skipped, NULL, NULL);
+    if (rc == NS_ENOMEM)
+        return rc;
+    r->has_hist = rc == 0;
+    return 0;
+}
+
+static int
+result_from(const json_t *res, struct journal_buckets *bb, struct journal_result *r)
+{
+    r->present = json_is_object(res);
+    r->throughput_bps = jnum(res, "throughput_bps", &r->has_throughput);
+    r->connections_per_s = jnum(res, "connections_per_s", &r->has_connections);
+    r->retransmits = jnum(res, "retransmits", &r->has_retransmits);
+    const json_t *cpu = json_object_get(res, "cpu");
+    r->cpu_local_pct = jnum(cpu, "local_pct", &r->has_cpu_local);
+    r->cpu_remote_pct = jnum(cpu, "remote_pct", &r->has_cpu_remote);
+    const json_t *udp = json_object_get(res, "udp");
+    r->has_udp = json_is_object(udp);
+    r->udp_sent = jnum(udp, "sent", &r->has_udp_sent);
+    r->udp_lost = jnum(udp, "lost", &r->has_udp_lost);
+    r->udp_lost_pct = jnum(udp, "lost_pct", &r->has_udp_lost_pct);
+    r->udp_jitter_us = jnum(udp, "jitter_us", &r->has_udp_jitter);
+    return rtt_from(json_object_get(res, HISTJSON_RTT), bb, r);
+}
+
+int
+journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struct journal_trial *t)
+{
+    memset(t, 0, sizeof *t);
+    bb->n = 0;
+    t->schema = jstr(rec, "schema");
+    t->run_id = jstr(rec, "run_id");
+    const json_t *plan = json_object_get(rec, "plan");
+    t->plan_name = jstr(plan, "name");
+    t->plan_sha256 = jstr(plan, "sha256");
+    scenario_from(json_object_get(rec, "scenario"), &t->scenario);
+    t->trial = journal_trial_number(jint(rec, "trial"));
+    t->family = journal_family_from(jstr(rec, "family"));
+    endpoint_from(json_object_get(rec, "src"), &t->src);
+    endpoint_from(json_object_get(rec, "dst"), &t->dst);
+    t->status = journal_status_from(jstr(rec, "status"));
+    t->error = jstr(rec, "error");
+    t->attempts = journal_attempts(jint(rec, "attempts"));
+    t->started = jstr(rec, "started");
+    t->ended = jstr(rec, "ended");
+    const json_t *env = json_object_get(rec, "env");
+    t->env_src = jstr(env, "src");
+    t->env_dst = jstr(env, "dst");
+    const json_t *tool = json_object_get(rec, "tool");
+    t->tool_version = jstr(tool, "version");
+    t->nsperf_sha256 = jstr(tool, "nsperf_sha256");
+    int rc = result_from(json_object_get(rec, "result"), bb, &t->result);
+    t->result.buckets = bb->b;
+    t->result.nbuckets = t->result.has_hist ? bb->n : 0;
+    return rc;
+}
+
+int
+journal_trial_check(struct journal_trial *t, struct err *e)
+{
+    if (t->schema == NULL || (strcmp(t->schema, JOURNAL_TRIAL_SCHEMA) != 0 &&
+                              strcmp(t->schema, JOURNAL_TRIAL_SCHEMA_1) != 0))
+        return err_set(e, NS_EPARSE, "not a trial record");
+    t->scenario.kind = testspec_kind_find(t->scenario.test);
+    if (t->scenario.kind < 0)
+        return err_set(e, NS_EPARSE, "unknown test kind '%s'",
+                       t->scenario.test != NULL ? t->scenario.test : "");
+    return 0;
+}
+
+static bool
+num_same(double a, double b)
+{
+    return a == b && signbit(a) == signbit(b);
+}
+
+static bool
+endpoint_equal(const struct journal_endpoint *a, const struct journal_endpoint *b)
+{
+    return str_same(a->host, b->host) && str_same(a->zone, b->zone) &&
+           str_same(a->region, b->region) && str_same(a->data_address, b->data_address);
+}
+
+static bool
+scenario_equal(const struct journal_scenario *a, const struct journal_scenario *b)
+{
+    return str_same(a->name, b->name) && str_same(a->test, b->test) && a->kind == b->kind &&
+           a->msg_size == b->msg_size && a->response_size == b->response_size &&
+           a->streams == b->streams && num_same(a->duration_s, b->duration_s) &&
+           num_same(a->warmup_s, b->warmup_s) && num_same(a->interval_s, b->interval_s) &&
+           a->rate_bps == b->rate_bps && a->reverse == b->reverse && a->window == b->window;
+}
+
+static bool
+result_equal(const struct journal_result *a, const struct journal_result *b)
+{
+    bool flags = a->present == b->present && a->has_throughput == b->has_throughput &&
+                 a->has_connections == b->has_connections &&
+                 a->has_retransmits == b->has_retransmits && a->has_cpu_local == b->has_cpu_local &&
+                 a->has_cpu_remote == b->has_cpu_remote && a->has_udp == b->has_udp &&
+                 a->has_udp_sent == b->has_udp_sent && a->has_udp_lost == b->has_udp_lost &&
+                 a->has_udp_lost_pct == b->has_udp_lost_pct &&
+                 a->has_udp_jitter == b->has_udp_jitter && a->has_rtt == b->has_rtt &&
+                 a->has_rtt_mean == b->has_rtt_mean && a->has_rtt_min == b->has_rtt_min &&
+                 a->has_rtt_max == b->has_rtt_max && a->has_rtt_m2 == b->has_rtt_m2 &&
+                 a->has_hist == b->has_hist && a->nbuckets == b->nbuckets;
+    bool nums =
+        num_same(a->throughput_bps, b->throughput_bps) &&
+        num_same(a->connections_per_s, b->connections_per_s) &&
+        num_same(a->retransmits, b->retransmits) && num_same(a->cpu_local_pct, b->cpu_local_pct) &&
+        num_same(a->cpu_remote_pct, b->cpu_remote_pct) && num_same(a->udp_sent, b->udp_sent) &&
+        num_same(a->udp_lost, b->udp_lost) && num_same(a->udp_lost_pct, b->udp_lost_pct) &&
+        num_same(a->udp_jitter_us, b->udp_jitter_us) && num_same(a->rtt_mean_us, b->rtt_mean_us) &&
+        num_same(a->rtt_min_us, b->rtt_min_us) && num_same(a->rtt_max_us, b->rtt_max_us) &&
+        num_same(a->rtt_m2_ns2, b->rtt_m2_ns2);
+    if (!flags || !nums)
+        return false;
+    for (size_t i = 0; i < a->nbuckets; i++)
+        if (a->buckets[i].low_ns != b->buckets[i].low_ns ||
+            a->buckets[i].count != b->buckets[i].count)
+            return false;
+    return true;
+}
+
+bool
+journal_trial_equal(const struct journal_trial *a, const struct journal_trial *b)
+{
+    return str_same(a->schema, b->schema) && str_same(a->run_id, b->run_id) &&
+           str_same(a->plan_name, b->plan_name) && str_same(a->plan_sha256, b->plan_sha256) &&
+           scenario_equal(&a->scenario, &b->scenario) && a->trial == b->trial &&
+           a->family == b->family && endpoint_equal(&a->src, &b->src) &&
+           endpoint_equal(&a->dst, &b->dst) && a->status == b->status &&
+           str_same(a->error, b->error) && a->attempts == b->attempts &&
+           str_same(a->started, b->started) && str_same(a->ended, b->ended) &&
+           str_same(a->env_src, b->env_src) && str_same(a->env_dst, b->env_dst) &&
+           str_same(a->tool_version, b->tool_version) &&
+           str_same(a->nsperf_sha256, b->nsperf_sha256) && result_equal(&a->result, &b->result);
+}
+
+/* --- run.json -----------------------------------------------------------------------------------
+ */
+
+struct run_store {
+    struct journal_run run;
+    struct journal_run_host *hosts;
+    struct journal_run_scenario *scenarios;
+    struct journal_pair *pairs;
+    struct journal_run_inventory *inventories;
+};
+
+static void
+run_inventories_from(const json_t *arr, struct journal_run_inventory *out)
+{
+    size_t i;
+    const json_t *v;
+    json_array_foreach(arr, i, v)
+    {
+        out[i] = (struct journal_run_inventory){.file = jstr(v, "file"),
+                                                .path = jstr(v, "path"),
+                                                .format = jstr(v, "format"),
+                                                .sha256 = jstr(v, "sha256")};
+    }
+}
+
+static int
+run_scenarios_from(const json_t *arr, struct journal_run_scenario *out, struct err *e)
+{
+    size_t i;
+    const json_t *s;
+    json_array_foreach(arr, i, s)
+    {
+        struct journal_run_scenario *rs = &out[i];
+        scenario_from(s, &rs->sc);
+        rs->sc.kind = testspec_kind_find(rs->sc.test);
+        if (rs->sc.kind < 0)
+            return err_set(e, NS_EPARSE, "scenario '%s': unknown test kind '%s'",
+                           rs->sc.name != NULL ? rs->sc.name : "",
+                           rs->sc.test != NULL ? rs->sc.test : "");
+        rs->trials = ju64(s, "trials");
+        rs->planned = ju64(s, "planned");
+        rs->recorded = s;
+    }
+    return 0;
+}
+
+static void
+run_hosts_from(const json_t *arr, struct journal_run_host *out)
+{
+    size_t i;
+    const json_t *h;
+    json_array_foreach(arr, i, h)
+    {
+        out[i] = (struct journal_run_host){.name = jstr(h, "name"),
+                                           .zone = jstr(h, "zone"),
+                                           .region = jstr(h, "region"),
+                                           .data_address = jstr(h, "data_address"),
+                                           .transport = jstr(h, "transport"),
+                                           .env = json_object_get(h, "env"),
+                                           .error = jstr(h, "error")};
+    }
+}
+
+/* The pairs whose two indexes name hosts of the run (others are left out). */
+static size_t
+run_pairs_from(const json_t *arr, size_t nhosts, struct journal_pair *out)
+{
+    size_t i, n = 0;
+    const json_t *pr;
+    json_array_foreach(arr, i, pr)
+    {
+        json_int_t a = json_integer_value(json_array_get(pr, 0));
+        json_int_t b = json_integer_value(json_array_get(pr, 1));
+        if (json_array_size(pr) != 2 || !json_is_integer(json_array_get(pr, 0)) ||
+            !json_is_integer(json_array_get(pr, 1)) || a < 0 || b < 0 || (uint64_t)a >= nhosts ||
+            (uint64_t)b >= nhosts)
+            continue;
+        out[n++] = (struct journal_pair){(uint32_t)a, (uint32_t)b};
+    }
+    return n;
+}
+
+int
+journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e)
+{
+    *out = NULL;
+    const json_t *hosts = json_object_get(doc, "hosts"), *scens = json_object_get(doc, "scenarios");
+    const json_t *pairs = json_object_get(doc, "pairs");
+    const json_t *invs = json_object_get(json_object_get(doc, "plan"), "inventories");
+    size_t nh = json_array_size(hosts), ns = json_array_size(scens), np = json_array_size(pairs);
+    size_t ni = json_array_size(invs);
+    struct run_store *st = calloc(1, sizeof *st);
+    if (st != NULL) {
+        st->hosts = calloc(nh ? nh : 1, sizeof *st->hosts);
+        st->scenarios = calloc(ns ? ns : 1, sizeof *st->scenarios);
+        st->pairs = calloc(np ? np : 1, sizeof *st->pairs);
+        st->inventories = calloc(ni ? ni : 1, sizeof *st->inventories);
+    }
+    if (st == NULL || st->hosts == NULL || st->scenarios == NULL || st->pairs == NULL ||
+        st->inventories == NULL) {
+        if (st != NULL) {
+            free(st->hosts);
+            free(st->scenarios);
+            free(st->pairs);
+            free(st->inventories);
+        }
+        free(st);
+        return err_set(e, NS_ENOMEM, "out of memory");
+    }
+    struct journal_run *r = &st->run;
+    r->json = json_incref(doc);
+    r->schema = jstr(doc, "schema");
+    r->run_id = jstr(doc, "run_id");
+    const json_t *plan = json_object_get(doc, "plan"), *src = json_object_get(plan, "source");
+    r->plan_name = jstr(plan, "name");
+    r->plan_file = jstr(plan, "file");
+    r->plan_sha256 = jstr(plan, "sha256");
+    r->plan_source = json_string_value(src);
+    r->plan_source_len = json_string_length(src);
+    r->tool = json_object_get(doc, "tool");
+    r->netsurvey_version = jstr(r->tool, "netsurvey_version");
+    r->nsperf_version = jstr(r->tool, "nsperf_version");
+    r->nsperf_sha256 = jstr(r->tool, "nsperf_sha256");
+    r->started = jstr(doc, "started");
+    r->command = jstr(doc, "command");
+    r->state = journal_run_state_from(jstr(doc, "state"));
+    r->ended = jstr(doc, "ended");
+    const json_t *sched = json_object_get(doc, "schedule");
+    bool has;
+    r->rounds = ju64(sched, "rounds");
+    r->tests = ju64(sched, "tests");
+    r->pairs = ju64(sched, "pairs");
+    r->estimate_s = jnum(sched, "estimate_s", &has);
+    run_hosts_from(hosts, st->hosts);
+    r->hosts = st->hosts;
+    r->nhosts = nh;
+    r->scenarios = st->scenarios;
+    r->nscenarios = ns;
+    r->has_pairs = json_is_array(pairs);
+    r->npair_list = run_pairs_from(pairs, nh, st->pairs);
+    r->pair_list = st->pairs;
+    run_inventories_from(invs, st->inventories);
+    r->inventories = st->inventories;
+    r->ninventories = ni;
+    int rc = run_scenarios_from(scens, st->scenarios, e);
+    if (rc != 0) {
+        journal_run_free(r);
+        return rc;
+    }
+    *out = r;
+    return 0;
+}
+
+void
+journal_run_free(struct journal_run *r)
+{
+    if (r == NULL)
+        return;
+    struct run_store *st = (struct run_store *)r; /* run is its first member */
+    json_decref(r->json);
+    free(st->hosts);
+    free(st->scenarios);
+    free(st->pairs);
+    free(st->inventories);
+    free(st);
+}

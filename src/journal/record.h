@@ -1,0 +1,249 @@
+/* record.h - the journal's one definition: the names of its files, its schema strings and caps,
+ * the trial record and run.json as C structs, their one writer (to JSON) and their one reader.
+ * The README's section "The journal" is the specification; this header is its code, and no
+ * other module names a record field: survey writes through journal_trial_json and
+ * journal_run_json, report and survey's resume read through journal/journal.h.
+ *
+ * Reading is lenient in the same way for every reader, as the README describes: a field of the
+ * wrong type reads as absent (NULL, 0, has_* false); a record is refused only when it is not
+ * JSON, not a trial record (schema), or names a test kind testspec.h does not know. */
+#ifndef NS_JOURNAL_RECORD_H
+#define NS_JOURNAL_RECORD_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/testspec.h"
+
+struct err;
+
+#define JOURNAL_RUN_FILE "run.json"
+#define JOURNAL_RESULTS_FILE "results.jsonl"
+/* The run directory's lock: `netsurvey run` holds an exclusive flock(2) on it while it owns the
+ * directory (journal/journal.h: journal_owner); the file holds the owner's PID. */
+#define JOURNAL_LOCK_FILE ".lock"
+#define JOURNAL_RUN_SCHEMA "netsurvey.run/2"
+#define JOURNAL_TRIAL_SCHEMA "netsurvey.trial/2"
+/* The first versions, still read: their scenario parameters are the plan's as written, 0 standing
+ * for nsperf's default of the version that ran (README "The journal"); a run.json of version 1
+ * has no state, no planned counts and no pairs. A version-1 run is never resumed. */
+#define JOURNAL_RUN_SCHEMA_1 "netsurvey.run/1"
+#define JOURNAL_TRIAL_SCHEMA_1 "netsurvey.trial/1"
+
+/* Caps on what readers take in (every read has a limit). run.json holds the plan's
+ * text (<= 4 MiB) and one environment per host; a trial line holds nsperf's result, which the
+ * runner reads with a cap of 64 MiB; a results.jsonl past 16 GiB is a broken file. */
+#define JOURNAL_RUN_MAX (64u << 20)
+#define JOURNAL_LINE_MAX (128u << 20)
+#define JOURNAL_RESULTS_MAX (1ull << 34)
+
+enum journal_family { JOURNAL_IPV4, JOURNAL_IPV6 };
+
+/* OTHER: a status that is neither "ok" nor "failed" (or none); readers count it as failed. */
+enum journal_status { JOURNAL_STATUS_OTHER, JOURNAL_OK, JOURNAL_FAILED };
+
+/* "ipv4", "ipv6". */
+const char *journal_family_name(enum journal_family f);
+/* The family of a data address: ipv6 when it holds a ':'. */
+enum journal_family journal_family_of(const char *address);
+
+/* A trial's source or destination ("src", "dst"): the host's name and placement. */
+struct journal_endpoint {
+    const char *host, *zone, *region, *data_address;
+};
+
+/* A scenario as recorded: every parameter that reaches nsperf, resolved (testspec.h's default
+ * for the kind where the plan gave none), those that do not apply to the kind absent. kind is
+ * testspec's; a reader refuses a test name testspec does not know. Reading: an absent
+ * parameter is 0; a version-1 record holds the plan's values, 0 standing for nsperf's default
+ * of its day. 0 is a value of its own only where testspec.h accepts it: rate_bps of tcp_stream
+ * (unpaced), interval_s (no samples), window (the kernel's autotuning). */
+struct journal_scenario {
+    const char *name;
+    const char *test; /* reading: as recorded; writing: NULL takes testspec_kind_name(kind) */
+    int kind;         /* enum testspec_kind */
+    uint64_t msg_size, response_size, streams;
+    double duration_s, warmup_s, interval_s;
+    uint64_t rate_bps;
+    bool reverse;
+    uint64_t window;
+};
+
+/* The record's name of a parameter of testspec.h: "duration_s", "warmup_s", "streams",
+ * "msg_size", "response_size", "rate_bps", "interval_s", "window", "reverse" (nsperf -J's
+ * names, but "window" for its "sock_buf"). */
+const char *journal_param_key(enum testspec_param p);
+/* A scenario's parameter p as a number (reverse: 0 or 1). */
+double journal_scenario_value(const struct journal_scenario *sc, enum testspec_param p);
+
+/* The scenario named name that runs v (every parameter v holds, given or default: testspec's
+ * values of a plan scenario). name is borrowed. */
+struct journal_scenario journal_scenario_from_spec(const char *name,
+                                                   const struct testspec_values *v);
+
+/* A trial record's "scenario" object (new reference; NULL when out of memory): name, test, then
+ * the parameters that apply to the kind in testspec.h's order; run.json's adds "trials" and
+ * "planned". */
+json_t *journal_scenario_json(const struct journal_scenario *sc);
+
+/* One bucket of a trial's latency histogram (common/histjson.h): its lower bound and count. */
+struct journal_bucket {
+    uint64_t low_ns, count;
+};
+
+/* What readers take of a trial's "result", nsperf -J's result object recorded unchanged (names in
+ * the README's section on nsperf -J and common/histjson.h). has_* is false for a figure that is
+ * absent or not a number. */
+struct journal_result {
+    bool present; /* "result" is an object */
+    bool has_throughput, has_connections, has_retransmits;
+    double throughput_bps, connections_per_s, retransmits;
+    bool has_cpu_local, has_cpu_remote;
+    double cpu_local_pct, cpu_remote_pct;
+    bool has_udp; /* "udp" is an object */
+    bool has_udp_sent, has_udp_lost, has_udp_lost_pct, has_udp_jitter;
+    double udp_sent, udp_lost, udp_lost_pct, udp_jitter_us;
+    bool has_rtt; /* "rtt_us" is an object */
+    bool has_rtt_mean, has_rtt_min, has_rtt_max, has_rtt_m2;
+    double rtt_mean_us, rtt_min_us, rtt_max_us, rtt_m2_ns2;
+    /* The histogram: hist.buckets is an array and hist.sub_bits is HIST_SUB_BITS. buckets holds
+     * its entries that are [lower_ns >= 0, count > 0] (integers), in order; others are skipped. */
+    bool has_hist;
+    const struct journal_bucket *buckets;
+    size_t nbuckets;
+};
+
+/* One line of results.jsonl. Writing: every member but schema and result is written (result is
+ * nsperf's object, passed beside). Reading: strings are NULL when absent or not strings;
+ * numbers follow JSON integers (a real reads as 0). */
+struct journal_trial {
+    const char *schema; /* reading only: the writer writes JOURNAL_TRIAL_SCHEMA */
+    const char *run_id;
+    const char *plan_name, *plan_sha256;
+    struct journal_scenario scenario;
+    uint32_t trial; /* 1-based; reading: 0 unless an integer 1..UINT32_MAX-1 */
+    enum journal_family family;
+    struct journal_endpoint src, dst;
+    enum journal_status status;
+    const char *error; /* why it failed; NULL when ok */
+    uint32_t attempts; /* tries; 0 when a host was unreachable */
+    const char *started, *ended;
+    const char *env_src, *env_dst; /* the hosts whose run.json env applies */
+    const char *tool_version, *nsperf_sha256;
+    struct journal_result result; /* reading only */
+};
+
+/* The key of a trial within a run: a resumed run records a trial again under the same key, and
+ * readers keep for each key its last ok record, else its last failed one. */
+struct journal_key {
+    const char *scenario;
+    enum journal_family family;
+    const char *src, *dst; /* host names */
+    uint32_t trial;
+};
+
+void journal_trial_key(const struct journal_trial *t, struct journal_key *k);
+/* Whether two keys name the same trial (NULL strings equal only NULL). */
+bool journal_key_equal(const struct journal_key *a, const struct journal_key *b);
+/* Whether a record of status now replaces an earlier one of the same key whose status was
+ * before: the last ok record wins, else the last failed one. */
+bool journal_supersedes(bool now_ok, bool before_ok);
+
+/* The record as one JSON object (new reference; NULL when out of memory). result (borrowed,
+ * NULL for none) is nsperf's result object, recorded unchanged. */
+json_t *journal_trial_json(const struct journal_trial *t, const json_t *result);
+
+/* --- run.json -------------------------------------------------------------------------------- */
+
+/* How a run stands ("state"): written RUNNING when it starts (and when a resume starts), one of
+ * the others when it ends. UNKNOWN when reading a run.json without a state (version 1) or with
+ * another value. A run whose process was killed stays RUNNING with nobody holding its lock:
+ * readers call that incomplete (journal_owner tells a live owner from none). */
+enum journal_run_state {
+    JOURNAL_RUN_UNKNOWN,
+    JOURNAL_RUN_RUNNING,     /* "running" */
+    JOURNAL_RUN_COMPLETE,    /* "complete": the schedule ran to its end (trials may have failed) */
+    JOURNAL_RUN_INTERRUPTED, /* "interrupted": stopped by SIGINT or SIGTERM */
+    JOURNAL_RUN_FAILED,      /* "failed": stopped by an error (the journal could not be written) */
+};
+
+/* "running", ...; NULL for UNKNOWN. */
+const char *journal_run_state_name(enum journal_run_state s);
+/* The state named s (NULL too: UNKNOWN). */
+enum journal_run_state journal_run_state_from(const char *s);
+
+/* A planned ordered pair ("pairs"): indexes into the run's hosts. Every scenario runs over
+ * every planned pair, its "trials" times. */
+struct journal_pair {
+    uint32_t src, dst;
+};
+
+struct journal_run_host {
+    const char *name, *zone, *region, *data_address;
+    const char *transport; /* "local" or "ssh" */
+    const json_t *env;     /* `nsperf env` of the host; writing: NULL writes null; reading: as
+                            * recorded (JSON null when it was not read, NULL when absent) */
+    const char *error;     /* why the host could not be reached; NULL when it was */
+};
+
+struct journal_run_scenario {
+    struct journal_scenario sc;
+    uint64_t trials;  /* per pair */
+    uint64_t planned; /* trials of the scenario over all pairs: trials x pairs (0 in version 1) */
+    /* Reading: the scenario object as recorded (its members in their order and JSON types), for
+     * reports that show the parameters as the run wrote them. */
+    const json_t *recorded;
+};
+
+/* An inventory the plan's hosts came from (the plan's hosts_from), recorded beside the plan so
+ * that the run says which files gave it its hosts and a resume can refuse changed ones. */
+struct journal_run_inventory {
+    const char *file;   /* as the plan writes it */
+    const char *path;   /* the file read */
+    const char *format; /* "azure", "aws", "gcp", "ansible", "ssh_config" */
+    const char *sha256; /* of the bytes read */
+};
+
+/* run.json. Reading: strings as for a trial; json owns everything the others point into. */
+struct journal_run {
+    const char *schema; /* reading only: the writer writes JOURNAL_RUN_SCHEMA */
+    const char *run_id;
+    const char *plan_name, *plan_file, *plan_sha256;
+    const char *plan_source; /* the plan's text (plan_source_len bytes, may hold NULs) */
+    size_t plan_source_len;
+    const char *netsurvey_version, *nsperf_version, *nsperf_sha256; /* nsperf_version may be NULL */
+    const json_t *tool; /* reading: the "tool" object as recorded (reports copy it) */
+    const char *started, *command;
+    enum journal_run_state state;
+    const char *ended; /* when the state became final; NULL while running */
+    uint64_t rounds, tests, pairs;
+    double estimate_s;
+    const struct journal_run_host *hosts;
+    size_t nhosts;
+    const struct journal_run_scenario *scenarios;
+    size_t nscenarios;
+    /* The planned pairs ("pairs"); reading: those whose indexes are in range (none in version 1,
+     * has_pairs false). */
+    const struct journal_pair *pair_list;
+    size_t npair_list;
+    bool has_pairs;
+    /* plan.inventories; written only when there is one, so that a plan without hosts_from
+     * writes run.json as before; read as none when absent */
+    const struct journal_run_inventory *inventories;
+    size_t ninventories;
+    json_t *json; /* reading: the document (owned, freed by journal_run_free) */
+};
+
+/* run.json's document (new reference; NULL when out of memory). */
+json_t *journal_run_json(const struct journal_run *r);
+
+/* Read a run.json document (borrowed; kept alive by the result) into *out (caller frees with
+ * journal_run_free). Returns 0, NS_EPARSE (a scenario's test kind is unknown; e says which) or
+ * NS_ENOMEM. */
+int journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e);
+/* journal_run_free(NULL) is safe. */
+void journal_run_free(struct journal_run *r);
+
+#endif

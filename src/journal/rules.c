@@ -1,0 +1,45 @@
+/* rules.c - what both decoders of a trial line share (journal/scan.h): the meaning of a status
+ * and of a family, and the bucket list they fill. Its own file, so that record.c and scan.c
+ * depend on it and not on each other. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "journal/scan.h"
+
+enum journal_status
+journal_status_from(const char *s)
+{
+    if (s != NULL && strcmp(s, "ok") == 0)
+        return JOURNAL_OK;
+    if (s != NULL && strcmp(s, "failed") == 0)
+        return JOURNAL_FAILED;
+    return JOURNAL_STATUS_OTHER;
+}
+
+enum journal_family
+journal_family_from(const char *s)
+{
+    return s != NULL && strcmp(s, "ipv6") == 0 ? JOURNAL_IPV6 : JOURNAL_IPV4;
+}
+
+void
+journal_buckets_release(struct journal_buckets *bb)
+{
+    free(bb->b);
+    memset(bb, 0, sizeof *bb);
+}
+
+bool
+journal_buckets_push(struct journal_buckets *bb, uint64_t low_ns, uint64_t count)
+{
+    if (bb->n == bb->cap) {
+        size_t cap = bb->cap ? bb->cap * 2 : 256;
+        struct journal_bucket *b = realloc(bb->b, cap * sizeof *b);
+        if (b == NULL)
+            return false;
+        bb->b = b;
+        bb->cap = cap;
+    }
+    bb->b[bb->n++] = (struct journal_bucket){.low_ns = low_ns, .count = count};
+    return true;
+}

@@ -1,0 +1,924 @@
+/* scan.c - the fast decoder of a trial line (see scan.h): one pass over the bytes, the fields of
+ * journal/record.h decoded as journal_trial_from_json decodes them, every other value checked
+ * as strictly as jansson checks it (so that a line taken here is a line jansson takes) and
+ * skipped. When in doubt it returns false: jansson then decides, so a doubt costs time, never
+ * a different result. tests/fuzz/fuzz_journal.c holds it to that. */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/hist.h"
+#include "common/histjson.h"
+#include "journal/scan.h"
+
+#define SCAN_MAX_DEPTH 64     /* jansson refuses past 2048; deeper than this is left to it */
+#define SCAN_ARENA 16384      /* decoded strings of one record; more is left to jansson */
+#define SCAN_NUMBER_MAX 64    /* a real's text, for strtod */
+#define SCAN_INLINE_DIGITS 18 /* fewer digits than this never overflow an int64 */
+
+struct journal_scan {
+    struct journal_buckets bb;
+    size_t arena_len;
+    char arena[SCAN_ARENA];
+};
+
+struct jp {
+    const unsigned char *p, *end;
+    struct journal_scan *s;
+    int depth;
+};
+
+static void plain_init(void);
+
+struct journal_scan *
+journal_scan_new(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, plain_init);
+    return calloc(1, sizeof(struct journal_scan));
+}
+
+void
+journal_scan_free(struct journal_scan *s)
+{
+    if (s == NULL)
+        return;
+    journal_buckets_release(&s->bb);
+    free(s);
+}
+
+/* --- tokens ------------------------------------------------------------------------------------
+ */
+
+static inline void
+ws(struct jp *j)
+{
+    while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\n' || *j->p == '\r'))
+        j->p++;
+}
+
+/* The next token is c (consumed). nsperf and the writer put no blanks between tokens: that
+ * case first. */
+static inline bool
+eat(struct jp *j, char c)
+{
+    if (j->p < j->end && *j->p == (unsigned char)c) {
+        j->p++;
+        return true;
+    }
+    ws(j);
+    if (j->p < j->end && *j->p == (unsigned char)c) {
+        j->p++;
+        return true;
+    }
+    return false;
+}
+
+static bool
+literal(struct jp *j, const char *word, size_t n)
+{
+    if ((size_t)(j->end - j->p) < n || memcmp(j->p, word, n) != 0)
+        return false;
+    j->p += n;
+    return true;
+}
+
+/* Length of the UTF-8 sequence at p (its first byte >= 0x80), 0 when jansson would refuse it:
+ * overlong forms, surrogates, past U+10FFFF, a cut sequence. */
+static size_t
+utf8_len(const unsigned char *p, const unsigned char *end)
+{
+    unsigned c = p[0];
+    size_t n = c >= 0xC2 && c <= 0xDF   ? 2
+               : c >= 0xE0 && c <= 0xEF ? 3
+               : c >= 0xF0 && c <= 0xF4 ? 4
+                                        : 0;
+    if (n == 0 || (size_t)(end - p) < n)
+        return 0;
+    uint32_t cp = c & (n == 2 ? 0x1Fu : n == 3 ? 0x0Fu : 0x07u);
+    for (size_t i = 1; i < n; i++) {
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;
+        cp = cp << 6 | (p[i] & 0x3Fu);
+    }
+    if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10FFFF ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+static int
+hexval(unsigned c)
+{
+    return c >= '0' && c <= '9'   ? (int)(c - '0')
+           : c >= 'a' && c <= 'f' ? (int)(c - 'a' + 10)
+           : c >= 'A' && c <= 'F' ? (int)(c - 'A' + 10)
+                                  : -1;
+}
+
+/* \uXXXX's code point, or 0 when it is one the fast path leaves to jansson: a bad digit, NUL
+ * (refused without JSON_ALLOW_NUL) or half of a surrogate pair. */
+static unsigned
+hex4(const unsigned char *s)
+{
+    unsigned v = 0;
+    for (int i = 0; i < 4; i++) {
+        int h = hexval(s[i]);
+        if (h < 0)
+            return 0;
+        v = v << 4 | (unsigned)h;
+    }
+    return v >= 0xD800 && v <= 0xDFFF ? 0 : v;
+}
+
+/* Bytes a string holds as they are (printable ASCII but the quote and the backslash), looked up
+ * in a table: most of a line's strings are nothing else. Filled once, by journal_scan_new. */
+static bool plain[256];
+
+static void
+plain_init(void)
+{
+    for (unsigned c = 0; c < 256; c++)
+        plain[c] = c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
+}
+
+/* A string token: its raw bytes between the quotes in *s and *n, *esc when it holds escapes.
+ * False unless jansson would take it and decode it as unescape() does. */
+static bool
+string_token(struct jp *j, const unsigned char **s, size_t *n, bool *esc)
+{
+    ws(j);
+    if (j->p >= j->end || *j->p != '"')
+        return false;
+    const unsigned char *q = j->p + 1, *end = j->end;
+    *esc = false;
+    for (;;) {
+        while (q < end && plain[*q])
+            q++;
+        if (q >= end || *q == '"')
+            break;
+        unsigned c = *q;
+        if (c < 0x20)
+            return false;
+        if (c >= 0x80) {
+            size_t l = utf8_len(q, end);
+            if (l == 0)
+                return false;
+            q += l;
+            continue;
+        }
+        if (c != '\\') {
+            q++;
+            continue;
+        }
+        *esc = true;
+        if (end - q < 2)
+            return false;
+        c = q[1];
+        if (c == 'u') {
+            if (end - q < 6 || hex4(q + 2) == 0)
+                return false;
+            q += 6;
+        } else if (c == '"' || c == '\\' || c == '/' || c == 'b' || c == 'f' || c == 'n' ||
+                   c == 'r' || c == 't') {
+            q += 2;
+        } else {
+            return false;
+        }
+    }
+    if (q >= end)
+        return false;
+    *s = j->p + 1;
+    *n = (size_t)(q - *s);
+    j->p = q + 1;
+    return true;
+}
+
+/* Decode a checked string token into the arena. */
+static const char *
+unescape(struct journal_scan *s, const unsigned char *raw, size_t n, bool esc)
+{
+    if (s->arena_len + n + 1 > sizeof s->arena)
+        return NULL;
+    char *o = s->arena + s->arena_len;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned c = raw[i];
+        if (!esc || c != '\\') {
+            o[k++] = (char)c;
+            continue;
+        }
+        c = raw[++i];
+        switch (c) {
+        case 'b':
+            o[k++] = '\b';
+            break;
+        case 'f':
+            o[k++] = '\f';
+            break;
+        case 'n':
+            o[k++] = '\n';
+            break;
+        case 'r':
+            o[k++] = '\r';
+            break;
+        case 't':
+            o[k++] = '\t';
+            break;
+        case 'u': {
+            unsigned cp = hex4(raw + i + 1);
+            i += 4;
+            if (cp < 0x80) {
+                o[k++] = (char)cp;
+            } else if (cp < 0x800) {
+                o[k++] = (char)(0xC0 | cp >> 6);
+                o[k++] = (char)(0x80 | (cp & 0x3F));
+            } else {
+                o[k++] = (char)(0xE0 | cp >> 12);
+                o[k++] = (char)(0x80 | (cp >> 6 & 0x3F));
+                o[k++] = (char)(0x80 | (cp & 0x3F));
+            }
+            break;
+        }
+        default: /* \" \\ \/ */
+            o[k++] = (char)c;
+            break;
+        }
+    }
+    o[k] = '\0';
+    s->arena_len += k + 1;
+    return o;
+}
+
+struct num {
+    bool is_int;
+    int64_t i; /* integers */
+    double d;  /* both: the value json_number_value gives */
+};
+
+static bool
+is_digit(const unsigned char *p, const unsigned char *end)
+{
+    return p < end && *p >= '0' && *p <= '9';
+}
+
+/* A checked real token [b, q) converted exactly without strtod, when it can be (Clinger's fast
+ * path: a mantissa of at most 2^53 and a power of ten up to 10^22 are both exact doubles, so one
+ * multiplication or division rounds once, as strtod does). False: use strtod. */
+static bool
+real_exact(const unsigned char *b, const unsigned char *q, double *out)
+{
+    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+    const uint64_t max = UINT64_C(1) << 53;
+    bool neg = *b == '-';
+    uint64_t m = 0;
+    long k = 0;
+    bool frac = false;
+    const unsigned char *p = b + neg;
+    for (; p < q && *p != 'e' && *p != 'E'; p++) {
+        if (*p == '.') {
+            frac = true;
+            continue;
+        }
+        if (m > (max - 9) / 10)
+            return false;
+        m = m * 10 + (uint64_t)(*p - '0');
+        k -= frac;
+    }
+    if (p < q) { /* the exponent */
+        p++;
+        bool eneg = *p == '-';
+        p += *p == '-' || *p == '+';
+        long ex = 0;
+        for (; p < q; p++)
+            if ((ex = ex * 10 + (*p - '0')) > 400)
+                return false;
+        k += eneg ? -ex : ex;
+    }
+    if (k < -22 || k > 22)
+        return false;
+    double d = (double)m;
+    d = k < 0 ? d / p10[-k] : d * p10[k];
+    *out = neg ? -d : d;
+    return true;
+}
+
+/* A number token, JSON's grammar exactly; false for one jansson refuses (an integer outside
+ * int64, a real that overflows) or that is too long to read here. want: the value is read (else
+ * only checked: a real too small to overflow is not converted). */
+static bool
+number_token(struct jp *j, struct num *out, bool want)
+{
+    const unsigned char *b = j->p, *q = b, *end = j->end;
+    bool neg = q < end && *q == '-';
+    q += neg;
+    if (!is_digit(q, end))
+        return false;
+    if (*q == '0')
+        q++;
+    else
+        while (is_digit(q, end))
+            q++;
+    long magnitude = q - b - neg; /* decimal digits before the point: < 10^magnitude */
+    bool is_int = true;
+    if (q < end && *q == '.') {
+        q++;
+        if (!is_digit(q, end))
+            return false;
+        while (is_digit(q, end))
+            q++;
+        is_int = false;
+    }
+    if (q < end && (*q == 'e' || *q == 'E')) {
+        q++;
+        bool eneg = q < end && *q == '-';
+        if (q < end && (*q == '+' || *q == '-'))
+            q++;
+        if (!is_digit(q, end))
+            return false;
+        long ex = 0;
+        while (is_digit(q, end)) {
+            ex = ex < 100000 ? ex * 10 + (*q - '0') : ex;
+            q++;
+        }
+        magnitude += eneg ? -ex : ex;
+        is_int = false;
+    }
+    out->is_int = is_int;
+    if (is_int) {
+        uint64_t v = 0, limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+        for (const unsigned char *d = b + neg; d < q; d++) {
+            uint64_t digit = (uint64_t)(*d - '0');
+            if (v > (limit - digit) / 10)
+                return false; /* jansson: "too big integer" */
+            v = v * 10 + digit;
+        }
+        out->i = neg ? (v == (uint64_t)INT64_MAX + 1 ? INT64_MIN : -(int64_t)v) : (int64_t)v;
+        out->d = (double)out->i;
+    } else if (!want && magnitude <= 300) {
+        out->i = 0; /* DBL_MAX is 1.8e308: this one cannot overflow, no need to convert it */
+        out->d = 0.0;
+    } else if (real_exact(b, q, &out->d)) {
+        out->i = 0;
+    } else {
+        size_t len = (size_t)(q - b);
+        char buf[SCAN_NUMBER_MAX];
+        if (len >= sizeof buf)
+            return false;
+        memcpy(buf, b, len);
+        buf[len] = '\0';
+        char *e;
+        errno = 0;
+        out->d = strtod(buf, &e);
+        if (e != buf + len || (errno == ERANGE && isinf(out->d)))
+            return false; /* jansson: "real number overflow" */
+        out->i = 0;
+    }
+    j->p = q;
+    return true;
+}
+
+static bool
+starts_number(const struct jp *j)
+{
+    return j->p < j->end && (*j->p == '-' || (*j->p >= '0' && *j->p <= '9'));
+}
+
+/* --- values -------------------------------------------------------------------------------------
+ */
+
+static bool skip_value(struct jp *j);
+
+static bool
+skip_members(struct jp *j)
+{
+    if (eat(j, '}'))
+        return true;
+    do {
+        const unsigned char *k;
+        size_t n;
+        bool esc;
+        if (!string_token(j, &k, &n, &esc) || !eat(j, ':') || !skip_value(j))
+            return false;
+    } while (eat(j, ','));
+    return eat(j, '}');
+}
+
+static bool
+skip_elements(struct jp *j)
+{
+    if (eat(j, ']'))
+        return true;
+    do {
+        if (!skip_value(j))
+            return false;
+    } while (eat(j, ','));
+    return eat(j, ']');
+}
+
+/* Check and pass over any value. */
+static bool
+skip_value(struct jp *j)
+{
+    ws(j);
+    if (j->p >= j->end)
+        return false;
+    unsigned c = *j->p;
+    if (c == '"') {
+        const unsigned char *s;
+        size_t n;
+        bool esc;
+        return string_token(j, &s, &n, &esc);
+    }
+    if (c == '{' || c == '[') {
+        if (++j->depth > SCAN_MAX_DEPTH)
+            return false;
+        j->p++;
+        bool ok = c == '{' ? skip_members(j) : skip_elements(j);
+        j->depth--;
+        return ok;
+    }
+    if (c == 't')
+        return literal(j, "true", 4);
+    if (c == 'f')
+        return literal(j, "false", 5);
+    if (c == 'n')
+        return literal(j, "null", 4);
+    struct num v;
+    return number_token(j, &v, false);
+}
+
+/* A string as json_string_value reads it: anything but a string is NULL. */
+static bool
+v_string(struct jp *j, const char **out)
+{
+    ws(j);
+    if (j->p >= j->end || *j->p != '"') {
+        *out = NULL;
+        return skip_value(j);
+    }
+    const unsigned char *raw;
+    size_t n;
+    bool esc;
+    if (!string_token(j, &raw, &n, &esc))
+        return false;
+    *out = unescape(j->s, raw, n, esc);
+    return *out != NULL;
+}
+
+/* An integer as json_integer_value reads it: a real or anything else is 0. */
+static bool
+v_int(struct jp *j, int64_t *out)
+{
+    ws(j);
+    *out = 0;
+    if (!starts_number(j))
+        return skip_value(j);
+    struct num v;
+    if (!number_token(j, &v, false))
+        return false;
+    *out = v.is_int ? v.i : 0;
+    return true;
+}
+
+/* A number as json_number_value and json_is_number read it. */
+static bool
+v_number(struct jp *j, double *out, bool *has)
+{
+    ws(j);
+    if (!starts_number(j))
+        return skip_value(j);
+    struct num v;
+    if (!number_token(j, &v, true))
+        return false;
+    *out = v.d;
+    *has = true;
+    return true;
+}
+
+/* json_is_true. */
+static bool
+v_true(struct jp *j, bool *out)
+{
+    ws(j);
+    *out = j->end - j->p >= 4 && memcmp(j->p, "true", 4) == 0;
+    return skip_value(j);
+}
+
+/* An object's members: fn reads the value of the i-th key of keys; other keys are skipped. A
+ * key that holds an escape, or one of keys given twice (jansson keeps the last), is left to
+ * jansson. A value that is not an object is skipped with *is_obj false (it reads as absent). */
+typedef bool (*member_fn)(struct jp *j, size_t i, void *ctx);
+
+struct key {
+    const char *s;
+    size_t n;
+};
+#define K(name)                                                                                    \
+    {                                                                                              \
+        name, sizeof(name) - 1                                                                     \
+    }
+
+/* The index of key k (n bytes) in keys, or nkeys. Keys are short: compared inline. */
+static inline size_t
+key_find(const struct key *keys, size_t nkeys, const unsigned char *k, size_t n)
+{
+    for (size_t i = 0; i < nkeys; i++) {
+        if (keys[i].n != n || (unsigned char)keys[i].s[0] != k[0])
+            continue;
+        size_t c = 1;
+        while (c < n && (unsigned char)keys[i].s[c] == k[c])
+            c++;
+        if (c == n)
+            return i;
+    }
+    return nkeys;
+}
+
+static bool
+object(struct jp *j, const struct key *keys, size_t nkeys, member_fn fn, void *ctx, bool *is_obj)
+{
+    ws(j);
+    *is_obj = false;
+    if (j->p >= j->end || *j->p != '{')
+        return skip_value(j);
+    if (++j->depth > SCAN_MAX_DEPTH)
+        return false;
+    j->p++;
+    uint32_t seen = 0;
+    if (!eat(j, '}')) {
+        do {
+            const unsigned char *k;
+            size_t n;
+            bool esc;
+            if (!string_token(j, &k, &n, &esc) || esc || !eat(j, ':'))
+                return false;
+            size_t i = key_find(keys, nkeys, k, n);
+            if (i == nkeys) {
+                if (!skip_value(j))
+                    return false;
+                continue;
+            }
+            if (seen & (1u << i))
+                return false;
+            seen |= 1u << i;
+            if (!fn(j, i, ctx))
+                return false;
+        } while (eat(j, ','));
+        if (!eat(j, '}'))
+            return false;
+    }
+    j->depth--;
+    *is_obj = true;
+    return true;
+}
+
+#define NKEYS(a) (sizeof(a) / sizeof(a)[0])
+
+/* --- the record's members ------------------------------------------------------------------------
+ */
+
+static const struct key endpoint_keys[] = {K("host"), K("zone"), K("region"), K("data_address")};
+
+static bool
+m_endpoint(struct jp *j, size_t i, void *ctx)
+{
+    struct journal_endpoint *ep = ctx;
+    const char **f[] = {&ep->host, &ep->zone, &ep->region, &ep->data_address};
+    return v_string(j, f[i]);
+}
+
+static const struct key scenario_keys[] = {K("name"),          K("test"),      K("msg_size"),
+                                           K("response_size"), K("streams"),   K("duration_s"),
+                                           K("warmup_s"),      K("rate_bps"),  K("reverse"),
+                                           K("window"),        K("interval_s")};
+
+static bool
+m_scenario(struct jp *j, size_t i, void *ctx)
+{
+    struct journal_scenario *sc = ctx;
+    bool has;
+    int64_t v;
+    bool ok;
+    switch (i) {
+    case 0:
+        return v_string(j, &sc->name);
+    case 1:
+        return v_string(j, &sc->test);
+    case 5:
+        return v_number(j, &sc->duration_s, &has);
+    case 6:
+        return v_number(j, &sc->warmup_s, &has);
+    case 8:
+        return v_true(j, &sc->reverse);
+    case 10:
+        return v_number(j, &sc->interval_s, &has);
+    default:
+        ok = v_int(j, &v);
+        *(i == 2   ? &sc->msg_size
+          : i == 3 ? &sc->response_size
+          : i == 4 ? &sc->streams
+          : i == 7 ? &sc->rate_bps
+                   : &sc->window) = journal_count(v);
+        return ok;
+    }
+}
+
+static const struct key pair_keys_plan[] = {K("name"), K("sha256")};
+static const struct key pair_keys_env[] = {K("src"), K("dst")};
+static const struct key pair_keys_tool[] = {K("version"), K("nsperf_sha256")};
+
+/* Two string members into ctx[0] and ctx[1]. */
+static bool
+m_pair(struct jp *j, size_t i, void *ctx)
+{
+    const char **two = ctx;
+    return v_string(j, &two[i]);
+}
+
+static const struct key cpu_keys[] = {K("local_pct"), K("remote_pct")};
+
+static bool
+m_cpu(struct jp *j, size_t i, void *ctx)
+{
+    struct journal_result *r = ctx;
+    return i == 0 ? v_number(j, &r->cpu_local_pct, &r->has_cpu_local)
+                  : v_number(j, &r->cpu_remote_pct, &r->has_cpu_remote);
+}
+
+static const struct key udp_keys[] = {K("sent"), K("lost"), K("lost_pct"), K("jitter_us")};
+
+static bool
+m_udp(struct jp *j, size_t i, void *ctx)
+{
+    struct journal_result *r = ctx;
+    switch (i) {
+    case 0:
+        return v_number(j, &r->udp_sent, &r->has_udp_sent);
+    case 1:
+        return v_number(j, &r->udp_lost, &r->has_udp_lost);
+    case 2:
+        return v_number(j, &r->udp_lost_pct, &r->has_udp_lost_pct);
+    default:
+        return v_number(j, &r->udp_jitter_us, &r->has_udp_jitter);
+    }
+}
+
+/* [lower_ns, count] written by nsperf as "[123,45]": read inline, else the general way. */
+static inline bool
+bucket_inline(struct jp *j, int64_t v[2])
+{
+    const unsigned char *q = j->p, *end = j->end;
+    if (q >= end || *q != '[')
+        return false;
+    q++;
+    for (int k = 0; k < 2; k++) {
+        const unsigned char *d = q;
+        uint64_t x = 0;
+        while (q < end && *q >= '0' && *q <= '9' && q - d < SCAN_INLINE_DIGITS)
+            x = x * 10 + (uint64_t)(*q++ - '0');
+        if (q == d || (*d == '0' && q - d > 1) || q >= end || *q != (k == 0 ? ',' : ']'))
+            return false;
+        v[k] = (int64_t)x;
+        q++;
+    }
+    j->p = q;
+    return true;
+}
+
+/* One entry the way hist_rtt_json_buckets reads it: members 0 and 1 as integers (absent or
+ * another type: 0), further ones ignored; an entry that is not an array is (0, 0). */
+static bool
+bucket_general(struct jp *j, int64_t v[2])
+{
+    v[0] = v[1] = 0;
+    ws(j);
+    if (j->p >= j->end || *j->p != '[')
+        return skip_value(j);
+    if (++j->depth > SCAN_MAX_DEPTH)
+        return false;
+    j->p++;
+    if (!eat(j, ']')) {
+        size_t k = 0;
+        do {
+            bool ok = k < 2 ? v_int(j, &v[k]) : skip_value(j);
+            if (!ok)
+                return false;
+            k++;
+        } while (eat(j, ','));
+        if (!eat(j, ']'))
+            return false;
+    }
+    j->depth--;
+    return true;
+}
+
+static inline bool
+bucket_push(struct journal_buckets *bb, const int64_t v[2])
+{
+    if (v[0] < 0 || v[1] <= 0)
+        return true; /* skipped, as hist_rtt_json_buckets skips it */
+    return journal_buckets_push(bb, (uint64_t)v[0], (uint64_t)v[1]);
+}
+
+struct hist_ctx {
+    struct journal_buckets *bb;
+    int64_t sub_bits;
+    bool is_array;
+};
+
+static bool
+m_hist(struct jp *j, size_t i, void *ctx)
+{
+    struct hist_ctx *h = ctx;
+    if (i == 0)
+        return v_int(j, &h->sub_bits);
+    ws(j);
+    if (j->p >= j->end || *j->p != '[')
+        return skip_value(j);
+    h->is_array = true;
+    if (++j->depth > SCAN_MAX_DEPTH)
+        return false;
+    j->p++;
+    if (!eat(j, ']')) {
+        do {
+            int64_t v[2];
+            if (!bucket_inline(j, v) && !bucket_general(j, v))
+                return false;
+            if (!bucket_push(h->bb, v))
+                return false;
+        } while (eat(j, ','));
+        if (!eat(j, ']'))
+            return false;
+    }
+    j->depth--;
+    return true;
+}
+
+static const struct key hist_keys[] = {K(HISTJSON_SUB_BITS), K(HISTJSON_BUCKETS)};
+static const struct key rtt_keys[] = {K("mean"), K("min"), K("max"), K(HISTJSON_M2),
+                                      K(HISTJSON_HIST)};
+
+struct rtt_ctx {
+    struct journal_result *r;
+    struct journal_buckets *bb;
+};
+
+static bool
+m_rtt(struct jp *j, size_t i, void *ctx)
+{
+    struct rtt_ctx *c = ctx;
+    struct journal_result *r = c->r;
+    switch (i) {
+    case 0:
+        return v_number(j, &r->rtt_mean_us, &r->has_rtt_mean);
+    case 1:
+        return v_number(j, &r->rtt_min_us, &r->has_rtt_min);
+    case 2:
+        return v_number(j, &r->rtt_max_us, &r->has_rtt_max);
+    case 3:
+        return v_number(j, &r->rtt_m2_ns2, &r->has_rtt_m2);
+    default: {
+        struct hist_ctx h = {.bb = c->bb};
+        bool is_obj;
+        if (!object(j, hist_keys, NKEYS(hist_keys), m_hist, &h, &is_obj))
+            return false;
+        r->has_hist = is_obj && h.is_array && h.sub_bits == HIST_SUB_BITS;
+        return true;
+    }
+    }
+}
+
+static const struct key result_keys[] = {
+    K("throughput_bps"), K("connections_per_s"), K("retransmits"), K("cpu"), K("udp"),
+    K(HISTJSON_RTT)};
+
+static bool
+m_result(struct jp *j, size_t i, void *ctx)
+{
+    struct rtt_ctx *c = ctx;
+    struct journal_result *r = c->r;
+    bool is_obj;
+    switch (i) {
+    case 0:
+        return v_number(j, &r->throughput_bps, &r->has_throughput);
+    case 1:
+        return v_number(j, &r->connections_per_s, &r->has_connections);
+    case 2:
+        return v_number(j, &r->retransmits, &r->has_retransmits);
+    case 3:
+        return object(j, cpu_keys, NKEYS(cpu_keys), m_cpu, r, &is_obj);
+    case 4:
+        if (!object(j, udp_keys, NKEYS(udp_keys), m_udp, r, &is_obj))
+            return false;
+        r->has_udp = is_obj;
+        return true;
+    default:
+        if (!object(j, rtt_keys, NKEYS(rtt_keys), m_rtt, c, &is_obj))
+            return false;
+        r->has_rtt = is_obj;
+        return true;
+    }
+}
+
+static const struct key record_keys[] = {K("schema"), K("run_id"), K("plan"),     K("scenario"),
+                                         K("trial"),  K("family"), K("src"),      K("dst"),
+                                         K("status"), K("error"),  K("attempts"), K("started"),
+                                         K("ended"),  K("result"), K("env"),      K("tool")};
+
+struct record_ctx {
+    struct journal_trial *t;
+    struct journal_buckets *bb;
+    const char *family, *status;
+    const char *plan[2], *env[2], *tool[2];
+};
+
+static bool
+m_record(struct jp *j, size_t i, void *ctx)
+{
+    struct record_ctx *c = ctx;
+    struct journal_trial *t = c->t;
+    int64_t v;
+    bool is_obj;
+    switch (i) {
+    case 0:
+        return v_string(j, &t->schema);
+    case 1:
+        return v_string(j, &t->run_id);
+    case 2:
+        return object(j, pair_keys_plan, 2, m_pair, c->plan, &is_obj);
+    case 3:
+        return object(j, scenario_keys, NKEYS(scenario_keys), m_scenario, &t->scenario, &is_obj);
+    case 4:
+        if (!v_int(j, &v))
+            return false;
+        t->trial = journal_trial_number(v);
+        return true;
+    case 5:
+        return v_string(j, &c->family);
+    case 6:
+        return object(j, endpoint_keys, NKEYS(endpoint_keys), m_endpoint, &t->src, &is_obj);
+    case 7:
+        return object(j, endpoint_keys, NKEYS(endpoint_keys), m_endpoint, &t->dst, &is_obj);
+    case 8:
+        return v_string(j, &c->status);
+    case 9:
+        return v_string(j, &t->error);
+    case 10:
+        if (!v_int(j, &v))
+            return false;
+        t->attempts = journal_attempts(v);
+        return true;
+    case 11:
+        return v_string(j, &t->started);
+    case 12:
+        return v_string(j, &t->ended);
+    case 13: {
+        struct rtt_ctx rc = {.r = &t->result, .bb = c->bb};
+        if (!object(j, result_keys, NKEYS(result_keys), m_result, &rc, &is_obj))
+            return false;
+        t->result.present = is_obj;
+        return true;
+    }
+    case 14:
+        return object(j, pair_keys_env, 2, m_pair, c->env, &is_obj);
+    default:
+        return object(j, pair_keys_tool, 2, m_pair, c->tool, &is_obj);
+    }
+}
+
+bool
+journal_scan_trial(struct journal_scan *s, const char *line, size_t len, struct journal_trial *t)
+{
+    memset(t, 0, sizeof *t);
+    t->scenario.kind = -1;
+    s->arena_len = 0;
+    s->bb.n = 0;
+    struct jp j = {
+        .p = (const unsigned char *)line, .end = (const unsigned char *)line + len, .s = s};
+    struct record_ctx c = {.t = t, .bb = &s->bb};
+    bool is_obj;
+    ws(&j);
+    if (j.p >= j.end || *j.p != '{')
+        return false; /* jansson takes a top-level array; the record is an object */
+    if (!object(&j, record_keys, NKEYS(record_keys), m_record, &c, &is_obj))
+        return false;
+    ws(&j);
+    if (j.p != j.end)
+        return false;
+    t->plan_name = c.plan[0];
+    t->plan_sha256 = c.plan[1];
+    t->env_src = c.env[0];
+    t->env_dst = c.env[1];
+    t->tool_version = c.tool[0];
+    t->nsperf_sha256 = c.tool[1];
+    t->family = journal_family_from(c.family);
+    t->status = journal_status_from(c.status);
+    t->result.buckets = s->bb.b;
+    t->result.nbuckets = t->result.has_hist ? s->bb.n : 0;
+    return true;
+}

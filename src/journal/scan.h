@@ -1,0 +1,81 @@
+/* scan.h - the two decoders of a trial line behind journal_reader_parse (internal to the journal
+ * module, its tests and its differential fuzzer, tests/fuzz/fuzz_journal.c).
+ *
+ * journal_trial_from_json reads a jansson tree: it is the reference. journal_scan_trial walks
+ * the line once without building a tree (jansson's tree costs ~25x more on a 100 000-trial
+ * journal, most of it for histogram buckets) and takes only lines it is sure of: whenever it
+ * returns true, jansson parses the same bytes and journal_trial_from_json gives the same
+ * struct. Anything else (a type it does not expect, an escape in a key, a duplicate key it
+ * reads, invalid UTF-8, a number jansson would refuse, deep nesting) makes it return false, and
+ * jansson decides. */
+#ifndef NS_JOURNAL_SCAN_H
+#define NS_JOURNAL_SCAN_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "journal/journal.h"
+#include "journal/record.h"
+
+/* The rules of both decoders for what a value means (README "The journal"). Integers are read
+ * as jansson's json_integer_value reads them: a real, or any other type, is 0. */
+static inline uint32_t
+journal_trial_number(int64_t v) /* 1-based; anything else is 0 */
+{
+    return v > 0 && v < UINT32_MAX ? (uint32_t)v : 0;
+}
+static inline uint32_t
+journal_attempts(int64_t v)
+{
+    return v >= 0 && v <= UINT32_MAX ? (uint32_t)v : 0;
+}
+static inline uint64_t
+journal_count(int64_t v) /* sizes, rates, counts: a negative one is 0 */
+{
+    return v > 0 ? (uint64_t)v : 0;
+}
+/* "ok", "failed", anything else (NULL too). */
+enum journal_status journal_status_from(const char *s);
+/* "ipv6" is ipv6; anything else (NULL too) ipv4, as the reports have always filed it. */
+enum journal_family journal_family_from(const char *s);
+
+/* A growable array of buckets, reused from line to line. */
+struct journal_buckets {
+    struct journal_bucket *b;
+    size_t n, cap;
+};
+void journal_buckets_release(struct journal_buckets *bb);
+/* Append one; false when out of memory. */
+bool journal_buckets_push(struct journal_buckets *bb, uint64_t low_ns, uint64_t count);
+
+/* The fast decoder's scratch: its decoded strings and buckets. */
+struct journal_scan;
+struct journal_scan *journal_scan_new(void);
+void journal_scan_free(struct journal_scan *s);
+
+/* Decode line (len bytes, its newline may be included) into *t (pointers into s, valid until
+ * the next call). False: not decoded, ask jansson. */
+bool journal_scan_trial(struct journal_scan *s, const char *line, size_t len,
+                        struct journal_trial *t);
+
+/* Decode a parsed record (borrowed; t's strings point into it) into *t, its buckets into bb.
+ * A value that is not an object reads as an empty record. Returns 0 or NS_ENOMEM. */
+int journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struct journal_trial *t);
+
+/* The checks every decoded record passes before a reader hands it on, the same for both
+ * decoders: the schema is JOURNAL_TRIAL_SCHEMA and the test kind is testspec's (sets
+ * t->scenario.kind). Returns 0 or NS_EPARSE with why in e. */
+int journal_trial_check(struct journal_trial *t, struct err *e);
+
+/* journal_read_trials with another cap on a line's length (the tests' way to reach it). */
+int journal_read_trials_capped(const char *dir, size_t line_max, journal_trial_fn fn,
+                               journal_skip_fn skip, void *arg, struct journal_read_stats *st,
+                               struct err *e);
+
+/* Whether two decoded records are the same, member by member (strings by content, buckets by
+ * value). For the tests and the fuzzer. */
+bool journal_trial_equal(const struct journal_trial *a, const struct journal_trial *b);
+
+#endif

@@ -1,0 +1,681 @@
+/* model.c - load run directories into the report model, through the journal's reader
+ * (journal/journal.h; the format is the README's section "The journal").
+ *
+ * Each trial record is reduced at once to the figures the reports use (headline value, CPU,
+ * retransmits, UDP loss, the RTT histogram's sparse buckets) and dropped, so memory follows the
+ * number of trials, not the journal's size. A trial seen twice under one key (journal_key: a
+ * resumed run) keeps its last ok record, else its last failed one (journal_supersedes). */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "common/errors.h"
+#include "common/hist.h"
+#include "journal/journal.h"
+#include "report/reportint.h"
+
+const char *
+rkind_unit(enum testspec_kind k)
+{
+    switch (k) {
+    case TESTSPEC_TCP_STREAM:
+    case TESTSPEC_UDP_STREAM:
+        return "Mbit/s";
+    case TESTSPEC_TCP_CRR:
+        return "conn/s";
+    default:
+        return "us";
+    }
+}
+
+const char *
+rkind_metric(enum testspec_kind k)
+{
+    switch (k) {
+    case TESTSPEC_TCP_STREAM:
+    case TESTSPEC_UDP_STREAM:
+        return "throughput";
+    case TESTSPEC_TCP_CRR:
+        return "connections/s";
+    default:
+        return "mean RTT";
+    }
+}
+
+bool
+rkind_lower_is_better(enum testspec_kind k)
+{
+    return k == TESTSPEC_TCP_RR || k == TESTSPEC_UDP_RR;
+}
+
+bool
+rkind_has_rtt(enum testspec_kind k)
+{
+    return k == TESTSPEC_TCP_RR || k == TESTSPEC_UDP_RR || k == TESTSPEC_TCP_CRR;
+}
+
+const char *
+rfamily_name(int family)
+{
+    return journal_family_name(family == 1 ? JOURNAL_IPV6 : JOURNAL_IPV4);
+}
+
+void
+rrtt_merge_into(struct hist *h, const struct rrtt *r)
+{
+    if (r->n == 0)
+        return;
+    struct hist part;
+    /* Only the summary fields: the buckets are added straight into h below. */
+    part.count = r->n;
+    part.min = (uint64_t)llround(r->min_ns);
+    part.max = (uint64_t)llround(r->max_ns);
+    part.mean = r->mean_ns;
+    part.m2 = r->m2;
+    if (h->count == 0 || part.min < h->min)
+        h->min = part.min;
+    if (h->count == 0 || part.max > h->max)
+        h->max = part.max;
+    double na = (double)h->count, nb = (double)part.count, n = na + nb;
+    double delta = part.mean - h->mean;
+    h->mean += delta * nb / n;
+    h->m2 += part.m2 + delta * delta * na * nb / n;
+    h->count += part.count;
+    for (uint32_t i = 0; i < r->nb; i++)
+        h->buckets[RBUCKET_IDX(r->b[i])] += RBUCKET_COUNT(r->b[i]);
+}
+
+/* --- small helpers -------------------------------------------------------------------------- */
+
+static char *
+xstrdup(const char *s)
+{
+    return strdup(s != NULL ? s : "");
+}
+
+/* "zone 2" < "zone 10": digit runs compare as numbers. */
+static int
+natcmp(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            while (*a == '0')
+                a++;
+            while (*b == '0')
+                b++;
+            size_t la = 0, lb = 0;
+            while (isdigit((unsigned char)a[la]))
+                la++;
+            while (isdigit((unsigned char)b[lb]))
+                lb++;
+            if (la != lb)
+                return la < lb ? -1 : 1;
+            int c = strncmp(a, b, la);
+            if (c != 0)
+                return c;
+            a += la;
+            b += lb;
+            continue;
+        }
+        if (*a != *b)
+            return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+        a++;
+        b++;
+    }
+    return *a ? 1 : *b ? -1 : 0;
+}
+
+/* --- hosts, scenarios, pairs -------------------------------------------------------------------
+ */
+
+static uint32_t
+host_hash(const char *name, const char *region)
+{
+    uint32_t h = 2166136261u; /* FNV-1a over name, a NUL, region */
+    for (const char *p = name;; p++) {
+        h = (h ^ (unsigned char)*p) * 16777619u;
+        if (*p == '\0')
+            break;
+    }
+    for (const char *p = region; *p != '\0'; p++)
+        h = (h ^ (unsigned char)*p) * 16777619u;
+    return h;
+}
+
+/* The slot of (name, region) in the hosts' index: its host, or the empty slot to take. Two
+ * lookups a record: a linear search over 100 hosts was a tenth of a report's time. */
+static size_t
+host_slot(const struct rmodel *m, const char *name, const char *region)
+{
+    size_t j = host_hash(name, region) & (m->hidx_cap - 1);
+    while (m->hidx[j] != UINT32_MAX) {
+        const struct rhost *h = &m->hosts[m->hidx[j]];
+        if (strcmp(h->name, name) == 0 && strcmp(h->region, region) == 0)
+            break;
+        j = (j + 1) & (m->hidx_cap - 1);
+    }
+    return j;
+}
+
+static int
+hidx_grow(struct rmodel *m)
+{
+    size_t cap = m->hidx_cap ? m->hidx_cap * 2 : 256;
+    uint32_t *t = malloc(cap * sizeof *t);
+    if (t == NULL)
+        return NS_ENOMEM;
+    memset(t, 0xff, cap * sizeof *t);
+    free(m->hidx);
+    m->hidx = t;
+    m->hidx_cap = cap;
+    for (size_t i = 0; i < m->nhosts; i++)
+        m->hidx[host_slot(m, m->hosts[i].name, m->hosts[i].region)] = (uint32_t)i;
+    return 0;
+}
+
+/* The host named name in region (NULL reads as ""), added when new; env (borrowed, may be NULL)
+ * is the first one a run.json gives it. */
+static int
+host_get(struct rmodel *m, const char *name, const char *zone, const char *region, const char *addr,
+         const json_t *env)
+{
+    if (name == NULL)
+        name = "";
+    if (zone == NULL)
+        zone = "";
+    if (region == NULL)
+        region = "";
+    if (addr == NULL)
+        addr = "";
+    if ((m->nhosts + 1) * 2 > m->hidx_cap && hidx_grow(m) != 0)
+        return NS_ENOMEM;
+    size_t slot = host_slot(m, name, region);
+    if (m->hidx[slot] != UINT32_MAX) {
+        struct rhost *h = &m->hosts[m->hidx[slot]];
+        if (h->env == NULL)
+            h->env = env;
+        return (int)m->hidx[slot];
+    }
+    if (m->nhosts == m->caphosts) {
+        size_t cap = m->caphosts ? m->caphosts * 2 : 64;
+        struct rhost *p = realloc(m->hosts, cap * sizeof *p);
+        if (p == NULL)
+            return NS_ENOMEM;
+        m->hosts = p;
+        m->caphosts = cap;
+    }
+    struct rhost *h = &m->hosts[m->nhosts];
+    h->name = xstrdup(name);
+    h->zone = xstrdup(zone);
+    h->region = xstrdup(region);
+    h->addr = xstrdup(addr);
+    h->env = env;
+    h->zone_idx = -1;
+    if (!h->name || !h->zone || !h->region || !h->addr)
+        return NS_ENOMEM;
+    m->hidx[slot] = (uint32_t)m->nhosts;
+    return (int)m->nhosts++;
+}
+
+/* The scenario of that name, added when new. def is how the run recorded its parameters (NULL:
+ * a trial names a scenario its run.json does not; its parameters are the record's). Two runs
+ * that give one name to two kinds cannot be merged. */
+static int
+scen_get(struct rmodel *m, const struct journal_scenario *sc, const json_t *def, struct err *e)
+{
+    const char *name = sc->name != NULL ? sc->name : "", *test = sc->test;
+    for (size_t i = 0; i < m->nscens; i++) {
+        if (strcmp(m->scens[i].name, name) != 0)
+            continue;
+        if (strcmp(m->scens[i].test, test) != 0)
+            return err_set(e, NS_EPARSE, "scenario '%s' is %s in one run and %s in another", name,
+                           m->scens[i].test, test);
+        return (int)i;
+    }
+    if (m->nscens == m->capscens) {
+        size_t cap = m->capscens ? m->capscens * 2 : 8;
+        struct rscen *p = realloc(m->scens, cap * sizeof *p);
+        if (p == NULL)
+            return err_set(e, NS_ENOMEM, "out of memory");
+        m->scens = p;
+        m->capscens = cap;
+    }
+    struct rscen *s = &m->scens[m->nscens];
+    s->name = xstrdup(name);
+    s->test = xstrdup(test);
+    s->kind = (enum testspec_kind)sc->kind;
+    s->reverse = sc->reverse;
+    s->def = def != NULL ? json_deep_copy(def) : journal_scenario_json(sc);
+    if (!s->name || !s->test || !s->def)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    json_object_del(s->def, "trials");
+    return (int)m->nscens++;
+}
+
+static uint32_t
+pair_hash(int scen, int fam, int src, int dst)
+{
+    uint64_t h = (uint64_t)(uint32_t)scen * 0x9E3779B97F4A7C15u;
+    h ^= (uint64_t)(uint32_t)fam + 0x632BE59BD9B4E019u + (h << 6) + (h >> 2);
+    h ^= (uint64_t)(uint32_t)src * 0xC2B2AE3D27D4EB4Fu + (h << 6) + (h >> 2);
+    h ^= (uint64_t)(uint32_t)dst * 0x165667B19E3779F9u + (h << 6) + (h >> 2);
+    return (uint32_t)(h ^ (h >> 29));
+}
+
+static int
+pidx_grow(struct rmodel *m)
+{
+    size_t cap = m->pidx_cap ? m->pidx_cap * 2 : 1024;
+    uint32_t *t = malloc(cap * sizeof *t);
+    if (t == NULL)
+        return NS_ENOMEM;
+    memset(t, 0xff, cap * sizeof *t);
+    for (size_t i = 0; i < m->npairs; i++) {
+        const struct rpair *p = &m->pairs[i];
+        size_t j = pair_hash(p->scen, p->family, p->src, p->dst) & (cap - 1);
+        while (t[j] != UINT32_MAX)
+            j = (j + 1) & (cap - 1);
+        t[j] = (uint32_t)i;
+    }
+    free(m->pidx);
+    m->pidx = t;
+    m->pidx_cap = cap;
+    return 0;
+}
+
+static struct rpair *
+pair_get(struct rmodel *m, int scen, int fam, int src, int dst)
+{
+    if ((m->npairs + 1) * 2 > m->pidx_cap && pidx_grow(m) != 0)
+        return NULL;
+    size_t j = pair_hash(scen, fam, src, dst) & (m->pidx_cap - 1);
+    while (m->pidx[j] != UINT32_MAX) {
+        struct rpair *p = &m->pairs[m->pidx[j]];
+        if (p->scen == scen && p->family == fam && p->src == src && p->dst == dst)
+            return p;
+        j = (j + 1) & (m->pidx_cap - 1);
+    }
+    if (m->npairs == m->cappairs) {
+        size_t cap = m->cappairs ? m->cappairs * 2 : 256;
+        struct rpair *p = realloc(m->pairs, cap * sizeof *p);
+        if (p == NULL)
+            return NULL;
+        m->pairs = p;
+        m->cappairs = cap;
+    }
+    struct rpair *p = &m->pairs[m->npairs];
+    memset(p, 0, sizeof *p);
+    p->scen = scen;
+    p->family = fam;
+    p->src = src;
+    p->dst = dst;
+    m->pidx[j] = (uint32_t)m->npairs++;
+    return p;
+}
+
+/* Bucket arrays come from big blocks (a 100 000-trial journal holds ~50 000 of them; one
+ * malloc each would cost more than reading them), freed with the model. */
+#define RBLOCK_BUCKETS (1u << 20) /* 8 MiB, mapped and marked for huge pages (fewer faults) */
+
+struct rblock {
+    struct rblock *next;
+    size_t used, cap;
+    rbucket_t b[];
+};
+
+static rbucket_t *
+rmodel_buckets(struct rmodel *m, size_t n)
+{
+    struct rblock *blk = m->blocks;
+    if (blk == NULL || blk->used + n > blk->cap) {
+        size_t cap = n > RBLOCK_BUCKETS ? n : RBLOCK_BUCKETS;
+        size_t bytes = sizeof *blk + cap * sizeof(rbucket_t);
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+        madvise(p, bytes, MADV_HUGEPAGE); /* advice only */
+        blk = p;
+        blk->next = m->blocks;
+        blk->used = 0;
+        blk->cap = cap;
+        m->blocks = blk;
+    }
+    rbucket_t *b = blk->b + blk->used;
+    blk->used += n;
+    return b;
+}
+
+/* --- one trial record ----------------------------------------------------------------------- */
+
+static void
+trial_release(struct rtrial *t)
+{
+    free(t->error);
+    memset(t, 0, sizeof *t);
+}
+
+/* The trial's latency distribution, for the kinds that have one. */
+static int
+rtt_fill(struct rmodel *m, struct rrtt *r, const struct journal_result *res)
+{
+    if (!res->has_rtt || !res->has_hist || res->nbuckets == 0)
+        return 0; /* no usable histogram: percentiles are left out, the mean still counts */
+    r->b = rmodel_buckets(m, res->nbuckets);
+    if (r->b == NULL)
+        return NS_ENOMEM;
+    for (size_t i = 0; i < res->nbuckets; i++) {
+        r->b[i] = RBUCKET(hist_index(res->buckets[i].low_ns), res->buckets[i].count);
+        r->n += RBUCKET_COUNT(r->b[i]);
+    }
+    r->nb = (uint32_t)res->nbuckets;
+    r->min_ns = res->rtt_min_us * 1e3;
+    r->max_ns = res->rtt_max_us * 1e3;
+    r->mean_ns = res->rtt_mean_us * 1e3;
+    r->m2 = res->rtt_m2_ns2;
+    return 0;
+}
+
+/* The headline figure of the kind (us, Mbit/s, conn/s); false when the result lacks it. */
+static bool
+headline(enum testspec_kind kind, const struct journal_result *res, double *value)
+{
+    switch (kind) {
+    case TESTSPEC_TCP_STREAM:
+    case TESTSPEC_UDP_STREAM:
+        *value = res->throughput_bps / 1e6;
+        return res->has_throughput;
+    case TESTSPEC_TCP_CRR:
+        *value = res->connections_per_s;
+        return res->has_connections;
+    default:
+        *value = res->rtt_mean_us;
+        return res->has_rtt_mean;
+    }
+}
+
+static int
+trial_fill(struct rmodel *m, struct rtrial *t, enum testspec_kind kind,
+           const struct journal_trial *rec)
+{
+    const struct journal_result *res = &rec->result;
+    t->ok = rec->status == JOURNAL_OK && res->present;
+    if (!t->ok) {
+        t->error = xstrdup(rec->error != NULL ? rec->error : "failed without a reason");
+        return t->error ? 0 : NS_ENOMEM;
+    }
+    if (!headline(kind, res, &t->value)) { /* an "ok" record without its figure is a failure */
+        t->ok = false;
+        t->error = xstrdup("result has no headline figure");
+        return t->error ? 0 : NS_ENOMEM;
+    }
+    t->cpu_local = res->cpu_local_pct;
+    t->cpu_remote = res->cpu_remote_pct;
+    t->has_cpu = res->has_cpu_local && res->has_cpu_remote;
+    t->retrans = res->retransmits;
+    t->has_retrans = res->has_retransmits;
+    if (res->has_udp) {
+        t->lost_pct = res->udp_lost_pct;
+        if (!res->has_udp_lost_pct && res->has_udp_lost && res->has_udp_sent && res->udp_sent > 0)
+            t->lost_pct = 100.0 * res->udp_lost / res->udp_sent;
+        t->jitter_us = res->udp_jitter_us;
+        t->has_udp = true;
+    }
+    return rkind_has_rtt(kind) ? rtt_fill(m, &t->rtt, res) : 0;
+}
+
+/* Keep t (moved in) as trial t.n of p, by journal_supersedes. */
+static int
+trial_insert(struct rpair *p, struct rtrial *tp, struct err *e)
+{
+    struct rtrial t = *tp;
+    for (size_t i = 0; i < p->nt; i++) {
+        if (p->t[i].n != t.n)
+            continue;
+        if (journal_supersedes(t.ok, p->t[i].ok)) {
+            trial_release(&p->t[i]);
+            p->t[i] = t;
+        } else {
+            trial_release(&t);
+        }
+        return 0;
+    }
+    if (p->nt == p->capt) {
+        size_t cap = p->capt ? p->capt * 2 : 4;
+        struct rtrial *q = realloc(p->t, cap * sizeof *q);
+        if (q == NULL) {
+            trial_release(&t);
+            return err_set(e, NS_ENOMEM, "out of memory");
+        }
+        p->t = q;
+        p->capt = cap;
+    }
+    p->t[p->nt++] = t;
+    return 0;
+}
+
+/* One record into the model: its scenario and hosts (added when new), its pair, its trial. The
+ * pair and trial number make the journal's key (journal_key); hosts are told apart by name and
+ * region, so that runs of several regions merge. */
+static int
+record_add(void *arg, const struct journal_trial *rec, struct err *e)
+{
+    struct rmodel *m = arg;
+    int s = scen_get(m, &rec->scenario, NULL, e);
+    if (s < 0)
+        return s;
+    const struct journal_endpoint *a = &rec->src, *b = &rec->dst;
+    int src = host_get(m, a->host, a->zone, a->region, a->data_address, NULL);
+    int dst = host_get(m, b->host, b->zone, b->region, b->data_address, NULL);
+    if (src < 0 || dst < 0)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    struct rpair *p = pair_get(m, s, rec->family == JOURNAL_IPV6, src, dst);
+    if (p == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    struct rtrial t;
+    memset(&t, 0, sizeof t);
+    t.n = rec->trial;
+    if (trial_fill(m, &t, m->scens[s].kind, rec) != 0) {
+        trial_release(&t);
+        return err_set(e, NS_ENOMEM, "out of memory");
+    }
+    return trial_insert(p, &t, e);
+}
+
+/* --- files ------------------------------------------------------------------------------------ */
+
+static int
+run_load(struct rmodel *m, const char *dir, struct err *e)
+{
+    struct journal_run *run = NULL;
+    int rc = journal_read_run(dir, &run, e);
+    if (rc != 0)
+        return rc;
+    struct rrun *r = &m->runs[m->nruns++];
+    r->dir = xstrdup(dir);
+    r->run = run;
+    if (r->dir == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < run->nhosts; i++) {
+        const struct journal_run_host *h = &run->hosts[i];
+        if (host_get(m, h->name, h->zone, h->region, h->data_address, h->env) < 0)
+            return err_set(e, NS_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < run->nscenarios; i++) {
+        rc = scen_get(m, &run->scenarios[i].sc, run->scenarios[i].recorded, e);
+        if (rc < 0)
+            return rc;
+    }
+    return 0;
+}
+
+static void
+line_skipped(void *arg, const char *path, unsigned long line, const char *why)
+{
+    const struct rmodel *m = arg;
+    if (m->warn != NULL)
+        fprintf(m->warn, "netsurvey: warning: %s:%lu: %s, line ignored\n", path, line, why);
+}
+
+static int
+results_load(struct rmodel *m, const char *dir, struct err *e)
+{
+    struct journal_read_stats st;
+    int rc = journal_read_trials(dir, record_add, line_skipped, m, &st, e);
+    if (rc == NS_ENOTFOUND) { /* a run that has not finished a trial yet */
+        if (m->warn != NULL)
+            fprintf(m->warn, "netsurvey: warning: %s/%s: no trial recorded yet\n", dir,
+                    JOURNAL_RESULTS_FILE);
+        return 0;
+    }
+    m->torn_lines += st.torn;
+    m->skipped_lines += st.bad;
+    return rc;
+}
+
+static int
+cmp_trial(const void *a, const void *b)
+{
+    const struct rtrial *x = a, *y = b;
+    return x->n < y->n ? -1 : x->n > y->n;
+}
+
+static int
+cmp_zone(const void *a, const void *b)
+{
+    const struct rzone *x = a, *y = b;
+    int c = natcmp(x->region, y->region);
+    return c != 0 ? c : natcmp(x->zone, y->zone);
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+    return natcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Zones and regions from the hosts, in natural order; labels carry the region when there are
+ * several ("westus3/1"). */
+static int
+zones_build(struct rmodel *m)
+{
+    m->zones = calloc(m->nhosts ? m->nhosts : 1, sizeof *m->zones);
+    m->regions = calloc(m->nhosts ? m->nhosts : 1, sizeof *m->regions);
+    if (m->zones == NULL || m->regions == NULL)
+        return NS_ENOMEM;
+    for (size_t i = 0; i < m->nhosts; i++) {
+        const struct rhost *h = &m->hosts[i];
+        size_t z = 0;
+        while (z < m->nzones &&
+               (strcmp(m->zones[z].region, h->region) || strcmp(m->zones[z].zone, h->zone)))
+            z++;
+        if (z == m->nzones) {
+            m->zones[z].region = h->region;
+            m->zones[z].zone = h->zone;
+            m->nzones++;
+        }
+        size_t r = 0;
+        while (r < m->nregions && strcmp(m->regions[r], h->region))
+            r++;
+        if (r == m->nregions)
+            m->regions[m->nregions++] = h->region;
+    }
+    if (m->nzones > 1)
+        qsort(m->zones, m->nzones, sizeof *m->zones, cmp_zone);
+    if (m->nregions > 1)
+        qsort(m->regions, m->nregions, sizeof *m->regions, cmp_str);
+    for (size_t z = 0; z < m->nzones; z++) {
+        struct rzone *zn = &m->zones[z];
+        size_t n = strlen(zn->region) + strlen(zn->zone) + 2;
+        zn->label = malloc(n);
+        if (zn->label == NULL)
+            return NS_ENOMEM;
+        if (m->nregions > 1)
+            snprintf(zn->label, n, "%s/%s", zn->region, zn->zone);
+        else
+            snprintf(zn->label, n, "%s", zn->zone);
+        for (size_t r = 0; r < m->nregions; r++)
+            if (strcmp(m->regions[r], zn->region) == 0)
+                zn->region_idx = (int)r;
+    }
+    for (size_t i = 0; i < m->nhosts; i++)
+        for (size_t z = 0; z < m->nzones; z++)
+            if (!strcmp(m->zones[z].region, m->hosts[i].region) &&
+                !strcmp(m->zones[z].zone, m->hosts[i].zone))
+                m->hosts[i].zone_idx = (int)z;
+    return 0;
+}
+
+int
+rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out, struct err *e)
+{
+    struct rmodel *m = calloc(1, sizeof *m);
+    if (m == NULL || ndirs <= 0 || (m->runs = calloc((size_t)ndirs, sizeof *m->runs)) == NULL) {
+        free(m);
+        return err_set(e, ndirs <= 0 ? NS_EINVAL : NS_ENOMEM,
+                       ndirs <= 0 ? "no run directory" : "out of memory");
+    }
+    m->warn = warn;
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < ndirs; i++)
+        rc = run_load(m, dirs[i], e);
+    for (int i = 0; rc == 0 && i < ndirs; i++)
+        rc = results_load(m, dirs[i], e);
+    if (rc == 0 && zones_build(m) != 0)
+        rc = err_set(e, NS_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == 0 && i < m->npairs; i++)
+        if (m->pairs[i].nt > 1)
+            qsort(m->pairs[i].t, m->pairs[i].nt, sizeof *m->pairs[i].t, cmp_trial);
+    if (rc != 0) {
+        rmodel_free(m);
+        return rc;
+    }
+    *out = m;
+    return 0;
+}
+
+void
+rmodel_free(struct rmodel *m)
+{
+    if (m == NULL)
+        return;
+    for (size_t i = 0; i < m->npairs; i++) {
+        for (size_t j = 0; j < m->pairs[i].nt; j++)
+            trial_release(&m->pairs[i].t[j]);
+        free(m->pairs[i].t);
+    }
+    free(m->pairs);
+    free(m->pidx);
+    free(m->hidx);
+    while (m->blocks != NULL) {
+        struct rblock *next = m->blocks->next;
+        munmap(m->blocks, sizeof *m->blocks + m->blocks->cap * sizeof(rbucket_t));
+        m->blocks = next;
+    }
+    for (size_t i = 0; i < m->nhosts; i++) {
+        free(m->hosts[i].name);
+        free(m->hosts[i].zone);
+        free(m->hosts[i].region);
+        free(m->hosts[i].addr);
+    }
+    free(m->hosts);
+    for (size_t i = 0; i < m->nzones; i++)
+        free(m->zones[i].label);
+    free(m->zones);
+    free(m->regions);
+    for (size_t i = 0; i < m->nscens; i++) {
+        free(m->scens[i].name);
+        free(m->scens[i].test);
+        json_decref(m->scens[i].def);
+    }
+    free(m->scens);
+    for (size_t i = 0; i < m->nruns; i++) {
+        free(m->runs[i].dir);
+        journal_run_free(m->runs[i].run);
+    }
+    free(m->runs);
+    free(m);
+}

@@ -1,0 +1,30 @@
+/* clean.c - undo what runs left on a plan's ssh host (clean.h). */
+#include "survey/clean.h"
+
+#include "survey/host_target.h"
+#include "transport/transport.h"
+#include "transport/transport_ssh.h"
+
+int
+survey_clean_host(const struct plan_host *ph, bool accept_new_host_keys, struct err *e)
+{
+    return survey_clean_host_warn(ph, accept_new_host_keys, NULL, NULL, e);
+}
+
+int
+survey_clean_host_warn(const struct plan_host *ph, bool accept_new_host_keys,
+                       void (*warn)(void *ctx, const char *name, const char *msg), void *ctx,
+                       struct err *e)
+{
+    if (ph->transport == PLAN_TRANSPORT_LOCAL)
+        return err_set(e, NS_EINVAL, "%s: a local host has nothing to clean", ph->name);
+    struct transport_target tt = survey_host_target(ph, accept_new_host_keys);
+    tt.warn = warn;
+    tt.warn_ctx = ctx;
+    struct transport *t = NULL;
+    int rc = transport_open(&tt, &t, e);
+    if (rc == 0)
+        rc = transport_ssh_clean(t, e);
+    transport_close(t);
+    return rc;
+}

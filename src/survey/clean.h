@@ -1,0 +1,20 @@
+/* clean.h - `netsurvey clean`'s work on one host: undo what runs left there. */
+#ifndef NS_SURVEY_CLEAN_H
+#define NS_SURVEY_CLEAN_H
+
+#include <stdbool.h>
+
+#include "common/errors.h"
+#include "plan/plan.h"
+
+/* Reach the ssh host ph as a run would, kill every process group netsurvey started there that
+ * is still recorded, and remove its cache (~/.cache/netsurvey). 0 or NS_E* with detail in e.
+ * Local hosts have nothing to clean (their processes end with the run): NS_EINVAL. */
+int survey_clean_host(const struct plan_host *ph, bool accept_new_host_keys, struct err *e);
+
+/* As survey_clean_host, each warning of the host's ssh config told to warn (may be NULL). */
+int survey_clean_host_warn(const struct plan_host *ph, bool accept_new_host_keys,
+                           void (*warn)(void *ctx, const char *name, const char *msg), void *ctx,
+                           struct err *e);
+
+#endif

@@ -1,0 +1,170 @@
+/* transport.h - how the survey reaches a host: run programs there, read what they print, stop
+ * them, put files there. One operations table per variant (wrk's struct sock, iperf3's struct
+ * protocol): `local` (processes on this machine) and `ssh` (libssh sessions).
+ *
+ * The runner, the journal and the scheduler only ever see struct transport and the functions
+ * below; they never know which variant a host uses. Transport code knows nothing about plans:
+ * struct transport_target is filled by the caller from whatever it read (survey/host_target.h).
+ * The build holds that rule: ns_transport links without ns_plan, and tests/seams refuses the
+ * arrow (a symbol or an include of plan in src/transport/).
+ *
+ * Threads: one struct transport (a host) may have several processes running at once, and its
+ * processes may be driven from different threads; a variant serialises what it must inside.
+ *
+ * Every read has a cap and a deadline (absolute CLOCK_MONOTONIC nanoseconds, clock_now_ns()).
+ * Errors are values: 0 or a negative NS_E* code, detail in the caller's struct err. */
+#ifndef NS_TRANSPORT_TRANSPORT_H
+#define NS_TRANSPORT_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/errors.h"
+
+struct transport;      /* one connected host; opaque */
+struct transport_proc; /* one program running on a host; opaque */
+
+/* What transport_open learnt of a host's key and of the authentication, for a preflight
+ * (`netsurvey check --connect`) that reports them per host: filled as far as the open got, on
+ * success and on failure. With jump hosts it is about the last hop dialled (`hop` names it). */
+enum transport_hostkey {
+    TRANSPORT_HOSTKEY_UNCHECKED, /* no key seen: not connected, or a local host */
+    TRANSPORT_HOSTKEY_KNOWN,     /* matches known_hosts */
+    TRANSPORT_HOSTKEY_UNKNOWN,   /* not in known_hosts (not recorded) */
+    TRANSPORT_HOSTKEY_RECORDED,  /* was unknown, recorded (accept_new_host_keys) */
+    TRANSPORT_HOSTKEY_CHANGED,   /* known_hosts holds another key of that type */
+    TRANSPORT_HOSTKEY_OTHER,     /* known_hosts holds a key of another type only */
+    TRANSPORT_HOSTKEY_ERROR,     /* known_hosts could not be read */
+};
+
+enum transport_auth { TRANSPORT_AUTH_UNTRIED, TRANSPORT_AUTH_OK, TRANSPORT_AUTH_FAILED };
+
+struct transport_verdict {
+    char hop[320]; /* the host (its name) or "NAME (jump host J)" */
+    enum transport_hostkey hostkey;
+    char fingerprint[160]; /* "ssh-ed25519 SHA256:..." once a key was seen */
+    enum transport_auth auth;
+    char user[128];   /* the user authenticated as, or tried */
+    char tried[1024]; /* when authentication failed: what was offered */
+};
+
+/* Where and how to reach a host. All strings borrowed for the duration of transport_open.
+ *
+ * ssh: address is resolved through ~/.ssh/config and /etc/ssh/ssh_config as OpenSSH resolves it
+ * (transport_sshconfig.h); port, user, identity, known_hosts and jump, when given, beat the
+ * config as `ssh -o` would; what neither says keeps OpenSSH's defaults. */
+struct transport_target {
+    const char *name;          /* for messages only: "zone1-vm" */
+    const char *kind;          /* "local" or "ssh" */
+    const char *address;       /* ssh: what to dial (a Host alias, name or IP); local: unused */
+    unsigned port;             /* ssh: 0 = the config's Port, else 22 */
+    const char *user;          /* ssh: NULL = the config's User, else the local user */
+    const char *identity;      /* ssh: tried before the config's IdentityFile lines (or ssh's
+                                  default keys); the agent first in any case */
+    const char *known_hosts;   /* ssh: NULL = the config's UserKnownHostsFile (OpenSSH's
+                                  ~/.ssh/known_hosts, known_hosts2 by default) */
+    const char *jump;          /* ssh: ProxyJump "[user@]host[:port][,...]" or "none"; NULL = the
+                                  config's */
+    const char *ssh_config;    /* ssh: NULL = $NETSURVEY_SSH_CONFIG, else ~/.ssh/config and
+                                  /etc/ssh/ssh_config; a path is read alone (`ssh -F`), "none"
+                                  reads nothing */
+    double connect_timeout_s;  /* ssh: 0 = the config's ConnectTimeout, else 10 s */
+    bool accept_new_host_keys; /* ssh: record an unknown key (trust on first use) */
+    /* ssh: told each warning of the config's resolution ("FILE line N: ..."), may be NULL */
+    void (*warn)(void *ctx, const char *name, const char *msg);
+    void *warn_ctx;
+    struct transport_verdict *verdict; /* ssh: NULL, or filled by transport_open (zeroed first) */
+};
+
+/* What a finished (or killed) program left behind. Buffers are owned by the struct and freed
+ * with transport_output_release. A stream that went over its cap is truncated there and its
+ * `*_truncated` flag set; the program is not stopped for that. */
+struct transport_output {
+    char *out; /* stdout, NUL-terminated, length out_len */
+    size_t out_len;
+    bool out_truncated;
+    char *err; /* stderr, likewise */
+    size_t err_len;
+    bool err_truncated;
+    int status; /* exit status 0..255, or 128 + signal number when killed by a signal */
+};
+
+void transport_output_release(struct transport_output *o);
+
+/* Connect to a host (ssh: connect, verify the host key, authenticate; local: nothing to do).
+ * On success *out owns the connection (caller closes). NS_EHOSTKEY for an unknown or changed
+ * host key (the message has the SHA256 fingerprint and how to accept it), NS_EAUTH when no
+ * credential was accepted, NS_ECONNECT / NS_ETIMEDOUT when the host cannot be reached. */
+int transport_open(const struct transport_target *t, struct transport **out, struct err *e);
+
+/* Kill and reap every process still running on it, then disconnect. NULL is safe. */
+void transport_close(struct transport *t);
+
+/* The variant's name ("local", "ssh") and the host's name, for messages. Borrowed. */
+const char *transport_kind(const struct transport *t);
+const char *transport_name(const struct transport *t);
+
+/* Make the executable at local_path runnable on the host and write its path there into
+ * remote_path (len bytes). local: local_path itself, made absolute. ssh: uploaded once to a
+ * content-addressed path (~/.cache/netsurvey/<basename>-<sha256>) and verified. */
+int transport_deploy(struct transport *t, const char *local_path, char *remote_path, size_t len,
+                     struct err *e);
+
+/* Start argv[0] with arguments argv[1..] (NULL-terminated) in a new process group (session),
+ * never through a shell without quoting every argument. stdin_data (stdin_len bytes, may be
+ * NULL) is written to its standard input, which is then closed. *out owns the process. */
+int transport_spawn(struct transport *t, const char *const *argv, const void *stdin_data,
+                    size_t stdin_len, struct transport_proc **out, struct err *e);
+
+/* Read one line (up to and excluding '\n') of the process's stdout into buf (len bytes,
+ * NUL-terminated); stderr is collected meanwhile. NS_ETIMEDOUT at the deadline, NS_ECLOSED when
+ * stdout ended first, NS_ETOOBIG when the line does not fit. Bytes after the line are kept
+ * for transport_wait. */
+int transport_read_line(struct transport_proc *p, char *buf, size_t len, int64_t deadline_ns,
+                        struct err *e);
+
+/* Collect the rest of stdout and stderr (at most out_cap / err_cap bytes each) and wait for
+ * the process to exit. On success returns 0 with *o filled (the caller releases it). At the
+ * deadline returns NS_ETIMEDOUT with the process still running and what it printed so far in
+ * *o (the caller kills it). What one call put in *o is handed over: a later call (after a
+ * timeout) gives only what was printed since, capped again. */
+int transport_wait(struct transport_proc *p, size_t out_cap, size_t err_cap, int64_t deadline_ns,
+                   struct transport_output *o, struct err *e);
+
+/* Send sig to the process's whole group. 0 when sent or when it had already exited. */
+int transport_signal(struct transport_proc *p, int sig, struct err *e);
+
+/* Kill the group (SIGKILL) if it still runs, reap it, free p. NULL is safe. Never leaves the
+ * process or its group behind. */
+void transport_proc_free(struct transport_proc *p);
+
+/* --- the operations table a variant provides (transport_local.c, transport_ssh.c) --------- */
+
+struct transport_ops {
+    const char *kind;
+    int (*open)(const struct transport_target *t, struct transport **out, struct err *e);
+    void (*close)(struct transport *t);
+    int (*deploy)(struct transport *t, const char *local_path, char *remote_path, size_t len,
+                  struct err *e);
+    int (*spawn)(struct transport *t, const char *const *argv, const void *stdin_data,
+                 size_t stdin_len, struct transport_proc **out, struct err *e);
+    int (*read_line)(struct transport_proc *p, char *buf, size_t len, int64_t deadline_ns,
+                     struct err *e);
+    int (*wait)(struct transport_proc *p, size_t out_cap, size_t err_cap, int64_t deadline_ns,
+                struct transport_output *o, struct err *e);
+    int (*signal)(struct transport_proc *p, int sig, struct err *e);
+    void (*proc_free)(struct transport_proc *p);
+};
+
+/* Every struct transport and struct transport_proc a variant allocates begins with this
+ * header, so that the generic functions above dispatch on it. */
+struct transport_base {
+    const struct transport_ops *ops;
+    char name[128];
+};
+
+extern const struct transport_ops transport_local_ops;
+extern const struct transport_ops transport_ssh_ops;
+
+#endif

@@ -1,0 +1,67 @@
+/* transport_quote.c - POSIX single-quote quoting (see transport_quote.h). Inside '...' a POSIX
+ * shell gives no byte a meaning except the closing quote, so the only escape needed is for '
+ * itself. */
+#include "transport/transport_quote.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+size_t
+transport_quote_len(const char *s)
+{
+    size_t n = 3; /* the two quotes and the NUL */
+    for (; *s != '\0'; s++)
+        n += *s == '\'' ? 4 : 1;
+    return n;
+}
+
+long
+transport_quote_arg(const char *s, char *out, size_t len)
+{
+    if (len == 0)
+        return -1;
+    if (transport_quote_len(s) > len) {
+        out[0] = '\0';
+        return -1;
+    }
+    size_t o = 0;
+    out[o++] = '\'';
+    for (; *s != '\0'; s++) {
+        if (*s == '\'') {
+            memcpy(out + o, "'\\''", 4); /* close, escaped quote, reopen */
+            o += 4;
+        } else {
+            out[o++] = *s;
+        }
+    }
+    out[o++] = '\'';
+    out[o] = '\0';
+    return (long)o;
+}
+
+char *
+transport_quote_argv(const char *prefix, const char *const *argv)
+{
+    size_t plen = prefix != NULL ? strlen(prefix) : 0;
+    size_t total = plen + 1;
+    for (size_t i = 0; argv[i] != NULL; i++)
+        total += transport_quote_len(argv[i]) + 1;
+    char *cmd = malloc(total);
+    if (cmd == NULL)
+        return NULL;
+    size_t o = plen;
+    if (plen > 0)
+        memcpy(cmd, prefix, plen);
+    for (size_t i = 0; argv[i] != NULL; i++) {
+        if (o > 0)
+            cmd[o++] = ' ';
+        long n = transport_quote_arg(argv[i], cmd + o, total - o);
+        if (n < 0) { /* cannot happen: total was sized above */
+            free(cmd);
+            return NULL;
+        }
+        o += (size_t)n;
+    }
+    cmd[o] = '\0';
+    return cmd;
+}

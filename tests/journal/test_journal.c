@@ -1,0 +1,1047 @@
+/* test_journal.c - the journal module: the run directory (creation refuses a non-empty
+ * directory, appends are whole lines, a resume cuts a torn last line), the writer and the reader
+ * round trip (every field of a trial record and of run.json), the key, the reading rules (types,
+ * unknown kinds, schema), torn and bad lines, the caps, and the fast decoder agreeing with
+ * jansson on the writer's own lines. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "common/hist.h"
+#include "common/histjson.h"
+#include "journal/journal.h"
+#include "journal/scan.h"
+
+static char tmpdir[] = "/tmp/ns-journal-XXXXXX";
+
+static int
+setup(void **state)
+{
+    (void)state;
+    return mkdtemp(tmpdir) != NULL ? 0 : -1;
+}
+
+static int
+teardown(void **state)
+{
+    (void)state;
+    char cmd[PATH_MAX + 16];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void
+path_in(char *buf, size_t len, const char *a, const char *b)
+{
+    snprintf(buf, len, "%s/%s%s%s", tmpdir, a, b != NULL ? "/" : "", b != NULL ? b : "");
+}
+
+/* A new run directory tmpdir/name (its path into dir), open for writing. */
+static struct journal *
+fresh(const char *name, char dir[PATH_MAX])
+{
+    path_in(dir, PATH_MAX, name, NULL);
+    struct journal *j = NULL;
+    struct err e = {0};
+    assert_int_equal(journal_create(dir, &j, &e), 0);
+    return j;
+}
+
+static size_t
+file_text(const char *path, char *buf, size_t len)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, len - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return n;
+}
+
+static void
+file_append(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "a");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* A trial record with a distinct value in every field. */
+static struct journal_trial
+sample_trial(uint32_t n, enum journal_status status)
+{
+    return (struct journal_trial){
+        .run_id = "20261130T150000Z-7f3c",
+        .plan_name = "westus3-zones",
+        .plan_sha256 = "5e1f32a1",
+        .scenario = {.name = "latency",
+                     .kind = TESTSPEC_UDP_RR,
+                     .msg_size = 250,
+                     .response_size = 1000,
+                     .streams = 1,
+                     .duration_s = 2.5,
+                     .warmup_s = 0.5,
+                     .interval_s = 0.25,
+                     .rate_bps = 7, /* do not apply to udp_rr: never written */
+                     .reverse = true,
+                     .window = 65536},
+        .trial = n,
+        .family = JOURNAL_IPV6,
+        .src = {.host = "zone1-vm", .zone = "1", .region = "westus3", .data_address = "fd00::4"},
+        .dst = {.host = "zone2-vm", .zone = "2", .region = "eastus", .data_address = "fd00::5"},
+        .status = status,
+        .error = status == JOURNAL_OK ? NULL : "ssh: connection reset \"quoted\" \xc3\xa9",
+        .attempts = 3,
+        .started = "2026-11-30T15:00:01.000Z",
+        .ended = "2026-11-30T15:00:05.210Z",
+        .env_src = "zone1-vm",
+        .env_dst = "zone2-vm",
+        .tool_version = "0.1.0",
+        .nsperf_sha256 = "abab"};
+}
+
+static struct hist *
+sample_hist(void)
+{
+    struct hist *h = hist_new();
+    assert_non_null(h);
+    for (uint64_t i = 0; i < 5000; i++)
+        hist_record(h, 20000 + (i * 7919) % 400000);
+    return h;
+}
+
+static json_t *
+sample_result(const struct hist *h)
+{
+    return json_pack("{s:o, s:f, s:f, s:i, s:{s:f, s:f}, s:{s:i, s:i, s:f, s:f}, s:f}", "rtt_us",
+                     hist_to_rtt_json(h), "throughput_bps", 9.5e8, "connections_per_s", 1234.5,
+                     "retransmits", 7, "cpu", "local_pct", 12.5, "remote_pct", 33.25, "udp", "sent",
+                     1000, "lost", 10, "lost_pct", 1.0, "jitter_us", 4.5, "transactions_per_s",
+                     99.0);
+}
+
+static const struct journal_run minimal_run = {.run_id = "r1",
+                                               .plan_name = "p",
+                                               .plan_file = "p.yaml",
+                                               .plan_sha256 = "00ff",
+                                               .plan_source = "",
+                                               .netsurvey_version = "0.1.0",
+                                               .nsperf_sha256 = "abab",
+                                               .started = "2026-11-30T15:00:00.123Z",
+                                               .command = "netsurvey run p.yaml",
+                                               .state = JOURNAL_RUN_RUNNING};
+
+/* A run.json with what every run has, state running, through j. */
+static void
+write_minimal_run_locked(struct journal *j)
+{
+    struct err e = {0};
+    assert_int_equal(journal_write_run(j, &minimal_run, &e), 0);
+}
+
+/* The same into the existing directory dir, which nobody holds. */
+static void
+write_minimal_run(const char *dir)
+{
+    struct journal *j = NULL;
+    struct err e = {0};
+    /* journal_open_locked takes only a directory that holds a run.json */
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/%s", dir, JOURNAL_RUN_FILE);
+    file_append(path, "{}");
+    assert_int_equal(journal_open_locked(dir, &j, &e), 0);
+    write_minimal_run_locked(j);
+    journal_free(j);
+}
+
+static void
+assert_str(const char *got, const char *want)
+{
+    if (want == NULL)
+        assert_null(got);
+    else
+        assert_string_equal(got, want);
+}
+
+/* The parameters that apply to kind, as bits of enum testspec_param. */
+static unsigned
+applying(int kind)
+{
+    unsigned bits = 0;
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++)
+        bits |= testspec_applies((enum testspec_param)i, kind) ? 1u << i : 0;
+    return bits;
+}
+
+/* A scenario read back: name, kind, and every parameter that applies to the kind as written;
+ * the others are not written, so they read as 0, and their keys are absent. */
+static void
+assert_scenario_as_written(const struct journal_scenario *got, const struct journal_scenario *w)
+{
+    assert_str(got->name, w->name);
+    assert_str(got->test, testspec_kind_name(w->kind));
+    assert_int_equal(got->kind, w->kind);
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++) {
+        enum testspec_param p = (enum testspec_param)i;
+        double want = testspec_applies(p, w->kind) ? journal_scenario_value(w, p) : 0;
+        if (journal_scenario_value(got, p) != want)
+            fail_msg("%s: %s read %g, want %g", w->name, journal_param_key(p),
+                     journal_scenario_value(got, p), want);
+    }
+    json_t *o = journal_scenario_json(w);
+    assert_non_null(o);
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++) {
+        enum testspec_param p = (enum testspec_param)i;
+        assert_int_equal(json_object_get(o, journal_param_key(p)) != NULL,
+                         testspec_applies(p, w->kind));
+    }
+    assert_int_equal(json_object_size(o), 2 + (size_t)__builtin_popcount(applying(w->kind)));
+    json_decref(o);
+}
+
+/* Every written member read back as written. */
+static void
+assert_trial_as_written(const struct journal_trial *got, const struct journal_trial *w)
+{
+    assert_string_equal(got->schema, JOURNAL_TRIAL_SCHEMA);
+    assert_str(got->run_id, w->run_id);
+    assert_str(got->plan_name, w->plan_name);
+    assert_str(got->plan_sha256, w->plan_sha256);
+    assert_scenario_as_written(&got->scenario, &w->scenario);
+    assert_int_equal(got->trial, w->trial);
+    assert_int_equal(got->family, w->family);
+    const struct journal_endpoint *ge[] = {&got->src, &got->dst}, *we[] = {&w->src, &w->dst};
+    for (int i = 0; i < 2; i++) {
+        assert_str(ge[i]->host, we[i]->host);
+        assert_str(ge[i]->zone, we[i]->zone);
+        assert_str(ge[i]->region, we[i]->region);
+        assert_str(ge[i]->data_address, we[i]->data_address);
+    }
+    assert_int_equal(got->status, w->status);
+    assert_str(got->error, w->error);
+    assert_int_equal(got->attempts, w->attempts);
+    assert_str(got->started, w->started);
+    assert_str(got->ended, w->ended);
+    assert_str(got->env_src, w->env_src);
+    assert_str(got->env_dst, w->env_dst);
+    assert_str(got->tool_version, w->tool_version);
+    assert_str(got->nsperf_sha256, w->nsperf_sha256);
+}
+
+/* The figures of sample_result(h), and h's buckets. */
+static void
+assert_result_of(const struct journal_result *r, const struct hist *h)
+{
+    assert_true(r->present);
+    assert_true(r->has_throughput && r->throughput_bps == 9.5e8);
+    assert_true(r->has_connections && r->connections_per_s == 1234.5);
+    assert_true(r->has_retransmits && r->retransmits == 7.0);
+    assert_true(r->has_cpu_local && r->cpu_local_pct == 12.5);
+    assert_true(r->has_cpu_remote && r->cpu_remote_pct == 33.25);
+    assert_true(r->has_udp && r->has_udp_sent && r->udp_sent == 1000.0);
+    assert_true(r->has_udp_lost && r->udp_lost == 10.0);
+    assert_true(r->has_udp_lost_pct && r->udp_lost_pct == 1.0);
+    assert_true(r->has_udp_jitter && r->udp_jitter_us == 4.5);
+    assert_true(r->has_rtt && r->has_rtt_mean && r->has_rtt_min && r->has_rtt_max);
+    assert_true(fabs(r->rtt_mean_us - hist_mean(h) / 1e3) < 1e-9);
+    assert_true(r->rtt_min_us == (double)h->min / 1e3);
+    assert_true(r->rtt_max_us == (double)h->max / 1e3);
+    assert_true(r->has_rtt_m2 && r->rtt_m2_ns2 == h->m2);
+    assert_true(r->has_hist);
+    size_t k = 0;
+    for (size_t i = 0; i < HIST_NBUCKETS; i++) {
+        if (h->buckets[i] == 0)
+            continue;
+        assert_true(k < r->nbuckets);
+        assert_int_equal(r->buckets[k].low_ns, hist_bucket_low(i));
+        assert_int_equal(r->buckets[k].count, h->buckets[i]);
+        k++;
+    }
+    assert_int_equal(k, r->nbuckets);
+}
+
+struct collected {
+    int n;
+    const struct hist *h;
+    struct journal_trial want[4];
+    size_t skipped;
+    unsigned long skipped_line[4];
+    char why[4][128];
+};
+
+static int
+collect(void *arg, const struct journal_trial *t, struct err *e)
+{
+    (void)e;
+    struct collected *c = arg;
+    assert_true(c->n < 4);
+    assert_trial_as_written(t, &c->want[c->n]);
+    if (c->h != NULL)
+        assert_result_of(&t->result, c->h);
+    else
+        assert_false(t->result.present);
+    c->n++;
+    return 0;
+}
+
+static void
+skipped(void *arg, const char *path, unsigned long line, const char *why)
+{
+    struct collected *c = arg;
+    assert_non_null(strstr(path, JOURNAL_RESULTS_FILE));
+    if (c->skipped < 4) {
+        c->skipped_line[c->skipped] = line;
+        snprintf(c->why[c->skipped], sizeof c->why[0], "%s", why);
+    }
+    c->skipped++;
+}
+
+static void
+test_trial_round_trip_every_field(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX];
+    struct journal *j = fresh("a/b/run", dir);
+    struct err e = {0};
+    struct hist *h = sample_hist();
+    json_t *res = sample_result(h);
+    struct collected c = {.h = h};
+    c.want[0] = sample_trial(1, JOURNAL_OK);
+    c.want[1] = sample_trial(2, JOURNAL_FAILED);
+    assert_int_equal(journal_append(j, &c.want[0], res, &e), 0);
+    assert_int_equal(journal_append(j, &c.want[1], res, &e), 0); /* a failed one's partial result */
+    journal_free(j);
+    for (int slow = 0; slow < 2; slow++) {
+        if (slow)
+            setenv("NETSURVEY_JOURNAL_SLOW", "1", 1);
+        c.n = 0;
+        struct journal_read_stats st;
+        assert_int_equal(journal_read_trials(dir, collect, skipped, &c, &st, &e), 0);
+        unsetenv("NETSURVEY_JOURNAL_SLOW");
+        assert_int_equal(c.n, 2);
+        assert_int_equal(st.records, 2);
+        assert_int_equal(st.bad + st.torn, 0);
+        assert_int_equal(c.skipped, 0);
+    }
+    /* A directory that holds anything is never reused by a new run. */
+    assert_int_equal(journal_create(dir, &j, &e), NS_EBUSY);
+    assert_null(j);
+    assert_non_null(strstr(e.msg, "exists and is not empty"));
+    json_decref(res);
+    hist_free(h);
+}
+
+/* The writer's own lines are the fast decoder's: it takes them, and jansson agrees. */
+static void
+test_fast_decoder_takes_written_lines(void **state)
+{
+    (void)state;
+    struct hist *h = sample_hist();
+    json_t *res = sample_result(h);
+    struct journal_scan *s = journal_scan_new();
+    struct journal_buckets bb = {0};
+    for (int ok = 0; ok < 2; ok++) {
+        struct journal_trial w = sample_trial(7, ok ? JOURNAL_OK : JOURNAL_FAILED);
+        json_t *rec = journal_trial_json(&w, ok ? res : NULL);
+        char *line = json_dumps(rec, JSON_COMPACT);
+        struct journal_trial fast, slow;
+        assert_true(journal_scan_trial(s, line, strlen(line), &fast));
+        assert_int_equal(journal_trial_from_json(rec, &bb, &slow), 0);
+        struct err e;
+        assert_int_equal(journal_trial_check(&fast, &e), 0);
+        assert_int_equal(journal_trial_check(&slow, &e), 0);
+        assert_true(journal_trial_equal(&fast, &slow));
+        assert_trial_as_written(&fast, &w);
+        if (ok)
+            assert_result_of(&fast.result, h);
+        free(line);
+        json_decref(rec);
+    }
+    journal_buckets_release(&bb);
+    journal_scan_free(s);
+    json_decref(res);
+    hist_free(h);
+}
+
+static void
+test_run_round_trip_every_field(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX];
+    struct journal *j = fresh("runjson", dir);
+    struct err e = {0};
+    json_t *env = json_pack("{s:s, s:i}", "kernel", "6.1", "cpus", 4);
+    struct journal_run_host hosts[] = {{.name = "a",
+                                        .zone = "1",
+                                        .region = "r",
+                                        .data_address = "10.0.0.1",
+                                        .transport = "local",
+                                        .env = env},
+                                       {.name = "b",
+                                        .zone = "2",
+                                        .region = "r",
+                                        .data_address = "10.0.0.2",
+                                        .transport = "ssh",
+                                        .error = "cannot connect"}};
+    struct journal_run_scenario scens[] = {
+        {.sc = sample_trial(1, JOURNAL_OK).scenario, .trials = 3, .planned = 6},
+        {.sc = {.name = "tput",
+                .kind = TESTSPEC_TCP_STREAM,
+                .streams = 4,
+                .msg_size = 1 << 20,
+                .response_size = 99, /* does not apply to tcp_stream: never written */
+                .duration_s = 10,
+                .rate_bps = 900000000,
+                .reverse = true,
+                .interval_s = 1},
+         .trials = 1,
+         .planned = 2}};
+    struct journal_pair pairs[] = {{0, 1}, {1, 0}};
+    static const char source[] = "name: p\nhosts: []\n\t\"x\": \xc3\xa9\n";
+    struct journal_run_inventory invs[] = {
+        {.file = "vms.json", .path = "/p/vms.json", .format = "azure", .sha256 = "aa11"},
+        {.file = "~/.ssh/config",
+         .path = "/h/.ssh/config",
+         .format = "ssh_config",
+         .sha256 = "bb"}};
+    struct journal_run w = {.run_id = "r1",
+                            .plan_name = "p",
+                            .plan_file = "p.yaml",
+                            .plan_sha256 = "00ff",
+                            .plan_source = source,
+                            .plan_source_len = sizeof source - 1,
+                            .netsurvey_version = "0.1.0",
+                            .nsperf_version = NULL,
+                            .nsperf_sha256 = "abab",
+                            .started = "2026-11-30T15:00:00.123Z",
+                            .command = "netsurvey run p.yaml",
+                            .rounds = 4,
+                            .tests = 12,
+                            .pairs = 2,
+                            .estimate_s = 28.5,
+                            .hosts = hosts,
+                            .nhosts = 2,
+                            .scenarios = scens,
+                            .nscenarios = 2,
+                            .state = JOURNAL_RUN_INTERRUPTED,
+                            .ended = "2026-11-30T15:01:00.000Z",
+                            .pair_list = pairs,
+                            .npair_list = 2,
+                            .inventories = invs,
+                            .ninventories = 2};
+    assert_int_equal(journal_write_run(j, &w, &e), 0);
+    journal_free(j);
+    struct journal_run *r = NULL;
+    assert_int_equal(journal_read_run(dir, &r, &e), 0);
+    assert_string_equal(r->schema, JOURNAL_RUN_SCHEMA);
+    assert_string_equal(r->run_id, "r1");
+    assert_string_equal(r->plan_name, "p");
+    assert_string_equal(r->plan_file, "p.yaml");
+    assert_string_equal(r->plan_sha256, "00ff");
+    assert_int_equal(r->plan_source_len, sizeof source - 1);
+    assert_memory_equal(r->plan_source, source, sizeof source - 1);
+    assert_string_equal(r->netsurvey_version, "0.1.0");
+    assert_null(r->nsperf_version);
+    assert_string_equal(r->nsperf_sha256, "abab");
+    assert_non_null(json_object_get(r->tool, "nsperf_version"));
+    assert_string_equal(r->started, w.started);
+    assert_string_equal(r->command, w.command);
+    assert_int_equal(r->rounds, 4);
+    assert_int_equal(r->tests, 12);
+    assert_int_equal(r->pairs, 2);
+    assert_true(r->estimate_s == 28.5);
+    assert_int_equal(r->state, JOURNAL_RUN_INTERRUPTED);
+    assert_string_equal(r->ended, w.ended);
+    assert_true(r->has_pairs);
+    assert_int_equal(r->npair_list, 2);
+    assert_int_equal(r->pair_list[0].src, 0);
+    assert_int_equal(r->pair_list[0].dst, 1);
+    assert_int_equal(r->pair_list[1].src, 1);
+    assert_int_equal(r->pair_list[1].dst, 0);
+    assert_int_equal(r->nhosts, 2);
+    for (size_t i = 0; i < 2; i++) {
+        assert_string_equal(r->hosts[i].name, hosts[i].name);
+        assert_string_equal(r->hosts[i].zone, hosts[i].zone);
+        assert_string_equal(r->hosts[i].region, hosts[i].region);
+        assert_string_equal(r->hosts[i].data_address, hosts[i].data_address);
+        assert_string_equal(r->hosts[i].transport, hosts[i].transport);
+        assert_str(r->hosts[i].error, hosts[i].error);
+    }
+    assert_true(json_equal(r->hosts[0].env, env));
+    assert_true(json_is_null(r->hosts[1].env));
+    assert_int_equal(r->nscenarios, 2);
+    for (size_t i = 0; i < 2; i++) {
+        assert_scenario_as_written(&r->scenarios[i].sc, &scens[i].sc);
+        assert_int_equal(r->scenarios[i].trials, scens[i].trials);
+        assert_int_equal(r->scenarios[i].planned, scens[i].planned);
+        assert_int_equal(json_integer_value(json_object_get(r->scenarios[i].recorded, "trials")),
+                         scens[i].trials);
+    }
+    assert_int_equal(r->ninventories, 2);
+    for (size_t i = 0; i < 2; i++) {
+        assert_string_equal(r->inventories[i].file, invs[i].file);
+        assert_string_equal(r->inventories[i].path, invs[i].path);
+        assert_string_equal(r->inventories[i].format, invs[i].format);
+        assert_string_equal(r->inventories[i].sha256, invs[i].sha256);
+    }
+    journal_run_free(r);
+    /* a run without inventories writes none, and reads as none */
+    w.ninventories = 0;
+    json_t *doc = journal_run_json(&w);
+    assert_null(json_object_get(json_object_get(doc, "plan"), "inventories"));
+    assert_int_equal(journal_run_from_json(doc, &r, &e), 0);
+    assert_int_equal(r->ninventories, 0);
+    journal_run_free(r);
+    json_decref(doc);
+    json_decref(env);
+}
+
+static void
+test_run_errors(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX], path[PATH_MAX];
+    struct journal_run *r = NULL;
+    struct err e = {0};
+    path_in(dir, sizeof dir, "no-such-run", NULL);
+    assert_int_equal(journal_read_run(dir, &r, &e), NS_ENOTFOUND);
+    assert_non_null(strstr(e.msg, "unable to open"));
+    assert_null(r);
+    path_in(dir, sizeof dir, "badrun", NULL);
+    struct journal *j = NULL;
+    assert_int_equal(journal_create(dir, &j, &e), 0);
+    journal_free(j);
+    path_in(path, sizeof path, "badrun", JOURNAL_RUN_FILE);
+    file_append(path, "{\"schema\":\"netsurvey.run/1\",\n \"x\":}");
+    assert_int_equal(journal_read_run(dir, &r, &e), NS_EPARSE);
+    assert_non_null(strstr(e.msg, "run.json:2:"));
+    /* A kind testspec.h does not know is an error, never some other kind. */
+    unlink(path);
+    file_append(path, "{\"scenarios\":[{\"name\":\"x\",\"test\":\"tcp_maerts\"}]}");
+    assert_int_equal(journal_read_run(dir, &r, &e), NS_EPARSE);
+    assert_non_null(strstr(e.msg, "scenario 'x': unknown test kind 'tcp_maerts'"));
+    /* The cap: one byte more than JOURNAL_RUN_MAX is refused without reading it all. */
+    int fd = open(path, O_WRONLY | O_TRUNC);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, (off_t)JOURNAL_RUN_MAX + 1), 0);
+    close(fd);
+    assert_int_equal(journal_read_run(dir, &r, &e), NS_ETOOBIG);
+    assert_null(r);
+}
+
+static void
+test_resume_cuts_torn_line(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX], path[PATH_MAX], buf[8192];
+    struct journal *j = fresh("torn", dir);
+    struct err e = {0};
+    struct journal_trial t = sample_trial(1, JOURNAL_FAILED);
+    assert_int_equal(journal_append(j, &t, NULL, &e), 0);
+    journal_free(j);
+    path_in(path, sizeof path, "torn", JOURNAL_RESULTS_FILE);
+    size_t first = file_text(path, buf, sizeof buf);
+    /* a bad middle line, a record of another schema, and a torn last one */
+    file_append(path, "not json\n{\"schema\":\"netsurvey.trial/9\"}\n{\"schema\":\"netsurvey.tr");
+    struct collected c = {0};
+    c.want[0] = t;
+    struct journal_read_stats st;
+    assert_int_equal(journal_read_trials(dir, collect, skipped, &c, &st, &e), 0);
+    assert_int_equal(c.n, 1);
+    assert_int_equal(st.records, 1);
+    assert_int_equal(st.bad, 2);
+    assert_int_equal(st.torn, 1);
+    assert_int_equal(c.skipped, 3);
+    assert_int_equal(c.skipped_line[0], 2);
+    assert_int_equal(c.skipped_line[1], 3);
+    assert_string_equal(c.why[1], "not a trial record");
+    assert_int_equal(c.skipped_line[2], 4);
+    assert_string_equal(c.why[2], "torn last line");
+    size_t cut = 0;
+    assert_int_equal(journal_open_locked(dir, &j, &e), NS_ENOTFOUND); /* no run.json */
+    write_minimal_run(dir);
+    assert_int_equal(journal_open_locked(dir, &j, &e), 0);
+    assert_int_equal(journal_resume(j, &cut, &e), 0);
+    assert_int_equal(cut, strlen("{\"schema\":\"netsurvey.tr"));
+    assert_int_equal(journal_append(j, &t, NULL, &e), 0);
+    journal_free(j);
+    size_t n = file_text(path, buf, sizeof buf);
+    assert_int_equal(n, 2 * first + strlen("not json\n{\"schema\":\"netsurvey.trial/9\"}\n"));
+    assert_int_equal(buf[n - 1], '\n');
+    c = (struct collected){.want = {t, t}};
+    assert_int_equal(journal_read_trials(dir, collect, NULL, &c, &st, &e), 0);
+    assert_int_equal(c.n, 2);
+    assert_int_equal(st.torn, 0);
+    /* No results.jsonl at all: a run that has not recorded a trial yet. */
+    unlink(path);
+    assert_int_equal(journal_read_trials(dir, collect, NULL, &c, &st, &e), NS_ENOTFOUND);
+}
+
+static void
+test_key(void **state)
+{
+    (void)state;
+    struct journal_trial a = sample_trial(1, JOURNAL_OK), b = sample_trial(1, JOURNAL_FAILED);
+    struct journal_key ka, kb;
+    journal_trial_key(&a, &ka);
+    journal_trial_key(&b, &kb);
+    assert_string_equal(ka.scenario, "latency");
+    assert_string_equal(ka.src, "zone1-vm");
+    assert_string_equal(ka.dst, "zone2-vm");
+    assert_int_equal(ka.family, JOURNAL_IPV6);
+    assert_int_equal(ka.trial, 1);
+    assert_true(journal_key_equal(&ka, &kb)); /* status, error, times are not the key */
+    struct journal_key k = ka;
+    k.trial = 2;
+    assert_false(journal_key_equal(&ka, &k));
+    k = ka;
+    k.family = JOURNAL_IPV4;
+    assert_false(journal_key_equal(&ka, &k));
+    k = ka;
+    k.src = "zone2-vm";
+    assert_false(journal_key_equal(&ka, &k));
+    k = ka;
+    k.dst = NULL;
+    assert_false(journal_key_equal(&ka, &k));
+    k = ka;
+    k.scenario = "throughput";
+    assert_false(journal_key_equal(&ka, &k));
+    /* the last ok record wins, else the last failed one */
+    assert_true(journal_supersedes(true, true));
+    assert_true(journal_supersedes(true, false));
+    assert_true(journal_supersedes(false, false));
+    assert_false(journal_supersedes(false, true));
+    assert_int_equal(journal_family_of("fd00::1"), JOURNAL_IPV6);
+    assert_int_equal(journal_family_of("10.0.0.1"), JOURNAL_IPV4);
+}
+
+/* One line through both decoders: same refusal, or the same record. Returns the record (the
+ * fast one: *fast_took says whether it took the line) with its check's code. */
+static int
+decode(const char *line, struct journal_trial *t, bool *fast_took, char *why, size_t whylen)
+{
+    static struct journal_reader *fast, *slow;
+    if (fast == NULL) {
+        fast = journal_reader_new(false);
+        slow = journal_reader_new(true);
+    }
+    struct journal_trial ts;
+    struct err ef = {0}, es = {0};
+    int rf = journal_reader_parse(fast, line, strlen(line), t, &ef);
+    int rs = journal_reader_parse(slow, line, strlen(line), &ts, &es);
+    assert_int_equal(rf, rs);
+    if (rf == 0)
+        assert_true(journal_trial_equal(t, &ts));
+    struct journal_scan *s = journal_scan_new();
+    struct journal_trial tmp;
+    *fast_took = journal_scan_trial(s, line, strlen(line), &tmp);
+    journal_scan_free(s);
+    snprintf(why, whylen, "%s", ef.msg);
+    return rf;
+}
+
+static void
+test_reading_rules(void **state)
+{
+    (void)state;
+    struct journal_trial t;
+    bool took;
+    char why[NS_ERR_MSG_MAX];
+    /* wrong types read as absent; reals are not integers; the family is ipv4 unless "ipv6" */
+    static const char lenient[] =
+        "{\"schema\":\"netsurvey.trial/1\",\"run_id\":5,\"scenario\":{\"name\":\"s\","
+        "\"test\":\"tcp_rr\",\"msg_size\":-3,\"streams\":2.0,\"duration_s\":\"10\","
+        "\"reverse\":1},\"trial\":2.0,\"family\":\"IPV6\",\"src\":[1],\"dst\":{\"host\":null},"
+        "\"status\":\"weird\",\"error\":{\"x\":1},\"attempts\":-1,"
+        "\"result\":{\"throughput_bps\":\"fast\",\"cpu\":{\"local_pct\":1e2},\"udp\":{},"
+        "\"rtt_us\":{\"mean\":null,\"hist\":{\"sub_bits\":7.0,\"buckets\":[[1,2]]}}},"
+        "\"env\":null,\"tool\":{\"version\":true}}\n";
+    assert_int_equal(decode(lenient, &t, &took, why, sizeof why), 0);
+    assert_true(took);
+    assert_null(t.run_id);
+    assert_int_equal(t.scenario.kind, TESTSPEC_TCP_RR);
+    assert_int_equal(t.scenario.msg_size, 0);
+    assert_int_equal(t.scenario.streams, 0);
+    assert_true(t.scenario.duration_s == 0.0);
+    assert_false(t.scenario.reverse);
+    assert_int_equal(t.trial, 0);
+    assert_int_equal(t.family, JOURNAL_IPV4);
+    assert_null(t.src.host);
+    assert_null(t.dst.host);
+    assert_int_equal(t.status, JOURNAL_STATUS_OTHER);
+    assert_null(t.error);
+    assert_int_equal(t.attempts, 0);
+    assert_null(t.env_src);
+    assert_null(t.tool_version);
+    assert_true(t.result.present);
+    assert_false(t.result.has_throughput);
+    assert_true(t.result.has_cpu_local && t.result.cpu_local_pct == 100.0);
+    assert_false(t.result.has_cpu_remote);
+    assert_true(t.result.has_udp);
+    assert_false(t.result.has_udp_sent);
+    assert_true(t.result.has_rtt);
+    assert_false(t.result.has_rtt_mean);
+    assert_false(t.result.has_hist); /* sub_bits 7.0 is a real, not HIST_SUB_BITS */
+    /* buckets: entries that are not [low >= 0, count > 0] are skipped, in the same way */
+    static const char buckets[] =
+        "{\"schema\":\"netsurvey.trial/1\",\"scenario\":{\"test\":\"udp_rr\"},\"trial\":4294967294,"
+        "\"result\":{\"rtt_us\":{\"hist\":{\"buckets\":[[5,0],[-1,3],[7,2,9],[8],\"x\",[9,1.5],"
+        "[ 10 , 4 ],[11,1]],\"sub_bits\":7}}}}";
+    assert_int_equal(decode(buckets, &t, &took, why, sizeof why), 0);
+    assert_true(took);
+    assert_int_equal(t.trial, 4294967294u);
+    assert_true(t.result.has_hist);
+    assert_int_equal(t.result.nbuckets, 3);
+    assert_int_equal(t.result.buckets[0].low_ns, 7);
+    assert_int_equal(t.result.buckets[0].count, 2);
+    assert_int_equal(t.result.buckets[1].low_ns, 10);
+    assert_int_equal(t.result.buckets[2].count, 1);
+    /* refusals: schema, kind (never mapped to another), not JSON, a top-level array */
+    assert_int_equal(decode("{\"schema\":\"netsurvey.trial/3\"}", &t, &took, why, sizeof why),
+                     NS_EPARSE);
+    assert_string_equal(why, "not a trial record");
+    assert_int_equal(decode("{\"schema\":\"netsurvey.trial/1\",\"scenario\":{\"test\":\"tcp_x\"}}",
+                            &t, &took, why, sizeof why),
+                     NS_EPARSE);
+    assert_string_equal(why, "unknown test kind 'tcp_x'");
+    assert_int_equal(decode("{\"schema\":\"netsurvey.trial/1\"}", &t, &took, why, sizeof why),
+                     NS_EPARSE);
+    assert_string_equal(why, "unknown test kind ''");
+    assert_int_equal(decode("[{\"schema\":\"netsurvey.trial/1\"}]", &t, &took, why, sizeof why),
+                     NS_EPARSE);
+    assert_false(took);
+    assert_int_equal(decode("{\"schema\":\"netsurvey.trial/1\",}", &t, &took, why, sizeof why),
+                     NS_EPARSE);
+    /* what jansson refuses, the fast decoder never takes */
+    static const char *const refused[] = {
+        "{\"schema\":\"netsurvey.trial/1\",\"x\":01}",
+        "{\"schema\":\"netsurvey.trial/1\",\"x\":\"\\q\"}",
+        "{\"schema\":\"netsurvey.trial/1\",\"x\":\"\x01\"}",
+        "{\"schema\":\"netsurvey.trial/1\",\"x\":\"\xc0\xaf\"}",
+        "{\"schema\":\"netsurvey.trial/1\",\"x\":9223372036854775808}",
+        "{\"schema\":\"netsurvey.trial/1\",\"x\":1e999}",
+        "{\"schema\":\"netsurvey.trial/1\",\"x\":tru}",
+        "{\"schema\":\"netsurvey.trial/"
+        "1\",\"result\":{\"rtt_us\":{\"hist\":{\"buckets\":[[01,1]]}}}}",
+        "{\"schema\":\"netsurvey.trial/1\",\"result\":{\"rtt_us\":{\"hist\":{\"buckets\":"
+        "[[99999999999999999999,1]]}}}}",
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        assert_int_equal(decode(refused[i], &t, &took, why, sizeof why), NS_EPARSE);
+        assert_false(took);
+    }
+    /* what the fast decoder leaves to jansson, jansson reads: a duplicate key it reads (the
+     * last wins), an escaped key, a \u escape of a surrogate pair */
+    static const char dup[] =
+        "{\"schema\":\"netsurvey.trial/1\",\"scenario\":{\"test\":\"tcp_rr\"},"
+        "\"trial\":1,\"trial\":3,\"sch\\u0065ma\":\"netsurvey.trial/1\","
+        "\"error\":\"\\ud83d\\ude00\"}";
+    assert_int_equal(decode(dup, &t, &took, why, sizeof why), 0);
+    assert_false(took);
+    assert_int_equal(t.trial, 3);
+    assert_string_equal(t.error, "\xf0\x9f\x98\x80");
+}
+
+/* A line past the cap is passed over and said, the lines around it are read; one past the cap
+ * that ends the file without its newline too. */
+static void
+test_line_cap(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX], path[PATH_MAX];
+    struct journal *j = fresh("cap", dir);
+    struct err e = {0};
+    struct journal_trial t = sample_trial(1, JOURNAL_FAILED);
+    assert_int_equal(journal_append(j, &t, NULL, &e), 0);
+    journal_free(j);
+    path_in(path, sizeof path, "cap", JOURNAL_RESULTS_FILE);
+    char first[4096];
+    size_t n = file_text(path, first, sizeof first);
+    char big[3000];
+    memset(big, 'x', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    file_append(path, big);
+    file_append(path, "\n");
+    file_append(path, first);
+    file_append(path, big); /* the last line, past the cap and without its newline */
+    struct collected c = {.want = {t, t}};
+    struct journal_read_stats st;
+    assert_int_equal(journal_read_trials_capped(dir, n + 10, collect, skipped, &c, &st, &e), 0);
+    assert_int_equal(c.n, 2);
+    assert_int_equal(st.records, 2);
+    assert_int_equal(st.bad, 2);
+    assert_int_equal(c.skipped, 2);
+    assert_int_equal(c.skipped_line[0], 2);
+    assert_int_equal(c.skipped_line[1], 4);
+    char want[64];
+    snprintf(want, sizeof want, "line longer than %zu bytes", n + 10);
+    assert_string_equal(c.why[0], want);
+    assert_string_equal(c.why[1], want);
+    /* with the real cap the same file reads as before the cap existed */
+    c = (struct collected){.want = {t, t}};
+    assert_int_equal(journal_read_trials(dir, collect, skipped, &c, &st, &e), 0);
+    assert_int_equal(c.n, 2);
+    assert_int_equal(st.bad, 1);  /* the line of x's is not JSON */
+    assert_int_equal(st.torn, 1); /* nor is the last, and it is torn */
+}
+
+/* A resumed run's records of one key: the reader hands on each; the key says which they are. */
+static void
+test_key_of_read_records(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX];
+    struct journal *j = fresh("keys", dir);
+    struct err e = {0};
+    struct journal_trial a = sample_trial(1, JOURNAL_FAILED), b = sample_trial(1, JOURNAL_OK);
+    b.src.host = "other";
+    assert_int_equal(journal_append(j, &a, NULL, &e), 0);
+    assert_int_equal(journal_append(j, &b, NULL, &e), 0);
+    journal_free(j);
+    struct collected c = {.want = {a, b}};
+    struct journal_read_stats st;
+    assert_int_equal(journal_read_trials(dir, collect, NULL, &c, &st, &e), 0);
+    assert_int_equal(c.n, 2);
+    struct journal_key ka, kb;
+    journal_trial_key(&a, &ka);
+    journal_trial_key(&b, &kb);
+    assert_false(journal_key_equal(&ka, &kb));
+}
+
+/* --- the lock, the state, one directory per run, whole lines --------------------------------- */
+
+static long
+pid_in_message(const char *msg)
+{
+    const char *p = strstr(msg, "(pid ");
+    return p != NULL ? strtol(p + 5, NULL, 10) : -1;
+}
+
+static void
+test_lock(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX];
+    struct journal *j = fresh("locked", dir), *k = NULL;
+    write_minimal_run_locked(j);
+    struct err e = {0};
+    long pid = -1;
+    assert_int_equal(journal_owner(dir, &pid, &e), 1);
+    assert_int_equal(pid, (long)getpid());
+    /* A second owner is refused at once, by a new run and by a resume, naming the PID. */
+    assert_int_equal(journal_create(dir, &k, &e), NS_EBUSY);
+    assert_null(k);
+    assert_int_equal(pid_in_message(e.msg), (long)getpid());
+    assert_non_null(strstr(e.msg, "in use"));
+    assert_int_equal(journal_open_locked(dir, &k, &e), NS_EBUSY);
+    assert_int_equal(pid_in_message(e.msg), (long)getpid());
+    journal_free(j);
+    assert_int_equal(journal_owner(dir, &pid, &e), 0);
+    /* No lock file, no directory: nobody owns it. */
+    char none[PATH_MAX];
+    path_in(none, sizeof none, "no-such-dir", NULL);
+    assert_int_equal(journal_owner(none, &pid, &e), 0);
+
+    /* An owner that dies (SIGKILL) leaves the lock to the kernel, which drops it; a program it
+     * started (exec) does not inherit it. */
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        struct journal *cj = NULL;
+        struct err ce = {0};
+        if (journal_open_locked(dir, &cj, &ce) != 0)
+            _exit(1);
+        pid_t grand = fork();
+        if (grand == 0) {
+            execl("/bin/sleep", "sleep", "30", (char *)NULL);
+            _exit(2);
+        }
+        long both[2] = {(long)getpid(), (long)grand};
+        if (write(fds[1], both, sizeof both) != (ssize_t)sizeof both)
+            _exit(3);
+        pause();
+        _exit(0);
+    }
+    close(fds[1]);
+    long both[2] = {0, 0};
+    assert_int_equal(read(fds[0], both, sizeof both), (ssize_t)sizeof both);
+    close(fds[0]);
+    assert_int_equal(journal_owner(dir, &pid, &e), 1);
+    assert_int_equal(pid, (long)child);
+    kill(child, SIGKILL);
+    int st;
+    assert_int_equal(waitpid(child, &st, 0), child);
+    /* The sleep the owner started still runs, and holds no lock. Its exec closes the inherited
+     * lock file (close-on-exec) after the process has taken its new name, and the kernel drops
+     * the lock only when that close completes, so "it is sleep now" is no signal: wait for the
+     * lock to go, up to 10 s. Had the sleep (30 s) inherited it, the lock would stay held. */
+    int owned = 1;
+    for (int i = 0; i < 10000 && (owned = journal_owner(dir, &pid, &e)) == 1; i++)
+        usleep(1000);
+    assert_int_equal(owned, 0);
+    assert_int_equal(kill((pid_t)both[1], 0), 0); /* the sleep is still there */
+    assert_int_equal(journal_open_locked(dir, &k, &e), 0);
+    journal_free(k);
+    kill((pid_t)both[1], SIGKILL);
+    waitpid((pid_t)both[1], &st, 0); /* reparented to init or to us (a subreaper): either way */
+}
+
+static void
+test_state(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX];
+    struct journal *j = fresh("state", dir), *k = NULL;
+    write_minimal_run_locked(j);
+    struct err e = {0};
+    struct journal_run *r = NULL;
+    assert_int_equal(journal_read_run(dir, &r, &e), 0);
+    assert_int_equal(r->state, JOURNAL_RUN_RUNNING);
+    assert_null(r->ended);
+    assert_false(r->has_pairs && r->npair_list > 0);
+    journal_run_free(r);
+    /* Each final state, read back; everything else kept. */
+    for (int s = JOURNAL_RUN_COMPLETE; s <= JOURNAL_RUN_FAILED; s++) {
+        assert_int_equal(journal_set_state(j, (enum journal_run_state)s, NULL, &e), 0);
+        assert_int_equal(journal_read_run(dir, &r, &e), 0);
+        assert_int_equal(r->state, s);
+        assert_non_null(r->ended);
+        assert_string_equal(r->run_id, "r1");
+        assert_string_equal(r->command, "netsurvey run p.yaml");
+        assert_string_equal(journal_run_state_name(r->state),
+                            json_string_value(json_object_get(r->json, "state")));
+        journal_run_free(r);
+    }
+    json_t *resumed = json_pack("{s:s, s:s}", "started", "x", "command", "netsurvey run --resume");
+    assert_int_equal(journal_set_state(j, JOURNAL_RUN_RUNNING, resumed, &e), 0);
+    assert_int_equal(journal_set_state(j, JOURNAL_RUN_INTERRUPTED, resumed, &e), 0);
+    json_decref(resumed);
+    assert_int_equal(journal_read_run(dir, &r, &e), 0);
+    assert_int_equal(r->state, JOURNAL_RUN_INTERRUPTED);
+    assert_int_equal(json_array_size(json_object_get(r->json, "resumes")), 2);
+    journal_run_free(r);
+    journal_free(j);
+    /* A new run in the directory of one that did not finish: told to resume it. */
+    assert_int_equal(journal_create(dir, &k, &e), NS_EBUSY);
+    assert_non_null(strstr(e.msg, "--resume"));
+    /* Of a finished one: never. */
+    assert_int_equal(journal_open_locked(dir, &k, &e), 0);
+    assert_int_equal(journal_set_state(k, JOURNAL_RUN_COMPLETE, NULL, &e), 0);
+    journal_free(k);
+    assert_int_equal(journal_create(dir, &k, &e), NS_EBUSY);
+    assert_non_null(strstr(e.msg, "finished run"));
+    assert_null(strstr(e.msg, "resume"));
+    /* Names and back. */
+    assert_int_equal(journal_run_state_from("complete"), JOURNAL_RUN_COMPLETE);
+    assert_int_equal(journal_run_state_from("weird"), JOURNAL_RUN_UNKNOWN);
+    assert_int_equal(journal_run_state_from(NULL), JOURNAL_RUN_UNKNOWN);
+    assert_null(journal_run_state_name(JOURNAL_RUN_UNKNOWN));
+}
+
+static void
+test_unique_dir(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX], want[PATH_MAX + 8];
+    struct journal *a = fresh("uniq", dir), *b = NULL, *c = NULL;
+    struct err e = {0};
+    assert_int_equal(journal_create_unique(dir, &b, &e), 0);
+    snprintf(want, sizeof want, "%s-2", dir);
+    assert_string_equal(journal_dir(b), want);
+    assert_int_equal(journal_create_unique(dir, &c, &e), 0);
+    snprintf(want, sizeof want, "%s-3", dir);
+    assert_string_equal(journal_dir(c), want);
+    assert_string_equal(journal_dir(a), dir);
+    journal_free(a);
+    journal_free(b);
+    journal_free(c);
+    /* A directory that does not exist is taken as it is named; one that exists empty is not
+     * (another process may be about to use it). */
+    path_in(dir, sizeof dir, "uniq-new", NULL);
+    assert_int_equal(journal_create_unique(dir, &a, &e), 0);
+    assert_string_equal(journal_dir(a), dir);
+    journal_free(a);
+    path_in(dir, sizeof dir, "uniq-empty", NULL);
+    assert_int_equal(mkdir(dir, 0777), 0);
+    assert_int_equal(journal_create_unique(dir, &a, &e), 0);
+    snprintf(want, sizeof want, "%s-2", dir);
+    assert_string_equal(journal_dir(a), want);
+    journal_free(a);
+}
+
+/* A line that does not fit (here RLIMIT_FSIZE, as a full disk would do it) leaves no part of
+ * itself: the file is cut back, and the next record starts on a line of its own. */
+static void
+test_append_whole_or_nothing(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX], path[PATH_MAX];
+    struct journal *j = fresh("full", dir);
+    struct err e = {0};
+    struct journal_trial t = sample_trial(1, JOURNAL_OK);
+    assert_int_equal(journal_append(j, &t, NULL, &e), 0);
+    path_in(path, sizeof path, "full", JOURNAL_RESULTS_FILE);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    off_t one = st.st_size;
+    struct rlimit old, lim;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    lim = old;
+    lim.rlim_cur = (rlim_t)(one + one / 2); /* half a line more */
+    signal(SIGXFSZ, SIG_IGN);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    t.trial = 2;
+    int rc = journal_append(j, &t, NULL, &e);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    assert_int_equal(rc, NS_EIO);
+    assert_non_null(strstr(e.msg, "cannot append"));
+    assert_int_equal(st.st_size, one);
+    t.trial = 3;
+    assert_int_equal(journal_append(j, &t, NULL, &e), 0);
+    journal_free(j);
+    struct journal_trial a = sample_trial(1, JOURNAL_OK), b = sample_trial(3, JOURNAL_OK);
+    struct collected c = {.want = {a, b}};
+    struct journal_read_stats rs;
+    assert_int_equal(journal_read_trials(dir, collect, skipped, &c, &rs, &e), 0);
+    assert_int_equal(c.n, 2);
+    assert_int_equal(rs.bad + rs.torn, 0);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_trial_round_trip_every_field),
+        cmocka_unit_test(test_fast_decoder_takes_written_lines),
+        cmocka_unit_test(test_run_round_trip_every_field),
+        cmocka_unit_test(test_run_errors),
+        cmocka_unit_test(test_resume_cuts_torn_line),
+        cmocka_unit_test(test_key),
+        cmocka_unit_test(test_reading_rules),
+        cmocka_unit_test(test_key_of_read_records),
+        cmocka_unit_test(test_line_cap),
+        cmocka_unit_test(test_lock),
+        cmocka_unit_test(test_state),
+        cmocka_unit_test(test_unique_dir),
+        cmocka_unit_test(test_append_whole_or_nothing),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""test_seams.py - the seams checks themselves, on tiny archives built here: each check must
+pass a graph that keeps the rule and fail one that breaks it (else it could not fail at all).
+
+Needs a C compiler and ar ($CC, $AR; nm from $NM), as the build has. Usage: test_seams.py
+"""
+import contextlib
+import io
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import file_cycles  # noqa: E402
+import lib_arrows  # noqa: E402
+
+CC = os.environ.get("CC") or "cc"
+AR = os.environ.get("AR") or "ar"
+
+
+class Archives:
+    """Builds lib<name>.a archives of one-function C files in a temporary folder."""
+
+    def __init__(self, tmp):
+        self.tmp = tmp
+
+    def lib(self, name, files):
+        """files: {"x.c": C source}. Returns the archive's path."""
+        objs = []
+        for fname, text in files.items():
+            src = os.path.join(self.tmp, f"{name}-{fname}")
+            with open(src, "w", encoding="utf-8") as f:
+                f.write(text)
+            obj = os.path.join(self.tmp, fname + ".o")
+            subprocess.run([CC, "-c", "-o", obj, src], check=True)
+            objs.append(obj)
+        path = os.path.join(self.tmp, f"lib{name}.a")
+        subprocess.run([AR, "rcs", path] + objs, check=True)
+        for obj in objs:
+            os.remove(obj)
+        return path
+
+
+def quiet(fn, *args):
+    """fn(*args) with its printing swallowed; returns (result, printed text)."""
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rc = fn(*args)
+    return rc, buf.getvalue()
+
+
+class LibArrows(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.ar = Archives(self.dir.name)
+        self.common = self.ar.lib("ns_common", {"err.c": "int err_set(void) { return 1; }\n"})
+        self.plan = self.ar.lib("ns_plan", {
+            "load.c": "int err_set(void);\nint plan_load(void) { return err_set(); }\n"})
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def transport(self, body):
+        return self.ar.lib("ns_transport", {"transport.c": body})
+
+    def test_arrow_along_the_way_passes(self):
+        t = self.transport("int err_set(void);\nint transport_open(void) { return err_set(); }\n")
+        rc, out = quiet(lib_arrows.main, [self.common, self.plan, t])
+        self.assertEqual(rc, 0, out)
+        self.assertIn("transport -> common: allowed", out)
+
+    def test_transport_needing_plan_fails(self):
+        t = self.transport("int plan_load(void);\nint transport_open(void) { return plan_load(); }\n")
+        rc, out = quiet(lib_arrows.main, [self.common, self.plan, t])
+        self.assertEqual(rc, 1, out)
+        self.assertIn("forbidden arrow transport -> plan: transport.c.o uses plan_load", out)
+
+    def test_report_needing_survey_fails(self):
+        survey = self.ar.lib("ns_survey", {
+            "run.c": "int plan_load(void);\nint survey_run(void) { return plan_load(); }\n"})
+        report = self.ar.lib("ns_report", {
+            "cmd.c": "int survey_run(void);\nint report_cmd(void) { return survey_run(); }\n"})
+        rc, out = quiet(lib_arrows.main, [self.common, self.plan, survey, report])
+        self.assertEqual(rc, 1, out)
+        self.assertIn("forbidden arrow report -> survey", out)
+        self.assertEqual(out.count("forbidden arrow"), 1, out)  # survey -> plan is allowed
+
+    def test_nsperf_on_common_only(self):
+        nsperf = self.ar.lib("nsperf_core", {
+            "main.c": "int plan_load(void);\nint nsperf_main(void) { return plan_load(); }\n"})
+        rc, out = quiet(lib_arrows.main, [self.common, self.plan, nsperf])
+        self.assertEqual(rc, 1, out)
+        self.assertIn("forbidden arrow nsperf -> plan", out)
+
+    def test_library_not_in_the_table_fails(self):
+        other = self.ar.lib("ns_gadget", {"g.c": "int gadget(void) { return 0; }\n"})
+        rc, out = quiet(lib_arrows.main, [self.common, other])
+        self.assertEqual(rc, 1, out)
+        self.assertIn("gadget: not in the table", out)
+
+    def test_symbol_defined_twice_fails(self):
+        t = self.transport("int plan_load(void) { return 0; }\n")
+        rc, out = quiet(lib_arrows.main, [self.plan, t])
+        self.assertEqual(rc, 1, out)
+        self.assertIn("plan_load: defined in", out)
+
+    def test_include_of_plan_in_transport_fails(self):
+        src = os.path.join(self.dir.name, "src")
+        for d in ("common", "plan", "transport"):
+            os.makedirs(os.path.join(src, d))
+        with open(os.path.join(src, "transport", "ok.c"), "w", encoding="utf-8") as f:
+            f.write('#include "common/errors.h"\n')
+        rc, out = quiet(lib_arrows.main, ["--src", src, self.common])
+        self.assertEqual(rc, 0, out)
+        with open(os.path.join(src, "transport", "t.h"), "w", encoding="utf-8") as f:
+            f.write('#include <stdio.h>\n #  include "plan/plan.h"\n')
+        rc, out = quiet(lib_arrows.main, ["--src", src, self.common])
+        self.assertEqual(rc, 1, out)
+        self.assertIn("forbidden arrow transport -> plan: transport/t.h includes plan/", out)
+
+
+class FileCycles(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.ar = Archives(self.dir.name)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def test_chain_passes_and_cycle_fails(self):
+        chain = self.ar.lib("ns_chain", {
+            "a.c": "int b(void);\nint a(void) { return b(); }\n",
+            "b.c": "int b(void) { return 0; }\n"})
+        rc, out = quiet(file_cycles.main, [chain])
+        self.assertEqual(rc, 0, out)
+        cycle = self.ar.lib("ns_cycle", {
+            "a.c": "int b(void);\nint a(void) { return b(); }\n",
+            "b.c": "int a(void);\nint b(void) { return a(); }\n"})
+        rc, out = quiet(file_cycles.main, [cycle])
+        self.assertEqual(rc, 1, out)
+        self.assertIn("libns_cycle.a: file cycle: a.c -> b.c -> a.c", out)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

@@ -122,6 +122,8 @@ static const char *const wire_keys[TESTSPEC_PARAM_COUNT] = {
     [TESTSPEC_P_INTERVAL] = "interval_s",
     [TESTSPEC_P_WINDOW] = "sock_buf",
     [TESTSPEC_P_REVERSE] = "reverse",
+    [TESTSPEC_P_COPY] = "copy",
+    [TESTSPEC_P_BUSY_POLL] = "busy_poll",
 };
 
 json_t *

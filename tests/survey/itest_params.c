@@ -19,6 +19,8 @@ static const struct {
     {TESTSPEC_P_INTERVAL, "interval", "interval_s", "interval_s"},
     {TESTSPEC_P_WINDOW, "window", "window", "sock_buf"},
     {TESTSPEC_P_REVERSE, "reverse", "reverse", "reverse"},
+    {TESTSPEC_P_COPY, "copy", "copy", "copy"},
+    {TESTSPEC_P_BUSY_POLL, "busy_poll", "busy_poll", "busy_poll"},
 };
 #define NPARAM_NAMES (sizeof param_names / sizeof param_names[0])
 
@@ -39,13 +41,14 @@ static const char params_plan[] =
     "  - {name: tc-def, test: tcp_crr, duration: 0.3s, warmup: 0s}\n"
     "  - {name: ts-set, test: tcp_stream, duration: 0.4s, warmup: 0.1s, streams: 2, msg_size: "
     "64K,\n"
-    "     rate: 200M, interval: 100ms, window: 256K, reverse: true}\n"
+    "     rate: 200M, interval: 100ms, window: 256K, reverse: true,\n"
+    "     copy: true}\n"
     "  - {name: us-set, test: udp_stream, duration: 0.4s, warmup: 0.1s, streams: 2,\n"
     "     msg_size: 1000, rate: 20M, interval: 200ms, window: 512K, reverse: true}\n"
     "  - {name: tr-set, test: tcp_rr, duration: 0.4s, warmup: 0.1s, msg_size: 100,\n"
-    "     response_size: 300, interval: 100ms, window: 64K}\n"
+    "     response_size: 300, interval: 100ms, window: 64K, busy_poll: true}\n"
     "  - {name: ur-set, test: udp_rr, duration: 0.4s, warmup: 0.1s, msg_size: 200,\n"
-    "     interval: 200ms, window: 128K}\n"
+    "     interval: 200ms, window: 128K, busy_poll: true}\n"
     "  - {name: tc-set, test: tcp_crr, duration: 0.4s, warmup: 0.1s, msg_size: 10,\n"
     "     response_size: 20, interval: 100ms, window: 32K}\n";
 
@@ -58,18 +61,33 @@ params_expected(const char *name, int kind, enum testspec_param p)
         enum testspec_param p;
         double v;
     } given[] = {
-        {"ts-set", TESTSPEC_P_STREAMS, 2},     {"ts-set", TESTSPEC_P_MSG_SIZE, 65536},
-        {"ts-set", TESTSPEC_P_RATE, 200e6},    {"ts-set", TESTSPEC_P_INTERVAL, 0.1},
-        {"ts-set", TESTSPEC_P_WINDOW, 262144}, {"ts-set", TESTSPEC_P_REVERSE, 1},
-        {"us-set", TESTSPEC_P_STREAMS, 2},     {"us-set", TESTSPEC_P_MSG_SIZE, 1000},
-        {"us-set", TESTSPEC_P_RATE, 20e6},     {"us-set", TESTSPEC_P_INTERVAL, 0.2},
-        {"us-set", TESTSPEC_P_WINDOW, 524288}, {"us-set", TESTSPEC_P_REVERSE, 1},
-        {"tr-set", TESTSPEC_P_MSG_SIZE, 100},  {"tr-set", TESTSPEC_P_RESPONSE_SIZE, 300},
-        {"tr-set", TESTSPEC_P_INTERVAL, 0.1},  {"tr-set", TESTSPEC_P_WINDOW, 65536},
-        {"ur-set", TESTSPEC_P_MSG_SIZE, 200},  {"ur-set", TESTSPEC_P_RESPONSE_SIZE, 200},
-        {"ur-set", TESTSPEC_P_INTERVAL, 0.2},  {"ur-set", TESTSPEC_P_WINDOW, 131072},
-        {"tc-set", TESTSPEC_P_MSG_SIZE, 10},   {"tc-set", TESTSPEC_P_RESPONSE_SIZE, 20},
-        {"tc-set", TESTSPEC_P_INTERVAL, 0.1},  {"tc-set", TESTSPEC_P_WINDOW, 32768},
+        {"ts-set", TESTSPEC_P_STREAMS, 2},
+        {"ts-set", TESTSPEC_P_MSG_SIZE, 65536},
+        {"ts-set", TESTSPEC_P_RATE, 200e6},
+        {"ts-set", TESTSPEC_P_INTERVAL, 0.1},
+        {"ts-set", TESTSPEC_P_WINDOW, 262144},
+        {"ts-set", TESTSPEC_P_REVERSE, 1},
+        {"ts-set", TESTSPEC_P_COPY, 1},
+        {"us-set", TESTSPEC_P_STREAMS, 2},
+        {"us-set", TESTSPEC_P_MSG_SIZE, 1000},
+        {"us-set", TESTSPEC_P_RATE, 20e6},
+        {"us-set", TESTSPEC_P_INTERVAL, 0.2},
+        {"us-set", TESTSPEC_P_WINDOW, 524288},
+        {"us-set", TESTSPEC_P_REVERSE, 1},
+        {"tr-set", TESTSPEC_P_MSG_SIZE, 100},
+        {"tr-set", TESTSPEC_P_RESPONSE_SIZE, 300},
+        {"tr-set", TESTSPEC_P_INTERVAL, 0.1},
+        {"tr-set", TESTSPEC_P_WINDOW, 65536},
+        {"tr-set", TESTSPEC_P_BUSY_POLL, 1},
+        {"ur-set", TESTSPEC_P_MSG_SIZE, 200},
+        {"ur-set", TESTSPEC_P_RESPONSE_SIZE, 200},
+        {"ur-set", TESTSPEC_P_INTERVAL, 0.2},
+        {"ur-set", TESTSPEC_P_WINDOW, 131072},
+        {"ur-set", TESTSPEC_P_BUSY_POLL, 1},
+        {"tc-set", TESTSPEC_P_MSG_SIZE, 10},
+        {"tc-set", TESTSPEC_P_RESPONSE_SIZE, 20},
+        {"tc-set", TESTSPEC_P_INTERVAL, 0.1},
+        {"tc-set", TESTSPEC_P_WINDOW, 32768},
     };
     bool set = strstr(name, "-set") != NULL;
     if (p == TESTSPEC_P_DURATION)

@@ -176,6 +176,54 @@ client_doc_of(const json_t *rec)
     return found;
 }
 
+/* The report says how each figure was measured: summary.json's params of every scenario are
+ * the recorded ones (tcp_stream's copy, the rr kinds' busy_poll among them), and report.md's
+ * "Parameters:" line of a scenario names both where they apply. */
+static void
+assert_report_params(const json_t *rscens)
+{
+    const char *args[] = {"report", "params", NULL};
+    char *o, *e;
+    int st = ns_run(args, "NETSURVEY_GNUPLOT=/nonexistent", &o, &e);
+    if (st != 0)
+        fail_msg("report: exit %d\n%s\n%s", st, o, e);
+    free(o);
+    free(e);
+    char path[PATH_MAX];
+    tmp_path(path, sizeof path, "params/summary.json");
+    json_t *sum = json_load_file(path, 0, NULL);
+    assert_non_null(sum);
+    tmp_path(path, sizeof path, "params/report.md");
+    char *md = read_text(path);
+    assert_non_null(md);
+    static const char *const summary_extra[] = {"planned", NULL};
+    const json_t *sscens = json_object_get(sum, "scenarios");
+    assert_int_equal(json_array_size(sscens), json_array_size(rscens));
+    for (size_t i = 0; i < json_array_size(sscens); i++) {
+        const json_t *ss = json_array_get(sscens, i);
+        const char *name = str_at(ss, "name", NULL);
+        int kind = testspec_kind_find(str_at(ss, "test", NULL));
+        assert_params("summary.json", name, json_object_get(ss, "params"), 1, kind, summary_extra);
+        bool copy = testspec_applies(TESTSPEC_P_COPY, kind);
+        bool busy = testspec_applies(TESTSPEC_P_BUSY_POLL, kind);
+        bool set = strstr(name, "-set") != NULL;
+        char heading[64], want[64];
+        snprintf(heading, sizeof heading, "## Scenario %s:", name);
+        const char *at = strstr(md, heading);
+        if (at == NULL)
+            fail_msg("report.md: no section %s", heading);
+        const char *line = strstr(at, "Parameters: ");
+        assert_non_null(line);
+        const char *eol = strchr(line, '\n');
+        snprintf(want, sizeof want, "%s %s", copy ? "copy" : "busy_poll", set ? "true" : "false");
+        const char *hit = strstr(line, want);
+        if ((copy || busy) && (hit == NULL || (eol != NULL && hit > eol)))
+            fail_msg("report.md %s: no '%s' in its parameters", name, want);
+    }
+    free(md);
+    json_decref(sum);
+}
+
 static void
 test_params_recorded_as_run(void **state)
 {
@@ -240,6 +288,7 @@ test_params_recorded_as_run(void **state)
         assert_params("nsperf -J", name, json_object_get(doc, "params"), 2, kind, nsperf_extra);
         json_decref(doc);
     }
+    assert_report_params(rscens);
     json_decref(v.recs);
     json_decref(run);
     json_decref(plan);

@@ -36,23 +36,6 @@ server_start(struct server *s, const char *const *extra)
     server_start_log(s, extra, "/dev/null");
 }
 
-/* Wait (bounded) until the file at path contains needle; false on timeout. */
-static bool
-log_wait(const char *path, const char *needle, double timeout_s)
-{
-    for (double end = sp_now() + timeout_s; sp_now() < end; usleep(20000)) {
-        char buf[16384];
-        FILE *f = fopen(path, "r");
-        size_t n = f != NULL ? fread(buf, 1, sizeof buf - 1, f) : 0;
-        if (f != NULL)
-            fclose(f);
-        buf[n] = '\0';
-        if (strstr(buf, needle) != NULL)
-            return true;
-    }
-    return false;
-}
-
 /* A short good test must succeed (the server is alive and not stalled). With retry_busy, a
  * "server busy" answer is retried until a deadline, as a real client would after another
  * client's test: the server frees its slot a moment after that client exits. */
@@ -307,7 +290,7 @@ test_busy(void **state)
                           "4",  "--warmup",  "0",  "-J",     NULL};
     struct sp_proc first = sp_client_start(args, NULL);
     /* The first test holds the slot once the server has logged it (not after a guessed delay). */
-    assert_true(log_wait(log, "tcp_stream test", 10.0));
+    assert_true(sp_log_wait(log, "tcp_stream test", 10.0));
     failing_client(&s, NULL, "busy");
     struct sp_result r;
     sp_client_finish(&first, &r, 15.0);

@@ -56,18 +56,6 @@ slurp(const char *path, char *buf, size_t cap)
     return n;
 }
 
-static bool
-log_wait(const char *path, const char *needle, double timeout_s)
-{
-    static char buf[65536];
-    for (double end = sp_now() + timeout_s; sp_now() < end; usleep(20000)) {
-        slurp(path, buf, sizeof buf);
-        if (strstr(buf, needle) != NULL)
-            return true;
-    }
-    return false;
-}
-
 static const char *
 write_token(const char *secret)
 {
@@ -315,7 +303,7 @@ test_udp_client_killed_frees_slot(void **state)
         char needle[64];
         snprintf(needle, sizeof needle, "%s test", kinds[i]);
         struct sp_proc c = sp_client_start(args, NULL);
-        assert_true(log_wait(s.log, needle, 10.0 * NS_TEST_SLACK));
+        assert_true(sp_log_wait(s.log, needle, 10.0 * NS_TEST_SLACK));
         /* A duration, not synchronisation: datagrams have been flowing for a while (UDP leaves no
          * queue to watch, as sp_wait_flowing does for TCP). */
         usleep(300000);
@@ -347,7 +335,7 @@ test_server_v6only(void **state)
     (void)extra;
     s.pid = sp_spawn(argv, -1, s.log, NULL);
     assert_true(s.pid > 0);
-    assert_true(log_wait(s.log, "listening", 10.0 * NS_TEST_SLACK));
+    assert_true(sp_log_wait(s.log, "listening", 10.0 * NS_TEST_SLACK));
     const char *more[] = {"-t", "0.3", "--warmup", "0", NULL};
     struct sp_result r;
     client_json(&r, &s, "127.0.0.1", more);
@@ -405,7 +393,7 @@ test_no_spin_without_fds(void **state)
     s.pid = sp_spawn(argv, -1, s.log, NULL);
     assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
     assert_true(s.pid > 0);
-    assert_true(log_wait(s.log, "listening", 10.0 * NS_TEST_SLACK));
+    assert_true(sp_log_wait(s.log, "listening", 10.0 * NS_TEST_SLACK));
     int fds[60];
     for (int i = 0; i < 60; i++)
         fds[i] = sp_connect(s.port); /* idle: each holds a pending slot until it expires */
@@ -455,7 +443,7 @@ test_server_log_escapes_client_text(void **state)
     json_decref(reply);
     close(fd);
     /* The server logs the refusal (after sending it): the text is there, made harmless. */
-    assert_true(log_wait(s.log, "forged line", 10.0 * NS_TEST_SLACK));
+    assert_true(sp_log_wait(s.log, "forged line", 10.0 * NS_TEST_SLACK));
     sp_kill(s.pid);
     static char buf[65536];
     slurp(s.log, buf, sizeof buf);

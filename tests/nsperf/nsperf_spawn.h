@@ -168,6 +168,59 @@ sp_wait_flowing(unsigned port, double timeout_s)
     return false;
 }
 
+/* Established TCP sockets whose local port is port: on a server, its control connection and
+ * its data connections. */
+static inline int
+sp_tcp_established(unsigned port)
+{
+    const char *files[] = {"/proc/net/tcp", "/proc/net/tcp6"};
+    int n = 0;
+    for (int i = 0; i < 2; i++) {
+        FILE *f = fopen(files[i], "r");
+        char line[512];
+        while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+            char local[64];
+            unsigned st;
+            if (sscanf(line, " %*d: %63s %*s %x", local, &st) != 2)
+                continue;
+            const char *lp = strrchr(local, ':');
+            n += st == 0x01 && lp != NULL && (unsigned)strtoul(lp + 1, NULL, 16) == port;
+        }
+        if (f != NULL)
+            fclose(f);
+    }
+    return n;
+}
+
+/* Wait (bounded) until a server on port holds at least n established connections; false on
+ * timeout. */
+static inline bool
+sp_wait_established(unsigned port, int n, double timeout_s)
+{
+    for (double end = sp_now() + timeout_s; sp_now() < end; usleep(1000))
+        if (sp_tcp_established(port) >= n)
+            return true;
+    return false;
+}
+
+/* Wait (bounded) until the file at path holds needle in its first 64 KiB (a server's log line
+ * that says it reached a state); false on timeout. */
+static inline bool
+sp_log_wait(const char *path, const char *needle, double timeout_s)
+{
+    static char buf[65536];
+    for (double end = sp_now() + timeout_s; sp_now() < end; usleep(20000)) {
+        FILE *f = fopen(path, "r");
+        size_t n = f != NULL ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f != NULL)
+            fclose(f);
+        buf[n] = '\0';
+        if (strstr(buf, needle) != NULL)
+            return true;
+    }
+    return false;
+}
+
 /* Spawn argv as sp_spawn does, with its stdout on a pipe whose read end goes to *out. */
 static inline pid_t
 sp_spawn_out(const char *const argv_in[], int *out, const char *log)

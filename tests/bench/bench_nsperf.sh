@@ -14,6 +14,8 @@
 #   cpu      CPU seconds per GB moved, sender + receiver (both processes' /proc/PID/stat),
 #            -l 128K both, paced at 1, 5 and 10 Gbit/s: nsperf <= 0.9 x iperf3
 #   eq       tcp_stream unpaced, -l 128K both: throughput >= 1.05 x iperf3
+#   copy     cpu at 5 Gbit/s and eq again with nsperf --copy (through user memory, as iperf3):
+#            figures, to show what the zero-copy default buys
 #   rtt      tcp_rr and udp_rr 64 B mean RTT against `sockperf ping-pong --full-rtt -m 64`
 #            (its default mode), BENCH_RTT_RUNS runs of BENCH_RTT_SECONDS: nsperf's default
 #            <= 1.0 x, nsperf's best mode (the better of its default and --busy-poll, the
@@ -33,7 +35,8 @@
 #   BENCH_RTT_RUNS     rtt runs per tool and mode (default 5)
 #   BENCH_FIXED_RUNS   fixed-cost runs per kind (default 5)
 #   BENCH_RSS_SECONDS  length of the RSS run (default 60)
-#   BENCH_ONLY         space-separated subset of: fixed cpu eq rtt stream udp window p2 rss
+#   BENCH_ONLY         space-separated subset of: fixed cpu eq copy rtt stream udp window p2
+#                      rss
 #                      (default: all)
 # Short smoke mode: BENCH_SECONDS=2 BENCH_RUNS=3 BENCH_RTT_SECONDS=1 BENCH_RSS_SECONDS=3 ...
 set -u
@@ -44,7 +47,7 @@ RTT_SECS=${BENCH_RTT_SECONDS:-3}
 RTT_RUNS=${BENCH_RTT_RUNS:-5}
 FIXED_RUNS=${BENCH_FIXED_RUNS:-5}
 RSS_SECS=${BENCH_RSS_SECONDS:-60}
-ONLY=${BENCH_ONLY:-"fixed cpu eq rtt stream udp window p2 rss"}
+ONLY=${BENCH_ONLY:-"fixed cpu eq copy rtt stream udp window p2 rss"}
 CPU_RUN="$(cd "$(dirname "$0")" && pwd)/cpu_run.py"
 WARMUP=1
 HOST=127.0.0.1
@@ -235,6 +238,24 @@ bench_eq() {
     summary+=("$(verdict "tcp_stream -l 128K nsperf/iperf3" "$(ratio "$med_ns" "$m")" ">=" 1.05)  [$(gbit "$med_ns") vs $(gbit "$m")]")
 }
 
+# The same two targets through user memory (--copy, iperf3's way): what the zero-copy default
+# buys, and what a survey that records copy true measured. Figures, no target of their own.
+bench_copy() {
+    have iperf3 || { summary+=("--copy: SKIP (iperf3 missing)"); return; }
+    echo "== --copy: CPU seconds per GB, -l 128K -b 5G (${SECS}s x $RUNS)"
+    compare copycpu cpu_ns_copy cpu_iperf3_5g
+    local m; m=$(median <"$tmp/copycpu.cpu_iperf3_5g")
+    echo "  median s/GB iperf3: $(num3 "$m")   nsperf --copy: $(num3 "$med_ns")"
+    summary+=("$(printf '%-40s ratio %.3f (zero copy: see above)  [%s vs %s s/GB]' \
+        "CPU/GB at 5G nsperf --copy/iperf3" "$(ratio "$med_ns" "$m")" "$(num3 "$med_ns")" "$(num3 "$m")")")
+    echo "== --copy: tcp_stream -P1 -l 128K both (${SECS}s x $RUNS)"
+    compare copyeq nsperf_bps_copy iperf3_bps_1
+    m=$(median <"$tmp/copyeq.iperf3_bps_1")
+    echo "  median iperf3: $(gbit "$m")   nsperf -l 128K --copy: $(gbit "$med_ns")"
+    summary+=("$(printf '%-40s ratio %.3f (zero copy: see above)  [%s vs %s]' \
+        "tcp_stream -l 128K --copy nsperf/iperf3" "$(ratio "$med_ns" "$m")" "$(gbit "$med_ns")" "$(gbit "$m")")")
+}
+
 # ---- issue 20: fixed cost, CPU per byte, round trips ----
 
 # One cpu_run.py measurement as JSON (see tests/bench/cpu_run.py).
@@ -282,8 +303,8 @@ bench_fixed() {
 }
 
 # CPU seconds per GB: "cpu_s_per_gb" from one run, both processes, bytes as received.
-cpu_ns() {   # rate
-    nsperf_run -t "$SECS" --warmup 0 -l 128K -b "$1" | jq -e -r '
+cpu_ns() {   # rate [more nsperf args]
+    nsperf_run -t "$SECS" --warmup 0 -l 128K -b "$@" | jq -e -r '
         select(.client_status == 0) | (.client_out | fromjson) as $d |
         ([$d.result.streams[].receiver_total_bytes] | add) as $b |
         (.client_cpu_s + .server_cpu_s) / ($b / 1e9)'
@@ -423,6 +444,9 @@ bench_rss() {
 nsperf_bps_1() { nsperf_bps 1; }
 nsperf_bps_2() { nsperf_bps 2; }
 nsperf_bps_eq() { nsperf_bps 1 -l 128K; }
+nsperf_bps_copy() { nsperf_bps 1 -l 128K --copy; }
+cpu_ns_copy() { cpu_ns 5G --copy; }
+cpu_iperf3_5g() { cpu_iperf3 5G; }
 iperf3_bps_1() { iperf3_bps 1; }
 iperf3_bps_2() { iperf3_bps 2; }
 qperf_bps_1() { qperf_bps; }
@@ -435,6 +459,7 @@ for b in $ONLY; do
     rtt) bench_rtt ;;
     stream) bench_stream ;;
     eq) bench_eq ;;
+    copy) bench_copy ;;
     p2) bench_p2 ;;
     udp) bench_udp ;;
     window) bench_window ;;

@@ -256,9 +256,10 @@ usage(FILE *out)
     fprintf(out, "  tcp_stream does not copy its payload through user memory: the sender "
                  "sendfile()s it from\n  a memfd, the receiver splice()s it to /dev/null (TCP "
                  "still receives, acknowledges and\n  counts every byte; result.io says which way "
-                 "each side went). On loopback, 128 KiB writes:\n  0.54-0.63 x iperf3's CPU per GB "
-                 "(both processes) at -b 1G..10G, 1.65-2.8 x its throughput\n  unpaced. --copy: "
-                 "send() from and recv() into user memory as iperf3 does (0.92 x, 1.08 x).\n"
+                 "each side went). On loopback, 128 KiB writes:\n  0.53-0.65 x iperf3's CPU per GB "
+                 "(both processes) at -b 1G..10G, 1.65-2.8 x its throughput\n  unpaced. --copy "
+                 "(params.copy): send() from and recv() into user memory as iperf3\n  does "
+                 "(0.92-0.97 x its CPU per GB, 0.84-1.08 x its throughput).\n"
                  "  a paced tcp_stream writes about 1 ms of data per wake-up, as iperf3's pacing "
                  "timer does,\n  not one write per sleep: the same average rate for fewer "
                  "wake-ups.\n"
@@ -267,7 +268,8 @@ usage(FILE *out)
                  "wake-up on the path, a full core per\n  side. On this 2-core VM, server and "
                  "client on different cores, load 1-3: 8.2 us tcp_rr,\n  4.4 us udp_rr against "
                  "16.3 and 13.7 us sleeping; under load 4-8 the spins take turns with\n  the "
-                 "load (65-70 us): only where each side has a core to itself.\n");
+                 "load (65-70 us; 300-400 us at load 15): only where each side has a core to "
+                 "itself.\n");
 }
 
 static void

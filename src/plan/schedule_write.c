@@ -228,11 +228,11 @@ schedule_write_text(const struct schedule *s, FILE *out, struct err *e)
         text_round(w, s, r, nrounds);
     char est[64];
     wb_printf(w,
-              "\n%llu tests in %zu rounds, estimated %s (warmup + duration + %g s setup "
-              "per round)\n",
+              "\n%llu tests in %zu rounds, estimated %s (opening the hosts %g s, then per "
+              "round warmup + duration + %g s setup, %g s with ssh hosts)\n",
               (unsigned long long)schedule_test_count(s), nrounds,
               schedule_format_duration(schedule_estimate_s(s), est, sizeof est),
-              PLAN_TEST_OVERHEAD_S);
+              schedule_open_estimate_s(s), PLAN_SETUP_LOCAL_S, PLAN_SETUP_SSH_S);
     return wb_finish(w, e);
 }
 
@@ -453,7 +453,10 @@ schedule_write_json_extra(const struct schedule *s, FILE *out, const struct sche
     }
     wb_puts(w, "],\"tests\":");
     wb_u64(w, schedule_test_count(s));
-    wb_printf(w, ",\"estimated_s\":%.15g,\"per_test_overhead_s\":%.15g}\n", schedule_estimate_s(s),
-              PLAN_TEST_OVERHEAD_S);
+    wb_printf(w,
+              ",\"estimated_s\":%.15g,\"open_hosts_s\":%.15g,\"setup_s\":{\"local\":%.15g,"
+              "\"ssh\":%.15g}}\n",
+              schedule_estimate_s(s), schedule_open_estimate_s(s), PLAN_SETUP_LOCAL_S,
+              PLAN_SETUP_SSH_S);
     return wb_finish(w, e);
 }

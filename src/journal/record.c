@@ -27,7 +27,8 @@ journal_family_of(const char *address)
 void
 journal_trial_key(const struct journal_trial *t, struct journal_key *k)
 {
-    *k = (struct journal_key){.scenario = t->scenario.name,
+    *k = (struct journal_key){.run_id = t->run_id,
+                              .scenario = t->scenario.name,
                               .family = t->family,
                               .src = t->src.host,
                               .dst = t->dst.host,
@@ -43,8 +44,9 @@ str_same(const char *a, const char *b)
 bool
 journal_key_equal(const struct journal_key *a, const struct journal_key *b)
 {
-    return a->trial == b->trial && a->family == b->family && str_same(a->scenario, b->scenario) &&
-           str_same(a->src, b->src) && str_same(a->dst, b->dst);
+    return a->trial == b->trial && a->family == b->family && str_same(a->run_id, b->run_id) &&
+           str_same(a->scenario, b->scenario) && str_same(a->src, b->src) &&
+           str_same(a->dst, b->dst);
 }
 
 bool
@@ -125,7 +127,7 @@ json_t *
 journal_run_json(const struct journal_run *r)
 {
     const char *nv = r->nsperf_version;
-    return json_pack(
+    json_t *doc = json_pack(
         "{s:s, s:s, s:{s:s, s:s, s:s, s:s%}, s:{s:s, s:o, s:s}, s:s, s:s, "
         "s:{s:I, s:I, s:I, s:f}, s:o, s:o}",
         "schema", JOURNAL_RUN_SCHEMA, "run_id", r->run_id, "plan", "name", r->plan_name, "file",
@@ -135,6 +137,13 @@ journal_run_json(const struct journal_run *r)
         r->started, "command", r->command, "schedule", "rounds", (json_int_t)r->rounds, "tests",
         (json_int_t)r->tests, "pairs", (json_int_t)r->pairs, "estimate_s", r->estimate_s, "hosts",
         run_hosts_json(r), "scenarios", run_scenarios_json(r));
+    const char *desc = r->plan_description;
+    if (doc != NULL && desc != NULL && *desc != '\0' &&
+        json_object_set_new(json_object_get(doc, "plan"), "description", json_string(desc)) != 0) {
+        json_decref(doc);
+        return NULL;
+    }
+    return doc;
 }
 
 /* --- reading: the rules every reader follows (the fast one in scan.c too) ------------------ */
@@ -248,7 +257,8 @@ journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struct jo
     t->family = journal_family_from(jstr(rec, "family"));
     endpoint_from(json_object_get(rec, "src"), &t->src);
     endpoint_from(json_object_get(rec, "dst"), &t->dst);
-    t->status = journal_status_from(jstr(rec, "status"));
+    t->status_text = jstr(rec, "status");
+    t->status = journal_status_from(t->status_text);
     t->error = jstr(rec, "error");
     t->attempts = journal_attempts(jint(rec, "attempts"));
     t->started = jstr(rec, "started");
@@ -265,15 +275,32 @@ journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struct jo
     return rc;
 }
 
+static bool
+has_prefix(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Values quoted in messages are cut: a report lists them, and a line may hold anything. */
+#define QUOTE_MAX 64
+
 int
 journal_trial_check(struct journal_trial *t, struct err *e)
 {
-    if (t->schema == NULL || strcmp(t->schema, JOURNAL_TRIAL_SCHEMA) != 0)
+    if (t->schema == NULL || !has_prefix(t->schema, JOURNAL_TRIAL_SCHEMA_FAMILY))
         return err_set(e, NS_EPARSE, "not a trial record");
+    if (strcmp(t->schema, JOURNAL_TRIAL_SCHEMA) != 0)
+        return err_set(e, NS_EPROTO, "unsupported schema '%.*s' (this netsurvey reads %s)",
+                       QUOTE_MAX, t->schema, JOURNAL_TRIAL_SCHEMA);
     t->scenario.kind = testspec_kind_find(t->scenario.test);
     if (t->scenario.kind < 0)
         return err_set(e, NS_EPARSE, "unknown test kind '%s'",
                        t->scenario.test != NULL ? t->scenario.test : "");
+    if (t->status == JOURNAL_STATUS_OTHER)
+        return t->status_text != NULL
+                   ? err_set(e, NS_EPROTO, "unknown status '%.*s' (a trial is ok or failed)",
+                             QUOTE_MAX, t->status_text)
+                   : err_set(e, NS_EPROTO, "no status (a trial is ok or failed)");
     return 0;
 }
 
@@ -339,10 +366,10 @@ journal_trial_equal(const struct journal_trial *a, const struct journal_trial *b
            scenario_equal(&a->scenario, &b->scenario) && a->trial == b->trial &&
            a->family == b->family && endpoint_equal(&a->src, &b->src) &&
            endpoint_equal(&a->dst, &b->dst) && a->status == b->status &&
-           str_same(a->error, b->error) && a->attempts == b->attempts &&
-           str_same(a->started, b->started) && str_same(a->ended, b->ended) &&
-           str_same(a->env_src, b->env_src) && str_same(a->env_dst, b->env_dst) &&
-           str_same(a->tool_version, b->tool_version) &&
+           str_same(a->status_text, b->status_text) && str_same(a->error, b->error) &&
+           a->attempts == b->attempts && str_same(a->started, b->started) &&
+           str_same(a->ended, b->ended) && str_same(a->env_src, b->env_src) &&
+           str_same(a->env_dst, b->env_dst) && str_same(a->tool_version, b->tool_version) &&
            str_same(a->nsperf_sha256, b->nsperf_sha256) && result_equal(&a->result, &b->result);
 }
 
@@ -370,6 +397,7 @@ run_scenarios_from(const json_t *arr, struct journal_run_scenario *out, struct e
                            rs->sc.name != NULL ? rs->sc.name : "",
                            rs->sc.test != NULL ? rs->sc.test : "");
         rs->trials = ju64(s, "trials");
+        rs->planned = ju64(s, "planned");
         rs->recorded = s;
     }
     return 0;
@@ -390,6 +418,23 @@ run_hosts_from(const json_t *arr, struct journal_run_host *out)
                                            .env = json_object_get(h, "env"),
                                            .error = jstr(h, "error")};
     }
+}
+
+/* run.json of this version only: a newer one may mean anything by the same names. */
+static int
+run_schema_check(const char *schema, struct err *e)
+{
+    if (schema == NULL)
+        return err_set(e, NS_EPROTO, "no schema: not a netsurvey run (this netsurvey reads %s)",
+                       JOURNAL_RUN_SCHEMA);
+    if (!has_prefix(schema, JOURNAL_RUN_SCHEMA_FAMILY))
+        return err_set(e, NS_EPROTO,
+                       "schema '%.*s' is not a netsurvey run (this netsurvey reads %s)", QUOTE_MAX,
+                       schema, JOURNAL_RUN_SCHEMA);
+    if (strcmp(schema, JOURNAL_RUN_SCHEMA) != 0)
+        return err_set(e, NS_EPROTO, "unsupported schema '%.*s' (this netsurvey reads %s)",
+                       QUOTE_MAX, schema, JOURNAL_RUN_SCHEMA);
+    return 0;
 }
 
 int
@@ -414,11 +459,17 @@ journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e)
     struct journal_run *r = &st->run;
     r->json = json_incref(doc);
     r->schema = jstr(doc, "schema");
+    int rc = run_schema_check(r->schema, e);
+    if (rc != 0) {
+        journal_run_free(r);
+        return rc;
+    }
     r->run_id = jstr(doc, "run_id");
     const json_t *plan = json_object_get(doc, "plan"), *src = json_object_get(plan, "source");
     r->plan_name = jstr(plan, "name");
     r->plan_file = jstr(plan, "file");
     r->plan_sha256 = jstr(plan, "sha256");
+    r->plan_description = jstr(plan, "description");
     r->plan_source = json_string_value(src);
     r->plan_source_len = json_string_length(src);
     r->tool = json_object_get(doc, "tool");
@@ -427,6 +478,7 @@ journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e)
     r->nsperf_sha256 = jstr(r->tool, "nsperf_sha256");
     r->started = jstr(doc, "started");
     r->command = jstr(doc, "command");
+    r->state = jstr(doc, "state");
     const json_t *sched = json_object_get(doc, "schedule");
     bool has;
     r->rounds = ju64(sched, "rounds");
@@ -438,7 +490,7 @@ journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e)
     r->nhosts = nh;
     r->scenarios = st->scenarios;
     r->nscenarios = ns;
-    int rc = run_scenarios_from(scens, st->scenarios, e);
+    rc = run_scenarios_from(scens, st->scenarios, e);
     if (rc != 0) {
         journal_run_free(r);
         return rc;

@@ -4,7 +4,9 @@
  * Each trial record is reduced at once to the figures the reports use (headline value, CPU,
  * retransmits, UDP loss, the RTT histogram's sparse buckets) and dropped, so memory follows the
  * number of trials, not the journal's size. A trial seen twice under one key (journal_key: a
- * resumed run) keeps its last ok record, else its last failed one (journal_supersedes). */
+ * resumed run) keeps its last ok record, else its last failed one (journal_supersedes); the key
+ * holds the run, so that the trials of two runs of one plan are pooled, never one dropped for
+ * the other. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -221,20 +223,99 @@ host_get(struct rmodel *m, const char *name, const char *zone, const char *regio
     return (int)m->nhosts++;
 }
 
-/* The scenario of that name, added when new. def is how the run recorded its parameters (NULL:
- * a trial names a scenario its run.json does not; its parameters are the record's). Two runs
- * that give one name to two kinds cannot be merged. */
-static int
-scen_get(struct rmodel *m, const struct journal_scenario *sc, const json_t *def, struct err *e)
+/* The scenario object without what is not a parameter of the measurement: its name, how often
+ * it was repeated. */
+static bool
+param_key(const char *k)
 {
-    const char *name = sc->name != NULL ? sc->name : "", *test = sc->test;
+    return strcmp(k, "name") != 0 && strcmp(k, "trials") != 0 && strcmp(k, "planned") != 0;
+}
+
+static void
+param_text(const json_t *v, char *buf, size_t len)
+{
+    /* json_dumpb: no string from jansson's allocator to free (see report_jarena_begin) */
+    size_t n =
+        v != NULL ? json_dumpb(v, buf, len - 1, JSON_ENCODE_ANY | JSON_REAL_PRECISION(10)) : 0;
+    if (v == NULL)
+        snprintf(buf, len, "none");
+    else
+        buf[n < len ? n : len - 1] = '\0';
+}
+
+/* The first parameter a and b disagree on, said into why; false when they agree. */
+static bool
+params_differ(const json_t *a, const json_t *b, char *why, size_t len)
+{
+    const json_t *objs[2] = {a, b};
+    for (int side = 0; side < 2; side++) {
+        const char *k;
+        const json_t *v;
+        json_object_foreach((json_t *)(uintptr_t)objs[side], k, v)
+        {
+            const json_t *w = json_object_get(objs[!side], k);
+            if (!param_key(k) || (w != NULL && json_equal(v, w)))
+                continue;
+            char va[96], vb[96];
+            param_text(json_object_get(a, k), va, sizeof va);
+            param_text(json_object_get(b, k), vb, sizeof vb);
+            snprintf(why, len, "%s %s against %s", k, va, vb);
+            return true;
+        }
+    }
+    return false;
+}
+
+static const char *
+run_dir(const struct rmodel *m, int run)
+{
+    return run >= 0 && (size_t)run < m->nruns ? m->runs[run].dir : "a trial record";
+}
+
+/* A scenario named again: by a run, whose parameters must be the first's (a merged report pools
+ * the trials of a scenario, which must then measure the same thing), or by a trial record. */
+static int
+scen_again(struct rmodel *m, struct rscen *s, const struct journal_scenario *sc, const json_t *def,
+           int run, struct err *e)
+{
+    const char *name = s->name;
+    if (strcmp(s->test, sc->test) != 0)
+        return err_set(e, NS_EPARSE, "scenario '%s' is %s in one run and %s in another", name,
+                       s->test, sc->test);
+    if (def == NULL || run < 0)
+        return 0;
+    char why[256];
+    if (s->def_run >= 0 && s->def_run != run && params_differ(s->def, def, why, sizeof why))
+        return err_set(e, NS_EINVAL,
+                       "scenario '%s' was run with other parameters in %s than in %s (%s): a "
+                       "merged report pools the trials of a scenario, so merge runs whose "
+                       "scenarios of one name agree, or rename one",
+                       name, run_dir(m, s->def_run), run_dir(m, run), why);
+    if (s->def_run < 0) { /* first named by a trial record: the run's words win */
+        json_decref(s->def);
+        s->def = json_deep_copy(def);
+        s->def_run = run;
+        if (s->def == NULL)
+            return err_set(e, NS_ENOMEM, "out of memory");
+        json_object_del(s->def, "trials");
+        json_object_del(s->def, "planned");
+    }
+    return 0;
+}
+
+/* The scenario of that name, added when new. def is how run recorded its parameters (NULL, run
+ * -1: a trial names a scenario its run.json does not; its parameters are the record's). Two runs
+ * that give one name to two kinds, or to other parameters, cannot be merged. */
+static int
+scen_get(struct rmodel *m, const struct journal_scenario *sc, const json_t *def, int run,
+         struct err *e)
+{
+    const char *name = sc->name != NULL ? sc->name : "";
     for (size_t i = 0; i < m->nscens; i++) {
         if (strcmp(m->scens[i].name, name) != 0)
             continue;
-        if (strcmp(m->scens[i].test, test) != 0)
-            return err_set(e, NS_EPARSE, "scenario '%s' is %s in one run and %s in another", name,
-                           m->scens[i].test, test);
-        return (int)i;
+        int rc = scen_again(m, &m->scens[i], sc, def, run, e);
+        return rc != 0 ? rc : (int)i;
     }
     if (m->nscens == m->capscens) {
         size_t cap = m->capscens ? m->capscens * 2 : 8;
@@ -245,15 +326,20 @@ scen_get(struct rmodel *m, const struct journal_scenario *sc, const json_t *def,
         m->capscens = cap;
     }
     struct rscen *s = &m->scens[m->nscens];
+    memset(s, 0, sizeof *s);
+    s->runs = calloc(m->capruns, sizeof *s->runs);
     s->name = xstrdup(name);
-    s->test = xstrdup(test);
+    s->test = xstrdup(sc->test);
     s->kind = (enum testspec_kind)sc->kind;
     s->reverse = sc->reverse;
     s->def = def != NULL ? json_deep_copy(def) : journal_scenario_json(sc);
-    if (!s->name || !s->test || !s->def)
+    s->def_run = def != NULL ? run : -1;
+    m->nscens++; /* freed with the model from here on */
+    if (!s->runs || !s->name || !s->test || !s->def)
         return err_set(e, NS_ENOMEM, "out of memory");
     json_object_del(s->def, "trials");
-    return (int)m->nscens++;
+    json_object_del(s->def, "planned");
+    return (int)m->nscens - 1;
 }
 
 static uint32_t
@@ -427,13 +513,13 @@ trial_fill(struct rmodel *m, struct rtrial *t, enum testspec_kind kind,
     return rkind_has_rtt(kind) ? rtt_fill(m, &t->rtt, res) : 0;
 }
 
-/* Keep t (moved in) as trial t.n of p, by journal_supersedes. */
+/* Keep t (moved in) as trial t.n of its run in p, by journal_supersedes. */
 static int
 trial_insert(struct rpair *p, struct rtrial *tp, struct err *e)
 {
     struct rtrial t = *tp;
-    for (size_t i = 0; i < p->nt; i++) {
-        if (p->t[i].n != t.n)
+    for (size_t i = p->nt; i-- > 0;) { /* a run's records come together: from the end */
+        if (p->t[i].n != t.n || p->t[i].run != t.run)
             continue;
         if (journal_supersedes(t.ok, p->t[i].ok)) {
             trial_release(&p->t[i]);
@@ -458,13 +544,13 @@ trial_insert(struct rpair *p, struct rtrial *tp, struct err *e)
 }
 
 /* One record into the model: its scenario and hosts (added when new), its pair, its trial. The
- * pair and trial number make the journal's key (journal_key); hosts are told apart by name and
- * region, so that runs of several regions merge. */
+ * run, pair and trial number make the journal's key (journal_key); hosts are told apart by name
+ * and region, so that runs of several regions merge. */
 static int
 record_add(void *arg, const struct journal_trial *rec, struct err *e)
 {
     struct rmodel *m = arg;
-    int s = scen_get(m, &rec->scenario, NULL, e);
+    int s = scen_get(m, &rec->scenario, NULL, -1, e);
     if (s < 0)
         return s;
     const struct journal_endpoint *a = &rec->src, *b = &rec->dst;
@@ -478,6 +564,7 @@ record_add(void *arg, const struct journal_trial *rec, struct err *e)
     struct rtrial t;
     memset(&t, 0, sizeof t);
     t.n = rec->trial;
+    t.run = (uint32_t)m->cur_run;
     if (trial_fill(m, &t, m->scens[s].kind, rec) != 0) {
         trial_release(&t);
         return err_set(e, NS_ENOMEM, "out of memory");
@@ -487,52 +574,127 @@ record_add(void *arg, const struct journal_trial *rec, struct err *e)
 
 /* --- files ------------------------------------------------------------------------------------ */
 
+/* Whether a live process still writes dir (netsurvey run holds its lock). A lock that cannot
+ * be tested is said, and the run taken as it reads. */
+static void
+run_owner(const struct rmodel_opts *o, struct rrun *r)
+{
+    if (o->owned_by_caller)
+        return;
+    struct err e = {0};
+    int rc = journal_owner(r->dir, &r->owner_pid, &e);
+    r->in_progress = rc == 1;
+    if (rc < 0 && o->warn != NULL)
+        fprintf(o->warn, "netsurvey: warning: %s\n", e.msg);
+}
+
+/* What the run planned of each scenario: run.json's count, else (a run.json from before it was
+ * recorded) every host pair of the schedule times the scenario's trials. */
 static int
-run_load(struct rmodel *m, const char *dir, struct err *e)
+run_plans(struct rmodel *m, size_t ri, struct err *e)
+{
+    const struct journal_run *run = m->runs[ri].run;
+    for (size_t i = 0; i < run->nscenarios; i++) {
+        const struct journal_run_scenario *rs = &run->scenarios[i];
+        int s = scen_get(m, &rs->sc, rs->recorded, (int)ri, e);
+        if (s < 0)
+            return s;
+        struct rscen_run *sr = &m->scens[s].runs[ri];
+        sr->named = true;
+        sr->trials = rs->trials > UINT32_MAX ? UINT32_MAX : (uint32_t)rs->trials;
+        sr->planned = rs->planned > 0 ? rs->planned : run->pairs * rs->trials;
+        m->runs[ri].planned += sr->planned;
+    }
+    return 0;
+}
+
+static int
+run_load(struct rmodel *m, const struct rmodel_opts *o, const char *dir, struct err *e)
 {
     struct journal_run *run = NULL;
     int rc = journal_read_run(dir, &run, e);
     if (rc != 0)
         return rc;
-    struct rrun *r = &m->runs[m->nruns++];
+    size_t ri = m->nruns++;
+    struct rrun *r = &m->runs[ri];
     r->dir = xstrdup(dir);
     r->run = run;
     if (r->dir == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
+    run_owner(o, r);
     for (size_t i = 0; i < run->nhosts; i++) {
         const struct journal_run_host *h = &run->hosts[i];
         if (host_get(m, h->name, h->zone, h->region, h->data_address, h->env) < 0)
             return err_set(e, NS_ENOMEM, "out of memory");
     }
-    for (size_t i = 0; i < run->nscenarios; i++) {
-        rc = scen_get(m, &run->scenarios[i].sc, run->scenarios[i].recorded, e);
-        if (rc < 0)
-            return rc;
+    return run_plans(m, ri, e);
+}
+
+static const char *const problem_kinds[] = {"torn", "unreadable", "refused"};
+
+/* A line the reports do not take: an error when the journal refuses the record and the reader
+ * was not asked to be lenient; otherwise said, and listed in the reports. */
+static int
+line_skipped(void *arg, const struct journal_skip *s, struct err *e)
+{
+    struct rmodel *m = arg;
+    if (s->kind == JOURNAL_SKIP_REFUSED && !m->lenient)
+        return err_set(e, NS_EPROTO,
+                       "%s:%lu: %s (netsurvey report --lenient reads the other lines and lists "
+                       "this one in the report)",
+                       s->path, s->line, s->why);
+    if (m->warn != NULL)
+        fprintf(m->warn, "netsurvey: warning: %s:%lu: %s, line ignored\n", s->path, s->line,
+                s->why);
+    struct rrun *r = &m->runs[m->cur_run];
+    size_t listed = 0;
+    for (size_t i = m->nproblems; i-- > 0 && m->problems[i].run == m->cur_run;)
+        listed++;
+    if (listed >= REPORT_PROBLEMS_MAX) {
+        r->problems_more++;
+        return 0;
     }
+    if (m->nproblems == m->capproblems) {
+        size_t cap = m->capproblems ? m->capproblems * 2 : 16;
+        struct rproblem *p = realloc(m->problems, cap * sizeof *p);
+        if (p == NULL)
+            return err_set(e, NS_ENOMEM, "out of memory");
+        m->problems = p;
+        m->capproblems = cap;
+    }
+    struct rproblem *p = &m->problems[m->nproblems];
+    *p = (struct rproblem){.run = m->cur_run, .line = s->line, .kind = (int)s->kind};
+    p->why = xstrdup(s->why);
+    if (p->why == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    m->nproblems++;
     return 0;
 }
 
-static void
-line_skipped(void *arg, const char *path, unsigned long line, const char *why)
+const char *
+rproblem_kind_name(int kind)
 {
-    const struct rmodel *m = arg;
-    if (m->warn != NULL)
-        fprintf(m->warn, "netsurvey: warning: %s:%lu: %s, line ignored\n", path, line, why);
+    return kind >= 0 && (size_t)kind < sizeof problem_kinds / sizeof problem_kinds[0]
+               ? problem_kinds[kind]
+               : "unreadable";
 }
 
 static int
-results_load(struct rmodel *m, const char *dir, struct err *e)
+results_load(struct rmodel *m, size_t ri, struct err *e)
 {
     struct journal_read_stats st;
-    int rc = journal_read_trials(dir, record_add, line_skipped, m, &st, e);
+    const struct rrun *r = &m->runs[ri];
+    m->cur_run = ri;
+    int rc = journal_read_trials(r->dir, r->run->run_id, record_add, line_skipped, m, &st, e);
     if (rc == NS_ENOTFOUND) { /* a run that has not finished a trial yet */
         if (m->warn != NULL)
-            fprintf(m->warn, "netsurvey: warning: %s/%s: no trial recorded yet\n", dir,
+            fprintf(m->warn, "netsurvey: warning: %s/%s: no trial recorded yet\n", r->dir,
                     JOURNAL_RESULTS_FILE);
         return 0;
     }
     m->torn_lines += st.torn;
     m->skipped_lines += st.bad;
+    m->refused_lines += st.refused;
     return rc;
 }
 
@@ -540,7 +702,32 @@ static int
 cmp_trial(const void *a, const void *b)
 {
     const struct rtrial *x = a, *y = b;
+    if (x->run != y->run)
+        return x->run < y->run ? -1 : 1;
     return x->n < y->n ? -1 : x->n > y->n;
+}
+
+/* A sorted pair's plan: for each run that recorded it, that run's trials per pair (or its
+ * highest trial number, when more were recorded); and what each run recorded. */
+static void
+pair_count(struct rmodel *m, struct rpair *p)
+{
+    const struct rscen *sc = &m->scens[p->scen];
+    p->planned = 0;
+    p->nruns = 0;
+    for (size_t i = 0; i < p->nt;) {
+        uint32_t run = p->t[i].run, maxn = 0;
+        for (; i < p->nt && p->t[i].run == run; i++) {
+            maxn = p->t[i].n > maxn ? p->t[i].n : maxn;
+            if (p->t[i].ok)
+                m->runs[run].ok++;
+            else
+                m->runs[run].failed++;
+        }
+        uint32_t per = sc->runs[run].trials;
+        p->planned += per > maxn ? per : maxn;
+        p->nruns++;
+    }
 }
 
 static int
@@ -612,23 +799,34 @@ zones_build(struct rmodel *m)
 int
 rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out, struct err *e)
 {
+    return rmodel_load_with(dirs, ndirs, &(struct rmodel_opts){.warn = warn}, out, e);
+}
+
+int
+rmodel_load_with(const char *const *dirs, int ndirs, const struct rmodel_opts *o,
+                 struct rmodel **out, struct err *e)
+{
     struct rmodel *m = calloc(1, sizeof *m);
     if (m == NULL || ndirs <= 0 || (m->runs = calloc((size_t)ndirs, sizeof *m->runs)) == NULL) {
         free(m);
         return err_set(e, ndirs <= 0 ? NS_EINVAL : NS_ENOMEM,
                        ndirs <= 0 ? "no run directory" : "out of memory");
     }
-    m->warn = warn;
+    m->capruns = (size_t)ndirs;
+    m->warn = o->warn;
+    m->lenient = o->lenient;
     int rc = 0;
     for (int i = 0; rc == 0 && i < ndirs; i++)
-        rc = run_load(m, dirs[i], e);
-    for (int i = 0; rc == 0 && i < ndirs; i++)
-        rc = results_load(m, dirs[i], e);
+        rc = run_load(m, o, dirs[i], e);
+    for (size_t i = 0; rc == 0 && i < m->nruns; i++)
+        rc = results_load(m, i, e);
     if (rc == 0 && zones_build(m) != 0)
         rc = err_set(e, NS_ENOMEM, "out of memory");
-    for (size_t i = 0; rc == 0 && i < m->npairs; i++)
+    for (size_t i = 0; rc == 0 && i < m->npairs; i++) {
         if (m->pairs[i].nt > 1)
             qsort(m->pairs[i].t, m->pairs[i].nt, sizeof *m->pairs[i].t, cmp_trial);
+        pair_count(m, &m->pairs[i]);
+    }
     if (rc != 0) {
         rmodel_free(m);
         return rc;
@@ -669,9 +867,13 @@ rmodel_free(struct rmodel *m)
     for (size_t i = 0; i < m->nscens; i++) {
         free(m->scens[i].name);
         free(m->scens[i].test);
+        free(m->scens[i].runs);
         json_decref(m->scens[i].def);
     }
     free(m->scens);
+    for (size_t i = 0; i < m->nproblems; i++)
+        free(m->problems[i].why);
+    free(m->problems);
     for (size_t i = 0; i < m->nruns; i++) {
         free(m->runs[i].dir);
         journal_run_free(m->runs[i].run);

@@ -221,6 +221,7 @@ run_write(const struct runner *r, const char *started, struct err *e)
                               .plan_name = plan_name(p),
                               .plan_file = plan_file(p),
                               .plan_sha256 = r->plan_sha,
+                              .plan_description = plan_description(p),
                               .plan_source = src,
                               .plan_source_len = srclen,
                               .netsurvey_version = NS_VERSION,
@@ -691,8 +692,8 @@ resume_load(struct runner *r, struct err *e)
     rc = journal_resume(r->o->dir, &r->res->torn_bytes, &r->j, e);
     struct journal_read_stats st = {0};
     if (rc == 0)
-        rc = journal_read_trials(r->o->dir, resume_take, NULL, r, &st, e);
-    r->res->bad_lines = st.bad + st.torn;
+        rc = journal_read_trials(r->o->dir, r->run_id, resume_take, NULL, r, &st, e);
+    r->res->bad_lines = st.bad + st.torn + st.refused; /* another run's are not this run's */
     if (r->ndone > 0)
         qsort(r->done, r->ndone, sizeof *r->done, key_cmp);
     /* Duplicate keys (a trial ok twice, from a journal written elsewhere) count once. */

@@ -301,6 +301,8 @@ journal_trial_check(struct journal_trial *t, struct err *e)
                    ? err_set(e, NS_EPROTO, "unknown status '%.*s' (a trial is ok or failed)",
                              QUOTE_MAX, t->status_text)
                    : err_set(e, NS_EPROTO, "no status (a trial is ok or failed)");
+    if (t->trial == 0) /* its place among the planned trials is not known */
+        return err_set(e, NS_EPARSE, "no trial number (an integer from 1)");
     return 0;
 }
 

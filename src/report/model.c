@@ -603,7 +603,6 @@ run_plans(struct rmodel *m, size_t ri, struct err *e)
         sr->named = true;
         sr->trials = rs->trials > UINT32_MAX ? UINT32_MAX : (uint32_t)rs->trials;
         sr->planned = rs->planned > 0 ? rs->planned : run->pairs * rs->trials;
-        m->runs[ri].planned += sr->planned;
     }
     return 0;
 }
@@ -717,16 +716,32 @@ pair_count(struct rmodel *m, struct rpair *p)
     p->nruns = 0;
     for (size_t i = 0; i < p->nt;) {
         uint32_t run = p->t[i].run, maxn = 0;
+        struct rscen_run *sr = &sc->runs[run];
         for (; i < p->nt && p->t[i].run == run; i++) {
             maxn = p->t[i].n > maxn ? p->t[i].n : maxn;
             if (p->t[i].ok)
-                m->runs[run].ok++;
+                sr->ok++;
             else
-                m->runs[run].failed++;
+                sr->failed++;
         }
-        uint32_t per = sc->runs[run].trials;
-        p->planned += per > maxn ? per : maxn;
+        uint64_t per = sr->trials > maxn ? sr->trials : maxn;
+        sr->seen += per;
+        p->planned += per;
         p->nruns++;
+    }
+}
+
+/* Each run's trials over its scenarios: planned, ok, failed. */
+static void
+runs_count(struct rmodel *m)
+{
+    for (size_t s = 0; s < m->nscens; s++) {
+        for (size_t r = 0; r < m->nruns; r++) {
+            const struct rscen_run *sr = &m->scens[s].runs[r];
+            m->runs[r].planned += rscen_run_planned(sr);
+            m->runs[r].ok += sr->ok;
+            m->runs[r].failed += sr->failed;
+        }
     }
 }
 
@@ -827,6 +842,8 @@ rmodel_load_with(const char *const *dirs, int ndirs, const struct rmodel_opts *o
             qsort(m->pairs[i].t, m->pairs[i].nt, sizeof *m->pairs[i].t, cmp_trial);
         pair_count(m, &m->pairs[i]);
     }
+    if (rc == 0)
+        runs_count(m);
     if (rc != 0) {
         rmodel_free(m);
         return rc;

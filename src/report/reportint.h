@@ -96,8 +96,16 @@ struct rzone {
 struct rscen_run {
     bool named;       /* the run's run.json names the scenario */
     uint32_t trials;  /* trials per host pair */
-    uint64_t planned; /* trials over all its host pairs */
+    uint64_t planned; /* trials over all its host pairs, as run.json says */
+    uint64_t seen;    /* trials planned of the host pairs it recorded (rpair.planned's part) */
+    uint64_t ok, failed;
 };
+/* What a run planned of a scenario, all told: run.json's count, or more when it recorded more. */
+static inline uint64_t
+rscen_run_planned(const struct rscen_run *r)
+{
+    return r->planned > r->seen ? r->planned : r->seen;
+}
 
 struct rscen {
     char *name, *test;
@@ -201,6 +209,11 @@ void rrtt_merge_into(struct hist *h, const struct rrtt *r);
 extern const double report_pcts[REPORT_NPCT];
 extern const char *const report_pct_keys[REPORT_NPCT];
 extern const char *const report_pct_names[REPORT_NPCT];
+
+/* Whether a run is complete: no process holds it and every planned trial has a record. */
+bool rrun_complete(const struct rrun *r);
+/* Whether one of m's runs is still going, or not complete. */
+void report_completeness(const struct rmodel *m, bool *in_progress, bool *incomplete);
 
 /* Build summary (numbers) and view (strings for the templates) of m. New references. */
 int report_aggregate(const struct rmodel *m, json_t **summary, json_t **view, struct err *e);

@@ -608,7 +608,7 @@ test_reading_rules(void **state)
     static const char lenient[] =
         "{\"schema\":\"netsurvey.trial/1\",\"run_id\":5,\"scenario\":{\"name\":\"s\","
         "\"test\":\"tcp_rr\",\"msg_size\":-3,\"streams\":2.0,\"duration_s\":\"10\","
-        "\"reverse\":1},\"trial\":2.0,\"family\":\"IPV6\",\"src\":[1],\"dst\":{\"host\":null},"
+        "\"reverse\":1},\"trial\":2,\"family\":\"IPV6\",\"src\":[1],\"dst\":{\"host\":null},"
         "\"status\":\"failed\",\"error\":{\"x\":1},\"attempts\":-1,"
         "\"result\":{\"throughput_bps\":\"fast\",\"cpu\":{\"local_pct\":1e2},\"udp\":{},"
         "\"rtt_us\":{\"mean\":null,\"hist\":{\"sub_bits\":7.0,\"buckets\":[[1,2]]}}},"
@@ -621,7 +621,7 @@ test_reading_rules(void **state)
     assert_int_equal(t.scenario.streams, 0);
     assert_true(t.scenario.duration_s == 0.0);
     assert_false(t.scenario.reverse);
-    assert_int_equal(t.trial, 0);
+    assert_int_equal(t.trial, 2);
     assert_int_equal(t.family, JOURNAL_IPV4);
     assert_null(t.src.host);
     assert_null(t.dst.host);
@@ -673,6 +673,17 @@ test_reading_rules(void **state)
                                    "\"tcp_rr\"},\"status\":true}";
     assert_int_equal(decode(nostatus, &t, &took, why, sizeof why), NS_EPROTO);
     assert_string_equal(why, "no status (a trial is ok or failed)");
+    /* a trial number that is not an integer from 1 has no place among the planned trials */
+    static const char *const numbers[] = {"2.0", "0", "-1", "\"3\"", "null"};
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
+        char nline[256];
+        snprintf(nline, sizeof nline,
+                 "{\"schema\":\"netsurvey.trial/1\",\"scenario\":{\"test\":\"tcp_rr\"},"
+                 "\"status\":\"ok\",\"trial\":%s}",
+                 numbers[i]);
+        assert_int_equal(decode(nline, &t, &took, why, sizeof why), NS_EPARSE);
+        assert_string_equal(why, "no trial number (an integer from 1)");
+    }
     assert_int_equal(decode("{\"schema\":\"netsurvey.trial/1\",\"scenario\":{\"test\":\"tcp_x\"}}",
                             &t, &took, why, sizeof why),
                      NS_EPARSE);

@@ -136,27 +136,36 @@ def make_result(kind, value, rng, duration, hist_n=None):
 
 
 class Journal:
-    def __init__(self, path, run_id, plan_name, hosts, scenarios, started, family="ipv4"):
+    """A run directory. run.json is written when the journal is closed, with the trials each
+    scenario planned: by default every (pair, trial) the journal recorded (a complete run),
+    `planned` overrides it per scenario (a run stopped early); `state` is the run's."""
+
+    def __init__(self, path, run_id, plan_name, hosts, scenarios, started, family="ipv4",
+                 description=None, state="complete", planned=None):
         self.path, self.run_id, self.plan_name = path, run_id, plan_name
         self.hosts = {h["name"]: h for h in hosts}
         self.scenarios = {s["name"]: s for s in scenarios}
         self.family = family
         self.t = started  # seconds since 2026-11-30T15:00:00Z
         self.sha = "5e1f" + "0" * 56 + "%04x" % (len(plan_name) * 997 % 65536)
+        self.keys = {s["name"]: set() for s in scenarios}
+        self.pairs = set()
+        self.planned = planned or {}
         os.makedirs(path, exist_ok=True)
-        run = {"schema": "netsurvey.run/1", "run_id": run_id,
-               "plan": {"name": plan_name, "file": "plans/%s.yaml" % plan_name,
-                        "sha256": self.sha, "source": "name: %s\n" % plan_name},
-               "tool": {"netsurvey_version": "0.1.0", "nsperf_version": "0.1.0",
-                        "nsperf_sha256": "ab" * 32},
-               "started": self.stamp(0),
-               "command": "netsurvey run plans/%s.yaml -o %s" % (plan_name, os.path.basename(path)),
-               "schedule": {"rounds": 6, "tests": 36, "pairs": 6, "estimate_s": 123.0},
-               "hosts": hosts,
-               "scenarios": [dict(s) for s in scenarios]}
-        with open(os.path.join(path, "run.json"), "w") as f:
-            json.dump(run, f, indent=1)
-            f.write("\n")
+        plan = {"name": plan_name, "file": "plans/%s.yaml" % plan_name, "sha256": self.sha}
+        if description is not None:
+            plan["description"] = description
+        plan["source"] = "name: %s\n" % plan_name
+        self.run = {"schema": "netsurvey.run/1", "run_id": run_id, "plan": plan,
+                    "tool": {"netsurvey_version": "0.1.0", "nsperf_version": "0.1.0",
+                             "nsperf_sha256": "ab" * 32},
+                    "started": self.stamp(0),
+                    "command": "netsurvey run plans/%s.yaml -o %s" % (plan_name,
+                                                                     os.path.basename(path)),
+                    "state": state,
+                    "schedule": {"rounds": 6, "tests": 0, "pairs": 0, "estimate_s": 123.0},
+                    "hosts": hosts,
+                    "scenarios": [dict(s) for s in scenarios]}
         self.out = open(os.path.join(path, "results.jsonl"), "w")
 
     def stamp(self, dt):
@@ -183,6 +192,8 @@ class Journal:
         rec["src"] = {k: rec["src"][k] for k in ("host", "zone", "region", "data_address")}
         rec["dst"] = {k: rec["dst"][k] for k in ("host", "zone", "region", "data_address")}
         self.t += dur + 1
+        self.keys[scen].add((src, dst, n))
+        self.pairs.add((src, dst))
         self.out.write(json.dumps(rec, separators=(",", ":")) + "\n")
 
     def raw(self, text):
@@ -190,6 +201,13 @@ class Journal:
 
     def close(self):
         self.out.close()
+        for s in self.run["scenarios"]:
+            s["planned"] = self.planned.get(s["name"], len(self.keys[s["name"]]))
+        self.run["schedule"]["tests"] = sum(s["planned"] for s in self.run["scenarios"])
+        self.run["schedule"]["pairs"] = len(self.pairs)
+        with open(os.path.join(self.path, "run.json"), "w") as f:
+            json.dump(self.run, f, indent=1)
+            f.write("\n")
 
 
 def host(name, zone, region, addr, cpus=4):
@@ -229,7 +247,8 @@ def fixture_basic(out):
                                                   rate_bps=1000000000)]
     rng = random.Random(9)
     j = Journal(os.path.join(out, "basic"), "20261130T150000Z-7f3c", "westus3-zones", hosts, scs,
-                0)
+                0, description="3 zones of West US 3, sockperf-style latency and NTTTCP-style "
+                "throughput")
     names = [h["name"] for h in hosts]
     zone = {h["name"]: h["zone"] for h in hosts}
     for s in scs:
@@ -276,7 +295,7 @@ def fixture_hostile(out):
     scs = [scen("lat<b>", "tcp_rr", trials=2)]
     rng = random.Random(3)
     j = Journal(os.path.join(out, "hostile"), "20261130T150000Z-0bad", "<i>plan</i> & \"co\"",
-                hosts, scs, 0)
+                hosts, scs, 0, description="<b>it's</b> *all* _markup_ `here` & [x](y) &amp;")
     for n in (1, 2):
         j.trial("lat<b>", hosts[0]["name"], hosts[1]["name"], n,
                 make_result("tcp_rr", 250 * rng.uniform(0.98, 1.02), rng, 10, hist_n=2000))
@@ -309,6 +328,61 @@ def fixture_multi(out):
                                                        rng, 10, hist_n=3000))
     ja.close()
     jb.close()
+
+
+def fixture_incomplete(out):
+    """A run stopped by SIGINT part way: 3 hosts in 2 zones, the latency scenario's 6 pairs x 2
+    trials planned and 5 of them recorded (one failed), one pair not started, a throughput
+    scenario never reached; a corrupt middle line (a disk's damage) and a torn last line."""
+    hosts = [host("a1", "a", "lab", "10.9.0.1"), host("a2", "a", "lab", "10.9.0.2"),
+             host("b1", "b", "lab", "10.9.0.3")]
+    scs = [scen("latency", "tcp_rr", trials=2), scen("throughput", "tcp_stream", trials=2)]
+    rng = random.Random(21)
+    j = Journal(os.path.join(out, "incomplete"), "20261130T150000Z-1111", "lab-stopped", hosts,
+                scs, 0, state="interrupted", planned={"latency": 12, "throughput": 12},
+                description="a survey stopped by Ctrl-C")
+    for a, b, n, v in (("a1", "b1", 1, 330), ("b1", "a1", 1, 332), ("a1", "a2", 1, 90),
+                       ("a2", "b1", 1, 331), ("a1", "b1", 2, 329)):
+        j.trial("latency", a, b, n, make_result("tcp_rr", v * rng.uniform(0.99, 1.01), rng, 10,
+                                                hist_n=1000))
+        if n == 1 and a == "b1":
+            j.raw('{"schema":"netsurvey.trial/1","run_id":"20261130T150000Z-1111","tri\n')
+    j.trial("latency", "a2", "a1", 1, error="nsperf on a1: connection refused", attempts=3)
+    j.raw('{"schema":"netsurvey.trial/1","run_id":"20261130T150000Z-1111","scen')
+    j.close()
+
+
+def fixture_pooled(out):
+    """Two runs of one plan on the same hosts (a plan surveyed twice): merged, each cell pools
+    both runs' trials; run B's second trial of b1 -> a1 failed."""
+    hosts = [host("a1", "a", "lab", "10.9.0.1"), host("b1", "b", "lab", "10.9.0.3")]
+    scs = [scen("latency", "tcp_rr", trials=2)]
+    rng = random.Random(33)
+    for name, rid, base in (("a", "20261130T150000Z-aaaa", 330), ("b", "20261201T150000Z-bbbb",
+                                                                   340)):
+        j = Journal(os.path.join(out, "pooled-" + name), rid, "lab-twice", hosts, scs, 0)
+        for n in (1, 2):
+            j.trial("latency", "a1", "b1", n, make_result("tcp_rr", base * rng.uniform(.99, 1.01),
+                                                          rng, 10, hist_n=1000))
+            if name == "b" and n == 2:
+                j.trial("latency", "b1", "a1", n, error="nsperf on a1: timed out", attempts=3)
+            else:
+                j.trial("latency", "b1", "a1", n,
+                        make_result("tcp_rr", base * rng.uniform(.99, 1.01), rng, 10,
+                                    hist_n=1000))
+        j.close()
+
+
+def fixture_allfailed(out):
+    """Every trial failed (a firewall in the way): no chart can be drawn."""
+    hosts = [host("a1", "a", "lab", "10.9.0.1"), host("b1", "b", "lab", "10.9.0.3")]
+    scs = [scen("latency", "tcp_rr", trials=2)]
+    j = Journal(os.path.join(out, "allfailed"), "20261130T150000Z-ffff", "lab-blocked", hosts,
+                scs, 0)
+    for n in (1, 2):
+        j.trial("latency", "a1", "b1", n, error="nsperf on b1: connect timed out", attempts=3)
+        j.trial("latency", "b1", "a1", n, error="nsperf on a1: connect timed out", attempts=3)
+    j.close()
 
 
 def fixture_compare(out):
@@ -369,6 +443,9 @@ def main():
         fixture_basic(out)
         fixture_hostile(out)
         fixture_multi(out)
+        fixture_incomplete(out)
+        fixture_pooled(out)
+        fixture_allfailed(out)
         fixture_compare(out)
     elif len(sys.argv) == 5 and sys.argv[1] == "bench":
         bench(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))

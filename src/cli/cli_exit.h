@@ -32,12 +32,22 @@
       "no host contacted")                                                                         \
     X(CLI_RUN_NOTHING, 3,                                                                          \
       "nothing could run (every trial failed, or the journal could not be written)")               \
+    X(CLI_RUN_NO_REPORT, 4,                                                                        \
+      "the survey ran (some trials may have failed) but its reports could not be written; the "    \
+      "journal is whole and netsurvey report DIR writes them")                                     \
     X(CLI_RUN_INTERRUPTED, 130, "interrupted (SIGINT/SIGTERM); --resume DIR continues")
 
 #define CLI_EXITS_REPORT(X)                                                                        \
-    X(CLI_REPORT_OK, 0, "every report written")                                                    \
-    X(CLI_REPORT_FAILED, 1, "a journal could not be read, or a report could not be written")       \
-    X(CLI_REPORT_USAGE, 2, "usage error")
+    X(CLI_REPORT_OK, 0, "every report written, of runs that are complete")                         \
+    X(CLI_REPORT_FAILED, 1,                                                                        \
+      "a journal could not be read or holds a record it refuses (another schema version, an "      \
+      "unknown status, another run's; see --lenient), or the runs cannot be merged (a scenario "   \
+      "of one name with other parameters): nothing written")                                       \
+    X(CLI_REPORT_USAGE, 2, "usage error")                                                          \
+    X(CLI_REPORT_UNWRITTEN, 3, "a report could not be written")                                    \
+    X(CLI_REPORT_INCOMPLETE, 4,                                                                    \
+      "a run is incomplete (planned trials without a record) or still in progress: every report "  \
+      "written, each marked so")
 
 #define CLI_EXITS_COMPARE(X)                                                                       \
     X(CLI_COMPARE_OK, 0, "no cell significantly worse by more than PCT %")                         \

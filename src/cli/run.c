@@ -291,19 +291,22 @@ run_summary(const struct run_args *a, const char *dir, const struct survey_run_r
 }
 
 /* The reports, once the journal holds the whole run (not after an interrupt: the resume
- * renders them). The journal is complete either way, so a failure here is only reported. */
-static bool
+ * renders them). 1: written, 0: not asked for, -1: they could not be written (the journal is
+ * whole: `netsurvey report DIR` writes them). */
+static int
 run_render(const char *dir, const struct survey_run_result *r)
 {
     if (r->interrupted || r->ok + r->failed + r->done_before == 0)
-        return false;
-    struct report_opts o = {.dirs = &dir, .ndirs = 1, .out = dir, .warn = stderr};
+        return 0;
+    /* this process still owns the directory: its lock says nothing of the run */
+    struct report_opts o = {
+        .dirs = &dir, .ndirs = 1, .out = dir, .warn = stderr, .owned_by_caller = true};
     struct err e = {0};
     if (report_render(&o, &e) != 0) {
         fprintf(stderr, "netsurvey run: the reports were not written: %s\n", e.msg);
-        return false;
+        return -1;
     }
-    return true;
+    return 1;
 }
 
 static int
@@ -332,10 +335,16 @@ run_result(const struct run_args *a, const char *dir, int rc, const struct err *
             run_summary(a, dir, r, false);
         return rc == NS_EBUSY || rc == NS_EINVAL ? CLI_RUN_USAGE : CLI_RUN_NOTHING;
     }
-    run_summary(a, dir, r, run_render(dir, r));
+    int rendered = run_render(dir, r);
+    run_summary(a, dir, r, rendered > 0);
     if (r->interrupted)
         fprintf(stderr, "netsurvey run: interrupted\n");
-    return run_exit_status(r);
+    int status = run_exit_status(r);
+    /* a missing report outranks failed trials (they are in the journal and the summary), not
+     * a run that ran nothing */
+    return rendered < 0 && (status == CLI_RUN_OK || status == CLI_RUN_SOME_FAILED)
+               ? CLI_RUN_NO_REPORT
+               : status;
 }
 
 /* --- the run ------------------------------------------------------------------------------ */

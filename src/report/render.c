@@ -474,6 +474,7 @@ render_locked(const struct report_opts *o, struct err *e)
     if (rc == 0 && (size_t)snprintf(build, sizeof build, "%s/%sXXXXXX", o->out,
                                     REPORT_BUILD_PREFIX) >= sizeof build)
         rc = err_set(e, NS_ETOOBIG, "path too long: %s", o->out);
+    bool read = rc == 0;
     if (rc == 0 && mkdtemp(build) == NULL)
         rc = err_sys(e, NS_EIO, errno, "cannot create a build directory in %s", o->out);
     else if (rc == 0) {
@@ -482,33 +483,51 @@ render_locked(const struct report_opts *o, struct err *e)
             rc = publish(o->out, build, e);
         build_remove(build);
     }
+    if (read && rc != 0 && o->result != NULL)
+        o->result->unwritten = true;
     json_decref(sum);
     json_decref(view);
     return rc;
 }
 
-int
-report_render(const struct report_opts *o, struct err *e)
+/* The output directory, made if missing, open and flock'ed (returns its descriptor, or -1). */
+static int
+out_lock(const char *out, struct err *e)
 {
-    const char *out = o->out;
-    if (o->result != NULL)
-        *o->result = (struct report_result){0};
-    if (mkdir(out, 0755) != 0 && errno != EEXIST)
-        return err_sys(e, NS_EIO, errno, "cannot create %s", out);
+    if (mkdir(out, 0755) != 0 && errno != EEXIST) {
+        err_sys(e, NS_EIO, errno, "cannot create %s", out);
+        return -1;
+    }
     int dfd = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0)
-        return err_sys(e, NS_EIO, errno, "cannot open %s", out);
+    if (dfd < 0) {
+        err_sys(e, NS_EIO, errno, "cannot open %s", out);
+        return -1;
+    }
     int rc;
     do
         rc = flock(dfd, LOCK_EX);
     while (rc != 0 && errno == EINTR);
     if (rc != 0) {
-        rc = err_sys(e, NS_EIO, errno, "cannot lock %s", out);
+        err_sys(e, NS_EIO, errno, "cannot lock %s", out);
         close(dfd);
-        return rc;
+        return -1;
+    }
+    return dfd;
+}
+
+int
+report_render(const struct report_opts *o, struct err *e)
+{
+    if (o->result != NULL)
+        *o->result = (struct report_result){0};
+    int dfd = out_lock(o->out, e);
+    if (dfd < 0) {
+        if (o->result != NULL)
+            o->result->unwritten = true;
+        return NS_EIO;
     }
     report_jarena_begin();
-    rc = render_locked(o, e);
+    int rc = render_locked(o, e);
     report_jarena_end();
     close(dfd); /* and with it the lock */
     return rc;

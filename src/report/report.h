@@ -30,6 +30,7 @@ struct report_opts {
 struct report_result {
     bool in_progress; /* a run's directory is held by a live netsurvey */
     bool incomplete;  /* a run is in progress, or has planned trials without a record */
+    bool unwritten;   /* the journals were read, the outputs could not be written */
 };
 
 /* Render every report of o->dirs into o->out: what `netsurvey report` does, and `netsurvey

@@ -1,5 +1,5 @@
-/* errors.h - errors as values (STYLE.md): functions return 0 or a negative NS_E* code and put
- * the human-readable detail into a caller-owned struct err. No global error state. */
+/* errors.h - errors as values, as in libuv and curl: functions return 0 or a negative NS_E* code
+ * and put the human-readable detail into a caller-owned struct err. No global error state. */
 #ifndef NS_ERRORS_H
 #define NS_ERRORS_H
 

@@ -1,4 +1,4 @@
-/* fileread.h - whole files read with a cap (STYLE.md: every input has a limit): plan files,
+/* fileread.h - whole files read with a cap (every input has a limit): plan files,
  * token files. */
 #ifndef NS_FILEREAD_H
 #define NS_FILEREAD_H

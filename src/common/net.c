@@ -72,13 +72,6 @@ net_bound_socket(const char *host, uint16_t port, int family, int socktype, int 
     }
     return fd;
 }
-
-int
-net_listen_tcp(const char *host, uint16_t port, int family, int backlog, struct err *e)
-{
-    return net_listen_tcp_buf(host, port, family, backlog, 0, e);
-}
-
 int
 net_listen_tcp_buf(const char *host, uint16_t port, int family, int backlog, int sock_buf,
                    struct err *e)
@@ -93,13 +86,6 @@ net_listen_tcp_buf(const char *host, uint16_t port, int family, int backlog, int
     }
     return fd;
 }
-
-int
-net_bind_udp(const char *host, uint16_t port, int family, struct err *e)
-{
-    return net_bound_socket(host, port, family, SOCK_DGRAM, 0, e);
-}
-
 int
 net_set_nonblock(int fd, int on)
 {
@@ -109,41 +95,6 @@ net_set_nonblock(int fd, int on)
     fl = on ? fl | O_NONBLOCK : fl & ~O_NONBLOCK;
     return fcntl(fd, F_SETFL, fl);
 }
-
-int
-net_connect_tcp(const struct sockaddr_storage *ss, socklen_t sslen, int timeout_ms, struct err *e)
-{
-    char name[80];
-    int fd = socket(ss->ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (fd < 0)
-        return err_sys(e, NS_EIO, errno, "socket");
-    if (connect(fd, (const struct sockaddr *)ss, sslen) != 0 && errno != EINPROGRESS) {
-        int saved = errno;
-        close(fd);
-        return err_sys(e, NS_ECONNECT, saved, "cannot connect to %s",
-                       net_addr_str(ss, name, sizeof name));
-    }
-    struct pollfd pfd = {.fd = fd, .events = POLLOUT};
-    int n;
-    while ((n = poll(&pfd, 1, timeout_ms)) < 0 && errno == EINTR)
-        ;
-    if (n == 0) {
-        close(fd);
-        return err_set(e, NS_ETIMEDOUT, "cannot connect to %s: timed out after %d ms",
-                       net_addr_str(ss, name, sizeof name), timeout_ms);
-    }
-    int soerr = 0;
-    socklen_t len = sizeof soerr;
-    getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len);
-    if (n < 0 || soerr != 0) {
-        close(fd);
-        return err_sys(e, NS_ECONNECT, n < 0 ? errno : soerr, "cannot connect to %s",
-                       net_addr_str(ss, name, sizeof name));
-    }
-    net_set_nonblock(fd, 0);
-    return fd;
-}
-
 /* Wait for fd to become ready for events before deadline. 0 ready, NS_ETIMEDOUT, NS_EIO. */
 static int
 net_wait(int fd, short events, uint64_t deadline, struct err *e)
@@ -238,16 +189,6 @@ net_port(const struct sockaddr_storage *ss)
         return ntohs(((const struct sockaddr_in6 *)ss)->sin6_port);
     return ntohs(((const struct sockaddr_in *)ss)->sin_port);
 }
-
-void
-net_set_port(struct sockaddr_storage *ss, uint16_t port)
-{
-    if (ss->ss_family == AF_INET6)
-        ((struct sockaddr_in6 *)ss)->sin6_port = htons(port);
-    else
-        ((struct sockaddr_in *)ss)->sin_port = htons(port);
-}
-
 int
 net_set_bufsize(int fd, int bytes)
 {

@@ -16,20 +16,11 @@ int net_resolve(const char *host, uint16_t port, int family, int socktype, int p
                 struct sockaddr_storage *ss, socklen_t *sslen, struct err *e);
 
 /* Create a listening TCP socket bound to host:port (host NULL = any: dual-stack when family is
- * AF_UNSPEC, IPv6 only (IPV6_V6ONLY) when AF_INET6). Returns fd >= 0 or a negative NS_E* code. */
-int net_listen_tcp(const char *host, uint16_t port, int family, int backlog, struct err *e);
-/* The same with SO_SNDBUF/SO_RCVBUF of sock_buf bytes (0 = autotuning) set before listen(), so
- * that accepted connections inherit them and announce a window scale that fits. */
+ * AF_UNSPEC, IPv6 only (IPV6_V6ONLY) when AF_INET6), with SO_SNDBUF/SO_RCVBUF of sock_buf bytes
+ * (0 = autotuning) set before listen(), so that accepted connections inherit them and announce
+ * a window scale that fits. Returns fd >= 0 or a negative NS_E* code. */
 int net_listen_tcp_buf(const char *host, uint16_t port, int family, int backlog, int sock_buf,
                        struct err *e);
-
-/* Bound UDP socket, same rules. Returns fd or negative code. */
-int net_bind_udp(const char *host, uint16_t port, int family, struct err *e);
-
-/* Connect a TCP socket to ss within timeout_ms; optional local bind address (NULL = none).
- * Returns a blocking connected fd or a negative code (NS_ETIMEDOUT, NS_ECONNECT). */
-int net_connect_tcp(const struct sockaddr_storage *ss, socklen_t sslen, int timeout_ms,
-                    struct err *e);
 
 /* Write/read exactly len bytes within timeout_ms (total). Return 0, NS_ETIMEDOUT, NS_ECLOSED
  * (EOF before len bytes) or NS_EIO. Work on blocking or non-blocking fds. */
@@ -42,8 +33,6 @@ char *net_addr_str(const struct sockaddr_storage *ss, char *buf, size_t len);
 char *net_host_str(const struct sockaddr_storage *ss, char *buf, size_t len);
 /* Port of ss in host order. */
 uint16_t net_port(const struct sockaddr_storage *ss);
-/* Set the port of ss (host order). */
-void net_set_port(struct sockaddr_storage *ss, uint16_t port);
 
 int net_set_nonblock(int fd, int on);
 /* SO_SNDBUF and SO_RCVBUF to bytes (0 = leave the kernel's autotuning alone). */

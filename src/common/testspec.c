@@ -95,24 +95,6 @@ testspec_type(enum testspec_param p)
     return params[p].type;
 }
 
-int
-testspec_param_by_key(const char *key)
-{
-    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++)
-        if (strcmp(params[i].key, key) == 0)
-            return i;
-    return -1;
-}
-
-int
-testspec_param_by_flag(const char *flag)
-{
-    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++)
-        if (strcmp(params[i].flag, flag) == 0)
-            return i;
-    return -1;
-}
-
 bool
 testspec_applies(enum testspec_param p, int kind)
 {

@@ -131,9 +131,6 @@ const char *testspec_key(enum testspec_param p);   /* "msg_size" */
 const char *testspec_flag(enum testspec_param p);  /* "-l" */
 const char *testspec_words(enum testspec_param p); /* "message size" */
 enum testspec_type testspec_type(enum testspec_param p);
-/* Parameter with plan key or flag s, or -1. */
-int testspec_param_by_key(const char *key);
-int testspec_param_by_flag(const char *flag);
 
 bool testspec_applies(enum testspec_param p, int kind);
 /* Smallest and largest value for kind; kind -1: over every kind the parameter applies to. */

@@ -31,7 +31,7 @@ struct err;
 #define JOURNAL_RUN_SCHEMA_FAMILY "netsurvey.run/"
 #define JOURNAL_TRIAL_SCHEMA_FAMILY "netsurvey.trial/"
 
-/* Caps on what readers take in (STYLE.md: every read has a limit). run.json holds the plan's
+/* Caps on what readers take in (every read has a limit). run.json holds the plan's
  * text (<= 4 MiB) and one environment per host; a trial line holds nsperf's result, which the
  * runner reads with a cap of 64 MiB; a results.jsonl past 16 GiB is a broken file. */
 #define JOURNAL_RUN_MAX (64u << 20)
@@ -76,7 +76,8 @@ struct journal_bucket {
 };
 
 /* What readers take of a trial's "result", nsperf -J's result object recorded unchanged (names in
- * DESIGN.md and common/histjson.h). has_* is false for a figure that is absent or not a number. */
+ * the README's section on nsperf -J and common/histjson.h). has_* is false for a figure that is
+ * absent or not a number. */
 struct journal_result {
     bool present; /* "result" is an object */
     bool has_throughput, has_connections, has_retransmits;

@@ -119,13 +119,6 @@ wait_connected(int fd, int timeout_ms, struct err *e)
 }
 
 int
-ns_connect_stream(const struct sockaddr_storage *ss, socklen_t len, int sock_buf, int timeout_ms,
-                  struct err *e)
-{
-    return ns_connect_stream_from(ss, len, NULL, 0, sock_buf, timeout_ms, e);
-}
-
-int
 ns_connect_stream_from(const struct sockaddr_storage *ss, socklen_t len,
                        const struct sockaddr_storage *src, socklen_t srclen, int sock_buf,
                        int timeout_ms, struct err *e)

@@ -108,12 +108,8 @@ void ns_data_hello_encode(uint8_t out[PROTO_DATA_HELLO_LEN], const char magic[4]
 int ns_data_hello_decode(const uint8_t buf[PROTO_DATA_HELLO_LEN], const char magic[4],
                          uint8_t cookie[PROTO_COOKIE_LEN], uint32_t *idx);
 
-/* Socket with -w buffers set before connect (so that window scaling sees them), connected
- * within timeout_ms, returned blocking. */
-int ns_connect_stream(const struct sockaddr_storage *ss, socklen_t len, int sock_buf,
-                      int timeout_ms, struct err *e);
-
-/* As ns_connect_stream, leaving from src (srclen 0 = the kernel's choice). */
+/* Socket with -w buffers set before connect (so that window scaling sees them), leaving from src
+ * (srclen 0 = the kernel's choice), connected within timeout_ms, returned blocking. */
 int ns_connect_stream_from(const struct sockaddr_storage *ss, socklen_t len,
                            const struct sockaddr_storage *src, socklen_t srclen, int sock_buf,
                            int timeout_ms, struct err *e);

@@ -4,7 +4,7 @@
  * (cli_help prints the rows); the README's tables say the same words. A new meaning is a new
  * row here, never a bare number in a command. The same number may mean different things in
  * two commands (3: `run` ran nothing, `compare` could not read a journal): each table is
- * read only with its own command. */
+ * read only with its own command; within one, a number has one meaning. */
 #ifndef NS_CLI_EXIT_H
 #define NS_CLI_EXIT_H
 
@@ -50,12 +50,18 @@
       "written, each marked so")
 
 #define CLI_EXITS_COMPARE(X)                                                                       \
-    X(CLI_COMPARE_OK, 0, "no cell significantly worse by more than PCT %")                         \
-    X(CLI_COMPARE_REGRESSION, 1, "a cell significantly worse by more than PCT %")                  \
+    X(CLI_COMPARE_OK, 0,                                                                           \
+      "the gate passed: no cell worse by more than PCT %, and every cell of BASE compared (or "    \
+      "--allow-partial)")                                                                          \
+    X(CLI_COMPARE_REGRESSION, 1, "a cell significantly worse by more than PCT % (a regression)")   \
     X(CLI_COMPARE_USAGE, 2, "usage error")                                                         \
-    X(CLI_COMPARE_ERROR, 3,                                                                        \
-      "a journal could not be read, or compare.md/compare.html could not be written (not 1: no "   \
-      "regression was seen)")
+    X(CLI_COMPARE_JOURNAL, 3, "a journal could not be read (not 1: no regression was seen)")       \
+    X(CLI_COMPARE_OUTPUT, 4,                                                                       \
+      "out of memory, or an output (compare.md, compare.html, --junit, --markdown-summary) could " \
+      "not be written")                                                                            \
+    X(CLI_COMPARE_INCOMPLETE, 5,                                                                   \
+      "no regression, but the gate cannot pass: no cell compared, or a cell or scenario of BASE "  \
+      "has no counterpart in NEW with 2 trials or more a side (without --allow-partial)")
 
 #define CLI_EXITS_CLEAN(X)                                                                         \
     X(CLI_CLEAN_OK, 0, "every ssh host cleaned")                                                   \

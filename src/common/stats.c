@@ -1,6 +1,7 @@
 #include "common/stats.h"
 
 #include <math.h>
+#include <stdlib.h>
 
 void
 stats_init(struct stats *s)
@@ -193,5 +194,79 @@ stats_welch_test(const struct stats *a, const struct stats *b, struct stats_welc
     out->p = 2.0 * stats_t_cdf(-fabs(out->t), out->df);
     if (out->p > 1.0)
         out->p = 1.0;
+    return 0;
+}
+
+int
+stats_tost_welch(const struct stats *a, const struct stats *b, double margin, double *p)
+{
+    if (a->n < 2 || b->n < 2)
+        return -1;
+    double va = stats_variance(a) / (double)a->n, vb = stats_variance(b) / (double)b->n;
+    double diff = b->mean - a->mean;
+    if (!(margin > 0.0)) {
+        *p = 1.0;
+        return 0;
+    }
+    if (va + vb == 0.0) {
+        *p = fabs(diff) < margin ? 0.0 : 1.0;
+        return 0;
+    }
+    double se = sqrt(va + vb);
+    double df =
+        (va + vb) * (va + vb) / (va * va / ((double)a->n - 1.0) + vb * vb / ((double)b->n - 1.0));
+    /* H01: diff <= -margin, rejected for large t1; H02: diff >= margin, for small t2 */
+    double p1 = stats_t_cdf(-(diff + margin) / se, df);
+    double p2 = stats_t_cdf((diff - margin) / se, df);
+    *p = p1 > p2 ? p1 : p2;
+    return 0;
+}
+
+struct stats_rank {
+    double p;
+    size_t i;
+};
+
+static int
+stats_rank_cmp(const void *x, const void *y)
+{
+    const struct stats_rank *a = x, *b = y;
+    if (a->p != b->p)
+        return a->p < b->p ? -1 : 1;
+    return a->i < b->i ? -1 : a->i > b->i; /* ties in input order: the same output every run */
+}
+
+int
+stats_p_adjust(enum stats_adjust method, const double *p, size_t n, double *out)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        m += isnan(p[i]) ? 0u : 1u;
+    struct stats_rank *r = malloc((m ? m : 1) * sizeof *r);
+    if (r == NULL)
+        return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(p[i]))
+            r[k++] = (struct stats_rank){p[i], i};
+    if (method != STATS_ADJUST_HOLM) {
+        double f = method == STATS_ADJUST_BONFERRONI ? (double)m : 1.0;
+        for (size_t j = 0; j < m; j++)
+            r[j].p = fmin(1.0, r[j].p * f);
+    } else {
+        /* the j-th smallest times (m - j), never below the adjusted value before it */
+        qsort(r, m, sizeof *r, stats_rank_cmp);
+        double run = 0.0;
+        for (size_t j = 0; j < m; j++) {
+            run = fmax(run, fmin(1.0, r[j].p * (double)(m - j)));
+            r[j].p = run;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        if (isnan(p[i]))
+            out[i] = p[i];
+    for (size_t j = 0; j < m; j++)
+        out[r[j].i] = r[j].p;
+    free(r);
     return 0;
 }

@@ -3,6 +3,7 @@
 #ifndef NS_STATS_H
 #define NS_STATS_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct stats {
@@ -39,5 +40,26 @@ struct stats_welch {
     double t, df, p;
 };
 int stats_welch_test(const struct stats *a, const struct stats *b, struct stats_welch *out);
+
+/* Equivalence of mean(b) and mean(a) within +-margin by two one-sided Welch tests (TOST,
+ * Schuirmann 1987): H0 is |mean(b) - mean(a)| >= margin; *p is the larger of the two one-sided
+ * p-values, so p < alpha says "equivalent" at level alpha (the 1 - 2 alpha confidence interval
+ * of the difference lies inside (-margin, margin)). Returns -1 (and leaves *p alone) when either
+ * sample has fewer than 2 values. margin <= 0 gives p = 1; two samples without variance give
+ * p = 0 when the difference is inside the margin and p = 1 otherwise. */
+int stats_tost_welch(const struct stats *a, const struct stats *b, double margin, double *p);
+
+/* Corrections of a family of p-values for multiple comparisons. */
+enum stats_adjust {
+    STATS_ADJUST_NONE,       /* each test at alpha: the family-wise error grows with its size */
+    STATS_ADJUST_HOLM,       /* Holm (1979) step-down: family-wise error <= alpha, any dependence */
+    STATS_ADJUST_BONFERRONI, /* p * m: family-wise error <= alpha, never rejects more than Holm */
+};
+
+/* Adjusted p-values of the family p[0..n) into out[0..n) (out may be p): reject the i-th
+ * hypothesis at family-wise level alpha when out[i] < alpha. A NaN p is no member of the family
+ * (m counts the others) and stays NaN. Holm's adjusted values are monotone in p and capped at 1.
+ * Returns 0, or -1 when memory ran out (out untouched). */
+int stats_p_adjust(enum stats_adjust method, const double *p, size_t n, double *out);
 
 #endif

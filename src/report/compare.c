@@ -1,8 +1,12 @@
 /* compare.c - what `netsurvey compare` shows: a baseline's zone cells against a candidate's,
- * Welch's t-test per matched cell, a verdict, and the release gate (a cell significantly worse
- * by more than PCT is a regression; the command line turns the count into its exit status).
- * Cells present on one side only are listed, never guessed. */
+ * Welch's t-test per matched cell corrected over the family of cells, a verdict (gate.h), and
+ * the release gate: a regression (a cell worse by more than PCT) fails it, and so does a
+ * comparison that compared nothing or left a baseline cell without counterpart (unless
+ * allow_partial); the command line turns the outcome into its exit status. Cells present on one
+ * side only are listed with the reason, never guessed. Outputs: compare.md, compare.html, and
+ * when asked the JUnit XML (junit.c) and a Markdown summary bounded for a pull-request comment. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,16 +15,28 @@
 
 #include "common/errors.h"
 #include "common/stats.h"
+#include "report/gate.h"
+#include "report/junit.h"
 #include "report/report.h"
 #include "report/reportint.h"
 
 #define COMPARE_ALPHA 0.05
+#define COMPARE_UNMATCHED_LINES 20 /* lines of r->unmatched before "... and N more" */
+#define SUMMARY_MAX_ROWS 40        /* the Markdown summary's table, at most */
+#define SUMMARY_MAX_BYTES (64u * 1024u)
+#define SUMMARY_FIELD_MAX 200 /* bytes of one string in the summary, before escaping */
 
 static const char *
 js(const json_t *o, const char *k)
 {
     const char *s = json_string_value(json_object_get(o, k));
     return s ? s : "";
+}
+
+static json_int_t
+ji(const json_t *o, const char *k)
+{
+    return json_integer_value(json_object_get(o, k));
 }
 
 /* A summary scenario's kind. Its journal was read through journal/journal.h, which refuses a
@@ -68,7 +84,7 @@ static void
 stats_from(const json_t *cell, struct stats *s)
 {
     stats_init(s);
-    s->n = (uint64_t)json_integer_value(json_object_get(cell, "n"));
+    s->n = (uint64_t)ji(cell, "n");
     s->mean = json_number_value(json_object_get(cell, "mean"));
     double sd = json_number_value(json_object_get(cell, "stddev"));
     s->m2 = s->n > 1 ? sd * sd * (double)(s->n - 1) : 0.0;
@@ -76,190 +92,781 @@ stats_from(const json_t *cell, struct stats *s)
     s->max = json_number_value(json_object_get(cell, "max"));
 }
 
+/* The scenario of sum that is scen's counterpart: same name, test and family. */
 static const json_t *
-find_cell(const json_t *sum, const json_t *scen, const json_t *cell)
+find_scen(const json_t *sum, const json_t *scen)
 {
-    size_t i, j;
-    const json_t *s, *c;
+    size_t i;
+    const json_t *s;
     json_array_foreach(json_object_get(sum, "scenarios"), i, s)
     {
-        if (strcmp(js(s, "name"), js(scen, "name")) || strcmp(js(s, "test"), js(scen, "test")) ||
-            strcmp(js(s, "family"), js(scen, "family")))
-            continue;
-        json_array_foreach(json_object_get(s, "zone_cells"), j, c)
-        {
-            if (!strcmp(js(c, "src_zone"), js(cell, "src_zone")) &&
-                !strcmp(js(c, "dst_zone"), js(cell, "dst_zone")) &&
-                json_integer_value(json_object_get(c, "n")) > 0)
-                return c;
-        }
+        if (!strcmp(js(s, "name"), js(scen, "name")) && !strcmp(js(s, "test"), js(scen, "test")) &&
+            !strcmp(js(s, "family"), js(scen, "family")))
+            return s;
     }
     return NULL;
 }
 
-static json_t *
-cell_id(const json_t *scen, const json_t *cell, const char *value)
+/* The zone cell of scen (may be NULL) between cell's zones, whatever its trial count. */
+static const json_t *
+find_zone(const json_t *scen, const json_t *cell)
 {
-    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "scenario", js(scen, "name"), "test",
-                     js(scen, "test"), "family", js(scen, "family"), "src_zone",
-                     js(cell, "src_zone"), "dst_zone", js(cell, "dst_zone"), "value", value);
+    size_t j;
+    const json_t *c;
+    json_array_foreach(json_object_get(scen, "zone_cells"), j, c)
+    {
+        if (!strcmp(js(c, "src_zone"), js(cell, "src_zone")) &&
+            !strcmp(js(c, "dst_zone"), js(cell, "dst_zone")))
+            return c;
+    }
+    return NULL;
 }
 
-/* Cells of `a` not in `b`, into list. */
-static void
-list_unmatched(const json_t *a, const json_t *b, json_t *list)
+/* --- the cells of a comparison ----------------------------------------------------------- */
+
+enum cside { CC_MATCHED, CC_ONLY_BASE, CC_ONLY_NEW };
+
+struct ccell {
+    const json_t *scen; /* the baseline's scenario; the new run's for CC_ONLY_NEW */
+    const json_t *bc, *nc;
+    enum testspec_kind kind;
+    enum cside side;
+    bool scen_missing; /* CC_ONLY_BASE: the new run has no such scenario */
+    size_t g;          /* CC_MATCHED: index in struct cmp's g */
+    char why[192];     /* CC_ONLY_BASE / CC_ONLY_NEW: why it was not compared */
+};
+
+struct cmp {
+    struct ccell *c;
+    size_t n, cap;
+    struct rgate_cell *g;
+    size_t ng;
+    /* counts */
+    unsigned nverdict[RGATE_INCONCLUSIVE + 1], nreg;
+    size_t only_base, only_new, scen_missing;
+};
+
+static struct ccell *
+cmp_add(struct cmp *m, const json_t *scen, enum cside side)
 {
-    size_t i, j;
-    const json_t *s, *c;
-    json_array_foreach(json_object_get(a, "scenarios"), i, s)
-    {
-        enum testspec_kind k = kind_of(s);
-        json_array_foreach(json_object_get(s, "zone_cells"), j, c)
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 64;
+        struct ccell *c = realloc(m->c, cap * sizeof *c);
+        if (c == NULL)
+            return NULL;
+        m->c = c;
+        m->cap = cap;
+    }
+    struct ccell *c = &m->c[m->n++];
+    memset(c, 0, sizeof *c);
+    c->scen = scen;
+    c->side = side;
+    c->kind = kind_of(scen);
+    return c;
+}
+
+/* Why the new run gives nothing to compare with: no scenario (perhaps one of the same name run
+ * as another kind or family), no such cell, or no ok trial in it. */
+static void
+why_missing(const json_t *cand, const json_t *scen, const json_t *ns, const json_t *nc,
+            struct ccell *c)
+{
+    if (ns == NULL) {
+        c->scen_missing = true;
+        size_t i;
+        const json_t *s;
+        json_array_foreach(json_object_get(cand, "scenarios"), i, s)
         {
-            if (json_integer_value(json_object_get(c, "n")) == 0 || find_cell(b, s, c) != NULL)
-                continue;
-            char v[64];
-            report_fmt_metric(k, json_number_value(json_object_get(c, "mean")), v, sizeof v);
-            json_array_append_new(list, cell_id(s, c, v));
+            if (!strcmp(js(s, "name"), js(scen, "name"))) {
+                snprintf(c->why, sizeof c->why, "scenario not in the new run (it has %s as %s, %s)",
+                         js(s, "name"), js(s, "test"), js(s, "family"));
+                return;
+            }
         }
+        snprintf(c->why, sizeof c->why, "scenario not in the new run");
+    } else if (nc == NULL) {
+        snprintf(c->why, sizeof c->why, "not in the new run");
+    } else {
+        snprintf(c->why, sizeof c->why, "no ok trial in the new run, %lld failed",
+                 (long long)ji(nc, "failed"));
     }
 }
 
-/* Build the comparison view; *regressions counts cells failing the gate. */
-static json_t *
-compare_view(const json_t *base, const json_t *cand, const char *bdir, const char *ndir, double pct,
-             int *regressions)
+/* Every cell of base with ok trials, matched or not; then the new run's cells without one. */
+static int
+cmp_collect(struct cmp *m, const json_t *base, const json_t *cand)
 {
-    json_t *cells = json_array(), *only_base = json_array(), *only_new = json_array();
-    int nreg = 0, nworse = 0, nbetter = 0, nsame = 0;
     size_t i, j;
     const json_t *s, *c;
     json_array_foreach(json_object_get(base, "scenarios"), i, s)
     {
-        enum testspec_kind k = kind_of(s);
+        const json_t *ns = find_scen(cand, s);
+        bool counted = false; /* a scenario without ok cells has nothing to miss */
         json_array_foreach(json_object_get(s, "zone_cells"), j, c)
         {
-            const json_t *nc = find_cell(cand, s, c);
-            if (json_integer_value(json_object_get(c, "n")) == 0 || nc == NULL)
+            if (ji(c, "n") == 0)
                 continue;
-            struct stats a, b;
-            stats_from(c, &a);
-            stats_from(nc, &b);
-            double delta = a.mean != 0.0 ? (b.mean - a.mean) / fabs(a.mean) * 100.0 : 0.0;
-            bool lower_better = rkind_lower_is_better(k);
-            double worse_by = lower_better ? delta : -delta;
-            struct stats_welch w;
-            const char *verdict;
-            bool reg = false;
-            char p[32];
-            if (stats_welch_test(&a, &b, &w) != 0) {
-                verdict = "too few trials";
-                snprintf(p, sizeof p, "n/a");
-            } else {
-                snprintf(p, sizeof p, w.p < 0.0001 ? "< 0.0001" : "%.4f", w.p);
-                if (w.p < COMPARE_ALPHA && worse_by > 0) {
-                    verdict = "worse";
-                    nworse++;
-                    reg = worse_by > pct;
-                } else if (w.p < COMPARE_ALPHA && worse_by < 0) {
-                    verdict = "better";
-                    nbetter++;
-                } else {
-                    verdict = "no significant change";
-                    nsame++;
-                }
+            if (ns == NULL && !counted) {
+                m->scen_missing++;
+                counted = true;
             }
-            nreg += reg;
-            char bv[64], nv[64], d[32];
-            report_fmt_metric(k, a.mean, bv, sizeof bv);
-            report_fmt_metric(k, b.mean, nv, sizeof nv);
-            snprintf(d, sizeof d, "%+.1f %%", delta);
-            json_t *o = cell_id(s, c, "");
-            json_object_del(o, "value");
-            json_object_set_new(o, "metric", json_string(rkind_metric(k)));
-            json_object_set_new(o, "base", json_string(bv));
-            json_object_set_new(o, "base_n", json_integer((json_int_t)a.n));
-            json_object_set_new(o, "new", json_string(nv));
-            json_object_set_new(o, "new_n", json_integer((json_int_t)b.n));
-            json_object_set_new(o, "delta", json_string(d));
-            json_object_set_new(o, "p", json_string(p));
-            json_object_set_new(o, "verdict", json_string(verdict));
-            json_object_set_new(o, "regression", json_boolean(reg));
-            json_array_append_new(cells, o);
+            const json_t *nc = ns ? find_zone(ns, c) : NULL;
+            bool ok = nc != NULL && ji(nc, "n") > 0;
+            struct ccell *x = cmp_add(m, s, ok ? CC_MATCHED : CC_ONLY_BASE);
+            if (x == NULL)
+                return NS_ENOMEM;
+            x->bc = c;
+            x->nc = ok ? nc : NULL;
+            if (!ok) {
+                why_missing(cand, s, ns, nc, x);
+                m->only_base++;
+            }
         }
     }
-    list_unmatched(base, cand, only_base);
-    list_unmatched(cand, base, only_new);
-    char line[512];
-    snprintf(line, sizeof line,
-             "%zu matched cell%s: %d worse, %d better, %d without significant change; %d "
-             "regression%s beyond %.1f %% (gate %s)",
-             json_array_size(cells), json_array_size(cells) == 1 ? "" : "s", nworse, nbetter, nsame,
-             nreg, nreg == 1 ? "" : "s", pct, nreg ? "FAILED" : "passed");
-    *regressions = nreg;
-    char mr[32], al[32];
-    snprintf(mr, sizeof mr, "%.1f %%", pct);
+    json_array_foreach(json_object_get(cand, "scenarios"), i, s)
+    {
+        const json_t *bs = find_scen(base, s);
+        json_array_foreach(json_object_get(s, "zone_cells"), j, c)
+        {
+            const json_t *bc = bs ? find_zone(bs, c) : NULL;
+            if (ji(c, "n") == 0 || (bc != NULL && ji(bc, "n") > 0))
+                continue;
+            struct ccell *x = cmp_add(m, s, CC_ONLY_NEW);
+            if (x == NULL)
+                return NS_ENOMEM;
+            x->nc = c;
+            snprintf(x->why, sizeof x->why, "%s",
+                     bs == NULL ? "scenario not in the baseline" : "not in the baseline");
+            m->only_new++;
+        }
+    }
+    return 0;
+}
+
+static enum stats_adjust
+adjust_of(enum report_correction c)
+{
+    return c == REPORT_CORRECTION_NONE         ? STATS_ADJUST_NONE
+           : c == REPORT_CORRECTION_BONFERRONI ? STATS_ADJUST_BONFERRONI
+                                               : STATS_ADJUST_HOLM;
+}
+
+static const char *
+correction_name(enum report_correction c)
+{
+    return c == REPORT_CORRECTION_NONE         ? "none"
+           : c == REPORT_CORRECTION_BONFERRONI ? "Bonferroni"
+                                               : "Holm-Bonferroni";
+}
+
+static int
+cmp_decide(struct cmp *m, const struct report_compare_opts *o)
+{
+    size_t nm = 0;
+    for (size_t i = 0; i < m->n; i++)
+        nm += m->c[i].side == CC_MATCHED;
+    m->g = calloc(nm ? nm : 1, sizeof *m->g);
+    if (m->g == NULL)
+        return NS_ENOMEM;
+    for (size_t i = 0; i < m->n; i++) {
+        struct ccell *c = &m->c[i];
+        if (c->side != CC_MATCHED)
+            continue;
+        c->g = m->ng++;
+        stats_from(c->bc, &m->g[c->g].a);
+        stats_from(c->nc, &m->g[c->g].b);
+        m->g[c->g].lower_is_better = rkind_lower_is_better(c->kind);
+    }
+    struct rgate_params prm = {COMPARE_ALPHA, adjust_of(o->correction), o->min_effect_pct,
+                               o->max_regression_pct};
+    int rc = rgate_decide(m->g, m->ng, &prm);
+    for (size_t i = 0; rc == 0 && i < m->ng; i++) {
+        m->nverdict[m->g[i].verdict]++;
+        m->nreg += m->g[i].regression;
+    }
+    return rc;
+}
+
+static void
+cmp_release(struct cmp *m)
+{
+    free(m->c);
+    free(m->g);
+}
+
+/* --- the view ------------------------------------------------------------------------------ */
+
+static void
+fmt_p(double p, char *b, size_t len)
+{
+    if (isnan(p))
+        snprintf(b, len, "n/a");
+    else
+        snprintf(b, len, p < 0.0001 ? "< 0.0001" : "%.4f", p);
+}
+
+/* The verdict as people read it (gate.h's rules). */
+static void
+verdict_label(const struct rgate_cell *g, const struct report_compare_opts *o, char *b, size_t len)
+{
+    switch (g->verdict) {
+    case RGATE_SAME:
+        snprintf(b, len, "same within ±%.1f %%", o->min_effect_pct);
+        break;
+    case RGATE_INCONCLUSIVE:
+        snprintf(b, len, "%s",
+                 g->p_adj < COMPARE_ALPHA ? "below min-effect, not shown equivalent"
+                                          : "no significant change");
+        break;
+    default:
+        snprintf(b, len, "%s",
+                 g->verdict == RGATE_TOO_FEW ? "too few trials" : rgate_verdict_key(g->verdict));
+    }
+}
+
+static json_t *
+cell_id(const json_t *scen, const json_t *cell)
+{
+    return json_pack("{s:s,s:s,s:s,s:s,s:s}", "scenario", js(scen, "name"), "test",
+                     js(scen, "test"), "family", js(scen, "family"), "src_zone",
+                     js(cell, "src_zone"), "dst_zone", js(cell, "dst_zone"));
+}
+
+static json_t *
+matched_json(const struct ccell *c, const struct rgate_cell *g, const struct report_compare_opts *o)
+{
+    char bv[64], nv[64], d[32], p[32], pa[32], pt[32], v[96];
+    report_fmt_metric(c->kind, g->a.mean, bv, sizeof bv);
+    report_fmt_metric(c->kind, g->b.mean, nv, sizeof nv);
+    snprintf(d, sizeof d, "%+.1f %%", g->delta_pct);
+    fmt_p(g->p, p, sizeof p);
+    fmt_p(g->p_adj, pa, sizeof pa);
+    fmt_p(g->p_tost_adj, pt, sizeof pt);
+    verdict_label(g, o, v, sizeof v);
+    json_t *j = cell_id(c->scen, c->bc);
+    json_object_set_new(j, "metric", json_string(rkind_metric(c->kind)));
+    json_object_set_new(j, "base", json_string(bv));
+    json_object_set_new(j, "base_n", json_integer((json_int_t)g->a.n));
+    json_object_set_new(j, "new", json_string(nv));
+    json_object_set_new(j, "new_n", json_integer((json_int_t)g->b.n));
+    json_object_set_new(j, "delta", json_string(d));
+    json_object_set_new(j, "p", json_string(p));
+    json_object_set_new(j, "p_adj", json_string(pa));
+    json_object_set_new(j, "p_tost", json_string(pt));
+    json_object_set_new(j, "verdict", json_string(v));
+    json_object_set_new(j, "verdict_class", json_string(rgate_verdict_key(g->verdict)));
+    json_object_set_new(j, "regression", json_boolean(g->regression));
+    /* a cell with too few trials fails the gate as a missing one does (unless allowed) */
+    json_object_set_new(j, "untested",
+                        json_boolean(g->verdict == RGATE_TOO_FEW && !o->allow_partial));
+    return j;
+}
+
+static json_t *
+unmatched_json(const struct ccell *c, bool fails_gate)
+{
+    const json_t *cell = c->side == CC_ONLY_NEW ? c->nc : c->bc;
+    char v[64];
+    report_fmt_metric(c->kind, json_number_value(json_object_get(cell, "mean")), v, sizeof v);
+    json_t *j = cell_id(c->scen, cell);
+    json_object_set_new(j, "metric", json_string(rkind_metric(c->kind)));
+    json_object_set_new(j, "value", json_string(v));
+    json_object_set_new(j, "n", json_integer(ji(cell, "n")));
+    json_object_set_new(j, "reason", json_string(c->why));
+    json_object_set_new(j, "missing", json_boolean(fails_gate));
+    return j;
+}
+
+/* "2 cells" */
+static const char *
+plural(size_t n, const char *one, const char *many, char *b, size_t len)
+{
+    snprintf(b, len, "%zu %s", n, n == 1 ? one : many);
+    return b;
+}
+
+/* What the comparison lacks, for the gate's line: "" when nothing. */
+static void
+lacks(const struct cmp *m, char *b, size_t len)
+{
+    char x[64], y[64], z[64];
+    size_t k = 0;
+    b[0] = '\0';
+    if (m->only_base)
+        k += (size_t)snprintf(b + k, len - k, "%s of the baseline not in the new run",
+                              plural(m->only_base, "cell", "cells", x, sizeof x));
+    if (m->scen_missing && k < len)
+        k += (size_t)snprintf(b + k, len - k, "%s%s missing entirely", k ? " (" : "",
+                              plural(m->scen_missing, "scenario", "scenarios", y, sizeof y));
+    if (m->scen_missing && m->only_base && k < len)
+        k += (size_t)snprintf(b + k, len - k, ")");
+    if (m->nverdict[RGATE_TOO_FEW] && k < len)
+        snprintf(b + k, len - k, "%s%s with fewer than 2 trials on a side", k ? "; " : "",
+                 plural(m->nverdict[RGATE_TOO_FEW], "matched cell", "matched cells", z, sizeof z));
+}
+
+static enum report_gate
+gate_of(const struct cmp *m, bool allow_partial)
+{
+    size_t compared = m->ng - m->nverdict[RGATE_TOO_FEW];
+    if (m->nreg > 0)
+        return REPORT_GATE_REGRESSION;
+    if (compared == 0)
+        return REPORT_GATE_INCOMPLETE;
+    if (!allow_partial && (m->only_base || m->scen_missing || m->nverdict[RGATE_TOO_FEW]))
+        return REPORT_GATE_INCOMPLETE;
+    return REPORT_GATE_PASSED;
+}
+
+static void
+gate_line(const struct cmp *m, enum report_gate gate, const struct report_compare_opts *o, char *b,
+          size_t len)
+{
+    char l[512];
+    lacks(m, l, sizeof l);
+    size_t compared = m->ng - m->nverdict[RGATE_TOO_FEW];
+    if (gate == REPORT_GATE_REGRESSION)
+        snprintf(b, len, "FAILED: %u regression%s beyond %.1f %%%s%s", m->nreg,
+                 m->nreg == 1 ? "" : "s", o->max_regression_pct, l[0] ? "; also: " : "", l);
+    else if (compared == 0)
+        snprintf(b, len,
+                 "FAILED: nothing compared: no cell of the baseline has a counterpart with 2 "
+                 "trials or more a side in the new run%s%s",
+                 l[0] ? "; " : "", l);
+    else if (gate == REPORT_GATE_INCOMPLETE)
+        snprintf(b, len, "FAILED: incomplete: %s (--allow-partial gates on what matched)", l);
+    else if (l[0])
+        snprintf(b, len,
+                 "passed with --allow-partial: no regression beyond %.1f %% among %zu "
+                 "compared cells; not compared: %s",
+                 o->max_regression_pct, compared, l);
+    else
+        snprintf(b, len, "passed: no regression beyond %.1f %% among %zu compared cells",
+                 o->max_regression_pct, compared);
+}
+
+static void
+summary_line(const struct cmp *m, enum report_gate gate, const struct report_compare_opts *o,
+             char *b, size_t len)
+{
+    snprintf(b, len,
+             "%zu matched cell%s: %u worse, %u better, %u same, %u inconclusive, %u with too few "
+             "trials; %u regression%s beyond %.1f %% (gate %s)",
+             m->ng, m->ng == 1 ? "" : "s", m->nverdict[RGATE_WORSE], m->nverdict[RGATE_BETTER],
+             m->nverdict[RGATE_SAME], m->nverdict[RGATE_INCONCLUSIVE], m->nverdict[RGATE_TOO_FEW],
+             m->nreg, m->nreg == 1 ? "" : "s", o->max_regression_pct,
+             gate == REPORT_GATE_PASSED ? "passed" : "FAILED");
+}
+
+static void
+method_line(const struct cmp *m, const struct report_compare_opts *o, char *b, size_t len)
+{
+    size_t compared = m->ng - m->nverdict[RGATE_TOO_FEW];
+    int k =
+        snprintf(b, len,
+                 "Welch's t-test on the trial values of each zone cell; p adj. is p adjusted "
+                 "over the %zu compared cell%s (correction: %s); a change is significant when "
+                 "p adj. < %.2f",
+                 compared, compared == 1 ? "" : "s", correction_name(o->correction), COMPARE_ALPHA);
+    if (k > 0 && (size_t)k < len && o->min_effect_pct > 0)
+        k += snprintf(b + k, len - (size_t)k,
+                      "; a change smaller than %.1f %% is never worse or better, and a cell whose "
+                      "two one-sided tests (equiv. p, adjusted likewise) show it within ±%.1f %% "
+                      "is the same",
+                      o->min_effect_pct, o->min_effect_pct);
+    if (k > 0 && (size_t)k < len)
+        snprintf(b + k, len - (size_t)k,
+                 "; the gate fails on a cell worse by more than %.1f %%, and on a baseline cell "
+                 "left uncompared%s",
+                 o->max_regression_pct, o->allow_partial ? " (not here: --allow-partial)" : "");
+}
+
+/* The run's first start as JUnit's timestamp wants it (no zone, no fraction), or "". */
+static void
+junit_stamp(const json_t *runs, char *b, size_t len)
+{
+    const char *s = js(json_array_get(runs, 0), "started");
+    b[0] = '\0';
+    if (strlen(s) >= 19 && s[4] == '-' && s[7] == '-' && s[10] == 'T' && s[13] == ':' &&
+        s[16] == ':')
+        snprintf(b, len, "%.19s", s);
+}
+
+static json_t *
+compare_view(const struct cmp *m, const json_t *base, const json_t *cand, enum report_gate gate,
+             const struct report_compare_opts *o)
+{
+    json_t *cells = json_array(), *only_base = json_array(), *only_new = json_array();
+    for (size_t i = 0; i < m->n; i++) {
+        const struct ccell *c = &m->c[i];
+        if (c->side == CC_MATCHED)
+            json_array_append_new(cells, matched_json(c, &m->g[c->g], o));
+        else
+            json_array_append_new(c->side == CC_ONLY_BASE ? only_base : only_new,
+                                  unmatched_json(c, c->side == CC_ONLY_BASE && !o->allow_partial));
+    }
+    char sum[512], gl[1024], meth[1024], mr[32], me[32], al[32], ts[32];
+    summary_line(m, gate, o, sum, sizeof sum);
+    gate_line(m, gate, o, gl, sizeof gl);
+    method_line(m, o, meth, sizeof meth);
+    snprintf(mr, sizeof mr, "%.1f %%", o->max_regression_pct);
+    snprintf(me, sizeof me, "%.1f %%", o->min_effect_pct);
     snprintf(al, sizeof al, "%.2f", COMPARE_ALPHA);
-    return json_pack("{s:s,s:s,s:s,s:s,s:O,s:O,s:s,s:s,s:o,s:o,s:o,s:s,s:b,s:s}", "base_dir", bdir,
-                     "new_dir", ndir, "base_title", js(base, "title"), "new_title",
-                     js(cand, "title"), "base_runs", json_object_get(base, "runs"), "new_runs",
-                     json_object_get(cand, "runs"), "max_regression", mr, "alpha", al, "cells",
-                     cells, "only_base", only_base, "only_new", only_new, "summary", line, "failed",
-                     nreg > 0, "version", NS_VERSION);
+    junit_stamp(json_object_get(cand, "runs"), ts, sizeof ts);
+    size_t compared = m->ng - m->nverdict[RGATE_TOO_FEW];
+    return json_pack(
+        "{s:s,s:s,s:s,s:s,s:O,s:O,s:s,s:s,s:s,s:s,s:b,s:b,s:o,s:o,s:o,s:s,s:s,s:s,"
+        "s:b,s:b,s:I,s:s,s:s}",
+        "base_dir", o->base_dir, "new_dir", o->new_dir, "base_title", js(base, "title"),
+        "new_title", js(cand, "title"), "base_runs", json_object_get(base, "runs"), "new_runs",
+        json_object_get(cand, "runs"), "max_regression", mr, "min_effect", me, "alpha", al,
+        "correction", correction_name(o->correction), "tost_on", o->min_effect_pct > 0,
+        "allow_partial", o->allow_partial, "cells", cells, "only_base", only_base, "only_new",
+        only_new, "summary", sum, "gate_line", gl, "method", meth, "failed",
+        gate != REPORT_GATE_PASSED, "nothing_compared", compared == 0, "compared",
+        (json_int_t)compared, "junit_timestamp", ts, "version", NS_VERSION);
+}
+
+/* --- what did not match, for the command line -------------------------------------------- */
+
+static char *
+unmatched_text(const struct cmp *m)
+{
+    struct rbuf b;
+    rbuf_init(&b);
+    size_t lines = 0, more = 0;
+    const json_t *last_scen = NULL;
+    for (size_t i = 0; i < m->n; i++) {
+        const struct ccell *c = &m->c[i];
+        const struct rgate_cell *g = c->side == CC_MATCHED ? &m->g[c->g] : NULL;
+        if (c->side == CC_ONLY_NEW || (g != NULL && g->verdict != RGATE_TOO_FEW))
+            continue;
+        if (c->scen_missing && c->scen == last_scen)
+            continue; /* one line for a scenario the new run lacks */
+        if (lines == COMPARE_UNMATCHED_LINES) {
+            more++;
+            continue;
+        }
+        lines++;
+        if (c->scen_missing) {
+            last_scen = c->scen;
+            const char *why = c->why;
+            if (strncmp(why, "scenario ", 9) == 0)
+                why += 9; /* "scenario X: not in the new run" */
+            rbuf_printf(&b, "scenario %s (%s, %s): %s\n", js(c->scen, "name"), js(c->scen, "test"),
+                        js(c->scen, "family"), why);
+        } else {
+            const json_t *cell = c->bc;
+            rbuf_printf(&b, "%s (%s, %s) %s → %s: ", js(c->scen, "name"), js(c->scen, "test"),
+                        js(c->scen, "family"), js(cell, "src_zone"), js(cell, "dst_zone"));
+            if (g != NULL)
+                rbuf_printf(&b, "too few trials (baseline %llu, new %llu ok)\n",
+                            (unsigned long long)g->a.n, (unsigned long long)g->b.n);
+            else
+                rbuf_printf(&b, "%s\n", c->why);
+        }
+    }
+    if (more)
+        rbuf_printf(&b, "… and %zu more (compare.md lists every cell)\n", more);
+    if (b.oom || b.len == 0) {
+        rbuf_release(&b);
+        return NULL;
+    }
+    return b.data;
+}
+
+/* --- writing ------------------------------------------------------------------------------- */
+
+/* mkdir -p */
+static int
+mkdirs(const char *dir, struct err *e)
+{
+    char buf[PATH_MAX];
+    if ((size_t)snprintf(buf, sizeof buf, "%s", dir) >= sizeof buf)
+        return err_set(e, NS_ETOOBIG, "path too long: %s", dir);
+    for (char *p = buf + 1; *p != '\0'; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return err_sys(e, NS_EIO, errno, "cannot create %s", buf);
+        *p = '/';
+    }
+    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+        return err_sys(e, NS_EIO, errno, "cannot create %s", buf);
+    return 0;
+}
+
+/* The folder a file is to be written in, created with its parents. */
+static int
+mkdirs_for(const char *path, struct err *e)
+{
+    char dir[PATH_MAX];
+    if ((size_t)snprintf(dir, sizeof dir, "%s", path) >= sizeof dir)
+        return err_set(e, NS_ETOOBIG, "path too long: %s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash == NULL || slash == dir)
+        return 0;
+    *slash = '\0';
+    return mkdirs(dir, e);
+}
+
+static int
+render_to(const char *name, const json_t *view, enum tmpl_mode mode, struct rbuf *b, struct err *e)
+{
+    char *owned;
+    const char *t = report_template(name, &owned);
+    int rc =
+        t ? tmpl_render(t, view, mode, b, e) : err_set(e, NS_ENOTFOUND, "no template %s", name);
+    free(owned);
+    if (rc == 0 && b->oom)
+        rc = err_set(e, NS_ENOMEM, "out of memory rendering %s", name);
+    return rc;
+}
+
+static int
+write_rbuf(const char *path, const struct rbuf *b, struct err *e)
+{
+    int rc = mkdirs_for(path, e);
+    return rc ? rc : report_write_file(path, b, e);
+}
+
+/* s cut to at most max bytes at a character boundary, "…" added when cut; into buf. */
+static const char *
+clip(const char *s, char *buf, size_t max)
+{
+    size_t n = strlen(s);
+    if (n <= max)
+        return s;
+    while (n > 0 && (n > max - 3 || ((unsigned char)s[n] & 0xC0) == 0x80))
+        n--;
+    memcpy(buf, s, n);
+    memcpy(buf + n, "…", 4); /* 3 bytes and the NUL */
+    return buf;
+}
+
+static void
+set_clipped(json_t *o, const char *key, const char *s)
+{
+    char buf[SUMMARY_FIELD_MAX + 4];
+    json_object_set_new(o, key, json_string(clip(s, buf, SUMMARY_FIELD_MAX)));
+}
+
+/* A summary row: the cells that decide the gate first (regressions, then uncompared baseline
+ * cells that fail it), then the other changes (worse, better). */
+static int
+summary_rank(const json_t *c, bool matched)
+{
+    if (!matched)
+        return json_is_true(json_object_get(c, "missing")) ? 1 : -1;
+    if (json_is_true(json_object_get(c, "regression")))
+        return 0;
+    if (json_is_true(json_object_get(c, "untested")))
+        return 1;
+    const char *v = js(c, "verdict_class");
+    return !strcmp(v, "worse") ? 2 : !strcmp(v, "better") ? 3 : -1;
+}
+
+static json_t *
+summary_row(const json_t *c, bool matched)
+{
+    json_t *r = json_object();
+    char cell[2 * SUMMARY_FIELD_MAX + 16];
+    char a[SUMMARY_FIELD_MAX + 4], b[SUMMARY_FIELD_MAX + 4];
+    snprintf(cell, sizeof cell, "%s → %s", clip(js(c, "src_zone"), a, SUMMARY_FIELD_MAX / 2),
+             clip(js(c, "dst_zone"), b, SUMMARY_FIELD_MAX / 2));
+    set_clipped(r, "scenario", js(c, "scenario"));
+    json_object_set_new(r, "cell", json_string(cell));
+    bool fails = matched ? json_is_true(json_object_get(c, "regression")) ||
+                               json_is_true(json_object_get(c, "untested"))
+                         : true;
+    json_object_set_new(r, "mark", json_string(fails ? "FAIL" : ""));
+    if (matched) {
+        char v[256];
+        snprintf(v, sizeof v, "%s%s",
+                 json_is_true(json_object_get(c, "regression")) ? "regression: " : "",
+                 js(c, "verdict"));
+        json_object_set_new(r, "base", json_string(js(c, "base")));
+        json_object_set_new(r, "new", json_string(js(c, "new")));
+        json_object_set_new(r, "delta", json_string(js(c, "delta")));
+        json_object_set_new(r, "p_adj", json_string(js(c, "p_adj")));
+        json_object_set_new(r, "verdict", json_string(v));
+    } else {
+        json_object_set_new(r, "base", json_string(js(c, "value")));
+        json_object_set_new(r, "new", json_string("—"));
+        json_object_set_new(r, "delta", json_string("—"));
+        json_object_set_new(r, "p_adj", json_string("—"));
+        set_clipped(r, "verdict", js(c, "reason"));
+    }
+    return r;
+}
+
+/* The rows of the summary, best first, all of them (the caller keeps the first k). */
+static json_t *
+summary_rows(const json_t *view)
+{
+    json_t *rows = json_array();
+    for (int rank = 0; rank <= 3; rank++) {
+        size_t i;
+        const json_t *c;
+        json_array_foreach(json_object_get(view, "cells"), i, c)
+        {
+            if (summary_rank(c, true) == rank)
+                json_array_append_new(rows, summary_row(c, true));
+        }
+        json_array_foreach(json_object_get(view, "only_base"), i, c)
+        {
+            if (summary_rank(c, false) == rank)
+                json_array_append_new(rows, summary_row(c, false));
+        }
+    }
+    return rows;
+}
+
+/* The Markdown summary: the first k rows; shrink k until it fits SUMMARY_MAX_BYTES. Its other
+ * lines are the template's (a string holds no newline once escaped), so the line count is
+ * bounded by SUMMARY_MAX_ROWS too. */
+static int
+render_summary(const json_t *view, const char *out, struct rbuf *b, struct err *e)
+{
+    json_t *all = summary_rows(view);
+    json_t *sv = json_object();
+    static const char *const keys[] = {"new_title", "base_title", "gate_line", "summary"};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        set_clipped(sv, keys[i], js(view, keys[i]));
+    char cf[64];
+    snprintf(cf, sizeof cf, "%s, alpha %s", js(view, "correction"), js(view, "alpha"));
+    json_object_set_new(sv, "settings", json_string(cf));
+    json_object_set_new(sv, "max_regression", json_string(js(view, "max_regression")));
+    json_object_set_new(sv, "min_effect", json_string(js(view, "min_effect")));
+    json_object_set_new(sv, "tost_on", json_incref(json_object_get(view, "tost_on")));
+    json_object_set_new(sv, "passed", json_boolean(!json_is_true(json_object_get(view, "failed"))));
+    set_clipped(sv, "out", out);
+    json_object_set_new(
+        sv, "only_new",
+        json_integer((json_int_t)json_array_size(json_object_get(view, "only_new"))));
+    size_t k = json_array_size(all) < SUMMARY_MAX_ROWS ? json_array_size(all) : SUMMARY_MAX_ROWS;
+    int rc = 0;
+    for (;;) {
+        json_t *rows = json_array();
+        for (size_t i = 0; i < k; i++)
+            json_array_append(rows, json_array_get(all, i));
+        json_object_set_new(sv, "rows", rows);
+        json_object_set_new(sv, "has_rows", json_boolean(k > 0));
+        json_object_set_new(sv, "more", json_integer((json_int_t)(json_array_size(all) - k)));
+        rbuf_release(b);
+        rbuf_init(b);
+        rc = render_to("compare-summary.md", sv, TMPL_MARKDOWN, b, e);
+        if (rc != 0 || b->len <= SUMMARY_MAX_BYTES || k == 0)
+            break;
+        k /= 2;
+    }
+    json_decref(sv);
+    json_decref(all);
+    return rc;
+}
+
+static int
+write_outputs(const json_t *view, const struct report_compare_opts *o, struct err *e)
+{
+    int rc = mkdirs(o->out, e);
+    static const struct {
+        const char *tmpl;
+        enum tmpl_mode mode;
+    } outs[] = {{"compare.md", TMPL_MARKDOWN}, {"compare.html", TMPL_HTML}};
+    for (size_t i = 0; rc == 0 && i < 2; i++) {
+        struct rbuf b;
+        rbuf_init(&b);
+        rc = render_to(outs[i].tmpl, view, outs[i].mode, &b, e);
+        char path[PATH_MAX];
+        if (rc == 0 &&
+            (size_t)snprintf(path, sizeof path, "%s/%s", o->out, outs[i].tmpl) >= sizeof path)
+            rc = err_set(e, NS_ETOOBIG, "path too long: %s", o->out);
+        if (rc == 0)
+            rc = report_write_file(path, &b, e);
+        if (rc == 0 && i == 0 && o->echo != NULL)
+            fwrite(b.data, 1, b.len, o->echo);
+        rbuf_release(&b);
+    }
+    if (rc == 0 && o->junit != NULL) {
+        struct rbuf b;
+        rbuf_init(&b);
+        rjunit_render(view, &b);
+        rc = b.oom ? err_set(e, NS_ENOMEM, "out of memory writing %s", o->junit)
+                   : write_rbuf(o->junit, &b, e);
+        rbuf_release(&b);
+    }
+    if (rc == 0 && o->md_summary != NULL) {
+        struct rbuf b;
+        rbuf_init(&b);
+        rc = render_summary(view, o->out, &b, e);
+        if (rc == 0)
+            rc = write_rbuf(o->md_summary, &b, e);
+        rbuf_release(&b);
+    }
+    return rc;
+}
+
+static void
+result_from(const struct cmp *m, enum report_gate gate, struct report_compare_result *r)
+{
+    r->gate = gate;
+    r->regressions = m->nreg;
+    r->matched = m->ng;
+    r->untested = m->nverdict[RGATE_TOO_FEW];
+    r->compared = m->ng - r->untested;
+    r->base_missing = m->only_base;
+    r->base_scenarios_missing = m->scen_missing;
 }
 
 int
 report_compare(const struct report_compare_opts *o, struct report_compare_result *r, struct err *e)
 {
-    const char *bdir = o->base_dir, *ndir = o->new_dir, *out = o->out;
-    FILE *echo = o->echo;
-    r->regressions = 0;
+    memset(r, 0, sizeof *r);
     report_jarena_begin();
     json_t *base = NULL, *cand = NULL;
-    int rc = load_summary(bdir, o->warn, &base, e);
+    int rc = load_summary(o->base_dir, o->warn, &base, e);
     if (rc == 0)
-        rc = load_summary(ndir, o->warn, &cand, e);
+        rc = load_summary(o->new_dir, o->warn, &cand, e);
     if (rc != 0) {
         json_decref(base);
         report_jarena_end();
+        r->output_failed = rc == NS_ENOMEM;
         return rc;
     }
-    int nreg = 0;
-    json_t *view = compare_view(base, cand, bdir, ndir, o->max_regression_pct, &nreg);
+    struct cmp m = {0};
+    rc = cmp_collect(&m, base, cand);
+    if (rc == 0)
+        rc = cmp_decide(&m, o);
+    json_t *view = NULL;
+    enum report_gate gate = gate_of(&m, o->allow_partial);
+    if (rc == 0 && (view = compare_view(&m, base, cand, gate, o)) == NULL)
+        rc = NS_ENOMEM;
     json_decref(base);
     json_decref(cand);
-    if (view == NULL) {
-        report_jarena_end();
-        return err_set(e, NS_ENOMEM, "out of memory comparing");
-    }
-    char *owned;
-    const char *css = report_template("report.css", &owned);
-    json_object_set_new(view, "css", json_string(css ? css : ""));
-    free(owned);
-    static const struct {
-        const char *tmpl;
-        enum tmpl_mode mode;
-    } outs[] = {{"compare.md", TMPL_MARKDOWN}, {"compare.html", TMPL_HTML}};
-    if (mkdir(out, 0755) != 0 && errno != EEXIST)
-        rc = err_sys(e, NS_EIO, errno, "cannot create %s", out);
-    for (size_t i = 0; rc == 0 && i < 2; i++) {
-        const char *t = report_template(outs[i].tmpl, &owned);
-        struct rbuf b;
-        rbuf_init(&b);
-        rc = t ? tmpl_render(t, view, outs[i].mode, &b, e)
-               : err_set(e, NS_ENOTFOUND, "no template %s", outs[i].tmpl);
+    if (rc == NS_ENOMEM)
+        err_set(e, rc, "out of memory comparing");
+    if (rc == 0) {
+        char *owned;
+        const char *css = report_template("report.css", &owned);
+        json_object_set_new(view, "css", json_string(css ? css : ""));
         free(owned);
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", out, outs[i].tmpl);
-        if (rc == 0)
-            rc = report_write_file(path, &b, e);
-        if (rc == 0 && i == 0 && echo != NULL)
-            fwrite(b.data, 1, b.len, echo);
-        rbuf_release(&b);
+        rc = write_outputs(view, o, e);
     }
+    if (rc == 0) {
+        result_from(&m, gate, r);
+        r->unmatched = unmatched_text(&m);
+    }
+    r->output_failed = rc != 0;
     json_decref(view);
+    cmp_release(&m);
     report_jarena_end();
-    if (rc == 0)
-        r->regressions = (unsigned)nreg;
     return rc;
+}
+
+void
+report_compare_result_release(struct report_compare_result *r)
+{
+    free(r->unmatched);
+    r->unmatched = NULL;
 }

@@ -18,16 +18,15 @@
 #include "report/reportint.h"
 
 extern const unsigned char ns_tmpl_report_md[], ns_tmpl_report_html[], ns_tmpl_report_css[],
-    ns_tmpl_compare_md[], ns_tmpl_compare_html[];
+    ns_tmpl_compare_md[], ns_tmpl_compare_html[], ns_tmpl_compare_summary_md[];
 
 static const struct {
     const char *name;
     const unsigned char *text;
-} builtin[] = {{"report.md", ns_tmpl_report_md},
-               {"report.html", ns_tmpl_report_html},
-               {"report.css", ns_tmpl_report_css},
-               {"compare.md", ns_tmpl_compare_md},
-               {"compare.html", ns_tmpl_compare_html}};
+} builtin[] = {
+    {"report.md", ns_tmpl_report_md},       {"report.html", ns_tmpl_report_html},
+    {"report.css", ns_tmpl_report_css},     {"compare.md", ns_tmpl_compare_md},
+    {"compare.html", ns_tmpl_compare_html}, {"compare-summary.md", ns_tmpl_compare_summary_md}};
 
 const char *
 report_template(const char *name, char **owned)

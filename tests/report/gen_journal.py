@@ -407,6 +407,46 @@ def fixture_compare(out):
         j.close()
 
 
+# Throughput trial values (Mbit/s, recorded exactly) of the gate fixtures, per ordered zone pair:
+# (baseline, new). Every other pair is GATE_SAME on both sides.
+GATE_SAME = [1000, 1005, 995]
+GATE_CELLS = {
+    ("1", "2"): ([1000, 1020, 980], [940, 960, 920]),     # -6 %, Welch p 0.021: Holm says no
+    ("1", "3"): ([1000, 1001, 1002], [970, 971, 972]),    # -3 %, clear
+    ("1", "4"): ([1000, 1001, 1002], [1010, 1011, 1012]),  # +1 %, clear
+    ("2", "1"): ([900, 1100, 1000], [950, 1150, 1050]),   # +5 %, too noisy to say
+}
+
+
+def fixture_gate(out):
+    """compare's gate: gate-base against gate-new (12 throughput cells of exact values, see
+    GATE_CELLS, and a latency cell) and against gate-partial (no latency scenario; throughput 4->3
+    absent, 3->4 failed three times, 4->1 with one ok trial)."""
+    hosts = [host("g%d" % z, str(z), "westus3", "10.0.1.%d" % z) for z in range(1, 5)]
+    scs = [scen("tput", "tcp_stream"), scen("lat", "tcp_rr")]
+    rng = random.Random(21)
+    for name, side in (("gate-base", 0), ("gate-new", 1), ("gate-partial", 1)):
+        partial = name == "gate-partial"
+        j = Journal(os.path.join(out, name), "20261202T150000Z-%s" % name[5:9], "gate",
+                    hosts, scs[:1] if partial else scs, 0)
+        for n in range(1, 4):
+            for a in hosts:
+                for b in hosts:
+                    za, zb = a["zone"], b["zone"]
+                    if a is b or (partial and (za, zb) == ("4", "3")):
+                        continue
+                    if partial and ((za, zb) == ("3", "4") or ((za, zb) == ("4", "1") and n > 1)):
+                        j.trial("tput", a["name"], b["name"], n, error="nsperf on %s: connect "
+                                "timed out after 10 s" % b["name"], attempts=3)
+                        continue
+                    v = GATE_CELLS.get((za, zb), (GATE_SAME, GATE_SAME))[side][n - 1]
+                    j.trial("tput", a["name"], b["name"], n, make_result("tcp_stream", v, rng, 10))
+            if not partial:
+                j.trial("lat", "g1", "g2", n, make_result("tcp_rr", 330 * rng.uniform(.99, 1.01),
+                                                          rng, 10, hist_n=1000))
+        j.close()
+
+
 def bench(out, nhosts, trials):
     """nhosts hosts in 3 zones, all ordered pairs, a latency and a throughput scenario, until
     `trials` records; histograms thinned to realistic cloud spreads."""
@@ -447,6 +487,7 @@ def main():
         fixture_pooled(out)
         fixture_allfailed(out)
         fixture_compare(out)
+        fixture_gate(out)
     elif len(sys.argv) == 5 and sys.argv[1] == "bench":
         bench(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     else:

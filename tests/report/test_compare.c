@@ -1,7 +1,13 @@
-/* test_compare.c - `netsurvey compare` on crafted journals (tests/fixtures/journals/compare-*):
- * latency 1->2 is 22 % worse (significant), 1->3 9 % better, 2->3 unchanged, throughput 0.7 %
- * lower (not significant); 2->1 only in the baseline, 3->1 only in the new run. Verdicts, the
- * gate's exit status at several PCT, and usage errors. */
+/* test_compare.c - `netsurvey compare` on crafted journals (tests/fixtures/journals):
+ * compare-*: latency 1->2 is 22 % worse (significant), 1->3 9 % better, 2->3 unchanged,
+ * throughput 0.7 % lower (not significant); 2->1 only in the baseline, 3->1 only in the new run.
+ * gate-*: 12 throughput cells of exact trial values (gen_journal.py's GATE_CELLS): 1->2 6 %
+ * lower at Welch p 0.021 (worse uncorrected, not after Holm over 13 cells), 1->3 3 % lower and
+ * 1->4 1 % higher beyond doubt, 2->1 too noisy to say; gate-partial lacks the latency scenario
+ * and three throughput cells (absent, all failed, one ok trial).
+ * Verdicts, the corrections, min-effect and equivalence, the gate's exit status (regression,
+ * incomplete, nothing compared, --allow-partial), output folders, usage errors. The JUnit XML and
+ * the Markdown summary are checked by test_compare_outputs.py. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -43,17 +49,28 @@ teardown(void **state)
     return 0;
 }
 
+/* netsurvey compare BASE NEW -o out [extra options...] */
+static int
+run(const char *base, const char *cand, ...)
+{
+    char *argv[32] = {A("compare"), A(base), A(cand), A("-o"), out};
+    int argc = 5;
+    va_list ap;
+    va_start(ap, cand);
+    for (const char *x; argc < 31 && (x = va_arg(ap, const char *)) != NULL;)
+        argv[argc++] = A(x);
+    va_end(ap);
+    argv[argc] = NULL;
+    return cli_compare.main(argc, argv);
+}
+
+/* compare-base against compare-new, its one partial cell allowed, at PCT (or the default). */
 static int
 compare(const char *pct)
 {
-    char *argv[8] = {A("compare"), A("compare-base"), A("compare-new"), A("-o"), out, NULL, NULL,
-                     NULL};
-    int argc = 5;
-    if (pct != NULL) {
-        argv[argc++] = A("--max-regression");
-        argv[argc++] = A(pct);
-    }
-    return cli_compare.main(argc, argv);
+    if (pct == NULL)
+        return run("compare-base", "compare-new", "--allow-partial", NULL);
+    return run("compare-base", "compare-new", "--allow-partial", "--max-regression", pct, NULL);
 }
 
 static char *
@@ -102,11 +119,14 @@ test_verdicts(void **state)
     assert_true(row_has(s, "latency", "1 → 3", "| better |"));
     assert_true(row_has(s, "latency", "2 → 3", "| no significant change |"));
     assert_true(row_has(s, "throughput", "1 → 2", "| no significant change |"));
+    /* p, then Holm's: 0.1152 is the third smallest of 4, times 2 */
+    assert_true(row_has(s, "throughput", "1 → 2", "| 0.1152 | 0.2304 |"));
     assert_non_null(strstr(s, "only in the baseline: latency (tcp_rr, ipv4) 2 → 1"));
     assert_non_null(strstr(s, "only in the new run: latency (tcp_rr, ipv4) 3 → 1"));
     assert_null(row(s, "latency", "2 → 1")); /* not guessed */
-    assert_non_null(strstr(s, "4 matched cells: 1 worse, 1 better, 2 without significant change; "
-                              "1 regression beyond 5.0 % (gate FAILED)"));
+    assert_non_null(strstr(s, "4 matched cells: 1 worse, 1 better, 0 same, 2 inconclusive, 0 "
+                              "with too few trials; 1 regression beyond 5.0 % (gate FAILED)"));
+    assert_non_null(strstr(s, "correction: Holm-Bonferroni"));
     free(s);
     char p[8192];
     snprintf(p, sizeof p, "%s/compare.html", out);
@@ -125,6 +145,7 @@ test_gate_threshold(void **state)
     char *s = md();
     assert_true(row_has(s, "latency", "1 → 2", "| worse |"));
     assert_non_null(strstr(s, "0 regressions beyond 30.0 % (gate passed)"));
+    assert_non_null(strstr(s, "Gate: passed with --allow-partial"));
     free(s);
     assert_int_equal(compare("30%"), 0);
 }
@@ -133,11 +154,141 @@ static void
 test_same_run_passes(void **state)
 {
     (void)state;
-    char *argv[] = {A("compare"), A("compare-base"), A("compare-base"), A("-o"), out, NULL};
-    assert_int_equal(cli_compare.main(5, argv), 0);
+    assert_int_equal(run("compare-base", "compare-base", NULL), 0);
     char *s = md();
-    assert_non_null(strstr(s, "0 worse, 0 better, 5 without significant change"));
+    assert_non_null(strstr(s, "0 worse, 0 better, 0 same, 5 inconclusive"));
+    assert_non_null(strstr(s, "Gate: passed: no regression beyond 5.0 % among 5 compared cells"));
     free(s);
+}
+
+/* A gate never passes on nothing: two runs of different plans share no cell. */
+static void
+test_nothing_matched(void **state)
+{
+    (void)state;
+    assert_int_equal(run("compare-base", "multi-a", NULL), 5);
+    char *s = md();
+    assert_non_null(strstr(s, "0 matched cells"));
+    assert_non_null(strstr(s, "Gate: FAILED: nothing compared"));
+    assert_null(strstr(s, "passed"));
+    /* why each cell was not compared: here the new run has its latency as another kind */
+    assert_non_null(strstr(s, "only in the baseline: latency (tcp_rr, ipv4) 1 → 2: 292.7 us "
+                              "(scenario not in the new run (it has latency as udp_rr, ipv4); "
+                              "fails the gate)"));
+    free(s);
+    assert_int_equal(run("compare-base", "multi-a", "--allow-partial", NULL), 5); /* still */
+    /* a journal without a single ok cell compares nothing either */
+    assert_int_equal(run("multi-a", "compare-base", NULL), 5);
+}
+
+static void
+test_partial(void **state)
+{
+    (void)state;
+    assert_int_equal(run("gate-base", "gate-partial", NULL), 5);
+    char *s = md();
+    assert_non_null(strstr(s, "Gate: FAILED: incomplete: 3 cells of the baseline not in the new "
+                              "run (1 scenario missing entirely); 1 matched cell with fewer than "
+                              "2 trials on a side"));
+    assert_non_null(strstr(s, "tput (tcp_stream, ipv4) 3 → 4: 1.000 Gbit/s (no ok trial in the "
+                              "new run, 3 failed; fails the gate)"));
+    assert_non_null(strstr(s, "tput (tcp_stream, ipv4) 4 → 3: 1.000 Gbit/s (not in the new "
+                              "run; fails the gate)"));
+    assert_non_null(strstr(s, "lat (tcp_rr, ipv4) 1 → 2"));
+    assert_true(row_has(s, "tput", "4 → 1", "**NOT COMPARED**: too few trials |"));
+    free(s);
+    assert_int_equal(run("gate-base", "gate-partial", "--allow-partial", NULL), 0);
+    s = md();
+    assert_non_null(strstr(s, "Gate: passed with --allow-partial: no regression beyond 5.0 % "
+                              "among 9 compared cells; not compared: 3 cells"));
+    assert_true(row_has(s, "tput", "4 → 1", "| too few trials |"));
+    assert_null(strstr(s, "fails the gate"));
+    free(s);
+    /* a regression is said as such even when the comparison is incomplete too */
+    assert_int_equal(run("gate-base", "gate-partial", "--max-regression", "2", NULL), 1);
+    /* the complete pair passes without --allow-partial */
+    assert_int_equal(run("gate-base", "gate-new", NULL), 0);
+}
+
+/* Holm by default; none finds the marginal 1->2 "worse" that Holm and Bonferroni do not. */
+static void
+test_corrections(void **state)
+{
+    (void)state;
+    assert_int_equal(run("gate-base", "gate-new", NULL), 0);
+    char *s = md();
+    assert_true(
+        row_has(s, "tput", "1 → 2", "| -6.0 % | 0.0213 | 0.2344 | no significant change |"));
+    assert_true(row_has(s, "tput", "1 → 3", "| worse |")); /* clear, but 3 % < 5 % */
+    assert_true(row_has(s, "tput", "1 → 4", "| better |"));
+    assert_non_null(strstr(s, "13 compared cells (correction: Holm-Bonferroni)"));
+    free(s);
+    assert_int_equal(run("gate-base", "gate-new", "--correction", "none", NULL), 1);
+    s = md();
+    assert_true(row_has(s, "tput", "1 → 2", "| 0.0213 | 0.0213 | **REGRESSION**: worse |"));
+    assert_non_null(strstr(s, "(correction: none)"));
+    free(s);
+    assert_int_equal(run("gate-base", "gate-new", "--correction", "bonferroni", NULL), 0);
+    s = md();
+    assert_true(row_has(s, "tput", "1 → 2", "| 0.0213 | 0.2771 | no significant change |"));
+    free(s);
+}
+
+/* --min-effect: smaller changes are never worse (or better), and equivalence is shown where the
+ * data supports it; --max-regression still decides which worse cells fail. */
+static void
+test_min_effect_and_equivalence(void **state)
+{
+    (void)state;
+    assert_int_equal(run("gate-base", "gate-new", "--max-regression", "2", NULL), 1);
+    char *s = md();
+    assert_true(row_has(s, "tput", "1 → 3", "**REGRESSION**: worse |"));
+    assert_null(strstr(s, "equiv. p")); /* no margin, no equivalence column */
+    free(s);
+    assert_int_equal(
+        run("gate-base", "gate-new", "--max-regression", "2", "--min-effect", "4", NULL), 0);
+    s = md();
+    assert_non_null(strstr(s, "| p adj. | equiv. p | verdict |"));
+    assert_true(row_has(s, "tput", "1 → 3", "| same within ±4.0 % |"));    /* -3 %, tight */
+    assert_true(row_has(s, "tput", "1 → 4", "| same within ±4.0 % |"));    /* +1 %, tight */
+    assert_true(row_has(s, "tput", "3 → 4", "| same within ±4.0 % |"));    /* unchanged */
+    assert_true(row_has(s, "tput", "2 → 1", "| no significant change |")); /* too noisy */
+    assert_true(row_has(s, "tput", "1 → 2", "| no significant change |"));
+    assert_non_null(strstr(s, "a change smaller than 4.0 % is never worse or better"));
+    free(s);
+    /* at 2.5 %, the tight -3 % is worse again, the +1 % still the same */
+    assert_int_equal(
+        run("gate-base", "gate-new", "--max-regression", "2", "--min-effect", "2.5", NULL), 1);
+    s = md();
+    assert_true(row_has(s, "tput", "1 → 3", "**REGRESSION**: worse |"));
+    assert_true(row_has(s, "tput", "1 → 4", "| same within ±2.5 % |"));
+    free(s);
+    /* a significant change below min-effect that equivalence cannot cover: the 6 % of 1->2,
+     * uncorrected, at min-effect 7 (margin 70 Mbit/s, its own spread too wide) */
+    assert_int_equal(
+        run("gate-base", "gate-new", "--correction", "none", "--min-effect", "7", NULL), 0);
+    s = md();
+    assert_true(row_has(s, "tput", "1 → 2", "| below min-effect, not shown equivalent |"));
+    free(s);
+}
+
+static void
+test_output_folder(void **state)
+{
+    (void)state;
+    char sub[8192];
+    snprintf(sub, sizeof sub, "%s/not/yet/there", out);
+    char *argv[] = {A("compare"), A("gate-base"), A("gate-new"), A("-o"), sub, NULL};
+    assert_int_equal(cli_compare.main(5, argv), 0); /* created, not exit 3 */
+    char p[8300];
+    snprintf(p, sizeof p, "%s/compare.html", sub);
+    assert_int_equal(access(p, R_OK), 0);
+    /* a folder that cannot be made: an output error, 4, not a journal error */
+    snprintf(p, sizeof p, "%s/compare.md/below", out);
+    char *bad[] = {A("compare"), A("gate-base"), A("gate-new"), A("-o"), p, NULL};
+    assert_int_equal(cli_compare.main(5, bad), 4);
+    snprintf(p, sizeof p, "%s/compare.md/x.xml", out);
+    assert_int_equal(run("gate-base", "gate-new", "--junit", p, NULL), 4);
 }
 
 static void
@@ -148,6 +299,10 @@ test_usage_and_errors(void **state)
     assert_int_equal(cli_compare.main(2, one), 2);
     char *bad[] = {A("compare"), A("a"), A("b"), A("--max-regression"), A("lots"), NULL};
     assert_int_equal(cli_compare.main(5, bad), 2);
+    char *neg[] = {A("compare"), A("a"), A("b"), A("--min-effect"), A("-1"), NULL};
+    assert_int_equal(cli_compare.main(5, neg), 2);
+    char *corr[] = {A("compare"), A("a"), A("b"), A("--correction"), A("sidak"), NULL};
+    assert_int_equal(cli_compare.main(5, corr), 2);
     char *missing[] = {A("compare"), A("compare-base"), A("no-such-dir"), A("-o"), out, NULL};
     assert_int_equal(cli_compare.main(5, missing), 3); /* not 1: no regression was seen */
 }
@@ -155,8 +310,14 @@ test_usage_and_errors(void **state)
 int
 main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_verdicts), cmocka_unit_test(test_gate_threshold),
-        cmocka_unit_test(test_same_run_passes), cmocka_unit_test(test_usage_and_errors)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_verdicts),
+                                       cmocka_unit_test(test_gate_threshold),
+                                       cmocka_unit_test(test_same_run_passes),
+                                       cmocka_unit_test(test_nothing_matched),
+                                       cmocka_unit_test(test_partial),
+                                       cmocka_unit_test(test_corrections),
+                                       cmocka_unit_test(test_min_effect_and_equivalence),
+                                       cmocka_unit_test(test_output_folder),
+                                       cmocka_unit_test(test_usage_and_errors)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,6 +1,8 @@
 /* test_stats.c - Student t distribution, t quantiles and Welch's test against known values:
  * closed forms (df 1 and 2), the printed t table, Wikipedia's Welch example, and figures computed
- * independently by numerical integration of the t density (gen: Simpson, 200k intervals). */
+ * independently by numerical integration of the t density (gen: Simpson, 200k intervals); the
+ * two one-sided tests of equivalence (TOST) likewise; Holm's and Bonferroni's adjusted p-values
+ * against R's p.adjust. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -123,6 +125,94 @@ test_welch_edges(void **state)
     assert_true(w.p == 0.0 && isinf(w.t) && w.t > 0);
 }
 
+/* A sample given by its moments, as compare reads them from summary.json. */
+static void
+from_moments(struct stats *s, uint64_t n, double mean, double sd)
+{
+    stats_init(s);
+    s->n = n;
+    s->mean = mean;
+    s->m2 = sd * sd * (double)(n - 1);
+}
+
+static void
+test_tost_known(void **state)
+{
+    (void)state;
+    /* Reference figures: both one-sided p-values of Welch's t by Simpson integration of the t
+     * density (400k intervals); the TOST p is the larger. */
+    static const struct {
+        uint64_t na;
+        double ma, sa;
+        uint64_t nb;
+        double mb, sb, margin, p;
+    } cases[] = {
+        {5, 100, 4, 6, 101, 3, 5, 0.0527947778497},     /* upper test the weaker */
+        {3, 1000, 10, 3, 970, 10, 50, 0.0352419984551}, /* lower test the weaker */
+        {8, 330, 6, 4, 345, 12, 16.5, 0.412952054692},  /* far from equivalent */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct stats a, b;
+        from_moments(&a, cases[i].na, cases[i].ma, cases[i].sa);
+        from_moments(&b, cases[i].nb, cases[i].mb, cases[i].sb);
+        double p = -1;
+        assert_int_equal(stats_tost_welch(&a, &b, cases[i].margin, &p), 0);
+        assert_true(fabs(p - cases[i].p) < 1e-8);
+        /* swapping the samples mirrors the difference: the same two tests */
+        assert_int_equal(stats_tost_welch(&b, &a, cases[i].margin, &p), 0);
+        assert_true(fabs(p - cases[i].p) < 1e-8);
+    }
+}
+
+static void
+test_tost_edges(void **state)
+{
+    (void)state;
+    struct stats a, b;
+    double p = 42;
+    static const double one[] = {5.0}, same[] = {5.0, 5.0, 5.0}, more[] = {6.0, 6.0};
+    add_all(&a, one, 1);
+    add_all(&b, same, 3);
+    assert_int_equal(stats_tost_welch(&a, &b, 1.0, &p), -1);
+    assert_true(p == 42);
+    add_all(&a, same, 3);
+    add_all(&b, more, 2); /* no variance: the difference 1 against the margin */
+    assert_int_equal(stats_tost_welch(&a, &b, 1.5, &p), 0);
+    assert_true(p == 0.0);
+    assert_int_equal(stats_tost_welch(&a, &b, 1.0, &p), 0); /* at the margin: not inside */
+    assert_true(p == 1.0);
+    from_moments(&a, 5, 100, 1);
+    from_moments(&b, 5, 100, 1);
+    assert_int_equal(stats_tost_welch(&a, &b, 0.0, &p), 0); /* no margin, no equivalence */
+    assert_true(p == 1.0);
+}
+
+static void
+test_p_adjust(void **state)
+{
+    (void)state;
+    /* R: p.adjust(c(0.01, 0.04, 0.03, 0.005), "holm") = 0.03 0.06 0.06 0.02;
+     * "bonferroni" = 0.04 0.16 0.12 0.02 */
+    static const double p[] = {0.01, 0.04, 0.03, 0.005};
+    static const double holm[] = {0.03, 0.06, 0.06, 0.02}, bonf[] = {0.04, 0.16, 0.12, 0.02};
+    double out[4];
+    assert_int_equal(stats_p_adjust(STATS_ADJUST_HOLM, p, 4, out), 0);
+    for (int i = 0; i < 4; i++)
+        assert_true(fabs(out[i] - holm[i]) < 1e-15);
+    assert_int_equal(stats_p_adjust(STATS_ADJUST_BONFERRONI, p, 4, out), 0);
+    for (int i = 0; i < 4; i++)
+        assert_true(fabs(out[i] - bonf[i]) < 1e-15);
+    assert_int_equal(stats_p_adjust(STATS_ADJUST_NONE, p, 4, out), 0);
+    for (int i = 0; i < 4; i++)
+        assert_true(out[i] == p[i]);
+    /* NaN is no member (m = 4); capped at 1; in place; never below an earlier step */
+    double q[] = {0.01, NAN, 0.04, 0.7, 0.7};
+    assert_int_equal(stats_p_adjust(STATS_ADJUST_HOLM, q, 5, q), 0);
+    assert_true(fabs(q[0] - 0.04) < 1e-15 && isnan(q[1]) && fabs(q[2] - 0.12) < 1e-15);
+    assert_true(q[3] == 1.0 && q[4] == 1.0);
+    assert_int_equal(stats_p_adjust(STATS_ADJUST_HOLM, q, 0, q), 0); /* empty family */
+}
+
 static void
 test_betai(void **state)
 {
@@ -145,6 +235,9 @@ main(void)
                                        cmocka_unit_test(test_t_quantile_matches_table),
                                        cmocka_unit_test(test_welch_known),
                                        cmocka_unit_test(test_welch_edges),
+                                       cmocka_unit_test(test_tost_known),
+                                       cmocka_unit_test(test_tost_edges),
+                                       cmocka_unit_test(test_p_adjust),
                                        cmocka_unit_test(test_betai)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

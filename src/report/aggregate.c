@@ -293,7 +293,6 @@ static json_t *
 view_stats(json_t *o, const struct agg *a, enum testspec_kind k)
 {
     char b[64];
-    view_tally(o, a);
     json_object_set_new(o, "n", json_integer((json_int_t)a->nv));
     json_object_set_new(o, "failed", json_integer((json_int_t)a->failed));
     json_object_set_new(o, "npairs", json_integer((json_int_t)a->pairs));

@@ -3,9 +3,13 @@
 #include "cli/cli.h"
 
 #include <getopt.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/errors.h"
 #include "plan/plan.h"
@@ -243,6 +247,85 @@ cli_plan_load(const struct cli_command *c, const char *arg, const char *resume_d
     plan_diags_free(d);
     return rc;
 }
+
+/* --- the programs ------------------------------------------------------------------------- */
+
+static bool
+cli_is_program(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* This executable's directory into buf; false when /proc/self/exe cannot say. */
+static bool
+cli_self_dir(char *buf, size_t len)
+{
+    ssize_t n = readlink("/proc/self/exe", buf, len - 1);
+    if (n <= 0)
+        return false;
+    buf[n] = '\0';
+    char *slash = strrchr(buf, '/');
+    if (slash == NULL)
+        return false;
+    *slash = '\0';
+    return true;
+}
+
+/* given, else name beside this executable, else (search_path) the first name in PATH. On
+ * failure buf says where it was looked for last, for the message. */
+static int
+cli_find_program(const char *given, const char *name, bool search_path, char *buf, size_t len)
+{
+    if (given != NULL) {
+        snprintf(buf, len, "%s", given);
+        return cli_is_program(buf) ? 0 : -1;
+    }
+    char self[PATH_MAX - 32]; /* room for "/" name in buf */
+    if (cli_self_dir(self, sizeof self)) {
+        snprintf(buf, len, "%s/%s", self, name);
+        if (cli_is_program(buf))
+            return 0;
+        if (!search_path)
+            return -1;
+    }
+    for (const char *path = search_path ? getenv("PATH") : NULL; path != NULL && *path != '\0';) {
+        size_t seg = strcspn(path, ":");
+        snprintf(buf, len, "%.*s/%s", (int)seg, path, name);
+        if (seg > 0 && cli_is_program(buf))
+            return 0;
+        path += seg + (path[seg] == ':');
+    }
+    snprintf(buf, len, "%s", name);
+    return -1;
+}
+
+int
+cli_find_nsperf(const struct cli_command *c, const struct plan *p, const char *given_local,
+                const char *given_remote, char local[PATH_MAX], char remote[PATH_MAX], bool *ssh)
+{
+    /* the local one may come from PATH; an ssh host needs a statically linked nsperf, and the
+     * deploy refuses any other: no guess past the one beside netsurvey */
+    if (cli_find_program(given_local, "nsperf", true, local, PATH_MAX) != 0) {
+        fprintf(stderr, "netsurvey %s: no executable nsperf at '%s' (give --nsperf PATH)\n",
+                c->name, local);
+        return -1;
+    }
+    *ssh = false;
+    for (size_t i = 0; i < plan_host_count(p); i++)
+        *ssh |= plan_host(p, i)->transport != PLAN_TRANSPORT_LOCAL;
+    if (*ssh && cli_find_program(given_remote, "nsperf-static", false, remote, PATH_MAX) != 0) {
+        fprintf(stderr,
+                "netsurvey %s: the plan has ssh hosts and there is no executable static nsperf "
+                "at '%s'\n  every build makes nsperf-static beside netsurvey (cmake --build); "
+                "or give one with --nsperf-remote PATH\n",
+                c->name, remote);
+        return -1;
+    }
+    return 0;
+}
+
+/* --- ssh config warnings ------------------------------------------------------------------ */
 
 #define CLI_WARNED_MAX 256 /* distinct warnings remembered; more are printed every time */
 

@@ -7,6 +7,7 @@
 #ifndef NS_CLI_H
 #define NS_CLI_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -108,6 +109,14 @@ void cli_wrap(FILE *out, size_t col, size_t indent, const char *text);
  * an invalid or unreadable plan. */
 int cli_plan_load(const struct cli_command *c, const char *arg, const char *resume_dir,
                   struct plan **out);
+
+/* The nsperf programs of a command that reaches the plan's hosts: local (--nsperf, else the
+ * one beside netsurvey, else in PATH) and, when the plan has ssh hosts (*ssh), remote
+ * (--nsperf-remote, else the nsperf-static beside netsurvey). Returns 0, or -1 after saying on
+ * stderr which one is missing. */
+int cli_find_nsperf(const struct cli_command *c, const struct plan *p, const char *given_local,
+                    const char *given_remote, char local[PATH_MAX], char remote[PATH_MAX],
+                    bool *ssh);
 
 /* A warning of a host's ssh config on stderr, "netsurvey NAME: warning: HOST: MSG", each MSG
  * once per process however many hosts it concerns (a `Host *` line concerns them all). ctx is

@@ -15,9 +15,18 @@
     X(CLI_TOP_USAGE, 2, "no command, or an unknown one")
 
 #define CLI_EXITS_CHECK(X)                                                                         \
-    X(CLI_CHECK_OK, 0, "the plan is valid (its warnings, if any, are printed)")                    \
-    X(CLI_CHECK_FAILED, 1, "out of memory, or the summary could not be written")                   \
-    X(CLI_CHECK_INVALID, 2, "invalid plan or usage error")
+    X(CLI_CHECK_OK, 0,                                                                             \
+      "the plan is valid (its warnings, if any, are printed); with --connect, every host passed "  \
+      "every check")                                                                               \
+    X(CLI_CHECK_HOSTS_FAILED, 1,                                                                   \
+      "--connect: some host failed a check or could not be checked (the table names each, with "   \
+      "why)")                                                                                      \
+    X(CLI_CHECK_INVALID, 2,                                                                        \
+      "invalid plan or usage error (with --connect: no nsperf, or a dynamic one for ssh hosts): "  \
+      "no host contacted")                                                                         \
+    X(CLI_CHECK_FAILED, 3, "out of memory, or the summary, table or JSON could not be written")    \
+    X(CLI_CHECK_INTERRUPTED, 130,                                                                  \
+      "--connect interrupted (SIGINT/SIGTERM): what was checked is shown, nothing left running")
 
 #define CLI_EXITS_PLAN(X)                                                                          \
     X(CLI_PLAN_OK, 0, "the dry run is printed")                                                    \

@@ -182,67 +182,6 @@ run_progress(const struct survey_progress *p, void *arg)
     }
 }
 
-/* --- the programs ------------------------------------------------------------------------- */
-
-static bool
-run_is_program(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
-}
-
-/* This executable's directory into buf; false when /proc/self/exe cannot say. */
-static bool
-run_self_dir(char *buf, size_t len)
-{
-    ssize_t n = readlink("/proc/self/exe", buf, len - 1);
-    if (n <= 0)
-        return false;
-    buf[n] = '\0';
-    char *slash = strrchr(buf, '/');
-    if (slash == NULL)
-        return false;
-    *slash = '\0';
-    return true;
-}
-
-/* given, else name beside this executable, else (search_path) the first name in PATH. On
- * failure buf says where it was looked for last, for the message. */
-static int
-run_find_program(const char *given, const char *name, bool search_path, char *buf, size_t len)
-{
-    if (given != NULL) {
-        snprintf(buf, len, "%s", given);
-        return run_is_program(buf) ? 0 : -1;
-    }
-    char self[PATH_MAX - 32]; /* room for "/" name in buf */
-    if (run_self_dir(self, sizeof self)) {
-        snprintf(buf, len, "%s/%s", self, name);
-        if (run_is_program(buf))
-            return 0;
-        if (!search_path)
-            return -1;
-    }
-    for (const char *path = search_path ? getenv("PATH") : NULL; path != NULL && *path != '\0';) {
-        size_t seg = strcspn(path, ":");
-        snprintf(buf, len, "%.*s/%s", (int)seg, path, name);
-        if (seg > 0 && run_is_program(buf))
-            return 0;
-        path += seg + (path[seg] == ':');
-    }
-    snprintf(buf, len, "%s", name);
-    return -1;
-}
-
-static bool
-run_has_ssh_host(const struct plan *p)
-{
-    for (size_t i = 0; i < plan_host_count(p); i++)
-        if (plan_host(p, i)->transport != PLAN_TRANSPORT_LOCAL)
-            return true;
-    return false;
-}
-
 /* --- the end ------------------------------------------------------------------------------ */
 
 static void
@@ -353,23 +292,9 @@ static int
 run_with_plan(const struct run_args *a, struct plan *p, int argc, char **argv)
 {
     char nsperf[PATH_MAX], remote[PATH_MAX], dir[PATH_MAX], command[4096], stamp[32];
-    /* the local one may come from PATH; an ssh host needs a statically linked nsperf, and the
-     * deploy refuses any other: no guess past the one beside netsurvey */
-    if (run_find_program(a->nsperf, "nsperf", true, nsperf, sizeof nsperf) != 0) {
-        fprintf(stderr, "netsurvey run: no executable nsperf at '%s' (give --nsperf PATH)\n",
-                nsperf);
+    bool ssh;
+    if (cli_find_nsperf(&cli_run, p, a->nsperf, a->nsperf_remote, nsperf, remote, &ssh) != 0)
         return CLI_RUN_USAGE;
-    }
-    bool ssh = run_has_ssh_host(p);
-    if (ssh &&
-        run_find_program(a->nsperf_remote, "nsperf-static", false, remote, sizeof remote) != 0) {
-        fprintf(stderr,
-                "netsurvey run: the plan has ssh hosts and there is no executable static nsperf "
-                "at '%s'\n  every build makes nsperf-static beside netsurvey (cmake --build); "
-                "or give one with --nsperf-remote PATH\n",
-                remote);
-        return CLI_RUN_USAGE;
-    }
     clock_wall_stamp(stamp, sizeof stamp);
     const char *tmpl = a->resume != NULL ? a->resume
                        : a->out != NULL  ? a->out

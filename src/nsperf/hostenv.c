@@ -9,6 +9,7 @@
 #include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -162,6 +163,132 @@ root_qdisc(unsigned ifindex, char *kind, size_t len)
     return found;
 }
 
+/* The main table's default route of family (AF_INET, AF_INET6) with the lowest metric, by an
+ * RTM_GETROUTE dump: its output interface and gateway. False when there is none (or it is
+ * multipath: no one interface). */
+struct default_route {
+    int ifindex;
+    uint32_t metric;
+    char gateway[INET6_ADDRSTRLEN];
+};
+
+static void
+route_consider(const struct nlmsghdr *nh, int family, struct default_route *best, bool *found)
+{
+    const struct rtmsg *rt = NLMSG_DATA(nh);
+    if (nh->nlmsg_type != RTM_NEWROUTE || rt->rtm_family != family || rt->rtm_dst_len != 0 ||
+        rt->rtm_type != RTN_UNICAST)
+        return;
+    struct default_route r = {.ifindex = 0};
+    uint32_t table = rt->rtm_table;
+    size_t alen = RTM_PAYLOAD(nh);
+    for (struct rtattr *a = RTM_RTA(rt); RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
+        if (a->rta_type == RTA_OIF && RTA_PAYLOAD(a) >= sizeof(int))
+            memcpy(&r.ifindex, RTA_DATA(a), sizeof(int));
+        else if (a->rta_type == RTA_PRIORITY && RTA_PAYLOAD(a) >= sizeof(uint32_t))
+            memcpy(&r.metric, RTA_DATA(a), sizeof(uint32_t));
+        else if (a->rta_type == RTA_TABLE && RTA_PAYLOAD(a) >= sizeof(uint32_t))
+            memcpy(&table, RTA_DATA(a), sizeof(uint32_t));
+        else if (a->rta_type == RTA_GATEWAY)
+            inet_ntop(family, RTA_DATA(a), r.gateway, sizeof r.gateway);
+    }
+    if (table != RT_TABLE_MAIN || r.ifindex <= 0 || (*found && r.metric >= best->metric))
+        return;
+    *best = r;
+    *found = true;
+}
+
+static bool
+default_route_of(int family, struct default_route *out)
+{
+    int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+    if (fd < 0)
+        return false;
+    struct timeval tv = {.tv_sec = 2};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    struct {
+        struct nlmsghdr nh;
+        struct rtmsg rt;
+    } req = {.nh = {.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg)),
+                    .nlmsg_type = RTM_GETROUTE,
+                    .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+                    .nlmsg_seq = 2},
+             .rt = {.rtm_family = (unsigned char)family}};
+    bool found = false, done = send(fd, &req, req.nh.nlmsg_len, 0) < 0;
+    static char buf[HOSTENV_NL_BUF] __attribute__((aligned(NLMSG_ALIGNTO)));
+    while (!done) {
+        ssize_t n = recv(fd, buf, sizeof buf, 0);
+        if (n <= 0)
+            break;
+        size_t left = (size_t)n;
+        for (struct nlmsghdr *nh = (struct nlmsghdr *)(void *)buf; NLMSG_OK(nh, left);
+             nh = NLMSG_NEXT(nh, left)) {
+            if (nh->nlmsg_type == NLMSG_DONE || nh->nlmsg_type == NLMSG_ERROR) {
+                done = true;
+                break;
+            }
+            route_consider(nh, family, out, &found);
+        }
+    }
+    close(fd);
+    return found;
+}
+
+/* The addresses of interface name in family, as text: IPv4 labels ("eth0:1") count as the
+ * interface; IPv6 link-local ones do not (they need a scope to be used). */
+static json_t *
+interface_addresses(const char *name, int family)
+{
+    json_t *a = json_array();
+    struct ifaddrs *ifa = NULL;
+    if (a == NULL || getifaddrs(&ifa) != 0)
+        return a;
+    size_t nlen = strlen(name);
+    for (struct ifaddrs *i = ifa; i != NULL; i = i->ifa_next) {
+        if (i->ifa_addr == NULL || i->ifa_addr->sa_family != family ||
+            strncmp(i->ifa_name, name, nlen) != 0 ||
+            (i->ifa_name[nlen] != '\0' && i->ifa_name[nlen] != ':'))
+            continue;
+        char text[INET6_ADDRSTRLEN];
+        const void *bin;
+        if (family == AF_INET6) {
+            const struct in6_addr *v6 =
+                &((const struct sockaddr_in6 *)(void *)i->ifa_addr)->sin6_addr;
+            if (IN6_IS_ADDR_LINKLOCAL(v6))
+                continue;
+            bin = v6;
+        } else {
+            bin = &((const struct sockaddr_in *)(void *)i->ifa_addr)->sin_addr;
+        }
+        if (inet_ntop(family, bin, text, sizeof text) != NULL)
+            json_array_append_new(a, json_string(text));
+    }
+    freeifaddrs(ifa);
+    return a;
+}
+
+/* "default_route": the interface of the default route (IPv4's, else IPv6's) and the addresses
+ * it holds, from which a survey learns a host's data address when the plan names none; null
+ * when the host has no default route. */
+static void
+add_default_route(json_t *o)
+{
+    static const int families[] = {AF_INET, AF_INET6};
+    for (size_t i = 0; i < sizeof families / sizeof families[0]; i++) {
+        struct default_route r;
+        char name[IF_NAMESIZE + 1];
+        if (!default_route_of(families[i], &r) || if_indextoname((unsigned)r.ifindex, name) == NULL)
+            continue;
+        json_object_set_new(o, "default_route",
+                            json_pack("{s:s, s:s, s:s?, s:o}", "family",
+                                      families[i] == AF_INET ? "ipv4" : "ipv6", "interface", name,
+                                      "gateway", r.gateway[0] != '\0' ? r.gateway : NULL,
+                                      "addresses", interface_addresses(name, families[i])));
+        return;
+    }
+    json_object_set_new(o, "default_route", json_null());
+}
+
 static void
 add_interface(json_t *o, const char *address)
 {
@@ -206,6 +333,7 @@ hostenv_collect(const char *address)
                         sysinfo(&si) == 0 ? json_integer((json_int_t)si.totalram * si.mem_unit)
                                           : json_null());
     add_interface(o, address);
+    add_default_route(o);
     ok = read_line_file("/proc/sys/net/ipv4/tcp_congestion_control", buf, sizeof buf);
     json_object_set_new(o, "tcp_cc", str_or_null(ok, buf));
     ok = read_line_file("/sys/devices/system/clocksource/clocksource0/current_clocksource", buf,

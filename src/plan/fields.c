@@ -165,11 +165,17 @@ scoped_ipv6_ok(const char *s)
            strspn(scope, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
 }
 
+bool
+plan_vaddress_is_ip(const char *s)
+{
+    unsigned char buf[16];
+    return inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1 || scoped_ipv6_ok(s);
+}
+
 const char *
 plan_vaddress_problem(const char *s)
 {
-    unsigned char buf[16];
-    if (inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1 || scoped_ipv6_ok(s))
+    if (plan_vaddress_is_ip(s))
         return NULL;
     if (s[0] == '-')
         return "must not start with '-' (ssh would take it for an option)";

@@ -111,6 +111,8 @@ void plan_node_what(const struct ynode *n, const char *noun, size_t i, char *buf
 bool plan_vname_ok(const char *s);
 /* NULL when s is an address ssh and the resolver read as written, else why not. */
 const char *plan_vaddress_problem(const char *s);
+/* Whether s is an IP address (IPv4, IPv6, scoped IPv6) rather than a name. */
+bool plan_vaddress_is_ip(const char *s);
 /* Report a warning at node at. */
 void plan_vwarn(struct vctx *c, const struct ynode *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

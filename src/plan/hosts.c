@@ -153,6 +153,8 @@ host_addresses(struct vctx *c, const struct ynode *map, struct plan_host *h,
     bool addr_given = v->key[1] != NULL, daddr_given = v->key[2] != NULL;
     h->address = r->address;
     h->data_address = r->data_address ? r->data_address : r->address;
+    h->data_address_from_host =
+        r->data_address == NULL && r->address != NULL && !plan_vaddress_is_ip(r->address);
     if (r->transport == PLAN_TRANSPORT_SSH && !addr_given)
         plan_verr(c, map, "missing required key 'address' in %s", what);
     else if (!addr_given && !daddr_given)

@@ -86,6 +86,10 @@ struct plan_host {
     size_t nlabels;
     enum plan_transport transport;
     struct plan_ssh ssh; /* resolved; meaningless for transport local */
+    /* No data_address, and address is a name (a ~/.ssh/config alias, a DNS name) rather than an
+     * IP address: the survey learns the data address from the host (the address on its default
+     * route's interface, `nsperf env`); data_address holds address until then. */
+    bool data_address_from_host;
 };
 
 /* A scenario's values, resolved, as nsperf client parameters. */

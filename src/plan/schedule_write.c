@@ -290,6 +290,8 @@ json_host(struct wbuf *w, const struct plan_host *h)
     json_member(w, "{", "name", h->name);
     json_member(w, ",", "address", h->address);
     json_member(w, ",", "data_address", h->data_address);
+    if (h->data_address_from_host) /* learnt from the host by the survey (plan.h) */
+        wb_puts(w, ",\"data_address_from_host\":true");
     json_member(w, ",", "zone", h->zone);
     json_member(w, ",", "region", h->region);
     json_member(w, ",", "zone_id", h->zone_id);

@@ -29,16 +29,18 @@
 #include "common/sha256.h"
 #include "journal/journal.h"
 #include "plan/schedule.h"
+#include "survey/env.h"
 #include "survey/host_target.h"
 #include "survey/trial.h"
 #include "transport/transport.h"
 
-#define RUN_ENV_TIMEOUT_S 30.0
 #define RUN_TOKEN_BYTES 32
 #define RUN_TICK_MS 200
 
 struct run_host {
     const struct plan_host *ph;
+    const char *daddr; /* the data address: the plan's, or learnt (NULL until the host opens) */
+    char learnt[SURVEY_ADDR_MAX];
     struct transport *t;
     char nsperf[PATH_MAX];
     char error[NS_ERR_MSG_MAX];
@@ -174,11 +176,20 @@ scenario_of(const struct plan_scenario *sc)
                                      .window = sc->window};
 }
 
-static struct journal_endpoint
-endpoint_of(const struct plan_host *h)
+/* The host's data address: learnt from the host when the plan names none (env.h); the plan's
+ * text until then. */
+static const char *
+host_daddr(const struct run_host *h)
 {
+    return h->daddr != NULL ? h->daddr : h->ph->data_address;
+}
+
+static struct journal_endpoint
+endpoint_of(const struct run_host *rh)
+{
+    const struct plan_host *h = rh->ph;
     return (struct journal_endpoint){
-        .host = h->name, .zone = h->zone, .region = h->region, .data_address = h->data_address};
+        .host = h->name, .zone = h->zone, .region = h->region, .data_address = host_daddr(rh)};
 }
 
 static const char *
@@ -207,7 +218,7 @@ run_write(const struct runner *r, const char *started, struct err *e)
             .name = h->name,
             .zone = h->zone,
             .region = h->region,
-            .data_address = h->data_address,
+            .data_address = host_daddr(&r->hosts[i]),
             .transport = h->transport == PLAN_TRANSPORT_LOCAL ? "local" : "ssh",
             .env = r->hosts[i].env,
             .error = r->hosts[i].t == NULL ? r->hosts[i].error : NULL};
@@ -248,13 +259,13 @@ static void
 trial_record(const struct runner *r, const struct schedule_test *t, const struct trial_outcome *o,
              unsigned attempts, const char *started, const char *ended, struct journal_trial *rec)
 {
-    const struct plan_host *src = r->hosts[t->src].ph, *dst = r->hosts[t->dst].ph;
+    const struct run_host *src = &r->hosts[t->src], *dst = &r->hosts[t->dst];
     *rec = (struct journal_trial){.run_id = r->run_id,
                                   .plan_name = plan_name(r->plan),
                                   .plan_sha256 = r->plan_sha,
                                   .scenario = scenario_of(plan_scenario(r->plan, t->scenario)),
                                   .trial = t->trial,
-                                  .family = journal_family_of(src->data_address),
+                                  .family = journal_family_of(host_daddr(src)),
                                   .src = endpoint_of(src),
                                   .dst = endpoint_of(dst),
                                   .status = o->ok ? JOURNAL_OK : JOURNAL_FAILED,
@@ -262,8 +273,8 @@ trial_record(const struct runner *r, const struct schedule_test *t, const struct
                                   .attempts = attempts,
                                   .started = started,
                                   .ended = ended,
-                                  .env_src = src->name,
-                                  .env_dst = dst->name,
+                                  .env_src = src->ph->name,
+                                  .env_dst = dst->ph->name,
                                   .tool_version = NS_VERSION,
                                   .nsperf_sha256 = r->nsperf_sha};
 }
@@ -301,11 +312,32 @@ host_open(struct runner *r, struct run_host *h)
         transport_close(h->t);
         h->t = NULL;
     }
+    h->daddr = ph->data_address;
     h->th = (struct trial_host){.name = ph->name,
-                                .data_address = ph->data_address,
+                                .data_address = h->daddr,
                                 .t = h->t,
                                 .nsperf = h->nsperf,
                                 .error = h->error};
+}
+
+/* A host without a data address in the plan: learn it from the host (env.h). A host whose
+ * address cannot be learnt (no default route, several addresses) fails its tests with why. */
+static void
+host_learn(struct run_host *h)
+{
+    json_t *env = NULL;
+    struct err e = {0};
+    int rc = survey_env_read(h->t, h->nsperf, NULL, &env, &e);
+    if (rc == 0)
+        rc = survey_env_learn_address(env, h->learnt, sizeof h->learnt, NULL, 0, &e);
+    json_decref(env);
+    if (rc == 0) {
+        h->daddr = h->th.data_address = h->learnt;
+        return;
+    }
+    snprintf(h->error, sizeof h->error, "%s", e.msg);
+    transport_close(h->t);
+    h->t = h->th.t = NULL;
 }
 
 /* `nsperf env` on the host; a host whose environment cannot be read is still surveyed. */
@@ -314,22 +346,11 @@ host_env(struct runner *r, struct run_host *h)
 {
     if (h->t == NULL || atomic_load(r->o->interrupted))
         return;
-    const char *argv[] = {h->nsperf, "env", "--address", h->ph->data_address, NULL};
-    struct transport_proc *p = NULL;
+    if (h->ph->data_address_from_host)
+        host_learn(h);
     struct err e = {0};
-    if (transport_spawn(h->t, argv, NULL, 0, &p, &e) != 0)
-        return;
-    struct transport_output out;
-    int64_t deadline = (int64_t)clock_now_ns() + (int64_t)(RUN_ENV_TIMEOUT_S * 1e9);
-    if (transport_wait(p, TRIAL_ERR_CAP, TRIAL_ERR_CAP, deadline, &out, &e) == 0 &&
-        out.status == 0) {
-        json_t *env = json_loadb(out.out, out.out_len, 0, NULL);
-        if (json_is_object(env))
-            h->env = json_incref(env);
-        json_decref(env);
-    }
-    transport_output_release(&out);
-    transport_proc_free(p);
+    if (h->t != NULL)
+        survey_env_read(h->t, h->nsperf, h->daddr, &h->env, &e);
 }
 
 static int
@@ -656,8 +677,10 @@ resume_take(void *arg, const struct journal_trial *rec, struct err *e)
     long sc = k.scenario != NULL ? scenario_find(r->plan, k.scenario) : -1;
     long src = k.src != NULL ? plan_host_find(r->plan, k.src) : -1;
     long dst = k.dst != NULL ? plan_host_find(r->plan, k.dst) : -1;
+    /* a data address learnt from the host is not known yet: its recorded family stands */
+    const struct plan_host *sh = src >= 0 ? plan_host(r->plan, (size_t)src) : NULL;
     if (sc < 0 || src < 0 || dst < 0 || k.trial < 1 || k.trial > PLAN_MAX_TRIALS ||
-        k.family != journal_family_of(plan_host(r->plan, (size_t)src)->data_address))
+        (!sh->data_address_from_host && k.family != journal_family_of(sh->data_address)))
         return 0;
     uint64_t *d = realloc(r->done, (r->ndone + 1) * sizeof *d);
     if (d == NULL)

@@ -25,6 +25,30 @@
 struct transport;      /* one connected host; opaque */
 struct transport_proc; /* one program running on a host; opaque */
 
+/* What transport_open learnt of a host's key and of the authentication, for a preflight
+ * (`netsurvey check --connect`) that reports them per host: filled as far as the open got, on
+ * success and on failure. With jump hosts it is about the last hop dialled (`hop` names it). */
+enum transport_hostkey {
+    TRANSPORT_HOSTKEY_UNCHECKED, /* no key seen: not connected, or a local host */
+    TRANSPORT_HOSTKEY_KNOWN,     /* matches known_hosts */
+    TRANSPORT_HOSTKEY_UNKNOWN,   /* not in known_hosts (not recorded) */
+    TRANSPORT_HOSTKEY_RECORDED,  /* was unknown, recorded (accept_new_host_keys) */
+    TRANSPORT_HOSTKEY_CHANGED,   /* known_hosts holds another key of that type */
+    TRANSPORT_HOSTKEY_OTHER,     /* known_hosts holds a key of another type only */
+    TRANSPORT_HOSTKEY_ERROR,     /* known_hosts could not be read */
+};
+
+enum transport_auth { TRANSPORT_AUTH_UNTRIED, TRANSPORT_AUTH_OK, TRANSPORT_AUTH_FAILED };
+
+struct transport_verdict {
+    char hop[320]; /* the host (its name) or "NAME (jump host J)" */
+    enum transport_hostkey hostkey;
+    char fingerprint[160]; /* "ssh-ed25519 SHA256:..." once a key was seen */
+    enum transport_auth auth;
+    char user[128];   /* the user authenticated as, or tried */
+    char tried[1024]; /* when authentication failed: what was offered */
+};
+
 /* Where and how to reach a host. All strings borrowed for the duration of transport_open.
  *
  * ssh: address is resolved through ~/.ssh/config and /etc/ssh/ssh_config as OpenSSH resolves it
@@ -50,6 +74,7 @@ struct transport_target {
     /* ssh: told each warning of the config's resolution ("FILE line N: ..."), may be NULL */
     void (*warn)(void *ctx, const char *name, const char *msg);
     void *warn_ctx;
+    struct transport_verdict *verdict; /* ssh: NULL, or filled by transport_open (zeroed first) */
 };
 
 /* What a finished (or killed) program left behind. Buffers are owned by the struct and freed

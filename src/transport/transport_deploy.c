@@ -4,6 +4,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -112,6 +113,14 @@ transport_deploy_release(struct transport_deploy_file *f)
     free(f->data);
     f->data = NULL;
     f->len = 0;
+}
+
+void
+transport_deploy_cache_name(const char *local_path, const char *sha256_hex, char *out, size_t len)
+{
+    const char *base = strrchr(local_path, '/');
+    base = base != NULL ? base + 1 : local_path;
+    snprintf(out, len, "%.150s-%s", base, sha256_hex);
 }
 
 bool

@@ -27,6 +27,12 @@ int transport_deploy_load(const char *path, struct transport_deploy_file *f, str
 /* Free f's buffer; safe on a zeroed struct. */
 void transport_deploy_release(struct transport_deploy_file *f);
 
+/* The file name the ssh transport caches local_path's bytes under on a host, in
+ * ~/.cache/netsurvey: "<basename>-<sha256 hex>" (content-addressed, so that a changed build is a
+ * new file and the same bytes are uploaded once). Into out (len bytes, NAME_MAX + 1 is enough). */
+void transport_deploy_cache_name(const char *local_path, const char *sha256_hex, char *out,
+                                 size_t len);
+
 /* Whether a `uname -m` answer runs binaries built for machine ("amd64" = "x86_64"...). */
 bool transport_deploy_arch_matches(const char *machine, const char *uname_m);
 

@@ -104,12 +104,14 @@ sshx_init_once(void)
 /* --- small helpers ------------------------------------------------------------------------ */
 
 static int
-sshx_dial(const struct sshx *x, struct transport_sshconn *c, struct err *e)
+sshx_dial(const struct sshx *x, struct transport_sshconn *c, struct transport_verdict *v,
+          struct err *e)
 {
     const struct transport_sshconn_target t = {.name = x->base.name,
                                                .chain = &x->chain,
                                                .timeout_s = x->timeout_s,
-                                               .accept_new_host_keys = x->accept_new};
+                                               .accept_new_host_keys = x->accept_new,
+                                               .verdict = v};
     return transport_sshconn_open(&t, c, e);
 }
 
@@ -128,7 +130,7 @@ reconnect_locked(struct sshx *x, struct err *e)
     x->dead[x->ndead++] = old;
     memset(&x->c, 0, sizeof x->c);
     x->reconnects++;
-    int rc = sshx_dial(x, &x->c, e);
+    int rc = sshx_dial(x, &x->c, NULL, e);
     x->c.gen = old.gen + 1;
     if (rc == 0)
         x->dropped = false;
@@ -187,9 +189,11 @@ sshx_open(const struct transport_target *t, struct transport **out, struct err *
     snprintf(x->base.name, sizeof x->base.name, "%s", t->name != NULL ? t->name : t->address);
     pthread_mutex_init(&x->mu, NULL);
     x->accept_new = t->accept_new_host_keys;
+    if (t->verdict != NULL)
+        memset(t->verdict, 0, sizeof *t->verdict);
     int rc = sshx_resolve(x, t, e);
     if (rc == 0)
-        rc = sshx_dial(x, &x->c, e);
+        rc = sshx_dial(x, &x->c, t->verdict, e);
     if (rc != 0) {
         sshx_free(x);
         return rc;
@@ -630,10 +634,8 @@ sshx_deploy(struct transport *t, const char *local_path, char *remote_path, size
                        "(build/<preset>/bin/nsperf-static)",
                        local_path);
     }
-    const char *base = strrchr(local_path, '/');
-    base = base != NULL ? base + 1 : local_path;
     char name[NAME_MAX + 1];
-    snprintf(name, sizeof name, "%.150s-%s", base, f.sha256_hex);
+    transport_deploy_cache_name(local_path, f.sha256_hex, name, sizeof name);
     char qname[2 * NAME_MAX + 8];
     transport_quote_arg(name, qname, sizeof qname);
 
@@ -745,6 +747,101 @@ long
 transport_ssh_pgid(const struct transport_proc *p)
 {
     return ((const struct sproc *)p)->pgid;
+}
+
+int
+transport_ssh_exec(struct transport *t, const char *const *argv, size_t out_cap,
+                   int64_t deadline_ns, struct transport_output *o, struct err *e)
+{
+    struct sshx *x = (struct sshx *)t;
+    memset(o, 0, sizeof *o);
+    if (x->base.ops != &transport_ssh_ops)
+        return err_set(e, NS_EINVAL, "%s: not an ssh transport", x->base.name);
+    if (argv == NULL || argv[0] == NULL)
+        return err_set(e, NS_EINVAL, "%s: nothing to run", x->base.name);
+    char *cmd = transport_quote_argv(NULL, argv);
+    if (cmd == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    struct sproc *p = NULL;
+    int rc = proc_start(x, cmd, NULL, 0, &p, e);
+    free(cmd);
+    if (rc == 0)
+        rc = sshx_wait((struct transport_proc *)p, out_cap, 64 * 1024, deadline_ns, o, e);
+    if (p != NULL)
+        sshx_proc_free((struct transport_proc *)p); /* no group to kill: closes the channel */
+    return rc;
+}
+
+/* What the probe prints, a line each: uname -s, uname -m, $HOME, the cache path of the file,
+ * its sha256 or "-", the nearest existing directory of the cache, and df's line for it. The
+ * file name is $1: from the caller, quoted like every argument. Reads only. */
+static const char ssh_probe_script[] =
+    "uname -s; uname -m; printf '%s\\n' \"$HOME\"; d=\"$HOME/" SSH_CACHE_DIR "\"; f=\"$d/$1\"; "
+    "printf '%s\\n' \"$f\"; if [ -f \"$f\" ] && [ -x \"$f\" ]; then sha256sum \"$f\" | cut -c1-64; "
+    "else echo -; fi; w=$d; while [ -n \"$w\" ] && [ ! -d \"$w\" ]; do w=${w%/*}; done; "
+    "[ -n \"$w\" ] || w=/; printf '%s\\n' \"$w\"; df -Pk \"$w\" | tail -n 1";
+
+/* df -Pk's data line: "FS 1024-blocks Used Available Capacity% Mount"; the figure before the
+ * first "NN%" field (a file system's name may hold no blank, a mount point may). */
+static bool
+probe_df_avail(char *line, uint64_t *bytes)
+{
+    char *save = NULL, *prev = NULL;
+    for (char *tok = strtok_r(line, " \t", &save); tok != NULL;
+         tok = strtok_r(NULL, " \t", &save)) {
+        size_t n = strlen(tok);
+        if (prev != NULL && n >= 2 && tok[n - 1] == '%' && strspn(tok, "0123456789") == n - 1) {
+            char *end;
+            unsigned long long kb = strtoull(prev, &end, 10);
+            if (*end != '\0' || end == prev)
+                return false;
+            *bytes = (uint64_t)kb * 1024u;
+            return true;
+        }
+        prev = tok;
+    }
+    return false;
+}
+
+static int
+probe_parse(const struct sshx *x, char *out, const char *sha256_hex, struct transport_ssh_probe *p,
+            struct err *e)
+{
+    char *line[7] = {0}, *save = NULL;
+    size_t n = 0;
+    for (char *l = strtok_r(out, "\n", &save); l != NULL && n < 7; l = strtok_r(NULL, "\n", &save))
+        line[n++] = l;
+    if (n < 6 || line[2][0] != '/')
+        return err_set(e, NS_EREMOTE, "%s: unexpected answer from uname, HOME and df on the host",
+                       x->base.name);
+    snprintf(p->sysname, sizeof p->sysname, "%s", line[0]);
+    snprintf(p->machine, sizeof p->machine, "%s", line[1]);
+    snprintf(p->home, sizeof p->home, "%s", line[2]);
+    snprintf(p->cache_path, sizeof p->cache_path, "%s", line[3]);
+    p->cached = strlen(line[4]) == 64 && strcmp(line[4], sha256_hex) == 0;
+    snprintf(p->space_path, sizeof p->space_path, "%s", line[5]);
+    p->have_space = n == 7 && probe_df_avail(line[6], &p->space_avail);
+    return 0;
+}
+
+int
+transport_ssh_probe(struct transport *t, const struct transport_deploy_file *f,
+                    const char *local_path, struct transport_ssh_probe *p, struct err *e)
+{
+    memset(p, 0, sizeof *p);
+    char name[NAME_MAX + 1];
+    transport_deploy_cache_name(local_path, f->sha256_hex, name, sizeof name);
+    const char *argv[] = {"sh", "-c", ssh_probe_script, "netsurvey-check", name, NULL};
+    struct transport_output o;
+    int rc = transport_ssh_exec(t, argv, 64 * 1024, (int64_t)(clock_now_ns() + SSH_CMD_TIMEOUT_NS),
+                                &o, e);
+    if (rc == 0 && o.status != 0 && o.out_len == 0)
+        rc = err_set(e, NS_EREMOTE, "%s: the probe failed (exit status %d): %s",
+                     ((const struct sshx *)t)->base.name, o.status, o.err);
+    if (rc == 0)
+        rc = probe_parse((const struct sshx *)t, o.out, f->sha256_hex, p, e);
+    transport_output_release(&o);
+    return rc;
 }
 
 const struct transport_ops transport_ssh_ops = {

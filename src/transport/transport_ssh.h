@@ -4,8 +4,12 @@
 #ifndef NS_TRANSPORT_TRANSPORT_SSH_H
 #define NS_TRANSPORT_TRANSPORT_SSH_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include "common/errors.h"
 #include "transport/transport.h"
+#include "transport/transport_deploy.h"
 
 /* `netsurvey clean`: kill (SIGKILL) every process group netsurvey started on the host that is
  * still recorded in ~/.cache/netsurvey/pids/, then remove ~/.cache/netsurvey. NS_EINVAL when t
@@ -20,5 +24,31 @@ int transport_ssh_reconnects(const struct transport *t);
 
 /* The process group id of p on its host (what transport_signal kills). */
 long transport_ssh_pgid(const struct transport_proc *p);
+
+/* Run argv on the host to its end, every argument quoted as transport_spawn quotes them, but
+ * without the process-group wrapper and its pid file in ~/.cache/netsurvey: for short commands
+ * that end by themselves and must leave nothing on the host (`netsurvey check --connect`).
+ * Keeps at most out_cap bytes of stdout (64 KiB of stderr). 0 with *o filled (the caller
+ * releases it), NS_ETIMEDOUT at deadline_ns (the channel is closed, the command's output ends
+ * there), or another NS_E*. */
+int transport_ssh_exec(struct transport *t, const char *const *argv, size_t out_cap,
+                       int64_t deadline_ns, struct transport_output *o, struct err *e);
+
+/* What the host says about running f (read from local_path) there, asked in one command that
+ * changes nothing: its `uname -s` and `uname -m`, $HOME, whether transport_deploy's cache holds
+ * f's bytes already (hash checked), and the free space where the cache is or would be. */
+struct transport_ssh_probe {
+    char sysname[64];      /* "Linux" */
+    char machine[64];      /* "x86_64" */
+    char home[1024];       /* $HOME */
+    bool cached;           /* cache_path holds f, executable, with f's sha256 */
+    char cache_path[1200]; /* where transport_deploy puts (or finds) f */
+    char space_path[1024]; /* the cache directory, or its nearest existing parent */
+    bool have_space;       /* df answered */
+    uint64_t space_avail;  /* bytes available to the user there */
+};
+
+int transport_ssh_probe(struct transport *t, const struct transport_deploy_file *f,
+                        const char *local_path, struct transport_ssh_probe *p, struct err *e);
 
 #endif

@@ -35,6 +35,7 @@ struct dial {
     bool accept_new;
     int fd; /* -1 or a connected socket to use instead of dialing */
     char where[300];
+    struct transport_verdict *v; /* NULL, or filled as the hop goes */
 };
 
 static void
@@ -140,6 +141,34 @@ record_key(ssh_session s, const struct dial *d, const char *fpr, struct err *e)
     return 0;
 }
 
+/* The verdict's view of a known_hosts answer. */
+static enum transport_hostkey
+hostkey_state(enum ssh_known_hosts_e st)
+{
+    switch (st) {
+    case SSH_KNOWN_HOSTS_OK:
+        return TRANSPORT_HOSTKEY_KNOWN;
+    case SSH_KNOWN_HOSTS_UNKNOWN:
+    case SSH_KNOWN_HOSTS_NOT_FOUND:
+        return TRANSPORT_HOSTKEY_UNKNOWN;
+    case SSH_KNOWN_HOSTS_CHANGED:
+        return TRANSPORT_HOSTKEY_CHANGED;
+    case SSH_KNOWN_HOSTS_OTHER:
+        return TRANSPORT_HOSTKEY_OTHER;
+    default:
+        return TRANSPORT_HOSTKEY_ERROR;
+    }
+}
+
+static void
+verdict_key(struct transport_verdict *v, enum transport_hostkey k, const char *fpr)
+{
+    if (v == NULL)
+        return;
+    v->hostkey = k;
+    snprintf(v->fingerprint, sizeof v->fingerprint, "%s", fpr);
+}
+
 static int
 hostkey_verify(ssh_session s, const struct dial *d, struct err *e)
 {
@@ -154,7 +183,14 @@ hostkey_verify(ssh_session s, const struct dial *d, struct err *e)
     }
     const char *errfile = NULL;
     const char *files = ep->n_known_hosts_files > 0 ? ep->known_hosts_files[0] : "(none)";
-    switch (known_in_files(s, ep, &errfile)) {
+    enum ssh_known_hosts_e st = known_in_files(s, ep, &errfile);
+    enum transport_hostkey k = hostkey_state(st);
+    verdict_key(d->v,
+                k == TRANSPORT_HOSTKEY_UNKNOWN && errfile != NULL && !d->accept_new
+                    ? TRANSPORT_HOSTKEY_ERROR
+                    : k,
+                fpr);
+    switch (st) {
     case SSH_KNOWN_HOSTS_OK:
         return 0;
     case SSH_KNOWN_HOSTS_CHANGED:
@@ -177,7 +213,10 @@ hostkey_verify(ssh_session s, const struct dial *d, struct err *e)
                            "%s: unknown host key for %s (%s) not in %s; check the fingerprint "
                            "and accept it with --accept-new-host-keys (or add it to that file)",
                            d->name, d->where, fpr, files);
-        return record_key(s, d, fpr, e);
+        int rc = record_key(s, d, fpr, e);
+        if (rc == 0 && d->v != NULL)
+            d->v->hostkey = TRANSPORT_HOSTKEY_RECORDED;
+        return rc;
     }
 }
 
@@ -249,6 +288,11 @@ auth_session(ssh_session s, const struct dial *d, struct err *e)
         ep->identities_only
             ? try_files(s, ep, tried, sizeof tried) || try_agent(s, agent, tried, sizeof tried)
             : try_agent(s, agent, tried, sizeof tried) || try_files(s, ep, tried, sizeof tried);
+    if (d->v != NULL) {
+        d->v->auth = ok ? TRANSPORT_AUTH_OK : TRANSPORT_AUTH_FAILED;
+        snprintf(d->v->user, sizeof d->v->user, "%s", ep->user);
+        snprintf(d->v->tried, sizeof d->v->tried, "%s", ok ? "" : tried);
+    }
     if (ok)
         return 0;
     return err_set(e, NS_EAUTH, "%s: authentication failed as %s at %s (tried %s)", d->name,
@@ -299,6 +343,10 @@ static int
 session_open(struct dial *d, ssh_session *out, struct err *e)
 {
     *out = NULL;
+    if (d->v != NULL) { /* this hop's, from scratch: a jump host's verdict was all ok */
+        memset(d->v, 0, sizeof *d->v);
+        snprintf(d->v->hop, sizeof d->v->hop, "%s", d->name);
+    }
     ssh_session s = session_new(d, e);
     if (s == NULL) {
         if (d->fd >= 0)
@@ -465,7 +513,8 @@ transport_sshconn_open(const struct transport_sshconn_target *t, struct transpor
                          .ep = ch->hop[i],
                          .timeout_s = hop_timeout(t, ch->hop[i]),
                          .accept_new = t->accept_new_host_keys,
-                         .fd = fd};
+                         .fd = fd,
+                         .v = t->verdict};
         ssh_session s = NULL;
         int rc = session_open(&d, &s, e);
         if (rc == 0 && i + 1 == ch->n) {

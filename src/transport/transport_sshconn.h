@@ -18,6 +18,7 @@
 #include <libssh/libssh.h>
 
 #include "common/errors.h"
+#include "transport/transport.h"
 #include "transport/transport_sshconfig.h"
 
 /* What to dial. Borrowed for the call. */
@@ -26,6 +27,7 @@ struct transport_sshconn_target {
     const struct transport_sshconfig_chain *chain; /* hop[0] dialled first, hop[n-1] the host */
     double timeout_s; /* > 0: for every hop; 0: each hop's ConnectTimeout, else 10 s */
     bool accept_new_host_keys;
+    struct transport_verdict *verdict; /* NULL, or told what each hop's key and login gave */
 };
 
 struct transport_sshconn_jump {

@@ -12,7 +12,7 @@
 
 #define CLI_EXITS_TOP(X)                                                                           \
     X(CLI_TOP_OK, 0, "help or version printed")                                                    \
-    X(CLI_TOP_USAGE, 2, "no command, or an unknown one")
+    X(CLI_TOP_USAGE, 2, "no command, an unknown one, or words after --help or --version")
 
 #define CLI_EXITS_CHECK(X)                                                                         \
     X(CLI_CHECK_OK, 0,                                                                             \
@@ -39,12 +39,15 @@
     X(CLI_RUN_USAGE, 2,                                                                            \
       "plan or usage error (invalid plan, non-empty -o directory, refused resume, no nsperf): "    \
       "no host contacted")                                                                         \
-    X(CLI_RUN_NOTHING, 3,                                                                          \
-      "nothing could run (every trial failed, or the journal could not be written)")               \
-    X(CLI_RUN_NO_REPORT, 4,                                                                        \
-      "the survey ran (some trials may have failed) but its reports could not be written; the "    \
-      "journal is whole and netsurvey report DIR writes them")                                     \
-    X(CLI_RUN_INTERRUPTED, 130, "interrupted (SIGINT/SIGTERM); --resume DIR continues")
+    X(CLI_RUN_NOTHING, 3, "nothing could run (every trial failed, or out of memory)")              \
+    X(CLI_RUN_JOURNAL, 4,                                                                          \
+      "the journal could not be written (a full disk, an I/O error): the run stopped, the "        \
+      "summary counts what reached it; --resume DIR continues once it can be written")             \
+    X(CLI_RUN_REPORTS, 5,                                                                          \
+      "the survey ran (as for 0 or 1) but its reports could not be written; netsurvey report "     \
+      "DIR writes them")                                                                           \
+    X(CLI_RUN_INTERRUPTED, 130, "interrupted by SIGINT; --resume DIR continues")                   \
+    X(CLI_RUN_TERMINATED, 143, "terminated by SIGTERM; --resume DIR continues")
 
 #define CLI_EXITS_REPORT(X)                                                                        \
     X(CLI_REPORT_OK, 0, "every report written, of runs that are complete")                         \

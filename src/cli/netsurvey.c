@@ -3,6 +3,7 @@
  * A command is a file of src/cli (check.c, plan.c, run.c, ...) exporting its description
  * (struct cli_command: synopsis, options, exit statuses, main) and a row in `commands`; the
  * exit statuses of every command are the tables of cli_exit.h. */
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -33,22 +34,57 @@ usage(FILE *out)
     cli_help_exits(top_exits, CLI_LEN(top_exits), out);
 }
 
+static const struct cli_command *
+command_find(const char *name)
+{
+    for (size_t i = 0; i < CLI_LEN(commands); i++)
+        if (strcmp(name, commands[i]->name) == 0)
+            return commands[i];
+    return NULL;
+}
+
+static int
+unknown_command(const char *name)
+{
+    fprintf(stderr, "netsurvey: unknown command '%s'\n", name);
+    usage(stderr);
+    return CLI_TOP_USAGE;
+}
+
+/* --help, -h, --version and help take nothing more (help: one command's name). */
+static int
+top_option(int argc, char **argv)
+{
+    bool help = strcmp(argv[1], "help") == 0;
+    if (help && argc == 3) {
+        const struct cli_command *c = command_find(argv[2]);
+        if (c == NULL)
+            return unknown_command(argv[2]);
+        cli_help(c, stdout);
+        return CLI_TOP_OK;
+    }
+    if (argc > 2) {
+        fprintf(stderr, "netsurvey: unexpected argument '%s' after %s\n", argv[2], argv[1]);
+        usage(stderr);
+        return CLI_TOP_USAGE;
+    }
+    if (strcmp(argv[1], "--version") == 0)
+        printf("netsurvey %s\n", NS_VERSION);
+    else
+        usage(stdout);
+    return CLI_TOP_OK;
+}
+
 int
 main(int argc, char **argv)
 {
-    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
-        strcmp(argv[1], "help") == 0) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? CLI_TOP_USAGE : CLI_TOP_OK;
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_TOP_USAGE;
     }
-    if (strcmp(argv[1], "--version") == 0) {
-        printf("netsurvey %s\n", NS_VERSION);
-        return CLI_TOP_OK;
-    }
-    for (size_t i = 0; i < CLI_LEN(commands); i++)
-        if (strcmp(argv[1], commands[i]->name) == 0)
-            return commands[i]->main(argc - 1, argv + 1);
-    fprintf(stderr, "netsurvey: unknown command '%s'\n", argv[1]);
-    usage(stderr);
-    return CLI_TOP_USAGE;
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--version") == 0)
+        return top_option(argc, argv);
+    const struct cli_command *c = command_find(argv[1]);
+    return c != NULL ? c->main(argc - 1, argv + 1) : unknown_command(argv[1]);
 }

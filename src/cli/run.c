@@ -64,15 +64,16 @@ static const struct cli_opt run_opts[] = {
 
 /* --- signals ------------------------------------------------------------------------------ */
 
-/* Read by the runner's threads: a lock-free atomic, which a signal handler may also store. */
+/* Read by the runner's threads: a lock-free atomic, which a signal handler may also store. The
+ * first signal's number: it decides the exit status (a second one changes nothing). */
 static atomic_int run_interrupted;
 
 static void
 on_signal(int sig)
 {
-    (void)sig;
     int saved = errno;
-    atomic_store(&run_interrupted, 1);
+    int none = 0;
+    atomic_compare_exchange_strong(&run_interrupted, &none, sig);
     errno = saved;
 }
 
@@ -97,14 +98,16 @@ struct run_view {
     bool status_shown;
 };
 
+/* The live line; no ETA once no test is left to run. */
 static void
 view_status(struct run_view *v, const struct survey_progress *p)
 {
     char el[32], eta[32];
-    fprintf(stderr, "\r\033[Kround %zu/%zu  tests %llu/%llu  failed %llu  elapsed %s  ETA %s",
-            p->round, p->nrounds, (unsigned long long)p->finished, (unsigned long long)p->to_run,
-            (unsigned long long)p->failed, schedule_format_duration(p->elapsed_s, el, sizeof el),
-            schedule_format_duration(p->eta_s, eta, sizeof eta));
+    fprintf(stderr, "\r\033[Kround %zu/%zu  tests %llu/%llu  failed %llu  elapsed %s", p->round,
+            p->nrounds, (unsigned long long)p->finished, (unsigned long long)p->to_run,
+            (unsigned long long)p->failed, schedule_format_duration(p->elapsed_s, el, sizeof el));
+    if (p->eta_s >= 0)
+        fprintf(stderr, "  ETA %s", schedule_format_duration(p->eta_s, eta, sizeof eta));
     fflush(stderr);
     v->status_shown = true;
 }
@@ -207,9 +210,12 @@ run_summary(const struct run_args *a, const char *dir, const struct survey_run_r
             bool rendered)
 {
     char el[32];
-    printf("\nrun directory: %s\n", dir);
+    printf("\nrun directory: %s%s\n", dir,
+           r->dir_suffixed ? " (the expanded name existed: a suffix was added)" : "");
     printf("trials: %llu ok, %llu failed this run", (unsigned long long)r->ok,
            (unsigned long long)r->failed);
+    if (r->unrecorded > 0)
+        printf(", %llu not recorded", (unsigned long long)r->unrecorded);
     if (r->done_before > 0)
         printf(", %llu ok from before", (unsigned long long)r->done_before);
     if (r->not_run > 0)
@@ -217,8 +223,9 @@ run_summary(const struct run_args *a, const char *dir, const struct survey_run_r
     printf(" (%llu in the plan), %s\n", (unsigned long long)r->tests,
            schedule_format_duration(r->elapsed_s, el, sizeof el));
     for (size_t i = 0; i < r->nfailures; i++)
-        printf("  failed: %s\n", r->failures[i].text);
-    if (r->interrupted || r->failed > 0)
+        printf("  %s: %s\n", r->failures[i].unrecorded ? "not recorded" : "failed",
+               r->failures[i].text);
+    if (r->interrupted || r->failed > 0 || r->unrecorded > 0 || r->not_run > 0)
         printf("resume:  netsurvey run%s%s --resume %s\n", a->plan != NULL ? " " : "",
                a->plan != NULL ? a->plan : "", dir);
     if (rendered)
@@ -230,32 +237,36 @@ run_summary(const struct run_args *a, const char *dir, const struct survey_run_r
 }
 
 /* The reports, once the journal holds the whole run (not after an interrupt: the resume
- * renders them). 1: written, 0: not asked for, -1: they could not be written (the journal is
- * whole: `netsurvey report DIR` writes them). */
-static int
-run_render(const char *dir, const struct survey_run_result *r)
+ * renders them). The journal is complete either way: a failure here is the exit status's
+ * (CLI_RUN_REPORTS) and `netsurvey report DIR` writes them later. False when they were not
+ * written; *wanted says whether they were to be. */
+static bool
+run_render(const char *dir, const struct survey_run_result *r, bool *wanted)
 {
-    if (r->interrupted || r->ok + r->failed + r->done_before == 0)
-        return 0;
-    /* this process still owns the directory: its lock says nothing of the run */
+    *wanted = !r->interrupted && r->ok + r->failed + r->done_before > 0;
+    if (!*wanted)
+        return false;
+    /* this process may still own the directory: its lock says nothing of the run */
     struct report_opts o = {
         .dirs = &dir, .ndirs = 1, .out = dir, .warn = stderr, .owned_by_caller = true};
     struct err e = {0};
     if (report_render(&o, &e) != 0) {
         fprintf(stderr, "netsurvey run: the reports were not written: %s\n", e.msg);
-        return -1;
+        return false;
     }
-    return 1;
+    return true;
 }
 
 static int
-run_exit_status(const struct survey_run_result *r)
+run_exit_status(const struct survey_run_result *r, bool rendered)
 {
     if (r->interrupted)
-        return CLI_RUN_INTERRUPTED;
-    if (r->failed == 0)
-        return CLI_RUN_OK;
-    return r->ok + r->done_before == 0 ? CLI_RUN_NOTHING : CLI_RUN_SOME_FAILED;
+        return atomic_load(&run_interrupted) == SIGTERM ? CLI_RUN_TERMINATED : CLI_RUN_INTERRUPTED;
+    if (r->failed > 0 && r->ok + r->done_before == 0)
+        return CLI_RUN_NOTHING;
+    if (!rendered)
+        return CLI_RUN_REPORTS;
+    return r->failed == 0 ? CLI_RUN_OK : CLI_RUN_SOME_FAILED;
 }
 
 static int
@@ -270,20 +281,19 @@ run_result(const struct run_args *a, const char *dir, int rc, const struct err *
                 r->bad_lines == 1 ? "" : "s", dir, JOURNAL_RESULTS_FILE);
     if (rc != 0) {
         fprintf(stderr, "netsurvey run: %s\n", e->msg);
-        if (r->ok + r->failed > 0)
+        if (r->ok + r->failed + r->unrecorded > 0)
             run_summary(a, dir, r, false);
+        if (r->journal_failed)
+            return CLI_RUN_JOURNAL;
         return rc == NS_EBUSY || rc == NS_EINVAL ? CLI_RUN_USAGE : CLI_RUN_NOTHING;
     }
-    int rendered = run_render(dir, r);
-    run_summary(a, dir, r, rendered > 0);
+    bool wanted;
+    bool rendered = run_render(dir, r, &wanted);
+    run_summary(a, dir, r, rendered);
     if (r->interrupted)
-        fprintf(stderr, "netsurvey run: interrupted\n");
-    int status = run_exit_status(r);
-    /* a missing report outranks failed trials (they are in the journal and the summary), not
-     * a run that ran nothing */
-    return rendered < 0 && (status == CLI_RUN_OK || status == CLI_RUN_SOME_FAILED)
-               ? CLI_RUN_NO_REPORT
-               : status;
+        fprintf(stderr, "netsurvey run: %s\n",
+                atomic_load(&run_interrupted) == SIGTERM ? "terminated" : "interrupted");
+    return run_exit_status(r, rendered || !wanted);
 }
 
 /* --- the run ------------------------------------------------------------------------------ */
@@ -295,10 +305,16 @@ run_with_plan(const struct run_args *a, struct plan *p, int argc, char **argv)
     bool ssh;
     if (cli_find_nsperf(&cli_run, p, a->nsperf, a->nsperf_remote, nsperf, remote, &ssh) != 0)
         return CLI_RUN_USAGE;
-    clock_wall_stamp(stamp, sizeof stamp);
+    clock_wall_stamp_ms(stamp, sizeof stamp);
     const char *tmpl = a->resume != NULL ? a->resume
                        : a->out != NULL  ? a->out
                                          : plan_output_template(p);
+    char why[200];
+    if (a->resume == NULL && plan_output_template_check(tmpl, why, sizeof why) != 0) {
+        /* the plan's own template was checked with the plan, so this is -o's */
+        fprintf(stderr, "netsurvey run: -o %s: %s\n", tmpl, why);
+        return CLI_RUN_USAGE;
+    }
     if (survey_expand_dir(tmpl, plan_name(p), stamp, dir, sizeof dir) >= sizeof dir) {
         fprintf(stderr, "netsurvey run: run directory name too long\n");
         return CLI_RUN_USAGE;
@@ -312,6 +328,7 @@ run_with_plan(const struct run_args *a, struct plan *p, int argc, char **argv)
         .nsperf_remote = ssh ? remote : NULL,
         .accept_new_host_keys = a->accept_new_host_keys,
         .dir = dir,
+        .unique_dir = a->resume == NULL && strstr(tmpl, "{timestamp}") != NULL,
         .resume = a->resume != NULL,
         .force = a->force,
         .retries = plan_retries(p),
@@ -324,7 +341,7 @@ run_with_plan(const struct run_args *a, struct plan *p, int argc, char **argv)
     struct survey_run_result r;
     struct err e = {0};
     int rc = survey_run(&o, &r, &e);
-    int status = run_result(a, dir, rc, &e, &r);
+    int status = run_result(a, r.dir, rc, &e, &r);
     survey_run_result_release(&r);
     return status;
 }

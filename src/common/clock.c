@@ -50,6 +50,18 @@ clock_wall_stamp(char *buf, size_t len)
     return buf;
 }
 
+char *
+clock_wall_stamp_ms(char *buf, size_t len)
+{
+    struct timespec ts;
+    struct tm tm;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    gmtime_r(&ts.tv_sec, &tm);
+    snprintf(buf, len, "%04d%02d%02dT%02d%02d%02d.%03ldZ", tm.tm_year + 1900, tm.tm_mon + 1,
+             tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, ts.tv_nsec / 1000000L);
+    return buf;
+}
+
 int
 clock_ms_until(uint64_t deadline_ns)
 {

@@ -25,6 +25,10 @@ char *clock_wall_iso8601(char *buf, size_t len);
 /* Compact UTC stamp for file names: "20261129T183000Z" into buf (>= 17 bytes). Returns buf. */
 char *clock_wall_stamp(char *buf, size_t len);
 
+/* The same to the millisecond, "20261129T183000.123Z" (>= 21 bytes): run directories, so that
+ * runs started one after the other get one each. Returns buf. */
+char *clock_wall_stamp_ms(char *buf, size_t len);
+
 /* The monotonic instant timeout_ms from now (negative counts as 0). */
 uint64_t clock_deadline_ms(int timeout_ms);
 

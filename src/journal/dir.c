@@ -4,6 +4,8 @@
  * next one is recorded, so a crash leaves at most one torn last line. */
 #include "journal/journal.h"
 
+#include "common/clock.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -13,14 +15,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 struct journal {
     char dir[PATH_MAX - 64]; /* room for "/results.jsonl.tmp" in PATH_MAX */
     int results_fd;
+    int lock_fd;
+    off_t size; /* of results.jsonl: where the next line starts */
     pthread_mutex_t mu;
 };
+
+/* How long a lock that is held is waited for before the directory counts as in use: a reader's
+ * probe (journal_owner) holds it for an instant, and an owner that took it a moment ago may not
+ * have written its PID yet. A run holds it for its whole life. */
+#define LOCK_WAIT_MS 250
+#define LOCK_NAP_MS 5
 
 static int
 fsync_path(const char *path, struct err *e)
@@ -50,12 +62,16 @@ parent_of(const char *path, char *buf, size_t len)
         *slash = '\0';
 }
 
+/* Create dir's parents, then dir itself; *existed tells whether dir was there already. */
 static int
-mkdir_parents(const char *dir, struct err *e)
+mkdir_parents(const char *dir, bool *existed, struct err *e)
 {
     char buf[PATH_MAX];
     if ((size_t)snprintf(buf, sizeof buf, "%s", dir) >= sizeof buf)
         return err_set(e, NS_ETOOBIG, "path too long: %s", dir);
+    size_t len = strlen(buf);
+    while (len > 1 && buf[len - 1] == '/')
+        buf[--len] = '\0';
     for (char *p = buf + 1; *p != '\0'; p++) {
         if (*p != '/')
             continue;
@@ -64,25 +80,164 @@ mkdir_parents(const char *dir, struct err *e)
             return err_sys(e, NS_EIO, errno, "cannot create %s", buf);
         *p = '/';
     }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+    *existed = false;
+    if (mkdir(buf, 0777) == 0)
+        return 0;
+    if (errno != EEXIST)
         return err_sys(e, NS_EIO, errno, "cannot create %s", buf);
+    *existed = true;
     return 0;
 }
 
-/* Never write into a directory that holds anything: a previous run or someone's files. */
-static int
-dir_is_empty(const char *dir, bool *empty, struct err *e)
+static void
+nap_ms(int ms)
 {
-    *empty = true;
+    struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)ms * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* The PID a lock file holds (0 when none is written yet). */
+static long
+lock_pid(int fd)
+{
+    char buf[32];
+    ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    char *end;
+    long pid = strtol(buf, &end, 10);
+    return end != buf && pid > 0 && (*end == '\n' || *end == '\0') ? pid : 0;
+}
+
+static int
+lock_busy(const char *dir, long pid, struct err *e)
+{
+    if (pid > 0)
+        return err_set(e, NS_EBUSY, "%s is in use by another netsurvey run (pid %ld)", dir, pid);
+    return err_set(e, NS_EBUSY, "%s is in use by another netsurvey run", dir);
+}
+
+/* Take dir's lock (creating the lock file when create), write our PID into it. The descriptor
+ * is close-on-exec: a lock shared with the nsperf children or ssh would outlive this process. */
+static int
+lock_take(const char *dir, bool create, int *out, struct err *e)
+{
+    *out = -1;
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, JOURNAL_LOCK_FILE);
+    int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | (create ? O_CREAT : 0), 0666);
+    if (fd < 0)
+        return err_sys(e, NS_EIO, errno, "cannot open %s", path);
+    for (int waited = 0;; waited += LOCK_NAP_MS) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+            break;
+        if (errno == EINTR)
+            continue;
+        if (errno != EWOULDBLOCK) {
+            int rc = err_sys(e, NS_EIO, errno, "cannot lock %s", path);
+            close(fd);
+            return rc;
+        }
+        if (waited >= LOCK_WAIT_MS) {
+            int rc = lock_busy(dir, lock_pid(fd), e);
+            close(fd);
+            return rc;
+        }
+        nap_ms(LOCK_NAP_MS);
+    }
+    char pid[32];
+    int n = snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+        int rc = err_sys(e, NS_EIO, errno, "cannot write %s", path);
+        close(fd);
+        return rc;
+    }
+    *out = fd;
+    return 0;
+}
+
+int
+journal_owner(const char *dir, long *pid, struct err *e)
+{
+    *pid = 0;
+    char path[PATH_MAX];
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, JOURNAL_LOCK_FILE) >= sizeof path)
+        return err_set(e, NS_ETOOBIG, "path too long: %s", dir);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0 && (errno == ENOENT || errno == ENOTDIR))
+        return 0;
+    if (fd < 0)
+        return err_sys(e, NS_EIO, errno, "cannot open %s", path);
+    int rc;
+    while ((rc = flock(fd, LOCK_SH | LOCK_NB)) != 0 && errno == EINTR)
+        ;
+    if (rc == 0) {
+        flock(fd, LOCK_UN);
+        close(fd);
+        return 0;
+    }
+    if (errno != EWOULDBLOCK) {
+        rc = err_sys(e, NS_EIO, errno, "cannot lock %s", path);
+        close(fd);
+        return rc;
+    }
+    /* An owner writes its PID just after it took the lock. */
+    for (int waited = 0; (*pid = lock_pid(fd)) == 0 && waited < LOCK_WAIT_MS; waited += LOCK_NAP_MS)
+        nap_ms(LOCK_NAP_MS);
+    close(fd);
+    return 1;
+}
+
+/* What dir holds: *others counts the entries besides a lock file, *run says whether one is
+ * run.json, *lock whether the lock file is there. */
+struct dir_view {
+    size_t others;
+    bool run, lock;
+};
+
+static int
+dir_entries(const char *dir, struct dir_view *v, struct err *e)
+{
+    *v = (struct dir_view){0};
     DIR *d = opendir(dir);
     if (d == NULL)
-        return err_sys(e, NS_EIO, errno, "cannot open %s", dir);
+        return err_sys(e, errno == ENOENT ? NS_ENOTFOUND : NS_EIO, errno, "cannot open %s", dir);
     struct dirent *de;
-    while ((de = readdir(d)) != NULL)
-        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-            *empty = false;
+    while ((de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        if (strcmp(de->d_name, JOURNAL_LOCK_FILE) == 0) {
+            v->lock = true;
+            continue;
+        }
+        v->others++;
+        v->run = v->run || strcmp(de->d_name, JOURNAL_RUN_FILE) == 0;
+    }
     closedir(d);
     return 0;
+}
+
+/* Never write into a directory that holds anything: a previous run or someone's files. The
+ * message says what is there and whether --resume continues it (never for a finished run). */
+static int
+dir_refuse(const char *dir, bool run, struct err *e)
+{
+    if (!run)
+        return err_set(e, NS_EBUSY, "%s exists and is not empty", dir);
+    struct journal_run *r = NULL;
+    struct err ignored = {0};
+    enum journal_run_state st = JOURNAL_RUN_UNKNOWN;
+    if (journal_read_run(dir, &r, &ignored) == 0)
+        st = r->state;
+    journal_run_free(r);
+    if (st == JOURNAL_RUN_COMPLETE)
+        return err_set(e, NS_EBUSY,
+                       "%s holds a finished run; give another directory (a {timestamp} in -o "
+                       "or the plan's output makes one per run)",
+                       dir);
+    return err_set(e, NS_EBUSY,
+                   "%s holds a run that did not finish (use --resume %s to continue it)", dir, dir);
 }
 
 static struct journal *
@@ -95,8 +250,52 @@ journal_alloc(const char *dir, struct err *e)
     }
     snprintf(j->dir, sizeof j->dir, "%s", dir);
     j->results_fd = -1;
+    j->lock_fd = -1;
     pthread_mutex_init(&j->mu, NULL);
     return j;
+}
+
+/* dir exists (made by the caller): lock it, check that it holds nothing, create results. */
+static int
+journal_start(const char *dir, struct journal **out, struct err *e)
+{
+    struct dir_view v;
+    int rc = dir_entries(dir, &v, e);
+    if (rc == 0 && v.others > 0 && !v.lock)
+        return dir_refuse(dir, v.run, e); /* no lock file left in someone's directory */
+    struct journal *j = NULL;
+    if (rc == 0)
+        j = journal_alloc(dir, e);
+    if (rc == 0 && j == NULL)
+        rc = NS_ENOMEM;
+    /* The lock before the rest: a directory in use is named as such, whatever it holds. */
+    if (rc == 0)
+        rc = lock_take(dir, true, &j->lock_fd, e);
+    if (rc == 0)
+        rc = dir_entries(dir, &v, e);
+    if (rc == 0 && v.others > 0)
+        rc = dir_refuse(dir, v.run, e);
+    char parent[PATH_MAX];
+    parent_of(dir, parent, sizeof parent);
+    if (rc == 0)
+        rc = fsync_path(dir, e);
+    if (rc == 0)
+        rc = fsync_path(parent, e);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", dir, JOURNAL_RESULTS_FILE);
+    if (rc == 0) {
+        j->results_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0666);
+        if (j->results_fd < 0)
+            rc = err_sys(e, NS_EIO, errno, "cannot create %s", path);
+    }
+    if (rc == 0)
+        rc = fsync_path(dir, e);
+    if (rc != 0) {
+        journal_free(j);
+        return rc;
+    }
+    *out = j;
+    return 0;
 }
 
 int
@@ -105,32 +304,64 @@ journal_create(const char *dir, struct journal **out, struct err *e)
     *out = NULL;
     if (strlen(dir) + 1 >= sizeof((struct journal *)NULL)->dir)
         return err_set(e, NS_ETOOBIG, "path too long: %s", dir);
-    int rc = mkdir_parents(dir, e);
-    bool empty = true;
-    if (rc == 0)
-        rc = dir_is_empty(dir, &empty, e);
-    if (rc == 0 && !empty)
-        rc = err_set(e, NS_EBUSY, "%s exists and is not empty (use --resume %s to continue it)",
-                     dir, dir);
-    char parent[PATH_MAX];
-    parent_of(dir, parent, sizeof parent);
-    if (rc == 0)
-        rc = fsync_path(dir, e);
-    if (rc == 0)
-        rc = fsync_path(parent, e);
-    struct journal *j = rc == 0 ? journal_alloc(dir, e) : NULL;
-    if (rc != 0 || j == NULL)
-        return rc != 0 ? rc : NS_ENOMEM;
-    char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, JOURNAL_RESULTS_FILE);
-    j->results_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0666);
-    if (j->results_fd < 0) {
-        rc = err_sys(e, NS_EIO, errno, "cannot create %s", path);
+    bool existed;
+    int rc = mkdir_parents(dir, &existed, e);
+    return rc == 0 ? journal_start(dir, out, e) : rc;
+}
+
+#define UNIQUE_MAX 1000 /* dir-2 .. dir-1000 */
+
+int
+journal_create_unique(const char *dir, struct journal **out, struct err *e)
+{
+    *out = NULL;
+    char buf[PATH_MAX - 64];
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+        len--;
+    for (unsigned n = 1; n <= UNIQUE_MAX; n++) {
+        int w = n == 1 ? snprintf(buf, sizeof buf, "%.*s", (int)len, dir)
+                       : snprintf(buf, sizeof buf, "%.*s-%u", (int)len, dir, n);
+        if (w < 0 || (size_t)w + 1 >= sizeof buf)
+            return err_set(e, NS_ETOOBIG, "path too long: %s", dir);
+        bool existed;
+        int rc = mkdir_parents(buf, &existed, e);
+        if (rc != 0)
+            return rc;
+        if (!existed)
+            return journal_start(buf, out, e);
+    }
+    return err_set(e, NS_EBUSY, "%s and %s-2 .. %s-%u exist", dir, dir, dir, UNIQUE_MAX);
+}
+
+const char *
+journal_dir(const struct journal *j)
+{
+    return j->dir;
+}
+
+int
+journal_open_locked(const char *dir, struct journal **out, struct err *e)
+{
+    *out = NULL;
+    if (strlen(dir) + 1 >= sizeof((struct journal *)NULL)->dir)
+        return err_set(e, NS_ETOOBIG, "path too long: %s", dir);
+    struct dir_view v;
+    int rc = dir_entries(dir, &v, e);
+    if (rc != 0)
+        return rc;
+    if (!v.run)
+        return err_set(e, NS_ENOTFOUND, "%s holds no %s", dir, JOURNAL_RUN_FILE);
+    struct journal *j = journal_alloc(dir, e);
+    if (j == NULL)
+        return NS_ENOMEM;
+    rc = lock_take(dir, true, &j->lock_fd, e);
+    if (rc != 0) {
         journal_free(j);
         return rc;
     }
     *out = j;
-    return fsync_path(dir, e);
+    return 0;
 }
 
 /* Offset just past the last newline of the file at fd (0 when there is none). */
@@ -156,17 +387,11 @@ last_newline_end(int fd, off_t size, off_t *end, struct err *e)
 }
 
 int
-journal_resume(const char *dir, size_t *torn_bytes, struct journal **out, struct err *e)
+journal_resume(struct journal *j, size_t *torn_bytes, struct err *e)
 {
-    *out = NULL;
     *torn_bytes = 0;
-    if (strlen(dir) + 1 >= sizeof((struct journal *)NULL)->dir)
-        return err_set(e, NS_ETOOBIG, "path too long: %s", dir);
-    struct journal *j = journal_alloc(dir, e);
-    if (j == NULL)
-        return NS_ENOMEM;
     char path[PATH_MAX];
-    snprintf(path, sizeof path, "%s/%s", dir, JOURNAL_RESULTS_FILE);
+    snprintf(path, sizeof path, "%s/%s", j->dir, JOURNAL_RESULTS_FILE);
     j->results_fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
     int rc = j->results_fd < 0 ? err_sys(e, NS_EIO, errno, "cannot open %s", path) : 0;
     struct stat st;
@@ -180,23 +405,18 @@ journal_resume(const char *dir, size_t *torn_bytes, struct journal **out, struct
         if (ftruncate(j->results_fd, end) != 0 || fsync(j->results_fd) != 0)
             rc = err_sys(e, NS_EIO, errno, "cannot cut the torn last line of %s", path);
     }
-    if (rc != 0) {
-        journal_free(j);
-        return rc;
-    }
-    *out = j;
-    return 0;
+    j->size = end;
+    return rc;
 }
 
-int
-journal_write_run(struct journal *j, const struct journal_run *run, struct err *e)
+/* doc as run.json, atomically: a temporary file, fsync, rename, fsync of the directory. */
+static int
+run_doc_write(struct journal *j, const json_t *doc, struct err *e)
 {
     char tmp[PATH_MAX], path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", j->dir, JOURNAL_RUN_FILE);
     snprintf(tmp, sizeof tmp, "%s/%s.tmp", j->dir, JOURNAL_RUN_FILE);
-    json_t *doc = journal_run_json(run);
     char *text = doc != NULL ? json_dumps(doc, JSON_COMPACT) : NULL;
-    json_decref(doc);
     if (text == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
     int rc = 0;
@@ -206,13 +426,52 @@ journal_write_run(struct journal *j, const struct journal_run *run, struct err *
     size_t len = strlen(text);
     text[len] = '\n'; /* replaces the NUL: written with its length below */
     if (rc == 0 && (write(fd, text, len + 1) != (ssize_t)(len + 1) || fsync(fd) != 0))
-        rc = err_sys(e, NS_EIO, errno, "cannot write %s", tmp);
+        rc = err_sys(e, NS_EIO, errno ? errno : ENOSPC, "cannot write %s", tmp);
     if (fd >= 0 && close(fd) != 0 && rc == 0)
         rc = err_sys(e, NS_EIO, errno, "cannot write %s", tmp);
     free(text);
     if (rc == 0 && rename(tmp, path) != 0)
         rc = err_sys(e, NS_EIO, errno, "cannot rename %s", tmp);
+    if (rc != 0)
+        unlink(tmp); /* a full disk: free what the attempt took */
     return rc == 0 ? fsync_path(j->dir, e) : rc;
+}
+
+int
+journal_write_run(struct journal *j, const struct journal_run *run, struct err *e)
+{
+    json_t *doc = journal_run_json(run);
+    int rc = run_doc_write(j, doc, e);
+    json_decref(doc);
+    return rc;
+}
+
+int
+journal_set_state(struct journal *j, enum journal_run_state state, const json_t *resumed,
+                  struct err *e)
+{
+    struct journal_run *run = NULL;
+    int rc = journal_read_run(j->dir, &run, e);
+    if (rc != 0)
+        return rc;
+    json_t *doc = run->json;
+    char now[40];
+    clock_wall_iso8601(now, sizeof now);
+    const char *name = journal_run_state_name(state);
+    json_object_set_new(doc, "state", name != NULL ? json_string(name) : json_null());
+    json_object_set_new(doc, "ended",
+                        state == JOURNAL_RUN_RUNNING ? json_null() : json_string(now));
+    if (resumed != NULL) {
+        json_t *list = json_object_get(doc, "resumes");
+        if (!json_is_array(list)) {
+            list = json_array();
+            json_object_set_new(doc, "resumes", list);
+        }
+        json_array_append_new(list, json_deep_copy(resumed));
+    }
+    rc = run_doc_write(j, doc, e);
+    journal_run_free(run);
+    return rc;
 }
 
 int
@@ -237,6 +496,13 @@ journal_append(struct journal *j, const struct journal_trial *t, const json_t *r
                      JOURNAL_RESULTS_FILE);
     if (rc == 0 && fsync(j->results_fd) != 0)
         rc = err_sys(e, NS_EIO, errno, "cannot fsync %s/%s", j->dir, JOURNAL_RESULTS_FILE);
+    if (rc == 0) {
+        j->size += (off_t)(len + 1);
+    } else if (n > 0 && ftruncate(j->results_fd, j->size) != 0) {
+        /* Part of the line may be on disk: cut it off, or the next line would run into it. */
+        err_prefix(e, "%s/%s holds a partial line that cannot be cut (%s)", j->dir,
+                   JOURNAL_RESULTS_FILE, strerror(errno));
+    }
     pthread_mutex_unlock(&j->mu);
     free(text);
     return rc;
@@ -249,6 +515,8 @@ journal_free(struct journal *j)
         return;
     if (j->results_fd >= 0)
         close(j->results_fd);
+    if (j->lock_fd >= 0)
+        close(j->lock_fd); /* releases the lock */
     pthread_mutex_destroy(&j->mu);
     free(j);
 }

@@ -13,36 +13,60 @@
 
 /* --- writing ---------------------------------------------------------------------------------- */
 
-struct journal; /* an open run directory; thread-safe appends */
+struct journal; /* an open run directory, its lock held; thread-safe appends */
 
-/* Create dir (and its parents), refusing a directory that exists and is not empty, fsync
- * it and its parent, create an empty results.jsonl. *out owned by the caller. */
+/* Create dir (and its parents) for a new run, refusing a directory that holds anything but a
+ * lock file; take its lock (JOURNAL_LOCK_FILE) for as long as *out lives; fsync dir and its
+ * parent; create an empty results.jsonl. *out owned by the caller. NS_EBUSY: dir is in use
+ * (e names the owner's PID) or holds a run or other files (e says which, and whether
+ * --resume can continue it). */
 int journal_create(const char *dir, struct journal **out, struct err *e);
 
-/* Open an existing run directory to continue it. A torn last line of results.jsonl (no
- * newline at its end) is cut off so that the next record starts on a line of its own;
+/* As journal_create, but when dir exists (empty or not) the first of dir-2, dir-3, ... that does
+ * not is created instead: one directory per run for templates with {timestamp}.
+ * journal_dir(*out) says which. */
+int journal_create_unique(const char *dir, struct journal **out, struct err *e);
+
+/* Take the lock of an existing run directory to continue its run; nothing is written. The
+ * caller reads run.json (journal_read_run) and, when it may go on, calls journal_resume.
+ * NS_EBUSY: another process holds the lock (e names its PID); NS_ENOTFOUND: no such
+ * directory. */
+int journal_open_locked(const char *dir, struct journal **out, struct err *e);
+
+/* Open results.jsonl of a directory opened by journal_open_locked for appending. A torn last
+ * line (no newline at its end) is cut off so that the next record starts on a line of its own;
  * *torn_bytes says how many bytes were dropped (0 when none). */
-int journal_resume(const char *dir, size_t *torn_bytes, struct journal **out, struct err *e);
+int journal_resume(struct journal *j, size_t *torn_bytes, struct err *e);
+
+/* The run directory (borrowed from j). */
+const char *journal_dir(const struct journal *j);
 
 /* Write run.json atomically (tmp file, fsync, rename, fsync of the directory). */
 int journal_write_run(struct journal *j, const struct journal_run *run, struct err *e);
 
+/* Rewrite run.json's "state" (and "ended": now for a final state, null for RUNNING) keeping
+ * the rest as it is, atomically. When resumed is not NULL ({"started", "command"} of a
+ * resume, borrowed), it is appended to run.json's "resumes". */
+int journal_set_state(struct journal *j, enum journal_run_state state, const json_t *resumed,
+                      struct err *e);
+
+/* Whether a live process holds dir's lock: 1 (*pid its PID, 0 if it has not written it yet),
+ * 0 when none does (no lock file, or its holder died: the kernel dropped the lock), or a
+ * negative NS_E* (e says why). Takes a shared lock for an instant to know, which
+ * journal_create and journal_open_locked wait out. */
+int journal_owner(const char *dir, long *pid, struct err *e);
+
 /* Append one trial record (result: nsperf's object, borrowed, or NULL) as one line with one
- * write(2), then fsync. Safe from several threads. */
+ * write(2), then fsync. Safe from several threads. On failure (a full disk) the file is cut
+ * back to where the line began, so the record is either wholly on disk or not at all and the
+ * next line starts clean; returns NS_EIO (e says why). */
 int journal_append(struct journal *j, const struct journal_trial *t, const json_t *result,
                    struct err *e);
 
-/* journal_free(NULL) is safe. */
+/* Close the files and release the lock. journal_free(NULL) is safe. */
 void journal_free(struct journal *j);
 
 /* --- reading ---------------------------------------------------------------------------------- */
-
-/* The lock a running netsurvey holds on its run directory, its pid inside. */
-#define JOURNAL_LOCK_FILE ".lock"
-
-/* Whether dir is in use: 1 when a live process holds its lock (*pid its pid, 0 if unknown), 0
- * when none does, or NS_E* with e set. */
-int journal_owner(const char *dir, long *pid, struct err *e);
 
 /* run.json of dir, read with the cap JOURNAL_RUN_MAX, into *out (caller frees with
  * journal_run_free). Returns 0, NS_ENOTFOUND (no run.json: "unable to open PATH: ..."),

@@ -57,16 +57,89 @@ journal_supersedes(bool now_ok, bool before_ok)
 
 /* --- writing ---------------------------------------------------------------------------------- */
 
+static const char *const param_keys[TESTSPEC_PARAM_COUNT] = {
+    [TESTSPEC_P_DURATION] = "duration_s",
+    [TESTSPEC_P_WARMUP] = "warmup_s",
+    [TESTSPEC_P_STREAMS] = "streams",
+    [TESTSPEC_P_MSG_SIZE] = "msg_size",
+    [TESTSPEC_P_RESPONSE_SIZE] = "response_size",
+    [TESTSPEC_P_RATE] = "rate_bps",
+    [TESTSPEC_P_INTERVAL] = "interval_s",
+    [TESTSPEC_P_WINDOW] = "window",
+    [TESTSPEC_P_REVERSE] = "reverse",
+};
+
+const char *
+journal_param_key(enum testspec_param p)
+{
+    return (int)p >= 0 && p < TESTSPEC_PARAM_COUNT ? param_keys[p] : NULL;
+}
+
+double
+journal_scenario_value(const struct journal_scenario *sc, enum testspec_param p)
+{
+    switch (p) {
+    case TESTSPEC_P_DURATION:
+        return sc->duration_s;
+    case TESTSPEC_P_WARMUP:
+        return sc->warmup_s;
+    case TESTSPEC_P_STREAMS:
+        return (double)sc->streams;
+    case TESTSPEC_P_MSG_SIZE:
+        return (double)sc->msg_size;
+    case TESTSPEC_P_RESPONSE_SIZE:
+        return (double)sc->response_size;
+    case TESTSPEC_P_RATE:
+        return (double)sc->rate_bps;
+    case TESTSPEC_P_INTERVAL:
+        return sc->interval_s;
+    case TESTSPEC_P_WINDOW:
+        return (double)sc->window;
+    case TESTSPEC_P_REVERSE:
+        return sc->reverse ? 1.0 : 0.0;
+    case TESTSPEC_PARAM_COUNT:
+        break;
+    }
+    return 0;
+}
+
+struct journal_scenario
+journal_scenario_from_spec(const char *name, const struct testspec_values *v)
+{
+    const double *x = v->v;
+    return (struct journal_scenario){.name = name,
+                                     .test = testspec_kind_name((int)v->kind),
+                                     .kind = (int)v->kind,
+                                     .duration_s = x[TESTSPEC_P_DURATION],
+                                     .warmup_s = x[TESTSPEC_P_WARMUP],
+                                     .streams = (uint64_t)x[TESTSPEC_P_STREAMS],
+                                     .msg_size = (uint64_t)x[TESTSPEC_P_MSG_SIZE],
+                                     .response_size = (uint64_t)x[TESTSPEC_P_RESPONSE_SIZE],
+                                     .rate_bps = (uint64_t)x[TESTSPEC_P_RATE],
+                                     .interval_s = x[TESTSPEC_P_INTERVAL],
+                                     .window = (uint64_t)x[TESTSPEC_P_WINDOW],
+                                     .reverse = x[TESTSPEC_P_REVERSE] != 0};
+}
+
 json_t *
 journal_scenario_json(const struct journal_scenario *sc)
 {
     const char *test = sc->test != NULL ? sc->test : testspec_kind_name(sc->kind);
-    return json_pack("{s:s, s:s, s:I, s:I, s:I, s:f, s:f, s:I, s:b, s:I}", "name", sc->name, "test",
-                     test, "msg_size", (json_int_t)sc->msg_size, "response_size",
-                     (json_int_t)sc->response_size, "streams", (json_int_t)sc->streams,
-                     "duration_s", sc->duration_s, "warmup_s", sc->warmup_s, "rate_bps",
-                     (json_int_t)sc->rate_bps, "reverse", sc->reverse, "window",
-                     (json_int_t)sc->window);
+    json_t *o = json_pack("{s:s, s:s}", "name", sc->name, "test", test);
+    for (int i = 0; o != NULL && i < TESTSPEC_PARAM_COUNT; i++) {
+        enum testspec_param p = (enum testspec_param)i;
+        if (!testspec_applies(p, sc->kind))
+            continue;
+        double v = journal_scenario_value(sc, p);
+        json_t *jv = testspec_type(p) == TESTSPEC_BOOL       ? json_boolean(v != 0)
+                     : testspec_type(p) == TESTSPEC_DURATION ? json_real(v)
+                                                             : json_integer((json_int_t)v);
+        if (json_object_set_new(o, param_keys[p], jv) != 0) {
+            json_decref(o);
+            return NULL;
+        }
+    }
+    return o;
 }
 
 static json_t *
@@ -115,28 +188,70 @@ run_scenarios_json(const struct journal_run *r)
 {
     json_t *a = json_array();
     for (size_t i = 0; a != NULL && i < r->nscenarios; i++) {
-        json_t *o = journal_scenario_json(&r->scenarios[i].sc);
-        if (o != NULL)
-            json_object_set_new(o, "trials", json_integer((json_int_t)r->scenarios[i].trials));
+        const struct journal_run_scenario *rs = &r->scenarios[i];
+        json_t *o = journal_scenario_json(&rs->sc);
+        if (o != NULL) {
+            json_object_set_new(o, "trials", json_integer((json_int_t)rs->trials));
+            json_object_set_new(o, "planned", json_integer((json_int_t)rs->planned));
+        }
         json_array_append_new(a, o);
     }
     return a;
 }
 
+static json_t *
+run_pairs_json(const struct journal_run *r)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a != NULL && i < r->npair_list; i++)
+        json_array_append_new(a, json_pack("[I, I]", (json_int_t)r->pair_list[i].src,
+                                           (json_int_t)r->pair_list[i].dst));
+    return a;
+}
+
+static const char *const run_state_names[] = {
+    [JOURNAL_RUN_RUNNING] = "running",
+    [JOURNAL_RUN_COMPLETE] = "complete",
+    [JOURNAL_RUN_INTERRUPTED] = "interrupted",
+    [JOURNAL_RUN_FAILED] = "failed",
+};
+
+const char *
+journal_run_state_name(enum journal_run_state s)
+{
+    return s > JOURNAL_RUN_UNKNOWN && s <= JOURNAL_RUN_FAILED ? run_state_names[s] : NULL;
+}
+
+enum journal_run_state
+journal_run_state_from(const char *s)
+{
+    for (int i = JOURNAL_RUN_RUNNING; s != NULL && i <= JOURNAL_RUN_FAILED; i++)
+        if (strcmp(s, run_state_names[i]) == 0)
+            return (enum journal_run_state)i;
+    return JOURNAL_RUN_UNKNOWN;
+}
+
+static json_t *
+str_or_null(const char *s)
+{
+    return s != NULL ? json_string(s) : json_null();
+}
+
 json_t *
 journal_run_json(const struct journal_run *r)
 {
-    const char *nv = r->nsperf_version;
+    const char *state = journal_run_state_name(r->state);
     json_t *doc = json_pack(
-        "{s:s, s:s, s:{s:s, s:s, s:s, s:s%}, s:{s:s, s:o, s:s}, s:s, s:s, "
-        "s:{s:I, s:I, s:I, s:f}, s:o, s:o}",
+        "{s:s, s:s, s:{s:s, s:s, s:s, s:s%}, s:{s:s, s:o, s:s}, s:s, s:s, s:o, s:o, "
+        "s:{s:I, s:I, s:I, s:f}, s:o, s:o, s:o}",
         "schema", JOURNAL_RUN_SCHEMA, "run_id", r->run_id, "plan", "name", r->plan_name, "file",
         r->plan_file, "sha256", r->plan_sha256, "source", r->plan_source, r->plan_source_len,
         "tool", "netsurvey_version", r->netsurvey_version, "nsperf_version",
-        nv != NULL ? json_string(nv) : json_null(), "nsperf_sha256", r->nsperf_sha256, "started",
-        r->started, "command", r->command, "schedule", "rounds", (json_int_t)r->rounds, "tests",
+        str_or_null(r->nsperf_version), "nsperf_sha256", r->nsperf_sha256, "started", r->started,
+        "command", r->command, "state", str_or_null(state != NULL ? state : "running"), "ended",
+        str_or_null(r->ended), "schedule", "rounds", (json_int_t)r->rounds, "tests",
         (json_int_t)r->tests, "pairs", (json_int_t)r->pairs, "estimate_s", r->estimate_s, "hosts",
-        run_hosts_json(r), "scenarios", run_scenarios_json(r));
+        run_hosts_json(r), "scenarios", run_scenarios_json(r), "pairs", run_pairs_json(r));
     const char *desc = r->plan_description;
     if (doc != NULL && desc != NULL && *desc != '\0' &&
         json_object_set_new(json_object_get(doc, "plan"), "description", json_string(desc)) != 0) {
@@ -196,6 +311,7 @@ scenario_from(const json_t *o, struct journal_scenario *sc)
     sc->streams = ju64(o, "streams");
     sc->duration_s = jnum(o, "duration_s", &has);
     sc->warmup_s = jnum(o, "warmup_s", &has);
+    sc->interval_s = jnum(o, "interval_s", &has);
     sc->rate_bps = ju64(o, "rate_bps");
     sc->reverse = json_is_true(json_object_get(o, "reverse"));
     sc->window = ju64(o, "window");
@@ -289,9 +405,10 @@ journal_trial_check(struct journal_trial *t, struct err *e)
 {
     if (t->schema == NULL || !has_prefix(t->schema, JOURNAL_TRIAL_SCHEMA_FAMILY))
         return err_set(e, NS_EPARSE, "not a trial record");
-    if (strcmp(t->schema, JOURNAL_TRIAL_SCHEMA) != 0)
-        return err_set(e, NS_EPROTO, "unsupported schema '%.*s' (this netsurvey reads %s)",
-                       QUOTE_MAX, t->schema, JOURNAL_TRIAL_SCHEMA);
+    if (strcmp(t->schema, JOURNAL_TRIAL_SCHEMA) != 0 &&
+        strcmp(t->schema, JOURNAL_TRIAL_SCHEMA_1) != 0)
+        return err_set(e, NS_EPROTO, "unsupported schema '%.*s' (this netsurvey reads %s and %s)",
+                       QUOTE_MAX, t->schema, JOURNAL_TRIAL_SCHEMA, JOURNAL_TRIAL_SCHEMA_1);
     t->scenario.kind = testspec_kind_find(t->scenario.test);
     if (t->scenario.kind < 0)
         return err_set(e, NS_EPARSE, "unknown test kind '%s'",
@@ -325,8 +442,8 @@ scenario_equal(const struct journal_scenario *a, const struct journal_scenario *
     return str_same(a->name, b->name) && str_same(a->test, b->test) && a->kind == b->kind &&
            a->msg_size == b->msg_size && a->response_size == b->response_size &&
            a->streams == b->streams && num_same(a->duration_s, b->duration_s) &&
-           num_same(a->warmup_s, b->warmup_s) && a->rate_bps == b->rate_bps &&
-           a->reverse == b->reverse && a->window == b->window;
+           num_same(a->warmup_s, b->warmup_s) && num_same(a->interval_s, b->interval_s) &&
+           a->rate_bps == b->rate_bps && a->reverse == b->reverse && a->window == b->window;
 }
 
 static bool
@@ -382,6 +499,7 @@ struct run_store {
     struct journal_run run;
     struct journal_run_host *hosts;
     struct journal_run_scenario *scenarios;
+    struct journal_pair *pairs;
 };
 
 static int
@@ -422,21 +540,42 @@ run_hosts_from(const json_t *arr, struct journal_run_host *out)
     }
 }
 
-/* run.json of this version only: a newer one may mean anything by the same names. */
+/* run.json of the versions this reader knows only: a newer one may mean anything by the same
+ * names. */
 static int
 run_schema_check(const char *schema, struct err *e)
 {
+    const char *known = JOURNAL_RUN_SCHEMA " and " JOURNAL_RUN_SCHEMA_1;
     if (schema == NULL)
         return err_set(e, NS_EPROTO, "no schema: not a netsurvey run (this netsurvey reads %s)",
-                       JOURNAL_RUN_SCHEMA);
+                       known);
     if (!has_prefix(schema, JOURNAL_RUN_SCHEMA_FAMILY))
         return err_set(e, NS_EPROTO,
                        "schema '%.*s' is not a netsurvey run (this netsurvey reads %s)", QUOTE_MAX,
-                       schema, JOURNAL_RUN_SCHEMA);
-    if (strcmp(schema, JOURNAL_RUN_SCHEMA) != 0)
+                       schema, known);
+    if (strcmp(schema, JOURNAL_RUN_SCHEMA) != 0 && strcmp(schema, JOURNAL_RUN_SCHEMA_1) != 0)
         return err_set(e, NS_EPROTO, "unsupported schema '%.*s' (this netsurvey reads %s)",
-                       QUOTE_MAX, schema, JOURNAL_RUN_SCHEMA);
+                       QUOTE_MAX, schema, known);
     return 0;
+}
+
+/* The pairs whose two indexes name hosts of the run (others are left out). */
+static size_t
+run_pairs_from(const json_t *arr, size_t nhosts, struct journal_pair *out)
+{
+    size_t i, n = 0;
+    const json_t *pr;
+    json_array_foreach(arr, i, pr)
+    {
+        json_int_t a = json_integer_value(json_array_get(pr, 0));
+        json_int_t b = json_integer_value(json_array_get(pr, 1));
+        if (json_array_size(pr) != 2 || !json_is_integer(json_array_get(pr, 0)) ||
+            !json_is_integer(json_array_get(pr, 1)) || a < 0 || b < 0 || (uint64_t)a >= nhosts ||
+            (uint64_t)b >= nhosts)
+            continue;
+        out[n++] = (struct journal_pair){(uint32_t)a, (uint32_t)b};
+    }
+    return n;
 }
 
 int
@@ -444,16 +583,19 @@ journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e)
 {
     *out = NULL;
     const json_t *hosts = json_object_get(doc, "hosts"), *scens = json_object_get(doc, "scenarios");
-    size_t nh = json_array_size(hosts), ns = json_array_size(scens);
+    const json_t *pairs = json_object_get(doc, "pairs");
+    size_t nh = json_array_size(hosts), ns = json_array_size(scens), np = json_array_size(pairs);
     struct run_store *st = calloc(1, sizeof *st);
     if (st != NULL) {
         st->hosts = calloc(nh ? nh : 1, sizeof *st->hosts);
         st->scenarios = calloc(ns ? ns : 1, sizeof *st->scenarios);
+        st->pairs = calloc(np ? np : 1, sizeof *st->pairs);
     }
-    if (st == NULL || st->hosts == NULL || st->scenarios == NULL) {
+    if (st == NULL || st->hosts == NULL || st->scenarios == NULL || st->pairs == NULL) {
         if (st != NULL) {
             free(st->hosts);
             free(st->scenarios);
+            free(st->pairs);
         }
         free(st);
         return err_set(e, NS_ENOMEM, "out of memory");
@@ -480,7 +622,8 @@ journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e)
     r->nsperf_sha256 = jstr(r->tool, "nsperf_sha256");
     r->started = jstr(doc, "started");
     r->command = jstr(doc, "command");
-    r->state = jstr(doc, "state");
+    r->state = journal_run_state_from(jstr(doc, "state"));
+    r->ended = jstr(doc, "ended");
     const json_t *sched = json_object_get(doc, "schedule");
     bool has;
     r->rounds = ju64(sched, "rounds");
@@ -492,6 +635,9 @@ journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e)
     r->nhosts = nh;
     r->scenarios = st->scenarios;
     r->nscenarios = ns;
+    r->has_pairs = json_is_array(pairs);
+    r->npair_list = run_pairs_from(pairs, nh, st->pairs);
+    r->pair_list = st->pairs;
     rc = run_scenarios_from(scens, st->scenarios, e);
     if (rc != 0) {
         journal_run_free(r);
@@ -510,5 +656,6 @@ journal_run_free(struct journal_run *r)
     json_decref(r->json);
     free(st->hosts);
     free(st->scenarios);
+    free(st->pairs);
     free(st);
 }

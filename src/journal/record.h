@@ -24,10 +24,18 @@ struct err;
 
 #define JOURNAL_RUN_FILE "run.json"
 #define JOURNAL_RESULTS_FILE "results.jsonl"
-#define JOURNAL_RUN_SCHEMA "netsurvey.run/1"
-#define JOURNAL_TRIAL_SCHEMA "netsurvey.trial/1"
-/* What every version of each schema starts with: a record that has it and another version is
- * refused by name, never read as something it may not be. */
+/* The run directory's lock: `netsurvey run` holds an exclusive flock(2) on it while it owns the
+ * directory (journal/journal.h: journal_owner); the file holds the owner's PID. */
+#define JOURNAL_LOCK_FILE ".lock"
+#define JOURNAL_RUN_SCHEMA "netsurvey.run/2"
+#define JOURNAL_TRIAL_SCHEMA "netsurvey.trial/2"
+/* The first versions, still read: their scenario parameters are the plan's as written, 0 standing
+ * for nsperf's default of the version that ran (README "The journal"); a run.json of version 1
+ * has no state, no planned counts and no pairs. A version-1 run is never resumed. */
+#define JOURNAL_RUN_SCHEMA_1 "netsurvey.run/1"
+#define JOURNAL_TRIAL_SCHEMA_1 "netsurvey.trial/1"
+/* What every version of each schema starts with: a record that has it and a version this
+ * reader does not know is refused by name, never read as something it may not be. */
 #define JOURNAL_RUN_SCHEMA_FAMILY "netsurvey.run/"
 #define JOURNAL_TRIAL_SCHEMA_FAMILY "netsurvey.trial/"
 
@@ -53,21 +61,38 @@ struct journal_endpoint {
     const char *host, *zone, *region, *data_address;
 };
 
-/* A scenario as recorded: the parameters nsperf was given (0 = nsperf's default for the kind,
- * as plan.h says). kind is testspec's; a reader refuses a test name testspec does not know. */
+/* A scenario as recorded: every parameter that reaches nsperf, resolved (testspec.h's default
+ * for the kind where the plan gave none), those that do not apply to the kind absent. kind is
+ * testspec's; a reader refuses a test name testspec does not know. Reading: an absent
+ * parameter is 0; a version-1 record holds the plan's values, 0 standing for nsperf's default
+ * of its day. 0 is a value of its own only where testspec.h accepts it: rate_bps of tcp_stream
+ * (unpaced), interval_s (no samples), window (the kernel's autotuning). */
 struct journal_scenario {
     const char *name;
     const char *test; /* reading: as recorded; writing: NULL takes testspec_kind_name(kind) */
     int kind;         /* enum testspec_kind */
     uint64_t msg_size, response_size, streams;
-    double duration_s, warmup_s;
+    double duration_s, warmup_s, interval_s;
     uint64_t rate_bps;
     bool reverse;
     uint64_t window;
 };
 
-/* A trial record's "scenario" object (new reference; NULL when out of memory); run.json's adds
- * "trials". */
+/* The record's name of a parameter of testspec.h: "duration_s", "warmup_s", "streams",
+ * "msg_size", "response_size", "rate_bps", "interval_s", "window", "reverse" (nsperf -J's
+ * names, but "window" for its "sock_buf"). */
+const char *journal_param_key(enum testspec_param p);
+/* A scenario's parameter p as a number (reverse: 0 or 1). */
+double journal_scenario_value(const struct journal_scenario *sc, enum testspec_param p);
+
+/* The scenario named name that runs v (every parameter v holds, given or default: testspec's
+ * values of a plan scenario). name is borrowed. */
+struct journal_scenario journal_scenario_from_spec(const char *name,
+                                                   const struct testspec_values *v);
+
+/* A trial record's "scenario" object (new reference; NULL when out of memory): name, test, then
+ * the parameters that apply to the kind in testspec.h's order; run.json's adds "trials" and
+ * "planned". */
 json_t *journal_scenario_json(const struct journal_scenario *sc);
 
 /* One bucket of a trial's latency histogram (common/histjson.h): its lower bound and count. */
@@ -142,6 +167,29 @@ json_t *journal_trial_json(const struct journal_trial *t, const json_t *result);
 
 /* --- run.json -------------------------------------------------------------------------------- */
 
+/* How a run stands ("state"): written RUNNING when it starts (and when a resume starts), one of
+ * the others when it ends. UNKNOWN when reading a run.json without a state (version 1) or with
+ * another value. A run whose process was killed stays RUNNING with nobody holding its lock:
+ * readers call that incomplete (journal_owner tells a live owner from none). */
+enum journal_run_state {
+    JOURNAL_RUN_UNKNOWN,
+    JOURNAL_RUN_RUNNING,     /* "running" */
+    JOURNAL_RUN_COMPLETE,    /* "complete": the schedule ran to its end (trials may have failed) */
+    JOURNAL_RUN_INTERRUPTED, /* "interrupted": stopped by SIGINT or SIGTERM */
+    JOURNAL_RUN_FAILED,      /* "failed": stopped by an error (the journal could not be written) */
+};
+
+/* "running", ...; NULL for UNKNOWN. */
+const char *journal_run_state_name(enum journal_run_state s);
+/* The state named s (NULL too: UNKNOWN). */
+enum journal_run_state journal_run_state_from(const char *s);
+
+/* A planned ordered pair ("pairs"): indexes into the run's hosts. Every scenario runs over
+ * every planned pair, its "trials" times. */
+struct journal_pair {
+    uint32_t src, dst;
+};
+
 struct journal_run_host {
     const char *name, *zone, *region, *data_address;
     const char *transport; /* "local" or "ssh" */
@@ -152,8 +200,8 @@ struct journal_run_host {
 
 struct journal_run_scenario {
     struct journal_scenario sc;
-    uint64_t trials;  /* per host pair */
-    uint64_t planned; /* reading: trials over all its host pairs ("planned"; 0 when absent) */
+    uint64_t trials;  /* per pair */
+    uint64_t planned; /* trials of the scenario over all pairs: trials x pairs (0 in version 1) */
     /* Reading: the scenario object as recorded (its members in their order and JSON types), for
      * reports that show the parameters as the run wrote them. */
     const json_t *recorded;
@@ -170,14 +218,19 @@ struct journal_run {
     const char *netsurvey_version, *nsperf_version, *nsperf_sha256; /* nsperf_version may be NULL */
     const json_t *tool; /* reading: the "tool" object as recorded (reports copy it) */
     const char *started, *command;
-    const char *state; /* reading: "running", "complete", "interrupted", "failed" as recorded;
-                        * NULL when absent */
+    enum journal_run_state state;
+    const char *ended; /* when the state became final; NULL while running */
     uint64_t rounds, tests, pairs;
     double estimate_s;
     const struct journal_run_host *hosts;
     size_t nhosts;
     const struct journal_run_scenario *scenarios;
     size_t nscenarios;
+    /* The planned pairs ("pairs"); reading: those whose indexes are in range (none in version 1,
+     * has_pairs false). */
+    const struct journal_pair *pair_list;
+    size_t npair_list;
+    bool has_pairs;
     json_t *json; /* reading: the document (owned, freed by journal_run_free) */
 };
 

@@ -592,9 +592,10 @@ m_endpoint(struct jp *j, size_t i, void *ctx)
     return v_string(j, f[i]);
 }
 
-static const struct key scenario_keys[] = {
-    K("name"),       K("test"),     K("msg_size"), K("response_size"), K("streams"),
-    K("duration_s"), K("warmup_s"), K("rate_bps"), K("reverse"),       K("window")};
+static const struct key scenario_keys[] = {K("name"),          K("test"),      K("msg_size"),
+                                           K("response_size"), K("streams"),   K("duration_s"),
+                                           K("warmup_s"),      K("rate_bps"),  K("reverse"),
+                                           K("window"),        K("interval_s")};
 
 static bool
 m_scenario(struct jp *j, size_t i, void *ctx)
@@ -614,6 +615,8 @@ m_scenario(struct jp *j, size_t i, void *ctx)
         return v_number(j, &sc->warmup_s, &has);
     case 8:
         return v_true(j, &sc->reverse);
+    case 10:
+        return v_number(j, &sc->interval_s, &has);
     default:
         ok = v_int(j, &v);
         *(i == 2   ? &sc->msg_size

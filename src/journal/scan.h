@@ -66,9 +66,9 @@ int journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struc
 
 /* The checks every decoded record passes before a reader hands it on, the same for both
  * decoders: the schema is JOURNAL_TRIAL_SCHEMA, the test kind is testspec's (sets
- * t->scenario.kind), the status ok or failed, a trial number. Returns 0, NS_EPARSE (not a trial record, an
- * unknown kind: passed over) or NS_EPROTO (another schema version, another status: refused)
- * with why in e. */
+ * t->scenario.kind), the status ok or failed, a trial number. Returns 0, NS_EPARSE (not a trial
+ * record, an unknown kind: passed over) or NS_EPROTO (another schema version, another status:
+ * refused) with why in e. */
 int journal_trial_check(struct journal_trial *t, struct err *e);
 
 /* journal_read_trials with another cap on a line's length (the tests' way to reach it). */

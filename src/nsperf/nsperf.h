@@ -145,7 +145,10 @@ void ns_params_to_spec(const struct ns_params *p, struct testspec_values *v);
 /* Validate by the table (testspec_values_check): ranges, kinds a flag applies to, limits; the
  * message names the flag ("-l: message size 0 out of range 1..64M"). 0 or NS_ERANGE/NS_EINVAL. */
 int ns_params_validate(const struct ns_params *p, struct err *e);
+/* The wire form (PARAMS, ACCEPT): every parameter, whether it applies to the kind or not. */
 json_t *ns_params_to_json(const struct ns_params *p);
+/* What -J shows: the parameters that apply to the kind (those the run journals), and family. */
+json_t *ns_params_applied_json(const struct ns_params *p);
 int ns_params_from_json(const json_t *o, struct ns_params *p, struct err *e);
 
 /* The rtt_us object is built by hist_to_rtt_json() in common/histjson.h. */

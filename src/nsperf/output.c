@@ -21,7 +21,7 @@ ns_doc_json(const struct ns_doc *d)
     json_object_set_new(doc, "tool", json_string("nsperf"));
     json_object_set_new(doc, "test", json_string(k != NULL ? k->name : "unknown"));
     json_object_set_new(doc, "server", json_string(d->server != NULL ? d->server : ""));
-    json_t *params = ns_params_to_json(d->p);
+    json_t *params = ns_params_applied_json(d->p);
     /* The choices a user compares against iperf3 (see --help): udp_stream's receiver asks for
      * a 4 MiB buffer unless -w gives one (iperf3 leaves the kernel default, and so reports the
      * loss a small buffer causes); the applied write size is msg_size. */

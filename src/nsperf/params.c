@@ -102,6 +102,29 @@ ns_params_to_json(const struct ns_params *p)
                      "sock_buf", p->sock_buf, "family", family_name(p->family));
 }
 
+/* The wire names of testspec.h's parameters. */
+static const char *const wire_keys[TESTSPEC_PARAM_COUNT] = {
+    [TESTSPEC_P_DURATION] = "duration_s",
+    [TESTSPEC_P_WARMUP] = "warmup_s",
+    [TESTSPEC_P_STREAMS] = "streams",
+    [TESTSPEC_P_MSG_SIZE] = "msg_size",
+    [TESTSPEC_P_RESPONSE_SIZE] = "response_size",
+    [TESTSPEC_P_RATE] = "rate_bps",
+    [TESTSPEC_P_INTERVAL] = "interval_s",
+    [TESTSPEC_P_WINDOW] = "sock_buf",
+    [TESTSPEC_P_REVERSE] = "reverse",
+};
+
+json_t *
+ns_params_applied_json(const struct ns_params *p)
+{
+    json_t *o = ns_params_to_json(p);
+    for (int i = 0; o != NULL && i < TESTSPEC_PARAM_COUNT; i++)
+        if (!testspec_applies((enum testspec_param)i, (int)p->kind))
+            json_object_del(o, wire_keys[i]);
+    return o;
+}
+
 /* Optional non-negative integer member; absent keeps *out. */
 static int
 get_uint(const json_t *o, const char *key, uint64_t max, uint64_t *out, struct err *e)

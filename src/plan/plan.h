@@ -193,6 +193,11 @@ uint64_t plan_test_count(const struct plan *p);
 /* The output path template, as written ("results/{name}-{timestamp}" by default). */
 const char *plan_output_template(const struct plan *p);
 
+/* Whether an output template (the plan's, or one given on a command line) names only {name}
+ * and {timestamp}: 0, or NS_EINVAL with the first problem in why ("unknown placeholder '{foo}';
+ * expected {name} or {timestamp}", "unclosed '{'"). */
+int plan_output_template_check(const char *tmpl, char *why, size_t len);
+
 /* Expand the output template with the plan's name and timestamp into buf. Returns the length
  * the expansion needs (snprintf-like; it was truncated if >= len). */
 size_t plan_output_path(const struct plan *p, const char *timestamp, char *buf, size_t len);

@@ -401,6 +401,13 @@ schedule_base_round_count(const struct schedule *s)
     return s->nbase;
 }
 
+void
+schedule_pair(const struct schedule *s, size_t i, uint32_t *src, uint32_t *dst)
+{
+    *src = s->pairs[i].src;
+    *dst = s->pairs[i].dst;
+}
+
 size_t
 schedule_pair_count(const struct schedule *s)
 {

@@ -67,6 +67,9 @@ uint32_t schedule_round_trial(const struct schedule *s, size_t round);
 /* Estimated seconds of the round: warmup + duration + PLAN_TEST_OVERHEAD_S. */
 double schedule_round_estimate_s(const struct schedule *s, size_t round);
 
+/* The i-th distinct ordered pair (0 <= i < schedule_pair_count), host indexes into the plan. */
+void schedule_pair(const struct schedule *s, size_t i, uint32_t *src, uint32_t *dst);
+
 /* Rounds per pass (the base rounds), distinct ordered pairs, all tests, estimated seconds. */
 size_t schedule_base_round_count(const struct schedule *s);
 size_t schedule_pair_count(const struct schedule *s);

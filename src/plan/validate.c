@@ -1,6 +1,7 @@
 /* validate.c - the plan's top level: build a struct plan from the tree, reporting every
  * problem; hosts, scenarios and pairs have their own files. */
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "common/errors.h"
@@ -57,35 +58,61 @@ placeholder_len(const char *s)
     return end == NULL ? -1 : (long)(end - s);
 }
 
-static void
-check_placeholder(struct vctx *c, const struct ynode *n, const char *word)
+/* The problem of placeholder word ("unknown placeholder '{x}'<where>; ..." into why), or 0. */
+static int
+placeholder_problem(const char *word, const char *where, char *why, size_t len)
 {
     if (strcmp(word, "name") == 0 || strcmp(word, "timestamp") == 0)
-        return;
+        return 0;
     const char *near = plan_suggest_closest(word, placeholders, 2);
     if (near != NULL)
-        plan_verr(c, n, "unknown placeholder '{%s}' in output; did you mean '{%s}'?", word, near);
+        snprintf(why, len, "unknown placeholder '{%s}'%s; did you mean '{%s}'?", word, where, near);
     else
-        plan_verr(c, n, "unknown placeholder '{%s}' in output; expected {name} or {timestamp}",
-                  word);
+        snprintf(why, len, "unknown placeholder '{%s}'%s; expected {name} or {timestamp}", word,
+                 where);
+    return NS_EINVAL;
+}
+
+/* The placeholders of tmpl: with c, every problem is reported at n; without, the first one is
+ * left in why. Returns 0 or NS_EINVAL. */
+static int
+template_check(const char *tmpl, const char *where, struct vctx *c, const struct ynode *n,
+               char *why, size_t len)
+{
+    int rc = 0;
+    for (const char *open = strchr(tmpl, '{'); open != NULL; open = strchr(open + 1, '{')) {
+        long wl = placeholder_len(open + 1);
+        if (wl < 0) {
+            snprintf(why, len, "unclosed '{'%s", where);
+            if (c != NULL)
+                plan_verr(c, n, "%s", why);
+            return NS_EINVAL;
+        }
+        char word[64];
+        snprintf(word, sizeof word, "%.*s", (int)wl, open + 1);
+        if (placeholder_problem(word, where, why, len) == 0)
+            continue;
+        rc = NS_EINVAL;
+        if (c == NULL)
+            return rc; /* the first one is enough for a command line */
+        plan_verr(c, n, "%s", why);
+    }
+    return rc;
+}
+
+int
+plan_output_template_check(const char *tmpl, char *why, size_t len)
+{
+    return template_check(tmpl, "", NULL, NULL, why, len);
 }
 
 static void
 validate_output(struct vctx *c, const struct ynode *n)
 {
     const char *s = c->p->output;
-    if (n == NULL || s == NULL || n->kind != YNODE_SCALAR)
-        return;
-    for (const char *open = strchr(s, '{'); open != NULL; open = strchr(open + 1, '{')) {
-        long len = placeholder_len(open + 1);
-        if (len < 0) {
-            plan_verr(c, n, "unclosed '{' in output");
-            return;
-        }
-        char word[64];
-        snprintf(word, sizeof word, "%.*s", (int)len, open + 1);
-        check_placeholder(c, n, word);
-    }
+    char why[200];
+    if (n != NULL && s != NULL && n->kind == YNODE_SCALAR)
+        template_check(s, " in output", c, n, why, sizeof why);
 }
 
 static void

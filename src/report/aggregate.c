@@ -912,17 +912,20 @@ rrun_complete(const struct rrun *r)
 static const char *
 run_state_text(const struct rrun *r, char *buf, size_t len)
 {
-    const char *st = r->run->state;
+    enum journal_run_state st = r->run->state;
+    uint64_t nr = run_not_run(r);
     if (r->in_progress)
         return "in progress (netsurvey still holds its directory)";
-    if (st == NULL)
-        return run_not_run(r) == 0 ? "complete" : "incomplete";
-    if (strcmp(st, "running") == 0)
+    if (st == JOURNAL_RUN_UNKNOWN) /* version 1, or a state this reader does not know */
+        return nr == 0 ? "complete" : "incomplete";
+    if (st == JOURNAL_RUN_RUNNING)
         return "stopped before its end (recorded as running; no netsurvey holds its directory)";
-    if (strcmp(st, "complete") == 0 || strcmp(st, "interrupted") == 0 || strcmp(st, "failed") == 0)
-        return st;
-    snprintf(buf, len, "recorded as '%.64s'", st);
-    return buf;
+    if (st == JOURNAL_RUN_COMPLETE && nr > 0) { /* lines lost or refused since */
+        snprintf(buf, len, "recorded as complete, but %llu planned trials have no record",
+                 (unsigned long long)nr);
+        return buf;
+    }
+    return journal_run_state_name(st);
 }
 
 static json_t *
@@ -936,7 +939,8 @@ run_obj(const struct rrun *r)
         run->plan_description != NULL ? json_string(run->plan_description) : json_null(), "tool",
         run->tool != NULL ? json_deep_copy(run->tool) : json_object(), "started",
         str_or_empty(run->started), "command", str_or_empty(run->command));
-    json_object_set_new(o, "state", run->state != NULL ? json_string(run->state) : json_null());
+    const char *st = journal_run_state_name(run->state);
+    json_object_set_new(o, "state", st != NULL ? json_string(st) : json_null());
     json_object_set_new(o, "in_progress", json_boolean(r->in_progress));
     json_object_set_new(o, "complete", json_boolean(rrun_complete(r)));
     json_object_set_new(o, "trials",

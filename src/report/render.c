@@ -447,8 +447,11 @@ completeness_warn(const struct rmodel *m, FILE *warn)
             fprintf(warn,
                     "netsurvey: warning: %s: the run is incomplete (state %s): %llu of %llu "
                     "planned trials not run; netsurvey run --resume %s runs them\n",
-                    r->dir, r->run->state != NULL ? r->run->state : "not recorded", planned - rec,
-                    planned, r->dir);
+                    r->dir,
+                    journal_run_state_name(r->run->state) != NULL
+                        ? journal_run_state_name(r->run->state)
+                        : "not recorded",
+                    planned - rec, planned, r->dir);
     }
 }
 

@@ -81,6 +81,7 @@ struct runner {
     double *est_suffix;                /* estimated seconds of rounds r.. end */
     int journal_rc;
     struct err journal_err;
+    bool running; /* run.json says "running" by this process */
 };
 
 /* --- small helpers ----------------------------------------------------------------------- */
@@ -160,20 +161,11 @@ trial_done(const struct runner *r, const struct schedule_test *t)
 
 /* --- what the journal records (journal/record.h defines the records) ---------------------- */
 
+/* The parameters as nsperf gets them: the table's values of the scenario, defaults applied. */
 static struct journal_scenario
 scenario_of(const struct plan_scenario *sc)
 {
-    return (struct journal_scenario){.name = sc->name,
-                                     .test = sc->test,
-                                     .kind = (int)sc->kind,
-                                     .msg_size = sc->msg_size,
-                                     .response_size = sc->response_size,
-                                     .streams = sc->streams,
-                                     .duration_s = sc->duration_s,
-                                     .warmup_s = sc->warmup_s,
-                                     .rate_bps = sc->rate_bps,
-                                     .reverse = sc->reverse,
-                                     .window = sc->window};
+    return journal_scenario_from_spec(sc->name, &sc->spec);
 }
 
 /* The host's data address: learnt from the host when the plan names none (env.h); the plan's
@@ -205,13 +197,17 @@ nsperf_version(const struct runner *r)
 
 /* run.json as the runner knows it now: a host not (yet) reached has no env and an error. */
 static int
-run_write(const struct runner *r, const char *started, struct err *e)
+run_write(struct runner *r, const char *started, struct err *e)
 {
     const struct plan *p = r->plan;
     size_t ns = plan_scenario_count(p);
+    size_t np = schedule_pair_count(r->sched);
     struct journal_run_host *hosts = calloc(r->nhosts ? r->nhosts : 1, sizeof *hosts);
     struct journal_run_scenario *scens = calloc(ns ? ns : 1, sizeof *scens);
-    int rc = hosts != NULL && scens != NULL ? 0 : err_set(e, NS_ENOMEM, "out of memory");
+    struct journal_pair *pairs = calloc(np ? np : 1, sizeof *pairs);
+    int rc = hosts != NULL && scens != NULL && pairs != NULL
+                 ? 0
+                 : err_set(e, NS_ENOMEM, "out of memory");
     for (size_t i = 0; rc == 0 && i < r->nhosts; i++) {
         const struct plan_host *h = r->hosts[i].ph;
         hosts[i] = (struct journal_run_host){
@@ -224,8 +220,12 @@ run_write(const struct runner *r, const char *started, struct err *e)
             .error = r->hosts[i].t == NULL ? r->hosts[i].error : NULL};
     }
     for (size_t i = 0; rc == 0 && i < ns; i++)
-        scens[i] = (struct journal_run_scenario){.sc = scenario_of(plan_scenario(p, i)),
-                                                 .trials = plan_scenario(p, i)->trials};
+        scens[i] =
+            (struct journal_run_scenario){.sc = scenario_of(plan_scenario(p, i)),
+                                          .trials = plan_scenario(p, i)->trials,
+                                          .planned = (uint64_t)plan_scenario(p, i)->trials * np};
+    for (size_t i = 0; rc == 0 && i < np; i++)
+        schedule_pair(r->sched, i, &pairs[i].src, &pairs[i].dst);
     size_t srclen = 0;
     const char *src = plan_source(p, &srclen);
     struct journal_run run = {.run_id = r->run_id,
@@ -240,6 +240,7 @@ run_write(const struct runner *r, const char *started, struct err *e)
                               .nsperf_sha256 = r->nsperf_sha,
                               .started = started,
                               .command = r->o->command,
+                              .state = JOURNAL_RUN_RUNNING,
                               .rounds = schedule_round_count(r->sched),
                               .tests = schedule_test_count(r->sched),
                               .pairs = schedule_pair_count(r->sched),
@@ -247,11 +248,17 @@ run_write(const struct runner *r, const char *started, struct err *e)
                               .hosts = hosts,
                               .nhosts = r->nhosts,
                               .scenarios = scens,
-                              .nscenarios = ns};
-    if (rc == 0)
-        rc = journal_write_run(r->j, &run, e);
+                              .nscenarios = ns,
+                              .pair_list = pairs,
+                              .npair_list = np,
+                              .has_pairs = true};
+    if (rc == 0 && (rc = journal_write_run(r->j, &run, e)) != 0)
+        r->res->journal_failed = true;
     free(hosts);
     free(scens);
+    free(pairs);
+    if (rc == 0)
+        r->running = true;
     return rc;
 }
 
@@ -408,7 +415,7 @@ progress(struct runner *r, struct survey_progress *p)
     p->to_run = r->to_run;
     p->failed = r->res->failed;
     p->elapsed_s = elapsed_s(r);
-    p->eta_s = eta_s(r);
+    p->eta_s = r->finished + r->res->unrecorded >= r->to_run ? -1.0 : eta_s(r);
     r->o->progress(p, r->o->progress_arg);
 }
 
@@ -444,7 +451,7 @@ progress_command(void *arg, const char *host, const char *const *argv)
 /* --- one test on a worker thread --------------------------------------------------------- */
 
 static void
-failure_add(struct runner *r, const struct schedule_test *t, const char *why)
+failure_add(struct runner *r, const struct schedule_test *t, const char *why, bool unrecorded)
 {
     struct survey_run_result *res = r->res;
     struct survey_failure *f = realloc(res->failures, (res->nfailures + 1) * sizeof *f);
@@ -458,7 +465,7 @@ failure_add(struct runner *r, const struct schedule_test *t, const char *why)
         return;
     snprintf(text, need, "%s -> %s %s trial %u: %s", r->hosts[t->src].ph->name,
              r->hosts[t->dst].ph->name, sc->name, t->trial, why);
-    f[res->nfailures++].text = text;
+    f[res->nfailures++] = (struct survey_failure){.text = text, .unrecorded = unrecorded};
 }
 
 static void
@@ -472,18 +479,32 @@ record(struct runner *r, const struct schedule_test *t, const struct trial_outco
     struct err e = {0};
     int rc = journal_append(r->j, &rec, o->result, &e);
     pthread_mutex_lock(&r->mu);
-    if (rc != 0 && r->journal_rc == 0) {
-        r->journal_rc = rc;
-        r->journal_err = e;
-    }
-    r->finished++;
-    if (o->ok) {
+    /* Counted by what reached the journal: a trial whose line could not be written is neither
+     * ok nor failed there, and a resume runs it again. */
+    if (rc != 0) {
+        if (r->journal_rc == 0) {
+            r->journal_rc = rc;
+            r->journal_err = e;
+        }
+        char why[NS_ERR_MSG_MAX + 64];
+        snprintf(why, sizeof why, "%s, but its record could not be written: %s",
+                 o->ok ? "ok" : "failed", e.msg);
+        r->res->unrecorded++;
+        failure_add(r, t, why, true);
+    } else if (o->ok) {
+        r->finished++;
         r->res->ok++;
     } else {
+        r->finished++;
         r->res->failed++;
-        failure_add(r, t, o->error);
+        failure_add(r, t, o->error, false);
     }
-    progress_trial(r, t, o, (double)(clock_now_ns() - t0) / 1e9);
+    struct trial_outcome shown = *o;
+    if (rc != 0) {
+        shown.ok = false;
+        snprintf(shown.error, sizeof shown.error, "not recorded: %.360s", e.msg);
+    }
+    progress_trial(r, t, &shown, (double)(clock_now_ns() - t0) / 1e9);
     pthread_mutex_unlock(&r->mu);
 }
 
@@ -642,12 +663,13 @@ rounds_run(struct runner *r, struct err *e)
         if (rc == 0 && r->journal_rc != 0) {
             *e = r->journal_err;
             rc = r->journal_rc;
+            r->res->journal_failed = true;
         }
     }
     pthread_mutex_lock(&r->mu);
     progress(r, &(struct survey_progress){.kind = SURVEY_PROGRESS_END});
     pthread_mutex_unlock(&r->mu);
-    r->res->not_run = r->to_run - r->finished;
+    r->res->not_run = r->to_run - r->finished - r->res->unrecorded;
     r->res->interrupted = atomic_load(r->o->interrupted) != 0;
     return rc;
 }
@@ -690,8 +712,9 @@ resume_take(void *arg, const struct journal_trial *rec, struct err *e)
     return 0;
 }
 
+/* run.json of the directory being resumed: a run of this format, of the same plan. */
 static int
-resume_load(struct runner *r, struct err *e)
+resume_check(struct runner *r, struct err *e)
 {
     struct journal_run *run = NULL;
     int rc = journal_read_run(r->o->dir, &run, e);
@@ -699,8 +722,13 @@ resume_load(struct runner *r, struct err *e)
         err_prefix(e, "cannot resume %s", r->o->dir);
         return NS_EINVAL;
     }
-    if (run->schema == NULL || strcmp(run->schema, JOURNAL_RUN_SCHEMA) != 0 ||
-        run->run_id == NULL || run->plan_sha256 == NULL)
+    if (run->schema != NULL && strcmp(run->schema, JOURNAL_RUN_SCHEMA_1) == 0)
+        rc = err_set(e, NS_EINVAL,
+                     "cannot resume %s: its run.json is %s, written by an older netsurvey; "
+                     "resume it with that version, or start a new run",
+                     r->o->dir, JOURNAL_RUN_SCHEMA_1);
+    else if (run->schema == NULL || strcmp(run->schema, JOURNAL_RUN_SCHEMA) != 0 ||
+             run->run_id == NULL || run->plan_sha256 == NULL)
         rc = err_set(e, NS_EINVAL, "cannot resume %s: run.json is not a netsurvey run", r->o->dir);
     else if (strcmp(run->plan_sha256, r->plan_sha) != 0 && !r->o->force)
         rc = err_set(e, NS_EINVAL,
@@ -710,9 +738,21 @@ resume_load(struct runner *r, struct err *e)
     if (rc == 0)
         snprintf(r->run_id, sizeof r->run_id, "%s", run->run_id);
     journal_run_free(run);
-    if (rc != 0)
-        return rc;
-    rc = journal_resume(r->o->dir, &r->res->torn_bytes, &r->j, e);
+    return rc;
+}
+
+static int
+resume_load(struct runner *r, const char *started, struct err *e)
+{
+    int rc = journal_open_locked(r->o->dir, &r->j, e);
+    if (rc == NS_ENOTFOUND) {
+        err_prefix(e, "cannot resume %s", r->o->dir);
+        return NS_EINVAL;
+    }
+    if (rc == 0)
+        rc = resume_check(r, e);
+    if (rc == 0)
+        rc = journal_resume(r->j, &r->res->torn_bytes, e);
     struct journal_read_stats st = {0};
     if (rc == 0)
         rc = journal_read_trials(r->o->dir, r->run_id, resume_take, NULL, r, &st, e);
@@ -726,6 +766,13 @@ resume_load(struct runner *r, struct err *e)
             r->done[w++] = r->done[i];
     r->ndone = w;
     r->res->done_before = w;
+    if (rc == 0) {
+        json_t *resumed = json_pack("{s:s, s:s}", "started", started, "command", r->o->command);
+        rc = resumed != NULL ? journal_set_state(r->j, JOURNAL_RUN_RUNNING, resumed, e)
+                             : err_set(e, NS_ENOMEM, "out of memory");
+        json_decref(resumed);
+        r->running = rc == 0;
+    }
     return rc;
 }
 
@@ -753,16 +800,47 @@ run_prepare(struct runner *r, struct err *e)
 }
 
 static int
-run_start_journal(struct runner *r, struct err *e)
+run_start_journal(struct runner *r, const char *started, struct err *e)
 {
-    if (r->o->resume)
-        return resume_load(r, e);
-    char stamp[32];
-    clock_wall_stamp(stamp, sizeof stamp);
-    uint8_t rnd[2];
-    sha256_random_bytes(rnd, sizeof rnd);
-    snprintf(r->run_id, sizeof r->run_id, "%s-%02x%02x", stamp, rnd[0], rnd[1]);
-    return journal_create(r->o->dir, &r->j, e);
+    int rc;
+    if (r->o->resume) {
+        rc = resume_load(r, started, e);
+    } else {
+        char stamp[32];
+        clock_wall_stamp(stamp, sizeof stamp);
+        uint8_t rnd[2];
+        sha256_random_bytes(rnd, sizeof rnd);
+        snprintf(r->run_id, sizeof r->run_id, "%s-%02x%02x", stamp, rnd[0], rnd[1]);
+        rc = r->o->unique_dir ? journal_create_unique(r->o->dir, &r->j, e)
+                              : journal_create(r->o->dir, &r->j, e);
+    }
+    if (r->j != NULL) {
+        snprintf(r->res->dir, sizeof r->res->dir, "%s", journal_dir(r->j));
+        r->res->dir_suffixed = strcmp(r->res->dir, r->o->dir) != 0;
+    }
+    /* a directory in use, not empty, or a refused resume is the caller's mistake */
+    r->res->journal_failed = rc != 0 && rc != NS_EBUSY && rc != NS_EINVAL && rc != NS_ENOMEM;
+    return rc;
+}
+
+/* run.json's state once the rounds are over; a failure to write it is the run's error when it
+ * has none (readers would take the run for one that was killed). */
+static int
+run_finish_journal(struct runner *r, int rc, struct err *e)
+{
+    if (!r->running)
+        return rc; /* this process never said it runs: leave run.json as it was */
+    enum journal_run_state st = rc != 0                               ? JOURNAL_RUN_FAILED
+                                : atomic_load(r->o->interrupted) != 0 ? JOURNAL_RUN_INTERRUPTED
+                                                                      : JOURNAL_RUN_COMPLETE;
+    struct err se = {0};
+    int src = journal_set_state(r->j, st, NULL, &se);
+    if (src != 0 && rc == 0) {
+        *e = se;
+        r->res->journal_failed = true;
+        return src;
+    }
+    return rc;
 }
 
 int
@@ -779,10 +857,11 @@ survey_run(const struct survey_run_opts *o, struct survey_run_result *res, struc
     char started[40];
     clock_wall_iso8601(started, sizeof started);
     r.nhosts = plan_host_count(r.plan); /* trial keys need it before the hosts open */
+    snprintf(res->dir, sizeof res->dir, "%s", o->dir);
     int rc = run_prepare(&r, e);
     if (rc == 0) {
         res->tests = schedule_test_count(r.sched);
-        rc = run_start_journal(&r, e);
+        rc = run_start_journal(&r, started, e);
     }
     if (rc == 0 && !o->resume) {
         /* run.json first, before any host is contacted; again once environments are known. */
@@ -799,6 +878,7 @@ survey_run(const struct survey_run_opts *o, struct survey_run_result *res, struc
         rc = run_write(&r, started, e);
     if (rc == 0)
         rc = rounds_run(&r, e);
+    rc = run_finish_journal(&r, rc, e);
     res->elapsed_s = elapsed_s(&r);
     hosts_close(&r);
     journal_free(r.j);

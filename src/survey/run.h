@@ -4,6 +4,7 @@
 #ifndef NS_SURVEY_RUN_H
 #define NS_SURVEY_RUN_H
 
+#include <limits.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,7 +34,7 @@ struct survey_progress {
     uint64_t failed;           /* of the finished */
     double elapsed_s;          /* since survey_run started */
     double eta_s; /* the schedule's estimate of the rounds left, scaled by how the finished
-                     rounds compared to it */
+                     rounds compared to it; negative once no test is left to run */
     /* SURVEY_PROGRESS_TRIAL */
     const char *src, *dst, *scenario;
     unsigned trial;
@@ -57,34 +58,44 @@ struct survey_run_opts {
     const char *nsperf_remote;   /* the static nsperf deployed to ssh hosts (NULL: no ssh host) */
     bool accept_new_host_keys;   /* ssh: record an unknown host key (trust on first use) */
     const char *dir;             /* the run directory */
+    bool unique_dir;             /* dir exists: take dir-2, dir-3, ... (a {timestamp} template) */
     bool resume;                 /* continue dir instead of creating it */
     bool force;                  /* resume even if the plan's sha256 differs */
     unsigned retries;            /* extra attempts of a failed trial */
     double margin_s;             /* setup allowance per test */
     survey_progress_fn progress; /* NULL: nothing is told */
     void *progress_arg;
-    atomic_int *interrupted; /* set by SIGINT/SIGTERM handlers (lock-free: signal-safe) */
+    atomic_int *interrupted; /* non-zero (the signal's number) once SIGINT/SIGTERM came (set by
+                                the handlers: lock-free, so signal-safe) */
 };
 
 struct survey_failure {
-    char *text; /* "lo-a -> lo-b latency trial 1: reason" */
+    char *text;      /* "lo-a -> lo-b latency trial 1: reason" */
+    bool unrecorded; /* the trial's record could not be written (the reason says why) */
 };
 
 struct survey_run_result {
+    char dir[PATH_MAX];           /* the run directory used (o->dir, or a -N of it) */
+    bool dir_suffixed;            /* o->dir existed: dir is o->dir-N */
     uint64_t tests;               /* in the schedule */
     uint64_t done_before;         /* ok trials found in the journal when resuming */
-    uint64_t ok, failed;          /* this invocation */
-    uint64_t not_run;             /* left for a resume (interrupted) */
+    uint64_t ok, failed;          /* this invocation, recorded in the journal */
+    uint64_t unrecorded;          /* finished but their record could not be written */
+    uint64_t not_run;             /* left for a resume (interrupted, or stopped by an error) */
     size_t torn_bytes, bad_lines; /* journal repairs on resume */
     bool interrupted;
+    bool journal_failed; /* survey_run's error is the journal's: it could not be written */
     double elapsed_s;
     struct survey_failure *failures;
     size_t nfailures;
 };
 
-/* Run the survey. Returns 0 when it ran (trials may have failed: see r), NS_EBUSY for a run
- * directory that is not empty, NS_EINVAL for a resume refused (plan changed, not a run),
- * another negative code when the journal could not be written. */
+/* Run the survey. The run directory's lock is held from the moment it is opened until run.json's
+ * state is final ("complete", "interrupted", "failed"), and released before this returns.
+ * Returns 0 when it ran (trials may have failed: see r), NS_EBUSY for a run directory that is
+ * in use or not empty, NS_EINVAL for a resume refused (plan changed, not a run, a run of an
+ * older format), another negative code when the journal could not be written (r counts only
+ * what reached it). */
 int survey_run(const struct survey_run_opts *o, struct survey_run_result *r, struct err *e);
 
 void survey_run_result_release(struct survey_run_result *r);

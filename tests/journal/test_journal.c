@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -95,7 +97,8 @@ sample_trial(uint32_t n, enum journal_status status)
                      .streams = 1,
                      .duration_s = 2.5,
                      .warmup_s = 0.5,
-                     .rate_bps = 0,
+                     .interval_s = 0.25,
+                     .rate_bps = 7, /* do not apply to udp_rr: never written */
                      .reverse = true,
                      .window = 65536},
         .trial = n,
@@ -133,6 +136,40 @@ sample_result(const struct hist *h)
                      99.0);
 }
 
+static const struct journal_run minimal_run = {.run_id = "r1",
+                                               .plan_name = "p",
+                                               .plan_file = "p.yaml",
+                                               .plan_sha256 = "00ff",
+                                               .plan_source = "",
+                                               .netsurvey_version = "0.1.0",
+                                               .nsperf_sha256 = "abab",
+                                               .started = "2026-11-30T15:00:00.123Z",
+                                               .command = "netsurvey run p.yaml",
+                                               .state = JOURNAL_RUN_RUNNING};
+
+/* A run.json with what every run has, state running, through j. */
+static void
+write_minimal_run_locked(struct journal *j)
+{
+    struct err e = {0};
+    assert_int_equal(journal_write_run(j, &minimal_run, &e), 0);
+}
+
+/* The same into the existing directory dir, which nobody holds. */
+static void
+write_minimal_run(const char *dir)
+{
+    struct journal *j = NULL;
+    struct err e = {0};
+    /* journal_open_locked takes only a directory that holds a run.json */
+    char path[PATH_MAX + 16];
+    snprintf(path, sizeof path, "%s/%s", dir, JOURNAL_RUN_FILE);
+    file_append(path, "{}");
+    assert_int_equal(journal_open_locked(dir, &j, &e), 0);
+    write_minimal_run_locked(j);
+    journal_free(j);
+}
+
 static void
 assert_str(const char *got, const char *want)
 {
@@ -140,6 +177,42 @@ assert_str(const char *got, const char *want)
         assert_null(got);
     else
         assert_string_equal(got, want);
+}
+
+/* The parameters that apply to kind, as bits of enum testspec_param. */
+static unsigned
+applying(int kind)
+{
+    unsigned bits = 0;
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++)
+        bits |= testspec_applies((enum testspec_param)i, kind) ? 1u << i : 0;
+    return bits;
+}
+
+/* A scenario read back: name, kind, and every parameter that applies to the kind as written;
+ * the others are not written, so they read as 0, and their keys are absent. */
+static void
+assert_scenario_as_written(const struct journal_scenario *got, const struct journal_scenario *w)
+{
+    assert_str(got->name, w->name);
+    assert_str(got->test, testspec_kind_name(w->kind));
+    assert_int_equal(got->kind, w->kind);
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++) {
+        enum testspec_param p = (enum testspec_param)i;
+        double want = testspec_applies(p, w->kind) ? journal_scenario_value(w, p) : 0;
+        if (journal_scenario_value(got, p) != want)
+            fail_msg("%s: %s read %g, want %g", w->name, journal_param_key(p),
+                     journal_scenario_value(got, p), want);
+    }
+    json_t *o = journal_scenario_json(w);
+    assert_non_null(o);
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++) {
+        enum testspec_param p = (enum testspec_param)i;
+        assert_int_equal(json_object_get(o, journal_param_key(p)) != NULL,
+                         testspec_applies(p, w->kind));
+    }
+    assert_int_equal(json_object_size(o), 2 + (size_t)__builtin_popcount(applying(w->kind)));
+    json_decref(o);
 }
 
 /* Every written member read back as written. */
@@ -150,17 +223,7 @@ assert_trial_as_written(const struct journal_trial *got, const struct journal_tr
     assert_str(got->run_id, w->run_id);
     assert_str(got->plan_name, w->plan_name);
     assert_str(got->plan_sha256, w->plan_sha256);
-    assert_str(got->scenario.name, w->scenario.name);
-    assert_str(got->scenario.test, testspec_kind_name(w->scenario.kind));
-    assert_int_equal(got->scenario.kind, w->scenario.kind);
-    assert_int_equal(got->scenario.msg_size, w->scenario.msg_size);
-    assert_int_equal(got->scenario.response_size, w->scenario.response_size);
-    assert_int_equal(got->scenario.streams, w->scenario.streams);
-    assert_true(got->scenario.duration_s == w->scenario.duration_s);
-    assert_true(got->scenario.warmup_s == w->scenario.warmup_s);
-    assert_int_equal(got->scenario.rate_bps, w->scenario.rate_bps);
-    assert_int_equal(got->scenario.reverse, w->scenario.reverse);
-    assert_int_equal(got->scenario.window, w->scenario.window);
+    assert_scenario_as_written(&got->scenario, &w->scenario);
     assert_int_equal(got->trial, w->trial);
     assert_int_equal(got->family, w->family);
     const struct journal_endpoint *ge[] = {&got->src, &got->dst}, *we[] = {&w->src, &w->dst};
@@ -283,7 +346,7 @@ test_trial_round_trip_every_field(void **state)
     /* A directory that holds anything is never reused by a new run. */
     assert_int_equal(journal_create(dir, &j, &e), NS_EBUSY);
     assert_null(j);
-    assert_non_null(strstr(e.msg, "--resume"));
+    assert_non_null(strstr(e.msg, "exists and is not empty"));
     json_decref(res);
     hist_free(h);
 }
@@ -341,9 +404,19 @@ test_run_round_trip_every_field(void **state)
                                         .transport = "ssh",
                                         .error = "cannot connect"}};
     struct journal_run_scenario scens[] = {
-        {.sc = sample_trial(1, JOURNAL_OK).scenario, .trials = 3},
-        {.sc = {.name = "tput", .kind = TESTSPEC_TCP_STREAM, .streams = 4, .duration_s = 10},
-         .trials = 1}};
+        {.sc = sample_trial(1, JOURNAL_OK).scenario, .trials = 3, .planned = 6},
+        {.sc = {.name = "tput",
+                .kind = TESTSPEC_TCP_STREAM,
+                .streams = 4,
+                .msg_size = 1 << 20,
+                .response_size = 99, /* does not apply to tcp_stream: never written */
+                .duration_s = 10,
+                .rate_bps = 900000000,
+                .reverse = true,
+                .interval_s = 1},
+         .trials = 1,
+         .planned = 2}};
+    struct journal_pair pairs[] = {{0, 1}, {1, 0}};
     static const char source[] = "name: p\nhosts: []\n\t\"x\": \xc3\xa9\n";
     struct journal_run w = {.run_id = "r1",
                             .plan_name = "p",
@@ -364,7 +437,11 @@ test_run_round_trip_every_field(void **state)
                             .hosts = hosts,
                             .nhosts = 2,
                             .scenarios = scens,
-                            .nscenarios = 2};
+                            .nscenarios = 2,
+                            .state = JOURNAL_RUN_INTERRUPTED,
+                            .ended = "2026-11-30T15:01:00.000Z",
+                            .pair_list = pairs,
+                            .npair_list = 2};
     assert_int_equal(journal_write_run(j, &w, &e), 0);
     journal_free(j);
     struct journal_run *r = NULL;
@@ -387,6 +464,14 @@ test_run_round_trip_every_field(void **state)
     assert_int_equal(r->tests, 12);
     assert_int_equal(r->pairs, 2);
     assert_true(r->estimate_s == 28.5);
+    assert_int_equal(r->state, JOURNAL_RUN_INTERRUPTED);
+    assert_string_equal(r->ended, w.ended);
+    assert_true(r->has_pairs);
+    assert_int_equal(r->npair_list, 2);
+    assert_int_equal(r->pair_list[0].src, 0);
+    assert_int_equal(r->pair_list[0].dst, 1);
+    assert_int_equal(r->pair_list[1].src, 1);
+    assert_int_equal(r->pair_list[1].dst, 0);
     assert_int_equal(r->nhosts, 2);
     for (size_t i = 0; i < 2; i++) {
         assert_string_equal(r->hosts[i].name, hosts[i].name);
@@ -400,18 +485,9 @@ test_run_round_trip_every_field(void **state)
     assert_true(json_is_null(r->hosts[1].env));
     assert_int_equal(r->nscenarios, 2);
     for (size_t i = 0; i < 2; i++) {
-        const struct journal_scenario *g = &r->scenarios[i].sc, *s = &scens[i].sc;
-        assert_string_equal(g->name, s->name);
-        assert_string_equal(g->test, testspec_kind_name(s->kind));
-        assert_int_equal(g->kind, s->kind);
-        assert_int_equal(g->msg_size, s->msg_size);
-        assert_int_equal(g->response_size, s->response_size);
-        assert_int_equal(g->streams, s->streams);
-        assert_true(g->duration_s == s->duration_s && g->warmup_s == s->warmup_s);
-        assert_int_equal(g->rate_bps, s->rate_bps);
-        assert_int_equal(g->reverse, s->reverse);
-        assert_int_equal(g->window, s->window);
+        assert_scenario_as_written(&r->scenarios[i].sc, &scens[i].sc);
         assert_int_equal(r->scenarios[i].trials, scens[i].trials);
+        assert_int_equal(r->scenarios[i].planned, scens[i].planned);
         assert_int_equal(json_integer_value(json_object_get(r->scenarios[i].recorded, "trials")),
                          scens[i].trials);
     }
@@ -449,12 +525,14 @@ test_run_errors(void **state)
         const char *doc, *msg;
     } schemas[] = {
         {"{\"schema\":\"netsurvey.run/9\"}",
-         "run.json: unsupported schema 'netsurvey.run/9' (this netsurvey reads netsurvey.run/1)"},
+         "run.json: unsupported schema 'netsurvey.run/9' (this netsurvey reads netsurvey.run/2 and "
+         "netsurvey.run/1)"},
         {"{\"schema\":\"netsurvey.summary/1\"}",
          "run.json: schema 'netsurvey.summary/1' is not a netsurvey run (this netsurvey reads "
-         "netsurvey.run/1)"},
+         "netsurvey.run/2 and netsurvey.run/1)"},
         {"{\"scenarios\":[]}",
-         "run.json: no schema: not a netsurvey run (this netsurvey reads netsurvey.run/1)"},
+         "run.json: no schema: not a netsurvey run (this netsurvey reads netsurvey.run/2 and "
+         "netsurvey.run/1)"},
     };
     for (size_t i = 0; i < sizeof schemas / sizeof schemas[0]; i++) {
         unlink(path);
@@ -508,12 +586,15 @@ test_resume_cuts_torn_line(void **state)
     assert_int_equal(c.skipped_line[2], 4);
     assert_int_equal(c.kind[2], JOURNAL_SKIP_REFUSED);
     assert_string_equal(c.why[2], "unsupported schema 'netsurvey.trial/9' (this netsurvey reads "
-                                  "netsurvey.trial/1)");
+                                  "netsurvey.trial/2 and netsurvey.trial/1)");
     assert_int_equal(c.skipped_line[3], 5);
     assert_int_equal(c.kind[3], JOURNAL_SKIP_TORN);
     assert_string_equal(c.why[3], "torn last line");
     size_t cut = 0;
-    assert_int_equal(journal_resume(dir, &cut, &j, &e), 0);
+    assert_int_equal(journal_open_locked(dir, &j, &e), NS_ENOTFOUND); /* no run.json */
+    write_minimal_run(dir);
+    assert_int_equal(journal_open_locked(dir, &j, &e), 0);
+    assert_int_equal(journal_resume(j, &cut, &e), 0);
     assert_int_equal(cut, strlen("{\"schema\":\"netsurvey.tr"));
     assert_int_equal(journal_append(j, &t, NULL, &e), 0);
     journal_free(j);
@@ -660,10 +741,10 @@ test_reading_rules(void **state)
     assert_int_equal(decode("{\"schema\":\"netsurvey.other/1\"}", &t, &took, why, sizeof why),
                      NS_EPARSE);
     assert_string_equal(why, "not a trial record");
-    assert_int_equal(decode("{\"schema\":\"netsurvey.trial/2\"}", &t, &took, why, sizeof why),
+    assert_int_equal(decode("{\"schema\":\"netsurvey.trial/9\"}", &t, &took, why, sizeof why),
                      NS_EPROTO);
-    assert_string_equal(why, "unsupported schema 'netsurvey.trial/2' (this netsurvey reads "
-                             "netsurvey.trial/1)");
+    assert_string_equal(why, "unsupported schema 'netsurvey.trial/9' (this netsurvey reads "
+                             "netsurvey.trial/2 and netsurvey.trial/1)");
     static const char weird[] = "{\"schema\":\"netsurvey.trial/1\",\"scenario\":{\"test\":"
                                 "\"tcp_rr\"},\"status\":\"weird\"}";
     assert_int_equal(decode(weird, &t, &took, why, sizeof why), NS_EPROTO);
@@ -897,7 +978,7 @@ test_run_planned_and_state(void **state)
     struct journal_run *r = NULL;
     struct err e = {0};
     assert_int_equal(journal_read_run(dir, &r, &e), 0);
-    assert_string_equal(r->state, "interrupted");
+    assert_int_equal(r->state, JOURNAL_RUN_INTERRUPTED);
     assert_int_equal(r->scenarios[0].trials, 3);
     assert_int_equal(r->scenarios[0].planned, 12);
     assert_int_equal(r->scenarios[1].planned, 0);
@@ -905,49 +986,210 @@ test_run_planned_and_state(void **state)
     journal_run_free(r);
 }
 
-/* Who holds a run directory: nobody without a lock file or with one nobody holds; a live
- * process holding it, with its pid; nobody again once that process is gone (the kernel drops
- * a dead process's flock). */
+/* --- the lock, the state, one directory per run, whole lines --------------------------------- */
+
+static long
+pid_in_message(const char *msg)
+{
+    const char *p = strstr(msg, "(pid ");
+    return p != NULL ? strtol(p + 5, NULL, 10) : -1;
+}
+
 static void
-test_owner(void **state)
+test_lock(void **state)
 {
     (void)state;
-    char dir[PATH_MAX], path[PATH_MAX];
-    struct journal *j = fresh("owned", dir);
-    journal_free(j);
-    long pid = -1;
+    char dir[PATH_MAX];
+    struct journal *j = fresh("locked", dir), *k = NULL;
+    write_minimal_run_locked(j);
     struct err e = {0};
+    long pid = -1;
+    assert_int_equal(journal_owner(dir, &pid, &e), 1);
+    assert_int_equal(pid, (long)getpid());
+    /* A second owner is refused at once, by a new run and by a resume, naming the PID. */
+    assert_int_equal(journal_create(dir, &k, &e), NS_EBUSY);
+    assert_null(k);
+    assert_int_equal(pid_in_message(e.msg), (long)getpid());
+    assert_non_null(strstr(e.msg, "in use"));
+    assert_int_equal(journal_open_locked(dir, &k, &e), NS_EBUSY);
+    assert_int_equal(pid_in_message(e.msg), (long)getpid());
+    journal_free(j);
     assert_int_equal(journal_owner(dir, &pid, &e), 0);
-    assert_int_equal(pid, 0);
-    path_in(path, sizeof path, "owned", JOURNAL_LOCK_FILE);
-    int fd = open(path, O_RDWR | O_CREAT, 0644);
-    assert_true(fd >= 0);
-    close(fd); /* a forked child would share its lock: the child opens its own */
-    assert_int_equal(journal_owner(dir, &pid, &e), 0);
-    int ready[2];
-    assert_int_equal(pipe(ready), 0);
+    /* No lock file, no directory: nobody owns it. */
+    char none[PATH_MAX];
+    path_in(none, sizeof none, "no-such-dir", NULL);
+    assert_int_equal(journal_owner(none, &pid, &e), 0);
+
+    /* An owner that dies (SIGKILL) leaves the lock to the kernel, which drops it; a program it
+     * started (exec) does not inherit it. */
+    int fds[2];
+    assert_int_equal(pipe(fds), 0);
     pid_t child = fork();
     assert_true(child >= 0);
     if (child == 0) {
-        char txt[32];
-        int n = snprintf(txt, sizeof txt, "%ld\n", (long)getpid());
-        fd = open(path, O_RDWR);
-        if (fd < 0 || flock(fd, LOCK_EX) != 0 || pwrite(fd, txt, (size_t)n, 0) != n ||
-            write(ready[1], "x", 1) != 1)
+        struct journal *cj = NULL;
+        struct err ce = {0};
+        if (journal_open_locked(dir, &cj, &ce) != 0)
             _exit(1);
+        pid_t grand = fork();
+        if (grand == 0) {
+            execl("/bin/sleep", "sleep", "30", (char *)NULL);
+            _exit(2);
+        }
+        long both[2] = {(long)getpid(), (long)grand};
+        if (write(fds[1], both, sizeof both) != (ssize_t)sizeof both)
+            _exit(3);
         pause();
         _exit(0);
     }
-    char x;
-    assert_int_equal(read(ready[0], &x, 1), 1);
+    close(fds[1]);
+    long both[2] = {0, 0};
+    assert_int_equal(read(fds[0], both, sizeof both), (ssize_t)sizeof both);
+    close(fds[0]);
     assert_int_equal(journal_owner(dir, &pid, &e), 1);
     assert_int_equal(pid, (long)child);
     kill(child, SIGKILL);
-    int status;
-    assert_int_equal(waitpid(child, &status, 0), child);
+    int st;
+    assert_int_equal(waitpid(child, &st, 0), child);
+    /* the sleep the owner started still runs (once it is sleep: exec done), and holds no lock */
+    char comm_path[64], comm[64] = "";
+    snprintf(comm_path, sizeof comm_path, "/proc/%ld/comm", both[1]);
+    for (int i = 0; i < 5000 && strcmp(comm, "sleep\n") != 0; i++) {
+        FILE *f = fopen(comm_path, "r");
+        assert_non_null(f);
+        if (fgets(comm, sizeof comm, f) == NULL)
+            comm[0] = '\0';
+        fclose(f);
+        usleep(1000);
+    }
+    assert_string_equal(comm, "sleep\n");
     assert_int_equal(journal_owner(dir, &pid, &e), 0);
-    close(ready[0]);
-    close(ready[1]);
+    assert_int_equal(journal_open_locked(dir, &k, &e), 0);
+    journal_free(k);
+    kill((pid_t)both[1], SIGKILL);
+    waitpid((pid_t)both[1], &st, 0); /* reparented to init or to us (a subreaper): either way */
+}
+
+static void
+test_state(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX];
+    struct journal *j = fresh("state", dir), *k = NULL;
+    write_minimal_run_locked(j);
+    struct err e = {0};
+    struct journal_run *r = NULL;
+    assert_int_equal(journal_read_run(dir, &r, &e), 0);
+    assert_int_equal(r->state, JOURNAL_RUN_RUNNING);
+    assert_null(r->ended);
+    assert_false(r->has_pairs && r->npair_list > 0);
+    journal_run_free(r);
+    /* Each final state, read back; everything else kept. */
+    for (int s = JOURNAL_RUN_COMPLETE; s <= JOURNAL_RUN_FAILED; s++) {
+        assert_int_equal(journal_set_state(j, (enum journal_run_state)s, NULL, &e), 0);
+        assert_int_equal(journal_read_run(dir, &r, &e), 0);
+        assert_int_equal(r->state, s);
+        assert_non_null(r->ended);
+        assert_string_equal(r->run_id, "r1");
+        assert_string_equal(r->command, "netsurvey run p.yaml");
+        assert_string_equal(journal_run_state_name(r->state),
+                            json_string_value(json_object_get(r->json, "state")));
+        journal_run_free(r);
+    }
+    json_t *resumed = json_pack("{s:s, s:s}", "started", "x", "command", "netsurvey run --resume");
+    assert_int_equal(journal_set_state(j, JOURNAL_RUN_RUNNING, resumed, &e), 0);
+    assert_int_equal(journal_set_state(j, JOURNAL_RUN_INTERRUPTED, resumed, &e), 0);
+    json_decref(resumed);
+    assert_int_equal(journal_read_run(dir, &r, &e), 0);
+    assert_int_equal(r->state, JOURNAL_RUN_INTERRUPTED);
+    assert_int_equal(json_array_size(json_object_get(r->json, "resumes")), 2);
+    journal_run_free(r);
+    journal_free(j);
+    /* A new run in the directory of one that did not finish: told to resume it. */
+    assert_int_equal(journal_create(dir, &k, &e), NS_EBUSY);
+    assert_non_null(strstr(e.msg, "--resume"));
+    /* Of a finished one: never. */
+    assert_int_equal(journal_open_locked(dir, &k, &e), 0);
+    assert_int_equal(journal_set_state(k, JOURNAL_RUN_COMPLETE, NULL, &e), 0);
+    journal_free(k);
+    assert_int_equal(journal_create(dir, &k, &e), NS_EBUSY);
+    assert_non_null(strstr(e.msg, "finished run"));
+    assert_null(strstr(e.msg, "resume"));
+    /* Names and back. */
+    assert_int_equal(journal_run_state_from("complete"), JOURNAL_RUN_COMPLETE);
+    assert_int_equal(journal_run_state_from("weird"), JOURNAL_RUN_UNKNOWN);
+    assert_int_equal(journal_run_state_from(NULL), JOURNAL_RUN_UNKNOWN);
+    assert_null(journal_run_state_name(JOURNAL_RUN_UNKNOWN));
+}
+
+static void
+test_unique_dir(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX], want[PATH_MAX + 8];
+    struct journal *a = fresh("uniq", dir), *b = NULL, *c = NULL;
+    struct err e = {0};
+    assert_int_equal(journal_create_unique(dir, &b, &e), 0);
+    snprintf(want, sizeof want, "%s-2", dir);
+    assert_string_equal(journal_dir(b), want);
+    assert_int_equal(journal_create_unique(dir, &c, &e), 0);
+    snprintf(want, sizeof want, "%s-3", dir);
+    assert_string_equal(journal_dir(c), want);
+    assert_string_equal(journal_dir(a), dir);
+    journal_free(a);
+    journal_free(b);
+    journal_free(c);
+    /* A directory that does not exist is taken as it is named; one that exists empty is not
+     * (another process may be about to use it). */
+    path_in(dir, sizeof dir, "uniq-new", NULL);
+    assert_int_equal(journal_create_unique(dir, &a, &e), 0);
+    assert_string_equal(journal_dir(a), dir);
+    journal_free(a);
+    path_in(dir, sizeof dir, "uniq-empty", NULL);
+    assert_int_equal(mkdir(dir, 0777), 0);
+    assert_int_equal(journal_create_unique(dir, &a, &e), 0);
+    snprintf(want, sizeof want, "%s-2", dir);
+    assert_string_equal(journal_dir(a), want);
+    journal_free(a);
+}
+
+/* A line that does not fit (here RLIMIT_FSIZE, as a full disk would do it) leaves no part of
+ * itself: the file is cut back, and the next record starts on a line of its own. */
+static void
+test_append_whole_or_nothing(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX], path[PATH_MAX];
+    struct journal *j = fresh("full", dir);
+    struct err e = {0};
+    struct journal_trial t = sample_trial(1, JOURNAL_OK);
+    assert_int_equal(journal_append(j, &t, NULL, &e), 0);
+    path_in(path, sizeof path, "full", JOURNAL_RESULTS_FILE);
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    off_t one = st.st_size;
+    struct rlimit old, lim;
+    assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+    lim = old;
+    lim.rlim_cur = (rlim_t)(one + one / 2); /* half a line more */
+    signal(SIGXFSZ, SIG_IGN);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+    t.trial = 2;
+    int rc = journal_append(j, &t, NULL, &e);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+    assert_int_equal(rc, NS_EIO);
+    assert_non_null(strstr(e.msg, "cannot append"));
+    assert_int_equal(st.st_size, one);
+    t.trial = 3;
+    assert_int_equal(journal_append(j, &t, NULL, &e), 0);
+    journal_free(j);
+    struct journal_trial a = sample_trial(1, JOURNAL_OK), b = sample_trial(3, JOURNAL_OK);
+    struct collected c = {.want = {a, b}};
+    struct journal_read_stats rs;
+    assert_int_equal(journal_read_trials(dir, NULL, collect, skipped, &c, &rs, &e), 0);
+    assert_int_equal(c.n, 2);
+    assert_int_equal(rs.bad + rs.torn, 0);
 }
 
 int
@@ -966,7 +1208,10 @@ main(void)
         cmocka_unit_test(test_foreign_run_refused),
         cmocka_unit_test(test_skip_stops_reading),
         cmocka_unit_test(test_run_planned_and_state),
-        cmocka_unit_test(test_owner),
+        cmocka_unit_test(test_lock),
+        cmocka_unit_test(test_state),
+        cmocka_unit_test(test_unique_dir),
+        cmocka_unit_test(test_append_whole_or_nothing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

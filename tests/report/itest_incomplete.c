@@ -334,7 +334,7 @@ test_all_failed_no_gnuplot(void **state)
 }
 
 /* Reports that cannot be written (here a template that does not render): the survey's exit
- * status says so (4), the journal is whole, and `netsurvey report` writes them later. */
+ * status says so (5), the journal is whole, and `netsurvey report` writes them later. */
 static void
 test_reports_unwritten(void **state)
 {
@@ -357,7 +357,7 @@ test_reports_unwritten(void **state)
     char *o, *e;
     const char *args[] = {"run", "one.yaml", "-o", "unwritten", NULL};
     int st = ns_run(args, env, &o, &e);
-    if (st != 4)
+    if (st != 5) /* cli_exit.h: CLI_RUN_REPORTS */
         fail_msg("exit %d\n%s\n%s", st, o, e);
     assert_non_null(strstr(e, "netsurvey run: the reports were not written"));
     free(o);

@@ -430,9 +430,10 @@ matrix_view(const struct mat *mt, const char *const *labels, enum testspec_kind 
             /* every key set in every cell: a missing one would be looked up in the scenario */
             json_object_set_new(cell, "text",
                                 json_string(!present ? "—"
-                                            : a->nv == 0
-                                                ? "failed"
-                                                : report_fmt_metric(k, a->st.mean, b, sizeof b)));
+                                            : a->nv > 0
+                                                ? report_fmt_metric(k, a->st.mean, b, sizeof b)
+                                            : a->failed > 0 ? "failed"
+                                                            : "not run"));
             json_object_set_new(cell, "empty", json_boolean(!present || a->nv == 0));
             json_object_set_new(cell, "npairs",
                                 json_integer(a->pairs > 1 ? (json_int_t)a->pairs : 0));
@@ -657,12 +658,14 @@ static void
 pair_trials(const struct group *g, const struct rpair *p, json_t *st, json_t *vt,
             struct group_acc *acc)
 {
-    size_t cols = 0;
-    for (size_t i = 0; i < p->nt;) {
-        uint32_t run = p->t[i].run, maxn = 0;
+    size_t cols = 0, i = 0;
+    for (uint32_t run = 0; run < g->cx->m->nruns; run++) {
+        uint32_t maxn = 0;
         size_t j = i;
         for (; j < p->nt && p->t[j].run == run; j++)
             maxn = p->t[j].n > maxn ? p->t[j].n : maxn;
+        if (j == i && (p->plan_only == NULL || !bitset_test(p->plan_only, run)))
+            continue; /* neither recorded nor planned by this run */
         uint32_t per = g->sc->runs[run].trials, count = per > maxn ? per : maxn;
         for (uint32_t n = 1; n <= count; n++, cols++) {
             if (i < j && p->t[i].n == n) {

@@ -7,14 +7,17 @@
  * resumed run) keeps its last ok record, else its last failed one (journal_supersedes); the key
  * holds the run, so that the trials of two runs of one plan are pooled, never one dropped for
  * the other. */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "common/bitset.h"
 #include "common/errors.h"
 #include "common/hist.h"
 #include "journal/journal.h"
@@ -373,6 +376,22 @@ pidx_grow(struct rmodel *m)
     return 0;
 }
 
+/* The pair, or NULL when it has no record and no plan. */
+static struct rpair *
+pair_find(const struct rmodel *m, int scen, int fam, int src, int dst)
+{
+    if (m->pidx_cap == 0)
+        return NULL;
+    size_t j = pair_hash(scen, fam, src, dst) & (m->pidx_cap - 1);
+    while (m->pidx[j] != UINT32_MAX) {
+        struct rpair *p = &m->pairs[m->pidx[j]];
+        if (p->scen == scen && p->family == fam && p->src == src && p->dst == dst)
+            return p;
+        j = (j + 1) & (m->pidx_cap - 1);
+    }
+    return NULL;
+}
+
 static struct rpair *
 pair_get(struct rmodel *m, int scen, int fam, int src, int dst)
 {
@@ -621,12 +640,84 @@ run_load(struct rmodel *m, const struct rmodel_opts *o, const char *dir, struct 
     if (r->dir == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
     run_owner(o, r);
+    r->host_idx = calloc(run->nhosts ? run->nhosts : 1, sizeof *r->host_idx);
+    if (r->host_idx == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
     for (size_t i = 0; i < run->nhosts; i++) {
         const struct journal_run_host *h = &run->hosts[i];
-        if (host_get(m, h->name, h->zone, h->region, h->data_address, h->env) < 0)
+        r->host_idx[i] = host_get(m, h->name, h->zone, h->region, h->data_address, h->env);
+        if (r->host_idx[i] < 0)
             return err_set(e, NS_ENOMEM, "out of memory");
     }
     return run_plans(m, ri, e);
+}
+
+/* The family (0 ipv4, 1 ipv6) of an address written as one, else -1: a host name's family is
+ * the resolved address's, which only the records know. */
+static int
+literal_family(const char *addr)
+{
+    unsigned char buf[sizeof(struct in6_addr)];
+    char a[INET6_ADDRSTRLEN + 1];
+    if (addr == NULL || snprintf(a, sizeof a, "%s", addr) >= (int)sizeof a)
+        return -1;
+    a[strcspn(a, "%")] = '\0'; /* a scoped address's zone */
+    if (inet_pton(AF_INET, a, buf) == 1)
+        return 0;
+    return inet_pton(AF_INET6, a, buf) == 1 ? 1 : -1;
+}
+
+/* One planned pair of run ri for scenario s: the pair it is (of the family its records have,
+ * else of its literal addresses' one), marked as planned by the run when the run recorded none
+ * of its trials. A pair of names whose family nothing tells stays counted in its scenario
+ * alone (scen_unseen). */
+static int
+plan_pair(struct rmodel *m, size_t ri, int s, const struct journal_pair *pp)
+{
+    const struct rrun *r = &m->runs[ri];
+    const struct journal_run *run = r->run;
+    int src = r->host_idx[pp->src], dst = r->host_idx[pp->dst];
+    struct rpair *p = pair_find(m, s, 0, src, dst);
+    if (p == NULL)
+        p = pair_find(m, s, 1, src, dst);
+    if (p == NULL) {
+        int fa = literal_family(run->hosts[pp->src].data_address);
+        int fb = literal_family(run->hosts[pp->dst].data_address);
+        if (fa < 0 || fa != fb)
+            return 0;
+        if ((p = pair_get(m, s, fa, src, dst)) == NULL)
+            return NS_ENOMEM;
+    }
+    for (size_t i = 0; i < p->nt; i++)
+        if (p->t[i].run == ri)
+            return 0;
+    if (p->plan_only == NULL &&
+        (p->plan_only = calloc(bitset_words(m->capruns), sizeof *p->plan_only)) == NULL)
+        return NS_ENOMEM;
+    bitset_set(p->plan_only, ri);
+    return 0;
+}
+
+/* The pairs each run planned (run.json's "pairs", version 2), for every scenario it names:
+ * those of which nothing was recorded join the model, so that a cell or pair not reached is
+ * shown as planned and not run. */
+static int
+runs_planned_pairs(struct rmodel *m, struct err *e)
+{
+    for (size_t ri = 0; ri < m->nruns; ri++) {
+        const struct journal_run *run = m->runs[ri].run;
+        for (size_t k = 0; run->has_pairs && k < run->nscenarios; k++) {
+            const char *name = run->scenarios[k].sc.name != NULL ? run->scenarios[k].sc.name : "";
+            int s = -1;
+            for (size_t i = 0; i < m->nscens && s < 0; i++)
+                if (strcmp(m->scens[i].name, name) == 0)
+                    s = (int)i;
+            for (size_t i = 0; s >= 0 && i < run->npair_list; i++)
+                if (plan_pair(m, ri, s, &run->pair_list[i]) != 0)
+                    return err_set(e, NS_ENOMEM, "out of memory");
+        }
+    }
+    return 0;
 }
 
 static const char *const problem_kinds[] = {"torn", "unreadable", "refused"};
@@ -728,6 +819,12 @@ pair_count(struct rmodel *m, struct rpair *p)
         sr->seen += per;
         p->planned += per;
         p->nruns++;
+    }
+    for (size_t r = 0; p->plan_only != NULL && r < m->nruns; r++) {
+        if (!bitset_test(p->plan_only, r))
+            continue;
+        sc->runs[r].seen += sc->runs[r].trials;
+        p->planned += sc->runs[r].trials;
     }
 }
 
@@ -835,6 +932,8 @@ rmodel_load_with(const char *const *dirs, int ndirs, const struct rmodel_opts *o
         rc = run_load(m, o, dirs[i], e);
     for (size_t i = 0; rc == 0 && i < m->nruns; i++)
         rc = results_load(m, i, e);
+    if (rc == 0)
+        rc = runs_planned_pairs(m, e);
     if (rc == 0 && zones_build(m) != 0)
         rc = err_set(e, NS_ENOMEM, "out of memory");
     for (size_t i = 0; rc == 0 && i < m->npairs; i++) {
@@ -861,6 +960,7 @@ rmodel_free(struct rmodel *m)
         for (size_t j = 0; j < m->pairs[i].nt; j++)
             trial_release(&m->pairs[i].t[j]);
         free(m->pairs[i].t);
+        free(m->pairs[i].plan_only);
     }
     free(m->pairs);
     free(m->pidx);
@@ -893,6 +993,7 @@ rmodel_free(struct rmodel *m)
     free(m->problems);
     for (size_t i = 0; i < m->nruns; i++) {
         free(m->runs[i].dir);
+        free(m->runs[i].host_idx);
         journal_run_free(m->runs[i].run);
     }
     free(m->runs);

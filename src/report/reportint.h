@@ -120,8 +120,11 @@ struct rpair {
     int scen, src, dst, family; /* family: 0 ipv4, 1 ipv6 */
     struct rtrial *t;           /* sorted by (run, trial number) after loading */
     size_t nt, capt;
-    uint64_t planned; /* its trials planned: per run that recorded it, that run's trials */
-    uint32_t nruns;   /* runs that recorded it */
+    uint64_t planned;    /* its trials planned: per run that recorded or planned it, that
+                          * run's trials (more when it recorded more) */
+    uint32_t nruns;      /* runs that recorded it */
+    uint64_t *plan_only; /* bitset of the runs that planned it (run.json's pairs) and recorded
+                          * none of its trials; NULL when none */
 };
 
 /* A journal line the reports did not take, listed in them ("Journal problems"). */
@@ -139,6 +142,7 @@ struct rrun {
     bool in_progress;        /* its lock is held by a live process (journal_owner) */
     long owner_pid;
     uint64_t planned, ok, failed; /* trials: planned (run.json), and recorded (distinct keys) */
+    int *host_idx;                /* the model's host of each of run.json's hosts */
     size_t problems_more;         /* problems past REPORT_PROBLEMS_MAX, counted only */
 };
 

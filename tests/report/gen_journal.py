@@ -141,7 +141,7 @@ class Journal:
     `planned` overrides it per scenario (a run stopped early); `state` is the run's."""
 
     def __init__(self, path, run_id, plan_name, hosts, scenarios, started, family="ipv4",
-                 description=None, state="complete", planned=None):
+                 description=None, state="complete", planned=None, version=1, pairs=None):
         self.path, self.run_id, self.plan_name = path, run_id, plan_name
         self.hosts = {h["name"]: h for h in hosts}
         self.scenarios = {s["name"]: s for s in scenarios}
@@ -151,12 +151,18 @@ class Journal:
         self.keys = {s["name"]: set() for s in scenarios}
         self.pairs = set()
         self.planned = planned or {}
+        # Version 2 (netsurvey.run/2, netsurvey.trial/2): the scenarios' parameters as they
+        # reached nsperf (those of the kind only), the planned pairs (`pairs`: host names).
+        self.version = version
+        if version == 2:
+            scenarios = [v2_scenario(s) for s in scenarios]
+            self.scenarios = {s["name"]: s for s in scenarios}
         os.makedirs(path, exist_ok=True)
         plan = {"name": plan_name, "file": "plans/%s.yaml" % plan_name, "sha256": self.sha}
         if description is not None:
             plan["description"] = description
         plan["source"] = "name: %s\n" % plan_name
-        self.run = {"schema": "netsurvey.run/1", "run_id": run_id, "plan": plan,
+        self.run = {"schema": "netsurvey.run/%d" % version, "run_id": run_id, "plan": plan,
                     "tool": {"netsurvey_version": "0.1.0", "nsperf_version": "0.1.0",
                              "nsperf_sha256": "ab" * 32},
                     "started": self.stamp(0),
@@ -166,6 +172,9 @@ class Journal:
                     "schedule": {"rounds": 6, "tests": 0, "pairs": 0, "estimate_s": 123.0},
                     "hosts": hosts,
                     "scenarios": [dict(s) for s in scenarios]}
+        if version == 2:
+            names = [h["name"] for h in hosts]
+            self.run["pairs"] = [[names.index(a), names.index(b)] for a, b in pairs]
         self.out = open(os.path.join(path, "results.jsonl"), "w")
 
     def stamp(self, dt):
@@ -178,7 +187,7 @@ class Journal:
         s.pop("trials", None)
         hs, hd = self.hosts[src], self.hosts[dst]
         dur = s["duration_s"]
-        rec = {"schema": "netsurvey.trial/1", "run_id": self.run_id,
+        rec = {"schema": "netsurvey.trial/%d" % self.version, "run_id": self.run_id,
                "plan": {"name": self.plan_name, "sha256": self.sha}, "scenario": s, "trial": n,
                "family": family or self.family,
                "src": {k: hs[k] for k in ("name", "zone", "region", "data_address")},
@@ -204,10 +213,20 @@ class Journal:
         for s in self.run["scenarios"]:
             s["planned"] = self.planned.get(s["name"], len(self.keys[s["name"]]))
         self.run["schedule"]["tests"] = sum(s["planned"] for s in self.run["scenarios"])
-        self.run["schedule"]["pairs"] = len(self.pairs)
+        self.run["schedule"]["pairs"] = len(self.run.get("pairs", self.pairs))
         with open(os.path.join(self.path, "run.json"), "w") as f:
             json.dump(self.run, f, indent=1)
             f.write("\n")
+
+
+def v2_scenario(s):
+    """s as version 2 records it: the parameters of its kind only, interval_s among them."""
+    s = dict(s)
+    drop = ("streams", "rate_bps", "reverse") if s["test"].endswith("rr") else ("response_size",)
+    for k in drop:
+        s.pop(k, None)
+    s["interval_s"] = 0.0
+    return s
 
 
 def host(name, zone, region, addr, cpus=4):
@@ -331,24 +350,27 @@ def fixture_multi(out):
 
 
 def fixture_incomplete(out):
-    """A run stopped by SIGINT part way: 3 hosts in 2 zones, the latency scenario's 6 pairs x 2
-    trials planned and 5 of them recorded (one failed), one pair not started, a throughput
-    scenario never reached; a corrupt middle line (a disk's damage) and a torn last line."""
+    """A run stopped by SIGINT part way (version 2: its planned pairs recorded): 3 hosts in 2
+    zones, the latency scenario's 6 pairs x 2 trials planned and 6 of them recorded (one
+    failed), one pair not started, a throughput scenario never reached; a corrupt middle line
+    (a disk's damage) and a torn last line."""
     hosts = [host("a1", "a", "lab", "10.9.0.1"), host("a2", "a", "lab", "10.9.0.2"),
              host("b1", "b", "lab", "10.9.0.3")]
     scs = [scen("latency", "tcp_rr", trials=2), scen("throughput", "tcp_stream", trials=2)]
     rng = random.Random(21)
+    names = [h["name"] for h in hosts]
+    pairs = [(a, b) for a in names for b in names if a != b]
     j = Journal(os.path.join(out, "incomplete"), "20261130T150000Z-1111", "lab-stopped", hosts,
                 scs, 0, state="interrupted", planned={"latency": 12, "throughput": 12},
-                description="a survey stopped by Ctrl-C")
+                description="a survey stopped by Ctrl-C", version=2, pairs=pairs)
     for a, b, n, v in (("a1", "b1", 1, 330), ("b1", "a1", 1, 332), ("a1", "a2", 1, 90),
                        ("a2", "b1", 1, 331), ("a1", "b1", 2, 329)):
         j.trial("latency", a, b, n, make_result("tcp_rr", v * rng.uniform(0.99, 1.01), rng, 10,
                                                 hist_n=1000))
         if n == 1 and a == "b1":
-            j.raw('{"schema":"netsurvey.trial/1","run_id":"20261130T150000Z-1111","tri\n')
+            j.raw('{"schema":"netsurvey.trial/2","run_id":"20261130T150000Z-1111","tri\n')
     j.trial("latency", "a2", "a1", 1, error="nsperf on a1: connection refused", attempts=3)
-    j.raw('{"schema":"netsurvey.trial/1","run_id":"20261130T150000Z-1111","scen')
+    j.raw('{"schema":"netsurvey.trial/2","run_id":"20261130T150000Z-1111","scen')
     j.close()
 
 

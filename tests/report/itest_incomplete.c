@@ -292,6 +292,61 @@ test_sigkill_then_report(void **state)
     stop_part_way("killed", SIGKILL, 128 + SIGKILL);
 }
 
+/* `netsurvey report DIR` while the run is going (held there: h4's servers wait for a file the
+ * test makes once the report is done): it reads the complete lines, says the run is still
+ * going (its PID), marks the title and exits 4; the run's own reports at its end replace those,
+ * complete. */
+static void
+test_report_while_running(void **state)
+{
+    (void)state;
+    char wrapper[2 * PATH_MAX + 256];
+    snprintf(wrapper, sizeof wrapper,
+             "#!/bin/sh\n"
+             "case \" $* \" in *\" -s \"*\" 127.0.0.34 \"*)\n"
+             "  n=0; while [ ! -e %s/release ] && [ $n -lt 1200 ]; do sleep 0.05; n=$((n+1)); "
+             "done;;\n"
+             "esac\n"
+             "exec %s \"$@\"\n",
+             tmpdir, NSPERF_BIN);
+    write_file("nsperf-held", wrapper, 0755);
+    write_file("four.yaml", four_hosts, 0644);
+    char out[PATH_MAX], err[PATH_MAX];
+    const char *args[] = {"run", "four.yaml", "-o", "running", "--nsperf", "nsperf-held", NULL};
+    pid_t pid = ns_start(args, NULL, out, err, sizeof out);
+    wait_lines(pid, "running", 1);
+    char *o, *e;
+    const char *report[] = {"report", "running", NULL};
+    int st = ns_run(report, NULL, &o, &e);
+    assert_int_equal(waitpid(pid, &(int){0}, WNOHANG), 0); /* held: still going */
+    write_file("release", "", 0644);
+    if (st != 4)
+        fail_msg("report exit %d\n%s\n%s", st, o, e);
+    char want[256];
+    snprintf(want, sizeof want, "running: the run is still going (netsurvey pid %ld holds it)",
+             (long)pid);
+    if (strstr(e, want) == NULL)
+        fail_msg("stderr: %s", e);
+    free(o);
+    free(e);
+    char *md = read_in("running", "report.md");
+    assert_non_null(strstr(md, "# netsurvey report: four (in progress: "));
+    assert_non_null(strstr(md, " of 24 planned trials recorded so far)\n"));
+    assert_non_null(strstr(md, "State: in progress"));
+    free(md);
+    st = ns_wait(pid, RUN_TIMEOUT_S);
+    if (st != 0)
+        fail_msg("run exit %d\n%s", st, read_text(err));
+    md = read_in("running", "report.md");
+    assert_non_null(strstr(md, "# netsurvey report: four\n"));
+    assert_non_null(strstr(md, "State: complete; trials: 24 planned: 24 ok, 0 failed, 0 not run"));
+    free(md);
+    const char *again[] = {"report", "running", NULL};
+    assert_int_equal(ns_run(again, NULL, &o, &e), 0);
+    free(o);
+    free(e);
+}
+
 /* Every trial failed: the reports are written, no chart is tried, the report says why. */
 static void
 test_all_failed_no_gnuplot(void **state)
@@ -376,9 +431,8 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sigint_then_report),
-        cmocka_unit_test(test_sigkill_then_report),
-        cmocka_unit_test(test_all_failed_no_gnuplot),
+        cmocka_unit_test(test_sigint_then_report),   cmocka_unit_test(test_sigkill_then_report),
+        cmocka_unit_test(test_report_while_running), cmocka_unit_test(test_all_failed_no_gnuplot),
         cmocka_unit_test(test_reports_unwritten),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

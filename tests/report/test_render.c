@@ -560,8 +560,15 @@ test_incomplete_counts(void **state)
                      6);
     assert_int_equal(json_integer_value(json_object_get(json_object_get(tp, "trials"), "not_run")),
                      12);
-    assert_true(json_is_null(json_object_get(tp, "family")));
-    assert_int_equal(json_array_size(json_object_get(tp, "zone_cells")), 0);
+    /* run.json's planned pairs: the pairs and cells not reached are there, planned, not run */
+    assert_string_equal(json_string_value(json_object_get(tp, "family")), "ipv4");
+    assert_int_equal(json_array_size(json_object_get(tp, "zone_cells")), 3);
+    assert_int_equal(json_array_size(json_object_get(tp, "pairs")), 6);
+    assert_int_equal(json_array_size(json_object_get(lat, "pairs")), 6);
+    size_t k;
+    const json_t *cell;
+    json_array_foreach(json_object_get(lat, "zone_cells"), k, cell)
+        assert_int_equal(json_integer_value(json_object_get(cell, "planned")), 4);
     size_t i;
     const json_t *p;
     json_array_foreach(json_object_get(lat, "pairs"), i, p)
@@ -574,6 +581,24 @@ test_incomplete_counts(void **state)
                          2);
     }
     json_decref(sum);
+    /* without the planned pairs (a run.json of version 1), the trials of the pair never reached
+     * are counted in their scenario, and said so */
+    json_t *doc = json_load_file("ic/run.json", 0, NULL);
+    json_object_del(doc, "pairs");
+    json_object_set_new(doc, "schema", json_string("netsurvey.run/1"));
+    assert_int_equal(json_dump_file(doc, "ic/run.json", 0), 0);
+    json_decref(doc);
+    assert_int_equal(report_cmd("ic", NULL, NULL, NULL), CLI_REPORT_INCOMPLETE);
+    sum = summary_of("ic");
+    lat = json_array_get(json_object_get(sum, "scenarios"), 0);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(lat, "trials"), "not_run")),
+                     6);
+    assert_int_equal(json_array_size(json_object_get(lat, "pairs")), 5);
+    json_decref(sum);
+    char *md = read_in("ic", "report.md");
+    assert_non_null(strstr(md, "2 of the trials not run belong to host pairs with no record yet."));
+    assert_non_null(strstr(md, "No trial of this scenario was recorded."));
+    free(md);
 }
 
 int

@@ -237,6 +237,20 @@ str_or_null(const char *s)
     return s != NULL ? json_string(s) : json_null();
 }
 
+/* plan.inventories, when the plan has some. */
+static void
+run_inventories_json(const struct journal_run *r, json_t *doc)
+{
+    json_t *a = r->ninventories > 0 ? json_array() : NULL;
+    for (size_t i = 0; a != NULL && i < r->ninventories; i++) {
+        const struct journal_run_inventory *v = &r->inventories[i];
+        json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s}", "file", v->file, "path", v->path,
+                                           "format", v->format, "sha256", v->sha256));
+    }
+    if (a != NULL)
+        json_object_set_new(json_object_get(doc, "plan"), "inventories", a);
+}
+
 json_t *
 journal_run_json(const struct journal_run *r)
 {
@@ -258,6 +272,8 @@ journal_run_json(const struct journal_run *r)
         json_decref(doc);
         return NULL;
     }
+    if (doc != NULL)
+        run_inventories_json(r, doc);
     return doc;
 }
 
@@ -500,7 +516,22 @@ struct run_store {
     struct journal_run_host *hosts;
     struct journal_run_scenario *scenarios;
     struct journal_pair *pairs;
+    struct journal_run_inventory *inventories;
 };
+
+static void
+run_inventories_from(const json_t *arr, struct journal_run_inventory *out)
+{
+    size_t i;
+    const json_t *v;
+    json_array_foreach(arr, i, v)
+    {
+        out[i] = (struct journal_run_inventory){.file = jstr(v, "file"),
+                                                .path = jstr(v, "path"),
+                                                .format = jstr(v, "format"),
+                                                .sha256 = jstr(v, "sha256")};
+    }
+}
 
 static int
 run_scenarios_from(const json_t *arr, struct journal_run_scenario *out, struct err *e)
@@ -584,18 +615,23 @@ journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e)
     *out = NULL;
     const json_t *hosts = json_object_get(doc, "hosts"), *scens = json_object_get(doc, "scenarios");
     const json_t *pairs = json_object_get(doc, "pairs");
+    const json_t *invs = json_object_get(json_object_get(doc, "plan"), "inventories");
     size_t nh = json_array_size(hosts), ns = json_array_size(scens), np = json_array_size(pairs);
+    size_t ni = json_array_size(invs);
     struct run_store *st = calloc(1, sizeof *st);
     if (st != NULL) {
         st->hosts = calloc(nh ? nh : 1, sizeof *st->hosts);
         st->scenarios = calloc(ns ? ns : 1, sizeof *st->scenarios);
         st->pairs = calloc(np ? np : 1, sizeof *st->pairs);
+        st->inventories = calloc(ni ? ni : 1, sizeof *st->inventories);
     }
-    if (st == NULL || st->hosts == NULL || st->scenarios == NULL || st->pairs == NULL) {
+    if (st == NULL || st->hosts == NULL || st->scenarios == NULL || st->pairs == NULL ||
+        st->inventories == NULL) {
         if (st != NULL) {
             free(st->hosts);
             free(st->scenarios);
             free(st->pairs);
+            free(st->inventories);
         }
         free(st);
         return err_set(e, NS_ENOMEM, "out of memory");
@@ -638,6 +674,9 @@ journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e)
     r->has_pairs = json_is_array(pairs);
     r->npair_list = run_pairs_from(pairs, nh, st->pairs);
     r->pair_list = st->pairs;
+    run_inventories_from(invs, st->inventories);
+    r->inventories = st->inventories;
+    r->ninventories = ni;
     rc = run_scenarios_from(scens, st->scenarios, e);
     if (rc != 0) {
         journal_run_free(r);
@@ -657,5 +696,6 @@ journal_run_free(struct journal_run *r)
     free(st->hosts);
     free(st->scenarios);
     free(st->pairs);
+    free(st->inventories);
     free(st);
 }

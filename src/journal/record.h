@@ -207,6 +207,15 @@ struct journal_run_scenario {
     const json_t *recorded;
 };
 
+/* An inventory the plan's hosts came from (the plan's hosts_from), recorded beside the plan so
+ * that the run says which files gave it its hosts and a resume can refuse changed ones. */
+struct journal_run_inventory {
+    const char *file;   /* as the plan writes it */
+    const char *path;   /* the file read */
+    const char *format; /* "azure", "aws", "gcp", "ansible", "ssh_config" */
+    const char *sha256; /* of the bytes read */
+};
+
 /* run.json. Reading: strings as for a trial; json owns everything the others point into. */
 struct journal_run {
     const char *schema; /* reading only: the writer writes JOURNAL_RUN_SCHEMA */
@@ -231,6 +240,10 @@ struct journal_run {
     const struct journal_pair *pair_list;
     size_t npair_list;
     bool has_pairs;
+    /* plan.inventories; written only when there is one, so that a plan without hosts_from
+     * writes run.json as before; read as none when absent */
+    const struct journal_run_inventory *inventories;
+    size_t ninventories;
     json_t *json; /* reading: the document (owned, freed by journal_run_free) */
 };
 

@@ -173,9 +173,9 @@ struct default_route {
 };
 
 static void
-route_consider(const struct nlmsghdr *nh, int family, struct default_route *best, bool *found)
+route_consider(struct nlmsghdr *nh, int family, struct default_route *best, bool *found)
 {
-    const struct rtmsg *rt = NLMSG_DATA(nh);
+    struct rtmsg *rt = NLMSG_DATA(nh); /* not const: the rtnetlink macros cast to char * */
     if (nh->nlmsg_type != RTM_NEWROUTE || rt->rtm_family != family || rt->rtm_dst_len != 0 ||
         rt->rtm_type != RTN_UNICAST)
         return;

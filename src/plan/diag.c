@@ -18,7 +18,7 @@ struct plan_diags {
     struct diag *v;
     size_t n, cap;
     size_t total;    /* problems (errors) reported, kept or not */
-    size_t warnings; /* warnings reported, kept or not */
+    size_t warnings; /* warnings and notes reported, kept or not */
     bool oom;
 };
 
@@ -140,12 +140,18 @@ escape_text(const char *in, char *out, size_t len)
     out[o] = '\0';
 }
 
-static char *diag_format(const char *file, unsigned line, unsigned col, bool warning,
+/* What a diagnostic is: a problem, or text printed beside the problems that does not make
+ * the plan invalid. */
+enum diag_kind { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE };
+
+static const char *const diag_prefix[] = {"", "warning: ", "note: "};
+
+static char *diag_format(const char *file, unsigned line, unsigned col, enum diag_kind kind,
                          const char *fmt, va_list ap, size_t *msgoff)
     __attribute__((format(printf, 5, 0)));
 
 static char *
-diag_format(const char *file, unsigned line, unsigned col, bool warning, const char *fmt,
+diag_format(const char *file, unsigned line, unsigned col, enum diag_kind kind, const char *fmt,
             va_list ap, size_t *msgoff)
 {
     char prefix[512];
@@ -154,7 +160,7 @@ diag_format(const char *file, unsigned line, unsigned col, bool warning, const c
     else
         snprintf(prefix, sizeof prefix, "%s: ", file);
     char raw[1024], msg[1100];
-    int w = snprintf(msg, sizeof msg, "%s", warning ? "warning: " : "");
+    int w = snprintf(msg, sizeof msg, "%s", diag_prefix[kind]);
     vsnprintf(raw, sizeof raw, fmt, ap);
     escape_text(raw, msg + w, sizeof msg - (size_t)w);
     size_t plen = strlen(prefix), mlen = strlen(msg);
@@ -167,15 +173,15 @@ diag_format(const char *file, unsigned line, unsigned col, bool warning, const c
     return text;
 }
 
-static int vdiag_add(struct plan_diags *d, bool warning, const char *file, unsigned line,
+static int vdiag_add(struct plan_diags *d, enum diag_kind kind, const char *file, unsigned line,
                      unsigned col, const char *fmt, va_list ap)
     __attribute__((format(printf, 6, 0)));
 
 static int
-vdiag_add(struct plan_diags *d, bool warning, const char *file, unsigned line, unsigned col,
+vdiag_add(struct plan_diags *d, enum diag_kind kind, const char *file, unsigned line, unsigned col,
           const char *fmt, va_list ap)
 {
-    if (warning)
+    if (kind != DIAG_ERROR)
         d->warnings++;
     else
         d->total++;
@@ -186,7 +192,7 @@ vdiag_add(struct plan_diags *d, bool warning, const char *file, unsigned line, u
         return NS_ENOMEM;
     }
     struct diag *g = &d->v[d->n];
-    g->text = diag_format(file, line, col, warning, fmt, ap, &g->msgoff);
+    g->text = diag_format(file, line, col, kind, fmt, ap, &g->msgoff);
     if (g->text == NULL) {
         d->oom = true;
         return NS_ENOMEM;
@@ -204,7 +210,7 @@ plan_diag_add(struct plan_diags *d, const char *file, unsigned line, unsigned co
 {
     va_list ap;
     va_start(ap, fmt);
-    int rc = vdiag_add(d, false, file, line, col, fmt, ap);
+    int rc = vdiag_add(d, DIAG_ERROR, file, line, col, fmt, ap);
     va_end(ap);
     return rc;
 }
@@ -215,7 +221,18 @@ plan_diag_warn(struct plan_diags *d, const char *file, unsigned line, unsigned c
 {
     va_list ap;
     va_start(ap, fmt);
-    int rc = vdiag_add(d, true, file, line, col, fmt, ap);
+    int rc = vdiag_add(d, DIAG_WARNING, file, line, col, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int
+plan_diag_note(struct plan_diags *d, const char *file, unsigned line, unsigned col, const char *fmt,
+               ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vdiag_add(d, DIAG_NOTE, file, line, col, fmt, ap);
     va_end(ap);
     return rc;
 }

@@ -38,6 +38,55 @@ plan_vwarn(struct vctx *c, const struct ynode *at, const char *fmt, ...)
         c->oom = true;
 }
 
+static void vreport_at(struct vctx *c, int kind, struct plan_pos at, const char *fmt, va_list ap)
+    __attribute__((format(printf, 4, 0)));
+
+/* kind: 0 a problem, 1 a warning, 2 a note. */
+static void
+vreport_at(struct vctx *c, int kind, struct plan_pos at, const char *fmt, va_list ap)
+{
+    char msg[1024];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    int rc = kind == 0   ? plan_diag_add(c->d, c->file, at.line, at.col, "%s", msg)
+             : kind == 1 ? plan_diag_warn(c->d, c->file, at.line, at.col, "%s", msg)
+                         : plan_diag_note(c->d, c->file, at.line, at.col, "%s", msg);
+    if (rc != 0)
+        c->oom = true;
+}
+
+void
+plan_verr_at(struct vctx *c, struct plan_pos at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport_at(c, 0, at, fmt, ap);
+    va_end(ap);
+}
+
+void
+plan_vwarn_at(struct vctx *c, struct plan_pos at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport_at(c, 1, at, fmt, ap);
+    va_end(ap);
+}
+
+void
+plan_vnote_at(struct vctx *c, struct plan_pos at, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport_at(c, 2, at, fmt, ap);
+    va_end(ap);
+}
+
+struct plan_pos
+plan_node_pos(const struct ynode *n)
+{
+    return n != NULL ? (struct plan_pos){n->line, n->col} : (struct plan_pos){0, 0};
+}
+
 const char *
 plan_vstrdup(struct vctx *c, const char *s)
 {

@@ -24,6 +24,15 @@ struct vctx {
 /* Report a problem at node at (NULL: no position). */
 void plan_verr(struct vctx *c, const struct ynode *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Report a problem, a warning or a note at a position (line 0: none). */
+void plan_verr_at(struct vctx *c, struct plan_pos at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void plan_vwarn_at(struct vctx *c, struct plan_pos at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void plan_vnote_at(struct vctx *c, struct plan_pos at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Where node n starts (n may be NULL: no position). */
+struct plan_pos plan_node_pos(const struct ynode *n);
 
 /* Copy s into the plan's arena (NULL, with oom set, when out of memory). */
 const char *plan_vstrdup(struct vctx *c, const char *s);
@@ -117,12 +126,68 @@ bool plan_vaddress_is_ip(const char *s);
 void plan_vwarn(struct vctx *c, const struct ynode *at, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* Canonical text of an address, so that equal addresses compare equal as strings
+ * (2001:DB8:0::1 and 2001:db8::1; ::ffff:10.0.0.1 and 10.0.0.1; names without case). */
+void plan_address_key(const char *s, char *out, size_t len);
+
+/* --- hosts from inventories (zones.c, hosts_from.c, hosts_merge.c) ------------------------ */
+
+/* One entry of the plan's `zones` map: a glob on host names and what it fills in. */
+struct plan_zone_rule {
+    const char *pattern;
+    const char *zone, *region, *zone_id; /* NULL: not given */
+    struct plan_pos pos;
+    bool used;
+};
+
+struct plan_zone_rules {
+    struct plan_zone_rule *v; /* in the plan's arena */
+    size_t n;
+};
+
+/* Read the `zones` map (NULL: none) into z. */
+void plan_validate_zones(struct vctx *c, const struct ynode *zones, struct plan_zone_rules *z);
+/* Fill the zone, region and zone id that h lacks, each from the first rule that matches h's
+ * name and gives it. */
+void plan_zones_fill(struct plan_zone_rules *z, struct plan_host *h);
+/* Warn about rules that matched no host. */
+void plan_zones_unused(struct vctx *c, const struct plan_zone_rules *z);
+
+/* A host read from an inventory, before it joins the plan. */
+struct plan_import {
+    struct plan_host h;
+    size_t source;       /* its index in p->inventories */
+    const char *entry;   /* the file and the entry in it: "vms.json [2]" */
+    struct plan_pos pos; /* its hosts_from entry */
+};
+
+struct plan_imports {
+    struct plan_import *v; /* malloc'd; plan_imports_release */
+    size_t n, cap;
+};
+
+void plan_imports_release(struct plan_imports *im);
+
+/* Read every hosts_from entry (NULL: none), setting p->inventories, and the hosts they give
+ * into im (zones filled from z). */
+void plan_validate_hosts_from(struct vctx *c, const struct ynode *list, struct plan_zone_rules *z,
+                              struct plan_imports *im);
+/* The plan's hosts: its own, then the imported ones a hosts entry of the same name does not
+ * replace; every duplicate name or address reported; zones filled from z for hosts that lack
+ * them; each inventory's list of hosts set. */
+void plan_merge_hosts(struct vctx *c, struct plan_imports *im, struct plan_zone_rules *z);
+
 /* Validation steps (validate.c, hosts.c, scenarios.c, pairs.c). */
-void plan_validate_hosts(struct vctx *c, const struct ynode *hosts, const struct ynode *ssh);
+/* The plan's own hosts (hosts may be NULL, or empty, when inventories give the rest). */
+void plan_validate_hosts(struct vctx *c, const struct ynode *hosts, const struct ynode *ssh,
+                         bool inventories);
+/* Give each host its zone's index (after plan_merge_hosts). */
+void plan_hosts_zones(struct vctx *c);
 void plan_validate_scenarios(struct vctx *c, const struct ynode *list,
                              const struct ynode *defaults);
-/* hosts_ok: the hosts had no problem, so "no pair" can be explained without noise. */
-void plan_validate_pairs(struct vctx *c, const struct ynode *pairs, const struct ynode *hosts_node,
+/* hosts_ok: the hosts had no problem, so "no pair" can be explained without noise; hosts_at:
+ * where the plan gives its hosts (hosts, else hosts_from). */
+void plan_validate_pairs(struct vctx *c, const struct ynode *pairs, const struct ynode *hosts_at,
                          bool hosts_ok);
 
 #endif

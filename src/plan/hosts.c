@@ -198,8 +198,8 @@ host_read(struct vctx *c, const struct ynode *n, size_t i, const struct plan_ssh
 
 /* Canonical text of an address so that 2001:db8::1 and 2001:DB8:0::1 compare equal, and so do
  * ::ffff:10.0.0.1 and 10.0.0.1 (the same IPv4 host); a scope stays part of the address. */
-static void
-address_key(const char *s, char *out, size_t len)
+void
+plan_address_key(const char *s, char *out, size_t len)
 {
     unsigned char bin[16];
     char addr[64];
@@ -258,8 +258,8 @@ hosts_dup_check(struct vctx *c, struct host_aux *aux)
 {
     size_t n = c->p->nhosts;
     for (size_t i = 0; i < n; i++) {
-        address_key(c->p->hosts[i].address, aux[i].addr_key, sizeof aux[i].addr_key);
-        address_key(c->p->hosts[i].data_address, aux[i].daddr_key, sizeof aux[i].daddr_key);
+        plan_address_key(c->p->hosts[i].address, aux[i].addr_key, sizeof aux[i].addr_key);
+        plan_address_key(c->p->hosts[i].data_address, aux[i].daddr_key, sizeof aux[i].daddr_key);
     }
     for (size_t i = 1; i < n; i++) {
         bool addr_done = false, daddr_done = false;
@@ -269,8 +269,8 @@ hosts_dup_check(struct vctx *c, struct host_aux *aux)
 }
 
 /* Zones are (region, zone); give each host its zone's index. */
-static void
-hosts_zones(struct vctx *c)
+void
+plan_hosts_zones(struct vctx *c)
 {
     struct plan *p = c->p;
     p->host_zone = plan_vcalloc(c, p->nhosts, sizeof *p->host_zone);
@@ -287,11 +287,11 @@ hosts_zones(struct vctx *c)
 }
 
 static bool
-hosts_list_ok(struct vctx *c, const struct ynode *hosts)
+hosts_list_ok(struct vctx *c, const struct ynode *hosts, bool inventories)
 {
     if (hosts == NULL || !plan_vexpect(c, hosts, YNODE_SEQ, "hosts"))
         return false;
-    if (hosts->nkids == 0) {
+    if (hosts->nkids == 0 && !inventories) {
         plan_verr(c, hosts, "hosts must list at least two hosts, found none");
         return false;
     }
@@ -303,28 +303,31 @@ hosts_list_ok(struct vctx *c, const struct ynode *hosts)
 }
 
 void
-plan_validate_hosts(struct vctx *c, const struct ynode *hosts, const struct ynode *ssh)
+plan_validate_hosts(struct vctx *c, const struct ynode *hosts, const struct ynode *ssh,
+                    bool inventories)
 {
-    struct plan_ssh defaults = ssh_builtin;
+    struct plan *p = c->p;
+    p->ssh_defaults = ssh_builtin;
     if (ssh != NULL) {
         struct plan_ssh own = {0};
         uint32_t set = ssh_read(c, ssh, &own, "ssh");
-        plan_fields_copy(ssh_fields, NSSH_FIELDS, set, &defaults, &own);
+        plan_fields_copy(ssh_fields, NSSH_FIELDS, set, &p->ssh_defaults, &own);
     }
-    if (!hosts_list_ok(c, hosts))
+    if (!hosts_list_ok(c, hosts, inventories))
         return;
-    struct plan *p = c->p;
     p->hosts = plan_vcalloc(c, hosts->nkids, sizeof *p->hosts);
-    struct host_aux *aux = calloc(hosts->nkids, sizeof *aux);
-    if (p->hosts == NULL || aux == NULL) {
+    p->host_pos = plan_vcalloc(c, hosts->nkids, sizeof *p->host_pos);
+    struct host_aux *aux = calloc(hosts->nkids ? hosts->nkids : 1, sizeof *aux);
+    if (p->hosts == NULL || p->host_pos == NULL || aux == NULL) {
         c->oom = true;
         free(aux);
         return;
     }
     p->nhosts = hosts->nkids;
-    for (size_t i = 0; i < p->nhosts; i++)
-        host_read(c, hosts->kids[i], i, &defaults, &aux[i]);
+    for (size_t i = 0; i < p->nhosts; i++) {
+        host_read(c, hosts->kids[i], i, &p->ssh_defaults, &aux[i]);
+        p->host_pos[i] = plan_node_pos(hosts->kids[i]);
+    }
     hosts_dup_check(c, aux);
     free(aux);
-    hosts_zones(c);
 }

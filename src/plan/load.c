@@ -1,7 +1,16 @@
 /* load.c - loading a plan: read the file with a cap, parse, validate. Validation builds the
- * plan through its internals (plan_int.h), never through the read API of plan.c. */
+ * plan through its internals (plan_int.h), never through the read API of plan.c. This file is
+ * the plan's only contact with the file system: the plan itself, and the reader and folders
+ * its inventories (hosts_from) are read with. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/errors.h"
 #include "common/fileread.h"
@@ -60,6 +69,89 @@ plan_load_file(const char *path, struct plan **out, struct plan_diags *diags)
     return rc;
 }
 
+/* --- the environment inventories are read in ------------------------------------------ */
+
+/* An inventory is read whole and hashed into the run's record, and read again on resume: a
+ * regular file only, opened without blocking so that a FIFO or device named by mistake is
+ * refused at once instead of hanging the load. */
+static int
+read_regular_file(void *arg, const char *path, size_t cap, char **buf, size_t *len, struct err *e)
+{
+    (void)arg;
+    *buf = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0)
+        return err_set(e, NS_EIO, "%s", strerror(errno));
+    struct stat st;
+    int rc;
+    if (fstat(fd, &st) != 0)
+        rc = err_set(e, NS_EIO, "%s", strerror(errno));
+    else if (S_ISDIR(st.st_mode))
+        rc = err_set(e, NS_EIO, "%s", strerror(EISDIR));
+    else if (!S_ISREG(st.st_mode))
+        rc = err_set(e, NS_EIO, "not a regular file");
+    else
+        rc = fileread_fd(fd, cap, buf, len, e);
+    close(fd);
+    return rc;
+}
+
+static const struct plan_reader file_reader = {.read = read_regular_file};
+
+/* Names that are not a file's (standard input, the built-in plan) have no folder of their own:
+ * their inventories are found from the current directory. */
+static bool
+name_has_folder(const char *name)
+{
+    return strchr(name, '/') != NULL && strcmp(name, "/dev/stdin") != 0 &&
+           strncmp(name, "built-in:", 9) != 0;
+}
+
+/* The plan's folder, absolute, so that the paths recorded for its inventories are. */
+static char *
+plan_folder(struct arena *a, const char *name)
+{
+    char cwd[PATH_MAX];
+    bool have_cwd = getcwd(cwd, sizeof cwd) != NULL;
+    if (!have_cwd)
+        snprintf(cwd, sizeof cwd, ".");
+    if (!name_has_folder(name))
+        return plan_arena_strndup(a, cwd, strlen(cwd));
+    size_t dlen = (size_t)(strrchr(name, '/') - name);
+    if (name[0] == '/')
+        return plan_arena_strndup(a, name, dlen > 0 ? dlen : 1);
+    size_t clen = strlen(cwd), n = clen + 1 + dlen;
+    char *s = plan_arena_alloc(a, n + 1);
+    if (s != NULL)
+        snprintf(s, n + 1, "%s/%.*s", cwd, (int)dlen, name);
+    return s;
+}
+
+static const char *
+home_folder(void)
+{
+    const char *h = getenv("HOME");
+    if (h != NULL && h[0] != '\0')
+        return h;
+    const struct passwd *pw = getpwuid(getuid());
+    return pw != NULL && pw->pw_dir != NULL ? pw->pw_dir : "/";
+}
+
+/* Every member of p->env set, the strings copied into the plan's arena. */
+static int
+plan_env_resolve(struct plan *p, const struct plan_load_env *env)
+{
+    const char *base = env != NULL ? env->base_dir : NULL;
+    const char *home = env != NULL && env->home != NULL ? env->home : home_folder();
+    p->env.base_dir = base != NULL ? plan_arena_strndup(&p->arena, base, strlen(base))
+                                   : plan_folder(&p->arena, p->file);
+    p->env.home = plan_arena_strndup(&p->arena, home, strlen(home));
+    p->env.reader = env != NULL && env->reader != NULL ? env->reader : &file_reader;
+    return p->env.base_dir != NULL && p->env.home != NULL ? 0 : NS_ENOMEM;
+}
+
+/* --- the plan -------------------------------------------------------------------------------- */
+
 static struct plan *
 plan_alloc(const char *name, const char *buf, size_t len)
 {
@@ -80,16 +172,27 @@ int
 plan_load_buffer(const char *name, const char *buf, size_t len, struct plan **out,
                  struct plan_diags *diags)
 {
+    return plan_load_buffer_env(name, buf, len, NULL, out, diags);
+}
+
+int
+plan_load_buffer_env(const char *name, const char *buf, size_t len, const struct plan_load_env *env,
+                     struct plan **out, struct plan_diags *diags)
+{
     *out = NULL;
     if (len > PLAN_MAX_FILE_SIZE)
         return too_large(diags, name);
     struct plan *p = plan_alloc(name, buf, len);
+    if (p != NULL && plan_env_resolve(p, env) != 0) {
+        plan_free(p);
+        p = NULL;
+    }
     if (p == NULL) {
         plan_diag_add(diags, name, 0, 0, "out of memory loading the plan");
         return NS_ENOMEM;
     }
     struct ynode *root = NULL;
-    int rc = plan_ynode_parse(p->file, buf, len, &root, diags);
+    int rc = plan_ynode_parse(p->file, "plan", buf, len, &root, diags);
     if (rc == 0)
         rc = plan_validate(p, root, diags);
     plan_ynode_free(root);

@@ -197,23 +197,22 @@ pairs_explain_none(struct vctx *c, const struct ynode *at)
 
 /* cross-zone and same-zone need every host's zone. */
 static bool
-pairs_zones_given(struct vctx *c, const struct ynode *hosts_node)
+pairs_zones_given(struct vctx *c)
 {
     const struct plan *p = c->p;
     bool ok = true;
     for (size_t i = 0; i < p->nhosts; i++) {
         if (p->hosts[i].zone[0] != '\0')
             continue;
-        plan_verr(c, hosts_node->kids[i], "host '%s' has no zone, which pairs: %s needs",
-                  p->hosts[i].name ? p->hosts[i].name : "?", pairs_choices[p->pairs]);
+        plan_verr_at(c, p->host_pos[i], "host '%s' has no zone, which pairs: %s needs",
+                     p->hosts[i].name ? p->hosts[i].name : "?", pairs_choices[p->pairs]);
         ok = false;
     }
     return ok;
 }
 
 static void
-pairs_total(struct vctx *c, const struct ynode *pairs, const struct ynode *hosts_node,
-            bool hosts_ok)
+pairs_total(struct vctx *c, const struct ynode *pairs, const struct ynode *hosts_at, bool hosts_ok)
 {
     struct plan *p = c->p;
     size_t *sizes = calloc(p->nzones ? p->nzones : 1, sizeof *sizes);
@@ -225,14 +224,14 @@ pairs_total(struct vctx *c, const struct ynode *pairs, const struct ynode *hosts
     p->npairs = pairs_count(p, sizes);
     free(sizes);
     bool zoned = p->pairs == PLAN_PAIRS_CROSS_ZONE || p->pairs == PLAN_PAIRS_SAME_ZONE;
-    if (zoned && !pairs_zones_given(c, hosts_node))
+    if (zoned && !pairs_zones_given(c))
         return;
     if (p->npairs == 0 && hosts_ok && p->pairs != PLAN_PAIRS_EXPLICIT)
-        pairs_explain_none(c, pairs != NULL ? pairs : hosts_node);
+        pairs_explain_none(c, pairs != NULL ? pairs : hosts_at);
 }
 
 void
-plan_validate_pairs(struct vctx *c, const struct ynode *pairs, const struct ynode *hosts_node,
+plan_validate_pairs(struct vctx *c, const struct ynode *pairs, const struct ynode *hosts_at,
                     bool hosts_ok)
 {
     struct plan *p = c->p;
@@ -250,5 +249,5 @@ plan_validate_pairs(struct vctx *c, const struct ynode *pairs, const struct ynod
         p->pairs = sel;
     }
     if (ok && p->nhosts > 0 && p->host_zone != NULL)
-        pairs_total(c, pairs, hosts_node, hosts_ok);
+        pairs_total(c, pairs, hosts_at, hosts_ok);
 }

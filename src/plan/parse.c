@@ -1,6 +1,8 @@
 /* parse.c - YAML text to a tree of scalars, lists and mappings that remembers where each node
  * starts, built from libyaml's events so that the depth, the number of nodes and aliases are
  * under our control (a plan is small; anything huge or recursive is a mistake or an attack). */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,6 +17,7 @@ struct yparser {
     const char *buf;
     size_t len;
     struct plan_diags *d;
+    const char *noun; /* "plan" or "inventory", for messages */
     size_t nodes;
 };
 
@@ -37,7 +40,7 @@ offset_position(const char *buf, size_t len, size_t off, unsigned *line, unsigne
 static int
 yp_oom(struct yparser *ps)
 {
-    plan_diag_add(ps->d, ps->file, 0, 0, "out of memory while parsing the plan");
+    plan_diag_add(ps->d, ps->file, 0, 0, "out of memory while parsing the %s", ps->noun);
     return NS_ENOMEM;
 }
 
@@ -72,9 +75,17 @@ yp_next(struct yparser *ps, yaml_event_t *ev)
     return 0;
 }
 
+static int yp_error_at(struct yparser *ps, const yaml_event_t *ev, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 static int
-yp_error_at(struct yparser *ps, const yaml_event_t *ev, const char *msg)
+yp_error_at(struct yparser *ps, const yaml_event_t *ev, const char *fmt, ...)
 {
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
     plan_diag_add(ps->d, ps->file, (unsigned)ev->start_mark.line + 1,
                   (unsigned)ev->start_mark.column + 1, "%s", msg);
     return NS_EPARSE;
@@ -182,9 +193,11 @@ yp_node(struct yparser *ps, yaml_event_t *ev, unsigned depth, struct ynode **out
 {
     int rc;
     if (++ps->nodes > YNODE_MAX_NODES)
-        rc = yp_error_at(ps, ev, "plan has too many values (more than 500000)");
+        rc =
+            yp_error_at(ps, ev, "%s has too many values (more than %d)", ps->noun, YNODE_MAX_NODES);
     else if (depth > YNODE_MAX_DEPTH)
-        rc = yp_error_at(ps, ev, "plan is nested too deeply (more than 32 levels)");
+        rc = yp_error_at(ps, ev, "%s is nested too deeply (more than %d levels)", ps->noun,
+                         YNODE_MAX_DEPTH);
     else if (ev->type == YAML_SCALAR_EVENT)
         rc = yp_scalar(ps, ev, out);
     else if (ev->type == YAML_SEQUENCE_START_EVENT || ev->type == YAML_MAPPING_START_EVENT)
@@ -207,7 +220,8 @@ yp_expect(struct yparser *ps, yaml_event_type_t type, yaml_event_t *ev)
     if (ev->type == type)
         return 0;
     if (ev->type == YAML_DOCUMENT_START_EVENT)
-        rc = yp_error_at(ps, ev, "unexpected second document; a plan is a single document");
+        rc = yp_error_at(ps, ev, "unexpected second document; a%s %s is a single document",
+                         ps->noun[0] == 'i' ? "n" : "", ps->noun);
     else
         rc = yp_error_at(ps, ev, "invalid yaml: unexpected content");
     yaml_event_delete(ev);
@@ -226,7 +240,7 @@ yp_document(struct yparser *ps, struct ynode **out)
         return rc;
     if (ev.type == YAML_STREAM_END_EVENT) {
         yaml_event_delete(&ev);
-        plan_diag_add(ps->d, ps->file, 0, 0, "plan is empty");
+        plan_diag_add(ps->d, ps->file, 0, 0, "%s is empty", ps->noun);
         return NS_EPARSE;
     }
     yaml_event_delete(&ev); /* document start */
@@ -246,10 +260,10 @@ yp_document(struct yparser *ps, struct ynode **out)
 }
 
 int
-plan_ynode_parse(const char *file, const char *buf, size_t len, struct ynode **out,
-                 struct plan_diags *d)
+plan_ynode_parse(const char *file, const char *noun, const char *buf, size_t len,
+                 struct ynode **out, struct plan_diags *d)
 {
-    struct yparser ps = {.file = file, .buf = buf, .len = len, .d = d};
+    struct yparser ps = {.file = file, .buf = buf, .len = len, .d = d, .noun = noun};
     *out = NULL;
     if (!yaml_parser_initialize(&ps.yp))
         return yp_oom(&ps);

@@ -37,6 +37,18 @@ plan_source(const struct plan *p, size_t *len)
 }
 
 size_t
+plan_inventory_count(const struct plan *p)
+{
+    return p->ninventories;
+}
+
+const struct plan_inventory *
+plan_inventory(const struct plan *p, size_t i)
+{
+    return i < p->ninventories ? &p->inventories[i] : NULL;
+}
+
+size_t
 plan_host_count(const struct plan *p)
 {
     return p->nhosts;

@@ -14,6 +14,12 @@
  *    warmup 1 s, streams 1, and 0 = "nsperf's default for the kind" for msg_size,
  *    response_size, rate and window); trials: the scenario's, else the plan's, else 1.
  *
+ * Hosts may come from inventories (`hosts_from`: the JSON of `az vm list -d`, `aws ec2
+ * describe-instances` and `gcloud compute instances list`, an Ansible inventory, the Host
+ * aliases of an ssh config) as well as from `hosts`; once loaded, every host reads alike
+ * whatever its origin, and plan_inventory() says which files were read (their sha256, for the
+ * run's record) and what they gave.
+ *
  * The schedule of a plan lives in schedule.h. */
 #ifndef NS_PLAN_H
 #define NS_PLAN_H
@@ -34,6 +40,8 @@ struct plan_diags; /* opaque list of diagnostics */
 #define PLAN_MAX_TRIALS 1000
 #define PLAN_MAX_TESTS 10000000ULL /* trials of all scenarios over all selected pairs */
 #define PLAN_MAX_DIAGS 200         /* further problems are counted, not kept */
+#define PLAN_MAX_INVENTORIES 32    /* hosts_from entries */
+#define PLAN_INVENTORY_MAX_FILE_SIZE (16u << 20) /* inventory files are read with this cap */
 #define PLAN_MAX_RETRIES 10
 #define PLAN_DEFAULT_RETRIES 2
 
@@ -157,12 +165,36 @@ void plan_free(struct plan *p);
 
 /* --- reading ----------------------------------------------------------------------------- */
 
+/* A machine an inventory listed and the plan selected, but that was not running. */
+struct plan_skipped {
+    const char *name;
+    const char *state; /* as the inventory says it: "VM deallocated", "stopped", "TERMINATED" */
+};
+
+/* One hosts_from entry, as read. */
+struct plan_inventory {
+    const char *file;   /* as the plan writes it */
+    const char *path;   /* the file read: ~ expanded, relative paths against the plan's folder */
+    const char *format; /* "azure", "aws", "gcp", "ansible" or "ssh_config" */
+    const char *sha256; /* lower-case hex of the bytes read */
+    const char *const *hosts; /* the hosts it gave the plan, by name, in the plan's order */
+    size_t nhosts;
+    const struct plan_skipped *skipped; /* selected but not running, in the file's order */
+    size_t nskipped;
+    const char *const *replaced; /* its hosts that a `hosts` entry of the same name replaced */
+    size_t nreplaced;
+};
+
 const char *plan_name(const struct plan *p);
 const char *plan_file(const struct plan *p);        /* name used in messages */
 const char *plan_description(const struct plan *p); /* "" when none */
 
 /* The exact bytes the plan was parsed from (for hashing into records). */
 const char *plan_source(const struct plan *p, size_t *len);
+
+/* The hosts_from entries, in the plan's order (0 when it has none). */
+size_t plan_inventory_count(const struct plan *p);
+const struct plan_inventory *plan_inventory(const struct plan *p, size_t i);
 
 size_t plan_host_count(const struct plan *p);
 const struct plan_host *plan_host(const struct plan *p, size_t i);

@@ -41,9 +41,10 @@ struct ynode {
 #define YNODE_MAX_NODES 500000
 
 /* Parse len bytes into a tree (*out, freed with plan_ynode_free). On a YAML error returns
- * NS_EPARSE with one diagnostic added; NS_ENOMEM when out of memory. */
-int plan_ynode_parse(const char *file, const char *buf, size_t len, struct ynode **out,
-                     struct plan_diags *d);
+ * NS_EPARSE with one diagnostic added (noun, "plan" or "inventory", names the text in it);
+ * NS_ENOMEM when out of memory. */
+int plan_ynode_parse(const char *file, const char *noun, const char *buf, size_t len,
+                     struct ynode **out, struct plan_diags *d);
 void plan_ynode_free(struct ynode *n);
 
 /* "a mapping", "a list", "a string" - for "found ..." in messages. */
@@ -61,6 +62,10 @@ int plan_diag_add(struct plan_diags *d, const char *file, unsigned line, unsigne
  * problems but not one of them (a plan with warnings loads). */
 int plan_diag_warn(struct plan_diags *d, const char *file, unsigned line, unsigned col,
                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* As plan_diag_warn for a note ("file:line:col: note: message"): what the plan made of its
+ * inputs that a reader should know (machines skipped, an imported host replaced). */
+int plan_diag_note(struct plan_diags *d, const char *file, unsigned line, unsigned col,
+                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* 1 + the byte offset of the first control, C1 or bidi-override character of text; 0 if none
  * (multiline: newlines and tabs are fine). */
 size_t plan_text_control(const char *text, bool multiline);
@@ -70,10 +75,40 @@ void plan_diag_sort(struct plan_diags *d);
 size_t plan_diag_total(const struct plan_diags *d);
 bool plan_diag_oom(const struct plan_diags *d);
 
+/* --- where a plan's inventories come from ------------------------------------------------- */
+
+struct err;
+
+/* How a plan reads the files its hosts_from names: the file system (load.c) or, in tests and
+ * fuzzers, memory. read puts at most cap bytes plus a NUL into *buf (caller frees) and returns
+ * 0; NS_ETOOBIG past cap, NS_EIO (e's text alone says why: "No such file or directory"),
+ * NS_ENOMEM. */
+struct plan_reader {
+    int (*read)(void *arg, const char *path, size_t cap, char **buf, size_t *len, struct err *e);
+    void *arg;
+};
+
+/* What loading a plan needs from its surroundings; a NULL member takes the default. */
+struct plan_load_env {
+    const char *base_dir;             /* relative inventory paths: default the plan's folder */
+    const char *home;                 /* what ~ is: default $HOME, else the passwd entry */
+    const struct plan_reader *reader; /* default: the file system, regular files only */
+};
+
+/* plan_load_buffer with an explicit environment (env may be NULL: every default). */
+int plan_load_buffer_env(const char *name, const char *buf, size_t len,
+                         const struct plan_load_env *env, struct plan **out,
+                         struct plan_diags *diags);
+
 /* --- the plan ------------------------------------------------------------------------------ */
 
 struct plan_pair {
     uint32_t src, dst;
+};
+
+/* Where a host was given: its hosts entry, or the hosts_from entry it came from. */
+struct plan_pos {
+    unsigned line, col;
 };
 
 struct plan {
@@ -84,8 +119,13 @@ struct plan {
     const char *name;
     const char *description;
     const char *output;
+    struct plan_load_env env;     /* resolved: every member set (strings in the arena) */
+    struct plan_ssh ssh_defaults; /* the plan's ssh block over the built-in defaults */
     struct plan_host *hosts;
     size_t nhosts;
+    struct plan_pos *host_pos; /* per host */
+    struct plan_inventory *inventories;
+    size_t ninventories;
     uint32_t *host_zone; /* zone index per host, 0..nzones-1 */
     size_t nzones;
     struct plan_scenario *scenarios;

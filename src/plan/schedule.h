@@ -80,9 +80,12 @@ double schedule_estimate_s(const struct schedule *s);
  * NS_EIO (write error on out). */
 int schedule_write_text(const struct schedule *s, FILE *out, struct err *e);
 
-/* The dry run as one JSON document:
- * {"rounds":[[{"src":..,"dst":..,"scenario":..,"trial":..},..],..],"tests":N,"estimated_s":S,
- *  "per_test_overhead_s":O}. Returns 0 or NS_EIO. */
+/* The dry run as one JSON document: {"plan":{...settings},"hosts":[{name, address,
+ * data_address, zone, region, zone_id, transport, labels, ssh{...}}, ...] (every host alike,
+ * whether written in the plan or imported), "hosts_from":[{"file", "path", "format", "sha256",
+ * "hosts":[names], "skipped":[{"name", "state"}], "replaced":[names]}, ...], "scenarios":[...],
+ * "rounds":[[{"src":..,"dst":..,"scenario":..,"trial":..},..],..],"tests":N,"estimated_s":S,
+ * "per_test_overhead_s":O}. Returns 0 or NS_EIO. */
 int schedule_write_json(const struct schedule *s, FILE *out, struct err *e);
 
 /* What the JSON of an ssh host gains from outside the plan module (the ssh config is read by

@@ -155,6 +155,20 @@ text_scenario(struct wbuf *w, const struct plan_scenario *sc)
 }
 
 static void
+text_inventory(struct wbuf *w, const struct plan_inventory *inv)
+{
+    wb_puts(w, "hosts from ");
+    wb_puts(w, inv->file);
+    wb_printf(w, " (%s, sha256 %.12s): %zu host%s", inv->format, inv->sha256, inv->nhosts,
+              inv->nhosts == 1 ? "" : "s");
+    if (inv->nskipped > 0)
+        wb_printf(w, ", %zu not running", inv->nskipped);
+    if (inv->nreplaced > 0)
+        wb_printf(w, ", %zu replaced by hosts entries", inv->nreplaced);
+    wb_puts(w, "\n");
+}
+
+static void
 text_header(struct wbuf *w, const struct schedule *s)
 {
     const struct plan *p = schedule_plan(s);
@@ -162,6 +176,8 @@ text_header(struct wbuf *w, const struct schedule *s)
     wb_printf(w, "%zu hosts in %zu zones; pairs: %s, %s: %zu ordered pairs\n", p->nhosts, p->nzones,
               plan_pairs_name(p), p->directions == 0 ? "both directions" : "one way",
               schedule_pair_count(s));
+    for (size_t i = 0; i < p->ninventories; i++)
+        text_inventory(w, &p->inventories[i]);
     for (size_t i = 0; i < p->nscenarios; i++)
         text_scenario(w, &p->scenarios[i]);
     wb_printf(w, "schedule: %s, ",
@@ -319,6 +335,37 @@ json_host(struct wbuf *w, const struct plan_host *h)
     wb_puts(w, "}");
 }
 
+static void
+json_names(struct wbuf *w, const char *key, const char *const *names, size_t n)
+{
+    wb_printf(w, ",\"%s\":[", key);
+    for (size_t i = 0; i < n; i++) {
+        wb_puts(w, i ? "," : "");
+        wb_json_str(w, names[i]);
+    }
+    wb_puts(w, "]");
+}
+
+/* Where the hosts came from: each inventory's file, hash, and what it gave. */
+static void
+json_inventory(struct wbuf *w, const struct plan_inventory *inv)
+{
+    json_member(w, "{", "file", inv->file);
+    json_member(w, ",", "path", inv->path);
+    json_member(w, ",", "format", inv->format);
+    json_member(w, ",", "sha256", inv->sha256);
+    json_names(w, "hosts", inv->hosts, inv->nhosts);
+    wb_puts(w, ",\"skipped\":[");
+    for (size_t i = 0; i < inv->nskipped; i++) {
+        json_member(w, i ? ",{" : "{", "name", inv->skipped[i].name);
+        json_member(w, ",", "state", inv->skipped[i].state);
+        wb_puts(w, "}");
+    }
+    wb_puts(w, "]");
+    json_names(w, "replaced", inv->replaced, inv->nreplaced);
+    wb_puts(w, "}");
+}
+
 /* Every parameter that applies to the kind, resolved, in base units (s, bytes, bit/s); and
  * the nsperf flags the runner will pass. */
 static void
@@ -374,6 +421,11 @@ schedule_write_json_extra(const struct schedule *s, FILE *out, const struct sche
     for (size_t i = 0; i < p->nhosts; i++) {
         wb_puts(w, i ? ",\n" : "");
         json_host(w, &p->hosts[i]);
+    }
+    wb_puts(w, "],\n\"hosts_from\":[");
+    for (size_t i = 0; i < p->ninventories; i++) {
+        wb_puts(w, i ? ",\n" : "");
+        json_inventory(w, &p->inventories[i]);
     }
     wb_puts(w, "],\n\"scenarios\":[");
     for (size_t i = 0; i < p->nscenarios; i++) {

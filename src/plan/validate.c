@@ -17,7 +17,9 @@ static const struct fdesc plan_fields[] = {
      .off = offsetof(struct plan, description),
      .multiline = true},
     {.key = "ssh", .type = FT_NODE},
-    {.key = "hosts", .type = FT_NODE, .required = true},
+    {.key = "hosts", .type = FT_NODE, .required = true}, /* or hosts_from */
+    {.key = "hosts_from", .type = FT_NODE},
+    {.key = "zones", .type = FT_NODE},
     {.key = "defaults", .type = FT_NODE},
     {.key = "scenarios", .type = FT_NODE, .required = true},
     {.key = "trials",
@@ -141,21 +143,45 @@ validate_totals(struct vctx *c, const struct ynode *root)
                   (unsigned long long)p->ntests, PLAN_MAX_TESTS);
 }
 
+/* The hosts: the plan's own, those of its inventories, merged; their zones numbered. */
+static void
+validate_all_hosts(struct vctx *c, const struct fvals *v)
+{
+    const struct ynode *hosts = plan_fields_get(plan_fields, NPLAN_FIELDS, v, "hosts");
+    const struct ynode *from = plan_fields_get(plan_fields, NPLAN_FIELDS, v, "hosts_from");
+    plan_validate_hosts(c, hosts, plan_fields_get(plan_fields, NPLAN_FIELDS, v, "ssh"),
+                        from != NULL);
+    struct plan_zone_rules zones;
+    plan_validate_zones(c, plan_fields_get(plan_fields, NPLAN_FIELDS, v, "zones"), &zones);
+    struct plan_imports im = {0};
+    plan_validate_hosts_from(c, from, &zones, &im);
+    plan_merge_hosts(c, &im, &zones);
+    plan_imports_release(&im);
+    plan_hosts_zones(c);
+}
+
 static void
 validate_root(struct vctx *c, const struct ynode *root)
 {
     struct fvals v;
     if (!plan_fields_collect(c, root, plan_fields, NPLAN_FIELDS, UINT32_MAX, &v, "the plan"))
         return;
-    plan_fields_require(c, root, plan_fields, NPLAN_FIELDS, &v, "the plan");
+    /* hosts_from stands for hosts: a plan may have either or both */
+    struct fvals req = v;
+    int hi = plan_fields_index(plan_fields, NPLAN_FIELDS, "hosts");
+    if (req.key[hi] == NULL)
+        req.key[hi] = req.key[plan_fields_index(plan_fields, NPLAN_FIELDS, "hosts_from")];
+    plan_fields_require(c, root, plan_fields, NPLAN_FIELDS, &req, "the plan");
     plan_fields_store(c, plan_fields, NPLAN_FIELDS, &v, c->p);
     validate_output(c, plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "output"));
     const struct ynode *seed = plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "seed");
     if (seed != NULL && c->p->order == 0)
         plan_vwarn(c, seed, "seed has no effect with order: sequential (use order: shuffled)");
     const struct ynode *hosts = plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "hosts");
+    if (hosts == NULL)
+        hosts = plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "hosts_from");
     size_t before = plan_diag_total(c->d);
-    plan_validate_hosts(c, hosts, plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "ssh"));
+    validate_all_hosts(c, &v);
     bool hosts_ok = plan_diag_total(c->d) == before;
     plan_validate_scenarios(c, plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "scenarios"),
                             plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "defaults"));

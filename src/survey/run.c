@@ -195,6 +195,50 @@ nsperf_version(const struct runner *r)
     return NULL;
 }
 
+/* --- the inventories the hosts came from (plan hosts_from) --------------------------------- */
+
+/* Each inventory's path and sha256 go beside the plan's (journal_run.inventories): run.json
+ * then says which files gave the run its hosts, and a resume refuses changed ones as it
+ * refuses a changed plan. Returns the array (caller frees; NULL when there are none). */
+static struct journal_run_inventory *
+run_inventories(const struct plan *p, size_t *n)
+{
+    *n = plan_inventory_count(p);
+    struct journal_run_inventory *v = *n > 0 ? calloc(*n, sizeof *v) : NULL;
+    for (size_t i = 0; v != NULL && i < *n; i++) {
+        const struct plan_inventory *inv = plan_inventory(p, i);
+        v[i] = (struct journal_run_inventory){
+            .file = inv->file, .path = inv->path, .format = inv->format, .sha256 = inv->sha256};
+    }
+    if (v == NULL)
+        *n = 0;
+    return v;
+}
+
+/* The recorded inventories against the plan's now: same count, same bytes. */
+static int
+resume_inventories_check(const struct runner *r, const struct journal_run *run, struct err *e)
+{
+    const struct plan *p = r->plan;
+    size_t then = run->ninventories, now = plan_inventory_count(p);
+    if (then != now)
+        return err_set(e, NS_EINVAL,
+                       "cannot resume %s: the plan's inventories changed since the run started "
+                       "(%zu then, %zu now); give the same plan, or --force to continue anyway",
+                       r->o->dir, then, now);
+    for (size_t i = 0; i < now; i++) {
+        const struct plan_inventory *inv = plan_inventory(p, i);
+        const char *sha = run->inventories[i].sha256;
+        if (sha == NULL || strcmp(sha, inv->sha256) != 0)
+            return err_set(e, NS_EINVAL,
+                           "cannot resume %s: inventory %s changed since the run started (sha256 "
+                           "%.12s then, %.12s now); give the same inventory, or --force to "
+                           "continue anyway",
+                           r->o->dir, inv->file, sha != NULL ? sha : "none", inv->sha256);
+    }
+    return 0;
+}
+
 /* run.json as the runner knows it now: a host not (yet) reached has no env and an error. */
 static int
 run_write(struct runner *r, const char *started, struct err *e)
@@ -252,8 +296,13 @@ run_write(struct runner *r, const char *started, struct err *e)
                               .pair_list = pairs,
                               .npair_list = np,
                               .has_pairs = true};
+    struct journal_run_inventory *invs = run_inventories(p, &run.ninventories);
+    run.inventories = invs;
+    if (rc == 0 && run.ninventories < plan_inventory_count(p))
+        rc = err_set(e, NS_ENOMEM, "out of memory");
     if (rc == 0 && (rc = journal_write_run(r->j, &run, e)) != 0)
         r->res->journal_failed = true;
+    free(invs);
     free(hosts);
     free(scens);
     free(pairs);
@@ -735,6 +784,8 @@ resume_check(struct runner *r, struct err *e)
                      "cannot resume %s: the plan changed since the run started (sha256 %.12s "
                      "then, %.12s now); give the same plan, or --force to continue anyway",
                      r->o->dir, run->plan_sha256, r->plan_sha);
+    if (rc == 0 && !r->o->force)
+        rc = resume_inventories_check(r, run, e);
     if (rc == 0)
         snprintf(r->run_id, sizeof r->run_id, "%s", run->run_id);
     journal_run_free(run);

@@ -15,6 +15,7 @@
 #include <jansson.h>
 #include <cmocka.h>
 
+#include "common/sha256.h"
 #include "helpers.h"
 
 #ifndef NETSURVEY_BIN
@@ -281,6 +282,153 @@ test_stdin(void **state)
     run_free(&r);
 }
 
+/* The keys of a JSON object, sorted, as one string. */
+static void
+keys_text(const json_t *o, char *buf, size_t len)
+{
+    const char *k[32];
+    size_t n = 0, used = 0;
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)(uintptr_t)o, key, v)
+    {
+        if (n < 32)
+            k[n++] = key;
+    }
+    for (size_t i = 1; i < n; i++)
+        for (size_t j = i; j > 0 && strcmp(k[j - 1], k[j]) > 0; j--) {
+            const char *t = k[j];
+            k[j] = k[j - 1];
+            k[j - 1] = t;
+        }
+    buf[0] = '\0';
+    for (size_t i = 0; i < n && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? "," : "", k[i]);
+}
+
+static const json_t *
+json_host(const json_t *doc, const char *name)
+{
+    size_t i;
+    json_t *h;
+    json_array_foreach(json_object_get(doc, "hosts"), i, h)
+    {
+        if (strcmp(json_string_value(json_object_get(h, "name")), name) == 0)
+            return h;
+    }
+    fail_msg("no host %s in --json", name);
+    return NULL;
+}
+
+/* An imported host reads in plan --json exactly as a hand-written one; hosts_from says where
+ * the hosts came from. */
+static void
+test_hosts_from_json(void **state)
+{
+    (void)state;
+    char dir[1024];
+    helper_source_path("tests/fixtures/plans/ok", dir, sizeof dir);
+    struct run r;
+    RUN(&r, dir, "plan", "--json", "hosts-from-and-hosts.yaml");
+    assert_int_equal(r.status, 0);
+    json_error_t jerr;
+    json_t *doc = json_loads(r.out, 0, &jerr);
+    assert_non_null(doc);
+    const json_t *mine = json_host(doc, "zone2-vm"), *imported = json_host(doc, "zone1-vm");
+    char a[512], b[512];
+    keys_text(mine, a, sizeof a);
+    keys_text(imported, b, sizeof b);
+    assert_string_equal(a, b);
+    assert_string_equal(a, "address,data_address,labels,name,region,ssh,transport,zone,zone_id");
+    keys_text(json_object_get(mine, "ssh"), a, sizeof a);
+    keys_text(json_object_get(imported, "ssh"), b, sizeof b);
+    assert_string_equal(a, b);
+    assert_string_equal(json_string_value(json_object_get(imported, "address")), "203.0.113.4");
+    assert_string_equal(json_string_value(json_object_get(imported, "data_address")), "10.0.0.4");
+    assert_string_equal(json_string_value(json_object_get(imported, "zone")), "1");
+    assert_string_equal(json_string_value(json_object_get(imported, "region")), "westus3");
+    assert_string_equal(json_string_value(json_object_get(imported, "zone_id")), "");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(imported, "ssh"), "user")), "azureuser");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(imported, "labels"), "instance_type")),
+        "Standard_D4s_v5");
+    /* the replaced host is the plan's own */
+    assert_string_equal(json_string_value(json_object_get(mine, "address")), "203.0.113.50");
+
+    const json_t *from = json_object_get(doc, "hosts_from");
+    assert_int_equal(json_array_size(from), 2);
+    const json_t *az = json_array_get(from, 0);
+    keys_text(az, a, sizeof a);
+    assert_string_equal(a, "file,format,hosts,path,replaced,sha256,skipped");
+    assert_string_equal(json_string_value(json_object_get(az, "format")), "azure");
+    char inv[1024];
+    helper_source_path("tests/fixtures/inventories/azure-vms.json", inv, sizeof inv);
+    size_t len;
+    char *bytes = helper_read_file(inv, &len);
+    uint8_t d[SHA256_LEN];
+    char hex[2 * SHA256_LEN + 1];
+    sha256(bytes, len, d);
+    assert_string_equal(json_string_value(json_object_get(az, "sha256")),
+                        sha256_hex_encode(d, SHA256_LEN, hex));
+    free(bytes);
+    const char *path = json_string_value(json_object_get(az, "path"));
+    assert_true(path[0] == '/' && strstr(path, "/tests/fixtures/inventories/azure-vms.json"));
+    assert_int_equal(json_array_size(json_object_get(az, "hosts")), 2);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(az, "replaced"), 0)),
+                        "zone2-vm");
+    const json_t *sk = json_array_get(json_object_get(az, "skipped"), 0);
+    assert_string_equal(json_string_value(json_object_get(sk, "name")), "zone3-old");
+    assert_string_equal(json_string_value(json_object_get(sk, "state")), "VM deallocated");
+    json_decref(doc);
+    /* the notes go to stderr, the document alone to stdout */
+    assert_non_null(strstr(r.err, "note: host 'zone2-vm' of ../../inventories/azure-vms.json [1] "
+                                  "is replaced by the hosts entry at 6:5\n"));
+    run_free(&r);
+    /* a plan on standard input finds its inventories from the current directory */
+    char plan[2048];
+    snprintf(plan, sizeof plan, "%s/hosts-from-azure.yaml", dir);
+    run_in(dir, plan, &r, (const char *const[]){"check", "-q", "-", NULL});
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.err, "/dev/stdin:7:5: note: 2 machines of"));
+    run_free(&r);
+}
+
+/* An ssh config's aliases: the transport resolves each as ssh would, and the data address the
+ * plan took from the file is the hostname it resolves to. */
+static void
+test_ssh_config_resolved(void **state)
+{
+    (void)state;
+    char dir[1024], cfg[1200];
+    helper_source_path("tests/fixtures/plans/ok", dir, sizeof dir);
+    helper_source_path("tests/fixtures/inventories/ssh_config", cfg, sizeof cfg);
+    setenv("NETSURVEY_SSH_CONFIG", cfg, 1);
+    struct run r;
+    RUN(&r, dir, "plan", "--json", "hosts-from-ssh-config.yaml");
+    unsetenv("NETSURVEY_SSH_CONFIG");
+    assert_int_equal(r.status, 0);
+    json_t *doc = json_loads(r.out, 0, NULL);
+    assert_non_null(doc);
+    static const char *const names[] = {"zone1-vm", "zone2-vm", "zone3-vm", "zone4-vm"};
+    for (size_t i = 0; i < 4; i++) {
+        const json_t *h = json_host(doc, names[i]);
+        const json_t *res = json_object_get(json_object_get(h, "ssh"), "resolved");
+        const char *hostname = json_string_value(json_object_get(res, "hostname"));
+        if (hostname == NULL ||
+            strcmp(hostname, json_string_value(json_object_get(h, "data_address"))) != 0)
+            fail_msg("%s: resolved to %s, data address %s", names[i], hostname ? hostname : "?",
+                     json_string_value(json_object_get(h, "data_address")));
+        assert_string_equal(json_string_value(json_object_get(h, "address")), names[i]);
+    }
+    const json_t *z2 =
+        json_object_get(json_object_get(json_host(doc, "zone2-vm"), "ssh"), "resolved");
+    assert_int_equal(json_integer_value(json_object_get(z2, "port")), 2222);
+    assert_string_equal(json_string_value(json_object_get(z2, "user")), "azureuser");
+    json_decref(doc);
+    run_free(&r);
+}
+
 static void
 test_usage(void **state)
 {
@@ -320,9 +468,10 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bad_fixtures), cmocka_unit_test(test_shipped_plans),
-        cmocka_unit_test(test_ok_fixtures),  cmocka_unit_test(test_default_plan),
-        cmocka_unit_test(test_stdin),        cmocka_unit_test(test_usage),
+        cmocka_unit_test(test_bad_fixtures),    cmocka_unit_test(test_shipped_plans),
+        cmocka_unit_test(test_ok_fixtures),     cmocka_unit_test(test_default_plan),
+        cmocka_unit_test(test_stdin),           cmocka_unit_test(test_usage),
+        cmocka_unit_test(test_hosts_from_json), cmocka_unit_test(test_ssh_config_resolved),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

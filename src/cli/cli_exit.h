@@ -54,7 +54,7 @@
     X(CLI_REPORT_FAILED, 1,                                                                        \
       "a journal could not be read or holds a record it refuses (another schema version, an "      \
       "unknown status, another run's; see --lenient), or the runs cannot be merged (a scenario "   \
-      "of one name with other parameters): nothing written")                                       \
+      "of one name with other parameters, one run given twice): nothing written")                  \
     X(CLI_REPORT_USAGE, 2, "usage error")                                                          \
     X(CLI_REPORT_UNWRITTEN, 3, "a report could not be written")                                    \
     X(CLI_REPORT_INCOMPLETE, 4,                                                                    \

@@ -633,6 +633,17 @@ run_load(struct rmodel *m, const struct rmodel_opts *o, const char *dir, struct 
     int rc = journal_read_run(dir, &run, e);
     if (rc != 0)
         return rc;
+    /* one run given twice (or a copy of its directory) would count each trial twice */
+    for (size_t i = 0; run->run_id != NULL && i < m->nruns; i++) {
+        if (m->runs[i].run->run_id != NULL && strcmp(m->runs[i].run->run_id, run->run_id) == 0) {
+            rc = err_set(e, NS_EINVAL,
+                         "%s and %s hold the same run (%s): a run is merged once, or its "
+                         "trials would count twice",
+                         m->runs[i].dir, dir, run->run_id);
+            journal_run_free(run);
+            return rc;
+        }
+    }
     size_t ri = m->nruns++;
     struct rrun *r = &m->runs[ri];
     r->dir = xstrdup(dir);

@@ -2,7 +2,8 @@
  * rebuild owns its outputs (what the previous build made and this one does not is removed,
  * nothing else, whatever the manifest says; a build stopped half way is cleaned up), journals
  * are read strictly (refused records stop it, --lenient lists them; every line passed over is
- * in the report), merges pool runs of one plan and refuse scenarios that differ, a run still
+ * in the report), merges pool runs of one plan and refuse scenarios that differ or one run given
+ * twice, a scenario without an ok trial gets no chart and no gnuplot run, a run still
  * going or incomplete is said in the title and the exit status, and each exit status of
  * cli_exit.h's report table is reached. Journals are the fixtures' (tests/fixtures/journals),
  * copied into a temporary directory and changed there. */
@@ -284,6 +285,96 @@ test_unwritable_outputs(void **state)
     assert_false(has_build_dir("uw"));
 }
 
+/* --- charts -------------------------------------------------------------------------------- */
+
+/* A gnuplot that logs the script it is given and writes an empty SVG where the script says. */
+static void
+put_logging_gnuplot(void)
+{
+    char text[8192];
+    snprintf(text, sizeof text,
+             "#!/bin/sh\n"
+             "echo \"$1\" >>%s/gnuplot.log\n"
+             "out=$(sed -n 's/^set output \"\\(.*\\)\"$/\\1/p' \"$1\")\n"
+             "printf '<svg/>' >\"$out\"\n",
+             tmp);
+    assert_int_equal(th_write(".", "gnuplot-log", text), 0);
+    assert_int_equal(chmod("gnuplot-log", 0755), 0);
+    char gp[4096];
+    snprintf(gp, sizeof gp, "%s/gnuplot-log", tmp);
+    setenv("NETSURVEY_GNUPLOT", gp, 1);
+    unlink("gnuplot.log");
+}
+
+/* Each ok record of scenario in dir's results.jsonl made a failure (its result stays). */
+static void
+fail_scenario(const char *dir, const char *scenario)
+{
+    static const char ok[] = "\"status\":\"ok\",\"error\":null";
+    static const char failed[] = "\"status\":\"failed\",\"error\":\"made to fail\"";
+    char *text = read_in(dir, "results.jsonl");
+    char name[256];
+    snprintf(name, sizeof name, "\"scenario\":{\"name\":\"%s\"", scenario);
+    struct {
+        char *data;
+        size_t len, cap;
+    } out = {calloc(1, strlen(text) * 2 + 1), 0, strlen(text) * 2 + 1};
+    assert_non_null(out.data);
+    size_t changed = 0;
+    for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        char *at = strstr(line, ok);
+        if (strstr(line, name) != NULL && at != NULL) {
+            out.len += (size_t)snprintf(out.data + out.len, out.cap - out.len, "%.*s%s%s\n",
+                                        (int)(at - line), line, failed, at + strlen(ok));
+            changed++;
+        } else {
+            out.len += (size_t)snprintf(out.data + out.len, out.cap - out.len, "%s\n", line);
+        }
+    }
+    assert_true(changed > 0);
+    assert_int_equal(th_write(dir, "results.jsonl", out.data), 0);
+    free(out.data);
+    free(text);
+}
+
+/* A scenario without an ok trial gets no chart and gnuplot is not run for it; the others' charts
+ * are drawn as usual (so the logging gnuplot is the one used). */
+static void
+test_no_chart_without_ok_trials(void **state)
+{
+    (void)state;
+    put_logging_gnuplot();
+    copy_fixture("allfailed", "af");
+    assert_int_equal(report_cmd("af", NULL, NULL, NULL), CLI_REPORT_OK);
+    assert_false(exists(".", "gnuplot.log"));
+    assert_false(exists("af", "charts"));
+    char *md = read_in("af", "report.md");
+    assert_non_null(strstr(md, "No charts: no trial of this scenario succeeded."));
+    assert_null(strstr(md, "could not be drawn"));
+    free(md);
+    copy_fixture("basic", "mixed");
+    fail_scenario("mixed", "udp-loss");
+    assert_int_equal(report_cmd("mixed", NULL, NULL, NULL), CLI_REPORT_OK);
+    char *log = read_in(".", "gnuplot.log");
+    assert_non_null(strstr(log, "bars-latency.gp\n"));
+    assert_non_null(strstr(log, "bars-throughput.gp\n"));
+    assert_null(strstr(log, "udp-loss"));
+    assert_null(strstr(log, "udp_loss"));
+    free(log);
+    assert_false(exists("mixed", "charts/bars-udp-loss.gp"));
+    assert_true(exists("mixed", "charts/bars-latency.svg"));
+    md = read_in("mixed", "report.md");
+    assert_non_null(strstr(md, "No charts: no trial of this scenario succeeded."));
+    assert_null(strstr(md, "could not be drawn"));
+    free(md);
+    json_t *sum = summary_of("mixed");
+    const json_t *udp = json_array_get(json_object_get(sum, "scenarios"), 3);
+    assert_string_equal(json_string_value(json_object_get(udp, "name")), "udp-loss");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(udp, "trials"), "ok")), 0);
+    json_decref(sum);
+    setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
+}
+
 /* --- strict reading, loud reporting -------------------------------------------------------- */
 
 static void
@@ -494,6 +585,25 @@ test_merge_refuses_other_parameters(void **state)
     json_decref(sum);
 }
 
+/* One run given twice, or a copy of its directory: refused, not its trials counted twice. */
+static void
+test_merge_refuses_one_run_twice(void **state)
+{
+    (void)state;
+    copy_fixture("pooled-a", "ta");
+    copy_fixture("pooled-a", "ta-copy");
+    const char *dirs[] = {"ta", "ta-copy"};
+    struct err e = {0};
+    assert_int_equal(render(dirs, 2, "twice", false, NULL, &e), NS_EINVAL);
+    assert_non_null(strstr(e.msg, "ta and ta-copy hold the same run (20261130T150000Z-aaaa)"));
+    assert_false(exists("twice", "report.md"));
+    assert_int_equal(report_cmd("ta", "ta", "-o", "twice"), CLI_REPORT_FAILED);
+    assert_false(exists("twice", "summary.json"));
+    /* another run of the plan still pools */
+    copy_fixture("pooled-b", "tb");
+    assert_int_equal(report_cmd("ta", "tb", "-o", "twice"), CLI_REPORT_OK);
+}
+
 /* --- completeness -------------------------------------------------------------------------- */
 
 /* A run whose directory a live netsurvey holds: in progress, in the title and exit status;
@@ -609,11 +719,13 @@ main(void)
         cmocka_unit_test(test_manifest_names_nothing_else),
         cmocka_unit_test(test_stopped_build_cleaned),
         cmocka_unit_test(test_unwritable_outputs),
+        cmocka_unit_test(test_no_chart_without_ok_trials),
         cmocka_unit_test(test_refused_records_stop_or_are_listed),
         cmocka_unit_test(test_run_schema_refused),
         cmocka_unit_test(test_problems_listed_then_counted),
         cmocka_unit_test(test_merge_pools_runs),
         cmocka_unit_test(test_merge_refuses_other_parameters),
+        cmocka_unit_test(test_merge_refuses_one_run_twice),
         cmocka_unit_test(test_in_progress),
         cmocka_unit_test(test_incomplete_counts),
     };

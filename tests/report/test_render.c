@@ -448,6 +448,13 @@ test_refused_records_stop_or_are_listed(void **state)
             fail_msg("report.md lacks '%s'", esc);
         assert_non_null(strstr(md, "- st/results.jsonl line 6 (unreadable): not a trial record"));
         free(md);
+        char *html = read_in("st", "report.html"); /* the page's section too */
+        const char *sec = strstr(html, "<h2>Journal problems</h2>");
+        assert_non_null(sec);
+        assert_non_null(strstr(sec, "<li>st/results.jsonl line 5 (refused): "));
+        assert_non_null(
+            strstr(sec, "<li>st/results.jsonl line 6 (unreadable): not a trial record"));
+        free(html);
         json_t *sum = summary_of("st");
         const json_t *j = json_object_get(sum, "journal");
         assert_int_equal(json_integer_value(json_object_get(j, "refused_lines")), 1);

@@ -383,6 +383,27 @@ scen_params(const json_t *def)
     return o;
 }
 
+/* Whether the scenario's parameters are as nsperf ran them: a run.json of version 1 recorded
+ * the plan's words, 0 where the plan said nothing (the kind's default, unrecorded). */
+static bool
+params_resolved(const struct rmodel *m, const struct rscen *sc)
+{
+    if (sc->def_run < 0 || (size_t)sc->def_run >= m->nruns)
+        return true;
+    const char *schema = m->runs[sc->def_run].run->schema;
+    return schema == NULL || strcmp(schema, JOURNAL_RUN_SCHEMA_1) != 0;
+}
+
+/* The view's words when they are not (params_resolved). */
+static void
+params_note(json_t *view, bool resolved)
+{
+    if (!resolved)
+        json_object_set_new(view, "params_note",
+                            json_string("as run.json version 1 recorded them: a 0 there may "
+                                        "stand for the kind's default, which it did not record"));
+}
+
 static json_t *
 params_text(const json_t *def)
 {
@@ -587,6 +608,9 @@ group_head(const struct group *g, bool fam_in_key, json_t **sum, json_t **view)
         json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:b,s:b}", "name", sc->name, "file_key", key,
                   "test", sc->test, "family", g->fam, "caption", caption, "unit", rkind_unit(k),
                   "params", params_text(sc->def), "has_rtt", rkind_has_rtt(k), "unrecorded", false);
+    bool resolved = params_resolved(g->cx->m, sc);
+    json_object_set_new(*sum, "params_resolved", json_boolean(resolved));
+    params_note(*view, resolved);
 }
 
 /* The zone matrix, and the region matrix when the runs span regions. */
@@ -1140,6 +1164,9 @@ scen_unrecorded(const struct rmodel *m, const struct rscen *sc, json_t *scens, j
                   "file_key", key, "test", sc->test, "family", "", "caption", sc->name, "unit",
                   rkind_unit(k), "params", params_text(sc->def), "has_rtt", false, "unrecorded",
                   true, "pairs", "failures", "tally", tally_text(planned, 0, 0, planned));
+    bool resolved = params_resolved(m, sc);
+    json_object_set_new(sum, "params_resolved", json_boolean(resolved));
+    params_note(view, resolved);
     json_array_append_new(scens, sum);
     json_array_append_new(vscens, view);
 }

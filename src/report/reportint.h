@@ -183,7 +183,8 @@ struct rmodel_opts {
 /* Load the run directories (each holding run.json and results.jsonl). A line that is not a
  * trial record is skipped, counted and listed, with a warning to o->warn; a record the journal
  * refuses (another schema version, an unknown status, another run's) is an error unless
- * o->lenient. Two runs that give one scenario name different parameters are an error. Returns 0
+ * o->lenient. Two runs that give one scenario name different parameters are an error, and so
+ * is one run given twice (one run_id: its trials would count twice). Returns 0
  * or NS_E*; *out is freed with rmodel_free. */
 int rmodel_load_with(const char *const *dirs, int ndirs, const struct rmodel_opts *o,
                      struct rmodel **out, struct err *e);

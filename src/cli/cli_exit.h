@@ -39,7 +39,9 @@
     X(CLI_RUN_USAGE, 2,                                                                            \
       "plan or usage error (invalid plan, non-empty -o directory, refused resume, no nsperf): "    \
       "no host contacted")                                                                         \
-    X(CLI_RUN_NOTHING, 3, "nothing could run (every trial failed, or out of memory)")              \
+    X(CLI_RUN_NOTHING, 3,                                                                          \
+      "nothing could run (every trial failed, a zone: auto host's cloud metadata gives no zone, "  \
+      "or out of memory)")                                                                         \
     X(CLI_RUN_JOURNAL, 4,                                                                          \
       "the journal could not be written (a full disk, an I/O error): the run stopped, the "        \
       "summary counts what reached it; --resume DIR continues once it can be written")             \
@@ -55,7 +57,7 @@
       "a journal could not be read or holds a record it refuses (another schema version, an "      \
       "unknown status, another run's; see --lenient), or the runs cannot be merged (a scenario "   \
       "of one name with other parameters, one run given twice): nothing written")                  \
-    X(CLI_REPORT_USAGE, 2, "usage error")                                                          \
+    X(CLI_REPORT_USAGE, 2, "usage error, or --by zone_id where a host has no zone id")             \
     X(CLI_REPORT_UNWRITTEN, 3, "a report could not be written")                                    \
     X(CLI_REPORT_INCOMPLETE, 4,                                                                    \
       "a run is incomplete (planned trials without a record) or still in progress: every report "  \
@@ -75,6 +77,20 @@
       "no regression, but the gate cannot pass: no cell compared, or a cell or scenario of BASE "  \
       "has no counterpart in NEW with 2 trials or more a side (without --allow-partial)")
 
+#define CLI_EXITS_TREND(X)                                                                         \
+    X(CLI_TREND_OK, 0,                                                                             \
+      "the trend is written, and no cell left its first run's 95 % CI by more than PCT %")         \
+    X(CLI_TREND_FLAGGED, 1,                                                                        \
+      "a cell's mean left its first run's 95 % CI by more than PCT % in a later run (flagged)")    \
+    X(CLI_TREND_USAGE, 2, "usage error (fewer than two run directories, a run given twice)")       \
+    X(CLI_TREND_JOURNAL, 3, "a journal could not be read, or a run has no start time to place it") \
+    X(CLI_TREND_OUTPUT, 4,                                                                         \
+      "out of memory, or an output (trend.md, trend.html, a CSV or chart file) could not be "      \
+      "written")                                                                                   \
+    X(CLI_TREND_NOTHING, 5,                                                                        \
+      "no flag, but nothing to trend: no scenario is shared by two runs (trend.md lists what "     \
+      "each has)")
+
 #define CLI_EXITS_CLEAN(X)                                                                         \
     X(CLI_CLEAN_OK, 0, "every ssh host cleaned")                                                   \
     X(CLI_CLEAN_SOME_FAILED, 1, "some ssh hosts could not be reached or cleaned")                  \
@@ -88,6 +104,7 @@ enum cli_plan_exit { CLI_EXITS_PLAN(CLI_EXIT_ENUM) };
 enum cli_run_exit { CLI_EXITS_RUN(CLI_EXIT_ENUM) };
 enum cli_report_exit { CLI_EXITS_REPORT(CLI_EXIT_ENUM) };
 enum cli_compare_exit { CLI_EXITS_COMPARE(CLI_EXIT_ENUM) };
+enum cli_trend_exit { CLI_EXITS_TREND(CLI_EXIT_ENUM) };
 enum cli_clean_exit { CLI_EXITS_CLEAN(CLI_EXIT_ENUM) };
 
 #undef CLI_EXIT_ENUM

@@ -2,6 +2,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "common/errors.h"
@@ -10,6 +11,7 @@
 struct report_args {
     const char *out;
     bool lenient;
+    const char *by;
 };
 
 static const struct cli_opt report_opts[] = {
@@ -18,6 +20,9 @@ static const struct cli_opt report_opts[] = {
     {0, "lenient", NULL, CLI_OPT_TRUE, offsetof(struct report_args, lenient), 0,
      "a journal record of another schema version, an unknown status or another run is passed "
      "over and listed under \"Journal problems\" in the reports, instead of an error"},
+    {0, "by", "KEY", CLI_OPT_STRING, offsetof(struct report_args, by), 0,
+     "what makes a zone: zone (the plan's labels, the default) or zone_id (the physical zone: "
+     "every host must have one)"},
 };
 
 static int
@@ -32,6 +37,8 @@ report_main(int argc, char **argv)
         return cli_usage_error(&cli_report, "no run directory given");
     if (ops.n > 1 && a.out == NULL)
         return cli_usage_error(&cli_report, "several run directories need -o OUT");
+    if (a.by != NULL && strcmp(a.by, "zone") != 0 && strcmp(a.by, "zone_id") != 0)
+        return cli_usage_error(&cli_report, "--by: expected zone or zone_id");
     const char *const *dirs = (const char *const *)ops.v;
     struct report_result r;
     struct report_opts o = {.dirs = dirs,
@@ -39,18 +46,22 @@ report_main(int argc, char **argv)
                             .out = a.out ? a.out : dirs[0],
                             .warn = stderr,
                             .lenient = a.lenient,
+                            .by_zone_id = a.by != NULL && strcmp(a.by, "zone_id") == 0,
                             .result = &r};
     struct err e = {0};
-    if (report_render(&o, &e) != 0) {
+    rc = report_render(&o, &e);
+    if (rc != 0) {
         fprintf(stderr, "netsurvey report: %s\n", e.msg);
-        return r.unwritten ? CLI_REPORT_UNWRITTEN : CLI_REPORT_FAILED;
+        if (r.unwritten)
+            return CLI_REPORT_UNWRITTEN;
+        return rc == NS_EINVAL && o.by_zone_id ? CLI_REPORT_USAGE : CLI_REPORT_FAILED;
     }
     return r.incomplete ? CLI_REPORT_INCOMPLETE : CLI_REPORT_OK;
 }
 
 const struct cli_command cli_report = {
     .name = "report",
-    .synopsis = "DIR [DIR...] [-o OUT] [--lenient]",
+    .synopsis = "DIR [DIR...] [-o OUT] [--lenient] [--by zone|zone_id]",
     .summary = "rebuild the reports from the journals of run directories",
     .details = "Rebuilds summary.json, matrix-<scenario>.csv, report.md, report.html and charts/ "
                "from the journals (run.json + results.jsonl) of the run directories; with one DIR "

@@ -67,6 +67,8 @@ static const char *const param_keys[TESTSPEC_PARAM_COUNT] = {
     [TESTSPEC_P_INTERVAL] = "interval_s",
     [TESTSPEC_P_WINDOW] = "window",
     [TESTSPEC_P_REVERSE] = "reverse",
+    [TESTSPEC_P_COPY] = "copy",
+    [TESTSPEC_P_BUSY_POLL] = "busy_poll",
 };
 
 const char *
@@ -97,6 +99,10 @@ journal_scenario_value(const struct journal_scenario *sc, enum testspec_param p)
         return (double)sc->window;
     case TESTSPEC_P_REVERSE:
         return sc->reverse ? 1.0 : 0.0;
+    case TESTSPEC_P_COPY:
+        return sc->copy ? 1.0 : 0.0;
+    case TESTSPEC_P_BUSY_POLL:
+        return sc->busy_poll ? 1.0 : 0.0;
     case TESTSPEC_PARAM_COUNT:
         break;
     }
@@ -118,7 +124,9 @@ journal_scenario_from_spec(const char *name, const struct testspec_values *v)
                                      .rate_bps = (uint64_t)x[TESTSPEC_P_RATE],
                                      .interval_s = x[TESTSPEC_P_INTERVAL],
                                      .window = (uint64_t)x[TESTSPEC_P_WINDOW],
-                                     .reverse = x[TESTSPEC_P_REVERSE] != 0};
+                                     .reverse = x[TESTSPEC_P_REVERSE] != 0,
+                                     .copy = x[TESTSPEC_P_COPY] != 0,
+                                     .busy_poll = x[TESTSPEC_P_BUSY_POLL] != 0};
 }
 
 json_t *
@@ -175,6 +183,10 @@ run_hosts_json(const struct journal_run *r)
         json_t *o =
             json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", h->name, "zone", h->zone, "region",
                       h->region, "data_address", h->data_address, "transport", h->transport);
+        if (h->zone_id != NULL)
+            json_object_set_new(o, "zone_id", json_string(h->zone_id));
+        if (h->zone_warning != NULL)
+            json_object_set_new(o, "zone_warning", json_string(h->zone_warning));
         json_object_set(o, "env", h->env != NULL ? (json_t *)(uintptr_t)h->env : json_null());
         if (h->error != NULL)
             json_object_set_new(o, "error", json_string(h->error));
@@ -256,22 +268,17 @@ journal_run_json(const struct journal_run *r)
 {
     const char *state = journal_run_state_name(r->state);
     json_t *doc = json_pack(
-        "{s:s, s:s, s:{s:s, s:s, s:s, s:s%}, s:{s:s, s:o, s:s}, s:s, s:s, s:o, s:o, "
+        "{s:s, s:s, s:{s:s, s:s, s:s, s:s, s:s%}, s:{s:s, s:o, s:s}, s:s, s:s, s:o, s:o, "
         "s:{s:I, s:I, s:I, s:f}, s:o, s:o, s:o}",
-        "schema", JOURNAL_RUN_SCHEMA, "run_id", r->run_id, "plan", "name", r->plan_name, "file",
-        r->plan_file, "sha256", r->plan_sha256, "source", r->plan_source, r->plan_source_len,
-        "tool", "netsurvey_version", r->netsurvey_version, "nsperf_version",
-        str_or_null(r->nsperf_version), "nsperf_sha256", r->nsperf_sha256, "started", r->started,
-        "command", r->command, "state", str_or_null(state != NULL ? state : "running"), "ended",
-        str_or_null(r->ended), "schedule", "rounds", (json_int_t)r->rounds, "tests",
-        (json_int_t)r->tests, "pairs", (json_int_t)r->pairs, "estimate_s", r->estimate_s, "hosts",
-        run_hosts_json(r), "scenarios", run_scenarios_json(r), "pairs", run_pairs_json(r));
-    const char *desc = r->plan_description;
-    if (doc != NULL && desc != NULL && *desc != '\0' &&
-        json_object_set_new(json_object_get(doc, "plan"), "description", json_string(desc)) != 0) {
-        json_decref(doc);
-        return NULL;
-    }
+        "schema", JOURNAL_RUN_SCHEMA, "run_id", r->run_id, "plan", "name", r->plan_name,
+        "description", r->plan_description != NULL ? r->plan_description : "", "file", r->plan_file,
+        "sha256", r->plan_sha256, "source", r->plan_source, r->plan_source_len, "tool",
+        "netsurvey_version", r->netsurvey_version, "nsperf_version", str_or_null(r->nsperf_version),
+        "nsperf_sha256", r->nsperf_sha256, "started", r->started, "command", r->command, "state",
+        str_or_null(state != NULL ? state : "running"), "ended", str_or_null(r->ended), "schedule",
+        "rounds", (json_int_t)r->rounds, "tests", (json_int_t)r->tests, "pairs",
+        (json_int_t)r->pairs, "estimate_s", r->estimate_s, "hosts", run_hosts_json(r), "scenarios",
+        run_scenarios_json(r), "pairs", run_pairs_json(r));
     if (doc != NULL)
         run_inventories_json(r, doc);
     return doc;
@@ -331,6 +338,9 @@ scenario_from(const json_t *o, struct journal_scenario *sc)
     sc->rate_bps = ju64(o, "rate_bps");
     sc->reverse = json_is_true(json_object_get(o, "reverse"));
     sc->window = ju64(o, "window");
+    const json_t *copy = json_object_get(o, "copy");
+    sc->copy = copy == NULL || json_is_true(copy);
+    sc->busy_poll = json_is_true(json_object_get(o, "busy_poll"));
 }
 
 static int
@@ -416,6 +426,14 @@ has_prefix(const char *s, const char *prefix)
 /* Values quoted in messages are cut: a report lists them, and a line may hold anything. */
 #define QUOTE_MAX 64
 
+/* Once the kind is known: a parameter that does not apply to it reads as 0 (both readers take
+ * an absent "copy" as true, the copying nsperf of before, whatever the kind). */
+static void
+scenario_settle(struct journal_scenario *sc)
+{
+    sc->copy = sc->copy && testspec_applies(TESTSPEC_P_COPY, sc->kind);
+}
+
 int
 journal_trial_check(struct journal_trial *t, struct err *e)
 {
@@ -436,6 +454,7 @@ journal_trial_check(struct journal_trial *t, struct err *e)
                    : err_set(e, NS_EPROTO, "no status (a trial is ok or failed)");
     if (t->trial == 0) /* its place among the planned trials is not known */
         return err_set(e, NS_EPARSE, "no trial number (an integer from 1)");
+    scenario_settle(&t->scenario);
     return 0;
 }
 
@@ -459,7 +478,8 @@ scenario_equal(const struct journal_scenario *a, const struct journal_scenario *
            a->msg_size == b->msg_size && a->response_size == b->response_size &&
            a->streams == b->streams && num_same(a->duration_s, b->duration_s) &&
            num_same(a->warmup_s, b->warmup_s) && num_same(a->interval_s, b->interval_s) &&
-           a->rate_bps == b->rate_bps && a->reverse == b->reverse && a->window == b->window;
+           a->rate_bps == b->rate_bps && a->reverse == b->reverse && a->window == b->window &&
+           a->copy == b->copy && a->busy_poll == b->busy_poll;
 }
 
 static bool
@@ -547,6 +567,7 @@ run_scenarios_from(const json_t *arr, struct journal_run_scenario *out, struct e
             return err_set(e, NS_EPARSE, "scenario '%s': unknown test kind '%s'",
                            rs->sc.name != NULL ? rs->sc.name : "",
                            rs->sc.test != NULL ? rs->sc.test : "");
+        scenario_settle(&rs->sc);
         rs->trials = ju64(s, "trials");
         rs->planned = ju64(s, "planned");
         rs->recorded = s;
@@ -564,6 +585,8 @@ run_hosts_from(const json_t *arr, struct journal_run_host *out)
         out[i] = (struct journal_run_host){.name = jstr(h, "name"),
                                            .zone = jstr(h, "zone"),
                                            .region = jstr(h, "region"),
+                                           .zone_id = jstr(h, "zone_id"),
+                                           .zone_warning = jstr(h, "zone_warning"),
                                            .data_address = jstr(h, "data_address"),
                                            .transport = jstr(h, "transport"),
                                            .env = json_object_get(h, "env"),
@@ -648,8 +671,8 @@ journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e)
     const json_t *plan = json_object_get(doc, "plan"), *src = json_object_get(plan, "source");
     r->plan_name = jstr(plan, "name");
     r->plan_file = jstr(plan, "file");
-    r->plan_sha256 = jstr(plan, "sha256");
     r->plan_description = jstr(plan, "description");
+    r->plan_sha256 = jstr(plan, "sha256");
     r->plan_source = json_string_value(src);
     r->plan_source_len = json_string_length(src);
     r->tool = json_object_get(doc, "tool");

@@ -76,13 +76,17 @@ struct journal_scenario {
     uint64_t rate_bps;
     bool reverse;
     uint64_t window;
+    /* tcp_stream: through user memory (send/recv) rather than nsperf's zero-copy path. Reading:
+     * absent is true, the only path nsperf had before it recorded the choice. */
+    bool copy;
+    bool busy_poll; /* tcp_rr, udp_rr: spinning on the socket rather than sleeping in recv() */
 };
 
 /* The record's name of a parameter of testspec.h: "duration_s", "warmup_s", "streams",
- * "msg_size", "response_size", "rate_bps", "interval_s", "window", "reverse" (nsperf -J's
- * names, but "window" for its "sock_buf"). */
+ * "msg_size", "response_size", "rate_bps", "interval_s", "window", "reverse", "copy",
+ * "busy_poll" (nsperf -J's names, but "window" for its "sock_buf"). */
 const char *journal_param_key(enum testspec_param p);
-/* A scenario's parameter p as a number (reverse: 0 or 1). */
+/* A scenario's parameter p as a number (reverse, copy, busy_poll: 0 or 1). */
 double journal_scenario_value(const struct journal_scenario *sc, enum testspec_param p);
 
 /* The scenario named name that runs v (every parameter v holds, given or default: testspec's
@@ -192,6 +196,10 @@ struct journal_pair {
 
 struct journal_run_host {
     const char *name, *zone, *region, *data_address;
+    /* The physical zone (the plan's zone_id, else the host's cloud metadata's) and a warning
+     * that the plan's place differs from the metadata's; NULL when none (written only then,
+     * so that run.json reads as before where there is none) */
+    const char *zone_id, *zone_warning;
     const char *transport; /* "local" or "ssh" */
     const json_t *env;     /* `nsperf env` of the host; writing: NULL writes null; reading: as
                             * recorded (JSON null when it was not read, NULL when absent) */
@@ -221,7 +229,7 @@ struct journal_run {
     const char *schema; /* reading only: the writer writes JOURNAL_RUN_SCHEMA */
     const char *run_id;
     const char *plan_name, *plan_file, *plan_sha256;
-    const char *plan_description; /* the plan's description; NULL (writing: "" too) for none */
+    const char *plan_description; /* the plan's, "" when none; reading: NULL when absent */
     const char *plan_source;      /* the plan's text (plan_source_len bytes, may hold NULs) */
     size_t plan_source_len;
     const char *netsurvey_version, *nsperf_version, *nsperf_sha256; /* nsperf_version may be NULL */

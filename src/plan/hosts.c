@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/errors.h"
 #include "plan/fields.h"
 
 static const struct fdesc ssh_fields[] = {
@@ -161,6 +162,23 @@ host_addresses(struct vctx *c, const struct ynode *map, struct plan_host *h,
         plan_verr(c, map, "missing required key 'data_address' in %s (transport: local)", what);
 }
 
+/* The family of a numeric address (a scope after '%' allowed); UNKNOWN for a name. */
+static enum plan_family
+literal_family(const char *s)
+{
+    unsigned char bin[16];
+    char addr[64];
+    if (s == NULL)
+        return PLAN_FAMILY_UNKNOWN;
+    size_t len = strcspn(s, "%");
+    if (len >= sizeof addr)
+        return PLAN_FAMILY_UNKNOWN;
+    snprintf(addr, sizeof addr, "%.*s", (int)len, s);
+    if (s[len] == '\0' && inet_pton(AF_INET, addr, bin) == 1)
+        return PLAN_FAMILY_IPV4;
+    return inet_pton(AF_INET6, addr, bin) == 1 ? PLAN_FAMILY_IPV6 : PLAN_FAMILY_UNKNOWN;
+}
+
 /* A name that failed validation still names the host, so pairs naming it add no noise. */
 static const char *
 host_name_fallback(struct vctx *c, const struct ynode *n)
@@ -194,6 +212,17 @@ host_read(struct vctx *c, const struct ynode *n, size_t i, const struct plan_ssh
     aux->name_node = v.val[0];
     aux->addr_node = v.val[1];
     aux->daddr_node = v.val[2] ? v.val[2] : v.val[1];
+    const struct ynode *at = aux->daddr_node != NULL ? aux->daddr_node : n;
+    c->p->daddr_pos[i] = (struct plan_pos){at->line, at->col};
+    c->p->daddr_given[i] = v.val[2] != NULL || h->transport == PLAN_TRANSPORT_LOCAL;
+    plan_host_family_set(h);
+}
+
+void
+plan_host_family_set(struct plan_host *h)
+{
+    h->data_family = literal_family(h->data_address);
+    h->data_ip = h->data_family != PLAN_FAMILY_UNKNOWN ? h->data_address : NULL;
 }
 
 /* Canonical text of an address so that 2001:db8::1 and 2001:DB8:0::1 compare equal, and so do
@@ -268,22 +297,81 @@ hosts_dup_check(struct vctx *c, struct host_aux *aux)
     }
 }
 
-/* Zones are (region, zone); give each host its zone's index. */
-void
-plan_hosts_zones(struct vctx *c)
+static bool
+host_unplaced(const struct plan_host *h)
 {
-    struct plan *p = c->p;
-    p->host_zone = plan_vcalloc(c, p->nhosts, sizeof *p->host_zone);
-    if (p->host_zone == NULL)
-        return;
+    return h->zone_from_host || h->region_from_host;
+}
+
+/* Number the zones (region, zone) of p->host_zone; a host not yet placed (zone: auto) is a
+ * zone of its own, so that cross-zone pairs include it until its metadata says otherwise. */
+void
+plan_zones_number(struct plan *p)
+{
+    p->nzones = 0;
     for (size_t i = 0; i < p->nhosts; i++) {
         const struct plan_host *h = &p->hosts[i];
         size_t j = 0;
-        while (j < i && (strcmp(p->hosts[j].zone, h->zone) != 0 ||
+        while (j < i && (host_unplaced(h) || host_unplaced(&p->hosts[j]) ||
+                         strcmp(p->hosts[j].zone, h->zone) != 0 ||
                          strcmp(p->hosts[j].region, h->region) != 0))
             j++;
         p->host_zone[i] = j < i ? p->host_zone[j] : (uint32_t)p->nzones++;
     }
+}
+
+/* Zones are (region, zone); give each host its zone's index. Hosts of every origin (hosts,
+ * an inventory's variables, the zones map) may say auto. */
+void
+plan_hosts_zones(struct vctx *c)
+{
+    struct plan *p = c->p;
+    for (size_t i = 0; i < p->nhosts; i++) {
+        struct plan_host *h = &p->hosts[i];
+        h->zone_from_host = strcmp(h->zone, PLAN_AUTO) == 0;
+        h->region_from_host = strcmp(h->region, PLAN_AUTO) == 0;
+    }
+    p->host_zone = plan_vcalloc(c, p->nhosts, sizeof *p->host_zone);
+    if (p->host_zone != NULL)
+        plan_zones_number(p);
+}
+
+bool
+plan_has_auto_places(const struct plan *p)
+{
+    for (size_t i = 0; i < p->nhosts; i++)
+        if (host_unplaced(&p->hosts[i]))
+            return true;
+    return false;
+}
+
+static int
+place_value(struct plan *p, const char **field, bool *from_host, const char *value)
+{
+    if (!*from_host || value == NULL || *value == '\0')
+        return 0;
+    char *copy = plan_arena_strndup(&p->arena, value, strlen(value));
+    if (copy == NULL)
+        return NS_ENOMEM;
+    *field = copy;
+    *from_host = false;
+    return 0;
+}
+
+int
+plan_host_place(struct plan *p, size_t i, const char *zone, const char *region, const char *zone_id)
+{
+    if (i >= p->nhosts)
+        return NS_EINVAL;
+    struct plan_host *h = &p->hosts[i];
+    bool id_free = h->zone_from_host && h->zone_id[0] == '\0';
+    int rc = place_value(p, &h->region, &h->region_from_host, region);
+    if (rc == 0 && id_free)
+        rc = place_value(p, &h->zone_id, &id_free, zone_id);
+    if (rc == 0)
+        rc = place_value(p, &h->zone, &h->zone_from_host, zone);
+    plan_zones_number(p);
+    return rc == 0 ? plan_pairs_recount(p) : rc;
 }
 
 static bool
@@ -317,8 +405,11 @@ plan_validate_hosts(struct vctx *c, const struct ynode *hosts, const struct ynod
         return;
     p->hosts = plan_vcalloc(c, hosts->nkids, sizeof *p->hosts);
     p->host_pos = plan_vcalloc(c, hosts->nkids, sizeof *p->host_pos);
+    p->daddr_pos = plan_vcalloc(c, hosts->nkids, sizeof *p->daddr_pos);
+    p->daddr_given = plan_vcalloc(c, hosts->nkids, sizeof *p->daddr_given);
     struct host_aux *aux = calloc(hosts->nkids ? hosts->nkids : 1, sizeof *aux);
-    if (p->hosts == NULL || p->host_pos == NULL || aux == NULL) {
+    if (p->hosts == NULL || p->host_pos == NULL || p->daddr_pos == NULL || p->daddr_given == NULL ||
+        aux == NULL) {
         c->oom = true;
         free(aux);
         return;
@@ -330,4 +421,84 @@ plan_validate_hosts(struct vctx *c, const struct ynode *hosts, const struct ynod
     }
     hosts_dup_check(c, aux);
     free(aux);
+}
+
+/* --- names, resolved (plan_resolve_names) ----------------------------------------------------- */
+
+/* Host i's name resolved: say so when it cannot be; true when it was. */
+static bool
+resolve_one(struct plan *p, size_t i, plan_resolve_fn fn, void *ctx, struct plan_diags *d)
+{
+    struct plan_host *h = &p->hosts[i];
+    const struct plan_pos *at = &p->daddr_pos[i];
+    char ip[64];
+    enum plan_family fam = PLAN_FAMILY_UNKNOWN;
+    struct err e = {0};
+    if (fn(ctx, h->data_address, ip, sizeof ip, &fam, &e) != 0 || fam == PLAN_FAMILY_UNKNOWN) {
+        if (h->transport == PLAN_TRANSPORT_LOCAL)
+            plan_diag_add(d, p->file, at->line, at->col,
+                          "cannot resolve data address '%s' of host '%s': %s", h->data_address,
+                          h->name, e.msg);
+        else
+            plan_diag_warn(d, p->file, at->line, at->col,
+                           "cannot resolve data address '%s' of host '%s' here (%s): its address "
+                           "family and duplicates are not checked",
+                           h->data_address, h->name, e.msg);
+        return false;
+    }
+    h->data_ip = plan_arena_strndup(&p->arena, ip, strlen(ip));
+    h->data_family = fam;
+    return h->data_ip != NULL;
+}
+
+/* A resolved name that is another host's data address (or resolves to it). */
+static void
+resolved_dups(const struct plan *p, const bool *fresh, struct plan_diags *d)
+{
+    size_t n = p->nhosts;
+    for (size_t i = 0; i < n; i++) {
+        if (!fresh[i])
+            continue;
+        char ki[300], kj[300];
+        plan_address_key(p->hosts[i].data_ip, ki, sizeof ki);
+        for (size_t j = 0; j < n; j++) {
+            if (j == i || p->hosts[j].data_ip == NULL || (fresh[j] && j > i))
+                continue;
+            plan_address_key(p->hosts[j].data_ip, kj, sizeof kj);
+            if (strcmp(ki, kj) != 0)
+                continue;
+            const struct plan_pos *at = &p->daddr_pos[i], *other = &p->daddr_pos[j];
+            plan_diag_add(d, p->file, at->line, at->col,
+                          "duplicate data address: '%s' of host '%s' resolves to %s, the data "
+                          "address of host '%s' (at %u:%u)",
+                          p->hosts[i].data_address, p->hosts[i].name, p->hosts[i].data_ip,
+                          p->hosts[j].name, other->line, other->col);
+            break;
+        }
+    }
+}
+
+int
+plan_resolve_names(struct plan *p, plan_resolve_fn fn, void *ctx, struct plan_diags *d)
+{
+    size_t n = p->nhosts, before = plan_diag_total(d);
+    bool *fresh = calloc(n ? n : 1, sizeof *fresh);
+    if (fresh == NULL)
+        return NS_ENOMEM;
+    bool any = false;
+    for (size_t i = 0; i < n; i++) {
+        if (p->hosts[i].data_family != PLAN_FAMILY_UNKNOWN || !p->daddr_given[i])
+            continue;
+        fresh[i] = resolve_one(p, i, fn, ctx, d);
+        any = any || fresh[i];
+    }
+    if (any) {
+        resolved_dups(p, fresh, d);
+        plan_check_families(p, d, fresh);
+    }
+    free(fresh);
+    plan_diag_sort(d);
+    if (plan_diag_oom(d))
+        return NS_ENOMEM;
+    return plan_diag_total(d) > before ? NS_EPARSE : 0;
 }

@@ -26,6 +26,7 @@
 #ifndef NS_SCHEDULE_H
 #define NS_SCHEDULE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -64,13 +65,21 @@ void schedule_round_test(const struct schedule *s, size_t round, size_t i,
 uint32_t schedule_round_scenario(const struct schedule *s, size_t round);
 uint32_t schedule_round_trial(const struct schedule *s, size_t round);
 
-/* Estimated seconds of the round: warmup + duration + PLAN_TEST_OVERHEAD_S. */
+/* Whether a test of the round has an ssh host (else all are local). */
+bool schedule_round_ssh(const struct schedule *s, size_t round);
+
+/* Estimated seconds of the round: warmup + duration + the setup of its transport
+ * (PLAN_SETUP_SSH_S when it has an ssh host, else PLAN_SETUP_LOCAL_S). */
 double schedule_round_estimate_s(const struct schedule *s, size_t round);
+
+/* Estimated seconds to open the hosts before the first round (one after the other). */
+double schedule_open_estimate_s(const struct schedule *s);
 
 /* The i-th distinct ordered pair (0 <= i < schedule_pair_count), host indexes into the plan. */
 void schedule_pair(const struct schedule *s, size_t i, uint32_t *src, uint32_t *dst);
 
-/* Rounds per pass (the base rounds), distinct ordered pairs, all tests, estimated seconds. */
+/* Rounds per pass (the base rounds), distinct ordered pairs, all tests, estimated seconds (the
+ * hosts opened, then every round). */
 size_t schedule_base_round_count(const struct schedule *s);
 size_t schedule_pair_count(const struct schedule *s);
 uint64_t schedule_test_count(const struct schedule *s);
@@ -85,7 +94,7 @@ int schedule_write_text(const struct schedule *s, FILE *out, struct err *e);
  * whether written in the plan or imported), "hosts_from":[{"file", "path", "format", "sha256",
  * "hosts":[names], "skipped":[{"name", "state"}], "replaced":[names]}, ...], "scenarios":[...],
  * "rounds":[[{"src":..,"dst":..,"scenario":..,"trial":..},..],..],"tests":N,"estimated_s":S,
- * "per_test_overhead_s":O}. Returns 0 or NS_EIO. */
+ * "open_hosts_s":T,"setup_s":{"local":L,"ssh":S}}. Returns 0 or NS_EIO. */
 int schedule_write_json(const struct schedule *s, FILE *out, struct err *e);
 
 /* What the JSON of an ssh host gains from outside the plan module (the ssh config is read by

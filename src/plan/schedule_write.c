@@ -176,6 +176,14 @@ text_header(struct wbuf *w, const struct schedule *s)
     wb_printf(w, "%zu hosts in %zu zones; pairs: %s, %s: %zu ordered pairs\n", p->nhosts, p->nzones,
               plan_pairs_name(p), p->directions == 0 ? "both directions" : "one way",
               schedule_pair_count(s));
+    size_t nauto = 0;
+    for (size_t i = 0; i < p->nhosts; i++)
+        nauto += p->hosts[i].zone_from_host || p->hosts[i].region_from_host;
+    if (nauto > 0)
+        wb_printf(w,
+                  "%zu host%s placed by %s cloud metadata (zone: auto or region: auto) when "
+                  "the run starts; until then each is a zone of its own\n",
+                  nauto, nauto == 1 ? "" : "s", nauto == 1 ? "its" : "their");
     for (size_t i = 0; i < p->ninventories; i++)
         text_inventory(w, &p->inventories[i]);
     for (size_t i = 0; i < p->nscenarios; i++)
@@ -220,11 +228,11 @@ schedule_write_text(const struct schedule *s, FILE *out, struct err *e)
         text_round(w, s, r, nrounds);
     char est[64];
     wb_printf(w,
-              "\n%llu tests in %zu rounds, estimated %s (warmup + duration + %g s setup "
-              "per round)\n",
+              "\n%llu tests in %zu rounds, estimated %s (opening the hosts %g s, then per "
+              "round warmup + duration + %g s setup, %g s with ssh hosts)\n",
               (unsigned long long)schedule_test_count(s), nrounds,
               schedule_format_duration(schedule_estimate_s(s), est, sizeof est),
-              PLAN_TEST_OVERHEAD_S);
+              schedule_open_estimate_s(s), PLAN_SETUP_LOCAL_S, PLAN_SETUP_SSH_S);
     return wb_finish(w, e);
 }
 
@@ -311,6 +319,10 @@ json_host(struct wbuf *w, const struct plan_host *h)
     json_member(w, ",", "zone", h->zone);
     json_member(w, ",", "region", h->region);
     json_member(w, ",", "zone_id", h->zone_id);
+    if (h->zone_from_host) /* "auto" until the survey reads the host's cloud metadata */
+        wb_puts(w, ",\"zone_from_host\":true");
+    if (h->region_from_host)
+        wb_puts(w, ",\"region_from_host\":true");
     wb_printf(w, ",\"transport\":\"%s\",\"labels\":{",
               h->transport == PLAN_TRANSPORT_LOCAL ? "local" : "ssh");
     for (size_t i = 0; i < h->nlabels; i++)
@@ -441,7 +453,10 @@ schedule_write_json_extra(const struct schedule *s, FILE *out, const struct sche
     }
     wb_puts(w, "],\"tests\":");
     wb_u64(w, schedule_test_count(s));
-    wb_printf(w, ",\"estimated_s\":%.15g,\"per_test_overhead_s\":%.15g}\n", schedule_estimate_s(s),
-              PLAN_TEST_OVERHEAD_S);
+    wb_printf(w,
+              ",\"estimated_s\":%.15g,\"open_hosts_s\":%.15g,\"setup_s\":{\"local\":%.15g,"
+              "\"ssh\":%.15g}}\n",
+              schedule_estimate_s(s), schedule_open_estimate_s(s), PLAN_SETUP_LOCAL_S,
+              PLAN_SETUP_SSH_S);
     return wb_finish(w, e);
 }

@@ -17,6 +17,7 @@
 #include "common/stats.h"
 #include "common/units.h"
 #include "journal/record.h"
+#include "report/matrixstat.h"
 #include "report/reportint.h"
 
 const double report_pcts[REPORT_NPCT] = {25, 50, 75, 90, 99, 99.9, 99.99, 99.999};
@@ -44,6 +45,7 @@ struct ctx {
     const struct rmodel *m;
     struct hist *scratch;
     uint64_t *runs_seen; /* the runs of the set being added up (reset by agg_finish) */
+    bool cells_only;     /* report_aggregate_cells: no pairs, failures, region cells or view */
     char buf[128];
 };
 
@@ -179,24 +181,6 @@ agg_not_run(const struct agg *a)
 }
 
 /* --- formatting for people ---------------------------------------------------------------- */
-
-char *
-report_fmt_metric(enum testspec_kind k, double v, char *buf, size_t len)
-{
-    switch (k) {
-    case TESTSPEC_TCP_STREAM:
-    case TESTSPEC_UDP_STREAM:
-        return units_format_rate(v * 1e6, buf, len);
-    case TESTSPEC_TCP_CRR:
-        if (v >= 1000)
-            snprintf(buf, len, "%.0f conn/s", v);
-        else
-            snprintf(buf, len, "%.1f conn/s", v);
-        return buf;
-    default:
-        return units_format_usec(v, buf, len);
-    }
-}
 
 static json_t *
 jfmt(enum testspec_kind k, double v)
@@ -632,9 +616,11 @@ group_matrices(const struct group *g, json_t *sum, json_t *view)
     if (mat_fill(g->cx, &zm, g->pairs, g->np, true) != 0)
         goto out;
     json_object_set_new(sum, "zone_cells", matrix_summary(&zm, zl, "zone"));
-    json_object_set_new(view, "matrix", matrix_view(&zm, zl, g->k));
-    json_object_set_new(view, "cells", cells_view(&zm, zl));
-    if (m->nregions > 1) {
+    if (view != NULL) {
+        json_object_set_new(view, "matrix", matrix_view(&zm, zl, g->k));
+        json_object_set_new(view, "cells", cells_view(&zm, zl));
+    }
+    if (m->nregions > 1 && view != NULL) {
         if (mat_fill(g->cx, &rm, g->pairs, g->np, false) != 0)
             goto out;
         json_object_set_new(sum, "region_cells", matrix_summary(&rm, rl, "region"));
@@ -843,6 +829,49 @@ group_totals(const struct group *g, json_t *sum, json_t *view, const struct grou
     json_object_set_new(view, "pct_cols", pct_cols());
 }
 
+/* The trial counts of a group's pairs, as group_pair and group_totals count them, for
+ * report_aggregate_cells. */
+static void
+group_count(const struct group *g, json_t *sum)
+{
+    uint64_t ok = 0, failed = 0, planned = g->unseen;
+    for (size_t i = 0; i < g->np; i++) {
+        planned += g->pairs[i].planned;
+        for (size_t j = 0; j < g->pairs[i].nt; j++) {
+            ok += g->pairs[i].t[j].ok;
+            failed += !g->pairs[i].t[j].ok;
+        }
+    }
+    uint64_t not_run = planned > ok + failed ? planned - ok - failed : 0;
+    struct rbuf names;
+    rbuf_init(&names);
+    size_t nruns = group_runs(g, &names);
+    rbuf_release(&names);
+    json_object_set_new(sum, "trials",
+                        json_pack("{s:I,s:I,s:I,s:I,s:I}", "planned", (json_int_t)planned, "ok",
+                                  (json_int_t)ok, "failed", (json_int_t)failed, "not_run",
+                                  (json_int_t)not_run, "runs", (json_int_t)nruns));
+}
+
+/* The summary of one (scenario, family) for report_aggregate_cells: its own members, trial
+ * counts and zone cells. */
+static int
+group_build_cells(const struct group *g, bool fam_in_key, struct group_out *out)
+{
+    json_t *sum, *view;
+    group_head(g, fam_in_key, &sum, &view);
+    json_decref(view);
+    int rc = group_matrices(g, sum, NULL);
+    if (rc != 0) {
+        json_decref(sum);
+        return rc;
+    }
+    group_count(g, sum);
+    out->sum = sum;
+    out->view = NULL;
+    return 0;
+}
+
 /* The summary and the view of one (scenario, family): its matrices, pairs and failures. */
 static int
 group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_key, uint64_t unseen,
@@ -859,6 +888,8 @@ group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_ke
                       .fam_shared = fam_in_key};
     for (size_t i = 0; i < np; i++)
         g.maxn = pairs[i].planned > g.maxn ? pairs[i].planned : g.maxn;
+    if (cx->cells_only)
+        return group_build_cells(&g, fam_in_key, out);
     json_t *sum, *view;
     group_head(&g, fam_in_key, &sum, &view);
     struct group_acc acc = {.spairs = json_array(),
@@ -900,6 +931,13 @@ host_view(const struct rhost *h, const struct rmodel *m)
         const char *s = json_string_value(json_object_get(env, keys[i]));
         json_object_set_new(o, keys[i], json_string(s ? s : "—"));
     }
+    const json_t *cloud = json_object_get(env, "cloud");
+    static const char *const cloud_keys[] = {"provider", "instance_type"};
+    for (size_t i = 0; i < sizeof cloud_keys / sizeof cloud_keys[0]; i++) {
+        const char *s = json_string_value(json_object_get(cloud, cloud_keys[i]));
+        json_object_set_new(o, cloud_keys[i], json_string(s ? s : "—"));
+    }
+    json_object_set_new(o, "zone_id", json_string(h->zone_id ? h->zone_id : "—"));
     const json_t *v = json_object_get(env, "cpus");
     json_object_set_new(o, "cpus",
                         json_is_integer(v) ? jprintf("%lld", (long long)json_integer_value(v))
@@ -963,8 +1001,11 @@ run_obj(const struct rrun *r)
         "{s:s, s:o, s:{s:o, s:o, s:o, s:o}, s:o, s:o, s:o}", "dir", r->dir, "run_id",
         str_or_empty(run->run_id), "plan", "name", str_or_empty(run->plan_name), "file",
         str_or_empty(run->plan_file), "sha256", str_or_empty(run->plan_sha256), "description",
-        run->plan_description != NULL ? json_string(run->plan_description) : json_null(), "tool",
-        run->tool != NULL ? json_deep_copy(run->tool) : json_object(), "started",
+        /* a run.json of netsurvey.run/2 writes "" for a plan without one: none, as absent */
+        run->plan_description != NULL && *run->plan_description != '\0'
+            ? json_string(run->plan_description)
+            : json_null(),
+        "tool", run->tool != NULL ? json_deep_copy(run->tool) : json_object(), "started",
         str_or_empty(run->started), "command", str_or_empty(run->command));
     const char *st = journal_run_state_name(run->state);
     json_object_set_new(o, "state", st != NULL ? json_string(st) : json_null());
@@ -1117,13 +1158,26 @@ aggregate_places(const struct rmodel *m, json_t *sum, json_t *view)
                               json_pack("{s:s,s:s,s:s,s:i}", "label", m->zones[z].label, "region",
                                         m->zones[z].region, "zone", m->zones[z].zone, "hosts", nh));
     }
+    json_t *warnings = json_array();
     for (size_t h = 0; h < m->nhosts; h++) {
         const struct rhost *ho = &m->hosts[h];
-        json_array_append_new(hosts, json_pack("{s:s,s:s,s:s,s:s,s:O}", "name", ho->name, "region",
-                                               ho->region, "zone", ho->zone, "data_address",
-                                               ho->addr, "env", ho->env ? ho->env : json_null()));
+        json_t *o =
+            json_pack("{s:s,s:s,s:s,s:s,s:O}", "name", ho->name, "region", ho->region, "zone",
+                      ho->zone, "data_address", ho->addr, "env", ho->env ? ho->env : json_null());
+        if (ho->zone_id != NULL) /* only where known, so that older runs summarise as before */
+            json_object_set_new(o, "zone_id", json_string(ho->zone_id));
+        if (ho->zone_warning != NULL) {
+            json_object_set_new(o, "zone_warning", json_string(ho->zone_warning));
+            json_array_append_new(
+                warnings, json_pack("{s:s,s:s}", "host", ho->name, "warning", ho->zone_warning));
+        }
+        json_array_append_new(hosts, o);
         json_array_append_new(vhosts, host_view(ho, m));
     }
+    json_object_set_new(view, "zone_warnings", warnings);
+    json_object_set_new(view, "by_zone_id", json_boolean(m->by_zone_id));
+    if (m->by_zone_id) /* absent otherwise: summaries of zone labels read as before */
+        json_object_set_new(sum, "zones_by", json_string("zone_id"));
     json_object_set_new(sum, "regions", regions);
     json_object_set_new(sum, "zones", zones);
     json_object_set_new(sum, "hosts", hosts);
@@ -1207,7 +1261,8 @@ aggregate_groups(struct ctx *cx, const struct rpair *pairs, json_t *sum, json_t 
                 total_fail++;
             }
             json_array_append_new(scens, g.sum);
-            json_array_append_new(vscens, g.view);
+            if (g.view != NULL)
+                json_array_append_new(vscens, g.view);
             i = j;
         }
     }
@@ -1252,10 +1307,11 @@ aggregate_problems(const struct rmodel *m, json_t *sum, json_t *view)
     json_object_set_new(view, "problems", vlist);
 }
 
-int
-report_aggregate(const struct rmodel *m, json_t **summary_out, json_t **view_out, struct err *e)
+static int
+aggregate(const struct rmodel *m, bool cells_only, json_t **summary_out, json_t **view_out,
+          struct err *e)
 {
-    struct ctx cx = {.m = m, .scratch = hist_new()};
+    struct ctx cx = {.m = m, .scratch = hist_new(), .cells_only = cells_only};
     cx.runs_seen = calloc(bitset_words(m->nruns), sizeof *cx.runs_seen);
     if (cx.scratch == NULL || cx.runs_seen == NULL) {
         hist_free(cx.scratch);
@@ -1270,6 +1326,8 @@ report_aggregate(const struct rmodel *m, json_t **summary_out, json_t **view_out
     aggregate_head(m, sum, view);
     aggregate_places(m, sum, view);
     int rc = aggregate_groups(&cx, pairs, sum, view);
+    if (rc == 0 && !cells_only) /* they read the view's matrices and the cells' percentiles */
+        rc = report_matrix_stats(sum, view);
     aggregate_problems(m, sum, view);
     hist_free(cx.scratch);
     free(cx.runs_seen);
@@ -1281,4 +1339,19 @@ report_aggregate(const struct rmodel *m, json_t **summary_out, json_t **view_out
     *summary_out = sum;
     *view_out = view;
     return 0;
+}
+
+int
+report_aggregate(const struct rmodel *m, json_t **summary_out, json_t **view_out, struct err *e)
+{
+    return aggregate(m, false, summary_out, view_out, e);
+}
+
+int
+report_aggregate_cells(const struct rmodel *m, json_t **summary_out, struct err *e)
+{
+    json_t *view = NULL;
+    int rc = aggregate(m, true, summary_out, &view, e);
+    json_decref(view);
+    return rc;
 }

@@ -102,9 +102,8 @@ xstrdup(const char *s)
     return strdup(s != NULL ? s : "");
 }
 
-/* "zone 2" < "zone 10": digit runs compare as numbers. */
-static int
-natcmp(const char *a, const char *b)
+int
+rnatcmp(const char *a, const char *b)
 {
     while (*a && *b) {
         if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
@@ -219,6 +218,7 @@ host_get(struct rmodel *m, const char *name, const char *zone, const char *regio
     h->region = xstrdup(region);
     h->addr = xstrdup(addr);
     h->env = env;
+    h->zone_id = h->zone_warning = NULL;
     h->zone_idx = -1;
     if (!h->name || !h->zone || !h->region || !h->addr)
         return NS_ENOMEM;
@@ -529,7 +529,7 @@ trial_fill(struct rmodel *m, struct rtrial *t, enum testspec_kind kind,
         t->jitter_us = res->udp_jitter_us;
         t->has_udp = true;
     }
-    return rkind_has_rtt(kind) ? rtt_fill(m, &t->rtt, res) : 0;
+    return rkind_has_rtt(kind) && !m->no_hist ? rtt_fill(m, &t->rtt, res) : 0;
 }
 
 /* Keep t (moved in) as trial t.n of its run in p, by journal_supersedes. */
@@ -656,9 +656,19 @@ run_load(struct rmodel *m, const struct rmodel_opts *o, const char *dir, struct 
         return err_set(e, NS_ENOMEM, "out of memory");
     for (size_t i = 0; i < run->nhosts; i++) {
         const struct journal_run_host *h = &run->hosts[i];
-        r->host_idx[i] = host_get(m, h->name, h->zone, h->region, h->data_address, h->env);
-        if (r->host_idx[i] < 0)
+        int hi = host_get(m, h->name, h->zone, h->region, h->data_address, h->env);
+        r->host_idx[i] = hi;
+        if (hi < 0)
             return err_set(e, NS_ENOMEM, "out of memory");
+        struct rhost *rh = &m->hosts[hi];
+        const char *cloud_id =
+            json_string_value(json_object_get(json_object_get(h->env, "cloud"), "zone_id"));
+        if (rh->zone_id == NULL)
+            rh->zone_id = h->zone_id != NULL && *h->zone_id != '\0' ? h->zone_id
+                          : cloud_id != NULL && *cloud_id != '\0'   ? cloud_id
+                                                                    : NULL;
+        if (rh->zone_warning == NULL)
+            rh->zone_warning = h->zone_warning;
     }
     return run_plans(m, ri, e);
 }
@@ -857,14 +867,14 @@ static int
 cmp_zone(const void *a, const void *b)
 {
     const struct rzone *x = a, *y = b;
-    int c = natcmp(x->region, y->region);
-    return c != 0 ? c : natcmp(x->zone, y->zone);
+    int c = rnatcmp(x->region, y->region);
+    return c != 0 ? c : rnatcmp(x->zone, y->zone);
 }
 
 static int
 cmp_str(const void *a, const void *b)
 {
-    return natcmp(*(char *const *)a, *(char *const *)b);
+    return rnatcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Zones and regions from the hosts, in natural order; labels carry the region when there are
@@ -919,10 +929,34 @@ zones_build(struct rmodel *m)
     return 0;
 }
 
-int
-rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out, struct err *e)
+/* --by zone_id: every host's zone becomes its physical zone; a host without one is named. */
+static int
+zones_by_id(struct rmodel *m, struct err *e)
 {
-    return rmodel_load_with(dirs, ndirs, &(struct rmodel_opts){.warn = warn}, out, e);
+    char names[400] = "";
+    size_t n = 0, used = 0;
+    for (size_t i = 0; i < m->nhosts; i++) {
+        if (m->hosts[i].zone_id != NULL)
+            continue;
+        if (used + 1 < sizeof names)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s'%s'", n ? ", " : "",
+                                     m->hosts[i].name);
+        n++;
+    }
+    if (n > 0)
+        return err_set(e, NS_EINVAL,
+                       "--by zone_id: no zone id for host%s %s (the plan gives no zone_id and the "
+                       "cloud metadata none: an Azure VM's IMDS has no physical zone, give it "
+                       "zone_id in the plan)",
+                       n == 1 ? "" : "s", names);
+    for (size_t i = 0; i < m->nhosts; i++) {
+        char *id = xstrdup(m->hosts[i].zone_id);
+        if (id == NULL)
+            return err_set(e, NS_ENOMEM, "out of memory");
+        free(m->hosts[i].zone);
+        m->hosts[i].zone = id;
+    }
+    return 0;
 }
 
 int
@@ -938,6 +972,8 @@ rmodel_load_with(const char *const *dirs, int ndirs, const struct rmodel_opts *o
     m->capruns = (size_t)ndirs;
     m->warn = o->warn;
     m->lenient = o->lenient;
+    m->no_hist = o->no_hist;
+    m->by_zone_id = o->by_zone_id;
     int rc = 0;
     for (int i = 0; rc == 0 && i < ndirs; i++)
         rc = run_load(m, o, dirs[i], e);
@@ -945,6 +981,8 @@ rmodel_load_with(const char *const *dirs, int ndirs, const struct rmodel_opts *o
         rc = results_load(m, i, e);
     if (rc == 0)
         rc = runs_planned_pairs(m, e);
+    if (rc == 0 && o->by_zone_id)
+        rc = zones_by_id(m, e);
     if (rc == 0 && zones_build(m) != 0)
         rc = err_set(e, NS_ENOMEM, "out of memory");
     for (size_t i = 0; rc == 0 && i < m->npairs; i++) {
@@ -960,6 +998,12 @@ rmodel_load_with(const char *const *dirs, int ndirs, const struct rmodel_opts *o
     }
     *out = m;
     return 0;
+}
+
+int
+rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out, struct err *e)
+{
+    return rmodel_load_with(dirs, ndirs, &(struct rmodel_opts){.warn = warn}, out, e);
 }
 
 void

@@ -23,6 +23,9 @@ struct report_opts {
                    * going or incomplete), one a line; NULL: dropped */
     bool lenient; /* a journal record the journal refuses (another schema version, an
                    * unknown status, another run's) is listed, not an error */
+    /* Group cells by physical zone (each host's zone_id) instead of the zone label; NS_EINVAL,
+     * naming the hosts, when some host has no zone_id (`netsurvey report --by zone_id`). */
+    bool by_zone_id;
     bool owned_by_caller;         /* the caller is the netsurvey run that holds the run directory */
     struct report_result *result; /* filled when not NULL */
 };

@@ -84,6 +84,9 @@ struct rtrial {
 struct rhost {
     char *name, *zone, *region, *addr;
     const json_t *env; /* borrowed from the run.json that named the host, or NULL */
+    /* The physical zone (run.json's zone_id, else env.cloud.zone_id) and the run's warning
+     * that the plan's place differs from the metadata's; borrowed like env, NULL when none. */
+    const char *zone_id, *zone_warning;
     int zone_idx;
 };
 
@@ -149,6 +152,7 @@ struct rrun {
 struct rmodel {
     struct rrun *runs;
     size_t nruns, capruns; /* capruns: the directories given (every rscen.runs holds as many) */
+    bool by_zone_id;       /* zones are the hosts' zone_id (report --by zone_id) */
     struct rhost *hosts;
     size_t nhosts, caphosts;
     uint32_t *hidx; /* open-addressing index of hosts by (name, region) */
@@ -171,6 +175,7 @@ struct rmodel {
     bool lenient;          /* refused records are problems, not errors */
     size_t cur_run;        /* the run whose results are being read */
     struct rblock *blocks; /* where the trials' bucket arrays live */
+    bool no_hist;          /* the trials' buckets are not kept (rmodel_opts.no_hist) */
 };
 
 struct rmodel_opts {
@@ -178,6 +183,12 @@ struct rmodel_opts {
     bool lenient;         /* a refused record (journal_skip_kind) is listed, not an error */
     bool owned_by_caller; /* the caller owns the run directory (netsurvey run rendering its own
                            * run): its lock says nothing of the run */
+    /* Without the trials' histograms: every figure but the latency percentiles is the same, at
+     * a fraction of the memory and time (what a trend reads of each of its runs). */
+    bool no_hist;
+    /* The zones are the hosts' physical zones (zone_id: report --by zone_id); NS_EINVAL,
+     * naming them, when some host has none. */
+    bool by_zone_id;
 };
 
 /* Load the run directories (each holding run.json and results.jsonl). A line that is not a
@@ -194,6 +205,10 @@ void rmodel_free(struct rmodel *m);
 
 /* "torn", "unreadable", "refused": a problem's kind (enum journal_skip_kind) in the reports. */
 const char *rproblem_kind_name(int kind);
+
+/* The order of zone and region labels: "zone 2" < "zone 10" (digit runs compare as numbers,
+ * the rest byte by byte). */
+int rnatcmp(const char *a, const char *b);
 
 /* What the reports say of a test kind (testspec.h's; the journal refuses others). */
 const char *rkind_unit(enum testspec_kind k);   /* "us", "Mbit/s", "conn/s" */
@@ -222,6 +237,12 @@ void report_completeness(const struct rmodel *m, bool *in_progress, bool *incomp
 
 /* Build summary (numbers) and view (strings for the templates) of m. New references. */
 int report_aggregate(const struct rmodel *m, json_t **summary, json_t **view, struct err *e);
+/* The summary's head and, per scenario and family, its own members, trial counts and zone
+ * cells, as report_aggregate computes them; no host pairs, failures, region cells, stat
+ * matrices or asymmetry (matrixstat.h), or view (a
+ * trend of many runs reads nothing else, and building those is most of report_aggregate's
+ * time). New reference in *summary. */
+int report_aggregate_cells(const struct rmodel *m, json_t **summary, struct err *e);
 
 /* Format helpers shared by aggregate and compare ("329.3 us", "12.10 Gbit/s", "4301 conn/s"). */
 char *report_fmt_metric(enum testspec_kind k, double v, char *buf, size_t len);
@@ -248,6 +269,38 @@ const char *report_template(const char *name, char **owned);
  * would be unreadable). */
 #define REPORT_CHART_MAX_BARS 40
 #define REPORT_CHART_MAX_CURVES 12
+
+/* What report's and trend's charts share. */
+#define REPORT_CHART_W 760
+#define REPORT_CHART_H 420
+
+/* gnuplot's executable: NETSURVEY_GNUPLOT, else "gnuplot" found on PATH; NULL if none (caller
+ * frees). */
+char *rchart_gnuplot_find(void);
+/* A label inside a gnuplot script: a single-quoted string, in which gnuplot performs no
+ * backquote command substitution and no @macro expansion (a double-quoted string in a script
+ * would run `...` from a zone or host name); a quote is doubled, a line break becomes a space. */
+void rchart_script_str(struct rbuf *b, const char *s);
+/* A label inside a data file's double-quoted field (data is never substituted): no quote,
+ * backslash or newline. */
+void rchart_data_str(struct rbuf *b, const char *s);
+
+/* Charts being drawn into one folder. */
+struct rchart {
+    const char *dir; /* the charts/ folder */
+    const char *gp;  /* gnuplot (rchart_gnuplot_find), or NULL: scripts and data only */
+    json_t *list;    /* the charts drawn, for the view: file, caption, b64, width, height */
+    FILE *warn;      /* a chart gnuplot could not draw, one a line; NULL: not said */
+    int ran, failed;
+    char firsterr[256];
+};
+
+/* Write <kind>-<key>.dat and .gp into cx->dir, run gnuplot on the script there (a timeout of
+ * 60 s) and append the SVG it drew to cx->list, base64 for inline use. A chart gnuplot could not
+ * draw is counted in cx->failed (its first error kept), not an error. Returns 0 or NS_E* (a file
+ * not written). */
+int rchart_emit(struct rchart *cx, const char *key, const char *kind, struct rbuf *script,
+                struct rbuf *data, const char *caption, struct err *e);
 
 /* Write charts/<name>.{dat,gp} for every scenario of view and run gnuplot on each (timeout
  * per script). Adds "charts" (file names and captions) to view and sets "charts_note"; a chart

@@ -45,6 +45,8 @@ struct run_host {
     char nsperf[PATH_MAX];
     char error[NS_ERR_MSG_MAX];
     json_t *env;
+    char zone_id[128];  /* the plan's zone_id, else the cloud metadata's ("" when neither) */
+    char *zone_warning; /* the plan's place differs from the metadata's (NULL when it does not) */
     struct trial_host th;
 };
 
@@ -58,7 +60,7 @@ struct slot {
 
 struct runner {
     const struct survey_run_opts *o;
-    const struct plan *plan;
+    struct plan *plan; /* its auto places filled in by hosts_place */
     struct schedule *sched;
     struct run_host *hosts;
     size_t nhosts;
@@ -69,6 +71,8 @@ struct runner {
     char nsperf_sha[2 * SHA256_LEN + 1];
     uint64_t *done; /* sorted keys of trials already ok in the journal */
     size_t ndone;
+    uint64_t foreign;    /* trial records of another run (run_id) met by the resume */
+    char foreign_id[64]; /* the first of them's */
     struct survey_run_result *res;
     pthread_mutex_t mu; /* counters, failures, output */
     pthread_cond_t cv;
@@ -78,7 +82,12 @@ struct runner {
     size_t round, nrounds;
     uint64_t t0_ns;
     double measured_s, measured_est_s; /* rounds done so far: wall time and estimate */
-    double *est_suffix;                /* estimated seconds of rounds r.. end */
+    /* What run.json's "measured" says: the setup of a round (its wall time beyond warmup +
+     * duration), per transport (0 local, 1 ssh), and opening the hosts. */
+    double setup_sum[2], setup_max[2];
+    uint64_t setup_rounds[2];
+    double open_s;
+    double *est_suffix; /* estimated seconds of rounds r.. end */
     int journal_rc;
     struct err journal_err;
     bool running; /* run.json says "running" by this process */
@@ -166,6 +175,17 @@ static struct journal_scenario
 scenario_of(const struct plan_scenario *sc)
 {
     return journal_scenario_from_spec(sc->name, &sc->spec);
+}
+
+/* The family a pair's traffic uses: its data addresses' (the plan keeps a pair to one), a name's
+ * as it resolved here; daddr (a name the plan left unresolved, or one learnt from the host)
+ * otherwise. */
+static enum journal_family
+host_family(const struct plan_host *h, const char *daddr)
+{
+    if (h->data_family != PLAN_FAMILY_UNKNOWN)
+        return h->data_family == PLAN_FAMILY_IPV6 ? JOURNAL_IPV6 : JOURNAL_IPV4;
+    return journal_family_of(daddr);
 }
 
 /* The host's data address: learnt from the host when the plan names none (env.h); the plan's
@@ -258,6 +278,10 @@ run_write(struct runner *r, const char *started, struct err *e)
             .name = h->name,
             .zone = h->zone,
             .region = h->region,
+            .zone_id = r->hosts[i].zone_id[0] != '\0' ? r->hosts[i].zone_id
+                       : h->zone_id[0] != '\0'        ? h->zone_id
+                                                      : NULL,
+            .zone_warning = r->hosts[i].zone_warning,
             .data_address = host_daddr(&r->hosts[i]),
             .transport = h->transport == PLAN_TRANSPORT_LOCAL ? "local" : "ssh",
             .env = r->hosts[i].env,
@@ -274,9 +298,9 @@ run_write(struct runner *r, const char *started, struct err *e)
     const char *src = plan_source(p, &srclen);
     struct journal_run run = {.run_id = r->run_id,
                               .plan_name = plan_name(p),
+                              .plan_description = plan_description(p),
                               .plan_file = plan_file(p),
                               .plan_sha256 = r->plan_sha,
-                              .plan_description = plan_description(p),
                               .plan_source = src,
                               .plan_source_len = srclen,
                               .netsurvey_version = NS_VERSION,
@@ -321,7 +345,7 @@ trial_record(const struct runner *r, const struct schedule_test *t, const struct
                                   .plan_sha256 = r->plan_sha,
                                   .scenario = scenario_of(plan_scenario(r->plan, t->scenario)),
                                   .trial = t->trial,
-                                  .family = journal_family_of(host_daddr(src)),
+                                  .family = host_family(src->ph, host_daddr(src)),
                                   .src = endpoint_of(src),
                                   .dst = endpoint_of(dst),
                                   .status = o->ok ? JOURNAL_OK : JOURNAL_FAILED,
@@ -424,12 +448,124 @@ hosts_open(struct runner *r, struct err *e)
     return 0;
 }
 
+/* --- places from the cloud's metadata ------------------------------------------------------ */
+
+static const char *
+cloud_str(const json_t *cloud, const char *key)
+{
+    const char *s = json_string_value(json_object_get(cloud, key));
+    return s != NULL && *s != '\0' ? s : NULL;
+}
+
+/* "zone '1' (the metadata: '2')" into buf when the plan's value differs from the metadata's. */
+static void
+place_differs(char *buf, size_t len, const char *what, const char *plan, const char *meta)
+{
+    if (plan[0] == '\0' || meta == NULL || strcmp(plan, meta) == 0 || strlen(buf) + 1 >= len)
+        return;
+    size_t used = strlen(buf);
+    snprintf(buf + used, len - used, "%s%s '%s', its cloud metadata says '%s'",
+             used > 0 ? "; " : "", what, plan, meta);
+}
+
+/* A host's place in the plan against its cloud metadata: a difference is a warning, recorded
+ * (run.json's zone_warning, the reports) and told; the plan's value stands. */
+static void
+place_check(struct runner *r, struct run_host *h, const json_t *cloud)
+{
+    const struct plan_host *ph = h->ph;
+    char diff[400] = "";
+    if (!ph->zone_from_host)
+        place_differs(diff, sizeof diff, "the plan says zone", ph->zone, cloud_str(cloud, "zone"));
+    if (!ph->region_from_host)
+        place_differs(diff, sizeof diff, "the plan says region", ph->region,
+                      cloud_str(cloud, "region"));
+    place_differs(diff, sizeof diff, "the plan says zone_id", ph->zone_id,
+                  cloud_str(cloud, "zone_id"));
+    if (diff[0] == '\0')
+        return;
+    char msg[600];
+    snprintf(msg, sizeof msg, "%s (%s); the plan's is used", diff,
+             cloud_str(cloud, "provider") ? cloud_str(cloud, "provider") : "cloud");
+    h->zone_warning = strdup(msg);
+    struct survey_progress p = {.kind = SURVEY_PROGRESS_WARNING, .host = ph->name, .warning = msg};
+    pthread_mutex_lock(&r->mu);
+    progress(r, &p);
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* Append ", 'name'" of a host that cannot be placed. */
+static void
+unplaced_add(char *buf, size_t len, size_t *n, const char *name)
+{
+    size_t used = strlen(buf);
+    if (used + 1 < len)
+        snprintf(buf + used, len - used, "%s'%s'", *n > 0 ? ", " : "", name);
+    (*n)++;
+}
+
+/* Every reached host's place from its env.cloud: zone: auto / region: auto filled in, stated
+ * places checked against it. A reached auto host whose metadata gives no zone (region) stops
+ * the run before the first test, naming it: a guessed zone would put its cells in the wrong
+ * place of every matrix. A host that could not be reached stays auto; its tests fail with its
+ * own error. The schedule is made again when a place changed (cross-zone, same-zone pairs). */
+static int
+hosts_place(struct runner *r, struct err *e)
+{
+    char missing[300] = "";
+    size_t nmissing = 0;
+    bool placed = false;
+    for (size_t i = 0; i < r->nhosts; i++) {
+        struct run_host *h = &r->hosts[i];
+        const json_t *cloud = json_object_get(h->env, "cloud");
+        const struct plan_host *ph = h->ph;
+        if (ph->zone_from_host || ph->region_from_host) {
+            if (h->t == NULL)
+                continue;
+            const char *zone = cloud_str(cloud, "zone"), *region = cloud_str(cloud, "region");
+            if ((ph->zone_from_host && zone == NULL) || (ph->region_from_host && region == NULL)) {
+                unplaced_add(missing, sizeof missing, &nmissing, ph->name);
+                continue;
+            }
+            if (plan_host_place(r->plan, i, zone, region, cloud_str(cloud, "zone_id")) != 0)
+                return err_set(e, NS_ENOMEM, "out of memory");
+            placed = true;
+        }
+        if (json_is_object(cloud))
+            place_check(r, h, cloud);
+        const char *id = ph->zone_id[0] != '\0' ? ph->zone_id : cloud_str(cloud, "zone_id");
+        snprintf(h->zone_id, sizeof h->zone_id, "%s", id != NULL ? id : "");
+    }
+    if (nmissing > 0)
+        return err_set(e, NS_ENOTFOUND,
+                       "cannot place host%s %s: zone: auto or region: auto, but %s cloud metadata "
+                       "gives none (off-cloud, no metadata service answered within nsperf env's "
+                       "budget, or a VM in no zone); give %s zone and region in the plan",
+                       nmissing == 1 ? "" : "s", missing, nmissing == 1 ? "its" : "their",
+                       nmissing == 1 ? "its" : "their");
+    if (!placed)
+        return 0;
+    if (plan_pair_count(r->plan) == 0)
+        return err_set(e, NS_ENOTFOUND,
+                       "no pairs to test once the hosts are placed by their cloud metadata "
+                       "(pairs: %s, %zu zone%s)",
+                       plan_pairs_name(r->plan), plan_zone_count(r->plan),
+                       plan_zone_count(r->plan) == 1 ? "" : "s");
+    schedule_free(r->sched);
+    r->sched = NULL;
+    int rc = schedule_new(r->plan, &r->sched, e);
+    if (rc == 0)
+        r->res->tests = schedule_test_count(r->sched);
+    return rc;
+}
+
 static void
 hosts_close(struct runner *r)
 {
     for (size_t i = 0; i < r->nhosts && r->hosts != NULL; i++) {
         transport_close(r->hosts[i].t);
         json_decref(r->hosts[i].env);
+        free(r->hosts[i].zone_warning);
     }
     free(r->hosts);
 }
@@ -673,8 +809,16 @@ round_run(struct runner *r, size_t ri, struct err *e)
         pthread_mutex_destroy(&slots[i].ctl.mu);
     }
     if (m > 0 && !atomic_load(r->o->interrupted)) {
-        r->measured_s += (double)(clock_now_ns() - t0) / 1e9;
+        double wall = (double)(clock_now_ns() - t0) / 1e9;
+        r->measured_s += wall;
         r->measured_est_s += schedule_round_estimate_s(r->sched, ri);
+        const struct plan_scenario *sc =
+            plan_scenario(r->plan, schedule_round_scenario(r->sched, ri));
+        int ssh = schedule_round_ssh(r->sched, ri) ? 1 : 0;
+        double setup = wall - sc->warmup_s - sc->duration_s;
+        r->setup_sum[ssh] += setup;
+        r->setup_max[ssh] = setup > r->setup_max[ssh] ? setup : r->setup_max[ssh];
+        r->setup_rounds[ssh]++;
     }
     free(slots);
     return rc;
@@ -734,6 +878,16 @@ scenario_find(const struct plan *p, const char *name)
     return -1;
 }
 
+/* s, cut to fit out, its control characters as '?': a journal's text bound for a terminal. */
+static void
+printable(char *out, size_t len, const char *s)
+{
+    size_t i = 0;
+    for (; i + 1 < len && s[i] != '\0'; i++)
+        out[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+    out[i] = '\0';
+}
+
 /* An ok record's key (journal_trial_key) as the plan's test it stands for; the family must be
  * the one the plan gives the pair, so that a record of other addresses does not count. */
 static int
@@ -741,6 +895,12 @@ resume_take(void *arg, const struct journal_trial *rec, struct err *e)
 {
     (void)e;
     struct runner *r = arg;
+    if (rec->run_id == NULL || strcmp(rec->run_id, r->run_id) != 0) {
+        if (r->foreign++ == 0)
+            printable(r->foreign_id, sizeof r->foreign_id,
+                      rec->run_id != NULL ? rec->run_id : "(none)");
+        return 0;
+    }
     if (rec->status != JOURNAL_OK)
         return 0;
     struct journal_key k;
@@ -751,7 +911,7 @@ resume_take(void *arg, const struct journal_trial *rec, struct err *e)
     /* a data address learnt from the host is not known yet: its recorded family stands */
     const struct plan_host *sh = src >= 0 ? plan_host(r->plan, (size_t)src) : NULL;
     if (sc < 0 || src < 0 || dst < 0 || k.trial < 1 || k.trial > PLAN_MAX_TRIALS ||
-        (!sh->data_address_from_host && k.family != journal_family_of(sh->data_address)))
+        (!sh->data_address_from_host && k.family != host_family(sh, sh->data_address)))
         return 0;
     uint64_t *d = realloc(r->done, (r->ndone + 1) * sizeof *d);
     if (d == NULL)
@@ -759,6 +919,17 @@ resume_take(void *arg, const struct journal_trial *rec, struct err *e)
     r->done = d;
     r->done[r->ndone++] = trial_key(r, (uint32_t)sc, (uint32_t)src, (uint32_t)dst, k.trial);
     return 0;
+}
+
+static int
+resume_unknown_version(const struct runner *r, const char *schema, struct err *e)
+{
+    char v[64];
+    printable(v, sizeof v, schema);
+    return err_set(e, NS_EINVAL,
+                   "cannot resume %s: its run.json is %s, a version this netsurvey does not know "
+                   "(it resumes %s, reads %s too); resume it with the netsurvey that wrote it",
+                   r->o->dir, v, JOURNAL_RUN_SCHEMA, JOURNAL_RUN_SCHEMA_1);
 }
 
 /* run.json of the directory being resumed: a run of this format, of the same plan. */
@@ -776,6 +947,9 @@ resume_check(struct runner *r, struct err *e)
                      "cannot resume %s: its run.json is %s, written by an older netsurvey; "
                      "resume it with that version, or start a new run",
                      r->o->dir, JOURNAL_RUN_SCHEMA_1);
+    else if (run->schema != NULL && strncmp(run->schema, "netsurvey.run/", 14) == 0 &&
+             strcmp(run->schema, JOURNAL_RUN_SCHEMA) != 0)
+        rc = resume_unknown_version(r, run->schema, e);
     else if (run->schema == NULL || strcmp(run->schema, JOURNAL_RUN_SCHEMA) != 0 ||
              run->run_id == NULL || run->plan_sha256 == NULL)
         rc = err_set(e, NS_EINVAL, "cannot resume %s: run.json is not a netsurvey run", r->o->dir);
@@ -806,8 +980,17 @@ resume_load(struct runner *r, const char *started, struct err *e)
         rc = journal_resume(r->j, &r->res->torn_bytes, e);
     struct journal_read_stats st = {0};
     if (rc == 0)
-        rc = journal_read_trials(r->o->dir, r->run_id, resume_take, NULL, r, &st, e);
-    r->res->bad_lines = st.bad + st.torn + st.refused; /* another run's are not this run's */
+        rc = journal_read_trials(r->o->dir, NULL, resume_take, NULL, r, &st, e);
+    /* Another run's ok trial taken for this one's would make a run "complete" with results it
+     * never measured: refused, as a changed plan is (resume_take counts them, so every run's
+     * records are read here). */
+    if (rc == 0 && r->foreign > 0)
+        rc = err_set(e, NS_EINVAL,
+                     "cannot resume %s: its results.jsonl holds %llu trial record%s of another "
+                     "run (run_id %s, this run's is %s); move them out, or start a new run",
+                     r->o->dir, (unsigned long long)r->foreign, r->foreign == 1 ? "" : "s",
+                     r->foreign_id, r->run_id);
+    r->res->bad_lines = st.bad + st.torn + st.refused;
     if (r->ndone > 0)
         qsort(r->done, r->ndone, sizeof *r->done, key_cmp);
     /* Duplicate keys (a trial ok twice, from a journal written elsewhere) count once. */
@@ -819,7 +1002,7 @@ resume_load(struct runner *r, const char *started, struct err *e)
     r->res->done_before = w;
     if (rc == 0) {
         json_t *resumed = json_pack("{s:s, s:s}", "started", started, "command", r->o->command);
-        rc = resumed != NULL ? journal_set_state(r->j, JOURNAL_RUN_RUNNING, resumed, e)
+        rc = resumed != NULL ? journal_set_state(r->j, JOURNAL_RUN_RUNNING, resumed, NULL, e)
                              : err_set(e, NS_ENOMEM, "out of memory");
         json_decref(resumed);
         r->running = rc == 0;
@@ -867,11 +1050,33 @@ run_start_journal(struct runner *r, const char *started, struct err *e)
     }
     if (r->j != NULL) {
         snprintf(r->res->dir, sizeof r->res->dir, "%s", journal_dir(r->j));
-        r->res->dir_suffixed = strcmp(r->res->dir, r->o->dir) != 0;
+        size_t len = strlen(r->o->dir); /* journal_create_unique drops trailing slashes */
+        while (len > 1 && r->o->dir[len - 1] == '/')
+            len--;
+        r->res->dir_suffixed =
+            strlen(r->res->dir) != len || strncmp(r->res->dir, r->o->dir, len) != 0;
     }
     /* a directory in use, not empty, or a refused resume is the caller's mistake */
     r->res->journal_failed = rc != 0 && rc != NS_EBUSY && rc != NS_EINVAL && rc != NS_ENOMEM;
     return rc;
+}
+
+/* This invocation's timings, for calibrating the estimate (README "The journal"). */
+static json_t *
+measured_json(const struct runner *r)
+{
+    json_t *m = json_pack("{s:f, s:f, s:I}", "wall_s", elapsed_s(r), "open_hosts_s", r->open_s,
+                          "hosts", (json_int_t)r->nhosts);
+    static const char *const names[2] = {"local", "ssh"};
+    for (int t = 0; m != NULL && t < 2; t++) {
+        if (r->setup_rounds[t] == 0)
+            continue;
+        json_object_set_new(m, names[t],
+                            json_pack("{s:I, s:f, s:f}", "rounds", (json_int_t)r->setup_rounds[t],
+                                      "setup_mean_s", r->setup_sum[t] / (double)r->setup_rounds[t],
+                                      "setup_max_s", r->setup_max[t]));
+    }
+    return m;
 }
 
 /* run.json's state once the rounds are over; a failure to write it is the run's error when it
@@ -885,7 +1090,9 @@ run_finish_journal(struct runner *r, int rc, struct err *e)
                                 : atomic_load(r->o->interrupted) != 0 ? JOURNAL_RUN_INTERRUPTED
                                                                       : JOURNAL_RUN_COMPLETE;
     struct err se = {0};
-    int src = journal_set_state(r->j, st, NULL, &se);
+    json_t *measured = measured_json(r);
+    int src = journal_set_state(r->j, st, NULL, measured, &se);
+    json_decref(measured);
     if (src != 0 && rc == 0) {
         *e = se;
         r->res->journal_failed = true;
@@ -923,8 +1130,12 @@ survey_run(const struct survey_run_opts *o, struct survey_run_result *res, struc
         free(r.hosts);
         r.hosts = NULL;
     }
+    uint64_t open_t0 = clock_now_ns();
     if (rc == 0)
         rc = hosts_open(&r, e);
+    r.open_s = (double)(clock_now_ns() - open_t0) / 1e9;
+    if (rc == 0)
+        rc = hosts_place(&r, e);
     if (rc == 0 && !o->resume)
         rc = run_write(&r, started, e);
     if (rc == 0)

@@ -358,10 +358,12 @@ rtt_from(const json_t *rtt, struct journal_buckets *bb, struct journal_result *r
     r->rtt_max_us = jnum(rtt, "max", &r->has_rtt_max);
     r->rtt_m2_ns2 = jnum(rtt, HISTJSON_M2, &r->has_rtt_m2);
     size_t skipped;
-    int rc = hist_rtt_json_buckets(rtt, bucket_push, bb, &skipped, NULL, NULL);
+    int64_t sub_bits = 0;
+    int rc = hist_rtt_json_buckets(rtt, bucket_push, bb, &sub_bits, &skipped, NULL, NULL);
     if (rc == NS_ENOMEM)
         return rc;
     r->has_hist = rc == 0;
+    r->hist_sub_bits = r->has_hist ? (int)sub_bits : 0;
     return 0;
 }
 
@@ -494,7 +496,8 @@ result_equal(const struct journal_result *a, const struct journal_result *b)
                  a->has_udp_jitter == b->has_udp_jitter && a->has_rtt == b->has_rtt &&
                  a->has_rtt_mean == b->has_rtt_mean && a->has_rtt_min == b->has_rtt_min &&
                  a->has_rtt_max == b->has_rtt_max && a->has_rtt_m2 == b->has_rtt_m2 &&
-                 a->has_hist == b->has_hist && a->nbuckets == b->nbuckets;
+                 a->has_hist == b->has_hist && a->hist_sub_bits == b->hist_sub_bits &&
+                 a->nbuckets == b->nbuckets;
     bool nums =
         num_same(a->throughput_bps, b->throughput_bps) &&
         num_same(a->connections_per_s, b->connections_per_s) &&

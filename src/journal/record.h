@@ -119,9 +119,12 @@ struct journal_result {
     bool has_rtt; /* "rtt_us" is an object */
     bool has_rtt_mean, has_rtt_min, has_rtt_max, has_rtt_m2;
     double rtt_mean_us, rtt_min_us, rtt_max_us, rtt_m2_ns2;
-    /* The histogram: hist.buckets is an array and hist.sub_bits is HIST_SUB_BITS. buckets holds
-     * its entries that are [lower_ns >= 0, count > 0] (integers), in order; others are skipped. */
+    /* The histogram: hist.buckets is an array and hist.sub_bits a layout common/hist.h reads
+     * (hist_layout_known: 11, or 7 as nsperf wrote before), kept in hist_sub_bits (0 without a
+     * histogram). buckets holds its entries that are [lower_ns >= 0, count > 0] (integers), in
+     * order, as written (place them with hist_index_layout); others are skipped. */
     bool has_hist;
+    int hist_sub_bits;
     const struct journal_bucket *buckets;
     size_t nbuckets;
 };

@@ -791,7 +791,8 @@ m_rtt(struct jp *j, size_t i, void *ctx)
         bool is_obj;
         if (!object(j, hist_keys, NKEYS(hist_keys), m_hist, &h, &is_obj))
             return false;
-        r->has_hist = is_obj && h.is_array && h.sub_bits == HIST_SUB_BITS;
+        r->has_hist = is_obj && h.is_array && hist_layout_known(h.sub_bits);
+        r->hist_sub_bits = r->has_hist ? (int)h.sub_bits : 0;
         return true;
     }
     }

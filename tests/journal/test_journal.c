@@ -778,7 +778,8 @@ test_reading_rules(void **state)
     assert_false(t.result.has_udp_sent);
     assert_true(t.result.has_rtt);
     assert_false(t.result.has_rtt_mean);
-    assert_false(t.result.has_hist); /* sub_bits 7.0 is a real, not HIST_SUB_BITS */
+    assert_false(t.result.has_hist); /* sub_bits 7.0 is a real, not a layout */
+    assert_int_equal(t.result.hist_sub_bits, 0);
     /* buckets: entries that are not [low >= 0, count > 0] are skipped, in the same way */
     static const char buckets[] =
         "{\"schema\":\"netsurvey.trial/1\",\"scenario\":{\"test\":\"udp_rr\"},\"trial\":4294967294,"
@@ -794,6 +795,24 @@ test_reading_rules(void **state)
     assert_int_equal(t.result.buckets[0].count, 2);
     assert_int_equal(t.result.buckets[1].low_ns, 10);
     assert_int_equal(t.result.buckets[2].count, 1);
+    assert_int_equal(t.result.hist_sub_bits, 7); /* the old layout: read, its lows as written */
+    /* the layout now (11) is read the same way; any other is not a histogram of ours */
+    static const char *const layouts[][2] = {{"11", "11"}, {"7", "7"},  {"9", "0"},
+                                             {"12", "0"},  {"-7", "0"}, {"\"11\"", "0"}};
+    for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++) {
+        char rec[512];
+        snprintf(rec, sizeof rec,
+                 "{\"schema\":\"netsurvey.trial/2\",\"scenario\":{\"test\":\"tcp_rr\"},"
+                 "\"status\":\"ok\",\"trial\":1,"
+                 "\"result\":{\"rtt_us\":{\"hist\":{\"sub_bits\":%s,"
+                 "\"buckets\":[[329728,3],[330000,1]]}}}}",
+                 layouts[i][0]);
+        assert_int_equal(decode(rec, &t, &took, why, sizeof why), 0);
+        int want = atoi(layouts[i][1]);
+        assert_int_equal(t.result.has_hist, want != 0);
+        assert_int_equal(t.result.hist_sub_bits, want);
+        assert_int_equal(t.result.nbuckets, want != 0 ? 2 : 0);
+    }
     /* lines passed over: another schema, a kind never mapped to another, not JSON, a top-level
      * array; records refused: another version of the schema, a status neither ok nor failed */
     assert_int_equal(decode("{\"schema\":\"netsurvey.other/1\"}", &t, &took, why, sizeof why),

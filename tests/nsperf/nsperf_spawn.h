@@ -281,10 +281,11 @@ sp_server(unsigned port, const char *const *extra, const char *log)
 }
 
 struct sp_result {
-    int status;      /* exit status, -1 = did not finish in time (killed) */
-    double seconds;  /* wall time the client took */
-    json_t *doc;     /* parsed stdout when it is JSON, else NULL */
-    char out[65536]; /* raw stdout (truncated) */
+    int status;     /* exit status, -1 = did not finish in time (killed) */
+    double seconds; /* wall time the client took */
+    json_t *doc;    /* parsed stdout when it is JSON, else NULL */
+    /* raw stdout (truncated): room for -J with a dense histogram (28 672 buckets, ~630 KB) */
+    char out[1 << 20];
 };
 
 /* Read everything from fd until EOF or the deadline; returns the bytes kept (NUL added). */

@@ -67,7 +67,8 @@ struct rrtt {
 };
 
 struct rtrial {
-    uint32_t n; /* trial number, 1-based */
+    uint32_t n;   /* trial number, 1-based */
+    uint32_t run; /* the run (rmodel.runs) that recorded it: part of the key */
     bool ok;
     char *error;  /* failed: the reason */
     double value; /* the headline metric (us, Mbit/s, conn/s) */
@@ -90,28 +91,64 @@ struct rzone {
     int region_idx;
 };
 
+/* What one run planned of a scenario. */
+struct rscen_run {
+    bool named;       /* the run's run.json names the scenario */
+    uint32_t trials;  /* trials per host pair */
+    uint64_t planned; /* trials over all its host pairs, as run.json says */
+    uint64_t seen;    /* trials planned of the host pairs it recorded (rpair.planned's part) */
+    uint64_t ok, failed;
+};
+/* What a run planned of a scenario, all told: run.json's count, or more when it recorded more. */
+static inline uint64_t
+rscen_run_planned(const struct rscen_run *r)
+{
+    return r->planned > r->seen ? r->planned : r->seen;
+}
+
 struct rscen {
     char *name, *test;
     enum testspec_kind kind;
     bool reverse;
-    json_t *def; /* the scenario object of the first run that named it (owned) */
+    json_t *def;            /* the scenario object of the first run that named it (owned) */
+    int def_run;            /* that run (-1: no run.json names it; def is a record's) */
+    struct rscen_run *runs; /* one per run of the model */
 };
 
 struct rpair {
     int scen, src, dst, family; /* family: 0 ipv4, 1 ipv6 */
-    struct rtrial *t;           /* sorted by trial number after loading */
+    struct rtrial *t;           /* sorted by (run, trial number) after loading */
     size_t nt, capt;
+    uint64_t planned;    /* its trials planned: per run that recorded or planned it, that
+                          * run's trials (more when it recorded more) */
+    uint32_t nruns;      /* runs that recorded it */
+    uint64_t *plan_only; /* bitset of the runs that planned it (run.json's pairs) and recorded
+                          * none of its trials; NULL when none */
 };
+
+/* A journal line the reports did not take, listed in them ("Journal problems"). */
+struct rproblem {
+    size_t run;
+    unsigned long line;
+    int kind; /* enum journal_skip_kind */
+    char *why;
+};
+#define REPORT_PROBLEMS_MAX 100 /* listed per run; the rest are counted */
 
 struct rrun {
     char *dir;
     struct journal_run *run; /* run.json (owned) */
+    bool in_progress;        /* its lock is held by a live process (journal_owner) */
+    long owner_pid;
+    uint64_t planned, ok, failed; /* trials: planned (run.json), and recorded (distinct keys) */
+    int *host_idx;                /* the model's host of each of run.json's hosts */
+    size_t problems_more;         /* problems past REPORT_PROBLEMS_MAX, counted only */
 };
 
 struct rmodel {
     struct rrun *runs;
-    size_t nruns;
-    bool by_zone_id; /* zones are the hosts' zone_id (report --by zone_id) */
+    size_t nruns, capruns; /* capruns: the directories given (every rscen.runs holds as many) */
+    bool by_zone_id;       /* zones are the hosts' zone_id (report --by zone_id) */
     struct rhost *hosts;
     size_t nhosts, caphosts;
     uint32_t *hidx; /* open-addressing index of hosts by (name, region) */
@@ -127,27 +164,45 @@ struct rmodel {
     /* open-addressing index of pairs by (scen, family, src, dst) */
     uint32_t *pidx;
     size_t pidx_cap;
-    size_t torn_lines, skipped_lines;
+    size_t torn_lines, skipped_lines, refused_lines;
+    struct rproblem *problems; /* in the order read */
+    size_t nproblems, capproblems;
     FILE *warn;            /* where skipped journal lines are said; NULL: not said */
+    bool lenient;          /* refused records are problems, not errors */
+    size_t cur_run;        /* the run whose results are being read */
     struct rblock *blocks; /* where the trials' packed buckets live */
     uint64_t *sortbuf;     /* scratch: a trial's buckets, (index << 48 | count), to sort */
     size_t sortcap;
-    bool no_hist; /* the trials' buckets are not kept (rmodel_load_nohist) */
+    bool no_hist; /* the trials' buckets are not kept (rmodel_opts.no_hist) */
+};
+
+struct rmodel_opts {
+    FILE *warn;           /* skipped journal lines, runs in progress; NULL: not said */
+    bool lenient;         /* a refused record (journal_skip_kind) is listed, not an error */
+    bool owned_by_caller; /* the caller owns the run directory (netsurvey run rendering its own
+                           * run): its lock says nothing of the run */
+    /* Without the trials' histograms: every figure but the latency percentiles is the same, at
+     * a fraction of the memory and time (what a trend reads of each of its runs). */
+    bool no_hist;
+    /* The zones are the hosts' physical zones (zone_id: report --by zone_id); NS_EINVAL,
+     * naming them, when some host has none. */
+    bool by_zone_id;
 };
 
 /* Load the run directories (each holding run.json and results.jsonl). A line that is not a
- * trial record is skipped and counted, with a warning to warn (NULL: none). Returns 0 or NS_E*;
- * *out is freed with rmodel_free. */
+ * trial record is skipped, counted and listed, with a warning to o->warn; a record the journal
+ * refuses (another schema version, an unknown status, another run's) is an error unless
+ * o->lenient. Two runs that give one scenario name different parameters are an error, and so
+ * is one run given twice (one run_id: its trials would count twice). Returns 0
+ * or NS_E*; *out is freed with rmodel_free. */
+int rmodel_load_with(const char *const *dirs, int ndirs, const struct rmodel_opts *o,
+                     struct rmodel **out, struct err *e);
+/* rmodel_load_with, strict, warnings to warn. */
 int rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out, struct err *e);
-/* The same model without the trials' histograms: every figure but the latency percentiles is
- * the same, at a fraction of the memory and time (what a trend reads of each of its runs). */
-int rmodel_load_nohist(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out,
-                       struct err *e);
-/* As rmodel_load, the zones being the hosts' physical zones (zone_id: report --by zone_id);
- * NS_EINVAL, naming them, when some host has none. */
-int rmodel_load_by_zone_id(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out,
-                           struct err *e);
 void rmodel_free(struct rmodel *m);
+
+/* "torn", "unreadable", "refused": a problem's kind (enum journal_skip_kind) in the reports. */
+const char *rproblem_kind_name(int kind);
 
 /* The order of zone and region labels: "zone 2" < "zone 10" (digit runs compare as numbers,
  * the rest byte by byte). */
@@ -172,6 +227,11 @@ void rrtt_merge_into(struct hist *h, const struct rrtt *r);
 extern const double report_pcts[REPORT_NPCT];
 extern const char *const report_pct_keys[REPORT_NPCT];
 extern const char *const report_pct_names[REPORT_NPCT];
+
+/* Whether a run is complete: no process holds it and every planned trial has a record. */
+bool rrun_complete(const struct rrun *r);
+/* Whether one of m's runs is still going, or not complete. */
+void report_completeness(const struct rmodel *m, bool *in_progress, bool *incomplete);
 
 /* Build summary (numbers) and view (strings for the templates) of m. New references. */
 int report_aggregate(const struct rmodel *m, json_t **summary, json_t **view, struct err *e);

@@ -345,16 +345,6 @@ cmp_pair(const void *x, const void *y)
     return c;
 }
 
-static void
-file_key(char *out, size_t len, const char *name, const char *fam, bool with_fam)
-{
-    snprintf(out, len, "%s%s%s", name, with_fam ? "-" : "", with_fam ? fam : "");
-    for (char *p = out; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-              *p == '.' || *p == '_' || *p == '-'))
-            *p = '_';
-}
-
 static json_t *
 scen_params(const json_t *def)
 {
@@ -572,7 +562,8 @@ group_head(const struct group *g, bool fam_in_key, json_t **sum, json_t **view)
     const struct rscen *sc = g->sc;
     enum testspec_kind k = g->k;
     char key[256];
-    file_key(key, sizeof key, sc->name, g->fam, fam_in_key);
+    report_file_key(key, sizeof key, "%s%s%s", sc->name, fam_in_key ? "-" : "",
+                    fam_in_key ? g->fam : "");
     bool stream = k == TESTSPEC_TCP_STREAM || k == TESTSPEC_UDP_STREAM;
     const char *dir = stream && sc->reverse ? "data flows dst → src (reverse)"
                       : stream              ? "data flows src → dst"
@@ -1198,7 +1189,7 @@ static void
 scen_unrecorded(const struct rmodel *m, const struct rscen *sc, json_t *scens, json_t *vscens)
 {
     char key[256];
-    file_key(key, sizeof key, sc->name, "", false);
+    report_file_key(key, sizeof key, "%s", sc->name);
     enum testspec_kind k = sc->kind;
     bool stream = k == TESTSPEC_TCP_STREAM || k == TESTSPEC_UDP_STREAM;
     uint64_t planned = scen_unseen(m, sc);

@@ -117,22 +117,6 @@ rcell_matrix_value(struct rbuf *b, const json_t *cell)
         rbuf_printf(b, "%.3f", json_number_value(json_object_get(cell, "mean")));
 }
 
-void
-rcell_csv_field(struct rbuf *b, const char *s)
-{
-    if (strpbrk(s, ",\"\n\r") == NULL) {
-        rbuf_puts(b, s);
-        return;
-    }
-    rbuf_puts(b, "\"");
-    for (; *s; s++) {
-        rbuf_add(b, s, 1);
-        if (*s == '"')
-            rbuf_add(b, "\"", 1);
-    }
-    rbuf_puts(b, "\"");
-}
-
 int
 rcell_mkdirs(const char *dir, struct err *e)
 {

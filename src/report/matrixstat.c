@@ -450,25 +450,6 @@ report_matrix_stats(json_t *sum, json_t *view)
 
 /* --- CSV ---------------------------------------------------------------------------------- */
 
-/* render.c's quoting of matrix-<scenario>.csv: RFC 4180, a field with , " or a line break is
- * quoted and its quotes doubled. */
-static void
-csv_field(struct rbuf *b, const char *s)
-{
-    if (strpbrk(s, ",\"\n\r") == NULL) {
-        rbuf_puts(b, s);
-        return;
-    }
-    rbuf_puts(b, "\"");
-    for (; *s; s++) {
-        if (*s == '"')
-            rbuf_puts(b, "\"\"");
-        else
-            rbuf_add(b, s, 1);
-    }
-    rbuf_puts(b, "\"");
-}
-
 /* The same layout as matrix-<scenario>.csv: "src\dst,<zone>,..." then one row per source
  * zone, the value with 3 decimals, empty where the cell has none. */
 static int
@@ -500,11 +481,11 @@ write_stat_csv(const char *path, const json_t *zones, const json_t *m, struct er
     rbuf_puts(&b, "src\\dst");
     for (size_t col = 0; col < n; col++) {
         rbuf_puts(&b, ",");
-        csv_field(&b, labels[col]);
+        rbuf_csv_field(&b, labels[col]);
     }
     rbuf_puts(&b, "\n");
     for (size_t r = 0; r < n; r++) {
-        csv_field(&b, labels[r]);
+        rbuf_csv_field(&b, labels[r]);
         for (size_t col = 0; col < n; col++) {
             rbuf_puts(&b, ",");
             if (!isnan(v[r * n + col]))

@@ -34,6 +34,14 @@ void rbuf_release(struct rbuf *b);
 void rbuf_add(struct rbuf *b, const char *s, size_t n);
 void rbuf_puts(struct rbuf *b, const char *s);
 void rbuf_printf(struct rbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s as one CSV field (RFC 4180: quoted when it holds a comma, quote or line break, its quotes
+ * doubled): every CSV the reports write quotes its fields this one way. */
+void rbuf_csv_field(struct rbuf *b, const char *s);
+
+/* The printf-formatted text as a part of a file name, into out: every byte but letters, digits,
+ * '.', '_' and '-' becomes '_' (a scenario's name in matrix-<key>.csv, trend-<key>.csv, ...). */
+void report_file_key(char *out, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Stream into path atomically: open path.tmp as b's sink; finish writes the rest and renames
  * (or removes the tmp file when rc != 0). Return 0 or NS_E*. */

@@ -63,16 +63,16 @@ write_csv(const struct trend *t, const struct tscen *s, const char *dir, struct 
     rbuf_puts(&b, "scenario,src,dst");
     for (size_t k = 0; k < s->ncols; k++) {
         rbuf_puts(&b, ",");
-        rcell_csv_field(&b, t->runs[s->cols[k]].run_id);
+        rbuf_csv_field(&b, t->runs[s->cols[k]].run_id);
     }
     rbuf_puts(&b, "\n");
     for (size_t j = 0; j < s->ncells; j++) {
         const struct tcell *c = &s->cells[j];
-        rcell_csv_field(&b, js(s->def, "name"));
+        rbuf_csv_field(&b, js(s->def, "name"));
         rbuf_puts(&b, ",");
-        rcell_csv_field(&b, c->src);
+        rbuf_csv_field(&b, c->src);
         rbuf_puts(&b, ",");
-        rcell_csv_field(&b, c->dst);
+        rbuf_csv_field(&b, c->dst);
         for (size_t k = 0; k < s->ncols; k++) {
             rbuf_puts(&b, ",");
             if (c->c[k] != NULL)

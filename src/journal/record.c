@@ -597,6 +597,13 @@ run_hosts_from(const json_t *arr, struct journal_run_host *out)
     }
 }
 
+bool
+journal_run_schema_unknown(const char *schema)
+{
+    return schema != NULL && has_prefix(schema, JOURNAL_RUN_SCHEMA_FAMILY) &&
+           strcmp(schema, JOURNAL_RUN_SCHEMA) != 0 && strcmp(schema, JOURNAL_RUN_SCHEMA_1) != 0;
+}
+
 /* run.json of the versions this reader knows only: a newer one may mean anything by the same
  * names. */
 static int
@@ -610,7 +617,7 @@ run_schema_check(const char *schema, struct err *e)
         return err_set(e, NS_EPROTO,
                        "schema '%.*s' is not a netsurvey run (this netsurvey reads %s)", QUOTE_MAX,
                        schema, known);
-    if (strcmp(schema, JOURNAL_RUN_SCHEMA) != 0 && strcmp(schema, JOURNAL_RUN_SCHEMA_1) != 0)
+    if (journal_run_schema_unknown(schema))
         return err_set(e, NS_EPROTO, "unsupported schema '%.*s' (this netsurvey reads %s)",
                        QUOTE_MAX, schema, known);
     return 0;

@@ -266,6 +266,10 @@ json_t *journal_run_json(const struct journal_run *r);
  * another document, none; e names it and JOURNAL_RUN_SCHEMA), NS_EPARSE (a scenario's test kind
  * is unknown; e says which) or NS_ENOMEM. */
 int journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e);
+/* Whether schema is a run.json version this netsurvey does not know ("netsurvey.run/9"): a
+ * run of another netsurvey, which journal_run_from_json refuses (NS_EPROTO) and only that
+ * netsurvey reads. False for the versions it reads, for other documents and for NULL. */
+bool journal_run_schema_unknown(const char *schema);
 /* journal_run_free(NULL) is safe. */
 void journal_run_free(struct journal_run *r);
 

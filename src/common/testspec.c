@@ -23,7 +23,7 @@ static const struct kind_row kinds[TESTSPEC_KIND_COUNT] = {
 };
 
 struct param_row {
-    const char *key, *flag, *words;
+    const char *key, *rkey, *wkey, *flag, *words;
     enum testspec_type type;
     double lo, hi;
     unsigned zero_kinds;
@@ -32,8 +32,8 @@ struct param_row {
 };
 
 static const struct param_row params[TESTSPEC_PARAM_COUNT] = {
-#define PARAM_ROW(id, key, flag, words, type, lo, hi, zero, def, kinds)                            \
-    [TESTSPEC_P_##id] = {key, flag, words, type, lo, hi, zero, def, kinds},
+#define PARAM_ROW(id, key, rkey, wkey, flag, words, type, lo, hi, zero, def, kinds)                \
+    [TESTSPEC_P_##id] = {key, rkey, wkey, flag, words, type, lo, hi, zero, def, kinds},
     TESTSPEC_PARAM_MAP(PARAM_ROW)
 #undef PARAM_ROW
 };
@@ -75,6 +75,18 @@ const char *
 testspec_key(enum testspec_param p)
 {
     return params[p].key;
+}
+
+const char *
+testspec_record_key(enum testspec_param p)
+{
+    return params[p].rkey;
+}
+
+const char *
+testspec_wire_key(enum testspec_param p)
+{
+    return params[p].wkey;
 }
 
 const char *

@@ -48,7 +48,7 @@ static const struct fdesc scen_fields[SF_COUNT] = {
                    .min = 1,
                    .max = PLAN_MAX_TRIALS,
                    .range = "1..1000"},
-#define SPEC_ROW(id, key_, flag, words, type_, lo, hi, zero, def, kinds)                           \
+#define SPEC_ROW(id, key_, rkey, wkey, flag, words, type_, lo, hi, zero, def, kinds)               \
     [SF_SPEC + TESTSPEC_P_##                                                                       \
         id] = {.key = key_,                                                                        \
                .type = FT_SPEC,                                                                    \

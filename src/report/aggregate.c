@@ -186,19 +186,6 @@ jfmt(enum testspec_kind k, double v)
     return json_string(report_fmt_metric(k, v, b, sizeof b));
 }
 
-static json_t *jprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static json_t *
-jprintf(const char *fmt, ...)
-{
-    char b[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(b, sizeof b, fmt, ap);
-    va_end(ap);
-    return json_string(b);
-}
-
 /* --- summary (numbers) ---------------------------------------------------------------------- */
 
 /* Add a's statistics to o; returns o. */
@@ -251,8 +238,9 @@ stats_obj(json_t *o, const struct agg *a)
 static json_t *
 tally_text(uint64_t planned, uint64_t ok, uint64_t failed, uint64_t not_run)
 {
-    return jprintf("%llu planned: %llu ok, %llu failed, %llu not run", (unsigned long long)planned,
-                   (unsigned long long)ok, (unsigned long long)failed, (unsigned long long)not_run);
+    return report_jprintf("%llu planned: %llu ok, %llu failed, %llu not run",
+                          (unsigned long long)planned, (unsigned long long)ok,
+                          (unsigned long long)failed, (unsigned long long)not_run);
 }
 
 /* A set's completeness for people: its tally, and the short form a matrix cell carries when
@@ -266,7 +254,7 @@ view_tally(json_t *o, const struct agg *a)
     json_object_set_new(o, "nruns", json_integer(a->runs > 1 ? (json_int_t)a->runs : 0));
     json_object_set_new(o, "short_tally",
                         a->nv < a->planned
-                            ? jprintf("%zu/%llu ok", a->nv, (unsigned long long)a->planned)
+                            ? report_jprintf("%zu/%llu ok", a->nv, (unsigned long long)a->planned)
                             : json_string(""));
 }
 
@@ -292,10 +280,11 @@ view_stats(json_t *o, const struct agg *a, enum testspec_kind k)
     if (a->nv >= 2)
         json_object_set_new(
             o, "ci",
-            jprintf("± %s", report_fmt_metric(k, stats_ci_halfwidth(&a->st, 0.95), b, sizeof b)));
+            report_jprintf("± %s",
+                           report_fmt_metric(k, stats_ci_halfwidth(&a->st, 0.95), b, sizeof b)));
     else
         json_object_set_new(o, "ci", json_string("n/a"));
-    json_object_set_new(o, "cv", jprintf("%.1f %%", agg_cv(a) * 100.0));
+    json_object_set_new(o, "cv", report_jprintf("%.1f %%", agg_cv(a) * 100.0));
     json_object_set_new(o, "flag", json_boolean(agg_flag(a)));
     if (a->has_rtt) {
         json_t *p = json_array();
@@ -307,14 +296,16 @@ view_stats(json_t *o, const struct agg *a, enum testspec_kind k)
         json_object_set_new(o, "has_pcts", json_true());
     }
     if (a->cpu_l.n > 0) {
-        json_object_set_new(o, "cpu_local", jprintf("%.1f %%", a->cpu_l.mean));
-        json_object_set_new(o, "cpu_remote", jprintf("%.1f %%", a->cpu_r.mean));
+        json_object_set_new(o, "cpu_local", report_jprintf("%.1f %%", a->cpu_l.mean));
+        json_object_set_new(o, "cpu_remote", report_jprintf("%.1f %%", a->cpu_r.mean));
     }
     json_object_set_new(o, "retransmits",
-                        a->retrans.n > 0 ? jprintf("%.1f", a->retrans.mean) : json_string("—"));
+                        a->retrans.n > 0 ? report_jprintf("%.1f", a->retrans.mean)
+                                         : json_string("—"));
     if (a->lost.n > 0) {
-        json_object_set_new(o, "lost", jprintf("%.3f %%", a->lost.mean));
-        json_object_set_new(o, "jitter", jprintf("%s", units_format_usec(a->jitter.mean, b, 64)));
+        json_object_set_new(o, "lost", report_jprintf("%.3f %%", a->lost.mean));
+        json_object_set_new(o, "jitter",
+                            report_jprintf("%s", units_format_usec(a->jitter.mean, b, 64)));
     }
     return o;
 }
@@ -794,15 +785,16 @@ group_totals(const struct group *g, json_t *sum, json_t *view, const struct grou
         pooled |= g->pairs[i].nruns > 1;
     if (pooled)
         json_object_set_new(view, "runs_note",
-                            jprintf("The trials of %zu runs are pooled (%s); a host pair's "
-                                    "trials are listed run by run, in that order.",
-                                    nruns, names.data ? names.data : ""));
+                            report_jprintf("The trials of %zu runs are pooled (%s); a host pair's "
+                                           "trials are listed run by run, in that order.",
+                                           nruns, names.data ? names.data : ""));
     if (g->unseen > 0)
         json_object_set_new(
             view, "unseen_note",
-            jprintf("%llu of the trials not run belong to host pairs with no record yet%s.",
-                    (unsigned long long)g->unseen,
-                    g->fam_shared ? " (counted here: their address family is not known)" : ""));
+            report_jprintf("%llu of the trials not run belong to host pairs with no record yet%s.",
+                           (unsigned long long)g->unseen,
+                           g->fam_shared ? " (counted here: their address family is not known)"
+                                         : ""));
     rbuf_release(&names);
     json_object_set_new(sum, "pairs", acc->spairs);
     json_object_set_new(sum, "failures", acc->sfails);
@@ -928,12 +920,14 @@ host_view(const struct rhost *h, const struct rmodel *m)
     json_object_set_new(o, "zone_id", json_string(h->zone_id ? h->zone_id : "—"));
     const json_t *v = json_object_get(env, "cpus");
     json_object_set_new(o, "cpus",
-                        json_is_integer(v) ? jprintf("%lld", (long long)json_integer_value(v))
-                                           : json_string("—"));
+                        json_is_integer(v)
+                            ? report_jprintf("%lld", (long long)json_integer_value(v))
+                            : json_string("—"));
     v = json_object_get(env, "mtu");
     json_object_set_new(o, "mtu",
-                        json_is_integer(v) ? jprintf("%lld", (long long)json_integer_value(v))
-                                           : json_string("—"));
+                        json_is_integer(v)
+                            ? report_jprintf("%lld", (long long)json_integer_value(v))
+                            : json_string("—"));
     v = json_object_get(env, "mem_bytes");
     json_object_set_new(o, "mem",
                         json_is_number(v)
@@ -1050,19 +1044,21 @@ completeness_head(const struct rmodel *m, struct rbuf *title, json_t *sum, json_
     if (t.in_progress) {
         rbuf_printf(title, " (in progress: %llu of %llu planned trials recorded so far)", rec,
                     planned);
-        json_object_set_new(view, "completeness_note",
-                            jprintf("In progress: %s is still going. Every figure below is of "
-                                    "the %llu trials recorded so far, of %llu planned; run "
-                                    "netsurvey report again once it has ended.",
-                                    which, rec, planned));
+        json_object_set_new(
+            view, "completeness_note",
+            report_jprintf("In progress: %s is still going. Every figure below is of "
+                           "the %llu trials recorded so far, of %llu planned; run "
+                           "netsurvey report again once it has ended.",
+                           which, rec, planned));
     } else if (t.incomplete) {
         rbuf_printf(title, " (incomplete: %llu of %llu planned trials not run)", nr, planned);
-        json_object_set_new(view, "completeness_note",
-                            jprintf("Incomplete: %llu of the %llu planned trials were not run "
-                                    "(see the state of each run). Every figure below is of the "
-                                    "%llu trials recorded; netsurvey run --resume DIR runs the "
-                                    "others.",
-                                    nr, planned, rec));
+        json_object_set_new(
+            view, "completeness_note",
+            report_jprintf("Incomplete: %llu of the %llu planned trials were not run "
+                           "(see the state of each run). Every figure below is of the "
+                           "%llu trials recorded; netsurvey run --resume DIR runs the "
+                           "others.",
+                           nr, planned, rec));
     }
     json_object_set_new(sum, "completeness",
                         json_pack("{s:b,s:b,s:I,s:I,s:I,s:I}", "complete", !t.incomplete,
@@ -1124,7 +1120,7 @@ aggregate_head(const struct rmodel *m, json_t *sum, json_t *view)
     json_object_set_new(view, "version", json_string(NS_VERSION));
     json_object_set_new(view, "runs", vruns);
     json_object_set_new(view, "command", json_string(cmd.data));
-    json_object_set_new(view, "cv_threshold", jprintf("%.0f %%", REPORT_CV_THRESHOLD * 100));
+    json_object_set_new(view, "cv_threshold", report_jprintf("%.0f %%", REPORT_CV_THRESHOLD * 100));
     json_object_set_new(view, "multi_region", json_boolean(m->nregions > 1));
     rbuf_release(&title);
     rbuf_release(&cmd);
@@ -1281,9 +1277,10 @@ aggregate_problems(const struct rmodel *m, json_t *sum, json_t *view)
         more += m->runs[r].problems_more;
         if (m->runs[r].problems_more > 0)
             json_array_append_new(
-                vlist, json_pack("{s:s,s:s,s:i,s:s,s:s,s:o}", "dir", m->runs[r].dir, "file",
-                                 JOURNAL_RESULTS_FILE, "line", 0, "kind", "", "why", "", "more",
-                                 jprintf("%zu more lines not taken (not listed; every one was "
+                vlist,
+                json_pack("{s:s,s:s,s:i,s:s,s:s,s:o}", "dir", m->runs[r].dir, "file",
+                          JOURNAL_RESULTS_FILE, "line", 0, "kind", "", "why", "", "more",
+                          report_jprintf("%zu more lines not taken (not listed; every one was "
                                          "said on standard error)",
                                          m->runs[r].problems_more)));
     }

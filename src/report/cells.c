@@ -11,13 +11,6 @@
 #include "common/errors.h"
 #include "report/reportint.h"
 
-static const char *
-js(const json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
-
 /* Every scenario of sum has a known kind: otherwise an error, never a guess. Its journal was
  * read through journal/journal.h, which refuses a kind testspec.h does not know, so this holds
  * unless a reader changes. */

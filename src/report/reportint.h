@@ -53,6 +53,30 @@ int report_write_file(const char *path, const struct rbuf *b, struct err *e);
 /* Read a whole file (caller frees *out, NUL-terminated). */
 int report_read_file(const char *path, char **out, size_t *len, size_t cap, struct err *e);
 
+/* Members of the JSON the reports build and read (summary.json, the views): a member that is
+ * absent or of another type reads as "" or 0, as a template shows it. */
+static inline const char *
+js(const json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s != NULL ? s : "";
+}
+
+static inline json_int_t
+ji(const json_t *o, const char *k)
+{
+    return json_integer_value(json_object_get(o, k));
+}
+
+static inline double
+jd(const json_t *o, const char *k)
+{
+    return json_number_value(json_object_get(o, k));
+}
+
+/* A JSON string of the printf-formatted text, cut at 1023 bytes (new reference). */
+json_t *report_jprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Between begin and end, jansson allocates from big chunks freed all at once at the end (see
  * util.c); every JSON value made in between must be released before end. Process-wide: no
  * other thread may use jansson meanwhile. Nests. */

@@ -15,25 +15,6 @@
 
 #define TREND_FLAG_LINES 20 /* lines of r->flags before "... and N more" */
 
-static const char *
-js(const json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
-
-static json_int_t
-ji(const json_t *o, const char *k)
-{
-    return json_integer_value(json_object_get(o, k));
-}
-
-static double
-jd(const json_t *o, const char *k)
-{
-    return json_number_value(json_object_get(o, k));
-}
-
 /* --- scenarios and cells across the runs ---------------------------------------------------- */
 
 static struct tscen *

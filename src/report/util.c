@@ -137,6 +137,17 @@ rbuf_csv_field(struct rbuf *b, const char *s)
     rbuf_puts(b, "\"");
 }
 
+json_t *
+report_jprintf(const char *fmt, ...)
+{
+    char b[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b, sizeof b, fmt, ap);
+    va_end(ap);
+    return json_string(b);
+}
+
 void
 report_file_key(char *out, size_t len, const char *fmt, ...)
 {

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "common/errors.h"
 #include "common/units.h"
 
@@ -284,6 +286,19 @@ parse_count(const char *text, double *out, struct err *e)
         return err_set(e, NS_ERANGE, "count '%s' is too large", text);
     *out = (double)v;
     return 0;
+}
+
+json_t *
+testspec_value_json(enum testspec_param p, double value)
+{
+    switch (testspec_type(p)) {
+    case TESTSPEC_BOOL:
+        return json_boolean(value != 0);
+    case TESTSPEC_DURATION:
+        return json_real(value);
+    default:
+        return json_integer((json_int_t)value);
+    }
 }
 
 int

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 struct err;
+struct json_t;
 
 #define NS_MAX_STREAMS 128
 #define NS_MAX_MSG_SIZE (64u << 20) /* 64 MiB write/request size */
@@ -166,6 +167,10 @@ char *testspec_range_text(enum testspec_param p, int kind, char *buf, size_t len
 /* A value as a user would write it, in the parameter's unit: "10ms", "64M", "1460", "900M",
  * "true". Exact (sizes and rates in whole units only when exact). Returns buf. */
 char *testspec_value_text(enum testspec_param p, double value, char *buf, size_t len);
+
+/* value as the JSON the journal and nsperf's frames hold: a boolean (TESTSPEC_BOOL), a real
+ * (TESTSPEC_DURATION) or an integer (the others). New reference; NULL when out of memory. */
+struct json_t *testspec_value_json(enum testspec_param p, double value);
 
 /* Parse text as parameter p's type (units.h; sizes and counts must be whole, bools are
  * "true"/"false"). Returns 0, NS_EPARSE (not a value of that type) or NS_ERANGE (negative or

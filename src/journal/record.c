@@ -134,10 +134,7 @@ journal_scenario_json(const struct journal_scenario *sc)
         enum testspec_param p = (enum testspec_param)i;
         if (!testspec_applies(p, sc->kind))
             continue;
-        double v = journal_scenario_value(sc, p);
-        json_t *jv = testspec_type(p) == TESTSPEC_BOOL       ? json_boolean(v != 0)
-                     : testspec_type(p) == TESTSPEC_DURATION ? json_real(v)
-                                                             : json_integer((json_int_t)v);
+        json_t *jv = testspec_value_json(p, journal_scenario_value(sc, p));
         if (json_object_set_new(o, testspec_record_key(p), jv) != 0) {
             json_decref(o);
             return NULL;

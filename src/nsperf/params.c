@@ -130,10 +130,7 @@ ns_params_to_json(const struct ns_params *p)
     json_t *o = json_pack("{s:s}", "test", kind != NULL ? kind : "unknown");
     for (int i = 0; o != NULL && i < TESTSPEC_PARAM_COUNT; i++) {
         enum testspec_param id = (enum testspec_param)i;
-        double v = params_get(p, id);
-        json_t *jv = testspec_type(id) == TESTSPEC_BOOL       ? json_boolean(v != 0)
-                     : testspec_type(id) == TESTSPEC_DURATION ? json_real(v)
-                                                              : json_integer((json_int_t)v);
+        json_t *jv = testspec_value_json(id, params_get(p, id));
         if (json_object_set_new(o, testspec_wire_key(id), jv) != 0) {
             json_decref(o);
             return NULL;

@@ -565,6 +565,8 @@ plan_field_store(struct vctx *c, const struct fdesc *f, const struct ynode *v, v
         return conv_enum(c, f, v, obj);
     case FT_SPEC:
         return conv_spec(c, f, v, obj);
+    case FT_TRIALS:
+        return plan_trials_store(c, f, v, obj);
     case FT_NODE:
         break;
     }
@@ -685,6 +687,8 @@ ftype_size(enum ftype type)
         return sizeof(bool);
     case FT_ENUM:
         return sizeof(int);
+    case FT_TRIALS:
+        return sizeof(struct trials_policy);
     case FT_NODE:
         break;
     }

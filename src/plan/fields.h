@@ -40,19 +40,20 @@ const char *plan_vstrdup(struct vctx *c, const char *s);
 void *plan_vcalloc(struct vctx *c, size_t n, size_t size);
 
 enum ftype {
-    FT_NODE, /* kept as a node for the caller */
-    FT_STR,  /* const char *, non-empty */
-    FT_NAME, /* const char *, letters, digits, . _ - */
-    FT_ADDR, /* const char *, IP address (IPv6 may be scoped: fe80::1%eth0) or host name */
-    FT_JUMP, /* const char *, an ssh jump host: [user@]host[:port] */
-    FT_UINT, /* unsigned, range min..max */
-    FT_U64,  /* uint64_t, any */
-    FT_DUR,  /* double seconds, units.h, range min..max */
-    FT_SIZE, /* uint64_t bytes, units.h, range min..max */
-    FT_RATE, /* uint64_t bits/s, units.h, range min..max */
-    FT_BOOL, /* bool, true or false */
-    FT_ENUM, /* int, index into choices */
-    FT_SPEC  /* double, a test parameter of common/testspec.h: its type and its range */
+    FT_NODE,  /* kept as a node for the caller */
+    FT_STR,   /* const char *, non-empty */
+    FT_NAME,  /* const char *, letters, digits, . _ - */
+    FT_ADDR,  /* const char *, IP address (IPv6 may be scoped: fe80::1%eth0) or host name */
+    FT_JUMP,  /* const char *, an ssh jump host: [user@]host[:port] */
+    FT_UINT,  /* unsigned, range min..max */
+    FT_U64,   /* uint64_t, any */
+    FT_DUR,   /* double seconds, units.h, range min..max */
+    FT_SIZE,  /* uint64_t bytes, units.h, range min..max */
+    FT_RATE,  /* uint64_t bits/s, units.h, range min..max */
+    FT_BOOL,  /* bool, true or false */
+    FT_ENUM,  /* int, index into choices */
+    FT_SPEC,  /* double, a test parameter of common/testspec.h: its type and its range */
+    FT_TRIALS /* struct trials_policy: a whole number 1..1000 or {min, max, target_ci} (trials.c) */
 };
 
 struct fdesc {
@@ -101,6 +102,9 @@ void plan_fields_store(struct vctx *c, const struct fdesc *t, size_t n, struct f
 
 /* Convert one value by its descriptor into obj; false after reporting a problem. */
 bool plan_field_store(struct vctx *c, const struct fdesc *f, const struct ynode *val, void *obj);
+
+/* FT_TRIALS's conversion (trials.c): false after reporting a problem. */
+bool plan_trials_store(struct vctx *c, const struct fdesc *f, const struct ynode *val, void *obj);
 
 /* Copy the entries in mask from src to dst (both structs of the table's type). */
 void plan_fields_copy(const struct fdesc *t, size_t n, uint32_t mask, void *dst, const void *src);

@@ -379,24 +379,6 @@ rtt_fill(struct rmodel *m, struct rrtt *r, const struct journal_result *res)
     return 0;
 }
 
-/* The headline figure of the kind (us, Mbit/s, conn/s); false when the result lacks it. */
-static bool
-headline(enum testspec_kind kind, const struct journal_result *res, double *value)
-{
-    switch (kind) {
-    case TESTSPEC_TCP_STREAM:
-    case TESTSPEC_UDP_STREAM:
-        *value = res->throughput_bps / 1e6;
-        return res->has_throughput;
-    case TESTSPEC_TCP_CRR:
-        *value = res->connections_per_s;
-        return res->has_connections;
-    default:
-        *value = res->rtt_mean_us;
-        return res->has_rtt_mean;
-    }
-}
-
 static int
 trial_fill(struct rmodel *m, struct rtrial *t, enum testspec_kind kind,
            const struct journal_trial *rec)
@@ -407,7 +389,7 @@ trial_fill(struct rmodel *m, struct rtrial *t, enum testspec_kind kind,
         t->error = xstrdup(rec->error != NULL ? rec->error : "failed without a reason");
         return t->error ? 0 : NS_ENOMEM;
     }
-    if (!headline(kind, res, &t->value)) { /* an "ok" record without its figure is a failure */
+    if (!journal_headline(kind, res, &t->value)) { /* an "ok" record without it is a failure */
         t->ok = false;
         t->error = xstrdup("result has no headline figure");
         return t->error ? 0 : NS_ENOMEM;

@@ -491,6 +491,7 @@ struct group {
 struct group_acc {
     json_t *spairs, *vpairs, *fails, *sfails;
     size_t nok, nfail;
+    size_t met, at_max, short_of; /* adaptive trials: pairs by how they stopped */
     bool any_cpu, any_udp, any_retr;
 };
 
@@ -606,6 +607,54 @@ pair_chart_values(json_t *vo, const struct agg *a, const struct rpair *p)
     }
 }
 
+/* Adaptive trials: how pair p stopped, decided as the runner decides (common/trials.h) over
+ * its ok trials' figures in trial-number order: "target met", "max reached", or "incomplete"
+ * (short of both: failures, or a run interrupted). Adds "adaptive" to the summary's pair. */
+static void
+pair_adaptive(const struct group *g, const struct rpair *p, json_t *so, struct group_acc *acc)
+{
+    const struct trials_policy *pol = &g->sc->policy;
+    if (!trials_adaptive(pol))
+        return;
+    struct stats st;
+    stats_init(&st);
+    for (size_t j = 0; j < p->nt; j++)
+        if (p->t[j].ok && p->t[j].n >= 1 && p->t[j].n <= pol->max)
+            stats_add(&st, p->t[j].value);
+    bool met = trials_target_met(pol, &st), at_max = !met && st.n >= pol->max;
+    const char *how = met ? "target met" : at_max ? "max reached" : "incomplete";
+    acc->met += met;
+    acc->at_max += at_max;
+    acc->short_of += !met && !at_max;
+    double rel = trials_ci_relative(&st);
+    json_object_set_new(so, "adaptive",
+                        json_pack("{s:I, s:o, s:s}", "trials", (json_int_t)st.n, "ci95_relative",
+                                  isfinite(rel) ? json_real(rel) : json_null(), "stopped", how));
+}
+
+/* The scenario's adaptive policy and how its pairs stopped, in the summary and as a sentence. */
+static void
+group_adaptive(const struct group *g, json_t *sum, json_t *view, const struct group_acc *acc)
+{
+    const struct trials_policy *pol = &g->sc->policy;
+    if (!trials_adaptive(pol))
+        return;
+    json_object_set_new(sum, "adaptive",
+                        json_pack("{s:I, s:I, s:f, s:I, s:I, s:I}", "min", (json_int_t)pol->min,
+                                  "max", (json_int_t)pol->max, "target_ci", pol->target,
+                                  "pairs_target_met", (json_int_t)acc->met, "pairs_max_reached",
+                                  (json_int_t)acc->at_max, "pairs_incomplete",
+                                  (json_int_t)acc->short_of));
+    json_object_set_new(
+        view, "adaptive_note",
+        jprintf("Adaptive trials: %u to %u per host pair, more of a pair while the 95 %% CI "
+                "(Student t) of its mean is wider than ±%g %% of that mean; %zu pair%s met the "
+                "target, %zu "
+                "reached %u trials without meeting it%s%zu incomplete.",
+                pol->min, pol->max, pol->target * 100.0, acc->met, acc->met == 1 ? "" : "s",
+                acc->at_max, pol->max, ", ", acc->short_of));
+}
+
 /* One host pair: its statistics into the summary's and the view's pair lists. */
 static int
 group_pair(const struct group *g, const struct rpair *p, struct group_acc *acc)
@@ -631,6 +680,7 @@ group_pair(const struct group *g, const struct rpair *p, struct group_acc *acc)
         json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o}", "src", s->name, "dst", d->name, "src_zone", sz,
                   "dst_zone", dz, "src_address", s->addr, "dst_address", d->addr, "values", st);
     stats_obj(so, &a);
+    pair_adaptive(g, p, so, acc);
     json_array_append_new(acc->spairs, so);
     json_t *vo = json_pack("{s:s,s:s,s:s,s:s,s:o}", "src", s->name, "dst", d->name, "src_zone", sz,
                            "dst_zone", dz, "trials", vt);
@@ -718,6 +768,7 @@ group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_ke
         return rc;
     }
     group_totals(sum, view, &acc);
+    group_adaptive(&g, sum, view, &acc);
     out->sum = sum;
     out->view = view;
     return 0;

@@ -249,10 +249,13 @@ scen_get(struct rmodel *m, const struct journal_scenario *sc, const json_t *def,
     s->test = xstrdup(test);
     s->kind = (enum testspec_kind)sc->kind;
     s->reverse = sc->reverse;
+    s->policy = (struct trials_policy){0};
     s->def = def != NULL ? json_deep_copy(def) : journal_scenario_json(sc);
     if (!s->name || !s->test || !s->def)
         return err_set(e, NS_ENOMEM, "out of memory");
     json_object_del(s->def, "trials");
+    if (json_is_object(json_object_get(s->def, "planned")))
+        json_object_del(s->def, "planned"); /* adaptive: the report's note says the range */
     return (int)m->nscens++;
 }
 
@@ -488,6 +491,8 @@ run_load(struct rmodel *m, const char *dir, struct err *e)
     }
     for (size_t i = 0; i < run->nscenarios; i++) {
         rc = scen_get(m, &run->scenarios[i].sc, run->scenarios[i].recorded, e);
+        if (rc >= 0 && !trials_adaptive(&m->scens[rc].policy))
+            m->scens[rc].policy = run->scenarios[i].policy;
         if (rc < 0)
             return rc;
     }

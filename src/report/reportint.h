@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "common/testspec.h"
+#include "common/trials.h"
 
 struct err;
 struct journal_run;
@@ -96,6 +97,9 @@ struct rscen {
     enum testspec_kind kind;
     bool reverse;
     json_t *def; /* the scenario object of the first run that named it (owned) */
+    /* trials per pair as the first run that names it (run.json) planned them; adaptive ones
+     * get a verdict per pair (target met, max reached) */
+    struct trials_policy policy;
 };
 
 struct rpair {

@@ -1037,6 +1037,39 @@ run_start_journal(struct runner *r, const char *started, struct err *e)
     return rc;
 }
 
+/* run.json's "adaptive": per adaptive scenario and pair (indexes into "hosts", as "pairs"),
+ * how many ok trials it holds and how it stopped, as the decision saw it at the end (NULL when
+ * out of memory). */
+static json_t *
+adapt_outcome_json(const struct runner *r)
+{
+    json_t *arr = json_array();
+    for (uint32_t sc = 0; arr != NULL && sc < plan_scenario_count(r->plan); sc++) {
+        if (!survey_adapt_on(r->adapt, sc))
+            continue;
+        const struct trials_policy *pol = &plan_scenario(r->plan, sc)->trials;
+        json_t *pairs = json_array();
+        for (size_t i = 0; pairs != NULL && i < schedule_pair_count(r->sched); i++) {
+            struct stats st;
+            uint32_t src, dst;
+            survey_adapt_done(r->adapt, sc, i, &st);
+            schedule_pair(r->sched, i, &src, &dst);
+            bool met = trials_target_met(pol, &st), at_max = !met && st.n >= pol->max;
+            double rel = trials_ci_relative(&st);
+            json_array_append_new(
+                pairs, json_pack("{s:I, s:I, s:I, s:o, s:s}", "src", (json_int_t)src, "dst",
+                                 (json_int_t)dst, "trials", (json_int_t)st.n, "ci95_relative",
+                                 isfinite(rel) ? json_real(rel) : json_null(), "stopped",
+                                 met      ? "target met"
+                                 : at_max ? "max reached"
+                                          : "incomplete"));
+        }
+        json_array_append_new(arr, json_pack("{s:s, s:o*}", "scenario",
+                                             plan_scenario(r->plan, sc)->name, "pairs", pairs));
+    }
+    return arr;
+}
+
 /* run.json's state once the rounds are over; a failure to write it is the run's error when it
  * has none (readers would take the run for one that was killed). */
 static int
@@ -1047,8 +1080,20 @@ run_finish_journal(struct runner *r, int rc, struct err *e)
     enum journal_run_state st = rc != 0                               ? JOURNAL_RUN_FAILED
                                 : atomic_load(r->o->interrupted) != 0 ? JOURNAL_RUN_INTERRUPTED
                                                                       : JOURNAL_RUN_COMPLETE;
-    struct err se = {0};
+    struct err se = {0}, me = {0};
+    int mrc = 0;
+    if (r->adapt != NULL) {
+        json_t *outcome = adapt_outcome_json(r);
+        mrc = outcome != NULL ? journal_set_member(r->j, "adaptive", outcome, &me)
+                              : err_set(&me, NS_ENOMEM, "out of memory");
+        json_decref(outcome);
+    }
+    /* the state even when the outcome could not be written: else readers see a killed run */
     int src = journal_set_state(r->j, st, NULL, &se);
+    if (src == 0 && mrc != 0) {
+        src = mrc;
+        se = me;
+    }
     if (src != 0 && rc == 0) {
         *e = se;
         r->res->journal_failed = true;

@@ -188,6 +188,20 @@ assert_run_json(const char *dir)
     assert_true(fabs(json_number_value(json_object_get(t, "target_ci")) - 0.01) < 1e-12);
     assert_int_equal(json_integer_value(json_object_get(pl, "min")), 18);
     assert_int_equal(json_integer_value(json_object_get(pl, "max")), 36);
+    /* and, once it ended, what ran: per pair its ok trials and how it stopped */
+    const json_t *ad = json_array_get(json_object_get(run, "adaptive"), 0);
+    assert_string_equal(json_string_value(json_object_get(ad, "scenario")), "rr");
+    const json_t *pairs = json_object_get(ad, "pairs");
+    assert_int_equal(json_array_size(pairs), 6);
+    size_t i;
+    const json_t *p;
+    json_array_foreach(pairs, i, p)
+    {
+        bool noisy = json_integer_value(json_object_get(p, "dst")) == 2; /* c */
+        assert_int_equal(json_integer_value(json_object_get(p, "trials")), noisy ? 6 : 3);
+        assert_string_equal(json_string_value(json_object_get(p, "stopped")),
+                            noisy ? "max reached" : "target met");
+    }
     json_decref(run);
 }
 
@@ -248,6 +262,7 @@ test_kill_and_resume_same_counts(void **state)
         json_t *c = trial_counts(dir);
         assert_counts(c, "c", 3, 6);
         json_decref(c);
+        assert_run_json(dir);
     }
 }
 

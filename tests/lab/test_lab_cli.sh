@@ -3,15 +3,22 @@
 # and fast; every host has its own sshd (key-only, known host key, own hostname, private /tmp and
 # /root); the data path works within and across zones; `lab cut` silently drops one zone pair's
 # traffic and `lab restore` brings it back; `lab kill-sshd` / `start-sshd`; tear-down, also after
-# an interrupted or failed bring-up, leaves no namespace, device, process or file behind.
+# an interrupted or failed bring-up, leaves no namespace, device, process or file behind. With
+# --bastion: the bastion's own sshd, the login users (only inside the lab, never in the
+# machine's /etc/passwd), the lab's root tooling unchanged; a lab with a bastion and one without
+# replace each other; the same clean tear-down.
 source "$(dirname "$0")/labtest.sh"
 P=$NSLAB_PREFIX
 
+# the lab's users exist only inside its hosts: the machine's files must not name them
+lab_users() { grep -hE '^(azureuser|jumpuser):' /etc/passwd /etc/group || true; }
+USERS_BEFORE=$(lab_users)
 left_behind() { # prints whatever of the lab is still there
     ip netns list | awk '{print $1}' | grep "^$P-" || true
     ip -o link show | awk -F': ' '{print $2}' | grep "^$P-" || true
     grep -lzx "/run/$P/delay\.con[f]" /proc/[0-9]*/cmdline 2>/dev/null || true
     [[ -e $NSLAB_DIR ]] && echo "$NSLAB_DIR" || true
+    [[ $(lab_users) == "$USERS_BEFORE" ]] || echo "users in /etc/passwd or /etc/group: $(lab_users)"
 }
 expect_clean() {
     local rest
@@ -103,8 +110,34 @@ expect_clean "down"
 lab down >/dev/null && pass "down again is fine" || fail "a second down failed"
 [[ $(timeout 10 "$LAB" status) == *down* ]] && pass "status: down" || fail "status after down"
 
-# an interrupted bring-up, and a failed one, leave nothing behind
-timeout 60 "$LAB" up "${SPEC[@]}" >/dev/null 2>&1 &
+# a bastion: its own sshd and user; each host's login user exists there only; root tooling as before
+BSPEC=("${SPEC[@]}" --bastion)
+t0=$(date +%s%N)
+lab up "${BSPEC[@]}" >/dev/null || fail "lab up --bastion"
+echo "bring-up of 3 x 2 with a bastion: $((($(date +%s%N) - t0) / 1000000)) ms"
+[[ $(lab up "${BSPEC[@]}") == *"already up"* ]] && pass "a second identical up --bastion is a no-op" ||
+    fail "second up --bastion was not a no-op"
+out=$(lab status) && [[ $out =~ $P-bastion\ +-\ +198\.18\.0\.2\ +-\ +up ]] &&
+    pass "status: all up, the bastion's sshd too" || fail "status with a bastion: $out"
+[[ $(lab_ssh bastion hostname) == bastion ]] && pass "ssh bastion: hostname bastion" || fail "ssh bastion"
+[[ $(lab_ssh z3h2 hostname) == z3h2 ]] && pass "root tooling unchanged beside the bastion" ||
+    fail "ssh z3h2 as root with a bastion"
+eval "$(lab env)"
+[[ $(lab_ssh z2h1 "id -u ${NSLAB_USER:-none}") == "$NSLAB_USER_UID" ]] &&
+    [[ $(lab_ssh bastion "id -u ${NSLAB_BASTION_USER:-none}") == "$NSLAB_BASTION_UID" ]] &&
+    pass "login users on the hosts ($NSLAB_USER) and the bastion ($NSLAB_BASTION_USER)" ||
+    fail "the login users are missing inside the lab"
+[[ $(lab_users) == "$USERS_BEFORE" ]] && pass "the machine's /etc/passwd and /etc/group do not name them" ||
+    fail "lab users in the machine's files: $(lab_users)"
+lab up "${SPEC[@]}" >/dev/null || fail "lab up without the bastion"
+[[ -z $(ip netns list | grep "^$P-bastion") && -z $(ip -o link show | grep " $P-bast[@:]") ]] &&
+    pass "a lab without a bastion replaces one with it" || fail "the bastion survived an up without it"
+lab up "${BSPEC[@]}" >/dev/null || fail "lab up --bastion again"
+lab down >/dev/null
+expect_clean "down (bastion)"
+
+# an interrupted bring-up, and a failed one (both with a bastion), leave nothing behind
+timeout 60 "$LAB" up "${BSPEC[@]}" >/dev/null 2>&1 &
 up=$!
 sleep 0.4
 kill -TERM "$up" 2>/dev/null || true
@@ -112,7 +145,7 @@ wait "$up" 2>/dev/null || true
 # whatever the moment of the interrupt, the trap or a completed up: down cleans it all
 lab down >/dev/null
 expect_clean "interrupted up, then down"
-NSLAB_DELAY=/bin/false timeout 60 "$LAB" up "${SPEC[@]}" >/dev/null 2>&1 &&
+NSLAB_DELAY=/bin/false timeout 60 "$LAB" up "${BSPEC[@]}" >/dev/null 2>&1 &&
     fail "up with a failing delay line succeeded" || pass "up fails when the delay line does"
 expect_clean "failed up"
 finish

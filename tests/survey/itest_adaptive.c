@@ -250,10 +250,15 @@ test_kill_and_resume_same_counts(void **state)
         pid_t pid = ns_start(args, NULL, out, err, sizeof out);
         double end = now_s() + RUN_TIMEOUT_S;
         int st;
-        while (journal_lines(dir) < at && waitpid(pid, &st, WNOHANG) == 0 && now_s() < end)
+        bool reaped = false;
+        while (!reaped && journal_lines(dir) < at && now_s() < end) {
+            reaped = waitpid(pid, &st, WNOHANG) == pid; /* ended first: never signalled */
             nap_ms(1);
-        kill(pid, SIGKILL);
-        ns_wait(pid, RUN_TIMEOUT_S); /* killed, or done if it was quicker */
+        }
+        if (!reaped) {
+            kill(pid, SIGKILL);
+            ns_wait(pid, RUN_TIMEOUT_S); /* killed, or done if it was quicker */
+        }
         assert_nothing_left();
         const char *resume[] = {"run",      "resume.yaml", "--resume", dir,
                                 "--nsperf", fake_path(),   NULL};

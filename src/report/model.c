@@ -392,7 +392,7 @@ trial_fill(struct rmodel *m, struct rtrial *t, enum testspec_kind kind,
         t->error = xstrdup(rec->error != NULL ? rec->error : "failed without a reason");
         return t->error ? 0 : NS_ENOMEM;
     }
-    if (!journal_headline(kind, res, &t->value)) { /* an "ok" record without it is a failure */
+    if (!journal_headline((int)kind, res, &t->value)) { /* an "ok" record without it is a failure */
         t->ok = false;
         t->error = xstrdup("result has no headline figure");
         return t->error ? 0 : NS_ENOMEM;

@@ -16,6 +16,7 @@
 #include "common/stats.h"
 #include "common/units.h"
 #include "journal/record.h"
+#include "report/matrixstat.h"
 #include "report/reportint.h"
 
 const double report_pcts[REPORT_NPCT] = {25, 50, 75, 90, 99, 99.9, 99.99, 99.999};
@@ -942,6 +943,8 @@ report_aggregate(const struct rmodel *m, json_t **summary_out, json_t **view_out
     aggregate_head(m, sum, view);
     aggregate_places(m, sum, view);
     int rc = aggregate_groups(&cx, pairs, sum, view);
+    if (rc == 0)
+        rc = report_matrix_stats(sum, view);
     json_object_set_new(sum, "journal",
                         json_pack("{s:i,s:i}", "torn_lines", (int)m->torn_lines, "skipped_lines",
                                   (int)m->skipped_lines));

@@ -199,6 +199,37 @@ js(const json_t *o, const char *k)
     return s ? s : "";
 }
 
+/* The heat map's colour scale starts at zero, so that a colour's depth is the value's share of
+ * the largest cell: with gnuplot's autoscale (lowest to highest cell) a 4 % spread spanned the
+ * whole palette, and neighbours 4 % apart looked hot and cold. The x axis's label says the
+ * cells' range and their spread (highest over lowest) in per cent, which colours cannot show. */
+static void
+heatmap_scale(struct rbuf *s, const json_t *ssum)
+{
+    double lo = INFINITY, hi = -INFINITY;
+    size_t i;
+    const json_t *c;
+    json_array_foreach(json_object_get(ssum, "zone_cells"), i, c)
+    {
+        if (json_integer_value(json_object_get(c, "n")) == 0)
+            continue;
+        lo = fmin(lo, jd(c, "mean"));
+        hi = fmax(hi, jd(c, "mean"));
+    }
+    if (!(hi > 0.0))
+        return; /* nothing measured, or nothing above zero: gnuplot's own range */
+    enum testspec_kind k = (enum testspec_kind)testspec_kind_find(js(ssum, "test"));
+    char label[256], a[64], b[64];
+    snprintf(label, sizeof label, "dst zone (colour scale from 0; cells %s to %s, spread %.1f %%)",
+             report_fmt_metric(k, lo, a, sizeof a), report_fmt_metric(k, hi, b, sizeof b),
+             lo > 0.0 ? 100.0 * (hi - lo) / lo : 100.0);
+    rbuf_printf(s, "set cbrange [0:%.6g]\nset xlabel ", hi);
+    gp_script_str(s, label);
+    /* white is 0 now: cells nobody measured are grey, not mistaken for a zero */
+    rbuf_puts(s, "\nset object 1 rectangle from graph 0,0 to graph 1,1 behind fc rgb \"#e5e5e5\" "
+                 "fs solid 1.0 noborder\n");
+}
+
 static int
 chart_heatmap(struct chart_ctx *cx, const json_t *ssum, const json_t *zones, const char *key,
               const char *caption, const char *unit, struct err *e)
@@ -213,7 +244,7 @@ chart_heatmap(struct chart_ctx *cx, const json_t *ssum, const json_t *zones, con
     rbuf_printf(&s,
                 "set xrange [-0.5:%zu.5]\nset yrange [%zu.5:-0.5]\nset xlabel \"dst zone\"\n"
                 "set ylabel \"src zone\"\nset cblabel \"%s\"\nunset grid\n"
-                "set palette defined (0 \"#2c7bb6\", 1 \"#ffffbf\", 2 \"#d7191c\")\n",
+                "set palette defined (0 \"#ffffff\", 1 \"#fee08b\", 2 \"#f46d43\")\n",
                 nz ? nz - 1 : 0, nz ? nz - 1 : 0, unit);
     for (int axis = 0; axis < 2; axis++) {
         rbuf_puts(&s, axis ? "set ytics (" : "set xtics (");
@@ -246,6 +277,7 @@ chart_heatmap(struct chart_ctx *cx, const json_t *ssum, const json_t *zones, con
         gp_str(&d, report_fmt_metric(k, jd(c, "mean"), b, sizeof b));
         rbuf_puts(&d, "\n");
     }
+    heatmap_scale(&s, ssum);
     rbuf_printf(&s,
                 "plot \"heatmap-%s.dat\" using 1:2:(0.5):(0.5):3 with boxxyerror "
                 "fs solid 1.0 noborder lc palette notitle, \\\n     \"\" using 1:2:4 with "

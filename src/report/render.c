@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "common/errors.h"
+#include "report/matrixstat.h"
 #include "report/report.h"
 #include "report/reportint.h"
 
@@ -184,6 +185,8 @@ report_render(const struct report_opts *o, struct err *e)
     }
     if (rc == 0)
         rc = write_csvs(out, sum, e);
+    if (rc == 0)
+        rc = report_matrix_csvs(out, sum, e);
     if (rc == 0)
         rc = report_charts(out, sum, view, o->warn, e);
     if (rc == 0) {

@@ -56,7 +56,8 @@ struct cli_command {
     .nexits = 0 CLI_EXITS_##CMD(CLI_EXIT_COUNT)
 
 /* Every command, in the order of the top-level help; netsurvey.c holds the one list. */
-extern const struct cli_command cli_check, cli_plan, cli_run, cli_report, cli_compare, cli_clean;
+extern const struct cli_command cli_check, cli_plan, cli_run, cli_report, cli_compare, cli_trend,
+    cli_clean;
 
 /* What PLAN means, said once for every command that takes one. */
 #define CLI_PLAN_HELP                                                                              \

@@ -68,6 +68,20 @@
       "no regression, but the gate cannot pass: no cell compared, or a cell or scenario of BASE "  \
       "has no counterpart in NEW with 2 trials or more a side (without --allow-partial)")
 
+#define CLI_EXITS_TREND(X)                                                                         \
+    X(CLI_TREND_OK, 0,                                                                             \
+      "the trend is written, and no cell left its first run's 95 % CI by more than PCT %")         \
+    X(CLI_TREND_FLAGGED, 1,                                                                        \
+      "a cell's mean left its first run's 95 % CI by more than PCT % in a later run (flagged)")    \
+    X(CLI_TREND_USAGE, 2, "usage error (fewer than two run directories, a run given twice)")       \
+    X(CLI_TREND_JOURNAL, 3, "a journal could not be read, or a run has no start time to place it") \
+    X(CLI_TREND_OUTPUT, 4,                                                                         \
+      "out of memory, or an output (trend.md, trend.html, a CSV or chart file) could not be "      \
+      "written")                                                                                   \
+    X(CLI_TREND_NOTHING, 5,                                                                        \
+      "no flag, but nothing to trend: no scenario is shared by two runs (trend.md lists what "     \
+      "each has)")
+
 #define CLI_EXITS_CLEAN(X)                                                                         \
     X(CLI_CLEAN_OK, 0, "every ssh host cleaned")                                                   \
     X(CLI_CLEAN_SOME_FAILED, 1, "some ssh hosts could not be reached or cleaned")                  \
@@ -81,6 +95,7 @@ enum cli_plan_exit { CLI_EXITS_PLAN(CLI_EXIT_ENUM) };
 enum cli_run_exit { CLI_EXITS_RUN(CLI_EXIT_ENUM) };
 enum cli_report_exit { CLI_EXITS_REPORT(CLI_EXIT_ENUM) };
 enum cli_compare_exit { CLI_EXITS_COMPARE(CLI_EXIT_ENUM) };
+enum cli_trend_exit { CLI_EXITS_TREND(CLI_EXIT_ENUM) };
 enum cli_clean_exit { CLI_EXITS_CLEAN(CLI_EXIT_ENUM) };
 
 #undef CLI_EXIT_ENUM

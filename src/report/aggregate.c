@@ -41,6 +41,7 @@ struct agg {
 struct ctx {
     const struct rmodel *m;
     struct hist *scratch;
+    bool cells_only; /* report_aggregate_cells: no pairs, failures, region cells or view */
     char buf[128];
 };
 
@@ -540,8 +541,9 @@ group_matrices(const struct group *g, json_t *sum, json_t *view)
     if (mat_fill(g->cx, &zm, g->pairs, g->np, true) != 0)
         goto out;
     json_object_set_new(sum, "zone_cells", matrix_summary(&zm, zl, "zone"));
-    json_object_set_new(view, "matrix", matrix_view(&zm, zl, g->k));
-    if (m->nregions > 1) {
+    if (view != NULL)
+        json_object_set_new(view, "matrix", matrix_view(&zm, zl, g->k));
+    if (m->nregions > 1 && view != NULL) {
         if (mat_fill(g->cx, &rm, g->pairs, g->np, false) != 0)
             goto out;
         json_object_set_new(sum, "region_cells", matrix_summary(&rm, rl, "region"));
@@ -732,6 +734,39 @@ group_totals(json_t *sum, json_t *view, const struct group_acc *acc)
     json_object_set_new(view, "pct_cols", pct_cols());
 }
 
+/* The trial counts of a group's pairs, as group_pair counts them, for report_aggregate_cells. */
+static void
+group_count(const struct group *g, json_t *sum)
+{
+    size_t ok = 0, failed = 0;
+    for (size_t i = 0; i < g->np; i++)
+        for (size_t j = 0; j < g->pairs[i].nt; j++) {
+            ok += g->pairs[i].t[j].ok;
+            failed += !g->pairs[i].t[j].ok;
+        }
+    json_object_set_new(sum, "trials",
+                        json_pack("{s:i,s:i}", "ok", (int)ok, "failed", (int)failed));
+}
+
+/* The summary of one (scenario, family) for report_aggregate_cells: its own members, trial
+ * counts and zone cells. */
+static int
+group_build_cells(const struct group *g, bool fam_in_key, struct group_out *out)
+{
+    json_t *sum, *view;
+    group_head(g, fam_in_key, &sum, &view);
+    json_decref(view);
+    int rc = group_matrices(g, sum, NULL);
+    if (rc != 0) {
+        json_decref(sum);
+        return rc;
+    }
+    group_count(g, sum);
+    out->sum = sum;
+    out->view = NULL;
+    return 0;
+}
+
 /* The summary and the view of one (scenario, family): its matrices, pairs and failures. */
 static int
 group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_key,
@@ -748,6 +783,8 @@ group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_ke
         for (size_t j = 0; j < pairs[i].nt; j++)
             if (pairs[i].t[j].n > g.maxn)
                 g.maxn = pairs[i].t[j].n;
+    if (cx->cells_only)
+        return group_build_cells(&g, fam_in_key, out);
     json_t *sum, *view;
     group_head(&g, fam_in_key, &sum, &view);
     struct group_acc acc = {.spairs = json_array(),
@@ -919,7 +956,8 @@ aggregate_groups(struct ctx *cx, const struct rpair *pairs, json_t *sum, json_t 
             total_fail++;
         }
         json_array_append_new(scens, g.sum);
-        json_array_append_new(vscens, g.view);
+        if (g.view != NULL)
+            json_array_append_new(vscens, g.view);
         i = j;
     }
     json_object_set_new(sum, "scenarios", scens);
@@ -929,10 +967,11 @@ aggregate_groups(struct ctx *cx, const struct rpair *pairs, json_t *sum, json_t 
     return rc;
 }
 
-int
-report_aggregate(const struct rmodel *m, json_t **summary_out, json_t **view_out, struct err *e)
+static int
+aggregate(const struct rmodel *m, bool cells_only, json_t **summary_out, json_t **view_out,
+          struct err *e)
 {
-    struct ctx cx = {.m = m, .scratch = hist_new()};
+    struct ctx cx = {.m = m, .scratch = hist_new(), .cells_only = cells_only};
     if (cx.scratch == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
     sort_m = m;
@@ -943,7 +982,7 @@ report_aggregate(const struct rmodel *m, json_t **summary_out, json_t **view_out
     aggregate_head(m, sum, view);
     aggregate_places(m, sum, view);
     int rc = aggregate_groups(&cx, pairs, sum, view);
-    if (rc == 0)
+    if (rc == 0 && !cells_only) /* they read the view's matrices and the cells' percentiles */
         rc = report_matrix_stats(sum, view);
     json_object_set_new(sum, "journal",
                         json_pack("{s:i,s:i}", "torn_lines", (int)m->torn_lines, "skipped_lines",
@@ -957,4 +996,19 @@ report_aggregate(const struct rmodel *m, json_t **summary_out, json_t **view_out
     *summary_out = sum;
     *view_out = view;
     return 0;
+}
+
+int
+report_aggregate(const struct rmodel *m, json_t **summary_out, json_t **view_out, struct err *e)
+{
+    return aggregate(m, false, summary_out, view_out, e);
+}
+
+int
+report_aggregate_cells(const struct rmodel *m, json_t **summary_out, struct err *e)
+{
+    json_t *view = NULL;
+    int rc = aggregate(m, true, summary_out, &view, e);
+    json_decref(view);
+    return rc;
 }

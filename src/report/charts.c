@@ -23,12 +23,11 @@
 #define CHART_TIMEOUT_MS 60000
 #define CHART_MAX_BARS REPORT_CHART_MAX_BARS
 #define CHART_MAX_CURVES REPORT_CHART_MAX_CURVES
-#define CHART_W 760
-#define CHART_H 420
+#define CHART_W REPORT_CHART_W
+#define CHART_H REPORT_CHART_H
 
-/* gnuplot's executable: NETSURVEY_GNUPLOT, else "gnuplot" found on PATH. NULL if none. */
-static char *
-gnuplot_find(void)
+char *
+rchart_gnuplot_find(void)
 {
     const char *env = getenv("NETSURVEY_GNUPLOT");
     if (env != NULL)
@@ -88,11 +87,8 @@ gnuplot_run(const char *gp, const char *dir, const char *script, struct err *e)
     return 0;
 }
 
-/* A label inside a gnuplot script: a single-quoted string, in which gnuplot performs no
- * backquote command substitution and no @macro expansion (a double-quoted string in a script
- * would run `...` from a zone or host name); a quote is doubled, a line break becomes a space. */
-static void
-gp_script_str(struct rbuf *b, const char *s)
+void
+rchart_script_str(struct rbuf *b, const char *s)
 {
     rbuf_puts(b, "'");
     for (; *s; s++) {
@@ -104,10 +100,8 @@ gp_script_str(struct rbuf *b, const char *s)
     rbuf_puts(b, "'");
 }
 
-/* A label inside a data file's double-quoted field (data is never substituted): no quote,
- * backslash or newline. */
-static void
-gp_str(struct rbuf *b, const char *s)
+void
+rchart_data_str(struct rbuf *b, const char *s)
 {
     rbuf_puts(b, "\"");
     for (; *s; s++)
@@ -123,22 +117,13 @@ gp_head(struct rbuf *b, const char *key, const char *kind, const char *title)
                 "#   gnuplot %s-%s.gp\nset terminal svg size %d,%d noenhanced font "
                 "\"sans,11\" background \"white\"\nset output \"%s-%s.svg\"\nset title ",
                 kind, key, kind, key, CHART_W, CHART_H, kind, key);
-    gp_script_str(b, title);
+    rchart_script_str(b, title);
     rbuf_puts(b, "\nset grid ytics lc rgb \"#dddddd\"\nset border 3\nset tics nomirror\n");
 }
 
-struct chart_ctx {
-    const char *dir;
-    const char *gp;
-    json_t *list; /* view charts of the scenario */
-    FILE *warn;
-    int ran, failed;
-    char firsterr[256];
-};
-
-static int
-chart_emit(struct chart_ctx *cx, const char *key, const char *kind, struct rbuf *script,
-           struct rbuf *data, const char *caption, struct err *e)
+int
+rchart_emit(struct rchart *cx, const char *key, const char *kind, struct rbuf *script,
+            struct rbuf *data, const char *caption, struct err *e)
 {
     char path[4096], name[512];
     snprintf(path, sizeof path, "%s/%s-%s.dat", cx->dir, kind, key);
@@ -224,14 +209,14 @@ heatmap_scale(struct rbuf *s, const json_t *ssum)
              report_fmt_metric(k, lo, a, sizeof a), report_fmt_metric(k, hi, b, sizeof b),
              lo > 0.0 ? 100.0 * (hi - lo) / lo : 100.0);
     rbuf_printf(s, "set cbrange [0:%.6g]\nset xlabel ", hi);
-    gp_script_str(s, label);
+    rchart_script_str(s, label);
     /* white is 0 now: cells nobody measured are grey, not mistaken for a zero */
     rbuf_puts(s, "\nset object 1 rectangle from graph 0,0 to graph 1,1 behind fc rgb \"#e5e5e5\" "
                  "fs solid 1.0 noborder\n");
 }
 
 static int
-chart_heatmap(struct chart_ctx *cx, const json_t *ssum, const json_t *zones, const char *key,
+chart_heatmap(struct rchart *cx, const json_t *ssum, const json_t *zones, const char *key,
               const char *caption, const char *unit, struct err *e)
 {
     struct rbuf s, d;
@@ -251,7 +236,7 @@ chart_heatmap(struct chart_ctx *cx, const json_t *ssum, const json_t *zones, con
         for (size_t z = 0; z < nz; z++) {
             if (z)
                 rbuf_puts(&s, ", ");
-            gp_script_str(&s, js(json_array_get(zones, z), "label"));
+            rchart_script_str(&s, js(json_array_get(zones, z), "label"));
             rbuf_printf(&s, " %zu", z);
         }
         rbuf_puts(&s, ")\n");
@@ -274,7 +259,7 @@ chart_heatmap(struct chart_ctx *cx, const json_t *ssum, const json_t *zones, con
         char b[64];
         rbuf_printf(&d, "%zu %zu %.6g ", x, y, jd(c, "mean"));
         enum testspec_kind k = (enum testspec_kind)testspec_kind_find(js(ssum, "test"));
-        gp_str(&d, report_fmt_metric(k, jd(c, "mean"), b, sizeof b));
+        rchart_data_str(&d, report_fmt_metric(k, jd(c, "mean"), b, sizeof b));
         rbuf_puts(&d, "\n");
     }
     heatmap_scale(&s, ssum);
@@ -283,7 +268,7 @@ chart_heatmap(struct chart_ctx *cx, const json_t *ssum, const json_t *zones, con
                 "fs solid 1.0 noborder lc palette notitle, \\\n     \"\" using 1:2:4 with "
                 "labels notitle\n",
                 key);
-    int rc = chart_emit(cx, key, "heatmap", &s, &d, title, e);
+    int rc = rchart_emit(cx, key, "heatmap", &s, &d, title, e);
     rbuf_release(&s);
     rbuf_release(&d);
     return rc;
@@ -311,7 +296,7 @@ bars_row(struct rbuf *d, size_t i, const json_t *u, bool by_pair)
         rbuf_printf(d, "%zu %.6g %.6g ", i, mean, ci);
     else
         rbuf_printf(d, "%zu NaN NaN ", i);
-    gp_str(d, label);
+    rchart_data_str(d, label);
     rbuf_puts(d, "\n");
 }
 
@@ -348,7 +333,7 @@ dots_xtics(struct rbuf *s2, const json_t *units, bool by_pair)
         unit_label(u, by_pair, label, sizeof label);
         if (i)
             rbuf_puts(s2, ", ");
-        gp_script_str(s2, label);
+        rchart_script_str(s2, label);
         rbuf_printf(s2, " %zu", i);
     }
     rbuf_puts(s2, ")\n");
@@ -357,7 +342,7 @@ dots_xtics(struct rbuf *s2, const json_t *units, bool by_pair)
 /* Bars with CI error bars, and the trial dot plot, over the pairs (or the zone cells when the
  * pairs are too many to read). */
 static int
-chart_bars_dots(struct chart_ctx *cx, const json_t *sview, const json_t *ssum, const char *key,
+chart_bars_dots(struct rchart *cx, const json_t *sview, const json_t *ssum, const char *key,
                 const char *caption, const char *unit, struct err *e)
 {
     const json_t *pairs = json_object_get(sview, "pairs");
@@ -400,9 +385,9 @@ chart_bars_dots(struct chart_ctx *cx, const json_t *sview, const json_t *ssum, c
                 "plot \"trials-%s.dat\" using 1:2 with points pt 7 ps 0.6 lc rgb "
                 "\"#e45756\" title \"%s\"\n",
                 key, by_pair ? "trial" : "host pair mean");
-    int rc = chart_emit(cx, key, "bars", &s, &d, t1, e);
+    int rc = rchart_emit(cx, key, "bars", &s, &d, t1, e);
     if (rc == 0)
-        rc = chart_emit(cx, key, "trials", &s2, &d2, t2, e);
+        rc = rchart_emit(cx, key, "trials", &s2, &d2, t2, e);
     rbuf_release(&s);
     rbuf_release(&d);
     rbuf_release(&s2);
@@ -411,7 +396,7 @@ chart_bars_dots(struct chart_ctx *cx, const json_t *sview, const json_t *ssum, c
 }
 
 static int
-chart_percentiles(struct chart_ctx *cx, const json_t *sview, const json_t *ssum, const char *key,
+chart_percentiles(struct rchart *cx, const json_t *sview, const json_t *ssum, const char *key,
                   const char *caption, struct err *e)
 {
     const json_t *pairs = json_object_get(sview, "pairs");
@@ -443,7 +428,7 @@ chart_percentiles(struct chart_ctx *cx, const json_t *sview, const json_t *ssum,
         else
             snprintf(label, sizeof label, "%s > %s", js(u, "src_zone"), js(u, "dst_zone"));
         rbuf_printf(&d, "%s# %zu: ", curve ? "\n\n" : "", curve);
-        gp_str(&d, label);
+        rchart_data_str(&d, label);
         rbuf_puts(&d, "\n");
         for (size_t q = 0; q < REPORT_NPCT; q++) {
             double v = by_pair ? json_number_value(json_array_get(json_object_get(u, "pcts_v"), q))
@@ -452,14 +437,14 @@ chart_percentiles(struct chart_ctx *cx, const json_t *sview, const json_t *ssum,
         }
         rbuf_printf(&s, "%s\"percentiles-%s.dat\" index %zu using 1:2 with linespoints title ",
                     curve ? ", \\\n     " : "", key, curve);
-        gp_script_str(&s, label);
+        rchart_script_str(&s, label);
         if (++curve >= CHART_MAX_CURVES && !by_pair)
             break;
     }
     rbuf_puts(&s, "\n");
     int rc = 0;
     if (curve > 0)
-        rc = chart_emit(cx, key, "percentiles", &s, &d, title, e);
+        rc = rchart_emit(cx, key, "percentiles", &s, &d, title, e);
     rbuf_release(&s);
     rbuf_release(&d);
     return rc;
@@ -472,8 +457,8 @@ report_charts(const char *outdir, const json_t *sum, json_t *view, FILE *warn, s
     snprintf(dir, sizeof dir, "%s/charts", outdir);
     if (mkdir(dir, 0755) != 0 && errno != EEXIST)
         return err_sys(e, NS_EIO, errno, "cannot create %s", dir);
-    struct chart_ctx cx = {.dir = dir, .warn = warn};
-    char *gp = gnuplot_find();
+    struct rchart cx = {.dir = dir, .warn = warn};
+    char *gp = rchart_gnuplot_find();
     cx.gp = gp;
     const json_t *zones = json_object_get(sum, "zones");
     size_t i;

@@ -5,16 +5,15 @@
  * allow_partial); the command line turns the outcome into its exit status. Cells present on one
  * side only are listed with the reason, never guessed. Outputs: compare.md, compare.html, and
  * when asked the JUnit XML (junit.c) and a Markdown summary bounded for a pull-request comment. */
-#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "common/errors.h"
 #include "common/stats.h"
+#include "report/cells.h"
 #include "report/gate.h"
 #include "report/junit.h"
 #include "report/report.h"
@@ -47,39 +46,6 @@ kind_of(const json_t *scen)
     return (enum testspec_kind)testspec_kind_find(js(scen, "test"));
 }
 
-/* Every scenario of sum has a known kind: otherwise an error, never a guess. */
-static int
-summaries_check(const json_t *sum, struct err *e)
-{
-    size_t i;
-    const json_t *s;
-    json_array_foreach(json_object_get(sum, "scenarios"), i, s)
-    {
-        if (testspec_kind_find(js(s, "test")) < 0)
-            return err_set(e, NS_EPARSE, "scenario '%s': unknown test kind '%s'", js(s, "name"),
-                           js(s, "test"));
-    }
-    return 0;
-}
-
-static int
-load_summary(const char *dir, FILE *warn, json_t **sum, struct err *e)
-{
-    struct rmodel *m;
-    int rc = rmodel_load(&dir, 1, warn, &m, e);
-    if (rc != 0)
-        return rc;
-    json_t *view = NULL;
-    rc = report_aggregate(m, sum, &view, e);
-    json_decref(view);
-    rmodel_free(m);
-    if (rc == 0 && (rc = summaries_check(*sum, e)) != 0) {
-        json_decref(*sum);
-        *sum = NULL;
-    }
-    return rc;
-}
-
 static void
 stats_from(const json_t *cell, struct stats *s)
 {
@@ -90,36 +56,6 @@ stats_from(const json_t *cell, struct stats *s)
     s->m2 = s->n > 1 ? sd * sd * (double)(s->n - 1) : 0.0;
     s->min = json_number_value(json_object_get(cell, "min"));
     s->max = json_number_value(json_object_get(cell, "max"));
-}
-
-/* The scenario of sum that is scen's counterpart: same name, test and family. */
-static const json_t *
-find_scen(const json_t *sum, const json_t *scen)
-{
-    size_t i;
-    const json_t *s;
-    json_array_foreach(json_object_get(sum, "scenarios"), i, s)
-    {
-        if (!strcmp(js(s, "name"), js(scen, "name")) && !strcmp(js(s, "test"), js(scen, "test")) &&
-            !strcmp(js(s, "family"), js(scen, "family")))
-            return s;
-    }
-    return NULL;
-}
-
-/* The zone cell of scen (may be NULL) between cell's zones, whatever its trial count. */
-static const json_t *
-find_zone(const json_t *scen, const json_t *cell)
-{
-    size_t j;
-    const json_t *c;
-    json_array_foreach(json_object_get(scen, "zone_cells"), j, c)
-    {
-        if (!strcmp(js(c, "src_zone"), js(cell, "src_zone")) &&
-            !strcmp(js(c, "dst_zone"), js(cell, "dst_zone")))
-            return c;
-    }
-    return NULL;
 }
 
 /* --- the cells of a comparison ----------------------------------------------------------- */
@@ -200,7 +136,7 @@ cmp_collect(struct cmp *m, const json_t *base, const json_t *cand)
     const json_t *s, *c;
     json_array_foreach(json_object_get(base, "scenarios"), i, s)
     {
-        const json_t *ns = find_scen(cand, s);
+        const json_t *ns = rcell_find_scenario(cand, s);
         bool counted = false; /* a scenario without ok cells has nothing to miss */
         json_array_foreach(json_object_get(s, "zone_cells"), j, c)
         {
@@ -210,7 +146,7 @@ cmp_collect(struct cmp *m, const json_t *base, const json_t *cand)
                 m->scen_missing++;
                 counted = true;
             }
-            const json_t *nc = ns ? find_zone(ns, c) : NULL;
+            const json_t *nc = ns ? rcell_find_cell(ns, c) : NULL;
             bool ok = nc != NULL && ji(nc, "n") > 0;
             struct ccell *x = cmp_add(m, s, ok ? CC_MATCHED : CC_ONLY_BASE);
             if (x == NULL)
@@ -225,10 +161,10 @@ cmp_collect(struct cmp *m, const json_t *base, const json_t *cand)
     }
     json_array_foreach(json_object_get(cand, "scenarios"), i, s)
     {
-        const json_t *bs = find_scen(base, s);
+        const json_t *bs = rcell_find_scenario(base, s);
         json_array_foreach(json_object_get(s, "zone_cells"), j, c)
         {
-            const json_t *bc = bs ? find_zone(bs, c) : NULL;
+            const json_t *bc = bs ? rcell_find_cell(bs, c) : NULL;
             if (ji(c, "n") == 0 || (bc != NULL && ji(bc, "n") > 0))
                 continue;
             struct ccell *x = cmp_add(m, s, CC_ONLY_NEW);
@@ -577,40 +513,6 @@ unmatched_text(const struct cmp *m)
 
 /* --- writing ------------------------------------------------------------------------------- */
 
-/* mkdir -p */
-static int
-mkdirs(const char *dir, struct err *e)
-{
-    char buf[PATH_MAX];
-    if ((size_t)snprintf(buf, sizeof buf, "%s", dir) >= sizeof buf)
-        return err_set(e, NS_ETOOBIG, "path too long: %s", dir);
-    for (char *p = buf + 1; *p != '\0'; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return err_sys(e, NS_EIO, errno, "cannot create %s", buf);
-        *p = '/';
-    }
-    if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-        return err_sys(e, NS_EIO, errno, "cannot create %s", buf);
-    return 0;
-}
-
-/* The folder a file is to be written in, created with its parents. */
-static int
-mkdirs_for(const char *path, struct err *e)
-{
-    char dir[PATH_MAX];
-    if ((size_t)snprintf(dir, sizeof dir, "%s", path) >= sizeof dir)
-        return err_set(e, NS_ETOOBIG, "path too long: %s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash == NULL || slash == dir)
-        return 0;
-    *slash = '\0';
-    return mkdirs(dir, e);
-}
-
 static int
 render_to(const char *name, const json_t *view, enum tmpl_mode mode, struct rbuf *b, struct err *e)
 {
@@ -627,7 +529,7 @@ render_to(const char *name, const json_t *view, enum tmpl_mode mode, struct rbuf
 static int
 write_rbuf(const char *path, const struct rbuf *b, struct err *e)
 {
-    int rc = mkdirs_for(path, e);
+    int rc = rcell_mkdirs_for(path, e);
     return rc ? rc : report_write_file(path, b, e);
 }
 
@@ -769,7 +671,7 @@ render_summary(const json_t *view, const char *out, struct rbuf *b, struct err *
 static int
 write_outputs(const json_t *view, const struct report_compare_opts *o, struct err *e)
 {
-    int rc = mkdirs(o->out, e);
+    int rc = rcell_mkdirs(o->out, e);
     static const struct {
         const char *tmpl;
         enum tmpl_mode mode;
@@ -825,9 +727,9 @@ report_compare(const struct report_compare_opts *o, struct report_compare_result
     memset(r, 0, sizeof *r);
     report_jarena_begin();
     json_t *base = NULL, *cand = NULL;
-    int rc = load_summary(o->base_dir, o->warn, &base, e);
+    int rc = rcell_load_summary(o->base_dir, o->warn, &base, e);
     if (rc == 0)
-        rc = load_summary(o->new_dir, o->warn, &cand, e);
+        rc = rcell_load_summary(o->new_dir, o->warn, &cand, e);
     if (rc != 0) {
         json_decref(base);
         report_jarena_end();

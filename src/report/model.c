@@ -97,9 +97,8 @@ xstrdup(const char *s)
     return strdup(s != NULL ? s : "");
 }
 
-/* "zone 2" < "zone 10": digit runs compare as numbers. */
-static int
-natcmp(const char *a, const char *b)
+int
+rnatcmp(const char *a, const char *b)
 {
     while (*a && *b) {
         if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
@@ -409,7 +408,7 @@ trial_fill(struct rmodel *m, struct rtrial *t, enum testspec_kind kind,
         t->jitter_us = res->udp_jitter_us;
         t->has_udp = true;
     }
-    return rkind_has_rtt(kind) ? rtt_fill(m, &t->rtt, res) : 0;
+    return rkind_has_rtt(kind) && !m->no_hist ? rtt_fill(m, &t->rtt, res) : 0;
 }
 
 /* Keep t (moved in) as trial t.n of p, by journal_supersedes. */
@@ -534,14 +533,14 @@ static int
 cmp_zone(const void *a, const void *b)
 {
     const struct rzone *x = a, *y = b;
-    int c = natcmp(x->region, y->region);
-    return c != 0 ? c : natcmp(x->zone, y->zone);
+    int c = rnatcmp(x->region, y->region);
+    return c != 0 ? c : rnatcmp(x->zone, y->zone);
 }
 
 static int
 cmp_str(const void *a, const void *b)
 {
-    return natcmp(*(char *const *)a, *(char *const *)b);
+    return rnatcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Zones and regions from the hosts, in natural order; labels carry the region when there are
@@ -596,8 +595,9 @@ zones_build(struct rmodel *m)
     return 0;
 }
 
-int
-rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out, struct err *e)
+static int
+model_load(const char *const *dirs, int ndirs, bool hist, FILE *warn, struct rmodel **out,
+           struct err *e)
 {
     struct rmodel *m = calloc(1, sizeof *m);
     if (m == NULL || ndirs <= 0 || (m->runs = calloc((size_t)ndirs, sizeof *m->runs)) == NULL) {
@@ -606,6 +606,7 @@ rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out,
                        ndirs <= 0 ? "no run directory" : "out of memory");
     }
     m->warn = warn;
+    m->no_hist = !hist;
     int rc = 0;
     for (int i = 0; rc == 0 && i < ndirs; i++)
         rc = run_load(m, dirs[i], e);
@@ -622,6 +623,19 @@ rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out,
     }
     *out = m;
     return 0;
+}
+
+int
+rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out, struct err *e)
+{
+    return model_load(dirs, ndirs, true, warn, out, e);
+}
+
+int
+rmodel_load_nohist(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out,
+                   struct err *e)
+{
+    return model_load(dirs, ndirs, false, warn, out, e);
 }
 
 void

@@ -7,12 +7,14 @@
 #include <sys/stat.h>
 
 #include "common/errors.h"
+#include "report/cells.h"
 #include "report/matrixstat.h"
 #include "report/report.h"
 #include "report/reportint.h"
 
 extern const unsigned char ns_tmpl_report_md[], ns_tmpl_report_html[], ns_tmpl_report_css[],
-    ns_tmpl_compare_md[], ns_tmpl_compare_html[], ns_tmpl_compare_summary_md[];
+    ns_tmpl_compare_md[], ns_tmpl_compare_html[], ns_tmpl_compare_summary_md[], ns_tmpl_trend_md[],
+    ns_tmpl_trend_html[];
 
 static const struct {
     const char *name;
@@ -20,7 +22,8 @@ static const struct {
 } builtin[] = {
     {"report.md", ns_tmpl_report_md},       {"report.html", ns_tmpl_report_html},
     {"report.css", ns_tmpl_report_css},     {"compare.md", ns_tmpl_compare_md},
-    {"compare.html", ns_tmpl_compare_html}, {"compare-summary.md", ns_tmpl_compare_summary_md}};
+    {"compare.html", ns_tmpl_compare_html}, {"compare-summary.md", ns_tmpl_compare_summary_md},
+    {"trend.md", ns_tmpl_trend_md},         {"trend.html", ns_tmpl_trend_html}};
 
 const char *
 report_template(const char *name, char **owned)
@@ -61,19 +64,6 @@ render_template(const char *name, const json_t *view, enum tmpl_mode mode, const
     return rc;
 }
 
-static void
-csv_field(struct rbuf *b, const char *s)
-{
-    if (strpbrk(s, ",\"\n\r") == NULL) {
-        rbuf_puts(b, s);
-        return;
-    }
-    rbuf_puts(b, "\"");
-    for (; *s; s++)
-        rbuf_add(b, s, 1), (void)(*s == '"' && (rbuf_add(b, "\"", 1), 0));
-    rbuf_puts(b, "\"");
-}
-
 /* matrix CSV: "src\dst,<label>,..." then one row per source; empty where nothing measured. */
 static int
 write_csv(const char *path, const json_t *labels, const json_t *cells, const char *srckey,
@@ -85,12 +75,12 @@ write_csv(const char *path, const json_t *labels, const json_t *cells, const cha
     size_t n = json_array_size(labels);
     for (size_t c = 0; c < n; c++) {
         rbuf_puts(&b, ",");
-        csv_field(&b, json_string_value(json_array_get(labels, c)));
+        rcell_csv_field(&b, json_string_value(json_array_get(labels, c)));
     }
     rbuf_puts(&b, "\n");
     for (size_t r = 0; r < n; r++) {
         const char *rl = json_string_value(json_array_get(labels, r));
-        csv_field(&b, rl);
+        rcell_csv_field(&b, rl);
         for (size_t c = 0; c < n; c++) {
             const char *cl = json_string_value(json_array_get(labels, c));
             rbuf_puts(&b, ",");
@@ -99,9 +89,8 @@ write_csv(const char *path, const json_t *labels, const json_t *cells, const cha
             json_array_foreach(cells, i, cell)
             {
                 if (strcmp(json_string_value(json_object_get(cell, srckey)), rl) == 0 &&
-                    strcmp(json_string_value(json_object_get(cell, dstkey)), cl) == 0 &&
-                    json_integer_value(json_object_get(cell, "n")) > 0)
-                    rbuf_printf(&b, "%.3f", json_number_value(json_object_get(cell, "mean")));
+                    strcmp(json_string_value(json_object_get(cell, dstkey)), cl) == 0)
+                    rcell_matrix_value(&b, cell); /* the value trend-<scenario>.csv repeats */
             }
         }
         rbuf_puts(&b, "\n");

@@ -134,13 +134,22 @@ struct rmodel {
     size_t torn_lines, skipped_lines;
     FILE *warn;            /* where skipped journal lines are said; NULL: not said */
     struct rblock *blocks; /* where the trials' bucket arrays live */
+    bool no_hist;          /* the trials' buckets are not kept (rmodel_load_nohist) */
 };
 
 /* Load the run directories (each holding run.json and results.jsonl). A line that is not a
  * trial record is skipped and counted, with a warning to warn (NULL: none). Returns 0 or NS_E*;
  * *out is freed with rmodel_free. */
 int rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out, struct err *e);
+/* The same model without the trials' histograms: every figure but the latency percentiles is
+ * the same, at a fraction of the memory and time (what a trend reads of each of its runs). */
+int rmodel_load_nohist(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out,
+                       struct err *e);
 void rmodel_free(struct rmodel *m);
+
+/* The order of zone and region labels: "zone 2" < "zone 10" (digit runs compare as numbers,
+ * the rest byte by byte). */
+int rnatcmp(const char *a, const char *b);
 
 /* What the reports say of a test kind (testspec.h's; the journal refuses others). */
 const char *rkind_unit(enum testspec_kind k);   /* "us", "Mbit/s", "conn/s" */
@@ -164,6 +173,12 @@ extern const char *const report_pct_names[REPORT_NPCT];
 
 /* Build summary (numbers) and view (strings for the templates) of m. New references. */
 int report_aggregate(const struct rmodel *m, json_t **summary, json_t **view, struct err *e);
+/* The summary's head and, per scenario and family, its own members, trial counts and zone
+ * cells, as report_aggregate computes them; no host pairs, failures, region cells, stat
+ * matrices or asymmetry (matrixstat.h), or view (a
+ * trend of many runs reads nothing else, and building those is most of report_aggregate's
+ * time). New reference in *summary. */
+int report_aggregate_cells(const struct rmodel *m, json_t **summary, struct err *e);
 
 /* Format helpers shared by aggregate and compare ("329.3 us", "12.10 Gbit/s", "4301 conn/s"). */
 char *report_fmt_metric(enum testspec_kind k, double v, char *buf, size_t len);
@@ -190,6 +205,38 @@ const char *report_template(const char *name, char **owned);
  * would be unreadable). */
 #define REPORT_CHART_MAX_BARS 40
 #define REPORT_CHART_MAX_CURVES 12
+
+/* What report's and trend's charts share. */
+#define REPORT_CHART_W 760
+#define REPORT_CHART_H 420
+
+/* gnuplot's executable: NETSURVEY_GNUPLOT, else "gnuplot" found on PATH; NULL if none (caller
+ * frees). */
+char *rchart_gnuplot_find(void);
+/* A label inside a gnuplot script: a single-quoted string, in which gnuplot performs no
+ * backquote command substitution and no @macro expansion (a double-quoted string in a script
+ * would run `...` from a zone or host name); a quote is doubled, a line break becomes a space. */
+void rchart_script_str(struct rbuf *b, const char *s);
+/* A label inside a data file's double-quoted field (data is never substituted): no quote,
+ * backslash or newline. */
+void rchart_data_str(struct rbuf *b, const char *s);
+
+/* Charts being drawn into one folder. */
+struct rchart {
+    const char *dir; /* the charts/ folder */
+    const char *gp;  /* gnuplot (rchart_gnuplot_find), or NULL: scripts and data only */
+    json_t *list;    /* the charts drawn, for the view: file, caption, b64, width, height */
+    FILE *warn;      /* a chart gnuplot could not draw, one a line; NULL: not said */
+    int ran, failed;
+    char firsterr[256];
+};
+
+/* Write <kind>-<key>.dat and .gp into cx->dir, run gnuplot on the script there (a timeout of
+ * 60 s) and append the SVG it drew to cx->list, base64 for inline use. A chart gnuplot could not
+ * draw is counted in cx->failed (its first error kept), not an error. Returns 0 or NS_E* (a file
+ * not written). */
+int rchart_emit(struct rchart *cx, const char *key, const char *kind, struct rbuf *script,
+                struct rbuf *data, const char *caption, struct err *e);
 
 /* Write charts/<name>.{dat,gp} for every scenario of view and run gnuplot on each (timeout
  * per script). Adds "charts" (file names and captions) to view and sets "charts_note"; a chart

@@ -10,7 +10,7 @@ import re
 import subprocess
 import sys
 
-COMMANDS = ["check", "plan", "run", "report", "compare", "clean"]
+COMMANDS = ["check", "plan", "run", "report", "compare", "trend", "clean"]
 
 
 def norm(text):

@@ -136,8 +136,10 @@ def make_result(kind, value, rng, duration, hist_n=None):
 
 
 class Journal:
-    def __init__(self, path, run_id, plan_name, hosts, scenarios, started, family="ipv4"):
+    def __init__(self, path, run_id, plan_name, hosts, scenarios, started, family="ipv4",
+                 date="2026-11-30"):
         self.path, self.run_id, self.plan_name = path, run_id, plan_name
+        self.date = date
         self.hosts = {h["name"]: h for h in hosts}
         self.scenarios = {s["name"]: s for s in scenarios}
         self.family = family
@@ -162,7 +164,8 @@ class Journal:
     def stamp(self, dt):
         s = int(self.t + dt)
         ms = int(round((self.t + dt - s) * 1000))
-        return "2026-11-30T%02d:%02d:%02d.%03dZ" % (15 + s // 3600 % 9, s // 60 % 60, s % 60, ms)
+        return "%sT%02d:%02d:%02d.%03dZ" % (self.date, 15 + s // 3600 % 9, s // 60 % 60, s % 60,
+                                             ms)
 
     def trial(self, scen, src, dst, n, result=None, error=None, attempts=1, family=None):
         s = dict(self.scenarios[scen])
@@ -373,6 +376,86 @@ def fixture_gate(out):
         j.close()
 
 
+# The trend fixtures: four runs of one plan a week apart and one run of another plan between
+# the last two. Mean RTT per zone pair (us) and throughput (Mbit/s) of each run; latency 1->2
+# steps up by 15 % in the third run and stays there (the flag: at trend-c), throughput 1->2
+# rises by 20 % (better: never flagged).
+TREND_RUNS = [  # directory, run_id, date, latency 1->2, throughput 1->2
+    ("trend-a", "20261101T150000Z-t001", "2026-11-01", 329.0, 9000.0),
+    ("trend-b", "20261108T150000Z-t002", "2026-11-08", 330.0, 9050.0),
+    ("trend-c", "20261115T150000Z-t003", "2026-11-15", 380.0, 10800.0),
+    ("trend-d", "20261122T150000Z-t004", "2026-11-22", 379.0, 10850.0),
+]
+
+
+def fixture_trend(out):
+    """trend-a..d: plan westus3-zones, latency (tcp_rr, 5 trials) over the 6 ordered pairs of 3
+    zones and throughput (tcp_stream, 3 trials) 1->2 and 2->1. In trend-a latency 3->2 has one
+    ok trial of 5 (its baseline is trend-b); trend-b did not measure throughput 2->1.
+    trend-other: plan other-plan on 2026-11-18 (between trend-c and trend-d), zones 1 and 2 only,
+    sharing latency, and a scenario of its own (bulk, udp_stream) that no other run has."""
+    hosts = [host("z1", "1", "westus3", "10.0.0.4"), host("z2", "2", "westus3", "10.0.0.5"),
+             host("z3", "3", "westus3", "10.0.0.6")]
+    scs = [scen("latency", "tcp_rr", trials=5), scen("throughput", "tcp_stream", trials=3)]
+    lat = {("z1", "z2"): 0, ("z2", "z1"): 331.0, ("z1", "z3"): 597.0, ("z3", "z1"): 598.0,
+           ("z2", "z3"): 499.0, ("z3", "z2"): 500.0}
+    rng = random.Random(33)
+    for d, rid, date, lat12, tput12 in TREND_RUNS:
+        j = Journal(os.path.join(out, d), rid, "westus3-zones", hosts, scs, 0, date=date)
+        for n in range(1, 6):
+            for (a, b), v in sorted(lat.items()):
+                v = lat12 if (a, b) == ("z1", "z2") else v
+                if d == "trend-a" and (a, b) == ("z3", "z2") and n > 1:
+                    j.trial("latency", a, b, n, error="nsperf on z2: connect to 10.0.0.5:5201 "
+                            "timed out after 10 s", attempts=3)
+                    continue
+                j.trial("latency", a, b, n, make_result("tcp_rr", v * rng.uniform(0.995, 1.005),
+                                                        rng, 10, hist_n=1000))
+        for n in range(1, 4):
+            for (a, b), v in ((("z1", "z2"), tput12), (("z2", "z1"), 9100.0)):
+                if d == "trend-b" and (a, b) == ("z2", "z1"):
+                    continue
+                j.trial("throughput", a, b, n, make_result(
+                    "tcp_stream", round(v * rng.uniform(0.995, 1.005), 3), rng, 10))
+        j.close()
+    ohosts = hosts[:2]
+    oscs = [scen("latency", "tcp_rr", trials=3), scen("bulk", "udp_stream", trials=2,
+                                                       rate_bps=1000000000)]
+    j = Journal(os.path.join(out, "trend-other"), "20261118T090000Z-o001", "other-plan", ohosts,
+                oscs, 0, date="2026-11-18")
+    for n in range(1, 4):
+        j.trial("latency", "z1", "z2", n, make_result("tcp_rr", 335 * rng.uniform(.995, 1.005),
+                                                      rng, 10, hist_n=1000))
+        j.trial("latency", "z2", "z1", n, make_result("tcp_rr", 333 * rng.uniform(.995, 1.005),
+                                                      rng, 10, hist_n=1000))
+    for n in range(1, 3):
+        j.trial("bulk", "z1", "z2", n, make_result("udp_stream", 990 * rng.uniform(.99, 1.0),
+                                                   rng, 10))
+    j.close()
+
+
+def fixture_trend_hostile(out):
+    """Two runs whose plan, run ids, scenario and zones carry what each output format must
+    escape: HTML and Markdown markup, CSV commas and quotes, gnuplot's quote, backquote and @."""
+    hosts = [host("h<1>", "a&b", "r'1", "10.0.0.4"),
+             host("h\"2\"", "\"q,1\" <z2>", "r'1", "10.0.0.5")]
+    name = "lat<b>'`touch pwned`@x|y"
+    scs = [scen(name, "tcp_rr", trials=3)]
+    rng = random.Random(44)
+    for d, rid, date, v in (("trend-hostile-1", "20261101T150000Z-'`id`|<x>,\"y\"",
+                             "2026-11-01", 250.0),
+                            ("trend-hostile-2", "20261102T150000Z-<b>&amp;'@z", "2026-11-02",
+                             300.0)):
+        j = Journal(os.path.join(out, d), rid, "<i>plan</i> & \"co\" `x` 'y'", hosts, scs, 0,
+                    date=date)
+        for n in range(1, 4):
+            j.trial(name, hosts[0]["name"], hosts[1]["name"], n,
+                    make_result("tcp_rr", v * rng.uniform(0.995, 1.005), rng, 10, hist_n=500))
+            j.trial(name, hosts[1]["name"], hosts[0]["name"], n,
+                    make_result("tcp_rr", 251 * rng.uniform(0.995, 1.005), rng, 10, hist_n=500))
+        j.close()
+
+
 def bench(out, nhosts, trials):
     """nhosts hosts in 3 zones, all ordered pairs, a latency and a throughput scenario, until
     `trials` records; histograms thinned to realistic cloud spreads."""
@@ -411,6 +494,8 @@ def main():
         fixture_multi(out)
         fixture_compare(out)
         fixture_gate(out)
+        fixture_trend(out)
+        fixture_trend_hostile(out)
     elif len(sys.argv) == 5 and sys.argv[1] == "bench":
         bench(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
     else:

@@ -103,7 +103,8 @@ test_builtin_templates_render(void **state)
 {
     (void)state;
     static const char *const names[] = {"report.md",  "report.html",  "report.css",
-                                        "compare.md", "compare.html", "compare-summary.md"};
+                                        "compare.md", "compare.html", "compare-summary.md",
+                                        "trend.md",   "trend.html"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         char *owned;
         const char *t = report_template(names[i], &owned);

@@ -39,7 +39,9 @@
     X(CLI_RUN_USAGE, 2,                                                                            \
       "plan or usage error (invalid plan, non-empty -o directory, refused resume, no nsperf): "    \
       "no host contacted")                                                                         \
-    X(CLI_RUN_NOTHING, 3, "nothing could run (every trial failed, or out of memory)")              \
+    X(CLI_RUN_NOTHING, 3,                                                                          \
+      "nothing could run (every trial failed, a zone: auto host's cloud metadata gives no zone, "  \
+      "or out of memory)")                                                                         \
     X(CLI_RUN_JOURNAL, 4,                                                                          \
       "the journal could not be written (a full disk, an I/O error): the run stopped, the "        \
       "summary counts what reached it; --resume DIR continues once it can be written")             \
@@ -52,7 +54,7 @@
 #define CLI_EXITS_REPORT(X)                                                                        \
     X(CLI_REPORT_OK, 0, "every report written")                                                    \
     X(CLI_REPORT_FAILED, 1, "a journal could not be read, or a report could not be written")       \
-    X(CLI_REPORT_USAGE, 2, "usage error")
+    X(CLI_REPORT_USAGE, 2, "usage error, or --by zone_id where a host has no zone id")
 
 #define CLI_EXITS_COMPARE(X)                                                                       \
     X(CLI_COMPARE_OK, 0,                                                                           \

@@ -1,6 +1,7 @@
 /* report.c - `netsurvey report DIR [DIR...] [-o OUT]`: rebuild the reports from journals. */
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "common/errors.h"
@@ -8,11 +9,15 @@
 
 struct report_args {
     const char *out;
+    const char *by;
 };
 
 static const struct cli_opt report_opts[] = {
     {'o', "output", "OUT", CLI_OPT_STRING, offsetof(struct report_args, out), 0,
      "where the outputs go (created if missing; default: DIR, when there is one)"},
+    {0, "by", "KEY", CLI_OPT_STRING, offsetof(struct report_args, by), 0,
+     "what makes a zone: zone (the plan's labels, the default) or zone_id (the physical zone: "
+     "every host must have one)"},
 };
 
 static int
@@ -27,20 +32,26 @@ report_main(int argc, char **argv)
         return cli_usage_error(&cli_report, "no run directory given");
     if (ops.n > 1 && a.out == NULL)
         return cli_usage_error(&cli_report, "several run directories need -o OUT");
+    if (a.by != NULL && strcmp(a.by, "zone") != 0 && strcmp(a.by, "zone_id") != 0)
+        return cli_usage_error(&cli_report, "--by: expected zone or zone_id");
     const char *const *dirs = (const char *const *)ops.v;
-    struct report_opts o = {
-        .dirs = dirs, .ndirs = ops.n, .out = a.out ? a.out : dirs[0], .warn = stderr};
+    struct report_opts o = {.dirs = dirs,
+                            .ndirs = ops.n,
+                            .out = a.out ? a.out : dirs[0],
+                            .warn = stderr,
+                            .by_zone_id = a.by != NULL && strcmp(a.by, "zone_id") == 0};
     struct err e = {0};
-    if (report_render(&o, &e) != 0) {
+    rc = report_render(&o, &e);
+    if (rc != 0) {
         fprintf(stderr, "netsurvey report: %s\n", e.msg);
-        return CLI_REPORT_FAILED;
+        return rc == NS_EINVAL && o.by_zone_id ? CLI_REPORT_USAGE : CLI_REPORT_FAILED;
     }
     return CLI_REPORT_OK;
 }
 
 const struct cli_command cli_report = {
     .name = "report",
-    .synopsis = "DIR [DIR...] [-o OUT]",
+    .synopsis = "DIR [DIR...] [-o OUT] [--by zone|zone_id]",
     .summary = "rebuild the reports from the journals of run directories",
     .details = "Rebuilds summary.json, matrix-<scenario>.csv, report.md, report.html and charts/ "
                "from the journals (run.json + results.jsonl) of the run directories; with one DIR "

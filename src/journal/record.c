@@ -173,6 +173,10 @@ run_hosts_json(const struct journal_run *r)
         json_t *o =
             json_pack("{s:s, s:s, s:s, s:s, s:s}", "name", h->name, "zone", h->zone, "region",
                       h->region, "data_address", h->data_address, "transport", h->transport);
+        if (h->zone_id != NULL)
+            json_object_set_new(o, "zone_id", json_string(h->zone_id));
+        if (h->zone_warning != NULL)
+            json_object_set_new(o, "zone_warning", json_string(h->zone_warning));
         json_object_set(o, "env", h->env != NULL ? (json_t *)(uintptr_t)h->env : json_null());
         if (h->error != NULL)
             json_object_set_new(o, "error", json_string(h->error));
@@ -611,6 +615,8 @@ run_hosts_from(const json_t *arr, struct journal_run_host *out)
         out[i] = (struct journal_run_host){.name = jstr(h, "name"),
                                            .zone = jstr(h, "zone"),
                                            .region = jstr(h, "region"),
+                                           .zone_id = jstr(h, "zone_id"),
+                                           .zone_warning = jstr(h, "zone_warning"),
                                            .data_address = jstr(h, "data_address"),
                                            .transport = jstr(h, "transport"),
                                            .env = json_object_get(h, "env"),

@@ -195,6 +195,10 @@ struct journal_pair {
 
 struct journal_run_host {
     const char *name, *zone, *region, *data_address;
+    /* The physical zone (the plan's zone_id, else the host's cloud metadata's) and a warning
+     * that the plan's place differs from the metadata's; NULL when none (written only then,
+     * so that run.json reads as before where there is none) */
+    const char *zone_id, *zone_warning;
     const char *transport; /* "local" or "ssh" */
     const json_t *env;     /* `nsperf env` of the host; writing: NULL writes null; reading: as
                             * recorded (JSON null when it was not read, NULL when absent) */

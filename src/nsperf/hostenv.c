@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "common/net.h"
+#include "nsperf/cloud.h"
 
 #define HOSTENV_LINE_MAX 512
 #define HOSTENV_NL_BUF 16384
@@ -312,7 +313,7 @@ add_interface(json_t *o, const char *address)
 }
 
 json_t *
-hostenv_collect(const char *address)
+hostenv_collect(const char *address, enum cloud_mode cloud, int cloud_budget_ms)
 {
     json_t *o = json_object();
     if (o == NULL)
@@ -340,22 +341,56 @@ hostenv_collect(const char *address)
                         sizeof buf);
     json_object_set_new(o, "clocksource", str_or_null(ok, buf));
     json_object_set_new(o, "nsperf_version", json_string(NS_VERSION));
+    json_object_set_new(o, "cloud", cloud_collect(cloud, cloud_budget_ms));
     return o;
+}
+
+/* A budget in milliseconds, 1..CLOUD_BUDGET_MAX_MS. */
+static bool
+budget_parse(const char *s, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno != 0 || end == s || *end != '\0' || v < 1 || v > CLOUD_BUDGET_MAX_MS)
+        return false;
+    *out = (int)v;
+    return true;
 }
 
 int
 hostenv_main(int argc, char **argv)
 {
     const char *address = NULL;
+    /* NSPERF_CLOUD and NSPERF_CLOUD_BUDGET_MS are how a caller that cannot add a flag (a
+     * survey's local hosts, a test) chooses; the flags win. */
+    const char *mode_text = getenv("NSPERF_CLOUD"), *budget_text = getenv("NSPERF_CLOUD_BUDGET_MS");
+    enum cloud_mode mode = CLOUD_MODE_AUTO;
+    int budget = CLOUD_BUDGET_MS;
+    if (mode_text != NULL && *mode_text != '\0' && !cloud_mode_parse(mode_text, &mode)) {
+        fprintf(stderr, "nsperf: NSPERF_CLOUD: expected auto, probe or off\n");
+        return 2;
+    }
+    if (budget_text != NULL && *budget_text != '\0' && !budget_parse(budget_text, &budget)) {
+        fprintf(stderr, "nsperf: NSPERF_CLOUD_BUDGET_MS: expected 1..%d\n", CLOUD_BUDGET_MAX_MS);
+        return 2;
+    }
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--address") == 0 && i + 1 < argc) {
             address = argv[++i];
+        } else if (strcmp(argv[i], "--cloud") == 0 && i + 1 < argc &&
+                   cloud_mode_parse(argv[i + 1], &mode)) {
+            i++;
+        } else if (strcmp(argv[i], "--cloud-budget") == 0 && i + 1 < argc &&
+                   budget_parse(argv[i + 1], &budget)) {
+            i++;
         } else {
-            fprintf(stderr, "usage: nsperf env [--address ADDR]\n");
+            fprintf(stderr, "usage: nsperf env [--address ADDR] [--cloud auto|probe|off] "
+                            "[--cloud-budget MS]\n");
             return 2;
         }
     }
-    json_t *o = hostenv_collect(address);
+    json_t *o = hostenv_collect(address, mode, budget);
     if (o == NULL) {
         fprintf(stderr, "nsperf: out of memory\n");
         return 1;

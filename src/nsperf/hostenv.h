@@ -1,17 +1,21 @@
 /* hostenv.h - `nsperf env`: what a survey records about a host (kernel, OS, CPU, memory, the
  * interface holding the data address with its MTU and qdisc, TCP congestion control, clock
- * source) as one JSON object. The same code runs locally and on a VM: files under /proc,
- * /sys and /etc and one rtnetlink query, no shell commands to parse. */
+ * source, and the cloud's word on where it runs: provider, region, zone, physical zone,
+ * instance type and id) as one JSON object. The same code runs locally and on a VM: files under
+ * /proc, /sys and /etc and one rtnetlink query, no shell commands to parse. */
 #ifndef NS_NSPERF_HOSTENV_H
 #define NS_NSPERF_HOSTENV_H
 
 #include <jansson.h>
 
 #include "common/errors.h"
+#include "nsperf/cloud.h"
 
 /* The environment as a new JSON object (caller decrefs); address (may be NULL) selects the
- * interface. Fields that cannot be read are null, never an error: NULL only without memory. */
-json_t *hostenv_collect(const char *address);
+ * interface; cloud says which metadata services fill "cloud" (cloud.h: null off-cloud), within
+ * cloud_budget_ms.
+ * Fields that cannot be read are null, never an error: NULL only without memory. */
+json_t *hostenv_collect(const char *address, enum cloud_mode cloud, int cloud_budget_ms);
 
 /* `nsperf env [--address ADDR]`: argv[0] is "env". Prints the object and a newline on stdout.
  * Returns an exit status (0, 2 usage). */

@@ -40,21 +40,28 @@ const char *plan_vstrdup(struct vctx *c, const char *s);
 void *plan_vcalloc(struct vctx *c, size_t n, size_t size);
 
 enum ftype {
-    FT_NODE,  /* kept as a node for the caller */
-    FT_STR,   /* const char *, non-empty */
-    FT_NAME,  /* const char *, letters, digits, . _ - */
-    FT_ADDR,  /* const char *, IP address (IPv6 may be scoped: fe80::1%eth0) or host name */
-    FT_JUMP,  /* const char *, an ssh jump host: [user@]host[:port] */
-    FT_UINT,  /* unsigned, range min..max */
-    FT_U64,   /* uint64_t, any */
-    FT_DUR,   /* double seconds, units.h, range min..max */
-    FT_SIZE,  /* uint64_t bytes, units.h, range min..max */
-    FT_RATE,  /* uint64_t bits/s, units.h, range min..max */
-    FT_BOOL,  /* bool, true or false */
-    FT_ENUM,  /* int, index into choices */
-    FT_SPEC,  /* double, a test parameter of common/testspec.h: its type and its range */
-    FT_TRIALS /* struct trials_policy: a whole number 1..1000 or {min, max, target_ci} (trials.c) */
+    FT_NODE, /* kept as a node for the caller */
+    FT_STR,  /* const char *, non-empty */
+    FT_NAME, /* const char *, letters, digits, . _ - */
+    FT_ADDR, /* const char *, IP address (IPv6 may be scoped: fe80::1%eth0) or host name */
+    FT_JUMP, /* const char *, an ssh jump host: [user@]host[:port] */
+    FT_UINT, /* unsigned, range min..max */
+    FT_U64,  /* uint64_t, any */
+    FT_DUR,  /* double seconds, units.h, range min..max */
+    FT_SIZE, /* uint64_t bytes, units.h, range min..max */
+    FT_RATE, /* uint64_t bits/s, units.h, range min..max */
+    FT_BOOL, /* bool, true or false */
+    FT_ENUM, /* int, index into choices */
+    FT_SPEC, /* double, a test parameter of common/testspec.h: its type and its range */
+    FT_CONV  /* conv converts: a value with a grammar of its own (trials.c's `trials`) */
 };
+
+struct vctx;
+struct ynode;
+struct fdesc;
+/* An FT_CONV conversion of val into obj at f->off; false after reporting a problem. */
+typedef bool plan_field_conv(struct vctx *c, const struct fdesc *f, const struct ynode *val,
+                             void *obj);
 
 struct fdesc {
     const char *key;
@@ -68,6 +75,8 @@ struct fdesc {
     int spec;                   /* FT_SPEC: enum testspec_param */
     bool no_dash;               /* text handed to ssh: a leading '-' would be an option */
     bool multiline;             /* FT_STR: newlines and tabs allowed (other controls never) */
+    plan_field_conv *conv;      /* FT_CONV: the conversion (its module, not this one, owns it) */
+    size_t size;                /* FT_CONV: the value's size */
 };
 
 #define FIELDS_MAX 16
@@ -103,8 +112,9 @@ void plan_fields_store(struct vctx *c, const struct fdesc *t, size_t n, struct f
 /* Convert one value by its descriptor into obj; false after reporting a problem. */
 bool plan_field_store(struct vctx *c, const struct fdesc *f, const struct ynode *val, void *obj);
 
-/* FT_TRIALS's conversion (trials.c): false after reporting a problem. */
-bool plan_trials_store(struct vctx *c, const struct fdesc *f, const struct ynode *val, void *obj);
+/* `trials` (trials.c): a whole number 1..1000 or {min, max, target_ci} into a struct
+ * trials_policy; the FT_CONV conversion of the plan's and the scenarios' `trials`. */
+plan_field_conv plan_trials_store;
 
 /* Copy the entries in mask from src to dst (both structs of the table's type). */
 void plan_fields_copy(const struct fdesc *t, size_t n, uint32_t mask, void *dst, const void *src);
@@ -187,6 +197,9 @@ void plan_validate_hosts(struct vctx *c, const struct ynode *hosts, const struct
                          bool inventories);
 /* Give each host its zone's index (after plan_merge_hosts). */
 void plan_hosts_zones(struct vctx *c);
+void plan_zones_number(struct plan *p);
+/* npairs and ntests again, after the zones changed (plan_host_place). 0 or NS_ENOMEM. */
+int plan_pairs_recount(struct plan *p);
 void plan_validate_scenarios(struct vctx *c, const struct ynode *list,
                              const struct ynode *defaults);
 /* hosts_ok: the hosts had no problem, so "no pair" can be explained without noise; hosts_at:

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/errors.h"
 #include "plan/fields.h"
 
 static const struct fdesc ssh_fields[] = {
@@ -268,22 +269,81 @@ hosts_dup_check(struct vctx *c, struct host_aux *aux)
     }
 }
 
-/* Zones are (region, zone); give each host its zone's index. */
-void
-plan_hosts_zones(struct vctx *c)
+static bool
+host_unplaced(const struct plan_host *h)
 {
-    struct plan *p = c->p;
-    p->host_zone = plan_vcalloc(c, p->nhosts, sizeof *p->host_zone);
-    if (p->host_zone == NULL)
-        return;
+    return h->zone_from_host || h->region_from_host;
+}
+
+/* Number the zones (region, zone) of p->host_zone; a host not yet placed (zone: auto) is a
+ * zone of its own, so that cross-zone pairs include it until its metadata says otherwise. */
+void
+plan_zones_number(struct plan *p)
+{
+    p->nzones = 0;
     for (size_t i = 0; i < p->nhosts; i++) {
         const struct plan_host *h = &p->hosts[i];
         size_t j = 0;
-        while (j < i && (strcmp(p->hosts[j].zone, h->zone) != 0 ||
+        while (j < i && (host_unplaced(h) || host_unplaced(&p->hosts[j]) ||
+                         strcmp(p->hosts[j].zone, h->zone) != 0 ||
                          strcmp(p->hosts[j].region, h->region) != 0))
             j++;
         p->host_zone[i] = j < i ? p->host_zone[j] : (uint32_t)p->nzones++;
     }
+}
+
+/* Zones are (region, zone); give each host its zone's index. Hosts of every origin (hosts,
+ * an inventory's variables, the zones map) may say auto. */
+void
+plan_hosts_zones(struct vctx *c)
+{
+    struct plan *p = c->p;
+    for (size_t i = 0; i < p->nhosts; i++) {
+        struct plan_host *h = &p->hosts[i];
+        h->zone_from_host = strcmp(h->zone, PLAN_AUTO) == 0;
+        h->region_from_host = strcmp(h->region, PLAN_AUTO) == 0;
+    }
+    p->host_zone = plan_vcalloc(c, p->nhosts, sizeof *p->host_zone);
+    if (p->host_zone != NULL)
+        plan_zones_number(p);
+}
+
+bool
+plan_has_auto_places(const struct plan *p)
+{
+    for (size_t i = 0; i < p->nhosts; i++)
+        if (host_unplaced(&p->hosts[i]))
+            return true;
+    return false;
+}
+
+static int
+place_value(struct plan *p, const char **field, bool *from_host, const char *value)
+{
+    if (!*from_host || value == NULL || *value == '\0')
+        return 0;
+    char *copy = plan_arena_strndup(&p->arena, value, strlen(value));
+    if (copy == NULL)
+        return NS_ENOMEM;
+    *field = copy;
+    *from_host = false;
+    return 0;
+}
+
+int
+plan_host_place(struct plan *p, size_t i, const char *zone, const char *region, const char *zone_id)
+{
+    if (i >= p->nhosts)
+        return NS_EINVAL;
+    struct plan_host *h = &p->hosts[i];
+    bool id_free = h->zone_from_host && h->zone_id[0] == '\0';
+    int rc = place_value(p, &h->region, &h->region_from_host, region);
+    if (rc == 0 && id_free)
+        rc = place_value(p, &h->zone_id, &id_free, zone_id);
+    if (rc == 0)
+        rc = place_value(p, &h->zone, &h->zone_from_host, zone);
+    plan_zones_number(p);
+    return rc == 0 ? plan_pairs_recount(p) : rc;
 }
 
 static bool

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/bitset.h"
+#include "common/errors.h"
 #include "plan/fields.h"
 
 static const char *const pairs_choices[] = {"all", "cross-zone", "same-zone", NULL};
@@ -228,6 +229,22 @@ pairs_total(struct vctx *c, const struct ynode *pairs, const struct ynode *hosts
         return;
     if (p->npairs == 0 && hosts_ok && p->pairs != PLAN_PAIRS_EXPLICIT)
         pairs_explain_none(c, pairs != NULL ? pairs : hosts_at);
+}
+
+int
+plan_pairs_recount(struct plan *p)
+{
+    size_t *sizes = calloc(p->nzones ? p->nzones : 1, sizeof *sizes);
+    if (sizes == NULL)
+        return NS_ENOMEM;
+    zone_sizes(p, sizes);
+    p->npairs = pairs_count(p, sizes);
+    free(sizes);
+    uint64_t trials = 0;
+    for (size_t i = 0; i < p->nscenarios; i++)
+        trials += p->scenarios[i].trials.max; /* adaptive: the most there may be */
+    p->ntests = (uint64_t)p->npairs * trials;
+    return 0;
 }
 
 void

@@ -46,6 +46,7 @@ struct plan_diags; /* opaque list of diagnostics */
 #define PLAN_INVENTORY_MAX_FILE_SIZE (16u << 20) /* inventory files are read with this cap */
 #define PLAN_MAX_RETRIES 10
 #define PLAN_DEFAULT_RETRIES 2
+#define PLAN_AUTO "auto" /* zone: auto, region: auto: from the host's cloud metadata */
 
 /* Estimated fixed cost of one test on top of its warmup and duration: ssh session, starting
  * the one-shot nsperf server, the control handshake and collecting the result. Used only for
@@ -89,8 +90,8 @@ struct plan_host {
     const char *name;
     const char *address;      /* what ssh dials; for transport local it may be NULL */
     const char *data_address; /* what test traffic uses; defaults to address; never NULL */
-    const char *zone;         /* "" when not given */
-    const char *region;       /* "" when not given */
+    const char *zone;         /* "" when not given; "auto" until the survey places the host */
+    const char *region;       /* "" when not given; "auto" likewise */
     const char *zone_id;      /* physical zone, "" when not given */
     const struct plan_label *labels;
     size_t nlabels;
@@ -100,6 +101,11 @@ struct plan_host {
      * IP address: the survey learns the data address from the host (the address on its default
      * route's interface, `nsperf env`); data_address holds address until then. */
     bool data_address_from_host;
+    /* `zone: auto` / `region: auto`: the survey takes them from the host's cloud metadata
+     * (`nsperf env`'s "cloud") before the first test, with plan_host_place(); until then zone
+     * (region) reads "auto", and for pairs each such host is a zone of its own. zone: auto takes
+     * the metadata's zone_id too when the plan gives none. */
+    bool zone_from_host, region_from_host;
 };
 
 /* A scenario's values, resolved, as nsperf client parameters. */
@@ -205,8 +211,20 @@ const struct plan_host *plan_host(const struct plan *p, size_t i);
 /* Index of the host named name, or -1. */
 long plan_host_find(const struct plan *p, const char *name);
 
-/* Zones are (region, zone) pairs: zone "1" of two regions are two zones. */
+/* Zones are (region, zone) pairs: zone "1" of two regions are two zones. A host whose zone or
+ * region is still auto is a zone of its own. */
 size_t plan_zone_count(const struct plan *p);
+
+/* Whether some host has zone: auto or region: auto not yet placed. */
+bool plan_has_auto_places(const struct plan *p);
+
+/* The one change a loaded plan takes: host i's place as its cloud metadata gives it, for a
+ * host with zone: auto or region: auto (the survey calls it once the host's environment is
+ * known, before the first test and before the schedule is made). zone and region replace the
+ * auto ones only (NULL or "" leaves them auto); zone_id is taken when the plan has none. The
+ * zones are numbered again, and the pairs and tests counted again. Returns 0 or NS_ENOMEM. */
+int plan_host_place(struct plan *p, size_t i, const char *zone, const char *region,
+                    const char *zone_id);
 
 size_t plan_scenario_count(const struct plan *p);
 const struct plan_scenario *plan_scenario(const struct plan *p, size_t i);

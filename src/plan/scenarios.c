@@ -42,7 +42,11 @@ static const struct fdesc scen_fields[SF_COUNT] = {
                  .required = true,
                  .choices = kind_choices,
                  .bad = "unknown test kind"},
-    [SF_TRIALS] = {.key = "trials", .type = FT_TRIALS, .off = offsetof(struct scen_raw, trials)},
+    [SF_TRIALS] = {.key = "trials",
+                   .type = FT_CONV,
+                   .off = offsetof(struct scen_raw, trials),
+                   .conv = plan_trials_store,
+                   .size = sizeof(struct trials_policy)},
 #define SPEC_ROW(id, key_, flag, words, type_, lo, hi, zero, def, kinds)                           \
     [SF_SPEC + TESTSPEC_P_##                                                                       \
         id] = {.key = key_,                                                                        \

@@ -191,6 +191,14 @@ text_header(struct wbuf *w, const struct schedule *s)
     wb_printf(w, "%zu hosts in %zu zones; pairs: %s, %s: %zu ordered pairs\n", p->nhosts, p->nzones,
               plan_pairs_name(p), p->directions == 0 ? "both directions" : "one way",
               schedule_pair_count(s));
+    size_t nauto = 0;
+    for (size_t i = 0; i < p->nhosts; i++)
+        nauto += p->hosts[i].zone_from_host || p->hosts[i].region_from_host;
+    if (nauto > 0)
+        wb_printf(w,
+                  "%zu host%s placed by %s cloud metadata (zone: auto or region: auto) when "
+                  "the run starts; until then each is a zone of its own\n",
+                  nauto, nauto == 1 ? "" : "s", nauto == 1 ? "its" : "their");
     for (size_t i = 0; i < p->ninventories; i++)
         text_inventory(w, &p->inventories[i]);
     for (size_t i = 0; i < p->nscenarios; i++)
@@ -378,6 +386,10 @@ json_host(struct wbuf *w, const struct plan_host *h)
     json_member(w, ",", "zone", h->zone);
     json_member(w, ",", "region", h->region);
     json_member(w, ",", "zone_id", h->zone_id);
+    if (h->zone_from_host) /* "auto" until the survey reads the host's cloud metadata */
+        wb_puts(w, ",\"zone_from_host\":true");
+    if (h->region_from_host)
+        wb_puts(w, ",\"region_from_host\":true");
     wb_printf(w, ",\"transport\":\"%s\",\"labels\":{",
               h->transport == PLAN_TRANSPORT_LOCAL ? "local" : "ssh");
     for (size_t i = 0; i < h->nlabels; i++)

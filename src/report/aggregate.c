@@ -164,24 +164,6 @@ agg_flag(const struct agg *a)
 
 /* --- formatting for people ---------------------------------------------------------------- */
 
-char *
-report_fmt_metric(enum testspec_kind k, double v, char *buf, size_t len)
-{
-    switch (k) {
-    case TESTSPEC_TCP_STREAM:
-    case TESTSPEC_UDP_STREAM:
-        return units_format_rate(v * 1e6, buf, len);
-    case TESTSPEC_TCP_CRR:
-        if (v >= 1000)
-            snprintf(buf, len, "%.0f conn/s", v);
-        else
-            snprintf(buf, len, "%.1f conn/s", v);
-        return buf;
-    default:
-        return units_format_usec(v, buf, len);
-    }
-}
-
 static json_t *
 jfmt(enum testspec_kind k, double v)
 {
@@ -827,6 +809,13 @@ host_view(const struct rhost *h, const struct rmodel *m)
         const char *s = json_string_value(json_object_get(env, keys[i]));
         json_object_set_new(o, keys[i], json_string(s ? s : "—"));
     }
+    const json_t *cloud = json_object_get(env, "cloud");
+    static const char *const cloud_keys[] = {"provider", "instance_type"};
+    for (size_t i = 0; i < sizeof cloud_keys / sizeof cloud_keys[0]; i++) {
+        const char *s = json_string_value(json_object_get(cloud, cloud_keys[i]));
+        json_object_set_new(o, cloud_keys[i], json_string(s ? s : "—"));
+    }
+    json_object_set_new(o, "zone_id", json_string(h->zone_id ? h->zone_id : "—"));
     const json_t *v = json_object_get(env, "cpus");
     json_object_set_new(o, "cpus",
                         json_is_integer(v) ? jprintf("%lld", (long long)json_integer_value(v))
@@ -916,13 +905,26 @@ aggregate_places(const struct rmodel *m, json_t *sum, json_t *view)
                               json_pack("{s:s,s:s,s:s,s:i}", "label", m->zones[z].label, "region",
                                         m->zones[z].region, "zone", m->zones[z].zone, "hosts", nh));
     }
+    json_t *warnings = json_array();
     for (size_t h = 0; h < m->nhosts; h++) {
         const struct rhost *ho = &m->hosts[h];
-        json_array_append_new(hosts, json_pack("{s:s,s:s,s:s,s:s,s:O}", "name", ho->name, "region",
-                                               ho->region, "zone", ho->zone, "data_address",
-                                               ho->addr, "env", ho->env ? ho->env : json_null()));
+        json_t *o =
+            json_pack("{s:s,s:s,s:s,s:s,s:O}", "name", ho->name, "region", ho->region, "zone",
+                      ho->zone, "data_address", ho->addr, "env", ho->env ? ho->env : json_null());
+        if (ho->zone_id != NULL) /* only where known, so that older runs summarise as before */
+            json_object_set_new(o, "zone_id", json_string(ho->zone_id));
+        if (ho->zone_warning != NULL) {
+            json_object_set_new(o, "zone_warning", json_string(ho->zone_warning));
+            json_array_append_new(
+                warnings, json_pack("{s:s,s:s}", "host", ho->name, "warning", ho->zone_warning));
+        }
+        json_array_append_new(hosts, o);
         json_array_append_new(vhosts, host_view(ho, m));
     }
+    json_object_set_new(view, "zone_warnings", warnings);
+    json_object_set_new(view, "by_zone_id", json_boolean(m->by_zone_id));
+    if (m->by_zone_id) /* absent otherwise: summaries of zone labels read as before */
+        json_object_set_new(sum, "zones_by", json_string("zone_id"));
     json_object_set_new(sum, "regions", regions);
     json_object_set_new(sum, "zones", zones);
     json_object_set_new(sum, "hosts", hosts);

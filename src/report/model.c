@@ -213,6 +213,7 @@ host_get(struct rmodel *m, const char *name, const char *zone, const char *regio
     h->region = xstrdup(region);
     h->addr = xstrdup(addr);
     h->env = env;
+    h->zone_id = h->zone_warning = NULL;
     h->zone_idx = -1;
     if (!h->name || !h->zone || !h->region || !h->addr)
         return NS_ENOMEM;
@@ -485,8 +486,18 @@ run_load(struct rmodel *m, const char *dir, struct err *e)
         return err_set(e, NS_ENOMEM, "out of memory");
     for (size_t i = 0; i < run->nhosts; i++) {
         const struct journal_run_host *h = &run->hosts[i];
-        if (host_get(m, h->name, h->zone, h->region, h->data_address, h->env) < 0)
+        int hi = host_get(m, h->name, h->zone, h->region, h->data_address, h->env);
+        if (hi < 0)
             return err_set(e, NS_ENOMEM, "out of memory");
+        struct rhost *rh = &m->hosts[hi];
+        const char *cloud_id =
+            json_string_value(json_object_get(json_object_get(h->env, "cloud"), "zone_id"));
+        if (rh->zone_id == NULL)
+            rh->zone_id = h->zone_id != NULL && *h->zone_id != '\0' ? h->zone_id
+                          : cloud_id != NULL && *cloud_id != '\0'   ? cloud_id
+                                                                    : NULL;
+        if (rh->zone_warning == NULL)
+            rh->zone_warning = h->zone_warning;
     }
     for (size_t i = 0; i < run->nscenarios; i++) {
         rc = scen_get(m, &run->scenarios[i].sc, run->scenarios[i].recorded, e);
@@ -595,9 +606,39 @@ zones_build(struct rmodel *m)
     return 0;
 }
 
+/* --by zone_id: every host's zone becomes its physical zone; a host without one is named. */
 static int
-model_load(const char *const *dirs, int ndirs, bool hist, FILE *warn, struct rmodel **out,
-           struct err *e)
+zones_by_id(struct rmodel *m, struct err *e)
+{
+    char names[400] = "";
+    size_t n = 0, used = 0;
+    for (size_t i = 0; i < m->nhosts; i++) {
+        if (m->hosts[i].zone_id != NULL)
+            continue;
+        if (used + 1 < sizeof names)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s'%s'", n ? ", " : "",
+                                     m->hosts[i].name);
+        n++;
+    }
+    if (n > 0)
+        return err_set(e, NS_EINVAL,
+                       "--by zone_id: no zone id for host%s %s (the plan gives no zone_id and the "
+                       "cloud metadata none: an Azure VM's IMDS has no physical zone, give it "
+                       "zone_id in the plan)",
+                       n == 1 ? "" : "s", names);
+    for (size_t i = 0; i < m->nhosts; i++) {
+        char *id = xstrdup(m->hosts[i].zone_id);
+        if (id == NULL)
+            return err_set(e, NS_ENOMEM, "out of memory");
+        free(m->hosts[i].zone);
+        m->hosts[i].zone = id;
+    }
+    return 0;
+}
+
+static int
+model_load(const char *const *dirs, int ndirs, bool hist, bool by_zone_id, FILE *warn,
+           struct rmodel **out, struct err *e)
 {
     struct rmodel *m = calloc(1, sizeof *m);
     if (m == NULL || ndirs <= 0 || (m->runs = calloc((size_t)ndirs, sizeof *m->runs)) == NULL) {
@@ -612,6 +653,9 @@ model_load(const char *const *dirs, int ndirs, bool hist, FILE *warn, struct rmo
         rc = run_load(m, dirs[i], e);
     for (int i = 0; rc == 0 && i < ndirs; i++)
         rc = results_load(m, dirs[i], e);
+    m->by_zone_id = by_zone_id;
+    if (rc == 0 && by_zone_id)
+        rc = zones_by_id(m, e);
     if (rc == 0 && zones_build(m) != 0)
         rc = err_set(e, NS_ENOMEM, "out of memory");
     for (size_t i = 0; rc == 0 && i < m->npairs; i++)
@@ -628,14 +672,21 @@ model_load(const char *const *dirs, int ndirs, bool hist, FILE *warn, struct rmo
 int
 rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out, struct err *e)
 {
-    return model_load(dirs, ndirs, true, warn, out, e);
+    return model_load(dirs, ndirs, true, false, warn, out, e);
+}
+
+int
+rmodel_load_by_zone_id(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out,
+                       struct err *e)
+{
+    return model_load(dirs, ndirs, true, true, warn, out, e);
 }
 
 int
 rmodel_load_nohist(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out,
                    struct err *e)
 {
-    return model_load(dirs, ndirs, false, warn, out, e);
+    return model_load(dirs, ndirs, false, false, warn, out, e);
 }
 
 void

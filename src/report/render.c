@@ -159,7 +159,8 @@ report_render(const struct report_opts *o, struct err *e)
         return err_sys(e, NS_EIO, errno, "cannot create %s", out);
     report_jarena_begin();
     struct rmodel *m;
-    int rc = rmodel_load(o->dirs, o->ndirs, o->warn, &m, e);
+    int rc = o->by_zone_id ? rmodel_load_by_zone_id(o->dirs, o->ndirs, o->warn, &m, e)
+                           : rmodel_load(o->dirs, o->ndirs, o->warn, &m, e);
     if (rc != 0) {
         report_jarena_end();
         return rc;

@@ -19,6 +19,9 @@ struct report_opts {
     const char *out; /* where the outputs go (created if missing); the run directory for one */
     FILE *warn; /* warnings (a journal line skipped, a chart gnuplot could not draw), one a line;
                  * NULL: dropped */
+    /* Group cells by physical zone (each host's zone_id) instead of the zone label; NS_EINVAL,
+     * naming the hosts, when some host has no zone_id (`netsurvey report --by zone_id`). */
+    bool by_zone_id;
 };
 
 /* Render every report of o->dirs into o->out: what `netsurvey report` does, and `netsurvey

@@ -84,6 +84,9 @@ struct rtrial {
 struct rhost {
     char *name, *zone, *region, *addr;
     const json_t *env; /* borrowed from the run.json that named the host, or NULL */
+    /* The physical zone (run.json's zone_id, else env.cloud.zone_id) and the run's warning
+     * that the plan's place differs from the metadata's; borrowed like env, NULL when none. */
+    const char *zone_id, *zone_warning;
     int zone_idx;
 };
 
@@ -116,6 +119,7 @@ struct rrun {
 struct rmodel {
     struct rrun *runs;
     size_t nruns;
+    bool by_zone_id; /* zones are the hosts' zone_id (report --by zone_id) */
     struct rhost *hosts;
     size_t nhosts, caphosts;
     uint32_t *hidx; /* open-addressing index of hosts by (name, region) */
@@ -145,6 +149,10 @@ int rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **
  * the same, at a fraction of the memory and time (what a trend reads of each of its runs). */
 int rmodel_load_nohist(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out,
                        struct err *e);
+/* As rmodel_load, the zones being the hosts' physical zones (zone_id: report --by zone_id);
+ * NS_EINVAL, naming them, when some host has none. */
+int rmodel_load_by_zone_id(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out,
+                           struct err *e);
 void rmodel_free(struct rmodel *m);
 
 /* The order of zone and region labels: "zone 2" < "zone 10" (digit runs compare as numbers,

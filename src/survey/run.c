@@ -46,6 +46,8 @@ struct run_host {
     char nsperf[PATH_MAX];
     char error[NS_ERR_MSG_MAX];
     json_t *env;
+    char zone_id[128];  /* the plan's zone_id, else the cloud metadata's ("" when neither) */
+    char *zone_warning; /* the plan's place differs from the metadata's (NULL when it does not) */
     struct trial_host th;
 };
 
@@ -59,7 +61,7 @@ struct slot {
 
 struct runner {
     const struct survey_run_opts *o;
-    const struct plan *plan;
+    struct plan *plan; /* its auto places filled in by hosts_place */
     struct schedule *sched;
     struct run_host *hosts;
     size_t nhosts;
@@ -267,6 +269,10 @@ run_write(struct runner *r, const char *started, struct err *e)
             .name = h->name,
             .zone = h->zone,
             .region = h->region,
+            .zone_id = r->hosts[i].zone_id[0] != '\0' ? r->hosts[i].zone_id
+                       : h->zone_id[0] != '\0'        ? h->zone_id
+                                                      : NULL,
+            .zone_warning = r->hosts[i].zone_warning,
             .data_address = host_daddr(&r->hosts[i]),
             .transport = h->transport == PLAN_TRANSPORT_LOCAL ? "local" : "ssh",
             .env = r->hosts[i].env,
@@ -435,12 +441,124 @@ hosts_open(struct runner *r, struct err *e)
     return 0;
 }
 
+/* --- places from the cloud's metadata ------------------------------------------------------ */
+
+static const char *
+cloud_str(const json_t *cloud, const char *key)
+{
+    const char *s = json_string_value(json_object_get(cloud, key));
+    return s != NULL && *s != '\0' ? s : NULL;
+}
+
+/* "zone '1' (the metadata: '2')" into buf when the plan's value differs from the metadata's. */
+static void
+place_differs(char *buf, size_t len, const char *what, const char *plan, const char *meta)
+{
+    if (plan[0] == '\0' || meta == NULL || strcmp(plan, meta) == 0 || strlen(buf) + 1 >= len)
+        return;
+    size_t used = strlen(buf);
+    snprintf(buf + used, len - used, "%s%s '%s', its cloud metadata says '%s'",
+             used > 0 ? "; " : "", what, plan, meta);
+}
+
+/* A host's place in the plan against its cloud metadata: a difference is a warning, recorded
+ * (run.json's zone_warning, the reports) and told; the plan's value stands. */
+static void
+place_check(struct runner *r, struct run_host *h, const json_t *cloud)
+{
+    const struct plan_host *ph = h->ph;
+    char diff[400] = "";
+    if (!ph->zone_from_host)
+        place_differs(diff, sizeof diff, "the plan says zone", ph->zone, cloud_str(cloud, "zone"));
+    if (!ph->region_from_host)
+        place_differs(diff, sizeof diff, "the plan says region", ph->region,
+                      cloud_str(cloud, "region"));
+    place_differs(diff, sizeof diff, "the plan says zone_id", ph->zone_id,
+                  cloud_str(cloud, "zone_id"));
+    if (diff[0] == '\0')
+        return;
+    char msg[600];
+    snprintf(msg, sizeof msg, "%s (%s); the plan's is used", diff,
+             cloud_str(cloud, "provider") ? cloud_str(cloud, "provider") : "cloud");
+    h->zone_warning = strdup(msg);
+    struct survey_progress p = {.kind = SURVEY_PROGRESS_WARNING, .host = ph->name, .warning = msg};
+    pthread_mutex_lock(&r->mu);
+    progress(r, &p);
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* Append ", 'name'" of a host that cannot be placed. */
+static void
+unplaced_add(char *buf, size_t len, size_t *n, const char *name)
+{
+    size_t used = strlen(buf);
+    if (used + 1 < len)
+        snprintf(buf + used, len - used, "%s'%s'", *n > 0 ? ", " : "", name);
+    (*n)++;
+}
+
+/* Every reached host's place from its env.cloud: zone: auto / region: auto filled in, stated
+ * places checked against it. A reached auto host whose metadata gives no zone (region) stops
+ * the run before the first test, naming it: a guessed zone would put its cells in the wrong
+ * place of every matrix. A host that could not be reached stays auto; its tests fail with its
+ * own error. The schedule is made again when a place changed (cross-zone, same-zone pairs). */
+static int
+hosts_place(struct runner *r, struct err *e)
+{
+    char missing[300] = "";
+    size_t nmissing = 0;
+    bool placed = false;
+    for (size_t i = 0; i < r->nhosts; i++) {
+        struct run_host *h = &r->hosts[i];
+        const json_t *cloud = json_object_get(h->env, "cloud");
+        const struct plan_host *ph = h->ph;
+        if (ph->zone_from_host || ph->region_from_host) {
+            if (h->t == NULL)
+                continue;
+            const char *zone = cloud_str(cloud, "zone"), *region = cloud_str(cloud, "region");
+            if ((ph->zone_from_host && zone == NULL) || (ph->region_from_host && region == NULL)) {
+                unplaced_add(missing, sizeof missing, &nmissing, ph->name);
+                continue;
+            }
+            if (plan_host_place(r->plan, i, zone, region, cloud_str(cloud, "zone_id")) != 0)
+                return err_set(e, NS_ENOMEM, "out of memory");
+            placed = true;
+        }
+        if (json_is_object(cloud))
+            place_check(r, h, cloud);
+        const char *id = ph->zone_id[0] != '\0' ? ph->zone_id : cloud_str(cloud, "zone_id");
+        snprintf(h->zone_id, sizeof h->zone_id, "%s", id != NULL ? id : "");
+    }
+    if (nmissing > 0)
+        return err_set(e, NS_ENOTFOUND,
+                       "cannot place host%s %s: zone: auto or region: auto, but %s cloud metadata "
+                       "gives none (off-cloud, no metadata service answered within nsperf env's "
+                       "budget, or a VM in no zone); give %s zone and region in the plan",
+                       nmissing == 1 ? "" : "s", missing, nmissing == 1 ? "its" : "their",
+                       nmissing == 1 ? "its" : "their");
+    if (!placed)
+        return 0;
+    if (plan_pair_count(r->plan) == 0)
+        return err_set(e, NS_ENOTFOUND,
+                       "no pairs to test once the hosts are placed by their cloud metadata "
+                       "(pairs: %s, %zu zone%s)",
+                       plan_pairs_name(r->plan), plan_zone_count(r->plan),
+                       plan_zone_count(r->plan) == 1 ? "" : "s");
+    schedule_free(r->sched);
+    r->sched = NULL;
+    int rc = schedule_new(r->plan, &r->sched, e);
+    if (rc == 0)
+        r->res->tests = schedule_test_count(r->sched);
+    return rc;
+}
+
 static void
 hosts_close(struct runner *r)
 {
     for (size_t i = 0; i < r->nhosts && r->hosts != NULL; i++) {
         transport_close(r->hosts[i].t);
         json_decref(r->hosts[i].env);
+        free(r->hosts[i].zone_warning);
     }
     free(r->hosts);
 }
@@ -1133,6 +1251,8 @@ survey_run(const struct survey_run_opts *o, struct survey_run_result *res, struc
     }
     if (rc == 0)
         rc = hosts_open(&r, e);
+    if (rc == 0)
+        rc = hosts_place(&r, e);
     if (rc == 0 && !o->resume)
         rc = run_write(&r, started, e);
     if (rc == 0)

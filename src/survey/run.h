@@ -52,7 +52,9 @@ struct survey_progress {
 typedef void (*survey_progress_fn)(const struct survey_progress *p, void *arg);
 
 struct survey_run_opts {
-    const struct plan *plan;
+    /* The survey places the plan's zone: auto / region: auto hosts in it (plan_host_place) once
+     * their environments are read, before the first test: the one change it makes. */
+    struct plan *plan;
     const char *command;         /* the command line, recorded in run.json */
     const char *nsperf;          /* the nsperf deployed to `transport: local` hosts */
     const char *nsperf_remote;   /* the static nsperf deployed to ssh hosts (NULL: no ssh host) */

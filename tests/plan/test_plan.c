@@ -483,6 +483,48 @@ test_free_null(void **state)
     schedule_free(NULL);
 }
 
+/* zone: auto / region: auto: flagged, each its own zone until placed; placing numbers the zones
+ * again (cross-zone pairs shrink), takes the metadata's zone_id only where the plan has none,
+ * and leaves given values alone. */
+static void
+test_auto_places(void **state)
+{
+    (void)state;
+    const char *y = "name: t\n"
+                    "hosts:\n"
+                    "  - {name: a, address: 10.0.0.1, zone: auto, region: auto}\n"
+                    "  - {name: b, address: 10.0.0.2, zone: auto, region: r1, zone_id: phys-b}\n"
+                    "  - {name: c, address: 10.0.0.3, zone: z1, region: r1}\n"
+                    "scenarios: [{name: s, test: tcp_rr}]\n"
+                    "pairs: cross-zone\n";
+    struct plan_diags *d = plan_diags_new();
+    struct plan *p = NULL;
+    assert_int_equal(plan_load_buffer("t.yaml", y, strlen(y), &p, d), 0);
+    const struct plan_host *a = plan_host(p, 0), *b = plan_host(p, 1), *c = plan_host(p, 2);
+    assert_true(a->zone_from_host && a->region_from_host);
+    assert_true(b->zone_from_host && !b->region_from_host);
+    assert_false(c->zone_from_host || c->region_from_host);
+    assert_string_equal(a->zone, "auto");
+    assert_true(plan_has_auto_places(p));
+    assert_int_equal(plan_zone_count(p), 3);
+    assert_int_equal(plan_pair_count(p), 6);
+    assert_int_equal(plan_host_place(p, 0, "z1", "r1", "phys-1"), 0);
+    assert_true(plan_has_auto_places(p));
+    assert_int_equal(plan_host_place(p, 1, "z1", "other", "phys-1"), 0);
+    assert_false(plan_has_auto_places(p));
+    assert_string_equal(a->zone, "z1");
+    assert_string_equal(a->region, "r1");
+    assert_string_equal(a->zone_id, "phys-1");
+    assert_string_equal(b->region, "r1");      /* the plan's region stands */
+    assert_string_equal(b->zone_id, "phys-b"); /* and its zone_id */
+    assert_int_equal(plan_zone_count(p), 1);
+    assert_int_equal(plan_pair_count(p), 0);
+    assert_int_equal(plan_host_place(p, 2, "z9", "r9", "x"), 0); /* not auto: unchanged */
+    assert_string_equal(c->zone, "z1");
+    plan_free(p);
+    plan_diags_free(d);
+}
+
 int
 main(void)
 {
@@ -506,6 +548,7 @@ main(void)
         cmocka_unit_test(test_diag_cap),
         cmocka_unit_test(test_suggest),
         cmocka_unit_test(test_free_null),
+        cmocka_unit_test(test_auto_places),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

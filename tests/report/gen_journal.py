@@ -293,6 +293,16 @@ def fixture_multi(out):
     region B, so the merged report has a region x region matrix with an off-diagonal cell."""
     a_hosts = [host("w1", "1", "westus3", "10.0.0.4"), host("w2", "2", "westus3", "10.0.0.5")]
     b_hosts = [host("e1", "1", "eastus", "10.1.0.4"), host("e2", "2", "eastus", "10.1.0.5")]
+    # what `nsperf env` says on Azure VMs (no physical zone from IMDS: w1's is the plan's), and a
+    # stated zone the metadata contradicts (w2), as the run records them
+    for h, zone, vm in ((a_hosts[0], "1", "Standard_D4s_v5"), (a_hosts[1], "3", "Standard_D4s_v5"),
+                        (b_hosts[0], "1", "Standard_D2s_v5"), (b_hosts[1], "2", "Standard_D2s_v5")):
+        h["env"] = dict(h["env"], cloud={"provider": "azure", "region": h["region"], "zone": zone,
+                                         "zone_id": None, "instance_type": vm,
+                                         "instance_id": "00000000-0000-4000-8000-%012d" % len(vm)})
+    a_hosts[0]["zone_id"] = "westus3-az1"
+    a_hosts[1]["zone_warning"] = ("the plan says zone '2', its cloud metadata says '3' (azure); "
+                                  "the plan's is used")
     scs = [scen("latency", "udp_rr", trials=2)]
     rng = random.Random(17)
     ja = Journal(os.path.join(out, "multi-a"), "20261130T150000Z-aaaa", "westus3", a_hosts +

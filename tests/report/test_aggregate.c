@@ -262,12 +262,47 @@ test_zone_cells_and_diagonal(void **state)
     assert_int_equal(json_integer_value(json_object_get(c21v, "npairs")), 2);
 }
 
+/* The hosts' physical zones (fixtures multi-a, multi-b: Azure hosts, w1 with a zone_id from its
+ * plan, w2 with a zone warning): kept from run.json; --by zone_id refuses, naming exactly the
+ * hosts without one. */
+static void
+test_zone_ids(void **state)
+{
+    (void)state;
+    char a[4096], b[4096];
+    snprintf(a, sizeof a, "%s/tests/fixtures/journals/multi-a", th_srcdir());
+    snprintf(b, sizeof b, "%s/tests/fixtures/journals/multi-b", th_srcdir());
+    const char *dirs[] = {a, b};
+    struct rmodel *m = NULL;
+    struct err e = {0};
+    assert_int_equal(rmodel_load(dirs, 2, NULL, &m, &e), 0);
+    size_t seen = 0;
+    for (size_t i = 0; i < m->nhosts; i++) {
+        const struct rhost *h = &m->hosts[i];
+        if (strcmp(h->name, "w1") == 0) {
+            assert_string_equal(h->zone_id, "westus3-az1");
+            assert_null(h->zone_warning);
+            seen++;
+        } else if (strcmp(h->name, "w2") == 0) {
+            assert_null(h->zone_id);
+            assert_non_null(strstr(h->zone_warning, "metadata says '3'"));
+            seen++;
+        }
+    }
+    assert_int_equal(seen, 2);
+    rmodel_free(m);
+    m = NULL;
+    assert_int_equal(rmodel_load_by_zone_id(dirs, 2, NULL, &m, &e), NS_EINVAL);
+    assert_null(m);
+    assert_non_null(strstr(e.msg, "no zone id for hosts 'w2', 'e1', 'e2' ("));
+}
+
 int
 main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_merged_percentiles_vs_brute_force),
-                                       cmocka_unit_test(test_ci_cv_and_flag),
-                                       cmocka_unit_test(test_dedup_and_failures),
-                                       cmocka_unit_test(test_zone_cells_and_diagonal)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_merged_percentiles_vs_brute_force),
+        cmocka_unit_test(test_ci_cv_and_flag), cmocka_unit_test(test_dedup_and_failures),
+        cmocka_unit_test(test_zone_cells_and_diagonal), cmocka_unit_test(test_zone_ids)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

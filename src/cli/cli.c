@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/errors.h"
+#include "common/net.h"
 #include "plan/plan.h"
 #include "survey/run.h"
 
@@ -223,6 +225,27 @@ cli_start_plan(const struct cli_command *c, int argc, char **argv, void *args, i
     return CLI_GO_ON;
 }
 
+/* plan_resolve_fn on this machine: the first address getaddrinfo gives, as nsperf takes it. */
+static int
+cli_resolve(void *ctx, const char *name, char *buf, size_t len, enum plan_family *family,
+            struct err *e)
+{
+    (void)ctx;
+    struct sockaddr_storage ss;
+    socklen_t sslen = 0;
+    int rc = net_resolve(name, 0, AF_UNSPEC, SOCK_STREAM, 0, &ss, &sslen, e);
+    if (rc != 0) {
+        /* "cannot resolve 'x': reason": the plan's message names the address already */
+        const char *colon = strstr(e->msg, "': ");
+        if (colon != NULL)
+            memmove(e->msg, colon + 3, strlen(colon + 3) + 1);
+        return rc;
+    }
+    net_host_str(&ss, buf, len);
+    *family = ss.ss_family == AF_INET6 ? PLAN_FAMILY_IPV6 : PLAN_FAMILY_IPV4;
+    return 0;
+}
+
 int
 cli_plan_load(const struct cli_command *c, const char *arg, const char *resume_dir,
               struct plan **out)
@@ -241,6 +264,10 @@ cli_plan_load(const struct cli_command *c, const char *arg, const char *resume_d
         rc = plan_load_default(out, d);
     else
         rc = plan_load_file(strcmp(arg, "-") == 0 ? "/dev/stdin" : arg, out, d);
+    if (rc == 0 && (rc = plan_resolve_names(*out, cli_resolve, NULL, d)) != 0) {
+        plan_free(*out);
+        *out = NULL;
+    }
     if (e.code != 0)
         fprintf(stderr, "netsurvey %s: %s\n", c->name, e.msg);
     plan_diags_write(d, stderr);

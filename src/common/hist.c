@@ -4,25 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static unsigned
-hist_msb(uint64_t v)
-{
-    return 63u - (unsigned)__builtin_clzll(v);
-}
-
-size_t
-hist_index(uint64_t v)
-{
-    if (v < HIST_LINEAR)
-        return (size_t)v;
-    unsigned e = hist_msb(v);
-    if (e > HIST_MAX_EXP)
-        return HIST_NBUCKETS - 1;
-    unsigned shift = e - (HIST_SUB_BITS - 1); /* keeps the top 7 bits: [64, 128) */
-    uint64_t top = v >> shift;
-    return HIST_LINEAR + (size_t)(e - HIST_SUB_BITS) * HIST_HALF + (size_t)(top - HIST_HALF);
-}
-
 uint64_t
 hist_bucket_low(size_t idx)
 {
@@ -44,6 +25,20 @@ hist_bucket_high(size_t idx)
     return hist_bucket_low(idx + 1) - 1;
 }
 
+double
+hist_bucket_mid(size_t idx)
+{
+    if (idx < HIST_LINEAR)
+        return (double)idx;
+    return ((double)hist_bucket_low(idx) + (double)hist_bucket_high(idx)) / 2.0;
+}
+
+bool
+hist_layout_known(int64_t sub_bits)
+{
+    return sub_bits == HIST_SUB_BITS || sub_bits == HIST_SUB_BITS_V1;
+}
+
 void
 hist_init(struct hist *h)
 {
@@ -53,7 +48,12 @@ hist_init(struct hist *h)
 struct hist *
 hist_new(void)
 {
-    return calloc(1, sizeof(struct hist));
+    /* malloc + memset rather than calloc: calloc's fresh mapping would fault each page in on
+     * its first record, in the middle of a measurement. */
+    struct hist *h = malloc(sizeof *h);
+    if (h != NULL)
+        hist_init(h);
+    return h;
 }
 
 void
@@ -124,8 +124,7 @@ hist_percentile(const struct hist *h, double q)
     for (size_t i = 0; i < HIST_NBUCKETS; i++) {
         seen += h->buckets[i];
         if (seen >= rank) {
-            double lo = (double)hist_bucket_low(i), hi = (double)hist_bucket_high(i);
-            double mid = i < HIST_LINEAR ? lo : (lo + hi) / 2.0;
+            double mid = hist_bucket_mid(i);
             if (mid < (double)h->min)
                 mid = (double)h->min;
             if (mid > (double)h->max)

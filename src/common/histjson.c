@@ -49,7 +49,8 @@ hist_to_rtt_json(const struct hist *h)
 
 int
 hist_rtt_json_buckets(const json_t *rtt, int (*fn)(uint64_t low_ns, uint64_t count, void *arg),
-                      void *arg, size_t *skipped, size_t *first_skipped, struct err *e)
+                      void *arg, int64_t *sub_bits_out, size_t *skipped, size_t *first_skipped,
+                      struct err *e)
 {
     *skipped = 0;
     const json_t *hj = json_object_get(rtt, HISTJSON_HIST);
@@ -57,9 +58,11 @@ hist_rtt_json_buckets(const json_t *rtt, int (*fn)(uint64_t low_ns, uint64_t cou
     if (!json_is_array(buckets))
         return err_set(e, NS_EPARSE, "rtt_us.hist.buckets is missing or not an array");
     json_int_t sub_bits = json_integer_value(json_object_get(hj, HISTJSON_SUB_BITS));
-    if (sub_bits != HIST_SUB_BITS)
-        return err_set(e, NS_EPARSE, "rtt_us.hist.sub_bits %lld is not %d", (long long)sub_bits,
-                       HIST_SUB_BITS);
+    if (!hist_layout_known(sub_bits))
+        return err_set(e, NS_EPARSE, "rtt_us.hist.sub_bits %lld is not %d (or %d, as before)",
+                       (long long)sub_bits, HIST_SUB_BITS, HIST_SUB_BITS_V1);
+    if (sub_bits_out != NULL)
+        *sub_bits_out = sub_bits;
     size_t i;
     const json_t *b;
     json_array_foreach(buckets, i, b)
@@ -78,12 +81,17 @@ hist_rtt_json_buckets(const json_t *rtt, int (*fn)(uint64_t low_ns, uint64_t cou
     return 0;
 }
 
+struct hist_load {
+    struct hist *h;
+    int64_t sub_bits;
+};
+
 static int
 hist_add_bucket(uint64_t low, uint64_t count, void *arg)
 {
-    struct hist *h = arg;
-    h->buckets[hist_index(low)] += count;
-    h->count += count;
+    struct hist_load *l = arg;
+    l->h->buckets[hist_index_layout(l->sub_bits, low)] += count;
+    l->h->count += count;
     return 0;
 }
 
@@ -96,7 +104,8 @@ hist_merge_rtt_json(struct hist *h, const json_t *rtt, struct err *e)
     if (part == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
     size_t skipped = 0, first = 0;
-    int rc = hist_rtt_json_buckets(rtt, hist_add_bucket, part, &skipped, &first, e);
+    struct hist_load l = {.h = part};
+    int rc = hist_rtt_json_buckets(rtt, hist_add_bucket, &l, &l.sub_bits, &skipped, &first, e);
     if (rc == 0 && skipped > 0)
         rc = err_set(e, NS_EPARSE, "rtt_us.hist.buckets[%zu] is not [lower_ns, count]", first);
     if (rc != 0) {

@@ -77,7 +77,11 @@ enum testspec_type {
 /* Test parameters. Columns: id, plan key, nsperf flag, words for messages, type, smallest,
  * largest, kinds where 0 is also accepted (meaning "none": no interval samples, unpaced,
  * kernel-tuned buffers), default, kinds it applies to (a plan key or flag for another kind is
- * refused: "-R does not apply to tcp_rr tests"). */
+ * refused: "-R does not apply to tcp_rr tests").
+ *  - copy: tcp_stream moves its payload through user memory (send() from a buffer, recv() into
+ *    one) as iperf3 does, instead of nsperf's zero-copy path (sendfile, splice);
+ *  - busy_poll: tcp_rr and udp_rr spin on their socket instead of sleeping in recv(), a core
+ *    per side for the lowest round trip (sockperf --nonblocked). */
 #define TESTSPEC_PARAM_MAP(X)                                                                      \
     X(DURATION, "duration", "-t", "duration", TESTSPEC_DURATION, 0.001, NS_MAX_DURATION_S, 0u,     \
       10.0, TESTSPEC_ALL_KINDS)                                                                    \
@@ -96,7 +100,11 @@ enum testspec_type {
     X(WINDOW, "window", "-w", "socket buffer", TESTSPEC_SIZE, NS_MIN_SOCK_BUF, NS_MAX_SOCK_BUF,    \
       TESTSPEC_ALL_KINDS, 0.0, TESTSPEC_ALL_KINDS)                                                 \
     X(REVERSE, "reverse", "-R", "reverse", TESTSPEC_BOOL, 0.0, 1.0, TESTSPEC_ALL_KINDS, 0.0,       \
-      TESTSPEC_STREAM_KINDS)
+      TESTSPEC_STREAM_KINDS)                                                                       \
+    X(COPY, "copy", "--copy", "copy", TESTSPEC_BOOL, 0.0, 1.0, TESTSPEC_ALL_KINDS, 0.0,            \
+      TESTSPEC_K(TCP_STREAM))                                                                      \
+    X(BUSY_POLL, "busy_poll", "--busy-poll", "busy poll", TESTSPEC_BOOL, 0.0, 1.0,                 \
+      TESTSPEC_ALL_KINDS, 0.0, TESTSPEC_K(TCP_RR) | TESTSPEC_K(UDP_RR))
 
 enum testspec_param {
 #define TESTSPEC_PARAM_ENUM(id, key, flag, words, type, lo, hi, zero, def, kinds) TESTSPEC_P_##id,

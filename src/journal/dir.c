@@ -448,7 +448,7 @@ journal_write_run(struct journal *j, const struct journal_run *run, struct err *
 
 int
 journal_set_state(struct journal *j, enum journal_run_state state, const json_t *resumed,
-                  struct err *e)
+                  const json_t *measured, struct err *e)
 {
     struct journal_run *run = NULL;
     int rc = journal_read_run(j->dir, &run, e);
@@ -469,6 +469,8 @@ journal_set_state(struct journal *j, enum journal_run_state state, const json_t 
         }
         json_array_append_new(list, json_deep_copy(resumed));
     }
+    if (measured != NULL)
+        json_object_set_new(doc, "measured", json_deep_copy(measured));
     rc = run_doc_write(j, doc, e);
     journal_run_free(run);
     return rc;

@@ -50,9 +50,10 @@ int journal_set_member(struct journal *j, const char *key, const json_t *value, 
 
 /* Rewrite run.json's "state" (and "ended": now for a final state, null for RUNNING) keeping
  * the rest as it is, atomically. When resumed is not NULL ({"started", "command"} of a
- * resume, borrowed), it is appended to run.json's "resumes". */
+ * resume, borrowed), it is appended to run.json's "resumes"; when measured is not NULL (the
+ * timings of the invocation that ends, borrowed), it becomes run.json's "measured". */
 int journal_set_state(struct journal *j, enum journal_run_state state, const json_t *resumed,
-                      struct err *e);
+                      const json_t *measured, struct err *e);
 
 /* Whether a live process holds dir's lock: 1 (*pid its PID, 0 if it has not written it yet),
  * 0 when none does (no lock file, or its holder died: the kernel dropped the lock), or a

@@ -65,6 +65,8 @@ static const char *const param_keys[TESTSPEC_PARAM_COUNT] = {
     [TESTSPEC_P_INTERVAL] = "interval_s",
     [TESTSPEC_P_WINDOW] = "window",
     [TESTSPEC_P_REVERSE] = "reverse",
+    [TESTSPEC_P_COPY] = "copy",
+    [TESTSPEC_P_BUSY_POLL] = "busy_poll",
 };
 
 const char *
@@ -95,6 +97,10 @@ journal_scenario_value(const struct journal_scenario *sc, enum testspec_param p)
         return (double)sc->window;
     case TESTSPEC_P_REVERSE:
         return sc->reverse ? 1.0 : 0.0;
+    case TESTSPEC_P_COPY:
+        return sc->copy ? 1.0 : 0.0;
+    case TESTSPEC_P_BUSY_POLL:
+        return sc->busy_poll ? 1.0 : 0.0;
     case TESTSPEC_PARAM_COUNT:
         break;
     }
@@ -116,7 +122,9 @@ journal_scenario_from_spec(const char *name, const struct testspec_values *v)
                                      .rate_bps = (uint64_t)x[TESTSPEC_P_RATE],
                                      .interval_s = x[TESTSPEC_P_INTERVAL],
                                      .window = (uint64_t)x[TESTSPEC_P_WINDOW],
-                                     .reverse = x[TESTSPEC_P_REVERSE] != 0};
+                                     .reverse = x[TESTSPEC_P_REVERSE] != 0,
+                                     .copy = x[TESTSPEC_P_COPY] != 0,
+                                     .busy_poll = x[TESTSPEC_P_BUSY_POLL] != 0};
 }
 
 json_t *
@@ -266,16 +274,17 @@ journal_run_json(const struct journal_run *r)
 {
     const char *state = journal_run_state_name(r->state);
     json_t *doc = json_pack(
-        "{s:s, s:s, s:{s:s, s:s, s:s, s:s%}, s:{s:s, s:o, s:s}, s:s, s:s, s:o, s:o, "
+        "{s:s, s:s, s:{s:s, s:s, s:s, s:s, s:s%}, s:{s:s, s:o, s:s}, s:s, s:s, s:o, s:o, "
         "s:{s:I, s:I, s:I, s:f}, s:o, s:o, s:o}",
-        "schema", JOURNAL_RUN_SCHEMA, "run_id", r->run_id, "plan", "name", r->plan_name, "file",
-        r->plan_file, "sha256", r->plan_sha256, "source", r->plan_source, r->plan_source_len,
-        "tool", "netsurvey_version", r->netsurvey_version, "nsperf_version",
-        str_or_null(r->nsperf_version), "nsperf_sha256", r->nsperf_sha256, "started", r->started,
-        "command", r->command, "state", str_or_null(state != NULL ? state : "running"), "ended",
-        str_or_null(r->ended), "schedule", "rounds", (json_int_t)r->rounds, "tests",
-        (json_int_t)r->tests, "pairs", (json_int_t)r->pairs, "estimate_s", r->estimate_s, "hosts",
-        run_hosts_json(r), "scenarios", run_scenarios_json(r), "pairs", run_pairs_json(r));
+        "schema", JOURNAL_RUN_SCHEMA, "run_id", r->run_id, "plan", "name", r->plan_name,
+        "description", r->plan_description != NULL ? r->plan_description : "", "file", r->plan_file,
+        "sha256", r->plan_sha256, "source", r->plan_source, r->plan_source_len, "tool",
+        "netsurvey_version", r->netsurvey_version, "nsperf_version", str_or_null(r->nsperf_version),
+        "nsperf_sha256", r->nsperf_sha256, "started", r->started, "command", r->command, "state",
+        str_or_null(state != NULL ? state : "running"), "ended", str_or_null(r->ended), "schedule",
+        "rounds", (json_int_t)r->rounds, "tests", (json_int_t)r->tests, "pairs",
+        (json_int_t)r->pairs, "estimate_s", r->estimate_s, "hosts", run_hosts_json(r), "scenarios",
+        run_scenarios_json(r), "pairs", run_pairs_json(r));
     if (doc != NULL)
         run_inventories_json(r, doc);
     return doc;
@@ -359,6 +368,9 @@ scenario_from(const json_t *o, struct journal_scenario *sc)
     sc->rate_bps = ju64(o, "rate_bps");
     sc->reverse = json_is_true(json_object_get(o, "reverse"));
     sc->window = ju64(o, "window");
+    const json_t *copy = json_object_get(o, "copy");
+    sc->copy = copy == NULL || json_is_true(copy);
+    sc->busy_poll = json_is_true(json_object_get(o, "busy_poll"));
 }
 
 static int
@@ -371,10 +383,12 @@ static int
 rtt_buckets_from(const json_t *rtt, struct journal_buckets *bb, struct journal_result *r)
 {
     size_t skipped;
-    int rc = hist_rtt_json_buckets(rtt, bucket_push, bb, &skipped, NULL, NULL);
+    int64_t sub_bits = 0;
+    int rc = hist_rtt_json_buckets(rtt, bucket_push, bb, &sub_bits, &skipped, NULL, NULL);
     if (rc == NS_ENOMEM)
         return rc;
     r->has_hist = rc == 0;
+    r->hist_sub_bits = r->has_hist ? (int)sub_bits : 0;
     return 0;
 }
 
@@ -451,6 +465,14 @@ journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struct jo
     return rc;
 }
 
+/* Once the kind is known: a parameter that does not apply to it reads as 0 (both readers take
+ * an absent "copy" as true, the copying nsperf of before, whatever the kind). */
+static void
+scenario_settle(struct journal_scenario *sc)
+{
+    sc->copy = sc->copy && testspec_applies(TESTSPEC_P_COPY, sc->kind);
+}
+
 int
 journal_trial_check(struct journal_trial *t, struct err *e)
 {
@@ -461,6 +483,7 @@ journal_trial_check(struct journal_trial *t, struct err *e)
     if (t->scenario.kind < 0)
         return err_set(e, NS_EPARSE, "unknown test kind '%s'",
                        t->scenario.test != NULL ? t->scenario.test : "");
+    scenario_settle(&t->scenario);
     return 0;
 }
 
@@ -484,7 +507,8 @@ scenario_equal(const struct journal_scenario *a, const struct journal_scenario *
            a->msg_size == b->msg_size && a->response_size == b->response_size &&
            a->streams == b->streams && num_same(a->duration_s, b->duration_s) &&
            num_same(a->warmup_s, b->warmup_s) && num_same(a->interval_s, b->interval_s) &&
-           a->rate_bps == b->rate_bps && a->reverse == b->reverse && a->window == b->window;
+           a->rate_bps == b->rate_bps && a->reverse == b->reverse && a->window == b->window &&
+           a->copy == b->copy && a->busy_poll == b->busy_poll;
 }
 
 static bool
@@ -499,7 +523,8 @@ result_equal(const struct journal_result *a, const struct journal_result *b)
                  a->has_udp_jitter == b->has_udp_jitter && a->has_rtt == b->has_rtt &&
                  a->has_rtt_mean == b->has_rtt_mean && a->has_rtt_min == b->has_rtt_min &&
                  a->has_rtt_max == b->has_rtt_max && a->has_rtt_m2 == b->has_rtt_m2 &&
-                 a->has_hist == b->has_hist && a->nbuckets == b->nbuckets;
+                 a->has_hist == b->has_hist && a->hist_sub_bits == b->hist_sub_bits &&
+                 a->nbuckets == b->nbuckets;
     bool nums =
         num_same(a->throughput_bps, b->throughput_bps) &&
         num_same(a->connections_per_s, b->connections_per_s) &&
@@ -599,6 +624,7 @@ run_scenarios_from(const json_t *arr, struct journal_run_scenario *out, struct e
             return err_set(e, NS_EPARSE, "scenario '%s': unknown test kind '%s'",
                            rs->sc.name != NULL ? rs->sc.name : "",
                            rs->sc.test != NULL ? rs->sc.test : "");
+        scenario_settle(&rs->sc);
         run_trials_from(s, rs);
         rs->recorded = s;
     }
@@ -677,6 +703,7 @@ journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e)
     const json_t *plan = json_object_get(doc, "plan"), *src = json_object_get(plan, "source");
     r->plan_name = jstr(plan, "name");
     r->plan_file = jstr(plan, "file");
+    r->plan_description = jstr(plan, "description");
     r->plan_sha256 = jstr(plan, "sha256");
     r->plan_source = json_string_value(src);
     r->plan_source_len = json_string_length(src);

@@ -70,13 +70,17 @@ struct journal_scenario {
     uint64_t rate_bps;
     bool reverse;
     uint64_t window;
+    /* tcp_stream: through user memory (send/recv) rather than nsperf's zero-copy path. Reading:
+     * absent is true, the only path nsperf had before it recorded the choice. */
+    bool copy;
+    bool busy_poll; /* tcp_rr, udp_rr: spinning on the socket rather than sleeping in recv() */
 };
 
 /* The record's name of a parameter of testspec.h: "duration_s", "warmup_s", "streams",
- * "msg_size", "response_size", "rate_bps", "interval_s", "window", "reverse" (nsperf -J's
- * names, but "window" for its "sock_buf"). */
+ * "msg_size", "response_size", "rate_bps", "interval_s", "window", "reverse", "copy",
+ * "busy_poll" (nsperf -J's names, but "window" for its "sock_buf"). */
 const char *journal_param_key(enum testspec_param p);
-/* A scenario's parameter p as a number (reverse: 0 or 1). */
+/* A scenario's parameter p as a number (reverse, copy, busy_poll: 0 or 1). */
 double journal_scenario_value(const struct journal_scenario *sc, enum testspec_param p);
 
 /* The scenario named name that runs v (every parameter v holds, given or default: testspec's
@@ -109,9 +113,12 @@ struct journal_result {
     bool has_rtt; /* "rtt_us" is an object */
     bool has_rtt_mean, has_rtt_min, has_rtt_max, has_rtt_m2;
     double rtt_mean_us, rtt_min_us, rtt_max_us, rtt_m2_ns2;
-    /* The histogram: hist.buckets is an array and hist.sub_bits is HIST_SUB_BITS. buckets holds
-     * its entries that are [lower_ns >= 0, count > 0] (integers), in order; others are skipped. */
+    /* The histogram: hist.buckets is an array and hist.sub_bits a layout common/hist.h reads
+     * (hist_layout_known: 11, or 7 as nsperf wrote before), kept in hist_sub_bits (0 without a
+     * histogram). buckets holds its entries that are [lower_ns >= 0, count > 0] (integers), in
+     * order, as written (place them with hist_index_layout); others are skipped. */
     bool has_hist;
+    int hist_sub_bits;
     const struct journal_bucket *buckets;
     size_t nbuckets;
 };
@@ -236,7 +243,8 @@ struct journal_run {
     const char *schema; /* reading only: the writer writes JOURNAL_RUN_SCHEMA */
     const char *run_id;
     const char *plan_name, *plan_file, *plan_sha256;
-    const char *plan_source; /* the plan's text (plan_source_len bytes, may hold NULs) */
+    const char *plan_description; /* the plan's, "" when none; reading: NULL when absent */
+    const char *plan_source;      /* the plan's text (plan_source_len bytes, may hold NULs) */
     size_t plan_source_len;
     const char *netsurvey_version, *nsperf_version, *nsperf_sha256; /* nsperf_version may be NULL */
     const json_t *tool; /* reading: the "tool" object as recorded (reports copy it) */

@@ -30,16 +30,13 @@ journal_buckets_release(struct journal_buckets *bb)
 }
 
 bool
-journal_buckets_push(struct journal_buckets *bb, uint64_t low_ns, uint64_t count)
+journal_buckets_grow(struct journal_buckets *bb)
 {
-    if (bb->n == bb->cap) {
-        size_t cap = bb->cap ? bb->cap * 2 : 256;
-        struct journal_bucket *b = realloc(bb->b, cap * sizeof *b);
-        if (b == NULL)
-            return false;
-        bb->b = b;
-        bb->cap = cap;
-    }
-    bb->b[bb->n++] = (struct journal_bucket){.low_ns = low_ns, .count = count};
+    size_t cap = bb->cap ? bb->cap * 2 : 256;
+    struct journal_bucket *b = realloc(bb->b, cap * sizeof *b);
+    if (b == NULL)
+        return false;
+    bb->b = b;
+    bb->cap = cap;
     return true;
 }

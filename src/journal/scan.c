@@ -592,10 +592,10 @@ m_endpoint(struct jp *j, size_t i, void *ctx)
     return v_string(j, f[i]);
 }
 
-static const struct key scenario_keys[] = {K("name"),          K("test"),      K("msg_size"),
-                                           K("response_size"), K("streams"),   K("duration_s"),
-                                           K("warmup_s"),      K("rate_bps"),  K("reverse"),
-                                           K("window"),        K("interval_s")};
+static const struct key scenario_keys[] = {
+    K("name"),       K("test"),     K("msg_size"), K("response_size"), K("streams"),
+    K("duration_s"), K("warmup_s"), K("rate_bps"), K("reverse"),       K("window"),
+    K("interval_s"), K("copy"),     K("busy_poll")};
 
 static bool
 m_scenario(struct jp *j, size_t i, void *ctx)
@@ -617,6 +617,10 @@ m_scenario(struct jp *j, size_t i, void *ctx)
         return v_true(j, &sc->reverse);
     case 10:
         return v_number(j, &sc->interval_s, &has);
+    case 11:
+        return v_true(j, &sc->copy);
+    case 12:
+        return v_true(j, &sc->busy_poll);
     default:
         ok = v_int(j, &v);
         *(i == 2   ? &sc->msg_size
@@ -787,7 +791,8 @@ m_rtt(struct jp *j, size_t i, void *ctx)
         bool is_obj;
         if (!object(j, hist_keys, NKEYS(hist_keys), m_hist, &h, &is_obj))
             return false;
-        r->has_hist = is_obj && h.is_array && h.sub_bits == HIST_SUB_BITS;
+        r->has_hist = is_obj && h.is_array && hist_layout_known(h.sub_bits);
+        r->hist_sub_bits = r->has_hist ? (int)h.sub_bits : 0;
         return true;
     }
     }
@@ -896,6 +901,7 @@ journal_scan_trial(struct journal_scan *s, const char *line, size_t len, struct 
 {
     memset(t, 0, sizeof *t);
     t->scenario.kind = -1;
+    t->scenario.copy = true; /* absent: the copying nsperf of before (journal/record.h) */
     s->arena_len = 0;
     s->bb.n = 0;
     struct jp j = {

@@ -48,7 +48,17 @@ struct journal_buckets {
 };
 void journal_buckets_release(struct journal_buckets *bb);
 /* Append one; false when out of memory. */
-bool journal_buckets_push(struct journal_buckets *bb, uint64_t low_ns, uint64_t count);
+bool journal_buckets_grow(struct journal_buckets *bb);
+/* Inline: a trial holds ~1 000 buckets (1 024 per octave), a 100 000-trial journal millions. */
+static inline bool
+journal_buckets_push(struct journal_buckets *bb, uint64_t low_ns, uint64_t count)
+{
+    if (bb->n == bb->cap && !journal_buckets_grow(bb))
+        return false;
+    bb->b[bb->n].low_ns = low_ns;
+    bb->b[bb->n++].count = count;
+    return true;
+}
 
 /* The fast decoder's scratch: its decoded strings and buckets. */
 struct journal_scan;

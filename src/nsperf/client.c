@@ -344,6 +344,7 @@ stop_runner(struct client *c, struct err *e)
 {
     bool was_started = c->runner.started;
     ns_phase_set(&c->t, NS_PHASE_DONE);
+    ns_runner_stop(&c->runner);
     int rc = ns_runner_join(&c->runner, 3000, e);
     if (rc != 0)
         c->leak_kind = true;

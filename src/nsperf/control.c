@@ -20,6 +20,7 @@
 #include "common/sha256.h"
 #include "common/text.h"
 #include "nsperf/cpu.h"
+#include "nsperf/wait.h"
 
 static void
 token_trim(struct ns_token *t)
@@ -241,7 +242,7 @@ ns_phase_set(struct ns_test *t, enum ns_phase ph)
         t->measure_start_ns = clock_now_ns();
     if (ph == NS_PHASE_DONE && t->measure_end_ns == 0)
         t->measure_end_ns = clock_now_ns();
-    atomic_store_explicit(&t->phase, (int)ph, memory_order_release);
+    ns_word_set(&t->phase, (int)ph);
 }
 
 static void *
@@ -249,10 +250,10 @@ runner_main(void *arg)
 {
     struct ns_runner *r = arg;
     if (!r->k->sets_ready)
-        atomic_store(&r->t->kind_ready, 1);
+        ns_test_set_ready(r->t);
     r->rc = r->k->run(r->t, r->e);
-    atomic_store(&r->t->kind_ready, 1);
-    atomic_store_explicit(&r->finished, 1, memory_order_release);
+    ns_test_set_ready(r->t);
+    ns_word_set(&r->finished, 1);
     return NULL;
 }
 
@@ -275,14 +276,20 @@ ns_runner_start(struct ns_runner *r, const struct test_kind *k, struct ns_test *
 int
 ns_runner_wait_ready(struct ns_runner *r, int timeout_ms, struct err *e)
 {
-    uint64_t deadline = clock_now_ns() + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms) * NS_PER_MS;
-    while (!atomic_load(&r->t->kind_ready)) {
-        if (clock_now_ns() >= deadline)
-            return err_set(e, NS_ETIMEDOUT, "%s was not ready within %d ms", r->k->name,
-                           timeout_ms);
-        clock_sleep_ns(NS_PER_MS);
-    }
+    if (!ns_word_wait_change(&r->t->kind_ready, 0, clock_deadline_ms(timeout_ms)))
+        return err_set(e, NS_ETIMEDOUT, "%s was not ready within %d ms", r->k->name, timeout_ms);
     return 0;
+}
+
+void
+ns_runner_stop(struct ns_runner *r)
+{
+    if (!r->started)
+        return;
+    ns_phase_set(r->t, NS_PHASE_DONE);
+    /* Only once the kind said it is ready may its stop() look at its state. */
+    if (r->k->stop != NULL && atomic_load_explicit(&r->t->kind_ready, memory_order_acquire))
+        r->k->stop(r->t);
 }
 
 bool
@@ -300,12 +307,8 @@ ns_runner_join(struct ns_runner *r, int timeout_ms, struct err *e)
      * short (and leak a kind that was about to stop) or stretch it. pthread_timedjoin_np only
      * knows CLOCK_REALTIME (and ThreadSanitizer does not know pthread_clockjoin_np), so wait
      * for the thread's last act, then join it, which is then immediate. */
-    uint64_t deadline = clock_now_ns() + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms) * NS_PER_MS;
-    while (!atomic_load_explicit(&r->finished, memory_order_acquire)) {
-        if (clock_now_ns() >= deadline)
-            return err_set(e, NS_ETIMEDOUT, "%s did not stop within %d ms", r->k->name, timeout_ms);
-        clock_sleep_ns(NS_PER_MS);
-    }
+    if (!ns_word_wait_change(&r->finished, 0, clock_deadline_ms(timeout_ms)))
+        return err_set(e, NS_ETIMEDOUT, "%s did not stop within %d ms", r->k->name, timeout_ms);
     pthread_join(r->thread, NULL);
     r->started = false;
     return 0;

@@ -157,6 +157,9 @@ bool ns_runner_finished(const struct ns_runner *r);
 /* Wait until the kind is ready to move data (t->kind_ready; also when run() returned early).
  * Returns 0 or NS_ETIMEDOUT. */
 int ns_runner_wait_ready(struct ns_runner *r, int timeout_ms, struct err *e);
+/* End a started kind's run: phase DONE, then the kind's stop() (when it is ready) so that its
+ * threads return now rather than at a socket timeout. Idempotent; nothing when not started. */
+void ns_runner_stop(struct ns_runner *r);
 /* Join within timeout_ms (the kind must notice DONE within 200 ms). Returns 0 or
  * NS_ETIMEDOUT, in which case the kind's state must be leaked, not cleaned up. */
 int ns_runner_join(struct ns_runner *r, int timeout_ms, struct err *e);

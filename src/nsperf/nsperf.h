@@ -46,6 +46,8 @@ struct ns_params {
     uint64_t rate_bps;      /* -b: total target rate in bits/s; 0 = unpaced (TCP); UDP default 1M */
     bool reverse;           /* -R: server sends (stream kinds) */
     int sock_buf;           /* -w: SO_SNDBUF/SO_RCVBUF bytes, 0 = kernel autotuning */
+    bool copy;              /* --copy: tcp_stream through user memory, not zero-copy */
+    bool busy_poll;         /* --busy-poll: rr kinds spin on the socket instead of sleeping */
     int family;             /* AF_UNSPEC, AF_INET (-4) or AF_INET6 (-6) */
 };
 
@@ -74,8 +76,9 @@ struct ns_test {
      * the sender marked as measured can arrive before this side's MEASURE; ThreadSanitizer). */
     _Atomic uint64_t measure_start_ns; /* local CLOCK_MONOTONIC when MEASURE began (0 = not yet) */
     _Atomic uint64_t measure_end_ns;   /* local CLOCK_MONOTONIC when DONE began (0 = not yet) */
-    /* Set once the kind is ready to move data (a stream kind: all its threads exist), so that
-     * the control layer starts the clock only then (ns_runner_wait_ready). */
+    /* Set once the kind is ready to move data (a stream kind: all its threads exist; with
+     * ns_test_set_ready), so that the control layer starts the clock only then
+     * (ns_runner_wait_ready) and may call the kind's stop(). */
     _Atomic int kind_ready;
     /* Data sockets established before run(): TCP kinds get connected stream sockets (one per
      * stream; none for tcp_crr); UDP kinds get, on the client, one connected UDP socket per
@@ -102,6 +105,14 @@ ns_test_phase(const struct ns_test *t)
     return atomic_load_explicit(&t->phase, memory_order_acquire);
 }
 
+/* Sleep until the phase is no longer seen, or until deadline_ns (CLOCK_MONOTONIC, 0 = none);
+ * woken by the phase change itself (wait.c), not by polling. Returns the phase. */
+int ns_test_wait_phase(struct ns_test *t, int seen, uint64_t deadline_ns);
+
+/* The kind's state exists and it is ready to move data: set t->kind_ready and wake the control
+ * thread waiting for it. */
+void ns_test_set_ready(struct ns_test *t);
+
 struct test_kind {
     const char *name;  /* "tcp_stream", as on the command line and in plans */
     int socktype;      /* SOCK_STREAM or SOCK_DGRAM for the data sockets */
@@ -113,6 +124,13 @@ struct test_kind {
      * starts): no payload moves before WARMUP. Returns 0 or a negative code with detail in e
      * (e.g. peer vanished). */
     int (*run)(struct ns_test *t, struct err *e);
+    /* Optional. Called on the control thread once the phase is DONE, and only after the kind
+     * set kind_ready (its state exists): make every call its threads are blocked in return now,
+     * typically by shutdown() of the sockets they wait on, so that run() returns within
+     * microseconds instead of at a timeout. The kind treats what that causes (EOF, EPIPE) as
+     * the end when the phase is DONE; its socket timeouts remain only as a safety cap for a
+     * caller that never calls stop(). */
+    void (*stop)(struct ns_test *t);
     /* This side's counters as a JSON object (new reference). Called after run() returned. */
     json_t *(*local_result)(struct ns_test *t);
     /* Combine both sides' fragments into the final "result" object (new reference), using

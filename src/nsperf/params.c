@@ -38,6 +38,12 @@ ns_params_set(struct ns_params *p, enum testspec_param id, double value)
     case TESTSPEC_P_WINDOW:
         p->sock_buf = value > (double)INT32_MAX ? INT32_MAX : (int)value;
         break;
+    case TESTSPEC_P_COPY:
+        p->copy = value != 0;
+        break;
+    case TESTSPEC_P_BUSY_POLL:
+        p->busy_poll = value != 0;
+        break;
     case TESTSPEC_PARAM_COUNT:
         break;
     }
@@ -56,6 +62,8 @@ ns_params_to_spec(const struct ns_params *p, struct testspec_values *v)
     testspec_values_set(v, TESTSPEC_P_RATE, (double)p->rate_bps);
     testspec_values_set(v, TESTSPEC_P_REVERSE, p->reverse);
     testspec_values_set(v, TESTSPEC_P_WINDOW, p->sock_buf);
+    testspec_values_set(v, TESTSPEC_P_COPY, p->copy);
+    testspec_values_set(v, TESTSPEC_P_BUSY_POLL, p->busy_poll);
 }
 
 void
@@ -94,12 +102,13 @@ json_t *
 ns_params_to_json(const struct ns_params *p)
 {
     const char *kind = testspec_kind_name((int)p->kind);
-    return json_pack("{s:s, s:i, s:I, s:I, s:f, s:f, s:f, s:I, s:b, s:i, s:s}", "test",
+    return json_pack("{s:s, s:i, s:I, s:I, s:f, s:f, s:f, s:I, s:b, s:i, s:s, s:b, s:b}", "test",
                      kind != NULL ? kind : "unknown", "streams", (json_int_t)p->streams, "msg_size",
                      (json_int_t)p->msg_size, "response_size", (json_int_t)p->response_size,
                      "duration_s", p->duration_s, "warmup_s", p->warmup_s, "interval_s",
                      p->interval_s, "rate_bps", (json_int_t)p->rate_bps, "reverse", p->reverse,
-                     "sock_buf", p->sock_buf, "family", family_name(p->family));
+                     "sock_buf", p->sock_buf, "family", family_name(p->family), "copy", p->copy,
+                     "busy_poll", p->busy_poll);
 }
 
 /* The wire names of testspec.h's parameters. */
@@ -113,6 +122,8 @@ static const char *const wire_keys[TESTSPEC_PARAM_COUNT] = {
     [TESTSPEC_P_INTERVAL] = "interval_s",
     [TESTSPEC_P_WINDOW] = "sock_buf",
     [TESTSPEC_P_REVERSE] = "reverse",
+    [TESTSPEC_P_COPY] = "copy",
+    [TESTSPEC_P_BUSY_POLL] = "busy_poll",
 };
 
 json_t *
@@ -148,6 +159,17 @@ get_real(const json_t *o, const char *key, double *out, struct err *e)
     if (!json_is_number(v))
         return err_set(e, NS_EPARSE, "params: '%s' must be a number", key);
     *out = json_number_value(v);
+    return 0;
+}
+
+/* Optional boolean member; absent is false (what a peer without the parameter runs). */
+static int
+get_bool(const json_t *o, const char *key, bool *out, struct err *e)
+{
+    const json_t *v = json_object_get(o, key);
+    if (v != NULL && !json_is_boolean(v))
+        return err_set(e, NS_EPARSE, "params: '%s' must be a boolean", key);
+    *out = json_is_true(v);
     return 0;
 }
 
@@ -206,11 +228,13 @@ ns_params_from_json(const json_t *o, struct ns_params *p, struct err *e)
     int rc = get_numbers(o, p, e);
     if (rc == 0)
         rc = get_family(o, &p->family, e);
+    if (rc == 0)
+        rc = get_bool(o, "reverse", &p->reverse, e);
+    if (rc == 0)
+        rc = get_bool(o, "copy", &p->copy, e);
+    if (rc == 0)
+        rc = get_bool(o, "busy_poll", &p->busy_poll, e);
     if (rc != 0)
         return rc;
-    const json_t *rev = json_object_get(o, "reverse");
-    if (rev != NULL && !json_is_boolean(rev))
-        return err_set(e, NS_EPARSE, "params: 'reverse' must be a boolean");
-    p->reverse = json_is_true(rev);
     return ns_params_validate(p, e);
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -34,6 +35,14 @@ rr_state_setup(struct ns_test *t, size_t req_len, size_t resp_len, struct err *e
     }
     if (t->p.interval_s > 0)
         s->iv_len_ns = (uint64_t)(t->p.interval_s * (double)NS_PER_SEC);
+    s->live_fd = -1;
+    int prc = pthread_mutex_init(&s->live_mu, NULL);
+    if (prc != 0) {
+        hist_free(s->h);
+        free(s->buf);
+        free(s);
+        return err_sys(e, NS_EIO, prc, "cannot create a mutex");
+    }
     t->kind_state = s;
     return 0;
 }
@@ -47,6 +56,7 @@ rr_state_cleanup(struct ns_test *t)
     hist_free(s->h);
     free(s->buf);
     free(s->iv);
+    pthread_mutex_destroy(&s->live_mu);
     free(s);
     t->kind_state = NULL;
 }
@@ -175,6 +185,12 @@ rr_finish(struct rr_state *s, const struct ns_test *t)
     }
 }
 
+static bool
+rr_is_done(const struct ns_test *t)
+{
+    return ns_test_phase(t) == NS_PHASE_DONE;
+}
+
 int
 rr_set_wake_timeouts(int fd, struct err *e)
 {
@@ -185,10 +201,18 @@ rr_set_wake_timeouts(int fd, struct err *e)
     return 0;
 }
 
-static bool
-rr_is_done(const struct ns_test *t)
+ssize_t
+rr_recv(const struct ns_test *t, int fd, void *buf, size_t len, int flags)
 {
-    return ns_test_phase(t) == NS_PHASE_DONE;
+    if (!t->p.busy_poll)
+        return recv(fd, buf, len, flags);
+    /* Spin as sockperf --nonblocked does: no sleep, so no wake-up on the path; the phase is
+     * looked at on every turn, so DONE ends the spin at once. */
+    for (;;) {
+        ssize_t k = recv(fd, buf, len, (flags & ~MSG_WAITALL) | MSG_DONTWAIT);
+        if (k >= 0 || errno != EAGAIN || rr_is_done(t))
+            return k;
+    }
 }
 
 int
@@ -209,6 +233,8 @@ rr_send_all(const struct ns_test *t, int fd, const void *buf, size_t len, struct
                 return RR_DONE;
             continue;
         }
+        if (rr_is_done(t))
+            return RR_DONE; /* stop() shut the socket down */
         if (errno == EPIPE || errno == ECONNRESET)
             return err_sys(e, NS_ECLOSED, errno, "data connection closed while sending");
         return err_sys(e, NS_EIO, errno, "cannot send on the data connection");
@@ -223,21 +249,20 @@ rr_recv_all(const struct ns_test *t, int fd, void *buf, size_t len, struct err *
     size_t done = 0;
     while (done < len) {
         /* MSG_WAITALL: one syscall for the whole message in the common case; a wake timeout
-         * still returns what has arrived so far. */
-        ssize_t k = recv(fd, p + done, len - done, MSG_WAITALL);
+         * still returns what has arrived so far. Busy polling never sleeps in the kernel. */
+        ssize_t k = rr_recv(t, fd, p + done, len - done, MSG_WAITALL);
         if (k > 0) {
             done += (size_t)k;
             continue;
         }
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (rr_is_done(t))
+            return RR_DONE; /* also the EOF of stop()'s shutdown */
         if (k == 0)
             return err_set(e, NS_ECLOSED, "data connection closed by peer");
-        if (errno == EINTR)
+        if (errno == EAGAIN)
             continue;
-        if (errno == EAGAIN) {
-            if (rr_is_done(t))
-                return RR_DONE;
-            continue;
-        }
         if (errno == ECONNRESET)
             return err_sys(e, NS_ECLOSED, errno, "data connection reset");
         return err_sys(e, NS_EIO, errno, "cannot receive on the data connection");
@@ -246,21 +271,57 @@ rr_recv_all(const struct ns_test *t, int fd, void *buf, size_t len, struct err *
 }
 
 int
-rr_wait_done_after_eof(const struct ns_test *t, int grace_ms, const char *what, struct err *e)
+rr_wait_done_after_eof(struct ns_test *t, int grace_ms, const char *what, struct err *e)
 {
-    uint64_t deadline = clock_now_ns() + (uint64_t)grace_ms * NS_PER_MS;
-    for (;;) {
-        if (rr_is_done(t)) {
-            err_clear(e);
-            return 0;
-        }
-        if (clock_now_ns() >= deadline)
-            break;
-        clock_sleep_ns(5 * NS_PER_MS);
+    uint64_t deadline = clock_deadline_ms(grace_ms);
+    for (int ph = ns_test_phase(t); ph != NS_PHASE_DONE && clock_now_ns() < deadline;)
+        ph = ns_test_wait_phase(t, ph, deadline);
+    if (rr_is_done(t)) {
+        err_clear(e);
+        return 0;
     }
     if (e != NULL && e->code != NS_OK)
         return err_prefix(e, "%s went away mid-test", what);
     return err_set(e, NS_ECLOSED, "%s went away mid-test", what);
+}
+
+void
+rr_stop_fds(struct ns_test *t, int how)
+{
+    for (int i = 0; i < t->nfds; i++)
+        if (t->fds[i] >= 0)
+            shutdown(t->fds[i], how);
+}
+
+bool
+rr_live_set(struct rr_state *s, const struct ns_test *t, int fd)
+{
+    pthread_mutex_lock(&s->live_mu);
+    bool ok = !rr_is_done(t); /* rr_live_stop sets DONE before it takes the lock */
+    if (ok)
+        s->live_fd = fd;
+    pthread_mutex_unlock(&s->live_mu);
+    return ok;
+}
+
+void
+rr_live_clear(struct rr_state *s)
+{
+    pthread_mutex_lock(&s->live_mu);
+    s->live_fd = -1;
+    pthread_mutex_unlock(&s->live_mu);
+}
+
+void
+rr_live_stop(struct ns_test *t)
+{
+    struct rr_state *s = t->kind_state;
+    if (s == NULL)
+        return;
+    pthread_mutex_lock(&s->live_mu);
+    if (s->live_fd >= 0)
+        shutdown(s->live_fd, SHUT_RDWR);
+    pthread_mutex_unlock(&s->live_mu);
 }
 
 /* ---- JSON ---- */

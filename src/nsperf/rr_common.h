@@ -6,10 +6,12 @@
 #ifndef NS_RR_COMMON_H
 #define NS_RR_COMMON_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <jansson.h>
 
@@ -18,9 +20,10 @@
 struct err;
 struct hist;
 
-/* A blocked send/recv returns after this long so that the loop can look at the phase: DONE is
- * noticed within this (plus one syscall), well inside the 200 ms the contract asks for, while a
- * working transaction costs no extra syscall (no poll() per transaction, as in sockperf). */
+/* At DONE the control layer calls the kind's stop(), which shuts the sockets down: a blocked
+ * send/recv returns at once. These socket timeouts are only the safety cap for a caller that does
+ * not (DONE noticed within this plus one syscall, inside the kind contract's 200 ms); a working
+ * transaction costs no extra syscall (no poll() per transaction, as in sockperf). */
 #define RR_WAKE_MS 100
 
 /* EAGAIN alone is tested after a wake timeout: Linux defines EWOULDBLOCK as the same value (and
@@ -68,6 +71,10 @@ struct rr_state {
     uint64_t all_n, all_sum_ns;
     struct rr_udp udp;
     uint64_t connect_retries; /* tcp_crr: connect attempts that timed out and were retried */
+    /* tcp_crr client: the connection in flight, which stop() shuts down (-1 = none); under
+     * live_mu so that stop() never touches a descriptor number the thread already closed */
+    pthread_mutex_t live_mu;
+    int live_fd;
     /* payload buffer */
     uint8_t *buf;
     size_t buf_len;
@@ -95,13 +102,30 @@ void rr_finish(struct rr_state *s, const struct ns_test *t);
 int rr_set_wake_timeouts(int fd, struct err *e);
 
 /* Send / receive exactly len bytes on a blocking stream socket with wake timeouts, coming back
- * to the phase on every timeout. Returns 0, RR_DONE, NS_ECLOSED (EOF; recv only) or NS_EIO. */
+ * to the phase on every timeout. Returns 0, RR_DONE (the phase is DONE: also when stop() made
+ * the call fail or see EOF), NS_ECLOSED (the peer closed or reset) or NS_EIO. */
 int rr_send_all(const struct ns_test *t, int fd, const void *buf, size_t len, struct err *e);
 int rr_recv_all(const struct ns_test *t, int fd, void *buf, size_t len, struct err *e);
 
+/* recv() as the kind's loops do it: under --busy-poll spinning on MSG_DONTWAIT until something
+ * arrives or the phase is DONE (then -1, EAGAIN), else a plain blocking recv() with flags. */
+ssize_t rr_recv(const struct ns_test *t, int fd, void *buf, size_t len, int flags);
+
 /* After a peer's EOF outside DONE: wait (up to grace_ms) for the control layer to move to DONE,
- * since the peer may simply have finished first. Returns 0 when DONE came, else NS_ECLOSED. */
-int rr_wait_done_after_eof(const struct ns_test *t, int grace_ms, const char *what, struct err *e);
+ * since the peer may simply have finished first (its stop() closes its end as it sends STOP).
+ * Woken by the phase change. Returns 0 when DONE came, else NS_ECLOSED. */
+int rr_wait_done_after_eof(struct ns_test *t, int grace_ms, const char *what, struct err *e);
+
+/* stop() of tcp_rr and udp_rr: shut the data socket down (how: SHUT_RDWR, SHUT_RD). */
+void rr_stop_fds(struct ns_test *t, int how);
+
+/* tcp_crr client: publish fd as the connection in flight. Returns false (fd not published)
+ * when the phase is already DONE, so that stop() cannot miss it. */
+bool rr_live_set(struct rr_state *s, const struct ns_test *t, int fd);
+/* No connection in flight any more (before closing it). */
+void rr_live_clear(struct rr_state *s);
+/* stop() of tcp_crr: shut the connection in flight down. */
+void rr_live_stop(struct ns_test *t);
 
 /* The operations of struct test_kind that the three kinds share as they are. */
 

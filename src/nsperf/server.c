@@ -140,7 +140,8 @@ queue_pop(struct session *ss, uint64_t deadline_ns, uint32_t *idx, struct err *e
     deadline_ts(&ts, deadline_ns);
     pthread_mutex_lock(&ss->s->mu);
     int rc = 0;
-    while (ss->q_len == 0 && !ss->q_closed && rc == 0)
+    /* DONE ends the wait too (session_stop broadcasts): tcp_crr's server thread is in here. */
+    while (ss->q_len == 0 && !ss->q_closed && ns_test_phase(&ss->t) != NS_PHASE_DONE && rc == 0)
         rc = pthread_cond_timedwait(&ss->cv, &ss->s->mu, &ts);
     int fd;
     if (ss->q_len > 0) {
@@ -148,7 +149,7 @@ queue_pop(struct session *ss, uint64_t deadline_ns, uint32_t *idx, struct err *e
         *idx = ss->q_idx[ss->q_head];
         ss->q_head = (ss->q_head + 1) % SRV_QUEUE_CAP;
         ss->q_len--;
-    } else if (ss->q_closed) {
+    } else if (ss->q_closed || ns_test_phase(&ss->t) == NS_PHASE_DONE) {
         fd = err_set(e, NS_ECLOSED, "test is over");
     } else {
         fd = err_set(e, NS_ETIMEDOUT, "no data connection arrived in time");
@@ -346,8 +347,11 @@ static int
 session_accept(struct session *ss, const char proof[65], struct err *e)
 {
     int rc = 0;
-    if (ss->k->socktype == SOCK_STREAM && ss->t.p.kind != NS_TCP_CRR)
-        rc = listener_buffers(ss, ss->t.p.sock_buf, e);
+    /* Every TCP test sets the listener it needs (tcp_crr's connections keep autotuning there and
+     * get -w after accept()), rather than the previous test resetting it as it leaves: a remade
+     * listener resets what waits in its backlog, and by then the next client may be in it. */
+    if (ss->k->socktype == SOCK_STREAM)
+        rc = listener_buffers(ss, ss->t.p.kind == NS_TCP_CRR ? 0 : ss->t.p.sock_buf, e);
     if (rc == 0 && ss->k->socktype == SOCK_DGRAM) {
         ss->udp_spare = ns_udp_bind_shared(&ss->s->laddr, ss->s->laddrlen, e);
         rc = ss->udp_spare < 0 ? ss->udp_spare : 0;
@@ -480,6 +484,18 @@ session_data(struct session *ss, struct err *e)
 
 /* ---- phases and results ---- */
 
+/* DONE for the kind's threads: the phase, a wake-up for one waiting on the data queue
+ * (tcp_crr's next_data), and the kind's own stop() for those blocked on sockets. */
+static void
+session_stop(struct session *ss)
+{
+    ns_phase_set(&ss->t, NS_PHASE_DONE);
+    pthread_mutex_lock(&ss->s->mu);
+    pthread_cond_broadcast(&ss->cv);
+    pthread_mutex_unlock(&ss->s->mu);
+    ns_runner_stop(&ss->runner);
+}
+
 static int
 ms_of(double s)
 {
@@ -502,6 +518,7 @@ session_phases(struct session *ss, struct err *e)
     if (rc == 0) {
         ns_phase_set(&ss->t, NS_PHASE_DONE);
         cpu_snap_take(&ss->cpu1);
+        session_stop(ss);
     }
     return rc;
 }
@@ -598,7 +615,7 @@ session_release(struct session *ss)
     struct srv *s = ss->s;
     bool leak = false;
     if (ss->runner.started) {
-        ns_phase_set(&ss->t, NS_PHASE_DONE);
+        session_stop(ss);
         leak = ns_runner_join(&ss->runner, 3000, NULL) != 0;
     }
     if (!leak && ss->k != NULL && ss->owns_slot && ss->k->cleanup != NULL)
@@ -609,7 +626,6 @@ session_release(struct session *ss)
         close(ss->q_fd[ss->q_head]);
     if (ss->owns_slot) {
         s->active = NULL;
-        s->want_buf = 0; /* the next test starts from an autotuning listener */
         pthread_cond_broadcast(&s->slot_cv);
     }
     live_unlink(s, ss);
@@ -700,6 +716,10 @@ session_spawn(struct session *ss)
 static void
 start_session(struct srv *s, int fd, const char *peer)
 {
+    /* Frames go out one by one and each waits for an answer: with Nagle, a small frame (READY,
+     * RESULT) sent while the previous one is unacknowledged waits for the client's delayed ACK,
+     * 40 ms per test on Linux. The client's end has TCP_NODELAY too. */
+    net_set_nodelay(fd);
     struct session *ss = session_new(s, fd, peer);
     pthread_mutex_lock(&s->mu);
     bool full = s->sessions >= SRV_MAX_SESSIONS;
@@ -948,9 +968,10 @@ listener_make(struct srv *s, int sock_buf, struct err *e)
     return 0;
 }
 
-/* Remake the listener when the running test wants other buffers (listener_buffers()). The
- * port is ours throughout (SO_REUSEADDR; established connections keep it); a connection that
- * was waiting in the old backlog is reset, as one refused as busy would have been. */
+/* Remake the listener when a starting test wants other buffers (listener_buffers()). The
+ * port is ours throughout (SO_REUSEADDR; established connections keep it); the old backlog is
+ * accepted first, and only a connection that arrives in the microseconds between that and
+ * close() is reset, as one refused as busy would have been. */
 static int
 listener_apply(struct srv *s)
 {
@@ -959,6 +980,7 @@ listener_apply(struct srv *s)
     pthread_mutex_unlock(&s->mu);
     if (want == s->lfd_buf)
         return 0;
+    accept_all(s); /* what waits in the old backlog now is not lost */
     close(s->lfd);
     struct err e;
     err_clear(&e);

@@ -39,10 +39,30 @@ stream_set_over(struct stream_set *set)
 void
 stream_set_wait_start(struct stream_set *set)
 {
-    /* 10 ms naps: 128 threads polling every millisecond would starve the one still creating
-     * them; WARMUP is noticed within 10 ms, which the warmup (or the receiver's count) absorbs. */
+    /* Woken by the phase change itself (a futex), so WARMUP starts every stream at once. The
+     * cap only bounds how late a stream sees an abort (a thread that could not start). */
     while (ns_test_phase(set->t) == NS_PHASE_SETUP && !atomic_load(&set->abort))
-        clock_sleep_ns(10 * NS_PER_MS);
+        ns_test_wait_phase(set->t, NS_PHASE_SETUP, clock_now_ns() + STREAM_ABORT_CAP_NS);
+}
+
+void
+stream_set_sleep_until(struct stream_set *set, uint64_t deadline_ns)
+{
+    uint64_t now = clock_now_ns();
+    if (now >= deadline_ns || stream_set_over(set))
+        return;
+    uint64_t cap = now + STREAM_ABORT_CAP_NS;
+    ns_test_wait_phase(set->t, ns_test_phase(set->t), deadline_ns < cap ? deadline_ns : cap);
+}
+
+int
+stream_set_wait_done_after_eof(struct stream_set *set, int grace_ms)
+{
+    uint64_t deadline = clock_deadline_ms(grace_ms);
+    while (ns_test_phase(set->t) != NS_PHASE_DONE && !atomic_load(&set->abort) &&
+           clock_now_ns() < deadline)
+        stream_set_sleep_until(set, deadline);
+    return ns_test_phase(set->t) == NS_PHASE_DONE ? 0 : -1;
 }
 
 int
@@ -98,12 +118,12 @@ stream_elapsed_s(const struct ns_test *t)
     return t0 != 0 && t1 > t0 ? (double)(t1 - t0) / 1e9 : 0.0;
 }
 
-/* Run fn on n threads, the i-th with argument base + i * stride, raise *ready once they all
+/* Run fn on n threads, the i-th with argument base + i * stride, set t ready once they all
  * exist, and join them all. A thread that cannot start raises *abort (so that the started ones
  * end) and gives NS_EIO. */
 static int
 threads_run(int n, void *(*fn)(void *), void *base, size_t stride, _Atomic int *abort,
-            _Atomic int *ready, struct err *e)
+            struct ns_test *t, struct err *e)
 {
     pthread_t *th = calloc((size_t)n, sizeof *th);
     if (th == NULL)
@@ -117,7 +137,7 @@ threads_run(int n, void *(*fn)(void *), void *base, size_t stride, _Atomic int *
             break;
         }
     }
-    atomic_store(ready, 1);
+    ns_test_set_ready(t);
     for (int i = 0; i < started; i++)
         pthread_join(th[i], NULL);
     free(th);
@@ -128,7 +148,7 @@ int
 stream_set_run(struct stream_set *set, void *streams, size_t stride, void *(*fn)(void *),
                struct err *e)
 {
-    int rc = threads_run(set->n, fn, streams, stride, &set->abort, &set->t->kind_ready, e);
+    int rc = threads_run(set->n, fn, streams, stride, &set->abort, set->t, e);
     for (int i = 0; i < set->n && rc == 0; i++) {
         const struct stream_io *io =
             (const struct stream_io *)((char *)streams + (size_t)i * stride);

@@ -16,8 +16,13 @@
 
 #include <jansson.h>
 
+#include "common/clock.h"
 #include "common/errors.h"
 #include "nsperf/nsperf.h"
+
+/* How late a waiting stream thread may see another stream's failure (set->abort is not the word
+ * it waits on). Not on any path of a working test: phase changes wake the waits at once. */
+#define STREAM_ABORT_CAP_NS (50 * NS_PER_MS)
 
 /* What every stream of a run owns (first member of the kind's stream struct). */
 struct stream_io {
@@ -45,6 +50,13 @@ void stream_set_init(struct stream_set *set, struct ns_test *t);
 void stream_set_wait_start(struct stream_set *set);
 /* DONE, or another stream failed. */
 bool stream_set_over(struct stream_set *set);
+/* Sleep until deadline_ns (CLOCK_MONOTONIC) or a phase change, whichever is first (a paced
+ * sender's wait: DONE wakes it at once); an abort is seen within STREAM_ABORT_CAP_NS. May
+ * return early: callers re-check the time. */
+void stream_set_sleep_until(struct stream_set *set, uint64_t deadline_ns);
+/* The peer closed its end outside DONE: it may have reached DONE first (its stop() closes as it
+ * sends STOP). Wait up to grace_ms for our DONE. 0 when it came, -1 when not (or an abort). */
+int stream_set_wait_done_after_eof(struct stream_set *set, int grace_ms);
 /* Buffer of buflen bytes (zeroed) and, on the receiver with -i, the bins. 0 or NS_ENOMEM. */
 int stream_io_alloc(struct stream_io *io, struct stream_set *set, int idx, size_t buflen);
 void stream_io_release(struct stream_io *io);

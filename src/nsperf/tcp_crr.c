@@ -24,6 +24,8 @@
 /* Per connect attempt; a timed-out attempt is retried (and counted) while the test runs, and
  * the transaction's time keeps running, as a user's would. */
 #define TCP_CRR_CONNECT_MS 150
+/* How long the server waits for DONE after a client abandoned its connection in flight. */
+#define TCP_CRR_EOF_GRACE_MS 2000
 
 static int
 tcp_crr_prepare(int fd, struct err *e)
@@ -104,7 +106,12 @@ tcp_crr_client(struct ns_test *t, struct rr_state *s, struct err *e)
             return 0;
         if (fd < 0)
             return fd;
+        if (!rr_live_set(s, t, fd)) { /* DONE came while connecting */
+            close(fd);
+            return 0;
+        }
         int rc = tcp_crr_exchange(t, s, fd, &t1, e);
+        rr_live_clear(s);
         close(fd);
         if (t1 != 0 && rc >= 0)
             rr_record(s, t, ph, t0, t1);
@@ -152,6 +159,9 @@ tcp_crr_server(struct ns_test *t, struct rr_state *s, struct err *e)
         int rc = tcp_crr_serve_one(t, s, fd, e);
         if (rc == RR_DONE)
             return 0;
+        /* A client gives up its connection in flight as it sends STOP: wait for ours. */
+        if (rc == NS_ECLOSED)
+            return rr_wait_done_after_eof(t, TCP_CRR_EOF_GRACE_MS, "client", e);
         if (rc < 0) {
             /* A client that gives up a connection at DONE is no error. */
             if (ns_test_phase(t) == NS_PHASE_DONE) {
@@ -178,6 +188,7 @@ tcp_crr_run(struct ns_test *t, struct err *e)
         return rc;
     struct rr_state *s = t->kind_state;
     s->is_crr = true;
+    ns_test_set_ready(t);
     if (t->role == NS_ROLE_CLIENT)
         rc = tcp_crr_client(t, s, e);
     else
@@ -186,11 +197,22 @@ tcp_crr_run(struct ns_test *t, struct err *e)
     return rc;
 }
 
+/* The client's connection in flight (its server may have stopped answering: it is at DONE
+ * too). The server's thread waits in next_data, which the control layer wakes itself. */
+static void
+tcp_crr_stop(struct ns_test *t)
+{
+    if (t->role == NS_ROLE_CLIENT)
+        rr_live_stop(t);
+}
+
 const struct test_kind ns_kind_tcp_crr = {
     .name = "tcp_crr",
     .socktype = SOCK_STREAM,
     .uses_streams = false,
+    .sets_ready = true,
     .run = tcp_crr_run,
+    .stop = tcp_crr_stop,
     .local_result = rr_local_json,
     .combine = rr_combine_json,
     .print_human = rr_print_human,

@@ -3,8 +3,8 @@
  * --response-size bytes, and the client times every round trip.
  *
  * The loop is sockperf's: blocking send() and recv() on one thread, nothing else per
- * transaction but two vDSO clock reads, an atomic phase load and a histogram increment. The
- * sockets carry RR_WAKE_MS receive/send timeouts so that a silent peer cannot hide DONE. */
+ * transaction but two vDSO clock reads, an atomic phase load and a histogram increment. At DONE
+ * stop() shuts the socket down; RR_WAKE_MS receive/send timeouts remain as the safety cap. */
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
@@ -76,6 +76,7 @@ tcp_rr_run(struct ns_test *t, struct err *e)
     rc = rr_set_wake_timeouts(fd, e);
     if (rc < 0)
         return rc;
+    ns_test_set_ready(t);
     if (t->role == NS_ROLE_CLIENT)
         rc = tcp_rr_client(t, s, fd, e);
     else
@@ -84,11 +85,21 @@ tcp_rr_run(struct ns_test *t, struct err *e)
     return rc;
 }
 
+/* Both directions: a thread blocked in recv() sees EOF, one in send() EPIPE; the peer sees our
+ * FIN and waits for its own DONE (rr_wait_done_after_eof). */
+static void
+tcp_rr_stop(struct ns_test *t)
+{
+    rr_stop_fds(t, SHUT_RDWR);
+}
+
 const struct test_kind ns_kind_tcp_rr = {
     .name = "tcp_rr",
     .socktype = SOCK_STREAM,
     .uses_streams = false,
+    .sets_ready = true,
     .run = tcp_rr_run,
+    .stop = tcp_rr_stop,
     .local_result = rr_local_json,
     .combine = rr_combine_json,
     .print_human = rr_print_human,

@@ -4,14 +4,26 @@
  * time (optionally paced to -b); the receiver counts what it reads while its own phase is
  * MEASURE, and that count over its own measured interval is the throughput. The sender counts
  * too (bytes written in its measured interval, and in total) and reads TCP_INFO's
- * tcpi_total_retrans at the start and end of its measured interval. Sockets get 100 ms send and
- * receive timeouts so that a blocked write or read sees DONE in time without a poll per call. */
+ * tcpi_total_retrans at the start and end of its measured interval. At DONE stop() shuts the
+ * sockets down, which ends a blocked write or read at once; 100 ms send and receive timeouts
+ * remain as the safety cap (no poll per call).
+ *
+ * Zero copy unless --copy: on fast paths the copies between user memory and the socket are most
+ * of a stream's CPU, and a survey measures the network, not memcpy. The sender sendfile()s its
+ * payload from a memfd filled once (page-cache pages handed to TCP by reference); the receiver
+ * splice()s what arrives into a pipe and on to /dev/null (TCP still receives, acknowledges and
+ * counts every byte; only the copy into user memory is skipped). Either side falls back to
+ * send()/recv() when the kernel refuses a step, and says which it used in its result. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include "common/clock.h"
 #include "common/errors.h"
@@ -21,7 +33,13 @@
 
 #define TS_RECV_BUF (1024u * 1024u)
 #define TS_IO_TIMEOUT_MS 100
-#define TS_PACE_SLICE_NS (100 * NS_PER_MS)
+/* How long a receiver waits for its DONE after the sender closed (it closes as it sends STOP). */
+#define TS_EOF_GRACE_MS 2000
+/* A paced sender sleeps only once it is this far ahead of its schedule, so it writes about a
+ * millisecond's worth per wake-up (iperf3's pacing timer is 1 ms too) instead of sleeping after
+ * every write: at 5 Gbit/s with 128 KiB writes, 1000 wake-ups a second instead of 5000. The
+ * average rate is exact (the schedule is absolute); bursts last at most this long. */
+#define TS_PACE_QUANTUM_NS NS_PER_MS
 
 struct ts_state;
 
@@ -32,6 +50,10 @@ struct ts_stream {
     uint64_t bytes;        /* during this side's measured interval */
     uint64_t total;        /* whole test, warmup included */
     uint32_t retr0, retr1; /* sender: tcpi_total_retrans at MEASURE and at the end */
+    int memfd;             /* sender: the payload for sendfile(), -1 = send() from io.buf */
+    int pipe[2];           /* receiver: splice() through this to devnull, -1 = recv() */
+    int devnull;
+    size_t pipe_len;
 };
 
 struct ts_state {
@@ -51,17 +73,15 @@ ts_fail(struct ts_stream *s, int code, int errnum, const char *what)
     return stream_io_fail(&s->io, &s->st->set, code, errnum, what);
 }
 
-/* Sleep to the paced instant for `sent` bytes, in slices so DONE is noticed. */
+/* Sleep to the paced instant for `sent` bytes; DONE wakes the sleep at once. */
 static void
 ts_pace(struct ts_stream *s, uint64_t start_ns, uint64_t sent, double per_stream_bps)
 {
     uint64_t due = start_ns + (uint64_t)((double)sent * 8.0 * 1e9 / per_stream_bps);
-    for (;;) {
-        uint64_t now = clock_now_ns();
-        if (now >= due || ts_over(s))
-            return;
-        clock_sleep_until_ns(due - now > TS_PACE_SLICE_NS ? now + TS_PACE_SLICE_NS : due);
-    }
+    if (clock_now_ns() + TS_PACE_QUANTUM_NS > due)
+        return; /* less than a quantum ahead: write on */
+    while (clock_now_ns() < due && !ts_over(s))
+        stream_set_sleep_until(&s->st->set, due);
 }
 
 static void
@@ -90,6 +110,17 @@ ts_chunk(size_t buflen, double per_stream_bps)
     return chunk < buflen ? chunk : buflen;
 }
 
+/* One write of len bytes of the payload. sendfile() cannot take MSG_NOSIGNAL: nsperf ignores
+ * SIGPIPE (main.c), so a peer's reset is EPIPE here as with send(). */
+static ssize_t
+ts_write(struct ts_stream *s, size_t len)
+{
+    if (s->memfd < 0)
+        return send(s->io.fd, s->io.buf, len, MSG_NOSIGNAL);
+    off_t off = 0; /* always the payload's first len bytes: the file position stays put */
+    return sendfile(s->io.fd, s->memfd, &off, len);
+}
+
 static void
 ts_send_loop(struct ts_stream *s)
 {
@@ -100,10 +131,10 @@ ts_send_loop(struct ts_stream *s)
     while (!ts_over(s)) {
         if (!s->in_measure && ns_test_phase(s->st->set.t) == NS_PHASE_MEASURE)
             ts_mark_measure(s);
-        ssize_t n = send(s->io.fd, s->io.buf, chunk, MSG_NOSIGNAL);
+        ssize_t n = ts_write(s, chunk);
         if (n < 0) {
-            if (errno == EAGAIN || errno == EINTR)
-                continue;
+            if (errno == EAGAIN || errno == EINTR || ts_over(s))
+                continue; /* at DONE: stop()'s shutdown, EPIPE */
             ts_fail(s, NS_ECLOSED, errno, "send");
             return;
         }
@@ -125,11 +156,36 @@ ts_count(struct ts_stream *s, uint64_t n)
     stream_io_count_bin(&s->io, &s->st->set, n, clock_now_ns());
 }
 
+/* Empty the pipe into /dev/null: drops the pages' references, nothing is copied. */
+static int
+ts_discard(struct ts_stream *s, size_t len)
+{
+    while (len > 0) {
+        ssize_t k = splice(s->pipe[0], NULL, s->devnull, NULL, len, SPLICE_F_MOVE);
+        if (k <= 0 && errno != EINTR)
+            return -1;
+        len -= k > 0 ? (size_t)k : 0;
+    }
+    return 0;
+}
+
+/* One read: what arrived, up to the buffer (or pipe) size; recv()'s conventions. */
+static ssize_t
+ts_read(struct ts_stream *s)
+{
+    if (s->pipe[0] < 0)
+        return recv(s->io.fd, s->io.buf, s->io.buflen, 0);
+    ssize_t n = splice(s->io.fd, NULL, s->pipe[1], NULL, s->pipe_len, SPLICE_F_MOVE);
+    if (n > 0 && ts_discard(s, (size_t)n) != 0)
+        return -1;
+    return n;
+}
+
 static void
 ts_recv_loop(struct ts_stream *s)
 {
     for (;;) {
-        ssize_t n = recv(s->io.fd, s->io.buf, s->io.buflen, 0);
+        ssize_t n = ts_read(s);
         int ph = ns_test_phase(s->st->set.t);
         if (ph == NS_PHASE_DONE || atomic_load(&s->st->set.abort))
             return;
@@ -138,7 +194,8 @@ ts_recv_loop(struct ts_stream *s)
             if (ph == NS_PHASE_MEASURE)
                 ts_count(s, (uint64_t)n);
         } else if (n == 0) {
-            ts_fail(s, NS_ECLOSED, ECONNRESET, "peer closed the data connection");
+            if (stream_set_wait_done_after_eof(&s->st->set, TS_EOF_GRACE_MS) != 0)
+                ts_fail(s, NS_ECLOSED, ECONNRESET, "peer closed the data connection");
             return;
         } else if (errno != EAGAIN && errno != EINTR) {
             ts_fail(s, NS_ECLOSED, errno, "recv");
@@ -170,6 +227,56 @@ ts_fill(uint8_t *buf, size_t len)
         memcpy(buf + at, buf, len - at < first ? len - at : first);
 }
 
+/* The payload in a memfd for sendfile(); false (and send() from io.buf) when not possible. */
+static bool
+ts_zero_copy_sender(struct ts_stream *s)
+{
+    s->memfd = memfd_create("nsperf-payload", MFD_CLOEXEC);
+    size_t done = 0;
+    while (s->memfd >= 0 && done < s->io.buflen) {
+        ssize_t k = write(s->memfd, s->io.buf + done, s->io.buflen - done);
+        if (k <= 0)
+            break;
+        done += (size_t)k;
+    }
+    if (s->memfd >= 0 && done < s->io.buflen) {
+        close(s->memfd);
+        s->memfd = -1;
+    }
+    return s->memfd >= 0;
+}
+
+/* A pipe (as large as the receive buffer, if the kernel lets us) and /dev/null for splice();
+ * false (and recv() into io.buf) when not possible. */
+static bool
+ts_zero_copy_receiver(struct ts_stream *s)
+{
+    if (pipe2(s->pipe, O_CLOEXEC) != 0) {
+        s->pipe[0] = s->pipe[1] = -1;
+        return false;
+    }
+    (void)fcntl(s->pipe[1], F_SETPIPE_SZ, (int)TS_RECV_BUF); /* the default 64 KiB otherwise */
+    int len = fcntl(s->pipe[1], F_GETPIPE_SZ);
+    s->pipe_len = len > 0 ? (size_t)len : 65536;
+    s->devnull = open("/dev/null", O_WRONLY | O_CLOEXEC);
+    if (s->devnull >= 0)
+        return true;
+    close(s->pipe[0]);
+    close(s->pipe[1]);
+    s->pipe[0] = s->pipe[1] = -1;
+    return false;
+}
+
+static void
+ts_zero_copy_release(struct ts_stream *s)
+{
+    int fds[] = {s->memfd, s->pipe[0], s->pipe[1], s->devnull};
+    for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+    s->memfd = s->pipe[0] = s->pipe[1] = s->devnull = -1;
+}
+
 static int
 ts_stream_init(struct ts_state *st, int i, struct err *e)
 {
@@ -182,6 +289,8 @@ ts_stream_init(struct ts_state *st, int i, struct err *e)
         return err_set(e, NS_ENOMEM, "out of memory");
     if (st->set.sender)
         ts_fill(s->io.buf, s->io.buflen);
+    if (!st->set.t->p.copy)
+        (void)(st->set.sender ? ts_zero_copy_sender(s) : ts_zero_copy_receiver(s));
     /* The 200 ms DONE contract rests on these: a blocked send or recv must come back. */
     if (net_set_timeouts(s->io.fd, TS_IO_TIMEOUT_MS, TS_IO_TIMEOUT_MS) != 0)
         return err_sys(e, NS_EIO, errno, "stream %d: cannot set socket timeouts", i);
@@ -196,6 +305,8 @@ ts_run(struct ns_test *t, struct err *e)
         return err_set(e, NS_ENOMEM, "out of memory");
     t->kind_state = st;
     stream_set_init(&st->set, t);
+    for (int i = 0; i < st->set.n; i++) /* cleanup closes only what a stream opened */
+        st->s[i].memfd = st->s[i].pipe[0] = st->s[i].pipe[1] = st->s[i].devnull = -1;
     for (int i = 0; i < st->set.n; i++) {
         int rc = ts_stream_init(st, i, e);
         if (rc != 0)
@@ -217,6 +328,18 @@ ts_stream_json(const struct ts_state *st, const struct ts_stream *s)
     return o;
 }
 
+/* How this side moved the payload: "sendfile"/"splice" (zero copy), "send"/"recv" (copied;
+ * --copy, or the kernel refused a step on some stream). */
+static const char *
+ts_io_name(const struct ts_state *st)
+{
+    bool zero = st != NULL && st->set.n > 0;
+    for (int i = 0; zero && i < st->set.n; i++)
+        zero = st->set.sender ? st->s[i].memfd >= 0 : st->s[i].pipe[0] >= 0;
+    bool sender = st != NULL && st->set.sender;
+    return zero ? (sender ? "sendfile" : "splice") : (sender ? "send" : "recv");
+}
+
 static json_t *
 ts_local_result(struct ns_test *t)
 {
@@ -225,8 +348,8 @@ ts_local_result(struct ns_test *t)
     json_t *streams = json_array();
     for (int i = 0; st != NULL && i < st->set.n; i++)
         json_array_append_new(streams, ts_stream_json(st, &st->s[i]));
-    return json_pack("{s:s, s:f, s:o}", "role", sender ? "sender" : "receiver", "elapsed_s",
-                     stream_elapsed_s(t), "streams", streams);
+    return json_pack("{s:s, s:f, s:o, s:s}", "role", sender ? "sender" : "receiver", "elapsed_s",
+                     stream_elapsed_s(t), "streams", streams, "io", ts_io_name(st));
 }
 
 /* bytes: the receiver's count over its own measured interval (authoritative); sender_bytes:
@@ -266,13 +389,16 @@ ts_combine(const struct ns_test *t, const json_t *client, const json_t *server, 
         retr += ns_json_u64(o, "retransmits");
         json_array_append_new(streams, o);
     }
-    return json_pack("{s:f, s:I, s:I, s:I, s:f, s:f, s:s, s:o, s:o}", "throughput_bps",
-                     elapsed > 0 ? (double)bytes * 8.0 / elapsed : 0.0, "bytes", (json_int_t)bytes,
-                     "sender_bytes", (json_int_t)sbytes, "retransmits", (json_int_t)retr,
-                     "duration_s", elapsed, "sender_duration_s",
+    const char *sio = json_string_value(json_object_get(snd, "io"));
+    const char *rio = json_string_value(json_object_get(rcv, "io"));
+    return json_pack("{s:f, s:I, s:I, s:I, s:f, s:f, s:s, s:o, s:o, s:{s:s, s:s}}",
+                     "throughput_bps", elapsed > 0 ? (double)bytes * 8.0 / elapsed : 0.0, "bytes",
+                     (json_int_t)bytes, "sender_bytes", (json_int_t)sbytes, "retransmits",
+                     (json_int_t)retr, "duration_s", elapsed, "sender_duration_s",
                      json_number_value(json_object_get(snd, "elapsed_s")), "receiver",
                      t->p.reverse ? "client" : "server", "streams", streams, "intervals",
-                     ns_intervals_json(rstreams, t->p.interval_s, elapsed));
+                     ns_intervals_json(rstreams, t->p.interval_s, elapsed), "io", "sender",
+                     sio != NULL ? sio : "unknown", "receiver", rio != NULL ? rio : "unknown");
 }
 
 static void
@@ -286,10 +412,23 @@ static void
 ts_cleanup(struct ns_test *t)
 {
     struct ts_state *st = t->kind_state;
-    for (int i = 0; st != NULL && i < st->set.n; i++)
+    for (int i = 0; st != NULL && i < st->set.n; i++) {
         stream_io_release(&st->s[i].io);
+        ts_zero_copy_release(&st->s[i]);
+    }
     free(st);
     t->kind_state = NULL;
+}
+
+/* The sender's end for writing (a blocked send() fails with EPIPE, the receiver reads the rest
+ * and then EOF), the receiver's for reading (a blocked recv() returns 0; what the sender still
+ * writes until its own DONE is queued, not reset). */
+static void
+ts_stop(struct ns_test *t)
+{
+    int how = ns_test_is_sender(t) ? SHUT_WR : SHUT_RD;
+    for (int i = 0; i < t->nfds; i++)
+        shutdown(t->fds[i], how);
 }
 
 const struct test_kind ns_kind_tcp_stream = {
@@ -298,6 +437,7 @@ const struct test_kind ns_kind_tcp_stream = {
     .uses_streams = true,
     .sets_ready = true,
     .run = ts_run,
+    .stop = ts_stop,
     .local_result = ts_local_result,
     .combine = ts_combine,
     .print_human = ts_print_human,

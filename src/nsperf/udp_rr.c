@@ -92,13 +92,18 @@ udp_rr_wait_reply(struct ns_test *t, struct rr_state *s, int fd, const struct ud
                   struct err *e)
 {
     uint64_t deadline = x->t0 + s->udp.loss_timeout_ns;
+    /* --busy-poll: this loop spins on MSG_DONTWAIT, looking at DONE and the loss deadline on
+     * every turn; else recv() sleeps, woken by the reply, stop() or the wake timeout. */
+    int flags = t->p.busy_poll ? MSG_DONTWAIT : 0;
     for (;;) {
-        ssize_t k = recv(fd, s->buf, s->buf_len, 0);
+        ssize_t k = recv(fd, s->buf, s->buf_len, flags);
+        if (k <= 0 && ns_test_phase(t) == NS_PHASE_DONE)
+            return UDP_RR_STOP; /* stop()'s shutdown ends a blocked recv with 0 */
         if (k < 0) {
             if (errno == EINTR)
                 continue;
             if (errno == ECONNREFUSED) {
-                clock_sleep_ns(UDP_RR_REFUSED_PAUSE_NS);
+                ns_test_wait_phase(t, ns_test_phase(t), clock_now_ns() + UDP_RR_REFUSED_PAUSE_NS);
                 return ns_test_phase(t) == NS_PHASE_DONE ? UDP_RR_STOP : UDP_RR_LOST;
             }
             if (errno != EAGAIN)
@@ -174,15 +179,16 @@ udp_rr_client(struct ns_test *t, struct rr_state *s, int fd, struct err *e)
 static int
 udp_rr_server(struct ns_test *t, struct rr_state *s, int fd, struct err *e)
 {
+    int flags = t->p.busy_poll ? MSG_DONTWAIT : 0; /* spins on EAGAIN, as the client's */
     for (;;) {
-        ssize_t k = recv(fd, s->buf, s->buf_len, 0);
+        ssize_t k = recv(fd, s->buf, s->buf_len, flags);
+        if (k <= 0 && ns_test_phase(t) == NS_PHASE_DONE)
+            return 0; /* stop()'s shutdown ends a blocked recv with 0 */
         if (k < 0) {
             if (errno == EINTR)
                 continue;
             if (errno == ECONNREFUSED) { /* our last reply hit a closed client port */
-                if (ns_test_phase(t) == NS_PHASE_DONE)
-                    return 0;
-                clock_sleep_ns(UDP_RR_REFUSED_PAUSE_NS);
+                ns_test_wait_phase(t, ns_test_phase(t), clock_now_ns() + UDP_RR_REFUSED_PAUSE_NS);
                 continue;
             }
             if (errno != EAGAIN)
@@ -229,6 +235,7 @@ udp_rr_run(struct ns_test *t, struct err *e)
     rc = rr_set_wake_timeouts(fd, e);
     if (rc < 0)
         return rc;
+    ns_test_set_ready(t);
     if (t->role == NS_ROLE_CLIENT)
         rc = udp_rr_client(t, s, fd, e);
     else
@@ -237,11 +244,21 @@ udp_rr_run(struct ns_test *t, struct err *e)
     return rc;
 }
 
+/* Reading only: a recv() blocked for the next datagram returns 0 at once, while a reply being
+ * sent still goes out. */
+static void
+udp_rr_stop(struct ns_test *t)
+{
+    rr_stop_fds(t, SHUT_RD);
+}
+
 const struct test_kind ns_kind_udp_rr = {
     .name = "udp_rr",
     .socktype = SOCK_DGRAM,
     .uses_streams = false,
+    .sets_ready = true,
     .run = udp_rr_run,
+    .stop = udp_rr_stop,
     .local_result = rr_local_json,
     .combine = rr_combine_json,
     .print_human = rr_print_human,

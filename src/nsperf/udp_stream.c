@@ -2,13 +2,16 @@
  * duplication and RFC 3550 jitter.
  *
  * Every datagram starts with a 40-byte header (network byte order):
- *   0  magic "NSPu"   4  phase (1 warmup, 2 measured), 3 bytes zero
+ *   0  magic "NSPu"   4  phase (1 warmup, 2 measured, 3 end), 3 bytes zero
  *   8  sequence (64-bit, per stream; measured datagrams numbered from 0)
  *   16 sender CLOCK_MONOTONIC ns   24 the test cookie (16 bytes)
  * The measured phase is marked in-band, so sent and received count exactly the same datagrams
- * whatever the control frames' latency; the receiver drains for a moment after DONE so that
- * datagrams still in flight are not called lost. The sender paces with absolute
- * CLOCK_MONOTONIC deadlines (clock_nanosleep), catching up after oversleeping. */
+ * whatever the control frames' latency. At its DONE the sender sends an end datagram (a few
+ * times) whose sequence field is the count of measured datagrams it sent: the receiver is done
+ * once it holds that many (or saw the end and its own DONE), and otherwise drains for at most
+ * US_DRAIN_NS after its DONE so that datagrams still in flight are not called lost. The sender
+ * paces with absolute CLOCK_MONOTONIC deadlines, catching up after oversleeping; a phase
+ * change wakes its sleep. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -26,10 +29,11 @@
 #define US_HDR 40u
 #define US_PHASE_WARMUP 1
 #define US_PHASE_MEASURE 2
+#define US_PHASE_END 3
+#define US_END_COPIES 3       /* end datagrams sent: one lost must not cost the drain cap */
 #define US_WINDOW_BITS 65536u /* duplicate detection reaches this far back */
 #define US_DRAIN_NS (120 * NS_PER_MS)
 #define US_RECV_TIMEOUT_MS 40
-#define US_MAX_SLEEP_NS (50 * NS_PER_MS)
 #define US_MAX_BACKLOG_NS (1000 * NS_PER_MS)
 
 struct us_state;
@@ -41,6 +45,8 @@ struct us_stream {
     uint64_t sent, send_errors, wseq;
     /* receiver */
     uint64_t received, out_of_order, duplicated, next_seq;
+    bool end_seen;     /* the sender's end datagram arrived */
+    uint64_t end_sent; /* ...with the count of measured datagrams it sent */
     double jitter_ns;
     int64_t prev_transit;
     bool have_transit;
@@ -108,6 +114,18 @@ us_send_one(struct us_stream *s, bool measured)
     return 0;
 }
 
+/* The end datagram: the measured count in the sequence field. Best effort, as UDP is. */
+static void
+us_send_end(struct us_stream *s)
+{
+    s->io.buf[4] = US_PHASE_END;
+    put_be64(s->io.buf + 8, s->sent);
+    put_be64(s->io.buf + 16, clock_now_ns());
+    size_t len = s->io.buflen < US_HDR ? s->io.buflen : US_HDR;
+    for (int i = 0; i < US_END_COPIES; i++)
+        (void)send(s->io.fd, s->io.buf, len, MSG_DONTWAIT);
+}
+
 static void
 us_send_loop(struct us_stream *s)
 {
@@ -119,7 +137,7 @@ us_send_loop(struct us_stream *s)
     while (!us_over(s)) {
         uint64_t now = clock_now_ns();
         if (now < next) {
-            clock_sleep_until_ns(next - now > US_MAX_SLEEP_NS ? now + US_MAX_SLEEP_NS : next);
+            stream_set_sleep_until(&s->st->set, next);
             continue;
         }
         if (!measured && ns_test_phase(s->st->set.t) == NS_PHASE_MEASURE)
@@ -130,6 +148,8 @@ us_send_loop(struct us_stream *s)
         if (now > next + US_MAX_BACKLOG_NS)
             next = now; /* stalled for long: do not burst a second's worth */
     }
+    if (ns_test_phase(s->st->set.t) == NS_PHASE_DONE)
+        us_send_end(s);
 }
 
 /* ---- receiver ---- */
@@ -200,10 +220,23 @@ static void
 us_handle(struct us_stream *s, ssize_t n)
 {
     const uint8_t *b = s->io.buf;
-    if (n < (ssize_t)US_HDR || memcmp(b, US_MAGIC, 4) != 0 || b[4] != US_PHASE_MEASURE ||
+    if (n < (ssize_t)US_HDR || memcmp(b, US_MAGIC, 4) != 0 ||
+        (b[4] != US_PHASE_MEASURE && b[4] != US_PHASE_END) ||
         sha256_ct_memcmp(b + 24, s->st->set.t->cookie, PROTO_COOKIE_LEN) != 0)
         return; /* warmup, a late hello, or not ours */
+    if (b[4] == US_PHASE_END) {
+        s->end_seen = true;
+        s->end_sent = get_be64(b + 8);
+        return;
+    }
     us_account(s, get_be64(b + 8), get_be64(b + 16), (uint64_t)n);
+}
+
+/* Every measured datagram the sender counted is here: nothing more can arrive but duplicates. */
+static bool
+us_complete(const struct us_stream *s)
+{
+    return s->end_seen && s->received >= s->end_sent;
 }
 
 static void
@@ -213,12 +246,19 @@ us_recv_loop(struct us_stream *s)
     for (;;) {
         if (atomic_load(&s->st->set.abort))
             return;
-        if (ns_test_phase(s->st->set.t) == NS_PHASE_DONE) {
+        int ph = ns_test_phase(s->st->set.t);
+        if (ph == NS_PHASE_DONE) {
             uint64_t now = clock_now_ns();
+            if (s->end_seen)
+                return; /* complete, or what is missing was lost (or comes too late) */
             if (drain_until == 0)
                 drain_until = now + US_DRAIN_NS;
             else if (now >= drain_until)
                 return;
+        } else if (us_complete(s)) {
+            /* The sender is done before our DONE (forward: its STOP is on the way). */
+            stream_set_sleep_until(&s->st->set, clock_now_ns() + STREAM_ABORT_CAP_NS);
+            continue;
         }
         ssize_t n = recv(s->io.fd, s->io.buf, s->io.buflen, 0);
         if (n >= 0)

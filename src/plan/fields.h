@@ -195,6 +195,9 @@ void plan_merge_hosts(struct vctx *c, struct plan_imports *im, struct plan_zone_
 /* The plan's own hosts (hosts may be NULL, or empty, when inventories give the rest). */
 void plan_validate_hosts(struct vctx *c, const struct ynode *hosts, const struct ynode *ssh,
                          bool inventories);
+/* h's data_family and data_ip from its data address when that is a numeric one (a name's are
+ * plan_resolve_names's). */
+void plan_host_family_set(struct plan_host *h);
 /* Give each host its zone's index (after plan_merge_hosts). */
 void plan_hosts_zones(struct vctx *c);
 void plan_zones_number(struct plan *p);

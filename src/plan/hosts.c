@@ -162,6 +162,23 @@ host_addresses(struct vctx *c, const struct ynode *map, struct plan_host *h,
         plan_verr(c, map, "missing required key 'data_address' in %s (transport: local)", what);
 }
 
+/* The family of a numeric address (a scope after '%' allowed); UNKNOWN for a name. */
+static enum plan_family
+literal_family(const char *s)
+{
+    unsigned char bin[16];
+    char addr[64];
+    if (s == NULL)
+        return PLAN_FAMILY_UNKNOWN;
+    size_t len = strcspn(s, "%");
+    if (len >= sizeof addr)
+        return PLAN_FAMILY_UNKNOWN;
+    snprintf(addr, sizeof addr, "%.*s", (int)len, s);
+    if (s[len] == '\0' && inet_pton(AF_INET, addr, bin) == 1)
+        return PLAN_FAMILY_IPV4;
+    return inet_pton(AF_INET6, addr, bin) == 1 ? PLAN_FAMILY_IPV6 : PLAN_FAMILY_UNKNOWN;
+}
+
 /* A name that failed validation still names the host, so pairs naming it add no noise. */
 static const char *
 host_name_fallback(struct vctx *c, const struct ynode *n)
@@ -195,6 +212,17 @@ host_read(struct vctx *c, const struct ynode *n, size_t i, const struct plan_ssh
     aux->name_node = v.val[0];
     aux->addr_node = v.val[1];
     aux->daddr_node = v.val[2] ? v.val[2] : v.val[1];
+    const struct ynode *at = aux->daddr_node != NULL ? aux->daddr_node : n;
+    c->p->daddr_pos[i] = (struct plan_pos){at->line, at->col};
+    c->p->daddr_given[i] = v.val[2] != NULL || h->transport == PLAN_TRANSPORT_LOCAL;
+    plan_host_family_set(h);
+}
+
+void
+plan_host_family_set(struct plan_host *h)
+{
+    h->data_family = literal_family(h->data_address);
+    h->data_ip = h->data_family != PLAN_FAMILY_UNKNOWN ? h->data_address : NULL;
 }
 
 /* Canonical text of an address so that 2001:db8::1 and 2001:DB8:0::1 compare equal, and so do
@@ -377,8 +405,11 @@ plan_validate_hosts(struct vctx *c, const struct ynode *hosts, const struct ynod
         return;
     p->hosts = plan_vcalloc(c, hosts->nkids, sizeof *p->hosts);
     p->host_pos = plan_vcalloc(c, hosts->nkids, sizeof *p->host_pos);
+    p->daddr_pos = plan_vcalloc(c, hosts->nkids, sizeof *p->daddr_pos);
+    p->daddr_given = plan_vcalloc(c, hosts->nkids, sizeof *p->daddr_given);
     struct host_aux *aux = calloc(hosts->nkids ? hosts->nkids : 1, sizeof *aux);
-    if (p->hosts == NULL || p->host_pos == NULL || aux == NULL) {
+    if (p->hosts == NULL || p->host_pos == NULL || p->daddr_pos == NULL || p->daddr_given == NULL ||
+        aux == NULL) {
         c->oom = true;
         free(aux);
         return;
@@ -390,4 +421,84 @@ plan_validate_hosts(struct vctx *c, const struct ynode *hosts, const struct ynod
     }
     hosts_dup_check(c, aux);
     free(aux);
+}
+
+/* --- names, resolved (plan_resolve_names) ----------------------------------------------------- */
+
+/* Host i's name resolved: say so when it cannot be; true when it was. */
+static bool
+resolve_one(struct plan *p, size_t i, plan_resolve_fn fn, void *ctx, struct plan_diags *d)
+{
+    struct plan_host *h = &p->hosts[i];
+    const struct plan_pos *at = &p->daddr_pos[i];
+    char ip[64];
+    enum plan_family fam = PLAN_FAMILY_UNKNOWN;
+    struct err e = {0};
+    if (fn(ctx, h->data_address, ip, sizeof ip, &fam, &e) != 0 || fam == PLAN_FAMILY_UNKNOWN) {
+        if (h->transport == PLAN_TRANSPORT_LOCAL)
+            plan_diag_add(d, p->file, at->line, at->col,
+                          "cannot resolve data address '%s' of host '%s': %s", h->data_address,
+                          h->name, e.msg);
+        else
+            plan_diag_warn(d, p->file, at->line, at->col,
+                           "cannot resolve data address '%s' of host '%s' here (%s): its address "
+                           "family and duplicates are not checked",
+                           h->data_address, h->name, e.msg);
+        return false;
+    }
+    h->data_ip = plan_arena_strndup(&p->arena, ip, strlen(ip));
+    h->data_family = fam;
+    return h->data_ip != NULL;
+}
+
+/* A resolved name that is another host's data address (or resolves to it). */
+static void
+resolved_dups(const struct plan *p, const bool *fresh, struct plan_diags *d)
+{
+    size_t n = p->nhosts;
+    for (size_t i = 0; i < n; i++) {
+        if (!fresh[i])
+            continue;
+        char ki[300], kj[300];
+        plan_address_key(p->hosts[i].data_ip, ki, sizeof ki);
+        for (size_t j = 0; j < n; j++) {
+            if (j == i || p->hosts[j].data_ip == NULL || (fresh[j] && j > i))
+                continue;
+            plan_address_key(p->hosts[j].data_ip, kj, sizeof kj);
+            if (strcmp(ki, kj) != 0)
+                continue;
+            const struct plan_pos *at = &p->daddr_pos[i], *other = &p->daddr_pos[j];
+            plan_diag_add(d, p->file, at->line, at->col,
+                          "duplicate data address: '%s' of host '%s' resolves to %s, the data "
+                          "address of host '%s' (at %u:%u)",
+                          p->hosts[i].data_address, p->hosts[i].name, p->hosts[i].data_ip,
+                          p->hosts[j].name, other->line, other->col);
+            break;
+        }
+    }
+}
+
+int
+plan_resolve_names(struct plan *p, plan_resolve_fn fn, void *ctx, struct plan_diags *d)
+{
+    size_t n = p->nhosts, before = plan_diag_total(d);
+    bool *fresh = calloc(n ? n : 1, sizeof *fresh);
+    if (fresh == NULL)
+        return NS_ENOMEM;
+    bool any = false;
+    for (size_t i = 0; i < n; i++) {
+        if (p->hosts[i].data_family != PLAN_FAMILY_UNKNOWN || !p->daddr_given[i])
+            continue;
+        fresh[i] = resolve_one(p, i, fn, ctx, d);
+        any = any || fresh[i];
+    }
+    if (any) {
+        resolved_dups(p, fresh, d);
+        plan_check_families(p, d, fresh);
+    }
+    free(fresh);
+    plan_diag_sort(d);
+    if (plan_diag_oom(d))
+        return NS_ENOMEM;
+    return plan_diag_total(d) > before ? NS_EPARSE : 0;
 }

@@ -134,21 +134,29 @@ merge_append(struct vctx *c, const struct plan_imports *im, const bool *keep, si
     size_t n0 = p->nhosts, n = n0 + kept;
     struct plan_host *hosts = plan_vcalloc(c, n, sizeof *hosts);
     struct plan_pos *pos = plan_vcalloc(c, n, sizeof *pos);
-    if (hosts == NULL || pos == NULL)
+    struct plan_pos *dpos = plan_vcalloc(c, n, sizeof *dpos);
+    bool *dgiven = plan_vcalloc(c, n, sizeof *dgiven);
+    if (hosts == NULL || pos == NULL || dpos == NULL || dgiven == NULL)
         return false;
     if (n0 > 0) {
         memcpy(hosts, p->hosts, n0 * sizeof *hosts);
         memcpy(pos, p->host_pos, n0 * sizeof *pos);
+        memcpy(dpos, p->daddr_pos, n0 * sizeof *dpos);
+        memcpy(dgiven, p->daddr_given, n0 * sizeof *dgiven);
     }
     for (size_t i = 0, k = n0; i < im->n; i++) {
         if (!keep[i])
             continue;
         from[k - n0] = &im->v[i];
-        pos[k] = im->v[i].pos;
-        hosts[k++] = im->v[i].h;
+        pos[k] = dpos[k] = im->v[i].pos;
+        hosts[k] = im->v[i].h;
+        /* an inventory's name is learnt from the host (data_address_from_host), not resolved */
+        plan_host_family_set(&hosts[k++]);
     }
     p->hosts = hosts;
     p->host_pos = pos;
+    p->daddr_pos = dpos;
+    p->daddr_given = dgiven;
     p->nhosts = n;
     return true;
 }

@@ -267,4 +267,76 @@ plan_validate_pairs(struct vctx *c, const struct ynode *pairs, const struct ynod
     }
     if (ok && p->nhosts > 0 && p->host_zone != NULL)
         pairs_total(c, pairs, hosts_at, hosts_ok);
+    if (ok && hosts_ok && p->nhosts > 0 && p->host_zone != NULL)
+        plan_check_families(p, c->d, NULL);
+}
+
+/* --- address families ------------------------------------------------------------------------ */
+
+struct fam_report {
+    uint32_t first; /* the first host of the other family it is paired with */
+    size_t more;    /* and how many others */
+    bool any;
+};
+
+static const char *
+family_name(enum plan_family f)
+{
+    return f == PLAN_FAMILY_IPV6 ? "IPv6" : "IPv4";
+}
+
+/* The pair (a, b) mixes families: noted at the later host of the two. */
+static void
+fam_note(const struct plan *p, struct fam_report *r, const bool *fresh, uint32_t a, uint32_t b)
+{
+    enum plan_family fa = p->hosts[a].data_family, fb = p->hosts[b].data_family;
+    if (fa == PLAN_FAMILY_UNKNOWN || fb == PLAN_FAMILY_UNKNOWN || fa == fb)
+        return;
+    if (fresh != NULL && !fresh[a] && !fresh[b])
+        return;
+    uint32_t later = a > b ? a : b, other = a > b ? b : a;
+    struct fam_report *x = &r[later];
+    if (!x->any) {
+        x->any = true;
+        x->first = other;
+    } else if (other != x->first) {
+        x->more++;
+    }
+}
+
+size_t
+plan_check_families(const struct plan *p, struct plan_diags *d, const bool *fresh)
+{
+    size_t n = p->nhosts, added = 0;
+    struct fam_report *r = calloc(n ? n : 1, sizeof *r);
+    if (r == NULL) {
+        plan_diag_add(d, p->file, 0, 0, "out of memory checking address families");
+        return 1;
+    }
+    if (p->pairs == PLAN_PAIRS_EXPLICIT) {
+        for (size_t i = 0; i < p->nexplicit; i++)
+            fam_note(p, r, fresh, p->explicit_pairs[i].src, p->explicit_pairs[i].dst);
+    } else {
+        for (uint32_t a = 0; a < n; a++)
+            for (uint32_t b = a + 1; b < n; b++)
+                if (plan_pair_selected(p, a, b) || plan_pair_selected(p, b, a))
+                    fam_note(p, r, fresh, a, b);
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!r[i].any)
+            continue;
+        const struct plan_host *h = &p->hosts[i], *o = &p->hosts[r[i].first];
+        char more[64] = "";
+        if (r[i].more > 0)
+            snprintf(more, sizeof more, " and %zu more", r[i].more);
+        plan_diag_add(d, p->file, p->daddr_pos[i].line, p->daddr_pos[i].col,
+                      "host '%s' (%s data address %s) is paired with host '%s' (%s, %s)%s: a "
+                      "test cannot cross address families; give every host an address of one "
+                      "family, or list pairs of one family",
+                      h->name, family_name(h->data_family), h->data_ip, o->name,
+                      family_name(o->data_family), o->data_ip, more);
+        added++;
+    }
+    free(r);
+    return added;
 }

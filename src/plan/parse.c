@@ -19,6 +19,7 @@ struct yparser {
     struct plan_diags *d;
     const char *noun; /* "plan" or "inventory", for messages */
     size_t nodes;
+    size_t aliases; /* refused, each where it is: the document is read on to find them all */
 };
 
 static void
@@ -187,6 +188,25 @@ yp_collection(struct yparser *ps, const yaml_event_t *start, unsigned depth, str
     return 0;
 }
 
+/* An alias is refused where it is, and the parse goes on (every alias of the document is
+ * reported at once) with an empty scalar in its place; the document then fails as a whole. */
+static int
+yp_alias(struct yparser *ps, const yaml_event_t *ev, struct ynode **out)
+{
+    yp_error_at(ps, ev, "aliases are not supported; write the value out in full");
+    ps->aliases++;
+    struct ynode *n = ynode_new(YNODE_SCALAR, ev);
+    char *s = calloc(1, 1);
+    if (n == NULL || s == NULL) {
+        free(n);
+        free(s);
+        return yp_oom(ps);
+    }
+    n->str = s;
+    *out = n;
+    return 0;
+}
+
 /* Build the node that starts with ev; ev is consumed. */
 static int
 yp_node(struct yparser *ps, yaml_event_t *ev, unsigned depth, struct ynode **out)
@@ -203,7 +223,7 @@ yp_node(struct yparser *ps, yaml_event_t *ev, unsigned depth, struct ynode **out
     else if (ev->type == YAML_SEQUENCE_START_EVENT || ev->type == YAML_MAPPING_START_EVENT)
         rc = yp_collection(ps, ev, depth, out);
     else if (ev->type == YAML_ALIAS_EVENT)
-        rc = yp_error_at(ps, ev, "aliases are not supported; write the value out in full");
+        rc = yp_alias(ps, ev, out);
     else
         rc = yp_error_at(ps, ev, "invalid yaml: unexpected event");
     yaml_event_delete(ev);
@@ -252,6 +272,8 @@ yp_document(struct yparser *ps, struct ynode **out)
         if (rc == 0)
             yaml_event_delete(&ev);
     }
+    if (rc == 0 && ps->aliases > 0)
+        rc = NS_EPARSE;
     if (rc != 0) {
         plan_ynode_free(*out);
         *out = NULL;

@@ -48,10 +48,16 @@ struct plan_diags; /* opaque list of diagnostics */
 #define PLAN_DEFAULT_RETRIES 2
 #define PLAN_AUTO "auto" /* zone: auto, region: auto: from the host's cloud metadata */
 
-/* Estimated fixed cost of one test on top of its warmup and duration: ssh session, starting
- * the one-shot nsperf server, the control handshake and collecting the result. Used only for
- * the wall-time estimate of `netsurvey plan`. */
-#define PLAN_TEST_OVERHEAD_S 3.0
+/* The wall-time estimate of `netsurvey plan` and of run.json: the fixed cost of one round on
+ * top of its warmup and duration (starting the one-shot nsperf server, its ready line, the
+ * client, the control handshake, the result, the server's exit), for a round of local hosts
+ * and one with ssh hosts (their sessions' channels); and of opening a host before the first
+ * round (an ssh session, the endpoint's hash check, `nsperf env`). Measured: run.json's
+ * "measured" holds what a run took (README "The journal" says how these were set). */
+#define PLAN_SETUP_LOCAL_S 0.2
+#define PLAN_SETUP_SSH_S 0.25
+#define PLAN_OPEN_LOCAL_S 0.01
+#define PLAN_OPEN_SSH_S 0.3
 
 /* The kinds of common/testspec.h (nsperf's), under the plan's names. */
 enum plan_test_kind {
@@ -64,6 +70,10 @@ enum plan_test_kind {
 };
 
 enum plan_transport { PLAN_TRANSPORT_SSH, PLAN_TRANSPORT_LOCAL };
+
+/* The address family of a data address: known for a literal address, for a name once
+ * plan_resolve_names resolved it. */
+enum plan_family { PLAN_FAMILY_UNKNOWN, PLAN_FAMILY_IPV4, PLAN_FAMILY_IPV6 };
 
 enum plan_pairs {
     PLAN_PAIRS_ALL,
@@ -97,6 +107,10 @@ struct plan_host {
     size_t nlabels;
     enum plan_transport transport;
     struct plan_ssh ssh; /* resolved; meaningless for transport local */
+    enum plan_family data_family;
+    /* data_address as a numeric address: itself when it is one, what plan_resolve_names found
+     * for a name, NULL for a name not resolved */
+    const char *data_ip;
     /* No data_address, and address is a name (a ~/.ssh/config alias, a DNS name) rather than an
      * IP address: the survey learns the data address from the host (the address on its default
      * route's interface, `nsperf env`); data_address holds address until then. */
@@ -169,6 +183,23 @@ const char *plan_default_yaml(size_t *len);
 /* As plan_load_buffer for the built-in plan, named PLAN_DEFAULT_FILE: every command that
  * runs without PLAN loads this one. */
 int plan_load_default(struct plan **out, struct plan_diags *diags);
+
+/* How plan_resolve_names resolves a name: the first numeric address (what a connection tries
+ * first, as nsperf's getaddrinfo does) into buf, its family into *family. Returns 0, or a
+ * negative NS_E* with why in e. */
+typedef int (*plan_resolve_fn)(void *ctx, const char *name, char *buf, size_t len,
+                               enum plan_family *family, struct err *e);
+
+/* The checks a plan's host names need, part of loading it for a command that goes on with it
+ * (check, plan, run): each data address that is a name is resolved with fn on this machine -
+ * those of local hosts, and those given as data_address to ssh hosts (an ssh host's address
+ * that doubles as its data address is often an ssh alias, resolved by ssh alone). A local
+ * host's name that does not resolve is a problem, an ssh host's a warning (that host resolves
+ * it itself). Then, with the resolved addresses: duplicate data addresses, and pairs that mix
+ * address families (as the loader checks literal ones). Every problem is added to d at the
+ * data address. Returns 0, NS_EPARSE (problems added; the plan must not be used) or
+ * NS_ENOMEM. nsperf is still given the name: it resolves it the same way. */
+int plan_resolve_names(struct plan *p, plan_resolve_fn fn, void *ctx, struct plan_diags *d);
 
 /* plan_free(NULL) is safe. */
 void plan_free(struct plan *p);

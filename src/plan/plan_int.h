@@ -141,6 +141,8 @@ struct plan {
     unsigned retries;
     size_t npairs; /* selected ordered pairs */
     uint64_t ntests;
+    struct plan_pos *daddr_pos; /* per host: where its data address is written */
+    bool *daddr_given;          /* per host: data_address given (not the ssh address's) */
 };
 
 /* Build p (already holding file, source and an arena) from the tree, adding every problem to
@@ -149,6 +151,13 @@ int plan_validate(struct plan *p, const struct ynode *root, struct plan_diags *d
 
 /* Is the ordered pair (a, b) selected by a non-explicit selection? */
 bool plan_pair_selected(const struct plan *p, uint32_t a, uint32_t b);
+
+/* Problems of selected pairs whose two data addresses are of two families (nsperf cannot
+ * connect across them), hosts of unknown family left out: one per host (the later of a pair in
+ * the plan), at its data address, naming the first host of the other family it is paired with
+ * and how many more. fresh (NULL: all) limits them to pairs with a host i where fresh[i].
+ * Returns how many were added. */
+size_t plan_check_families(const struct plan *p, struct plan_diags *d, const bool *fresh);
 
 /* --- suggestions (suggest.c) ------------------------------------------------------------- */
 

@@ -1,4 +1,5 @@
 /* schedule.c - rounds of disjoint host pairs (see schedule.h for the method and its bounds). */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,7 +19,9 @@ struct schedule {
     uint32_t *pass_scenario, *pass_trial;
     size_t *pass_offset; /* each pass starts at this rotation of order */
     size_t npasses;
-    size_t nfixed; /* passes 0..nfixed-1 run every pair: the fixed part; the rest are adaptive */
+    size_t nfixed;  /* passes 0..nfixed-1 run every pair: the fixed part; the rest are adaptive */
+    bool *base_ssh; /* per base round: it has a test with an ssh host */
+    size_t nbase_ssh;
 };
 
 /* --- splitmix64: tiny, fast, and the same sequence on every platform ------------------- */
@@ -290,6 +293,22 @@ schedule_order(struct schedule *s, struct rng *r)
     return 0;
 }
 
+/* Which base rounds reach an ssh host: their setup is an ssh session's, not a local spawn's. */
+static int
+schedule_transports(struct schedule *s)
+{
+    s->base_ssh = calloc(s->nbase + 1, sizeof *s->base_ssh);
+    if (s->base_ssh == NULL)
+        return NS_ENOMEM;
+    for (size_t b = 0; b < s->nbase; b++) {
+        for (size_t i = s->base_start[b]; i < s->base_start[b + 1] && !s->base_ssh[b]; i++)
+            s->base_ssh[b] = s->p->hosts[s->pairs[i].src].transport == PLAN_TRANSPORT_SSH ||
+                             s->p->hosts[s->pairs[i].dst].transport == PLAN_TRANSPORT_SSH;
+        s->nbase_ssh += s->base_ssh[b];
+    }
+    return 0;
+}
+
 /* --- building ----------------------------------------------------------------------------------
  */
 
@@ -317,6 +336,8 @@ schedule_build(struct schedule *s, struct rng *r)
         rc = schedule_passes(s);
     if (rc == 0)
         rc = schedule_order(s, r);
+    if (rc == 0)
+        rc = schedule_transports(s);
     return rc;
 }
 
@@ -350,6 +371,7 @@ schedule_free(struct schedule *s)
     free(s->pass_scenario);
     free(s->pass_trial);
     free(s->pass_offset);
+    free(s->base_ssh);
     free(s);
 }
 
@@ -404,11 +426,30 @@ schedule_round_test(const struct schedule *s, size_t round, size_t i, struct sch
     out->trial = schedule_round_trial(s, round);
 }
 
+bool
+schedule_round_ssh(const struct schedule *s, size_t round)
+{
+    return s->base_ssh[schedule_base_of(s, round)];
+}
+
+/* A round's setup, by whether it has an ssh host; a table, not a choice between two constants
+ * that may well be equal. */
+static const double round_setup_s[2] = {PLAN_SETUP_LOCAL_S, PLAN_SETUP_SSH_S};
+
 double
 schedule_round_estimate_s(const struct schedule *s, size_t round)
 {
     const struct plan_scenario *sc = &s->p->scenarios[schedule_round_scenario(s, round)];
-    return sc->warmup_s + sc->duration_s + PLAN_TEST_OVERHEAD_S;
+    return sc->warmup_s + sc->duration_s + round_setup_s[schedule_round_ssh(s, round)];
+}
+
+double
+schedule_open_estimate_s(const struct schedule *s)
+{
+    double t = 0;
+    for (size_t i = 0; i < s->p->nhosts; i++)
+        t += s->p->hosts[i].transport == PLAN_TRANSPORT_SSH ? PLAN_OPEN_SSH_S : PLAN_OPEN_LOCAL_S;
+    return t;
 }
 
 size_t
@@ -442,13 +483,13 @@ schedule_test_count_max(const struct schedule *s)
     return (uint64_t)s->npairs * s->npasses;
 }
 
-/* Estimated seconds of passes [from, to), every base round of each. */
+/* Estimated seconds of the hosts' opening and passes [from, to), every base round of each. */
 static double
 passes_estimate_s(const struct schedule *s, size_t from, size_t to)
 {
-    double total = 0;
+    double total = schedule_open_estimate_s(s);
     for (size_t k = from; k < to; k++)
-        total += (double)s->nbase * schedule_pass_round_estimate_s(s, k);
+        total += schedule_pass_estimate_s(s, k);
     return total;
 }
 
@@ -491,10 +532,29 @@ schedule_pass_trial(const struct schedule *s, size_t k)
 }
 
 double
-schedule_pass_round_estimate_s(const struct schedule *s, size_t k)
+schedule_pass_round_estimate_s(const struct schedule *s, size_t k, bool ssh)
 {
     const struct plan_scenario *sc = &s->p->scenarios[s->pass_scenario[k]];
-    return sc->warmup_s + sc->duration_s + PLAN_TEST_OVERHEAD_S;
+    return sc->warmup_s + sc->duration_s + round_setup_s[ssh];
+}
+
+double
+schedule_pass_estimate_s(const struct schedule *s, size_t k)
+{
+    const struct plan_scenario *sc = &s->p->scenarios[s->pass_scenario[k]];
+    double setup = (double)s->nbase_ssh * PLAN_SETUP_SSH_S +
+                   (double)(s->nbase - s->nbase_ssh) * PLAN_SETUP_LOCAL_S;
+    return (double)s->nbase * (sc->warmup_s + sc->duration_s) + setup;
+}
+
+bool
+schedule_tests_ssh(const struct schedule *s, const struct schedule_test *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s->p->hosts[t[i].src].transport == PLAN_TRANSPORT_SSH ||
+            s->p->hosts[t[i].dst].transport == PLAN_TRANSPORT_SSH)
+            return true;
+    return false;
 }
 
 void

@@ -33,6 +33,7 @@
 #ifndef NS_SCHEDULE_H
 #define NS_SCHEDULE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -71,19 +72,29 @@ void schedule_round_test(const struct schedule *s, size_t round, size_t i,
 uint32_t schedule_round_scenario(const struct schedule *s, size_t round);
 uint32_t schedule_round_trial(const struct schedule *s, size_t round);
 
-/* Estimated seconds of the round: warmup + duration + PLAN_TEST_OVERHEAD_S. */
+/* Whether a test of the round has an ssh host (else all are local). */
+bool schedule_round_ssh(const struct schedule *s, size_t round);
+
+/* Estimated seconds of the round: warmup + duration + the setup of its transport
+ * (PLAN_SETUP_SSH_S when it has an ssh host, else PLAN_SETUP_LOCAL_S). */
 double schedule_round_estimate_s(const struct schedule *s, size_t round);
+
+/* Estimated seconds to open the hosts before the first round (one after the other). */
+double schedule_open_estimate_s(const struct schedule *s);
 
 /* The i-th distinct ordered pair (0 <= i < schedule_pair_count), host indexes into the plan. */
 void schedule_pair(const struct schedule *s, size_t i, uint32_t *src, uint32_t *dst);
 
 /* Rounds per pass (the base rounds), distinct ordered pairs, the tests of the fixed part and
- * their estimated seconds. Without adaptive trials the fixed part is the whole survey. */
+ * their estimated seconds (the hosts opened, then every round of the fixed part). Without
+ * adaptive trials the fixed part is the whole survey. */
 size_t schedule_base_round_count(const struct schedule *s);
 size_t schedule_pair_count(const struct schedule *s);
 uint64_t schedule_test_count(const struct schedule *s);
 double schedule_estimate_s(const struct schedule *s);
-/* The most tests and seconds there may be: every adaptive pass with every pair in it. */
+/* The most tests and seconds there may be: every adaptive pass with every pair in it (the
+ * seconds as schedule_estimate_s counts them: the hosts opened, each round's setup by its
+ * transport). */
 uint64_t schedule_test_count_max(const struct schedule *s);
 double schedule_estimate_max_s(const struct schedule *s);
 
@@ -96,8 +107,14 @@ size_t schedule_fixed_pass_count(const struct schedule *s);
 uint32_t schedule_pass_scenario(const struct schedule *s, size_t k);
 /* The trial number a pair takes in pass k when none of its trials failed. */
 uint32_t schedule_pass_trial(const struct schedule *s, size_t k);
-/* Estimated seconds of one round of pass k: warmup + duration + PLAN_TEST_OVERHEAD_S. */
-double schedule_pass_round_estimate_s(const struct schedule *s, size_t k);
+/* Estimated seconds of one round of pass k: warmup + duration + the setup of its transport
+ * (ssh: the round has a test with an ssh host, as schedule_tests_ssh says). */
+double schedule_pass_round_estimate_s(const struct schedule *s, size_t k, bool ssh);
+/* Estimated seconds of pass k with every pair in it: its base rounds, each with the setup of
+ * its own transport (what schedule_estimate_max_s counts for it). */
+double schedule_pass_estimate_s(const struct schedule *s, size_t k);
+/* Whether one of the n tests has an ssh host (a round of them has an ssh setup). */
+bool schedule_tests_ssh(const struct schedule *s, const struct schedule_test *t, size_t n);
 
 /* The rounds of one pass as laid out for the pairs that run in it: round r is
  * tests[start[r] .. start[r + 1]). */
@@ -132,8 +149,11 @@ int schedule_write_text(const struct schedule *s, FILE *out, struct err *e);
  * data_address, zone, region, zone_id, transport, labels, ssh{...}}, ...] (every host alike,
  * whether written in the plan or imported), "hosts_from":[{"file", "path", "format", "sha256",
  * "hosts":[names], "skipped":[{"name", "state"}], "replaced":[names]}, ...], "scenarios":[...],
- * "rounds":[[{"src":..,"dst":..,"scenario":..,"trial":..},..],..],"tests":N,"estimated_s":S,
- * "per_test_overhead_s":O}. Returns 0 or NS_EIO. */
+ * "rounds":[[{"src":..,"dst":..,"scenario":..,"trial":..},..],..] (the fixed part),"tests":N,
+ * "tests_max":M,"estimated_s":S,"estimated_max_s":X,"open_hosts_s":T,
+ * "setup_s":{"local":L,"ssh":S}} (tests_max and estimated_max_s: with every adaptive pass
+ * run by every pair; equal to tests and estimated_s without adaptive trials). Returns 0 or
+ * NS_EIO. */
 int schedule_write_json(const struct schedule *s, FILE *out, struct err *e);
 
 /* What the JSON of an ssh host gains from outside the plan module (the ssh config is read by

@@ -248,7 +248,7 @@ text_adaptive(struct wbuf *w, const struct schedule *s)
             if (schedule_pass_scenario(s, k) != i)
                 continue;
             passes++;
-            secs += (double)schedule_base_round_count(s) * schedule_pass_round_estimate_s(s, k);
+            secs += schedule_pass_estimate_s(s, k);
         }
         if (passes == 0)
             continue;
@@ -277,11 +277,11 @@ schedule_write_text(const struct schedule *s, FILE *out, struct err *e)
     text_adaptive(w, s);
     char est[64], est2[64];
     wb_printf(w,
-              "\n%llu tests in %zu rounds, estimated %s (warmup + duration + %g s setup "
-              "per round)\n",
+              "\n%llu tests in %zu rounds, estimated %s (opening the hosts %g s, then per "
+              "round warmup + duration + %g s setup, %g s with ssh hosts)\n",
               (unsigned long long)schedule_test_count(s), nrounds,
               schedule_format_duration(schedule_estimate_s(s), est, sizeof est),
-              PLAN_TEST_OVERHEAD_S);
+              schedule_open_estimate_s(s), PLAN_SETUP_LOCAL_S, PLAN_SETUP_SSH_S);
     if (schedule_pass_count(s) > schedule_fixed_pass_count(s))
         wb_printf(w, "with the adaptive trials: %llu to %llu tests, estimated %s to %s\n",
                   (unsigned long long)schedule_test_count(s),
@@ -525,7 +525,9 @@ schedule_write_json_extra(const struct schedule *s, FILE *out, const struct sche
     wb_puts(w, ",\"tests_max\":");
     wb_u64(w, schedule_test_count_max(s));
     wb_printf(w,
-              ",\"estimated_s\":%.15g,\"estimated_max_s\":%.15g,\"per_test_overhead_s\":%.15g}\n",
-              schedule_estimate_s(s), schedule_estimate_max_s(s), PLAN_TEST_OVERHEAD_S);
+              ",\"estimated_s\":%.15g,\"estimated_max_s\":%.15g,\"open_hosts_s\":%.15g,"
+              "\"setup_s\":{\"local\":%.15g,\"ssh\":%.15g}}\n",
+              schedule_estimate_s(s), schedule_estimate_max_s(s), schedule_open_estimate_s(s),
+              PLAN_SETUP_LOCAL_S, PLAN_SETUP_SSH_S);
     return wb_finish(w, e);
 }

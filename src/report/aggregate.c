@@ -89,10 +89,9 @@ agg_add_pair(struct agg *a, const struct rpair *p, struct hist *h)
             stats_add(&a->jitter, t->jitter_us);
         }
         rrtt_merge_into(h, &t->rtt);
-        for (uint32_t k = 0; k < t->rtt.nb; k++) {
-            size_t idx = RBUCKET_IDX(t->rtt.b[k]);
-            a->blo = idx < a->blo ? idx : a->blo;
-            a->bhi = idx > a->bhi ? idx : a->bhi;
+        if (t->rtt.nb > 0) {
+            a->blo = t->rtt.first < a->blo ? t->rtt.first : a->blo;
+            a->bhi = t->rtt.last > a->bhi ? t->rtt.last : a->bhi;
         }
     }
     return 0;
@@ -127,9 +126,7 @@ agg_finish(struct agg *a, struct hist *h)
                     rank = 1;
                 if (seen < rank)
                     break;
-                double lo = (double)hist_bucket_low(i), hi = (double)hist_bucket_high(i);
-                double mid = i < HIST_LINEAR ? lo : (lo + hi) / 2.0;
-                mid = fmin(fmax(mid, (double)h->min), (double)h->max);
+                double mid = fmin(fmax(hist_bucket_mid(i), (double)h->min), (double)h->max);
                 a->pct[q++] = mid / 1e3;
             }
         }

@@ -64,6 +64,29 @@ rfamily_name(int family)
     return journal_family_name(family == 1 ? JOURNAL_IPV6 : JOURNAL_IPV4);
 }
 
+/* LEB128: 7 bits a byte, low first, the top bit set on all but the last. */
+static uint64_t
+rvarint_get(const uint8_t **q)
+{
+    const uint8_t *p = *q;
+    uint64_t v = *p & 0x7f;
+    for (unsigned shift = 7; *p++ & 0x80; shift += 7)
+        v |= (uint64_t)(*p & 0x7f) << shift;
+    *q = p;
+    return v;
+}
+
+static uint8_t *
+rvarint_put(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
 void
 rrtt_merge_into(struct hist *h, const struct rrtt *r)
 {
@@ -85,8 +108,12 @@ rrtt_merge_into(struct hist *h, const struct rrtt *r)
     h->mean += delta * nb / n;
     h->m2 += part.m2 + delta * delta * na * nb / n;
     h->count += part.count;
-    for (uint32_t i = 0; i < r->nb; i++)
-        h->buckets[RBUCKET_IDX(r->b[i])] += RBUCKET_COUNT(r->b[i]);
+    const uint8_t *q = r->enc, *end = r->enc + r->len;
+    size_t idx = 0;
+    while (q < end) {
+        idx += (size_t)rvarint_get(&q);
+        h->buckets[idx] += rvarint_get(&q);
+    }
 }
 
 /* --- small helpers -------------------------------------------------------------------------- */
@@ -320,23 +347,24 @@ pair_get(struct rmodel *m, int scen, int fam, int src, int dst)
     return p;
 }
 
-/* Bucket arrays come from big blocks (a 100 000-trial journal holds ~50 000 of them; one
+/* Packed buckets come from big blocks (a 100 000-trial journal holds ~50 000 histograms; one
  * malloc each would cost more than reading them), freed with the model. */
-#define RBLOCK_BUCKETS (1u << 20) /* 8 MiB, mapped and marked for huge pages (fewer faults) */
+#define RBLOCK_BYTES (8u << 20) /* mapped and marked for huge pages (fewer faults) */
 
 struct rblock {
     struct rblock *next;
     size_t used, cap;
-    rbucket_t b[];
+    uint8_t b[];
 };
 
-static rbucket_t *
-rmodel_buckets(struct rmodel *m, size_t n)
+/* Room for up to n bytes; rmodel_bytes_used() then says how many were taken. */
+static uint8_t *
+rmodel_bytes(struct rmodel *m, size_t n)
 {
     struct rblock *blk = m->blocks;
     if (blk == NULL || blk->used + n > blk->cap) {
-        size_t cap = n > RBLOCK_BUCKETS ? n : RBLOCK_BUCKETS;
-        size_t bytes = sizeof *blk + cap * sizeof(rbucket_t);
+        size_t cap = n > RBLOCK_BYTES ? n : RBLOCK_BYTES;
+        size_t bytes = sizeof *blk + cap;
         void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (p == MAP_FAILED)
             return NULL;
@@ -347,9 +375,20 @@ rmodel_buckets(struct rmodel *m, size_t n)
         blk->cap = cap;
         m->blocks = blk;
     }
-    rbucket_t *b = blk->b + blk->used;
-    blk->used += n;
-    return b;
+    return blk->b + blk->used;
+}
+
+static void
+rmodel_bytes_used(struct rmodel *m, size_t n)
+{
+    m->blocks->used += n;
+}
+
+static int
+cmp_u64(const void *x, const void *y)
+{
+    uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+    return a < b ? -1 : a > b;
 }
 
 /* --- one trial record ----------------------------------------------------------------------- */
@@ -367,14 +406,43 @@ rtt_fill(struct rmodel *m, struct rrtt *r, const struct journal_result *res)
 {
     if (!res->has_rtt || !res->has_hist || res->nbuckets == 0)
         return 0; /* no usable histogram: percentiles are left out, the mean still counts */
-    r->b = rmodel_buckets(m, res->nbuckets);
-    if (r->b == NULL)
-        return NS_ENOMEM;
-    for (size_t i = 0; i < res->nbuckets; i++) {
-        r->b[i] = RBUCKET(hist_index(res->buckets[i].low_ns), res->buckets[i].count);
-        r->n += RBUCKET_COUNT(r->b[i]);
+    size_t nb = res->nbuckets;
+    if (nb > UINT32_MAX / 13)
+        return NS_ENOMEM; /* more than a journal line can hold */
+    if (nb > m->sortcap) {
+        uint64_t *sb = realloc(m->sortbuf, nb * sizeof *sb);
+        if (sb == NULL)
+            return NS_ENOMEM;
+        m->sortbuf = sb;
+        m->sortcap = nb;
     }
-    r->nb = (uint32_t)res->nbuckets;
+    /* Placed in this layout (old journals' buckets at their centres), ascending: nsperf writes
+     * them so; anything else is sorted. Counts past 2^48 (no test sends so many) saturate. */
+    bool sorted = true;
+    for (size_t i = 0; i < nb; i++) {
+        uint64_t c = res->buckets[i].count, cmax = (UINT64_C(1) << 48) - 1;
+        uint64_t idx = hist_index_layout(res->hist_sub_bits, res->buckets[i].low_ns);
+        m->sortbuf[i] = idx << 48 | (c > cmax ? cmax : c);
+        sorted = sorted && (i == 0 || m->sortbuf[i] >= m->sortbuf[i - 1]);
+    }
+    if (!sorted)
+        qsort(m->sortbuf, nb, sizeof *m->sortbuf, cmp_u64);
+    uint8_t *p0 = rmodel_bytes(m, nb * 13), *p = p0; /* a step takes <= 3 bytes, a count 7 */
+    if (p0 == NULL)
+        return NS_ENOMEM;
+    uint64_t prev = 0;
+    for (size_t i = 0; i < nb; i++) {
+        uint64_t idx = m->sortbuf[i] >> 48, c = m->sortbuf[i] & ((UINT64_C(1) << 48) - 1);
+        p = rvarint_put(rvarint_put(p, idx - prev), c);
+        prev = idx;
+        r->n += c;
+    }
+    rmodel_bytes_used(m, (size_t)(p - p0));
+    r->enc = p0;
+    r->len = (uint32_t)(p - p0);
+    r->nb = (uint32_t)nb;
+    r->first = (uint32_t)(m->sortbuf[0] >> 48);
+    r->last = (uint32_t)(m->sortbuf[nb - 1] >> 48);
     r->min_ns = res->rtt_min_us * 1e3;
     r->max_ns = res->rtt_max_us * 1e3;
     r->mean_ns = res->rtt_mean_us * 1e3;
@@ -704,9 +772,10 @@ rmodel_free(struct rmodel *m)
     free(m->hidx);
     while (m->blocks != NULL) {
         struct rblock *next = m->blocks->next;
-        munmap(m->blocks, sizeof *m->blocks + m->blocks->cap * sizeof(rbucket_t));
+        munmap(m->blocks, sizeof *m->blocks + m->blocks->cap);
         m->blocks = next;
     }
+    free(m->sortbuf);
     for (size_t i = 0; i < m->nhosts; i++) {
         free(m->hosts[i].name);
         free(m->hosts[i].zone);

@@ -54,21 +54,17 @@ void report_jarena_end(void);
 
 /* --- the model of one or several journals ------------------------------------------------ */
 
-/* One histogram bucket in 8 bytes (a 100 000-trial journal holds millions): hist_index() in the
- * top 16 bits, the count (saturated at 2^48 - 1) below. */
-typedef uint64_t rbucket_t;
-#define RBUCKET_COUNT_MAX ((UINT64_C(1) << 48) - 1)
-#define RBUCKET(idx, count)                                                                        \
-    ((uint64_t)(idx) << 48 | ((count) > RBUCKET_COUNT_MAX ? RBUCKET_COUNT_MAX : (count)))
-#define RBUCKET_IDX(b) ((size_t)((b) >> 48))
-#define RBUCKET_COUNT(b) ((b)&RBUCKET_COUNT_MAX)
-
-/* A trial's latency distribution, as nsperf sent it (sparse, ascending buckets). */
+/* A trial's latency distribution, as nsperf sent it, its sparse buckets (placed in hist.h's
+ * layout, ascending) packed as LEB128 varints: the index's step from the previous bucket's,
+ * then the count. A 100 000-trial journal holds ~60 million buckets (1 024 per octave): most
+ * steps and counts take a byte each, so ~2.3 bytes a bucket instead of 8 (README "Reports"). */
 struct rrtt {
     uint64_t n;
     double min_ns, max_ns, mean_ns, m2;
-    uint32_t nb;
-    rbucket_t *b;
+    uint32_t nb;          /* buckets */
+    uint32_t len;         /* bytes at enc */
+    uint32_t first, last; /* the lowest and highest bucket index, when nb > 0 */
+    const uint8_t *enc;
 };
 
 struct rtrial {
@@ -137,8 +133,10 @@ struct rmodel {
     size_t pidx_cap;
     size_t torn_lines, skipped_lines;
     FILE *warn;            /* where skipped journal lines are said; NULL: not said */
-    struct rblock *blocks; /* where the trials' bucket arrays live */
-    bool no_hist;          /* the trials' buckets are not kept (rmodel_load_nohist) */
+    struct rblock *blocks; /* where the trials' packed buckets live */
+    uint64_t *sortbuf;     /* scratch: a trial's buckets, (index << 48 | count), to sort */
+    size_t sortcap;
+    bool no_hist; /* the trials' buckets are not kept (rmodel_load_nohist) */
 };
 
 /* Load the run directories (each holding run.json and results.jsonl). A line that is not a

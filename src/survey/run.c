@@ -72,6 +72,8 @@ struct runner {
     char nsperf_sha[2 * SHA256_LEN + 1];
     uint64_t *done; /* sorted keys of trials already ok in the journal */
     size_t ndone;
+    uint64_t foreign;    /* trial records of another run (run_id) met by the resume */
+    char foreign_id[64]; /* the first of them's */
     struct survey_run_result *res;
     pthread_mutex_t mu; /* counters, failures, output */
     pthread_cond_t cv;
@@ -83,6 +85,11 @@ struct runner {
     uint64_t t0_ns;
     double measured_s, measured_est_s; /* rounds done so far: wall time and estimate */
     double *est_suffix;                /* estimated seconds of rounds r.. end */
+    /* What run.json's "measured" says: the setup of a round (its wall time beyond warmup +
+     * duration), per transport (0 local, 1 ssh), and opening the hosts. */
+    double setup_sum[2], setup_max[2];
+    uint64_t setup_rounds[2];
+    double open_s;
     /* adaptive trials (adapt.h; NULL without any): the state, the tests of the round that ran
      * last (kept out of the next pass's first round), and the estimated seconds of the
      * adaptive passes still to come at most */
@@ -177,6 +184,17 @@ static struct journal_scenario
 scenario_of(const struct plan_scenario *sc)
 {
     return journal_scenario_from_spec(sc->name, &sc->spec);
+}
+
+/* The family a pair's traffic uses: its data addresses' (the plan keeps a pair to one), a name's
+ * as it resolved here; daddr (a name the plan left unresolved, or one learnt from the host)
+ * otherwise. */
+static enum journal_family
+host_family(const struct plan_host *h, const char *daddr)
+{
+    if (h->data_family != PLAN_FAMILY_UNKNOWN)
+        return h->data_family == PLAN_FAMILY_IPV6 ? JOURNAL_IPV6 : JOURNAL_IPV4;
+    return journal_family_of(daddr);
 }
 
 /* The host's data address: learnt from the host when the plan names none (env.h); the plan's
@@ -292,6 +310,7 @@ run_write(struct runner *r, const char *started, struct err *e)
     const char *src = plan_source(p, &srclen);
     struct journal_run run = {.run_id = r->run_id,
                               .plan_name = plan_name(p),
+                              .plan_description = plan_description(p),
                               .plan_file = plan_file(p),
                               .plan_sha256 = r->plan_sha,
                               .plan_source = src,
@@ -338,7 +357,7 @@ trial_record(const struct runner *r, const struct schedule_test *t, const struct
                                   .plan_sha256 = r->plan_sha,
                                   .scenario = scenario_of(plan_scenario(r->plan, t->scenario)),
                                   .trial = t->trial,
-                                  .family = journal_family_of(host_daddr(src)),
+                                  .family = host_family(src->ph, host_daddr(src)),
                                   .src = endpoint_of(src),
                                   .dst = endpoint_of(dst),
                                   .status = o->ok ? JOURNAL_OK : JOURNAL_FAILED,
@@ -802,9 +821,10 @@ last_set(struct runner *r, const struct slot *slots, size_t m)
     return 0;
 }
 
-/* Run the n tests (those test_skip does not skip) as one round, estimated est_s seconds. */
+/* Run the n tests (those test_skip does not skip) as one round, estimated est_s seconds; ssh:
+ * it has a test with an ssh host (its setup is measured as an ssh round's). */
 static int
-round_run(struct runner *r, const struct schedule_test *tests, size_t n, double est_s,
+round_run(struct runner *r, const struct schedule_test *tests, size_t n, double est_s, bool ssh,
           struct err *e)
 {
     size_t m = 0;
@@ -854,8 +874,15 @@ round_run(struct runner *r, const struct schedule_test *tests, size_t n, double 
         pthread_mutex_destroy(&slots[i].ctl.mu);
     }
     if (m > 0 && !atomic_load(r->o->interrupted)) {
-        r->measured_s += (double)(clock_now_ns() - t0) / 1e9;
+        double wall = (double)(clock_now_ns() - t0) / 1e9;
+        r->measured_s += wall;
         r->measured_est_s += est_s;
+        const struct plan_scenario *sc = plan_scenario(r->plan, tests[0].scenario);
+        int t = ssh ? 1 : 0;
+        double setup = wall - sc->warmup_s - sc->duration_s;
+        r->setup_sum[t] += setup;
+        r->setup_max[t] = setup > r->setup_max[t] ? setup : r->setup_max[t];
+        r->setup_rounds[t]++;
         if (rc == 0 && last_set(r, slots, m) != 0)
             rc = err_set(e, NS_ENOMEM, "out of memory");
     }
@@ -873,7 +900,8 @@ fixed_round_run(struct runner *r, size_t ri, struct err *e)
         return err_set(e, NS_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++)
         schedule_round_test(r->sched, ri, i, &tests[i]);
-    int rc = round_run(r, tests, n, schedule_round_estimate_s(r->sched, ri), e);
+    int rc = round_run(r, tests, n, schedule_round_estimate_s(r->sched, ri),
+                       schedule_round_ssh(r->sched, ri), e);
     free(tests);
     return rc;
 }
@@ -926,7 +954,7 @@ adapt_left_s(const struct runner *r, size_t k)
         for (size_t j = k; j < npass && most > 0; j++) {
             if (schedule_pass_scenario(s, j) != sc)
                 continue;
-            total += (double)schedule_base_round_count(s) * schedule_pass_round_estimate_s(s, j);
+            total += schedule_pass_estimate_s(s, j);
             most--;
         }
     }
@@ -954,9 +982,11 @@ adapt_pass_run(struct runner *r, size_t k, struct err *e)
     r->res->tests += rr.ntests;
     r->adapt_left_s = adapt_left_s(r, k + 1);
     pthread_mutex_unlock(&r->mu);
-    double est = schedule_pass_round_estimate_s(r->sched, k);
     for (size_t ri = 0; rc == 0 && ri < rr.nrounds && !atomic_load(r->o->interrupted); ri++) {
-        rc = round_run(r, &rr.tests[rr.start[ri]], rr.start[ri + 1] - rr.start[ri], est, e);
+        const struct schedule_test *t = &rr.tests[rr.start[ri]];
+        size_t n = rr.start[ri + 1] - rr.start[ri];
+        bool ssh = schedule_tests_ssh(r->sched, t, n);
+        rc = round_run(r, t, n, schedule_pass_round_estimate_s(r->sched, k, ssh), ssh, e);
         if (rc == 0)
             rc = journal_check(r, e);
         r->round++;
@@ -1007,6 +1037,16 @@ scenario_find(const struct plan *p, const char *name)
     return -1;
 }
 
+/* s, cut to fit out, its control characters as '?': a journal's text bound for a terminal. */
+static void
+printable(char *out, size_t len, const char *s)
+{
+    size_t i = 0;
+    for (; i + 1 < len && s[i] != '\0'; i++)
+        out[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
+    out[i] = '\0';
+}
+
 /* An ok record's key (journal_trial_key) as the plan's test it stands for; the family must be
  * the one the plan gives the pair, so that a record of other addresses does not count. */
 static int
@@ -1014,6 +1054,12 @@ resume_take(void *arg, const struct journal_trial *rec, struct err *e)
 {
     (void)e;
     struct runner *r = arg;
+    if (rec->run_id == NULL || strcmp(rec->run_id, r->run_id) != 0) {
+        if (r->foreign++ == 0)
+            printable(r->foreign_id, sizeof r->foreign_id,
+                      rec->run_id != NULL ? rec->run_id : "(none)");
+        return 0;
+    }
     if (rec->status != JOURNAL_OK)
         return 0;
     struct journal_key k;
@@ -1024,7 +1070,7 @@ resume_take(void *arg, const struct journal_trial *rec, struct err *e)
     /* a data address learnt from the host is not known yet: its recorded family stands */
     const struct plan_host *sh = src >= 0 ? plan_host(r->plan, (size_t)src) : NULL;
     if (sc < 0 || src < 0 || dst < 0 || k.trial < 1 || k.trial > PLAN_MAX_TRIALS ||
-        (!sh->data_address_from_host && k.family != journal_family_of(sh->data_address)))
+        (!sh->data_address_from_host && k.family != host_family(sh, sh->data_address)))
         return 0;
     /* the adaptive decision from the same figures, in the journal's order, as they came in */
     long pi = r->adapt != NULL ? survey_adapt_pair(r->adapt, (uint32_t)src, (uint32_t)dst) : -1;
@@ -1038,6 +1084,17 @@ resume_take(void *arg, const struct journal_trial *rec, struct err *e)
     r->done = d;
     r->done[r->ndone++] = trial_key(r, (uint32_t)sc, (uint32_t)src, (uint32_t)dst, k.trial);
     return 0;
+}
+
+static int
+resume_unknown_version(const struct runner *r, const char *schema, struct err *e)
+{
+    char v[64];
+    printable(v, sizeof v, schema);
+    return err_set(e, NS_EINVAL,
+                   "cannot resume %s: its run.json is %s, a version this netsurvey does not know "
+                   "(it resumes %s, reads %s too); resume it with the netsurvey that wrote it",
+                   r->o->dir, v, JOURNAL_RUN_SCHEMA, JOURNAL_RUN_SCHEMA_1);
 }
 
 /* run.json of the directory being resumed: a run of this format, of the same plan. */
@@ -1055,6 +1112,9 @@ resume_check(struct runner *r, struct err *e)
                      "cannot resume %s: its run.json is %s, written by an older netsurvey; "
                      "resume it with that version, or start a new run",
                      r->o->dir, JOURNAL_RUN_SCHEMA_1);
+    else if (run->schema != NULL && strncmp(run->schema, "netsurvey.run/", 14) == 0 &&
+             strcmp(run->schema, JOURNAL_RUN_SCHEMA) != 0)
+        rc = resume_unknown_version(r, run->schema, e);
     else if (run->schema == NULL || strcmp(run->schema, JOURNAL_RUN_SCHEMA) != 0 ||
              run->run_id == NULL || run->plan_sha256 == NULL)
         rc = err_set(e, NS_EINVAL, "cannot resume %s: run.json is not a netsurvey run", r->o->dir);
@@ -1086,6 +1146,14 @@ resume_load(struct runner *r, const char *started, struct err *e)
     struct journal_read_stats st = {0};
     if (rc == 0)
         rc = journal_read_trials(r->o->dir, resume_take, NULL, r, &st, e);
+    /* Another run's ok trial taken for this one's would make a run "complete" with results it
+     * never measured: refused, as a changed plan is. */
+    if (rc == 0 && r->foreign > 0)
+        rc = err_set(e, NS_EINVAL,
+                     "cannot resume %s: its results.jsonl holds %llu trial record%s of another "
+                     "run (run_id %s, this run's is %s); move them out, or start a new run",
+                     r->o->dir, (unsigned long long)r->foreign, r->foreign == 1 ? "" : "s",
+                     r->foreign_id, r->run_id);
     r->res->bad_lines = st.bad + st.torn;
     if (r->ndone > 0)
         qsort(r->done, r->ndone, sizeof *r->done, key_cmp);
@@ -1098,7 +1166,7 @@ resume_load(struct runner *r, const char *started, struct err *e)
     r->res->done_before = w;
     if (rc == 0) {
         json_t *resumed = json_pack("{s:s, s:s}", "started", started, "command", r->o->command);
-        rc = resumed != NULL ? journal_set_state(r->j, JOURNAL_RUN_RUNNING, resumed, e)
+        rc = resumed != NULL ? journal_set_state(r->j, JOURNAL_RUN_RUNNING, resumed, NULL, e)
                              : err_set(e, NS_ENOMEM, "out of memory");
         json_decref(resumed);
         r->running = rc == 0;
@@ -1148,7 +1216,11 @@ run_start_journal(struct runner *r, const char *started, struct err *e)
     }
     if (r->j != NULL) {
         snprintf(r->res->dir, sizeof r->res->dir, "%s", journal_dir(r->j));
-        r->res->dir_suffixed = strcmp(r->res->dir, r->o->dir) != 0;
+        size_t len = strlen(r->o->dir); /* journal_create_unique drops trailing slashes */
+        while (len > 1 && r->o->dir[len - 1] == '/')
+            len--;
+        r->res->dir_suffixed =
+            strlen(r->res->dir) != len || strncmp(r->res->dir, r->o->dir, len) != 0;
     }
     /* a directory in use, not empty, or a refused resume is the caller's mistake */
     r->res->journal_failed = rc != 0 && rc != NS_EBUSY && rc != NS_EINVAL && rc != NS_ENOMEM;
@@ -1188,6 +1260,24 @@ adapt_outcome_json(const struct runner *r)
     return arr;
 }
 
+/* This invocation's timings, for calibrating the estimate (README "The journal"). */
+static json_t *
+measured_json(const struct runner *r)
+{
+    json_t *m = json_pack("{s:f, s:f, s:I}", "wall_s", elapsed_s(r), "open_hosts_s", r->open_s,
+                          "hosts", (json_int_t)r->nhosts);
+    static const char *const names[2] = {"local", "ssh"};
+    for (int t = 0; m != NULL && t < 2; t++) {
+        if (r->setup_rounds[t] == 0)
+            continue;
+        json_object_set_new(m, names[t],
+                            json_pack("{s:I, s:f, s:f}", "rounds", (json_int_t)r->setup_rounds[t],
+                                      "setup_mean_s", r->setup_sum[t] / (double)r->setup_rounds[t],
+                                      "setup_max_s", r->setup_max[t]));
+    }
+    return m;
+}
+
 /* run.json's state once the rounds are over; a failure to write it is the run's error when it
  * has none (readers would take the run for one that was killed). */
 static int
@@ -1207,7 +1297,9 @@ run_finish_journal(struct runner *r, int rc, struct err *e)
         json_decref(outcome);
     }
     /* the state even when the outcome could not be written: else readers see a killed run */
-    int src = journal_set_state(r->j, st, NULL, &se);
+    json_t *measured = measured_json(r);
+    int src = journal_set_state(r->j, st, NULL, measured, &se);
+    json_decref(measured);
     if (src == 0 && mrc != 0) {
         src = mrc;
         se = me;
@@ -1249,8 +1341,10 @@ survey_run(const struct survey_run_opts *o, struct survey_run_result *res, struc
         free(r.hosts);
         r.hosts = NULL;
     }
+    uint64_t open_t0 = clock_now_ns();
     if (rc == 0)
         rc = hosts_open(&r, e);
+    r.open_s = (double)(clock_now_ns() - open_t0) / 1e9;
     if (rc == 0)
         rc = hosts_place(&r, e);
     if (rc == 0 && !o->resume)

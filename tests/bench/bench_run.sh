@@ -7,7 +7,8 @@
 #    Goal: median <= 50 ms. For scale, the same test run by hand (nsperf -s -1 / nsperf -c, no
 #    netsurvey) is timed too: what is left after subtracting it is netsurvey's own share.
 # 2. A parallel survey of 6 local hosts (pairs: all -> 10 rounds of 3 concurrent tests of
-#    0.1 s + 1 s): wall time against the schedule's pure test time. Goal: within 10 %.
+#    0.1 s + 1 s): wall time against the schedule's pure test time. Goal: within 5 % (issue 20;
+#    it was 15 % while each test cost nsperf about 150 ms beyond its duration).
 # Not a ctest test: timings belong to a quiet machine. Needs jq.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
@@ -98,5 +99,5 @@ rounds=$(jq .schedule.rounds "$tmp/six/run.json")
 tests=$(jq .schedule.tests "$tmp/six/run.json")
 wall=$(calc "$t1 - $t0")
 pure=$(calc "$rounds * 1.1")
-printf '6 hosts, %d tests in %d rounds: wall %.2f s, pure test time %.2f s, +%.1f %% (goal: <= 10 %%)\n' \
+printf '6 hosts, %d tests in %d rounds: wall %.2f s, pure test time %.2f s, +%.1f %% (goal: <= 5 %%)\n' \
     "$tests" "$rounds" "$wall" "$pure" "$(calc "($wall / $pure - 1) * 100")"

@@ -1,4 +1,6 @@
-/* Histogram percentiles against a brute-force sort; merge equals recording everything once. */
+/* Histogram percentiles against a brute-force sort (exact order statistics) within the layout's
+ * bound, over many distributions and the whole range; merge equals recording everything once;
+ * the old layout (sub_bits 7) is placed inside its own buckets. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -50,11 +52,18 @@ test_bucket_mapping_is_consistent(void **state)
         assert_int_equal(hist_index(hist_bucket_low(i)), i);
         assert_int_equal(hist_index(hist_bucket_high(i)), i);
         assert_int_equal(hist_bucket_high(i) + 1, hist_bucket_low(i + 1));
-        /* bucket width never exceeds 1/64 of its lower bound above the exact range */
+        /* bucket width never exceeds 1/1024 of its lower bound above the exact range (0.1 %) */
         if (i >= HIST_LINEAR)
-            assert_true((hist_bucket_high(i) - hist_bucket_low(i) + 1) * 64 <= hist_bucket_low(i));
+            assert_true((hist_bucket_high(i) - hist_bucket_low(i) + 1) * 1024 <=
+                        hist_bucket_low(i));
+        else
+            assert_int_equal(hist_bucket_low(i), hist_bucket_high(i));
     }
     assert_int_equal(hist_index(UINT64_MAX), HIST_NBUCKETS - 1);
+    /* 100 s is inside the range, not in the overflow bucket */
+    assert_true(hist_index(100000000000ull) < HIST_NBUCKETS - 1);
+    assert_int_equal(hist_bucket_low(HIST_NBUCKETS - 1), (UINT64_C(1) << 37) - (1u << 26));
+    assert_int_equal(sizeof(struct hist) - offsetof(struct hist, buckets), 224u * 1024u);
 }
 
 static void
@@ -67,11 +76,15 @@ check_against_sort(uint64_t *vals, size_t n)
         sum += (double)vals[i];
     }
     qsort(vals, n, sizeof *vals, cmp_u64);
-    static const double qs[] = {0.1, 1, 25, 50, 75, 90, 99, 99.9, 99.99, 99.999};
+    static const double qs[] = {0.1, 1, 10, 25, 50, 75, 90, 99, 99.9, 99.99, 99.999};
     for (size_t k = 0; k < sizeof qs / sizeof *qs; k++) {
         double exact = brute_percentile(vals, n, qs[k]);
         double got = hist_percentile(h, qs[k]);
-        assert_true(fabs(got - exact) <= exact * 0.01 + 1.0);
+        /* the midpoint of a bucket 1/1024 of its low wide: within 1/2048 (< 0.05 %), exact
+         * below 2048 */
+        if (fabs(got - exact) > exact / 2048.0)
+            fail_msg("p%g: %.1f, exact %.1f (%.4f %%)", qs[k], got, exact,
+                     100.0 * fabs(got - exact) / exact);
     }
     assert_int_equal(h->count, n);
     assert_int_equal(h->min, vals[0]);
@@ -106,6 +119,87 @@ test_percentiles_match_sort_heavy_tail(void **state)
     }
     check_against_sort(vals, n);
     free(vals);
+}
+
+static double
+rng_unit(void)
+{
+    return ((double)(plan_rng_next() >> 11) + 1.0) / 9007199254740993.0; /* (0, 1) */
+}
+
+/* Standard normal by Box-Muller. */
+static double
+rng_normal(void)
+{
+    return sqrt(-2.0 * log(rng_unit())) * cos(6.283185307179586 * rng_unit());
+}
+
+enum dist { D_NORMAL, D_LOGNORMAL, D_EXP, D_BIMODAL, D_LOGUNIFORM, D_FEW, D_NDIST };
+
+/* n values of distribution d around centre c (ns), at least 1. */
+static void
+fill(uint64_t *vals, size_t n, enum dist d, double c)
+{
+    for (size_t i = 0; i < n; i++) {
+        double x;
+        switch (d) {
+        case D_NORMAL: /* a quiet link: 2 % spread */
+            x = c * (1.0 + 0.02 * rng_normal());
+            break;
+        case D_LOGNORMAL: /* a loaded one: a long right tail */
+            x = c * exp(0.5 * rng_normal());
+            break;
+        case D_EXP:
+            x = c * -log(rng_unit());
+            break;
+        case D_BIMODAL: /* two paths, 1:3 */
+            x = (plan_rng_next() % 4 ? c : 3.7 * c) * (1.0 + 0.01 * rng_normal());
+            break;
+        case D_LOGUNIFORM: /* the whole range: 100 ns to 100 s */
+            x = 100.0 * pow(1e9, rng_unit());
+            break;
+        default: /* a handful of distinct values, many ties */
+            x = c * (1.0 + (double)(plan_rng_next() % 5) * 0.013);
+            break;
+        }
+        vals[i] = x < 1.0 ? 1 : (uint64_t)x;
+    }
+}
+
+/* Every distribution at centres from 100 ns to 100 s (a decade apart), and the whole range at
+ * once: percentiles within 1/2048 of the exact order statistic. */
+static void
+test_percentiles_match_sort_everywhere(void **state)
+{
+    (void)state;
+    size_t n = 20000;
+    uint64_t *vals = malloc(n * sizeof *vals);
+    assert_non_null(vals);
+    for (int d = 0; d < D_NDIST; d++)
+        for (double c = 100.0; c <= 1.01e11; c *= 10.0) {
+            static const double reach[D_NDIST] = {1.1, 12.0, 13.0, 3.9, 1.0, 1.06};
+            if (d != D_LOGUNIFORM && c * reach[d] > 1.3e11)
+                continue; /* its tail would leave the range (137 s) */
+            fill(vals, n, (enum dist)d, c);
+            check_against_sort(vals, n);
+        }
+    free(vals);
+}
+
+/* Values past the range (137 s) are counted in the last bucket; percentiles there read as the
+ * exact maximum, min/max/mean stay exact. */
+static void
+test_values_past_the_range(void **state)
+{
+    (void)state;
+    struct hist *h = hist_new();
+    assert_non_null(h);
+    hist_record(h, 1000);
+    hist_record(h, UINT64_C(1) << 40);
+    assert_int_equal(h->buckets[HIST_NBUCKETS - 1], 1);
+    assert_true(hist_percentile(h, 99) == (double)(UINT64_C(1) << 40));
+    assert_true(hist_percentile(h, 50) == 1000.0);
+    hist_free(h);
 }
 
 static void
@@ -181,6 +275,158 @@ test_json_round_trip_merges_exactly(void **state)
     hist_free(back);
 }
 
+/* The old layout (sub_bits 7), written out the way nsperf 0.1.0 did: its bucket for v. */
+static void
+v1_bucket(uint64_t v, uint64_t *low, uint64_t *width)
+{
+    if (v < 128) {
+        *low = v;
+        *width = 1;
+        return;
+    }
+    unsigned e = 63u - (unsigned)__builtin_clzll(v);
+    *width = UINT64_C(1) << (e - 6);
+    *low = v & ~(*width - 1);
+}
+
+/* Every old bucket up to 2^37 ns is a union of new ones, and its count lands inside it, at its
+ * centre (the old reader's midpoint to within W/32). */
+static void
+test_old_layout_lands_inside_its_bucket(void **state)
+{
+    (void)state;
+    for (uint64_t v = 0; v < (UINT64_C(1) << 37);) {
+        uint64_t low, w;
+        v1_bucket(v, &low, &w);
+        uint64_t high = low + w - 1;
+        /* a union of new buckets: the old bounds are new bounds */
+        assert_int_equal(hist_bucket_low(hist_index(low)), low);
+        if (hist_index(high) < HIST_NBUCKETS - 1) /* the last one also takes what is past it */
+            assert_int_equal(hist_bucket_high(hist_index(high)), high);
+        size_t idx = hist_index_layout(HIST_SUB_BITS_V1, low);
+        assert_int_equal(hist_index_layout(HIST_SUB_BITS_V1, high), idx);
+        assert_true(hist_bucket_low(idx) >= low && hist_bucket_high(idx) <= high);
+        double old_mid = ((double)low + (double)high) / 2.0;
+        assert_true(fabs(hist_bucket_mid(idx) - old_mid) <= (double)w / 32.0 + 0.5);
+        v = high + 1;
+    }
+    /* the old top bucket (to 2^51 and past it) goes to the last one, as values do */
+    assert_int_equal(hist_index_layout(HIST_SUB_BITS_V1, UINT64_C(1) << 45), HIST_NBUCKETS - 1);
+    assert_int_equal(hist_index_layout(HIST_SUB_BITS_V1, UINT64_MAX), HIST_NBUCKETS - 1);
+    assert_int_equal(hist_index_layout(HIST_SUB_BITS, 123456789), hist_index(123456789));
+    assert_true(hist_layout_known(7) && hist_layout_known(11));
+    assert_false(hist_layout_known(5) || hist_layout_known(0) || hist_layout_known(12));
+}
+
+/* An rtt_us object as nsperf 0.1.0 wrote it: sub_bits 7, its buckets for vals. */
+static json_t *
+v1_rtt_json(const uint64_t *vals, size_t n)
+{
+    uint64_t *sorted = malloc(n * sizeof *sorted);
+    memcpy(sorted, vals, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, cmp_u64);
+    json_t *b = json_array();
+    double sum = 0;
+    for (size_t i = 0; i < n;) {
+        uint64_t low, w;
+        v1_bucket(sorted[i], &low, &w);
+        size_t j = i;
+        while (j < n && sorted[j] <= low + w - 1)
+            sum += (double)sorted[j++];
+        json_array_append_new(b, json_pack("[II]", (json_int_t)low, (json_int_t)(j - i)));
+        i = j;
+    }
+    json_t *rtt = json_pack("{s:I,s:f,s:f,s:f,s:f,s:{s:s,s:i,s:o}}", "n", (json_int_t)n, "mean",
+                            sum / (double)n / 1e3, "min", (double)sorted[0] / 1e3, "max",
+                            (double)sorted[n - 1] / 1e3, "m2_ns2", 0.0, "hist", "unit", "ns",
+                            "sub_bits", 7, "buckets", b);
+    free(sorted);
+    return rtt;
+}
+
+/* An old histogram read back: every percentile is the old bucket's midpoint (to W/32, so within
+ * 1/2048 of what the old reader said) and within the old layout's 1/128 of the exact value. */
+static void
+test_old_json_reads_as_before(void **state)
+{
+    (void)state;
+    size_t n = 30000;
+    uint64_t *vals = malloc(n * sizeof *vals);
+    fill(vals, n, D_LOGNORMAL, 329000.0);
+    json_t *rtt = v1_rtt_json(vals, n);
+    struct hist *h = hist_new();
+    struct err e;
+    assert_int_equal(hist_merge_rtt_json(h, rtt, &e), 0);
+    assert_int_equal(h->count, n);
+    qsort(vals, n, sizeof *vals, cmp_u64);
+    static const double qs[] = {1, 25, 50, 75, 90, 99, 99.9};
+    for (size_t k = 0; k < sizeof qs / sizeof *qs; k++) {
+        double exact = brute_percentile(vals, n, qs[k]);
+        uint64_t low, w;
+        v1_bucket((uint64_t)exact, &low, &w);
+        double old_mid = ((double)low + (double)(low + w - 1)) / 2.0;
+        double got = hist_percentile(h, qs[k]);
+        assert_true(fabs(got - old_mid) <= old_mid / 2048.0);
+        assert_true(fabs(got - exact) <= exact / 128.0 * 1.07);
+    }
+    json_decref(rtt);
+    hist_free(h);
+    free(vals);
+}
+
+/* Merging is the histogram of the union: parts of different distributions (one part from an
+ * old journal) merged directly and through their sparse JSON give the union's buckets. */
+static void
+test_merge_is_histogram_of_union(void **state)
+{
+    (void)state;
+    enum { PARTS = 5, N = 8000 };
+    uint64_t *vals = malloc(PARTS * N * sizeof *vals);
+    struct hist *all = hist_new(), *direct = hist_new(), *viajson = hist_new();
+    struct hist *part = hist_new();
+    static const double centres[PARTS] = {95e3, 329e3, 597e3, 2.1e6, 61e6};
+    for (int p = 0; p < PARTS; p++) {
+        uint64_t *v = vals + (size_t)p * N;
+        fill(v, N, (enum dist)(p % D_NDIST), centres[p]);
+        hist_init(part);
+        for (size_t i = 0; i < N; i++) {
+            hist_record(part, v[i]);
+            hist_record(all, v[i]);
+        }
+        hist_merge(direct, part);
+        json_t *rtt = hist_to_rtt_json(part);
+        struct err e;
+        assert_int_equal(hist_merge_rtt_json(viajson, rtt, &e), 0);
+        json_decref(rtt);
+    }
+    assert_memory_equal(direct->buckets, all->buckets, sizeof all->buckets);
+    assert_memory_equal(viajson->buckets, all->buckets, sizeof all->buckets);
+    assert_int_equal(direct->count, all->count);
+    assert_int_equal(viajson->count, all->count);
+    assert_int_equal(direct->min, all->min);
+    assert_int_equal(direct->max, all->max);
+    assert_true(fabs(hist_stddev(direct) - hist_stddev(all)) < 1e-9 * hist_stddev(all));
+    for (double q = 0; q <= 100; q += 0.5)
+        assert_true(hist_percentile(direct, q) == hist_percentile(all, q));
+    /* ...and the union's percentiles are the exact ones to 1/2048 */
+    check_against_sort(vals, PARTS * N);
+
+    /* An old trial merged with new ones: its counts land in its own old buckets. */
+    uint64_t *old = malloc(N * sizeof *old);
+    fill(old, N, D_NORMAL, 330e3);
+    json_t *rtt = v1_rtt_json(old, N);
+    struct err e;
+    assert_int_equal(hist_merge_rtt_json(viajson, rtt, &e), 0);
+    assert_int_equal(viajson->count, all->count + N);
+    json_decref(rtt);
+    free(old);
+    free(vals);
+    hist_free(all);
+    hist_free(direct);
+    hist_free(viajson);
+    hist_free(part);
+}
+
 int
 main(void)
 {
@@ -192,6 +438,11 @@ main(void)
         cmocka_unit_test(test_merge_equals_single_recording),
         cmocka_unit_test(test_empty_histogram),
         cmocka_unit_test(test_json_round_trip_merges_exactly),
+        cmocka_unit_test(test_percentiles_match_sort_everywhere),
+        cmocka_unit_test(test_values_past_the_range),
+        cmocka_unit_test(test_old_layout_lands_inside_its_bucket),
+        cmocka_unit_test(test_old_json_reads_as_before),
+        cmocka_unit_test(test_merge_is_histogram_of_union),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -99,7 +99,9 @@ sample_trial(uint32_t n, enum journal_status status)
                      .interval_s = 0.25,
                      .rate_bps = 7, /* do not apply to udp_rr: never written */
                      .reverse = true,
-                     .window = 65536},
+                     .window = 65536,
+                     .copy = true, /* tcp_stream's only: never written, reads false */
+                     .busy_poll = true},
         .trial = n,
         .family = JOURNAL_IPV6,
         .src = {.host = "zone1-vm", .zone = "1", .region = "westus3", .data_address = "fd00::4"},
@@ -721,6 +723,38 @@ decode(const char *line, struct journal_trial *t, bool *fast_took, char *why, si
     return rf;
 }
 
+/* How a trial was measured is in its record: tcp_stream's copy (absent in a record written
+ * before nsperf had its zero-copy path, when every stream copied) and the rr kinds' busy_poll,
+ * read alike by both decoders. */
+static void
+test_copy_and_busy_poll(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *scenario;
+        bool copy, busy_poll;
+    } cases[] = {
+        {"{\"test\":\"tcp_stream\"}", true, false},
+        {"{\"test\":\"tcp_stream\",\"copy\":false}", false, false},
+        {"{\"test\":\"tcp_stream\",\"copy\":true}", true, false},
+        {"{\"test\":\"tcp_rr\"}", false, false},
+        {"{\"test\":\"tcp_rr\",\"busy_poll\":true}", false, true},
+        {"{\"test\":\"udp_rr\",\"busy_poll\":false,\"copy\":true}", false, false},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char line[256], why[NS_ERR_MSG_MAX];
+        snprintf(line, sizeof line, "{\"schema\":\"%s\",\"scenario\":%s,\"trial\":1}\n",
+                 JOURNAL_TRIAL_SCHEMA, cases[i].scenario);
+        struct journal_trial t;
+        bool took;
+        assert_int_equal(decode(line, &t, &took, why, sizeof why), 0);
+        assert_true(took);
+        if (t.scenario.copy != cases[i].copy || t.scenario.busy_poll != cases[i].busy_poll)
+            fail_msg("%s: copy %d busy_poll %d", cases[i].scenario, t.scenario.copy,
+                     t.scenario.busy_poll);
+    }
+}
+
 static void
 test_reading_rules(void **state)
 {
@@ -762,7 +796,8 @@ test_reading_rules(void **state)
     assert_false(t.result.has_udp_sent);
     assert_true(t.result.has_rtt);
     assert_false(t.result.has_rtt_mean);
-    assert_false(t.result.has_hist); /* sub_bits 7.0 is a real, not HIST_SUB_BITS */
+    assert_false(t.result.has_hist); /* sub_bits 7.0 is a real, not a layout */
+    assert_int_equal(t.result.hist_sub_bits, 0);
     /* buckets: entries that are not [low >= 0, count > 0] are skipped, in the same way */
     static const char buckets[] =
         "{\"schema\":\"netsurvey.trial/1\",\"scenario\":{\"test\":\"udp_rr\"},\"trial\":4294967294,"
@@ -777,6 +812,23 @@ test_reading_rules(void **state)
     assert_int_equal(t.result.buckets[0].count, 2);
     assert_int_equal(t.result.buckets[1].low_ns, 10);
     assert_int_equal(t.result.buckets[2].count, 1);
+    assert_int_equal(t.result.hist_sub_bits, 7); /* the old layout: read, its lows as written */
+    /* the layout now (11) is read the same way; any other is not a histogram of ours */
+    static const char *const layouts[][2] = {{"11", "11"}, {"7", "7"},  {"9", "0"},
+                                             {"12", "0"},  {"-7", "0"}, {"\"11\"", "0"}};
+    for (size_t i = 0; i < sizeof layouts / sizeof *layouts; i++) {
+        char rec[512];
+        snprintf(rec, sizeof rec,
+                 "{\"schema\":\"netsurvey.trial/2\",\"scenario\":{\"test\":\"tcp_rr\"},"
+                 "\"result\":{\"rtt_us\":{\"hist\":{\"sub_bits\":%s,"
+                 "\"buckets\":[[329728,3],[330000,1]]}}}}",
+                 layouts[i][0]);
+        assert_int_equal(decode(rec, &t, &took, why, sizeof why), 0);
+        int want = atoi(layouts[i][1]);
+        assert_int_equal(t.result.has_hist, want != 0);
+        assert_int_equal(t.result.hist_sub_bits, want);
+        assert_int_equal(t.result.nbuckets, want != 0 ? 2 : 0);
+    }
     /* refusals: schema, kind (never mapped to another), not JSON, a top-level array */
     assert_int_equal(decode("{\"schema\":\"netsurvey.trial/3\"}", &t, &took, why, sizeof why),
                      NS_EPARSE);
@@ -985,7 +1037,7 @@ test_state(void **state)
     journal_run_free(r);
     /* Each final state, read back; everything else kept. */
     for (int s = JOURNAL_RUN_COMPLETE; s <= JOURNAL_RUN_FAILED; s++) {
-        assert_int_equal(journal_set_state(j, (enum journal_run_state)s, NULL, &e), 0);
+        assert_int_equal(journal_set_state(j, (enum journal_run_state)s, NULL, NULL, &e), 0);
         assert_int_equal(journal_read_run(dir, &r, &e), 0);
         assert_int_equal(r->state, s);
         assert_non_null(r->ended);
@@ -996,12 +1048,13 @@ test_state(void **state)
         journal_run_free(r);
     }
     json_t *resumed = json_pack("{s:s, s:s}", "started", "x", "command", "netsurvey run --resume");
-    assert_int_equal(journal_set_state(j, JOURNAL_RUN_RUNNING, resumed, &e), 0);
-    assert_int_equal(journal_set_state(j, JOURNAL_RUN_INTERRUPTED, resumed, &e), 0);
-    json_decref(resumed);
+    assert_int_equal(journal_set_state(j, JOURNAL_RUN_RUNNING, resumed, NULL, &e), 0);
+    assert_int_equal(journal_set_state(j, JOURNAL_RUN_INTERRUPTED, resumed, resumed, &e), 0);
     assert_int_equal(journal_read_run(dir, &r, &e), 0);
     assert_int_equal(r->state, JOURNAL_RUN_INTERRUPTED);
     assert_int_equal(json_array_size(json_object_get(r->json, "resumes")), 2);
+    assert_true(json_equal(json_object_get(r->json, "measured"), resumed));
+    json_decref(resumed);
     journal_run_free(r);
     journal_free(j);
     /* A new run in the directory of one that did not finish: told to resume it. */
@@ -1009,7 +1062,7 @@ test_state(void **state)
     assert_non_null(strstr(e.msg, "--resume"));
     /* Of a finished one: never. */
     assert_int_equal(journal_open_locked(dir, &k, &e), 0);
-    assert_int_equal(journal_set_state(k, JOURNAL_RUN_COMPLETE, NULL, &e), 0);
+    assert_int_equal(journal_set_state(k, JOURNAL_RUN_COMPLETE, NULL, NULL, &e), 0);
     journal_free(k);
     assert_int_equal(journal_create(dir, &k, &e), NS_EBUSY);
     assert_non_null(strstr(e.msg, "finished run"));
@@ -1103,6 +1156,7 @@ main(void)
         cmocka_unit_test(test_resume_cuts_torn_line),
         cmocka_unit_test(test_key),
         cmocka_unit_test(test_reading_rules),
+        cmocka_unit_test(test_copy_and_busy_poll),
         cmocka_unit_test(test_key_of_read_records),
         cmocka_unit_test(test_line_cap),
         cmocka_unit_test(test_lock),

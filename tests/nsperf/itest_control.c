@@ -36,23 +36,6 @@ server_start(struct server *s, const char *const *extra)
     server_start_log(s, extra, "/dev/null");
 }
 
-/* Wait (bounded) until the file at path contains needle; false on timeout. */
-static bool
-log_wait(const char *path, const char *needle, double timeout_s)
-{
-    for (double end = sp_now() + timeout_s; sp_now() < end; usleep(20000)) {
-        char buf[16384];
-        FILE *f = fopen(path, "r");
-        size_t n = f != NULL ? fread(buf, 1, sizeof buf - 1, f) : 0;
-        if (f != NULL)
-            fclose(f);
-        buf[n] = '\0';
-        if (strstr(buf, needle) != NULL)
-            return true;
-    }
-    return false;
-}
-
 /* A short good test must succeed (the server is alive and not stalled). With retry_busy, a
  * "server busy" answer is retried until a deadline, as a real client would after another
  * client's test: the server frees its slot a moment after that client exits. */
@@ -261,7 +244,9 @@ test_half_open_sessions_cannot_lock_out(void **state)
         assert_true(fds[i] >= 0);
         assert_int_equal(write(fds[i], "NSPF", 4), 4);
     }
-    usleep(400 * 1000); /* older than the eviction age: they are strangers now */
+    /* Time, not synchronisation: older than the server's 200 ms eviction age, they are
+     * strangers now. */
+    usleep(400 * 1000);
     double t0 = sp_now();
     good_client(&s, tok);
     good_client(&s, tok);
@@ -305,7 +290,7 @@ test_busy(void **state)
                           "4",  "--warmup",  "0",  "-J",     NULL};
     struct sp_proc first = sp_client_start(args, NULL);
     /* The first test holds the slot once the server has logged it (not after a guessed delay). */
-    assert_true(log_wait(log, "tcp_stream test", 10.0));
+    assert_true(sp_log_wait(log, "tcp_stream test", 10.0));
     failing_client(&s, NULL, "busy");
     struct sp_result r;
     sp_client_finish(&first, &r, 15.0);
@@ -313,7 +298,6 @@ test_busy(void **state)
     json_decref(r.doc);
     good_client_run(&s, NULL, true);
     sp_kill(s.pid);
-    unlink(log);
 }
 
 /* A server killed mid-test ends the client quickly, non-zero, with a JSON error. */
@@ -326,7 +310,8 @@ test_server_killed(void **state)
     const char *args[] = {"-c", "127.0.0.1", "-p", s.port_s, "-t",
                           "20", "--warmup",  "0",  "-J",     NULL};
     struct sp_proc c = sp_client_start(args, NULL);
-    usleep(1000000);
+    /* Mid-test: data is moving (queued on the test's connection), not after a guessed delay. */
+    assert_true(sp_wait_flowing(s.port, 10.0 * NS_TEST_SLACK));
     kill(s.pid, SIGKILL);
     assert_true(sp_wait(s.pid, 3.0) >= 0);
     double killed_at = sp_now();
@@ -351,7 +336,7 @@ test_client_killed(void **state)
     const char *args[] = {"-c",       "127.0.0.1", "-p", s.port_s, "-t", "20",
                           "--warmup", "0",         "-P", "2",      NULL};
     struct sp_proc c = sp_client_start(args, NULL);
-    usleep(800000);
+    assert_true(sp_wait_flowing(s.port, 10.0 * NS_TEST_SLACK)); /* mid-test */
     kill(c.pid, SIGKILL);
     struct sp_result r;
     sp_client_finish(&c, &r, 5.0);

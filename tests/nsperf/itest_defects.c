@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -53,18 +54,6 @@ slurp(const char *path, char *buf, size_t cap)
         fclose(f);
     buf[n] = '\0';
     return n;
-}
-
-static bool
-log_wait(const char *path, const char *needle, double timeout_s)
-{
-    static char buf[65536];
-    for (double end = sp_now() + timeout_s; sp_now() < end; usleep(20000)) {
-        slurp(path, buf, sizeof buf);
-        if (strstr(buf, needle) != NULL)
-            return true;
-    }
-    return false;
 }
 
 static const char *
@@ -163,7 +152,11 @@ test_connect_flood_token_server(void **state)
     pthread_t th[FLOODERS];
     for (int i = 0; i < FLOODERS; i++)
         assert_int_equal(pthread_create(&th[i], NULL, flood_thread, &f), 0);
-    usleep(300000); /* the flood is on before the tests begin */
+    /* The flood is on before the tests begin: the threads have connected a first batch. */
+    for (double end = sp_now() + 10.0 * NS_TEST_SLACK;
+         atomic_load(&f.made) < 200 && sp_now() < end;)
+        usleep(1000);
+    assert_true(atomic_load(&f.made) >= 200);
     const char *rr[] = {"--token-file", tok, "--test", "tcp_rr", "-t", "1", "--warmup", "0", NULL};
     const char *p32[] = {"--token-file", tok,  "-P", "32",       "-l", "64K", "-b",
                          "320M",         "-t", "1",  "--warmup", "0",  NULL};
@@ -243,13 +236,12 @@ expect_json_error(const struct sp_result *r, int status, const char *needle)
 static void
 interrupt_run(const struct server *s, int sig, int want_status, const char *name)
 {
-    char log[160];
-    snprintf(log, sizeof log, "%s", s->log);
     const char *args[] = {"-c",       "127.0.0.1", "-p", s->port_s, "-t", "30",
                           "--warmup", "0",         "-i", "0.2",     "-J", NULL};
     struct sp_proc c = sp_client_start(args, NULL);
-    /* In the measured interval for sure: the server has logged the test, and then some. */
-    assert_true(log_wait(log, "tcp_stream test", 10.0 * NS_TEST_SLACK));
+    /* In the measured interval for sure: data is moving, and then some of the interval must
+     * pass (a duration the result needs, not synchronisation: bytes and a sample). */
+    assert_true(sp_wait_flowing(s->port, 10.0 * NS_TEST_SLACK));
     usleep((useconds_t)(300000 * NS_TEST_SLACK));
     kill(c.pid, sig);
     struct sp_result r;
@@ -311,7 +303,9 @@ test_udp_client_killed_frees_slot(void **state)
         char needle[64];
         snprintf(needle, sizeof needle, "%s test", kinds[i]);
         struct sp_proc c = sp_client_start(args, NULL);
-        assert_true(log_wait(s.log, needle, 10.0 * NS_TEST_SLACK));
+        assert_true(sp_log_wait(s.log, needle, 10.0 * NS_TEST_SLACK));
+        /* A duration, not synchronisation: datagrams have been flowing for a while (UDP leaves no
+         * queue to watch, as sp_wait_flowing does for TCP). */
         usleep(300000);
         kill(c.pid, SIGKILL);
         struct sp_result r;
@@ -341,7 +335,7 @@ test_server_v6only(void **state)
     (void)extra;
     s.pid = sp_spawn(argv, -1, s.log, NULL);
     assert_true(s.pid > 0);
-    assert_true(log_wait(s.log, "listening", 10.0 * NS_TEST_SLACK));
+    assert_true(sp_log_wait(s.log, "listening", 10.0 * NS_TEST_SLACK));
     const char *more[] = {"-t", "0.3", "--warmup", "0", NULL};
     struct sp_result r;
     client_json(&r, &s, "127.0.0.1", more);
@@ -368,6 +362,21 @@ cpu_seconds(pid_t pid)
     return (double)(ut + st) / (double)sysconf(_SC_CLK_TCK);
 }
 
+/* Descriptors below limit that pid has open now (it may hold inherited ones above it). */
+static int
+open_fds(pid_t pid, int limit)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd", (int)pid);
+    DIR *d = opendir(path);
+    int n = 0;
+    for (struct dirent *de; d != NULL && (de = readdir(d)) != NULL;)
+        n += de->d_name[0] != '.' && atoi(de->d_name) < limit;
+    if (d != NULL)
+        closedir(d);
+    return n;
+}
+
 static void
 test_no_spin_without_fds(void **state)
 {
@@ -384,11 +393,14 @@ test_no_spin_without_fds(void **state)
     s.pid = sp_spawn(argv, -1, s.log, NULL);
     assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
     assert_true(s.pid > 0);
-    assert_true(log_wait(s.log, "listening", 10.0 * NS_TEST_SLACK));
+    assert_true(sp_log_wait(s.log, "listening", 10.0 * NS_TEST_SLACK));
     int fds[60];
     for (int i = 0; i < 60; i++)
         fds[i] = sp_connect(s.port); /* idle: each holds a pending slot until it expires */
-    usleep(300000);
+    /* Out of descriptors for sure: the server holds every number below its limit. */
+    for (double end = sp_now() + 10.0 * NS_TEST_SLACK; open_fds(s.pid, 40) < 40 && sp_now() < end;)
+        usleep(1000);
+    assert_int_equal(open_fds(s.pid, 40), 40);
     double c0 = cpu_seconds(s.pid);
     usleep(2000000);
     double used = cpu_seconds(s.pid) - c0;
@@ -431,7 +443,7 @@ test_server_log_escapes_client_text(void **state)
     json_decref(reply);
     close(fd);
     /* The server logs the refusal (after sending it): the text is there, made harmless. */
-    assert_true(log_wait(s.log, "forged line", 10.0 * NS_TEST_SLACK));
+    assert_true(sp_log_wait(s.log, "forged line", 10.0 * NS_TEST_SLACK));
     sp_kill(s.pid);
     static char buf[65536];
     slurp(s.log, buf, sizeof buf);
@@ -455,7 +467,12 @@ evil_server_thread(void *arg)
     json_t *err = json_pack("{s:s}", "error", EVIL);
     proto_send(fd, PROTO_ERROR, err, 5000, NULL);
     json_decref(err);
-    usleep(200000);
+    /* Close once the client has read the frame and closed its end, so that no reset of ours can
+     * destroy the frame before it is read. */
+    char buf[256];
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    while (poll(&p, 1, 20000) == 1 && recv(fd, buf, sizeof buf, 0) > 0)
+        ;
     close(fd);
     return NULL;
 }

@@ -194,7 +194,9 @@ test_tcp_rr_server_killed(void **state)
     const char *args[] = {"-c", "127.0.0.1", "-p",       ps,    "--test", "tcp_rr",
                           "-t", "10",        "--warmup", "0.2", "-J",     NULL};
     struct sp_proc c = sp_client_start(args, NULL);
-    clock_sleep_ns(700 * NS_PER_MS);
+    /* Mid-test: the server holds the control connection and the data connection (a kill
+     * before them would test a refused connect instead). */
+    assert_true(sp_wait_established((unsigned)atoi(ps), 2, 10.0 * NS_TEST_SLACK));
     kill(srv, SIGKILL);
     sp_wait(srv, 3.0);
     double t0 = sp_now();

@@ -163,6 +163,33 @@ test_tcp_ipv6(void **state)
     json_decref(r.doc);
 }
 
+/* The payload's way through each side: zero copy by default (sendfile, splice), through user
+ * memory with --copy; the same accounting either way, forward and reverse. */
+static void
+check_io(struct fixture *f, const char *const *args, const char *snd, const char *rcv)
+{
+    struct sp_result r;
+    const json_t *res = run_ok(f, &r, "127.0.0.1", args);
+    check_tcp_streams(res, 1);
+    const json_t *io = json_object_get(res, "io");
+    assert_string_equal(json_string_value(json_object_get(io, "sender")), snd);
+    assert_string_equal(json_string_value(json_object_get(io, "receiver")), rcv);
+    json_decref(r.doc);
+}
+
+static void
+test_tcp_io_paths(void **state)
+{
+    const char *zero[] = {"-t", "0.3", "--warmup", "0.1", NULL};
+    const char *zero_r[] = {"-t", "0.3", "--warmup", "0.1", "-R", NULL};
+    const char *copy[] = {"-t", "0.3", "--warmup", "0.1", "--copy", NULL};
+    const char *copy_r[] = {"-t", "0.3", "--warmup", "0.1", "--copy", "-R", "-l", "128K", NULL};
+    check_io(*state, zero, "sendfile", "splice");
+    check_io(*state, zero_r, "sendfile", "splice");
+    check_io(*state, copy, "send", "recv");
+    check_io(*state, copy_r, "send", "recv");
+}
+
 /* A paced tcp stream keeps to its rate. */
 static void
 test_tcp_paced(void **state)
@@ -298,6 +325,7 @@ main(void)
         cmocka_unit_test(test_tcp_two_streams),
         cmocka_unit_test(test_tcp_reverse),
         cmocka_unit_test(test_tcp_ipv6),
+        cmocka_unit_test(test_tcp_io_paths),
         cmocka_unit_test(test_tcp_paced),
         cmocka_unit_test(test_udp_slow),
         cmocka_unit_test(test_udp_two_streams_reverse),

@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,7 +132,131 @@ sp_kill(pid_t pid)
     }
 }
 
-/* Start "nsperf -s -p PORT extra..." and wait until it accepts connections. */
+/* Whether a TCP connection of port (either end) holds queued data in the kernel: a stream test
+ * on it is moving data (its tiny control frames are consumed at once). */
+static inline bool
+sp_tcp_flowing(unsigned port)
+{
+    const char *files[] = {"/proc/net/tcp", "/proc/net/tcp6"};
+    bool found = false;
+    for (int i = 0; i < 2 && !found; i++) {
+        FILE *f = fopen(files[i], "r");
+        char line[512];
+        while (f != NULL && !found && fgets(line, sizeof line, f) != NULL) {
+            char local[64], remote[64];
+            unsigned st, tx, rx;
+            if (sscanf(line, " %*d: %63s %63s %x %x:%x", local, remote, &st, &tx, &rx) != 5)
+                continue;
+            const char *lp = strrchr(local, ':'), *rp = strrchr(remote, ':');
+            unsigned l = lp ? (unsigned)strtoul(lp + 1, NULL, 16) : 0;
+            unsigned r = rp ? (unsigned)strtoul(rp + 1, NULL, 16) : 0;
+            found = st == 0x01 && (l == port || r == port) && (tx > 0 || rx > 0);
+        }
+        if (f != NULL)
+            fclose(f);
+    }
+    return found;
+}
+
+/* Wait (bounded) until a stream test to port moves data; false on timeout. */
+static inline bool
+sp_wait_flowing(unsigned port, double timeout_s)
+{
+    for (double end = sp_now() + timeout_s; sp_now() < end; usleep(1000))
+        if (sp_tcp_flowing(port))
+            return true;
+    return false;
+}
+
+/* Established TCP sockets whose local port is port: on a server, its control connection and
+ * its data connections. */
+static inline int
+sp_tcp_established(unsigned port)
+{
+    const char *files[] = {"/proc/net/tcp", "/proc/net/tcp6"};
+    int n = 0;
+    for (int i = 0; i < 2; i++) {
+        FILE *f = fopen(files[i], "r");
+        char line[512];
+        while (f != NULL && fgets(line, sizeof line, f) != NULL) {
+            char local[64];
+            unsigned st;
+            if (sscanf(line, " %*d: %63s %*s %x", local, &st) != 2)
+                continue;
+            const char *lp = strrchr(local, ':');
+            n += st == 0x01 && lp != NULL && (unsigned)strtoul(lp + 1, NULL, 16) == port;
+        }
+        if (f != NULL)
+            fclose(f);
+    }
+    return n;
+}
+
+/* Wait (bounded) until a server on port holds at least n established connections; false on
+ * timeout. */
+static inline bool
+sp_wait_established(unsigned port, int n, double timeout_s)
+{
+    for (double end = sp_now() + timeout_s; sp_now() < end; usleep(1000))
+        if (sp_tcp_established(port) >= n)
+            return true;
+    return false;
+}
+
+/* Wait (bounded) until the file at path holds needle in its first 64 KiB (a server's log line
+ * that says it reached a state); false on timeout. */
+static inline bool
+sp_log_wait(const char *path, const char *needle, double timeout_s)
+{
+    static char buf[65536];
+    for (double end = sp_now() + timeout_s; sp_now() < end; usleep(20000)) {
+        FILE *f = fopen(path, "r");
+        size_t n = f != NULL ? fread(buf, 1, sizeof buf - 1, f) : 0;
+        if (f != NULL)
+            fclose(f);
+        buf[n] = '\0';
+        if (strstr(buf, needle) != NULL)
+            return true;
+    }
+    return false;
+}
+
+/* Spawn argv as sp_spawn does, with its stdout on a pipe whose read end goes to *out. */
+static inline pid_t
+sp_spawn_out(const char *const argv_in[], int *out, const char *log)
+{
+    int pfd[2];
+    *out = -1;
+    if (pipe2(pfd, O_CLOEXEC) != 0)
+        return -1;
+    pid_t pid = sp_spawn(argv_in, pfd[1], log, NULL);
+    close(pfd[1]);
+    if (pid < 0)
+        close(pfd[0]);
+    else
+        *out = pfd[0];
+    return pid;
+}
+
+/* Read one line (without its newline) from fd until the deadline; "" when none came. */
+static inline void
+sp_drain_line(int fd, char *buf, size_t cap, double end)
+{
+    size_t have = 0;
+    while (have + 1 < cap) {
+        int ms = (int)((end - sp_now()) * 1000);
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        if (ms <= 0 || poll(&p, 1, ms) <= 0 || read(fd, buf + have, 1) != 1)
+            break;
+        if (buf[have] == '\n')
+            break;
+        have++;
+    }
+    buf[have] = '\0';
+}
+
+/* Start "nsperf -s -p PORT extra..." and wait for its ready line: the server prints
+ * {"event":"listening",...} on stdout once it accepts connections (what the runner waits for). */
 static inline pid_t
 sp_server(unsigned port, const char *const *extra, const char *log)
 {
@@ -142,23 +267,25 @@ sp_server(unsigned port, const char *const *extra, const char *log)
     for (int i = 0; extra != NULL && extra[i] != NULL && n < 15; i++)
         argv[n++] = extra[i];
     argv[n] = NULL;
-    pid_t pid = sp_spawn(argv, -1, log, NULL);
-    for (double end = sp_now() + 5.0; pid > 0 && sp_now() < end; usleep(20000)) {
-        int fd = sp_connect(port);
-        if (fd >= 0) {
-            close(fd);
-            return pid;
-        }
-    }
+    int out;
+    pid_t pid = sp_spawn_out(argv, &out, log);
+    if (pid < 0)
+        return -1;
+    char line[256];
+    sp_drain_line(out, line, sizeof line, sp_now() + 20.0);
+    close(out);
+    if (strstr(line, "\"event\":\"listening\"") != NULL)
+        return pid;
     sp_kill(pid);
     return -1;
 }
 
 struct sp_result {
-    int status;      /* exit status, -1 = did not finish in time (killed) */
-    double seconds;  /* wall time the client took */
-    json_t *doc;     /* parsed stdout when it is JSON, else NULL */
-    char out[65536]; /* raw stdout (truncated) */
+    int status;     /* exit status, -1 = did not finish in time (killed) */
+    double seconds; /* wall time the client took */
+    json_t *doc;    /* parsed stdout when it is JSON, else NULL */
+    /* raw stdout (truncated): room for -J with a dense histogram (28 672 buckets, ~630 KB) */
+    char out[1 << 20];
 };
 
 /* Read everything from fd until EOF or the deadline; returns the bytes kept (NUL added). */

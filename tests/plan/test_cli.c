@@ -265,7 +265,7 @@ test_default_plan(void **state)
     RUN(&r, NULL, "plan");
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "plan 'localhost' from built-in:localhost.yaml\n"));
-    assert_non_null(strstr(r.out, "4 tests in 4 rounds, estimated 28 s"));
+    assert_non_null(strstr(r.out, "4 tests in 4 rounds, estimated 17 s"));
     run_free(&r);
 }
 

@@ -460,6 +460,68 @@ test_replaced_and_zones(void **state)
     plan_diags_free(d);
 }
 
+/* A resolver that knows one name, for plan_resolve_names over imported hosts. */
+static int
+one_name(void *ctx, const char *name, char *buf, size_t len, enum plan_family *family,
+         struct err *e)
+{
+    (void)ctx;
+    if (strcmp(name, "db.example") != 0)
+        return err_set(e, NS_EINVAL, "unknown name");
+    snprintf(buf, len, "192.0.2.2");
+    *family = PLAN_FAMILY_IPV4;
+    return 0;
+}
+
+/* Imported hosts take part in the address checks as the plan's own do: their data addresses'
+ * families (a pair across two is refused), and a name resolved among them finds its duplicate
+ * (plan_resolve_names walks every host, the imported ones too). */
+static void
+test_families_across_inventory(void **state)
+{
+    (void)state;
+    struct memfile files[] = {{"/plans/inv.ini", ini_two, 0}};
+    struct memfs fs = {files, 1, NULL};
+    const char mixed[] = "name: x\n"
+                         "hosts:\n"
+                         "  - {name: v6, address: \"2001:db8::9\"}\n"
+                         "hosts_from:\n"
+                         "  - {file: inv.ini, format: ansible}\n"
+                         "zones:\n"
+                         "  \"*\": {zone: z}\n"
+                         "scenarios: [{name: l, test: tcp_rr}]\n";
+    struct plan_diags *d = plan_diags_new();
+    struct plan *p = NULL;
+    assert_int_equal(load_mem(mixed, &fs, &p, d), NS_EPARSE);
+    size_t n = plan_diags_count(d), fam = 0;
+    for (size_t i = 0; i < n; i++)
+        fam += strstr(msg(d, i), "cannot cross address families") != NULL;
+    if (fam != 2) {
+        plan_diags_write(d, stderr);
+        fail_msg("%zu family problems, want 2 (vm1 and vm2 against v6)", fam);
+    }
+    assert_non_null(strstr(msg(d, n - 1), "host 'vm2' (IPv4 data address 192.0.2.2) is paired "
+                                          "with host 'v6' (IPv6, 2001:db8::9)"));
+    plan_diags_free(d);
+    const char named[] = "name: x\n"
+                         "hosts:\n"
+                         "  - {name: db, transport: local, data_address: db.example}\n"
+                         "hosts_from:\n"
+                         "  - {file: inv.ini, format: ansible}\n"
+                         "zones:\n"
+                         "  \"*\": {zone: z}\n"
+                         "scenarios: [{name: l, test: tcp_rr}]\n";
+    d = plan_diags_new();
+    assert_int_equal(load_mem(named, &fs, &p, d), 0);
+    assert_int_equal(plan_host_count(p), 3);
+    assert_int_equal(plan_resolve_names(p, one_name, NULL, d), NS_EPARSE);
+    assert_non_null(strstr(msg(d, plan_diags_count(d) - 1),
+                           "'db.example' of host 'db' resolves to 192.0.2.2, the data address of "
+                           "host 'vm2'"));
+    plan_free(p);
+    plan_diags_free(d);
+}
+
 static void
 test_paths(void **state)
 {
@@ -616,6 +678,7 @@ main(void)
         cmocka_unit_test(test_not_regular),
         cmocka_unit_test(test_every_problem),
         cmocka_unit_test(test_hosts_or_hosts_from),
+        cmocka_unit_test(test_families_across_inventory),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

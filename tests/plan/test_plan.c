@@ -525,29 +525,128 @@ test_auto_places(void **state)
     plan_diags_free(d);
 }
 
+/* --- names as data addresses (plan_resolve_names) --------------------------------------------- */
+
+/* A resolver of fixed answers: "six" is ::1, "one" and "beta" are 127.0.0.1, "two" 127.0.0.2;
+ * anything else does not resolve. Counts its calls. */
+static int
+fake_resolve(void *ctx, const char *name, char *buf, size_t len, enum plan_family *family,
+             struct err *e)
+{
+    ++*(int *)ctx;
+    static const struct {
+        const char *name, *ip;
+        enum plan_family fam;
+    } table[] = {{"six", "::1", PLAN_FAMILY_IPV6},
+                 {"one", "127.0.0.1", PLAN_FAMILY_IPV4},
+                 {"beta", "127.0.0.1", PLAN_FAMILY_IPV4},
+                 {"two", "127.0.0.2", PLAN_FAMILY_IPV4}};
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        if (strcmp(table[i].name, name) == 0) {
+            snprintf(buf, len, "%s", table[i].ip);
+            *family = table[i].fam;
+            return 0;
+        }
+    }
+    return err_set(e, NS_ENOTFOUND, "no such name");
+}
+
+/* Load hosts (the lines of a hosts: list) with one tcp_rr scenario, resolve with fake_resolve;
+ * the result, the diagnostics (short form, joined by '|') into got, and the calls made. */
+static int
+resolve_plan(const char *hosts, char *got, size_t len, int *calls, struct plan **out)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "name: n\nhosts:\n%sscenarios:\n  - {name: rr, test: tcp_rr}\n",
+             hosts);
+    struct plan_diags *d = plan_diags_new();
+    struct plan *p = NULL;
+    assert_int_equal(plan_load_buffer("n.yaml", text, strlen(text), &p, d), 0);
+    *calls = 0;
+    int rc = plan_resolve_names(p, fake_resolve, calls, d);
+    got[0] = '\0';
+    for (size_t i = 0; i < plan_diags_count(d); i++) {
+        char one[600];
+        diag_short(d, i, one, sizeof one);
+        snprintf(got + strlen(got), len - strlen(got), "%s%s", i ? "|" : "", one);
+    }
+    plan_diags_free(d);
+    if (out != NULL)
+        *out = p;
+    else
+        plan_free(p);
+    return rc;
+}
+
+static void
+test_resolve_names(void **state)
+{
+    (void)state;
+    char got[4096];
+    int calls;
+    struct plan *p;
+    /* Resolved: the family and the address are known, the name stays what nsperf is given. */
+    assert_int_equal(resolve_plan("  - {name: a, transport: local, data_address: one}\n"
+                                  "  - {name: b, transport: local, data_address: two}\n",
+                                  got, sizeof got, &calls, &p),
+                     0);
+    assert_string_equal(got, "");
+    assert_int_equal(calls, 2);
+    assert_string_equal(plan_host(p, 0)->data_address, "one");
+    assert_string_equal(plan_host(p, 0)->data_ip, "127.0.0.1");
+    assert_int_equal(plan_host(p, 1)->data_family, PLAN_FAMILY_IPV4);
+    plan_free(p);
+    /* localhost beside 127.0.0.1: a duplicate once resolved; one beside beta: the later one. */
+    assert_int_equal(resolve_plan("  - {name: a, transport: local, data_address: 127.0.0.1}\n"
+                                  "  - {name: b, transport: local, data_address: beta}\n"
+                                  "  - {name: c, transport: local, data_address: two}\n"
+                                  "  - {name: d, transport: local, data_address: one}\n",
+                                  got, sizeof got, &calls, NULL),
+                     NS_EPARSE);
+    assert_string_equal(got, "4:47: duplicate data address: 'beta' of host 'b' resolves to "
+                             "127.0.0.1, the data address of host 'a' (at 3:47)|"
+                             "6:47: duplicate data address: 'one' of host 'd' resolves to "
+                             "127.0.0.1, the data address of host 'a' (at 3:47)");
+    /* A name of the other family: the pair is refused, as for literal addresses. */
+    assert_int_equal(resolve_plan("  - {name: a, transport: local, data_address: 127.0.0.1}\n"
+                                  "  - {name: b, transport: local, data_address: six}\n",
+                                  got, sizeof got, &calls, NULL),
+                     NS_EPARSE);
+    assert_string_equal(got, "4:47: host 'b' (IPv6 data address ::1) is paired with host 'a' "
+                             "(IPv4, 127.0.0.1): a test cannot cross address families; give "
+                             "every host an address of one family, or list pairs of one family");
+    /* A local host's name must resolve here; an ssh host's data_address need not (a warning),
+     * and its address, which doubles as data address, is ssh's to resolve (never asked). */
+    assert_int_equal(resolve_plan("  - {name: a, transport: local, data_address: nowhere}\n"
+                                  "  - {name: b, transport: local, data_address: 127.0.0.2}\n",
+                                  got, sizeof got, &calls, NULL),
+                     NS_EPARSE);
+    assert_string_equal(got,
+                        "3:47: cannot resolve data address 'nowhere' of host 'a': no such name");
+    assert_int_equal(resolve_plan("  - {name: a, address: vm-a, data_address: internal-a}\n"
+                                  "  - {name: b, address: vm-b}\n",
+                                  got, sizeof got, &calls, NULL),
+                     0);
+    assert_int_equal(calls, 1);
+    assert_string_equal(got, "3:44: warning: cannot resolve data address 'internal-a' of host "
+                             "'a' here (no such name): its address family and duplicates are "
+                             "not checked");
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_adaptive_trials),
-        cmocka_unit_test(test_bad_fixtures),
-        cmocka_unit_test(test_ok_fixtures),
-        cmocka_unit_test(test_shipped_plans),
-        cmocka_unit_test(test_default_is_localhost_yaml),
-        cmocka_unit_test(test_full_hosts),
-        cmocka_unit_test(test_jump_and_retries),
-        cmocka_unit_test(test_scenario_argv),
-        cmocka_unit_test(test_full_scenarios),
-        cmocka_unit_test(test_builtin_defaults),
-        cmocka_unit_test(test_output_path),
-        cmocka_unit_test(test_nsperf_flags),
-        cmocka_unit_test(test_source_kept),
-        cmocka_unit_test(test_size_cap),
-        cmocka_unit_test(test_unreadable),
-        cmocka_unit_test(test_depth_cap),
-        cmocka_unit_test(test_diag_cap),
-        cmocka_unit_test(test_suggest),
-        cmocka_unit_test(test_free_null),
+        cmocka_unit_test(test_adaptive_trials),  cmocka_unit_test(test_bad_fixtures),
+        cmocka_unit_test(test_ok_fixtures),      cmocka_unit_test(test_resolve_names),
+        cmocka_unit_test(test_shipped_plans),    cmocka_unit_test(test_default_is_localhost_yaml),
+        cmocka_unit_test(test_full_hosts),       cmocka_unit_test(test_jump_and_retries),
+        cmocka_unit_test(test_scenario_argv),    cmocka_unit_test(test_full_scenarios),
+        cmocka_unit_test(test_builtin_defaults), cmocka_unit_test(test_output_path),
+        cmocka_unit_test(test_nsperf_flags),     cmocka_unit_test(test_source_kept),
+        cmocka_unit_test(test_size_cap),         cmocka_unit_test(test_unreadable),
+        cmocka_unit_test(test_depth_cap),        cmocka_unit_test(test_diag_cap),
+        cmocka_unit_test(test_suggest),          cmocka_unit_test(test_free_null),
         cmocka_unit_test(test_auto_places),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

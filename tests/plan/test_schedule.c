@@ -1,6 +1,7 @@
 /* test_schedule.c - properties of the schedule for many host counts and selections: every
  * selected ordered pair exactly once per scenario and trial, no host twice in a round, the
  * circle method's round counts, trials spread out, determinism, shuffling a permutation. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -410,10 +411,13 @@ test_estimate(void **state)
     struct plan *p = gen_load(&o); /* s0 10 s, s1 20 s, warmup 1 s each */
     struct schedule *s = sched(p);
     assert_int_equal(schedule_base_round_count(s), 6);
-    double want =
-        6.0 * 2 * (10 + 1 + PLAN_TEST_OVERHEAD_S) + 6.0 * 2 * (20 + 1 + PLAN_TEST_OVERHEAD_S);
-    assert_true(schedule_estimate_s(s) == want);
-    assert_true(schedule_round_estimate_s(s, 0) == 10 + 1 + PLAN_TEST_OVERHEAD_S);
+    /* ssh hosts: each opened, then every round with the ssh setup */
+    double want = 4 * PLAN_OPEN_SSH_S + 6.0 * 2 * (10 + 1 + PLAN_SETUP_SSH_S) +
+                  6.0 * 2 * (20 + 1 + PLAN_SETUP_SSH_S);
+    assert_true(fabs(schedule_estimate_s(s) - want) < 1e-9);
+    assert_true(schedule_round_ssh(s, 0));
+    assert_true(schedule_round_estimate_s(s, 0) == 10 + 1 + PLAN_SETUP_SSH_S);
+    assert_true(schedule_open_estimate_s(s) == 4 * PLAN_OPEN_SSH_S);
     char buf[32];
     assert_string_equal(schedule_format_duration(3723, buf, sizeof buf), "1h 02m 03s");
     assert_string_equal(schedule_format_duration(245, buf, sizeof buf), "4m 05s");
@@ -442,8 +446,18 @@ test_adaptive_passes(void **state)
         assert_true(schedule_pass_scenario(s, k) == sc[k] && schedule_pass_trial(s, k) == tr[k]);
     assert_int_equal(schedule_test_count(s), 12 * 4);
     assert_int_equal(schedule_test_count_max(s), 12 * 8);
-    double one = 6.0 * (10 + 1 + PLAN_TEST_OVERHEAD_S) + 6.0 * (20 + 1 + PLAN_TEST_OVERHEAD_S);
-    assert_true(schedule_estimate_s(s) == 2 * one && schedule_estimate_max_s(s) == 4 * one);
+    /* ssh hosts: opened once, then every round of a pass with the ssh setup, the fixed part's
+     * and the adaptive passes' alike */
+    double one = 6.0 * (10 + 1 + PLAN_SETUP_SSH_S) + 6.0 * (20 + 1 + PLAN_SETUP_SSH_S);
+    double open = 4 * PLAN_OPEN_SSH_S;
+    assert_true(fabs(schedule_estimate_s(s) - (open + 2 * one)) < 1e-9);
+    assert_true(fabs(schedule_estimate_max_s(s) - (open + 4 * one)) < 1e-9);
+    assert_true(fabs(schedule_pass_estimate_s(s, 4) - 6.0 * (10 + 1 + PLAN_SETUP_SSH_S)) < 1e-9);
+    assert_true(schedule_pass_round_estimate_s(s, 5, true) == 20 + 1 + PLAN_SETUP_SSH_S);
+    assert_true(schedule_pass_round_estimate_s(s, 5, false) == 20 + 1 + PLAN_SETUP_LOCAL_S);
+    struct schedule_test t;
+    schedule_round_test(s, 0, 0, &t);
+    assert_true(schedule_tests_ssh(s, &t, 1) && !schedule_tests_ssh(s, &t, 0));
     schedule_free(s);
     plan_free(p);
 }

@@ -9,7 +9,8 @@ moved bucket by bucket (its shape stays real), throughput and counters are scale
 drawn from a seeded PRNG, so the same command writes the same bytes.
 
 usage: gen_journal.py fixtures OUTDIR        the committed fixtures (tests/fixtures/journals)
-       gen_journal.py bench OUTDIR HOSTS TRIALS  a large journal for tests/bench/bench_report.sh
+       gen_journal.py bench OUTDIR HOSTS TRIALS [cloud|loopback]
+                                                 a large journal for tests/bench/bench_report.sh
 """
 import copy
 import json
@@ -20,9 +21,13 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SAMPLES = os.path.join(HERE, "..", "fixtures", "journals", "nsperf")
-SUB_BITS = 7
+SUB_BITS = 7  # the committed fixtures: journals of nsperf's old layout, kept to test reading it
 LINEAR = 1 << SUB_BITS
 HALF = LINEAR // 2
+NEW_SUB_BITS = 11  # nsperf's layout now (src/common/hist.h): 1024 buckets per octave to 2^37 ns
+NEW_LINEAR = 1 << NEW_SUB_BITS
+NEW_HALF = NEW_LINEAR // 2
+NEW_MAX_EXP = 36
 PCTS = [("p25", 25), ("p50", 50), ("p75", 75), ("p90", 90), ("p99", 99), ("p99_9", 99.9),
         ("p99_99", 99.99), ("p99_999", 99.999)]
 
@@ -42,6 +47,64 @@ def bucket_low(idx):
     e = k // HALF + SUB_BITS
     top = k % HALF + HALF
     return top << (e - (SUB_BITS - 1))
+
+
+def new_index(v):
+    if v < NEW_LINEAR:
+        return v
+    e = min(v.bit_length() - 1, NEW_MAX_EXP + 1)
+    if e > NEW_MAX_EXP:
+        return NEW_LINEAR + (NEW_MAX_EXP - NEW_SUB_BITS + 1) * NEW_HALF - 1
+    top = v >> (e - (NEW_SUB_BITS - 1))
+    return NEW_LINEAR + (e - NEW_SUB_BITS) * NEW_HALF + (top - NEW_HALF)
+
+
+def new_low(idx):
+    if idx < NEW_LINEAR:
+        return idx
+    k = idx - NEW_LINEAR
+    e = k // NEW_HALF + NEW_SUB_BITS
+    top = k % NEW_HALF + NEW_HALF
+    return top << (e - (NEW_SUB_BITS - 1))
+
+
+def rescale_rtt_new(rtt, mean_us, rng, n):
+    """rescale_rtt in nsperf's layout now: n values drawn from rtt's (old-layout) distribution,
+    each uniform within its old bucket, scaled to mean mean_us and recorded in 1024 buckets per
+    octave, so a trial holds as many buckets as nsperf would write for that shape."""
+    factor = mean_us / rtt["mean"] * (1.0 + rng.uniform(-0.002, 0.002))
+    src = rtt["hist"]["buckets"]
+    tot = sum(c for _, c in src)
+    counts = {}
+    vals = []
+    for low, cnt in src:
+        w = 1 if low < LINEAR else 1 << (low.bit_length() - 1 - (SUB_BITS - 1))
+        for _ in range(cnt * n // tot):
+            v = max(1, int((low + rng.random() * w) * factor))
+            vals.append(v)
+            i = new_index(v)
+            counts[i] = counts.get(i, 0) + 1
+    total = len(vals)
+    mean_ns = sum(vals) / total
+    m2 = sum((v - mean_ns) ** 2 for v in vals)
+    vals.sort()
+    idxs = sorted(counts)
+
+    def pct(q):
+        v = vals[max(1, math.ceil(q / 100.0 * total)) - 1]
+        i = new_index(v)
+        mid = i if i < NEW_LINEAR else (new_low(i) + new_low(i + 1) - 1) / 2.0
+        return min(max(mid, vals[0]), vals[-1])
+
+    out = {"n": total, "mean": round(mean_ns / 1e3, 6),
+           "stddev": round(math.sqrt(m2 / total) / 1e3, 6), "min": vals[0] / 1e3}
+    for k, q in PCTS:
+        out[k] = pct(q) / 1e3
+    out["max"] = vals[-1] / 1e3
+    out["m2_ns2"] = m2
+    out["hist"] = {"unit": "ns", "sub_bits": NEW_SUB_BITS,
+                   "buckets": [[new_low(i), counts[i]] for i in idxs]}
+    return out
 
 
 def load_sample(kind):
@@ -93,15 +156,20 @@ def rescale_rtt(rtt, mean_us, rng, n=None):
     return out
 
 
-def make_result(kind, value, rng, duration, hist_n=None):
-    """nsperf's result for kind with headline `value` (us for rr, Mbit/s for stream, conn/s)."""
+def make_result(kind, value, rng, duration, hist_n=None, new_layout=False):
+    """nsperf's result for kind with headline `value` (us for rr, Mbit/s for stream, conn/s);
+    new_layout: the histogram in nsperf's layout now (hist_n values), else the old one."""
     r = load_sample(kind)
+    rescale = rescale_rtt
+    if new_layout:
+        def rescale(rtt, mean_us, rng_, n):
+            return rescale_rtt_new(rtt, mean_us, rng_, n)
     cpu = r["cpu"]
     cpu["local_pct"] = round(rng.uniform(5, 40), 3)
     cpu["remote_pct"] = round(rng.uniform(5, 40), 3)
     r["duration_s"] = duration
     if kind in ("tcp_rr", "udp_rr"):
-        r["rtt_us"] = rescale_rtt(r["rtt_us"], value, rng, hist_n)
+        r["rtt_us"] = rescale(r["rtt_us"], value, rng, hist_n)
         r["transactions_per_s"] = round(1e6 / r["rtt_us"]["mean"], 3)
         r["transactions"] = r["rtt_us"]["n"]
         r["server_transactions"] = r["rtt_us"]["n"]
@@ -112,7 +180,7 @@ def make_result(kind, value, rng, duration, hist_n=None):
     elif kind == "tcp_crr":
         r["connections_per_s"] = value
         r["connections"] = int(value * duration)
-        r["rtt_us"] = rescale_rtt(r["rtt_us"], 1e6 / value, rng, hist_n)
+        r["rtt_us"] = rescale(r["rtt_us"], 1e6 / value, rng, hist_n)
     else:
         bps = value * 1e6
         r["throughput_bps"] = bps
@@ -466,16 +534,47 @@ def fixture_trend_hostile(out):
         j.close()
 
 
-def bench(out, nhosts, trials):
+def cloud_sample(rng):
+    """A tcp_rr sample of a cloud link's shape, in place of the loopback one: DESIGN.md's trial
+    between two zones (p50 328.3, p90 337.4, p99 346.4, p99.9 357.8, p99.99 390.9, max 730.8
+    us): 300 000 round trips, 99.9 % normal around 328.3 us (sd 5.8), a tail above 346 us."""
+    vals = []
+    for _ in range(300000):
+        u = rng.random()
+        if u < 0.999:
+            v = rng.gauss(328.3, 5.8)
+        elif u < 0.9999:
+            v = 346 + rng.expovariate(1 / 15.0)
+        else:
+            v = 360 + rng.random() * 370
+        vals.append(int(v * 1000))
+    counts = {}
+    for v in vals:
+        counts[hist_index(v)] = counts.get(hist_index(v), 0) + 1
+    r = load_sample("tcp_rr")
+    r["rtt_us"]["mean"] = sum(vals) / len(vals) / 1e3
+    r["rtt_us"]["hist"]["buckets"] = [[bucket_low(i), counts[i]] for i in sorted(counts)]
+    return r
+
+
+def bench(out, nhosts, trials, shape="cloud"):
     """nhosts hosts in 3 zones, all ordered pairs, a latency and a throughput scenario, until
-    `trials` records; histograms thinned to realistic cloud spreads."""
+    `trials` records; histograms of 20 000 round trips in nsperf's layout now. shape "cloud":
+    a cloud link's distribution (~180 buckets a trial); "loopback": the loopback sample's, a
+    wide one (p90 1.5 x p50, ~1 190 buckets), the stress case."""
     hosts = [host("vm%03d" % i, str(i % 3 + 1), "westus3", "10.0.%d.%d" % (i // 250, i % 250 + 4))
              for i in range(nhosts)]
     scs = [scen("latency", "tcp_rr", trials=100), scen("throughput", "tcp_stream", trials=100)]
     rng = random.Random(1)
+    global load_sample
+    if shape == "cloud":
+        sample = cloud_sample(random.Random(7))
+        real = load_sample
+        load_sample = lambda kind: copy.deepcopy(sample) if kind == "tcp_rr" else real(kind)
     j = Journal(out, "20261130T150000Z-b100", "bench", hosts, scs, 0)
     # A pool of results reused round-robin keeps generation fast; values still vary per record.
-    pool = {k: [json.dumps(make_result(k, v, rng, 10, hist_n=20000), separators=(",", ":"))
+    pool = {k: [json.dumps(make_result(k, v, rng, 10, hist_n=20000, new_layout=True),
+                           separators=(",", ":"))
                 for v in (300, 320, 340, 500, 600)]
             for k in ("tcp_rr",)}
     pool["tcp_stream"] = [json.dumps(make_result("tcp_stream", v, rng, 10),
@@ -494,6 +593,8 @@ def bench(out, nhosts, trials):
                 written += 1
         n += 1
     j.close()
+    if shape == "cloud":
+        load_sample = real
 
 
 def main():
@@ -506,8 +607,9 @@ def main():
         fixture_gate(out)
         fixture_trend(out)
         fixture_trend_hostile(out)
-    elif len(sys.argv) == 5 and sys.argv[1] == "bench":
-        bench(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    elif len(sys.argv) in (5, 6) and sys.argv[1] == "bench" and sys.argv[5:] in ([], ["cloud"],
+                                                                               ["loopback"]):
+        bench(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), *sys.argv[5:])
     else:
         sys.stderr.write(__doc__)
         sys.exit(2)

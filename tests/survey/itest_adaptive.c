@@ -218,6 +218,15 @@ test_noisy_pair_gets_more(void **state)
     assert_counts(c, "c", 3, 6);
     json_decref(c);
     assert_run_json("mixed");
+    /* the adaptive passes' rounds are timed as the fixed part's: run.json's "measured" counts
+     * them all (local hosts), beyond the fixed part's rounds by at least c's 3 more trials */
+    json_t *run = load_json("mixed", "run.json");
+    const json_t *sch = json_object_get(run, "schedule"), *me = json_object_get(run, "measured");
+    json_int_t fixed = json_integer_value(json_object_get(sch, "rounds"));
+    json_int_t timed = json_integer_value(json_object_get(json_object_get(me, "local"), "rounds"));
+    assert_true(fixed > 0 && timed >= fixed + 3);
+    assert_null(json_object_get(me, "ssh"));
+    json_decref(run);
     assert_summary("mixed", 4, 2);
     struct journal_view v;
     journal_load("mixed", &v);

@@ -19,6 +19,8 @@ static const struct {
     {TESTSPEC_P_INTERVAL, "interval", "interval_s", "interval_s"},
     {TESTSPEC_P_WINDOW, "window", "window", "sock_buf"},
     {TESTSPEC_P_REVERSE, "reverse", "reverse", "reverse"},
+    {TESTSPEC_P_COPY, "copy", "copy", "copy"},
+    {TESTSPEC_P_BUSY_POLL, "busy_poll", "busy_poll", "busy_poll"},
 };
 #define NPARAM_NAMES (sizeof param_names / sizeof param_names[0])
 
@@ -39,13 +41,14 @@ static const char params_plan[] =
     "  - {name: tc-def, test: tcp_crr, duration: 0.3s, warmup: 0s}\n"
     "  - {name: ts-set, test: tcp_stream, duration: 0.4s, warmup: 0.1s, streams: 2, msg_size: "
     "64K,\n"
-    "     rate: 200M, interval: 100ms, window: 256K, reverse: true}\n"
+    "     rate: 200M, interval: 100ms, window: 256K, reverse: true,\n"
+    "     copy: true}\n"
     "  - {name: us-set, test: udp_stream, duration: 0.4s, warmup: 0.1s, streams: 2,\n"
     "     msg_size: 1000, rate: 20M, interval: 200ms, window: 512K, reverse: true}\n"
     "  - {name: tr-set, test: tcp_rr, duration: 0.4s, warmup: 0.1s, msg_size: 100,\n"
-    "     response_size: 300, interval: 100ms, window: 64K}\n"
+    "     response_size: 300, interval: 100ms, window: 64K, busy_poll: true}\n"
     "  - {name: ur-set, test: udp_rr, duration: 0.4s, warmup: 0.1s, msg_size: 200,\n"
-    "     interval: 200ms, window: 128K}\n"
+    "     interval: 200ms, window: 128K, busy_poll: true}\n"
     "  - {name: tc-set, test: tcp_crr, duration: 0.4s, warmup: 0.1s, msg_size: 10,\n"
     "     response_size: 20, interval: 100ms, window: 32K}\n";
 
@@ -58,18 +61,33 @@ params_expected(const char *name, int kind, enum testspec_param p)
         enum testspec_param p;
         double v;
     } given[] = {
-        {"ts-set", TESTSPEC_P_STREAMS, 2},     {"ts-set", TESTSPEC_P_MSG_SIZE, 65536},
-        {"ts-set", TESTSPEC_P_RATE, 200e6},    {"ts-set", TESTSPEC_P_INTERVAL, 0.1},
-        {"ts-set", TESTSPEC_P_WINDOW, 262144}, {"ts-set", TESTSPEC_P_REVERSE, 1},
-        {"us-set", TESTSPEC_P_STREAMS, 2},     {"us-set", TESTSPEC_P_MSG_SIZE, 1000},
-        {"us-set", TESTSPEC_P_RATE, 20e6},     {"us-set", TESTSPEC_P_INTERVAL, 0.2},
-        {"us-set", TESTSPEC_P_WINDOW, 524288}, {"us-set", TESTSPEC_P_REVERSE, 1},
-        {"tr-set", TESTSPEC_P_MSG_SIZE, 100},  {"tr-set", TESTSPEC_P_RESPONSE_SIZE, 300},
-        {"tr-set", TESTSPEC_P_INTERVAL, 0.1},  {"tr-set", TESTSPEC_P_WINDOW, 65536},
-        {"ur-set", TESTSPEC_P_MSG_SIZE, 200},  {"ur-set", TESTSPEC_P_RESPONSE_SIZE, 200},
-        {"ur-set", TESTSPEC_P_INTERVAL, 0.2},  {"ur-set", TESTSPEC_P_WINDOW, 131072},
-        {"tc-set", TESTSPEC_P_MSG_SIZE, 10},   {"tc-set", TESTSPEC_P_RESPONSE_SIZE, 20},
-        {"tc-set", TESTSPEC_P_INTERVAL, 0.1},  {"tc-set", TESTSPEC_P_WINDOW, 32768},
+        {"ts-set", TESTSPEC_P_STREAMS, 2},
+        {"ts-set", TESTSPEC_P_MSG_SIZE, 65536},
+        {"ts-set", TESTSPEC_P_RATE, 200e6},
+        {"ts-set", TESTSPEC_P_INTERVAL, 0.1},
+        {"ts-set", TESTSPEC_P_WINDOW, 262144},
+        {"ts-set", TESTSPEC_P_REVERSE, 1},
+        {"ts-set", TESTSPEC_P_COPY, 1},
+        {"us-set", TESTSPEC_P_STREAMS, 2},
+        {"us-set", TESTSPEC_P_MSG_SIZE, 1000},
+        {"us-set", TESTSPEC_P_RATE, 20e6},
+        {"us-set", TESTSPEC_P_INTERVAL, 0.2},
+        {"us-set", TESTSPEC_P_WINDOW, 524288},
+        {"us-set", TESTSPEC_P_REVERSE, 1},
+        {"tr-set", TESTSPEC_P_MSG_SIZE, 100},
+        {"tr-set", TESTSPEC_P_RESPONSE_SIZE, 300},
+        {"tr-set", TESTSPEC_P_INTERVAL, 0.1},
+        {"tr-set", TESTSPEC_P_WINDOW, 65536},
+        {"tr-set", TESTSPEC_P_BUSY_POLL, 1},
+        {"ur-set", TESTSPEC_P_MSG_SIZE, 200},
+        {"ur-set", TESTSPEC_P_RESPONSE_SIZE, 200},
+        {"ur-set", TESTSPEC_P_INTERVAL, 0.2},
+        {"ur-set", TESTSPEC_P_WINDOW, 131072},
+        {"ur-set", TESTSPEC_P_BUSY_POLL, 1},
+        {"tc-set", TESTSPEC_P_MSG_SIZE, 10},
+        {"tc-set", TESTSPEC_P_RESPONSE_SIZE, 20},
+        {"tc-set", TESTSPEC_P_INTERVAL, 0.1},
+        {"tc-set", TESTSPEC_P_WINDOW, 32768},
     };
     bool set = strstr(name, "-set") != NULL;
     if (p == TESTSPEC_P_DURATION)
@@ -158,6 +176,54 @@ client_doc_of(const json_t *rec)
     return found;
 }
 
+/* The report says how each figure was measured: summary.json's params of every scenario are
+ * the recorded ones (tcp_stream's copy, the rr kinds' busy_poll among them), and report.md's
+ * "Parameters:" line of a scenario names both where they apply. */
+static void
+assert_report_params(const json_t *rscens)
+{
+    const char *args[] = {"report", "params", NULL};
+    char *o, *e;
+    int st = ns_run(args, "NETSURVEY_GNUPLOT=/nonexistent", &o, &e);
+    if (st != 0)
+        fail_msg("report: exit %d\n%s\n%s", st, o, e);
+    free(o);
+    free(e);
+    char path[PATH_MAX];
+    tmp_path(path, sizeof path, "params/summary.json");
+    json_t *sum = json_load_file(path, 0, NULL);
+    assert_non_null(sum);
+    tmp_path(path, sizeof path, "params/report.md");
+    char *md = read_text(path);
+    assert_non_null(md);
+    static const char *const summary_extra[] = {"planned", NULL};
+    const json_t *sscens = json_object_get(sum, "scenarios");
+    assert_int_equal(json_array_size(sscens), json_array_size(rscens));
+    for (size_t i = 0; i < json_array_size(sscens); i++) {
+        const json_t *ss = json_array_get(sscens, i);
+        const char *name = str_at(ss, "name", NULL);
+        int kind = testspec_kind_find(str_at(ss, "test", NULL));
+        assert_params("summary.json", name, json_object_get(ss, "params"), 1, kind, summary_extra);
+        bool copy = testspec_applies(TESTSPEC_P_COPY, kind);
+        bool busy = testspec_applies(TESTSPEC_P_BUSY_POLL, kind);
+        bool set = strstr(name, "-set") != NULL;
+        char heading[64], want[64];
+        snprintf(heading, sizeof heading, "## Scenario %s:", name);
+        const char *at = strstr(md, heading);
+        if (at == NULL)
+            fail_msg("report.md: no section %s", heading);
+        const char *line = strstr(at, "Parameters: ");
+        assert_non_null(line);
+        const char *eol = strchr(line, '\n');
+        snprintf(want, sizeof want, "%s %s", copy ? "copy" : "busy_poll", set ? "true" : "false");
+        const char *hit = strstr(line, want);
+        if ((copy || busy) && (hit == NULL || (eol != NULL && hit > eol)))
+            fail_msg("report.md %s: no '%s' in its parameters", name, want);
+    }
+    free(md);
+    json_decref(sum);
+}
+
 static void
 test_params_recorded_as_run(void **state)
 {
@@ -222,6 +288,7 @@ test_params_recorded_as_run(void **state)
         assert_params("nsperf -J", name, json_object_get(doc, "params"), 2, kind, nsperf_extra);
         json_decref(doc);
     }
+    assert_report_params(rscens);
     json_decref(v.recs);
     json_decref(run);
     json_decref(plan);

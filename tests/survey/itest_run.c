@@ -42,6 +42,9 @@ test_default_plan(void **state)
     assert_non_null(run);
     assert_string_equal(str_at(run, "schema", NULL), "netsurvey.run/2");
     assert_string_equal(str_at(run, "plan", "name"), "localhost");
+    /* the plan's description, for the reports to say what the run was for */
+    assert_string_equal(str_at(run, "plan", "description"),
+                        "two loopback endpoints, one latency and one throughput scenario");
     assert_non_null(str_at(run, "plan", "source"));
     assert_int_equal(strlen(str_at(run, "tool", "nsperf_sha256")), 64);
     assert_int_equal(json_integer_value(json_object_get(json_object_get(run, "schedule"), "tests")),

@@ -52,9 +52,16 @@
     X(CLI_RUN_TERMINATED, 143, "terminated by SIGTERM; --resume DIR continues")
 
 #define CLI_EXITS_REPORT(X)                                                                        \
-    X(CLI_REPORT_OK, 0, "every report written")                                                    \
-    X(CLI_REPORT_FAILED, 1, "a journal could not be read, or a report could not be written")       \
-    X(CLI_REPORT_USAGE, 2, "usage error, or --by zone_id where a host has no zone id")
+    X(CLI_REPORT_OK, 0, "every report written, of runs that are complete")                         \
+    X(CLI_REPORT_FAILED, 1,                                                                        \
+      "a journal could not be read or holds a record it refuses (another schema version, an "      \
+      "unknown status, another run's; see --lenient), or the runs cannot be merged (a scenario "   \
+      "of one name with other parameters, one run given twice): nothing written")                  \
+    X(CLI_REPORT_USAGE, 2, "usage error, or --by zone_id where a host has no zone id")             \
+    X(CLI_REPORT_UNWRITTEN, 3, "a report could not be written")                                    \
+    X(CLI_REPORT_INCOMPLETE, 4,                                                                    \
+      "a run is incomplete (planned trials without a record, or host pairs of adaptive trials "    \
+      "whose rule has not decided) or still in progress: every report written, each marked so")
 
 #define CLI_EXITS_COMPARE(X)                                                                       \
     X(CLI_COMPARE_OK, 0,                                                                           \

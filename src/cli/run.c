@@ -246,7 +246,9 @@ run_render(const char *dir, const struct survey_run_result *r, bool *wanted)
     *wanted = !r->interrupted && r->ok + r->failed + r->done_before > 0;
     if (!*wanted)
         return false;
-    struct report_opts o = {.dirs = &dir, .ndirs = 1, .out = dir, .warn = stderr};
+    /* this process may still own the directory: its lock says nothing of the run */
+    struct report_opts o = {
+        .dirs = &dir, .ndirs = 1, .out = dir, .warn = stderr, .owned_by_caller = true};
     struct err e = {0};
     if (report_render(&o, &e) != 0) {
         fprintf(stderr, "netsurvey run: the reports were not written: %s\n", e.msg);

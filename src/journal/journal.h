@@ -84,23 +84,43 @@ struct journal_read_stats {
     size_t records; /* trial records handed to the callback */
     size_t torn;    /* a last line without its newline (a run still writing, or killed) */
     size_t bad;     /* complete lines that are not trial records */
+    size_t refused; /* trial records this reader must not take (see journal_skip_kind) */
 };
 
-/* A line that was not handed on: path, 1-based line number, why ("torn last line", jansson's
- * message, "not a trial record", "unknown test kind 'x'"). */
-typedef void (*journal_skip_fn)(void *arg, const char *path, unsigned long line, const char *why);
+enum journal_skip_kind {
+    JOURNAL_SKIP_TORN,    /* the last line, without its newline */
+    JOURNAL_SKIP_BAD,     /* not JSON, longer than the cap, not a trial record, an unknown kind */
+    JOURNAL_SKIP_REFUSED, /* a trial record of another schema version, of a status that is
+                           * neither ok nor failed, or of another run than the one asked for */
+};
+
+/* A line that was not handed on: where it is, and why ("torn last line", jansson's message,
+ * "not a trial record", "unknown test kind 'x'", "unknown status 'x' ...", ...). */
+struct journal_skip {
+    const char *path;
+    unsigned long line; /* 1-based */
+    enum journal_skip_kind kind;
+    const char *why;
+};
+
+/* Hears of a line that was not handed on. Returns 0 to go on, or NS_E* with e set to stop
+ * reading (journal_read_trials returns it). */
+typedef int (*journal_skip_fn)(void *arg, const struct journal_skip *s, struct err *e);
 
 /* A trial record (borrowed until the callback returns). Returns 0 to go on, or NS_E* to stop
  * reading (journal_read_trials returns it). */
 typedef int (*journal_trial_fn)(void *arg, const struct journal_trial *t, struct err *e);
 
-/* Call fn for every trial record of dir's results.jsonl, in order; skip (may be NULL) hears of
- * every line that is not one. Each line is read with the cap JOURNAL_LINE_MAX. The fast reader
- * (journal/scan.h) takes the lines it knows and hands the others to jansson; the environment
- * variable NETSURVEY_JOURNAL_SLOW=1 sends every line to jansson (the tests compare both).
- * Returns 0, NS_ENOTFOUND (no results.jsonl), NS_EIO, NS_ETOOBIG, NS_ENOMEM or fn's code. */
-int journal_read_trials(const char *dir, journal_trial_fn fn, journal_skip_fn skip, void *arg,
-                        struct journal_read_stats *st, struct err *e);
+/* Call fn for every trial record of dir's results.jsonl, in order; skip (may be NULL: such
+ * lines are only counted) hears of every line that is not one. run_id (NULL: any) is the run
+ * whose records are taken: a record of another run is refused. Each line is read with the cap
+ * JOURNAL_LINE_MAX. The fast reader (journal/scan.h) takes the lines it knows and hands the
+ * others to jansson; the environment variable NETSURVEY_JOURNAL_SLOW=1 sends every line to
+ * jansson (the tests compare both). Returns 0, NS_ENOTFOUND (no results.jsonl), NS_EIO,
+ * NS_ETOOBIG, NS_ENOMEM, or fn's or skip's code. */
+int journal_read_trials(const char *dir, const char *run_id, journal_trial_fn fn,
+                        journal_skip_fn skip, void *arg, struct journal_read_stats *st,
+                        struct err *e);
 
 /* One line's reader, for journal_read_trials and its tests: scratch space (the fast reader's
  * strings and buckets, jansson's tree) reused line after line. */
@@ -109,9 +129,12 @@ struct journal_reader;
 /* slow: every line through jansson. NULL when out of memory. */
 struct journal_reader *journal_reader_new(bool slow);
 void journal_reader_free(struct journal_reader *rd);
+/* The run whose records rd takes (borrowed; NULL, the default: any run's). */
+void journal_reader_set_run(struct journal_reader *rd, const char *run_id);
 
 /* Read one line (its newline may be included) into *t, whose pointers stay valid until the
- * next call with rd. Returns 0, or NS_EPARSE with why in e (see journal_skip_fn). */
+ * next call with rd. Returns 0, NS_EPARSE (a line passed over: JOURNAL_SKIP_BAD) or NS_EPROTO
+ * (a record refused: JOURNAL_SKIP_REFUSED) with why in e, or NS_ENOMEM. */
 int journal_reader_parse(struct journal_reader *rd, const char *line, size_t len,
                          struct journal_trial *t, struct err *e);
 

@@ -18,6 +18,7 @@
 
 struct journal_reader {
     bool slow;
+    const char *run_id; /* the run whose records are taken; NULL: any */
     struct journal_scan *scan;
     struct journal_buckets bb; /* the jansson path's */
     json_t *tree;              /* the last line's, when jansson read it */
@@ -36,6 +37,12 @@ journal_reader_new(bool slow)
         return NULL;
     }
     return rd;
+}
+
+void
+journal_reader_set_run(struct journal_reader *rd, const char *run_id)
+{
+    rd->run_id = run_id;
 }
 
 void
@@ -63,7 +70,13 @@ journal_reader_parse(struct journal_reader *rd, const char *line, size_t len,
         if (journal_trial_from_json(rd->tree, &rd->bb, t) != 0)
             return err_set(e, NS_ENOMEM, "out of memory");
     }
-    return journal_trial_check(t, e);
+    int rc = journal_trial_check(t, e);
+    if (rc != 0 || rd->run_id == NULL || (t->run_id != NULL && strcmp(t->run_id, rd->run_id) == 0))
+        return rc;
+    if (t->run_id == NULL)
+        return err_set(e, NS_EPROTO, "a record without a run_id (the run is '%s')", rd->run_id);
+    return err_set(e, NS_EPROTO, "a record of another run ('%.64s'; the run is '%s')", t->run_id,
+                   rd->run_id);
 }
 
 /* --- run.json -----------------------------------------------------------------------------------
@@ -199,44 +212,63 @@ slow_wanted(void)
     return v != NULL && strcmp(v, "1") == 0;
 }
 
-/* One line: hand it on, or say why not. Returns 0 or the callback's code. */
+/* What the reading is for: the callbacks, and where a line goes. */
+struct read_ctx {
+    const char *path;
+    journal_trial_fn fn;
+    journal_skip_fn skip;
+    void *arg;
+    struct journal_read_stats *st;
+};
+
+/* A line passed over: counted, and said. Returns 0 or skip's code. */
 static int
-line_take(struct journal_reader *rd, const char *path, unsigned long lineno, const char *line,
-          size_t len, journal_trial_fn fn, journal_skip_fn skip, void *arg,
-          struct journal_read_stats *st, struct err *e)
+line_skip(const struct read_ctx *c, unsigned long lineno, enum journal_skip_kind kind,
+          const char *why, struct err *e)
+{
+    struct journal_read_stats *st = c->st;
+    if (kind == JOURNAL_SKIP_TORN)
+        st->torn++;
+    else if (kind == JOURNAL_SKIP_BAD)
+        st->bad++;
+    else
+        st->refused++;
+    if (c->skip == NULL)
+        return 0;
+    struct journal_skip s = {.path = c->path, .line = lineno, .kind = kind, .why = why};
+    return c->skip(c->arg, &s, e);
+}
+
+/* One line: hand it on, or say why not. Returns 0 or a callback's code. */
+static int
+line_take(const struct read_ctx *c, struct journal_reader *rd, unsigned long lineno,
+          const char *line, size_t len, struct err *e)
 {
     struct err why = {0};
     struct journal_trial t;
-    if (len == 0 || line[len - 1] != '\n') {
-        st->torn++;
-        if (skip != NULL)
-            skip(arg, path, lineno, "torn last line");
-        return 0;
-    }
+    if (len == 0 || line[len - 1] != '\n')
+        return line_skip(c, lineno, JOURNAL_SKIP_TORN, "torn last line", e);
     int rc = journal_reader_parse(rd, line, len, &t, &why);
     if (rc == NS_ENOMEM)
         return err_set(e, rc, "out of memory");
-    if (rc != 0) {
-        st->bad++;
-        if (skip != NULL)
-            skip(arg, path, lineno, why.msg);
-        return 0;
-    }
-    st->records++;
-    return fn(arg, &t, e);
+    if (rc != 0)
+        return line_skip(c, lineno, rc == NS_EPROTO ? JOURNAL_SKIP_REFUSED : JOURNAL_SKIP_BAD,
+                         why.msg, e);
+    c->st->records++;
+    return c->fn(c->arg, &t, e);
 }
 
 int
-journal_read_trials(const char *dir, journal_trial_fn fn, journal_skip_fn skip, void *arg,
-                    struct journal_read_stats *st, struct err *e)
+journal_read_trials(const char *dir, const char *run_id, journal_trial_fn fn, journal_skip_fn skip,
+                    void *arg, struct journal_read_stats *st, struct err *e)
 {
-    return journal_read_trials_capped(dir, JOURNAL_LINE_MAX, fn, skip, arg, st, e);
+    return journal_read_trials_capped(dir, run_id, JOURNAL_LINE_MAX, fn, skip, arg, st, e);
 }
 
 int
-journal_read_trials_capped(const char *dir, size_t line_max, journal_trial_fn fn,
-                           journal_skip_fn skip, void *arg, struct journal_read_stats *st,
-                           struct err *e)
+journal_read_trials_capped(const char *dir, const char *run_id, size_t line_max,
+                           journal_trial_fn fn, journal_skip_fn skip, void *arg,
+                           struct journal_read_stats *st, struct err *e)
 {
     memset(st, 0, sizeof *st);
     char path[PATH_MAX];
@@ -244,9 +276,12 @@ journal_read_trials_capped(const char *dir, size_t line_max, journal_trial_fn fn
     int rc = results_open(dir, path, sizeof path, &l.fd, e);
     if (rc != 0)
         return rc;
+    struct read_ctx c = {.path = path, .fn = fn, .skip = skip, .arg = arg, .st = st};
     struct journal_reader *rd = journal_reader_new(slow_wanted());
     if (rd == NULL)
         rc = err_set(e, NS_ENOMEM, "out of memory");
+    else
+        journal_reader_set_run(rd, run_id);
     unsigned long lineno = 0;
     bool more = true;
     while (rc == 0 && more) {
@@ -260,12 +295,10 @@ journal_read_trials_capped(const char *dir, size_t line_max, journal_trial_fn fn
         if (too_long) {
             char why[64];
             snprintf(why, sizeof why, "line longer than %zu bytes", line_max);
-            st->bad++;
-            if (skip != NULL)
-                skip(arg, path, lineno, why);
+            rc = line_skip(&c, lineno, JOURNAL_SKIP_BAD, why, e);
             continue;
         }
-        rc = line_take(rd, path, lineno, line, len, fn, skip, arg, st, e);
+        rc = line_take(&c, rd, lineno, line, len, e);
     }
     journal_reader_free(rd);
     free(l.buf);

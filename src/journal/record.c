@@ -27,7 +27,8 @@ journal_family_of(const char *address)
 void
 journal_trial_key(const struct journal_trial *t, struct journal_key *k)
 {
-    *k = (struct journal_key){.scenario = t->scenario.name,
+    *k = (struct journal_key){.run_id = t->run_id,
+                              .scenario = t->scenario.name,
                               .family = t->family,
                               .src = t->src.host,
                               .dst = t->dst.host,
@@ -43,8 +44,9 @@ str_same(const char *a, const char *b)
 bool
 journal_key_equal(const struct journal_key *a, const struct journal_key *b)
 {
-    return a->trial == b->trial && a->family == b->family && str_same(a->scenario, b->scenario) &&
-           str_same(a->src, b->src) && str_same(a->dst, b->dst);
+    return a->trial == b->trial && a->family == b->family && str_same(a->run_id, b->run_id) &&
+           str_same(a->scenario, b->scenario) && str_same(a->src, b->src) &&
+           str_same(a->dst, b->dst);
 }
 
 bool
@@ -448,7 +450,8 @@ journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struct jo
     t->family = journal_family_from(jstr(rec, "family"));
     endpoint_from(json_object_get(rec, "src"), &t->src);
     endpoint_from(json_object_get(rec, "dst"), &t->dst);
-    t->status = journal_status_from(jstr(rec, "status"));
+    t->status_text = jstr(rec, "status");
+    t->status = journal_status_from(t->status_text);
     t->error = jstr(rec, "error");
     t->attempts = journal_attempts(jint(rec, "attempts"));
     t->started = jstr(rec, "started");
@@ -465,6 +468,15 @@ journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struct jo
     return rc;
 }
 
+static bool
+has_prefix(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Values quoted in messages are cut: a report lists them, and a line may hold anything. */
+#define QUOTE_MAX 64
+
 /* Once the kind is known: a parameter that does not apply to it reads as 0 (both readers take
  * an absent "copy" as true, the copying nsperf of before, whatever the kind). */
 static void
@@ -476,13 +488,23 @@ scenario_settle(struct journal_scenario *sc)
 int
 journal_trial_check(struct journal_trial *t, struct err *e)
 {
-    if (t->schema == NULL || (strcmp(t->schema, JOURNAL_TRIAL_SCHEMA) != 0 &&
-                              strcmp(t->schema, JOURNAL_TRIAL_SCHEMA_1) != 0))
+    if (t->schema == NULL || !has_prefix(t->schema, JOURNAL_TRIAL_SCHEMA_FAMILY))
         return err_set(e, NS_EPARSE, "not a trial record");
+    if (strcmp(t->schema, JOURNAL_TRIAL_SCHEMA) != 0 &&
+        strcmp(t->schema, JOURNAL_TRIAL_SCHEMA_1) != 0)
+        return err_set(e, NS_EPROTO, "unsupported schema '%.*s' (this netsurvey reads %s and %s)",
+                       QUOTE_MAX, t->schema, JOURNAL_TRIAL_SCHEMA, JOURNAL_TRIAL_SCHEMA_1);
     t->scenario.kind = testspec_kind_find(t->scenario.test);
     if (t->scenario.kind < 0)
         return err_set(e, NS_EPARSE, "unknown test kind '%s'",
                        t->scenario.test != NULL ? t->scenario.test : "");
+    if (t->status == JOURNAL_STATUS_OTHER)
+        return t->status_text != NULL
+                   ? err_set(e, NS_EPROTO, "unknown status '%.*s' (a trial is ok or failed)",
+                             QUOTE_MAX, t->status_text)
+                   : err_set(e, NS_EPROTO, "no status (a trial is ok or failed)");
+    if (t->trial == 0) /* its place among the planned trials is not known */
+        return err_set(e, NS_EPARSE, "no trial number (an integer from 1)");
     scenario_settle(&t->scenario);
     return 0;
 }
@@ -551,10 +573,10 @@ journal_trial_equal(const struct journal_trial *a, const struct journal_trial *b
            scenario_equal(&a->scenario, &b->scenario) && a->trial == b->trial &&
            a->family == b->family && endpoint_equal(&a->src, &b->src) &&
            endpoint_equal(&a->dst, &b->dst) && a->status == b->status &&
-           str_same(a->error, b->error) && a->attempts == b->attempts &&
-           str_same(a->started, b->started) && str_same(a->ended, b->ended) &&
-           str_same(a->env_src, b->env_src) && str_same(a->env_dst, b->env_dst) &&
-           str_same(a->tool_version, b->tool_version) &&
+           str_same(a->status_text, b->status_text) && str_same(a->error, b->error) &&
+           a->attempts == b->attempts && str_same(a->started, b->started) &&
+           str_same(a->ended, b->ended) && str_same(a->env_src, b->env_src) &&
+           str_same(a->env_dst, b->env_dst) && str_same(a->tool_version, b->tool_version) &&
            str_same(a->nsperf_sha256, b->nsperf_sha256) && result_equal(&a->result, &b->result);
 }
 
@@ -650,6 +672,25 @@ run_hosts_from(const json_t *arr, struct journal_run_host *out)
     }
 }
 
+/* run.json of the versions this reader knows only: a newer one may mean anything by the same
+ * names. */
+static int
+run_schema_check(const char *schema, struct err *e)
+{
+    const char *known = JOURNAL_RUN_SCHEMA " and " JOURNAL_RUN_SCHEMA_1;
+    if (schema == NULL)
+        return err_set(e, NS_EPROTO, "no schema: not a netsurvey run (this netsurvey reads %s)",
+                       known);
+    if (!has_prefix(schema, JOURNAL_RUN_SCHEMA_FAMILY))
+        return err_set(e, NS_EPROTO,
+                       "schema '%.*s' is not a netsurvey run (this netsurvey reads %s)", QUOTE_MAX,
+                       schema, known);
+    if (strcmp(schema, JOURNAL_RUN_SCHEMA) != 0 && strcmp(schema, JOURNAL_RUN_SCHEMA_1) != 0)
+        return err_set(e, NS_EPROTO, "unsupported schema '%.*s' (this netsurvey reads %s)",
+                       QUOTE_MAX, schema, known);
+    return 0;
+}
+
 /* The pairs whose two indexes name hosts of the run (others are left out). */
 static size_t
 run_pairs_from(const json_t *arr, size_t nhosts, struct journal_pair *out)
@@ -699,6 +740,11 @@ journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e)
     struct journal_run *r = &st->run;
     r->json = json_incref(doc);
     r->schema = jstr(doc, "schema");
+    int rc = run_schema_check(r->schema, e);
+    if (rc != 0) {
+        journal_run_free(r);
+        return rc;
+    }
     r->run_id = jstr(doc, "run_id");
     const json_t *plan = json_object_get(doc, "plan"), *src = json_object_get(plan, "source");
     r->plan_name = jstr(plan, "name");
@@ -732,7 +778,7 @@ journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e)
     run_inventories_from(invs, st->inventories);
     r->inventories = st->inventories;
     r->ninventories = ni;
-    int rc = run_scenarios_from(scens, st->scenarios, e);
+    rc = run_scenarios_from(scens, st->scenarios, e);
     if (rc != 0) {
         journal_run_free(r);
         return rc;

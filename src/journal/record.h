@@ -4,9 +4,12 @@
  * other module names a record field: survey writes through journal_trial_json and
  * journal_run_json, report and survey's resume read through journal/journal.h.
  *
- * Reading is lenient in the same way for every reader, as the README describes: a field of the
- * wrong type reads as absent (NULL, 0, has_* false); a record is refused only when it is not
- * JSON, not a trial record (schema), or names a test kind testspec.h does not know. */
+ * Reading follows the same rules for every reader, as the README describes: a field of the
+ * wrong type reads as absent (NULL, 0, has_* false); a line is passed over when it is not JSON,
+ * not a trial record (no netsurvey.trial/ schema) or names a test kind testspec.h does not know;
+ * a trial record this reader must not take (another schema version, a status that is neither
+ * ok nor failed, another run's run_id) is refused, and its reader's caller decides whether that
+ * stops the reading (journal/journal.h). */
 #ifndef NS_JOURNAL_RECORD_H
 #define NS_JOURNAL_RECORD_H
 
@@ -32,6 +35,10 @@ struct err;
  * has no state, no planned counts and no pairs. A version-1 run is never resumed. */
 #define JOURNAL_RUN_SCHEMA_1 "netsurvey.run/1"
 #define JOURNAL_TRIAL_SCHEMA_1 "netsurvey.trial/1"
+/* What every version of each schema starts with: a record that has it and a version this
+ * reader does not know is refused by name, never read as something it may not be. */
+#define JOURNAL_RUN_SCHEMA_FAMILY "netsurvey.run/"
+#define JOURNAL_TRIAL_SCHEMA_FAMILY "netsurvey.trial/"
 
 /* Caps on what readers take in (every read has a limit). run.json holds the plan's
  * text (<= 4 MiB) and one environment per host; a trial line holds nsperf's result, which the
@@ -42,7 +49,7 @@ struct err;
 
 enum journal_family { JOURNAL_IPV4, JOURNAL_IPV6 };
 
-/* OTHER: a status that is neither "ok" nor "failed" (or none); readers count it as failed. */
+/* OTHER: a status that is neither "ok" nor "failed" (or none); readers refuse such a record. */
 enum journal_status { JOURNAL_STATUS_OTHER, JOURNAL_OK, JOURNAL_FAILED };
 
 /* "ipv4", "ipv6". */
@@ -144,17 +151,20 @@ struct journal_trial {
     enum journal_family family;
     struct journal_endpoint src, dst;
     enum journal_status status;
-    const char *error; /* why it failed; NULL when ok */
-    uint32_t attempts; /* tries; 0 when a host was unreachable */
+    const char *status_text; /* reading only: "status" as recorded (NULL: absent, not a string) */
+    const char *error;       /* why it failed; NULL when ok */
+    uint32_t attempts;       /* tries; 0 when a host was unreachable */
     const char *started, *ended;
     const char *env_src, *env_dst; /* the hosts whose run.json env applies */
     const char *tool_version, *nsperf_sha256;
     struct journal_result result; /* reading only */
 };
 
-/* The key of a trial within a run: a resumed run records a trial again under the same key, and
- * readers keep for each key its last ok record, else its last failed one. */
+/* The key of a trial: a resumed run records a trial again under the same key, and readers keep
+ * for each key its last ok record, else its last failed one. The run is part of it, so that
+ * the same trial of two runs (a plan surveyed twice, the reports merged) are two trials. */
 struct journal_key {
+    const char *run_id;
     const char *scenario;
     enum journal_family family;
     const char *src, *dst; /* host names */
@@ -273,8 +283,9 @@ struct journal_run {
 json_t *journal_run_json(const struct journal_run *r);
 
 /* Read a run.json document (borrowed; kept alive by the result) into *out (caller frees with
- * journal_run_free). Returns 0, NS_EPARSE (a scenario's test kind is unknown; e says which) or
- * NS_ENOMEM. */
+ * journal_run_free). Returns 0, NS_EPROTO (a schema this reader does not read: another version,
+ * another document, none; e names it and JOURNAL_RUN_SCHEMA), NS_EPARSE (a scenario's test kind
+ * is unknown; e says which) or NS_ENOMEM. */
 int journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e);
 /* journal_run_free(NULL) is safe. */
 void journal_run_free(struct journal_run *r);

@@ -923,6 +923,7 @@ journal_scan_trial(struct journal_scan *s, const char *line, size_t len, struct 
     t->tool_version = c.tool[0];
     t->nsperf_sha256 = c.tool[1];
     t->family = journal_family_from(c.family);
+    t->status_text = c.status;
     t->status = journal_status_from(c.status);
     t->result.buckets = s->bb.b;
     t->result.nbuckets = t->result.has_hist ? s->bb.n : 0;

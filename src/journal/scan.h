@@ -75,14 +75,16 @@ bool journal_scan_trial(struct journal_scan *s, const char *line, size_t len,
 int journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struct journal_trial *t);
 
 /* The checks every decoded record passes before a reader hands it on, the same for both
- * decoders: the schema is JOURNAL_TRIAL_SCHEMA and the test kind is testspec's (sets
- * t->scenario.kind). Returns 0 or NS_EPARSE with why in e. */
+ * decoders: the schema is JOURNAL_TRIAL_SCHEMA, the test kind is testspec's (sets
+ * t->scenario.kind), the status ok or failed, a trial number. Returns 0, NS_EPARSE (not a trial
+ * record, an unknown kind: passed over) or NS_EPROTO (another schema version, another status:
+ * refused) with why in e. */
 int journal_trial_check(struct journal_trial *t, struct err *e);
 
 /* journal_read_trials with another cap on a line's length (the tests' way to reach it). */
-int journal_read_trials_capped(const char *dir, size_t line_max, journal_trial_fn fn,
-                               journal_skip_fn skip, void *arg, struct journal_read_stats *st,
-                               struct err *e);
+int journal_read_trials_capped(const char *dir, const char *run_id, size_t line_max,
+                               journal_trial_fn fn, journal_skip_fn skip, void *arg,
+                               struct journal_read_stats *st, struct err *e);
 
 /* Whether two decoded records are the same, member by member (strings by content, buckets by
  * value). For the tests and the fuzzer. */

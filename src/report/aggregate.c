@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/bitset.h"
 #include "common/errors.h"
 #include "common/hist.h"
 #include "common/stats.h"
@@ -31,6 +32,10 @@ struct agg {
     double *vals; /* ok values, sorted at the end (median) */
     size_t nv, capv;
     size_t failed, pairs;
+    uint64_t planned;   /* trials planned of its pairs (nv + failed of them recorded) */
+    uint64_t undecided; /* adaptive: its pairs' runs whose rule has not decided (planned, and
+                         * not run, are then the least they take) */
+    size_t runs;        /* runs that recorded its trials */
     struct stats cpu_l, cpu_r, retrans, lost, jitter;
     bool has_rtt;
     uint64_t rtt_n;
@@ -41,7 +46,8 @@ struct agg {
 struct ctx {
     const struct rmodel *m;
     struct hist *scratch;
-    bool cells_only; /* report_aggregate_cells: no pairs, failures, region cells or view */
+    uint64_t *runs_seen; /* the runs of the set being added up (reset by agg_finish) */
+    bool cells_only;     /* report_aggregate_cells: no pairs, failures, region cells or view */
     char buf[128];
 };
 
@@ -59,11 +65,16 @@ agg_init(struct agg *a)
 }
 
 static int
-agg_add_pair(struct agg *a, const struct rpair *p, struct hist *h)
+agg_add_pair(struct agg *a, const struct rpair *p, struct ctx *cx)
 {
+    struct hist *h = cx->scratch;
     a->pairs++;
+    a->planned += p->planned;
+    a->undecided += p->runs_undecided;
     for (size_t i = 0; i < p->nt; i++) {
         const struct rtrial *t = &p->t[i];
+        if (!bitset_test_set(cx->runs_seen, t->run))
+            a->runs++;
         if (!t->ok) {
             a->failed++;
             continue;
@@ -106,8 +117,10 @@ cmp_double(const void *x, const void *y)
 
 /* One pass over the merged histogram reads every percentile (hist_percentile's rule). */
 static void
-agg_finish(struct agg *a, struct hist *h)
+agg_finish(struct agg *a, struct ctx *cx)
 {
+    struct hist *h = cx->scratch;
+    memset(cx->runs_seen, 0, bitset_words(cx->m->nruns) * sizeof *cx->runs_seen);
     if (a->nv > 1)
         qsort(a->vals, a->nv, sizeof *a->vals, cmp_double);
     a->has_rtt = h->count > 0;
@@ -159,6 +172,14 @@ agg_flag(const struct agg *a)
     return agg_cv(a) > REPORT_CV_THRESHOLD;
 }
 
+/* Trials planned and not recorded: never negative, a pair's plan counts its records. */
+static uint64_t
+agg_not_run(const struct agg *a)
+{
+    uint64_t rec = a->nv + a->failed;
+    return a->planned > rec ? a->planned - rec : 0;
+}
+
 /* --- formatting for people ---------------------------------------------------------------- */
 
 static json_t *
@@ -187,8 +208,13 @@ jprintf(const char *fmt, ...)
 static json_t *
 stats_obj(json_t *o, const struct agg *a)
 {
+    json_object_set_new(o, "planned", json_integer((json_int_t)a->planned));
     json_object_set_new(o, "n", json_integer((json_int_t)a->nv));
     json_object_set_new(o, "failed", json_integer((json_int_t)a->failed));
+    json_object_set_new(o, "not_run", json_integer((json_int_t)agg_not_run(a)));
+    json_object_set_new(o, "runs", json_integer((json_int_t)a->runs));
+    if (a->undecided > 0) /* only then: the summaries of fixed trials read as before */
+        json_object_set_new(o, "undecided", json_integer((json_int_t)a->undecided));
     if (a->nv > 0) {
         double hw = stats_ci_halfwidth(&a->st, 0.95);
         json_object_set_new(o, "mean", json_real(a->st.mean));
@@ -225,6 +251,35 @@ stats_obj(json_t *o, const struct agg *a)
 }
 
 /* --- the view (strings) ------------------------------------------------------------------- */
+
+/* "12 planned: 10 ok, 1 failed, 1 not run"; with undecided adaptive pairs (their planned
+ * trials the least they take): "at least 12 planned: 10 ok, 1 failed, at least 1 not run". */
+static json_t *
+tally_text(uint64_t planned, uint64_t ok, uint64_t failed, uint64_t not_run, bool least)
+{
+    const char *al = least ? "at least " : "";
+    return jprintf("%s%llu planned: %llu ok, %llu failed, %s%llu not run", al,
+                   (unsigned long long)planned, (unsigned long long)ok, (unsigned long long)failed,
+                   al, (unsigned long long)not_run);
+}
+
+/* A set's completeness for people: its tally, and the short form a matrix cell carries when
+ * not every planned trial is ok ("5/6 ok"; "" otherwise). */
+static void
+view_tally(json_t *o, const struct agg *a)
+{
+    bool least = a->undecided > 0;
+    json_object_set_new(o, "tally",
+                        tally_text(a->planned, a->nv, a->failed, agg_not_run(a), least));
+    json_object_set_new(o, "planned", json_integer((json_int_t)a->planned));
+    json_object_set_new(o, "not_run", json_integer((json_int_t)agg_not_run(a)));
+    json_object_set_new(o, "nruns", json_integer(a->runs > 1 ? (json_int_t)a->runs : 0));
+    json_object_set_new(
+        o, "short_tally",
+        a->nv < a->planned || least
+            ? jprintf("%zu/%s%llu ok", a->nv, least ? "≥" : "", (unsigned long long)a->planned)
+            : json_string(""));
+}
 
 static json_t *
 view_stats(json_t *o, const struct agg *a, enum testspec_kind k)
@@ -320,6 +375,27 @@ scen_params(const json_t *def)
     return o;
 }
 
+/* Whether the scenario's parameters are as nsperf ran them: a run.json of version 1 recorded
+ * the plan's words, 0 where the plan said nothing (the kind's default, unrecorded). */
+static bool
+params_resolved(const struct rmodel *m, const struct rscen *sc)
+{
+    if (sc->def_run < 0 || (size_t)sc->def_run >= m->nruns)
+        return true;
+    const char *schema = m->runs[sc->def_run].run->schema;
+    return schema == NULL || strcmp(schema, JOURNAL_RUN_SCHEMA_1) != 0;
+}
+
+/* The view's words when they are not (params_resolved). */
+static void
+params_note(json_t *view, bool resolved)
+{
+    if (!resolved)
+        json_object_set_new(view, "params_note",
+                            json_string("as run.json version 1 recorded them: a 0 there may "
+                                        "stand for the kind's default, which it did not record"));
+}
+
 static json_t *
 params_text(const json_t *def)
 {
@@ -367,14 +443,16 @@ matrix_view(const struct mat *mt, const char *const *labels, enum testspec_kind 
             /* every key set in every cell: a missing one would be looked up in the scenario */
             json_object_set_new(cell, "text",
                                 json_string(!present ? "—"
-                                            : a->nv == 0
-                                                ? "failed"
-                                                : report_fmt_metric(k, a->st.mean, b, sizeof b)));
+                                            : a->nv > 0
+                                                ? report_fmt_metric(k, a->st.mean, b, sizeof b)
+                                            : a->failed > 0 ? "failed"
+                                                            : "not run"));
             json_object_set_new(cell, "empty", json_boolean(!present || a->nv == 0));
             json_object_set_new(cell, "npairs",
                                 json_integer(a->pairs > 1 ? (json_int_t)a->pairs : 0));
             json_object_set_new(cell, "flag", json_boolean(a->nv > 0 && agg_flag(a)));
             json_object_set_new(cell, "nfailed", json_integer((json_int_t)a->failed));
+            view_tally(cell, a);
             json_array_append_new(cells, cell);
         }
         json_array_append_new(rows, json_pack("{s:s,s:o}", "label", labels[r], "cells", cells));
@@ -382,6 +460,26 @@ matrix_view(const struct mat *mt, const char *const *labels, enum testspec_kind 
     json_object_set_new(o, "cols", cols);
     json_object_set_new(o, "rows", rows);
     return o;
+}
+
+/* The matrix's measured cells, one a row: how many trials each planned and recorded. */
+static json_t *
+cells_view(const struct mat *mt, const char *const *labels)
+{
+    json_t *list = json_array();
+    for (size_t r = 0; r < mt->n; r++)
+        for (size_t c = 0; c < mt->n; c++) {
+            if (!mt->present[r * mt->n + c])
+                continue;
+            const struct agg *a = &mt->cells[r * mt->n + c];
+            json_t *o =
+                json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i}", "src", labels[r], "dst", labels[c],
+                          "pairs", (int)a->pairs, "runs", (int)a->runs, "ok", (int)a->nv, "failed",
+                          (int)a->failed, "n_planned", (int)a->planned);
+            view_tally(o, a);
+            json_array_append_new(list, o);
+        }
+    return list;
 }
 
 static json_t *
@@ -444,11 +542,11 @@ mat_fill(struct ctx *cx, struct mat *mt, const struct rpair *pairs, size_t np, b
                 if (rs != r || rd != c)
                     continue;
                 any = true;
-                if (agg_add_pair(a, &pairs[i], cx->scratch) != 0)
+                if (agg_add_pair(a, &pairs[i], cx) != 0)
                     return NS_ENOMEM;
             }
             mt->present[r * mt->n + c] = any;
-            agg_finish(a, cx->scratch);
+            agg_finish(a, cx);
         }
     return 0;
 }
@@ -465,14 +563,19 @@ struct group {
     const char *fam;
     const struct rpair *pairs;
     size_t np;
-    uint32_t maxn; /* the highest trial number of its pairs */
+    uint64_t maxn;         /* the most trials a pair of it planned: the trial columns */
+    uint64_t unseen;       /* trials the runs planned of the scenario's pairs with no record */
+    uint64_t unseen_pairs; /* adaptive: those pairs (each undecided), per run */
+    bool fam_shared;       /* the scenario has groups of both families (unseen is in the first) */
 };
 
 /* What a group's pairs add up to. */
 struct group_acc {
     json_t *spairs, *vpairs, *fails, *sfails;
     size_t nok, nfail;
+    uint64_t planned;
     size_t met, at_max, short_of; /* adaptive trials: pairs by how they stopped */
+    json_t *undecided;            /* adaptive trials: the view's pairs the rule has not decided */
     bool any_cpu, any_udp, any_retr;
 };
 
@@ -496,9 +599,13 @@ group_head(const struct group *g, bool fam_in_key, json_t **sum, json_t **view)
                   "test", sc->test, "family", g->fam, "direction",
                   stream && sc->reverse ? "dst->src" : "src->dst", "reverse", sc->reverse, "metric",
                   rkind_metric(k), "unit", rkind_unit(k), "params", scen_params(sc->def));
-    *view = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:b}", "name", sc->name, "file_key", key,
-                      "test", sc->test, "family", g->fam, "caption", caption, "unit", rkind_unit(k),
-                      "params", params_text(sc->def), "has_rtt", rkind_has_rtt(k));
+    *view =
+        json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:b,s:b}", "name", sc->name, "file_key", key,
+                  "test", sc->test, "family", g->fam, "caption", caption, "unit", rkind_unit(k),
+                  "params", params_text(sc->def), "has_rtt", rkind_has_rtt(k), "unrecorded", false);
+    bool resolved = params_resolved(g->cx->m, sc);
+    json_object_set_new(*sum, "params_resolved", json_boolean(resolved));
+    params_note(*view, resolved);
 }
 
 /* The zone matrix, and the region matrix when the runs span regions. */
@@ -520,8 +627,10 @@ group_matrices(const struct group *g, json_t *sum, json_t *view)
     if (mat_fill(g->cx, &zm, g->pairs, g->np, true) != 0)
         goto out;
     json_object_set_new(sum, "zone_cells", matrix_summary(&zm, zl, "zone"));
-    if (view != NULL)
+    if (view != NULL) {
         json_object_set_new(view, "matrix", matrix_view(&zm, zl, g->k));
+        json_object_set_new(view, "cells", cells_view(&zm, zl));
+    }
     if (m->nregions > 1 && view != NULL) {
         if (mat_fill(g->cx, &rm, g->pairs, g->np, false) != 0)
             goto out;
@@ -537,36 +646,60 @@ out:
     return rc;
 }
 
-/* A pair's trials by number, 1..maxn: the value (summary) and its text (view), null and ""
- * where a number has no record; each failure also into the group's lists. */
+/* One trial of a pair into the lists: its value (summary) and text (view); a failure also into
+ * the group's lists of failures. */
+static void
+pair_trial(const struct group *g, const struct rpair *p, const struct rtrial *t, json_t *st,
+           json_t *vt, struct group_acc *acc)
+{
+    const struct rmodel *m = g->cx->m;
+    char b[64];
+    if (t->ok) {
+        json_array_append_new(st, json_real(t->value));
+        json_array_append_new(vt, json_string(report_fmt_metric(g->k, t->value, b, sizeof b)));
+        return;
+    }
+    json_array_append_new(st, json_null());
+    json_array_append_new(vt, json_string("failed"));
+    const char *run_id = m->runs[t->run].run->run_id;
+    json_t *f =
+        json_pack("{s:s,s:s,s:s,s:s,s:i,s:s,s:s}", "scenario", g->sc->name, "family", g->fam, "src",
+                  m->hosts[p->src].name, "dst", m->hosts[p->dst].name, "trial", (int)t->n, "error",
+                  t->error, "run_id", run_id != NULL ? run_id : "");
+    json_t *vf = json_copy(f); /* the view's, with a word for the template */
+    json_object_set_new(vf, "several_runs", json_boolean(m->nruns > 1));
+    json_array_append_new(acc->fails, vf);
+    json_array_append_new(acc->sfails, f);
+}
+
+/* A pair's planned trials, run by run (in the order the runs were given) and by number within
+ * a run: the value (summary) and its text (view), null and "not run" where a planned trial has
+ * no record (adaptive: as many as the rule decided, rplan_pair; an undecided pair's least); the
+ * view's row is padded to the group's widest. */
 static void
 pair_trials(const struct group *g, const struct rpair *p, json_t *st, json_t *vt,
             struct group_acc *acc)
 {
-    const struct rmodel *m = g->cx->m;
-    uint32_t n = 1;
-    for (size_t j = 0; j < p->nt; j++) {
-        const struct rtrial *t = &p->t[j];
-        for (; n < t->n; n++) {
-            json_array_append_new(vt, json_string(""));
+    size_t cols = 0, i = 0;
+    for (uint32_t run = 0; run < g->cx->m->nruns; run++) {
+        size_t j = i;
+        while (j < p->nt && p->t[j].run == run)
+            j++;
+        if (j == i && (p->plan_only == NULL || !bitset_test(p->plan_only, run)))
+            continue; /* neither recorded nor planned by this run */
+        struct rplan pl;
+        rplan_pair(&g->sc->runs[run], p->t + i, j - i, &pl);
+        for (uint64_t n = 1; n <= pl.planned; n++, cols++) {
+            if (i < j && p->t[i].n == n) {
+                pair_trial(g, p, &p->t[i++], st, vt, acc);
+                continue;
+            }
             json_array_append_new(st, json_null());
+            json_array_append_new(vt, json_string("not run"));
         }
-        n = t->n + 1;
-        char b[64];
-        if (t->ok) {
-            json_array_append_new(st, json_real(t->value));
-            json_array_append_new(vt, json_string(report_fmt_metric(g->k, t->value, b, sizeof b)));
-            continue;
-        }
-        json_array_append_new(st, json_null());
-        json_array_append_new(vt, json_string("failed"));
-        json_t *f = json_pack("{s:s,s:s,s:s,s:s,s:i,s:s}", "scenario", g->sc->name, "family",
-                              g->fam, "src", m->hosts[p->src].name, "dst", m->hosts[p->dst].name,
-                              "trial", (int)t->n, "error", t->error);
-        json_array_append(acc->fails, f);
-        json_array_append_new(acc->sfails, f);
+        i = j;
     }
-    for (; n <= g->maxn; n++)
+    for (; cols < g->maxn; cols++)
         json_array_append_new(vt, json_string(""));
 }
 
@@ -589,52 +722,88 @@ pair_chart_values(json_t *vo, const struct agg *a, const struct rpair *p)
     }
 }
 
-/* Adaptive trials: how pair p stopped, decided as the runner decides (common/trials.h) over
- * its ok trials' figures in trial-number order: "target met", "max reached", or "incomplete"
- * (short of both: failures, or a run interrupted). Adds "adaptive" to the summary's pair. */
+/* Adaptive trials: how pair p stands, decided as the runner decides (rplan_pair, run by run):
+ * "target met", "max reached", or "incomplete" (undecided in a run: short of both, from
+ * failures or a run stopped early; its planned trials are then the least it takes). Adds
+ * "adaptive" to the summary's pair, and an undecided pair to the view's list. */
 static void
-pair_adaptive(const struct group *g, const struct rpair *p, json_t *so, struct group_acc *acc)
+pair_adaptive(const struct group *g, const struct rpair *p, const struct agg *a, json_t *so,
+              const json_t *vo, struct group_acc *acc)
 {
-    const struct trials_policy *pol = &g->sc->policy;
-    if (!trials_adaptive(pol))
+    if (!trials_adaptive(&g->sc->policy))
         return;
-    struct stats st;
+    struct stats st; /* the figures the rules read, over the runs that ran it */
     stats_init(&st);
-    for (size_t j = 0; j < p->nt; j++)
-        if (p->t[j].ok && p->t[j].n >= 1 && p->t[j].n <= pol->max)
+    for (size_t j = 0; j < p->nt; j++) {
+        const struct trials_policy *pol = &g->sc->runs[p->t[j].run].policy;
+        if (p->t[j].ok && (!trials_adaptive(pol) || p->t[j].n <= pol->max))
             stats_add(&st, p->t[j].value);
-    bool met = trials_target_met(pol, &st), at_max = !met && st.n >= pol->max;
-    const char *how = met ? "target met" : at_max ? "max reached" : "incomplete";
-    acc->met += met;
+    }
+    bool undecided = p->runs_undecided > 0, at_max = !undecided && p->runs_max > 0;
+    const char *how = undecided ? "incomplete" : at_max ? "max reached" : "target met";
+    acc->met += !undecided && !at_max;
     acc->at_max += at_max;
-    acc->short_of += !met && !at_max;
+    acc->short_of += undecided;
     double rel = trials_ci_relative(&st);
-    json_object_set_new(so, "adaptive",
-                        json_pack("{s:I, s:o, s:s}", "trials", (json_int_t)st.n, "ci95_relative",
-                                  isfinite(rel) ? json_real(rel) : json_null(), "stopped", how));
+    json_t *ad = json_pack("{s:I, s:o, s:s, s:b}", "trials", (json_int_t)st.n, "ci95_relative",
+                           isfinite(rel) ? json_real(rel) : json_null(), "stopped", how,
+                           "undecided", undecided);
+    if (p->nruns + (p->plan_only != NULL) > 1) /* several runs: how each one's rule stands */
+        json_object_set_new(ad, "runs",
+                            json_pack("{s:i, s:i, s:i}", "target_met", (int)p->runs_met,
+                                      "max_reached", (int)p->runs_max, "incomplete",
+                                      (int)p->runs_undecided));
+    json_object_set_new(so, "adaptive", ad);
+    if (undecided)
+        json_array_append_new(
+            acc->undecided,
+            json_pack("{s:O, s:O, s:O, s:O, s:o}", "src", json_object_get(vo, "src"), "dst",
+                      json_object_get(vo, "dst"), "src_zone", json_object_get(vo, "src_zone"),
+                      "dst_zone", json_object_get(vo, "dst_zone"), "tally",
+                      tally_text(a->planned, a->nv, a->failed, agg_not_run(a), true)));
 }
 
-/* The scenario's adaptive policy and how its pairs stopped, in the summary and as a sentence. */
+/* The scenario's adaptive policy and how its pairs stand, in the summary and as sentences; the
+ * pairs the rule has not decided (a run stopped early, or failures) are named: the run is
+ * incomplete for them. */
 static void
 group_adaptive(const struct group *g, json_t *sum, json_t *view, const struct group_acc *acc)
 {
     const struct trials_policy *pol = &g->sc->policy;
-    if (!trials_adaptive(pol))
+    if (!trials_adaptive(pol)) {
+        json_decref(acc->undecided);
         return;
+    }
+    size_t undecided = acc->short_of + (size_t)g->unseen_pairs;
     json_object_set_new(sum, "adaptive",
                         json_pack("{s:I, s:I, s:f, s:I, s:I, s:I}", "min", (json_int_t)pol->min,
                                   "max", (json_int_t)pol->max, "target_ci", pol->target,
                                   "pairs_target_met", (json_int_t)acc->met, "pairs_max_reached",
                                   (json_int_t)acc->at_max, "pairs_incomplete",
-                                  (json_int_t)acc->short_of));
+                                  (json_int_t)undecided));
     json_object_set_new(
         view, "adaptive_note",
         jprintf("Adaptive trials: %u to %u per host pair, more of a pair while the 95 %% CI "
                 "(Student t) of its mean is wider than ±%g %% of that mean; %zu pair%s met the "
-                "target, %zu "
-                "reached %u trials without meeting it%s%zu incomplete.",
+                "target, %zu reached %u trials without meeting it, %zu undecided.",
                 pol->min, pol->max, pol->target * 100.0, acc->met, acc->met == 1 ? "" : "s",
-                acc->at_max, pol->max, ", ", acc->short_of));
+                acc->at_max, pol->max, undecided));
+    if (undecided > 0) {
+        json_object_set_new(
+            view, "undecided_note",
+            jprintf("Incomplete for %zu host pair%s: the rule has not decided how many trials "
+                    "%s (%u to %u), so %s planned count is the least %s still %s — the rest "
+                    "of min, or one more past it — and the scenario's planned and not-run "
+                    "counts are lower bounds.%s",
+                    undecided, undecided == 1 ? "" : "s", undecided == 1 ? "it takes" : "they take",
+                    pol->min, pol->max, undecided == 1 ? "its" : "their",
+                    undecided == 1 ? "it" : "they", undecided == 1 ? "takes" : "take",
+                    g->unseen_pairs > 0 ? " Host pairs with no record yet are among them." : ""));
+        json_object_set_new(view, "undecided", json_incref(acc->undecided));
+        json_object_set_new(view, "has_undecided",
+                            json_boolean(json_array_size(acc->undecided) > 0));
+    }
+    json_decref(acc->undecided);
 }
 
 /* One host pair: its statistics into the summary's and the view's pair lists. */
@@ -645,13 +814,14 @@ group_pair(const struct group *g, const struct rpair *p, struct group_acc *acc)
     const struct rhost *s = &m->hosts[p->src], *d = &m->hosts[p->dst];
     struct agg a;
     agg_init(&a);
-    if (agg_add_pair(&a, p, g->cx->scratch) != 0) {
+    if (agg_add_pair(&a, p, g->cx) != 0) {
         free(a.vals);
         return NS_ENOMEM;
     }
-    agg_finish(&a, g->cx->scratch);
+    agg_finish(&a, g->cx);
     acc->nok += a.nv;
     acc->nfail += a.failed;
+    acc->planned += a.planned;
     acc->any_cpu |= a.cpu_l.n > 0;
     acc->any_udp |= a.lost.n > 0;
     acc->any_retr |= a.retrans.n > 0;
@@ -662,10 +832,10 @@ group_pair(const struct group *g, const struct rpair *p, struct group_acc *acc)
         json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o}", "src", s->name, "dst", d->name, "src_zone", sz,
                   "dst_zone", dz, "src_address", s->addr, "dst_address", d->addr, "values", st);
     stats_obj(so, &a);
-    pair_adaptive(g, p, so, acc);
     json_array_append_new(acc->spairs, so);
     json_t *vo = json_pack("{s:s,s:s,s:s,s:s,s:o}", "src", s->name, "dst", d->name, "src_zone", sz,
                            "dst_zone", dz, "trials", vt);
+    pair_adaptive(g, p, &a, so, vo, acc);
     view_stats(vo, &a, g->k);
     if (g->np <= REPORT_CHART_MAX_BARS)
         pair_chart_values(vo, &a, p);
@@ -676,10 +846,10 @@ group_pair(const struct group *g, const struct rpair *p, struct group_acc *acc)
 
 /* The view's trial columns 1..maxn and percentile columns. */
 static json_t *
-trial_cols(uint32_t maxn)
+trial_cols(uint64_t maxn)
 {
     json_t *tcols = json_array();
-    for (uint32_t n = 1; n <= maxn; n++)
+    for (uint64_t n = 1; n <= maxn; n++)
         json_array_append_new(tcols, json_pack("{s:i}", "n", (int)n));
     return tcols;
 }
@@ -695,11 +865,78 @@ pct_cols(void)
     return pc;
 }
 
-static void
-group_totals(json_t *sum, json_t *view, const struct group_acc *acc)
+/* The runs whose trials a group pools, in the order given: their number, and their names for
+ * the view ("A, then B"). */
+static size_t
+group_runs(const struct group *g, struct rbuf *names)
 {
+    const struct rmodel *m = g->cx->m;
+    uint64_t *seen = g->cx->runs_seen;
+    for (size_t i = 0; i < g->np; i++)
+        for (size_t j = 0; j < g->pairs[i].nt; j++)
+            bitset_set(seen, g->pairs[i].t[j].run);
+    size_t n = 0;
+    for (size_t r = 0; r < m->nruns; r++) {
+        if (!bitset_test(seen, r))
+            continue;
+        rbuf_printf(names, "%s%s", n++ ? ", then " : "", m->runs[r].dir);
+    }
+    memset(seen, 0, bitset_words(m->nruns) * sizeof *seen);
+    return n;
+}
+
+/* Adaptive: the runs' host pairs of the group that their rule left undecided (with the
+ * scenario's pairs of no record, in its first group). */
+static uint64_t
+group_undecided(const struct group *g)
+{
+    uint64_t n = g->unseen_pairs;
+    for (size_t i = 0; i < g->np; i++)
+        n += g->pairs[i].runs_undecided;
+    return n;
+}
+
+/* The summary's trial counts of a scenario's group; "undecided" only when some are (the
+ * summaries of fixed trials read as before). */
+static json_t *
+trials_obj(uint64_t planned, uint64_t ok, uint64_t failed, uint64_t not_run, size_t nruns,
+           uint64_t undecided)
+{
+    json_t *o = json_pack("{s:I,s:I,s:I,s:I,s:I}", "planned", (json_int_t)planned, "ok",
+                          (json_int_t)ok, "failed", (json_int_t)failed, "not_run",
+                          (json_int_t)not_run, "runs", (json_int_t)nruns);
+    if (undecided > 0)
+        json_object_set_new(o, "undecided", json_integer((json_int_t)undecided));
+    return o;
+}
+
+static void
+group_totals(const struct group *g, json_t *sum, json_t *view, const struct group_acc *acc)
+{
+    uint64_t planned = acc->planned + g->unseen, rec = acc->nok + acc->nfail;
+    uint64_t not_run = planned > rec ? planned - rec : 0, undecided = group_undecided(g);
+    struct rbuf names;
+    rbuf_init(&names);
+    size_t nruns = group_runs(g, &names);
     json_object_set_new(sum, "trials",
-                        json_pack("{s:i,s:i}", "ok", (int)acc->nok, "failed", (int)acc->nfail));
+                        trials_obj(planned, acc->nok, acc->nfail, not_run, nruns, undecided));
+    json_object_set_new(view, "tally",
+                        tally_text(planned, acc->nok, acc->nfail, not_run, undecided > 0));
+    bool pooled = false; /* a host pair with the trials of several runs */
+    for (size_t i = 0; i < g->np; i++)
+        pooled |= g->pairs[i].nruns > 1;
+    if (pooled)
+        json_object_set_new(view, "runs_note",
+                            jprintf("The trials of %zu runs are pooled (%s); a host pair's "
+                                    "trials are listed run by run, in that order.",
+                                    nruns, names.data ? names.data : ""));
+    if (g->unseen > 0)
+        json_object_set_new(
+            view, "unseen_note",
+            jprintf("%llu of the trials not run belong to host pairs with no record yet%s.",
+                    (unsigned long long)g->unseen,
+                    g->fam_shared ? " (counted here: their address family is not known)" : ""));
+    rbuf_release(&names);
     json_object_set_new(sum, "pairs", acc->spairs);
     json_object_set_new(sum, "failures", acc->sfails);
     json_object_set_new(view, "pairs", acc->vpairs);
@@ -713,18 +950,26 @@ group_totals(json_t *sum, json_t *view, const struct group_acc *acc)
     json_object_set_new(view, "pct_cols", pct_cols());
 }
 
-/* The trial counts of a group's pairs, as group_pair counts them, for report_aggregate_cells. */
+/* The trial counts of a group's pairs, as group_pair and group_totals count them, for
+ * report_aggregate_cells. */
 static void
 group_count(const struct group *g, json_t *sum)
 {
-    size_t ok = 0, failed = 0;
-    for (size_t i = 0; i < g->np; i++)
+    uint64_t ok = 0, failed = 0, planned = g->unseen;
+    for (size_t i = 0; i < g->np; i++) {
+        planned += g->pairs[i].planned;
         for (size_t j = 0; j < g->pairs[i].nt; j++) {
             ok += g->pairs[i].t[j].ok;
             failed += !g->pairs[i].t[j].ok;
         }
+    }
+    uint64_t not_run = planned > ok + failed ? planned - ok - failed : 0;
+    struct rbuf names;
+    rbuf_init(&names);
+    size_t nruns = group_runs(g, &names);
+    rbuf_release(&names);
     json_object_set_new(sum, "trials",
-                        json_pack("{s:i,s:i}", "ok", (int)ok, "failed", (int)failed));
+                        trials_obj(planned, ok, failed, not_run, nruns, group_undecided(g)));
 }
 
 /* The summary of one (scenario, family) for report_aggregate_cells: its own members, trial
@@ -749,7 +994,7 @@ group_build_cells(const struct group *g, bool fam_in_key, struct group_out *out)
 /* The summary and the view of one (scenario, family): its matrices, pairs and failures. */
 static int
 group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_key,
-            struct group_out *out)
+            const uint64_t unseen[2], struct group_out *out)
 {
     const struct rscen *sc = &cx->m->scens[pairs[0].scen];
     struct group g = {.cx = cx,
@@ -757,11 +1002,12 @@ group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_ke
                       .k = sc->kind,
                       .fam = rfamily_name(pairs[0].family),
                       .pairs = pairs,
-                      .np = np};
+                      .np = np,
+                      .unseen = unseen[0],
+                      .unseen_pairs = unseen[1],
+                      .fam_shared = fam_in_key};
     for (size_t i = 0; i < np; i++)
-        for (size_t j = 0; j < pairs[i].nt; j++)
-            if (pairs[i].t[j].n > g.maxn)
-                g.maxn = pairs[i].t[j].n;
+        g.maxn = pairs[i].planned > g.maxn ? pairs[i].planned : g.maxn;
     if (cx->cells_only)
         return group_build_cells(&g, fam_in_key, out);
     json_t *sum, *view;
@@ -769,7 +1015,8 @@ group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_ke
     struct group_acc acc = {.spairs = json_array(),
                             .vpairs = json_array(),
                             .fails = json_array(),
-                            .sfails = json_array()};
+                            .sfails = json_array(),
+                            .undecided = json_array()};
     int rc = group_matrices(&g, sum, view);
     if (rc == 0)
         json_object_set_new(view, "trial_cols", trial_cols(g.maxn));
@@ -780,11 +1027,12 @@ group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_ke
         json_decref(acc.vpairs);
         json_decref(acc.fails);
         json_decref(acc.sfails);
+        json_decref(acc.undecided);
         json_decref(sum);
         json_decref(view);
         return rc;
     }
-    group_totals(sum, view, &acc);
+    group_totals(&g, sum, view, &acc);
     group_adaptive(&g, sum, view, &acc);
     out->sum = sum;
     out->view = view;
@@ -835,15 +1083,173 @@ str_or_empty(const char *s)
     return json_string(s != NULL ? s : "");
 }
 
+static uint64_t
+run_not_run(const struct rrun *r)
+{
+    uint64_t rec = r->ok + r->failed;
+    return r->planned > rec ? r->planned - rec : 0;
+}
+
+bool
+rrun_complete(const struct rrun *r)
+{
+    return !r->in_progress && run_not_run(r) == 0 && r->undecided == 0;
+}
+
+/* The run's state for people: what its lock and run.json say, and what its records show. */
+static const char *
+run_state_text(const struct rrun *r, char *buf, size_t len)
+{
+    enum journal_run_state st = r->run->state;
+    uint64_t nr = run_not_run(r);
+    if (r->in_progress)
+        return "in progress (netsurvey still holds its directory)";
+    if (st == JOURNAL_RUN_UNKNOWN) /* version 1, or a state this reader does not know */
+        return nr == 0 && r->undecided == 0 ? "complete" : "incomplete";
+    if (st == JOURNAL_RUN_RUNNING)
+        return "stopped before its end (recorded as running; no netsurvey holds its directory)";
+    if (st == JOURNAL_RUN_COMPLETE && r->undecided > 0) { /* failures, or lines lost since */
+        char more[96] = "failed trials, which a resume tries again";
+        if (nr > 0)
+            snprintf(more, sizeof more, "at least %llu planned trials without a record",
+                     (unsigned long long)nr);
+        snprintf(buf, len,
+                 "recorded as complete, but the adaptive rule has not decided %llu host pair%s "
+                 "(%s)",
+                 (unsigned long long)r->undecided, r->undecided == 1 ? "" : "s", more);
+        return buf;
+    }
+    if (st == JOURNAL_RUN_COMPLETE && nr > 0) { /* lines lost or refused since */
+        snprintf(buf, len, "recorded as complete, but %llu planned trials have no record",
+                 (unsigned long long)nr);
+        return buf;
+    }
+    return journal_run_state_name(st);
+}
+
 static json_t *
 run_obj(const struct rrun *r)
 {
     const struct journal_run *run = r->run;
-    return json_pack("{s:s, s:o, s:{s:o, s:o, s:o}, s:o, s:o, s:o}", "dir", r->dir, "run_id",
-                     str_or_empty(run->run_id), "plan", "name", str_or_empty(run->plan_name),
-                     "file", str_or_empty(run->plan_file), "sha256", str_or_empty(run->plan_sha256),
-                     "tool", run->tool != NULL ? json_deep_copy(run->tool) : json_object(),
-                     "started", str_or_empty(run->started), "command", str_or_empty(run->command));
+    json_t *o = json_pack(
+        "{s:s, s:o, s:{s:o, s:o, s:o, s:o}, s:o, s:o, s:o}", "dir", r->dir, "run_id",
+        str_or_empty(run->run_id), "plan", "name", str_or_empty(run->plan_name), "file",
+        str_or_empty(run->plan_file), "sha256", str_or_empty(run->plan_sha256), "description",
+        /* a run.json of netsurvey.run/2 writes "" for a plan without one: none, as absent */
+        run->plan_description != NULL && *run->plan_description != '\0'
+            ? json_string(run->plan_description)
+            : json_null(),
+        "tool", run->tool != NULL ? json_deep_copy(run->tool) : json_object(), "started",
+        str_or_empty(run->started), "command", str_or_empty(run->command));
+    const char *st = journal_run_state_name(run->state);
+    json_object_set_new(o, "state", st != NULL ? json_string(st) : json_null());
+    json_object_set_new(o, "in_progress", json_boolean(r->in_progress));
+    json_object_set_new(o, "complete", json_boolean(rrun_complete(r)));
+    json_t *t =
+        json_pack("{s:I,s:I,s:I,s:I}", "planned", (json_int_t)r->planned, "ok", (json_int_t)r->ok,
+                  "failed", (json_int_t)r->failed, "not_run", (json_int_t)run_not_run(r));
+    if (r->undecided > 0) /* planned and not_run are then the least (adaptive trials) */
+        json_object_set_new(t, "undecided", json_integer((json_int_t)r->undecided));
+    json_object_set_new(o, "trials", t);
+    return o;
+}
+
+/* The run as the view shows it: run_obj's members and their words for people. */
+static json_t *
+run_view(const struct rrun *r)
+{
+    json_t *o = run_obj(r);
+    char b[256];
+    json_object_set_new(o, "state_text", json_string(run_state_text(r, b, sizeof b)));
+    json_object_set_new(o, "tally",
+                        tally_text(r->planned, r->ok, r->failed, run_not_run(r), r->undecided > 0));
+    return o;
+}
+
+/* All runs together: the trials they planned and recorded, and whether one is still going or
+ * stopped short. */
+struct totals {
+    uint64_t planned, ok, failed, not_run, undecided;
+    bool in_progress, incomplete;
+};
+
+static void
+totals_of(const struct rmodel *m, struct totals *t)
+{
+    memset(t, 0, sizeof *t);
+    for (size_t i = 0; i < m->nruns; i++) {
+        const struct rrun *r = &m->runs[i];
+        t->planned += r->planned;
+        t->ok += r->ok;
+        t->failed += r->failed;
+        t->not_run += run_not_run(r);
+        t->undecided += r->undecided;
+        t->in_progress |= r->in_progress;
+        t->incomplete |= !rrun_complete(r);
+    }
+}
+
+/* The title's mark and the note at the head of the reports, when the runs are not complete. */
+static void
+completeness_head(const struct rmodel *m, struct rbuf *title, json_t *sum, json_t *view)
+{
+    struct totals t;
+    totals_of(m, &t);
+    unsigned long long rec = t.ok + t.failed, planned = t.planned, nr = t.not_run;
+    const char *which = m->nruns > 1 ? "one of the runs" : "the run";
+    /* adaptive pairs the rule has not decided: their planned trials are the least they take */
+    const char *al = t.undecided > 0 ? "at least " : "";
+    char und[160] = "";
+    if (t.undecided > 0)
+        snprintf(und, sizeof und, "; %llu host pair%s of adaptive trials undecided",
+                 (unsigned long long)t.undecided, t.undecided == 1 ? "" : "s");
+    if (t.in_progress) {
+        rbuf_printf(title, " (in progress: %llu of %s%llu planned trials recorded so far)", rec, al,
+                    planned);
+        json_object_set_new(view, "completeness_note",
+                            jprintf("In progress: %s is still going. Every figure below is of "
+                                    "the %llu trials recorded so far, of %s%llu planned%s; run "
+                                    "netsurvey report again once it has ended.",
+                                    which, rec, al, planned, und));
+    } else if (t.incomplete && nr == 0) { /* every planned trial recorded, some pair undecided */
+        rbuf_printf(title, " (incomplete: %llu host pair%s of adaptive trials undecided)",
+                    (unsigned long long)t.undecided, t.undecided == 1 ? "" : "s");
+        json_object_set_new(view, "completeness_note",
+                            jprintf("Incomplete: the adaptive rule has not decided %llu host "
+                                    "pair%s (failed trials, which netsurvey run --resume DIR "
+                                    "tries again; see the undecided pairs of each scenario). "
+                                    "Every figure below is of the %llu trials recorded.",
+                                    (unsigned long long)t.undecided, t.undecided == 1 ? "" : "s",
+                                    rec));
+    } else if (t.incomplete) {
+        rbuf_printf(title, " (incomplete: %s%llu of %s%llu planned trials not run%s)", al, nr, al,
+                    planned, und);
+        json_object_set_new(view, "completeness_note",
+                            jprintf("Incomplete: %s%llu of the %s%llu planned trials were not "
+                                    "run%s (see the state of each run%s). Every figure below is "
+                                    "of the %llu trials recorded; netsurvey run --resume DIR "
+                                    "runs the others.",
+                                    al, nr, al, planned, und,
+                                    t.undecided > 0 ? ", and the undecided pairs of each "
+                                                      "scenario"
+                                                    : "",
+                                    rec));
+    }
+    json_t *c = json_pack("{s:b,s:b,s:I,s:I,s:I,s:I}", "complete", !t.incomplete, "in_progress",
+                          t.in_progress, "planned", (json_int_t)t.planned, "ok", (json_int_t)t.ok,
+                          "failed", (json_int_t)t.failed, "not_run", (json_int_t)t.not_run);
+    if (t.undecided > 0) /* only then: the summaries of fixed trials read as before */
+        json_object_set_new(c, "undecided", json_integer((json_int_t)t.undecided));
+    json_object_set_new(sum, "completeness", c);
+}
+
+void
+report_completeness(const struct rmodel *m, bool *in_progress, bool *incomplete)
+{
+    struct totals t;
+    totals_of(m, &t);
+    *in_progress = t.in_progress;
+    *incomplete = t.incomplete;
 }
 
 /* The report's head: its runs, title, command line and units. */
@@ -855,16 +1261,26 @@ aggregate_head(const struct rmodel *m, json_t *sum, json_t *view)
     rbuf_init(&title);
     rbuf_init(&cmd);
     rbuf_puts(&cmd, "netsurvey report");
+    size_t named = 0;
     for (size_t i = 0; i < m->nruns; i++) {
-        json_t *r = run_obj(&m->runs[i]);
-        json_array_append(vruns, r);
-        json_array_append_new(runs, r);
+        json_array_append_new(vruns, run_view(&m->runs[i]));
+        json_array_append_new(runs, run_obj(&m->runs[i]));
+        rbuf_printf(&cmd, " %s", m->runs[i].dir);
         const char *pn = m->runs[i].run->plan_name;
-        if (i)
+        bool again = false; /* a plan surveyed twice is named once */
+        for (size_t j = 0; j < i && !again; j++) {
+            const char *pj = m->runs[j].run->plan_name;
+            again = pn == pj || (pn != NULL && pj != NULL && strcmp(pn, pj) == 0);
+        }
+        if (again)
+            continue;
+        if (named++)
             rbuf_puts(&title, " + ");
         rbuf_puts(&title, pn ? pn : "?");
-        rbuf_printf(&cmd, " %s", m->runs[i].dir);
     }
+    if (named < m->nruns)
+        rbuf_printf(&title, " (%zu runs)", m->nruns);
+    completeness_head(m, &title, sum, view);
     json_object_set_new(sum, "schema", json_string("netsurvey.summary/1"));
     json_object_set_new(sum, "title", json_string(title.data ? title.data : ""));
     json_object_set_new(sum, "report_tool", json_pack("{s:s}", "netsurvey_version", NS_VERSION));
@@ -928,36 +1344,94 @@ aggregate_places(const struct rmodel *m, json_t *sum, json_t *view)
     json_object_set_new(view, "hosts", vhosts);
 }
 
-/* One group per (scenario, family) of the sorted pairs, and every failure in one list. */
+/* Trials the runs planned of a scenario's host pairs that recorded nothing (a run stopped
+ * early): run.json's count beyond what the recorded pairs planned (adaptive: min for each
+ * such pair), in unseen[0]; unseen[1]: adaptive, those pairs, each one undecided. */
+static void
+scen_unseen(const struct rmodel *m, const struct rscen *sc, uint64_t unseen[2])
+{
+    unseen[0] = unseen[1] = 0;
+    for (size_t r = 0; r < m->nruns; r++) {
+        const struct rscen_run *sr = &sc->runs[r];
+        uint64_t planned = rscen_run_planned(sr);
+        unseen[0] += planned > sr->seen ? planned - sr->seen : 0;
+        unseen[1] += rscen_run_unseen_pairs(sr);
+    }
+}
+
+/* A scenario without a single record: what it planned, and that nothing of it ran. */
+static void
+scen_unrecorded(const struct rmodel *m, const struct rscen *sc, json_t *scens, json_t *vscens)
+{
+    char key[256];
+    file_key(key, sizeof key, sc->name, "", false);
+    enum testspec_kind k = sc->kind;
+    bool stream = k == TESTSPEC_TCP_STREAM || k == TESTSPEC_UDP_STREAM;
+    uint64_t unseen[2];
+    scen_unseen(m, sc, unseen);
+    uint64_t planned = unseen[0];
+    json_t *sum = json_pack("{s:s,s:s,s:s,s:n,s:s,s:b,s:s,s:s,s:o,s:[],s:[],s:[]}", "name",
+                            sc->name, "file_key", key, "test", sc->test, "family", "direction",
+                            stream && sc->reverse ? "dst->src" : "src->dst", "reverse", sc->reverse,
+                            "metric", rkind_metric(k), "unit", rkind_unit(k), "params",
+                            scen_params(sc->def), "zone_cells", "pairs", "failures");
+    json_object_set_new(sum, "trials", trials_obj(planned, 0, 0, planned, 0, unseen[1]));
+    json_t *view = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:b,s:b,s:[],s:[],s:o}", "name",
+                             sc->name, "file_key", key, "test", sc->test, "family", "", "caption",
+                             sc->name, "unit", rkind_unit(k), "params", params_text(sc->def),
+                             "has_rtt", false, "unrecorded", true, "pairs", "failures", "tally",
+                             tally_text(planned, 0, 0, planned, unseen[1] > 0));
+    bool resolved = params_resolved(m, sc);
+    json_object_set_new(sum, "params_resolved", json_boolean(resolved));
+    params_note(view, resolved);
+    struct group g = {.sc = sc, .unseen_pairs = unseen[1]}; /* no pair: every one unseen */
+    struct group_acc acc = {.undecided = json_array()};
+    group_adaptive(&g, sum, view, &acc);
+    json_array_append_new(scens, sum);
+    json_array_append_new(vscens, view);
+}
+
+/* One group per (scenario, family) of the sorted pairs, an entry for each scenario no trial of
+ * which was recorded, and every failure in one list. */
 static int
 aggregate_groups(struct ctx *cx, const struct rpair *pairs, json_t *sum, json_t *view)
 {
-    size_t np = cx->m->npairs;
+    const struct rmodel *m = cx->m;
+    size_t np = m->npairs;
     json_t *scens = json_array(), *vscens = json_array(), *allfails = json_array();
     int rc = 0;
-    size_t total_fail = 0;
-    for (size_t i = 0; rc == 0 && i < np;) {
-        size_t j = i;
-        while (j < np && pairs[j].scen == pairs[i].scen && pairs[j].family == pairs[i].family)
-            j++;
-        /* the family goes into file names only when the scenario has both */
-        bool both = (i > 0 && pairs[i - 1].scen == pairs[i].scen) ||
-                    (j < np && pairs[j].scen == pairs[i].scen);
-        struct group_out g;
-        rc = group_build(cx, pairs + i, j - i, both, &g);
-        if (rc != 0)
-            break;
-        size_t fi;
-        json_t *f;
-        json_array_foreach(json_object_get(g.view, "failures"), fi, f)
-        {
-            json_array_append(allfails, f);
-            total_fail++;
+    size_t total_fail = 0, i = 0;
+    for (size_t s = 0; rc == 0 && s < m->nscens; s++) {
+        if (i == np || pairs[i].scen != (int)s) {
+            scen_unrecorded(m, &m->scens[s], scens, vscens);
+            continue;
         }
-        json_array_append_new(scens, g.sum);
-        if (g.view != NULL)
-            json_array_append_new(vscens, g.view);
-        i = j;
+        uint64_t unseen[2];
+        scen_unseen(m, &m->scens[s], unseen);
+        while (rc == 0 && i < np && pairs[i].scen == (int)s) {
+            size_t j = i;
+            while (j < np && pairs[j].scen == pairs[i].scen && pairs[j].family == pairs[i].family)
+                j++;
+            /* the family goes into file names only when the scenario has both */
+            bool both = (i > 0 && pairs[i - 1].scen == pairs[i].scen) ||
+                        (j < np && pairs[j].scen == pairs[i].scen);
+            struct group_out g;
+            rc = group_build(cx, pairs + i, j - i, both, unseen, &g);
+            if (rc != 0)
+                break;
+            unseen[0] = unseen[1] = 0; /* said once, in the scenario's first group */
+            size_t fi;
+            json_t *f;
+            json_array_foreach(json_object_get(g.view, "failures"), fi, f)
+            {
+                json_array_append(allfails, f);
+                total_fail++;
+            }
+            json_array_append_new(scens, g.sum);
+            if (g.view != NULL)
+                json_array_append_new(vscens, g.view);
+            i = j;
+        }
     }
     json_object_set_new(sum, "scenarios", scens);
     json_object_set_new(view, "scenarios", vscens);
@@ -966,13 +1440,51 @@ aggregate_groups(struct ctx *cx, const struct rpair *pairs, json_t *sum, json_t 
     return rc;
 }
 
+/* Every journal line the reports did not take, in both trees. */
+static void
+aggregate_problems(const struct rmodel *m, json_t *sum, json_t *view)
+{
+    json_t *list = json_array(), *vlist = json_array();
+    size_t more = 0;
+    for (size_t i = 0; i < m->nproblems; i++) {
+        const struct rproblem *p = &m->problems[i];
+        const char *dir = m->runs[p->run].dir, *kind = rproblem_kind_name(p->kind);
+        json_array_append_new(list, json_pack("{s:s,s:s,s:I,s:s,s:s}", "dir", dir, "file",
+                                              JOURNAL_RESULTS_FILE, "line", (json_int_t)p->line,
+                                              "kind", kind, "why", p->why));
+        json_array_append_new(vlist, json_pack("{s:s,s:s,s:I,s:s,s:s}", "dir", dir, "file",
+                                               JOURNAL_RESULTS_FILE, "line", (json_int_t)p->line,
+                                               "kind", kind, "why", p->why));
+    }
+    for (size_t r = 0; r < m->nruns; r++) {
+        more += m->runs[r].problems_more;
+        if (m->runs[r].problems_more > 0)
+            json_array_append_new(
+                vlist, json_pack("{s:s,s:s,s:i,s:s,s:s,s:o}", "dir", m->runs[r].dir, "file",
+                                 JOURNAL_RESULTS_FILE, "line", 0, "kind", "", "why", "", "more",
+                                 jprintf("%zu more lines not taken (not listed; every one was "
+                                         "said on standard error)",
+                                         m->runs[r].problems_more)));
+    }
+    json_object_set_new(sum, "journal",
+                        json_pack("{s:I,s:I,s:I,s:o,s:I}", "torn_lines", (json_int_t)m->torn_lines,
+                                  "skipped_lines", (json_int_t)m->skipped_lines, "refused_lines",
+                                  (json_int_t)m->refused_lines, "problems", list, "unlisted",
+                                  (json_int_t)more));
+    json_object_set_new(view, "problems", vlist);
+}
+
 static int
 aggregate(const struct rmodel *m, bool cells_only, json_t **summary_out, json_t **view_out,
           struct err *e)
 {
     struct ctx cx = {.m = m, .scratch = hist_new(), .cells_only = cells_only};
-    if (cx.scratch == NULL)
+    cx.runs_seen = calloc(bitset_words(m->nruns), sizeof *cx.runs_seen);
+    if (cx.scratch == NULL || cx.runs_seen == NULL) {
+        hist_free(cx.scratch);
+        free(cx.runs_seen);
         return err_set(e, NS_ENOMEM, "out of memory");
+    }
     sort_m = m;
     struct rpair *pairs = (struct rpair *)(uintptr_t)m->pairs; /* order only: contents kept */
     if (m->npairs > 1)
@@ -983,10 +1495,9 @@ aggregate(const struct rmodel *m, bool cells_only, json_t **summary_out, json_t 
     int rc = aggregate_groups(&cx, pairs, sum, view);
     if (rc == 0 && !cells_only) /* they read the view's matrices and the cells' percentiles */
         rc = report_matrix_stats(sum, view);
-    json_object_set_new(sum, "journal",
-                        json_pack("{s:i,s:i}", "torn_lines", (int)m->torn_lines, "skipped_lines",
-                                  (int)m->skipped_lines));
+    aggregate_problems(m, sum, view);
     hist_free(cx.scratch);
+    free(cx.runs_seen);
     if (rc != 0) {
         json_decref(sum);
         json_decref(view);

@@ -39,8 +39,8 @@ static int
 load(const char *dir, bool cells_only, FILE *warn, json_t **sum, struct err *e)
 {
     struct rmodel *m;
-    int rc =
-        cells_only ? rmodel_load_nohist(&dir, 1, warn, &m, e) : rmodel_load(&dir, 1, warn, &m, e);
+    struct rmodel_opts mo = {.warn = warn, .no_hist = cells_only};
+    int rc = rmodel_load_with(&dir, 1, &mo, &m, e);
     if (rc != 0)
         return rc;
     if (cells_only) {

@@ -461,13 +461,25 @@ report_charts(const char *outdir, const json_t *sum, json_t *view, FILE *warn, s
     char *gp = rchart_gnuplot_find();
     cx.gp = gp;
     const json_t *zones = json_object_get(sum, "zones");
-    size_t i;
+    size_t i, drawable = 0;
     json_t *sv;
     int rc = 0;
     json_array_foreach(json_object_get(view, "scenarios"), i, sv)
     {
         const json_t *ss = json_array_get(json_object_get(sum, "scenarios"), i);
         const char *key = js(sv, "file_key"), *cap = js(sv, "caption"), *unit = js(sv, "unit");
+        const json_t *tr = json_object_get(ss, "trials");
+        if (json_integer_value(json_object_get(tr, "ok")) == 0) {
+            /* nothing to draw: gnuplot would only fail on empty data */
+            json_object_set_new(sv, "charts_skipped",
+                                json_string(json_integer_value(json_object_get(tr, "failed")) > 0
+                                                ? "No charts: no trial of this scenario succeeded."
+                                                : "No charts: no trial of this scenario was "
+                                                  "recorded."));
+            json_object_set_new(sv, "charts", json_array());
+            continue;
+        }
+        drawable++;
         cx.list = json_array();
         rc = chart_heatmap(&cx, ss, zones, key, cap, unit, e);
         if (rc == 0)
@@ -479,7 +491,7 @@ report_charts(const char *outdir, const json_t *sum, json_t *view, FILE *warn, s
             break;
     }
     free(gp);
-    if (rc == 0 && cx.gp == NULL)
+    if (rc == 0 && cx.gp == NULL && drawable > 0)
         json_object_set_new(view, "charts_note",
                             json_string("Charts were skipped: gnuplot was not found (install "
                                         "gnuplot, then run netsurvey report again); their "

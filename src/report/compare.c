@@ -428,6 +428,74 @@ junit_stamp(const json_t *runs, char *b, size_t len)
         snprintf(b, len, "%.19s", s);
 }
 
+/* --- completeness of the two sides ------------------------------------------------------- */
+
+/* A summary's runs, each with its state and trials in words ("state complete; trials: 24
+ * planned: 24 ok, 0 failed, 0 not run"), as report.md says them. */
+static json_t *
+runs_with_tally(const json_t *runs)
+{
+    json_t *out = json_deep_copy(runs);
+    size_t i;
+    json_t *r;
+    json_array_foreach(out, i, r)
+    {
+        const json_t *t = json_object_get(r, "trials");
+        const char *st = json_is_true(json_object_get(r, "in_progress"))          ? "in progress"
+                         : json_string_value(json_object_get(r, "state")) != NULL ? js(r, "state")
+                                                                                  : "not recorded";
+        char b[256];
+        snprintf(b, sizeof b, "state %s; trials: %lld planned: %lld ok, %lld failed, %lld not run",
+                 st, (long long)ji(t, "planned"), (long long)ji(t, "ok"),
+                 (long long)ji(t, "failed"), (long long)ji(t, "not_run"));
+        json_object_set_new(r, "tally", json_string(b));
+    }
+    return out;
+}
+
+/* What a side's summary says of its completeness, for people; "" when its runs are complete.
+ * Its cells compare the trials recorded, and a reader of the gate must know there are fewer. */
+static void
+side_note(const char *side, const char *dir, const json_t *sum, char *b, size_t len)
+{
+    const json_t *c = json_object_get(sum, "completeness");
+    long long planned = (long long)ji(c, "planned"), not_run = (long long)ji(c, "not_run");
+    long long rec = (long long)ji(c, "ok") + (long long)ji(c, "failed");
+    /* host pairs of adaptive trials their rule has not decided: planned is the least */
+    const char *al = ji(c, "undecided") > 0 ? "at least " : "";
+    b[0] = '\0';
+    if (json_is_true(json_object_get(c, "in_progress")))
+        snprintf(b, len,
+                 "The %s run (%s) is still in progress: %lld of its %s%lld planned trials are "
+                 "recorded so far, and its cells compare those.",
+                 side, dir, rec, al, planned);
+    else if (!json_is_true(json_object_get(c, "complete")))
+        snprintf(b, len,
+                 "The %s run (%s) is incomplete: %s%lld of its %s%lld planned trials were not "
+                 "run, and its cells compare the %lld recorded.",
+                 side, dir, al, not_run, al, planned, rec);
+}
+
+/* The notes of both sides (an array of strings, empty when both are complete); each also a
+ * warning on warn. */
+static json_t *
+completeness_notes(const json_t *base, const json_t *cand, const struct report_compare_opts *o)
+{
+    json_t *notes = json_array();
+    const json_t *sums[] = {base, cand};
+    const char *sides[] = {"baseline", "new"}, *dirs[] = {o->base_dir, o->new_dir};
+    for (size_t i = 0; i < 2; i++) {
+        char b[1024];
+        side_note(sides[i], dirs[i], sums[i], b, sizeof b);
+        if (b[0] == '\0')
+            continue;
+        json_array_append_new(notes, json_string(b));
+        if (o->warn != NULL)
+            fprintf(o->warn, "netsurvey compare: warning: %s\n", b);
+    }
+    return notes;
+}
+
 static json_t *
 compare_view(const struct cmp *m, const json_t *base, const json_t *cand, enum report_gate gate,
              const struct report_compare_opts *o)
@@ -451,16 +519,17 @@ compare_view(const struct cmp *m, const json_t *base, const json_t *cand, enum r
     junit_stamp(json_object_get(cand, "runs"), ts, sizeof ts);
     size_t compared = m->ng - m->nverdict[RGATE_TOO_FEW];
     return json_pack(
-        "{s:s,s:s,s:s,s:s,s:O,s:O,s:s,s:s,s:s,s:s,s:b,s:b,s:o,s:o,s:o,s:s,s:s,s:s,"
-        "s:b,s:b,s:I,s:s,s:s}",
+        "{s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:s,s:s,s:s,s:b,s:b,s:o,s:o,s:o,s:s,s:s,s:s,"
+        "s:b,s:b,s:I,s:s,s:s,s:o}",
         "base_dir", o->base_dir, "new_dir", o->new_dir, "base_title", js(base, "title"),
-        "new_title", js(cand, "title"), "base_runs", json_object_get(base, "runs"), "new_runs",
-        json_object_get(cand, "runs"), "max_regression", mr, "min_effect", me, "alpha", al,
-        "correction", correction_name(o->correction), "tost_on", o->min_effect_pct > 0,
-        "allow_partial", o->allow_partial, "cells", cells, "only_base", only_base, "only_new",
-        only_new, "summary", sum, "gate_line", gl, "method", meth, "failed",
+        "new_title", js(cand, "title"), "base_runs", runs_with_tally(json_object_get(base, "runs")),
+        "new_runs", runs_with_tally(json_object_get(cand, "runs")), "max_regression", mr,
+        "min_effect", me, "alpha", al, "correction", correction_name(o->correction), "tost_on",
+        o->min_effect_pct > 0, "allow_partial", o->allow_partial, "cells", cells, "only_base",
+        only_base, "only_new", only_new, "summary", sum, "gate_line", gl, "method", meth, "failed",
         gate != REPORT_GATE_PASSED, "nothing_compared", compared == 0, "compared",
-        (json_int_t)compared, "junit_timestamp", ts, "version", NS_VERSION);
+        (json_int_t)compared, "junit_timestamp", ts, "version", NS_VERSION, "notes",
+        completeness_notes(base, cand, o));
 }
 
 /* --- what did not match, for the command line -------------------------------------------- */
@@ -643,6 +712,8 @@ render_summary(const json_t *view, const char *out, struct rbuf *b, struct err *
     json_object_set_new(sv, "min_effect", json_string(js(view, "min_effect")));
     json_object_set_new(sv, "tost_on", json_incref(json_object_get(view, "tost_on")));
     json_object_set_new(sv, "passed", json_boolean(!json_is_true(json_object_get(view, "failed"))));
+    /* at most two, each under 1 KiB (side_note) */
+    json_object_set_new(sv, "notes", json_incref(json_object_get(view, "notes")));
     set_clipped(sv, "out", out);
     json_object_set_new(
         sv, "only_new",

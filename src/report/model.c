@@ -4,15 +4,20 @@
  * Each trial record is reduced at once to the figures the reports use (headline value, CPU,
  * retransmits, UDP loss, the RTT histogram's sparse buckets) and dropped, so memory follows the
  * number of trials, not the journal's size. A trial seen twice under one key (journal_key: a
- * resumed run) keeps its last ok record, else its last failed one (journal_supersedes). */
+ * resumed run) keeps its last ok record, else its last failed one (journal_supersedes); the key
+ * holds the run, so that the trials of two runs of one plan are pooled, never one dropped for
+ * the other. */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "common/bitset.h"
 #include "common/errors.h"
 #include "common/hist.h"
 #include "journal/journal.h"
@@ -248,20 +253,99 @@ host_get(struct rmodel *m, const char *name, const char *zone, const char *regio
     return (int)m->nhosts++;
 }
 
-/* The scenario of that name, added when new. def is how the run recorded its parameters (NULL:
- * a trial names a scenario its run.json does not; its parameters are the record's). Two runs
- * that give one name to two kinds cannot be merged. */
-static int
-scen_get(struct rmodel *m, const struct journal_scenario *sc, const json_t *def, struct err *e)
+/* The scenario object without what is not a parameter of the measurement: its name, how often
+ * it was repeated. */
+static bool
+param_key(const char *k)
 {
-    const char *name = sc->name != NULL ? sc->name : "", *test = sc->test;
+    return strcmp(k, "name") != 0 && strcmp(k, "trials") != 0 && strcmp(k, "planned") != 0;
+}
+
+static void
+param_text(const json_t *v, char *buf, size_t len)
+{
+    /* json_dumpb: no string from jansson's allocator to free (see report_jarena_begin) */
+    size_t n =
+        v != NULL ? json_dumpb(v, buf, len - 1, JSON_ENCODE_ANY | JSON_REAL_PRECISION(10)) : 0;
+    if (v == NULL)
+        snprintf(buf, len, "none");
+    else
+        buf[n < len ? n : len - 1] = '\0';
+}
+
+/* The first parameter a and b disagree on, said into why; false when they agree. */
+static bool
+params_differ(const json_t *a, const json_t *b, char *why, size_t len)
+{
+    const json_t *objs[2] = {a, b};
+    for (int side = 0; side < 2; side++) {
+        const char *k;
+        const json_t *v;
+        json_object_foreach((json_t *)(uintptr_t)objs[side], k, v)
+        {
+            const json_t *w = json_object_get(objs[!side], k);
+            if (!param_key(k) || (w != NULL && json_equal(v, w)))
+                continue;
+            char va[96], vb[96];
+            param_text(json_object_get(a, k), va, sizeof va);
+            param_text(json_object_get(b, k), vb, sizeof vb);
+            snprintf(why, len, "%s %s against %s", k, va, vb);
+            return true;
+        }
+    }
+    return false;
+}
+
+static const char *
+run_dir(const struct rmodel *m, int run)
+{
+    return run >= 0 && (size_t)run < m->nruns ? m->runs[run].dir : "a trial record";
+}
+
+/* A scenario named again: by a run, whose parameters must be the first's (a merged report pools
+ * the trials of a scenario, which must then measure the same thing), or by a trial record. */
+static int
+scen_again(struct rmodel *m, struct rscen *s, const struct journal_scenario *sc, const json_t *def,
+           int run, struct err *e)
+{
+    const char *name = s->name;
+    if (strcmp(s->test, sc->test) != 0)
+        return err_set(e, NS_EPARSE, "scenario '%s' is %s in one run and %s in another", name,
+                       s->test, sc->test);
+    if (def == NULL || run < 0)
+        return 0;
+    char why[256];
+    if (s->def_run >= 0 && s->def_run != run && params_differ(s->def, def, why, sizeof why))
+        return err_set(e, NS_EINVAL,
+                       "scenario '%s' was run with other parameters in %s than in %s (%s): a "
+                       "merged report pools the trials of a scenario, so merge runs whose "
+                       "scenarios of one name agree, or rename one",
+                       name, run_dir(m, s->def_run), run_dir(m, run), why);
+    if (s->def_run < 0) { /* first named by a trial record: the run's words win */
+        json_decref(s->def);
+        s->def = json_deep_copy(def);
+        s->def_run = run;
+        if (s->def == NULL)
+            return err_set(e, NS_ENOMEM, "out of memory");
+        json_object_del(s->def, "trials");
+        json_object_del(s->def, "planned");
+    }
+    return 0;
+}
+
+/* The scenario of that name, added when new. def is how run recorded its parameters (NULL, run
+ * -1: a trial names a scenario its run.json does not; its parameters are the record's). Two runs
+ * that give one name to two kinds, or to other parameters, cannot be merged. */
+static int
+scen_get(struct rmodel *m, const struct journal_scenario *sc, const json_t *def, int run,
+         struct err *e)
+{
+    const char *name = sc->name != NULL ? sc->name : "";
     for (size_t i = 0; i < m->nscens; i++) {
         if (strcmp(m->scens[i].name, name) != 0)
             continue;
-        if (strcmp(m->scens[i].test, test) != 0)
-            return err_set(e, NS_EPARSE, "scenario '%s' is %s in one run and %s in another", name,
-                           m->scens[i].test, test);
-        return (int)i;
+        int rc = scen_again(m, &m->scens[i], sc, def, run, e);
+        return rc != 0 ? rc : (int)i;
     }
     if (m->nscens == m->capscens) {
         size_t cap = m->capscens ? m->capscens * 2 : 8;
@@ -272,18 +356,21 @@ scen_get(struct rmodel *m, const struct journal_scenario *sc, const json_t *def,
         m->capscens = cap;
     }
     struct rscen *s = &m->scens[m->nscens];
+    memset(s, 0, sizeof *s);
+    s->runs = calloc(m->capruns, sizeof *s->runs);
     s->name = xstrdup(name);
-    s->test = xstrdup(test);
+    s->test = xstrdup(sc->test);
     s->kind = (enum testspec_kind)sc->kind;
     s->reverse = sc->reverse;
     s->policy = (struct trials_policy){0};
     s->def = def != NULL ? json_deep_copy(def) : journal_scenario_json(sc);
-    if (!s->name || !s->test || !s->def)
+    s->def_run = def != NULL ? run : -1;
+    m->nscens++; /* freed with the model from here on */
+    if (!s->runs || !s->name || !s->test || !s->def)
         return err_set(e, NS_ENOMEM, "out of memory");
     json_object_del(s->def, "trials");
-    if (json_is_object(json_object_get(s->def, "planned")))
-        json_object_del(s->def, "planned"); /* adaptive: the report's note says the range */
-    return (int)m->nscens++;
+    json_object_del(s->def, "planned");
+    return (int)m->nscens - 1;
 }
 
 static uint32_t
@@ -315,6 +402,22 @@ pidx_grow(struct rmodel *m)
     m->pidx = t;
     m->pidx_cap = cap;
     return 0;
+}
+
+/* The pair, or NULL when it has no record and no plan. */
+static struct rpair *
+pair_find(const struct rmodel *m, int scen, int fam, int src, int dst)
+{
+    if (m->pidx_cap == 0)
+        return NULL;
+    size_t j = pair_hash(scen, fam, src, dst) & (m->pidx_cap - 1);
+    while (m->pidx[j] != UINT32_MAX) {
+        struct rpair *p = &m->pairs[m->pidx[j]];
+        if (p->scen == scen && p->family == fam && p->src == src && p->dst == dst)
+            return p;
+        j = (j + 1) & (m->pidx_cap - 1);
+    }
+    return NULL;
 }
 
 static struct rpair *
@@ -480,13 +583,13 @@ trial_fill(struct rmodel *m, struct rtrial *t, enum testspec_kind kind,
     return rkind_has_rtt(kind) && !m->no_hist ? rtt_fill(m, &t->rtt, res) : 0;
 }
 
-/* Keep t (moved in) as trial t.n of p, by journal_supersedes. */
+/* Keep t (moved in) as trial t.n of its run in p, by journal_supersedes. */
 static int
 trial_insert(struct rpair *p, struct rtrial *tp, struct err *e)
 {
     struct rtrial t = *tp;
-    for (size_t i = 0; i < p->nt; i++) {
-        if (p->t[i].n != t.n)
+    for (size_t i = p->nt; i-- > 0;) { /* a run's records come together: from the end */
+        if (p->t[i].n != t.n || p->t[i].run != t.run)
             continue;
         if (journal_supersedes(t.ok, p->t[i].ok)) {
             trial_release(&p->t[i]);
@@ -511,13 +614,13 @@ trial_insert(struct rpair *p, struct rtrial *tp, struct err *e)
 }
 
 /* One record into the model: its scenario and hosts (added when new), its pair, its trial. The
- * pair and trial number make the journal's key (journal_key); hosts are told apart by name and
- * region, so that runs of several regions merge. */
+ * run, pair and trial number make the journal's key (journal_key); hosts are told apart by name
+ * and region, so that runs of several regions merge. */
 static int
 record_add(void *arg, const struct journal_trial *rec, struct err *e)
 {
     struct rmodel *m = arg;
-    int s = scen_get(m, &rec->scenario, NULL, e);
+    int s = scen_get(m, &rec->scenario, NULL, -1, e);
     if (s < 0)
         return s;
     const struct journal_endpoint *a = &rec->src, *b = &rec->dst;
@@ -531,6 +634,7 @@ record_add(void *arg, const struct journal_trial *rec, struct err *e)
     struct rtrial t;
     memset(&t, 0, sizeof t);
     t.n = rec->trial;
+    t.run = (uint32_t)m->cur_run;
     if (trial_fill(m, &t, m->scens[s].kind, rec) != 0) {
         trial_release(&t);
         return err_set(e, NS_ENOMEM, "out of memory");
@@ -540,21 +644,76 @@ record_add(void *arg, const struct journal_trial *rec, struct err *e)
 
 /* --- files ------------------------------------------------------------------------------------ */
 
+/* Whether a live process still writes dir (netsurvey run holds its lock). A lock that cannot
+ * be tested is said, and the run taken as it reads. */
+static void
+run_owner(const struct rmodel_opts *o, struct rrun *r)
+{
+    if (o->owned_by_caller)
+        return;
+    struct err e = {0};
+    int rc = journal_owner(r->dir, &r->owner_pid, &e);
+    r->in_progress = rc == 1;
+    if (rc < 0 && o->warn != NULL)
+        fprintf(o->warn, "netsurvey: warning: %s\n", e.msg);
+}
+
+/* What the run planned of each scenario: run.json's count, else (a run.json from before it was
+ * recorded) every host pair of the schedule times the scenario's trials. */
 static int
-run_load(struct rmodel *m, const char *dir, struct err *e)
+run_plans(struct rmodel *m, size_t ri, struct err *e)
+{
+    const struct journal_run *run = m->runs[ri].run;
+    for (size_t i = 0; i < run->nscenarios; i++) {
+        const struct journal_run_scenario *rs = &run->scenarios[i];
+        int s = scen_get(m, &rs->sc, rs->recorded, (int)ri, e);
+        if (s < 0)
+            return s;
+        struct rscen_run *sr = &m->scens[s].runs[ri];
+        sr->named = true;
+        sr->trials = rs->trials > UINT32_MAX ? UINT32_MAX : (uint32_t)rs->trials;
+        sr->planned = rs->planned > 0 ? rs->planned : run->pairs * rs->trials;
+        sr->policy = trials_adaptive(&rs->policy) ? rs->policy : trials_fixed(sr->trials);
+        if (trials_adaptive(&sr->policy)) /* "planned": {"min"} is min x pairs */
+            sr->pairs = sr->trials > 0 ? sr->planned / sr->trials : run->pairs;
+        if (!trials_adaptive(&m->scens[s].policy))
+            m->scens[s].policy = rs->policy;
+    }
+    return 0;
+}
+
+static int
+run_load(struct rmodel *m, const struct rmodel_opts *o, const char *dir, struct err *e)
 {
     struct journal_run *run = NULL;
     int rc = journal_read_run(dir, &run, e);
     if (rc != 0)
         return rc;
-    struct rrun *r = &m->runs[m->nruns++];
+    /* one run given twice (or a copy of its directory) would count each trial twice */
+    for (size_t i = 0; run->run_id != NULL && i < m->nruns; i++) {
+        if (m->runs[i].run->run_id != NULL && strcmp(m->runs[i].run->run_id, run->run_id) == 0) {
+            rc = err_set(e, NS_EINVAL,
+                         "%s and %s hold the same run (%s): a run is merged once, or its "
+                         "trials would count twice",
+                         m->runs[i].dir, dir, run->run_id);
+            journal_run_free(run);
+            return rc;
+        }
+    }
+    size_t ri = m->nruns++;
+    struct rrun *r = &m->runs[ri];
     r->dir = xstrdup(dir);
     r->run = run;
     if (r->dir == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
+    run_owner(o, r);
+    r->host_idx = calloc(run->nhosts ? run->nhosts : 1, sizeof *r->host_idx);
+    if (r->host_idx == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
     for (size_t i = 0; i < run->nhosts; i++) {
         const struct journal_run_host *h = &run->hosts[i];
         int hi = host_get(m, h->name, h->zone, h->region, h->data_address, h->env);
+        r->host_idx[i] = hi;
         if (hi < 0)
             return err_set(e, NS_ENOMEM, "out of memory");
         struct rhost *rh = &m->hosts[hi];
@@ -567,37 +726,142 @@ run_load(struct rmodel *m, const char *dir, struct err *e)
         if (rh->zone_warning == NULL)
             rh->zone_warning = h->zone_warning;
     }
-    for (size_t i = 0; i < run->nscenarios; i++) {
-        rc = scen_get(m, &run->scenarios[i].sc, run->scenarios[i].recorded, e);
-        if (rc >= 0 && !trials_adaptive(&m->scens[rc].policy))
-            m->scens[rc].policy = run->scenarios[i].policy;
-        if (rc < 0)
-            return rc;
+    return run_plans(m, ri, e);
+}
+
+/* The family (0 ipv4, 1 ipv6) of an address written as one, else -1: a host name's family is
+ * the resolved address's, which only the records know. */
+static int
+literal_family(const char *addr)
+{
+    unsigned char buf[sizeof(struct in6_addr)];
+    char a[INET6_ADDRSTRLEN + 1];
+    if (addr == NULL || snprintf(a, sizeof a, "%s", addr) >= (int)sizeof a)
+        return -1;
+    a[strcspn(a, "%")] = '\0'; /* a scoped address's zone */
+    if (inet_pton(AF_INET, a, buf) == 1)
+        return 0;
+    return inet_pton(AF_INET6, a, buf) == 1 ? 1 : -1;
+}
+
+/* One planned pair of run ri for scenario s: the pair it is (of the family its records have,
+ * else of its literal addresses' one), marked as planned by the run when the run recorded none
+ * of its trials. A pair of names whose family nothing tells stays counted in its scenario
+ * alone (scen_unseen). */
+static int
+plan_pair(struct rmodel *m, size_t ri, int s, const struct journal_pair *pp)
+{
+    const struct rrun *r = &m->runs[ri];
+    const struct journal_run *run = r->run;
+    int src = r->host_idx[pp->src], dst = r->host_idx[pp->dst];
+    struct rpair *p = pair_find(m, s, 0, src, dst);
+    if (p == NULL)
+        p = pair_find(m, s, 1, src, dst);
+    if (p == NULL) {
+        int fa = literal_family(run->hosts[pp->src].data_address);
+        int fb = literal_family(run->hosts[pp->dst].data_address);
+        if (fa < 0 || fa != fb)
+            return 0;
+        if ((p = pair_get(m, s, fa, src, dst)) == NULL)
+            return NS_ENOMEM;
+    }
+    for (size_t i = 0; i < p->nt; i++)
+        if (p->t[i].run == ri)
+            return 0;
+    if (p->plan_only == NULL &&
+        (p->plan_only = calloc(bitset_words(m->capruns), sizeof *p->plan_only)) == NULL)
+        return NS_ENOMEM;
+    bitset_set(p->plan_only, ri);
+    return 0;
+}
+
+/* The pairs each run planned (run.json's "pairs", version 2), for every scenario it names:
+ * those of which nothing was recorded join the model, so that a cell or pair not reached is
+ * shown as planned and not run. */
+static int
+runs_planned_pairs(struct rmodel *m, struct err *e)
+{
+    for (size_t ri = 0; ri < m->nruns; ri++) {
+        const struct journal_run *run = m->runs[ri].run;
+        for (size_t k = 0; run->has_pairs && k < run->nscenarios; k++) {
+            const char *name = run->scenarios[k].sc.name != NULL ? run->scenarios[k].sc.name : "";
+            int s = -1;
+            for (size_t i = 0; i < m->nscens && s < 0; i++)
+                if (strcmp(m->scens[i].name, name) == 0)
+                    s = (int)i;
+            for (size_t i = 0; s >= 0 && i < run->npair_list; i++)
+                if (plan_pair(m, ri, s, &run->pair_list[i]) != 0)
+                    return err_set(e, NS_ENOMEM, "out of memory");
+        }
     }
     return 0;
 }
 
-static void
-line_skipped(void *arg, const char *path, unsigned long line, const char *why)
+static const char *const problem_kinds[] = {"torn", "unreadable", "refused"};
+
+/* A line the reports do not take: an error when the journal refuses the record and the reader
+ * was not asked to be lenient; otherwise said, and listed in the reports. */
+static int
+line_skipped(void *arg, const struct journal_skip *s, struct err *e)
 {
-    const struct rmodel *m = arg;
+    struct rmodel *m = arg;
+    if (s->kind == JOURNAL_SKIP_REFUSED && !m->lenient)
+        return err_set(e, NS_EPROTO,
+                       "%s:%lu: %s (netsurvey report --lenient reads the other lines and lists "
+                       "this one in the report)",
+                       s->path, s->line, s->why);
     if (m->warn != NULL)
-        fprintf(m->warn, "netsurvey: warning: %s:%lu: %s, line ignored\n", path, line, why);
+        fprintf(m->warn, "netsurvey: warning: %s:%lu: %s, line ignored\n", s->path, s->line,
+                s->why);
+    struct rrun *r = &m->runs[m->cur_run];
+    size_t listed = 0;
+    for (size_t i = m->nproblems; i-- > 0 && m->problems[i].run == m->cur_run;)
+        listed++;
+    if (listed >= REPORT_PROBLEMS_MAX) {
+        r->problems_more++;
+        return 0;
+    }
+    if (m->nproblems == m->capproblems) {
+        size_t cap = m->capproblems ? m->capproblems * 2 : 16;
+        struct rproblem *p = realloc(m->problems, cap * sizeof *p);
+        if (p == NULL)
+            return err_set(e, NS_ENOMEM, "out of memory");
+        m->problems = p;
+        m->capproblems = cap;
+    }
+    struct rproblem *p = &m->problems[m->nproblems];
+    *p = (struct rproblem){.run = m->cur_run, .line = s->line, .kind = (int)s->kind};
+    p->why = xstrdup(s->why);
+    if (p->why == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    m->nproblems++;
+    return 0;
+}
+
+const char *
+rproblem_kind_name(int kind)
+{
+    return kind >= 0 && (size_t)kind < sizeof problem_kinds / sizeof problem_kinds[0]
+               ? problem_kinds[kind]
+               : "unreadable";
 }
 
 static int
-results_load(struct rmodel *m, const char *dir, struct err *e)
+results_load(struct rmodel *m, size_t ri, struct err *e)
 {
     struct journal_read_stats st;
-    int rc = journal_read_trials(dir, record_add, line_skipped, m, &st, e);
+    const struct rrun *r = &m->runs[ri];
+    m->cur_run = ri;
+    int rc = journal_read_trials(r->dir, r->run->run_id, record_add, line_skipped, m, &st, e);
     if (rc == NS_ENOTFOUND) { /* a run that has not finished a trial yet */
         if (m->warn != NULL)
-            fprintf(m->warn, "netsurvey: warning: %s/%s: no trial recorded yet\n", dir,
+            fprintf(m->warn, "netsurvey: warning: %s/%s: no trial recorded yet\n", r->dir,
                     JOURNAL_RESULTS_FILE);
         return 0;
     }
     m->torn_lines += st.torn;
     m->skipped_lines += st.bad;
+    m->refused_lines += st.refused;
     return rc;
 }
 
@@ -605,7 +869,101 @@ static int
 cmp_trial(const void *a, const void *b)
 {
     const struct rtrial *x = a, *y = b;
+    if (x->run != y->run)
+        return x->run < y->run ? -1 : 1;
     return x->n < y->n ? -1 : x->n > y->n;
+}
+
+/* What a run planned of pair p, into both. */
+static void
+pair_plan_add(struct rscen_run *sr, struct rpair *p, const struct rplan *pl)
+{
+    sr->seen += pl->planned;
+    sr->seen_pairs++;
+    sr->undecided += pl->how == RPLAN_UNDECIDED;
+    p->planned += pl->planned;
+    p->runs_met += pl->how == RPLAN_MET;
+    p->runs_max += pl->how == RPLAN_MAX;
+    p->runs_undecided += pl->how == RPLAN_UNDECIDED;
+}
+
+void
+rplan_pair(const struct rscen_run *sr, const struct rtrial *t, size_t n, struct rplan *out)
+{
+    const struct trials_policy *pol = &sr->policy;
+    uint32_t maxn = 0;
+    for (size_t i = 0; i < n; i++)
+        maxn = t[i].n > maxn ? t[i].n : maxn;
+    stats_init(&out->ok);
+    if (!trials_adaptive(pol)) {
+        out->how = RPLAN_FIXED;
+        out->planned = sr->trials > maxn ? sr->trials : maxn;
+        return;
+    }
+    /* the runner's figures: ok trials numbered 1..max, added in number order (t is sorted) */
+    for (size_t i = 0; i < n; i++)
+        if (t[i].ok && t[i].n >= 1 && t[i].n <= pol->max)
+            stats_add(&out->ok, t[i].value);
+    if (trials_done(pol, &out->ok)) {
+        out->how = trials_target_met(pol, &out->ok) ? RPLAN_MET : RPLAN_MAX;
+        out->planned = maxn; /* what it ran: numbers are taken from 1 up, each once */
+        return;
+    }
+    /* Undecided: it takes min's remainder (failed trials count toward neither bound), or one
+     * more past min; never more than max numbers, and never fewer than the ones it holds. */
+    uint64_t nok = out->ok.n, need = nok < pol->min ? pol->min - nok : 1, least = n + need;
+    out->how = RPLAN_UNDECIDED;
+    out->planned = least < pol->max ? least : pol->max;
+    if (out->planned < maxn)
+        out->planned = maxn;
+}
+
+/* A sorted pair's plan: for each run that recorded it or planned it, what that run planned of
+ * it (rplan_pair); and what each run recorded. */
+static void
+pair_count(struct rmodel *m, struct rpair *p)
+{
+    const struct rscen *sc = &m->scens[p->scen];
+    p->planned = 0;
+    p->nruns = 0;
+    p->runs_met = p->runs_max = p->runs_undecided = 0;
+    struct rplan pl;
+    for (size_t i = 0; i < p->nt;) {
+        uint32_t run = p->t[i].run;
+        struct rscen_run *sr = &sc->runs[run];
+        size_t j = i;
+        for (; j < p->nt && p->t[j].run == run; j++) {
+            if (p->t[j].ok)
+                sr->ok++;
+            else
+                sr->failed++;
+        }
+        rplan_pair(sr, p->t + i, j - i, &pl);
+        pair_plan_add(sr, p, &pl);
+        p->nruns++;
+        i = j;
+    }
+    for (size_t r = 0; p->plan_only != NULL && r < m->nruns; r++) {
+        if (!bitset_test(p->plan_only, r))
+            continue;
+        rplan_pair(&sc->runs[r], NULL, 0, &pl);
+        pair_plan_add(&sc->runs[r], p, &pl);
+    }
+}
+
+/* Each run's trials over its scenarios: planned, ok, failed. */
+static void
+runs_count(struct rmodel *m)
+{
+    for (size_t s = 0; s < m->nscens; s++) {
+        for (size_t r = 0; r < m->nruns; r++) {
+            const struct rscen_run *sr = &m->scens[s].runs[r];
+            m->runs[r].planned += rscen_run_planned(sr);
+            m->runs[r].undecided += rscen_run_undecided(sr);
+            m->runs[r].ok += sr->ok;
+            m->runs[r].failed += sr->failed;
+        }
+    }
 }
 
 static int
@@ -704,9 +1062,9 @@ zones_by_id(struct rmodel *m, struct err *e)
     return 0;
 }
 
-static int
-model_load(const char *const *dirs, int ndirs, bool hist, bool by_zone_id, FILE *warn,
-           struct rmodel **out, struct err *e)
+int
+rmodel_load_with(const char *const *dirs, int ndirs, const struct rmodel_opts *o,
+                 struct rmodel **out, struct err *e)
 {
     struct rmodel *m = calloc(1, sizeof *m);
     if (m == NULL || ndirs <= 0 || (m->runs = calloc((size_t)ndirs, sizeof *m->runs)) == NULL) {
@@ -714,21 +1072,29 @@ model_load(const char *const *dirs, int ndirs, bool hist, bool by_zone_id, FILE 
         return err_set(e, ndirs <= 0 ? NS_EINVAL : NS_ENOMEM,
                        ndirs <= 0 ? "no run directory" : "out of memory");
     }
-    m->warn = warn;
-    m->no_hist = !hist;
+    m->capruns = (size_t)ndirs;
+    m->warn = o->warn;
+    m->lenient = o->lenient;
+    m->no_hist = o->no_hist;
+    m->by_zone_id = o->by_zone_id;
     int rc = 0;
     for (int i = 0; rc == 0 && i < ndirs; i++)
-        rc = run_load(m, dirs[i], e);
-    for (int i = 0; rc == 0 && i < ndirs; i++)
-        rc = results_load(m, dirs[i], e);
-    m->by_zone_id = by_zone_id;
-    if (rc == 0 && by_zone_id)
+        rc = run_load(m, o, dirs[i], e);
+    for (size_t i = 0; rc == 0 && i < m->nruns; i++)
+        rc = results_load(m, i, e);
+    if (rc == 0)
+        rc = runs_planned_pairs(m, e);
+    if (rc == 0 && o->by_zone_id)
         rc = zones_by_id(m, e);
     if (rc == 0 && zones_build(m) != 0)
         rc = err_set(e, NS_ENOMEM, "out of memory");
-    for (size_t i = 0; rc == 0 && i < m->npairs; i++)
+    for (size_t i = 0; rc == 0 && i < m->npairs; i++) {
         if (m->pairs[i].nt > 1)
             qsort(m->pairs[i].t, m->pairs[i].nt, sizeof *m->pairs[i].t, cmp_trial);
+        pair_count(m, &m->pairs[i]);
+    }
+    if (rc == 0)
+        runs_count(m);
     if (rc != 0) {
         rmodel_free(m);
         return rc;
@@ -740,21 +1106,7 @@ model_load(const char *const *dirs, int ndirs, bool hist, bool by_zone_id, FILE 
 int
 rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out, struct err *e)
 {
-    return model_load(dirs, ndirs, true, false, warn, out, e);
-}
-
-int
-rmodel_load_by_zone_id(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out,
-                       struct err *e)
-{
-    return model_load(dirs, ndirs, true, true, warn, out, e);
-}
-
-int
-rmodel_load_nohist(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out,
-                   struct err *e)
-{
-    return model_load(dirs, ndirs, false, false, warn, out, e);
+    return rmodel_load_with(dirs, ndirs, &(struct rmodel_opts){.warn = warn}, out, e);
 }
 
 void
@@ -766,6 +1118,7 @@ rmodel_free(struct rmodel *m)
         for (size_t j = 0; j < m->pairs[i].nt; j++)
             trial_release(&m->pairs[i].t[j]);
         free(m->pairs[i].t);
+        free(m->pairs[i].plan_only);
     }
     free(m->pairs);
     free(m->pidx);
@@ -790,11 +1143,16 @@ rmodel_free(struct rmodel *m)
     for (size_t i = 0; i < m->nscens; i++) {
         free(m->scens[i].name);
         free(m->scens[i].test);
+        free(m->scens[i].runs);
         json_decref(m->scens[i].def);
     }
     free(m->scens);
+    for (size_t i = 0; i < m->nproblems; i++)
+        free(m->problems[i].why);
+    free(m->problems);
     for (size_t i = 0; i < m->nruns; i++) {
         free(m->runs[i].dir);
+        free(m->runs[i].host_idx);
         journal_run_free(m->runs[i].run);
     }
     free(m->runs);

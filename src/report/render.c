@@ -1,12 +1,19 @@
 /* render.c - write the outputs of a report: summary.json, matrix-<scenario>.csv, charts/,
- * report.md and report.html, each atomically. Nothing here reads a clock. */
+ * report.md and report.html, built apart and moved into place, the previous build's leftovers
+ * removed. Nothing here reads a clock. */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "common/errors.h"
+#include "journal/record.h"
 #include "report/cells.h"
 #include "report/matrixstat.h"
 #include "report/report.h"
@@ -151,48 +158,377 @@ write_json(const char *path, const json_t *j, struct err *e)
     return rc;
 }
 
-int
-report_render(const struct report_opts *o, struct err *e)
+/* --- the build directory and the manifest ---------------------------------------------------
+ * A build writes every output into OUT/.netsurvey-build-XXXXXX, then moves them into OUT one by
+ * one (each rename atomic), removes what the previous build made and this one did not, and
+ * records what it made in OUT/.netsurvey-outputs. The manifest is written first as the union
+ * of both builds, so that a build stopped half way leaves nothing no manifest names: the next
+ * one removes it. Only names a report makes are taken from a manifest (a crafted one cannot
+ * make a rebuild remove anything else). The directory is flock'ed while a build runs, so that
+ * two builds (a run's own and a `netsurvey report` of it) do not interleave. */
+#define REPORT_MANIFEST ".netsurvey-outputs"
+#define REPORT_BUILD_PREFIX ".netsurvey-build-"
+#define REPORT_MANIFEST_MAX (4u << 20)
+#define REPORT_CHARTS "charts"
+
+/* A name a report may have written: a plain file name, or charts/ and one. */
+static bool
+output_name_ok(const char *n)
 {
-    const char *out = o->out;
-    if (mkdir(out, 0755) != 0 && errno != EEXIST)
-        return err_sys(e, NS_EIO, errno, "cannot create %s", out);
-    report_jarena_begin();
-    struct rmodel *m;
-    int rc = o->by_zone_id ? rmodel_load_by_zone_id(o->dirs, o->ndirs, o->warn, &m, e)
-                           : rmodel_load(o->dirs, o->ndirs, o->warn, &m, e);
-    if (rc != 0) {
-        report_jarena_end();
+    if (strncmp(n, REPORT_CHARTS "/", sizeof REPORT_CHARTS) == 0)
+        n += sizeof REPORT_CHARTS;
+    if (*n == '\0' || *n == '.' || strchr(n, '/') != NULL)
+        return false;
+    for (const char *p = n; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            return false;
+    return strcmp(n, "run.json") != 0 && strcmp(n, "results.jsonl") != 0;
+}
+
+struct names {
+    char **v;
+    size_t n, cap;
+};
+
+static void
+names_release(struct names *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i]);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+static int
+names_add(struct names *l, const char *prefix, const char *name)
+{
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? l->cap * 2 : 32;
+        char **v = realloc(l->v, cap * sizeof *v);
+        if (v == NULL)
+            return NS_ENOMEM;
+        l->v = v;
+        l->cap = cap;
+    }
+    size_t len = strlen(prefix) + strlen(name) + 1;
+    if ((l->v[l->n] = malloc(len)) == NULL)
+        return NS_ENOMEM;
+    snprintf(l->v[l->n++], len, "%s%s", prefix, name);
+    return 0;
+}
+
+static bool
+names_has(const struct names *l, const char *name)
+{
+    for (size_t i = 0; i < l->n; i++)
+        if (strcmp(l->v[i], name) == 0)
+            return true;
+    return false;
+}
+
+/* The regular files of dir (prefix before each name). */
+static int
+names_of_dir(const char *dir, const char *prefix, struct names *l, struct err *e)
+{
+    DIR *d = opendir(dir);
+    if (d == NULL)
+        return errno == ENOENT ? 0 : err_sys(e, NS_EIO, errno, "cannot open %s", dir);
+    struct dirent *de;
+    int rc = 0;
+    while (rc == 0 && (de = readdir(d)) != NULL) {
+        char path[PATH_MAX];
+        struct stat st;
+        if (de->d_name[0] == '.' ||
+            (size_t)snprintf(path, sizeof path, "%s/%s", dir, de->d_name) >= sizeof path ||
+            lstat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        if (names_add(l, prefix, de->d_name) != 0)
+            rc = err_set(e, NS_ENOMEM, "out of memory");
+    }
+    closedir(d);
+    return rc;
+}
+
+/* Reports last: a reader who opens report.html finds its charts and tables in place. */
+static int
+publish_rank(const char *n)
+{
+    if (strncmp(n, REPORT_CHARTS "/", sizeof REPORT_CHARTS) == 0)
+        return 0;
+    return strncmp(n, "report.", 7) == 0 ? 2 : 1;
+}
+
+static int
+cmp_publish(const void *a, const void *b)
+{
+    const char *x = *(char *const *)a, *y = *(char *const *)b;
+    int rx = publish_rank(x), ry = publish_rank(y);
+    return rx != ry ? (rx < ry ? -1 : 1) : strcmp(x, y);
+}
+
+/* The names of the previous build's manifest (none when there is none). */
+static int
+manifest_read(const char *out, struct names *l, struct err *e)
+{
+    char path[PATH_MAX], *text = NULL;
+    snprintf(path, sizeof path, "%s/%s", out, REPORT_MANIFEST);
+    int rc = report_read_file(path, &text, NULL, REPORT_MANIFEST_MAX, e);
+    if (rc == NS_ENOTFOUND)
+        return 0;
+    if (rc != 0)
         return rc;
+    for (char *line = text, *next; rc == 0 && line != NULL && *line != '\0'; line = next) {
+        next = strchr(line, '\n');
+        if (next != NULL)
+            *next++ = '\0';
+        if (*line != '#' && output_name_ok(line) && !names_has(l, line) &&
+            names_add(l, "", line) != 0)
+            rc = err_set(e, NS_ENOMEM, "out of memory");
     }
-    json_t *sum = NULL, *view = NULL;
-    rc = report_aggregate(m, &sum, &view, e);
-    rmodel_free(m);
+    free(text);
+    return rc;
+}
+
+static int
+manifest_write(const char *out, const struct names *a, const struct names *b, struct err *e)
+{
+    struct rbuf buf;
+    rbuf_init(&buf);
+    rbuf_puts(&buf, "# the files netsurvey report wrote here; the next report removes those it "
+                    "does not write again\n");
+    for (size_t i = 0; i < a->n; i++)
+        rbuf_printf(&buf, "%s\n", a->v[i]);
+    for (size_t i = 0; b != NULL && i < b->n; i++)
+        if (!names_has(a, b->v[i]))
+            rbuf_printf(&buf, "%s\n", b->v[i]);
+    char path[PATH_MAX];
+    snprintf(path, sizeof path, "%s/%s", out, REPORT_MANIFEST);
+    int rc = report_write_file(path, &buf, e);
+    rbuf_release(&buf);
+    return rc;
+}
+
+/* Remove a build directory: its files, its charts/ and their files, nothing else. */
+static void
+build_remove(const char *dir)
+{
+    struct names l = {0};
+    struct err e = {0};
+    char sub[PATH_MAX], path[PATH_MAX];
+    snprintf(sub, sizeof sub, "%s/%s", dir, REPORT_CHARTS);
+    names_of_dir(dir, "", &l, &e);
+    names_of_dir(sub, REPORT_CHARTS "/", &l, &e);
+    for (size_t i = 0; i < l.n; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, l.v[i]);
+        unlink(path);
+    }
+    names_release(&l);
+    rmdir(sub);
+    rmdir(dir);
+}
+
+/* Builds that were stopped before they were moved into place (a kill, a power cut). */
+static void
+builds_stale_remove(const char *out)
+{
+    DIR *d = opendir(out);
+    if (d == NULL)
+        return;
+    struct dirent *de;
+    struct names l = {0};
+    while ((de = readdir(d)) != NULL)
+        if (strncmp(de->d_name, REPORT_BUILD_PREFIX, strlen(REPORT_BUILD_PREFIX)) == 0)
+            names_add(&l, "", de->d_name);
+    closedir(d);
+    for (size_t i = 0; i < l.n; i++) {
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", out, l.v[i]);
+        build_remove(path);
+    }
+    names_release(&l);
+}
+
+/* Move the build's files into out, remove the previous build's others, record the new list. */
+static int
+publish(const char *out, const char *build, struct err *e)
+{
+    struct names now = {0}, before = {0};
+    char sub[PATH_MAX], from[PATH_MAX], to[PATH_MAX];
+    snprintf(sub, sizeof sub, "%s/%s", build, REPORT_CHARTS);
+    int rc = names_of_dir(build, "", &now, e);
+    if (rc == 0)
+        rc = names_of_dir(sub, REPORT_CHARTS "/", &now, e);
+    if (rc == 0)
+        rc = manifest_read(out, &before, e);
+    if (now.n > 1)
+        qsort(now.v, now.n, sizeof *now.v, cmp_publish);
+    if (rc == 0)
+        rc = manifest_write(out, &now, &before, e);
+    bool charts = now.n > 0 && publish_rank(now.v[0]) == 0;
+    snprintf(to, sizeof to, "%s/%s", out, REPORT_CHARTS);
+    if (rc == 0 && charts && mkdir(to, 0755) != 0 && errno != EEXIST)
+        rc = err_sys(e, NS_EIO, errno, "cannot create %s", to);
+    for (size_t i = 0; rc == 0 && i < now.n; i++) {
+        snprintf(from, sizeof from, "%s/%s", build, now.v[i]);
+        snprintf(to, sizeof to, "%s/%s", out, now.v[i]);
+        if (rename(from, to) != 0)
+            rc = err_sys(e, NS_EIO, errno, "cannot move %s into place", to);
+    }
+    for (size_t i = 0; rc == 0 && i < before.n; i++) {
+        if (names_has(&now, before.v[i]))
+            continue;
+        snprintf(to, sizeof to, "%s/%s", out, before.v[i]);
+        if (unlink(to) != 0 && errno != ENOENT)
+            rc = err_sys(e, NS_EIO, errno, "cannot remove the stale %s", to);
+    }
+    if (rc == 0)
+        rc = manifest_write(out, &now, NULL, e);
+    if (rc == 0 && !charts) { /* only when empty: what else is in it is not ours */
+        snprintf(to, sizeof to, "%s/%s", out, REPORT_CHARTS);
+        rmdir(to);
+    }
+    names_release(&now);
+    names_release(&before);
+    return rc;
+}
+
+/* --- one build --------------------------------------------------------------------------- */
+
+/* Every output of the aggregated reports into dir. */
+static int
+build_outputs(const char *dir, const struct report_opts *o, json_t *sum, json_t *view,
+              struct err *e)
+{
     char path[4096];
-    if (rc == 0) {
-        snprintf(path, sizeof path, "%s/summary.json", out);
-        rc = write_json(path, sum, e);
-    }
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    int rc = write_json(path, sum, e);
     if (rc == 0)
-        rc = write_csvs(out, sum, e);
+        rc = write_csvs(dir, sum, e);
     if (rc == 0)
-        rc = report_matrix_csvs(out, sum, e);
+        rc = report_matrix_csvs(dir, sum, e);
     if (rc == 0)
-        rc = report_charts(out, sum, view, o->warn, e);
+        rc = report_charts(dir, sum, view, o->warn, e);
     if (rc == 0) {
         char *owned;
         const char *css = report_template("report.css", &owned);
         json_object_set_new(view, "css", json_string(css ? css : ""));
         free(owned);
-        snprintf(path, sizeof path, "%s/report.md", out);
+        snprintf(path, sizeof path, "%s/report.md", dir);
         rc = render_template("report.md", view, TMPL_MARKDOWN, path, e);
     }
     if (rc == 0) {
-        snprintf(path, sizeof path, "%s/report.html", out);
+        snprintf(path, sizeof path, "%s/report.html", dir);
         rc = render_template("report.html", view, TMPL_HTML, path, e);
     }
+    return rc;
+}
+
+/* What the caller hears of runs that are not complete, one line each. */
+static void
+completeness_warn(const struct rmodel *m, FILE *warn)
+{
+    for (size_t i = 0; warn != NULL && i < m->nruns; i++) {
+        const struct rrun *r = &m->runs[i];
+        unsigned long long rec = r->ok + r->failed, planned = r->planned;
+        unsigned long long nr = planned > rec ? planned - rec : 0;
+        /* adaptive pairs the rule has not decided: the least they take */
+        const char *al = r->undecided > 0 ? "at least " : "";
+        if (r->in_progress)
+            fprintf(warn,
+                    "netsurvey: warning: %s: the run is still going (netsurvey pid %ld holds "
+                    "it): the reports show the %llu trials recorded so far, of %s%llu planned\n",
+                    r->dir, r->owner_pid, rec, al, planned);
+        else if (!rrun_complete(r))
+            fprintf(warn,
+                    "netsurvey: warning: %s: the run is incomplete (state %s): %s%llu of %s%llu "
+                    "planned trials not run%s; netsurvey run --resume %s runs them\n",
+                    r->dir,
+                    journal_run_state_name(r->run->state) != NULL
+                        ? journal_run_state_name(r->run->state)
+                        : "not recorded",
+                    al, nr, al, planned,
+                    r->undecided > 0 ? " (host pairs of adaptive trials undecided)" : "", r->dir);
+    }
+}
+
+/* Load, aggregate and build into a fresh build directory inside out, then publish it. */
+static int
+render_locked(const struct report_opts *o, struct err *e)
+{
+    struct rmodel *m;
+    struct rmodel_opts mo = {.warn = o->warn,
+                             .lenient = o->lenient,
+                             .owned_by_caller = o->owned_by_caller,
+                             .by_zone_id = o->by_zone_id};
+    int rc = rmodel_load_with(o->dirs, o->ndirs, &mo, &m, e);
+    if (rc != 0)
+        return rc;
+    if (o->result != NULL)
+        report_completeness(m, &o->result->in_progress, &o->result->incomplete);
+    completeness_warn(m, o->warn);
+    json_t *sum = NULL, *view = NULL;
+    rc = report_aggregate(m, &sum, &view, e);
+    rmodel_free(m);
+    char build[PATH_MAX / 2]; /* room for the outputs' names under it */
+    builds_stale_remove(o->out);
+    if (rc == 0 && (size_t)snprintf(build, sizeof build, "%s/%sXXXXXX", o->out,
+                                    REPORT_BUILD_PREFIX) >= sizeof build)
+        rc = err_set(e, NS_ETOOBIG, "path too long: %s", o->out);
+    bool read = rc == 0;
+    if (rc == 0 && mkdtemp(build) == NULL)
+        rc = err_sys(e, NS_EIO, errno, "cannot create a build directory in %s", o->out);
+    else if (rc == 0) {
+        rc = build_outputs(build, o, sum, view, e);
+        if (rc == 0)
+            rc = publish(o->out, build, e);
+        build_remove(build);
+    }
+    if (read && rc != 0 && o->result != NULL)
+        o->result->unwritten = true;
     json_decref(sum);
     json_decref(view);
+    return rc;
+}
+
+/* The output directory, made if missing, open and flock'ed (returns its descriptor, or -1). */
+static int
+out_lock(const char *out, struct err *e)
+{
+    if (mkdir(out, 0755) != 0 && errno != EEXIST) {
+        err_sys(e, NS_EIO, errno, "cannot create %s", out);
+        return -1;
+    }
+    int dfd = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0) {
+        err_sys(e, NS_EIO, errno, "cannot open %s", out);
+        return -1;
+    }
+    int rc;
+    do
+        rc = flock(dfd, LOCK_EX);
+    while (rc != 0 && errno == EINTR);
+    if (rc != 0) {
+        err_sys(e, NS_EIO, errno, "cannot lock %s", out);
+        close(dfd);
+        return -1;
+    }
+    return dfd;
+}
+
+int
+report_render(const struct report_opts *o, struct err *e)
+{
+    if (o->result != NULL)
+        *o->result = (struct report_result){0};
+    int dfd = out_lock(o->out, e);
+    if (dfd < 0) {
+        if (o->result != NULL)
+            o->result->unwritten = true;
+        return NS_EIO;
+    }
+    report_jarena_begin();
+    int rc = render_locked(o, e);
     report_jarena_end();
+    close(dfd); /* and with it the lock */
     return rc;
 }

@@ -13,22 +13,39 @@
 
 struct err;
 
+struct report_result;
+
 struct report_opts {
     const char *const *dirs; /* run directories, merged into one report when several */
     int ndirs;
     const char *out; /* where the outputs go (created if missing); the run directory for one */
-    FILE *warn; /* warnings (a journal line skipped, a chart gnuplot could not draw), one a line;
-                 * NULL: dropped */
+    FILE *warn;   /* warnings (a journal line skipped, a chart gnuplot could not draw, a run still
+                   * going or incomplete), one a line; NULL: dropped */
+    bool lenient; /* a journal record the journal refuses (another schema version, an
+                   * unknown status, another run's) is listed, not an error */
     /* Group cells by physical zone (each host's zone_id) instead of the zone label; NS_EINVAL,
      * naming the hosts, when some host has no zone_id (`netsurvey report --by zone_id`). */
     bool by_zone_id;
+    bool owned_by_caller;         /* the caller is the netsurvey run that holds the run directory */
+    struct report_result *result; /* filled when not NULL */
+};
+
+/* What the reports found: the runs are complete, or not, or still going. */
+struct report_result {
+    bool in_progress; /* a run's directory is held by a live netsurvey */
+    bool incomplete;  /* a run is in progress, or has planned trials without a record */
+    bool unwritten;   /* the journals were read, the outputs could not be written */
 };
 
 /* Render every report of o->dirs into o->out: what `netsurvey report` does, and `netsurvey
  * run` when a survey ends. Charts need gnuplot (NETSURVEY_GNUPLOT names it, else PATH);
- * without it the reports say that charts were skipped. Returns 0 or NS_E* with detail in e.
- * Call it when no other thread uses jansson: while it runs, jansson allocates from the
- * report's own chunks (json_set_alloc_funcs is process-wide); it restores the allocator. */
+ * without it the reports say that charts were skipped. The outputs are built in a directory of
+ * their own inside o->out and moved into place; the outputs of the previous build that this
+ * one does not make are removed (only those, as the manifest .netsurvey-outputs lists them).
+ * Returns 0 or NS_E* with detail in e (NS_EPROTO: a record the journal refuses; NS_EINVAL: runs
+ * that cannot be merged). Call it when no other thread uses jansson: while it runs, jansson
+ * allocates from the report's own chunks (json_set_alloc_funcs is process-wide); it restores
+ * the allocator. */
 int report_render(const struct report_opts *o, struct err *e);
 
 /* How compare corrects its per-cell tests for their number (the README's "compare"). */

@@ -68,7 +68,8 @@ struct rrtt {
 };
 
 struct rtrial {
-    uint32_t n; /* trial number, 1-based */
+    uint32_t n;   /* trial number, 1-based */
+    uint32_t run; /* the run (rmodel.runs) that recorded it: part of the key */
     bool ok;
     char *error;  /* failed: the reason */
     double value; /* the headline metric (us, Mbit/s, conn/s) */
@@ -91,31 +92,105 @@ struct rzone {
     int region_idx;
 };
 
+/* What one run planned of a scenario. */
+struct rscen_run {
+    bool named;      /* the run's run.json names the scenario */
+    uint32_t trials; /* trials per host pair (adaptive: its min, what every pair runs at least) */
+    struct trials_policy policy; /* as run.json says (fixed: trials_fixed(trials)) */
+    uint64_t planned; /* trials over all its host pairs, as run.json says (adaptive: min x pairs) */
+    uint64_t pairs;   /* host pairs run.json planned (adaptive runs only) */
+    uint64_t seen;    /* trials planned of the host pairs it recorded (rpair.planned's part) */
+    uint64_t seen_pairs; /* those host pairs */
+    uint64_t undecided;  /* of them, those whose adaptive rule has not decided (rplan_pair) */
+    uint64_t ok, failed;
+};
+/* Adaptive: planned host pairs of which nothing is known (no record, no family), each
+ * undecided and planned at least min trials. */
+static inline uint64_t
+rscen_run_unseen_pairs(const struct rscen_run *r)
+{
+    return trials_adaptive(&r->policy) && r->pairs > r->seen_pairs ? r->pairs - r->seen_pairs : 0;
+}
+/* What a run planned of a scenario, all told: run.json's count, or more when it recorded more;
+ * adaptive: what its pairs' rule decided, the least it takes for the undecided ones. */
+static inline uint64_t
+rscen_run_planned(const struct rscen_run *r)
+{
+    if (trials_adaptive(&r->policy))
+        return r->seen + rscen_run_unseen_pairs(r) * r->policy.min;
+    return r->planned > r->seen ? r->planned : r->seen;
+}
+/* Host pairs of the run's adaptive scenario that its rule has not decided. */
+static inline uint64_t
+rscen_run_undecided(const struct rscen_run *r)
+{
+    return r->undecided + rscen_run_unseen_pairs(r);
+}
+
 struct rscen {
     char *name, *test;
     enum testspec_kind kind;
     bool reverse;
-    json_t *def; /* the scenario object of the first run that named it (owned) */
-    /* trials per pair as the first run that names it (run.json) planned them; adaptive ones
-     * get a verdict per pair (target met, max reached) */
+    json_t *def;            /* the scenario object of the first run that named it (owned) */
+    int def_run;            /* that run (-1: no run.json names it; def is a record's) */
+    struct rscen_run *runs; /* one per run of the model */
+    /* trials per pair as the first run that names it adaptive planned them (else fixed, zero):
+     * what the reports' note on adaptive trials says */
     struct trials_policy policy;
 };
 
 struct rpair {
     int scen, src, dst, family; /* family: 0 ipv4, 1 ipv6 */
-    struct rtrial *t;           /* sorted by trial number after loading */
+    struct rtrial *t;           /* sorted by (run, trial number) after loading */
     size_t nt, capt;
+    uint64_t planned;    /* its trials planned: per run that recorded or planned it, that
+                          * run's trials (more when it recorded more) */
+    uint32_t nruns;      /* runs that recorded it */
+    uint64_t *plan_only; /* bitset of the runs that planned it (run.json's pairs) and recorded
+                          * none of its trials; NULL when none */
+    /* adaptive runs of it, by how their rule stands (rplan_pair): target met, max reached,
+     * undecided (its planned count is then the least it takes) */
+    uint32_t runs_met, runs_max, runs_undecided;
 };
+
+/* How many trials a run planned of one host pair. Fixed: the scenario's count (more when it
+ * recorded more). Adaptive: what the rule (common/trials.h) decided over the run's ok trials
+ * 1..max, as the runner decides: a pair that met its target or reached max planned the trials
+ * it ran; one the rule has not decided (fewer than min ok trials, or the target not met below
+ * max) planned at least what it ran and the trials it still takes: min's remainder, or one. */
+enum rplan_how { RPLAN_FIXED, RPLAN_MET, RPLAN_MAX, RPLAN_UNDECIDED };
+struct rplan {
+    uint64_t planned;
+    enum rplan_how how;
+    struct stats ok; /* adaptive: the ok trials' figures the rule reads, in number order */
+};
+/* t[0..n): the run's trials of the pair, sorted by number (none: a pair it planned only). */
+void rplan_pair(const struct rscen_run *sr, const struct rtrial *t, size_t n, struct rplan *out);
+
+/* A journal line the reports did not take, listed in them ("Journal problems"). */
+struct rproblem {
+    size_t run;
+    unsigned long line;
+    int kind; /* enum journal_skip_kind */
+    char *why;
+};
+#define REPORT_PROBLEMS_MAX 100 /* listed per run; the rest are counted */
 
 struct rrun {
     char *dir;
     struct journal_run *run; /* run.json (owned) */
+    bool in_progress;        /* its lock is held by a live process (journal_owner) */
+    long owner_pid;
+    uint64_t planned, ok, failed; /* trials: planned (run.json), and recorded (distinct keys) */
+    uint64_t undecided;           /* host pairs of adaptive scenarios their rule left undecided */
+    int *host_idx;                /* the model's host of each of run.json's hosts */
+    size_t problems_more;         /* problems past REPORT_PROBLEMS_MAX, counted only */
 };
 
 struct rmodel {
     struct rrun *runs;
-    size_t nruns;
-    bool by_zone_id; /* zones are the hosts' zone_id (report --by zone_id) */
+    size_t nruns, capruns; /* capruns: the directories given (every rscen.runs holds as many) */
+    bool by_zone_id;       /* zones are the hosts' zone_id (report --by zone_id) */
     struct rhost *hosts;
     size_t nhosts, caphosts;
     uint32_t *hidx; /* open-addressing index of hosts by (name, region) */
@@ -131,27 +206,45 @@ struct rmodel {
     /* open-addressing index of pairs by (scen, family, src, dst) */
     uint32_t *pidx;
     size_t pidx_cap;
-    size_t torn_lines, skipped_lines;
+    size_t torn_lines, skipped_lines, refused_lines;
+    struct rproblem *problems; /* in the order read */
+    size_t nproblems, capproblems;
     FILE *warn;            /* where skipped journal lines are said; NULL: not said */
+    bool lenient;          /* refused records are problems, not errors */
+    size_t cur_run;        /* the run whose results are being read */
     struct rblock *blocks; /* where the trials' packed buckets live */
     uint64_t *sortbuf;     /* scratch: a trial's buckets, (index << 48 | count), to sort */
     size_t sortcap;
-    bool no_hist; /* the trials' buckets are not kept (rmodel_load_nohist) */
+    bool no_hist; /* the trials' buckets are not kept (rmodel_opts.no_hist) */
+};
+
+struct rmodel_opts {
+    FILE *warn;           /* skipped journal lines, runs in progress; NULL: not said */
+    bool lenient;         /* a refused record (journal_skip_kind) is listed, not an error */
+    bool owned_by_caller; /* the caller owns the run directory (netsurvey run rendering its own
+                           * run): its lock says nothing of the run */
+    /* Without the trials' histograms: every figure but the latency percentiles is the same, at
+     * a fraction of the memory and time (what a trend reads of each of its runs). */
+    bool no_hist;
+    /* The zones are the hosts' physical zones (zone_id: report --by zone_id); NS_EINVAL,
+     * naming them, when some host has none. */
+    bool by_zone_id;
 };
 
 /* Load the run directories (each holding run.json and results.jsonl). A line that is not a
- * trial record is skipped and counted, with a warning to warn (NULL: none). Returns 0 or NS_E*;
- * *out is freed with rmodel_free. */
+ * trial record is skipped, counted and listed, with a warning to o->warn; a record the journal
+ * refuses (another schema version, an unknown status, another run's) is an error unless
+ * o->lenient. Two runs that give one scenario name different parameters are an error, and so
+ * is one run given twice (one run_id: its trials would count twice). Returns 0
+ * or NS_E*; *out is freed with rmodel_free. */
+int rmodel_load_with(const char *const *dirs, int ndirs, const struct rmodel_opts *o,
+                     struct rmodel **out, struct err *e);
+/* rmodel_load_with, strict, warnings to warn. */
 int rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out, struct err *e);
-/* The same model without the trials' histograms: every figure but the latency percentiles is
- * the same, at a fraction of the memory and time (what a trend reads of each of its runs). */
-int rmodel_load_nohist(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out,
-                       struct err *e);
-/* As rmodel_load, the zones being the hosts' physical zones (zone_id: report --by zone_id);
- * NS_EINVAL, naming them, when some host has none. */
-int rmodel_load_by_zone_id(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out,
-                           struct err *e);
 void rmodel_free(struct rmodel *m);
+
+/* "torn", "unreadable", "refused": a problem's kind (enum journal_skip_kind) in the reports. */
+const char *rproblem_kind_name(int kind);
 
 /* The order of zone and region labels: "zone 2" < "zone 10" (digit runs compare as numbers,
  * the rest byte by byte). */
@@ -176,6 +269,12 @@ void rrtt_merge_into(struct hist *h, const struct rrtt *r);
 extern const double report_pcts[REPORT_NPCT];
 extern const char *const report_pct_keys[REPORT_NPCT];
 extern const char *const report_pct_names[REPORT_NPCT];
+
+/* Whether a run is complete: no process holds it, every planned trial has a record and no host
+ * pair of adaptive trials is undecided. */
+bool rrun_complete(const struct rrun *r);
+/* Whether one of m's runs is still going, or not complete. */
+void report_completeness(const struct rmodel *m, bool *in_progress, bool *incomplete);
 
 /* Build summary (numbers) and view (strings for the templates) of m. New references. */
 int report_aggregate(const struct rmodel *m, json_t **summary, json_t **view, struct err *e);

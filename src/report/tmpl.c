@@ -1,9 +1,12 @@
 /* tmpl.c - a small Mustache-like template engine over a JSON context (see reportint.h).
  *
  * Every {{value}} is escaped for the output mode: in HTML & < > " ' become entities, so a host
- * named <script>alert(1)</script> is shown as text; in Markdown the same entities plus \| (a
- * table cell) and no line break, since Markdown renders inline HTML. Only {{{raw}}} is not
- * escaped, and the templates use it for content the program made (CSS, base64 charts). */
+ * named <script>alert(1)</script> is shown as text. Markdown is plain text that a renderer may
+ * read: a value is never turned into entities there (report.md is read as it is as often as it
+ * is rendered), only the characters CommonMark and GitHub's tables would take as markup get a
+ * backslash before them (CommonMark's escape for any ASCII punctuation), and a line break
+ * becomes a space. Only {{{raw}}} is not escaped, and the templates use it for content the
+ * program made (CSS, base64 charts). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +16,70 @@
 
 #define TMPL_MAX_DEPTH 32
 
+static const char *
+html_entity(char c)
+{
+    switch (c) {
+    case '&':
+        return "&amp;";
+    case '<':
+        return "&lt;";
+    case '>':
+        return "&gt;";
+    case '"':
+        return "&quot;";
+    case '\'':
+        return "&#39;";
+    default:
+        return NULL;
+    }
+}
+
+/* A letter, a digit or a byte of a UTF-8 sequence: what an intraword '_' sits between. */
+static bool
+md_word(unsigned char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c >= 0x80;
+}
+
+/* Whether the '&' at s starts what CommonMark reads as an entity: &name; &#123; &#x1f;. */
+static bool
+md_entity(const char *s)
+{
+    const char *p = s + 1 + (s[1] == '#');
+    const char *q = p;
+    while ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z'))
+        q++;
+    return q > p && *q == ';';
+}
+
+/* Whether c at s (start: the value's first byte) would be read as Markdown: emphasis, code, a
+ * link or an image, raw HTML, a table's cell border, strikethrough, an entity, an escape. An
+ * '_' inside a word (tcp_rr) is no emphasis in CommonMark, and an '&' is markup only when an
+ * entity follows. */
+static bool
+md_special(const char *start, const char *s)
+{
+    switch (*s) {
+    case '\\':
+    case '`':
+    case '*':
+    case '[':
+    case ']':
+    case '<':
+    case '>':
+    case '|':
+    case '~':
+        return true;
+    case '_':
+        return s == start || !md_word((unsigned char)s[-1]) || !md_word((unsigned char)s[1]);
+    case '&':
+        return md_entity(s);
+    default:
+        return false;
+    }
+}
+
 void
 tmpl_escape(struct rbuf *out, const char *s, enum tmpl_mode mode)
 {
@@ -20,35 +87,16 @@ tmpl_escape(struct rbuf *out, const char *s, enum tmpl_mode mode)
         rbuf_puts(out, s);
         return;
     }
-    const char *run = s;
+    const char *run = s, *start = s;
     for (; *s; s++) {
         const char *rep = NULL;
-        switch (*s) {
-        case '&':
-            rep = "&amp;";
-            break;
-        case '<':
-            rep = "&lt;";
-            break;
-        case '>':
-            rep = "&gt;";
-            break;
-        case '"':
-            rep = "&quot;";
-            break;
-        case '\'':
-            rep = "&#39;";
-            break;
-        case '|':
-            rep = mode == TMPL_MARKDOWN ? "\\|" : NULL;
-            break;
-        case '\n':
-        case '\r':
-            rep = mode == TMPL_MARKDOWN ? " " : NULL;
-            break;
-        default:
-            break;
-        }
+        char esc[3] = {'\\', *s, '\0'};
+        if (mode == TMPL_HTML)
+            rep = html_entity(*s);
+        else if (*s == '\n' || *s == '\r')
+            rep = " ";
+        else if (md_special(start, s))
+            rep = esc;
         if (rep == NULL)
             continue;
         rbuf_add(out, run, (size_t)(s - run));

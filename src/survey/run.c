@@ -1145,16 +1145,17 @@ resume_load(struct runner *r, const char *started, struct err *e)
         rc = journal_resume(r->j, &r->res->torn_bytes, e);
     struct journal_read_stats st = {0};
     if (rc == 0)
-        rc = journal_read_trials(r->o->dir, resume_take, NULL, r, &st, e);
+        rc = journal_read_trials(r->o->dir, NULL, resume_take, NULL, r, &st, e);
     /* Another run's ok trial taken for this one's would make a run "complete" with results it
-     * never measured: refused, as a changed plan is. */
+     * never measured: refused, as a changed plan is (resume_take counts them, so every run's
+     * records are read here). */
     if (rc == 0 && r->foreign > 0)
         rc = err_set(e, NS_EINVAL,
                      "cannot resume %s: its results.jsonl holds %llu trial record%s of another "
                      "run (run_id %s, this run's is %s); move them out, or start a new run",
                      r->o->dir, (unsigned long long)r->foreign, r->foreign == 1 ? "" : "s",
                      r->foreign_id, r->run_id);
-    r->res->bad_lines = st.bad + st.torn;
+    r->res->bad_lines = st.bad + st.torn + st.refused;
     if (r->ndone > 0)
         qsort(r->done, r->ndone, sizeof *r->done, key_cmp);
     /* Duplicate keys (a trial ok twice, from a journal written elsewhere) count once. */

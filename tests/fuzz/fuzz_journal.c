@@ -2,7 +2,9 @@
  * same bytes, as one results.jsonl line, go to the fast decoder and to jansson. Whenever the fast
  * decoder takes a line, jansson must take it too and journal_trial_from_json must give the same
  * record, member by member; and the reader as report and resume use it (fast with jansson behind
- * it) must give what the jansson-only reader gives: the same record, or the same refusal.
+ * it) must give what the jansson-only reader gives: the same record, or the same refusal (a line
+ * passed over, NS_EPARSE, or a record refused, NS_EPROTO: another schema version, a status
+ * neither ok nor failed, and, when the readers are given the run's id, another run's record).
  *
  * Coverage alone hardly leads the fuzzer to a rule the two decoders might read differently (a
  * real where an integer is expected takes the same branches as any other real), so each input
@@ -54,22 +56,42 @@ decoders(const char *line, size_t len)
     json_decref(tree);
 }
 
-/* The reader as its users have it, against the jansson-only one. */
+/* The run id of the corpus' records (and of journal.dict): with it, the readers take them;
+ * with another, they refuse them. */
+#define FUZZ_RUN_ID "20261130T150000Z-7f3c"
+
+/* The reader as its users have it, against the jansson-only one, for one expected run (NULL:
+ * any). */
 static void
-readers(const char *line, size_t len)
+readers_of(const char *line, size_t len, const char *run_id)
 {
     static struct journal_reader *fast, *slow;
     if (fast == NULL &&
         ((fast = journal_reader_new(false)) == NULL || (slow = journal_reader_new(true)) == NULL))
         abort();
+    journal_reader_set_run(fast, run_id);
+    journal_reader_set_run(slow, run_id);
     struct journal_trial a, b;
     struct err ea, eb;
     int ra = journal_reader_parse(fast, line, len, &a, &ea);
     int rb = journal_reader_parse(slow, line, len, &b, &eb);
     if (ra != rb)
         fail("one reader takes a line the other refuses", ra != 0 ? ea.msg : eb.msg);
+    if (ra != 0 && ra != NS_EPARSE && ra != NS_EPROTO && ra != NS_ENOMEM)
+        fail("a refusal that is neither a line passed over nor a record refused", ea.msg);
+    if (ra != 0 && strcmp(ea.msg, eb.msg) != 0)
+        fail("the readers refuse a line for different reasons", ea.msg);
     if (ra == 0 && !journal_trial_equal(&a, &b))
         fail("the readers read different records", NULL);
+    if (ra == 0 && run_id != NULL && (a.run_id == NULL || strcmp(a.run_id, run_id) != 0))
+        fail("a record of another run was taken", a.run_id);
+}
+
+static void
+readers(const char *line, size_t len)
+{
+    readers_of(line, len, NULL);
+    readers_of(line, len, FUZZ_RUN_ID);
 }
 
 enum variant { V_REALS, V_QUOTED_NUMBERS, V_NUMBERS_FOR_STRINGS, V_BLANKS, V_COUNT };

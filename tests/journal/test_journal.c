@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -283,6 +284,7 @@ struct collected {
     struct journal_trial want[4];
     size_t skipped;
     unsigned long skipped_line[4];
+    enum journal_skip_kind kind[4];
     char why[4][128];
 };
 
@@ -301,16 +303,19 @@ collect(void *arg, const struct journal_trial *t, struct err *e)
     return 0;
 }
 
-static void
-skipped(void *arg, const char *path, unsigned long line, const char *why)
+static int
+skipped(void *arg, const struct journal_skip *s, struct err *e)
 {
+    (void)e;
     struct collected *c = arg;
-    assert_non_null(strstr(path, JOURNAL_RESULTS_FILE));
+    assert_non_null(strstr(s->path, JOURNAL_RESULTS_FILE));
     if (c->skipped < 4) {
-        c->skipped_line[c->skipped] = line;
-        snprintf(c->why[c->skipped], sizeof c->why[0], "%s", why);
+        c->skipped_line[c->skipped] = s->line;
+        c->kind[c->skipped] = s->kind;
+        snprintf(c->why[c->skipped], sizeof c->why[0], "%s", s->why);
     }
     c->skipped++;
+    return 0;
 }
 
 static void
@@ -333,7 +338,7 @@ test_trial_round_trip_every_field(void **state)
             setenv("NETSURVEY_JOURNAL_SLOW", "1", 1);
         c.n = 0;
         struct journal_read_stats st;
-        assert_int_equal(journal_read_trials(dir, collect, skipped, &c, &st, &e), 0);
+        assert_int_equal(journal_read_trials(dir, NULL, collect, skipped, &c, &st, &e), 0);
         unsetenv("NETSURVEY_JOURNAL_SLOW");
         assert_int_equal(c.n, 2);
         assert_int_equal(st.records, 2);
@@ -423,6 +428,7 @@ test_run_round_trip_every_field(void **state)
          .sha256 = "bb"}};
     struct journal_run w = {.run_id = "r1",
                             .plan_name = "p",
+                            .plan_description = "a \"plan\" & its words",
                             .plan_file = "p.yaml",
                             .plan_sha256 = "00ff",
                             .plan_source = source,
@@ -455,6 +461,7 @@ test_run_round_trip_every_field(void **state)
     assert_string_equal(r->plan_name, "p");
     assert_string_equal(r->plan_file, "p.yaml");
     assert_string_equal(r->plan_sha256, "00ff");
+    assert_string_equal(r->plan_description, w.plan_description);
     assert_int_equal(r->plan_source_len, sizeof source - 1);
     assert_memory_equal(r->plan_source, source, sizeof source - 1);
     assert_string_equal(r->netsurvey_version, "0.1.0");
@@ -600,9 +607,31 @@ test_run_errors(void **state)
     assert_non_null(strstr(e.msg, "run.json:2:"));
     /* A kind testspec.h does not know is an error, never some other kind. */
     unlink(path);
-    file_append(path, "{\"scenarios\":[{\"name\":\"x\",\"test\":\"tcp_maerts\"}]}");
+    file_append(path, "{\"schema\":\"netsurvey.run/1\",\"scenarios\":[{\"name\":\"x\","
+                      "\"test\":\"tcp_maerts\"}]}");
     assert_int_equal(journal_read_run(dir, &r, &e), NS_EPARSE);
     assert_non_null(strstr(e.msg, "scenario 'x': unknown test kind 'tcp_maerts'"));
+    /* A schema this netsurvey does not read is refused by name, with the one it reads. */
+    static const struct {
+        const char *doc, *msg;
+    } schemas[] = {
+        {"{\"schema\":\"netsurvey.run/9\"}",
+         "run.json: unsupported schema 'netsurvey.run/9' (this netsurvey reads netsurvey.run/2 and "
+         "netsurvey.run/1)"},
+        {"{\"schema\":\"netsurvey.summary/1\"}",
+         "run.json: schema 'netsurvey.summary/1' is not a netsurvey run (this netsurvey reads "
+         "netsurvey.run/2 and netsurvey.run/1)"},
+        {"{\"scenarios\":[]}",
+         "run.json: no schema: not a netsurvey run (this netsurvey reads netsurvey.run/2 and "
+         "netsurvey.run/1)"},
+    };
+    for (size_t i = 0; i < sizeof schemas / sizeof schemas[0]; i++) {
+        unlink(path);
+        file_append(path, schemas[i].doc);
+        assert_int_equal(journal_read_run(dir, &r, &e), NS_EPROTO);
+        assert_null(r);
+        assert_non_null(strstr(e.msg, schemas[i].msg));
+    }
     /* The cap: one byte more than JOURNAL_RUN_MAX is refused without reading it all. */
     int fd = open(path, O_WRONLY | O_TRUNC);
     assert_true(fd >= 0);
@@ -624,22 +653,34 @@ test_resume_cuts_torn_line(void **state)
     journal_free(j);
     path_in(path, sizeof path, "torn", JOURNAL_RESULTS_FILE);
     size_t first = file_text(path, buf, sizeof buf);
-    /* a bad middle line, a record of another schema, and a torn last one */
-    file_append(path, "not json\n{\"schema\":\"netsurvey.trial/9\"}\n{\"schema\":\"netsurvey.tr");
+    /* a bad middle line, a line of another schema, a trial record of another version, and a
+     * torn last one */
+    static const char middle[] =
+        "not json\n{\"schema\":\"other/1\"}\n{\"schema\":\"netsurvey.trial/9\"}\n";
+    file_append(path, middle);
+    file_append(path, "{\"schema\":\"netsurvey.tr");
     struct collected c = {0};
     c.want[0] = t;
     struct journal_read_stats st;
-    assert_int_equal(journal_read_trials(dir, collect, skipped, &c, &st, &e), 0);
+    assert_int_equal(journal_read_trials(dir, NULL, collect, skipped, &c, &st, &e), 0);
     assert_int_equal(c.n, 1);
     assert_int_equal(st.records, 1);
     assert_int_equal(st.bad, 2);
+    assert_int_equal(st.refused, 1);
     assert_int_equal(st.torn, 1);
-    assert_int_equal(c.skipped, 3);
+    assert_int_equal(c.skipped, 4);
     assert_int_equal(c.skipped_line[0], 2);
+    assert_int_equal(c.kind[0], JOURNAL_SKIP_BAD);
     assert_int_equal(c.skipped_line[1], 3);
+    assert_int_equal(c.kind[1], JOURNAL_SKIP_BAD);
     assert_string_equal(c.why[1], "not a trial record");
     assert_int_equal(c.skipped_line[2], 4);
-    assert_string_equal(c.why[2], "torn last line");
+    assert_int_equal(c.kind[2], JOURNAL_SKIP_REFUSED);
+    assert_string_equal(c.why[2], "unsupported schema 'netsurvey.trial/9' (this netsurvey reads "
+                                  "netsurvey.trial/2 and netsurvey.trial/1)");
+    assert_int_equal(c.skipped_line[3], 5);
+    assert_int_equal(c.kind[3], JOURNAL_SKIP_TORN);
+    assert_string_equal(c.why[3], "torn last line");
     size_t cut = 0;
     assert_int_equal(journal_open_locked(dir, &j, &e), NS_ENOTFOUND); /* no run.json */
     write_minimal_run(dir);
@@ -649,15 +690,15 @@ test_resume_cuts_torn_line(void **state)
     assert_int_equal(journal_append(j, &t, NULL, &e), 0);
     journal_free(j);
     size_t n = file_text(path, buf, sizeof buf);
-    assert_int_equal(n, 2 * first + strlen("not json\n{\"schema\":\"netsurvey.trial/9\"}\n"));
+    assert_int_equal(n, 2 * first + strlen(middle));
     assert_int_equal(buf[n - 1], '\n');
     c = (struct collected){.want = {t, t}};
-    assert_int_equal(journal_read_trials(dir, collect, NULL, &c, &st, &e), 0);
+    assert_int_equal(journal_read_trials(dir, NULL, collect, NULL, &c, &st, &e), 0);
     assert_int_equal(c.n, 2);
     assert_int_equal(st.torn, 0);
     /* No results.jsonl at all: a run that has not recorded a trial yet. */
     unlink(path);
-    assert_int_equal(journal_read_trials(dir, collect, NULL, &c, &st, &e), NS_ENOTFOUND);
+    assert_int_equal(journal_read_trials(dir, NULL, collect, NULL, &c, &st, &e), NS_ENOTFOUND);
 }
 
 static void
@@ -668,6 +709,7 @@ test_key(void **state)
     struct journal_key ka, kb;
     journal_trial_key(&a, &ka);
     journal_trial_key(&b, &kb);
+    assert_string_equal(ka.run_id, "20261130T150000Z-7f3c");
     assert_string_equal(ka.scenario, "latency");
     assert_string_equal(ka.src, "zone1-vm");
     assert_string_equal(ka.dst, "zone2-vm");
@@ -688,6 +730,10 @@ test_key(void **state)
     assert_false(journal_key_equal(&ka, &k));
     k = ka;
     k.scenario = "throughput";
+    assert_false(journal_key_equal(&ka, &k));
+    /* the same trial of another run is another trial: a merge keeps both */
+    k = ka;
+    k.run_id = "20261201T150000Z-0001";
     assert_false(journal_key_equal(&ka, &k));
     /* the last ok record wins, else the last failed one */
     assert_true(journal_supersedes(true, true));
@@ -743,7 +789,8 @@ test_copy_and_busy_poll(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char line[256], why[NS_ERR_MSG_MAX];
-        snprintf(line, sizeof line, "{\"schema\":\"%s\",\"scenario\":%s,\"trial\":1}\n",
+        snprintf(line, sizeof line,
+                 "{\"schema\":\"%s\",\"scenario\":%s,\"trial\":1,\"status\":\"ok\"}\n",
                  JOURNAL_TRIAL_SCHEMA, cases[i].scenario);
         struct journal_trial t;
         bool took;
@@ -766,8 +813,8 @@ test_reading_rules(void **state)
     static const char lenient[] =
         "{\"schema\":\"netsurvey.trial/1\",\"run_id\":5,\"scenario\":{\"name\":\"s\","
         "\"test\":\"tcp_rr\",\"msg_size\":-3,\"streams\":2.0,\"duration_s\":\"10\","
-        "\"reverse\":1},\"trial\":2.0,\"family\":\"IPV6\",\"src\":[1],\"dst\":{\"host\":null},"
-        "\"status\":\"weird\",\"error\":{\"x\":1},\"attempts\":-1,"
+        "\"reverse\":1},\"trial\":2,\"family\":\"IPV6\",\"src\":[1],\"dst\":{\"host\":null},"
+        "\"status\":\"failed\",\"error\":{\"x\":1},\"attempts\":-1,"
         "\"result\":{\"throughput_bps\":\"fast\",\"cpu\":{\"local_pct\":1e2},\"udp\":{},"
         "\"rtt_us\":{\"mean\":null,\"hist\":{\"sub_bits\":7.0,\"buckets\":[[1,2]]}}},"
         "\"env\":null,\"tool\":{\"version\":true}}\n";
@@ -779,11 +826,12 @@ test_reading_rules(void **state)
     assert_int_equal(t.scenario.streams, 0);
     assert_true(t.scenario.duration_s == 0.0);
     assert_false(t.scenario.reverse);
-    assert_int_equal(t.trial, 0);
+    assert_int_equal(t.trial, 2);
     assert_int_equal(t.family, JOURNAL_IPV4);
     assert_null(t.src.host);
     assert_null(t.dst.host);
-    assert_int_equal(t.status, JOURNAL_STATUS_OTHER);
+    assert_int_equal(t.status, JOURNAL_FAILED);
+    assert_string_equal(t.status_text, "failed");
     assert_null(t.error);
     assert_int_equal(t.attempts, 0);
     assert_null(t.env_src);
@@ -801,6 +849,7 @@ test_reading_rules(void **state)
     /* buckets: entries that are not [low >= 0, count > 0] are skipped, in the same way */
     static const char buckets[] =
         "{\"schema\":\"netsurvey.trial/1\",\"scenario\":{\"test\":\"udp_rr\"},\"trial\":4294967294,"
+        "\"status\":\"ok\","
         "\"result\":{\"rtt_us\":{\"hist\":{\"buckets\":[[5,0],[-1,3],[7,2,9],[8],\"x\",[9,1.5],"
         "[ 10 , 4 ],[11,1]],\"sub_bits\":7}}}}";
     assert_int_equal(decode(buckets, &t, &took, why, sizeof why), 0);
@@ -820,6 +869,7 @@ test_reading_rules(void **state)
         char rec[512];
         snprintf(rec, sizeof rec,
                  "{\"schema\":\"netsurvey.trial/2\",\"scenario\":{\"test\":\"tcp_rr\"},"
+                 "\"status\":\"ok\",\"trial\":1,"
                  "\"result\":{\"rtt_us\":{\"hist\":{\"sub_bits\":%s,"
                  "\"buckets\":[[329728,3],[330000,1]]}}}}",
                  layouts[i][0]);
@@ -829,10 +879,35 @@ test_reading_rules(void **state)
         assert_int_equal(t.result.hist_sub_bits, want);
         assert_int_equal(t.result.nbuckets, want != 0 ? 2 : 0);
     }
-    /* refusals: schema, kind (never mapped to another), not JSON, a top-level array */
-    assert_int_equal(decode("{\"schema\":\"netsurvey.trial/3\"}", &t, &took, why, sizeof why),
+    /* lines passed over: another schema, a kind never mapped to another, not JSON, a top-level
+     * array; records refused: another version of the schema, a status neither ok nor failed */
+    assert_int_equal(decode("{\"schema\":\"netsurvey.other/1\"}", &t, &took, why, sizeof why),
                      NS_EPARSE);
     assert_string_equal(why, "not a trial record");
+    assert_int_equal(decode("{\"schema\":\"netsurvey.trial/9\"}", &t, &took, why, sizeof why),
+                     NS_EPROTO);
+    assert_string_equal(why, "unsupported schema 'netsurvey.trial/9' (this netsurvey reads "
+                             "netsurvey.trial/2 and netsurvey.trial/1)");
+    static const char weird[] = "{\"schema\":\"netsurvey.trial/1\",\"scenario\":{\"test\":"
+                                "\"tcp_rr\"},\"status\":\"weird\"}";
+    assert_int_equal(decode(weird, &t, &took, why, sizeof why), NS_EPROTO);
+    assert_true(took);
+    assert_string_equal(why, "unknown status 'weird' (a trial is ok or failed)");
+    static const char nostatus[] = "{\"schema\":\"netsurvey.trial/1\",\"scenario\":{\"test\":"
+                                   "\"tcp_rr\"},\"status\":true}";
+    assert_int_equal(decode(nostatus, &t, &took, why, sizeof why), NS_EPROTO);
+    assert_string_equal(why, "no status (a trial is ok or failed)");
+    /* a trial number that is not an integer from 1 has no place among the planned trials */
+    static const char *const numbers[] = {"2.0", "0", "-1", "\"3\"", "null"};
+    for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
+        char nline[256];
+        snprintf(nline, sizeof nline,
+                 "{\"schema\":\"netsurvey.trial/1\",\"scenario\":{\"test\":\"tcp_rr\"},"
+                 "\"status\":\"ok\",\"trial\":%s}",
+                 numbers[i]);
+        assert_int_equal(decode(nline, &t, &took, why, sizeof why), NS_EPARSE);
+        assert_string_equal(why, "no trial number (an integer from 1)");
+    }
     assert_int_equal(decode("{\"schema\":\"netsurvey.trial/1\",\"scenario\":{\"test\":\"tcp_x\"}}",
                             &t, &took, why, sizeof why),
                      NS_EPARSE);
@@ -866,7 +941,7 @@ test_reading_rules(void **state)
     /* what the fast decoder leaves to jansson, jansson reads: a duplicate key it reads (the
      * last wins), an escaped key, a \u escape of a surrogate pair */
     static const char dup[] =
-        "{\"schema\":\"netsurvey.trial/1\",\"scenario\":{\"test\":\"tcp_rr\"},"
+        "{\"schema\":\"netsurvey.trial/1\",\"scenario\":{\"test\":\"tcp_rr\"},\"status\":\"ok\","
         "\"trial\":1,\"trial\":3,\"sch\\u0065ma\":\"netsurvey.trial/1\","
         "\"error\":\"\\ud83d\\ude00\"}";
     assert_int_equal(decode(dup, &t, &took, why, sizeof why), 0);
@@ -899,7 +974,8 @@ test_line_cap(void **state)
     file_append(path, big); /* the last line, past the cap and without its newline */
     struct collected c = {.want = {t, t}};
     struct journal_read_stats st;
-    assert_int_equal(journal_read_trials_capped(dir, n + 10, collect, skipped, &c, &st, &e), 0);
+    assert_int_equal(journal_read_trials_capped(dir, NULL, n + 10, collect, skipped, &c, &st, &e),
+                     0);
     assert_int_equal(c.n, 2);
     assert_int_equal(st.records, 2);
     assert_int_equal(st.bad, 2);
@@ -912,7 +988,7 @@ test_line_cap(void **state)
     assert_string_equal(c.why[1], want);
     /* with the real cap the same file reads as before the cap existed */
     c = (struct collected){.want = {t, t}};
-    assert_int_equal(journal_read_trials(dir, collect, skipped, &c, &st, &e), 0);
+    assert_int_equal(journal_read_trials(dir, NULL, collect, skipped, &c, &st, &e), 0);
     assert_int_equal(c.n, 2);
     assert_int_equal(st.bad, 1);  /* the line of x's is not JSON */
     assert_int_equal(st.torn, 1); /* nor is the last, and it is torn */
@@ -933,12 +1009,124 @@ test_key_of_read_records(void **state)
     journal_free(j);
     struct collected c = {.want = {a, b}};
     struct journal_read_stats st;
-    assert_int_equal(journal_read_trials(dir, collect, NULL, &c, &st, &e), 0);
+    assert_int_equal(journal_read_trials(dir, NULL, collect, NULL, &c, &st, &e), 0);
     assert_int_equal(c.n, 2);
     struct journal_key ka, kb;
     journal_trial_key(&a, &ka);
     journal_trial_key(&b, &kb);
     assert_false(journal_key_equal(&ka, &kb));
+}
+
+/* The run is part of what a reader takes: given the run's id, another run's record is refused
+ * (a journal of two runs read as one would count trials that are not this run's), and one
+ * without a run_id too; without an id, every run's record is read. */
+static void
+test_foreign_run_refused(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX];
+    struct journal *j = fresh("foreign", dir);
+    struct err e = {0};
+    struct journal_trial a = sample_trial(1, JOURNAL_OK), b = sample_trial(2, JOURNAL_OK);
+    b.run_id = "20261201T000000Z-0002";
+    struct journal_trial nobody = sample_trial(3, JOURNAL_OK);
+    assert_int_equal(journal_append(j, &a, NULL, &e), 0);
+    assert_int_equal(journal_append(j, &b, NULL, &e), 0);
+    journal_free(j);
+    char path[PATH_MAX];
+    path_in(path, sizeof path, "foreign", JOURNAL_RESULTS_FILE);
+    json_t *rec = journal_trial_json(&nobody, NULL);
+    assert_non_null(rec);
+    json_object_del(rec, "run_id");
+    nobody.run_id = NULL;
+    char *line = json_dumps(rec, JSON_COMPACT);
+    file_append(path, line);
+    file_append(path, "\n");
+    free(line);
+    json_decref(rec);
+    for (int slow = 0; slow < 2; slow++) {
+        if (slow)
+            setenv("NETSURVEY_JOURNAL_SLOW", "1", 1);
+        struct collected c = {.want = {a}};
+        struct journal_read_stats st;
+        assert_int_equal(journal_read_trials(dir, a.run_id, collect, skipped, &c, &st, &e), 0);
+        assert_int_equal(c.n, 1);
+        assert_int_equal(st.refused, 2);
+        assert_int_equal(c.skipped, 2);
+        assert_int_equal(c.kind[0], JOURNAL_SKIP_REFUSED);
+        assert_int_equal(c.skipped_line[0], 2);
+        assert_string_equal(c.why[0], "a record of another run ('20261201T000000Z-0002'; the run "
+                                      "is '20261130T150000Z-7f3c')");
+        assert_string_equal(c.why[1],
+                            "a record without a run_id (the run is '20261130T150000Z-7f3c')");
+        c = (struct collected){.want = {a, b, nobody}};
+        assert_int_equal(journal_read_trials(dir, NULL, collect, skipped, &c, &st, &e), 0);
+        assert_int_equal(c.n, 3);
+        assert_int_equal(st.refused, 0);
+        unsetenv("NETSURVEY_JOURNAL_SLOW");
+    }
+}
+
+/* A skip callback that stops the reading: its code comes back, no record after it is read. */
+static int
+skip_stop(void *arg, const struct journal_skip *s, struct err *e)
+{
+    (void)arg;
+    return s->kind == JOURNAL_SKIP_REFUSED ? err_set(e, NS_EPROTO, "stop at %lu", s->line) : 0;
+}
+
+static void
+test_skip_stops_reading(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX], path[PATH_MAX];
+    struct journal *j = fresh("stop", dir);
+    struct err e = {0};
+    struct journal_trial a = sample_trial(1, JOURNAL_OK);
+    assert_int_equal(journal_append(j, &a, NULL, &e), 0);
+    journal_free(j);
+    path_in(path, sizeof path, "stop", JOURNAL_RESULTS_FILE);
+    char first[4096];
+    file_text(path, first, sizeof first);
+    file_append(path, "garbage\n");
+    char *weird = strdup(first);
+    char *st_at = strstr(weird, "\"status\":\"ok\"");
+    assert_non_null(st_at);
+    memcpy(st_at, "\"status\":\"no\"", 13);
+    file_append(path, weird);
+    file_append(path, first);
+    free(weird);
+    struct collected c = {.want = {a, a}};
+    struct journal_read_stats st;
+    assert_int_equal(journal_read_trials(dir, NULL, collect, skip_stop, &c, &st, &e), NS_EPROTO);
+    assert_string_equal(e.msg, "stop at 3");
+    assert_int_equal(c.n, 1);
+    assert_int_equal(st.bad, 1);
+    assert_int_equal(st.refused, 1);
+}
+
+/* run.json's completeness: the planned trials of each scenario and the run's state, as
+ * recorded; absent, they read as 0 and NULL. */
+static void
+test_run_planned_and_state(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX], path[PATH_MAX];
+    struct journal *j = fresh("planned", dir);
+    journal_free(j);
+    path_in(path, sizeof path, "planned", JOURNAL_RUN_FILE);
+    file_append(path, "{\"schema\":\"netsurvey.run/1\",\"state\":\"interrupted\",\"scenarios\":["
+                      "{\"name\":\"a\",\"test\":\"tcp_rr\",\"trials\":3,\"planned\":12},"
+                      "{\"name\":\"b\",\"test\":\"tcp_rr\",\"trials\":2}]}");
+    struct journal_run *r = NULL;
+    struct err e = {0};
+    assert_int_equal(journal_read_run(dir, &r, &e), 0);
+    assert_int_equal(r->state, JOURNAL_RUN_INTERRUPTED);
+    assert_int_equal(r->scenarios[0].trials, 3);
+    assert_int_equal(r->scenarios[0].planned, 12);
+    assert_int_equal(r->scenarios[1].planned, 0);
+    assert_null(r->plan_description);
+    journal_run_free(r);
 }
 
 /* --- the lock, the state, one directory per run, whole lines --------------------------------- */
@@ -1139,7 +1327,7 @@ test_append_whole_or_nothing(void **state)
     struct journal_trial a = sample_trial(1, JOURNAL_OK), b = sample_trial(3, JOURNAL_OK);
     struct collected c = {.want = {a, b}};
     struct journal_read_stats rs;
-    assert_int_equal(journal_read_trials(dir, collect, skipped, &c, &rs, &e), 0);
+    assert_int_equal(journal_read_trials(dir, NULL, collect, skipped, &c, &rs, &e), 0);
     assert_int_equal(c.n, 2);
     assert_int_equal(rs.bad + rs.torn, 0);
 }
@@ -1159,6 +1347,9 @@ main(void)
         cmocka_unit_test(test_copy_and_busy_poll),
         cmocka_unit_test(test_key_of_read_records),
         cmocka_unit_test(test_line_cap),
+        cmocka_unit_test(test_foreign_run_refused),
+        cmocka_unit_test(test_skip_stops_reading),
+        cmocka_unit_test(test_run_planned_and_state),
         cmocka_unit_test(test_lock),
         cmocka_unit_test(test_state),
         cmocka_unit_test(test_unique_dir),

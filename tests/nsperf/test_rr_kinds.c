@@ -230,9 +230,10 @@ check_rate_vs_mean(const json_t *cj, double tol)
     double mean = jnum(cj, "rtt_us", "mean");
     double tps = n / el;
     double want = 1e6 / mean;
-    /* One transaction in flight: never faster than 1/mean; slower only by the gaps between
-     * transactions, which a loaded machine or a sanitizer stretches. */
-    if (tps > (1 + tol) * want || tps < (1 - tol) * want / NS_TEST_SLACK)
+    /* One transaction in flight: never faster than 1/mean. How much slower depends on the gaps
+     * between transactions, which a loaded machine or a sanitizer stretches without bound: no
+     * lower limit (it failed at load 7 with one). */
+    if (tps > (1 + tol) * want)
         fail_msg("transactions/s %.1f vs 1e6/mean %.1f (n %.0f, elapsed %.3f s, mean %.2f us)", tps,
                  want, n, el, mean);
 }
@@ -256,10 +257,11 @@ test_tcp_rr_counts_only_measure(void **state)
     assert_true(jnum(cj, "warmup_transactions", NULL) > 0);
     assert_true(jnum(cj, "rtt_us", "n") == n);
     /* The interval covers the 0.5 s between MEASURE and DONE (a sleep never ends early), plus
-     * at most the transaction in flight at DONE. */
+     * at most the transaction in flight at DONE: it ends before the client returned. */
     double el = jnum(cj, "elapsed_s", NULL);
-    if (el < 0.49 || el > 0.5 + 0.1 * NS_TEST_SLACK)
-        fail_msg("measured interval %.3f s, expected about 0.5 s", el);
+    double span = (double)(c.returned_ns - c.t.measure_start_ns) / 1e9;
+    if (el < 0.49 || el > span + 1e-3)
+        fail_msg("measured interval %.3f s, expected 0.5 s to %.3f s", el, span);
     check_rate_vs_mean(cj, 0.10);
     /* The server counts the same transactions within a handful (its phase flips together). */
     json_t *sj = s.k->local_result(&s.t);
@@ -848,8 +850,9 @@ test_tcp_crr_pair(void **state)
     json_t *r = c.k->combine(&c.t, cj, sj, NULL);
     double cps = jnum(r, "connections_per_s", NULL);
     double mean = jnum(r, "rtt_us", "mean");
-    /* a cycle is the timed part plus the close: the rate is at most, and near, 1e6/mean */
-    if (cps > 1.1e6 / mean || cps < 0.4e6 / mean)
+    /* a cycle is the timed part plus the close: the rate is at most 1e6/mean (how near it
+     * comes depends on the machine's load, not on the code: no lower bound here) */
+    if (cps > 1.1e6 / mean)
         fail_msg("connections/s %.0f vs 1e6/mean %.0f", cps, 1e6 / mean);
     assert_true(jnum(r, "connections", NULL) == n);
     /* The server closes first, so the TIME_WAIT entries are its own, not the client's - except
@@ -900,7 +903,7 @@ test_tcp_crr_done_with_silent_server(void **state)
     assert_int_equal(s.rc, 0);
     double late_c = (double)(c.returned_ns - done) / 1e6;
     double late_s = (double)(s.returned_ns - done) / 1e6;
-    if (late_c > 200 || late_s > 200)
+    if (late_c > 200 * NS_TEST_SLACK || late_s > 200 * NS_TEST_SLACK) /* as the other kinds' */
         fail_msg("tcp_crr noticed DONE after %.0f ms (client), %.0f ms (server)", late_c, late_s);
     side_free(&c);
     side_free(&s);

@@ -204,7 +204,14 @@ def make_result(kind, value, rng, duration, hist_n=None, new_layout=False):
 
 
 class Journal:
+    """A run directory. run.json is written when the journal is closed, with the trials each
+    scenario planned: by default every (pair, trial) the journal recorded (a complete run),
+    `planned` overrides it per scenario (a run stopped early); `state` is the run's. state=None
+    writes no state, as the netsurvey of before run states did (the trend fixtures: their
+    runs table says "—" for such a run)."""
+
     def __init__(self, path, run_id, plan_name, hosts, scenarios, started, family="ipv4",
+                 description=None, state="complete", planned=None, version=1, pairs=None,
                  date="2026-11-30"):
         self.path, self.run_id, self.plan_name = path, run_id, plan_name
         self.date = date
@@ -213,20 +220,35 @@ class Journal:
         self.family = family
         self.t = started  # seconds since 2026-11-30T15:00:00Z
         self.sha = "5e1f" + "0" * 56 + "%04x" % (len(plan_name) * 997 % 65536)
+        self.keys = {s["name"]: set() for s in scenarios}
+        self.pairs = set()
+        self.planned = planned or {}
+        # Version 2 (netsurvey.run/2, netsurvey.trial/2): the scenarios' parameters as they
+        # reached nsperf (those of the kind only), the planned pairs (`pairs`: host names).
+        self.version = version
+        if version == 2:
+            scenarios = [v2_scenario(s) for s in scenarios]
+            self.scenarios = {s["name"]: s for s in scenarios}
         os.makedirs(path, exist_ok=True)
-        run = {"schema": "netsurvey.run/1", "run_id": run_id,
-               "plan": {"name": plan_name, "file": "plans/%s.yaml" % plan_name,
-                        "sha256": self.sha, "source": "name: %s\n" % plan_name},
-               "tool": {"netsurvey_version": "0.1.0", "nsperf_version": "0.1.0",
-                        "nsperf_sha256": "ab" * 32},
-               "started": self.stamp(0),
-               "command": "netsurvey run plans/%s.yaml -o %s" % (plan_name, os.path.basename(path)),
-               "schedule": {"rounds": 6, "tests": 36, "pairs": 6, "estimate_s": 123.0},
-               "hosts": hosts,
-               "scenarios": [dict(s) for s in scenarios]}
-        with open(os.path.join(path, "run.json"), "w") as f:
-            json.dump(run, f, indent=1)
-            f.write("\n")
+        plan = {"name": plan_name, "file": "plans/%s.yaml" % plan_name, "sha256": self.sha}
+        if description is not None:
+            plan["description"] = description
+        plan["source"] = "name: %s\n" % plan_name
+        self.run = {"schema": "netsurvey.run/%d" % version, "run_id": run_id, "plan": plan,
+                    "tool": {"netsurvey_version": "0.1.0", "nsperf_version": "0.1.0",
+                             "nsperf_sha256": "ab" * 32},
+                    "started": self.stamp(0),
+                    "command": "netsurvey run plans/%s.yaml -o %s" % (plan_name,
+                                                                     os.path.basename(path)),
+                    "state": state,
+                    "schedule": {"rounds": 6, "tests": 0, "pairs": 0, "estimate_s": 123.0},
+                    "hosts": hosts,
+                    "scenarios": [dict(s) for s in scenarios]}
+        if state is None:
+            del self.run["state"]
+        if version == 2:
+            names = [h["name"] for h in hosts]
+            self.run["pairs"] = [[names.index(a), names.index(b)] for a, b in pairs]
         self.out = open(os.path.join(path, "results.jsonl"), "w")
 
     def stamp(self, dt):
@@ -240,7 +262,7 @@ class Journal:
         s.pop("trials", None)
         hs, hd = self.hosts[src], self.hosts[dst]
         dur = s["duration_s"]
-        rec = {"schema": "netsurvey.trial/1", "run_id": self.run_id,
+        rec = {"schema": "netsurvey.trial/%d" % self.version, "run_id": self.run_id,
                "plan": {"name": self.plan_name, "sha256": self.sha}, "scenario": s, "trial": n,
                "family": family or self.family,
                "src": {k: hs[k] for k in ("name", "zone", "region", "data_address")},
@@ -254,6 +276,8 @@ class Journal:
         rec["src"] = {k: rec["src"][k] for k in ("host", "zone", "region", "data_address")}
         rec["dst"] = {k: rec["dst"][k] for k in ("host", "zone", "region", "data_address")}
         self.t += dur + 1
+        self.keys[scen].add((src, dst, n))
+        self.pairs.add((src, dst))
         self.out.write(json.dumps(rec, separators=(",", ":")) + "\n")
 
     def raw(self, text):
@@ -261,6 +285,23 @@ class Journal:
 
     def close(self):
         self.out.close()
+        for s in self.run["scenarios"]:
+            s["planned"] = self.planned.get(s["name"], len(self.keys[s["name"]]))
+        self.run["schedule"]["tests"] = sum(s["planned"] for s in self.run["scenarios"])
+        self.run["schedule"]["pairs"] = len(self.run.get("pairs", self.pairs))
+        with open(os.path.join(self.path, "run.json"), "w") as f:
+            json.dump(self.run, f, indent=1)
+            f.write("\n")
+
+
+def v2_scenario(s):
+    """s as version 2 records it: the parameters of its kind only, interval_s among them."""
+    s = dict(s)
+    drop = ("streams", "rate_bps", "reverse") if s["test"].endswith("rr") else ("response_size",)
+    for k in drop:
+        s.pop(k, None)
+    s["interval_s"] = 0.0
+    return s
 
 
 def host(name, zone, region, addr, cpus=4):
@@ -300,7 +341,8 @@ def fixture_basic(out):
                                                   rate_bps=1000000000)]
     rng = random.Random(9)
     j = Journal(os.path.join(out, "basic"), "20261130T150000Z-7f3c", "westus3-zones", hosts, scs,
-                0)
+                0, description="3 zones of West US 3, sockperf-style latency and NTTTCP-style "
+                "throughput")
     names = [h["name"] for h in hosts]
     zone = {h["name"]: h["zone"] for h in hosts}
     for s in scs:
@@ -347,7 +389,7 @@ def fixture_hostile(out):
     scs = [scen("lat<b>", "tcp_rr", trials=2)]
     rng = random.Random(3)
     j = Journal(os.path.join(out, "hostile"), "20261130T150000Z-0bad", "<i>plan</i> & \"co\"",
-                hosts, scs, 0)
+                hosts, scs, 0, description="<b>it's</b> *all* _markup_ `here` & [x](y) &amp;")
     for n in (1, 2):
         j.trial("lat<b>", hosts[0]["name"], hosts[1]["name"], n,
                 make_result("tcp_rr", 250 * rng.uniform(0.98, 1.02), rng, 10, hist_n=2000))
@@ -390,6 +432,64 @@ def fixture_multi(out):
                                                        rng, 10, hist_n=3000))
     ja.close()
     jb.close()
+
+
+def fixture_incomplete(out):
+    """A run stopped by SIGINT part way (version 2: its planned pairs recorded): 3 hosts in 2
+    zones, the latency scenario's 6 pairs x 2 trials planned and 6 of them recorded (one
+    failed), one pair not started, a throughput scenario never reached; a corrupt middle line
+    (a disk's damage) and a torn last line."""
+    hosts = [host("a1", "a", "lab", "10.9.0.1"), host("a2", "a", "lab", "10.9.0.2"),
+             host("b1", "b", "lab", "10.9.0.3")]
+    scs = [scen("latency", "tcp_rr", trials=2), scen("throughput", "tcp_stream", trials=2)]
+    rng = random.Random(21)
+    names = [h["name"] for h in hosts]
+    pairs = [(a, b) for a in names for b in names if a != b]
+    j = Journal(os.path.join(out, "incomplete"), "20261130T150000Z-1111", "lab-stopped", hosts,
+                scs, 0, state="interrupted", planned={"latency": 12, "throughput": 12},
+                description="a survey stopped by Ctrl-C", version=2, pairs=pairs)
+    for a, b, n, v in (("a1", "b1", 1, 330), ("b1", "a1", 1, 332), ("a1", "a2", 1, 90),
+                       ("a2", "b1", 1, 331), ("a1", "b1", 2, 329)):
+        j.trial("latency", a, b, n, make_result("tcp_rr", v * rng.uniform(0.99, 1.01), rng, 10,
+                                                hist_n=1000))
+        if n == 1 and a == "b1":
+            j.raw('{"schema":"netsurvey.trial/2","run_id":"20261130T150000Z-1111","tri\n')
+    j.trial("latency", "a2", "a1", 1, error="nsperf on a1: connection refused", attempts=3)
+    j.raw('{"schema":"netsurvey.trial/2","run_id":"20261130T150000Z-1111","scen')
+    j.close()
+
+
+def fixture_pooled(out):
+    """Two runs of one plan on the same hosts (a plan surveyed twice): merged, each cell pools
+    both runs' trials; run B's second trial of b1 -> a1 failed."""
+    hosts = [host("a1", "a", "lab", "10.9.0.1"), host("b1", "b", "lab", "10.9.0.3")]
+    scs = [scen("latency", "tcp_rr", trials=2)]
+    rng = random.Random(33)
+    for name, rid, base in (("a", "20261130T150000Z-aaaa", 330), ("b", "20261201T150000Z-bbbb",
+                                                                   340)):
+        j = Journal(os.path.join(out, "pooled-" + name), rid, "lab-twice", hosts, scs, 0)
+        for n in (1, 2):
+            j.trial("latency", "a1", "b1", n, make_result("tcp_rr", base * rng.uniform(.99, 1.01),
+                                                          rng, 10, hist_n=1000))
+            if name == "b" and n == 2:
+                j.trial("latency", "b1", "a1", n, error="nsperf on a1: timed out", attempts=3)
+            else:
+                j.trial("latency", "b1", "a1", n,
+                        make_result("tcp_rr", base * rng.uniform(.99, 1.01), rng, 10,
+                                    hist_n=1000))
+        j.close()
+
+
+def fixture_allfailed(out):
+    """Every trial failed (a firewall in the way): no chart can be drawn."""
+    hosts = [host("a1", "a", "lab", "10.9.0.1"), host("b1", "b", "lab", "10.9.0.3")]
+    scs = [scen("latency", "tcp_rr", trials=2)]
+    j = Journal(os.path.join(out, "allfailed"), "20261130T150000Z-ffff", "lab-blocked", hosts,
+                scs, 0)
+    for n in (1, 2):
+        j.trial("latency", "a1", "b1", n, error="nsperf on b1: connect timed out", attempts=3)
+        j.trial("latency", "b1", "a1", n, error="nsperf on a1: connect timed out", attempts=3)
+    j.close()
 
 
 def fixture_compare(out):
@@ -479,7 +579,8 @@ def fixture_trend(out):
            ("z2", "z3"): 499.0, ("z3", "z2"): 500.0}
     rng = random.Random(33)
     for d, rid, date, lat12, tput12 in TREND_RUNS:
-        j = Journal(os.path.join(out, d), rid, "westus3-zones", hosts, scs, 0, date=date)
+        j = Journal(os.path.join(out, d), rid, "westus3-zones", hosts, scs, 0, date=date,
+                    state=None)
         for n in range(1, 6):
             for (a, b), v in sorted(lat.items()):
                 v = lat12 if (a, b) == ("z1", "z2") else v
@@ -500,7 +601,7 @@ def fixture_trend(out):
     oscs = [scen("latency", "tcp_rr", trials=3), scen("bulk", "udp_stream", trials=2,
                                                        rate_bps=1000000000)]
     j = Journal(os.path.join(out, "trend-other"), "20261118T090000Z-o001", "other-plan", ohosts,
-                oscs, 0, date="2026-11-18")
+                oscs, 0, date="2026-11-18", state=None)
     for n in range(1, 4):
         j.trial("latency", "z1", "z2", n, make_result("tcp_rr", 335 * rng.uniform(.995, 1.005),
                                                       rng, 10, hist_n=1000))
@@ -525,7 +626,7 @@ def fixture_trend_hostile(out):
                             ("trend-hostile-2", "20261102T150000Z-<b>&amp;'@z", "2026-11-02",
                              300.0)):
         j = Journal(os.path.join(out, d), rid, "<i>plan</i> & \"co\" `x` 'y'", hosts, scs, 0,
-                    date=date)
+                    date=date, state=None)
         for n in range(1, 4):
             j.trial(name, hosts[0]["name"], hosts[1]["name"], n,
                     make_result("tcp_rr", v * rng.uniform(0.995, 1.005), rng, 10, hist_n=500))
@@ -564,7 +665,7 @@ def bench(out, nhosts, trials, shape="cloud"):
     wide one (p90 1.5 x p50, ~1 190 buckets), the stress case."""
     hosts = [host("vm%03d" % i, str(i % 3 + 1), "westus3", "10.0.%d.%d" % (i // 250, i % 250 + 4))
              for i in range(nhosts)]
-    scs = [scen("latency", "tcp_rr", trials=100), scen("throughput", "tcp_stream", trials=100)]
+    scs = [scen("latency", "tcp_rr"), scen("throughput", "tcp_stream")]
     rng = random.Random(1)
     global load_sample
     if shape == "cloud":
@@ -592,6 +693,10 @@ def bench(out, nhosts, trials, shape="cloud"):
                         json.loads(p[(a * 7 + b + n) % len(p)]))
                 written += 1
         n += 1
+    # A complete run of `trials` per pair whose last pass went further for some pairs: every
+    # record is a planned trial, none is missing.
+    for s in j.run["scenarios"]:
+        s["trials"] = len(j.keys[s["name"]]) // (nhosts * (nhosts - 1))
     j.close()
     if shape == "cloud":
         load_sample = real
@@ -603,6 +708,9 @@ def main():
         fixture_basic(out)
         fixture_hostile(out)
         fixture_multi(out)
+        fixture_incomplete(out)
+        fixture_pooled(out)
+        fixture_allfailed(out)
         fixture_compare(out)
         fixture_gate(out)
         fixture_trend(out)

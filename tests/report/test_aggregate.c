@@ -385,7 +385,8 @@ test_zone_ids(void **state)
     assert_int_equal(seen, 2);
     rmodel_free(m);
     m = NULL;
-    assert_int_equal(rmodel_load_by_zone_id(dirs, 2, NULL, &m, &e), NS_EINVAL);
+    assert_int_equal(rmodel_load_with(dirs, 2, &(struct rmodel_opts){.by_zone_id = true}, &m, &e),
+                     NS_EINVAL);
     assert_null(m);
     assert_non_null(strstr(e.msg, "no zone id for hosts 'w2', 'e1', 'e2' ("));
 }

@@ -6,8 +6,10 @@
  * 1->4 1 % higher beyond doubt, 2->1 too noisy to say; gate-partial lacks the latency scenario
  * and three throughput cells (absent, all failed, one ok trial).
  * Verdicts, the corrections, min-effect and equivalence, the gate's exit status (regression,
- * incomplete, nothing compared, --allow-partial), output folders, usage errors. The JUnit XML and
+ * incomplete, nothing compared, --allow-partial), each side's completeness stated, output
+ * folders, usage errors. The JUnit XML and
  * the Markdown summary are checked by test_compare_outputs.py. */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -16,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -291,6 +294,107 @@ test_output_folder(void **state)
     assert_int_equal(run("gate-base", "gate-new", "--junit", p, NULL), 4);
 }
 
+/* The gate-new journal copied into a directory of its own, run.json planning more trials of
+ * its tput scenario than it holds (45 of which 36 recorded): an incomplete run. */
+static char *
+incomplete_copy(void)
+{
+    char *dir = th_tempdir("cmp-incomplete");
+    assert_non_null(dir);
+    char *results = th_read("gate-new/results.jsonl", NULL);
+    char *run = th_read("gate-new/run.json", NULL);
+    assert_non_null(results);
+    assert_non_null(run);
+    char *at = strstr(run, "\"planned\": 36");
+    assert_non_null(at);
+    memcpy(at, "\"planned\": 45", 13);
+    assert_int_equal(th_write(dir, "results.jsonl", results), 0);
+    assert_int_equal(th_write(dir, "run.json", run), 0);
+    free(results);
+    free(run);
+    return dir;
+}
+
+static bool
+has(const char *text, const char *what)
+{
+    if (strstr(text, what) != NULL)
+        return true;
+    print_error("lacks: %s\n", what);
+    return false;
+}
+
+/* Each side's runs with their state and trials planned / ok / failed / not run; a side that is
+ * incomplete is said above the table (and in the short summary), even when the gate passes. */
+static void
+test_completeness_stated(void **state)
+{
+    (void)state;
+    assert_int_equal(run("gate-base", "gate-new", NULL), 0);
+    char *s = md();
+    assert_true(has(s, "- Baseline: gate-base (run 20261202T150000Z-base, started "
+                       "2026-11-30T15:00:00.000Z; state complete; trials: 39 planned: 39 ok, 0 "
+                       "failed, 0 not run)\n"));
+    assert_true(has(s, "- New: gate-new (run 20261202T150000Z-new, started "
+                       "2026-11-30T15:00:00.000Z; state complete; trials: 39 planned: 39 ok, 0 "
+                       "failed, 0 not run)\n"));
+    assert_null(strstr(s, "incomplete"));
+    free(s);
+    char *dir = incomplete_copy();
+    char summary[8192];
+    snprintf(summary, sizeof summary, "%s/summary.md", out);
+    int rc = run("gate-base", dir, "--markdown-summary", summary, NULL);
+    if (rc != 0)
+        fail_msg("exit %d", rc);
+    s = md();
+    char want[8192];
+    snprintf(want, sizeof want,
+             "**The new run (%s) is incomplete: 9 of its 48 planned trials were not run, and its "
+             "cells compare the 39 recorded.**\n",
+             dir);
+    assert_true(has(s, want));
+    assert_true(has(s, "; state complete; trials: 48 planned: 39 ok, 0 failed, 9 not run)\n"));
+    assert_true(has(s, "(incomplete: 9 of 48 planned trials not run) against gate\n"));
+    free(s);
+    char *sm = th_read(summary, NULL);
+    assert_non_null(sm);
+    assert_true(has(sm, want));
+    free(sm);
+    char html[8192];
+    snprintf(html, sizeof html, "%s/compare.html", out);
+    char *h = th_read(html, NULL);
+    assert_non_null(h);
+    assert_true(has(h, "<p class=\"note\"><b>The new run ("));
+    free(h);
+    /* the baseline's side too */
+    assert_int_equal(run(dir, "gate-new", NULL), 0);
+    s = md();
+    snprintf(want, sizeof want, "**The baseline run (%s) is incomplete: 9 of its 48", dir);
+    assert_true(has(s, want));
+    free(s);
+    /* a run whose netsurvey still holds its directory */
+    char lock[8192];
+    snprintf(lock, sizeof lock, "%s/.lock", dir);
+    int fd = open(lock, O_RDWR | O_CREAT, 0644);
+    assert_true(fd >= 0);
+    char pid[32];
+    snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    assert_int_equal(write(fd, pid, strlen(pid)), (ssize_t)strlen(pid));
+    assert_int_equal(flock(fd, LOCK_EX), 0);
+    assert_int_equal(run("gate-base", dir, NULL), 0);
+    close(fd);
+    s = md();
+    snprintf(want, sizeof want,
+             "**The new run (%s) is still in progress: 39 of its 48 planned trials are recorded "
+             "so far, and its cells compare those.**\n",
+             dir);
+    assert_true(has(s, want));
+    assert_true(has(s, "; state in progress; trials: 48 planned: 39 ok, 0 failed, 9 not run)\n"));
+    free(s);
+    th_rmtree(dir);
+    free(dir);
+}
+
 static void
 test_usage_and_errors(void **state)
 {
@@ -318,6 +422,7 @@ main(void)
                                        cmocka_unit_test(test_corrections),
                                        cmocka_unit_test(test_min_effect_and_equivalence),
                                        cmocka_unit_test(test_output_folder),
+                                       cmocka_unit_test(test_completeness_stated),
                                        cmocka_unit_test(test_usage_and_errors)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -434,7 +434,7 @@ test_stat_file_named_like_a_scenario(void **state)
     char *md = out_file(&f, "report.md");
     assert_non_null(md);
     assert_non_null(strstr(md, "Not written to matrix-lat-p99.csv: that is the name of scenario "
-                               "lat-p99&#39;s matrix."));
+                               "lat-p99's matrix."));
     free(md);
     char p[4096];
     snprintf(p, sizeof p, "%s/summary.json", out);

@@ -48,11 +48,40 @@ test_values_and_escaping(void **state)
                       "\"x\":1.5,\"o\":{\"k\":\"v\"}}";
     expect("{{h}}", ctx, TMPL_HTML, "&lt;script&gt;alert(1)&lt;/script&gt;");
     expect("{{q}}", ctx, TMPL_HTML, "a&quot;b&amp;c&#39;|d");
-    expect("{{q}}", ctx, TMPL_MARKDOWN, "a&quot;b&amp;c&#39;\\|d");
+    /* Markdown is plain text: no entity, a backslash before what would be markup */
+    expect("{{q}}", ctx, TMPL_MARKDOWN, "a\"b&c'\\|d");
+    expect("{{h}}", ctx, TMPL_MARKDOWN, "\\<script\\>alert(1)\\</script\\>");
     expect("{{{h}}}", ctx, TMPL_HTML, "<script>alert(1)</script>");
     expect("{{h}}", ctx, TMPL_TEXT, "<script>alert(1)</script>");
     expect("[{{n}}|{{x}}|{{o.k}}|{{missing}}|{{ o.k }}]", ctx, TMPL_HTML, "[3|1.5|v||v]");
     expect("{{! a comment }}x", ctx, TMPL_HTML, "x");
+}
+
+/* report.md is plain text: what would be markup gets CommonMark's backslash escape, nothing
+ * else changes (no entity for a quote, an '_' inside a word, a lone '&'). */
+static void
+test_markdown_plain_text(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *value, *want;
+    } cases[] = {
+        {"tcp_rr zone1_vm-b", "tcp_rr zone1_vm-b"},
+        {"_x_ a_ _b __c__", "\\_x\\_ a\\_ \\_b \\_\\_c\\_\\_"},
+        {"it's \"ok\" & fine", "it's \"ok\" & fine"},
+        {"a&amp;b &#39; &#x1F; &x &x y;", "a\\&amp;b \\&#39; \\&#x1F; &x &x y;"},
+        {"*b* `c` [l](u) ~~s~~ ![i](u)", "\\*b\\* \\`c\\` \\[l\\](u) \\~\\~s\\~\\~ !\\[i\\](u)"},
+        {"a\\b | c", "a\\\\b \\| c"},
+        {"two\nlines\r", "two lines "},
+        {"\xc3\xa9_\xc3\xa9", "\xc3\xa9_\xc3\xa9"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        json_t *o = json_pack("{s:s}", "v", cases[i].value);
+        char *ctx = json_dumps(o, 0);
+        expect("{{v}}", ctx, TMPL_MARKDOWN, cases[i].want);
+        free(ctx);
+        json_decref(o);
+    }
 }
 
 static void
@@ -122,9 +151,11 @@ test_builtin_templates_render(void **state)
 int
 main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_values_and_escaping), cmocka_unit_test(test_sections),
-        cmocka_unit_test(test_standalone_lines), cmocka_unit_test(test_errors),
-        cmocka_unit_test(test_builtin_templates_render)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_values_and_escaping),
+                                       cmocka_unit_test(test_markdown_plain_text),
+                                       cmocka_unit_test(test_sections),
+                                       cmocka_unit_test(test_standalone_lines),
+                                       cmocka_unit_test(test_errors),
+                                       cmocka_unit_test(test_builtin_templates_render)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,1073 @@
+/* test_render.c - what `netsurvey report` does with a run directory beyond the figures: a
+ * rebuild owns its outputs (what the previous build made and this one does not is removed,
+ * nothing else, whatever the manifest says; a build stopped half way is cleaned up), journals
+ * are read strictly (refused records stop it, --lenient lists them; every line passed over is
+ * in the report), merges pool runs of one plan and refuse scenarios that differ or one run given
+ * twice, a scenario without an ok trial gets no chart and no gnuplot run, a run still
+ * going or incomplete is said in the title and the exit status (adaptive trials: a run whose
+ * every pair the rule decided is complete, one with undecided pairs is not and names them, in
+ * the report and in trend), and each exit status of
+ * cli_exit.h's report table is reached. Journals are the fixtures' (tests/fixtures/journals),
+ * copied into a temporary directory and changed there, or (adaptive trials) built here. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <cmocka.h>
+
+#include "cli/cli.h"
+#include "common/errors.h"
+#include "report/report.h"
+
+#include "helpers.h"
+
+#define A(s) ((char *)(uintptr_t)(s))
+
+static char *tmp;
+
+static int
+setup(void **state)
+{
+    (void)state;
+    tmp = th_tempdir("render");
+    setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1); /* the scripts, not gnuplot's svg */
+    return tmp == NULL || chdir(tmp) != 0 || freopen("/dev/null", "w", stderr) == NULL;
+}
+
+static int
+teardown(void **state)
+{
+    (void)state;
+    th_rmtree(tmp);
+    free(tmp);
+    return 0;
+}
+
+/* The fixture journal named from (run.json, results.jsonl) written into tmp/name. */
+static void
+put_fixture(const char *from, const char *name)
+{
+    static const char *const files[] = {"run.json", "results.jsonl"};
+    for (size_t i = 0; i < 2; i++) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/tests/fixtures/journals/%s/%s", th_srcdir(), from, files[i]);
+        char *text = th_read(p, NULL);
+        assert_non_null(text);
+        assert_int_equal(th_write(name, files[i], text), 0);
+        free(text);
+    }
+}
+
+/* tmp/name afresh, holding a copy of the fixture journal named from. */
+static void
+copy_fixture(const char *from, const char *name)
+{
+    th_rmtree(name);
+    assert_int_equal(mkdir(name, 0755), 0);
+    put_fixture(from, name);
+}
+
+/* Whether dir holds a build directory (.netsurvey-build-*). */
+static bool
+has_build_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *de;
+    bool found = false;
+    while ((de = readdir(d)) != NULL)
+        found |= strncmp(de->d_name, ".netsurvey-build-", 17) == 0;
+    closedir(d);
+    return found;
+}
+
+static bool
+exists(const char *dir, const char *name)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    struct stat st;
+    return lstat(p, &st) == 0;
+}
+
+static char *
+read_in(const char *dir, const char *name)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    char *text = th_read(p, NULL);
+    assert_non_null(text);
+    return text;
+}
+
+static json_t *
+summary_of(const char *dir)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/summary.json", dir);
+    json_error_t je;
+    json_t *s = json_load_file(p, 0, &je);
+    if (s == NULL)
+        fail_msg("%s: %s", p, je.text);
+    return s;
+}
+
+static int
+render(const char *const *dirs, int n, const char *out, bool lenient, struct report_result *r,
+       struct err *e)
+{
+    return report_render(
+        &(struct report_opts){
+            .dirs = dirs, .ndirs = n, .out = out, .lenient = lenient, .result = r},
+        e);
+}
+
+/* `netsurvey report ARGS...` in-process; its exit status. */
+static int
+report_cmd(const char *a1, const char *a2, const char *a3, const char *a4)
+{
+    char *argv[6] = {A("report"), A(a1), A(a2), A(a3), A(a4), NULL};
+    int argc = 1;
+    while (argc < 5 && argv[argc] != NULL)
+        argc++;
+    return cli_report.main(argc, argv);
+}
+
+/* The manifest's names, one a line, as one string ("a\nb\n"), its comment left out. */
+static char *
+manifest(const char *dir)
+{
+    char *text = read_in(dir, ".netsurvey-outputs");
+    char *out = calloc(1, strlen(text) + 1);
+    for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n"))
+        if (line[0] != '#')
+            strcat(strcat(out, line), "\n");
+    free(text);
+    return out;
+}
+
+/* --- a rebuild owns its outputs ------------------------------------------------------------ */
+
+static void
+test_rebuild_removes_what_it_no_longer_makes(void **state)
+{
+    (void)state;
+    copy_fixture("basic", "rb");
+    assert_int_equal(th_write("rb", "notes.txt", "mine\n"), 0);
+    assert_int_equal(report_cmd("rb", NULL, NULL, NULL), CLI_REPORT_OK);
+    assert_true(exists("rb", "matrix-throughput.csv"));
+    assert_true(exists("rb", "charts/bars-throughput.gp"));
+    assert_true(exists("rb", "charts/heatmap-latency.dat"));
+    char *m = manifest("rb");
+    assert_non_null(strstr(m, "matrix-throughput.csv\n"));
+    assert_non_null(strstr(m, "charts/bars-throughput.gp\n"));
+    assert_non_null(strstr(m, "report.html\n"));
+    assert_null(strstr(m, "notes.txt"));
+    assert_null(strstr(m, "run.json"));
+    free(m);
+    /* the plan now has the latency scenario alone, and no trial of it is recorded */
+    json_t *run = json_load_file("rb/run.json", 0, NULL);
+    json_array_remove(json_object_get(run, "scenarios"), 1);
+    json_array_remove(json_object_get(run, "scenarios"), 1);
+    json_array_remove(json_object_get(run, "scenarios"), 1);
+    assert_int_equal(json_dump_file(run, "rb/run.json", 0), 0);
+    json_decref(run);
+    assert_int_equal(th_write("rb", "results.jsonl", ""), 0);
+    assert_int_equal(th_write("rb", "charts/mine.txt", "also mine\n"), 0);
+    assert_int_equal(report_cmd("rb", NULL, NULL, NULL), CLI_REPORT_INCOMPLETE);
+    assert_false(exists("rb", "matrix-throughput.csv"));
+    assert_false(exists("rb", "matrix-crr.csv"));
+    assert_false(exists("rb", "charts/bars-throughput.gp"));
+    assert_false(exists("rb", "charts/heatmap-latency.dat")); /* nothing of it to draw */
+    assert_true(exists("rb", "matrix-latency.csv"));
+    assert_true(exists("rb", "summary.json"));
+    assert_true(exists("rb", "notes.txt"));
+    assert_true(exists("rb", "charts/mine.txt")); /* and so charts/ stays */
+    assert_true(exists("rb", "run.json"));
+    assert_true(exists("rb", "results.jsonl"));
+    m = manifest("rb");
+    /* the stat matrices of a scenario with nothing recorded are empty, as its matrix is */
+    assert_string_equal(m, "matrix-latency-p50.csv\nmatrix-latency-p99.csv\nmatrix-latency.csv\n"
+                           "summary.json\nreport.html\nreport.md\n");
+    free(m);
+    /* the manifest lists exactly the outputs: nothing else but ours and the journal is there */
+    char *md = read_in("rb", "report.md");
+    assert_non_null(strstr(md, "# netsurvey report: westus3-zones (incomplete: 36 of 36 planned "
+                               "trials not run)"));
+    assert_non_null(strstr(md, "No trial of this scenario was recorded."));
+    free(md);
+    /* the journal back: the charts return, and without anything of ours left in charts/ the
+     * next build that makes none removes the directory */
+    unlink("rb/charts/mine.txt");
+    put_fixture("allfailed", "rb");
+    assert_int_equal(report_cmd("rb", NULL, NULL, NULL), CLI_REPORT_OK);
+    assert_false(exists("rb", "charts"));
+    assert_true(exists("rb", "notes.txt"));
+}
+
+/* Whatever a manifest says, a rebuild removes only what a report may have written. */
+static void
+test_manifest_names_nothing_else(void **state)
+{
+    (void)state;
+    copy_fixture("hostile", "mf");
+    assert_int_equal(mkdir("mf/sub", 0755), 0);
+    static const char *const victims[] = {"mf/sub/x", "mf/.hidden", "victim", "mf/charts-x"};
+    for (size_t i = 0; i < sizeof victims / sizeof victims[0]; i++) {
+        FILE *f = fopen(victims[i], "w");
+        assert_non_null(f);
+        fclose(f);
+    }
+    char absolute[4096];
+    snprintf(absolute, sizeof absolute, "%s/victim", tmp);
+    char text[8192];
+    snprintf(
+        text, sizeof text,
+        "# crafted\nrun.json\nresults.jsonl\n../victim\n%s\nsub/x\n.hidden\ncharts/../run.json\n"
+        "charts/.x\ncharts-x/\n\n",
+        absolute);
+    assert_int_equal(th_write("mf", ".netsurvey-outputs", text), 0);
+    assert_int_equal(report_cmd("mf", NULL, NULL, NULL), CLI_REPORT_OK);
+    for (size_t i = 0; i < sizeof victims / sizeof victims[0]; i++)
+        assert_true(exists(".", victims[i]));
+    assert_true(exists("mf", "run.json"));
+    assert_true(exists("mf", "results.jsonl"));
+}
+
+/* A build stopped before it was moved into place (killed) is removed by the next one; the
+ * outputs in place stay the last whole build's. */
+static void
+test_stopped_build_cleaned(void **state)
+{
+    (void)state;
+    copy_fixture("hostile", "sb");
+    assert_int_equal(report_cmd("sb", NULL, NULL, NULL), CLI_REPORT_OK);
+    char *before = read_in("sb", "report.md");
+    assert_int_equal(mkdir("sb/.netsurvey-build-AbC123", 0755), 0);
+    assert_int_equal(mkdir("sb/.netsurvey-build-AbC123/charts", 0755), 0);
+    assert_int_equal(th_write("sb/.netsurvey-build-AbC123", "report.md", "half"), 0);
+    assert_int_equal(th_write("sb/.netsurvey-build-AbC123/charts", "x.gp", "half"), 0);
+    assert_int_equal(report_cmd("sb", NULL, NULL, NULL), CLI_REPORT_OK);
+    assert_false(has_build_dir("sb"));
+    char *after = read_in("sb", "report.md");
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+}
+
+/* Outputs that cannot be written: exit 3, not 1 (the journal was read). */
+static void
+test_unwritable_outputs(void **state)
+{
+    (void)state;
+    copy_fixture("hostile", "uw");
+    assert_int_equal(th_write(".", "a-file", "x"), 0);
+    assert_int_equal(report_cmd("uw", "-o", "a-file/out", NULL), CLI_REPORT_UNWRITTEN);
+    /* a template that does not render: the reports are not written, the old ones stay */
+    assert_int_equal(report_cmd("uw", NULL, NULL, NULL), CLI_REPORT_OK);
+    char *before = read_in("uw", "report.md");
+    assert_int_equal(mkdir("tmpl", 0755), 0);
+    assert_int_equal(th_write("tmpl", "report.md", "{{#open}} never closed\n"), 0);
+    setenv("NETSURVEY_TEMPLATES", "tmpl", 1);
+    assert_int_equal(report_cmd("uw", NULL, NULL, NULL), CLI_REPORT_UNWRITTEN);
+    unsetenv("NETSURVEY_TEMPLATES");
+    char *after = read_in("uw", "report.md");
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+    assert_false(has_build_dir("uw"));
+}
+
+/* --- charts -------------------------------------------------------------------------------- */
+
+/* A gnuplot that logs the script it is given and writes an empty SVG where the script says. */
+static void
+put_logging_gnuplot(void)
+{
+    char text[8192];
+    snprintf(text, sizeof text,
+             "#!/bin/sh\n"
+             "echo \"$1\" >>%s/gnuplot.log\n"
+             "out=$(sed -n 's/^set output \"\\(.*\\)\"$/\\1/p' \"$1\")\n"
+             "printf '<svg/>' >\"$out\"\n",
+             tmp);
+    assert_int_equal(th_write(".", "gnuplot-log", text), 0);
+    assert_int_equal(chmod("gnuplot-log", 0755), 0);
+    char gp[4096];
+    snprintf(gp, sizeof gp, "%s/gnuplot-log", tmp);
+    setenv("NETSURVEY_GNUPLOT", gp, 1);
+    unlink("gnuplot.log");
+}
+
+/* Each ok record of scenario in dir's results.jsonl made a failure (its result stays). */
+static void
+fail_scenario(const char *dir, const char *scenario)
+{
+    static const char ok[] = "\"status\":\"ok\",\"error\":null";
+    static const char failed[] = "\"status\":\"failed\",\"error\":\"made to fail\"";
+    char *text = read_in(dir, "results.jsonl");
+    char name[256];
+    snprintf(name, sizeof name, "\"scenario\":{\"name\":\"%s\"", scenario);
+    struct {
+        char *data;
+        size_t len, cap;
+    } out = {calloc(1, strlen(text) * 2 + 1), 0, strlen(text) * 2 + 1};
+    assert_non_null(out.data);
+    size_t changed = 0;
+    for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        char *at = strstr(line, ok);
+        if (strstr(line, name) != NULL && at != NULL) {
+            out.len += (size_t)snprintf(out.data + out.len, out.cap - out.len, "%.*s%s%s\n",
+                                        (int)(at - line), line, failed, at + strlen(ok));
+            changed++;
+        } else {
+            out.len += (size_t)snprintf(out.data + out.len, out.cap - out.len, "%s\n", line);
+        }
+    }
+    assert_true(changed > 0);
+    assert_int_equal(th_write(dir, "results.jsonl", out.data), 0);
+    free(out.data);
+    free(text);
+}
+
+/* A scenario without an ok trial gets no chart and gnuplot is not run for it; the others' charts
+ * are drawn as usual (so the logging gnuplot is the one used). */
+static void
+test_no_chart_without_ok_trials(void **state)
+{
+    (void)state;
+    put_logging_gnuplot();
+    copy_fixture("allfailed", "af");
+    assert_int_equal(report_cmd("af", NULL, NULL, NULL), CLI_REPORT_OK);
+    assert_false(exists(".", "gnuplot.log"));
+    assert_false(exists("af", "charts"));
+    char *md = read_in("af", "report.md");
+    assert_non_null(strstr(md, "No charts: no trial of this scenario succeeded."));
+    assert_null(strstr(md, "could not be drawn"));
+    free(md);
+    copy_fixture("basic", "mixed");
+    fail_scenario("mixed", "udp-loss");
+    assert_int_equal(report_cmd("mixed", NULL, NULL, NULL), CLI_REPORT_OK);
+    char *log = read_in(".", "gnuplot.log");
+    assert_non_null(strstr(log, "bars-latency.gp\n"));
+    assert_non_null(strstr(log, "bars-throughput.gp\n"));
+    assert_null(strstr(log, "udp-loss"));
+    assert_null(strstr(log, "udp_loss"));
+    free(log);
+    assert_false(exists("mixed", "charts/bars-udp-loss.gp"));
+    assert_true(exists("mixed", "charts/bars-latency.svg"));
+    md = read_in("mixed", "report.md");
+    assert_non_null(strstr(md, "No charts: no trial of this scenario succeeded."));
+    assert_null(strstr(md, "could not be drawn"));
+    free(md);
+    json_t *sum = summary_of("mixed");
+    const json_t *udp = json_array_get(json_object_get(sum, "scenarios"), 3);
+    assert_string_equal(json_string_value(json_object_get(udp, "name")), "udp-loss");
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(udp, "trials"), "ok")), 0);
+    json_decref(sum);
+    setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
+}
+
+/* --- strict reading, loud reporting -------------------------------------------------------- */
+
+static void
+append_line(const char *dir, const char *line)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/results.jsonl", dir);
+    FILE *f = fopen(p, "a");
+    assert_non_null(f);
+    fputs(line, f);
+    fclose(f);
+}
+
+/* A line of the fixture's own (its first), with one member's text replaced. */
+static char *
+first_line_with(const char *dir, const char *from, const char *to)
+{
+    char *text = read_in(dir, "results.jsonl");
+    char *nl = strchr(text, '\n');
+    nl[1] = '\0';
+    char *at = strstr(text, from);
+    assert_non_null(at);
+    size_t n = strlen(text) - strlen(from) + strlen(to) + 1;
+    char *out = malloc(n);
+    snprintf(out, n, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    free(text);
+    return out;
+}
+
+static void
+test_refused_records_stop_or_are_listed(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *from, *to, *why;
+    } cases[] = {
+        {"\"status\":\"ok\"", "\"status\":\"weird\"",
+         "unknown status 'weird' (a trial is ok or failed)"},
+        {"\"schema\":\"netsurvey.trial/1\"", "\"schema\":\"netsurvey.trial/9\"",
+         "unsupported schema 'netsurvey.trial/9' (this netsurvey reads netsurvey.trial/2 and "
+         "netsurvey.trial/1)"},
+        {"\"run_id\":\"20261130T150000Z-0bad\"", "\"run_id\":\"20261201T000000Z-f00d\"",
+         "a record of another run ('20261201T000000Z-f00d'; the run is "
+         "'20261130T150000Z-0bad')"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        copy_fixture("hostile", "st");
+        char *line = first_line_with("st", cases[i].from, cases[i].to);
+        append_line("st", line);
+        append_line("st", "{\"not\":\"a trial\"}\n");
+        free(line);
+        const char *dirs[] = {"st"};
+        struct report_result r;
+        struct err e = {0};
+        assert_int_equal(render(dirs, 1, "st", false, &r, &e), NS_EPROTO);
+        char want[1024];
+        snprintf(want, sizeof want, "st/results.jsonl:5: %s (netsurvey report --lenient",
+                 cases[i].why);
+        if (strstr(e.msg, want) == NULL)
+            fail_msg("%s\nwanted %s", e.msg, want);
+        assert_false(r.unwritten);
+        assert_false(exists("st", "report.md")); /* nothing written */
+        assert_int_equal(report_cmd("st", NULL, NULL, NULL), CLI_REPORT_FAILED);
+        /* --lenient: read, and the report lists it beside the line passed over */
+        assert_int_equal(report_cmd("st", "--lenient", NULL, NULL), CLI_REPORT_OK);
+        char *md = read_in("st", "report.md");
+        snprintf(want, sizeof want, "- st/results.jsonl line 5 (refused): %s", cases[i].why);
+        char esc[1024]; /* report.md escapes what Markdown would read: the quotes stay */
+        snprintf(esc, sizeof esc, "%s", want);
+        if (strstr(md, esc) == NULL)
+            fail_msg("report.md lacks '%s'", esc);
+        assert_non_null(strstr(md, "- st/results.jsonl line 6 (unreadable): not a trial record"));
+        free(md);
+        char *html = read_in("st", "report.html"); /* the page's section too */
+        const char *sec = strstr(html, "<h2>Journal problems</h2>");
+        assert_non_null(sec);
+        assert_non_null(strstr(sec, "<li>st/results.jsonl line 5 (refused): "));
+        assert_non_null(
+            strstr(sec, "<li>st/results.jsonl line 6 (unreadable): not a trial record"));
+        free(html);
+        json_t *sum = summary_of("st");
+        const json_t *j = json_object_get(sum, "journal");
+        assert_int_equal(json_integer_value(json_object_get(j, "refused_lines")), 1);
+        assert_int_equal(json_integer_value(json_object_get(j, "skipped_lines")), 1);
+        const json_t *p0 = json_array_get(json_object_get(j, "problems"), 0);
+        assert_string_equal(json_string_value(json_object_get(p0, "kind")), "refused");
+        assert_int_equal(json_integer_value(json_object_get(p0, "line")), 5);
+        assert_string_equal(json_string_value(json_object_get(p0, "why")), cases[i].why);
+        /* and its trials are not counted: the two ok of the fixture */
+        const json_t *s0 = json_array_get(json_object_get(sum, "scenarios"), 0);
+        assert_int_equal(json_integer_value(json_object_get(json_object_get(s0, "trials"), "ok")),
+                         2);
+        json_decref(sum);
+    }
+}
+
+/* run.json of a schema this netsurvey does not read: refused by name, whatever --lenient. */
+static void
+test_run_schema_refused(void **state)
+{
+    (void)state;
+    copy_fixture("hostile", "rs");
+    char *text = read_in("rs", "run.json");
+    char *at = strstr(text, "netsurvey.run/1");
+    assert_non_null(at);
+    at[strlen("netsurvey.run/")] = '9';
+    assert_int_equal(th_write("rs", "run.json", text), 0);
+    free(text);
+    const char *dirs[] = {"rs"};
+    struct err e = {0};
+    assert_int_equal(render(dirs, 1, "rs", true, NULL, &e), NS_EPROTO);
+    assert_non_null(strstr(e.msg, "rs/run.json: unsupported schema 'netsurvey.run/9' (this "
+                                  "netsurvey reads netsurvey.run/2 and netsurvey.run/1)"));
+    assert_int_equal(report_cmd("rs", "--lenient", NULL, NULL), CLI_REPORT_FAILED);
+}
+
+/* Past 100 lines passed over in a run, the report lists 100 and counts the rest. */
+static void
+test_problems_listed_then_counted(void **state)
+{
+    (void)state;
+    copy_fixture("hostile", "pc");
+    for (int i = 0; i < 130; i++)
+        append_line("pc", "garbage\n");
+    assert_int_equal(report_cmd("pc", NULL, NULL, NULL), CLI_REPORT_OK);
+    char *md = read_in("pc", "report.md");
+    assert_non_null(strstr(md, "- pc/results.jsonl line 104 (unreadable)"));
+    assert_null(strstr(md, "line 105 (unreadable)"));
+    assert_non_null(strstr(md, "- pc/results.jsonl: 30 more lines not taken"));
+    free(md);
+    json_t *sum = summary_of("pc");
+    const json_t *j = json_object_get(sum, "journal");
+    assert_int_equal(json_array_size(json_object_get(j, "problems")), 100);
+    assert_int_equal(json_integer_value(json_object_get(j, "unlisted")), 30);
+    assert_int_equal(json_integer_value(json_object_get(j, "skipped_lines")), 130);
+    json_decref(sum);
+}
+
+/* --- merges -------------------------------------------------------------------------------- */
+
+/* Two runs of one plan: every trial of both is counted, one value per planned trial. */
+static void
+test_merge_pools_runs(void **state)
+{
+    (void)state;
+    copy_fixture("pooled-a", "pa");
+    copy_fixture("pooled-b", "pb");
+    assert_int_equal(report_cmd("pa", "pb", "-o", "pooled"), CLI_REPORT_OK);
+    json_t *sum = summary_of("pooled");
+    const json_t *s0 = json_array_get(json_object_get(sum, "scenarios"), 0);
+    const json_t *tr = json_object_get(s0, "trials");
+    assert_int_equal(json_integer_value(json_object_get(tr, "planned")), 8);
+    assert_int_equal(json_integer_value(json_object_get(tr, "ok")), 7);
+    assert_int_equal(json_integer_value(json_object_get(tr, "failed")), 1);
+    assert_int_equal(json_integer_value(json_object_get(tr, "runs")), 2);
+    size_t i;
+    const json_t *c;
+    json_array_foreach(json_object_get(s0, "zone_cells"), i, c)
+    {
+        assert_int_equal(json_integer_value(json_object_get(c, "runs")), 2);
+        assert_int_equal(json_integer_value(json_object_get(c, "planned")), 4);
+    }
+    const json_t *p;
+    json_array_foreach(json_object_get(s0, "pairs"), i, p)
+    {
+        const json_t *v = json_object_get(p, "values");
+        assert_int_equal(json_array_size(v), 4); /* run A's two, then run B's two */
+        bool b_failed = strcmp(json_string_value(json_object_get(p, "src")), "b1") == 0;
+        assert_true(json_is_null(json_array_get(v, 3)) == b_failed);
+        assert_true(json_is_real(json_array_get(v, 0)));
+    }
+    const json_t *f = json_array_get(json_object_get(s0, "failures"), 0);
+    assert_string_equal(json_string_value(json_object_get(f, "run_id")), "20261201T150000Z-bbbb");
+    json_decref(sum);
+    char *md = read_in("pooled", "report.md");
+    assert_non_null(strstr(md, "· 2 runs"));
+    free(md);
+}
+
+/* One scenario name, other parameters: refused, naming what differs; nothing written. */
+static void
+test_merge_refuses_other_parameters(void **state)
+{
+    (void)state;
+    copy_fixture("pooled-a", "pa");
+    copy_fixture("pooled-b", "pc2");
+    json_t *run = json_load_file("pc2/run.json", 0, NULL);
+    json_object_set_new(json_array_get(json_object_get(run, "scenarios"), 0), "msg_size",
+                        json_integer(1000));
+    assert_int_equal(json_dump_file(run, "pc2/run.json", 0), 0);
+    json_decref(run);
+    const char *dirs[] = {"pa", "pc2"};
+    struct err e = {0};
+    assert_int_equal(render(dirs, 2, "refused", false, NULL, &e), NS_EINVAL);
+    assert_non_null(strstr(e.msg, "scenario 'latency' was run with other parameters in pa than "
+                                  "in pc2 (msg_size 250 against 1000)"));
+    assert_false(exists("refused", "report.md"));
+    assert_int_equal(report_cmd("pa", "pc2", "-o", "refused"), CLI_REPORT_FAILED);
+    /* the trial count is no parameter of the measurement: runs of 2 and 3 trials per pair
+     * pool, 5 planned per pair (run B's third trials not run) */
+    copy_fixture("pooled-b", "pc3");
+    run = json_load_file("pc3/run.json", 0, NULL);
+    json_t *sc = json_array_get(json_object_get(run, "scenarios"), 0);
+    json_object_set_new(sc, "trials", json_integer(3));
+    json_object_set_new(sc, "planned", json_integer(6));
+    assert_int_equal(json_dump_file(run, "pc3/run.json", 0), 0);
+    json_decref(run);
+    assert_int_equal(report_cmd("pa", "pc3", "-o", "pooled3"), CLI_REPORT_INCOMPLETE);
+    json_t *sum = summary_of("pooled3");
+    const json_t *p0 = json_array_get(
+        json_object_get(json_array_get(json_object_get(sum, "scenarios"), 0), "pairs"), 0);
+    assert_int_equal(json_array_size(json_object_get(p0, "values")), 5);
+    assert_true(json_is_null(json_array_get(json_object_get(p0, "values"), 4)));
+    assert_int_equal(json_integer_value(json_object_get(p0, "not_run")), 1);
+    json_decref(sum);
+}
+
+/* One run given twice, or a copy of its directory: refused, not its trials counted twice. */
+static void
+test_merge_refuses_one_run_twice(void **state)
+{
+    (void)state;
+    copy_fixture("pooled-a", "ta");
+    copy_fixture("pooled-a", "ta-copy");
+    const char *dirs[] = {"ta", "ta-copy"};
+    struct err e = {0};
+    assert_int_equal(render(dirs, 2, "twice", false, NULL, &e), NS_EINVAL);
+    assert_non_null(strstr(e.msg, "ta and ta-copy hold the same run (20261130T150000Z-aaaa)"));
+    assert_false(exists("twice", "report.md"));
+    assert_int_equal(report_cmd("ta", "ta", "-o", "twice"), CLI_REPORT_FAILED);
+    assert_false(exists("twice", "summary.json"));
+    /* another run of the plan still pools */
+    copy_fixture("pooled-b", "tb");
+    assert_int_equal(report_cmd("ta", "tb", "-o", "twice"), CLI_REPORT_OK);
+}
+
+/* --- completeness -------------------------------------------------------------------------- */
+
+/* A run whose directory a live netsurvey holds: in progress, in the title and exit status;
+ * the netsurvey that holds it (rendering its own run) is not taken for another. */
+static void
+test_in_progress(void **state)
+{
+    (void)state;
+    copy_fixture("basic", "ip");
+    int fd = open("ip/.lock", O_RDWR | O_CREAT, 0644);
+    assert_true(fd >= 0);
+    char pid[32];
+    snprintf(pid, sizeof pid, "%ld\n", (long)getpid());
+    assert_int_equal(write(fd, pid, strlen(pid)), (ssize_t)strlen(pid));
+    assert_int_equal(flock(fd, LOCK_EX), 0);
+    const char *dirs[] = {"ip"};
+    struct report_result r;
+    struct err e = {0};
+    assert_int_equal(render(dirs, 1, "ip", false, &r, &e), 0);
+    assert_true(r.in_progress);
+    assert_true(r.incomplete);
+    char *md = read_in("ip", "report.md");
+    assert_non_null(strstr(md, "# netsurvey report: westus3-zones (in progress: 110 of 110 "
+                               "planned trials recorded so far)"));
+    assert_non_null(strstr(md, "State: in progress"));
+    free(md);
+    json_t *sum = summary_of("ip");
+    const json_t *c = json_object_get(sum, "completeness");
+    assert_true(json_is_true(json_object_get(c, "in_progress")));
+    assert_true(json_is_false(json_object_get(c, "complete")));
+    json_decref(sum);
+    assert_int_equal(report_cmd("ip", NULL, NULL, NULL), CLI_REPORT_INCOMPLETE);
+    assert_int_equal(
+        report_render(
+            &(struct report_opts){
+                .dirs = dirs, .ndirs = 1, .out = "ip", .owned_by_caller = true, .result = &r},
+            &e),
+        0);
+    assert_false(r.incomplete);
+    close(fd); /* the owner is gone: complete again */
+    assert_int_equal(report_cmd("ip", NULL, NULL, NULL), CLI_REPORT_OK);
+}
+
+/* Stopped part way: planned / ok / failed / not run per run, scenario, cell and pair, and one
+ * value per planned trial. */
+static void
+test_incomplete_counts(void **state)
+{
+    (void)state;
+    copy_fixture("incomplete", "ic");
+    assert_int_equal(report_cmd("ic", NULL, NULL, NULL), CLI_REPORT_INCOMPLETE);
+    json_t *sum = summary_of("ic");
+    const json_t *c = json_object_get(sum, "completeness");
+    assert_int_equal(json_integer_value(json_object_get(c, "planned")), 24);
+    assert_int_equal(json_integer_value(json_object_get(c, "ok")), 5);
+    assert_int_equal(json_integer_value(json_object_get(c, "failed")), 1);
+    assert_int_equal(json_integer_value(json_object_get(c, "not_run")), 18);
+    const json_t *run = json_array_get(json_object_get(sum, "runs"), 0);
+    assert_string_equal(json_string_value(json_object_get(run, "state")), "interrupted");
+    assert_true(json_is_false(json_object_get(run, "complete")));
+    const json_t *lat = json_array_get(json_object_get(sum, "scenarios"), 0);
+    const json_t *tp = json_array_get(json_object_get(sum, "scenarios"), 1);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(lat, "trials"), "not_run")),
+                     6);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(tp, "trials"), "not_run")),
+                     12);
+    /* run.json's planned pairs: the pairs and cells not reached are there, planned, not run */
+    assert_string_equal(json_string_value(json_object_get(tp, "family")), "ipv4");
+    assert_int_equal(json_array_size(json_object_get(tp, "zone_cells")), 3);
+    assert_int_equal(json_array_size(json_object_get(tp, "pairs")), 6);
+    assert_int_equal(json_array_size(json_object_get(lat, "pairs")), 6);
+    size_t k;
+    const json_t *cell;
+    json_array_foreach(json_object_get(lat, "zone_cells"), k, cell)
+        assert_int_equal(json_integer_value(json_object_get(cell, "planned")), 4);
+    size_t i;
+    const json_t *p;
+    json_array_foreach(json_object_get(lat, "pairs"), i, p)
+    {
+        assert_int_equal(json_array_size(json_object_get(p, "values")), 2);
+        assert_int_equal(json_integer_value(json_object_get(p, "planned")), 2);
+        assert_int_equal(json_integer_value(json_object_get(p, "n")) +
+                             json_integer_value(json_object_get(p, "failed")) +
+                             json_integer_value(json_object_get(p, "not_run")),
+                         2);
+    }
+    json_decref(sum);
+    /* without the planned pairs (a run.json of version 1), the trials of the pair never reached
+     * are counted in their scenario, and said so */
+    json_t *doc = json_load_file("ic/run.json", 0, NULL);
+    json_object_del(doc, "pairs");
+    json_object_set_new(doc, "schema", json_string("netsurvey.run/1"));
+    assert_int_equal(json_dump_file(doc, "ic/run.json", 0), 0);
+    json_decref(doc);
+    assert_int_equal(report_cmd("ic", NULL, NULL, NULL), CLI_REPORT_INCOMPLETE);
+    sum = summary_of("ic");
+    lat = json_array_get(json_object_get(sum, "scenarios"), 0);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(lat, "trials"), "not_run")),
+                     6);
+    assert_int_equal(json_array_size(json_object_get(lat, "pairs")), 5);
+    json_decref(sum);
+    char *md = read_in("ic", "report.md");
+    assert_non_null(strstr(md, "2 of the trials not run belong to host pairs with no record yet."));
+    assert_non_null(strstr(md, "No trial of this scenario was recorded."));
+    free(md);
+}
+
+/* --- adaptive trials: what the rule decided, and what it has not ----------------------------- */
+
+#define AD_PAIRS 6 /* the ordered pairs of three hosts, run.json's "pairs" order */
+static const char *const ad_host[3] = {"a1", "b1", "c1"};
+static const int ad_pair[AD_PAIRS][2] = {{0, 1}, {0, 2}, {1, 0}, {1, 2}, {2, 0}, {2, 1}};
+
+/* One pair's recorded trials (numbered 1..n): mean RTTs in us; trial k + 1 failed where bit k
+ * of failed is set. */
+struct ad_trials {
+    size_t n;
+    double v[6];
+    unsigned failed;
+};
+
+static json_t *
+ad_endpoint(int h)
+{
+    char zone[2] = {(char)('a' + h), '\0'}, addr[24];
+    snprintf(addr, sizeof addr, "10.9.0.%d", h + 1);
+    return json_pack("{s:s,s:s,s:s,s:s}", "host", ad_host[h], "zone", zone, "region", "lab",
+                     "data_address", addr);
+}
+
+/* dir afresh: a run of an adaptive scenario (tcp_rr, trials {min 3, max 6, target_ci 2 %}) over
+ * three hosts in zones a, b, c, every ordered pair planned, in run.json's state; pair k holds
+ * the trials t[k] (its figures in trial order). Built here, as netsurvey run writes them. */
+static void
+adaptive_run(const char *dir, const char *run_id, const char *started, const char *state,
+             const struct ad_trials t[AD_PAIRS])
+{
+    th_rmtree(dir);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    json_t *hosts = json_array(), *pairs = json_array();
+    for (int h = 0; h < 3; h++) {
+        json_t *e = ad_endpoint(h);
+        json_object_set_new(e, "name", json_string(ad_host[h]));
+        json_object_del(e, "host");
+        json_object_set_new(e, "transport", json_string("ssh"));
+        json_object_set_new(e, "env", json_object());
+        json_array_append_new(hosts, e);
+    }
+    for (int k = 0; k < AD_PAIRS; k++)
+        json_array_append_new(pairs, json_pack("[i,i]", ad_pair[k][0], ad_pair[k][1]));
+    json_t *scen = json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:f}", "name", "rr", "test", "tcp_rr",
+                             "msg_size", 1, "response_size", 1, "duration_s", 10, "warmup_s", 1,
+                             "window", 0, "interval_s", 0.0);
+    json_t *rec_scen = json_deep_copy(scen);
+    json_object_set_new(scen, "trials",
+                        json_pack("{s:i,s:i,s:f}", "min", 3, "max", 6, "target_ci", 0.02));
+    json_object_set_new(scen, "planned",
+                        json_pack("{s:i,s:i}", "min", 3 * AD_PAIRS, "max", 6 * AD_PAIRS));
+    json_t *run =
+        json_pack("{s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s},s:{s:s,s:s,s:s},s:s,s:s,s:s,"
+                  "s:{s:i,s:i,s:i,s:f},s:o,s:[o],s:o}",
+                  "schema", "netsurvey.run/2", "run_id", run_id, "plan", "name", "adaptive", "file",
+                  "plans/adaptive.yaml", "sha256",
+                  "5e1f000000000000000000000000000000000000000000000000000000000ada", "source",
+                  "name: adaptive\n", "description", "", "tool", "netsurvey_version", "0.1.0",
+                  "nsperf_version", "0.1.0", "nsperf_sha256",
+                  "abababababababababababababababababababababababababababababababab", "started",
+                  started, "command", "netsurvey run plans/adaptive.yaml", "state", state,
+                  "schedule", "rounds", 12, "tests", 3 * AD_PAIRS, "pairs", AD_PAIRS, "estimate_s",
+                  123.0, "hosts", hosts, "scenarios", scen, "pairs", pairs);
+    char p[4096];
+    snprintf(p, sizeof p, "%s/run.json", dir);
+    assert_int_equal(json_dump_file(run, p, JSON_INDENT(1)), 0);
+    json_decref(run);
+    snprintf(p, sizeof p, "%s/results.jsonl", dir);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    for (int k = 0; k < AD_PAIRS; k++) {
+        for (size_t n = 0; n < t[k].n; n++) {
+            json_t *r = json_pack(
+                "{s:s,s:s,s:{s:s,s:s},s:O,s:i,s:s,s:o,s:o,s:s,s:n,s:i,s:s,s:s,s:{s:f,s:{s:f}}}",
+                "schema", "netsurvey.trial/2", "run_id", run_id, "plan", "name", "adaptive",
+                "sha256", "5e1f000000000000000000000000000000000000000000000000000000000ada",
+                "scenario", rec_scen, "trial", (int)n + 1, "family", "ipv4", "src",
+                ad_endpoint(ad_pair[k][0]), "dst", ad_endpoint(ad_pair[k][1]), "status", "ok",
+                "error", "attempts", 1, "started", started, "ended", started, "result",
+                "duration_s", 10.0, "rtt_us", "mean", t[k].v[n]);
+            if (t[k].failed & 1u << n) {
+                json_object_set_new(r, "status", json_string("failed"));
+                json_object_set_new(r, "error", json_string("connection refused"));
+                json_object_del(r, "result");
+            }
+            char *line = json_dumps(r, JSON_COMPACT);
+            fprintf(f, "%s\n", line);
+            free(line);
+            json_decref(r);
+        }
+    }
+    assert_int_equal(fclose(f), 0);
+    json_decref(rec_scen);
+}
+
+/* The trials that meet 2 % at min (3), and those that never do (95 % half-widths of 24.8, 13.0,
+ * 8.8 and 6.6 % after 3, 4, 5 and 6 trials). */
+#define AD_QUIET                                                                                   \
+    {                                                                                              \
+        .n = 3, .v = { 100, 101, 100 }                                                             \
+    }
+#define AD_NOISY(count)                                                                            \
+    {                                                                                              \
+        .n = (count), .v = { 100, 110, 90, 100, 100, 100 }                                         \
+    }
+#define AD_NONE                                                                                    \
+    {                                                                                              \
+        .n = 0                                                                                     \
+    }
+
+static const json_t *
+ad_pair_of(const json_t *scen, const char *src, const char *dst)
+{
+    size_t i;
+    const json_t *p;
+    json_array_foreach(json_object_get(scen, "pairs"), i, p)
+    {
+        if (strcmp(json_string_value(json_object_get(p, "src")), src) == 0 &&
+            strcmp(json_string_value(json_object_get(p, "dst")), dst) == 0)
+            return p;
+    }
+    fail_msg("no pair %s -> %s", src, dst);
+    return NULL;
+}
+
+static json_int_t
+jint(const json_t *o, const char *k)
+{
+    const json_t *v = json_object_get(o, k);
+    if (!json_is_integer(v))
+        fail_msg("'%s' is not an integer", k);
+    return json_integer_value(v);
+}
+
+/* A run every pair of which the rule decided (5 met the target at min, 1 reached max): its
+ * planned count is what they ran, 21 (neither min x pairs, 18, nor max x pairs, 36), and it is
+ * complete - in the title, the summary, the run's state and the exit status. */
+static void
+test_adaptive_complete(void **state)
+{
+    (void)state;
+    const struct ad_trials t[AD_PAIRS] = {AD_QUIET, AD_NOISY(6), AD_QUIET,
+                                          AD_QUIET, AD_QUIET,    AD_QUIET};
+    adaptive_run("adc", "20261201T100000Z-adc1", "2026-12-01T10:00:00.000Z", "complete", t);
+    assert_int_equal(report_cmd("adc", NULL, NULL, NULL), CLI_REPORT_OK);
+    json_t *sum = summary_of("adc");
+    const json_t *c = json_object_get(sum, "completeness");
+    assert_true(json_is_true(json_object_get(c, "complete")));
+    assert_int_equal(jint(c, "planned"), 21);
+    assert_int_equal(jint(c, "ok"), 21);
+    assert_int_equal(jint(c, "not_run"), 0);
+    assert_null(json_object_get(c, "undecided"));
+    const json_t *run = json_array_get(json_object_get(sum, "runs"), 0);
+    assert_true(json_is_true(json_object_get(run, "complete")));
+    const json_t *sc = json_array_get(json_object_get(sum, "scenarios"), 0);
+    const json_t *ad = json_object_get(sc, "adaptive");
+    assert_int_equal(jint(ad, "pairs_target_met"), 5);
+    assert_int_equal(jint(ad, "pairs_max_reached"), 1);
+    assert_int_equal(jint(ad, "pairs_incomplete"), 0);
+    assert_int_equal(jint(json_object_get(sc, "trials"), "planned"), 21);
+    assert_int_equal(jint(json_object_get(sc, "trials"), "not_run"), 0);
+    const json_t *noisy = ad_pair_of(sc, "a1", "c1"), *quiet = ad_pair_of(sc, "a1", "b1");
+    assert_int_equal(json_array_size(json_object_get(noisy, "values")), 6);
+    assert_int_equal(json_array_size(json_object_get(quiet, "values")), 3);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(noisy, "adaptive"), "stopped")),
+        "max reached");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(quiet, "adaptive"), "stopped")),
+        "target met");
+    json_decref(sum);
+    char *md = read_in("adc", "report.md");
+    assert_non_null(strstr(md, "# netsurvey report: adaptive\n"));
+    assert_null(strstr(md, "ncomplete"));
+    assert_null(strstr(md, "undecided:"));
+    assert_non_null(strstr(md, "State: complete; trials: 21 planned: 21 ok, 0 failed, 0 not run"));
+    assert_non_null(strstr(md, "5 pairs met the target, 1 reached 6 trials without meeting it, "
+                               "0 undecided."));
+    free(md);
+}
+
+/* A run stopped before the rule decided three pairs: one below min (2 trials), one past it
+ * without meeting the target (4 of at most 6), one never reached. Every one of its trials that
+ * min asks for has a record (18 = min x pairs), yet it is incomplete: planned is at least 23,
+ * at least 5 not run, and the report names the undecided pairs. */
+static void
+test_adaptive_incomplete(void **state)
+{
+    (void)state;
+    const struct ad_trials t[AD_PAIRS] = {AD_QUIET, AD_NOISY(2), AD_NOISY(4),
+                                          AD_NONE,  AD_QUIET,    AD_NOISY(6)};
+    adaptive_run("adi", "20261201T110000Z-adi1", "2026-12-01T11:00:00.000Z", "interrupted", t);
+    struct report_result r;
+    struct err e = {0};
+    const char *dirs[] = {"adi"};
+    assert_int_equal(render(dirs, 1, "adi", false, &r, &e), 0);
+    assert_true(r.incomplete);
+    assert_false(r.in_progress);
+    assert_int_equal(report_cmd("adi", NULL, NULL, NULL), CLI_REPORT_INCOMPLETE);
+    json_t *sum = summary_of("adi");
+    const json_t *c = json_object_get(sum, "completeness");
+    assert_true(json_is_false(json_object_get(c, "complete")));
+    assert_int_equal(jint(c, "planned"), 23);
+    assert_int_equal(jint(c, "ok"), 18);
+    assert_int_equal(jint(c, "not_run"), 5);
+    assert_int_equal(jint(c, "undecided"), 3);
+    const json_t *sc = json_array_get(json_object_get(sum, "scenarios"), 0);
+    const json_t *ad = json_object_get(sc, "adaptive");
+    assert_int_equal(jint(ad, "pairs_target_met"), 2);
+    assert_int_equal(jint(ad, "pairs_max_reached"), 1);
+    assert_int_equal(jint(ad, "pairs_incomplete"), 3);
+    /* per pair: the values follow the planned count, null where a trial has no record */
+    static const struct {
+        const char *src, *dst;
+        json_int_t planned, n;
+        bool undecided;
+    } want[] = {{"a1", "b1", 3, 3, false}, {"a1", "c1", 3, 2, true},  {"b1", "a1", 5, 4, true},
+                {"b1", "c1", 3, 0, true},  {"c1", "a1", 3, 3, false}, {"c1", "b1", 6, 6, false}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const json_t *p = ad_pair_of(sc, want[i].src, want[i].dst);
+        const json_t *vals = json_object_get(p, "values");
+        assert_int_equal(jint(p, "planned"), want[i].planned);
+        assert_int_equal(jint(p, "n"), want[i].n);
+        assert_int_equal(jint(p, "not_run"), want[i].planned - want[i].n);
+        assert_int_equal(json_array_size(vals), (size_t)want[i].planned);
+        for (size_t k = 0; k < json_array_size(vals); k++)
+            assert_int_equal(json_is_null(json_array_get(vals, k)), (json_int_t)k >= want[i].n);
+        const json_t *pa = json_object_get(p, "adaptive");
+        assert_int_equal(json_is_true(json_object_get(pa, "undecided")), want[i].undecided);
+        assert_int_equal(strcmp(json_string_value(json_object_get(pa, "stopped")), "incomplete") ==
+                             0,
+                         want[i].undecided);
+    }
+    json_decref(sum);
+    char *md = read_in("adi", "report.md");
+    assert_non_null(strstr(md, "# netsurvey report: adaptive (incomplete: at least 5 of at least "
+                               "23 planned trials not run; 3 host pairs of adaptive trials "
+                               "undecided)\n"));
+    assert_non_null(
+        strstr(md, "Trials: at least 23 planned: 18 ok, 0 failed, at least 5 not run."));
+    assert_non_null(strstr(md, "2 pairs met the target, 1 reached 6 trials without meeting it, "
+                               "3 undecided."));
+    assert_non_null(strstr(md, "**Incomplete for 3 host pairs: the rule has not decided how many "
+                               "trials they take (3 to 6)"));
+    assert_non_null(strstr(md, "- undecided: a1 → c1 (a → c): at least 3 planned: 2 ok, 0 failed, "
+                               "at least 1 not run\n"));
+    assert_non_null(strstr(md, "- undecided: b1 → a1 (b → a): at least 5 planned: 4 ok, 0 failed, "
+                               "at least 1 not run\n"));
+    assert_non_null(strstr(md, "- undecided: b1 → c1 (b → c): at least 3 planned: 0 ok, 0 failed, "
+                               "at least 3 not run\n"));
+    assert_null(strstr(md, "- undecided: a1 → b1"));
+    assert_null(strstr(md, "- undecided: c1 → b1"));
+    free(md);
+    /* resumed to its end (the three pairs decided): complete */
+    const struct ad_trials done[AD_PAIRS] = {AD_QUIET, AD_NOISY(6), AD_NOISY(6),
+                                             AD_QUIET, AD_QUIET,    AD_NOISY(6)};
+    adaptive_run("adi", "20261201T110000Z-adi1", "2026-12-01T11:00:00.000Z", "complete", done);
+    assert_int_equal(report_cmd("adi", NULL, NULL, NULL), CLI_REPORT_OK);
+}
+
+/* A run that ran to its end with failures: every trial number of a pair recorded (1..max), two
+ * of them failed, and its 4 ok trials short of the target: nothing is without a record, but the
+ * rule has not decided the pair (a resume tries the failed numbers again), so the run is
+ * incomplete, and says why. */
+static void
+test_adaptive_failures_undecided(void **state)
+{
+    (void)state;
+    const struct ad_trials t[AD_PAIRS] = {
+        AD_QUIET, {.n = 6, .v = {100, 0, 110, 90, 0, 100}, .failed = 1u << 1 | 1u << 4},
+        AD_QUIET, AD_QUIET,
+        AD_QUIET, AD_QUIET};
+    adaptive_run("adf", "20261201T140000Z-adf1", "2026-12-01T14:00:00.000Z", "complete", t);
+    assert_int_equal(report_cmd("adf", NULL, NULL, NULL), CLI_REPORT_INCOMPLETE);
+    json_t *sum = summary_of("adf");
+    const json_t *c = json_object_get(sum, "completeness");
+    assert_true(json_is_false(json_object_get(c, "complete")));
+    assert_int_equal(jint(c, "planned"), 21);
+    assert_int_equal(jint(c, "ok"), 19);
+    assert_int_equal(jint(c, "failed"), 2);
+    assert_int_equal(jint(c, "not_run"), 0);
+    assert_int_equal(jint(c, "undecided"), 1);
+    const json_t *sc = json_array_get(json_object_get(sum, "scenarios"), 0);
+    const json_t *p = ad_pair_of(sc, "a1", "c1");
+    assert_int_equal(json_array_size(json_object_get(p, "values")), 6);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(p, "adaptive"), "stopped")),
+        "incomplete");
+    json_decref(sum);
+    char *md = read_in("adf", "report.md");
+    assert_non_null(
+        strstr(md, "# netsurvey report: adaptive (incomplete: 1 host pair of adaptive trials "
+                   "undecided)\n"));
+    assert_non_null(strstr(md, "State: recorded as complete, but the adaptive rule has not "
+                               "decided 1 host pair (failed trials, which a resume tries again)"));
+    assert_non_null(strstr(md, "- undecided: a1 → c1 (a → c): at least 6 planned: 4 ok, 2 failed, "
+                               "at least 0 not run\n"));
+    free(md);
+}
+
+/* netsurvey trend says the same of each run: the incomplete one marked, with the least it
+ * planned and its undecided pairs; the complete one complete. */
+static void
+test_adaptive_trend(void **state)
+{
+    (void)state;
+    const struct ad_trials full[AD_PAIRS] = {AD_QUIET, AD_NOISY(6), AD_QUIET,
+                                             AD_QUIET, AD_QUIET,    AD_QUIET};
+    const struct ad_trials part[AD_PAIRS] = {AD_QUIET, AD_NOISY(2), AD_NOISY(4),
+                                             AD_NONE,  AD_QUIET,    AD_NOISY(6)};
+    adaptive_run("tr-full", "20261201T120000Z-trf1", "2026-12-01T12:00:00.000Z", "complete", full);
+    adaptive_run("tr-part", "20261201T130000Z-trp1", "2026-12-01T13:00:00.000Z", "interrupted",
+                 part);
+    char *argv[] = {A("trend"), A("tr-full"), A("tr-part"), A("-o"), A("tr-out"), NULL};
+    assert_int_equal(cli_trend.main(5, argv), CLI_TREND_OK);
+    char *md = read_in("tr-out", "trend.md");
+    assert_non_null(strstr(md, "**incomplete (interrupted): at least 5 of at least 23 planned "
+                               "trials not run, 3 host pairs of adaptive trials undecided**"));
+    assert_non_null(strstr(md, "| 21 ok, 0 failed | complete |"));
+    /* cells: an undecided pair's planned count is the least; a cell nothing of which ran */
+    assert_non_null(strstr(md, "| a → c | 100.0 us ± 6.6 us | 105.0 us ± 63.5 us (2/≥3 ok) |"));
+    assert_non_null(strstr(md, "| b → c | 100.3 us ± 1.4 us | not run |"));
+    free(md);
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rebuild_removes_what_it_no_longer_makes),
+        cmocka_unit_test(test_manifest_names_nothing_else),
+        cmocka_unit_test(test_stopped_build_cleaned),
+        cmocka_unit_test(test_unwritable_outputs),
+        cmocka_unit_test(test_no_chart_without_ok_trials),
+        cmocka_unit_test(test_refused_records_stop_or_are_listed),
+        cmocka_unit_test(test_run_schema_refused),
+        cmocka_unit_test(test_problems_listed_then_counted),
+        cmocka_unit_test(test_merge_pools_runs),
+        cmocka_unit_test(test_merge_refuses_other_parameters),
+        cmocka_unit_test(test_merge_refuses_one_run_twice),
+        cmocka_unit_test(test_in_progress),
+        cmocka_unit_test(test_incomplete_counts),
+        cmocka_unit_test(test_adaptive_complete),
+        cmocka_unit_test(test_adaptive_incomplete),
+        cmocka_unit_test(test_adaptive_failures_undecided),
+        cmocka_unit_test(test_adaptive_trend),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -933,8 +933,8 @@ group_totals(const struct group *g, json_t *sum, json_t *view, const struct grou
     if (g->unseen > 0)
         json_object_set_new(
             view, "unseen_note",
-            jprintf("%llu of the trials not run belong to host pairs with no record yet%s.",
-                    (unsigned long long)g->unseen,
+            jprintf("%s%llu of the trials not run belong to host pairs with no record yet%s.",
+                    g->unseen_pairs > 0 ? "At least " : "", (unsigned long long)g->unseen,
                     g->fam_shared ? " (counted here: their address family is not known)" : ""));
     rbuf_release(&names);
     json_object_set_new(sum, "pairs", acc->spairs);

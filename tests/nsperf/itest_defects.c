@@ -203,11 +203,22 @@ test_small_window_forward(void **state)
     (void)state;
     struct server s;
     server_start(&s, NULL);
+    /* A window this small is paced by wake-ups, which other load on the machine stretches by
+     * 20x and more for a second at a time (a failure at load 7, forward and reverse measured
+     * one after the other): a round of the two passes when forward is within 20x of reverse,
+     * and a size passes when one of 3 rounds does. The defect fails every round by ~1000x. */
     for (int i = 0; i < 2; i++) {
         const char *w = i == 0 ? "4K" : "8K";
-        double fwd = window_run(&s, w, false), rev = window_run(&s, w, true);
-        if (fwd < rev / 20)
-            fail_msg("-w %s: forward %.3g bit/s vs reverse %.3g bit/s", w, fwd, rev);
+        double fwd[3] = {0}, rev[3] = {0};
+        bool ok = false;
+        for (int k = 0; k < 3 && !ok; k++) {
+            fwd[k] = window_run(&s, w, false);
+            rev[k] = window_run(&s, w, true);
+            ok = fwd[k] >= rev[k] / 20;
+        }
+        if (!ok)
+            fail_msg("-w %s: forward vs reverse bit/s in 3 rounds: %.3g/%.3g %.3g/%.3g %.3g/%.3g",
+                     w, fwd[0], rev[0], fwd[1], rev[1], fwd[2], rev[2]);
     }
     /* The next test without -w gets an autotuning listener again. */
     const char *more[] = {"-t", "0.3", "--warmup", "0", NULL};

@@ -884,6 +884,80 @@ test_reading_rules(void **state)
     assert_string_equal(t.error, "\xf0\x9f\x98\x80");
 }
 
+/* The fast decoder reads runs of digits and of plain string bytes 8 at a time: every length of
+ * a bucket's numbers (1 to 20 digits, past int64 too), with a leading zero or not, and every
+ * place of a byte that ends a string's plain run (a quote, a backslash, a control character,
+ * UTF-8, a byte jansson refuses), each at every distance from the line's end, read as jansson
+ * reads them (decode() compares the two), with the values written. */
+static void
+test_runs_of_digits_and_strings(void **state)
+{
+    (void)state;
+    static const char digits[] = "98765432109876543210";
+    char why[NS_ERR_MSG_MAX], line[1024];
+    struct journal_trial t;
+    bool took;
+    for (size_t len = 1; len <= 20; len++) {
+        for (int zero = 0; zero < 2; zero++) {
+            for (int pad = 0; pad < 12; pad++) {
+                char num[32];
+                snprintf(num, sizeof num, "%s%.*s", zero ? "0" : "", (int)len, digits);
+                snprintf(line, sizeof line,
+                         "{\"schema\":\"netsurvey.trial/2\",\"scenario\":{\"test\":\"tcp_rr\"},"
+                         "\"status\":\"ok\",\"trial\":1,\"result\":{\"rtt_us\":{\"hist\":{"
+                         "\"sub_bits\":11,\"buckets\":[[%s,%s],[7,%s]]}}}}%*s\n",
+                         num, num, num, pad, "");
+                int rc = decode(line, &t, &took, why, sizeof why);
+                /* jansson: no leading zero, nothing past int64 (19 digits from 9 are past) */
+                bool valid = !(zero && len > 0) && len <= 18;
+                if (len == 19 && !zero) /* 9876543210987654321 > INT64_MAX */
+                    valid = false;
+                if (!valid) {
+                    assert_int_equal(rc, NS_EPARSE);
+                    continue;
+                }
+                assert_int_equal(rc, 0);
+                assert_true(took);
+                uint64_t want = strtoull(num, NULL, 10);
+                assert_int_equal(t.result.nbuckets, 2);
+                assert_int_equal(t.result.buckets[0].low_ns, want);
+                assert_int_equal(t.result.buckets[0].count, want);
+                assert_int_equal(t.result.buckets[1].low_ns, 7);
+                assert_int_equal(t.result.buckets[1].count, want);
+            }
+        }
+    }
+    /* a string of 24 bytes with one special byte (or escape) at every place */
+    static const struct {
+        const char *raw, *decoded; /* decoded NULL: jansson refuses the line */
+    } specials[] = {{"\\\"", "\""},          {"\\\\", "\\"},           {"\\n", "\n"},
+                    {"\\u00e9", "\xc3\xa9"}, {"\xc3\xa9", "\xc3\xa9"}, {"\x01", NULL},
+                    {"\xff", NULL},          {"\x7f", "\x7f"},         {"\\x", NULL},
+                    {"\xe2\x82", NULL}};
+    for (size_t k = 0; k < sizeof specials / sizeof specials[0]; k++) {
+        for (int at = 0; at <= 24; at++) {
+            for (int pad = 0; pad < 10; pad++) {
+                char val[64], want[64];
+                snprintf(val, sizeof val, "%.*s%s%.*s", at, "abcdefghijklmnopqrstuvwx",
+                         specials[k].raw, 24 - at, "ABCDEFGHIJKLMNOPQRSTUVWX");
+                snprintf(line, sizeof line,
+                         "{\"schema\":\"netsurvey.trial/2\",\"scenario\":{\"test\":\"tcp_rr\"},"
+                         "\"status\":\"failed\",\"trial\":1,\"error\":\"%s\"}%*s\n",
+                         val, pad, "");
+                int rc = decode(line, &t, &took, why, sizeof why);
+                if (specials[k].decoded == NULL) {
+                    assert_int_equal(rc, NS_EPARSE);
+                    continue;
+                }
+                assert_int_equal(rc, 0);
+                snprintf(want, sizeof want, "%.*s%s%.*s", at, "abcdefghijklmnopqrstuvwx",
+                         specials[k].decoded, 24 - at, "ABCDEFGHIJKLMNOPQRSTUVWX");
+                assert_string_equal(t.error, want);
+            }
+        }
+    }
+}
+
 /* A line past the cap is passed over and said, the lines around it are read; one past the cap
  * that ends the file without its newline too. */
 static void
@@ -1277,6 +1351,7 @@ main(void)
         cmocka_unit_test(test_resume_cuts_torn_line),
         cmocka_unit_test(test_key),
         cmocka_unit_test(test_reading_rules),
+        cmocka_unit_test(test_runs_of_digits_and_strings),
         cmocka_unit_test(test_copy_and_busy_poll),
         cmocka_unit_test(test_key_of_read_records),
         cmocka_unit_test(test_line_cap),

@@ -20,6 +20,7 @@
 
 struct journal_scan {
     struct journal_buckets bb;
+    bool no_buckets; /* journal_scan_keep_buckets(s, false) */
     size_t arena_len;
     char arena[SCAN_ARENA];
 };
@@ -47,6 +48,12 @@ journal_scan_free(struct journal_scan *s)
         return;
     journal_buckets_release(&s->bb);
     free(s);
+}
+
+void
+journal_scan_keep_buckets(struct journal_scan *s, bool keep)
+{
+    s->no_buckets = !keep;
 }
 
 /* --- eight bytes at a time ----------------------------------------------------------------------
@@ -801,10 +808,103 @@ bucket_push(struct journal_buckets *bb, const int64_t v[2])
 }
 
 struct hist_ctx {
-    struct journal_buckets *bb;
+    struct journal_buckets *bb; /* NULL: the buckets are checked, not kept */
     int64_t sub_bits;
     bool is_array;
 };
+
+/* Checking buckets that are not kept: 64 bytes at a time (SSE2), as bit masks of the byte classes
+ * instead of a branch per byte. What it takes is one form of nsperf's, [[N,N...],...,[N,N...]]
+ * without blanks, N an integer without sign or leading zero of at most 16 digits: valid JSON
+ * (each rule below pins a byte's neighbours, and together they leave no other string), arrays
+ * two deep. Anything else, or fewer than 65 bytes left past a block, is left to the general
+ * way from the start. */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+struct bclass {
+    uint64_t d, c, o, x, z; /* digits, commas, '[', ']', '0' */
+};
+
+static inline uint64_t
+bclass_eq(__m128i v, char c)
+{
+    return (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c)));
+}
+
+static inline void
+bclass_of(const unsigned char *p, struct bclass *k)
+{
+    *k = (struct bclass){0};
+    for (unsigned i = 0; i < 4; i++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
+        __m128i dig = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
+                                    _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
+        k->d |= (uint64_t)(unsigned)_mm_movemask_epi8(dig) << (16 * i);
+        k->c |= bclass_eq(v, ',') << (16 * i);
+        k->o |= bclass_eq(v, '[') << (16 * i);
+        k->x |= bclass_eq(v, ']') << (16 * i);
+        k->z |= bclass_eq(v, '0') << (16 * i);
+    }
+}
+
+/* m's bits moved up by n (1..63), the bits below from the block before (before). */
+static inline uint64_t
+up(uint64_t m, uint64_t before, unsigned n)
+{
+    return m << n | before >> (64 - n);
+}
+
+/* p: just after the array's '['. True: checked, *out just after its ']'. */
+static bool
+buckets_check_fast(const unsigned char *p, const unsigned char *end, const unsigned char **out)
+{
+    if (end - p < 65 || *p != '[')
+        return false;
+    /* the block before: the array's '[' reads as a comma before the first entry's '[' */
+    struct bclass b = {.c = UINT64_C(1) << 63};
+    uint64_t r2 = 0, r4 = 0, r8 = 0; /* the block before's runs of >= 2, 4, 8 digits */
+    for (const unsigned char *q = p; end - q >= 65; q += 64) {
+        struct bclass k;
+        bclass_of(q, &k);
+        unsigned char n = q[64]; /* the next block's first byte */
+        uint64_t nd = (uint64_t)(n >= '0' && n <= '9') << 63, nc = (uint64_t)(n == ',') << 63;
+        uint64_t no = (uint64_t)(n == '[') << 63, nx = (uint64_t)(n == ']') << 63;
+        uint64_t pd = up(k.d, b.d, 1), pc = up(k.c, b.c, 1), px = up(k.x, b.x, 1);
+        uint64_t xd = k.d >> 1 | nd, xc = k.c >> 1 | nc, xo = k.o >> 1 | no, xx = k.x >> 1 | nx;
+        /* the array ends at its first "]]": the second ']' */
+        uint64_t ends = k.x & px;
+        uint64_t region = ends != 0 ? (ends & -ends) - 1 : ~UINT64_C(0);
+        /* a digit's run of >= 2, 4, 8, 16, 17 digits ending at it */
+        uint64_t q2 = k.d & pd, q4 = q2 & up(q2, r2, 2), q8 = q4 & up(q4, r4, 4);
+        uint64_t q16 = q8 & up(q8, r8, 8), q17 = q16 & up(k.d, b.d, 16);
+        uint64_t bad = ~(k.d | k.c | k.o | k.x) /* another byte */
+                       | (k.o & ~(pc & xd))     /* '[' after ',' (or the array's '['), before N */
+                       | (k.x & ~(pd & (xc | xx)))        /* ']' after N, before ',' or ']' */
+                       | (k.c & ~((pd & xd) | (px & xo))) /* ',' in N,N or ],[ */
+                       | (k.z & ~pd & xd)                 /* a leading zero */
+                       | q17;
+        if ((bad & region) != 0)
+            return false;
+        if (ends != 0) {
+            *out = q + __builtin_ctzll(ends) + 1;
+            return true;
+        }
+        b = k;
+        r2 = q2;
+        r4 = q4;
+        r8 = q8;
+    }
+    return false;
+}
+#else
+static bool
+buckets_check_fast(const unsigned char *p, const unsigned char *end, const unsigned char **out)
+{
+    (void)p, (void)end, (void)out;
+    return false;
+}
+#endif
 
 static bool
 m_hist(struct jp *j, size_t i, void *ctx)
@@ -819,12 +919,18 @@ m_hist(struct jp *j, size_t i, void *ctx)
     if (++j->depth > SCAN_MAX_DEPTH)
         return false;
     j->p++;
+    const unsigned char *after;
+    if (h->bb == NULL && j->depth < SCAN_MAX_DEPTH && buckets_check_fast(j->p, j->end, &after)) {
+        j->p = after;
+        j->depth--;
+        return true;
+    }
     if (!eat(j, ']')) {
         do {
             int64_t v[2];
             if (!bucket_inline(j, v) && !bucket_general(j, v))
                 return false;
-            if (!bucket_push(h->bb, v))
+            if (h->bb != NULL && !bucket_push(h->bb, v))
                 return false;
         } while (eat(j, ','));
         if (!eat(j, ']'))
@@ -841,6 +947,7 @@ static const struct key rtt_keys[] = {K("mean"), K("min"), K("max"), K(HISTJSON_
 struct rtt_ctx {
     struct journal_result *r;
     struct journal_buckets *bb;
+    const struct journal_scan *s;
 };
 
 static bool
@@ -858,7 +965,7 @@ m_rtt(struct jp *j, size_t i, void *ctx)
     case 3:
         return v_number(j, &r->rtt_m2_ns2, &r->has_rtt_m2);
     default: {
-        struct hist_ctx h = {.bb = c->bb};
+        struct hist_ctx h = {.bb = c->s->no_buckets ? NULL : c->bb};
         bool is_obj;
         if (!object(j, hist_keys, NKEYS(hist_keys), m_hist, &h, &is_obj))
             return false;
@@ -909,6 +1016,7 @@ static const struct key record_keys[] = {K("schema"), K("run_id"), K("plan"),   
 struct record_ctx {
     struct journal_trial *t;
     struct journal_buckets *bb;
+    const struct journal_scan *s;
     const char *family, *status;
     const char *plan[2], *env[2], *tool[2];
 };
@@ -954,7 +1062,7 @@ m_record(struct jp *j, size_t i, void *ctx)
     case 12:
         return v_string(j, &t->ended);
     case 13: {
-        struct rtt_ctx rc = {.r = &t->result, .bb = c->bb};
+        struct rtt_ctx rc = {.r = &t->result, .bb = c->bb, .s = c->s};
         if (!object(j, result_keys, NKEYS(result_keys), m_result, &rc, &is_obj))
             return false;
         t->result.present = is_obj;
@@ -977,7 +1085,7 @@ journal_scan_trial(struct journal_scan *s, const char *line, size_t len, struct 
     s->bb.n = 0;
     struct jp j = {
         .p = (const unsigned char *)line, .end = (const unsigned char *)line + len, .s = s};
-    struct record_ctx c = {.t = t, .bb = &s->bb};
+    struct record_ctx c = {.t = t, .bb = &s->bb, .s = s};
     bool is_obj;
     ws(&j);
     if (j.p >= j.end || *j.p != '{')
@@ -996,7 +1104,7 @@ journal_scan_trial(struct journal_scan *s, const char *line, size_t len, struct 
     t->family = journal_family_from(c.family);
     t->status_text = c.status;
     t->status = journal_status_from(c.status);
-    t->result.buckets = s->bb.b;
+    t->result.buckets = s->no_buckets ? NULL : s->bb.b;
     t->result.nbuckets = t->result.has_hist ? s->bb.n : 0;
     return true;
 }

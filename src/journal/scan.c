@@ -228,15 +228,15 @@ string_token(struct jp *j, const unsigned char **s, size_t *n, bool *esc)
     *esc = false;
     for (;;) {
 #if SCAN_SWAR
-        for (uint64_t m; end - q >= 8; q += 8) {
-            if ((m = swar_unplain(swar_load(q))) != 0) {
-                q += swar_first(m);
-                break;
-            }
-        }
+        uint64_t m = 0;
+        while (end - q >= 8 && (m = swar_unplain(swar_load(q))) == 0)
+            q += 8;
+        if (m != 0) /* at the byte that ends the run: no byte loop to mispredict */
+            q += swar_first(m);
+        else
 #endif
-        while (q < end && plain[*q])
-            q++;
+            while (q < end && plain[*q])
+                q++;
         if (q >= end || *q == '"')
             break;
         unsigned c = *q;
@@ -283,6 +283,12 @@ unescape(struct journal_scan *s, const unsigned char *raw, size_t n, bool esc)
     if (s->arena_len + n + 1 > sizeof s->arena)
         return NULL;
     char *o = s->arena + s->arena_len;
+    if (!esc) { /* most strings */
+        memcpy(o, raw, n);
+        o[n] = '\0';
+        s->arena_len += n + 1;
+        return o;
+    }
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned c = raw[i];

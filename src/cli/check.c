@@ -128,13 +128,17 @@ check_main(int argc, char **argv)
     rc = cli_plan_load(&cli_check, arg, NULL, &p);
     if (rc != 0)
         return rc == NS_ENOMEM ? CLI_CHECK_FAILED : CLI_CHECK_INVALID;
+    uint64_t lo = plan_test_count_min(p), hi = plan_test_count(p);
+    char range[48] = "";
+    if (lo != hi) /* adaptive trials: the least there may be, then the most */
+        snprintf(range, sizeof range, "%llu to ", (unsigned long long)lo);
     if (!a.quiet && !a.json)
         printf("%s: plan '%s' is valid: %zu host%s, %zu zone%s, %zu pair%s, %zu scenario%s, "
-               "%llu test%s\n",
+               "%s%llu test%s\n",
                plan_file(p), plan_name(p), plan_host_count(p), plural(plan_host_count(p)),
                plan_zone_count(p), plural(plan_zone_count(p)), plan_pair_count(p),
                plural(plan_pair_count(p)), plan_scenario_count(p), plural(plan_scenario_count(p)),
-               (unsigned long long)plan_test_count(p), plural(plan_test_count(p)));
+               range, (unsigned long long)hi, plural(hi));
     int status = fflush(stdout) == 0 ? CLI_CHECK_OK : CLI_CHECK_FAILED;
     if (status == CLI_CHECK_OK && a.connect) {
         if (!a.json && !a.quiet)

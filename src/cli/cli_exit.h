@@ -60,8 +60,8 @@
     X(CLI_REPORT_USAGE, 2, "usage error, or --by zone_id where a host has no zone id")             \
     X(CLI_REPORT_UNWRITTEN, 3, "a report could not be written")                                    \
     X(CLI_REPORT_INCOMPLETE, 4,                                                                    \
-      "a run is incomplete (planned trials without a record) or still in progress: every report "  \
-      "written, each marked so")
+      "a run is incomplete (planned trials without a record, or host pairs of adaptive trials "    \
+      "whose rule has not decided) or still in progress: every report written, each marked so")
 
 #define CLI_EXITS_COMPARE(X)                                                                       \
     X(CLI_COMPARE_OK, 0,                                                                           \

@@ -127,8 +127,8 @@ const struct cli_command cli_trend = {
         "connection rate): a change for the better is never flagged. Runs of different plans are "
         "compared on the scenarios and cells they share; a scenario in one run only, and a cell "
         "some runs lack, are listed in trend.md, never matched by a guess. A run that is "
-        "incomplete (planned trials without a record) or still in progress is marked so, not "
-        "left out.\n"
+        "incomplete (planned trials without a record, or host pairs of adaptive trials whose "
+        "rule has not decided) or still in progress is marked so, not left out.\n"
         "When several statuses apply, the status is the first of 2, 3, 4, 1, 5.",
     CLI_OPTS(trend_opts),
     CLI_EXITS(TREND),

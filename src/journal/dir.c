@@ -477,6 +477,21 @@ journal_set_state(struct journal *j, enum journal_run_state state, const json_t 
 }
 
 int
+journal_set_member(struct journal *j, const char *key, const json_t *value, struct err *e)
+{
+    struct journal_run *run = NULL;
+    int rc = journal_read_run(j->dir, &run, e);
+    if (rc != 0)
+        return rc;
+    json_t *copy = json_deep_copy(value);
+    rc = copy != NULL && json_object_set_new(run->json, key, copy) == 0
+             ? run_doc_write(j, run->json, e)
+             : err_set(e, NS_ENOMEM, "out of memory");
+    journal_run_free(run);
+    return rc;
+}
+
+int
 journal_append(struct journal *j, const struct journal_trial *t, const json_t *result,
                struct err *e)
 {

@@ -44,6 +44,10 @@ const char *journal_dir(const struct journal *j);
 /* Write run.json atomically (tmp file, fsync, rename, fsync of the directory). */
 int journal_write_run(struct journal *j, const struct journal_run *run, struct err *e);
 
+/* Rewrite run.json's top-level member key with a copy of value (borrowed), keeping the rest as
+ * it is, atomically: what a run adds once it knows it (the adaptive trials' outcome). */
+int journal_set_member(struct journal *j, const char *key, const json_t *value, struct err *e);
+
 /* Rewrite run.json's "state" (and "ended": now for a final state, null for RUNNING) keeping
  * the rest as it is, atomically. When resumed is not NULL ({"started", "command"} of a
  * resume, borrowed), it is appended to run.json's "resumes"; when measured is not NULL (the

@@ -202,7 +202,15 @@ run_scenarios_json(const struct journal_run *r)
     for (size_t i = 0; a != NULL && i < r->nscenarios; i++) {
         const struct journal_run_scenario *rs = &r->scenarios[i];
         json_t *o = journal_scenario_json(&rs->sc);
-        if (o != NULL) {
+        if (o != NULL && trials_adaptive(&rs->policy)) {
+            const struct trials_policy *p = &rs->policy;
+            json_object_set_new(o, "trials",
+                                json_pack("{s:I, s:I, s:f}", "min", (json_int_t)p->min, "max",
+                                          (json_int_t)p->max, "target_ci", p->target));
+            json_object_set_new(o, "planned",
+                                json_pack("{s:I, s:I}", "min", (json_int_t)rs->planned, "max",
+                                          (json_int_t)rs->planned_max));
+        } else if (o != NULL) {
             json_object_set_new(o, "trials", json_integer((json_int_t)rs->trials));
             json_object_set_new(o, "planned", json_integer((json_int_t)rs->planned));
         }
@@ -313,6 +321,30 @@ jnum(const json_t *o, const char *key, bool *has)
     return json_number_value(v);
 }
 
+bool
+journal_headline(int kind, const struct journal_result *res, double *value)
+{
+    switch (kind) {
+    case TESTSPEC_TCP_STREAM:
+    case TESTSPEC_UDP_STREAM:
+        *value = res->throughput_bps / 1e6;
+        return res->has_throughput;
+    case TESTSPEC_TCP_CRR:
+        *value = res->connections_per_s;
+        return res->has_connections;
+    default:
+        *value = res->rtt_mean_us;
+        return res->has_rtt_mean;
+    }
+}
+
+bool
+journal_trial_value(const struct journal_trial *t, double *value)
+{
+    return t->status == JOURNAL_OK && t->result.present &&
+           journal_headline(t->scenario.kind, &t->result, value);
+}
+
 static void
 endpoint_from(const json_t *o, struct journal_endpoint *ep)
 {
@@ -350,13 +382,8 @@ bucket_push(uint64_t low, uint64_t count, void *arg)
 }
 
 static int
-rtt_from(const json_t *rtt, struct journal_buckets *bb, struct journal_result *r)
+rtt_buckets_from(const json_t *rtt, struct journal_buckets *bb, struct journal_result *r)
 {
-    r->has_rtt = json_is_object(rtt);
-    r->rtt_mean_us = jnum(rtt, "mean", &r->has_rtt_mean);
-    r->rtt_min_us = jnum(rtt, "min", &r->has_rtt_min);
-    r->rtt_max_us = jnum(rtt, "max", &r->has_rtt_max);
-    r->rtt_m2_ns2 = jnum(rtt, HISTJSON_M2, &r->has_rtt_m2);
     size_t skipped;
     int64_t sub_bits = 0;
     int rc = hist_rtt_json_buckets(rtt, bucket_push, bb, &sub_bits, &skipped, NULL, NULL);
@@ -367,9 +394,11 @@ rtt_from(const json_t *rtt, struct journal_buckets *bb, struct journal_result *r
     return 0;
 }
 
-static int
-result_from(const json_t *res, struct journal_buckets *bb, struct journal_result *r)
+/* Every figure of a result but the histogram's buckets. */
+static void
+result_numbers_from(const json_t *res, struct journal_result *r)
 {
+    memset(r, 0, sizeof *r);
     r->present = json_is_object(res);
     r->throughput_bps = jnum(res, "throughput_bps", &r->has_throughput);
     r->connections_per_s = jnum(res, "connections_per_s", &r->has_connections);
@@ -383,7 +412,27 @@ result_from(const json_t *res, struct journal_buckets *bb, struct journal_result
     r->udp_lost = jnum(udp, "lost", &r->has_udp_lost);
     r->udp_lost_pct = jnum(udp, "lost_pct", &r->has_udp_lost_pct);
     r->udp_jitter_us = jnum(udp, "jitter_us", &r->has_udp_jitter);
-    return rtt_from(json_object_get(res, HISTJSON_RTT), bb, r);
+    const json_t *rtt = json_object_get(res, HISTJSON_RTT);
+    r->has_rtt = json_is_object(rtt);
+    r->rtt_mean_us = jnum(rtt, "mean", &r->has_rtt_mean);
+    r->rtt_min_us = jnum(rtt, "min", &r->has_rtt_min);
+    r->rtt_max_us = jnum(rtt, "max", &r->has_rtt_max);
+    r->rtt_m2_ns2 = jnum(rtt, HISTJSON_M2, &r->has_rtt_m2);
+}
+
+static int
+result_from(const json_t *res, struct journal_buckets *bb, struct journal_result *r)
+{
+    result_numbers_from(res, r);
+    return rtt_buckets_from(json_object_get(res, HISTJSON_RTT), bb, r);
+}
+
+bool
+journal_headline_json(int kind, const json_t *result, double *value)
+{
+    struct journal_result r;
+    result_numbers_from(result, &r);
+    return r.present && journal_headline(kind, &r, value);
 }
 
 int
@@ -556,6 +605,33 @@ run_inventories_from(const json_t *arr, struct journal_run_inventory *out)
     }
 }
 
+/* "trials" and "planned" in either form: numbers (a fixed count), or objects (adaptive). An
+ * adaptive policy that does not hold together (a target that is no positive number, min above
+ * max) reads as a fixed count of its min. */
+static void
+run_trials_from(const json_t *s, struct journal_run_scenario *rs)
+{
+    const json_t *t = json_object_get(s, "trials"), *pl = json_object_get(s, "planned");
+    bool has;
+    if (!json_is_object(t)) {
+        rs->trials = ju64(s, "trials");
+        rs->planned = rs->planned_max = ju64(s, "planned");
+        rs->policy = trials_fixed((uint32_t)(rs->trials > UINT32_MAX ? UINT32_MAX : rs->trials));
+        return;
+    }
+    uint64_t min = ju64(t, "min"), max = ju64(t, "max");
+    double target = jnum(t, "target_ci", &has);
+    min = min > UINT32_MAX ? UINT32_MAX : min;
+    max = max > UINT32_MAX ? UINT32_MAX : max;
+    rs->trials = min;
+    rs->planned = ju64(pl, "min");
+    rs->planned_max = ju64(pl, "max");
+    if (has && target > 0 && isfinite(target) && min >= 2 && min <= max)
+        rs->policy = (struct trials_policy){(uint32_t)min, (uint32_t)max, target};
+    else
+        rs->policy = trials_fixed((uint32_t)min);
+}
+
 static int
 run_scenarios_from(const json_t *arr, struct journal_run_scenario *out, struct err *e)
 {
@@ -571,8 +647,7 @@ run_scenarios_from(const json_t *arr, struct journal_run_scenario *out, struct e
                            rs->sc.name != NULL ? rs->sc.name : "",
                            rs->sc.test != NULL ? rs->sc.test : "");
         scenario_settle(&rs->sc);
-        rs->trials = ju64(s, "trials");
-        rs->planned = ju64(s, "planned");
+        run_trials_from(s, rs);
         rs->recorded = s;
     }
     return 0;

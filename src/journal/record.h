@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "common/testspec.h"
+#include "common/trials.h"
 
 struct err;
 
@@ -129,6 +130,15 @@ struct journal_result {
     size_t nbuckets;
 };
 
+/* The headline figure of a result, in the reports' unit: mean RTT in us (tcp_rr, udp_rr),
+ * receiver-counted throughput in Mbit/s (tcp_stream, udp_stream), connections/s (tcp_crr). What
+ * the reports' matrices show and adaptive trials decide on; false when the result lacks it. */
+bool journal_headline(int kind, const struct journal_result *res, double *value);
+
+/* As journal_headline for nsperf's result object (borrowed; NULL for none) as the runner holds
+ * it before recording it: the same fields read the same way. */
+bool journal_headline_json(int kind, const json_t *result, double *value);
+
 /* One line of results.jsonl. Writing: every member but schema and result is written (result is
  * nsperf's object, passed beside). Reading: strings are NULL when absent or not strings;
  * numbers follow JSON integers (a real reads as 0). */
@@ -162,6 +172,9 @@ struct journal_key {
 };
 
 void journal_trial_key(const struct journal_trial *t, struct journal_key *k);
+/* Whether a record is an ok trial in the reports' sense, its headline figure in *value: status
+ * ok, a result, and the figure in it (an "ok" record without its figure counts as failed). */
+bool journal_trial_value(const struct journal_trial *t, double *value);
 /* Whether two keys name the same trial (NULL strings equal only NULL). */
 bool journal_key_equal(const struct journal_key *a, const struct journal_key *b);
 /* Whether a record of status now replaces an earlier one of the same key whose status was
@@ -211,8 +224,16 @@ struct journal_run_host {
 
 struct journal_run_scenario {
     struct journal_scenario sc;
-    uint64_t trials;  /* per pair */
-    uint64_t planned; /* trials of the scenario over all pairs: trials x pairs (0 in version 1) */
+    /* How many trials a pair gets. Fixed ("trials": N): trials_fixed(N). Adaptive ("trials":
+     * {"min", "max", "target_ci"}): min, then more while the 95 % interval of the pair's mean is
+     * wider than target_ci of it, up to max (common/trials.h). Writing: the form follows
+     * trials_adaptive(&policy); reading: from either form (a version-1 run: fixed). */
+    struct trials_policy policy;
+    uint64_t trials; /* per pair: the fixed count; adaptive: min, what every pair runs at least */
+    /* Trials of the scenario over all pairs ("planned": trials x pairs; 0 in version 1), the
+     * least a complete run holds; adaptive ("planned": {"min", "max"}): min x pairs, and
+     * planned_max max x pairs, the most it may hold (fixed: planned_max == planned). */
+    uint64_t planned, planned_max;
     /* Reading: the scenario object as recorded (its members in their order and JSON types), for
      * reports that show the parameters as the run wrote them. */
     const json_t *recorded;

@@ -565,6 +565,8 @@ plan_field_store(struct vctx *c, const struct fdesc *f, const struct ynode *v, v
         return conv_enum(c, f, v, obj);
     case FT_SPEC:
         return conv_spec(c, f, v, obj);
+    case FT_CONV:
+        return f->conv(c, f, v, obj);
     case FT_NODE:
         break;
     }
@@ -664,9 +666,9 @@ plan_fields_store(struct vctx *c, const struct fdesc *t, size_t n, struct fvals 
 }
 
 static size_t
-ftype_size(enum ftype type)
+ftype_size(const struct fdesc *f)
 {
-    switch (type) {
+    switch (f->type) {
     case FT_STR:
     case FT_NAME:
     case FT_ADDR:
@@ -685,6 +687,8 @@ ftype_size(enum ftype type)
         return sizeof(bool);
     case FT_ENUM:
         return sizeof(int);
+    case FT_CONV:
+        return f->size;
     case FT_NODE:
         break;
     }
@@ -696,5 +700,5 @@ plan_fields_copy(const struct fdesc *t, size_t n, uint32_t mask, void *dst, cons
 {
     for (size_t i = 0; i < n; i++)
         if (mask & (1u << i))
-            memcpy((char *)dst + t[i].off, (const char *)src + t[i].off, ftype_size(t[i].type));
+            memcpy((char *)dst + t[i].off, (const char *)src + t[i].off, ftype_size(&t[i]));
 }

@@ -52,8 +52,16 @@ enum ftype {
     FT_RATE, /* uint64_t bits/s, units.h, range min..max */
     FT_BOOL, /* bool, true or false */
     FT_ENUM, /* int, index into choices */
-    FT_SPEC  /* double, a test parameter of common/testspec.h: its type and its range */
+    FT_SPEC, /* double, a test parameter of common/testspec.h: its type and its range */
+    FT_CONV  /* conv converts: a value with a grammar of its own (trials.c's `trials`) */
 };
+
+struct vctx;
+struct ynode;
+struct fdesc;
+/* An FT_CONV conversion of val into obj at f->off; false after reporting a problem. */
+typedef bool plan_field_conv(struct vctx *c, const struct fdesc *f, const struct ynode *val,
+                             void *obj);
 
 struct fdesc {
     const char *key;
@@ -67,6 +75,8 @@ struct fdesc {
     int spec;                   /* FT_SPEC: enum testspec_param */
     bool no_dash;               /* text handed to ssh: a leading '-' would be an option */
     bool multiline;             /* FT_STR: newlines and tabs allowed (other controls never) */
+    plan_field_conv *conv;      /* FT_CONV: the conversion (its module, not this one, owns it) */
+    size_t size;                /* FT_CONV: the value's size */
 };
 
 #define FIELDS_MAX 16
@@ -101,6 +111,10 @@ void plan_fields_store(struct vctx *c, const struct fdesc *t, size_t n, struct f
 
 /* Convert one value by its descriptor into obj; false after reporting a problem. */
 bool plan_field_store(struct vctx *c, const struct fdesc *f, const struct ynode *val, void *obj);
+
+/* `trials` (trials.c): a whole number 1..1000 or {min, max, target_ci} into a struct
+ * trials_policy; the FT_CONV conversion of the plan's and the scenarios' `trials`. */
+plan_field_conv plan_trials_store;
 
 /* Copy the entries in mask from src to dst (both structs of the table's type). */
 void plan_fields_copy(const struct fdesc *t, size_t n, uint32_t mask, void *dst, const void *src);

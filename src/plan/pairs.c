@@ -242,7 +242,7 @@ plan_pairs_recount(struct plan *p)
     free(sizes);
     uint64_t trials = 0;
     for (size_t i = 0; i < p->nscenarios; i++)
-        trials += p->scenarios[i].trials;
+        trials += p->scenarios[i].trials.max; /* adaptive: the most there may be */
     p->ntests = (uint64_t)p->npairs * trials;
     return 0;
 }

@@ -141,6 +141,15 @@ plan_test_count(const struct plan *p)
     return p->ntests;
 }
 
+uint64_t
+plan_test_count_min(const struct plan *p)
+{
+    uint64_t trials = 0;
+    for (size_t i = 0; i < p->nscenarios; i++)
+        trials += p->scenarios[i].trials.min;
+    return (uint64_t)p->npairs * trials;
+}
+
 const char *
 plan_output_template(const struct plan *p)
 {

@@ -12,7 +12,8 @@
  *  - a scenario's values: the scenario's own keys, else the plan's `defaults` block (only the
  *    values that apply to the scenario's test kind), else the built-in defaults (duration 10 s,
  *    warmup 1 s, streams 1, and 0 = "nsperf's default for the kind" for msg_size,
- *    response_size, rate and window); trials: the scenario's, else the plan's, else 1.
+ *    response_size, rate and window); trials: the scenario's, else the plan's, else 1 (a
+ *    number, or {min, max, target_ci}: see struct plan_scenario).
  *
  * Hosts may come from inventories (`hosts_from`: the JSON of `az vm list -d`, `aws ec2
  * describe-instances` and `gcloud compute instances list`, an Ansible inventory, the Host
@@ -30,6 +31,7 @@
 #include <stdio.h>
 
 #include "common/testspec.h"
+#include "common/trials.h"
 
 struct plan;       /* opaque; from plan_load_*, freed with plan_free */
 struct plan_diags; /* opaque list of diagnostics */
@@ -125,7 +127,9 @@ struct plan_scenario {
     const char *name;
     enum plan_test_kind kind;
     const char *test; /* the kind's name, "tcp_rr" */
-    unsigned trials;
+    /* How many trials each pair gets: a fixed count (min == max), or min, then more while the
+     * pair's 95 % interval is wider than target of its mean, up to max (common/trials.h). */
+    struct trials_policy trials;
     unsigned streams;       /* -P */
     uint64_t msg_size;      /* -l bytes; 0 = nsperf default */
     uint64_t response_size; /* --response-size bytes (rr, crr); 0 = nsperf default */
@@ -268,8 +272,11 @@ unsigned plan_retries(const struct plan *p);
 /* Number of ordered (src, dst) pairs the selection yields. */
 size_t plan_pair_count(const struct plan *p);
 
-/* Tests in the whole survey: pairs x sum of the scenarios' trials. */
+/* Tests in the whole survey: pairs x sum of the scenarios' trials; for adaptive trials the most
+ * there may be (their max). */
 uint64_t plan_test_count(const struct plan *p);
+/* The fewest tests there may be: as plan_test_count, adaptive trials at their min. */
+uint64_t plan_test_count_min(const struct plan *p);
 
 /* The output path template, as written ("results/{name}-{timestamp}" by default). */
 const char *plan_output_template(const struct plan *p);

@@ -130,8 +130,8 @@ struct plan {
     size_t nzones;
     struct plan_scenario *scenarios;
     size_t nscenarios;
-    unsigned trials;
-    int pairs; /* enum plan_pairs */
+    struct trials_policy trials; /* the plan's `trials`, the scenarios' default */
+    int pairs;                   /* enum plan_pairs */
     struct plan_pair *explicit_pairs;
     size_t nexplicit;
     int directions; /* 0 both, 1 one */

@@ -13,7 +13,7 @@
 struct scen_raw {
     const char *name;
     int kind;
-    unsigned trials;
+    struct trials_policy trials;
     double v[TESTSPEC_PARAM_COUNT];
 };
 
@@ -43,11 +43,10 @@ static const struct fdesc scen_fields[SF_COUNT] = {
                  .choices = kind_choices,
                  .bad = "unknown test kind"},
     [SF_TRIALS] = {.key = "trials",
-                   .type = FT_UINT,
+                   .type = FT_CONV,
                    .off = offsetof(struct scen_raw, trials),
-                   .min = 1,
-                   .max = PLAN_MAX_TRIALS,
-                   .range = "1..1000"},
+                   .conv = plan_trials_store,
+                   .size = sizeof(struct trials_policy)},
 #define SPEC_ROW(id, key_, flag, words, type_, lo, hi, zero, def, kinds)                           \
     [SF_SPEC + TESTSPEC_P_##                                                                       \
         id] = {.key = key_,                                                                        \

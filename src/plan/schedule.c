@@ -5,6 +5,7 @@
 
 #include "common/bitset.h"
 #include "common/errors.h"
+#include "common/trials.h"
 #include "plan/plan_int.h"
 #include "plan/schedule.h"
 
@@ -18,6 +19,7 @@ struct schedule {
     uint32_t *pass_scenario, *pass_trial;
     size_t *pass_offset; /* each pass starts at this rotation of order */
     size_t npasses;
+    size_t nfixed;  /* passes 0..nfixed-1 run every pair: the fixed part; the rest are adaptive */
     bool *base_ssh; /* per base round: it has a test with an ssh host */
     size_t nbase_ssh;
 };
@@ -219,30 +221,44 @@ schedule_bases(struct schedule *s, const struct colouring *c)
 /* --- passes and order --------------------------------------------------------------------------
  */
 
+/* Passes of trials lo..hi of every scenario (each scenario's trials clipped to 1..its cap),
+ * trial-major, from pass k on. Returns the next k. */
+static size_t
+schedule_passes_add(struct schedule *s, size_t k, bool extra, uint32_t hi)
+{
+    const struct plan *p = s->p;
+    for (uint32_t t = 1; t <= hi; t++) {
+        for (size_t i = 0; i < p->nscenarios; i++) {
+            const struct trials_policy *tp = &p->scenarios[i].trials;
+            if (extra ? t > tp->min && t <= tp->max : t <= tp->min) {
+                s->pass_scenario[k] = (uint32_t)i;
+                s->pass_trial[k++] = t;
+            }
+        }
+    }
+    return k;
+}
+
+/* The fixed part first (every trial of a fixed count, the first min of adaptive trials), then
+ * the adaptive passes, so that the fixed part is a schedule of its own (what `plan` shows). */
 static int
 schedule_passes(struct schedule *s)
 {
     const struct plan *p = s->p;
-    unsigned max_trials = 0;
+    uint32_t max_trials = 0;
     for (size_t i = 0; i < p->nscenarios; i++) {
-        s->npasses += p->scenarios[i].trials;
-        if (p->scenarios[i].trials > max_trials)
-            max_trials = p->scenarios[i].trials;
+        const struct trials_policy *tp = &p->scenarios[i].trials;
+        s->npasses += tp->max;
+        s->nfixed += tp->min;
+        max_trials = tp->max > max_trials ? tp->max : max_trials;
     }
     s->pass_scenario = malloc((s->npasses + 1) * sizeof *s->pass_scenario);
     s->pass_trial = malloc((s->npasses + 1) * sizeof *s->pass_trial);
     s->pass_offset = calloc(s->npasses + 1, sizeof *s->pass_offset);
     if (s->pass_scenario == NULL || s->pass_trial == NULL || s->pass_offset == NULL)
         return NS_ENOMEM;
-    size_t k = 0;
-    for (unsigned t = 1; t <= max_trials; t++) {
-        for (size_t i = 0; i < p->nscenarios; i++) {
-            if (t <= p->scenarios[i].trials) {
-                s->pass_scenario[k] = (uint32_t)i;
-                s->pass_trial[k++] = t;
-            }
-        }
-    }
+    size_t k = schedule_passes_add(s, 0, false, max_trials);
+    schedule_passes_add(s, k, true, max_trials);
     return 0;
 }
 
@@ -371,7 +387,7 @@ schedule_plan(const struct schedule *s)
 size_t
 schedule_round_count(const struct schedule *s)
 {
-    return s->nbase * s->npasses;
+    return s->nbase * s->nfixed;
 }
 
 static size_t
@@ -458,18 +474,293 @@ schedule_pair_count(const struct schedule *s)
 uint64_t
 schedule_test_count(const struct schedule *s)
 {
+    return (uint64_t)s->npairs * s->nfixed;
+}
+
+uint64_t
+schedule_test_count_max(const struct schedule *s)
+{
     return (uint64_t)s->npairs * s->npasses;
+}
+
+/* Estimated seconds of the hosts' opening and passes [from, to), every base round of each. */
+static double
+passes_estimate_s(const struct schedule *s, size_t from, size_t to)
+{
+    double total = schedule_open_estimate_s(s);
+    for (size_t k = from; k < to; k++)
+        total += schedule_pass_estimate_s(s, k);
+    return total;
 }
 
 double
 schedule_estimate_s(const struct schedule *s)
 {
+    return passes_estimate_s(s, 0, s->nfixed);
+}
+
+double
+schedule_estimate_max_s(const struct schedule *s)
+{
+    return passes_estimate_s(s, 0, s->npasses);
+}
+
+/* --- passes, and the rounds of an adaptive one ------------------------------------------- */
+
+size_t
+schedule_pass_count(const struct schedule *s)
+{
+    return s->npasses;
+}
+
+size_t
+schedule_fixed_pass_count(const struct schedule *s)
+{
+    return s->nfixed;
+}
+
+uint32_t
+schedule_pass_scenario(const struct schedule *s, size_t k)
+{
+    return s->pass_scenario[k];
+}
+
+uint32_t
+schedule_pass_trial(const struct schedule *s, size_t k)
+{
+    return s->pass_trial[k];
+}
+
+double
+schedule_pass_round_estimate_s(const struct schedule *s, size_t k, bool ssh)
+{
+    const struct plan_scenario *sc = &s->p->scenarios[s->pass_scenario[k]];
+    return sc->warmup_s + sc->duration_s + round_setup_s[ssh];
+}
+
+double
+schedule_pass_estimate_s(const struct schedule *s, size_t k)
+{
+    const struct plan_scenario *sc = &s->p->scenarios[s->pass_scenario[k]];
     double setup = (double)s->nbase_ssh * PLAN_SETUP_SSH_S +
                    (double)(s->nbase - s->nbase_ssh) * PLAN_SETUP_LOCAL_S;
-    double total = schedule_open_estimate_s(s);
-    for (size_t k = 0; k < s->npasses; k++) {
-        const struct plan_scenario *sc = &s->p->scenarios[s->pass_scenario[k]];
-        total += (double)s->nbase * (sc->warmup_s + sc->duration_s) + setup;
+    return (double)s->nbase * (sc->warmup_s + sc->duration_s) + setup;
+}
+
+bool
+schedule_tests_ssh(const struct schedule *s, const struct schedule_test *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s->p->hosts[t[i].src].transport == PLAN_TRANSPORT_SSH ||
+            s->p->hosts[t[i].dst].transport == PLAN_TRANSPORT_SSH)
+            return true;
+    return false;
+}
+
+void
+schedule_rounds_release(struct schedule_rounds *r)
+{
+    free(r->tests);
+    free(r->start);
+    memset(r, 0, sizeof *r);
+}
+
+/* The pair indexes of pass k's base rounds in the pass's order, those with trial[i] > 0. */
+static size_t
+pass_pairs_in_order(const struct schedule *s, size_t k, const uint32_t *trial, uint32_t *out)
+{
+    size_t n = 0;
+    for (size_t b = 0; b < s->nbase; b++) {
+        size_t base = s->order[(b + s->pass_offset[k]) % s->nbase];
+        for (size_t i = s->base_start[base]; i < s->base_start[base + 1]; i++)
+            if (trial[i] > 0)
+                out[n++] = (uint32_t)i;
     }
-    return total;
+    return n;
+}
+
+/* Whether pair i ran in the round before (prev, tests of the pass's scenario). */
+static bool
+pair_in(const struct schedule *s, uint32_t i, uint32_t sc, const struct schedule_test *prev,
+        size_t nprev)
+{
+    for (size_t j = 0; j < nprev; j++)
+        if (prev[j].scenario == sc && prev[j].src == s->pairs[i].src &&
+            prev[j].dst == s->pairs[i].dst)
+            return true;
+    return false;
+}
+
+struct placing {
+    const struct schedule *s;
+    uint64_t *busy; /* per host: words bits, the rounds it is in */
+    size_t words;
+    uint32_t *round; /* per placed pair (in order) */
+    size_t nrounds;
+    size_t next; /* one test a round (parallel: false): the next round */
+};
+
+/* The first round from `from` on where neither host of pair i is busy. */
+static size_t
+placing_round(struct placing *pl, uint32_t i, size_t from)
+{
+    if (!pl->s->p->parallel)
+        return pl->next++;
+    const struct plan_pair *e = &pl->s->pairs[i];
+    const uint64_t *x = &pl->busy[(size_t)e->src * pl->words];
+    const uint64_t *y = &pl->busy[(size_t)e->dst * pl->words];
+    /* Taken in base-round order, a fresh pair of base round b fits by round b (rounds after
+     * the ones before hold only pairs of b); a recent one, disjoint from the other recent ones,
+     * by round nbase. pl->words covers 2 x nbase + 2 rounds: the loop's bound never binds. */
+    size_t r = from;
+    while (r + 1 < pl->words * 64 && (bitset_test(x, r) || bitset_test(y, r)))
+        r++;
+    return r;
+}
+
+static void
+placing_put(struct placing *pl, uint32_t i, size_t r, size_t slot)
+{
+    if (pl->s->p->parallel) {
+        const struct plan_pair *e = &pl->s->pairs[i];
+        bitset_set(&pl->busy[(size_t)e->src * pl->words], r);
+        bitset_set(&pl->busy[(size_t)e->dst * pl->words], r);
+    }
+    pl->round[slot] = (uint32_t)r;
+    pl->nrounds = r + 1 > pl->nrounds ? r + 1 : pl->nrounds;
+}
+
+/* Lay out the n pairs idx[] (in the pass's order) into rounds: first fit, those that ran in the
+ * round before after the others and out of the first round when another pair is in it. */
+static int
+pass_place(const struct schedule *s, size_t k, uint32_t *idx, size_t n,
+           const struct schedule_test *prev, size_t nprev, uint32_t *round)
+{
+    uint32_t sc = s->pass_scenario[k];
+    /* stable partition: fresh pairs first, the recent ones after */
+    size_t nfresh = 0;
+    uint32_t *tmp = malloc((n + 1) * sizeof *tmp);
+    if (tmp == NULL)
+        return NS_ENOMEM;
+    for (size_t j = 0; j < n; j++)
+        if (!pair_in(s, idx[j], sc, prev, nprev))
+            tmp[nfresh++] = idx[j];
+    for (size_t j = 0, m = nfresh; j < n; j++)
+        if (pair_in(s, idx[j], sc, prev, nprev))
+            tmp[m++] = idx[j];
+    memcpy(idx, tmp, n * sizeof *idx);
+    free(tmp);
+    struct placing pl = {.s = s, .words = bitset_words(2 * s->nbase + 2), .round = round};
+    pl.busy = s->p->parallel ? calloc(s->p->nhosts * pl.words, sizeof *pl.busy) : NULL;
+    if (s->p->parallel && pl.busy == NULL)
+        return NS_ENOMEM;
+    for (size_t j = 0; j < n; j++) {
+        size_t from = j >= nfresh && nfresh > 0 ? 1 : 0;
+        placing_put(&pl, idx[j], placing_round(&pl, idx[j], from), j);
+    }
+    free(pl.busy);
+    return 0;
+}
+
+/* The placed pairs grouped by round (counting sort, stable) into out. */
+static int
+rounds_group(const struct schedule *s, const uint32_t *idx, const uint32_t *round, size_t n,
+             const uint32_t *trial, uint32_t sc, struct schedule_rounds *out)
+{
+    size_t nr = 0;
+    for (size_t j = 0; j < n; j++)
+        nr = round[j] + 1 > nr ? round[j] + 1 : nr;
+    out->tests = malloc((n + 1) * sizeof *out->tests);
+    out->start = calloc(nr + 2, sizeof *out->start);
+    if (out->tests == NULL || out->start == NULL)
+        return NS_ENOMEM;
+    for (size_t j = 0; j < n; j++)
+        out->start[round[j] + 1]++;
+    for (size_t r = 0; r < nr; r++)
+        out->start[r + 1] += out->start[r];
+    size_t *fill = calloc(nr + 1, sizeof *fill);
+    if (fill == NULL)
+        return NS_ENOMEM;
+    for (size_t j = 0; j < n; j++) {
+        const struct plan_pair *e = &s->pairs[idx[j]];
+        out->tests[out->start[round[j]] + fill[round[j]]++] =
+            (struct schedule_test){e->src, e->dst, sc, trial[idx[j]]};
+    }
+    free(fill);
+    /* rounds left empty (a gap first fit never leaves, but the first one may be) go */
+    size_t w = 0;
+    for (size_t r = 0; r < nr; r++)
+        if (out->start[r + 1] > out->start[r])
+            out->start[++w] = out->start[r + 1];
+    out->nrounds = w;
+    out->ntests = n;
+    return 0;
+}
+
+/* Whether the pass runs every pair with its own trial number and no pair of the round before
+ * opens it: then its rounds are the fixed schedule's. */
+static bool
+pass_is_full(const struct schedule *s, size_t k, const uint32_t *trial,
+             const struct schedule_test *prev, size_t nprev)
+{
+    for (size_t i = 0; i < s->npairs; i++)
+        if (trial[i] != s->pass_trial[k])
+            return false;
+    if (s->nbase == 0)
+        return true;
+    size_t first = s->order[s->pass_offset[k] % s->nbase];
+    for (size_t i = s->base_start[first]; i < s->base_start[first + 1]; i++)
+        if (pair_in(s, (uint32_t)i, s->pass_scenario[k], prev, nprev))
+            return false;
+    return true;
+}
+
+/* The fixed layout of pass k: its base rounds in the pass's order (as schedule_round_test). */
+static int
+pass_full(const struct schedule *s, size_t k, struct schedule_rounds *out)
+{
+    out->tests = malloc((s->npairs + 1) * sizeof *out->tests);
+    out->start = calloc(s->nbase + 1, sizeof *out->start);
+    if (out->tests == NULL || out->start == NULL)
+        return NS_ENOMEM;
+    size_t n = 0;
+    for (size_t b = 0; b < s->nbase; b++) {
+        size_t base = s->order[(b + s->pass_offset[k]) % s->nbase];
+        for (size_t i = s->base_start[base]; i < s->base_start[base + 1]; i++)
+            out->tests[n++] = (struct schedule_test){s->pairs[i].src, s->pairs[i].dst,
+                                                     s->pass_scenario[k], s->pass_trial[k]};
+        out->start[b + 1] = n;
+    }
+    out->nrounds = s->nbase;
+    out->ntests = n;
+    return 0;
+}
+
+int
+schedule_pass_rounds(const struct schedule *s, size_t k, const uint32_t *trial,
+                     const struct schedule_test *prev, size_t nprev, struct schedule_rounds *out,
+                     struct err *e)
+{
+    memset(out, 0, sizeof *out);
+    if (pass_is_full(s, k, trial, prev, nprev)) {
+        if (pass_full(s, k, out) == 0)
+            return 0;
+        schedule_rounds_release(out);
+        return err_set(e, NS_ENOMEM, "out of memory building the rounds of a pass");
+    }
+    uint32_t *idx = malloc((s->npairs + 1) * sizeof *idx);
+    uint32_t *round = malloc((s->npairs + 1) * sizeof *round);
+    int rc = idx != NULL && round != NULL ? 0 : NS_ENOMEM;
+    size_t n = rc == 0 ? pass_pairs_in_order(s, k, trial, idx) : 0;
+    if (rc == 0)
+        rc = pass_place(s, k, idx, n, prev, nprev, round);
+    if (rc == 0)
+        rc = rounds_group(s, idx, round, n, trial, s->pass_scenario[k], out);
+    free(idx);
+    free(round);
+    if (rc != 0) {
+        schedule_rounds_release(out);
+        return err_set(e, rc, "out of memory building the rounds of a pass");
+    }
+    return 0;
 }

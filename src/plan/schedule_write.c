@@ -144,14 +144,29 @@ schedule_format_duration(double seconds, char *buf, size_t len)
 /* --- text ----------------------------------------------------------------------------------------
  */
 
+/* "3 trials", or "3 to 10 trials, more while the 95 % CI is wider than +-2 % of the mean". */
+static void
+text_trials(struct wbuf *w, const struct trials_policy *t)
+{
+    if (!trials_adaptive(t)) {
+        wb_printf(w, "%u trial%s", t->min, t->min == 1 ? "" : "s");
+        return;
+    }
+    wb_printf(w,
+              "%u to %u trials, more of a pair while its 95 %% CI is wider than +-%g %% of its "
+              "mean",
+              t->min, t->max, t->target * 100.0);
+}
+
 static void
 text_scenario(struct wbuf *w, const struct plan_scenario *sc)
 {
     char flags[256];
     plan_scenario_nsperf_flags(sc, flags, sizeof flags);
-    wb_printf(w, "scenario %s: %s, %g s + %g s warmup, %u trial%s (nsperf -c HOST %s)\n", sc->name,
-              sc->test, sc->duration_s, sc->warmup_s, sc->trials, sc->trials == 1 ? "" : "s",
-              flags);
+    wb_printf(w, "scenario %s: %s, %g s + %g s warmup, ", sc->name, sc->test, sc->duration_s,
+              sc->warmup_s);
+    text_trials(w, &sc->trials);
+    wb_printf(w, " (nsperf -c HOST %s)\n", flags);
 }
 
 static void
@@ -202,8 +217,11 @@ text_round(struct wbuf *w, const struct schedule *s, size_t r, size_t nrounds)
 {
     const struct plan *p = schedule_plan(s);
     const struct plan_scenario *sc = &p->scenarios[schedule_round_scenario(s, r)];
-    wb_printf(w, "\nround %zu of %zu: %s, trial %u of %u, %g s\n", r + 1, nrounds, sc->name,
-              schedule_round_trial(s, r), sc->trials, schedule_round_estimate_s(s, r));
+    wb_printf(w, "\nround %zu of %zu: %s, trial %u of %u", r + 1, nrounds, sc->name,
+              schedule_round_trial(s, r), sc->trials.min);
+    if (trials_adaptive(&sc->trials))
+        wb_printf(w, "..%u", sc->trials.max);
+    wb_printf(w, ", %g s\n", schedule_round_estimate_s(s, r));
     size_t n = schedule_round_size(s, r);
     for (size_t i = 0; i < n; i++) {
         struct schedule_test t;
@@ -213,6 +231,36 @@ text_round(struct wbuf *w, const struct schedule *s, size_t r, size_t nrounds)
         wb_write(w, " -> ", 4);
         wb_puts(w, p->hosts[t.dst].name);
         wb_write(w, "\n", 1);
+    }
+}
+
+/* What follows the fixed part: per adaptive scenario, its passes and what they may take. */
+static void
+text_adaptive(struct wbuf *w, const struct schedule *s)
+{
+    const struct plan *p = schedule_plan(s);
+    size_t nfixed = schedule_fixed_pass_count(s), npass = schedule_pass_count(s);
+    for (size_t i = 0; i < p->nscenarios && npass > nfixed; i++) {
+        const struct plan_scenario *sc = &p->scenarios[i];
+        size_t passes = 0;
+        double secs = 0;
+        for (size_t k = nfixed; k < npass; k++) {
+            if (schedule_pass_scenario(s, k) != i)
+                continue;
+            passes++;
+            secs += schedule_pass_estimate_s(s, k);
+        }
+        if (passes == 0)
+            continue;
+        char est[64];
+        wb_printf(
+            w,
+            "\nthen %s, trials %u..%u: up to %zu more passes, each with the pairs whose 95 %% "
+            "CI is still wider than +-%g %% of the mean, in at most %zu rounds; at most "
+            "%llu tests, %s\n",
+            sc->name, sc->trials.min + 1, sc->trials.max, passes, sc->trials.target * 100.0,
+            schedule_base_round_count(s), (unsigned long long)passes * schedule_pair_count(s),
+            schedule_format_duration(secs, est, sizeof est));
     }
 }
 
@@ -226,13 +274,19 @@ schedule_write_text(const struct schedule *s, FILE *out, struct err *e)
     size_t nrounds = schedule_round_count(s);
     for (size_t r = 0; r < nrounds; r++)
         text_round(w, s, r, nrounds);
-    char est[64];
+    text_adaptive(w, s);
+    char est[64], est2[64];
     wb_printf(w,
               "\n%llu tests in %zu rounds, estimated %s (opening the hosts %g s, then per "
               "round warmup + duration + %g s setup, %g s with ssh hosts)\n",
               (unsigned long long)schedule_test_count(s), nrounds,
               schedule_format_duration(schedule_estimate_s(s), est, sizeof est),
               schedule_open_estimate_s(s), PLAN_SETUP_LOCAL_S, PLAN_SETUP_SSH_S);
+    if (schedule_pass_count(s) > schedule_fixed_pass_count(s))
+        wb_printf(w, "with the adaptive trials: %llu to %llu tests, estimated %s to %s\n",
+                  (unsigned long long)schedule_test_count(s),
+                  (unsigned long long)schedule_test_count_max(s), est,
+                  schedule_format_duration(schedule_estimate_max_s(s), est2, sizeof est2));
     return wb_finish(w, e);
 }
 
@@ -268,6 +322,17 @@ json_round(struct wbuf *w, const struct schedule *s, size_t r)
     wb_write(w, "]", 1);
 }
 
+/* A number (a fixed count) or {"min", "max", "target_ci"} (a fraction of the mean), as run.json
+ * records it. */
+static void
+json_trials(struct wbuf *w, const struct trials_policy *t)
+{
+    if (trials_adaptive(t))
+        wb_printf(w, "{\"min\":%u,\"max\":%u,\"target_ci\":%.17g}", t->min, t->max, t->target);
+    else
+        wb_printf(w, "%u", t->min);
+}
+
 /* A string member, or null. */
 static void
 json_member(struct wbuf *w, const char *sep, const char *key, const char *v)
@@ -291,7 +356,9 @@ json_plan(struct wbuf *w, const struct plan *p)
               p->directions == 0 ? "both" : "one", p->parallel ? "true" : "false",
               p->order == 1 ? "shuffled" : "sequential");
     wb_u64(w, p->seed); /* a string: 64 bits do not survive most JSON readers' numbers */
-    wb_printf(w, "\",\"trials\":%u,\"retries\":%u}", p->trials, p->retries);
+    wb_puts(w, "\",\"trials\":");
+    json_trials(w, &p->trials);
+    wb_printf(w, ",\"retries\":%u}", p->retries);
 }
 
 /* The caller's "resolved" member of an ssh host (schedule_json_extra). */
@@ -385,7 +452,9 @@ json_scenario(struct wbuf *w, const struct plan_scenario *sc)
 {
     json_member(w, "{", "name", sc->name);
     json_member(w, ",", "test", sc->test);
-    wb_printf(w, ",\"trials\":%u,\"params\":{", sc->trials);
+    wb_puts(w, ",\"trials\":");
+    json_trials(w, &sc->trials);
+    wb_puts(w, ",\"params\":{");
     const char *sep = "";
     for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++) {
         enum testspec_param id = (enum testspec_param)i;
@@ -453,10 +522,12 @@ schedule_write_json_extra(const struct schedule *s, FILE *out, const struct sche
     }
     wb_puts(w, "],\"tests\":");
     wb_u64(w, schedule_test_count(s));
+    wb_puts(w, ",\"tests_max\":");
+    wb_u64(w, schedule_test_count_max(s));
     wb_printf(w,
-              ",\"estimated_s\":%.15g,\"open_hosts_s\":%.15g,\"setup_s\":{\"local\":%.15g,"
-              "\"ssh\":%.15g}}\n",
-              schedule_estimate_s(s), schedule_open_estimate_s(s), PLAN_SETUP_LOCAL_S,
-              PLAN_SETUP_SSH_S);
+              ",\"estimated_s\":%.15g,\"estimated_max_s\":%.15g,\"open_hosts_s\":%.15g,"
+              "\"setup_s\":{\"local\":%.15g,\"ssh\":%.15g}}\n",
+              schedule_estimate_s(s), schedule_estimate_max_s(s), schedule_open_estimate_s(s),
+              PLAN_SETUP_LOCAL_S, PLAN_SETUP_SSH_S);
     return wb_finish(w, e);
 }

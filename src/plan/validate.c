@@ -23,11 +23,10 @@ static const struct fdesc plan_fields[] = {
     {.key = "defaults", .type = FT_NODE},
     {.key = "scenarios", .type = FT_NODE, .required = true},
     {.key = "trials",
-     .type = FT_UINT,
+     .type = FT_CONV,
      .off = offsetof(struct plan, trials),
-     .min = 1,
-     .max = PLAN_MAX_TRIALS,
-     .range = "1..1000"},
+     .conv = plan_trials_store,
+     .size = sizeof(struct trials_policy)},
     {.key = "pairs", .type = FT_NODE},
     {.key = "directions",
      .type = FT_ENUM,
@@ -122,7 +121,7 @@ plan_set_defaults(struct plan *p)
 {
     p->description = "";
     p->output = "results/{name}-{timestamp}";
-    p->trials = 1;
+    p->trials = trials_fixed(1);
     p->parallel = true;
     p->pairs = PLAN_PAIRS_ALL;
     p->retries = PLAN_DEFAULT_RETRIES;
@@ -134,7 +133,7 @@ validate_totals(struct vctx *c, const struct ynode *root)
     struct plan *p = c->p;
     uint64_t trials = 0;
     for (size_t i = 0; i < p->nscenarios; i++)
-        trials += p->scenarios[i].trials;
+        trials += p->scenarios[i].trials.max;
     p->ntests = (uint64_t)p->npairs * trials;
     if (p->ntests > PLAN_MAX_TESTS)
         plan_verr(c, root,

@@ -32,8 +32,10 @@ struct agg {
     double *vals; /* ok values, sorted at the end (median) */
     size_t nv, capv;
     size_t failed, pairs;
-    uint64_t planned; /* trials planned of its pairs (nv + failed of them recorded) */
-    size_t runs;      /* runs that recorded its trials */
+    uint64_t planned;   /* trials planned of its pairs (nv + failed of them recorded) */
+    uint64_t undecided; /* adaptive: its pairs' runs whose rule has not decided (planned, and
+                         * not run, are then the least they take) */
+    size_t runs;        /* runs that recorded its trials */
     struct stats cpu_l, cpu_r, retrans, lost, jitter;
     bool has_rtt;
     uint64_t rtt_n;
@@ -68,6 +70,7 @@ agg_add_pair(struct agg *a, const struct rpair *p, struct ctx *cx)
     struct hist *h = cx->scratch;
     a->pairs++;
     a->planned += p->planned;
+    a->undecided += p->runs_undecided;
     for (size_t i = 0; i < p->nt; i++) {
         const struct rtrial *t = &p->t[i];
         if (!bitset_test_set(cx->runs_seen, t->run))
@@ -210,6 +213,8 @@ stats_obj(json_t *o, const struct agg *a)
     json_object_set_new(o, "failed", json_integer((json_int_t)a->failed));
     json_object_set_new(o, "not_run", json_integer((json_int_t)agg_not_run(a)));
     json_object_set_new(o, "runs", json_integer((json_int_t)a->runs));
+    if (a->undecided > 0) /* only then: the summaries of fixed trials read as before */
+        json_object_set_new(o, "undecided", json_integer((json_int_t)a->undecided));
     if (a->nv > 0) {
         double hw = stats_ci_halfwidth(&a->st, 0.95);
         json_object_set_new(o, "mean", json_real(a->st.mean));
@@ -247,12 +252,15 @@ stats_obj(json_t *o, const struct agg *a)
 
 /* --- the view (strings) ------------------------------------------------------------------- */
 
-/* "12 planned: 10 ok, 1 failed, 1 not run" */
+/* "12 planned: 10 ok, 1 failed, 1 not run"; with undecided adaptive pairs (their planned
+ * trials the least they take): "at least 12 planned: 10 ok, 1 failed, at least 1 not run". */
 static json_t *
-tally_text(uint64_t planned, uint64_t ok, uint64_t failed, uint64_t not_run)
+tally_text(uint64_t planned, uint64_t ok, uint64_t failed, uint64_t not_run, bool least)
 {
-    return jprintf("%llu planned: %llu ok, %llu failed, %llu not run", (unsigned long long)planned,
-                   (unsigned long long)ok, (unsigned long long)failed, (unsigned long long)not_run);
+    const char *al = least ? "at least " : "";
+    return jprintf("%s%llu planned: %llu ok, %llu failed, %s%llu not run", al,
+                   (unsigned long long)planned, (unsigned long long)ok, (unsigned long long)failed,
+                   al, (unsigned long long)not_run);
 }
 
 /* A set's completeness for people: its tally, and the short form a matrix cell carries when
@@ -260,14 +268,17 @@ tally_text(uint64_t planned, uint64_t ok, uint64_t failed, uint64_t not_run)
 static void
 view_tally(json_t *o, const struct agg *a)
 {
-    json_object_set_new(o, "tally", tally_text(a->planned, a->nv, a->failed, agg_not_run(a)));
+    bool least = a->undecided > 0;
+    json_object_set_new(o, "tally",
+                        tally_text(a->planned, a->nv, a->failed, agg_not_run(a), least));
     json_object_set_new(o, "planned", json_integer((json_int_t)a->planned));
     json_object_set_new(o, "not_run", json_integer((json_int_t)agg_not_run(a)));
     json_object_set_new(o, "nruns", json_integer(a->runs > 1 ? (json_int_t)a->runs : 0));
-    json_object_set_new(o, "short_tally",
-                        a->nv < a->planned
-                            ? jprintf("%zu/%llu ok", a->nv, (unsigned long long)a->planned)
-                            : json_string(""));
+    json_object_set_new(
+        o, "short_tally",
+        a->nv < a->planned || least
+            ? jprintf("%zu/%s%llu ok", a->nv, least ? "≥" : "", (unsigned long long)a->planned)
+            : json_string(""));
 }
 
 static json_t *
@@ -552,9 +563,10 @@ struct group {
     const char *fam;
     const struct rpair *pairs;
     size_t np;
-    uint64_t maxn;   /* the most trials a pair of it planned: the trial columns */
-    uint64_t unseen; /* trials the runs planned of the scenario's pairs with no record */
-    bool fam_shared; /* the scenario has groups of both families (unseen is in the first) */
+    uint64_t maxn;         /* the most trials a pair of it planned: the trial columns */
+    uint64_t unseen;       /* trials the runs planned of the scenario's pairs with no record */
+    uint64_t unseen_pairs; /* adaptive: those pairs (each undecided), per run */
+    bool fam_shared;       /* the scenario has groups of both families (unseen is in the first) */
 };
 
 /* What a group's pairs add up to. */
@@ -562,6 +574,8 @@ struct group_acc {
     json_t *spairs, *vpairs, *fails, *sfails;
     size_t nok, nfail;
     uint64_t planned;
+    size_t met, at_max, short_of; /* adaptive trials: pairs by how they stopped */
+    json_t *undecided;            /* adaptive trials: the view's pairs the rule has not decided */
     bool any_cpu, any_udp, any_retr;
 };
 
@@ -660,21 +674,22 @@ pair_trial(const struct group *g, const struct rpair *p, const struct rtrial *t,
 
 /* A pair's planned trials, run by run (in the order the runs were given) and by number within
  * a run: the value (summary) and its text (view), null and "not run" where a planned trial has
- * no record; the view's row is padded to the group's widest. */
+ * no record (adaptive: as many as the rule decided, rplan_pair; an undecided pair's least); the
+ * view's row is padded to the group's widest. */
 static void
 pair_trials(const struct group *g, const struct rpair *p, json_t *st, json_t *vt,
             struct group_acc *acc)
 {
     size_t cols = 0, i = 0;
     for (uint32_t run = 0; run < g->cx->m->nruns; run++) {
-        uint32_t maxn = 0;
         size_t j = i;
-        for (; j < p->nt && p->t[j].run == run; j++)
-            maxn = p->t[j].n > maxn ? p->t[j].n : maxn;
+        while (j < p->nt && p->t[j].run == run)
+            j++;
         if (j == i && (p->plan_only == NULL || !bitset_test(p->plan_only, run)))
             continue; /* neither recorded nor planned by this run */
-        uint32_t per = g->sc->runs[run].trials, count = per > maxn ? per : maxn;
-        for (uint32_t n = 1; n <= count; n++, cols++) {
+        struct rplan pl;
+        rplan_pair(&g->sc->runs[run], p->t + i, j - i, &pl);
+        for (uint64_t n = 1; n <= pl.planned; n++, cols++) {
             if (i < j && p->t[i].n == n) {
                 pair_trial(g, p, &p->t[i++], st, vt, acc);
                 continue;
@@ -707,6 +722,90 @@ pair_chart_values(json_t *vo, const struct agg *a, const struct rpair *p)
     }
 }
 
+/* Adaptive trials: how pair p stands, decided as the runner decides (rplan_pair, run by run):
+ * "target met", "max reached", or "incomplete" (undecided in a run: short of both, from
+ * failures or a run stopped early; its planned trials are then the least it takes). Adds
+ * "adaptive" to the summary's pair, and an undecided pair to the view's list. */
+static void
+pair_adaptive(const struct group *g, const struct rpair *p, const struct agg *a, json_t *so,
+              const json_t *vo, struct group_acc *acc)
+{
+    if (!trials_adaptive(&g->sc->policy))
+        return;
+    struct stats st; /* the figures the rules read, over the runs that ran it */
+    stats_init(&st);
+    for (size_t j = 0; j < p->nt; j++) {
+        const struct trials_policy *pol = &g->sc->runs[p->t[j].run].policy;
+        if (p->t[j].ok && (!trials_adaptive(pol) || p->t[j].n <= pol->max))
+            stats_add(&st, p->t[j].value);
+    }
+    bool undecided = p->runs_undecided > 0, at_max = !undecided && p->runs_max > 0;
+    const char *how = undecided ? "incomplete" : at_max ? "max reached" : "target met";
+    acc->met += !undecided && !at_max;
+    acc->at_max += at_max;
+    acc->short_of += undecided;
+    double rel = trials_ci_relative(&st);
+    json_t *ad = json_pack("{s:I, s:o, s:s, s:b}", "trials", (json_int_t)st.n, "ci95_relative",
+                           isfinite(rel) ? json_real(rel) : json_null(), "stopped", how,
+                           "undecided", undecided);
+    if (p->nruns + (p->plan_only != NULL) > 1) /* several runs: how each one's rule stands */
+        json_object_set_new(ad, "runs",
+                            json_pack("{s:i, s:i, s:i}", "target_met", (int)p->runs_met,
+                                      "max_reached", (int)p->runs_max, "incomplete",
+                                      (int)p->runs_undecided));
+    json_object_set_new(so, "adaptive", ad);
+    if (undecided)
+        json_array_append_new(
+            acc->undecided,
+            json_pack("{s:O, s:O, s:O, s:O, s:o}", "src", json_object_get(vo, "src"), "dst",
+                      json_object_get(vo, "dst"), "src_zone", json_object_get(vo, "src_zone"),
+                      "dst_zone", json_object_get(vo, "dst_zone"), "tally",
+                      tally_text(a->planned, a->nv, a->failed, agg_not_run(a), true)));
+}
+
+/* The scenario's adaptive policy and how its pairs stand, in the summary and as sentences; the
+ * pairs the rule has not decided (a run stopped early, or failures) are named: the run is
+ * incomplete for them. */
+static void
+group_adaptive(const struct group *g, json_t *sum, json_t *view, const struct group_acc *acc)
+{
+    const struct trials_policy *pol = &g->sc->policy;
+    if (!trials_adaptive(pol)) {
+        json_decref(acc->undecided);
+        return;
+    }
+    size_t undecided = acc->short_of + (size_t)g->unseen_pairs;
+    json_object_set_new(sum, "adaptive",
+                        json_pack("{s:I, s:I, s:f, s:I, s:I, s:I}", "min", (json_int_t)pol->min,
+                                  "max", (json_int_t)pol->max, "target_ci", pol->target,
+                                  "pairs_target_met", (json_int_t)acc->met, "pairs_max_reached",
+                                  (json_int_t)acc->at_max, "pairs_incomplete",
+                                  (json_int_t)undecided));
+    json_object_set_new(
+        view, "adaptive_note",
+        jprintf("Adaptive trials: %u to %u per host pair, more of a pair while the 95 %% CI "
+                "(Student t) of its mean is wider than ±%g %% of that mean; %zu pair%s met the "
+                "target, %zu reached %u trials without meeting it, %zu undecided.",
+                pol->min, pol->max, pol->target * 100.0, acc->met, acc->met == 1 ? "" : "s",
+                acc->at_max, pol->max, undecided));
+    if (undecided > 0) {
+        json_object_set_new(
+            view, "undecided_note",
+            jprintf("Incomplete for %zu host pair%s: the rule has not decided how many trials "
+                    "%s (%u to %u), so %s planned count is the least %s still %s — the rest "
+                    "of min, or one more past it — and the scenario's planned and not-run "
+                    "counts are lower bounds.%s",
+                    undecided, undecided == 1 ? "" : "s", undecided == 1 ? "it takes" : "they take",
+                    pol->min, pol->max, undecided == 1 ? "its" : "their",
+                    undecided == 1 ? "it" : "they", undecided == 1 ? "takes" : "take",
+                    g->unseen_pairs > 0 ? " Host pairs with no record yet are among them." : ""));
+        json_object_set_new(view, "undecided", json_incref(acc->undecided));
+        json_object_set_new(view, "has_undecided",
+                            json_boolean(json_array_size(acc->undecided) > 0));
+    }
+    json_decref(acc->undecided);
+}
+
 /* One host pair: its statistics into the summary's and the view's pair lists. */
 static int
 group_pair(const struct group *g, const struct rpair *p, struct group_acc *acc)
@@ -736,6 +835,7 @@ group_pair(const struct group *g, const struct rpair *p, struct group_acc *acc)
     json_array_append_new(acc->spairs, so);
     json_t *vo = json_pack("{s:s,s:s,s:s,s:s,s:o}", "src", s->name, "dst", d->name, "src_zone", sz,
                            "dst_zone", dz, "trials", vt);
+    pair_adaptive(g, p, &a, so, vo, acc);
     view_stats(vo, &a, g->k);
     if (g->np <= REPORT_CHART_MAX_BARS)
         pair_chart_values(vo, &a, p);
@@ -785,19 +885,43 @@ group_runs(const struct group *g, struct rbuf *names)
     return n;
 }
 
+/* Adaptive: the runs' host pairs of the group that their rule left undecided (with the
+ * scenario's pairs of no record, in its first group). */
+static uint64_t
+group_undecided(const struct group *g)
+{
+    uint64_t n = g->unseen_pairs;
+    for (size_t i = 0; i < g->np; i++)
+        n += g->pairs[i].runs_undecided;
+    return n;
+}
+
+/* The summary's trial counts of a scenario's group; "undecided" only when some are (the
+ * summaries of fixed trials read as before). */
+static json_t *
+trials_obj(uint64_t planned, uint64_t ok, uint64_t failed, uint64_t not_run, size_t nruns,
+           uint64_t undecided)
+{
+    json_t *o = json_pack("{s:I,s:I,s:I,s:I,s:I}", "planned", (json_int_t)planned, "ok",
+                          (json_int_t)ok, "failed", (json_int_t)failed, "not_run",
+                          (json_int_t)not_run, "runs", (json_int_t)nruns);
+    if (undecided > 0)
+        json_object_set_new(o, "undecided", json_integer((json_int_t)undecided));
+    return o;
+}
+
 static void
 group_totals(const struct group *g, json_t *sum, json_t *view, const struct group_acc *acc)
 {
     uint64_t planned = acc->planned + g->unseen, rec = acc->nok + acc->nfail;
-    uint64_t not_run = planned > rec ? planned - rec : 0;
+    uint64_t not_run = planned > rec ? planned - rec : 0, undecided = group_undecided(g);
     struct rbuf names;
     rbuf_init(&names);
     size_t nruns = group_runs(g, &names);
     json_object_set_new(sum, "trials",
-                        json_pack("{s:I,s:I,s:I,s:I,s:I}", "planned", (json_int_t)planned, "ok",
-                                  (json_int_t)acc->nok, "failed", (json_int_t)acc->nfail, "not_run",
-                                  (json_int_t)not_run, "runs", (json_int_t)nruns));
-    json_object_set_new(view, "tally", tally_text(planned, acc->nok, acc->nfail, not_run));
+                        trials_obj(planned, acc->nok, acc->nfail, not_run, nruns, undecided));
+    json_object_set_new(view, "tally",
+                        tally_text(planned, acc->nok, acc->nfail, not_run, undecided > 0));
     bool pooled = false; /* a host pair with the trials of several runs */
     for (size_t i = 0; i < g->np; i++)
         pooled |= g->pairs[i].nruns > 1;
@@ -809,8 +933,8 @@ group_totals(const struct group *g, json_t *sum, json_t *view, const struct grou
     if (g->unseen > 0)
         json_object_set_new(
             view, "unseen_note",
-            jprintf("%llu of the trials not run belong to host pairs with no record yet%s.",
-                    (unsigned long long)g->unseen,
+            jprintf("%s%llu of the trials not run belong to host pairs with no record yet%s.",
+                    g->unseen_pairs > 0 ? "At least " : "", (unsigned long long)g->unseen,
                     g->fam_shared ? " (counted here: their address family is not known)" : ""));
     rbuf_release(&names);
     json_object_set_new(sum, "pairs", acc->spairs);
@@ -845,9 +969,7 @@ group_count(const struct group *g, json_t *sum)
     size_t nruns = group_runs(g, &names);
     rbuf_release(&names);
     json_object_set_new(sum, "trials",
-                        json_pack("{s:I,s:I,s:I,s:I,s:I}", "planned", (json_int_t)planned, "ok",
-                                  (json_int_t)ok, "failed", (json_int_t)failed, "not_run",
-                                  (json_int_t)not_run, "runs", (json_int_t)nruns));
+                        trials_obj(planned, ok, failed, not_run, nruns, group_undecided(g)));
 }
 
 /* The summary of one (scenario, family) for report_aggregate_cells: its own members, trial
@@ -871,8 +993,8 @@ group_build_cells(const struct group *g, bool fam_in_key, struct group_out *out)
 
 /* The summary and the view of one (scenario, family): its matrices, pairs and failures. */
 static int
-group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_key, uint64_t unseen,
-            struct group_out *out)
+group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_key,
+            const uint64_t unseen[2], struct group_out *out)
 {
     const struct rscen *sc = &cx->m->scens[pairs[0].scen];
     struct group g = {.cx = cx,
@@ -881,7 +1003,8 @@ group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_ke
                       .fam = rfamily_name(pairs[0].family),
                       .pairs = pairs,
                       .np = np,
-                      .unseen = unseen,
+                      .unseen = unseen[0],
+                      .unseen_pairs = unseen[1],
                       .fam_shared = fam_in_key};
     for (size_t i = 0; i < np; i++)
         g.maxn = pairs[i].planned > g.maxn ? pairs[i].planned : g.maxn;
@@ -892,7 +1015,8 @@ group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_ke
     struct group_acc acc = {.spairs = json_array(),
                             .vpairs = json_array(),
                             .fails = json_array(),
-                            .sfails = json_array()};
+                            .sfails = json_array(),
+                            .undecided = json_array()};
     int rc = group_matrices(&g, sum, view);
     if (rc == 0)
         json_object_set_new(view, "trial_cols", trial_cols(g.maxn));
@@ -903,11 +1027,13 @@ group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_ke
         json_decref(acc.vpairs);
         json_decref(acc.fails);
         json_decref(acc.sfails);
+        json_decref(acc.undecided);
         json_decref(sum);
         json_decref(view);
         return rc;
     }
     group_totals(&g, sum, view, &acc);
+    group_adaptive(&g, sum, view, &acc);
     out->sum = sum;
     out->view = view;
     return 0;
@@ -967,7 +1093,7 @@ run_not_run(const struct rrun *r)
 bool
 rrun_complete(const struct rrun *r)
 {
-    return !r->in_progress && run_not_run(r) == 0;
+    return !r->in_progress && run_not_run(r) == 0 && r->undecided == 0;
 }
 
 /* The run's state for people: what its lock and run.json say, and what its records show. */
@@ -979,9 +1105,20 @@ run_state_text(const struct rrun *r, char *buf, size_t len)
     if (r->in_progress)
         return "in progress (netsurvey still holds its directory)";
     if (st == JOURNAL_RUN_UNKNOWN) /* version 1, or a state this reader does not know */
-        return nr == 0 ? "complete" : "incomplete";
+        return nr == 0 && r->undecided == 0 ? "complete" : "incomplete";
     if (st == JOURNAL_RUN_RUNNING)
         return "stopped before its end (recorded as running; no netsurvey holds its directory)";
+    if (st == JOURNAL_RUN_COMPLETE && r->undecided > 0) { /* failures, or lines lost since */
+        char more[96] = "failed trials, which a resume tries again";
+        if (nr > 0)
+            snprintf(more, sizeof more, "at least %llu planned trials without a record",
+                     (unsigned long long)nr);
+        snprintf(buf, len,
+                 "recorded as complete, but the adaptive rule has not decided %llu host pair%s "
+                 "(%s)",
+                 (unsigned long long)r->undecided, r->undecided == 1 ? "" : "s", more);
+        return buf;
+    }
     if (st == JOURNAL_RUN_COMPLETE && nr > 0) { /* lines lost or refused since */
         snprintf(buf, len, "recorded as complete, but %llu planned trials have no record",
                  (unsigned long long)nr);
@@ -1008,10 +1145,12 @@ run_obj(const struct rrun *r)
     json_object_set_new(o, "state", st != NULL ? json_string(st) : json_null());
     json_object_set_new(o, "in_progress", json_boolean(r->in_progress));
     json_object_set_new(o, "complete", json_boolean(rrun_complete(r)));
-    json_object_set_new(o, "trials",
-                        json_pack("{s:I,s:I,s:I,s:I}", "planned", (json_int_t)r->planned, "ok",
-                                  (json_int_t)r->ok, "failed", (json_int_t)r->failed, "not_run",
-                                  (json_int_t)run_not_run(r)));
+    json_t *t =
+        json_pack("{s:I,s:I,s:I,s:I}", "planned", (json_int_t)r->planned, "ok", (json_int_t)r->ok,
+                  "failed", (json_int_t)r->failed, "not_run", (json_int_t)run_not_run(r));
+    if (r->undecided > 0) /* planned and not_run are then the least (adaptive trials) */
+        json_object_set_new(t, "undecided", json_integer((json_int_t)r->undecided));
+    json_object_set_new(o, "trials", t);
     return o;
 }
 
@@ -1020,16 +1159,17 @@ static json_t *
 run_view(const struct rrun *r)
 {
     json_t *o = run_obj(r);
-    char b[128];
+    char b[256];
     json_object_set_new(o, "state_text", json_string(run_state_text(r, b, sizeof b)));
-    json_object_set_new(o, "tally", tally_text(r->planned, r->ok, r->failed, run_not_run(r)));
+    json_object_set_new(o, "tally",
+                        tally_text(r->planned, r->ok, r->failed, run_not_run(r), r->undecided > 0));
     return o;
 }
 
 /* All runs together: the trials they planned and recorded, and whether one is still going or
  * stopped short. */
 struct totals {
-    uint64_t planned, ok, failed, not_run;
+    uint64_t planned, ok, failed, not_run, undecided;
     bool in_progress, incomplete;
 };
 
@@ -1043,6 +1183,7 @@ totals_of(const struct rmodel *m, struct totals *t)
         t->ok += r->ok;
         t->failed += r->failed;
         t->not_run += run_not_run(r);
+        t->undecided += r->undecided;
         t->in_progress |= r->in_progress;
         t->incomplete |= !rrun_complete(r);
     }
@@ -1056,28 +1197,50 @@ completeness_head(const struct rmodel *m, struct rbuf *title, json_t *sum, json_
     totals_of(m, &t);
     unsigned long long rec = t.ok + t.failed, planned = t.planned, nr = t.not_run;
     const char *which = m->nruns > 1 ? "one of the runs" : "the run";
+    /* adaptive pairs the rule has not decided: their planned trials are the least they take */
+    const char *al = t.undecided > 0 ? "at least " : "";
+    char und[160] = "";
+    if (t.undecided > 0)
+        snprintf(und, sizeof und, "; %llu host pair%s of adaptive trials undecided",
+                 (unsigned long long)t.undecided, t.undecided == 1 ? "" : "s");
     if (t.in_progress) {
-        rbuf_printf(title, " (in progress: %llu of %llu planned trials recorded so far)", rec,
+        rbuf_printf(title, " (in progress: %llu of %s%llu planned trials recorded so far)", rec, al,
                     planned);
         json_object_set_new(view, "completeness_note",
                             jprintf("In progress: %s is still going. Every figure below is of "
-                                    "the %llu trials recorded so far, of %llu planned; run "
+                                    "the %llu trials recorded so far, of %s%llu planned%s; run "
                                     "netsurvey report again once it has ended.",
-                                    which, rec, planned));
-    } else if (t.incomplete) {
-        rbuf_printf(title, " (incomplete: %llu of %llu planned trials not run)", nr, planned);
+                                    which, rec, al, planned, und));
+    } else if (t.incomplete && nr == 0) { /* every planned trial recorded, some pair undecided */
+        rbuf_printf(title, " (incomplete: %llu host pair%s of adaptive trials undecided)",
+                    (unsigned long long)t.undecided, t.undecided == 1 ? "" : "s");
         json_object_set_new(view, "completeness_note",
-                            jprintf("Incomplete: %llu of the %llu planned trials were not run "
-                                    "(see the state of each run). Every figure below is of the "
-                                    "%llu trials recorded; netsurvey run --resume DIR runs the "
-                                    "others.",
-                                    nr, planned, rec));
+                            jprintf("Incomplete: the adaptive rule has not decided %llu host "
+                                    "pair%s (failed trials, which netsurvey run --resume DIR "
+                                    "tries again; see the undecided pairs of each scenario). "
+                                    "Every figure below is of the %llu trials recorded.",
+                                    (unsigned long long)t.undecided, t.undecided == 1 ? "" : "s",
+                                    rec));
+    } else if (t.incomplete) {
+        rbuf_printf(title, " (incomplete: %s%llu of %s%llu planned trials not run%s)", al, nr, al,
+                    planned, und);
+        json_object_set_new(view, "completeness_note",
+                            jprintf("Incomplete: %s%llu of the %s%llu planned trials were not "
+                                    "run%s (see the state of each run%s). Every figure below is "
+                                    "of the %llu trials recorded; netsurvey run --resume DIR "
+                                    "runs the others.",
+                                    al, nr, al, planned, und,
+                                    t.undecided > 0 ? ", and the undecided pairs of each "
+                                                      "scenario"
+                                                    : "",
+                                    rec));
     }
-    json_object_set_new(sum, "completeness",
-                        json_pack("{s:b,s:b,s:I,s:I,s:I,s:I}", "complete", !t.incomplete,
-                                  "in_progress", t.in_progress, "planned", (json_int_t)t.planned,
-                                  "ok", (json_int_t)t.ok, "failed", (json_int_t)t.failed, "not_run",
-                                  (json_int_t)t.not_run));
+    json_t *c = json_pack("{s:b,s:b,s:I,s:I,s:I,s:I}", "complete", !t.incomplete, "in_progress",
+                          t.in_progress, "planned", (json_int_t)t.planned, "ok", (json_int_t)t.ok,
+                          "failed", (json_int_t)t.failed, "not_run", (json_int_t)t.not_run);
+    if (t.undecided > 0) /* only then: the summaries of fixed trials read as before */
+        json_object_set_new(c, "undecided", json_integer((json_int_t)t.undecided));
+    json_object_set_new(sum, "completeness", c);
 }
 
 void
@@ -1182,15 +1345,18 @@ aggregate_places(const struct rmodel *m, json_t *sum, json_t *view)
 }
 
 /* Trials the runs planned of a scenario's host pairs that recorded nothing (a run stopped
- * early): run.json's count beyond what the recorded pairs planned. */
-static uint64_t
-scen_unseen(const struct rmodel *m, const struct rscen *sc)
+ * early): run.json's count beyond what the recorded pairs planned (adaptive: min for each
+ * such pair), in unseen[0]; unseen[1]: adaptive, those pairs, each one undecided. */
+static void
+scen_unseen(const struct rmodel *m, const struct rscen *sc, uint64_t unseen[2])
 {
-    uint64_t n = 0;
-    for (size_t r = 0; r < m->nruns; r++)
-        if (sc->runs[r].planned > sc->runs[r].seen)
-            n += sc->runs[r].planned - sc->runs[r].seen;
-    return n;
+    unseen[0] = unseen[1] = 0;
+    for (size_t r = 0; r < m->nruns; r++) {
+        const struct rscen_run *sr = &sc->runs[r];
+        uint64_t planned = rscen_run_planned(sr);
+        unseen[0] += planned > sr->seen ? planned - sr->seen : 0;
+        unseen[1] += rscen_run_unseen_pairs(sr);
+    }
 }
 
 /* A scenario without a single record: what it planned, and that nothing of it ran. */
@@ -1201,23 +1367,26 @@ scen_unrecorded(const struct rmodel *m, const struct rscen *sc, json_t *scens, j
     file_key(key, sizeof key, sc->name, "", false);
     enum testspec_kind k = sc->kind;
     bool stream = k == TESTSPEC_TCP_STREAM || k == TESTSPEC_UDP_STREAM;
-    uint64_t planned = scen_unseen(m, sc);
+    uint64_t unseen[2];
+    scen_unseen(m, sc, unseen);
+    uint64_t planned = unseen[0];
     json_t *sum = json_pack("{s:s,s:s,s:s,s:n,s:s,s:b,s:s,s:s,s:o,s:[],s:[],s:[]}", "name",
                             sc->name, "file_key", key, "test", sc->test, "family", "direction",
                             stream && sc->reverse ? "dst->src" : "src->dst", "reverse", sc->reverse,
                             "metric", rkind_metric(k), "unit", rkind_unit(k), "params",
                             scen_params(sc->def), "zone_cells", "pairs", "failures");
-    json_object_set_new(sum, "trials",
-                        json_pack("{s:I,s:i,s:i,s:I,s:i}", "planned", (json_int_t)planned, "ok", 0,
-                                  "failed", 0, "not_run", (json_int_t)planned, "runs", 0));
-    json_t *view =
-        json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:b,s:b,s:[],s:[],s:o}", "name", sc->name,
-                  "file_key", key, "test", sc->test, "family", "", "caption", sc->name, "unit",
-                  rkind_unit(k), "params", params_text(sc->def), "has_rtt", false, "unrecorded",
-                  true, "pairs", "failures", "tally", tally_text(planned, 0, 0, planned));
+    json_object_set_new(sum, "trials", trials_obj(planned, 0, 0, planned, 0, unseen[1]));
+    json_t *view = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:b,s:b,s:[],s:[],s:o}", "name",
+                             sc->name, "file_key", key, "test", sc->test, "family", "", "caption",
+                             sc->name, "unit", rkind_unit(k), "params", params_text(sc->def),
+                             "has_rtt", false, "unrecorded", true, "pairs", "failures", "tally",
+                             tally_text(planned, 0, 0, planned, unseen[1] > 0));
     bool resolved = params_resolved(m, sc);
     json_object_set_new(sum, "params_resolved", json_boolean(resolved));
     params_note(view, resolved);
+    struct group g = {.sc = sc, .unseen_pairs = unseen[1]}; /* no pair: every one unseen */
+    struct group_acc acc = {.undecided = json_array()};
+    group_adaptive(&g, sum, view, &acc);
     json_array_append_new(scens, sum);
     json_array_append_new(vscens, view);
 }
@@ -1237,7 +1406,8 @@ aggregate_groups(struct ctx *cx, const struct rpair *pairs, json_t *sum, json_t 
             scen_unrecorded(m, &m->scens[s], scens, vscens);
             continue;
         }
-        uint64_t unseen = scen_unseen(m, &m->scens[s]);
+        uint64_t unseen[2];
+        scen_unseen(m, &m->scens[s], unseen);
         while (rc == 0 && i < np && pairs[i].scen == (int)s) {
             size_t j = i;
             while (j < np && pairs[j].scen == pairs[i].scen && pairs[j].family == pairs[i].family)
@@ -1249,7 +1419,7 @@ aggregate_groups(struct ctx *cx, const struct rpair *pairs, json_t *sum, json_t 
             rc = group_build(cx, pairs + i, j - i, both, unseen, &g);
             if (rc != 0)
                 break;
-            unseen = 0; /* said once, in the scenario's first group */
+            unseen[0] = unseen[1] = 0; /* said once, in the scenario's first group */
             size_t fi;
             json_t *f;
             json_array_foreach(json_object_get(g.view, "failures"), fi, f)

@@ -461,17 +461,19 @@ side_note(const char *side, const char *dir, const json_t *sum, char *b, size_t 
     const json_t *c = json_object_get(sum, "completeness");
     long long planned = (long long)ji(c, "planned"), not_run = (long long)ji(c, "not_run");
     long long rec = (long long)ji(c, "ok") + (long long)ji(c, "failed");
+    /* host pairs of adaptive trials their rule has not decided: planned is the least */
+    const char *al = ji(c, "undecided") > 0 ? "at least " : "";
     b[0] = '\0';
     if (json_is_true(json_object_get(c, "in_progress")))
         snprintf(b, len,
-                 "The %s run (%s) is still in progress: %lld of its %lld planned trials are "
+                 "The %s run (%s) is still in progress: %lld of its %s%lld planned trials are "
                  "recorded so far, and its cells compare those.",
-                 side, dir, rec, planned);
+                 side, dir, rec, al, planned);
     else if (!json_is_true(json_object_get(c, "complete")))
         snprintf(b, len,
-                 "The %s run (%s) is incomplete: %lld of its %lld planned trials were not run, "
-                 "and its cells compare the %lld recorded.",
-                 side, dir, not_run, planned, rec);
+                 "The %s run (%s) is incomplete: %s%lld of its %s%lld planned trials were not "
+                 "run, and its cells compare the %lld recorded.",
+                 side, dir, al, not_run, al, planned, rec);
 }
 
 /* The notes of both sides (an array of strings, empty when both are complete); each also a

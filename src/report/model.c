@@ -362,6 +362,7 @@ scen_get(struct rmodel *m, const struct journal_scenario *sc, const json_t *def,
     s->test = xstrdup(sc->test);
     s->kind = (enum testspec_kind)sc->kind;
     s->reverse = sc->reverse;
+    s->policy = (struct trials_policy){0};
     s->def = def != NULL ? json_deep_copy(def) : journal_scenario_json(sc);
     s->def_run = def != NULL ? run : -1;
     m->nscens++; /* freed with the model from here on */
@@ -552,24 +553,6 @@ rtt_fill(struct rmodel *m, struct rrtt *r, const struct journal_result *res)
     return 0;
 }
 
-/* The headline figure of the kind (us, Mbit/s, conn/s); false when the result lacks it. */
-static bool
-headline(enum testspec_kind kind, const struct journal_result *res, double *value)
-{
-    switch (kind) {
-    case TESTSPEC_TCP_STREAM:
-    case TESTSPEC_UDP_STREAM:
-        *value = res->throughput_bps / 1e6;
-        return res->has_throughput;
-    case TESTSPEC_TCP_CRR:
-        *value = res->connections_per_s;
-        return res->has_connections;
-    default:
-        *value = res->rtt_mean_us;
-        return res->has_rtt_mean;
-    }
-}
-
 static int
 trial_fill(struct rmodel *m, struct rtrial *t, enum testspec_kind kind,
            const struct journal_trial *rec)
@@ -580,7 +563,7 @@ trial_fill(struct rmodel *m, struct rtrial *t, enum testspec_kind kind,
         t->error = xstrdup(rec->error != NULL ? rec->error : "failed without a reason");
         return t->error ? 0 : NS_ENOMEM;
     }
-    if (!headline(kind, res, &t->value)) { /* an "ok" record without its figure is a failure */
+    if (!journal_headline((int)kind, res, &t->value)) { /* an "ok" record without it is a failure */
         t->ok = false;
         t->error = xstrdup("result has no headline figure");
         return t->error ? 0 : NS_ENOMEM;
@@ -690,6 +673,11 @@ run_plans(struct rmodel *m, size_t ri, struct err *e)
         sr->named = true;
         sr->trials = rs->trials > UINT32_MAX ? UINT32_MAX : (uint32_t)rs->trials;
         sr->planned = rs->planned > 0 ? rs->planned : run->pairs * rs->trials;
+        sr->policy = trials_adaptive(&rs->policy) ? rs->policy : trials_fixed(sr->trials);
+        if (trials_adaptive(&sr->policy)) /* "planned": {"min"} is min x pairs */
+            sr->pairs = sr->trials > 0 ? sr->planned / sr->trials : run->pairs;
+        if (!trials_adaptive(&m->scens[s].policy))
+            m->scens[s].policy = rs->policy;
     }
     return 0;
 }
@@ -890,34 +878,80 @@ cmp_trial(const void *a, const void *b)
     return x->n < y->n ? -1 : x->n > y->n;
 }
 
-/* A sorted pair's plan: for each run that recorded it, that run's trials per pair (or its
- * highest trial number, when more were recorded); and what each run recorded. */
+/* What a run planned of pair p, into both. */
+static void
+pair_plan_add(struct rscen_run *sr, struct rpair *p, const struct rplan *pl)
+{
+    sr->seen += pl->planned;
+    sr->seen_pairs++;
+    sr->undecided += pl->how == RPLAN_UNDECIDED;
+    p->planned += pl->planned;
+    p->runs_met += pl->how == RPLAN_MET;
+    p->runs_max += pl->how == RPLAN_MAX;
+    p->runs_undecided += pl->how == RPLAN_UNDECIDED;
+}
+
+void
+rplan_pair(const struct rscen_run *sr, const struct rtrial *t, size_t n, struct rplan *out)
+{
+    const struct trials_policy *pol = &sr->policy;
+    uint32_t maxn = 0;
+    for (size_t i = 0; i < n; i++)
+        maxn = t[i].n > maxn ? t[i].n : maxn;
+    stats_init(&out->ok);
+    if (!trials_adaptive(pol)) {
+        out->how = RPLAN_FIXED;
+        out->planned = sr->trials > maxn ? sr->trials : maxn;
+        return;
+    }
+    /* the runner's figures: ok trials numbered 1..max, added in number order (t is sorted) */
+    for (size_t i = 0; i < n; i++)
+        if (t[i].ok && t[i].n >= 1 && t[i].n <= pol->max)
+            stats_add(&out->ok, t[i].value);
+    if (trials_done(pol, &out->ok)) {
+        out->how = trials_target_met(pol, &out->ok) ? RPLAN_MET : RPLAN_MAX;
+        out->planned = maxn; /* what it ran: numbers are taken from 1 up, each once */
+        return;
+    }
+    /* Undecided: it takes min's remainder (failed trials count toward neither bound), or one
+     * more past min; never more than max numbers, and never fewer than the ones it holds. */
+    uint64_t nok = out->ok.n, need = nok < pol->min ? pol->min - nok : 1, least = n + need;
+    out->how = RPLAN_UNDECIDED;
+    out->planned = least < pol->max ? least : pol->max;
+    if (out->planned < maxn)
+        out->planned = maxn;
+}
+
+/* A sorted pair's plan: for each run that recorded it or planned it, what that run planned of
+ * it (rplan_pair); and what each run recorded. */
 static void
 pair_count(struct rmodel *m, struct rpair *p)
 {
     const struct rscen *sc = &m->scens[p->scen];
     p->planned = 0;
     p->nruns = 0;
+    p->runs_met = p->runs_max = p->runs_undecided = 0;
+    struct rplan pl;
     for (size_t i = 0; i < p->nt;) {
-        uint32_t run = p->t[i].run, maxn = 0;
+        uint32_t run = p->t[i].run;
         struct rscen_run *sr = &sc->runs[run];
-        for (; i < p->nt && p->t[i].run == run; i++) {
-            maxn = p->t[i].n > maxn ? p->t[i].n : maxn;
-            if (p->t[i].ok)
+        size_t j = i;
+        for (; j < p->nt && p->t[j].run == run; j++) {
+            if (p->t[j].ok)
                 sr->ok++;
             else
                 sr->failed++;
         }
-        uint64_t per = sr->trials > maxn ? sr->trials : maxn;
-        sr->seen += per;
-        p->planned += per;
+        rplan_pair(sr, p->t + i, j - i, &pl);
+        pair_plan_add(sr, p, &pl);
         p->nruns++;
+        i = j;
     }
     for (size_t r = 0; p->plan_only != NULL && r < m->nruns; r++) {
         if (!bitset_test(p->plan_only, r))
             continue;
-        sc->runs[r].seen += sc->runs[r].trials;
-        p->planned += sc->runs[r].trials;
+        rplan_pair(&sc->runs[r], NULL, 0, &pl);
+        pair_plan_add(&sc->runs[r], p, &pl);
     }
 }
 
@@ -929,6 +963,7 @@ runs_count(struct rmodel *m)
         for (size_t r = 0; r < m->nruns; r++) {
             const struct rscen_run *sr = &m->scens[s].runs[r];
             m->runs[r].planned += rscen_run_planned(sr);
+            m->runs[r].undecided += rscen_run_undecided(sr);
             m->runs[r].ok += sr->ok;
             m->runs[r].failed += sr->failed;
         }

@@ -430,20 +430,24 @@ completeness_warn(const struct rmodel *m, FILE *warn)
     for (size_t i = 0; warn != NULL && i < m->nruns; i++) {
         const struct rrun *r = &m->runs[i];
         unsigned long long rec = r->ok + r->failed, planned = r->planned;
+        unsigned long long nr = planned > rec ? planned - rec : 0;
+        /* adaptive pairs the rule has not decided: the least they take */
+        const char *al = r->undecided > 0 ? "at least " : "";
         if (r->in_progress)
             fprintf(warn,
                     "netsurvey: warning: %s: the run is still going (netsurvey pid %ld holds "
-                    "it): the reports show the %llu trials recorded so far, of %llu planned\n",
-                    r->dir, r->owner_pid, rec, planned);
+                    "it): the reports show the %llu trials recorded so far, of %s%llu planned\n",
+                    r->dir, r->owner_pid, rec, al, planned);
         else if (!rrun_complete(r))
             fprintf(warn,
-                    "netsurvey: warning: %s: the run is incomplete (state %s): %llu of %llu "
-                    "planned trials not run; netsurvey run --resume %s runs them\n",
+                    "netsurvey: warning: %s: the run is incomplete (state %s): %s%llu of %s%llu "
+                    "planned trials not run%s; netsurvey run --resume %s runs them\n",
                     r->dir,
                     journal_run_state_name(r->run->state) != NULL
                         ? journal_run_state_name(r->run->state)
                         : "not recorded",
-                    planned - rec, planned, r->dir);
+                    al, nr, al, planned,
+                    r->undecided > 0 ? " (host pairs of adaptive trials undecided)" : "", r->dir);
     }
 }
 

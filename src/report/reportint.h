@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "common/testspec.h"
+#include "common/trials.h"
 
 struct err;
 struct journal_run;
@@ -93,17 +94,37 @@ struct rzone {
 
 /* What one run planned of a scenario. */
 struct rscen_run {
-    bool named;       /* the run's run.json names the scenario */
-    uint32_t trials;  /* trials per host pair */
-    uint64_t planned; /* trials over all its host pairs, as run.json says */
+    bool named;      /* the run's run.json names the scenario */
+    uint32_t trials; /* trials per host pair (adaptive: its min, what every pair runs at least) */
+    struct trials_policy policy; /* as run.json says (fixed: trials_fixed(trials)) */
+    uint64_t planned; /* trials over all its host pairs, as run.json says (adaptive: min x pairs) */
+    uint64_t pairs;   /* host pairs run.json planned (adaptive runs only) */
     uint64_t seen;    /* trials planned of the host pairs it recorded (rpair.planned's part) */
+    uint64_t seen_pairs; /* those host pairs */
+    uint64_t undecided;  /* of them, those whose adaptive rule has not decided (rplan_pair) */
     uint64_t ok, failed;
 };
-/* What a run planned of a scenario, all told: run.json's count, or more when it recorded more. */
+/* Adaptive: planned host pairs of which nothing is known (no record, no family), each
+ * undecided and planned at least min trials. */
+static inline uint64_t
+rscen_run_unseen_pairs(const struct rscen_run *r)
+{
+    return trials_adaptive(&r->policy) && r->pairs > r->seen_pairs ? r->pairs - r->seen_pairs : 0;
+}
+/* What a run planned of a scenario, all told: run.json's count, or more when it recorded more;
+ * adaptive: what its pairs' rule decided, the least it takes for the undecided ones. */
 static inline uint64_t
 rscen_run_planned(const struct rscen_run *r)
 {
+    if (trials_adaptive(&r->policy))
+        return r->seen + rscen_run_unseen_pairs(r) * r->policy.min;
     return r->planned > r->seen ? r->planned : r->seen;
+}
+/* Host pairs of the run's adaptive scenario that its rule has not decided. */
+static inline uint64_t
+rscen_run_undecided(const struct rscen_run *r)
+{
+    return r->undecided + rscen_run_unseen_pairs(r);
 }
 
 struct rscen {
@@ -113,6 +134,9 @@ struct rscen {
     json_t *def;            /* the scenario object of the first run that named it (owned) */
     int def_run;            /* that run (-1: no run.json names it; def is a record's) */
     struct rscen_run *runs; /* one per run of the model */
+    /* trials per pair as the first run that names it adaptive planned them (else fixed, zero):
+     * what the reports' note on adaptive trials says */
+    struct trials_policy policy;
 };
 
 struct rpair {
@@ -124,7 +148,24 @@ struct rpair {
     uint32_t nruns;      /* runs that recorded it */
     uint64_t *plan_only; /* bitset of the runs that planned it (run.json's pairs) and recorded
                           * none of its trials; NULL when none */
+    /* adaptive runs of it, by how their rule stands (rplan_pair): target met, max reached,
+     * undecided (its planned count is then the least it takes) */
+    uint32_t runs_met, runs_max, runs_undecided;
 };
+
+/* How many trials a run planned of one host pair. Fixed: the scenario's count (more when it
+ * recorded more). Adaptive: what the rule (common/trials.h) decided over the run's ok trials
+ * 1..max, as the runner decides: a pair that met its target or reached max planned the trials
+ * it ran; one the rule has not decided (fewer than min ok trials, or the target not met below
+ * max) planned at least what it ran and the trials it still takes: min's remainder, or one. */
+enum rplan_how { RPLAN_FIXED, RPLAN_MET, RPLAN_MAX, RPLAN_UNDECIDED };
+struct rplan {
+    uint64_t planned;
+    enum rplan_how how;
+    struct stats ok; /* adaptive: the ok trials' figures the rule reads, in number order */
+};
+/* t[0..n): the run's trials of the pair, sorted by number (none: a pair it planned only). */
+void rplan_pair(const struct rscen_run *sr, const struct rtrial *t, size_t n, struct rplan *out);
 
 /* A journal line the reports did not take, listed in them ("Journal problems"). */
 struct rproblem {
@@ -141,6 +182,7 @@ struct rrun {
     bool in_progress;        /* its lock is held by a live process (journal_owner) */
     long owner_pid;
     uint64_t planned, ok, failed; /* trials: planned (run.json), and recorded (distinct keys) */
+    uint64_t undecided;           /* host pairs of adaptive scenarios their rule left undecided */
     int *host_idx;                /* the model's host of each of run.json's hosts */
     size_t problems_more;         /* problems past REPORT_PROBLEMS_MAX, counted only */
 };
@@ -228,7 +270,8 @@ extern const double report_pcts[REPORT_NPCT];
 extern const char *const report_pct_keys[REPORT_NPCT];
 extern const char *const report_pct_names[REPORT_NPCT];
 
-/* Whether a run is complete: no process holds it and every planned trial has a record. */
+/* Whether a run is complete: no process holds it, every planned trial has a record and no host
+ * pair of adaptive trials is undecided. */
 bool rrun_complete(const struct rrun *r);
 /* Whether one of m's runs is still going, or not complete. */
 void report_completeness(const struct rmodel *m, bool *in_progress, bool *incomplete);

@@ -302,9 +302,11 @@ keys_assign(struct trend *t)
 
 /* --- the whole ------------------------------------------------------------------------------ */
 
-/* A run is incomplete when trials it planned have no record (stopped by Ctrl-C, killed, failed),
- * as the reports call it; one whose `netsurvey run` still holds it is in progress. Neither is
- * left out: the outputs mark them. */
+/* A run is incomplete when trials it planned have no record (stopped by Ctrl-C, killed, failed)
+ * or host pairs of its adaptive trials are undecided, as the reports call it: the planned count
+ * is its summary's (the adaptive rule's decisions, the least for undecided pairs; run.json's
+ * "planned" is only min x pairs there). One whose `netsurvey run` still holds it is in
+ * progress. Neither is left out: the outputs mark them. */
 static void
 runs_state(struct trend *t)
 {
@@ -317,7 +319,11 @@ runs_state(struct trend *t)
             const json_t *tr = json_object_get(s, "trials");
             x->recorded += (uint64_t)ji(tr, "ok") + (uint64_t)ji(tr, "failed");
         }
-        x->incomplete = !x->in_progress && x->planned > x->recorded;
+        const json_t *c = json_object_get(x->sum, "completeness");
+        x->undecided = (uint64_t)ji(c, "undecided");
+        if (x->adaptive && c != NULL)
+            x->planned = (uint64_t)ji(c, "planned");
+        x->incomplete = !x->in_progress && (x->planned > x->recorded || x->undecided > 0);
     }
 }
 

@@ -23,13 +23,16 @@ struct trun {
     char *run_id, *started;
     int64_t t_s; /* run.json's start, seconds since the epoch, and nanoseconds */
     int32_t t_ns;
-    json_t *sum;       /* its summary, reduced to what the trend reads (trendload.c); owned */
-    char *warnings;    /* what reading it said (skipped journal lines), or NULL */
-    const char *state; /* run.json's state ("complete", "interrupted", ...), or NULL (version 1) */
-    uint64_t planned;  /* trials planned, over its scenarios (0: run.json does not say) */
-    uint64_t recorded; /* trials with a record, ok or failed (from its summary) */
-    bool in_progress;  /* a live `netsurvey run` holds the directory (journal_owner) */
-    bool incomplete;   /* planned trials without a record */
+    json_t *sum;        /* its summary, reduced to what the trend reads (trendload.c); owned */
+    char *warnings;     /* what reading it said (skipped journal lines), or NULL */
+    const char *state;  /* run.json's state ("complete", "interrupted", ...), or NULL (version 1) */
+    uint64_t planned;   /* trials planned, over its scenarios (0: run.json does not say) */
+    uint64_t recorded;  /* trials with a record, ok or failed (from its summary) */
+    bool in_progress;   /* a live `netsurvey run` holds the directory (journal_owner) */
+    bool adaptive;      /* a scenario of it has adaptive trials (run.json's planned is min's) */
+    uint64_t undecided; /* host pairs of adaptive trials whose rule has not decided (planned is
+                         * then the least the run takes) */
+    bool incomplete;    /* planned trials without a record, or undecided pairs */
 };
 
 /* Read run.json of every directory, refuse a run given twice or without a start time, and sort

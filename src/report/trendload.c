@@ -131,8 +131,10 @@ run_open(struct trun *r, const char *dir, size_t given, struct err *e)
     r->run_id = dupstr(run->run_id);
     r->started = dupstr(run->started);
     r->state = journal_run_state_name(run->state); /* static strings */
-    for (size_t i = 0; i < run->nscenarios; i++)
+    for (size_t i = 0; i < run->nscenarios; i++) {
         r->planned += run->scenarios[i].planned;
+        r->adaptive |= trials_adaptive(&run->scenarios[i].policy);
+    }
     journal_run_free(run);
     long pid;
     struct err oe = {0};

@@ -228,13 +228,20 @@ run_state(const struct trun *r, char *trials, size_t tlen, char *state, size_t s
         failed += ji(json_object_get(s, "trials"), "failed");
     }
     snprintf(trials, tlen, "%lld ok, %lld failed", (long long)ok, (long long)failed);
+    /* adaptive pairs the rule has not decided: the planned count is the least they take */
+    const char *al = r->undecided > 0 ? "at least " : "";
+    char und[96] = "";
+    if (r->undecided > 0)
+        snprintf(und, sizeof und, ", %llu host pair%s of adaptive trials undecided",
+                 (unsigned long long)r->undecided, r->undecided == 1 ? "" : "s");
     if (r->in_progress)
-        snprintf(state, slen, "in progress: %llu of %llu planned trials recorded so far",
-                 (unsigned long long)r->recorded, (unsigned long long)r->planned);
+        snprintf(state, slen, "in progress: %llu of %s%llu planned trials recorded so far",
+                 (unsigned long long)r->recorded, al, (unsigned long long)r->planned);
     else if (r->incomplete)
-        snprintf(state, slen, "incomplete (%s): %llu of %llu planned trials not run",
-                 r->state != NULL ? r->state : "no state recorded",
-                 (unsigned long long)(r->planned - r->recorded), (unsigned long long)r->planned);
+        snprintf(state, slen, "incomplete (%s): %s%llu of %s%llu planned trials not run%s",
+                 r->state != NULL ? r->state : "no state recorded", al,
+                 (unsigned long long)(r->planned > r->recorded ? r->planned - r->recorded : 0), al,
+                 (unsigned long long)r->planned, und);
     else if (r->state != NULL && r->planned > 0)
         snprintf(state, slen, "%s", r->state);
     else
@@ -252,7 +259,7 @@ view_runs(const struct trend *t, json_t *v)
     for (size_t r = 0; r < t->nruns; r++) {
         const struct trun *x = &t->runs[r];
         const json_t *run = run_obj(x), *plan = json_object_get(run, "plan");
-        char trials[96], state[160], sha[16];
+        char trials[96], state[224], sha[16];
         run_state(x, trials, sizeof trials, state, sizeof state);
         snprintf(sha, sizeof sha, "%.12s", js(plan, "sha256"));
         json_array_append_new(
@@ -308,6 +315,8 @@ val_json(const struct tscen *s, const struct tcell *c, size_t k, double pct)
     json_int_t n = x ? ji(x, "n") : 0;
     if (x == NULL) {
         snprintf(text, sizeof text, "—");
+    } else if (n == 0 && ji(x, "failed") == 0) { /* planned, nothing recorded: a run cut short */
+        snprintf(text, sizeof text, "not run");
     } else if (n == 0) {
         snprintf(text, sizeof text, "failed (%lld)", (long long)ji(x, "failed"));
     } else {
@@ -319,9 +328,10 @@ val_json(const struct tscen *s, const struct tcell *c, size_t k, double pct)
             snprintf(text, sizeof text, "%s (1 trial)", m);
         const json_t *planned = json_object_get(x, "planned");
         size_t len = strlen(text);
-        if (json_is_integer(planned) && n < json_integer_value(planned))
-            snprintf(text + len, sizeof text - len, " (%lld/%lld ok)", (long long)n,
-                     (long long)json_integer_value(planned));
+        bool least = ji(x, "undecided") > 0; /* adaptive pairs undecided: the least planned */
+        if (json_is_integer(planned) && (n < json_integer_value(planned) || least))
+            snprintf(text + len, sizeof text - len, " (%lld/%s%lld ok)", (long long)n,
+                     least ? "≥" : "", (long long)json_integer_value(planned));
     }
     bool beyond = !isnan(c->beyond[k]) && c->beyond[k] > pct;
     return json_pack("{s:s,s:b,s:b,s:b,s:b,s:b}", "text", text, "empty", x == NULL || n == 0,

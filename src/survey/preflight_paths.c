@@ -102,7 +102,7 @@ probe_scenario(struct plan_scenario *sc)
     sc->name = "preflight";
     sc->kind = PLAN_TCP_RR;
     sc->test = plan_test_kind_name(PLAN_TCP_RR);
-    sc->trials = 1;
+    sc->trials = trials_fixed(1);
     sc->streams = 1;
     sc->duration_s = PREFLIGHT_PROBE_S;
     sc->warmup_s = 0;

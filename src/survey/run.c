@@ -29,6 +29,7 @@
 #include "common/sha256.h"
 #include "journal/journal.h"
 #include "plan/schedule.h"
+#include "survey/adapt.h"
 #include "survey/env.h"
 #include "survey/host_target.h"
 #include "survey/trial.h"
@@ -76,18 +77,26 @@ struct runner {
     struct survey_run_result *res;
     pthread_mutex_t mu; /* counters, failures, output */
     pthread_cond_t cv;
-    size_t round_left; /* tests of the current round still running */
-    uint64_t to_run;   /* tests this invocation runs */
-    uint64_t finished; /* of those */
-    size_t round, nrounds;
+    size_t round_left;     /* tests of the current round still running */
+    uint64_t to_run;       /* tests this invocation runs */
+    uint64_t finished;     /* of those */
+    size_t round, nrounds; /* rounds run so far / of the fixed part and the passes decided */
+    size_t nfixed;         /* rounds of the fixed part */
     uint64_t t0_ns;
     double measured_s, measured_est_s; /* rounds done so far: wall time and estimate */
+    double *est_suffix;                /* estimated seconds of rounds r.. end */
     /* What run.json's "measured" says: the setup of a round (its wall time beyond warmup +
      * duration), per transport (0 local, 1 ssh), and opening the hosts. */
     double setup_sum[2], setup_max[2];
     uint64_t setup_rounds[2];
     double open_s;
-    double *est_suffix; /* estimated seconds of rounds r.. end */
+    /* adaptive trials (adapt.h; NULL without any): the state, the tests of the round that ran
+     * last (kept out of the next pass's first round), and the estimated seconds of the
+     * adaptive passes still to come at most */
+    struct survey_adapt *adapt;
+    struct schedule_test *last;
+    size_t nlast;
+    double adapt_left_s;
     int journal_rc;
     struct err journal_err;
     bool running; /* run.json says "running" by this process */
@@ -287,11 +296,14 @@ run_write(struct runner *r, const char *started, struct err *e)
             .env = r->hosts[i].env,
             .error = r->hosts[i].t == NULL ? r->hosts[i].error : NULL};
     }
-    for (size_t i = 0; rc == 0 && i < ns; i++)
-        scens[i] =
-            (struct journal_run_scenario){.sc = scenario_of(plan_scenario(p, i)),
-                                          .trials = plan_scenario(p, i)->trials,
-                                          .planned = (uint64_t)plan_scenario(p, i)->trials * np};
+    for (size_t i = 0; rc == 0 && i < ns; i++) {
+        const struct trials_policy *tp = &plan_scenario(p, i)->trials;
+        scens[i] = (struct journal_run_scenario){.sc = scenario_of(plan_scenario(p, i)),
+                                                 .policy = *tp,
+                                                 .trials = tp->min,
+                                                 .planned = (uint64_t)tp->min * np,
+                                                 .planned_max = (uint64_t)tp->max * np};
+    }
     for (size_t i = 0; rc == 0 && i < np; i++)
         schedule_pair(r->sched, i, &pairs[i].src, &pairs[i].dst);
     size_t srclen = 0;
@@ -582,7 +594,8 @@ elapsed_s(const struct runner *r)
 static double
 eta_s(const struct runner *r)
 {
-    double left = r->round < r->nrounds ? r->est_suffix[r->round] : 0.0;
+    double left = r->round < r->nfixed ? r->est_suffix[r->round] : 0.0;
+    left += r->adapt_left_s;
     if (r->measured_est_s > 0)
         left *= r->measured_s / r->measured_est_s;
     return left;
@@ -600,7 +613,8 @@ progress(struct runner *r, struct survey_progress *p)
     p->to_run = r->to_run;
     p->failed = r->res->failed;
     p->elapsed_s = elapsed_s(r);
-    p->eta_s = r->finished + r->res->unrecorded >= r->to_run ? -1.0 : eta_s(r);
+    p->eta_s =
+        r->finished + r->res->unrecorded >= r->to_run && r->adapt_left_s <= 0 ? -1.0 : eta_s(r);
     r->o->progress(p, r->o->progress_arg);
 }
 
@@ -653,6 +667,21 @@ failure_add(struct runner *r, const struct schedule_test *t, const char *why, bo
     f[res->nfailures++] = (struct survey_failure){.text = text, .unrecorded = unrecorded};
 }
 
+/* A trial the journal now holds, told to the adaptive state (under r->mu, or before any
+ * worker runs): its headline figure read from nsperf's result as the reports read it. */
+static void
+adapt_feed(struct runner *r, const struct schedule_test *t, bool ok, const json_t *result)
+{
+    if (!survey_adapt_on(r->adapt, t->scenario))
+        return;
+    long i = survey_adapt_pair(r->adapt, t->src, t->dst);
+    double v = 0;
+    bool has = ok && journal_headline_json(scenario_of(plan_scenario(r->plan, t->scenario)).kind,
+                                           result, &v);
+    if (i >= 0)
+        survey_adapt_record(r->adapt, t->scenario, (size_t)i, t->trial, ok, has, v);
+}
+
 static void
 record(struct runner *r, const struct schedule_test *t, const struct trial_outcome *o,
        unsigned attempts, const char *started, uint64_t t0)
@@ -684,6 +713,8 @@ record(struct runner *r, const struct schedule_test *t, const struct trial_outco
         r->res->failed++;
         failure_add(r, t, o->error, false);
     }
+    if (rc == 0)
+        adapt_feed(r, t, o->ok, o->result);
     struct trial_outcome shown = *o;
     if (rc != 0) {
         shown.ok = false;
@@ -761,19 +792,53 @@ round_wait(struct runner *r, struct slot *slots, size_t n)
     pthread_mutex_unlock(&r->mu);
 }
 
-/* Run the tests of round ri that are not done yet. */
-static int
-round_run(struct runner *r, size_t ri, struct err *e)
+/* Whether test t needs no run: ok in the journal, or its pair's adaptive trials are done. */
+static bool
+test_skip(const struct runner *r, const struct schedule_test *t)
 {
-    size_t n = schedule_round_size(r->sched, ri), m = 0;
-    struct slot *slots = calloc(n, sizeof *slots);
+    if (trial_done(r, t))
+        return true;
+    if (!survey_adapt_on(r->adapt, t->scenario))
+        return false;
+    long i = survey_adapt_pair(r->adapt, t->src, t->dst);
+    struct stats st;
+    return i >= 0 && survey_adapt_done(r->adapt, t->scenario, (size_t)i, &st);
+}
+
+/* What ran last, for the next adaptive pass's layout (schedule_pass_rounds's prev). */
+static int
+last_set(struct runner *r, const struct slot *slots, size_t m)
+{
+    if (r->adapt == NULL)
+        return 0;
+    struct schedule_test *l = realloc(r->last, (m + 1) * sizeof *l);
+    if (l == NULL)
+        return NS_ENOMEM;
+    r->last = l;
+    for (size_t i = 0; i < m; i++)
+        l[i] = slots[i].t;
+    r->nlast = m;
+    return 0;
+}
+
+/* Run the n tests (those test_skip does not skip) as one round, estimated est_s seconds; ssh:
+ * it has a test with an ssh host (its setup is measured as an ssh round's). */
+static int
+round_run(struct runner *r, const struct schedule_test *tests, size_t n, double est_s, bool ssh,
+          struct err *e)
+{
+    size_t m = 0;
+    struct slot *slots = calloc(n + 1, sizeof *slots);
     if (slots == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++) {
         struct slot *s = &slots[m];
-        schedule_round_test(r->sched, ri, i, &s->t);
-        if (trial_done(r, &s->t))
+        s->t = tests[i];
+        if (test_skip(r, &s->t))
             continue;
+        if (survey_adapt_on(r->adapt, s->t.scenario))
+            survey_adapt_tried(r->adapt, s->t.scenario,
+                               (size_t)survey_adapt_pair(r->adapt, s->t.src, s->t.dst), s->t.trial);
         s->r = r;
         s->ctl.interrupted = r->o->interrupted;
         pthread_mutex_init(&s->ctl.mu, NULL);
@@ -811,16 +876,33 @@ round_run(struct runner *r, size_t ri, struct err *e)
     if (m > 0 && !atomic_load(r->o->interrupted)) {
         double wall = (double)(clock_now_ns() - t0) / 1e9;
         r->measured_s += wall;
-        r->measured_est_s += schedule_round_estimate_s(r->sched, ri);
-        const struct plan_scenario *sc =
-            plan_scenario(r->plan, schedule_round_scenario(r->sched, ri));
-        int ssh = schedule_round_ssh(r->sched, ri) ? 1 : 0;
+        r->measured_est_s += est_s;
+        const struct plan_scenario *sc = plan_scenario(r->plan, tests[0].scenario);
+        int t = ssh ? 1 : 0;
         double setup = wall - sc->warmup_s - sc->duration_s;
-        r->setup_sum[ssh] += setup;
-        r->setup_max[ssh] = setup > r->setup_max[ssh] ? setup : r->setup_max[ssh];
-        r->setup_rounds[ssh]++;
+        r->setup_sum[t] += setup;
+        r->setup_max[t] = setup > r->setup_max[t] ? setup : r->setup_max[t];
+        r->setup_rounds[t]++;
+        if (rc == 0 && last_set(r, slots, m) != 0)
+            rc = err_set(e, NS_ENOMEM, "out of memory");
     }
     free(slots);
+    return rc;
+}
+
+/* Round ri of the fixed part. */
+static int
+fixed_round_run(struct runner *r, size_t ri, struct err *e)
+{
+    size_t n = schedule_round_size(r->sched, ri);
+    struct schedule_test *tests = calloc(n + 1, sizeof *tests);
+    if (tests == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        schedule_round_test(r->sched, ri, i, &tests[i]);
+    int rc = round_run(r, tests, n, schedule_round_estimate_s(r->sched, ri),
+                       schedule_round_ssh(r->sched, ri), e);
+    free(tests);
     return rc;
 }
 
@@ -828,38 +910,115 @@ static uint64_t
 tests_left(const struct runner *r, size_t from)
 {
     uint64_t left = 0;
-    for (size_t ri = from; ri < r->nrounds; ri++) {
+    for (size_t ri = from; ri < r->nfixed; ri++) {
         size_t n = schedule_round_size(r->sched, ri);
         for (size_t i = 0; i < n; i++) {
             struct schedule_test t;
             schedule_round_test(r->sched, ri, i, &t);
-            left += !trial_done(r, &t);
+            left += !test_skip(r, &t);
         }
     }
     return left;
 }
 
+/* The journal's error, once a worker met one: the run stops there. */
+static int
+journal_check(struct runner *r, struct err *e)
+{
+    if (r->journal_rc == 0)
+        return 0;
+    *e = r->journal_err;
+    r->res->journal_failed = true;
+    return r->journal_rc;
+}
+
+/* The most the adaptive passes from k on may still take: per scenario, as many of its passes
+ * as its busiest pair may still run (survey_adapt_left), each at its whole base rounds. */
+static double
+adapt_left_s(const struct runner *r, size_t k)
+{
+    const struct schedule *s = r->sched;
+    size_t npass = schedule_pass_count(s), np = schedule_pair_count(s);
+    double total = 0;
+    for (uint32_t sc = 0; r->adapt != NULL && sc < plan_scenario_count(r->plan); sc++) {
+        if (!survey_adapt_on(r->adapt, sc))
+            continue;
+        uint32_t passes = 0, most = 0;
+        for (size_t j = k; j < npass; j++)
+            passes += schedule_pass_scenario(s, j) == sc;
+        for (size_t i = 0; i < np && passes > 0; i++) {
+            uint32_t lo, hi;
+            survey_adapt_left(r->adapt, sc, i, passes, &lo, &hi);
+            most = hi > most ? hi : most;
+        }
+        for (size_t j = k; j < npass && most > 0; j++) {
+            if (schedule_pass_scenario(s, j) != sc)
+                continue;
+            total += schedule_pass_estimate_s(s, j);
+            most--;
+        }
+    }
+    return total;
+}
+
+/* Adaptive pass k: the pairs that are not done yet take their next trial number, laid out in
+ * rounds of their own (schedule_pass_rounds), after what ran last. */
+static int
+adapt_pass_run(struct runner *r, size_t k, struct err *e)
+{
+    uint32_t sc = schedule_pass_scenario(r->sched, k);
+    size_t np = schedule_pair_count(r->sched), want = 0;
+    uint32_t *trial = calloc(np + 1, sizeof *trial);
+    if (trial == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    for (size_t i = 0; survey_adapt_on(r->adapt, sc) && i < np; i++)
+        want += (trial[i] = survey_adapt_next(r->adapt, sc, i)) > 0;
+    struct schedule_rounds rr = {0};
+    int rc = want > 0 ? schedule_pass_rounds(r->sched, k, trial, r->last, r->nlast, &rr, e) : 0;
+    free(trial);
+    pthread_mutex_lock(&r->mu);
+    r->to_run += rr.ntests;
+    r->nrounds += rr.nrounds;
+    r->res->tests += rr.ntests;
+    r->adapt_left_s = adapt_left_s(r, k + 1);
+    pthread_mutex_unlock(&r->mu);
+    for (size_t ri = 0; rc == 0 && ri < rr.nrounds && !atomic_load(r->o->interrupted); ri++) {
+        const struct schedule_test *t = &rr.tests[rr.start[ri]];
+        size_t n = rr.start[ri + 1] - rr.start[ri];
+        bool ssh = schedule_tests_ssh(r->sched, t, n);
+        rc = round_run(r, t, n, schedule_pass_round_estimate_s(r->sched, k, ssh), ssh, e);
+        if (rc == 0)
+            rc = journal_check(r, e);
+        r->round++;
+    }
+    schedule_rounds_release(&rr);
+    return rc;
+}
+
 static int
 rounds_run(struct runner *r, struct err *e)
 {
-    r->nrounds = schedule_round_count(r->sched);
+    r->nrounds = r->nfixed = schedule_round_count(r->sched);
     r->est_suffix = calloc(r->nrounds + 1, sizeof *r->est_suffix);
     if (r->est_suffix == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
     for (size_t ri = r->nrounds; ri > 0; ri--)
         r->est_suffix[ri - 1] = r->est_suffix[ri] + schedule_round_estimate_s(r->sched, ri - 1);
     r->to_run = tests_left(r, 0);
+    r->adapt_left_s = adapt_left_s(r, schedule_fixed_pass_count(r->sched));
     int rc = 0;
-    for (r->round = 0; r->round < r->nrounds && rc == 0 && !atomic_load(r->o->interrupted);
+    for (r->round = 0; r->round < r->nfixed && rc == 0 && !atomic_load(r->o->interrupted);
          r->round++) {
-        rc = round_run(r, r->round, e);
-        if (rc == 0 && r->journal_rc != 0) {
-            *e = r->journal_err;
-            rc = r->journal_rc;
-            r->res->journal_failed = true;
-        }
+        rc = fixed_round_run(r, r->round, e);
+        if (rc == 0)
+            rc = journal_check(r, e);
     }
+    size_t npass = schedule_pass_count(r->sched);
+    for (size_t k = schedule_fixed_pass_count(r->sched);
+         k < npass && rc == 0 && !atomic_load(r->o->interrupted); k++)
+        rc = adapt_pass_run(r, k, e);
     pthread_mutex_lock(&r->mu);
+    r->adapt_left_s = 0;
     progress(r, &(struct survey_progress){.kind = SURVEY_PROGRESS_END});
     pthread_mutex_unlock(&r->mu);
     r->res->not_run = r->to_run - r->finished - r->res->unrecorded;
@@ -913,6 +1072,12 @@ resume_take(void *arg, const struct journal_trial *rec, struct err *e)
     if (sc < 0 || src < 0 || dst < 0 || k.trial < 1 || k.trial > PLAN_MAX_TRIALS ||
         (!sh->data_address_from_host && k.family != host_family(sh, sh->data_address)))
         return 0;
+    /* the adaptive decision from the same figures, in the journal's order, as they came in */
+    long pi = r->adapt != NULL ? survey_adapt_pair(r->adapt, (uint32_t)src, (uint32_t)dst) : -1;
+    double v = 0;
+    bool has = journal_trial_value(rec, &v);
+    if (pi >= 0)
+        survey_adapt_record(r->adapt, (uint32_t)sc, (size_t)pi, k.trial, true, has, v);
     uint64_t *d = realloc(r->done, (r->ndone + 1) * sizeof *d);
     if (d == NULL)
         return 0; /* it is run again: a duplicate ok record, never a lost one */
@@ -1030,6 +1195,8 @@ run_prepare(struct runner *r, struct err *e)
     }
     if (rc == 0)
         rc = schedule_new(r->plan, &r->sched, e);
+    if (rc == 0 && survey_adapt_new(r->plan, r->sched, &r->adapt) != 0)
+        rc = err_set(e, NS_ENOMEM, "out of memory");
     return rc;
 }
 
@@ -1061,6 +1228,39 @@ run_start_journal(struct runner *r, const char *started, struct err *e)
     return rc;
 }
 
+/* run.json's "adaptive": per adaptive scenario and pair (indexes into "hosts", as "pairs"),
+ * how many ok trials it holds and how it stopped, as the decision saw it at the end (NULL when
+ * out of memory). */
+static json_t *
+adapt_outcome_json(const struct runner *r)
+{
+    json_t *arr = json_array();
+    for (uint32_t sc = 0; arr != NULL && sc < plan_scenario_count(r->plan); sc++) {
+        if (!survey_adapt_on(r->adapt, sc))
+            continue;
+        const struct trials_policy *pol = &plan_scenario(r->plan, sc)->trials;
+        json_t *pairs = json_array();
+        for (size_t i = 0; pairs != NULL && i < schedule_pair_count(r->sched); i++) {
+            struct stats st;
+            uint32_t src, dst;
+            survey_adapt_done(r->adapt, sc, i, &st);
+            schedule_pair(r->sched, i, &src, &dst);
+            bool met = trials_target_met(pol, &st), at_max = !met && st.n >= pol->max;
+            double rel = trials_ci_relative(&st);
+            json_array_append_new(
+                pairs, json_pack("{s:I, s:I, s:I, s:o, s:s}", "src", (json_int_t)src, "dst",
+                                 (json_int_t)dst, "trials", (json_int_t)st.n, "ci95_relative",
+                                 isfinite(rel) ? json_real(rel) : json_null(), "stopped",
+                                 met      ? "target met"
+                                 : at_max ? "max reached"
+                                          : "incomplete"));
+        }
+        json_array_append_new(arr, json_pack("{s:s, s:o*}", "scenario",
+                                             plan_scenario(r->plan, sc)->name, "pairs", pairs));
+    }
+    return arr;
+}
+
 /* This invocation's timings, for calibrating the estimate (README "The journal"). */
 static json_t *
 measured_json(const struct runner *r)
@@ -1089,10 +1289,22 @@ run_finish_journal(struct runner *r, int rc, struct err *e)
     enum journal_run_state st = rc != 0                               ? JOURNAL_RUN_FAILED
                                 : atomic_load(r->o->interrupted) != 0 ? JOURNAL_RUN_INTERRUPTED
                                                                       : JOURNAL_RUN_COMPLETE;
-    struct err se = {0};
+    struct err se = {0}, me = {0};
+    int mrc = 0;
+    if (r->adapt != NULL) {
+        json_t *outcome = adapt_outcome_json(r);
+        mrc = outcome != NULL ? journal_set_member(r->j, "adaptive", outcome, &me)
+                              : err_set(&me, NS_ENOMEM, "out of memory");
+        json_decref(outcome);
+    }
+    /* the state even when the outcome could not be written: else readers see a killed run */
     json_t *measured = measured_json(r);
     int src = journal_set_state(r->j, st, NULL, measured, &se);
     json_decref(measured);
+    if (src == 0 && mrc != 0) {
+        src = mrc;
+        se = me;
+    }
     if (src != 0 && rc == 0) {
         *e = se;
         r->res->journal_failed = true;
@@ -1144,6 +1356,8 @@ survey_run(const struct survey_run_opts *o, struct survey_run_result *res, struc
     res->elapsed_s = elapsed_s(&r);
     hosts_close(&r);
     journal_free(r.j);
+    survey_adapt_free(r.adapt);
+    free(r.last);
     schedule_free(r.sched);
     free(r.done);
     free(r.est_suffix);

@@ -520,6 +520,72 @@ test_run_round_trip_every_field(void **state)
     json_decref(env);
 }
 
+/* Adaptive trials in run.json: the policy and the least and most trials planned, written as
+ * objects and read back; a fixed count beside them keeps its numbers; an adaptive policy that
+ * does not hold together reads as a fixed count of its min. */
+static void
+test_run_adaptive_trials(void **state)
+{
+    (void)state;
+    struct err e = {0};
+    struct journal_run_scenario scens[] = {
+        {.sc = sample_trial(1, JOURNAL_OK).scenario,
+         .policy = {3, 10, 0.02},
+         .trials = 3,
+         .planned = 6,
+         .planned_max = 20},
+        {.sc = sample_trial(1, JOURNAL_OK).scenario, .trials = 2, .planned = 4}};
+    scens[1].sc.name = "fixed";
+    struct journal_run w = {.run_id = "r1",
+                            .plan_name = "p",
+                            .plan_file = "p.yaml",
+                            .plan_sha256 = "00ff",
+                            .plan_source = "x",
+                            .plan_source_len = 1,
+                            .netsurvey_version = "0.1.0",
+                            .nsperf_sha256 = "abab",
+                            .started = "2026-11-30T15:00:00.123Z",
+                            .command = "netsurvey run p.yaml",
+                            .scenarios = scens,
+                            .nscenarios = 2};
+    json_t *doc = journal_run_json(&w);
+    assert_non_null(doc);
+    const json_t *s0 = json_array_get(json_object_get(doc, "scenarios"), 0);
+    const json_t *s1 = json_array_get(json_object_get(doc, "scenarios"), 1);
+    const json_t *t = json_object_get(s0, "trials"), *pl = json_object_get(s0, "planned");
+    assert_int_equal(json_integer_value(json_object_get(t, "min")), 3);
+    assert_int_equal(json_integer_value(json_object_get(t, "max")), 10);
+    assert_true(json_real_value(json_object_get(t, "target_ci")) == 0.02);
+    assert_int_equal(json_integer_value(json_object_get(pl, "min")), 6);
+    assert_int_equal(json_integer_value(json_object_get(pl, "max")), 20);
+    assert_int_equal(json_integer_value(json_object_get(s1, "trials")), 2);
+    assert_int_equal(json_integer_value(json_object_get(s1, "planned")), 4);
+    struct journal_run *r = NULL;
+    assert_int_equal(journal_run_from_json(doc, &r, &e), 0);
+    const struct journal_run_scenario *a = &r->scenarios[0], *f = &r->scenarios[1];
+    assert_true(trials_adaptive(&a->policy) && a->policy.min == 3 && a->policy.max == 10);
+    assert_true(a->policy.target == 0.02);
+    assert_true(a->trials == 3 && a->planned == 6 && a->planned_max == 20);
+    assert_false(trials_adaptive(&f->policy));
+    assert_true(f->policy.min == 2 && f->policy.max == 2);
+    assert_true(f->trials == 2 && f->planned == 4 && f->planned_max == 4);
+    journal_run_free(r);
+    /* max below min, or no target: a fixed count of min */
+    json_t *bad = json_pack("{s:i, s:i, s:f}", "min", 5, "max", 3, "target_ci", 0.02);
+    json_object_set_new(json_array_get(json_object_get(doc, "scenarios"), 0), "trials", bad);
+    assert_int_equal(journal_run_from_json(doc, &r, &e), 0);
+    assert_false(trials_adaptive(&r->scenarios[0].policy));
+    assert_int_equal(r->scenarios[0].policy.max, 5);
+    journal_run_free(r);
+    json_object_del(bad, "target_ci");
+    json_object_set_new(bad, "max", json_integer(8));
+    assert_int_equal(journal_run_from_json(doc, &r, &e), 0);
+    assert_false(trials_adaptive(&r->scenarios[0].policy));
+    assert_int_equal(r->scenarios[0].policy.max, 5);
+    journal_run_free(r);
+    json_decref(doc);
+}
+
 static void
 test_run_errors(void **state)
 {
@@ -1447,6 +1513,7 @@ main(void)
         cmocka_unit_test(test_trial_round_trip_every_field),
         cmocka_unit_test(test_fast_decoder_takes_written_lines),
         cmocka_unit_test(test_run_round_trip_every_field),
+        cmocka_unit_test(test_run_adaptive_trials),
         cmocka_unit_test(test_run_errors),
         cmocka_unit_test(test_resume_cuts_torn_line),
         cmocka_unit_test(test_key),

@@ -159,10 +159,13 @@ helper_gen_plan(const struct gen_opts *o)
     for (size_t i = 0; i < (o->scenarios ? o->scenarios : 1); i++)
         sb_printf(&b, "  - {name: s%zu, test: %s, duration: %zus, warmup: 1s}\n", i, kinds[i % 5],
                   10 * (i + 1));
-    sb_printf(&b, "trials: %u\ndirections: %s\nparallel: %s\norder: %s\nseed: %llu\n",
-              o->trials ? o->trials : 1, o->one_way ? "one" : "both",
-              o->sequential_only ? "false" : "true", o->shuffled ? "shuffled" : "sequential",
-              o->seed);
+    if (o->trials_text != NULL)
+        sb_printf(&b, "trials: %s\n", o->trials_text);
+    else
+        sb_printf(&b, "trials: %u\n", o->trials ? o->trials : 1);
+    sb_printf(&b, "directions: %s\nparallel: %s\norder: %s\nseed: %llu\n",
+              o->one_way ? "one" : "both", o->sequential_only ? "false" : "true",
+              o->shuffled ? "shuffled" : "sequential", o->seed);
     gen_pairs(&b, o);
     return b.s;
 }

@@ -30,7 +30,8 @@ struct gen_opts {
     bool shuffled;
     unsigned long long seed;
     unsigned trials;
-    size_t scenarios; /* 1..: s0 tcp_rr, s1 tcp_stream, ... */
+    const char *trials_text; /* when set, `trials:` is this text ("{min: 2, max: 4, ...}") */
+    size_t scenarios;        /* 1..: s0 tcp_rr, s1 tcp_stream, ... */
 };
 
 /* YAML text of such a plan (caller frees). */

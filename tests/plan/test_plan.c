@@ -1,6 +1,7 @@
 /* test_plan.c - loading and validating plans: every bad fixture gives exactly its expected
  * messages at its expected line:col, every good fixture and shipped plan loads, values
  * resolve as plan.h promises, limits hold. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -102,7 +103,8 @@ load_ok(const char *path)
     plan_diags_free(d);
     struct schedule *s = NULL;
     assert_int_equal(schedule_new(p, &s, NULL), 0);
-    assert_true(schedule_test_count(s) == plan_test_count(p));
+    assert_true(schedule_test_count(s) == plan_test_count_min(p));
+    assert_true(schedule_test_count_max(s) == plan_test_count(p));
     assert_int_equal(schedule_pair_count(s), plan_pair_count(p));
     schedule_free(s);
     return p;
@@ -254,7 +256,7 @@ test_full_scenarios(void **state)
     const struct plan_scenario *bulk = plan_scenario(p, 0), *rr = plan_scenario(p, 1);
     const struct plan_scenario *paced = plan_scenario(p, 2), *crr = plan_scenario(p, 3);
     /* bulk: everything from defaults that applies to tcp_stream, own trials */
-    assert_int_equal(bulk->trials, 5);
+    assert_true(bulk->trials.min == 5 && bulk->trials.max == 5 && bulk->trials.target == 0);
     assert_int_equal(bulk->streams, 4);
     assert_int_equal(bulk->msg_size, 128 * 1024);
     assert_int_equal(bulk->response_size, 0); /* does not apply to streams */
@@ -262,7 +264,7 @@ test_full_scenarios(void **state)
     assert_true(bulk->duration_s == 20.0 && bulk->warmup_s == 2.0 && bulk->interval_s == 1.0);
     assert_int_equal(bulk->window, 4u << 20);
     /* rr: own values win, stream-only defaults do not apply, plan-wide trials */
-    assert_int_equal(rr->trials, 2);
+    assert_true(rr->trials.min == 2 && !trials_adaptive(&rr->trials));
     assert_int_equal(rr->msg_size, 64);
     assert_int_equal(rr->response_size, 2048);
     assert_true(rr->duration_s == 60.0 && rr->streams == 1 && rr->rate_bps == 0 && !rr->reverse);
@@ -280,13 +282,34 @@ test_full_scenarios(void **state)
     plan_free(p);
 }
 
+/* trials: {min, max, target_ci}: plan-wide, a scenario's own, and a fixed count beside them;
+ * the test counts are the range they give. */
+static void
+test_adaptive_trials(void **state)
+{
+    (void)state;
+    struct plan *p = load_fixture("adaptive-trials.yaml");
+    const struct plan_scenario *lat = plan_scenario(p, 0), *tput = plan_scenario(p, 1);
+    const struct plan_scenario *crr = plan_scenario(p, 2);
+    assert_true(trials_adaptive(&lat->trials) && lat->trials.min == 3 && lat->trials.max == 10);
+    assert_true(fabs(lat->trials.target - 0.02) < 1e-15);
+    assert_true(trials_adaptive(&tput->trials) && tput->trials.min == 2 && tput->trials.max == 5);
+    assert_true(fabs(tput->trials.target - 0.005) < 1e-15);
+    assert_false(trials_adaptive(&crr->trials));
+    assert_true(crr->trials.min == 2 && crr->trials.max == 2);
+    assert_int_equal(plan_pair_count(p), 6);
+    assert_int_equal(plan_test_count_min(p), 6 * (3 + 2 + 2));
+    assert_int_equal(plan_test_count(p), 6 * (10 + 5 + 2));
+    plan_free(p);
+}
+
 static void
 test_builtin_defaults(void **state)
 {
     (void)state;
     struct plan *p = load_fixture("minimal.yaml");
     const struct plan_scenario *sc = plan_scenario(p, 0);
-    assert_true(sc->duration_s == 10.0 && sc->warmup_s == 1.0 && sc->trials == 1);
+    assert_true(sc->duration_s == 10.0 && sc->warmup_s == 1.0 && sc->trials.max == 1);
     assert_true(sc->streams == 1 && sc->msg_size == 0 && sc->rate_bps == 0);
     const struct plan_host *h = plan_host(p, 0);
     assert_null(h->ssh.user);
@@ -614,25 +637,16 @@ int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bad_fixtures),
-        cmocka_unit_test(test_ok_fixtures),
-        cmocka_unit_test(test_resolve_names),
-        cmocka_unit_test(test_shipped_plans),
-        cmocka_unit_test(test_default_is_localhost_yaml),
-        cmocka_unit_test(test_full_hosts),
-        cmocka_unit_test(test_jump_and_retries),
-        cmocka_unit_test(test_scenario_argv),
-        cmocka_unit_test(test_full_scenarios),
-        cmocka_unit_test(test_builtin_defaults),
-        cmocka_unit_test(test_output_path),
-        cmocka_unit_test(test_nsperf_flags),
-        cmocka_unit_test(test_source_kept),
-        cmocka_unit_test(test_size_cap),
-        cmocka_unit_test(test_unreadable),
-        cmocka_unit_test(test_depth_cap),
-        cmocka_unit_test(test_diag_cap),
-        cmocka_unit_test(test_suggest),
-        cmocka_unit_test(test_free_null),
+        cmocka_unit_test(test_adaptive_trials),  cmocka_unit_test(test_bad_fixtures),
+        cmocka_unit_test(test_ok_fixtures),      cmocka_unit_test(test_resolve_names),
+        cmocka_unit_test(test_shipped_plans),    cmocka_unit_test(test_default_is_localhost_yaml),
+        cmocka_unit_test(test_full_hosts),       cmocka_unit_test(test_jump_and_retries),
+        cmocka_unit_test(test_scenario_argv),    cmocka_unit_test(test_full_scenarios),
+        cmocka_unit_test(test_builtin_defaults), cmocka_unit_test(test_output_path),
+        cmocka_unit_test(test_nsperf_flags),     cmocka_unit_test(test_source_kept),
+        cmocka_unit_test(test_size_cap),         cmocka_unit_test(test_unreadable),
+        cmocka_unit_test(test_depth_cap),        cmocka_unit_test(test_diag_cap),
+        cmocka_unit_test(test_suggest),          cmocka_unit_test(test_free_null),
         cmocka_unit_test(test_auto_places),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

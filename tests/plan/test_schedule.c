@@ -4,6 +4,7 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -96,8 +97,8 @@ check_schedule(const struct plan *p, const struct schedule *s, want_fn *want, co
     struct check c = {.p = p, .s = s, .n = plan_host_count(p)};
     size_t ns = plan_scenario_count(p);
     for (size_t i = 0; i < ns; i++)
-        if (plan_scenario(p, i)->trials > c.max_trials)
-            c.max_trials = plan_scenario(p, i)->trials;
+        if (plan_scenario(p, i)->trials.min > c.max_trials)
+            c.max_trials = plan_scenario(p, i)->trials.min;
     c.seen = calloc(ns * c.max_trials * c.n * c.n, sizeof *c.seen);
     c.last_round = calloc(ns * c.n * c.n, sizeof *c.last_round);
     c.busy = calloc(c.n, sizeof *c.busy);
@@ -108,7 +109,7 @@ check_schedule(const struct plan *p, const struct schedule *s, want_fn *want, co
     }
     assert_int_equal(tests, schedule_test_count(s));
     for (size_t sc = 0; sc < ns; sc++)
-        for (unsigned t = 1; t <= plan_scenario(p, sc)->trials; t++)
+        for (unsigned t = 1; t <= plan_scenario(p, sc)->trials.min; t++)
             for (size_t a = 0; a < c.n; a++)
                 for (size_t b = 0; b < c.n; b++)
                     assert_int_equal(*seen_at(&c, sc, t, a, b), a != b && want(p, a, b, ctx));
@@ -425,6 +426,143 @@ test_estimate(void **state)
     plan_free(p);
 }
 
+/* --- adaptive trials: the passes after the fixed part, and the rounds of a pass -------------- */
+
+static void
+test_adaptive_passes(void **state)
+{
+    (void)state;
+    struct gen_opts o = {
+        .hosts = 4, .scenarios = 2, .trials_text = "{min: 2, max: 4, target_ci: 1%}"};
+    struct plan *p = gen_load(&o); /* s0 10 s, s1 20 s */
+    struct schedule *s = sched(p);
+    /* the fixed part is the schedule of trials 1..min: what a fixed count of 2 gives */
+    check_schedule(p, s, want_all, NULL);
+    assert_int_equal(schedule_fixed_pass_count(s), 4);
+    assert_int_equal(schedule_pass_count(s), 8);
+    assert_int_equal(schedule_round_count(s), 4 * 6);
+    const uint32_t sc[] = {0, 1, 0, 1, 0, 1, 0, 1}, tr[] = {1, 1, 2, 2, 3, 3, 4, 4};
+    for (size_t k = 0; k < 8; k++)
+        assert_true(schedule_pass_scenario(s, k) == sc[k] && schedule_pass_trial(s, k) == tr[k]);
+    assert_int_equal(schedule_test_count(s), 12 * 4);
+    assert_int_equal(schedule_test_count_max(s), 12 * 8);
+    /* ssh hosts: opened once, then every round of a pass with the ssh setup, the fixed part's
+     * and the adaptive passes' alike */
+    double one = 6.0 * (10 + 1 + PLAN_SETUP_SSH_S) + 6.0 * (20 + 1 + PLAN_SETUP_SSH_S);
+    double open = 4 * PLAN_OPEN_SSH_S;
+    assert_true(fabs(schedule_estimate_s(s) - (open + 2 * one)) < 1e-9);
+    assert_true(fabs(schedule_estimate_max_s(s) - (open + 4 * one)) < 1e-9);
+    assert_true(fabs(schedule_pass_estimate_s(s, 4) - 6.0 * (10 + 1 + PLAN_SETUP_SSH_S)) < 1e-9);
+    assert_true(schedule_pass_round_estimate_s(s, 5, true) == 20 + 1 + PLAN_SETUP_SSH_S);
+    assert_true(schedule_pass_round_estimate_s(s, 5, false) == 20 + 1 + PLAN_SETUP_LOCAL_S);
+    struct schedule_test t;
+    schedule_round_test(s, 0, 0, &t);
+    assert_true(schedule_tests_ssh(s, &t, 1) && !schedule_tests_ssh(s, &t, 0));
+    schedule_free(s);
+    plan_free(p);
+}
+
+/* Whether test t is one of prev. */
+static bool
+test_in(const struct schedule_test *t, const struct schedule_test *prev, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (prev[i].src == t->src && prev[i].dst == t->dst && prev[i].scenario == t->scenario)
+            return true;
+    return false;
+}
+
+/* The rounds of a pass for the pairs given: each of them once with its trial number, no host
+ * twice in a round (one test a round when not parallel), at most one round more than the base
+ * rounds, and a pair that ran just before kept out of the first round when another can open
+ * it. */
+static void
+check_pass_rounds(const struct schedule *s, size_t k, const uint32_t *trial,
+                  const struct schedule_test *prev, size_t nprev, bool parallel)
+{
+    size_t np = schedule_pair_count(s), want = 0, fresh = 0;
+    struct schedule_rounds r;
+    assert_int_equal(schedule_pass_rounds(s, k, trial, prev, nprev, &r, NULL), 0);
+    unsigned *seen = calloc(np, sizeof *seen);
+    assert_non_null(seen);
+    for (size_t i = 0; i < np; i++) {
+        uint32_t a, b;
+        schedule_pair(s, i, &a, &b);
+        struct schedule_test t = {a, b, schedule_pass_scenario(s, k), 0};
+        want += trial[i] > 0;
+        fresh += trial[i] > 0 && !test_in(&t, prev, nprev);
+    }
+    assert_int_equal(r.ntests, want);
+    assert_true(r.nrounds <= schedule_base_round_count(s) + 1);
+    for (size_t ri = 0; ri < r.nrounds; ri++) {
+        assert_true(r.start[ri + 1] > r.start[ri]);
+        assert_true(parallel || r.start[ri + 1] - r.start[ri] == 1);
+        for (size_t x = r.start[ri]; x < r.start[ri + 1]; x++) {
+            const struct schedule_test *t = &r.tests[x];
+            assert_int_equal(t->scenario, schedule_pass_scenario(s, k));
+            assert_false(ri == 0 && fresh > 0 && test_in(t, prev, nprev));
+            for (size_t y = r.start[ri]; y < x; y++)
+                assert_false(r.tests[y].src == t->src || r.tests[y].src == t->dst ||
+                             r.tests[y].dst == t->src || r.tests[y].dst == t->dst);
+            for (size_t i = 0; i < np; i++) {
+                uint32_t a, b;
+                schedule_pair(s, i, &a, &b);
+                if (a == t->src && b == t->dst) {
+                    assert_int_equal(t->trial, trial[i]);
+                    seen[i]++;
+                }
+            }
+        }
+    }
+    for (size_t i = 0; i < np; i++)
+        assert_int_equal(seen[i], trial[i] > 0);
+    free(seen);
+    schedule_rounds_release(&r);
+}
+
+static void
+test_pass_rounds(void **state)
+{
+    (void)state;
+    for (size_t n = 2; n <= 9; n++) {
+        for (int par = 0; par < 2; par++) {
+            struct gen_opts o = {.hosts = n,
+                                 .sequential_only = par == 0,
+                                 .shuffled = n % 2 == 0,
+                                 .seed = n,
+                                 .trials_text = "{min: 2, max: 6, target_ci: 2%}"};
+            struct plan *p = gen_load(&o);
+            struct schedule *s = sched(p);
+            size_t np = schedule_pair_count(s), k = schedule_fixed_pass_count(s);
+            uint32_t *trial = calloc(np, sizeof *trial);
+            assert_non_null(trial);
+            /* every pair with the pass's trial, nothing before: the fixed layout */
+            for (size_t i = 0; i < np; i++)
+                trial[i] = schedule_pass_trial(s, k);
+            struct schedule_rounds r;
+            assert_int_equal(schedule_pass_rounds(s, k, trial, NULL, 0, &r, NULL), 0);
+            assert_int_equal(r.nrounds, schedule_base_round_count(s));
+            check_pass_rounds(s, k, trial, NULL, 0, par == 1);
+            /* the last round of the fixed part just ran: its pairs go later */
+            size_t last = schedule_round_count(s) - 1, nprev = schedule_round_size(s, last);
+            struct schedule_test prev[8];
+            for (size_t i = 0; i < nprev; i++)
+                schedule_round_test(s, last, i, &prev[i]);
+            check_pass_rounds(s, k, trial, prev, nprev, par == 1);
+            /* subsets: pair i runs when bit i of the mask is set, a trial number of its own */
+            for (uint64_t mask = 1; mask < 64; mask += 5) {
+                for (size_t i = 0; i < np; i++)
+                    trial[i] = (mask >> (i % 6) & 1) ? (uint32_t)(3 + i % 4) : 0;
+                check_pass_rounds(s, k + 1, trial, prev, nprev, par == 1);
+            }
+            schedule_rounds_release(&r);
+            free(trial);
+            schedule_free(s);
+            plan_free(p);
+        }
+    }
+}
+
 static void
 test_large(void **state)
 {
@@ -451,6 +589,8 @@ main(void)
         cmocka_unit_test(test_same_zone_is_per_zone_circle),
         cmocka_unit_test(test_explicit_pairs),
         cmocka_unit_test(test_estimate),
+        cmocka_unit_test(test_adaptive_passes),
+        cmocka_unit_test(test_pass_rounds),
         cmocka_unit_test(test_large),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

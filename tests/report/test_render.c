@@ -4,9 +4,11 @@
  * are read strictly (refused records stop it, --lenient lists them; every line passed over is
  * in the report), merges pool runs of one plan and refuse scenarios that differ or one run given
  * twice, a scenario without an ok trial gets no chart and no gnuplot run, a run still
- * going or incomplete is said in the title and the exit status, and each exit status of
+ * going or incomplete is said in the title and the exit status (adaptive trials: a run whose
+ * every pair the rule decided is complete, one with undecided pairs is not and names them, in
+ * the report and in trend), and each exit status of
  * cli_exit.h's report table is reached. Journals are the fixtures' (tests/fixtures/journals),
- * copied into a temporary directory and changed there. */
+ * copied into a temporary directory and changed there, or (adaptive trials) built here. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -720,6 +722,331 @@ test_incomplete_counts(void **state)
     free(md);
 }
 
+/* --- adaptive trials: what the rule decided, and what it has not ----------------------------- */
+
+#define AD_PAIRS 6 /* the ordered pairs of three hosts, run.json's "pairs" order */
+static const char *const ad_host[3] = {"a1", "b1", "c1"};
+static const int ad_pair[AD_PAIRS][2] = {{0, 1}, {0, 2}, {1, 0}, {1, 2}, {2, 0}, {2, 1}};
+
+/* One pair's recorded trials (numbered 1..n): mean RTTs in us; trial k + 1 failed where bit k
+ * of failed is set. */
+struct ad_trials {
+    size_t n;
+    double v[6];
+    unsigned failed;
+};
+
+static json_t *
+ad_endpoint(int h)
+{
+    char zone[2] = {(char)('a' + h), '\0'}, addr[24];
+    snprintf(addr, sizeof addr, "10.9.0.%d", h + 1);
+    return json_pack("{s:s,s:s,s:s,s:s}", "host", ad_host[h], "zone", zone, "region", "lab",
+                     "data_address", addr);
+}
+
+/* dir afresh: a run of an adaptive scenario (tcp_rr, trials {min 3, max 6, target_ci 2 %}) over
+ * three hosts in zones a, b, c, every ordered pair planned, in run.json's state; pair k holds
+ * the trials t[k] (its figures in trial order). Built here, as netsurvey run writes them. */
+static void
+adaptive_run(const char *dir, const char *run_id, const char *started, const char *state,
+             const struct ad_trials t[AD_PAIRS])
+{
+    th_rmtree(dir);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    json_t *hosts = json_array(), *pairs = json_array();
+    for (int h = 0; h < 3; h++) {
+        json_t *e = ad_endpoint(h);
+        json_object_set_new(e, "name", json_string(ad_host[h]));
+        json_object_del(e, "host");
+        json_object_set_new(e, "transport", json_string("ssh"));
+        json_object_set_new(e, "env", json_object());
+        json_array_append_new(hosts, e);
+    }
+    for (int k = 0; k < AD_PAIRS; k++)
+        json_array_append_new(pairs, json_pack("[i,i]", ad_pair[k][0], ad_pair[k][1]));
+    json_t *scen = json_pack("{s:s,s:s,s:i,s:i,s:i,s:i,s:i,s:f}", "name", "rr", "test", "tcp_rr",
+                             "msg_size", 1, "response_size", 1, "duration_s", 10, "warmup_s", 1,
+                             "window", 0, "interval_s", 0.0);
+    json_t *rec_scen = json_deep_copy(scen);
+    json_object_set_new(scen, "trials",
+                        json_pack("{s:i,s:i,s:f}", "min", 3, "max", 6, "target_ci", 0.02));
+    json_object_set_new(scen, "planned",
+                        json_pack("{s:i,s:i}", "min", 3 * AD_PAIRS, "max", 6 * AD_PAIRS));
+    json_t *run =
+        json_pack("{s:s,s:s,s:{s:s,s:s,s:s,s:s,s:s},s:{s:s,s:s,s:s},s:s,s:s,s:s,"
+                  "s:{s:i,s:i,s:i,s:f},s:o,s:[o],s:o}",
+                  "schema", "netsurvey.run/2", "run_id", run_id, "plan", "name", "adaptive", "file",
+                  "plans/adaptive.yaml", "sha256",
+                  "5e1f000000000000000000000000000000000000000000000000000000000ada", "source",
+                  "name: adaptive\n", "description", "", "tool", "netsurvey_version", "0.1.0",
+                  "nsperf_version", "0.1.0", "nsperf_sha256",
+                  "abababababababababababababababababababababababababababababababab", "started",
+                  started, "command", "netsurvey run plans/adaptive.yaml", "state", state,
+                  "schedule", "rounds", 12, "tests", 3 * AD_PAIRS, "pairs", AD_PAIRS, "estimate_s",
+                  123.0, "hosts", hosts, "scenarios", scen, "pairs", pairs);
+    char p[4096];
+    snprintf(p, sizeof p, "%s/run.json", dir);
+    assert_int_equal(json_dump_file(run, p, JSON_INDENT(1)), 0);
+    json_decref(run);
+    snprintf(p, sizeof p, "%s/results.jsonl", dir);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    for (int k = 0; k < AD_PAIRS; k++) {
+        for (size_t n = 0; n < t[k].n; n++) {
+            json_t *r = json_pack(
+                "{s:s,s:s,s:{s:s,s:s},s:O,s:i,s:s,s:o,s:o,s:s,s:n,s:i,s:s,s:s,s:{s:f,s:{s:f}}}",
+                "schema", "netsurvey.trial/2", "run_id", run_id, "plan", "name", "adaptive",
+                "sha256", "5e1f000000000000000000000000000000000000000000000000000000000ada",
+                "scenario", rec_scen, "trial", (int)n + 1, "family", "ipv4", "src",
+                ad_endpoint(ad_pair[k][0]), "dst", ad_endpoint(ad_pair[k][1]), "status", "ok",
+                "error", "attempts", 1, "started", started, "ended", started, "result",
+                "duration_s", 10.0, "rtt_us", "mean", t[k].v[n]);
+            if (t[k].failed & 1u << n) {
+                json_object_set_new(r, "status", json_string("failed"));
+                json_object_set_new(r, "error", json_string("connection refused"));
+                json_object_del(r, "result");
+            }
+            char *line = json_dumps(r, JSON_COMPACT);
+            fprintf(f, "%s\n", line);
+            free(line);
+            json_decref(r);
+        }
+    }
+    assert_int_equal(fclose(f), 0);
+    json_decref(rec_scen);
+}
+
+/* The trials that meet 2 % at min (3), and those that never do (95 % half-widths of 24.8, 13.0,
+ * 8.8 and 6.6 % after 3, 4, 5 and 6 trials). */
+#define AD_QUIET                                                                                   \
+    {                                                                                              \
+        .n = 3, .v = { 100, 101, 100 }                                                             \
+    }
+#define AD_NOISY(count)                                                                            \
+    {                                                                                              \
+        .n = (count), .v = { 100, 110, 90, 100, 100, 100 }                                         \
+    }
+#define AD_NONE                                                                                    \
+    {                                                                                              \
+        .n = 0                                                                                     \
+    }
+
+static const json_t *
+ad_pair_of(const json_t *scen, const char *src, const char *dst)
+{
+    size_t i;
+    const json_t *p;
+    json_array_foreach(json_object_get(scen, "pairs"), i, p)
+    {
+        if (strcmp(json_string_value(json_object_get(p, "src")), src) == 0 &&
+            strcmp(json_string_value(json_object_get(p, "dst")), dst) == 0)
+            return p;
+    }
+    fail_msg("no pair %s -> %s", src, dst);
+    return NULL;
+}
+
+static json_int_t
+jint(const json_t *o, const char *k)
+{
+    const json_t *v = json_object_get(o, k);
+    if (!json_is_integer(v))
+        fail_msg("'%s' is not an integer", k);
+    return json_integer_value(v);
+}
+
+/* A run every pair of which the rule decided (5 met the target at min, 1 reached max): its
+ * planned count is what they ran, 21 (neither min x pairs, 18, nor max x pairs, 36), and it is
+ * complete - in the title, the summary, the run's state and the exit status. */
+static void
+test_adaptive_complete(void **state)
+{
+    (void)state;
+    const struct ad_trials t[AD_PAIRS] = {AD_QUIET, AD_NOISY(6), AD_QUIET,
+                                          AD_QUIET, AD_QUIET,    AD_QUIET};
+    adaptive_run("adc", "20261201T100000Z-adc1", "2026-12-01T10:00:00.000Z", "complete", t);
+    assert_int_equal(report_cmd("adc", NULL, NULL, NULL), CLI_REPORT_OK);
+    json_t *sum = summary_of("adc");
+    const json_t *c = json_object_get(sum, "completeness");
+    assert_true(json_is_true(json_object_get(c, "complete")));
+    assert_int_equal(jint(c, "planned"), 21);
+    assert_int_equal(jint(c, "ok"), 21);
+    assert_int_equal(jint(c, "not_run"), 0);
+    assert_null(json_object_get(c, "undecided"));
+    const json_t *run = json_array_get(json_object_get(sum, "runs"), 0);
+    assert_true(json_is_true(json_object_get(run, "complete")));
+    const json_t *sc = json_array_get(json_object_get(sum, "scenarios"), 0);
+    const json_t *ad = json_object_get(sc, "adaptive");
+    assert_int_equal(jint(ad, "pairs_target_met"), 5);
+    assert_int_equal(jint(ad, "pairs_max_reached"), 1);
+    assert_int_equal(jint(ad, "pairs_incomplete"), 0);
+    assert_int_equal(jint(json_object_get(sc, "trials"), "planned"), 21);
+    assert_int_equal(jint(json_object_get(sc, "trials"), "not_run"), 0);
+    const json_t *noisy = ad_pair_of(sc, "a1", "c1"), *quiet = ad_pair_of(sc, "a1", "b1");
+    assert_int_equal(json_array_size(json_object_get(noisy, "values")), 6);
+    assert_int_equal(json_array_size(json_object_get(quiet, "values")), 3);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(noisy, "adaptive"), "stopped")),
+        "max reached");
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(quiet, "adaptive"), "stopped")),
+        "target met");
+    json_decref(sum);
+    char *md = read_in("adc", "report.md");
+    assert_non_null(strstr(md, "# netsurvey report: adaptive\n"));
+    assert_null(strstr(md, "ncomplete"));
+    assert_null(strstr(md, "undecided:"));
+    assert_non_null(strstr(md, "State: complete; trials: 21 planned: 21 ok, 0 failed, 0 not run"));
+    assert_non_null(strstr(md, "5 pairs met the target, 1 reached 6 trials without meeting it, "
+                               "0 undecided."));
+    free(md);
+}
+
+/* A run stopped before the rule decided three pairs: one below min (2 trials), one past it
+ * without meeting the target (4 of at most 6), one never reached. Every one of its trials that
+ * min asks for has a record (18 = min x pairs), yet it is incomplete: planned is at least 23,
+ * at least 5 not run, and the report names the undecided pairs. */
+static void
+test_adaptive_incomplete(void **state)
+{
+    (void)state;
+    const struct ad_trials t[AD_PAIRS] = {AD_QUIET, AD_NOISY(2), AD_NOISY(4),
+                                          AD_NONE,  AD_QUIET,    AD_NOISY(6)};
+    adaptive_run("adi", "20261201T110000Z-adi1", "2026-12-01T11:00:00.000Z", "interrupted", t);
+    struct report_result r;
+    struct err e = {0};
+    const char *dirs[] = {"adi"};
+    assert_int_equal(render(dirs, 1, "adi", false, &r, &e), 0);
+    assert_true(r.incomplete);
+    assert_false(r.in_progress);
+    assert_int_equal(report_cmd("adi", NULL, NULL, NULL), CLI_REPORT_INCOMPLETE);
+    json_t *sum = summary_of("adi");
+    const json_t *c = json_object_get(sum, "completeness");
+    assert_true(json_is_false(json_object_get(c, "complete")));
+    assert_int_equal(jint(c, "planned"), 23);
+    assert_int_equal(jint(c, "ok"), 18);
+    assert_int_equal(jint(c, "not_run"), 5);
+    assert_int_equal(jint(c, "undecided"), 3);
+    const json_t *sc = json_array_get(json_object_get(sum, "scenarios"), 0);
+    const json_t *ad = json_object_get(sc, "adaptive");
+    assert_int_equal(jint(ad, "pairs_target_met"), 2);
+    assert_int_equal(jint(ad, "pairs_max_reached"), 1);
+    assert_int_equal(jint(ad, "pairs_incomplete"), 3);
+    /* per pair: the values follow the planned count, null where a trial has no record */
+    static const struct {
+        const char *src, *dst;
+        json_int_t planned, n;
+        bool undecided;
+    } want[] = {{"a1", "b1", 3, 3, false}, {"a1", "c1", 3, 2, true},  {"b1", "a1", 5, 4, true},
+                {"b1", "c1", 3, 0, true},  {"c1", "a1", 3, 3, false}, {"c1", "b1", 6, 6, false}};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        const json_t *p = ad_pair_of(sc, want[i].src, want[i].dst);
+        const json_t *vals = json_object_get(p, "values");
+        assert_int_equal(jint(p, "planned"), want[i].planned);
+        assert_int_equal(jint(p, "n"), want[i].n);
+        assert_int_equal(jint(p, "not_run"), want[i].planned - want[i].n);
+        assert_int_equal(json_array_size(vals), (size_t)want[i].planned);
+        for (size_t k = 0; k < json_array_size(vals); k++)
+            assert_int_equal(json_is_null(json_array_get(vals, k)), (json_int_t)k >= want[i].n);
+        const json_t *pa = json_object_get(p, "adaptive");
+        assert_int_equal(json_is_true(json_object_get(pa, "undecided")), want[i].undecided);
+        assert_int_equal(strcmp(json_string_value(json_object_get(pa, "stopped")), "incomplete") ==
+                             0,
+                         want[i].undecided);
+    }
+    json_decref(sum);
+    char *md = read_in("adi", "report.md");
+    assert_non_null(strstr(md, "# netsurvey report: adaptive (incomplete: at least 5 of at least "
+                               "23 planned trials not run; 3 host pairs of adaptive trials "
+                               "undecided)\n"));
+    assert_non_null(
+        strstr(md, "Trials: at least 23 planned: 18 ok, 0 failed, at least 5 not run."));
+    assert_non_null(strstr(md, "2 pairs met the target, 1 reached 6 trials without meeting it, "
+                               "3 undecided."));
+    assert_non_null(strstr(md, "**Incomplete for 3 host pairs: the rule has not decided how many "
+                               "trials they take (3 to 6)"));
+    assert_non_null(strstr(md, "- undecided: a1 → c1 (a → c): at least 3 planned: 2 ok, 0 failed, "
+                               "at least 1 not run\n"));
+    assert_non_null(strstr(md, "- undecided: b1 → a1 (b → a): at least 5 planned: 4 ok, 0 failed, "
+                               "at least 1 not run\n"));
+    assert_non_null(strstr(md, "- undecided: b1 → c1 (b → c): at least 3 planned: 0 ok, 0 failed, "
+                               "at least 3 not run\n"));
+    assert_null(strstr(md, "- undecided: a1 → b1"));
+    assert_null(strstr(md, "- undecided: c1 → b1"));
+    free(md);
+    /* resumed to its end (the three pairs decided): complete */
+    const struct ad_trials done[AD_PAIRS] = {AD_QUIET, AD_NOISY(6), AD_NOISY(6),
+                                             AD_QUIET, AD_QUIET,    AD_NOISY(6)};
+    adaptive_run("adi", "20261201T110000Z-adi1", "2026-12-01T11:00:00.000Z", "complete", done);
+    assert_int_equal(report_cmd("adi", NULL, NULL, NULL), CLI_REPORT_OK);
+}
+
+/* A run that ran to its end with failures: every trial number of a pair recorded (1..max), two
+ * of them failed, and its 4 ok trials short of the target: nothing is without a record, but the
+ * rule has not decided the pair (a resume tries the failed numbers again), so the run is
+ * incomplete, and says why. */
+static void
+test_adaptive_failures_undecided(void **state)
+{
+    (void)state;
+    const struct ad_trials t[AD_PAIRS] = {
+        AD_QUIET, {.n = 6, .v = {100, 0, 110, 90, 0, 100}, .failed = 1u << 1 | 1u << 4},
+        AD_QUIET, AD_QUIET,
+        AD_QUIET, AD_QUIET};
+    adaptive_run("adf", "20261201T140000Z-adf1", "2026-12-01T14:00:00.000Z", "complete", t);
+    assert_int_equal(report_cmd("adf", NULL, NULL, NULL), CLI_REPORT_INCOMPLETE);
+    json_t *sum = summary_of("adf");
+    const json_t *c = json_object_get(sum, "completeness");
+    assert_true(json_is_false(json_object_get(c, "complete")));
+    assert_int_equal(jint(c, "planned"), 21);
+    assert_int_equal(jint(c, "ok"), 19);
+    assert_int_equal(jint(c, "failed"), 2);
+    assert_int_equal(jint(c, "not_run"), 0);
+    assert_int_equal(jint(c, "undecided"), 1);
+    const json_t *sc = json_array_get(json_object_get(sum, "scenarios"), 0);
+    const json_t *p = ad_pair_of(sc, "a1", "c1");
+    assert_int_equal(json_array_size(json_object_get(p, "values")), 6);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(p, "adaptive"), "stopped")),
+        "incomplete");
+    json_decref(sum);
+    char *md = read_in("adf", "report.md");
+    assert_non_null(
+        strstr(md, "# netsurvey report: adaptive (incomplete: 1 host pair of adaptive trials "
+                   "undecided)\n"));
+    assert_non_null(strstr(md, "State: recorded as complete, but the adaptive rule has not "
+                               "decided 1 host pair (failed trials, which a resume tries again)"));
+    assert_non_null(strstr(md, "- undecided: a1 → c1 (a → c): at least 6 planned: 4 ok, 2 failed, "
+                               "at least 0 not run\n"));
+    free(md);
+}
+
+/* netsurvey trend says the same of each run: the incomplete one marked, with the least it
+ * planned and its undecided pairs; the complete one complete. */
+static void
+test_adaptive_trend(void **state)
+{
+    (void)state;
+    const struct ad_trials full[AD_PAIRS] = {AD_QUIET, AD_NOISY(6), AD_QUIET,
+                                             AD_QUIET, AD_QUIET,    AD_QUIET};
+    const struct ad_trials part[AD_PAIRS] = {AD_QUIET, AD_NOISY(2), AD_NOISY(4),
+                                             AD_NONE,  AD_QUIET,    AD_NOISY(6)};
+    adaptive_run("tr-full", "20261201T120000Z-trf1", "2026-12-01T12:00:00.000Z", "complete", full);
+    adaptive_run("tr-part", "20261201T130000Z-trp1", "2026-12-01T13:00:00.000Z", "interrupted",
+                 part);
+    char *argv[] = {A("trend"), A("tr-full"), A("tr-part"), A("-o"), A("tr-out"), NULL};
+    assert_int_equal(cli_trend.main(5, argv), CLI_TREND_OK);
+    char *md = read_in("tr-out", "trend.md");
+    assert_non_null(strstr(md, "**incomplete (interrupted): at least 5 of at least 23 planned "
+                               "trials not run, 3 host pairs of adaptive trials undecided**"));
+    assert_non_null(strstr(md, "| 21 ok, 0 failed | complete |"));
+    /* cells: an undecided pair's planned count is the least; a cell nothing of which ran */
+    assert_non_null(strstr(md, "| a → c | 100.0 us ± 6.6 us | 105.0 us ± 63.5 us (2/≥3 ok) |"));
+    assert_non_null(strstr(md, "| b → c | 100.3 us ± 1.4 us | not run |"));
+    free(md);
+}
+
 int
 main(void)
 {
@@ -737,6 +1064,10 @@ main(void)
         cmocka_unit_test(test_merge_refuses_one_run_twice),
         cmocka_unit_test(test_in_progress),
         cmocka_unit_test(test_incomplete_counts),
+        cmocka_unit_test(test_adaptive_complete),
+        cmocka_unit_test(test_adaptive_incomplete),
+        cmocka_unit_test(test_adaptive_failures_undecided),
+        cmocka_unit_test(test_adaptive_trend),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

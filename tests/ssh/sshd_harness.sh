@@ -18,6 +18,12 @@ dir=$2
 
 # Stop the sshd $1: its connection processes first (by parent PID; the programs they ran are the
 # tests' business, by PGID), then the listener.
+# alive PID: the process exists and has not ended (a zombie has ended)
+alive() {
+    local st
+    st=$(cut -d')' -f2 /proc/"$1"/stat 2>/dev/null) || return 1
+    [ -n "$st" ] && [ "${st:1:1}" != Z ]
+}
 stop_pid() {
     local pid=$1 c
     for c in $(ps -o pid= --ppid "$pid" 2>/dev/null); do
@@ -25,7 +31,9 @@ stop_pid() {
     done
     kill -TERM "$pid" 2>/dev/null || true
     local i=0
-    while kill -0 "$pid" 2>/dev/null && [ $i -lt 100 ]; do
+    # gone once it is a zombie: its parent is whatever adopted it when `start` ended (pid 1 here,
+    # which reaped it only after 1.8 s, and every test stops several sshd's)
+    while alive "$pid" && [ $i -lt 100 ]; do
         sleep 0.05
         i=$((i + 1))
     done

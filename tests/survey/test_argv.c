@@ -24,7 +24,7 @@ test_client_argv(void **state)
     struct plan_scenario sc = {.name = "t",
                                .kind = PLAN_TCP_STREAM,
                                .test = "tcp_stream",
-                               .trials = 1,
+                               .trials = {1, 1, 0.0},
                                .streams = 4,
                                .duration_s = 0.5,
                                .warmup_s = 0.1,

@@ -2,7 +2,6 @@
  * then the preflight of every host (survey/preflight.h) as a table or JSON (preflight_out.h). */
 #include <errno.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -64,18 +63,6 @@ check_on_signal(int sig)
     errno = saved;
 }
 
-static void
-check_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = check_on_signal; /* no SA_RESTART: the waits wake up */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-}
-
 /* --- --connect ---------------------------------------------------------------------------- */
 
 static int
@@ -92,7 +79,7 @@ check_connect(const struct check_args *a, const struct plan *p)
                                .interrupted = &check_interrupted,
                                .warn = cli_ssh_warning,
                                .warn_ctx = cli_check_name};
-    check_signals();
+    cli_catch_signals(check_on_signal);
     struct preflight_report *r = NULL;
     struct err e = {0};
     int rc = preflight_run(&o, &r, &e);

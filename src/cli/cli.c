@@ -4,6 +4,8 @@
 
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -367,4 +369,27 @@ cli_ssh_warning(void *ctx, const char *host, const char *msg)
     if (nseen < CLI_WARNED_MAX && (seen[nseen] = strdup(msg)) != NULL)
         nseen++;
     fprintf(stderr, "netsurvey %s: warning: %s: %s\n", (const char *)ctx, host, msg);
+}
+
+void
+cli_catch_signals(void (*handler)(int))
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler; /* no SA_RESTART: the waits wake up */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+int
+cli_parse_pct(const char *text, double *pct)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || (*end != '\0' && strcmp(end, "%") != 0) || !isfinite(v) || v < 0)
+        return -1;
+    *pct = v;
+    return 0;
 }

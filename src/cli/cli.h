@@ -103,6 +103,17 @@ void cli_help_exits(const struct cli_exit *exits, size_t n, FILE *out);
  * continuation lines indented to column indent; then a newline. */
 void cli_wrap(FILE *out, size_t col, size_t indent, const char *text);
 
+/* handler for SIGINT and SIGTERM, without SA_RESTART so that the command's waits wake up and
+ * it can end cleanly; SIGPIPE ignored (a closed pipe is an error of the write, not a death). */
+void cli_catch_signals(void (*handler)(int));
+
+/* --max-regression's default: a cell worse by more than 5 % (compare fails
+ * its gate, trend flags it). */
+#define CLI_DEFAULT_PCT 5.0
+
+/* A percentage >= 0 ("5", "5%", "2.5") into *pct; -1 (and *pct unchanged) for anything else. */
+int cli_parse_pct(const char *text, double *pct);
+
 /* Load PLAN as a command is given it: a file, "-" for standard input, or NULL for the built-in
  * plan, or with resume_dir (and no PLAN) the plan that run directory recorded. Every problem
  * is printed on stderr (the plan's as file:line:col lines, others as "netsurvey NAME: ...").

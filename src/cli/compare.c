@@ -1,5 +1,4 @@
 /* compare.c - `netsurvey compare BASE_DIR NEW_DIR [options]`: the release gate. */
-#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,8 +7,6 @@
 #include "cli/cli.h"
 #include "common/errors.h"
 #include "report/report.h"
-
-#define COMPARE_DEFAULT_PCT 5.0
 
 struct compare_args {
     const char *max_regression;
@@ -42,17 +39,6 @@ static const struct cli_opt compare_opts[] = {
      "where compare.md and compare.html go, created if missing (default NEW_DIR)"},
 };
 
-/* A percentage >= 0, "%" allowed after it. */
-static int
-compare_pct(const char *text, double *pct)
-{
-    char *end;
-    *pct = strtod(text, &end);
-    if (end == text || (*end != '\0' && strcmp(end, "%") != 0) || !isfinite(*pct) || *pct < 0)
-        return -1;
-    return 0;
-}
-
 static int
 compare_correction(const char *text, enum report_correction *c)
 {
@@ -74,11 +60,11 @@ compare_correction(const char *text, enum report_correction *c)
 static int
 compare_settings(const struct compare_args *a, struct report_compare_opts *o)
 {
-    o->max_regression_pct = COMPARE_DEFAULT_PCT;
-    if (a->max_regression != NULL && compare_pct(a->max_regression, &o->max_regression_pct) != 0)
+    o->max_regression_pct = CLI_DEFAULT_PCT;
+    if (a->max_regression != NULL && cli_parse_pct(a->max_regression, &o->max_regression_pct) != 0)
         return cli_usage_error(&cli_compare, "--max-regression wants a percentage >= 0, not '%s'",
                                a->max_regression);
-    if (a->min_effect != NULL && compare_pct(a->min_effect, &o->min_effect_pct) != 0)
+    if (a->min_effect != NULL && cli_parse_pct(a->min_effect, &o->min_effect_pct) != 0)
         return cli_usage_error(&cli_compare, "--min-effect wants a percentage >= 0, not '%s'",
                                a->min_effect);
     if (a->correction != NULL && compare_correction(a->correction, &o->correction) != 0)

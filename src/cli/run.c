@@ -77,18 +77,6 @@ on_signal(int sig)
     errno = saved;
 }
 
-static void
-run_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal; /* no SA_RESTART: the waits wake up */
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
-}
-
 /* --- progress: what survey_run tells, shown ------------------------------------------------ */
 
 /* On a terminal one live status line on stderr, else one line per trial on stdout. */
@@ -337,7 +325,7 @@ run_with_plan(const struct run_args *a, struct plan *p, int argc, char **argv)
         .progress_arg = &view,
         .interrupted = &run_interrupted,
     };
-    run_signals();
+    cli_catch_signals(on_signal);
     struct survey_run_result r;
     struct err e = {0};
     int rc = survey_run(&o, &r, &e);

@@ -1,6 +1,5 @@
 /* trend.c - `netsurvey trend DIR... [--max-regression PCT] [-j N] [-o OUT]`: runs in time
  * order, cell by cell; exit 1 when a cell left its first run's CI. */
-#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,7 +9,6 @@
 #include "common/errors.h"
 #include "report/trend.h"
 
-#define TREND_DEFAULT_PCT 5.0 /* compare's default too */
 #define TREND_JOBS_LIMIT 64
 
 struct trend_args {
@@ -33,15 +31,10 @@ static const struct cli_opt trend_opts[] = {
 static int
 trend_settings(const struct trend_args *a, struct report_trend_opts *o)
 {
-    o->max_regression_pct = TREND_DEFAULT_PCT;
-    if (a->max_regression != NULL) {
-        char *end;
-        o->max_regression_pct = strtod(a->max_regression, &end);
-        if (end == a->max_regression || (*end != '\0' && strcmp(end, "%") != 0) ||
-            !isfinite(o->max_regression_pct) || o->max_regression_pct < 0)
-            return cli_usage_error(&cli_trend, "--max-regression wants a percentage >= 0, not '%s'",
-                                   a->max_regression);
-    }
+    o->max_regression_pct = CLI_DEFAULT_PCT;
+    if (a->max_regression != NULL && cli_parse_pct(a->max_regression, &o->max_regression_pct) != 0)
+        return cli_usage_error(&cli_trend, "--max-regression wants a percentage >= 0, not '%s'",
+                               a->max_regression);
     if (a->jobs != NULL) {
         char *end;
         long j = strtol(a->jobs, &end, 10);

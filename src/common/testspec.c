@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "common/errors.h"
 #include "common/units.h"
 
@@ -23,7 +25,7 @@ static const struct kind_row kinds[TESTSPEC_KIND_COUNT] = {
 };
 
 struct param_row {
-    const char *key, *flag, *words;
+    const char *key, *rkey, *wkey, *flag, *words;
     enum testspec_type type;
     double lo, hi;
     unsigned zero_kinds;
@@ -32,8 +34,8 @@ struct param_row {
 };
 
 static const struct param_row params[TESTSPEC_PARAM_COUNT] = {
-#define PARAM_ROW(id, key, flag, words, type, lo, hi, zero, def, kinds)                            \
-    [TESTSPEC_P_##id] = {key, flag, words, type, lo, hi, zero, def, kinds},
+#define PARAM_ROW(id, key, rkey, wkey, flag, words, type, lo, hi, zero, def, kinds)                \
+    [TESTSPEC_P_##id] = {key, rkey, wkey, flag, words, type, lo, hi, zero, def, kinds},
     TESTSPEC_PARAM_MAP(PARAM_ROW)
 #undef PARAM_ROW
 };
@@ -75,6 +77,18 @@ const char *
 testspec_key(enum testspec_param p)
 {
     return params[p].key;
+}
+
+const char *
+testspec_record_key(enum testspec_param p)
+{
+    return params[p].rkey;
+}
+
+const char *
+testspec_wire_key(enum testspec_param p)
+{
+    return params[p].wkey;
 }
 
 const char *
@@ -272,6 +286,19 @@ parse_count(const char *text, double *out, struct err *e)
         return err_set(e, NS_ERANGE, "count '%s' is too large", text);
     *out = (double)v;
     return 0;
+}
+
+json_t *
+testspec_value_json(enum testspec_param p, double value)
+{
+    switch (testspec_type(p)) {
+    case TESTSPEC_BOOL:
+        return json_boolean(value != 0);
+    case TESTSPEC_DURATION:
+        return json_real(value);
+    default:
+        return json_integer((json_int_t)value);
+    }
 }
 
 int

@@ -3,8 +3,9 @@
  * command line, nsperf's wire validation and the runner's command-line builder all read these
  * tables, so `netsurvey check` refuses exactly what nsperf refuses, with the same range text.
  *
- * Adding a parameter: one row in TESTSPEC_PARAM_MAP (plan and nsperf pick it up; nsperf's
- * main.c needs a flag row and params.c a field). Adding a kind: one row in TESTSPEC_KIND_MAP. */
+ * Adding a parameter: one row in TESTSPEC_PARAM_MAP (the plan, the journal's records and
+ * nsperf's frames pick it up, by its keys; nsperf's main.c needs a flag row, params.c and
+ * journal/record.c a field). Adding a kind: one row in TESTSPEC_KIND_MAP. */
 #ifndef NS_TESTSPEC_H
 #define NS_TESTSPEC_H
 
@@ -13,6 +14,7 @@
 #include <stdint.h>
 
 struct err;
+struct json_t;
 
 #define NS_MAX_STREAMS 128
 #define NS_MAX_MSG_SIZE (64u << 20) /* 64 MiB write/request size */
@@ -74,8 +76,10 @@ enum testspec_type {
 /* response_size's default: the request size. */
 #define TESTSPEC_FOLLOWS_MSG (-2.0)
 
-/* Test parameters. Columns: id, plan key, nsperf flag, words for messages, type, smallest,
- * largest, kinds where 0 is also accepted (meaning "none": no interval samples, unpaced,
+/* Test parameters. Columns: id, plan key, record key (the journal's trial record and run.json,
+ * and nsperf -J's "params"), wire key (nsperf's PARAMS and ACCEPT frames: the record's but
+ * "sock_buf" for window, as nsperf has always sent it), nsperf flag, words for messages, type,
+ * smallest, largest, kinds where 0 is also accepted (meaning "none": no interval samples, unpaced,
  * kernel-tuned buffers), default, kinds it applies to (a plan key or flag for another kind is
  * refused: "-R does not apply to tcp_rr tests").
  *  - copy: tcp_stream moves its payload through user memory (send() from a buffer, recv() into
@@ -83,31 +87,33 @@ enum testspec_type {
  *  - busy_poll: tcp_rr and udp_rr spin on their socket instead of sleeping in recv(), a core
  *    per side for the lowest round trip (sockperf --nonblocked). */
 #define TESTSPEC_PARAM_MAP(X)                                                                      \
-    X(DURATION, "duration", "-t", "duration", TESTSPEC_DURATION, 0.001, NS_MAX_DURATION_S, 0u,     \
-      10.0, TESTSPEC_ALL_KINDS)                                                                    \
-    X(WARMUP, "warmup", "--warmup", "warmup", TESTSPEC_DURATION, 0.0, NS_MAX_WARMUP_S, 0u, 1.0,    \
-      TESTSPEC_ALL_KINDS)                                                                          \
-    X(STREAMS, "streams", "-P", "streams", TESTSPEC_COUNT, 1.0, NS_MAX_STREAMS, 0u, 1.0,           \
-      TESTSPEC_STREAM_KINDS)                                                                       \
-    X(MSG_SIZE, "msg_size", "-l", "message size", TESTSPEC_SIZE, TESTSPEC_BY_KIND,                 \
-      TESTSPEC_BY_KIND, 0u, TESTSPEC_BY_KIND, TESTSPEC_ALL_KINDS)                                  \
-    X(RESPONSE_SIZE, "response_size", "--response-size", "response size", TESTSPEC_SIZE, 1.0,      \
-      TESTSPEC_BY_KIND, 0u, TESTSPEC_FOLLOWS_MSG, TESTSPEC_RR_KINDS)                               \
-    X(RATE, "rate", "-b", "rate", TESTSPEC_RATE, NS_MIN_RATE_BPS, NS_MAX_RATE_BPS,                 \
-      TESTSPEC_K(TCP_STREAM), TESTSPEC_BY_KIND, TESTSPEC_STREAM_KINDS)                             \
-    X(INTERVAL, "interval", "-i", "interval", TESTSPEC_DURATION, NS_MIN_INTERVAL_S,                \
-      NS_MAX_INTERVAL_S, TESTSPEC_ALL_KINDS, 0.0, TESTSPEC_ALL_KINDS)                              \
-    X(WINDOW, "window", "-w", "socket buffer", TESTSPEC_SIZE, NS_MIN_SOCK_BUF, NS_MAX_SOCK_BUF,    \
-      TESTSPEC_ALL_KINDS, 0.0, TESTSPEC_ALL_KINDS)                                                 \
-    X(REVERSE, "reverse", "-R", "reverse", TESTSPEC_BOOL, 0.0, 1.0, TESTSPEC_ALL_KINDS, 0.0,       \
-      TESTSPEC_STREAM_KINDS)                                                                       \
-    X(COPY, "copy", "--copy", "copy", TESTSPEC_BOOL, 0.0, 1.0, TESTSPEC_ALL_KINDS, 0.0,            \
-      TESTSPEC_K(TCP_STREAM))                                                                      \
-    X(BUSY_POLL, "busy_poll", "--busy-poll", "busy poll", TESTSPEC_BOOL, 0.0, 1.0,                 \
-      TESTSPEC_ALL_KINDS, 0.0, TESTSPEC_K(TCP_RR) | TESTSPEC_K(UDP_RR))
+    X(DURATION, "duration", "duration_s", "duration_s", "-t", "duration", TESTSPEC_DURATION,       \
+      0.001, NS_MAX_DURATION_S, 0u, 10.0, TESTSPEC_ALL_KINDS)                                      \
+    X(WARMUP, "warmup", "warmup_s", "warmup_s", "--warmup", "warmup", TESTSPEC_DURATION, 0.0,      \
+      NS_MAX_WARMUP_S, 0u, 1.0, TESTSPEC_ALL_KINDS)                                                \
+    X(STREAMS, "streams", "streams", "streams", "-P", "streams", TESTSPEC_COUNT, 1.0,              \
+      NS_MAX_STREAMS, 0u, 1.0, TESTSPEC_STREAM_KINDS)                                              \
+    X(MSG_SIZE, "msg_size", "msg_size", "msg_size", "-l", "message size", TESTSPEC_SIZE,           \
+      TESTSPEC_BY_KIND, TESTSPEC_BY_KIND, 0u, TESTSPEC_BY_KIND, TESTSPEC_ALL_KINDS)                \
+    X(RESPONSE_SIZE, "response_size", "response_size", "response_size", "--response-size",         \
+      "response size", TESTSPEC_SIZE, 1.0, TESTSPEC_BY_KIND, 0u, TESTSPEC_FOLLOWS_MSG,             \
+      TESTSPEC_RR_KINDS)                                                                           \
+    X(RATE, "rate", "rate_bps", "rate_bps", "-b", "rate", TESTSPEC_RATE, NS_MIN_RATE_BPS,          \
+      NS_MAX_RATE_BPS, TESTSPEC_K(TCP_STREAM), TESTSPEC_BY_KIND, TESTSPEC_STREAM_KINDS)            \
+    X(INTERVAL, "interval", "interval_s", "interval_s", "-i", "interval", TESTSPEC_DURATION,       \
+      NS_MIN_INTERVAL_S, NS_MAX_INTERVAL_S, TESTSPEC_ALL_KINDS, 0.0, TESTSPEC_ALL_KINDS)           \
+    X(WINDOW, "window", "window", "sock_buf", "-w", "socket buffer", TESTSPEC_SIZE,                \
+      NS_MIN_SOCK_BUF, NS_MAX_SOCK_BUF, TESTSPEC_ALL_KINDS, 0.0, TESTSPEC_ALL_KINDS)               \
+    X(REVERSE, "reverse", "reverse", "reverse", "-R", "reverse", TESTSPEC_BOOL, 0.0, 1.0,          \
+      TESTSPEC_ALL_KINDS, 0.0, TESTSPEC_STREAM_KINDS)                                              \
+    X(COPY, "copy", "copy", "copy", "--copy", "copy", TESTSPEC_BOOL, 0.0, 1.0, TESTSPEC_ALL_KINDS, \
+      0.0, TESTSPEC_K(TCP_STREAM))                                                                 \
+    X(BUSY_POLL, "busy_poll", "busy_poll", "busy_poll", "--busy-poll", "busy poll", TESTSPEC_BOOL, \
+      0.0, 1.0, TESTSPEC_ALL_KINDS, 0.0, TESTSPEC_K(TCP_RR) | TESTSPEC_K(UDP_RR))
 
 enum testspec_param {
-#define TESTSPEC_PARAM_ENUM(id, key, flag, words, type, lo, hi, zero, def, kinds) TESTSPEC_P_##id,
+#define TESTSPEC_PARAM_ENUM(id, key, rkey, wkey, flag, words, type, lo, hi, zero, def, kinds)      \
+    TESTSPEC_P_##id,
     TESTSPEC_PARAM_MAP(TESTSPEC_PARAM_ENUM)
 #undef TESTSPEC_PARAM_ENUM
         TESTSPEC_PARAM_COUNT
@@ -135,9 +141,11 @@ char *testspec_kind_list(char *buf, size_t len);
 
 /* --- parameters ---------------------------------------------------------------------------- */
 
-const char *testspec_key(enum testspec_param p);   /* "msg_size" */
-const char *testspec_flag(enum testspec_param p);  /* "-l" */
-const char *testspec_words(enum testspec_param p); /* "message size" */
+const char *testspec_key(enum testspec_param p);        /* "msg_size", "rate" */
+const char *testspec_record_key(enum testspec_param p); /* "msg_size", "rate_bps" */
+const char *testspec_wire_key(enum testspec_param p);   /* "msg_size", "rate_bps", "sock_buf" */
+const char *testspec_flag(enum testspec_param p);       /* "-l" */
+const char *testspec_words(enum testspec_param p);      /* "message size" */
 enum testspec_type testspec_type(enum testspec_param p);
 
 bool testspec_applies(enum testspec_param p, int kind);
@@ -159,6 +167,10 @@ char *testspec_range_text(enum testspec_param p, int kind, char *buf, size_t len
 /* A value as a user would write it, in the parameter's unit: "10ms", "64M", "1460", "900M",
  * "true". Exact (sizes and rates in whole units only when exact). Returns buf. */
 char *testspec_value_text(enum testspec_param p, double value, char *buf, size_t len);
+
+/* value as the JSON the journal and nsperf's frames hold: a boolean (TESTSPEC_BOOL), a real
+ * (TESTSPEC_DURATION) or an integer (the others). New reference; NULL when out of memory. */
+struct json_t *testspec_value_json(enum testspec_param p, double value);
 
 /* Parse text as parameter p's type (units.h; sizes and counts must be whole, bools are
  * "true"/"false"). Returns 0, NS_EPARSE (not a value of that type) or NS_ERANGE (negative or

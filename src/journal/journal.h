@@ -75,9 +75,14 @@ void journal_free(struct journal *j);
 
 /* run.json of dir, read with the cap JOURNAL_RUN_MAX, into *out (caller frees with
  * journal_run_free). Returns 0, NS_ENOTFOUND (no run.json: "unable to open PATH: ..."),
- * NS_EIO, NS_ETOOBIG, NS_EPARSE ("PATH:LINE:COL: ..." or a scenario of unknown kind) or
- * NS_ENOMEM. */
+ * NS_EIO, NS_ETOOBIG, NS_EPARSE ("PATH:LINE:COL: ..." or a scenario of unknown kind),
+ * NS_EPROTO (a schema it does not read: journal_run_from_json) or NS_ENOMEM. */
 int journal_read_run(const char *dir, struct journal_run **out, struct err *e);
+/* journal_read_run, and *unknown_version (may be NULL) set when run.json was refused for a
+ * version this netsurvey does not know (journal_run_schema_unknown): its reader may say which
+ * netsurvey can go on with it. */
+int journal_read_run_v(const char *dir, struct journal_run **out, bool *unknown_version,
+                       struct err *e);
 
 /* What journal_read_trials met besides the records it handed on. */
 struct journal_read_stats {

@@ -97,7 +97,15 @@ journal_reader_parse(struct journal_reader *rd, const char *line, size_t len,
 int
 journal_read_run(const char *dir, struct journal_run **out, struct err *e)
 {
+    return journal_read_run_v(dir, out, NULL, e);
+}
+
+int
+journal_read_run_v(const char *dir, struct journal_run **out, bool *unknown_version, struct err *e)
+{
     *out = NULL;
+    if (unknown_version != NULL)
+        *unknown_version = false;
     char path[PATH_MAX];
     if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, JOURNAL_RUN_FILE) >= sizeof path)
         return err_set(e, NS_ETOOBIG, "path too long: %s", dir);
@@ -120,8 +128,12 @@ journal_read_run(const char *dir, struct journal_run **out, struct err *e)
         return err_set(e, NS_EPARSE, "%s:%d:%d: %s", path, je.line, je.column, je.text);
     if (!json_is_object(doc))
         rc = err_set(e, NS_EPARSE, "%s: not a JSON object", path);
-    else if ((rc = journal_run_from_json(doc, out, e)) != 0)
+    else if ((rc = journal_run_from_json(doc, out, e)) != 0) {
         err_prefix(e, "%s", path);
+        if (unknown_version != NULL)
+            *unknown_version =
+                journal_run_schema_unknown(json_string_value(json_object_get(doc, "schema")));
+    }
     json_decref(doc);
     return rc;
 }

@@ -57,76 +57,72 @@ journal_supersedes(bool now_ok, bool before_ok)
 
 /* --- writing ---------------------------------------------------------------------------------- */
 
-static const char *const param_keys[TESTSPEC_PARAM_COUNT] = {
-    [TESTSPEC_P_DURATION] = "duration_s",
-    [TESTSPEC_P_WARMUP] = "warmup_s",
-    [TESTSPEC_P_STREAMS] = "streams",
-    [TESTSPEC_P_MSG_SIZE] = "msg_size",
-    [TESTSPEC_P_RESPONSE_SIZE] = "response_size",
-    [TESTSPEC_P_RATE] = "rate_bps",
-    [TESTSPEC_P_INTERVAL] = "interval_s",
-    [TESTSPEC_P_WINDOW] = "window",
-    [TESTSPEC_P_REVERSE] = "reverse",
-    [TESTSPEC_P_COPY] = "copy",
-    [TESTSPEC_P_BUSY_POLL] = "busy_poll",
+/* Where a scenario holds each parameter of testspec.h (the member's type follows the type
+ * column: see journal_scenario_field). */
+static const size_t scenario_fields[TESTSPEC_PARAM_COUNT] = {
+    [TESTSPEC_P_DURATION] = offsetof(struct journal_scenario, duration_s),
+    [TESTSPEC_P_WARMUP] = offsetof(struct journal_scenario, warmup_s),
+    [TESTSPEC_P_STREAMS] = offsetof(struct journal_scenario, streams),
+    [TESTSPEC_P_MSG_SIZE] = offsetof(struct journal_scenario, msg_size),
+    [TESTSPEC_P_RESPONSE_SIZE] = offsetof(struct journal_scenario, response_size),
+    [TESTSPEC_P_RATE] = offsetof(struct journal_scenario, rate_bps),
+    [TESTSPEC_P_INTERVAL] = offsetof(struct journal_scenario, interval_s),
+    [TESTSPEC_P_WINDOW] = offsetof(struct journal_scenario, window),
+    [TESTSPEC_P_REVERSE] = offsetof(struct journal_scenario, reverse),
+    [TESTSPEC_P_COPY] = offsetof(struct journal_scenario, copy),
+    [TESTSPEC_P_BUSY_POLL] = offsetof(struct journal_scenario, busy_poll),
 };
 
 const char *
 journal_param_key(enum testspec_param p)
 {
-    return (int)p >= 0 && p < TESTSPEC_PARAM_COUNT ? param_keys[p] : NULL;
+    return (int)p >= 0 && p < TESTSPEC_PARAM_COUNT ? testspec_record_key(p) : NULL;
+}
+
+void *
+journal_scenario_field(struct journal_scenario *sc, enum testspec_param p)
+{
+    return (char *)sc + scenario_fields[p];
 }
 
 double
 journal_scenario_value(const struct journal_scenario *sc, enum testspec_param p)
 {
-    switch (p) {
-    case TESTSPEC_P_DURATION:
-        return sc->duration_s;
-    case TESTSPEC_P_WARMUP:
-        return sc->warmup_s;
-    case TESTSPEC_P_STREAMS:
-        return (double)sc->streams;
-    case TESTSPEC_P_MSG_SIZE:
-        return (double)sc->msg_size;
-    case TESTSPEC_P_RESPONSE_SIZE:
-        return (double)sc->response_size;
-    case TESTSPEC_P_RATE:
-        return (double)sc->rate_bps;
-    case TESTSPEC_P_INTERVAL:
-        return sc->interval_s;
-    case TESTSPEC_P_WINDOW:
-        return (double)sc->window;
-    case TESTSPEC_P_REVERSE:
-        return sc->reverse ? 1.0 : 0.0;
-    case TESTSPEC_P_COPY:
-        return sc->copy ? 1.0 : 0.0;
-    case TESTSPEC_P_BUSY_POLL:
-        return sc->busy_poll ? 1.0 : 0.0;
-    case TESTSPEC_PARAM_COUNT:
-        break;
+    if ((int)p < 0 || p >= TESTSPEC_PARAM_COUNT)
+        return 0;
+    const char *f = (const char *)sc + scenario_fields[p];
+    switch (testspec_type(p)) {
+    case TESTSPEC_BOOL:
+        return *(const bool *)f ? 1.0 : 0.0;
+    case TESTSPEC_DURATION:
+        return *(const double *)f;
+    default:
+        return (double)*(const uint64_t *)f;
     }
-    return 0;
+}
+
+void
+journal_scenario_absent(struct journal_scenario *sc)
+{
+    *sc = (struct journal_scenario){.kind = -1, .copy = true};
 }
 
 struct journal_scenario
 journal_scenario_from_spec(const char *name, const struct testspec_values *v)
 {
-    const double *x = v->v;
-    return (struct journal_scenario){.name = name,
-                                     .test = testspec_kind_name((int)v->kind),
-                                     .kind = (int)v->kind,
-                                     .duration_s = x[TESTSPEC_P_DURATION],
-                                     .warmup_s = x[TESTSPEC_P_WARMUP],
-                                     .streams = (uint64_t)x[TESTSPEC_P_STREAMS],
-                                     .msg_size = (uint64_t)x[TESTSPEC_P_MSG_SIZE],
-                                     .response_size = (uint64_t)x[TESTSPEC_P_RESPONSE_SIZE],
-                                     .rate_bps = (uint64_t)x[TESTSPEC_P_RATE],
-                                     .interval_s = x[TESTSPEC_P_INTERVAL],
-                                     .window = (uint64_t)x[TESTSPEC_P_WINDOW],
-                                     .reverse = x[TESTSPEC_P_REVERSE] != 0,
-                                     .copy = x[TESTSPEC_P_COPY] != 0,
-                                     .busy_poll = x[TESTSPEC_P_BUSY_POLL] != 0};
+    struct journal_scenario sc = {
+        .name = name, .test = testspec_kind_name((int)v->kind), .kind = (int)v->kind};
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++) {
+        enum testspec_param p = (enum testspec_param)i;
+        void *f = journal_scenario_field(&sc, p);
+        if (testspec_type(p) == TESTSPEC_BOOL)
+            *(bool *)f = v->v[p] != 0;
+        else if (testspec_type(p) == TESTSPEC_DURATION)
+            *(double *)f = v->v[p];
+        else
+            *(uint64_t *)f = (uint64_t)v->v[p];
+    }
+    return sc;
 }
 
 json_t *
@@ -138,11 +134,8 @@ journal_scenario_json(const struct journal_scenario *sc)
         enum testspec_param p = (enum testspec_param)i;
         if (!testspec_applies(p, sc->kind))
             continue;
-        double v = journal_scenario_value(sc, p);
-        json_t *jv = testspec_type(p) == TESTSPEC_BOOL       ? json_boolean(v != 0)
-                     : testspec_type(p) == TESTSPEC_DURATION ? json_real(v)
-                                                             : json_integer((json_int_t)v);
-        if (json_object_set_new(o, param_keys[p], jv) != 0) {
+        json_t *jv = testspec_value_json(p, journal_scenario_value(sc, p));
+        if (json_object_set_new(o, testspec_record_key(p), jv) != 0) {
             json_decref(o);
             return NULL;
         }
@@ -357,22 +350,22 @@ endpoint_from(const json_t *o, struct journal_endpoint *ep)
 static void
 scenario_from(const json_t *o, struct journal_scenario *sc)
 {
-    bool has;
+    journal_scenario_absent(sc);
     sc->name = jstr(o, "name");
     sc->test = jstr(o, "test");
-    sc->kind = -1;
-    sc->msg_size = ju64(o, "msg_size");
-    sc->response_size = ju64(o, "response_size");
-    sc->streams = ju64(o, "streams");
-    sc->duration_s = jnum(o, "duration_s", &has);
-    sc->warmup_s = jnum(o, "warmup_s", &has);
-    sc->interval_s = jnum(o, "interval_s", &has);
-    sc->rate_bps = ju64(o, "rate_bps");
-    sc->reverse = json_is_true(json_object_get(o, "reverse"));
-    sc->window = ju64(o, "window");
-    const json_t *copy = json_object_get(o, "copy");
-    sc->copy = copy == NULL || json_is_true(copy);
-    sc->busy_poll = json_is_true(json_object_get(o, "busy_poll"));
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++) {
+        enum testspec_param p = (enum testspec_param)i;
+        const json_t *v = json_object_get(o, testspec_record_key(p));
+        if (v == NULL)
+            continue;
+        void *f = journal_scenario_field(sc, p);
+        if (testspec_type(p) == TESTSPEC_BOOL)
+            *(bool *)f = json_is_true(v);
+        else if (testspec_type(p) == TESTSPEC_DURATION)
+            *(double *)f = json_number_value(v);
+        else
+            *(uint64_t *)f = journal_count(json_integer_value(v));
+    }
 }
 
 static int
@@ -672,6 +665,13 @@ run_hosts_from(const json_t *arr, struct journal_run_host *out)
     }
 }
 
+bool
+journal_run_schema_unknown(const char *schema)
+{
+    return schema != NULL && has_prefix(schema, JOURNAL_RUN_SCHEMA_FAMILY) &&
+           strcmp(schema, JOURNAL_RUN_SCHEMA) != 0 && strcmp(schema, JOURNAL_RUN_SCHEMA_1) != 0;
+}
+
 /* run.json of the versions this reader knows only: a newer one may mean anything by the same
  * names. */
 static int
@@ -685,7 +685,7 @@ run_schema_check(const char *schema, struct err *e)
         return err_set(e, NS_EPROTO,
                        "schema '%.*s' is not a netsurvey run (this netsurvey reads %s)", QUOTE_MAX,
                        schema, known);
-    if (strcmp(schema, JOURNAL_RUN_SCHEMA) != 0 && strcmp(schema, JOURNAL_RUN_SCHEMA_1) != 0)
+    if (journal_run_schema_unknown(schema))
         return err_set(e, NS_EPROTO, "unsupported schema '%.*s' (this netsurvey reads %s)",
                        QUOTE_MAX, schema, known);
     return 0;

@@ -83,12 +83,18 @@ struct journal_scenario {
     bool busy_poll; /* tcp_rr, udp_rr: spinning on the socket rather than sleeping in recv() */
 };
 
-/* The record's name of a parameter of testspec.h: "duration_s", "warmup_s", "streams",
- * "msg_size", "response_size", "rate_bps", "interval_s", "window", "reverse", "copy",
- * "busy_poll" (nsperf -J's names, but "window" for its "sock_buf"). */
+/* The record's name of a parameter of testspec.h, its record key column: "duration_s",
+ * "warmup_s", "streams", "msg_size", "response_size", "rate_bps", "interval_s", "window",
+ * "reverse", "copy", "busy_poll" (nsperf -J's names, but "window" for its "sock_buf"); NULL
+ * out of range. */
 const char *journal_param_key(enum testspec_param p);
 /* A scenario's parameter p as a number (reverse, copy, busy_poll: 0 or 1). */
 double journal_scenario_value(const struct journal_scenario *sc, enum testspec_param p);
+/* The member of sc that holds parameter p, typed by testspec_type(p): bool for TESTSPEC_BOOL,
+ * double for TESTSPEC_DURATION, uint64_t for the others. What the readers fill. */
+void *journal_scenario_field(struct journal_scenario *sc, enum testspec_param p);
+/* sc as a reader starts it: nothing recorded (kind -1, copy true as the struct says). */
+void journal_scenario_absent(struct journal_scenario *sc);
 
 /* The scenario named name that runs v (every parameter v holds, given or default: testspec's
  * values of a plan scenario). name is borrowed. */
@@ -287,6 +293,10 @@ json_t *journal_run_json(const struct journal_run *r);
  * another document, none; e names it and JOURNAL_RUN_SCHEMA), NS_EPARSE (a scenario's test kind
  * is unknown; e says which) or NS_ENOMEM. */
 int journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e);
+/* Whether schema is a run.json version this netsurvey does not know ("netsurvey.run/9"): a
+ * run of another netsurvey, which journal_run_from_json refuses (NS_EPROTO) and only that
+ * netsurvey reads. False for the versions it reads, for other documents and for NULL. */
+bool journal_run_schema_unknown(const char *schema);
 /* journal_run_free(NULL) is safe. */
 void journal_run_free(struct journal_run *r);
 

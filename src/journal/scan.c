@@ -699,43 +699,36 @@ m_endpoint(struct jp *j, size_t i, void *ctx)
     return v_string(j, f[i]);
 }
 
-static const struct key scenario_keys[] = {
-    K("name"),       K("test"),     K("msg_size"), K("response_size"), K("streams"),
-    K("duration_s"), K("warmup_s"), K("rate_bps"), K("reverse"),       K("window"),
-    K("interval_s"), K("copy"),     K("busy_poll")};
+/* name, test, then testspec.h's parameters by their record keys, in its order. */
+enum { SCEN_NAME, SCEN_TEST, SCEN_PARAMS };
+static const struct key scenario_keys[] = {K("name"), K("test"),
+#define SCAN_PARAM_KEY(id, key, rkey, wkey, flag, words, type, lo, hi, zero, def, kinds) K(rkey),
+                                           TESTSPEC_PARAM_MAP(SCAN_PARAM_KEY)
+#undef SCAN_PARAM_KEY
+};
 
 static bool
 m_scenario(struct jp *j, size_t i, void *ctx)
 {
     struct journal_scenario *sc = ctx;
+    if (i == SCEN_NAME)
+        return v_string(j, &sc->name);
+    if (i == SCEN_TEST)
+        return v_string(j, &sc->test);
+    enum testspec_param p = (enum testspec_param)(i - SCEN_PARAMS);
+    void *f = journal_scenario_field(sc, p);
     bool has;
     int64_t v;
-    bool ok;
-    switch (i) {
-    case 0:
-        return v_string(j, &sc->name);
-    case 1:
-        return v_string(j, &sc->test);
-    case 5:
-        return v_number(j, &sc->duration_s, &has);
-    case 6:
-        return v_number(j, &sc->warmup_s, &has);
-    case 8:
-        return v_true(j, &sc->reverse);
-    case 10:
-        return v_number(j, &sc->interval_s, &has);
-    case 11:
-        return v_true(j, &sc->copy);
-    case 12:
-        return v_true(j, &sc->busy_poll);
-    default:
-        ok = v_int(j, &v);
-        *(i == 2   ? &sc->msg_size
-          : i == 3 ? &sc->response_size
-          : i == 4 ? &sc->streams
-          : i == 7 ? &sc->rate_bps
-                   : &sc->window) = journal_count(v);
+    switch (testspec_type(p)) {
+    case TESTSPEC_BOOL:
+        return v_true(j, f);
+    case TESTSPEC_DURATION:
+        return v_number(j, f, &has);
+    default: {
+        bool ok = v_int(j, &v);
+        *(uint64_t *)f = journal_count(v);
         return ok;
+    }
     }
 }
 
@@ -1108,8 +1101,7 @@ bool
 journal_scan_trial(struct journal_scan *s, const char *line, size_t len, struct journal_trial *t)
 {
     memset(t, 0, sizeof *t);
-    t->scenario.kind = -1;
-    t->scenario.copy = true; /* absent: the copying nsperf of before (journal/record.h) */
+    journal_scenario_absent(&t->scenario);
     s->arena_len = 0;
     s->bb.n = 0;
     struct jp j = {

@@ -1,6 +1,7 @@
 /* main.c - nsperf's command line: parse flags into options, run the client or the server, map
- * the outcome to an exit status (0 ok, 1 test failed, 2 usage). Flags are a table, one small
- * handler each (not one 900-line parser). */
+ * the outcome to an exit status (0 ok, 1 test failed, 2 usage). Flags are a table: most set a
+ * field or keep a test parameter by their row alone, the others call a small handler (not one
+ * 900-line parser). */
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -36,22 +37,29 @@ struct cli {
 
 typedef int (*opt_fn)(struct cli *c, const char *arg, struct err *e);
 
+/* What a flag does: call its handler, set a bool or a string of struct cli, or keep a test
+ * parameter of common/testspec.h as written (applied once the kind is known). */
+enum opt_kind { OPT_CALL, OPT_TRUE, OPT_STRING, OPT_PARAM };
+
+/* Which side a flag is for: given to the other, it is refused rather than ignored. */
+enum opt_side { OPT_BOTH, OPT_CLIENT, OPT_SERVER };
+
 struct opt {
     const char *name;
     int key; /* short option letter, or >= 256 for long-only */
     int has_arg;
-    opt_fn fn;
+    enum opt_kind kind;
+    opt_fn fn;     /* OPT_CALL */
+    size_t offset; /* OPT_TRUE (bool), OPT_STRING (const char *): offsetof(struct cli, ...) */
+    enum testspec_param param; /* OPT_PARAM */
+    enum opt_side side;
     const char *help;
 };
 
-static int
-opt_server(struct cli *c, const char *arg, struct err *e)
-{
-    (void)arg;
-    (void)e;
-    c->server = true;
-    return 0;
-}
+#define O_CALL(f) .kind = OPT_CALL, .fn = (f)
+#define O_TRUE(field) .kind = OPT_TRUE, .offset = offsetof(struct cli, field)
+#define O_STRING(field) .kind = OPT_STRING, .offset = offsetof(struct cli, field)
+#define O_PARAM(id) .kind = OPT_PARAM, .param = TESTSPEC_P_##id, .side = OPT_CLIENT
 
 static int
 opt_client(struct cli *c, const char *arg, struct err *e)
@@ -74,35 +82,10 @@ opt_port(struct cli *c, const char *arg, struct err *e)
 }
 
 static int
-opt_bind(struct cli *c, const char *arg, struct err *e)
-{
-    (void)e;
-    c->bind = arg;
-    return 0;
-}
-
-static int
-opt_one(struct cli *c, const char *arg, struct err *e)
-{
-    (void)arg;
-    (void)e;
-    c->one_shot = true;
-    return 0;
-}
-
-static int
 opt_idle(struct cli *c, const char *arg, struct err *e)
 {
     c->idle_set = true;
     return units_parse_duration(arg, &c->idle_timeout_s, e);
-}
-
-static int
-opt_token(struct cli *c, const char *arg, struct err *e)
-{
-    (void)e;
-    c->token_file = arg;
-    return 0;
 }
 
 static int
@@ -122,35 +105,6 @@ opt_udp(struct cli *c, const char *arg, struct err *e)
     (void)c;
     (void)arg;
     return err_set(e, NS_EINVAL, "-u: nsperf has no -u; use --test udp_stream");
-}
-
-/* A test parameter: kept as written until the kind's defaults and ranges are known. */
-#define STORE_RAW(fname, param)                                                                    \
-    static int fname(struct cli *c, const char *arg, struct err *e)                                \
-    {                                                                                              \
-        (void)e;                                                                                   \
-        c->raw[param] = arg != NULL ? arg : "true";                                                \
-        return 0;                                                                                  \
-    }
-STORE_RAW(opt_time, TESTSPEC_P_DURATION)
-STORE_RAW(opt_warmup, TESTSPEC_P_WARMUP)
-STORE_RAW(opt_interval, TESTSPEC_P_INTERVAL)
-STORE_RAW(opt_len, TESTSPEC_P_MSG_SIZE)
-STORE_RAW(opt_response, TESTSPEC_P_RESPONSE_SIZE)
-STORE_RAW(opt_rate, TESTSPEC_P_RATE)
-STORE_RAW(opt_window, TESTSPEC_P_WINDOW)
-STORE_RAW(opt_parallel, TESTSPEC_P_STREAMS)
-STORE_RAW(opt_reverse, TESTSPEC_P_REVERSE)
-STORE_RAW(opt_copy, TESTSPEC_P_COPY)
-STORE_RAW(opt_busy_poll, TESTSPEC_P_BUSY_POLL)
-
-static int
-opt_json(struct cli *c, const char *arg, struct err *e)
-{
-    (void)arg;
-    (void)e;
-    c->json = true;
-    return 0;
 }
 
 static int
@@ -184,43 +138,50 @@ enum {
 };
 
 static const struct opt opts[] = {
-    {"server", 's', no_argument, opt_server, "run as server"},
-    {"client", 'c', required_argument, opt_client, "HOST: run as client, connect to HOST"},
-    {"port", 'p', required_argument, opt_port,
-     "PORT: server port (default 5301; server: 0 = any free port)"},
-    {"bind", 'B', required_argument, opt_bind,
-     "ADDR: server: listen on ADDR only; client: leave from ADDR"},
-    {"one-off", '1', no_argument, opt_one, "server: serve one test, then exit"},
-    {"idle-timeout", OPT_IDLE, required_argument, opt_idle,
-     "SEC: server: exit after SEC without a test (default 600 with -1, never without; 0 = never)"},
-    {"token-file", OPT_TOKEN, required_argument, opt_token,
-     "FILE: shared secret from FILE ('-' = stdin); both sides must use the same"},
-    {"test", OPT_TEST, required_argument, opt_test,
-     "KIND: tcp_stream (default), udp_stream, tcp_rr, udp_rr, tcp_crr"},
-    {"time", 't', required_argument, opt_time, "SEC: measured duration (default 10s)"},
-    {"warmup", OPT_WARMUP, required_argument, opt_warmup,
-     "SEC: traffic before measuring, discarded (default 1s)"},
-    {"parallel", 'P', required_argument, opt_parallel, "N: parallel streams (stream kinds)"},
-    {"length", 'l', required_argument, opt_len,
-     "BYTES: write size (1M tcp_stream, 1460 udp_stream) or request size (1)"},
-    {"response-size", OPT_RESPONSE, required_argument, opt_response,
-     "BYTES: response size of rr/crr kinds (default: request size)"},
-    {"bitrate", 'b', required_argument, opt_rate,
-     "RATE: total target rate, bits/s (udp_stream default 1M; tcp default unpaced)"},
-    {"reverse", 'R', no_argument, opt_reverse, "server sends (stream kinds)"},
-    {"copy", OPT_COPY, no_argument, opt_copy,
-     "tcp_stream: send() from and recv() into user memory, as iperf3 (see below)"},
-    {"busy-poll", OPT_BUSY_POLL, no_argument, opt_busy_poll,
-     "tcp_rr, udp_rr: spin on the socket instead of sleeping, a core per side (see below)"},
-    {"json", 'J', no_argument, opt_json, "print one JSON document"},
-    {"interval", 'i', required_argument, opt_interval,
-     "SEC: per-interval lines (and samples in the JSON)"},
-    {"window", 'w', required_argument, opt_window, "BYTES: socket buffer size"},
-    {"ipv4", '4', no_argument, opt_inet, "IPv4 only"},
-    {"ipv6", '6', no_argument, opt_inet6, "IPv6 only"},
-    {"udp", 'u', no_argument, opt_udp, "iperf3's -u: use --test udp_stream instead"},
-    {"help", OPT_HELP, no_argument, NULL, "this help"},
-    {"version", OPT_VERSION, no_argument, NULL, "print the version"},
+    {"server", 's', no_argument, O_TRUE(server), .help = "run as server"},
+    {"client", 'c', required_argument, O_CALL(opt_client), .side = OPT_CLIENT,
+     .help = "HOST: run as client, connect to HOST"},
+    {"port", 'p', required_argument, O_CALL(opt_port),
+     .help = "PORT: server port (default 5301; server: 0 = any free port)"},
+    {"bind", 'B', required_argument, O_STRING(bind),
+     .help = "ADDR: server: listen on ADDR only; client: leave from ADDR"},
+    {"one-off", '1', no_argument, O_TRUE(one_shot), .side = OPT_SERVER,
+     .help = "server: serve one test, then exit"},
+    {"idle-timeout", OPT_IDLE, required_argument, O_CALL(opt_idle), .side = OPT_SERVER,
+     .help = "SEC: server: exit after SEC without a test (default 600 with -1, never without; 0 "
+             "= never)"},
+    {"token-file", OPT_TOKEN, required_argument, O_STRING(token_file),
+     .help = "FILE: shared secret from FILE ('-' = stdin); both sides must use the same"},
+    {"test", OPT_TEST, required_argument, O_CALL(opt_test), .side = OPT_CLIENT,
+     .help = "KIND: tcp_stream (default), udp_stream, tcp_rr, udp_rr, tcp_crr"},
+    {"time", 't', required_argument, O_PARAM(DURATION),
+     .help = "SEC: measured duration (default 10s)"},
+    {"warmup", OPT_WARMUP, required_argument, O_PARAM(WARMUP),
+     .help = "SEC: traffic before measuring, discarded (default 1s)"},
+    {"parallel", 'P', required_argument, O_PARAM(STREAMS),
+     .help = "N: parallel streams (stream kinds)"},
+    {"length", 'l', required_argument, O_PARAM(MSG_SIZE),
+     .help = "BYTES: write size (1M tcp_stream, 1460 udp_stream) or request size (1)"},
+    {"response-size", OPT_RESPONSE, required_argument, O_PARAM(RESPONSE_SIZE),
+     .help = "BYTES: response size of rr/crr kinds (default: request size)"},
+    {"bitrate", 'b', required_argument, O_PARAM(RATE),
+     .help = "RATE: total target rate, bits/s (udp_stream default 1M; tcp default unpaced)"},
+    {"reverse", 'R', no_argument, O_PARAM(REVERSE), .help = "server sends (stream kinds)"},
+    {"copy", OPT_COPY, no_argument, O_PARAM(COPY),
+     .help = "tcp_stream: send() from and recv() into user memory, as iperf3 (see below)"},
+    {"busy-poll", OPT_BUSY_POLL, no_argument, O_PARAM(BUSY_POLL),
+     .help = "tcp_rr, udp_rr: spin on the socket instead of sleeping, a core per side (see "
+             "below)"},
+    {"json", 'J', no_argument, O_TRUE(json), .side = OPT_CLIENT, .help = "print one JSON document"},
+    {"interval", 'i', required_argument, O_PARAM(INTERVAL),
+     .help = "SEC: per-interval lines (and samples in the JSON)"},
+    {"window", 'w', required_argument, O_PARAM(WINDOW), .help = "BYTES: socket buffer size"},
+    {"ipv4", '4', no_argument, O_CALL(opt_inet), .help = "IPv4 only"},
+    {"ipv6", '6', no_argument, O_CALL(opt_inet6), .help = "IPv6 only"},
+    {"udp", 'u', no_argument, O_CALL(opt_udp),
+     .help = "iperf3's -u: use --test udp_stream instead"},
+    {"help", OPT_HELP, no_argument, .help = "this help"},
+    {"version", OPT_VERSION, no_argument, .help = "print the version"},
 };
 #define NOPTS (sizeof opts / sizeof opts[0])
 
@@ -297,19 +258,24 @@ find_opt(int key)
     return NULL;
 }
 
-/* Flags for one side only: given to the other, they are refused rather than ignored. */
-static const int client_only_keys[] = {'c', 'R', OPT_TEST,     't',           OPT_WARMUP,
-                                       'P', 'l', OPT_RESPONSE, 'b',           'J',
-                                       'i', 'w', OPT_COPY,     OPT_BUSY_POLL, 0};
-static const int server_only_keys[] = {'1', OPT_IDLE, 0};
-
-static bool
-opt_is(const struct opt *o, const int *keys)
+/* What flag o does with its value arg (NULL for a flag without one). */
+static int
+opt_apply(struct cli *c, const struct opt *o, const char *arg, struct err *e)
 {
-    for (; *keys != 0; keys++)
-        if (*keys == o->key)
-            return true;
-    return false;
+    switch (o->kind) {
+    case OPT_TRUE:
+        *(bool *)(void *)((char *)c + o->offset) = true;
+        return 0;
+    case OPT_STRING:
+        *(const char **)(void *)((char *)c + o->offset) = arg;
+        return 0;
+    case OPT_PARAM:
+        c->raw[o->param] = arg != NULL ? arg : "true";
+        return 0;
+    case OPT_CALL:
+        break;
+    }
+    return o->fn(c, arg, e);
 }
 
 static void
@@ -357,12 +323,12 @@ parse_flags(struct cli *c, int argc, char **argv, struct err *e)
         const struct opt *o = find_opt(key);
         if (o == NULL)
             return err_set(e, NS_EINVAL, "see 'nsperf --help'");
-        int rc = o->fn(c, optarg, e);
+        int rc = opt_apply(c, o, optarg, e);
         if (rc != 0)
             return rc;
-        if (opt_is(o, client_only_keys) && c->client_only == NULL)
+        if (o->side == OPT_CLIENT && c->client_only == NULL)
             c->client_only = o;
-        if (opt_is(o, server_only_keys) && c->server_only == NULL)
+        if (o->side == OPT_SERVER && c->server_only == NULL)
             c->server_only = o;
     }
     if (optind < argc)

@@ -49,21 +49,45 @@ ns_params_set(struct ns_params *p, enum testspec_param id, double value)
     }
 }
 
+/* Parameter id's field as a number (reverse, copy, busy_poll: 0 or 1). */
+static double
+params_get(const struct ns_params *p, enum testspec_param id)
+{
+    switch (id) {
+    case TESTSPEC_P_DURATION:
+        return p->duration_s;
+    case TESTSPEC_P_WARMUP:
+        return p->warmup_s;
+    case TESTSPEC_P_INTERVAL:
+        return p->interval_s;
+    case TESTSPEC_P_STREAMS:
+        return p->streams;
+    case TESTSPEC_P_MSG_SIZE:
+        return (double)p->msg_size;
+    case TESTSPEC_P_RESPONSE_SIZE:
+        return (double)p->response_size;
+    case TESTSPEC_P_RATE:
+        return (double)p->rate_bps;
+    case TESTSPEC_P_REVERSE:
+        return p->reverse;
+    case TESTSPEC_P_WINDOW:
+        return p->sock_buf;
+    case TESTSPEC_P_COPY:
+        return p->copy;
+    case TESTSPEC_P_BUSY_POLL:
+        return p->busy_poll;
+    case TESTSPEC_PARAM_COUNT:
+        break;
+    }
+    return 0;
+}
+
 void
 ns_params_to_spec(const struct ns_params *p, struct testspec_values *v)
 {
     testspec_values_default(v, (enum testspec_kind)p->kind);
-    testspec_values_set(v, TESTSPEC_P_DURATION, p->duration_s);
-    testspec_values_set(v, TESTSPEC_P_WARMUP, p->warmup_s);
-    testspec_values_set(v, TESTSPEC_P_INTERVAL, p->interval_s);
-    testspec_values_set(v, TESTSPEC_P_STREAMS, p->streams);
-    testspec_values_set(v, TESTSPEC_P_MSG_SIZE, (double)p->msg_size);
-    testspec_values_set(v, TESTSPEC_P_RESPONSE_SIZE, (double)p->response_size);
-    testspec_values_set(v, TESTSPEC_P_RATE, (double)p->rate_bps);
-    testspec_values_set(v, TESTSPEC_P_REVERSE, p->reverse);
-    testspec_values_set(v, TESTSPEC_P_WINDOW, p->sock_buf);
-    testspec_values_set(v, TESTSPEC_P_COPY, p->copy);
-    testspec_values_set(v, TESTSPEC_P_BUSY_POLL, p->busy_poll);
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++)
+        testspec_values_set(v, (enum testspec_param)i, params_get(p, (enum testspec_param)i));
 }
 
 void
@@ -98,33 +122,26 @@ family_name(int family)
     return family == AF_INET ? "inet" : family == AF_INET6 ? "inet6" : "any";
 }
 
+/* Every parameter under its wire key (testspec.h), typed by its type column. */
 json_t *
 ns_params_to_json(const struct ns_params *p)
 {
     const char *kind = testspec_kind_name((int)p->kind);
-    return json_pack("{s:s, s:i, s:I, s:I, s:f, s:f, s:f, s:I, s:b, s:i, s:s, s:b, s:b}", "test",
-                     kind != NULL ? kind : "unknown", "streams", (json_int_t)p->streams, "msg_size",
-                     (json_int_t)p->msg_size, "response_size", (json_int_t)p->response_size,
-                     "duration_s", p->duration_s, "warmup_s", p->warmup_s, "interval_s",
-                     p->interval_s, "rate_bps", (json_int_t)p->rate_bps, "reverse", p->reverse,
-                     "sock_buf", p->sock_buf, "family", family_name(p->family), "copy", p->copy,
-                     "busy_poll", p->busy_poll);
+    json_t *o = json_pack("{s:s}", "test", kind != NULL ? kind : "unknown");
+    for (int i = 0; o != NULL && i < TESTSPEC_PARAM_COUNT; i++) {
+        enum testspec_param id = (enum testspec_param)i;
+        json_t *jv = testspec_value_json(id, params_get(p, id));
+        if (json_object_set_new(o, testspec_wire_key(id), jv) != 0) {
+            json_decref(o);
+            return NULL;
+        }
+    }
+    if (o != NULL && json_object_set_new(o, "family", json_string(family_name(p->family))) != 0) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
 }
-
-/* The wire names of testspec.h's parameters. */
-static const char *const wire_keys[TESTSPEC_PARAM_COUNT] = {
-    [TESTSPEC_P_DURATION] = "duration_s",
-    [TESTSPEC_P_WARMUP] = "warmup_s",
-    [TESTSPEC_P_STREAMS] = "streams",
-    [TESTSPEC_P_MSG_SIZE] = "msg_size",
-    [TESTSPEC_P_RESPONSE_SIZE] = "response_size",
-    [TESTSPEC_P_RATE] = "rate_bps",
-    [TESTSPEC_P_INTERVAL] = "interval_s",
-    [TESTSPEC_P_WINDOW] = "sock_buf",
-    [TESTSPEC_P_REVERSE] = "reverse",
-    [TESTSPEC_P_COPY] = "copy",
-    [TESTSPEC_P_BUSY_POLL] = "busy_poll",
-};
 
 json_t *
 ns_params_applied_json(const struct ns_params *p)
@@ -132,7 +149,7 @@ ns_params_applied_json(const struct ns_params *p)
     json_t *o = ns_params_to_json(p);
     for (int i = 0; o != NULL && i < TESTSPEC_PARAM_COUNT; i++)
         if (!testspec_applies((enum testspec_param)i, (int)p->kind))
-            json_object_del(o, wire_keys[i]);
+            json_object_del(o, testspec_wire_key((enum testspec_param)i));
     return o;
 }
 
@@ -191,27 +208,39 @@ get_family(const json_t *o, int *family, struct err *e)
     return 0;
 }
 
-static int
-get_numbers(const json_t *o, struct ns_params *p, struct err *e)
+/* The largest integer the wire carries for id: what its field holds (streams, sock_buf: an
+ * int); the table's range is checked after, by ns_params_validate. */
+static uint64_t
+wire_max(enum testspec_param id)
 {
-    uint64_t streams = (uint64_t)p->streams, sock_buf = (uint64_t)p->sock_buf;
-    int rc = get_uint(o, "streams", NS_MAX_STREAMS, &streams, e);
-    if (rc == 0)
-        rc = get_uint(o, "msg_size", UINT32_MAX, &p->msg_size, e);
-    if (rc == 0)
-        rc = get_uint(o, "response_size", UINT32_MAX, &p->response_size, e);
-    if (rc == 0)
-        rc = get_uint(o, "rate_bps", INT64_MAX, &p->rate_bps, e);
-    if (rc == 0)
-        rc = get_uint(o, "sock_buf", NS_MAX_SOCK_BUF, &sock_buf, e);
-    if (rc == 0)
-        rc = get_real(o, "duration_s", &p->duration_s, e);
-    if (rc == 0)
-        rc = get_real(o, "warmup_s", &p->warmup_s, e);
-    if (rc == 0)
-        rc = get_real(o, "interval_s", &p->interval_s, e);
-    p->streams = (int)streams;
-    p->sock_buf = (int)sock_buf;
+    return id == TESTSPEC_P_STREAMS  ? NS_MAX_STREAMS
+           : id == TESTSPEC_P_WINDOW ? NS_MAX_SOCK_BUF
+           : id == TESTSPEC_P_RATE   ? INT64_MAX
+                                     : UINT32_MAX;
+}
+
+/* Parameter id's member of o, by its type column; absent keeps the default already in p. */
+static int
+get_param(const json_t *o, enum testspec_param id, struct ns_params *p, struct err *e)
+{
+    const char *key = testspec_wire_key(id);
+    int rc;
+    if (testspec_type(id) == TESTSPEC_BOOL) {
+        bool b = false;
+        rc = get_bool(o, key, &b, e);
+        if (rc == 0)
+            ns_params_set(p, id, b);
+    } else if (testspec_type(id) == TESTSPEC_DURATION) {
+        double d = params_get(p, id);
+        rc = get_real(o, key, &d, e);
+        if (rc == 0)
+            ns_params_set(p, id, d);
+    } else {
+        uint64_t u = (uint64_t)params_get(p, id);
+        rc = get_uint(o, key, wire_max(id), &u, e);
+        if (rc == 0)
+            ns_params_set(p, id, (double)u);
+    }
     return rc;
 }
 
@@ -225,15 +254,11 @@ ns_params_from_json(const json_t *o, struct ns_params *p, struct err *e)
     if (id < 0)
         return err_set(e, NS_EINVAL, "params: unknown test '%s'", name ? name : "(missing)");
     ns_params_default(p, (enum ns_kind_id)id);
-    int rc = get_numbers(o, p, e);
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < TESTSPEC_PARAM_COUNT; i++)
+        rc = get_param(o, (enum testspec_param)i, p, e);
     if (rc == 0)
         rc = get_family(o, &p->family, e);
-    if (rc == 0)
-        rc = get_bool(o, "reverse", &p->reverse, e);
-    if (rc == 0)
-        rc = get_bool(o, "copy", &p->copy, e);
-    if (rc == 0)
-        rc = get_bool(o, "busy_poll", &p->busy_poll, e);
     if (rc != 0)
         return rc;
     return ns_params_validate(p, e);

@@ -47,7 +47,7 @@ static const struct fdesc scen_fields[SF_COUNT] = {
                    .off = offsetof(struct scen_raw, trials),
                    .conv = plan_trials_store,
                    .size = sizeof(struct trials_policy)},
-#define SPEC_ROW(id, key_, flag, words, type_, lo, hi, zero, def, kinds)                           \
+#define SPEC_ROW(id, key_, rkey, wkey, flag, words, type_, lo, hi, zero, def, kinds)               \
     [SF_SPEC + TESTSPEC_P_##                                                                       \
         id] = {.key = key_,                                                                        \
                .type = FT_SPEC,                                                                    \

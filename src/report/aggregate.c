@@ -189,19 +189,6 @@ jfmt(enum testspec_kind k, double v)
     return json_string(report_fmt_metric(k, v, b, sizeof b));
 }
 
-static json_t *jprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static json_t *
-jprintf(const char *fmt, ...)
-{
-    char b[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(b, sizeof b, fmt, ap);
-    va_end(ap);
-    return json_string(b);
-}
-
 /* --- summary (numbers) ---------------------------------------------------------------------- */
 
 /* Add a's statistics to o; returns o. */
@@ -258,9 +245,9 @@ static json_t *
 tally_text(uint64_t planned, uint64_t ok, uint64_t failed, uint64_t not_run, bool least)
 {
     const char *al = least ? "at least " : "";
-    return jprintf("%s%llu planned: %llu ok, %llu failed, %s%llu not run", al,
-                   (unsigned long long)planned, (unsigned long long)ok, (unsigned long long)failed,
-                   al, (unsigned long long)not_run);
+    return report_jprintf("%s%llu planned: %llu ok, %llu failed, %s%llu not run", al,
+                          (unsigned long long)planned, (unsigned long long)ok,
+                          (unsigned long long)failed, al, (unsigned long long)not_run);
 }
 
 /* A set's completeness for people: its tally, and the short form a matrix cell carries when
@@ -274,11 +261,11 @@ view_tally(json_t *o, const struct agg *a)
     json_object_set_new(o, "planned", json_integer((json_int_t)a->planned));
     json_object_set_new(o, "not_run", json_integer((json_int_t)agg_not_run(a)));
     json_object_set_new(o, "nruns", json_integer(a->runs > 1 ? (json_int_t)a->runs : 0));
-    json_object_set_new(
-        o, "short_tally",
-        a->nv < a->planned || least
-            ? jprintf("%zu/%s%llu ok", a->nv, least ? "≥" : "", (unsigned long long)a->planned)
-            : json_string(""));
+    json_object_set_new(o, "short_tally",
+                        a->nv < a->planned || least
+                            ? report_jprintf("%zu/%s%llu ok", a->nv, least ? "≥" : "",
+                                             (unsigned long long)a->planned)
+                            : json_string(""));
 }
 
 static json_t *
@@ -303,10 +290,11 @@ view_stats(json_t *o, const struct agg *a, enum testspec_kind k)
     if (a->nv >= 2)
         json_object_set_new(
             o, "ci",
-            jprintf("± %s", report_fmt_metric(k, stats_ci_halfwidth(&a->st, 0.95), b, sizeof b)));
+            report_jprintf("± %s",
+                           report_fmt_metric(k, stats_ci_halfwidth(&a->st, 0.95), b, sizeof b)));
     else
         json_object_set_new(o, "ci", json_string("n/a"));
-    json_object_set_new(o, "cv", jprintf("%.1f %%", agg_cv(a) * 100.0));
+    json_object_set_new(o, "cv", report_jprintf("%.1f %%", agg_cv(a) * 100.0));
     json_object_set_new(o, "flag", json_boolean(agg_flag(a)));
     if (a->has_rtt) {
         json_t *p = json_array();
@@ -318,14 +306,16 @@ view_stats(json_t *o, const struct agg *a, enum testspec_kind k)
         json_object_set_new(o, "has_pcts", json_true());
     }
     if (a->cpu_l.n > 0) {
-        json_object_set_new(o, "cpu_local", jprintf("%.1f %%", a->cpu_l.mean));
-        json_object_set_new(o, "cpu_remote", jprintf("%.1f %%", a->cpu_r.mean));
+        json_object_set_new(o, "cpu_local", report_jprintf("%.1f %%", a->cpu_l.mean));
+        json_object_set_new(o, "cpu_remote", report_jprintf("%.1f %%", a->cpu_r.mean));
     }
     json_object_set_new(o, "retransmits",
-                        a->retrans.n > 0 ? jprintf("%.1f", a->retrans.mean) : json_string("—"));
+                        a->retrans.n > 0 ? report_jprintf("%.1f", a->retrans.mean)
+                                         : json_string("—"));
     if (a->lost.n > 0) {
-        json_object_set_new(o, "lost", jprintf("%.3f %%", a->lost.mean));
-        json_object_set_new(o, "jitter", jprintf("%s", units_format_usec(a->jitter.mean, b, 64)));
+        json_object_set_new(o, "lost", report_jprintf("%.3f %%", a->lost.mean));
+        json_object_set_new(o, "jitter",
+                            report_jprintf("%s", units_format_usec(a->jitter.mean, b, 64)));
     }
     return o;
 }
@@ -354,16 +344,6 @@ cmp_pair(const void *x, const void *y)
     if (c == 0)
         c = strcmp(m->hosts[a->dst].name, m->hosts[b->dst].name);
     return c;
-}
-
-static void
-file_key(char *out, size_t len, const char *name, const char *fam, bool with_fam)
-{
-    snprintf(out, len, "%s%s%s", name, with_fam ? "-" : "", with_fam ? fam : "");
-    for (char *p = out; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-              *p == '.' || *p == '_' || *p == '-'))
-            *p = '_';
 }
 
 static json_t *
@@ -586,7 +566,8 @@ group_head(const struct group *g, bool fam_in_key, json_t **sum, json_t **view)
     const struct rscen *sc = g->sc;
     enum testspec_kind k = g->k;
     char key[256];
-    file_key(key, sizeof key, sc->name, g->fam, fam_in_key);
+    report_file_key(key, sizeof key, "%s%s%s", sc->name, fam_in_key ? "-" : "",
+                    fam_in_key ? g->fam : "");
     bool stream = k == TESTSPEC_TCP_STREAM || k == TESTSPEC_UDP_STREAM;
     const char *dir = stream && sc->reverse ? "data flows dst → src (reverse)"
                       : stream              ? "data flows src → dst"
@@ -783,22 +764,24 @@ group_adaptive(const struct group *g, json_t *sum, json_t *view, const struct gr
                                   (json_int_t)undecided));
     json_object_set_new(
         view, "adaptive_note",
-        jprintf("Adaptive trials: %u to %u per host pair, more of a pair while the 95 %% CI "
-                "(Student t) of its mean is wider than ±%g %% of that mean; %zu pair%s met the "
-                "target, %zu reached %u trials without meeting it, %zu undecided.",
-                pol->min, pol->max, pol->target * 100.0, acc->met, acc->met == 1 ? "" : "s",
-                acc->at_max, pol->max, undecided));
+        report_jprintf(
+            "Adaptive trials: %u to %u per host pair, more of a pair while the 95 %% CI "
+            "(Student t) of its mean is wider than ±%g %% of that mean; %zu pair%s met the "
+            "target, %zu reached %u trials without meeting it, %zu undecided.",
+            pol->min, pol->max, pol->target * 100.0, acc->met, acc->met == 1 ? "" : "s",
+            acc->at_max, pol->max, undecided));
     if (undecided > 0) {
         json_object_set_new(
             view, "undecided_note",
-            jprintf("Incomplete for %zu host pair%s: the rule has not decided how many trials "
-                    "%s (%u to %u), so %s planned count is the least %s still %s — the rest "
-                    "of min, or one more past it — and the scenario's planned and not-run "
-                    "counts are lower bounds.%s",
-                    undecided, undecided == 1 ? "" : "s", undecided == 1 ? "it takes" : "they take",
-                    pol->min, pol->max, undecided == 1 ? "its" : "their",
-                    undecided == 1 ? "it" : "they", undecided == 1 ? "takes" : "take",
-                    g->unseen_pairs > 0 ? " Host pairs with no record yet are among them." : ""));
+            report_jprintf(
+                "Incomplete for %zu host pair%s: the rule has not decided how many trials "
+                "%s (%u to %u), so %s planned count is the least %s still %s — the rest "
+                "of min, or one more past it — and the scenario's planned and not-run "
+                "counts are lower bounds.%s",
+                undecided, undecided == 1 ? "" : "s", undecided == 1 ? "it takes" : "they take",
+                pol->min, pol->max, undecided == 1 ? "its" : "their",
+                undecided == 1 ? "it" : "they", undecided == 1 ? "takes" : "take",
+                g->unseen_pairs > 0 ? " Host pairs with no record yet are among them." : ""));
         json_object_set_new(view, "undecided", json_incref(acc->undecided));
         json_object_set_new(view, "has_undecided",
                             json_boolean(json_array_size(acc->undecided) > 0));
@@ -927,15 +910,16 @@ group_totals(const struct group *g, json_t *sum, json_t *view, const struct grou
         pooled |= g->pairs[i].nruns > 1;
     if (pooled)
         json_object_set_new(view, "runs_note",
-                            jprintf("The trials of %zu runs are pooled (%s); a host pair's "
-                                    "trials are listed run by run, in that order.",
-                                    nruns, names.data ? names.data : ""));
+                            report_jprintf("The trials of %zu runs are pooled (%s); a host pair's "
+                                           "trials are listed run by run, in that order.",
+                                           nruns, names.data ? names.data : ""));
     if (g->unseen > 0)
         json_object_set_new(
             view, "unseen_note",
-            jprintf("%s%llu of the trials not run belong to host pairs with no record yet%s.",
-                    g->unseen_pairs > 0 ? "At least " : "", (unsigned long long)g->unseen,
-                    g->fam_shared ? " (counted here: their address family is not known)" : ""));
+            report_jprintf(
+                "%s%llu of the trials not run belong to host pairs with no record yet%s.",
+                g->unseen_pairs > 0 ? "At least " : "", (unsigned long long)g->unseen,
+                g->fam_shared ? " (counted here: their address family is not known)" : ""));
     rbuf_release(&names);
     json_object_set_new(sum, "pairs", acc->spairs);
     json_object_set_new(sum, "failures", acc->sfails);
@@ -1063,12 +1047,14 @@ host_view(const struct rhost *h, const struct rmodel *m)
     json_object_set_new(o, "zone_id", json_string(h->zone_id ? h->zone_id : "—"));
     const json_t *v = json_object_get(env, "cpus");
     json_object_set_new(o, "cpus",
-                        json_is_integer(v) ? jprintf("%lld", (long long)json_integer_value(v))
-                                           : json_string("—"));
+                        json_is_integer(v)
+                            ? report_jprintf("%lld", (long long)json_integer_value(v))
+                            : json_string("—"));
     v = json_object_get(env, "mtu");
     json_object_set_new(o, "mtu",
-                        json_is_integer(v) ? jprintf("%lld", (long long)json_integer_value(v))
-                                           : json_string("—"));
+                        json_is_integer(v)
+                            ? report_jprintf("%lld", (long long)json_integer_value(v))
+                            : json_string("—"));
     v = json_object_get(env, "mem_bytes");
     json_object_set_new(o, "mem",
                         json_is_number(v)
@@ -1206,34 +1192,36 @@ completeness_head(const struct rmodel *m, struct rbuf *title, json_t *sum, json_
     if (t.in_progress) {
         rbuf_printf(title, " (in progress: %llu of %s%llu planned trials recorded so far)", rec, al,
                     planned);
-        json_object_set_new(view, "completeness_note",
-                            jprintf("In progress: %s is still going. Every figure below is of "
-                                    "the %llu trials recorded so far, of %s%llu planned%s; run "
-                                    "netsurvey report again once it has ended.",
-                                    which, rec, al, planned, und));
+        json_object_set_new(
+            view, "completeness_note",
+            report_jprintf("In progress: %s is still going. Every figure below is of "
+                           "the %llu trials recorded so far, of %s%llu planned%s; run "
+                           "netsurvey report again once it has ended.",
+                           which, rec, al, planned, und));
     } else if (t.incomplete && nr == 0) { /* every planned trial recorded, some pair undecided */
         rbuf_printf(title, " (incomplete: %llu host pair%s of adaptive trials undecided)",
                     (unsigned long long)t.undecided, t.undecided == 1 ? "" : "s");
-        json_object_set_new(view, "completeness_note",
-                            jprintf("Incomplete: the adaptive rule has not decided %llu host "
-                                    "pair%s (failed trials, which netsurvey run --resume DIR "
-                                    "tries again; see the undecided pairs of each scenario). "
-                                    "Every figure below is of the %llu trials recorded.",
-                                    (unsigned long long)t.undecided, t.undecided == 1 ? "" : "s",
-                                    rec));
+        json_object_set_new(
+            view, "completeness_note",
+            report_jprintf("Incomplete: the adaptive rule has not decided %llu host "
+                           "pair%s (failed trials, which netsurvey run --resume DIR "
+                           "tries again; see the undecided pairs of each scenario). "
+                           "Every figure below is of the %llu trials recorded.",
+                           (unsigned long long)t.undecided, t.undecided == 1 ? "" : "s", rec));
     } else if (t.incomplete) {
         rbuf_printf(title, " (incomplete: %s%llu of %s%llu planned trials not run%s)", al, nr, al,
                     planned, und);
-        json_object_set_new(view, "completeness_note",
-                            jprintf("Incomplete: %s%llu of the %s%llu planned trials were not "
-                                    "run%s (see the state of each run%s). Every figure below is "
-                                    "of the %llu trials recorded; netsurvey run --resume DIR "
-                                    "runs the others.",
-                                    al, nr, al, planned, und,
-                                    t.undecided > 0 ? ", and the undecided pairs of each "
-                                                      "scenario"
-                                                    : "",
-                                    rec));
+        json_object_set_new(
+            view, "completeness_note",
+            report_jprintf("Incomplete: %s%llu of the %s%llu planned trials were not "
+                           "run%s (see the state of each run%s). Every figure below is "
+                           "of the %llu trials recorded; netsurvey run --resume DIR "
+                           "runs the others.",
+                           al, nr, al, planned, und,
+                           t.undecided > 0 ? ", and the undecided pairs of each "
+                                             "scenario"
+                                           : "",
+                           rec));
     }
     json_t *c = json_pack("{s:b,s:b,s:I,s:I,s:I,s:I}", "complete", !t.incomplete, "in_progress",
                           t.in_progress, "planned", (json_int_t)t.planned, "ok", (json_int_t)t.ok,
@@ -1296,7 +1284,7 @@ aggregate_head(const struct rmodel *m, json_t *sum, json_t *view)
     json_object_set_new(view, "version", json_string(NS_VERSION));
     json_object_set_new(view, "runs", vruns);
     json_object_set_new(view, "command", json_string(cmd.data));
-    json_object_set_new(view, "cv_threshold", jprintf("%.0f %%", REPORT_CV_THRESHOLD * 100));
+    json_object_set_new(view, "cv_threshold", report_jprintf("%.0f %%", REPORT_CV_THRESHOLD * 100));
     json_object_set_new(view, "multi_region", json_boolean(m->nregions > 1));
     rbuf_release(&title);
     rbuf_release(&cmd);
@@ -1364,7 +1352,7 @@ static void
 scen_unrecorded(const struct rmodel *m, const struct rscen *sc, json_t *scens, json_t *vscens)
 {
     char key[256];
-    file_key(key, sizeof key, sc->name, "", false);
+    report_file_key(key, sizeof key, "%s", sc->name);
     enum testspec_kind k = sc->kind;
     bool stream = k == TESTSPEC_TCP_STREAM || k == TESTSPEC_UDP_STREAM;
     uint64_t unseen[2];
@@ -1460,9 +1448,10 @@ aggregate_problems(const struct rmodel *m, json_t *sum, json_t *view)
         more += m->runs[r].problems_more;
         if (m->runs[r].problems_more > 0)
             json_array_append_new(
-                vlist, json_pack("{s:s,s:s,s:i,s:s,s:s,s:o}", "dir", m->runs[r].dir, "file",
-                                 JOURNAL_RESULTS_FILE, "line", 0, "kind", "", "why", "", "more",
-                                 jprintf("%zu more lines not taken (not listed; every one was "
+                vlist,
+                json_pack("{s:s,s:s,s:i,s:s,s:s,s:o}", "dir", m->runs[r].dir, "file",
+                          JOURNAL_RESULTS_FILE, "line", 0, "kind", "", "why", "", "more",
+                          report_jprintf("%zu more lines not taken (not listed; every one was "
                                          "said on standard error)",
                                          m->runs[r].problems_more)));
     }

@@ -11,13 +11,6 @@
 #include "common/errors.h"
 #include "report/reportint.h"
 
-static const char *
-js(const json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
-
 /* Every scenario of sum has a known kind: otherwise an error, never a guess. Its journal was
  * read through journal/journal.h, which refuses a kind testspec.h does not know, so this holds
  * unless a reader changes. */
@@ -115,22 +108,6 @@ rcell_matrix_value(struct rbuf *b, const json_t *cell)
 {
     if (json_integer_value(json_object_get(cell, "n")) > 0)
         rbuf_printf(b, "%.3f", json_number_value(json_object_get(cell, "mean")));
-}
-
-void
-rcell_csv_field(struct rbuf *b, const char *s)
-{
-    if (strpbrk(s, ",\"\n\r") == NULL) {
-        rbuf_puts(b, s);
-        return;
-    }
-    rbuf_puts(b, "\"");
-    for (; *s; s++) {
-        rbuf_add(b, s, 1);
-        if (*s == '"')
-            rbuf_add(b, "\"", 1);
-    }
-    rbuf_puts(b, "\"");
 }
 
 int

@@ -40,9 +40,6 @@ const json_t *rcell_find_cell(const json_t *scen, const json_t *cell);
  * appended to b; nothing when it has no ok trial. */
 void rcell_matrix_value(struct rbuf *b, const json_t *cell);
 
-/* s as one CSV field (RFC 4180: quoted when it holds a comma, quote or line break). */
-void rcell_csv_field(struct rbuf *b, const char *s);
-
 /* mkdir -p dir; and the same for the folder of the file path. Return 0 or NS_E*. */
 int rcell_mkdirs(const char *dir, struct err *e);
 int rcell_mkdirs_for(const char *path, struct err *e);

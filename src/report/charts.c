@@ -171,19 +171,6 @@ rchart_emit(struct rchart *cx, const char *key, const char *kind, struct rbuf *s
     return 0;
 }
 
-static double
-jd(const json_t *o, const char *k)
-{
-    return json_number_value(json_object_get(o, k));
-}
-
-static const char *
-js(const json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
-
 /* The heat map's colour scale starts at zero, so that a colour's depth is the value's share of
  * the largest cell: with gnuplot's autoscale (lowest to highest cell) a 4 % spread spanned the
  * whole palette, and neighbours 4 % apart looked hot and cold. The x axis's label says the

@@ -25,19 +25,6 @@
 #define SUMMARY_MAX_BYTES (64u * 1024u)
 #define SUMMARY_FIELD_MAX 200 /* bytes of one string in the summary, before escaping */
 
-static const char *
-js(const json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
-
-static json_int_t
-ji(const json_t *o, const char *k)
-{
-    return json_integer_value(json_object_get(o, k));
-}
-
 /* A summary scenario's kind. Its journal was read through journal/journal.h, which refuses a
  * kind testspec.h does not know, so every scenario has one (summaries_check). */
 static enum testspec_kind

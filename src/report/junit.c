@@ -10,13 +10,6 @@
 
 #define JUNIT_NOTHING "netsurvey compare"
 
-static const char *
-js(const json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
-
 static bool
 jb(const json_t *o, const char *k)
 {

@@ -64,26 +64,6 @@ mstat_fmt(const struct mstat *s, enum testspec_kind k, double v, char *buf, size
     return s->rtt_key != NULL ? units_format_usec(v, buf, len) : report_fmt_metric(k, v, buf, len);
 }
 
-static json_t *mjprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static json_t *
-mjprintf(const char *fmt, ...)
-{
-    char b[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(b, sizeof b, fmt, ap);
-    va_end(ap);
-    return json_string(b);
-}
-
-static const char *
-jstr(const json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s != NULL ? s : "";
-}
-
 static size_t
 label_index(const char *const *labels, size_t n, const char *l)
 {
@@ -119,13 +99,13 @@ grid_init(struct grid *g, const json_t *cols, const json_t *cells)
     if (g->labels == NULL || g->cell == NULL)
         return NS_ENOMEM;
     for (size_t i = 0; i < n; i++)
-        g->labels[i] = jstr(json_array_get(cols, i), "label");
+        g->labels[i] = js(json_array_get(cols, i), "label");
     size_t i;
     const json_t *c;
     json_array_foreach(cells, i, c)
     {
-        size_t r = label_index(g->labels, n, jstr(c, "src_zone"));
-        size_t d = label_index(g->labels, n, jstr(c, "dst_zone"));
+        size_t r = label_index(g->labels, n, js(c, "src_zone"));
+        size_t d = label_index(g->labels, n, js(c, "dst_zone"));
         if (r < n && d < n)
             g->cell[r * n + d] = c;
     }
@@ -152,7 +132,7 @@ stat_matrix(const struct mstat *s, const struct grid *g, enum testspec_kind k, c
             const json_t *sview, json_t *slist, json_t *vlist)
 {
     char file[512], b[64];
-    snprintf(file, sizeof file, "matrix-%s-%s.csv", jstr(ssum, "file_key"), s->key);
+    snprintf(file, sizeof file, "matrix-%s-%s.csv", js(ssum, "file_key"), s->key);
     const char *unit = s->rtt_key != NULL ? "us" : rkind_unit(k);
     json_t *cells = json_array(), *rows = json_array();
     for (size_t r = 0; r < g->n; r++) {
@@ -176,8 +156,7 @@ stat_matrix(const struct mstat *s, const struct grid *g, enum testspec_kind k, c
                                            s->title, "unit", unit, "source", s->source, "file",
                                            file, "cells", cells));
     char caption[600];
-    snprintf(caption, sizeof caption, "%s, %s, %s", jstr(sview, "name"), jstr(sview, "family"),
-             unit);
+    snprintf(caption, sizeof caption, "%s, %s, %s", js(sview, "name"), js(sview, "family"), unit);
     json_array_append_new(
         vlist, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:o}", "stat", s->key, "title", s->title,
                          "caption", caption, "source", s->source, "file", file, "note", "", "cols",
@@ -294,11 +273,11 @@ asym_pair(const struct grid *g, size_t r, size_t c, enum testspec_kind k, struct
     json_array_append_new(
         acc->flags,
         json_pack("{s:s,s:s,s:o}", "zone_a", abhi ? la : lb, "zone_b", abhi ? lb : la, "text",
-                  mjprintf("%s → %s is %.1f %% higher than %s → %s: %s against %s (means "
-                           "of %llu and %llu trials; %s)",
-                           abhi ? la : lb, abhi ? lb : la, fabs(d), abhi ? lb : la, abhi ? la : lb,
-                           hi, lo, (unsigned long long)(abhi ? ab.n : ba.n),
-                           (unsigned long long)(abhi ? ba.n : ab.n), test)));
+                  report_jprintf("%s → %s is %.1f %% higher than %s → %s: %s against %s (means "
+                                 "of %llu and %llu trials; %s)",
+                                 abhi ? la : lb, abhi ? lb : la, fabs(d), abhi ? lb : la,
+                                 abhi ? la : lb, hi, lo, (unsigned long long)(abhi ? ab.n : ba.n),
+                                 (unsigned long long)(abhi ? ba.n : ab.n), test)));
 }
 
 /* The sentence under the matrix: what was tested, and what was found. */
@@ -371,7 +350,7 @@ asymmetry(const struct grid *g, enum testspec_kind k, json_t *ssum, json_t *svie
 static int
 scenario_stats(json_t *ssum, json_t *sview)
 {
-    int ki = testspec_kind_find(jstr(ssum, "test"));
+    int ki = testspec_kind_find(js(ssum, "test"));
     if (ki < 0)
         return 0; /* the journal refuses unknown kinds: nothing to say of one */
     enum testspec_kind k = (enum testspec_kind)ki;
@@ -401,10 +380,10 @@ file_owner(const json_t *scens, const char *file)
     json_array_foreach(scens, i, s)
     {
         char own[512];
-        snprintf(own, sizeof own, "matrix-%s.csv", jstr(s, "file_key"));
+        snprintf(own, sizeof own, "matrix-%s.csv", js(s, "file_key"));
         if (strcmp(own, file) == 0)
             return s;
-        snprintf(own, sizeof own, "matrix-%s-regions.csv", jstr(s, "file_key"));
+        snprintf(own, sizeof own, "matrix-%s-regions.csv", js(s, "file_key"));
         if (json_object_get(s, "region_cells") != NULL && strcmp(own, file) == 0)
             return s;
     }
@@ -422,14 +401,15 @@ stat_files_unclash(const json_t *ss, const json_t *vs)
         const json_t *vm = json_object_get(json_array_get(vs, i), "stat_matrices");
         for (size_t j = 0; j < json_array_size(sm); j++) {
             json_t *so = json_array_get(sm, j), *vo = json_array_get(vm, j);
-            const char *file = jstr(so, "file");
+            const char *file = js(so, "file");
             const json_t *owner = file_owner(ss, file);
             if (owner == NULL)
                 continue;
-            json_object_set_new(vo, "note",
-                                mjprintf("Not written to %s: that is the name of scenario %s's "
-                                         "matrix.",
-                                         file, jstr(owner, "name")));
+            json_object_set_new(
+                vo, "note",
+                report_jprintf("Not written to %s: that is the name of scenario %s's "
+                               "matrix.",
+                               file, js(owner, "name")));
             json_object_set_new(so, "file", json_null());
         }
     }
@@ -450,25 +430,6 @@ report_matrix_stats(json_t *sum, json_t *view)
 
 /* --- CSV ---------------------------------------------------------------------------------- */
 
-/* render.c's quoting of matrix-<scenario>.csv: RFC 4180, a field with , " or a line break is
- * quoted and its quotes doubled. */
-static void
-csv_field(struct rbuf *b, const char *s)
-{
-    if (strpbrk(s, ",\"\n\r") == NULL) {
-        rbuf_puts(b, s);
-        return;
-    }
-    rbuf_puts(b, "\"");
-    for (; *s; s++) {
-        if (*s == '"')
-            rbuf_puts(b, "\"\"");
-        else
-            rbuf_add(b, s, 1);
-    }
-    rbuf_puts(b, "\"");
-}
-
 /* The same layout as matrix-<scenario>.csv: "src\dst,<zone>,..." then one row per source
  * zone, the value with 3 decimals, empty where the cell has none. */
 static int
@@ -483,15 +444,15 @@ write_stat_csv(const char *path, const json_t *zones, const json_t *m, struct er
         return err_set(e, NS_ENOMEM, "out of memory writing %s", path);
     }
     for (size_t i = 0; i < n; i++)
-        labels[i] = jstr(json_array_get(zones, i), "label");
+        labels[i] = js(json_array_get(zones, i), "label");
     for (size_t i = 0; i < n * n; i++)
         v[i] = NAN;
     size_t i;
     const json_t *c;
     json_array_foreach(json_object_get(m, "cells"), i, c)
     {
-        size_t r = label_index(labels, n, jstr(c, "src_zone"));
-        size_t d = label_index(labels, n, jstr(c, "dst_zone"));
+        size_t r = label_index(labels, n, js(c, "src_zone"));
+        size_t d = label_index(labels, n, js(c, "dst_zone"));
         if (r < n && d < n)
             v[r * n + d] = json_number_value(json_object_get(c, "value"));
     }
@@ -500,11 +461,11 @@ write_stat_csv(const char *path, const json_t *zones, const json_t *m, struct er
     rbuf_puts(&b, "src\\dst");
     for (size_t col = 0; col < n; col++) {
         rbuf_puts(&b, ",");
-        csv_field(&b, labels[col]);
+        rbuf_csv_field(&b, labels[col]);
     }
     rbuf_puts(&b, "\n");
     for (size_t r = 0; r < n; r++) {
-        csv_field(&b, labels[r]);
+        rbuf_csv_field(&b, labels[r]);
         for (size_t col = 0; col < n; col++) {
             rbuf_puts(&b, ",");
             if (!isnan(v[r * n + col]))
@@ -531,7 +492,7 @@ report_matrix_csvs(const char *dir, const json_t *sum, struct err *e)
             if (json_is_null(json_object_get(m, "file")))
                 continue; /* its name is another scenario's matrix */
             char path[4096];
-            snprintf(path, sizeof path, "%s/%s", dir, jstr(m, "file"));
+            snprintf(path, sizeof path, "%s/%s", dir, js(m, "file"));
             int rc = write_stat_csv(path, json_object_get(sum, "zones"), m, e);
             if (rc != 0)
                 return rc;

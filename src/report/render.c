@@ -82,12 +82,12 @@ write_csv(const char *path, const json_t *labels, const json_t *cells, const cha
     size_t n = json_array_size(labels);
     for (size_t c = 0; c < n; c++) {
         rbuf_puts(&b, ",");
-        rcell_csv_field(&b, json_string_value(json_array_get(labels, c)));
+        rbuf_csv_field(&b, json_string_value(json_array_get(labels, c)));
     }
     rbuf_puts(&b, "\n");
     for (size_t r = 0; r < n; r++) {
         const char *rl = json_string_value(json_array_get(labels, r));
-        rcell_csv_field(&b, rl);
+        rbuf_csv_field(&b, rl);
         for (size_t c = 0; c < n; c++) {
             const char *cl = json_string_value(json_array_get(labels, c));
             rbuf_puts(&b, ",");

@@ -35,6 +35,14 @@ void rbuf_release(struct rbuf *b);
 void rbuf_add(struct rbuf *b, const char *s, size_t n);
 void rbuf_puts(struct rbuf *b, const char *s);
 void rbuf_printf(struct rbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s as one CSV field (RFC 4180: quoted when it holds a comma, quote or line break, its quotes
+ * doubled): every CSV the reports write quotes its fields this one way. */
+void rbuf_csv_field(struct rbuf *b, const char *s);
+
+/* The printf-formatted text as a part of a file name, into out: every byte but letters, digits,
+ * '.', '_' and '-' becomes '_' (a scenario's name in matrix-<key>.csv, trend-<key>.csv, ...). */
+void report_file_key(char *out, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 
 /* Stream into path atomically: open path.tmp as b's sink; finish writes the rest and renames
  * (or removes the tmp file when rc != 0). Return 0 or NS_E*. */
@@ -45,6 +53,30 @@ int report_stream_finish(const char *path, struct rbuf *b, int rc, struct err *e
 int report_write_file(const char *path, const struct rbuf *b, struct err *e);
 /* Read a whole file (caller frees *out, NUL-terminated). */
 int report_read_file(const char *path, char **out, size_t *len, size_t cap, struct err *e);
+
+/* Members of the JSON the reports build and read (summary.json, the views): a member that is
+ * absent or of another type reads as "" or 0, as a template shows it. */
+static inline const char *
+js(const json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s != NULL ? s : "";
+}
+
+static inline json_int_t
+ji(const json_t *o, const char *k)
+{
+    return json_integer_value(json_object_get(o, k));
+}
+
+static inline double
+jd(const json_t *o, const char *k)
+{
+    return json_number_value(json_object_get(o, k));
+}
+
+/* A JSON string of the printf-formatted text, cut at 1023 bytes (new reference). */
+json_t *report_jprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Between begin and end, jansson allocates from big chunks freed all at once at the end (see
  * util.c); every JSON value made in between must be released before end. Process-wide: no

@@ -253,6 +253,38 @@ skip_standalone(const char *start_of_tag, const char *after_tag, const char *tmp
     return after_tag;
 }
 
+/* A section's body [body, body_end) over v: inverted ('^'), once when v is false; else once
+ * per item of an array, once inside any other true value. open is the tag, for messages. */
+static int
+render_section(struct tstate *st, char kind, const json_t *v, const char *body,
+               const char *body_end, const char *open)
+{
+    if (kind == '^')
+        return truthy(v) ? 0 : render(st, body, body_end);
+    if (!truthy(v))
+        return 0;
+    if (st->depth >= TMPL_MAX_DEPTH)
+        return err_set(st->e, NS_EPARSE, "template line %u: sections nested too deep",
+                       line_of(st->tmpl, open));
+    if (!json_is_array(v)) {
+        st->stack[st->depth++] = v;
+        int rc = render(st, body, body_end);
+        st->depth--;
+        return rc;
+    }
+    size_t i;
+    const json_t *item;
+    json_array_foreach(v, i, item)
+    {
+        st->stack[st->depth++] = item;
+        int rc = render(st, body, body_end);
+        st->depth--;
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
 static int
 render(struct tstate *st, const char *p, const char *end)
 {
@@ -302,32 +334,7 @@ render(struct tstate *st, const char *p, const char *end)
         if (resume != past)
             while (body_end > body && (body_end[-1] == ' ' || body_end[-1] == '\t'))
                 body_end--;
-        const json_t *v = lookup(st, n, len);
-        int rc = 0;
-        if (kind == '^') {
-            if (!truthy(v))
-                rc = render(st, body, body_end);
-        } else if (truthy(v)) {
-            if (st->depth >= TMPL_MAX_DEPTH)
-                return err_set(st->e, NS_EPARSE, "template line %u: sections nested too deep",
-                               line_of(st->tmpl, open));
-            if (json_is_array(v)) {
-                size_t i;
-                const json_t *item;
-                json_array_foreach(v, i, item)
-                {
-                    st->stack[st->depth++] = item;
-                    rc = render(st, body, body_end);
-                    st->depth--;
-                    if (rc != 0)
-                        break;
-                }
-            } else {
-                st->stack[st->depth++] = v;
-                rc = render(st, body, body_end);
-                st->depth--;
-            }
-        }
+        int rc = render_section(st, kind, lookup(st, n, len), body, body_end, open);
         if (rc != 0)
             return rc;
         p = resume;

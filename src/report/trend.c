@@ -15,25 +15,6 @@
 
 #define TREND_FLAG_LINES 20 /* lines of r->flags before "... and N more" */
 
-static const char *
-js(const json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
-
-static json_int_t
-ji(const json_t *o, const char *k)
-{
-    return json_integer_value(json_object_get(o, k));
-}
-
-static double
-jd(const json_t *o, const char *k)
-{
-    return json_number_value(json_object_get(o, k));
-}
-
 /* --- scenarios and cells across the runs ---------------------------------------------------- */
 
 static struct tscen *
@@ -243,15 +224,6 @@ cell_decide(struct tcell *tc, size_t ncols, bool lower_is_better, double pct)
 
 /* --- file keys ------------------------------------------------------------------------------ */
 
-static void
-sanitize(char *s)
-{
-    for (char *p = s; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-              *p == '.' || *p == '_' || *p == '-'))
-            *p = '_';
-}
-
 /* Whether a trended scenario before i has that key. */
 static bool
 key_taken(const struct trend *t, size_t i, const char *key)
@@ -270,8 +242,7 @@ keys_assign(struct trend *t)
 {
     for (size_t i = 0; i < t->nscens; i++) {
         struct tscen *s = &t->scens[i];
-        snprintf(s->key, sizeof s->key, "%.200s", js(s->def, "name"));
-        sanitize(s->key);
+        report_file_key(s->key, sizeof s->key, "%.200s", js(s->def, "name"));
     }
     for (size_t i = 0; i < t->nscens; i++) {
         struct tscen *s = &t->scens[i];
@@ -281,9 +252,8 @@ keys_assign(struct trend *t)
             const struct tscen *o = &t->scens[j];
             if (j != i && tscen_trended(o) && !strcmp(o->key, s->key)) {
                 char k[300];
-                snprintf(k, sizeof k, "%.200s-%s-%s", js(s->def, "name"), js(s->def, "test"),
-                         js(s->def, "family"));
-                sanitize(k);
+                report_file_key(k, sizeof k, "%.200s-%s-%s", js(s->def, "name"), js(s->def, "test"),
+                                js(s->def, "family"));
                 memcpy(s->key, k, sizeof k);
                 break;
             }

@@ -14,38 +14,6 @@
 #include "report/reportint.h"
 #include "report/trendint.h"
 
-static const char *
-js(const json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s ? s : "";
-}
-
-static json_int_t
-ji(const json_t *o, const char *k)
-{
-    return json_integer_value(json_object_get(o, k));
-}
-
-static double
-jd(const json_t *o, const char *k)
-{
-    return json_number_value(json_object_get(o, k));
-}
-
-static json_t *jprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static json_t *
-jprintf(const char *fmt, ...)
-{
-    char b[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(b, sizeof b, fmt, ap);
-    va_end(ap);
-    return json_string(b);
-}
-
 static const json_t *
 run_obj(const struct trun *r)
 {
@@ -63,16 +31,16 @@ write_csv(const struct trend *t, const struct tscen *s, const char *dir, struct 
     rbuf_puts(&b, "scenario,src,dst");
     for (size_t k = 0; k < s->ncols; k++) {
         rbuf_puts(&b, ",");
-        rcell_csv_field(&b, t->runs[s->cols[k]].run_id);
+        rbuf_csv_field(&b, t->runs[s->cols[k]].run_id);
     }
     rbuf_puts(&b, "\n");
     for (size_t j = 0; j < s->ncells; j++) {
         const struct tcell *c = &s->cells[j];
-        rcell_csv_field(&b, js(s->def, "name"));
+        rbuf_csv_field(&b, js(s->def, "name"));
         rbuf_puts(&b, ",");
-        rcell_csv_field(&b, c->src);
+        rbuf_csv_field(&b, c->src);
         rbuf_puts(&b, ",");
-        rcell_csv_field(&b, c->dst);
+        rbuf_csv_field(&b, c->dst);
         for (size_t k = 0; k < s->ncols; k++) {
             rbuf_puts(&b, ",");
             if (c->c[k] != NULL)
@@ -516,7 +484,7 @@ view_flagged(const struct trend *t)
                                 js(s->def, "family"), "src", c->src, "dst", c->dst, "k",
                                 (json_int_t)at + 1, "run_id", t->runs[at].run_id, "base",
                                 (json_int_t)b + 1, "value", m, "base_value", m0, "excess",
-                                jprintf("%.1f %%", c->flag_excess)));
+                                report_jprintf("%.1f %%", c->flag_excess)));
         }
     }
     return list;
@@ -538,16 +506,17 @@ trend_view(const struct trend *t)
     json_object_set_new(v, "has_flagged", json_boolean(json_array_size(fl) > 0));
     json_object_set_new(v, "flagged", fl);
     json_object_set_new(v, "nruns", json_integer((json_int_t)t->nruns));
-    json_object_set_new(v, "threshold", jprintf("%.1f %%", t->o->max_regression_pct));
+    json_object_set_new(v, "threshold", report_jprintf("%.1f %%", t->o->max_regression_pct));
     json_object_set_new(v, "first", json_string(t->runs[0].started));
     json_object_set_new(v, "last", json_string(t->runs[t->nruns - 1].started));
     json_object_set_new(
         v, "summary",
-        jprintf("%zu runs; %zu scenario%s trended (%zu zone cell%s), %zu in one run only; %zu "
-                "cell%s flagged",
-                t->nruns, t->ntrended, t->ntrended == 1 ? "" : "s", t->ncells,
-                t->ncells == 1 ? "" : "s", t->nscens - t->ntrended, t->nflagged,
-                t->nflagged == 1 ? "" : "s"));
+        report_jprintf(
+            "%zu runs; %zu scenario%s trended (%zu zone cell%s), %zu in one run only; %zu "
+            "cell%s flagged",
+            t->nruns, t->ntrended, t->ntrended == 1 ? "" : "s", t->ncells,
+            t->ncells == 1 ? "" : "s", t->nscens - t->ntrended, t->nflagged,
+            t->nflagged == 1 ? "" : "s"));
     json_object_set_new(v, "nothing", json_boolean(t->ntrended == 0));
     json_object_set_new(v, "version", json_string(NS_VERSION));
     return v;

@@ -121,6 +121,46 @@ rbuf_printf(struct rbuf *b, const char *fmt, ...)
     free(big);
 }
 
+void
+rbuf_csv_field(struct rbuf *b, const char *s)
+{
+    if (strpbrk(s, ",\"\n\r") == NULL) {
+        rbuf_puts(b, s);
+        return;
+    }
+    rbuf_puts(b, "\"");
+    for (; *s; s++) {
+        rbuf_add(b, s, 1);
+        if (*s == '"')
+            rbuf_add(b, "\"", 1);
+    }
+    rbuf_puts(b, "\"");
+}
+
+json_t *
+report_jprintf(const char *fmt, ...)
+{
+    char b[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b, sizeof b, fmt, ap);
+    va_end(ap);
+    return json_string(b);
+}
+
+void
+report_file_key(char *out, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(out, len, fmt, ap);
+    va_end(ap);
+    for (char *p = out; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '.' || *p == '_' || *p == '-'))
+            *p = '_';
+}
+
 int
 report_write_file(const char *path, const struct rbuf *b, struct err *e)
 {

@@ -4,7 +4,23 @@
 #include <string.h>
 
 #include "journal/journal.h"
+#include "survey/resume.h"
 #include "survey/run.h"
+
+int
+survey_resume_read_run(const char *dir, struct journal_run **out, struct err *e)
+{
+    bool unknown = false;
+    int rc = journal_read_run_v(dir, out, &unknown, e);
+    if (rc == 0)
+        return 0;
+    err_prefix(e, "cannot resume %s", dir);
+    if (unknown && e != NULL) {
+        size_t n = strlen(e->msg);
+        snprintf(e->msg + n, sizeof e->msg - n, "; resume it with the netsurvey that wrote it");
+    }
+    return rc;
+}
 
 int
 survey_load_recorded_plan(const char *dir, struct plan **out, struct plan_diags *d, struct err *e)
@@ -14,9 +30,9 @@ survey_load_recorded_plan(const char *dir, struct plan **out, struct plan_diags 
     if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, JOURNAL_RUN_FILE) >= sizeof path)
         return err_set(e, NS_ETOOBIG, "cannot resume %s: path too long", dir);
     struct journal_run *run = NULL;
-    int rc = journal_read_run(dir, &run, e);
+    int rc = survey_resume_read_run(dir, &run, e);
     if (rc != 0)
-        return err_prefix(e, "cannot resume %s", dir);
+        return rc;
     if (run->plan_source == NULL)
         rc = err_set(e, NS_EPARSE, "cannot resume %s: %s records no plan source; give PLAN", dir,
                      path);

@@ -32,6 +32,7 @@
 #include "survey/adapt.h"
 #include "survey/env.h"
 #include "survey/host_target.h"
+#include "survey/resume.h"
 #include "survey/trial.h"
 #include "transport/transport.h"
 
@@ -1086,37 +1087,22 @@ resume_take(void *arg, const struct journal_trial *rec, struct err *e)
     return 0;
 }
 
-static int
-resume_unknown_version(const struct runner *r, const char *schema, struct err *e)
-{
-    char v[64];
-    printable(v, sizeof v, schema);
-    return err_set(e, NS_EINVAL,
-                   "cannot resume %s: its run.json is %s, a version this netsurvey does not know "
-                   "(it resumes %s, reads %s too); resume it with the netsurvey that wrote it",
-                   r->o->dir, v, JOURNAL_RUN_SCHEMA, JOURNAL_RUN_SCHEMA_1);
-}
-
-/* run.json of the directory being resumed: a run of this format, of the same plan. */
+/* run.json of the directory being resumed: a run of this format, of the same plan. The reader
+ * takes only the versions it knows (an unknown one is refused there, with its way out): this
+ * one, or the older one refused here. */
 static int
 resume_check(struct runner *r, struct err *e)
 {
     struct journal_run *run = NULL;
-    int rc = journal_read_run(r->o->dir, &run, e);
-    if (rc != 0) {
-        err_prefix(e, "cannot resume %s", r->o->dir);
+    if (survey_resume_read_run(r->o->dir, &run, e) != 0)
         return NS_EINVAL;
-    }
+    int rc = 0;
     if (run->schema != NULL && strcmp(run->schema, JOURNAL_RUN_SCHEMA_1) == 0)
         rc = err_set(e, NS_EINVAL,
                      "cannot resume %s: its run.json is %s, written by an older netsurvey; "
                      "resume it with that version, or start a new run",
                      r->o->dir, JOURNAL_RUN_SCHEMA_1);
-    else if (run->schema != NULL && strncmp(run->schema, "netsurvey.run/", 14) == 0 &&
-             strcmp(run->schema, JOURNAL_RUN_SCHEMA) != 0)
-        rc = resume_unknown_version(r, run->schema, e);
-    else if (run->schema == NULL || strcmp(run->schema, JOURNAL_RUN_SCHEMA) != 0 ||
-             run->run_id == NULL || run->plan_sha256 == NULL)
+    else if (run->run_id == NULL || run->plan_sha256 == NULL)
         rc = err_set(e, NS_EINVAL, "cannot resume %s: run.json is not a netsurvey run", r->o->dir);
     else if (strcmp(run->plan_sha256, r->plan_sha) != 0 && !r->o->force)
         rc = err_set(e, NS_EINVAL,

@@ -617,6 +617,76 @@ parse_probe(const struct sshx *x, char *out, char *arch, size_t alen, char *home
     return 0;
 }
 
+/* Ask the host for its architecture and $HOME, make ~/SSH_CACHE_DIR, and hash the cached copy
+ * named name if there is one (have: its sha256, "" when none). */
+static int
+deploy_probe(struct sshx *x, const char *name, char *arch, size_t alen, char *home, size_t hlen,
+             char *have, size_t havelen, struct err *e)
+{
+    char qname[2 * NAME_MAX + 8];
+    transport_quote_arg(name, qname, sizeof qname);
+    char cmd[1024];
+    snprintf(
+        cmd, sizeof cmd,
+        "uname -m; printf '%%s\\n' \"$HOME\"; d=\"$HOME/" SSH_CACHE_DIR "\"; [ -d \"$d\" ] || "
+        "{ mkdir -p \"$d\" && chmod 700 \"$d\"; } || exit 1; f=\"$d/\"%s; if [ -x \"$f\" ]; then "
+        "sha256sum \"$f\"; fi; exit 0",
+        qname);
+    struct transport_output o;
+    int rc = run_cmd(x, cmd, &o, e);
+    if (rc == 0 && o.status != 0)
+        rc = err_set(e, NS_EREMOTE, "%s: cannot create ~/" SSH_CACHE_DIR " on the host: %s",
+                     x->base.name, o.err);
+    if (rc == 0)
+        rc = parse_probe(x, o.out, arch, alen, home, hlen, have, havelen, e);
+    transport_output_release(&o);
+    return rc;
+}
+
+/* Upload f to a temporary name beside final, then rename it over final and check the host's
+ * hash of what landed; the temporary file is removed when anything fails. */
+static int
+deploy_upload(struct sshx *x, const struct transport_deploy_file *f, const char *home,
+              const char *name, const char *final, struct err *e)
+{
+    uint8_t rnd[8];
+    char rhex[17] = "0";
+    if (sha256_random_bytes(rnd, sizeof rnd) == 0)
+        sha256_hex_encode(rnd, sizeof rnd, rhex);
+    char tmp[PATH_MAX];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s/" SSH_CACHE_DIR "/.%.150s.%s.tmp", home, name,
+                         rhex) >= sizeof tmp)
+        tmp[0] = '\0';
+    pthread_mutex_lock(&x->mu);
+    int rc = x->dropped ? err_set(e, NS_ECLOSED, "%s: session dropped", x->base.name)
+                        : upload_locked(x, f, tmp, e);
+    if (rc == 0)
+        x->uploads++;
+    pthread_mutex_unlock(&x->mu);
+    /* atomic rename over whatever a concurrent upload of the same bytes left there */
+    char qtmp[2 * PATH_MAX], qfinal[2 * PATH_MAX], mv[6 * PATH_MAX + 64];
+    transport_quote_arg(tmp, qtmp, sizeof qtmp);
+    transport_quote_arg(final, qfinal, sizeof qfinal);
+    struct transport_output o;
+    if (rc == 0) {
+        /* the probe re-hashes a cached file before trusting it, so a bad one is replaced */
+        snprintf(mv, sizeof mv, "mv -f %s %s && exec sha256sum %s", qtmp, qfinal, qfinal);
+        rc = run_cmd(x, mv, &o, e);
+        if (rc == 0 && (o.status != 0 || o.out_len < 64 || memcmp(o.out, f->sha256_hex, 64)))
+            rc = err_set(e, NS_EREMOTE,
+                         "%s: upload not verified on the host (sha256sum said '%.64s'%s%s)",
+                         x->base.name, o.out, o.err_len ? ": " : "", o.err);
+        transport_output_release(&o);
+    }
+    if (rc != 0) {
+        struct err ignored;
+        snprintf(mv, sizeof mv, "rm -f %s", qtmp);
+        run_cmd(x, mv, &o, &ignored);
+        transport_output_release(&o);
+    }
+    return rc;
+}
+
 static int
 sshx_deploy(struct transport *t, const char *local_path, char *remote_path, size_t len,
             struct err *e)
@@ -636,25 +706,8 @@ sshx_deploy(struct transport *t, const char *local_path, char *remote_path, size
     }
     char name[NAME_MAX + 1];
     transport_deploy_cache_name(local_path, f.sha256_hex, name, sizeof name);
-    char qname[2 * NAME_MAX + 8];
-    transport_quote_arg(name, qname, sizeof qname);
-
-    char cmd[1024];
-    snprintf(
-        cmd, sizeof cmd,
-        "uname -m; printf '%%s\\n' \"$HOME\"; d=\"$HOME/" SSH_CACHE_DIR "\"; [ -d \"$d\" ] || "
-        "{ mkdir -p \"$d\" && chmod 700 \"$d\"; } || exit 1; f=\"$d/\"%s; if [ -x \"$f\" ]; then "
-        "sha256sum \"$f\"; fi; exit 0",
-        qname);
-    struct transport_output o;
-    rc = run_cmd(x, cmd, &o, e);
     char arch[64], home[PATH_MAX], have[80];
-    if (rc == 0 && o.status != 0)
-        rc = err_set(e, NS_EREMOTE, "%s: cannot create ~/" SSH_CACHE_DIR " on the host: %s",
-                     x->base.name, o.err);
-    if (rc == 0)
-        rc = parse_probe(x, o.out, arch, sizeof arch, home, sizeof home, have, sizeof have, e);
-    transport_output_release(&o);
+    rc = deploy_probe(x, name, arch, sizeof arch, home, sizeof home, have, sizeof have, e);
     if (rc == 0 && !transport_deploy_arch_matches(f.machine, arch))
         rc = err_set(e, NS_EREMOTE, "%s: the host is %s but '%s' is built for %s", x->base.name,
                      arch, local_path, f.machine);
@@ -662,42 +715,8 @@ sshx_deploy(struct transport *t, const char *local_path, char *remote_path, size
     if (rc == 0 && (size_t)snprintf(final, sizeof final, "%s/" SSH_CACHE_DIR "/%s", home, name) >=
                        sizeof final)
         rc = err_set(e, NS_ERANGE, "%s: remote path too long", x->base.name);
-    if (rc == 0 && strcmp(have, f.sha256_hex) != 0) {
-        uint8_t rnd[8];
-        char rhex[17] = "0";
-        if (sha256_random_bytes(rnd, sizeof rnd) == 0)
-            sha256_hex_encode(rnd, sizeof rnd, rhex);
-        char tmp[PATH_MAX];
-        if ((size_t)snprintf(tmp, sizeof tmp, "%s/" SSH_CACHE_DIR "/.%.150s.%s.tmp", home, name,
-                             rhex) >= sizeof tmp)
-            tmp[0] = '\0';
-        pthread_mutex_lock(&x->mu);
-        rc = x->dropped ? err_set(e, NS_ECLOSED, "%s: session dropped", x->base.name)
-                        : upload_locked(x, &f, tmp, e);
-        if (rc == 0)
-            x->uploads++;
-        pthread_mutex_unlock(&x->mu);
-        /* atomic rename over whatever a concurrent upload of the same bytes left there */
-        char qtmp[2 * PATH_MAX], qfinal[2 * PATH_MAX], mv[6 * PATH_MAX + 64];
-        transport_quote_arg(tmp, qtmp, sizeof qtmp);
-        transport_quote_arg(final, qfinal, sizeof qfinal);
-        if (rc == 0) {
-            /* the probe re-hashes a cached file before trusting it, so a bad one is replaced */
-            snprintf(mv, sizeof mv, "mv -f %s %s && exec sha256sum %s", qtmp, qfinal, qfinal);
-            rc = run_cmd(x, mv, &o, e);
-            if (rc == 0 && (o.status != 0 || o.out_len < 64 || memcmp(o.out, f.sha256_hex, 64)))
-                rc = err_set(e, NS_EREMOTE,
-                             "%s: upload not verified on the host (sha256sum said '%.64s'%s%s)",
-                             x->base.name, o.out, o.err_len ? ": " : "", o.err);
-            transport_output_release(&o);
-        }
-        if (rc != 0) {
-            struct err ignored;
-            snprintf(mv, sizeof mv, "rm -f %s", qtmp);
-            run_cmd(x, mv, &o, &ignored);
-            transport_output_release(&o);
-        }
-    }
+    if (rc == 0 && strcmp(have, f.sha256_hex) != 0)
+        rc = deploy_upload(x, &f, home, name, final, e);
     transport_deploy_release(&f);
     if (rc != 0)
         return rc;

@@ -127,6 +127,15 @@ int journal_read_trials(const char *dir, const char *run_id, journal_trial_fn fn
                         journal_skip_fn skip, void *arg, struct journal_read_stats *st,
                         struct err *e);
 
+/* journal_read_trials without the histograms' buckets: every record reads as there but for
+ * result.buckets (NULL) and result.nbuckets (0); has_hist and hist_sub_bits are as read, and a
+ * line is taken or passed over exactly as there (the buckets are checked, only not kept). For a
+ * reader that needs no percentiles (a trend), which spends most of its time otherwise storing
+ * nsperf's 1 024 buckets per octave. */
+int journal_read_trials_nobuckets(const char *dir, const char *run_id, journal_trial_fn fn,
+                                  journal_skip_fn skip, void *arg, struct journal_read_stats *st,
+                                  struct err *e);
+
 /* One line's reader, for journal_read_trials and its tests: scratch space (the fast reader's
  * strings and buckets, jansson's tree) reused line after line. */
 struct journal_reader;
@@ -136,6 +145,9 @@ struct journal_reader *journal_reader_new(bool slow);
 void journal_reader_free(struct journal_reader *rd);
 /* The run whose records rd takes (borrowed; NULL, the default: any run's). */
 void journal_reader_set_run(struct journal_reader *rd, const char *run_id);
+/* Whether rd's records hold their histogram's buckets (the default) or not
+ * (journal_read_trials_nobuckets). */
+void journal_reader_keep_buckets(struct journal_reader *rd, bool keep);
 
 /* Read one line (its newline may be included) into *t, whose pointers stay valid until the
  * next call with rd. Returns 0, NS_EPARSE (a line passed over: JOURNAL_SKIP_BAD) or NS_EPROTO

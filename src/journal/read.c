@@ -18,6 +18,7 @@
 
 struct journal_reader {
     bool slow;
+    bool no_buckets;    /* journal_reader_keep_buckets(rd, false) */
     const char *run_id; /* the run whose records are taken; NULL: any */
     struct journal_scan *scan;
     struct journal_buckets bb; /* the jansson path's */
@@ -46,6 +47,13 @@ journal_reader_set_run(struct journal_reader *rd, const char *run_id)
 }
 
 void
+journal_reader_keep_buckets(struct journal_reader *rd, bool keep)
+{
+    rd->no_buckets = !keep;
+    journal_scan_keep_buckets(rd->scan, keep);
+}
+
+void
 journal_reader_free(struct journal_reader *rd)
 {
     if (rd == NULL)
@@ -69,6 +77,10 @@ journal_reader_parse(struct journal_reader *rd, const char *line, size_t len,
             return err_set(e, NS_EPARSE, "%s", je.text);
         if (journal_trial_from_json(rd->tree, &rd->bb, t) != 0)
             return err_set(e, NS_ENOMEM, "out of memory");
+        if (rd->no_buckets) { /* as the fast decoder leaves them */
+            t->result.buckets = NULL;
+            t->result.nbuckets = 0;
+        }
     }
     int rc = journal_trial_check(t, e);
     if (rc != 0 || rd->run_id == NULL || (t->run_id != NULL && strcmp(t->run_id, rd->run_id) == 0))
@@ -274,11 +286,19 @@ int
 journal_read_trials(const char *dir, const char *run_id, journal_trial_fn fn, journal_skip_fn skip,
                     void *arg, struct journal_read_stats *st, struct err *e)
 {
-    return journal_read_trials_capped(dir, run_id, JOURNAL_LINE_MAX, fn, skip, arg, st, e);
+    return journal_read_trials_capped(dir, run_id, JOURNAL_LINE_MAX, true, fn, skip, arg, st, e);
 }
 
 int
-journal_read_trials_capped(const char *dir, const char *run_id, size_t line_max,
+journal_read_trials_nobuckets(const char *dir, const char *run_id, journal_trial_fn fn,
+                              journal_skip_fn skip, void *arg, struct journal_read_stats *st,
+                              struct err *e)
+{
+    return journal_read_trials_capped(dir, run_id, JOURNAL_LINE_MAX, false, fn, skip, arg, st, e);
+}
+
+int
+journal_read_trials_capped(const char *dir, const char *run_id, size_t line_max, bool buckets,
                            journal_trial_fn fn, journal_skip_fn skip, void *arg,
                            struct journal_read_stats *st, struct err *e)
 {
@@ -292,8 +312,10 @@ journal_read_trials_capped(const char *dir, const char *run_id, size_t line_max,
     struct journal_reader *rd = journal_reader_new(slow_wanted());
     if (rd == NULL)
         rc = err_set(e, NS_ENOMEM, "out of memory");
-    else
+    else {
         journal_reader_set_run(rd, run_id);
+        journal_reader_keep_buckets(rd, buckets);
+    }
     unsigned long lineno = 0;
     bool more = true;
     while (rc == 0 && more) {

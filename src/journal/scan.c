@@ -20,6 +20,7 @@
 
 struct journal_scan {
     struct journal_buckets bb;
+    bool no_buckets; /* journal_scan_keep_buckets(s, false) */
     size_t arena_len;
     char arena[SCAN_ARENA];
 };
@@ -47,6 +48,77 @@ journal_scan_free(struct journal_scan *s)
         return;
     journal_buckets_release(&s->bb);
     free(s);
+}
+
+void
+journal_scan_keep_buckets(struct journal_scan *s, bool keep)
+{
+    s->no_buckets = !keep;
+}
+
+/* --- eight bytes at a time ----------------------------------------------------------------------
+ * A journal is mostly digits (histogram buckets, reals) and plain strings: on a little-endian
+ * machine their runs are found 8 bytes at a time (SWAR), the first byte that ends one by the
+ * lowest flag of a word, instead of a branch per byte that mispredicts where the run ends. Each
+ * flag below is exact for the lowest byte it marks (a borrow only starts at a marked byte), which
+ * is the only one read. Elsewhere, and near the end of a line, byte by byte. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SCAN_SWAR 1
+#define SWAR_ONES UINT64_C(0x0101010101010101)
+#define SWAR_HIGHS UINT64_C(0x8080808080808080)
+
+static inline uint64_t
+swar_load(const unsigned char *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+/* The top bit of every byte of a that is above 9 (a: w ^ '0' in every byte, a digit's byte now
+ * its value): its low 7 bits plus 0x76 reach bit 7 without carrying into the next byte. */
+static inline uint64_t
+swar_nondigits(uint64_t a)
+{
+    return (((a & ~SWAR_HIGHS) + SWAR_ONES * 0x76) | a) & SWAR_HIGHS;
+}
+
+/* The top bit of every byte of w that a string does not hold as it is: the quote, the backslash,
+ * a control character, a byte >= 0x80 (the plain[] table's rule). */
+static inline uint64_t
+swar_unplain(uint64_t w)
+{
+    uint64_t quote = w ^ (SWAR_ONES * '"'), bslash = w ^ (SWAR_ONES * '\\');
+    return (((quote - SWAR_ONES) & ~quote) | ((bslash - SWAR_ONES) & ~bslash) |
+            ((w - SWAR_ONES * 0x20) & ~w) | w) &
+           SWAR_HIGHS;
+}
+
+/* The index of the lowest byte flagged in m (not 0). */
+static inline size_t
+swar_first(uint64_t m)
+{
+    return (size_t)__builtin_ctzll(m) >> 3;
+}
+#else
+#define SCAN_SWAR 0
+#endif
+
+/* The length of the run of decimal digits at q. */
+static inline size_t
+digit_run(const unsigned char *q, const unsigned char *end)
+{
+    const unsigned char *p = q;
+#if SCAN_SWAR
+    for (; end - p >= 8; p += 8) {
+        uint64_t m = swar_nondigits(swar_load(p) ^ (SWAR_ONES * '0'));
+        if (m != 0)
+            return (size_t)(p - q) + swar_first(m);
+    }
+#endif
+    while (p < end && *p >= '0' && *p <= '9')
+        p++;
+    return (size_t)(p - q);
 }
 
 /* --- tokens ------------------------------------------------------------------------------------
@@ -144,19 +216,23 @@ plain_init(void)
         plain[c] = c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
 }
 
-/* A string token: its raw bytes between the quotes in *s and *n, *esc when it holds escapes.
- * False unless jansson would take it and decode it as unescape() does. */
+/* string_token's way for any string (p at its quote). */
 static bool
-string_token(struct jp *j, const unsigned char **s, size_t *n, bool *esc)
+string_token_any(struct jp *j, const unsigned char **s, size_t *n, bool *esc)
 {
-    ws(j);
-    if (j->p >= j->end || *j->p != '"')
-        return false;
     const unsigned char *q = j->p + 1, *end = j->end;
     *esc = false;
     for (;;) {
-        while (q < end && plain[*q])
-            q++;
+#if SCAN_SWAR
+        uint64_t m = 0;
+        while (end - q >= 8 && (m = swar_unplain(swar_load(q))) == 0)
+            q += 8;
+        if (m != 0) /* at the byte that ends the run: no byte loop to mispredict */
+            q += swar_first(m);
+        else
+#endif
+            while (q < end && plain[*q])
+                q++;
         if (q >= end || *q == '"')
             break;
         unsigned c = *q;
@@ -196,6 +272,33 @@ string_token(struct jp *j, const unsigned char **s, size_t *n, bool *esc)
     return true;
 }
 
+/* A string token: its raw bytes between the quotes in *s and *n, *esc when it holds escapes.
+ * False unless jansson would take it and decode it as unescape() does. Inline for the strings
+ * of a line (its keys first): plain bytes up to the quote, found in 8-byte words; anything else
+ * from the start the way of any string. */
+static inline bool
+string_token(struct jp *j, const unsigned char **s, size_t *n, bool *esc)
+{
+    ws(j);
+    if (j->p >= j->end || *j->p != '"')
+        return false;
+#if SCAN_SWAR
+    const unsigned char *q = j->p + 1, *end = j->end;
+    uint64_t m = 0;
+    while (end - q >= 8 && (m = swar_unplain(swar_load(q))) == 0)
+        q += 8;
+    if (m != 0 && q[swar_first(m)] == '"') {
+        q += swar_first(m);
+        *esc = false;
+        *s = j->p + 1;
+        *n = (size_t)(q - *s);
+        j->p = q + 1;
+        return true;
+    }
+#endif
+    return string_token_any(j, s, n, esc);
+}
+
 /* Decode a checked string token into the arena. */
 static const char *
 unescape(struct journal_scan *s, const unsigned char *raw, size_t n, bool esc)
@@ -203,6 +306,12 @@ unescape(struct journal_scan *s, const unsigned char *raw, size_t n, bool esc)
     if (s->arena_len + n + 1 > sizeof s->arena)
         return NULL;
     char *o = s->arena + s->arena_len;
+    if (!esc) { /* most strings */
+        memcpy(o, raw, n);
+        o[n] = '\0';
+        s->arena_len += n + 1;
+        return o;
+    }
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         unsigned c = raw[i];
@@ -321,16 +430,14 @@ number_token(struct jp *j, struct num *out, bool want)
     if (*q == '0')
         q++;
     else
-        while (is_digit(q, end))
-            q++;
+        q += digit_run(q, end);
     long magnitude = q - b - neg; /* decimal digits before the point: < 10^magnitude */
     bool is_int = true;
     if (q < end && *q == '.') {
         q++;
         if (!is_digit(q, end))
             return false;
-        while (is_digit(q, end))
-            q++;
+        q += digit_run(q, end);
         is_int = false;
     }
     if (q < end && (*q == 'e' || *q == 'E')) {
@@ -723,10 +830,103 @@ bucket_push(struct journal_buckets *bb, const int64_t v[2])
 }
 
 struct hist_ctx {
-    struct journal_buckets *bb;
+    struct journal_buckets *bb; /* NULL: the buckets are checked, not kept */
     int64_t sub_bits;
     bool is_array;
 };
+
+/* Checking buckets that are not kept: 64 bytes at a time (SSE2), as bit masks of the byte classes
+ * instead of a branch per byte. What it takes is one form of nsperf's, [[N,N...],...,[N,N...]]
+ * without blanks, N an integer without sign or leading zero of at most 16 digits: valid JSON
+ * (each rule below pins a byte's neighbours, and together they leave no other string), arrays
+ * two deep. Anything else, or fewer than 65 bytes left past a block, is left to the general
+ * way from the start. */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+struct bclass {
+    uint64_t d, c, o, x, z; /* digits, commas, '[', ']', '0' */
+};
+
+static inline uint64_t
+bclass_eq(__m128i v, char c)
+{
+    return (uint64_t)(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c)));
+}
+
+static inline void
+bclass_of(const unsigned char *p, struct bclass *k)
+{
+    *k = (struct bclass){0};
+    for (unsigned i = 0; i < 4; i++) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(p + 16 * i));
+        __m128i dig = _mm_and_si128(_mm_cmpgt_epi8(v, _mm_set1_epi8('0' - 1)),
+                                    _mm_cmplt_epi8(v, _mm_set1_epi8('9' + 1)));
+        k->d |= (uint64_t)(unsigned)_mm_movemask_epi8(dig) << (16 * i);
+        k->c |= bclass_eq(v, ',') << (16 * i);
+        k->o |= bclass_eq(v, '[') << (16 * i);
+        k->x |= bclass_eq(v, ']') << (16 * i);
+        k->z |= bclass_eq(v, '0') << (16 * i);
+    }
+}
+
+/* m's bits moved up by n (1..63), the bits below from the block before (before). */
+static inline uint64_t
+up(uint64_t m, uint64_t before, unsigned n)
+{
+    return m << n | before >> (64 - n);
+}
+
+/* p: just after the array's '['. True: checked, *out just after its ']'. */
+static bool
+buckets_check_fast(const unsigned char *p, const unsigned char *end, const unsigned char **out)
+{
+    if (end - p < 65 || *p != '[')
+        return false;
+    /* the block before: the array's '[' reads as a comma before the first entry's '[' */
+    struct bclass b = {.c = UINT64_C(1) << 63};
+    uint64_t r2 = 0, r4 = 0, r8 = 0; /* the block before's runs of >= 2, 4, 8 digits */
+    for (const unsigned char *q = p; end - q >= 65; q += 64) {
+        struct bclass k;
+        bclass_of(q, &k);
+        unsigned char n = q[64]; /* the next block's first byte */
+        uint64_t nd = (uint64_t)(n >= '0' && n <= '9') << 63, nc = (uint64_t)(n == ',') << 63;
+        uint64_t no = (uint64_t)(n == '[') << 63, nx = (uint64_t)(n == ']') << 63;
+        uint64_t pd = up(k.d, b.d, 1), pc = up(k.c, b.c, 1), px = up(k.x, b.x, 1);
+        uint64_t xd = k.d >> 1 | nd, xc = k.c >> 1 | nc, xo = k.o >> 1 | no, xx = k.x >> 1 | nx;
+        /* the array ends at its first "]]": the second ']' */
+        uint64_t ends = k.x & px;
+        uint64_t region = ends != 0 ? (ends & -ends) - 1 : ~UINT64_C(0);
+        /* a digit's run of >= 2, 4, 8, 16, 17 digits ending at it */
+        uint64_t q2 = k.d & pd, q4 = q2 & up(q2, r2, 2), q8 = q4 & up(q4, r4, 4);
+        uint64_t q16 = q8 & up(q8, r8, 8), q17 = q16 & up(k.d, b.d, 16);
+        uint64_t bad = ~(k.d | k.c | k.o | k.x) /* another byte */
+                       | (k.o & ~(pc & xd))     /* '[' after ',' (or the array's '['), before N */
+                       | (k.x & ~(pd & (xc | xx)))        /* ']' after N, before ',' or ']' */
+                       | (k.c & ~((pd & xd) | (px & xo))) /* ',' in N,N or ],[ */
+                       | (k.z & ~pd & xd)                 /* a leading zero */
+                       | q17;
+        if ((bad & region) != 0)
+            return false;
+        if (ends != 0) {
+            *out = q + __builtin_ctzll(ends) + 1;
+            return true;
+        }
+        b = k;
+        r2 = q2;
+        r4 = q4;
+        r8 = q8;
+    }
+    return false;
+}
+#else
+static bool
+buckets_check_fast(const unsigned char *p, const unsigned char *end, const unsigned char **out)
+{
+    (void)p, (void)end, (void)out;
+    return false;
+}
+#endif
 
 static bool
 m_hist(struct jp *j, size_t i, void *ctx)
@@ -741,12 +941,18 @@ m_hist(struct jp *j, size_t i, void *ctx)
     if (++j->depth > SCAN_MAX_DEPTH)
         return false;
     j->p++;
+    const unsigned char *after;
+    if (h->bb == NULL && j->depth < SCAN_MAX_DEPTH && buckets_check_fast(j->p, j->end, &after)) {
+        j->p = after;
+        j->depth--;
+        return true;
+    }
     if (!eat(j, ']')) {
         do {
             int64_t v[2];
             if (!bucket_inline(j, v) && !bucket_general(j, v))
                 return false;
-            if (!bucket_push(h->bb, v))
+            if (h->bb != NULL && !bucket_push(h->bb, v))
                 return false;
         } while (eat(j, ','));
         if (!eat(j, ']'))
@@ -763,6 +969,7 @@ static const struct key rtt_keys[] = {K("mean"), K("min"), K("max"), K(HISTJSON_
 struct rtt_ctx {
     struct journal_result *r;
     struct journal_buckets *bb;
+    const struct journal_scan *s;
 };
 
 static bool
@@ -780,7 +987,7 @@ m_rtt(struct jp *j, size_t i, void *ctx)
     case 3:
         return v_number(j, &r->rtt_m2_ns2, &r->has_rtt_m2);
     default: {
-        struct hist_ctx h = {.bb = c->bb};
+        struct hist_ctx h = {.bb = c->s->no_buckets ? NULL : c->bb};
         bool is_obj;
         if (!object(j, hist_keys, NKEYS(hist_keys), m_hist, &h, &is_obj))
             return false;
@@ -831,6 +1038,7 @@ static const struct key record_keys[] = {K("schema"), K("run_id"), K("plan"),   
 struct record_ctx {
     struct journal_trial *t;
     struct journal_buckets *bb;
+    const struct journal_scan *s;
     const char *family, *status;
     const char *plan[2], *env[2], *tool[2];
 };
@@ -876,7 +1084,7 @@ m_record(struct jp *j, size_t i, void *ctx)
     case 12:
         return v_string(j, &t->ended);
     case 13: {
-        struct rtt_ctx rc = {.r = &t->result, .bb = c->bb};
+        struct rtt_ctx rc = {.r = &t->result, .bb = c->bb, .s = c->s};
         if (!object(j, result_keys, NKEYS(result_keys), m_result, &rc, &is_obj))
             return false;
         t->result.present = is_obj;
@@ -898,7 +1106,7 @@ journal_scan_trial(struct journal_scan *s, const char *line, size_t len, struct 
     s->bb.n = 0;
     struct jp j = {
         .p = (const unsigned char *)line, .end = (const unsigned char *)line + len, .s = s};
-    struct record_ctx c = {.t = t, .bb = &s->bb};
+    struct record_ctx c = {.t = t, .bb = &s->bb, .s = s};
     bool is_obj;
     ws(&j);
     if (j.p >= j.end || *j.p != '{')
@@ -917,7 +1125,7 @@ journal_scan_trial(struct journal_scan *s, const char *line, size_t len, struct 
     t->family = journal_family_from(c.family);
     t->status_text = c.status;
     t->status = journal_status_from(c.status);
-    t->result.buckets = s->bb.b;
+    t->result.buckets = s->no_buckets ? NULL : s->bb.b;
     t->result.nbuckets = t->result.has_hist ? s->bb.n : 0;
     return true;
 }

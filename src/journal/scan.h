@@ -65,6 +65,11 @@ struct journal_scan;
 struct journal_scan *journal_scan_new(void);
 void journal_scan_free(struct journal_scan *s);
 
+/* Whether s keeps a histogram's buckets (the default) or only checks them: without them a record
+ * reads the same but for result.buckets (NULL) and result.nbuckets (0); has_hist and
+ * hist_sub_bits are as read. */
+void journal_scan_keep_buckets(struct journal_scan *s, bool keep);
+
 /* Decode line (len bytes, its newline may be included) into *t (pointers into s, valid until
  * the next call). False: not decoded, ask jansson. */
 bool journal_scan_trial(struct journal_scan *s, const char *line, size_t len,
@@ -81,8 +86,9 @@ int journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struc
  * refused) with why in e. */
 int journal_trial_check(struct journal_trial *t, struct err *e);
 
-/* journal_read_trials with another cap on a line's length (the tests' way to reach it). */
-int journal_read_trials_capped(const char *dir, const char *run_id, size_t line_max,
+/* journal_read_trials with another cap on a line's length (the tests' way to reach it), and
+ * with or without the histograms' buckets (journal_read_trials_nobuckets). */
+int journal_read_trials_capped(const char *dir, const char *run_id, size_t line_max, bool buckets,
                                journal_trial_fn fn, journal_skip_fn skip, void *arg,
                                struct journal_read_stats *st, struct err *e);
 

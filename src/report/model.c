@@ -852,7 +852,11 @@ results_load(struct rmodel *m, size_t ri, struct err *e)
     struct journal_read_stats st;
     const struct rrun *r = &m->runs[ri];
     m->cur_run = ri;
-    int rc = journal_read_trials(r->dir, r->run->run_id, record_add, line_skipped, m, &st, e);
+    /* without histograms, the buckets are only checked: storing them was most of the reading */
+    int rc = m->no_hist
+                 ? journal_read_trials_nobuckets(r->dir, r->run->run_id, record_add, line_skipped,
+                                                 m, &st, e)
+                 : journal_read_trials(r->dir, r->run->run_id, record_add, line_skipped, m, &st, e);
     if (rc == NS_ENOTFOUND) { /* a run that has not finished a trial yet */
         if (m->warn != NULL)
             fprintf(m->warn, "netsurvey: warning: %s/%s: no trial recorded yet\n", r->dir,

@@ -2,9 +2,10 @@
  * cannot be placed in time), the time order, and each run's summary reduced to what a trend
  * reads.
  *
- * A run is read as `netsurvey report` reads it, but without the trials' histograms and without
- * its host pairs (rcell_load_cells: the same zone cells and counts; a 100 000-trial journal in
- * about a third of the report's CPU and 27 MiB instead of 170), and a trend reads
+ * A run is read as `netsurvey report` reads it, but without the trials' histograms (their
+ * buckets checked, not kept: journal_read_trials_nobuckets) and without its host pairs
+ * (rcell_load_cells: the same zone cells and counts; a 100 000-trial journal in under a third
+ * of the report's CPU and 29 MiB instead of 140), and a trend reads
  * twenty: the runs are read by child processes, jobs at a time, each sending its reduced summary
  * back as JSON over a pipe (reals at 17 digits: the parent gets the very doubles the child
  * computed). Processes rather than threads because jansson's allocator is process-wide

@@ -4,7 +4,9 @@
  * record, member by member; and the reader as report and resume use it (fast with jansson behind
  * it) must give what the jansson-only reader gives: the same record, or the same refusal (a line
  * passed over, NS_EPARSE, or a record refused, NS_EPROTO: another schema version, a status
- * neither ok nor failed, and, when the readers are given the run's id, another run's record).
+ * neither ok nor failed, and, when the readers are given the run's id, another run's record);
+ * and the readers without buckets (journal_read_trials_nobuckets') must give the same refusal,
+ * or the same record but for its buckets.
  *
  * Coverage alone hardly leads the fuzzer to a rule the two decoders might read differently (a
  * real where an integer is expected takes the same branches as any other real), so each input
@@ -87,11 +89,44 @@ readers_of(const char *line, size_t len, const char *run_id)
         fail("a record of another run was taken", a.run_id);
 }
 
+/* The readers without buckets (journal_read_trials_nobuckets'), fast and jansson-only: the
+ * same refusal as the reader with them, or its record but for the buckets. */
+static void
+readers_nobuckets(const char *line, size_t len)
+{
+    static struct journal_reader *full, *fast, *slow;
+    if (full == NULL) {
+        if ((full = journal_reader_new(false)) == NULL ||
+            (fast = journal_reader_new(false)) == NULL || (slow = journal_reader_new(true)) == NULL)
+            abort();
+        journal_reader_keep_buckets(fast, false);
+        journal_reader_keep_buckets(slow, false);
+    }
+    struct journal_trial a, b, c;
+    struct err ea, eb, ec;
+    int ra = journal_reader_parse(full, line, len, &a, &ea);
+    int rb = journal_reader_parse(fast, line, len, &b, &eb);
+    int rc = journal_reader_parse(slow, line, len, &c, &ec);
+    if (ra != rb || ra != rc)
+        fail("a reader without buckets takes a line another refuses", NULL);
+    if (ra != 0 && (strcmp(ea.msg, eb.msg) != 0 || strcmp(ea.msg, ec.msg) != 0))
+        fail("the readers without buckets refuse a line for other reasons", eb.msg);
+    if (ra != 0)
+        return;
+    if (b.result.nbuckets != 0 || b.result.buckets != NULL || c.result.nbuckets != 0)
+        fail("a reader without buckets kept some", NULL);
+    a.result.buckets = NULL;
+    a.result.nbuckets = 0;
+    if (!journal_trial_equal(&a, &b) || !journal_trial_equal(&a, &c))
+        fail("a reader without buckets read another record", NULL);
+}
+
 static void
 readers(const char *line, size_t len)
 {
     readers_of(line, len, NULL);
     readers_of(line, len, FUZZ_RUN_ID);
+    readers_nobuckets(line, len);
 }
 
 enum variant { V_REALS, V_QUOTED_NUMBERS, V_NUMBERS_FOR_STRINGS, V_BLANKS, V_COUNT };

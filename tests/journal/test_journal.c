@@ -744,23 +744,43 @@ test_key(void **state)
     assert_int_equal(journal_family_of("10.0.0.1"), JOURNAL_IPV4);
 }
 
-/* One line through both decoders: same refusal, or the same record. Returns the record (the
- * fast one: *fast_took says whether it took the line) with its check's code. */
+/* One line through both decoders: same refusal, or the same record; and through both without
+ * the buckets (journal_read_trials_nobuckets' readers): the same refusal, or the same record
+ * but for its buckets. Returns the record (the fast one: *fast_took says whether it took the
+ * line) with its check's code. */
 static int
 decode(const char *line, struct journal_trial *t, bool *fast_took, char *why, size_t whylen)
 {
-    static struct journal_reader *fast, *slow;
+    static struct journal_reader *fast, *slow, *fast_nb, *slow_nb;
     if (fast == NULL) {
         fast = journal_reader_new(false);
         slow = journal_reader_new(true);
+        fast_nb = journal_reader_new(false);
+        slow_nb = journal_reader_new(true);
+        journal_reader_keep_buckets(fast_nb, false);
+        journal_reader_keep_buckets(slow_nb, false);
     }
-    struct journal_trial ts;
-    struct err ef = {0}, es = {0};
+    struct journal_trial ts, tf_nb, ts_nb;
+    struct err ef = {0}, es = {0}, e_nb = {0};
     int rf = journal_reader_parse(fast, line, strlen(line), t, &ef);
     int rs = journal_reader_parse(slow, line, strlen(line), &ts, &es);
     assert_int_equal(rf, rs);
     if (rf == 0)
         assert_true(journal_trial_equal(t, &ts));
+    assert_int_equal(journal_reader_parse(fast_nb, line, strlen(line), &tf_nb, &e_nb), rf);
+    assert_string_equal(e_nb.msg, ef.msg);
+    assert_int_equal(journal_reader_parse(slow_nb, line, strlen(line), &ts_nb, &e_nb), rf);
+    assert_string_equal(e_nb.msg, ef.msg);
+    if (rf == 0) {
+        struct journal_trial want = *t;
+        want.result.buckets = NULL;
+        want.result.nbuckets = 0;
+        assert_int_equal(tf_nb.result.nbuckets, 0);
+        assert_null(tf_nb.result.buckets);
+        assert_int_equal(ts_nb.result.nbuckets, 0);
+        assert_true(journal_trial_equal(&tf_nb, &want));
+        assert_true(journal_trial_equal(&ts_nb, &want));
+    }
     struct journal_scan *s = journal_scan_new();
     struct journal_trial tmp;
     *fast_took = journal_scan_trial(s, line, strlen(line), &tmp);
@@ -950,6 +970,160 @@ test_reading_rules(void **state)
     assert_string_equal(t.error, "\xf0\x9f\x98\x80");
 }
 
+/* The fast decoder reads runs of digits and of plain string bytes 8 at a time: every length of
+ * a bucket's numbers (1 to 20 digits, past int64 too), with a leading zero or not, and every
+ * place of a byte that ends a string's plain run (a quote, a backslash, a control character,
+ * UTF-8, a byte jansson refuses), each at every distance from the line's end, read as jansson
+ * reads them (decode() compares the two), with the values written. */
+static void
+test_runs_of_digits_and_strings(void **state)
+{
+    (void)state;
+    static const char digits[] = "98765432109876543210";
+    char why[NS_ERR_MSG_MAX], line[1024];
+    struct journal_trial t;
+    bool took;
+    for (size_t len = 1; len <= 20; len++) {
+        for (int zero = 0; zero < 2; zero++) {
+            for (int pad = 0; pad < 12; pad++) {
+                char num[32];
+                snprintf(num, sizeof num, "%s%.*s", zero ? "0" : "", (int)len, digits);
+                snprintf(line, sizeof line,
+                         "{\"schema\":\"netsurvey.trial/2\",\"scenario\":{\"test\":\"tcp_rr\"},"
+                         "\"status\":\"ok\",\"trial\":1,\"result\":{\"rtt_us\":{\"hist\":{"
+                         "\"sub_bits\":11,\"buckets\":[[%s,%s],[7,%s]]}}}}%*s\n",
+                         num, num, num, pad, "");
+                int rc = decode(line, &t, &took, why, sizeof why);
+                /* jansson: no leading zero, nothing past int64 (19 digits from 9 are past) */
+                bool valid = !(zero && len > 0) && len <= 18;
+                if (len == 19 && !zero) /* 9876543210987654321 > INT64_MAX */
+                    valid = false;
+                if (!valid) {
+                    assert_int_equal(rc, NS_EPARSE);
+                    continue;
+                }
+                assert_int_equal(rc, 0);
+                assert_true(took);
+                uint64_t want = strtoull(num, NULL, 10);
+                assert_int_equal(t.result.nbuckets, 2);
+                assert_int_equal(t.result.buckets[0].low_ns, want);
+                assert_int_equal(t.result.buckets[0].count, want);
+                assert_int_equal(t.result.buckets[1].low_ns, 7);
+                assert_int_equal(t.result.buckets[1].count, want);
+            }
+        }
+    }
+    /* a string of 24 bytes with one special byte (or escape) at every place */
+    static const struct {
+        const char *raw, *decoded; /* decoded NULL: jansson refuses the line */
+    } specials[] = {{"\\\"", "\""},          {"\\\\", "\\"},           {"\\n", "\n"},
+                    {"\\u00e9", "\xc3\xa9"}, {"\xc3\xa9", "\xc3\xa9"}, {"\x01", NULL},
+                    {"\xff", NULL},          {"\x7f", "\x7f"},         {"\\x", NULL},
+                    {"\xe2\x82", NULL}};
+    for (size_t k = 0; k < sizeof specials / sizeof specials[0]; k++) {
+        for (int at = 0; at <= 24; at++) {
+            for (int pad = 0; pad < 10; pad++) {
+                char val[64], want[64];
+                snprintf(val, sizeof val, "%.*s%s%.*s", at, "abcdefghijklmnopqrstuvwx",
+                         specials[k].raw, 24 - at, "ABCDEFGHIJKLMNOPQRSTUVWX");
+                snprintf(line, sizeof line,
+                         "{\"schema\":\"netsurvey.trial/2\",\"scenario\":{\"test\":\"tcp_rr\"},"
+                         "\"status\":\"failed\",\"trial\":1,\"error\":\"%s\"}%*s\n",
+                         val, pad, "");
+                int rc = decode(line, &t, &took, why, sizeof why);
+                if (specials[k].decoded == NULL) {
+                    assert_int_equal(rc, NS_EPARSE);
+                    continue;
+                }
+                assert_int_equal(rc, 0);
+                snprintf(want, sizeof want, "%.*s%s%.*s", at, "abcdefghijklmnopqrstuvwx",
+                         specials[k].decoded, 24 - at, "ABCDEFGHIJKLMNOPQRSTUVWX");
+                assert_string_equal(t.error, want);
+            }
+        }
+    }
+}
+
+/* Buckets that are not kept are checked 64 bytes at a time where they have nsperf's form: every
+ * break of that form (a blank, an empty or longer entry, a sign, a real, a leading zero, 17
+ * digits, a missing or extra comma or bracket, a string), at every place of arrays of 1 to 40
+ * buckets, with little or much of the line after them, is read by the readers without buckets
+ * as by those with them (decode() compares the four readers). */
+static void
+test_buckets_checked_not_kept(void **state)
+{
+    (void)state;
+    static const char *const breaks[] = {
+        NULL, /* none */
+        "[0,1]",
+        "[01,1]",
+        "[1,01]",
+        "[10,0]",
+        "[1,2,3]",
+        "[1]",
+        "[]",
+        "[-1,2]",
+        "[1.5,2]",
+        "[1,2 ]",
+        "[ 1,2]",
+        "[[1,2]]",
+        "1",
+        "[1,2],",
+        ",[1,2]",
+        "[1,,2]",
+        "[1,2]]",
+        "[1,2][3,4]",
+        "[1234567890123456,1]",
+        "[12345678901234567,1]",
+        "[99999999999999999999,1]",
+        "[1,2",
+        "[\"1\",2]",
+        "[1e3,1]",
+        "[1,2]x",
+        "[1,2\xc3\xa9]",
+        "[1x2,3]",
+        "[1,2]3",
+        "[1,2]3]",
+        "[1 2,3]",
+        "[1,2]\n,[3,4]",
+        "{}",
+    };
+    static const size_t sizes[] = {1, 5, 6, 7, 13, 40};
+    static const char tail[] =
+        "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmno";
+    char why[NS_ERR_MSG_MAX];
+    struct journal_trial t;
+    bool took;
+    size_t taken = 0, fast_taken = 0;
+    for (size_t b = 0; b < sizeof breaks / sizeof *breaks; b++) {
+        for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+            for (size_t at = 0; at < sizes[z] && (at == 0 || breaks[b] != NULL); at++) {
+                for (int longtail = 0; longtail < 2; longtail++) {
+                    char arr[2048], line[4096];
+                    size_t o = 0;
+                    for (size_t i = 0; i < sizes[z]; i++) {
+                        char one[64];
+                        snprintf(one, sizeof one, "[%zu,%zu]", 329000 + 256 * i, 1 + i % 300);
+                        o += (size_t)snprintf(arr + o, sizeof arr - o, "%s%s", i ? "," : "",
+                                              breaks[b] != NULL && i == at ? breaks[b] : one);
+                    }
+                    snprintf(line, sizeof line,
+                             "{\"schema\":\"netsurvey.trial/2\",\"scenario\":{\"test\":\"tcp_rr\"},"
+                             "\"status\":\"ok\",\"trial\":1,\"result\":{\"rtt_us\":{\"hist\":{"
+                             "\"sub_bits\":11,\"buckets\":[%s]}}},\"env\":{\"src\":\"%s\"}}\n",
+                             arr, longtail ? tail : "");
+                    if (decode(line, &t, &took, why, sizeof why) == 0) {
+                        taken++;
+                        fast_taken += took;
+                        assert_true(t.result.has_hist);
+                    }
+                }
+            }
+        }
+    }
+    assert_true(taken > 0 && fast_taken > 0);
+}
+
 /* A line past the cap is passed over and said, the lines around it are read; one past the cap
  * that ends the file without its newline too. */
 static void
@@ -974,8 +1148,8 @@ test_line_cap(void **state)
     file_append(path, big); /* the last line, past the cap and without its newline */
     struct collected c = {.want = {t, t}};
     struct journal_read_stats st;
-    assert_int_equal(journal_read_trials_capped(dir, NULL, n + 10, collect, skipped, &c, &st, &e),
-                     0);
+    assert_int_equal(
+        journal_read_trials_capped(dir, NULL, n + 10, true, collect, skipped, &c, &st, &e), 0);
     assert_int_equal(c.n, 2);
     assert_int_equal(st.records, 2);
     assert_int_equal(st.bad, 2);
@@ -1344,6 +1518,8 @@ main(void)
         cmocka_unit_test(test_resume_cuts_torn_line),
         cmocka_unit_test(test_key),
         cmocka_unit_test(test_reading_rules),
+        cmocka_unit_test(test_runs_of_digits_and_strings),
+        cmocka_unit_test(test_buckets_checked_not_kept),
         cmocka_unit_test(test_copy_and_busy_poll),
         cmocka_unit_test(test_key_of_read_records),
         cmocka_unit_test(test_line_cap),

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 
+#include "common/array.h"
 #include "common/clock.h"
 #include "common/errors.h"
 #include "common/hist.h"
@@ -78,14 +79,8 @@ rr_response_len(const struct ns_test *t)
 static void
 rr_interval_push(struct rr_state *s, const struct rr_interval *iv)
 {
-    if (s->niv == s->iv_cap) {
-        size_t cap = s->iv_cap ? s->iv_cap * 2 : 64;
-        struct rr_interval *p = realloc(s->iv, cap * sizeof(*p));
-        if (p == NULL)
-            return;
-        s->iv = p;
-        s->iv_cap = cap;
-    }
+    if (ARRAY_GROW(&s->iv, &s->iv_cap, s->niv + 1) != 0)
+        return;
     s->iv[s->niv++] = *iv;
 }
 

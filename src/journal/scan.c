@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
 #include "common/hist.h"
 #include "common/histjson.h"
 #include "journal/scan.h"
@@ -931,9 +932,8 @@ static inline bool
 bread_block(struct bread *r, const unsigned char *q, uint64_t t, const unsigned char *end)
 {
     struct journal_buckets *bb = r->bb;
-    while (bb->cap - bb->n < BREAD_BLOCK_MAX)
-        if (!journal_buckets_grow(bb))
-            return false;
+    if (ARRAY_GROW(&bb->b, &bb->cap, bb->n + BREAD_BLOCK_MAX) != 0)
+        return false;
     const unsigned char *s = r->start;
     struct journal_bucket *o = bb->b + bb->n;
     uint64_t low = r->low;

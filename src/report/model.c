@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "common/array.h"
 #include "common/bitset.h"
 #include "common/errors.h"
 #include "common/hist.h"
@@ -231,14 +232,8 @@ host_get(struct rmodel *m, const char *name, const char *zone, const char *regio
             h->env = env;
         return (int)m->hidx[slot];
     }
-    if (m->nhosts == m->caphosts) {
-        size_t cap = m->caphosts ? m->caphosts * 2 : 64;
-        struct rhost *p = realloc(m->hosts, cap * sizeof *p);
-        if (p == NULL)
-            return NS_ENOMEM;
-        m->hosts = p;
-        m->caphosts = cap;
-    }
+    if (ARRAY_GROW(&m->hosts, &m->caphosts, m->nhosts + 1) != 0)
+        return NS_ENOMEM;
     struct rhost *h = &m->hosts[m->nhosts];
     h->name = xstrdup(name);
     h->zone = xstrdup(zone);
@@ -347,14 +342,8 @@ scen_get(struct rmodel *m, const struct journal_scenario *sc, const json_t *def,
         int rc = scen_again(m, &m->scens[i], sc, def, run, e);
         return rc != 0 ? rc : (int)i;
     }
-    if (m->nscens == m->capscens) {
-        size_t cap = m->capscens ? m->capscens * 2 : 8;
-        struct rscen *p = realloc(m->scens, cap * sizeof *p);
-        if (p == NULL)
-            return err_set(e, NS_ENOMEM, "out of memory");
-        m->scens = p;
-        m->capscens = cap;
-    }
+    if (ARRAY_GROW(&m->scens, &m->capscens, m->nscens + 1) != 0)
+        return err_set(e, NS_ENOMEM, "out of memory");
     struct rscen *s = &m->scens[m->nscens];
     memset(s, 0, sizeof *s);
     s->runs = calloc(m->capruns, sizeof *s->runs);
@@ -432,14 +421,8 @@ pair_get(struct rmodel *m, int scen, int fam, int src, int dst)
             return p;
         j = (j + 1) & (m->pidx_cap - 1);
     }
-    if (m->npairs == m->cappairs) {
-        size_t cap = m->cappairs ? m->cappairs * 2 : 256;
-        struct rpair *p = realloc(m->pairs, cap * sizeof *p);
-        if (p == NULL)
-            return NULL;
-        m->pairs = p;
-        m->cappairs = cap;
-    }
+    if (ARRAY_GROW(&m->pairs, &m->cappairs, m->npairs + 1) != 0)
+        return NULL;
     struct rpair *p = &m->pairs[m->npairs];
     memset(p, 0, sizeof *p);
     p->scen = scen;
@@ -503,6 +486,64 @@ trial_release(struct rtrial *t)
     memset(t, 0, sizeof *t);
 }
 
+#define RRTT_COUNT_MAX                                                                             \
+    ((UINT64_C(1) << 48) - 1) /* counts past it (no test sends so many) saturate */
+
+/* The buckets of res placed in this layout and packed at p, in one pass, while they ascend (as
+ * nsperf writes them: by index, then count); false at the first that does not (p's bytes are
+ * then void). */
+static bool
+rtt_pack_sorted(const struct journal_result *res, uint8_t **pp, struct rrtt *r)
+{
+    uint8_t *p = *pp;
+    uint64_t prev = 0, n = 0; /* prev: the last (index << 48 | count), as rtt_fill sorts them */
+    for (size_t i = 0; i < res->nbuckets; i++) {
+        uint64_t c = res->buckets[i].count;
+        c = c > RRTT_COUNT_MAX ? RRTT_COUNT_MAX : c;
+        uint64_t idx = hist_index_layout(res->hist_sub_bits, res->buckets[i].low_ns);
+        uint64_t key = idx << 48 | c;
+        if (key < prev)
+            return false;
+        p = rvarint_put(rvarint_put(p, idx - (prev >> 48)), c);
+        prev = key;
+        n += c;
+    }
+    *pp = p;
+    r->n = n;
+    r->first = (uint32_t)hist_index_layout(res->hist_sub_bits, res->buckets[0].low_ns);
+    r->last = (uint32_t)(prev >> 48);
+    return true;
+}
+
+/* rtt_pack_sorted's packing of buckets in any order: placed, sorted, then packed at p0. */
+static int
+rtt_pack_unsorted(struct rmodel *m, const struct journal_result *res, uint8_t *p0, uint8_t **pp,
+                  struct rrtt *r)
+{
+    size_t nb = res->nbuckets;
+    if (ARRAY_GROW(&m->sortbuf, &m->sortcap, nb) != 0)
+        return NS_ENOMEM;
+    for (size_t i = 0; i < nb; i++) {
+        uint64_t c = res->buckets[i].count;
+        uint64_t idx = hist_index_layout(res->hist_sub_bits, res->buckets[i].low_ns);
+        m->sortbuf[i] = idx << 48 | (c > RRTT_COUNT_MAX ? RRTT_COUNT_MAX : c);
+    }
+    qsort(m->sortbuf, nb, sizeof *m->sortbuf, cmp_u64);
+    uint8_t *p = p0;
+    uint64_t prev = 0, n = 0;
+    for (size_t i = 0; i < nb; i++) {
+        uint64_t idx = m->sortbuf[i] >> 48, c = m->sortbuf[i] & RRTT_COUNT_MAX;
+        p = rvarint_put(rvarint_put(p, idx - prev), c);
+        prev = idx;
+        n += c;
+    }
+    *pp = p;
+    r->n = n;
+    r->first = (uint32_t)(m->sortbuf[0] >> 48);
+    r->last = (uint32_t)(m->sortbuf[nb - 1] >> 48);
+    return 0;
+}
+
 /* The trial's latency distribution, for the kinds that have one. */
 static int
 rtt_fill(struct rmodel *m, struct rrtt *r, const struct journal_result *res)
@@ -511,41 +552,19 @@ rtt_fill(struct rmodel *m, struct rrtt *r, const struct journal_result *res)
         return 0; /* no usable histogram: percentiles are left out, the mean still counts */
     size_t nb = res->nbuckets;
     if (nb > UINT32_MAX / 13)
-        return NS_ENOMEM; /* more than a journal line can hold */
-    if (nb > m->sortcap) {
-        uint64_t *sb = realloc(m->sortbuf, nb * sizeof *sb);
-        if (sb == NULL)
-            return NS_ENOMEM;
-        m->sortbuf = sb;
-        m->sortcap = nb;
-    }
-    /* Placed in this layout (old journals' buckets at their centres), ascending: nsperf writes
-     * them so; anything else is sorted. Counts past 2^48 (no test sends so many) saturate. */
-    bool sorted = true;
-    for (size_t i = 0; i < nb; i++) {
-        uint64_t c = res->buckets[i].count, cmax = (UINT64_C(1) << 48) - 1;
-        uint64_t idx = hist_index_layout(res->hist_sub_bits, res->buckets[i].low_ns);
-        m->sortbuf[i] = idx << 48 | (c > cmax ? cmax : c);
-        sorted = sorted && (i == 0 || m->sortbuf[i] >= m->sortbuf[i - 1]);
-    }
-    if (!sorted)
-        qsort(m->sortbuf, nb, sizeof *m->sortbuf, cmp_u64);
+        return NS_ENOMEM;                            /* more than a journal line can hold */
     uint8_t *p0 = rmodel_bytes(m, nb * 13), *p = p0; /* a step takes <= 3 bytes, a count 7 */
     if (p0 == NULL)
         return NS_ENOMEM;
-    uint64_t prev = 0;
-    for (size_t i = 0; i < nb; i++) {
-        uint64_t idx = m->sortbuf[i] >> 48, c = m->sortbuf[i] & ((UINT64_C(1) << 48) - 1);
-        p = rvarint_put(rvarint_put(p, idx - prev), c);
-        prev = idx;
-        r->n += c;
+    if (!rtt_pack_sorted(res, &p, r)) {
+        int rc = rtt_pack_unsorted(m, res, p0, &p, r);
+        if (rc != 0)
+            return rc;
     }
     rmodel_bytes_used(m, (size_t)(p - p0));
     r->enc = p0;
     r->len = (uint32_t)(p - p0);
     r->nb = (uint32_t)nb;
-    r->first = (uint32_t)(m->sortbuf[0] >> 48);
-    r->last = (uint32_t)(m->sortbuf[nb - 1] >> 48);
     r->min_ns = res->rtt_min_us * 1e3;
     r->max_ns = res->rtt_max_us * 1e3;
     r->mean_ns = res->rtt_mean_us * 1e3;
@@ -599,15 +618,9 @@ trial_insert(struct rpair *p, struct rtrial *tp, struct err *e)
         }
         return 0;
     }
-    if (p->nt == p->capt) {
-        size_t cap = p->capt ? p->capt * 2 : 4;
-        struct rtrial *q = realloc(p->t, cap * sizeof *q);
-        if (q == NULL) {
-            trial_release(&t);
-            return err_set(e, NS_ENOMEM, "out of memory");
-        }
-        p->t = q;
-        p->capt = cap;
+    if (ARRAY_GROW(&p->t, &p->capt, p->nt + 1) != 0) {
+        trial_release(&t);
+        return err_set(e, NS_ENOMEM, "out of memory");
     }
     p->t[p->nt++] = t;
     return 0;
@@ -821,14 +834,8 @@ line_skipped(void *arg, const struct journal_skip *s, struct err *e)
         r->problems_more++;
         return 0;
     }
-    if (m->nproblems == m->capproblems) {
-        size_t cap = m->capproblems ? m->capproblems * 2 : 16;
-        struct rproblem *p = realloc(m->problems, cap * sizeof *p);
-        if (p == NULL)
-            return err_set(e, NS_ENOMEM, "out of memory");
-        m->problems = p;
-        m->capproblems = cap;
-    }
+    if (ARRAY_GROW(&m->problems, &m->capproblems, m->nproblems + 1) != 0)
+        return err_set(e, NS_ENOMEM, "out of memory");
     struct rproblem *p = &m->problems[m->nproblems];
     *p = (struct rproblem){.run = m->cur_run, .line = s->line, .kind = (int)s->kind};
     p->why = xstrdup(s->why);

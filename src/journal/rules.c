@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
 #include "journal/scan.h"
 
 enum journal_status
@@ -32,11 +33,5 @@ journal_buckets_release(struct journal_buckets *bb)
 bool
 journal_buckets_grow(struct journal_buckets *bb)
 {
-    size_t cap = bb->cap ? bb->cap * 2 : 256;
-    struct journal_bucket *b = realloc(bb->b, cap * sizeof *b);
-    if (b == NULL)
-        return false;
-    bb->b = b;
-    bb->cap = cap;
-    return true;
+    return ARRAY_GROW(&bb->b, &bb->cap, bb->n + 1) == 0;
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
 #include "common/errors.h"
 #include "plan/plan_int.h"
 
@@ -75,15 +76,7 @@ plan_diags_write(const struct plan_diags *d, FILE *out)
 static int
 diag_grow(struct plan_diags *d)
 {
-    if (d->n < d->cap)
-        return 0;
-    size_t cap = d->cap ? d->cap * 2 : 16;
-    struct diag *v = realloc(d->v, cap * sizeof *v);
-    if (v == NULL)
-        return NS_ENOMEM;
-    d->v = v;
-    d->cap = cap;
-    return 0;
+    return ARRAY_GROW(&d->v, &d->cap, d->n + 1);
 }
 
 /* Length of the invisible or reordering character at s (UTF-8), else 0: C1 controls, LRM/RLM,

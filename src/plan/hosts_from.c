@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
 #include "common/errors.h"
 #include "common/sha256.h"
 #include "plan/fields.h"
@@ -388,14 +389,8 @@ import_machine(struct vctx *c, const struct source *s, const struct inv_machine 
 static bool
 imports_add(struct vctx *c, struct plan_imports *im, const struct plan_import *one)
 {
-    if (im->n == im->cap) {
-        size_t cap = im->cap ? im->cap * 2 : 64;
-        struct plan_import *v = realloc(im->v, cap * sizeof *v);
-        if (v == NULL)
-            return (c->oom = true, false);
-        im->v = v;
-        im->cap = cap;
-    }
+    if (ARRAY_GROW(&im->v, &im->cap, im->n + 1) != 0)
+        return (c->oom = true, false);
     im->v[im->n++] = *one;
     return true;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
 #include "common/errors.h"
 #include "plan/inv_ansible.h"
 
@@ -91,21 +92,14 @@ table_free(struct ans_table *t)
 
 /* --- groups, hosts, variables ------------------------------------------------------------ */
 
-/* Room for one more element of size in *v (n used of *cap). */
+/* Room for one more element of size in the array at v (a `T **`; n used of *cap). */
 static bool
-grow(struct ans_inv *a, void **v, size_t *cap, size_t n, size_t size)
+grow(struct ans_inv *a, void *v, size_t *cap, size_t n, size_t size)
 {
-    if (n < *cap)
+    if (array_grow(v, cap, n + 1, size) == 0)
         return true;
-    size_t c = *cap ? *cap * 2 : 4;
-    void *nv = realloc(*v, c * size);
-    if (nv == NULL) {
-        a->x->oom = true;
-        return false;
-    }
-    *v = nv;
-    *cap = c;
-    return true;
+    a->x->oom = true;
+    return false;
 }
 
 static bool
@@ -114,7 +108,7 @@ index_add(struct ans_inv *a, size_t **v, size_t *n, size_t *cap, size_t idx)
     for (size_t i = 0; i < *n; i++)
         if ((*v)[i] == idx)
             return true;
-    if (!grow(a, (void **)v, cap, *n, sizeof **v))
+    if (!grow(a, v, cap, *n, sizeof **v))
         return false;
     (*v)[(*n)++] = idx;
     return true;
@@ -125,7 +119,7 @@ ans_set(struct ans_inv *a, struct ans_vars *vars, const char *key, const char *v
 {
     const char *k = inv_strdup(a->x, key), *val = value ? inv_strdup(a->x, value) : NULL;
     if (k == NULL || (value != NULL && val == NULL) ||
-        !grow(a, (void **)&vars->v, &vars->cap, vars->n, sizeof *vars->v))
+        !grow(a, &vars->v, &vars->cap, vars->n, sizeof *vars->v))
         return false;
     vars->v[vars->n++] = (struct ans_var){k, val};
     return true;
@@ -142,7 +136,7 @@ ans_group(struct ans_inv *a, const char *name, unsigned line)
             inv_error(a->x, "inventory %s has more than %d groups", a->x->file, INV_MAX_GROUPS);
         return -1;
     }
-    if (!grow(a, (void **)&a->g, &a->capg, a->ng, sizeof *a->g))
+    if (!grow(a, &a->g, &a->capg, a->ng, sizeof *a->g))
         return -1;
     struct ans_group *g = &a->g[a->ng];
     memset(g, 0, sizeof *g);
@@ -170,7 +164,7 @@ host_get(struct ans_inv *a, const char *name, unsigned line, unsigned col)
     long i = table_get(a->hidx, name);
     if (i >= 0)
         return i;
-    if (!inv_count(a->x) || !grow(a, (void **)&a->h, &a->caph, a->nh, sizeof *a->h))
+    if (!inv_count(a->x) || !grow(a, &a->h, &a->caph, a->nh, sizeof *a->h))
         return -1;
     struct ans_host *h = &a->h[a->nh];
     memset(h, 0, sizeof *h);
@@ -245,7 +239,7 @@ names_add(struct ans_inv *a, struct names *ns, const char *s, size_t len)
         return false;
     }
     char *c = malloc(len + 1);
-    if (c == NULL || !grow(a, (void **)&ns->v, &ns->cap, ns->n, sizeof *ns->v)) {
+    if (c == NULL || !grow(a, &ns->v, &ns->cap, ns->n, sizeof *ns->v)) {
         free(c);
         a->x->oom = true;
         return false;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
 #include "common/errors.h"
 #include "plan/inventory.h"
 
@@ -101,15 +102,9 @@ inv_add(struct inv_ctx *x, const char *name, const char *where, unsigned line, u
         snprintf(entry, sizeof entry, "%s:%u:%u", x->file, line, col);
     else
         snprintf(entry, sizeof entry, "%s %s", x->file, where);
-    if (x->n == x->cap) {
-        size_t cap = x->cap ? x->cap * 2 : 16;
-        struct inv_machine *m = realloc(x->m, cap * sizeof *m);
-        if (m == NULL) {
-            x->oom = true;
-            return NULL;
-        }
-        x->m = m;
-        x->cap = cap;
+    if (ARRAY_GROW(&x->m, &x->cap, x->n + 1) != 0) {
+        x->oom = true;
+        return NULL;
     }
     struct inv_machine *m = &x->m[x->n];
     memset(m, 0, sizeof *m);

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/array.h"
 #include "common/errors.h"
 #include "plan/inventory.h"
 
@@ -93,14 +94,8 @@ cfg_words(struct sshcfg *c, char *s, unsigned col0, struct word *w, int max)
 static bool
 block_new(struct sshcfg *c, bool match)
 {
-    if (c->nb == c->capb) {
-        size_t cap = c->capb ? c->capb * 2 : 16;
-        struct block *b = realloc(c->b, cap * sizeof *b);
-        if (b == NULL)
-            return (c->x->oom = true, false);
-        c->b = b;
-        c->capb = cap;
-    }
+    if (ARRAY_GROW(&c->b, &c->capb, c->nb + 1) != 0)
+        return (c->x->oom = true, false);
     memset(&c->b[c->nb++], 0, sizeof *c->b);
     c->b[c->nb - 1].match = match;
     return true;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
 #include "common/bitset.h"
 #include "common/errors.h"
 #include "common/hist.h"
@@ -79,14 +80,8 @@ agg_add_pair(struct agg *a, const struct rpair *p, struct ctx *cx)
             a->failed++;
             continue;
         }
-        if (a->nv == a->capv) {
-            size_t cap = a->capv ? a->capv * 2 : 8;
-            double *v = realloc(a->vals, cap * sizeof *v);
-            if (v == NULL)
-                return NS_ENOMEM;
-            a->vals = v;
-            a->capv = cap;
-        }
+        if (ARRAY_GROW(&a->vals, &a->capv, a->nv + 1) != 0)
+            return NS_ENOMEM;
         a->vals[a->nv++] = t->value;
         stats_add(&a->st, t->value);
         if (t->has_cpu) {

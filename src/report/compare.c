@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
 #include "common/errors.h"
 #include "common/stats.h"
 #include "report/cells.h"
@@ -72,14 +73,8 @@ struct cmp {
 static struct ccell *
 cmp_add(struct cmp *m, const json_t *scen, enum cside side)
 {
-    if (m->n == m->cap) {
-        size_t cap = m->cap ? 2 * m->cap : 64;
-        struct ccell *c = realloc(m->c, cap * sizeof *c);
-        if (c == NULL)
-            return NULL;
-        m->c = c;
-        m->cap = cap;
-    }
+    if (ARRAY_GROW(&m->c, &m->cap, m->n + 1) != 0)
+        return NULL;
     struct ccell *c = &m->c[m->n++];
     memset(c, 0, sizeof *c);
     c->scen = scen;

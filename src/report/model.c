@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "common/array.h"
 #include "common/bitset.h"
 #include "common/errors.h"
 #include "common/hist.h"
@@ -231,14 +232,8 @@ host_get(struct rmodel *m, const char *name, const char *zone, const char *regio
             h->env = env;
         return (int)m->hidx[slot];
     }
-    if (m->nhosts == m->caphosts) {
-        size_t cap = m->caphosts ? m->caphosts * 2 : 64;
-        struct rhost *p = realloc(m->hosts, cap * sizeof *p);
-        if (p == NULL)
-            return NS_ENOMEM;
-        m->hosts = p;
-        m->caphosts = cap;
-    }
+    if (ARRAY_GROW(&m->hosts, &m->caphosts, m->nhosts + 1) != 0)
+        return NS_ENOMEM;
     struct rhost *h = &m->hosts[m->nhosts];
     h->name = xstrdup(name);
     h->zone = xstrdup(zone);
@@ -347,14 +342,8 @@ scen_get(struct rmodel *m, const struct journal_scenario *sc, const json_t *def,
         int rc = scen_again(m, &m->scens[i], sc, def, run, e);
         return rc != 0 ? rc : (int)i;
     }
-    if (m->nscens == m->capscens) {
-        size_t cap = m->capscens ? m->capscens * 2 : 8;
-        struct rscen *p = realloc(m->scens, cap * sizeof *p);
-        if (p == NULL)
-            return err_set(e, NS_ENOMEM, "out of memory");
-        m->scens = p;
-        m->capscens = cap;
-    }
+    if (ARRAY_GROW(&m->scens, &m->capscens, m->nscens + 1) != 0)
+        return err_set(e, NS_ENOMEM, "out of memory");
     struct rscen *s = &m->scens[m->nscens];
     memset(s, 0, sizeof *s);
     s->runs = calloc(m->capruns, sizeof *s->runs);
@@ -432,14 +421,8 @@ pair_get(struct rmodel *m, int scen, int fam, int src, int dst)
             return p;
         j = (j + 1) & (m->pidx_cap - 1);
     }
-    if (m->npairs == m->cappairs) {
-        size_t cap = m->cappairs ? m->cappairs * 2 : 256;
-        struct rpair *p = realloc(m->pairs, cap * sizeof *p);
-        if (p == NULL)
-            return NULL;
-        m->pairs = p;
-        m->cappairs = cap;
-    }
+    if (ARRAY_GROW(&m->pairs, &m->cappairs, m->npairs + 1) != 0)
+        return NULL;
     struct rpair *p = &m->pairs[m->npairs];
     memset(p, 0, sizeof *p);
     p->scen = scen;
@@ -512,13 +495,8 @@ rtt_fill(struct rmodel *m, struct rrtt *r, const struct journal_result *res)
     size_t nb = res->nbuckets;
     if (nb > UINT32_MAX / 13)
         return NS_ENOMEM; /* more than a journal line can hold */
-    if (nb > m->sortcap) {
-        uint64_t *sb = realloc(m->sortbuf, nb * sizeof *sb);
-        if (sb == NULL)
-            return NS_ENOMEM;
-        m->sortbuf = sb;
-        m->sortcap = nb;
-    }
+    if (ARRAY_GROW(&m->sortbuf, &m->sortcap, nb) != 0)
+        return NS_ENOMEM;
     /* Placed in this layout (old journals' buckets at their centres), ascending: nsperf writes
      * them so; anything else is sorted. Counts past 2^48 (no test sends so many) saturate. */
     bool sorted = true;
@@ -599,15 +577,9 @@ trial_insert(struct rpair *p, struct rtrial *tp, struct err *e)
         }
         return 0;
     }
-    if (p->nt == p->capt) {
-        size_t cap = p->capt ? p->capt * 2 : 4;
-        struct rtrial *q = realloc(p->t, cap * sizeof *q);
-        if (q == NULL) {
-            trial_release(&t);
-            return err_set(e, NS_ENOMEM, "out of memory");
-        }
-        p->t = q;
-        p->capt = cap;
+    if (ARRAY_GROW(&p->t, &p->capt, p->nt + 1) != 0) {
+        trial_release(&t);
+        return err_set(e, NS_ENOMEM, "out of memory");
     }
     p->t[p->nt++] = t;
     return 0;
@@ -821,14 +793,8 @@ line_skipped(void *arg, const struct journal_skip *s, struct err *e)
         r->problems_more++;
         return 0;
     }
-    if (m->nproblems == m->capproblems) {
-        size_t cap = m->capproblems ? m->capproblems * 2 : 16;
-        struct rproblem *p = realloc(m->problems, cap * sizeof *p);
-        if (p == NULL)
-            return err_set(e, NS_ENOMEM, "out of memory");
-        m->problems = p;
-        m->capproblems = cap;
-    }
+    if (ARRAY_GROW(&m->problems, &m->capproblems, m->nproblems + 1) != 0)
+        return err_set(e, NS_ENOMEM, "out of memory");
     struct rproblem *p = &m->problems[m->nproblems];
     *p = (struct rproblem){.run = m->cur_run, .line = s->line, .kind = (int)s->kind};
     p->why = xstrdup(s->why);

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/array.h"
 #include "common/errors.h"
 #include "journal/record.h"
 #include "report/cells.h"
@@ -202,14 +203,8 @@ names_release(struct names *l)
 static int
 names_add(struct names *l, const char *prefix, const char *name)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 32;
-        char **v = realloc(l->v, cap * sizeof *v);
-        if (v == NULL)
-            return NS_ENOMEM;
-        l->v = v;
-        l->cap = cap;
-    }
+    if (ARRAY_GROW(&l->v, &l->cap, l->n + 1) != 0)
+        return NS_ENOMEM;
     size_t len = strlen(prefix) + strlen(name) + 1;
     if ((l->v[l->n] = malloc(len)) == NULL)
         return NS_ENOMEM;

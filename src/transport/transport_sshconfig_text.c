@@ -1,6 +1,7 @@
 /* transport_sshconfig_text.c - OpenSSH 9.2's lexing, matching and value parsing (misc.c,
  * match.c), ported to keep its exact outcomes: a config means to netsurvey what it means to ssh
  * only if it is split into the same words. See transport_sshconfig_int.h. */
+#include "common/array.h"
 #include "transport/transport_sshconfig_int.h"
 
 #include <ctype.h>
@@ -19,14 +20,8 @@ sc_strv_push(struct sc_strv *sv, const char *s, size_t len)
 {
     if (len == (size_t)-1)
         len = strlen(s);
-    if (sv->n + 1 >= sv->cap) {
-        size_t cap = sv->cap ? sv->cap * 2 : 8;
-        char **v = realloc(sv->v, cap * sizeof *v);
-        if (v == NULL)
-            return -1;
-        sv->v = v;
-        sv->cap = cap;
-    }
+    if (ARRAY_GROW(&sv->v, &sv->cap, sv->n + 2) != 0) /* and the NULL that ends it */
+        return -1;
     char *c = strndup(s, len);
     if (c == NULL)
         return -1;

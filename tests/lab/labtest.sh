@@ -105,12 +105,16 @@ survey() {
         >>"$WORK/survey.log" 2>&1
 }
 
-# cell DIR SCENARIO SRC_ZONE DST_ZONE: the zone cell's mean from summary.json (empty if none)
-cell() {
-    jq -r --arg s "$2" --arg a "$3" --arg b "$4" '.scenarios[] | select(.name == $s) |
-        .zone_cells[] | select(.src_zone == $a and .dst_zone == $b) | .mean // empty' \
-        "$1/summary.json"
+# summary_entry DIR SCENARIO LIST SRC DST FILTER: the jq FILTER of the entry of SCENARIO's LIST
+# in DIR/summary.json from SRC to DST (LIST zone_cells: zones; pairs: hosts); empty if none
+summary_entry() {
+    jq -r --arg s "$2" --arg l "$3" --arg a "$4" --arg b "$5" '.scenarios[] | select(.name == $s) |
+        .[$l][] | select(if $l == "zone_cells" then [.src_zone, .dst_zone] else [.src, .dst] end ==
+        [$a, $b]) | ('"$6"') // empty' "$1/summary.json"
 }
+
+# cell DIR SCENARIO SRC_ZONE DST_ZONE: the zone cell's mean from summary.json (empty if none)
+cell() { summary_entry "$1" "$2" zone_cells "$3" "$4" .mean; }
 
 # no_nsperf_left WHAT: no nsperf process in any host of the lab
 no_nsperf_left() {

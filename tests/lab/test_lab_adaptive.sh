@@ -52,13 +52,11 @@ S=$WORK/run/summary.json
     finish
 }
 # pair SRC DST FIELD: the adaptive field of that host pair's latency cell in summary.json
-pair() {
-    jq -r --arg a "$1" --arg b "$2" --arg f "$3" '.scenarios[] | select(.name == "latency") |
-        .pairs[] | select(.src == $a and .dst == $b) | .adaptive[$f] // empty' "$S"
-}
+pair() { summary_entry "$WORK/run" latency pairs "$1" "$2" ".adaptive.$3"; }
+# values SRC DST: its trials' values, to 0.1 us, "-" for a failed one
 values() {
-    jq -r --arg a "$1" --arg b "$2" '.scenarios[] | select(.name == "latency") | .pairs[] |
-        select(.src == $a and .dst == $b) | [.values[] | if . == null then "-" else (. * 10 | round / 10 | tostring) end] | join(" ")' "$S"
+    summary_entry "$WORK/run" latency pairs "$1" "$2" \
+        '[.values[] | if . == null then "-" else (. * 10 | round / 10 | tostring) end] | join(" ")'
 }
 printf '%-12s %6s %12s %8s  %s\n' pair trials stopped ci95_% values_us
 for p in z1h1-z2h1 z2h1-z1h1 z1h1-z3h1 z3h1-z1h1 z2h1-z3h1 z3h1-z2h1; do

@@ -5,80 +5,9 @@
  * trials failed writes its reports without running gnuplot on empty data, and a run whose
  * reports cannot be written says so in its exit status. Every wait is bounded; the test signals
  * only the PIDs it started. */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
+#include "survey/itest.h" /* the process runner, files and waits of the survey's itests */
 
-#include <fcntl.h>
-#include <jansson.h>
-#include <limits.h>
-#include <signal.h>
-#include <stdbool.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-#include <cmocka.h>
-
-#define RUN_TIMEOUT_S 240.0 /* generous: sanitizers on a shared 2-core machine */
-#define PLANNED 24          /* four_hosts: 12 ordered pairs x 2 trials */
-
-static char tmpdir[] = "/tmp/ns-itest-incomplete-XXXXXX";
-static unsigned run_counter;
-
-static double
-now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void
-nap_ms(int ms)
-{
-    struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
-static void
-tmp_path(char *buf, size_t len, const char *name)
-{
-    snprintf(buf, len, "%s/%s", tmpdir, name);
-}
-
-static void
-write_file(const char *name, const char *text, mode_t mode)
-{
-    char path[PATH_MAX];
-    tmp_path(path, sizeof path, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    chmod(path, mode);
-}
-
-static char *
-read_text(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (f == NULL)
-        return strdup("");
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    assert_non_null(buf);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    buf[got] = '\0';
-    fclose(f);
-    return buf;
-}
+#define PLANNED 24 /* four_far: 12 ordered pairs x 2 trials */
 
 static char *
 read_in(const char *dir, const char *name)
@@ -88,107 +17,8 @@ read_in(const char *dir, const char *name)
     return read_text(path);
 }
 
-static int
-setup(void **state)
-{
-    (void)state;
-    signal(SIGPIPE, SIG_IGN);
-    return mkdtemp(tmpdir) != NULL ? 0 : -1;
-}
-
-static int
-teardown(void **state)
-{
-    (void)state;
-    char cmd[PATH_MAX + 16];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-/* Start netsurvey with args (NULL-terminated) in tmpdir, stdout/stderr to files. */
-static pid_t
-ns_start(const char *const *args, const char *extra_env, char *out, char *err, size_t len)
-{
-    unsigned n = ++run_counter;
-    snprintf(out, len, "%s/out.%u", tmpdir, n);
-    snprintf(err, len, "%s/err.%u", tmpdir, n);
-    const char *argv[32] = {NETSURVEY_BIN};
-    size_t i = 1;
-    for (; args[i - 1] != NULL && i < 31; i++)
-        argv[i] = args[i - 1];
-    argv[i] = NULL;
-    pid_t pid = fork();
-    assert_true(pid >= 0);
-    if (pid == 0) {
-        if (extra_env != NULL)
-            putenv((char *)(uintptr_t)extra_env);
-        int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        int nul = open("/dev/null", O_RDONLY);
-        if (o < 0 || e < 0 || nul < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0 || dup2(nul, 0) < 0)
-            _exit(99);
-        if (chdir(tmpdir) != 0)
-            _exit(99);
-        execv(argv[0], (char *const *)(uintptr_t)argv);
-        _exit(98);
-    }
-    return pid;
-}
-
-/* Exit status (128 + signal when killed); fails the test past the timeout. */
-static int
-ns_wait(pid_t pid, double timeout_s)
-{
-    double end = now_s() + timeout_s;
-    int st;
-    for (;;) {
-        pid_t r = waitpid(pid, &st, WNOHANG);
-        if (r == pid)
-            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        if (now_s() > end) {
-            kill(pid, SIGKILL);
-            waitpid(pid, &st, 0);
-            fail_msg("netsurvey %d did not finish within %.0f s", (int)pid, timeout_s);
-        }
-        nap_ms(10);
-    }
-}
-
-static int
-ns_run(const char *const *args, const char *extra_env, char **out_text, char **err_text)
-{
-    char out[PATH_MAX], err[PATH_MAX];
-    int st = ns_wait(ns_start(args, extra_env, out, err, sizeof out), RUN_TIMEOUT_S);
-    *out_text = read_text(out);
-    *err_text = read_text(err);
-    return st;
-}
-
-static size_t
-journal_lines(const char *dir)
-{
-    char *text = read_in(dir, "results.jsonl");
-    size_t n = 0;
-    for (char *p = text; *p != '\0'; p++)
-        n += *p == '\n';
-    free(text);
-    return n;
-}
-
-/* Wait until dir's journal has at least n lines; the run must still be going. */
-static void
-wait_lines(pid_t pid, const char *dir, size_t n)
-{
-    double end = now_s() + RUN_TIMEOUT_S;
-    while (journal_lines(dir) < n) {
-        int st;
-        assert_int_equal(waitpid(pid, &st, WNOHANG), 0);
-        assert_true(now_s() < end);
-        nap_ms(5);
-    }
-}
-
-static const char four_hosts[] =
+/* Not itest.h's four_hosts: on 127.0.0.31-34, apart from the survey itests' .21-24. */
+static const char four_far[] =
     "name: four\n"
     "description: four local hosts, stopped part way\n"
     "hosts:\n"
@@ -265,7 +95,7 @@ assert_resumed_complete(const char *dir)
 static void
 stop_part_way(const char *dir, int sig, int want_status)
 {
-    write_file("four.yaml", four_hosts, 0644);
+    write_file("four.yaml", four_far, 0644);
     char out[PATH_MAX], err[PATH_MAX];
     const char *args[] = {"run", "four.yaml", "-o", dir, NULL};
     pid_t pid = ns_start(args, NULL, out, err, sizeof out);
@@ -310,7 +140,7 @@ test_report_while_running(void **state)
              "exec %s \"$@\"\n",
              tmpdir, NSPERF_BIN);
     write_file("nsperf-held", wrapper, 0755);
-    write_file("four.yaml", four_hosts, 0644);
+    write_file("four.yaml", four_far, 0644);
     char out[PATH_MAX], err[PATH_MAX];
     const char *args[] = {"run", "four.yaml", "-o", "running", "--nsperf", "nsperf-held", NULL};
     pid_t pid = ns_start(args, NULL, out, err, sizeof out);

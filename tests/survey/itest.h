@@ -1,5 +1,6 @@
-/* itest.h - what the survey's integration tests share: netsurvey and nsperf started as users
- * start them (real processes on 127.0.0.21-24), every wait bounded; the processes a run started
+/* itest.h - what the integration tests that run netsurvey share (tests/survey/itest_*.c,
+ * tests/report/itest_incomplete.c): netsurvey and nsperf started as users start them (real
+ * processes; four_hosts on 127.0.0.21-24), every wait bounded; the processes a run started
  * are found by a marker in their environment (NS_SURVEY_ITEST=<ours>), so "nothing left running"
  * looks only at what the test started, and a test signals only PIDs it started or found so; the
  * journal read back with jansson (independently of src/journal). Included by one test file each:

@@ -486,6 +486,64 @@ trial_release(struct rtrial *t)
     memset(t, 0, sizeof *t);
 }
 
+#define RRTT_COUNT_MAX                                                                             \
+    ((UINT64_C(1) << 48) - 1) /* counts past it (no test sends so many) saturate */
+
+/* The buckets of res placed in this layout and packed at p, in one pass, while they ascend (as
+ * nsperf writes them: by index, then count); false at the first that does not (p's bytes are
+ * then void). */
+static bool
+rtt_pack_sorted(const struct journal_result *res, uint8_t **pp, struct rrtt *r)
+{
+    uint8_t *p = *pp;
+    uint64_t prev = 0, n = 0; /* prev: the last (index << 48 | count), as rtt_fill sorts them */
+    for (size_t i = 0; i < res->nbuckets; i++) {
+        uint64_t c = res->buckets[i].count;
+        c = c > RRTT_COUNT_MAX ? RRTT_COUNT_MAX : c;
+        uint64_t idx = hist_index_layout(res->hist_sub_bits, res->buckets[i].low_ns);
+        uint64_t key = idx << 48 | c;
+        if (key < prev)
+            return false;
+        p = rvarint_put(rvarint_put(p, idx - (prev >> 48)), c);
+        prev = key;
+        n += c;
+    }
+    *pp = p;
+    r->n = n;
+    r->first = (uint32_t)hist_index_layout(res->hist_sub_bits, res->buckets[0].low_ns);
+    r->last = (uint32_t)(prev >> 48);
+    return true;
+}
+
+/* rtt_pack_sorted's packing of buckets in any order: placed, sorted, then packed at p0. */
+static int
+rtt_pack_unsorted(struct rmodel *m, const struct journal_result *res, uint8_t *p0, uint8_t **pp,
+                  struct rrtt *r)
+{
+    size_t nb = res->nbuckets;
+    if (ARRAY_GROW(&m->sortbuf, &m->sortcap, nb) != 0)
+        return NS_ENOMEM;
+    for (size_t i = 0; i < nb; i++) {
+        uint64_t c = res->buckets[i].count;
+        uint64_t idx = hist_index_layout(res->hist_sub_bits, res->buckets[i].low_ns);
+        m->sortbuf[i] = idx << 48 | (c > RRTT_COUNT_MAX ? RRTT_COUNT_MAX : c);
+    }
+    qsort(m->sortbuf, nb, sizeof *m->sortbuf, cmp_u64);
+    uint8_t *p = p0;
+    uint64_t prev = 0, n = 0;
+    for (size_t i = 0; i < nb; i++) {
+        uint64_t idx = m->sortbuf[i] >> 48, c = m->sortbuf[i] & RRTT_COUNT_MAX;
+        p = rvarint_put(rvarint_put(p, idx - prev), c);
+        prev = idx;
+        n += c;
+    }
+    *pp = p;
+    r->n = n;
+    r->first = (uint32_t)(m->sortbuf[0] >> 48);
+    r->last = (uint32_t)(m->sortbuf[nb - 1] >> 48);
+    return 0;
+}
+
 /* The trial's latency distribution, for the kinds that have one. */
 static int
 rtt_fill(struct rmodel *m, struct rrtt *r, const struct journal_result *res)
@@ -494,36 +552,19 @@ rtt_fill(struct rmodel *m, struct rrtt *r, const struct journal_result *res)
         return 0; /* no usable histogram: percentiles are left out, the mean still counts */
     size_t nb = res->nbuckets;
     if (nb > UINT32_MAX / 13)
-        return NS_ENOMEM; /* more than a journal line can hold */
-    if (ARRAY_GROW(&m->sortbuf, &m->sortcap, nb) != 0)
-        return NS_ENOMEM;
-    /* Placed in this layout (old journals' buckets at their centres), ascending: nsperf writes
-     * them so; anything else is sorted. Counts past 2^48 (no test sends so many) saturate. */
-    bool sorted = true;
-    for (size_t i = 0; i < nb; i++) {
-        uint64_t c = res->buckets[i].count, cmax = (UINT64_C(1) << 48) - 1;
-        uint64_t idx = hist_index_layout(res->hist_sub_bits, res->buckets[i].low_ns);
-        m->sortbuf[i] = idx << 48 | (c > cmax ? cmax : c);
-        sorted = sorted && (i == 0 || m->sortbuf[i] >= m->sortbuf[i - 1]);
-    }
-    if (!sorted)
-        qsort(m->sortbuf, nb, sizeof *m->sortbuf, cmp_u64);
+        return NS_ENOMEM;                            /* more than a journal line can hold */
     uint8_t *p0 = rmodel_bytes(m, nb * 13), *p = p0; /* a step takes <= 3 bytes, a count 7 */
     if (p0 == NULL)
         return NS_ENOMEM;
-    uint64_t prev = 0;
-    for (size_t i = 0; i < nb; i++) {
-        uint64_t idx = m->sortbuf[i] >> 48, c = m->sortbuf[i] & ((UINT64_C(1) << 48) - 1);
-        p = rvarint_put(rvarint_put(p, idx - prev), c);
-        prev = idx;
-        r->n += c;
+    if (!rtt_pack_sorted(res, &p, r)) {
+        int rc = rtt_pack_unsorted(m, res, p0, &p, r);
+        if (rc != 0)
+            return rc;
     }
     rmodel_bytes_used(m, (size_t)(p - p0));
     r->enc = p0;
     r->len = (uint32_t)(p - p0);
     r->nb = (uint32_t)nb;
-    r->first = (uint32_t)(m->sortbuf[0] >> 48);
-    r->last = (uint32_t)(m->sortbuf[nb - 1] >> 48);
     r->min_ns = res->rtt_min_us * 1e3;
     r->max_ns = res->rtt_max_us * 1e3;
     r->mean_ns = res->rtt_mean_us * 1e3;

@@ -5,10 +5,15 @@
 # (user + sys) and <= 256 MiB, gnuplot time aside (issue 9). NS_BENCH_SHAPE chooses the round
 # trips' distribution: cloud (the default: a link between zones, DESIGN.md's trial, ~180 buckets
 # a trial) or loopback (the loopback sample's, p90 at 1.5 x p50: ~1 190 buckets, the stress
-# case; until issue 19 the bench used it in the old layout, ~150 buckets). Measured 2026-12-01,
-# interleaved, load 10-14: main's report of the old-layout journal 1.53 s CPU, 171 MiB; this
-# one of it 1.40 s, 133 MiB; of the cloud-shaped journal (254 MB) 1.40 s, 139 MiB; of the
-# loopback-shaped one (840 MB) 3.15 s, 237 MiB (over the bound: reading the buckets' JSON).
+# case; until issue 19 the bench used it in the old layout, ~150 buckets). Measured 2026-12-01
+# on the shared 2-core machine (other helpers' builds and tests running, load 6-14), best of 3
+# against c830065's build interleaved under flock: cloud (254 MB) 1.14 s CPU, 142 MiB (before
+# 1.28 s, 141 MiB); loopback (840 MB) 2.67-2.89 s, 240 MiB (before 3.08 s, 239 MiB): still over
+# 2 s. The kept buckets are read from the SSE2 masks 8 digits at a time and packed in one pass
+# (callgrind, 5 000 loopback trials: the bucket reading -22 % of its instructions, the packing
+# -20 %, the whole report -6 %). What is left (perf, 100 000 loopback trials) is spread: the
+# buckets' reading ~30 %, the rest of the lines' ~7 %, packing and merging the trials' buckets
+# ~18 %, the kernel's page zeroing and read copies ~8 %, the outputs ~7 %.
 # Runs the report three times without gnuplot (NETSURVEY_GNUPLOT points
 # nowhere) and checks the best CPU time and the worst peak RSS, then once with gnuplot to show
 # its share. Wall time is printed only: a busy machine stretches it without any fault of ours.
@@ -17,23 +22,9 @@
 # time without gnuplot (issue 19); 0 skips it. The runs are read by child processes (-j: the CPUs
 # online, at most 4), each without histograms or host pairs (rcell_load_cells), so the trend's
 # CPU time, printed with its sum, is what one core would need: its wall time on N idle cores is
-# about that / N. Measured 2026-12-01 on the shared 2-core machine, other helpers' builds and
-# benchmarks running (load average 9-14), so walls are stretched: 20 runs took 12.4 s of CPU
-# (36.7 s wall, load 9-10) and 27 MiB per reader. Interleaved with the reading before it (full
-# summaries) and with a report of one run, load 13-14: before 25.5 / 23.6 s CPU, 171 MiB; now
-# 16.0 / 13.4 s CPU, 27 MiB, the same output bytes; the report of one run 1.8 / 1.5 s CPU. So a
-# trend of 20 runs costs about 9 reports' CPU (15 before): with the report at its quiet 1.0 s,
-# about 9 s of CPU, 4.5 s of wall on two idle cores. This machine while shared is over 10 s.
-# Since the trend's readers check the buckets without keeping them (journal_read_trials_nobuckets,
-# SSE2 masks 64 bytes at a time) and the reader's strings go 8 bytes at a time, measured
-# 2026-12-01 interleaved with main's build under flock, other helpers' tests running (load 4):
-# trend of 20 runs 8.6 / 7.8 s CPU (wall 10.2 / 8.4 s) against main's 11.0 / 13.4 s CPU (wall
-# 16.0 / 19.7 s), 29 MiB, the same output bytes; the report of one run unchanged within the
-# noise (cloud 1.3-1.7 s against 1.2-1.4 s, loopback 2.6-3.0 s against 2.8-3.3 s: it needs the
-# buckets' values, whose reading is as before). This script after merging main, load 4.4-4.7:
-# report 1.30 s CPU, 143 MiB; trend 8.98 / 9.61 s CPU, wall 11.65 / 11.23 s (FAIL on wall while
-# shared, the CPU under 10 s). With NS_BENCH_SHAPE=loopback's journal (840 MB a run) the trend
-# gains most: 4 runs took 7.5 / 7.2 s CPU with main's build, 3.3 / 3.1 s with this one.
+# about that / N. Last measured 2026-12-01 (load 4.4-4.7): 20 runs 8.98 / 9.61 s CPU, wall
+# 11.65 / 11.23 s while shared (FAIL on wall, the CPU under 10 s), 29 MiB per reader; the
+# trend's reading (buckets checked, not kept) is unchanged since.
 # Not a ctest test: timings belong to a quiet machine. NS_BENCH_HOSTS / NS_BENCH_TRIALS
 # override the size. Needs python3 (the generator) and GNU time as /usr/bin/time.
 set -eu

@@ -1124,6 +1124,102 @@ test_buckets_checked_not_kept(void **state)
     assert_true(taken > 0 && fast_taken > 0);
 }
 
+/* An entry with the forms' others around its two numbers. */
+struct entry_form {
+    const char *open, *comma, *close; /* comma "],[": each number in an entry of its own */
+};
+
+/* One line of 14 buckets, entry at of them with num as its number which (0, 1) in form f, pad
+ * others after the record: the four readers agree (decode()); *taken when they take it, and then
+ * the number reads as its text says (unless it is a skipped one: a count of 0, a negative, an
+ * entry of one member). */
+static void
+kept_case(const char *num, int which, const struct entry_form *f, size_t at, int pad, size_t *taken)
+{
+    char arr[1024], line[2048], why[NS_ERR_MSG_MAX];
+    size_t o = 0;
+    for (size_t i = 0; i < 14; i++) {
+        char a[32], b[32];
+        bool here = i == at;
+        snprintf(a, sizeof a, "%zu", 255360 + 128 * i);
+        snprintf(b, sizeof b, "%zu", 1 + (i * 37) % 400);
+        o += (size_t)snprintf(arr + o, sizeof arr - o, "%s%s%s%s%s%s", i ? "," : "",
+                              here ? f->open : "[", here && which == 0 ? num : a,
+                              here ? f->comma : ",", here && which == 1 ? num : b,
+                              here ? f->close : "]");
+    }
+    snprintf(line, sizeof line,
+             "{\"schema\":\"netsurvey.trial/2\",\"scenario\":{\"test\":\"tcp_rr\"},\"status\":"
+             "\"ok\",\"trial\":1,\"result\":{\"rtt_us\":{\"hist\":{\"sub_bits\":11,\"buckets\":"
+             "[%s]}}}}%*s",
+             arr, pad, "");
+    struct journal_trial t;
+    bool took;
+    if (decode(line, &t, &took, why, sizeof why) != 0)
+        return;
+    (*taken)++;
+    if (num[0] == '-' || strcmp(f->comma, "],[") == 0)
+        return;
+    uint64_t want = strtoull(num, NULL, 10);
+    bool found = which == 1 && want == 0;
+    for (size_t i = 0; i < t.result.nbuckets; i++)
+        found =
+            found || (which == 0 ? t.result.buckets[i].low_ns : t.result.buckets[i].count) == want;
+    assert_true(found);
+}
+
+/* The kept buckets of nsperf's form are read from the 64-byte blocks' masks, their numbers 8
+ * digits at a time: one entry of an array of 14 changed, at every place (kept_case). Its number
+ * (either) a run of 1 to 20 digits (of 98765..., of 9s, 1 and 0s) or int64's and uint64's edges,
+ * as it is, with a leading zero or a minus; a number with a blank between the entry's tokens,
+ * in an entry of one or three members, next to one of one member; the record ending 0 to 40 bytes
+ * after the array, so that a number's words would reach past the line. */
+static void
+test_buckets_kept_digit_runs(void **state)
+{
+    (void)state;
+    static const char *const edges[] = {"9223372036854775807",
+                                        "9223372036854775808",
+                                        "18446744073709551615",
+                                        "18446744073709551616",
+                                        "4294967296",
+                                        "99999999",
+                                        "100000000",
+                                        "0"};
+    static const struct entry_form plain = {"[", ",", "]"},
+                                   others[] = {{"[ ", ",", "]"},    {"[", " ,", "]"},
+                                               {"[", ",\t", "]"},   {"[", ",", "\r]"},
+                                               {" [", ",", "]"},    {"[", ",", "]\n"},
+                                               {"[", ",", ",1]"},   {"[", "],[", "]"},
+                                               {"[", ",", "],[7]"}, {"[7],[", ",", "]"}};
+    static const int pads[] = {0, 1, 9, 40};
+    size_t taken = 0, tried = 0;
+    for (size_t src = 0; src < 3 + sizeof edges / sizeof *edges; src++) {
+        for (size_t len = 1; len <= (src < 3 ? 20 : 1); len++) {
+            char digits[32];
+            for (size_t i = 0; src < 3 && i < len; i++)
+                digits[i] = src == 0 ? "98765432109876543210"[i] : src == 1 ? '9' : "10"[i > 0];
+            snprintf(digits + (src < 3 ? len : 0), sizeof digits - (src < 3 ? len : 0), "%s",
+                     src < 3 ? "" : edges[src - 3]);
+            for (int sign = 0; sign < 3; sign++) {
+                char num[40];
+                snprintf(num, sizeof num, "%s%s", sign == 1 ? "0" : sign == 2 ? "-" : "", digits);
+                for (int which = 0; which < 2; which++)
+                    for (size_t at = 0; at < 14; at++)
+                        for (size_t pd = 0; pd < sizeof pads / sizeof *pads; pd++, tried++)
+                            kept_case(num, which, &plain, at, pads[pd], &taken);
+            }
+        }
+    }
+    size_t plain_taken = taken;
+    for (size_t f = 0; f < sizeof others / sizeof *others; f++)
+        for (int which = 0; which < 2; which++)
+            for (size_t at = 0; at < 14; at++)
+                for (size_t pd = 0; pd < sizeof pads / sizeof *pads; pd++, tried++)
+                    kept_case("123456", which, &others[f], at, pads[pd], &taken);
+    assert_true(plain_taken > 0 && taken > plain_taken && taken < tried);
+}
+
 /* A line past the cap is passed over and said, the lines around it are read; one past the cap
  * that ends the file without its newline too. */
 static void
@@ -1520,6 +1616,7 @@ main(void)
         cmocka_unit_test(test_reading_rules),
         cmocka_unit_test(test_runs_of_digits_and_strings),
         cmocka_unit_test(test_buckets_checked_not_kept),
+        cmocka_unit_test(test_buckets_kept_digit_runs),
         cmocka_unit_test(test_copy_and_busy_poll),
         cmocka_unit_test(test_key_of_read_records),
         cmocka_unit_test(test_line_cap),

@@ -345,6 +345,7 @@ stop_runner(struct client *c, struct err *e)
     bool was_started = c->runner.started;
     ns_phase_set(&c->t, NS_PHASE_DONE);
     ns_runner_stop(&c->runner);
+    atomic_store(&c->t.peer_done, 1);
     int rc = ns_runner_join(&c->runner, 3000, e);
     if (rc != 0)
         c->leak_kind = true;
@@ -372,10 +373,17 @@ check_not_empty(const json_t *result, struct err *e)
 static int
 client_results(struct client *c, struct err *e)
 {
-    int rc = stop_runner(c, e);
+    /* The kind stops first, but is joined only once the result is here: with -R, the server's
+     * sender goes on until it reads STOP, however late a loaded host lets it, and a receiver
+     * here that stopped reading before would count what it sent meanwhile as lost. */
+    ns_runner_stop(&c->runner);
     json_t *msg = NULL;
-    if (rc == 0)
-        rc = expect_frame(c, PROTO_RESULT, &msg, CLIENT_RESULT_TIMEOUT_MS, e);
+    struct err res_err;
+    err_clear(&res_err);
+    int res_rc = expect_frame(c, PROTO_RESULT, &msg, CLIENT_RESULT_TIMEOUT_MS, &res_err);
+    int rc = stop_runner(c, e); /* the kind's own failure first, as before */
+    if (rc == 0 && res_rc != 0)
+        rc = err_set(e, res_rc, "%s", res_err.msg);
     const char *serr = json_string_value(json_object_get(msg, "error"));
     char safe[NS_ERR_MSG_MAX];
     if (rc == 0 && serr != NULL)

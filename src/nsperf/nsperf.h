@@ -76,6 +76,9 @@ struct ns_test {
      * the sender marked as measured can arrive before this side's MEASURE; ThreadSanitizer). */
     _Atomic uint64_t measure_start_ns; /* local CLOCK_MONOTONIC when MEASURE began (0 = not yet) */
     _Atomic uint64_t measure_end_ns;   /* local CLOCK_MONOTONIC when DONE began (0 = not yet) */
+    /* Client side: the server's result arrived (or the client gave up on it), so a sender
+     * there has sent all it ever will; a receiver here need not wait longer for it. */
+    _Atomic int peer_done;
     /* Set once the kind is ready to move data (a stream kind: all its threads exist; with
      * ns_test_set_ready), so that the control layer starts the clock only then
      * (ns_runner_wait_ready) and may call the kind's stop(). */

@@ -11,7 +11,11 @@
  * once it holds that many (or saw the end and its own DONE), and otherwise drains for at most
  * US_DRAIN_NS after its DONE so that datagrams still in flight are not called lost. The sender
  * paces with absolute CLOCK_MONOTONIC deadlines, catching up after oversleeping; a phase
- * change wakes its sleep. */
+ * change wakes its sleep. A datagram is measured when its deadline falls in the sender's
+ * measured interval, not when the thread happens to send it: a backlog left from the warmup
+ * does not count as measured, and deadlines of the interval the thread had not met by its DONE
+ * (it was not given the CPU) are reported as unsent, so that sent + unsent is the rate times
+ * the sender's duration_s whatever the load. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -35,6 +39,7 @@
 #define US_DRAIN_NS (120 * NS_PER_MS)
 #define US_RECV_TIMEOUT_MS 40
 #define US_MAX_BACKLOG_NS (1000 * NS_PER_MS)
+#define US_DRAIN_MAX 1000000 /* datagrams: more than a receive buffer holds; a flood ends too */
 
 struct us_state;
 
@@ -43,6 +48,7 @@ struct us_stream {
     struct us_state *st;
     /* sender */
     uint64_t sent, send_errors, wseq;
+    uint64_t unsent; /* measured deadlines not met: skipped after a stall, failed, left at DONE */
     /* receiver */
     uint64_t received, out_of_order, duplicated, next_seq;
     bool end_seen;     /* the sender's end datagram arrived */
@@ -90,6 +96,21 @@ us_fail(struct us_stream *s, int errnum, const char *what)
 
 /* ---- sender ---- */
 
+/* How many of the deadlines next, next + gap, ... before until fall in the measured interval
+ * (as far as it is known yet: its start 0 = none, its end 0 = still running). */
+static uint64_t
+us_deadlines_measured(const struct ns_test *t, uint64_t next, uint64_t until, uint64_t gap)
+{
+    uint64_t t0 = atomic_load(&t->measure_start_ns), t1 = atomic_load(&t->measure_end_ns);
+    if (t0 == 0 || gap == 0)
+        return 0;
+    if (t1 != 0 && until > t1)
+        until = t1;
+    if (next < t0)
+        next += (t0 - next + gap - 1) / gap * gap;
+    return until > next ? (until - next - 1) / gap + 1 : 0;
+}
+
 static int
 us_send_one(struct us_stream *s, bool measured)
 {
@@ -100,6 +121,7 @@ us_send_one(struct us_stream *s, bool measured)
     if (n < 0) {
         if (errno == ENOBUFS || errno == EAGAIN || errno == EINTR || errno == ECONNREFUSED) {
             s->send_errors++;
+            s->unsent += measured;
             return 0;
         }
         us_fail(s, errno, "send");
@@ -132,24 +154,29 @@ us_send_loop(struct us_stream *s)
     const struct ns_params *p = &s->st->set.t->p;
     double per_stream = (double)p->rate_bps / p->streams;
     uint64_t gap = (uint64_t)((double)s->io.buflen * 8.0 * 1e9 / per_stream);
+    if (gap == 0)
+        gap = 1;
+    const struct ns_test *t = s->st->set.t;
     uint64_t next = clock_now_ns();
-    bool measured = false;
     while (!us_over(s)) {
         uint64_t now = clock_now_ns();
         if (now < next) {
             stream_set_sleep_until(&s->st->set, next);
             continue;
         }
-        if (!measured && ns_test_phase(s->st->set.t) == NS_PHASE_MEASURE)
-            measured = true;
-        if (us_send_one(s, measured) != 0)
+        if (us_send_one(s, us_deadlines_measured(t, next, next + 1, gap) > 0) != 0)
             return;
         next += gap;
-        if (now > next + US_MAX_BACKLOG_NS)
-            next = now; /* stalled for long: do not burst a second's worth */
+        if (now > next + US_MAX_BACKLOG_NS) {
+            /* stalled for long: do not burst a second's worth, but say what was skipped */
+            s->unsent += us_deadlines_measured(t, next, now, gap);
+            next = now;
+        }
     }
-    if (ns_test_phase(s->st->set.t) == NS_PHASE_DONE)
-        us_send_end(s);
+    if (ns_test_phase(t) != NS_PHASE_DONE)
+        return;
+    s->unsent += us_deadlines_measured(t, next, UINT64_MAX, gap);
+    us_send_end(s);
 }
 
 /* ---- receiver ---- */
@@ -239,10 +266,24 @@ us_complete(const struct us_stream *s)
     return s->end_seen && s->received >= s->end_sent;
 }
 
+/* What is queued on the socket now, without waiting: the sender has sent all it will. */
+static void
+us_drain_queued(struct us_stream *s)
+{
+    ssize_t n;
+    for (int i = 0; i < US_DRAIN_MAX && !s->end_seen &&
+                    (n = recv(s->io.fd, s->io.buf, s->io.buflen, MSG_DONTWAIT)) >= 0;
+         i++)
+        us_handle(s, n);
+}
+
 static void
 us_recv_loop(struct us_stream *s)
 {
     uint64_t drain_until = 0;
+    /* A client's receiver (-R) waits for its server's result instead of a drain cap: the
+     * server's sender goes on until it reads STOP, however late that is on a loaded host. */
+    bool wait_peer = s->st->set.t->role == NS_ROLE_CLIENT;
     for (;;) {
         if (atomic_load(&s->st->set.abort))
             return;
@@ -251,7 +292,12 @@ us_recv_loop(struct us_stream *s)
             uint64_t now = clock_now_ns();
             if (s->end_seen)
                 return; /* complete, or what is missing was lost (or comes too late) */
-            if (drain_until == 0)
+            if (wait_peer) {
+                if (atomic_load(&s->st->set.t->peer_done)) {
+                    us_drain_queued(s);
+                    return;
+                }
+            } else if (drain_until == 0)
                 drain_until = now + US_DRAIN_NS;
             else if (now >= drain_until)
                 return;
@@ -329,8 +375,9 @@ static json_t *
 us_stream_json(const struct us_state *st, const struct us_stream *s)
 {
     if (st->set.sender)
-        return json_pack("{s:I, s:I, s:I}", "sent", (json_int_t)s->sent, "bytes",
-                         (json_int_t)s->bytes, "send_errors", (json_int_t)s->send_errors);
+        return json_pack("{s:I, s:I, s:I, s:I}", "sent", (json_int_t)s->sent, "unsent",
+                         (json_int_t)s->unsent, "bytes", (json_int_t)s->bytes, "send_errors",
+                         (json_int_t)s->send_errors);
     json_t *o =
         json_pack("{s:I, s:I, s:I, s:I, s:f}", "received", (json_int_t)s->received, "bytes",
                   (json_int_t)s->bytes, "out_of_order", (json_int_t)s->out_of_order, "duplicated",
@@ -353,28 +400,33 @@ us_local_result(struct ns_test *t)
 }
 
 struct us_tot {
-    uint64_t sent, received, lost, ooo, dup, bytes, sbytes;
+    uint64_t sent, unsent, received, lost, ooo, dup, bytes, sbytes;
     double jitter_weighted;
 };
 
+/* unsent: what the sender's schedule called for in its measured interval but it did not send
+ * (not lost: never on the wire); sent + unsent is the rate times duration_s. */
 static json_t *
-us_udp_json(uint64_t sent, uint64_t received, uint64_t ooo, uint64_t dup, double jitter_us)
+us_udp_json(uint64_t sent, uint64_t unsent, uint64_t received, uint64_t ooo, uint64_t dup,
+            double jitter_us)
 {
     uint64_t lost = sent > received ? sent - received : 0;
-    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:f, s:f}", "sent", (json_int_t)sent, "received",
-                     (json_int_t)received, "lost", (json_int_t)lost, "out_of_order",
-                     (json_int_t)ooo, "duplicated", (json_int_t)dup, "jitter_us", jitter_us,
-                     "lost_pct", sent > 0 ? 100.0 * (double)lost / (double)sent : 0.0);
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f}", "sent", (json_int_t)sent, "unsent",
+                     (json_int_t)unsent, "received", (json_int_t)received, "lost", (json_int_t)lost,
+                     "out_of_order", (json_int_t)ooo, "duplicated", (json_int_t)dup, "jitter_us",
+                     jitter_us, "lost_pct", sent > 0 ? 100.0 * (double)lost / (double)sent : 0.0);
 }
 
 static json_t *
 us_combine_stream(const json_t *rs, const json_t *ss, double elapsed, int idx, struct us_tot *tot)
 {
     uint64_t sent = ns_json_u64(ss, "sent"), rcvd = ns_json_u64(rs, "received");
+    uint64_t unsent = ns_json_u64(ss, "unsent");
     uint64_t ooo = ns_json_u64(rs, "out_of_order"), dup = ns_json_u64(rs, "duplicated");
     uint64_t bytes = ns_json_u64(rs, "bytes");
     double jit = json_number_value(json_object_get(rs, "jitter_us"));
     tot->sent += sent;
+    tot->unsent += unsent;
     tot->received += rcvd;
     tot->ooo += ooo;
     tot->dup += dup;
@@ -384,7 +436,7 @@ us_combine_stream(const json_t *rs, const json_t *ss, double elapsed, int idx, s
     return json_pack("{s:i, s:I, s:f, s:I, s:o}", "index", idx, "bytes", (json_int_t)bytes,
                      "throughput_bps", elapsed > 0 ? (double)bytes * 8.0 / elapsed : 0.0,
                      "sender_bytes", (json_int_t)ns_json_u64(ss, "bytes"), "udp",
-                     us_udp_json(sent, rcvd, ooo, dup, jit));
+                     us_udp_json(sent, unsent, rcvd, ooo, dup, jit));
 }
 
 static json_t *
@@ -409,8 +461,8 @@ us_combine(const struct ns_test *t, const json_t *client, const json_t *server, 
                      elapsed > 0 ? (double)tot.bytes * 8.0 / elapsed : 0.0, "bytes",
                      (json_int_t)tot.bytes, "sender_bytes", (json_int_t)tot.sbytes, "duration_s",
                      elapsed, "receiver", t->p.reverse ? "client" : "server", "udp",
-                     us_udp_json(tot.sent, tot.received, tot.ooo, tot.dup, jitter), "streams",
-                     streams, "intervals",
+                     us_udp_json(tot.sent, tot.unsent, tot.received, tot.ooo, tot.dup, jitter),
+                     "streams", streams, "intervals",
                      ns_intervals_json(rstreams, t->p.interval_s,
                                        json_number_value(json_object_get(rcv, "elapsed_s"))));
 }
@@ -424,6 +476,10 @@ us_print_human(const struct ns_test *t, const json_t *result, FILE *out)
     fprintf(out, "out of order %llu, duplicated %llu\n",
             (unsigned long long)ns_json_u64(u, "out_of_order"),
             (unsigned long long)ns_json_u64(u, "duplicated"));
+    uint64_t unsent = ns_json_u64(u, "unsent");
+    if (unsent > 0) /* the rate asked for was not offered: say so beside the figures */
+        fprintf(out, "unsent %llu: the sender fell behind its schedule (not given the CPU)\n",
+                (unsigned long long)unsent);
 }
 
 static void

@@ -36,16 +36,38 @@ group_teardown(void **state)
     return 0;
 }
 
-/* Run a client with the fixture's port plus args; assert success and return the result. */
+static void
+sleep_until(double t)
+{
+    double left = t - sp_now();
+    if (left <= 0)
+        return;
+    struct timespec ts = {.tv_sec = (time_t)left,
+                          .tv_nsec = (long)((left - (double)(time_t)left) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/* Run a client with the fixture's port plus args; assert success and return the result. With
+ * stall_s > 0, the server process is stopped (SIGSTOP) for stall_s from at_s after the client
+ * started: a loaded host's worst case, made on purpose. */
 static const json_t *
-run_ok(struct fixture *f, struct sp_result *r, const char *host, const char *const *args)
+run_stalled(struct fixture *f, struct sp_result *r, const char *host, const char *const *args,
+            double at_s, double stall_s)
 {
     const char *argv[32] = {"-c", host, "-p", f->port_s, "-J"};
     int n = 5;
     for (int i = 0; args[i] != NULL; i++)
         argv[n++] = args[i];
     argv[n] = NULL;
-    sp_client(r, argv, NULL, 30.0);
+    struct sp_proc p = sp_client_start(argv, NULL);
+    if (stall_s > 0 && p.pid > 0) {
+        sleep_until(p.t0 + at_s);
+        kill(f->server, SIGSTOP);
+        sleep_until(p.t0 + at_s + stall_s);
+        kill(f->server, SIGCONT);
+    }
+    sp_client_finish(&p, r, 30.0);
     if (r->doc == NULL || r->status != 0)
         fprintf(stderr, "client status %d, output:\n%s\n", r->status, r->out);
     assert_int_equal(r->status, 0);
@@ -54,6 +76,12 @@ run_ok(struct fixture *f, struct sp_result *r, const char *host, const char *con
     const json_t *res = json_object_get(r->doc, "result");
     assert_true(json_is_object(res));
     return res;
+}
+
+static const json_t *
+run_ok(struct fixture *f, struct sp_result *r, const char *host, const char *const *args)
+{
+    return run_stalled(f, r, host, args, 0, 0);
 }
 
 static uint64_t
@@ -204,6 +232,32 @@ test_tcp_paced(void **state)
     json_decref(r.doc);
 }
 
+/* The sender's schedule, exactly: a datagram is measured when its deadline falls in the
+ * sender's measured interval (duration_s is the sender's), so sent + unsent is per_s times
+ * duration_s, give or take one where a deadline races each end of it. How many deadlines a
+ * loaded host lets the sender meet in time is not this test's question (unsent says it; a
+ * whole-process stall of 0.5 s at the end leaves 40 % unsent), nor that a quiet host meets them
+ * all: the bench's. Pacing at half the rate, a skipped deadline not counted, a warmup backlog
+ * counted as measured: each is off by far more than 2. */
+static void
+check_udp_schedule(const json_t *res, const json_t *u, double per_s)
+{
+    double dur = sp_num(res, "duration_s", NULL), want = per_s * dur;
+    uint64_t sent = u64(u, "sent"), unsent = u64(u, "unsent");
+    bool ok =
+        json_is_integer(json_object_get(u, "unsent")) && fabs((double)(sent + unsent) - want) <= 2;
+    if (!ok) { /* the figures, for the next person */
+        char *doc = json_dumps(res, JSON_COMPACT);
+        fprintf(stderr,
+                "udp schedule: sent %llu + unsent %llu, want %.1f (%.2f/s over duration_s "
+                "%.6f, the sender's measured interval); result: %s\n",
+                (unsigned long long)sent, (unsigned long long)unsent, want, per_s, dur, doc);
+        free(doc);
+    }
+    assert_true(ok);
+    assert_true(sent > 0);
+}
+
 /* 2 Mbit/s of 1000-byte datagrams for 1.5 s: 375 datagrams, none lost on loopback. */
 static void
 test_udp_slow(void **state)
@@ -213,21 +267,24 @@ test_udp_slow(void **state)
                           "-b",     "2M",         "-l", "1000", NULL};
     const json_t *res = run_ok(*state, &r, "127.0.0.1", args);
     const json_t *udp = json_object_get(res, "udp");
-    /* The sender paces on absolute deadlines: 250 datagrams/s over its own measured interval
-     * (duration_s), however late that interval ended on a loaded machine. */
-    uint64_t sent = u64(udp, "sent");
+    /* Forward: the client sends, and its interval ends no sooner than -t after it began. */
     double dur = sp_num(res, "duration_s", NULL);
-    assert_true(dur >= 1.45);
-    assert_true(fabs((double)sent - 250.0 * dur) <= 0.02 * NS_TEST_SLACK * 250.0 * dur + 2);
+    assert_true(dur >= 1.5 - 1e-6);
+    check_udp_schedule(res, udp, 250.0);
+    uint64_t sent = u64(udp, "sent");
+    /* On loopback, with a 4 MiB receive buffer, what was sent arrives, once and in order. */
     assert_int_equal(u64(udp, "received"), sent);
     assert_int_equal(u64(udp, "lost"), 0);
     assert_int_equal(u64(udp, "duplicated"), 0);
     assert_int_equal(u64(udp, "out_of_order"), 0);
+    /* RFC 3550 jitter is a running mean (gain 1/16) of transit-time differences, each less than
+     * the run's wall time on one host; how small it is depends on how promptly a loaded host
+     * runs the receiver (one 200 ms stall lifts it above 10 ms for a while): the bench's. */
     double jit = sp_num(udp, "jitter_us", NULL);
-    assert_true(jit >= 0 && jit < 10000);
-    double bps = sp_num(res, "throughput_bps", NULL);
-    assert_true(fabs(bps - 2e6) <= (0.02 * NS_TEST_SLACK + 0.01) * 2e6);
+    assert_true(jit >= 0 && jit < r.seconds * 1e6);
     assert_int_equal(u64(res, "bytes"), sent * 1000);
+    double bps = sp_num(res, "throughput_bps", NULL);
+    assert_true(fabs(bps * dur - 8.0 * 1000.0 * (double)sent) <= 1e-6 * bps * dur);
     json_decref(r.doc);
 }
 
@@ -240,15 +297,49 @@ test_udp_two_streams_reverse(void **state)
     const json_t *res = run_ok(*state, &r, "127.0.0.1", args);
     const json_t *streams = json_object_get(res, "streams");
     assert_int_equal(json_array_size(streams), 2);
+    uint64_t unsent = 0;
     for (size_t i = 0; i < 2; i++) {
         const json_t *u = json_object_get(json_array_get(streams, i), "udp");
-        /* 10 Mbit/s of 1460 B: ~856 a second of the sender's measured interval */
-        double want = 10e6 / (1460 * 8) * sp_num(res, "duration_s", NULL);
-        assert_true(fabs((double)u64(u, "sent") - want) <= 0.05 * NS_TEST_SLACK * want + 2);
+        /* 10 Mbit/s of 1460 B each: ~856 a second of the sender's (the server's) interval */
+        check_udp_schedule(res, u, 10e6 / (1460 * 8));
         assert_true(u64(u, "received") <= u64(u, "sent"));
+        unsent += u64(u, "unsent");
     }
-    assert_true(u64(json_object_get(res, "udp"), "lost") <= 10);
+    const json_t *udp = json_object_get(res, "udp");
+    assert_int_equal(u64(udp, "unsent"), unsent);
+    /* The client reads until the server's result is in, so what the server sent after the
+     * client's own DONE (until it read STOP) is counted too: nothing is lost on loopback. */
+    assert_int_equal(u64(udp, "lost"), 0);
     json_decref(r.doc);
+}
+
+/* The sender (-R: the server) stalled across the client's MEASURE (a warmup backlog behind
+ * it, which must not count as measured), or across the client's DONE (its STOP read late, the
+ * backlog partly caught up before it: unsent, not lost), each with the schedule kept exactly
+ * and nothing lost. Wherever the stall falls on a slow start, the same holds. */
+static void
+check_stalled(struct fixture *f, double at_s, double stall_s)
+{
+    const char *args[] = {"--test", "udp_stream", "-t", "1", "--warmup", "0.5",
+                          "-b",     "20M",        "-P", "2", "-R",       NULL};
+    struct sp_result r;
+    const json_t *res = run_stalled(f, &r, "127.0.0.1", args, at_s, stall_s);
+    const json_t *streams = json_object_get(res, "streams");
+    assert_int_equal(json_array_size(streams), 2);
+    for (size_t i = 0; i < 2; i++) {
+        const json_t *u = json_object_get(json_array_get(streams, i), "udp");
+        check_udp_schedule(res, u, 10e6 / (1460 * 8));
+        assert_int_equal(u64(u, "received"), u64(u, "sent"));
+    }
+    assert_int_equal(u64(json_object_get(res, "udp"), "lost"), 0);
+    json_decref(r.doc);
+}
+
+static void
+test_udp_reverse_sender_stalled(void **state)
+{
+    check_stalled(*state, 0.3, 0.5); /* MEASURE is sent at about 0.5 s */
+    check_stalled(*state, 1.2, 0.5); /* DONE at about 1.5 s */
 }
 
 /* Far below a millisecond's worth per write, pacing still holds (no first-write burst). */
@@ -329,6 +420,7 @@ main(void)
         cmocka_unit_test(test_tcp_paced),
         cmocka_unit_test(test_udp_slow),
         cmocka_unit_test(test_udp_two_streams_reverse),
+        cmocka_unit_test(test_udp_reverse_sender_stalled),
         cmocka_unit_test(test_one_shot_exits),
         cmocka_unit_test(test_tcp_paced_slow),
         cmocka_unit_test(test_nothing_measured_is_an_error),

@@ -65,11 +65,6 @@ nsperf_pair() {
     return $rc
 }
 
-# busy: was a latency measurement clearly disturbed by other load? (p99 over 3x the median)
-rr_disturbed() {
-    jq -e '.result.rtt_us.p99 > 3 * .result.rtt_us.p50' "$1" >/dev/null
-}
-
 # --- netsurvey over ssh against the lab --------------------------------------------------------
 NETSURVEY=${NETSURVEY:-${NS_BINARY_DIR:-$LAB_DIR_SRC/../../build/ci}/bin/netsurvey}
 NSPERF_REMOTE=${NSPERF_REMOTE:-${NS_BINARY_DIR:-$LAB_DIR_SRC/../../build/ci}/bin/nsperf-static}

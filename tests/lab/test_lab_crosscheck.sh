@@ -7,7 +7,13 @@
 # turns over several rounds and the test gates on the median of the rounds' ratios.
 # nsperf's histogram resolves 0.1 % (1024 buckets per octave), so its quartiles on this link
 # must be three distinct values (with the old 64 per octave, p25 often equalled p50).
-# A latency comparison that fails while a run was clearly disturbed is repeated once.
+# A latency comparison that fails is measured once more, a fresh set of rounds; both must fail.
+# The machine's host, not either tool, shifts every round trip by about 7 us (2 % of this link)
+# for stretches of 0.1 to over 1 s: both tools' runs fall into those modes at random, equally
+# often (52 paired rounds on the idle machine: nsperf low-mode 11, sockperf 10; median ratio
+# +0.13 %), so a round's ratio is about -2 %, 0 or +2 %, and a median of 9 moved from -0.6 % to
+# +1.5 % between batches with nothing changed (an idle CI run read +0.75 %). A bias of nsperf
+# moves both sets the same way and still fails; the mode lottery fails both only rarely.
 source "$(dirname "$0")/labtest.sh"
 for tool in sockperf iperf3; do
     command -v $tool >/dev/null || {
@@ -116,13 +122,12 @@ for attempt in 1 2; do
     echo "RTT 1->2: nsperf p50 $ns_p50 us, sockperf p50 $sp_p50 us (median of $ROUNDS runs each);" \
         "nsperf / sockperf in the same round, median: $ratio ($(pct "$ratio" 1) %)"
     close1 "$ratio" 1 && break
-    disturbed=0
-    for f in "$WORK"/ns-rr-*.json; do rr_disturbed "$f" && disturbed=1; done
-    if ((attempt == 2 || !disturbed)); then
-        fail "nsperf's p50 RTT is not within 1 % of sockperf's: median ratio $ratio over $ROUNDS rounds (${ratios[*]})"
+    if ((attempt == 2)); then
+        fail "nsperf's p50 RTT is not within 1 % of sockperf's in two sets of $ROUNDS rounds: median ratio $first_ratio, then $ratio (${ratios[*]})"
         break
     fi
-    echo "   (disturbed, load $(cut -d' ' -f1 /proc/loadavg); measuring again)"
+    first_ratio=$ratio
+    echo "   (outside 1 %, load $(cut -d' ' -f1 /proc/loadavg); a second set of rounds)"
 done
 # Throughput: the delay line stays on CPU 0 with SCHED_FIFO (`lab pin` above) and both tools run
 # SCHED_FIFO on any CPU, so that the lab's share of the CPUs is not what the other load leaves

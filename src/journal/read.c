@@ -80,6 +80,10 @@ journal_reader_parse(struct journal_reader *rd, const char *line, size_t len,
         if (rd->no_buckets) { /* as the fast decoder leaves them */
             t->result.buckets = NULL;
             t->result.nbuckets = 0;
+            t->result.runs = NULL;
+            t->result.nruns = 0;
+            t->result.counts = NULL;
+            t->result.ncounts = 0;
         }
     }
     int rc = journal_trial_check(t, e);

@@ -375,14 +375,23 @@ bucket_push(uint64_t low, uint64_t count, void *arg)
 }
 
 static int
+run_push(uint64_t low, uint64_t count, void *arg)
+{
+    return journal_buckets_push_run(arg, (uint32_t)hist_index(low), count) ? 0 : NS_ENOMEM;
+}
+
+static int
 rtt_buckets_from(const json_t *rtt, struct journal_buckets *bb, struct journal_result *r)
 {
     size_t skipped;
     int64_t sub_bits = 0;
-    int rc = hist_rtt_json_buckets(rtt, bucket_push, bb, &sub_bits, &skipped, NULL, NULL);
+    bool runs = hist_rtt_json_form(rtt) == HISTJSON_FORM_RUNS;
+    int rc = hist_rtt_json_buckets(rtt, runs ? run_push : bucket_push, bb, &sub_bits, &skipped,
+                                   NULL, NULL);
     if (rc == NS_ENOMEM)
         return rc;
     r->has_hist = rc == 0;
+    r->hist_runs = r->has_hist && runs;
     r->hist_sub_bits = r->has_hist ? (int)sub_bits : 0;
     return 0;
 }
@@ -432,7 +441,7 @@ int
 journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struct journal_trial *t)
 {
     memset(t, 0, sizeof *t);
-    bb->n = 0;
+    bb->n = bb->nr = bb->nc = 0;
     t->schema = jstr(rec, "schema");
     t->run_id = jstr(rec, "run_id");
     const json_t *plan = json_object_get(rec, "plan");
@@ -456,8 +465,13 @@ journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struct jo
     t->tool_version = jstr(tool, "version");
     t->nsperf_sha256 = jstr(tool, "nsperf_sha256");
     int rc = result_from(json_object_get(rec, "result"), bb, &t->result);
+    bool hist = t->result.has_hist;
     t->result.buckets = bb->b;
-    t->result.nbuckets = t->result.has_hist ? bb->n : 0;
+    t->result.nbuckets = hist ? bb->n : 0;
+    t->result.runs = bb->r;
+    t->result.nruns = hist ? bb->nr : 0;
+    t->result.counts = bb->c;
+    t->result.ncounts = hist ? bb->nc : 0;
     return rc;
 }
 
@@ -484,9 +498,12 @@ journal_trial_check(struct journal_trial *t, struct err *e)
     if (t->schema == NULL || !has_prefix(t->schema, JOURNAL_TRIAL_SCHEMA_FAMILY))
         return err_set(e, NS_EPARSE, "not a trial record");
     if (strcmp(t->schema, JOURNAL_TRIAL_SCHEMA) != 0 &&
+        strcmp(t->schema, JOURNAL_TRIAL_SCHEMA_2) != 0 &&
         strcmp(t->schema, JOURNAL_TRIAL_SCHEMA_1) != 0)
-        return err_set(e, NS_EPROTO, "unsupported schema '%.*s' (this netsurvey reads %s and %s)",
-                       QUOTE_MAX, t->schema, JOURNAL_TRIAL_SCHEMA, JOURNAL_TRIAL_SCHEMA_1);
+        return err_set(e, NS_EPROTO,
+                       "unsupported schema '%.*s' (this netsurvey reads %s, %s and %s)", QUOTE_MAX,
+                       t->schema, JOURNAL_TRIAL_SCHEMA, JOURNAL_TRIAL_SCHEMA_2,
+                       JOURNAL_TRIAL_SCHEMA_1);
     t->scenario.kind = testspec_kind_find(t->scenario.test);
     if (t->scenario.kind < 0)
         return err_set(e, NS_EPARSE, "unknown test kind '%s'",
@@ -538,8 +555,9 @@ result_equal(const struct journal_result *a, const struct journal_result *b)
                  a->has_udp_jitter == b->has_udp_jitter && a->has_rtt == b->has_rtt &&
                  a->has_rtt_mean == b->has_rtt_mean && a->has_rtt_min == b->has_rtt_min &&
                  a->has_rtt_max == b->has_rtt_max && a->has_rtt_m2 == b->has_rtt_m2 &&
-                 a->has_hist == b->has_hist && a->hist_sub_bits == b->hist_sub_bits &&
-                 a->nbuckets == b->nbuckets;
+                 a->has_hist == b->has_hist && a->hist_runs == b->hist_runs &&
+                 a->hist_sub_bits == b->hist_sub_bits && a->nbuckets == b->nbuckets &&
+                 a->nruns == b->nruns && a->ncounts == b->ncounts;
     bool nums =
         num_same(a->throughput_bps, b->throughput_bps) &&
         num_same(a->connections_per_s, b->connections_per_s) &&
@@ -554,6 +572,12 @@ result_equal(const struct journal_result *a, const struct journal_result *b)
     for (size_t i = 0; i < a->nbuckets; i++)
         if (a->buckets[i].low_ns != b->buckets[i].low_ns ||
             a->buckets[i].count != b->buckets[i].count)
+            return false;
+    for (size_t i = 0; i < a->nruns; i++)
+        if (a->runs[i].first != b->runs[i].first || a->runs[i].len != b->runs[i].len)
+            return false;
+    for (size_t i = 0; i < a->ncounts; i++)
+        if (a->counts[i] != b->counts[i])
             return false;
     return true;
 }

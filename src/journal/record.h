@@ -29,7 +29,10 @@ struct err;
  * directory (journal/journal.h: journal_owner); the file holds the owner's PID. */
 #define JOURNAL_LOCK_FILE ".lock"
 #define JOURNAL_RUN_SCHEMA "netsurvey.run/2"
-#define JOURNAL_TRIAL_SCHEMA "netsurvey.trial/2"
+/* Version 3: the result's histogram may be in the runs form (common/histjson.h), which a reader
+ * of versions 1 and 2 would not read: it refuses the record by its schema instead. */
+#define JOURNAL_TRIAL_SCHEMA "netsurvey.trial/3"
+#define JOURNAL_TRIAL_SCHEMA_2 "netsurvey.trial/2"
 /* The first versions, still read: their scenario parameters are the plan's as written, 0 standing
  * for nsperf's default of the version that ran (README "The journal"); a run.json of version 1
  * has no state, no planned counts and no pairs. A version-1 run is never resumed. */
@@ -111,6 +114,12 @@ struct journal_bucket {
     uint64_t low_ns, count;
 };
 
+/* One run of a histogram in the runs form: the buckets first .. first + len - 1 of layout
+ * HIST_SUB_BITS (common/hist.h), whose counts are the result's next len counts. */
+struct journal_hrun {
+    uint32_t first, len;
+};
+
 /* What readers take of a trial's "result", nsperf -J's result object recorded unchanged (names in
  * the README's section on nsperf -J and common/histjson.h). has_* is false for a figure that is
  * absent or not a number. */
@@ -126,14 +135,23 @@ struct journal_result {
     bool has_rtt; /* "rtt_us" is an object */
     bool has_rtt_mean, has_rtt_min, has_rtt_max, has_rtt_m2;
     double rtt_mean_us, rtt_min_us, rtt_max_us, rtt_m2_ns2;
-    /* The histogram: hist.buckets is an array and hist.sub_bits a layout common/hist.h reads
-     * (hist_layout_known: 11, or 7 as nsperf wrote before), kept in hist_sub_bits (0 without a
-     * histogram). buckets holds its entries that are [lower_ns >= 0, count > 0] (integers), in
-     * order, as written (place them with hist_index_layout); others are skipped. */
-    bool has_hist;
+    /* The histogram: in one of the two forms of common/histjson.h (hist_rtt_json_form), and
+     * hist.sub_bits a layout common/hist.h reads (hist_layout_known: 11, or 7 as nsperf wrote
+     * before; the runs form: 11 only), kept in hist_sub_bits (0 without a histogram).
+     * - buckets form (hist_runs false): buckets holds its entries that are [lower_ns >= 0,
+     *   count > 0] (integers), in order, as written (place them with hist_index_layout); others
+     *   are skipped.
+     * - runs form (hist_runs true): runs holds the runs as written, a run that starts where the
+     *   one before ended joined to it, and counts their counts in order, zeros included, as
+     *   hist_rtt_json_buckets gives them (what it skips ends a run). buckets is then empty. */
+    bool has_hist, hist_runs;
     int hist_sub_bits;
     const struct journal_bucket *buckets;
     size_t nbuckets;
+    const struct journal_hrun *runs;
+    size_t nruns;
+    const uint64_t *counts; /* the sum of the runs' len */
+    size_t ncounts;
 };
 
 /* The headline figure of a result, in the reports' unit: mean RTT in us (tcp_rr, udp_rr),

@@ -27,6 +27,8 @@ void
 journal_buckets_release(struct journal_buckets *bb)
 {
     free(bb->b);
+    free(bb->r);
+    free(bb->c);
     memset(bb, 0, sizeof *bb);
 }
 
@@ -34,4 +36,21 @@ bool
 journal_buckets_grow(struct journal_buckets *bb)
 {
     return ARRAY_GROW(&bb->b, &bb->cap, bb->n + 1) == 0;
+}
+
+bool
+journal_buckets_push_run(struct journal_buckets *bb, uint32_t idx, uint64_t count)
+{
+    if (ARRAY_GROW(&bb->c, &bb->capc, bb->nc + 1) != 0)
+        return false;
+    struct journal_hrun *last = bb->nr > 0 ? &bb->r[bb->nr - 1] : NULL;
+    if (last != NULL && (uint64_t)last->first + last->len == idx) {
+        last->len++;
+    } else {
+        if (ARRAY_GROW(&bb->r, &bb->capr, bb->nr + 1) != 0)
+            return false;
+        bb->r[bb->nr++] = (struct journal_hrun){.first = idx, .len = 1};
+    }
+    bb->c[bb->nc++] = count;
+    return true;
 }

@@ -845,7 +845,8 @@ bucket_push(struct journal_buckets *bb, const int64_t v[2])
 struct hist_ctx {
     struct journal_buckets *bb; /* NULL: the buckets are checked, not kept */
     int64_t sub_bits;
-    bool is_array;
+    bool has_buckets, has_runs; /* the members are there (of any type) */
+    bool buckets_array, runs_array;
 };
 
 /* Checking buckets, and reading those that are kept: 64 bytes at a time (SSE2), as bit masks of
@@ -964,16 +965,74 @@ bread_block(struct bread *r, const unsigned char *q, uint64_t t, const unsigned 
     return ok;
 }
 
+/* The runs form's reading from the checked blocks, by the same bits: a run's head ends at a
+ * comma (a run without a count is refused), a count at a comma or at the run's ']' (which the
+ * checks put before ",[" or "]]"). A run that starts where the one before ended is joined to it,
+ * as journal_buckets_push_run joins them; a run past the last bucket is refused (false: the line
+ * goes to jansson, which skips it). */
+struct rread {
+    struct journal_buckets *bb;
+    const unsigned char *start; /* the number being read */
+    bool head;                  /* it is a run's first */
+};
+
+/* A block holds at most 32 counts ("0," is 2 bytes) and 11 runs ("[0,0]," is 6). */
+#define RREAD_BLOCK_COUNTS 32
+#define RREAD_BLOCK_RUNS 11
+
+static inline bool
+rread_block(struct rread *r, const unsigned char *q, uint64_t t, const unsigned char *end)
+{
+    struct journal_buckets *bb = r->bb;
+    if (ARRAY_GROW(&bb->c, &bb->capc, bb->nc + RREAD_BLOCK_COUNTS) != 0 ||
+        ARRAY_GROW(&bb->r, &bb->capr, bb->nr + RREAD_BLOCK_RUNS) != 0)
+        return false;
+    const unsigned char *s = r->start;
+    uint64_t *o = bb->c + bb->nc;
+    struct journal_hrun *run = bb->nr > 0 ? bb->r + bb->nr - 1 : NULL;
+    bool head = r->head, ok = true;
+    for (; t != 0; t &= t - 1) {
+        const unsigned char *e = q + __builtin_ctzll(t);
+        uint64_t v = run_value(s, (size_t)(e - s), end);
+        s = e + 1;
+        if (head) {
+            size_t idx = hist_index(v);
+            ok = *e == ',';
+            if (run == NULL || (size_t)run->first + run->len != idx) {
+                run = bb->r + bb->nr++;
+                *run = (struct journal_hrun){.first = (uint32_t)idx, .len = 0};
+            }
+            head = false;
+        } else {
+            *o++ = v;
+            run->len++;
+            if (*e == ']') {
+                ok = (size_t)run->first + run->len <= HIST_NBUCKETS;
+                s = e + 3;
+                head = true;
+            }
+        }
+        if (!ok)
+            break;
+    }
+    bb->nc = (size_t)(o - bb->c);
+    r->start = s;
+    r->head = head;
+    return ok;
+}
+
 /* p: just after the array's '['. True: checked (and, bb not NULL, its entries appended to bb),
  * *out just after its ']'. False: bb as it was. */
 static bool
 buckets_check_fast(const unsigned char *p, const unsigned char *end, struct journal_buckets *bb,
-                   const unsigned char **out)
+                   bool runs, const unsigned char **out)
 {
     if (end - p < 65 || *p != '[')
         return false;
-    size_t n0 = bb != NULL ? bb->n : 0;
+    size_t n0 = bb != NULL ? bb->n : 0, nr0 = bb != NULL ? bb->nr : 0;
+    size_t nc0 = bb != NULL ? bb->nc : 0;
     struct bread r = {.bb = bb, .start = p + 1};
+    struct rread rr = {.bb = bb, .start = p + 1, .head = true};
     /* the block before: the array's '[' reads as a comma before the first entry's '[' */
     struct bclass b = {.c = UINT64_C(1) << 63};
     uint64_t r2 = 0, r4 = 0, r8 = 0; /* the block before's runs of >= 2, 4, 8 digits */
@@ -997,9 +1056,14 @@ buckets_check_fast(const unsigned char *p, const unsigned char *end, struct jour
                        | (k.c & ~((pd & xd) | (px & xo))) /* ',' in N,N or ],[ */
                        | (k.z & ~pd & xd)                 /* a leading zero */
                        | q17;
-        if ((bad & region) != 0 || (bb != NULL && !bread_block(&r, q, ~k.d & pd & region, end))) {
-            if (bb != NULL)
+        uint64_t t = ~k.d & pd & region;
+        if ((bad & region) != 0 ||
+            (bb != NULL && !(runs ? rread_block(&rr, q, t, end) : bread_block(&r, q, t, end)))) {
+            if (bb != NULL) {
                 bb->n = n0;
+                bb->nr = nr0;
+                bb->nc = nc0;
+            }
             return false;
         }
         if (ends != 0) {
@@ -1011,19 +1075,42 @@ buckets_check_fast(const unsigned char *p, const unsigned char *end, struct jour
         r4 = q4;
         r8 = q8;
     }
-    if (bb != NULL)
+    if (bb != NULL) {
         bb->n = n0;
+        bb->nr = nr0;
+        bb->nc = nc0;
+    }
     return false;
 }
 #else
 static bool
 buckets_check_fast(const unsigned char *p, const unsigned char *end, struct journal_buckets *bb,
-                   const unsigned char **out)
+                   bool runs, const unsigned char **out)
 {
-    (void)p, (void)end, (void)bb, (void)out;
+    (void)p, (void)end, (void)bb, (void)runs, (void)out;
     return false;
 }
 #endif
+
+/* The runs form (histjson.h) in nsperf's form only, which buckets_check_fast takes: anything
+ * else, but the empty array, is left to jansson. */
+static bool
+runs_read(struct jp *j, struct hist_ctx *h)
+{
+    ws(j);
+    h->has_runs = true;
+    if (j->p >= j->end || *j->p != '[')
+        return skip_value(j);
+    h->runs_array = true;
+    j->p++;
+    const unsigned char *after;
+    if (eat(j, ']'))
+        return true;
+    if (j->depth + 1 >= SCAN_MAX_DEPTH || !buckets_check_fast(j->p, j->end, h->bb, true, &after))
+        return false;
+    j->p = after;
+    return true;
+}
 
 static bool
 m_hist(struct jp *j, size_t i, void *ctx)
@@ -1031,15 +1118,18 @@ m_hist(struct jp *j, size_t i, void *ctx)
     struct hist_ctx *h = ctx;
     if (i == 0)
         return v_int(j, &h->sub_bits);
+    if (i == 2)
+        return runs_read(j, h);
     ws(j);
+    h->has_buckets = true;
     if (j->p >= j->end || *j->p != '[')
         return skip_value(j);
-    h->is_array = true;
+    h->buckets_array = true;
     if (++j->depth > SCAN_MAX_DEPTH)
         return false;
     j->p++;
     const unsigned char *after;
-    if (j->depth < SCAN_MAX_DEPTH && buckets_check_fast(j->p, j->end, h->bb, &after)) {
+    if (j->depth < SCAN_MAX_DEPTH && buckets_check_fast(j->p, j->end, h->bb, false, &after)) {
         j->p = after;
         j->depth--;
         return true;
@@ -1059,7 +1149,7 @@ m_hist(struct jp *j, size_t i, void *ctx)
     return true;
 }
 
-static const struct key hist_keys[] = {K(HISTJSON_SUB_BITS), K(HISTJSON_BUCKETS)};
+static const struct key hist_keys[] = {K(HISTJSON_SUB_BITS), K(HISTJSON_BUCKETS), K(HISTJSON_RUNS)};
 static const struct key rtt_keys[] = {K("mean"), K("min"), K("max"), K(HISTJSON_M2),
                                       K(HISTJSON_HIST)};
 
@@ -1088,7 +1178,11 @@ m_rtt(struct jp *j, size_t i, void *ctx)
         bool is_obj;
         if (!object(j, hist_keys, NKEYS(hist_keys), m_hist, &h, &is_obj))
             return false;
-        r->has_hist = is_obj && h.is_array && hist_layout_known(h.sub_bits);
+        /* as hist_rtt_json_form and hist_rtt_json_buckets decide */
+        bool runs = h.runs_array && !h.has_buckets && h.sub_bits == HIST_SUB_BITS;
+        bool buckets = h.buckets_array && !h.has_runs && hist_layout_known(h.sub_bits);
+        r->has_hist = is_obj && (runs || buckets);
+        r->hist_runs = r->has_hist && runs;
         r->hist_sub_bits = r->has_hist ? (int)h.sub_bits : 0;
         return true;
     }
@@ -1200,7 +1294,7 @@ journal_scan_trial(struct journal_scan *s, const char *line, size_t len, struct 
     memset(t, 0, sizeof *t);
     journal_scenario_absent(&t->scenario);
     s->arena_len = 0;
-    s->bb.n = 0;
+    s->bb.n = s->bb.nr = s->bb.nc = 0;
     struct jp j = {
         .p = (const unsigned char *)line, .end = (const unsigned char *)line + len, .s = s};
     struct record_ctx c = {.t = t, .bb = &s->bb, .s = s};
@@ -1222,7 +1316,12 @@ journal_scan_trial(struct journal_scan *s, const char *line, size_t len, struct 
     t->family = journal_family_from(c.family);
     t->status_text = c.status;
     t->status = journal_status_from(c.status);
+    bool hist = t->result.has_hist && !s->no_buckets;
     t->result.buckets = s->no_buckets ? NULL : s->bb.b;
-    t->result.nbuckets = t->result.has_hist ? s->bb.n : 0;
+    t->result.nbuckets = hist ? s->bb.n : 0;
+    t->result.runs = s->no_buckets ? NULL : s->bb.r;
+    t->result.nruns = hist ? s->bb.nr : 0;
+    t->result.counts = s->no_buckets ? NULL : s->bb.c;
+    t->result.ncounts = hist ? s->bb.nc : 0;
     return true;
 }

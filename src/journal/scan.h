@@ -41,10 +41,15 @@ enum journal_status journal_status_from(const char *s);
 /* "ipv6" is ipv6; anything else (NULL too) ipv4, as the reports have always filed it. */
 enum journal_family journal_family_from(const char *s);
 
-/* A growable array of buckets, reused from line to line. */
+/* Growable arrays of buckets (the buckets form) and of runs and their counts (the runs form),
+ * reused from line to line. */
 struct journal_buckets {
     struct journal_bucket *b;
     size_t n, cap;
+    struct journal_hrun *r;
+    size_t nr, capr;
+    uint64_t *c;
+    size_t nc, capc;
 };
 void journal_buckets_release(struct journal_buckets *bb);
 /* Append one; false when out of memory. */
@@ -59,6 +64,9 @@ journal_buckets_push(struct journal_buckets *bb, uint64_t low_ns, uint64_t count
     bb->b[bb->n++].count = count;
     return true;
 }
+/* Append one count of the runs form, the count of bucket idx: to the last run where it ends at
+ * idx, else as a new run. False when out of memory. */
+bool journal_buckets_push_run(struct journal_buckets *bb, uint32_t idx, uint64_t count);
 
 /* The fast decoder's scratch: its decoded strings and buckets. */
 struct journal_scan;
@@ -66,8 +74,8 @@ struct journal_scan *journal_scan_new(void);
 void journal_scan_free(struct journal_scan *s);
 
 /* Whether s keeps a histogram's buckets (the default) or only checks them: without them a record
- * reads the same but for result.buckets (NULL) and result.nbuckets (0); has_hist and
- * hist_sub_bits are as read. */
+ * reads the same but for result.buckets, runs and counts (NULL) and their numbers (0); has_hist,
+ * hist_runs and hist_sub_bits are as read. */
 void journal_scan_keep_buckets(struct journal_scan *s, bool keep);
 
 /* Decode line (len bytes, its newline may be included) into *t (pointers into s, valid until

@@ -95,7 +95,7 @@ agg_add_pair(struct agg *a, const struct rpair *p, struct ctx *cx)
             stats_add(&a->jitter, t->jitter_us);
         }
         rrtt_merge_into(h, &t->rtt);
-        if (t->rtt.nb > 0) {
+        if (t->rtt.n > 0) {
             a->blo = t->rtt.first < a->blo ? t->rtt.first : a->blo;
             a->bhi = t->rtt.last > a->bhi ? t->rtt.last : a->bhi;
         }

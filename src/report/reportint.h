@@ -93,9 +93,11 @@ void report_jarena_end(void);
 struct rrtt {
     uint64_t n;
     double min_ns, max_ns, mean_ns, m2;
-    uint32_t nb;          /* buckets */
+    uint32_t nb;          /* buckets packed (the runs form: empty ones among them) */
     uint32_t len;         /* bytes at enc */
-    uint32_t first, last; /* the lowest and highest bucket index, when nb > 0 */
+    uint32_t hlen;        /* the runs form: the bytes of its runs' heads, before the counts */
+    uint32_t first, last; /* the lowest and highest bucket index that is not empty, when n > 0 */
+    bool runs;            /* enc's packing (model.c): runs, or (step, count) pairs */
     const uint8_t *enc;
 };
 
@@ -247,6 +249,8 @@ struct rmodel {
     struct rblock *blocks; /* where the trials' packed buckets live */
     uint64_t *sortbuf;     /* scratch: a trial's buckets, (index << 48 | count), to sort */
     size_t sortcap;
+    struct journal_bucket *runbuf; /* scratch: runs that do not ascend, as buckets */
+    size_t runcap;
     bool no_hist; /* the trials' buckets are not kept (rmodel_opts.no_hist) */
 };
 

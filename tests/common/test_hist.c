@@ -275,6 +275,63 @@ test_json_round_trip_merges_exactly(void **state)
     hist_free(back);
 }
 
+/* The runs form as written: neighbouring buckets in one run, a gap of up to HISTJSON_RUNS_GAP
+ * empty buckets as zeros inside it, a longer one a new run; each run starts and ends at a count,
+ * its head the lower bound of its first bucket; merging it back gives the same buckets, and an
+ * entry that breaks the form is named. */
+static void
+test_json_runs_form(void **state)
+{
+    (void)state;
+    struct hist *h = hist_new(), *back = hist_new();
+    static const size_t idx[] = {5000, 5001, 5006, 5012, 5013, HIST_NBUCKETS - 1};
+    for (size_t i = 0; i < sizeof idx / sizeof *idx; i++)
+        hist_record_n(h, hist_bucket_low(idx[i]), i + 1);
+    json_t *rtt = hist_to_rtt_json(h);
+    const json_t *hj = json_object_get(rtt, HISTJSON_HIST);
+    assert_null(json_object_get(hj, HISTJSON_BUCKETS));
+    char *text = json_dumps(json_object_get(hj, HISTJSON_RUNS), JSON_COMPACT);
+    char want[256];
+    snprintf(want, sizeof want, "[[%llu,1,2,0,0,0,0,3],[%llu,4,5],[%llu,6]]",
+             (unsigned long long)hist_bucket_low(5000), (unsigned long long)hist_bucket_low(5012),
+             (unsigned long long)hist_bucket_low(HIST_NBUCKETS - 1));
+    assert_string_equal(text, want);
+    free(text);
+    struct err e;
+    assert_int_equal(hist_merge_rtt_json(back, rtt, &e), 0);
+    assert_memory_equal(h->buckets, back->buckets, sizeof h->buckets);
+    assert_int_equal(back->count, h->count);
+    /* a count past the last bucket, a negative one, a run without a count: named */
+    unsigned long long last = hist_bucket_low(HIST_NBUCKETS - 1), nine = hist_bucket_low(9);
+    char bad[3][128];
+    snprintf(bad[0], sizeof bad[0], "[[%llu,1,1]]", last);
+    snprintf(bad[1], sizeof bad[1], "[[1,2],[%llu,-1]]", nine);
+    snprintf(bad[2], sizeof bad[2], "[[5,1],[%llu]]", nine);
+    for (size_t i = 0; i < 3; i++) {
+        const char *runs = bad[i];
+        json_t *r = json_loads(runs, 0, NULL);
+        assert_non_null(r);
+        json_t *o = json_pack("{s:{s:i,s:o}}", "hist", "sub_bits", 11, "runs", r);
+        struct hist *x = hist_new();
+        assert_int_equal(hist_merge_rtt_json(x, o, &e), NS_EPARSE);
+        snprintf(want, sizeof want, "rtt_us.hist.runs[%zu] is not", i == 0 ? (size_t)0 : 1);
+        assert_non_null(strstr(e.msg, want));
+        hist_free(x);
+        json_decref(o);
+    }
+    /* runs are of layout 11 only; both forms at once are neither */
+    json_t *old = json_pack("{s:{s:i,s:[[i,i]]}}", "hist", "sub_bits", 7, "runs", 300, 1);
+    assert_int_equal(hist_merge_rtt_json(back, old, &e), NS_EPARSE);
+    json_t *both = json_pack("{s:{s:i,s:[[i,i]],s:[[i,i]]}}", "hist", "sub_bits", 11, "runs", 300,
+                             1, "buckets", 300, 1);
+    assert_int_equal(hist_merge_rtt_json(back, both, &e), NS_EPARSE);
+    json_decref(old);
+    json_decref(both);
+    json_decref(rtt);
+    hist_free(h);
+    hist_free(back);
+}
+
 /* The old layout (sub_bits 7), written out the way nsperf 0.1.0 did: its bucket for v. */
 static void
 v1_bucket(uint64_t v, uint64_t *low, uint64_t *width)
@@ -432,6 +489,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bucket_mapping_is_consistent),
+        cmocka_unit_test(test_json_runs_form),
         cmocka_unit_test(test_percentiles_match_sort_uniform),
         cmocka_unit_test(test_percentiles_match_sort_heavy_tail),
         cmocka_unit_test(test_small_values_are_exact),

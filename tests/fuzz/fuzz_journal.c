@@ -6,7 +6,7 @@
  * passed over, NS_EPARSE, or a record refused, NS_EPROTO: another schema version, a status
  * neither ok nor failed, and, when the readers are given the run's id, another run's record);
  * and the readers without buckets (journal_read_trials_nobuckets') must give the same refusal,
- * or the same record but for its buckets.
+ * or the same record but for its buckets (either form: common/histjson.h).
  *
  * Coverage alone hardly leads the fuzzer to a rule the two decoders might read differently (a
  * real where an integer is expected takes the same branches as any other real), so each input
@@ -113,10 +113,16 @@ readers_nobuckets(const char *line, size_t len)
         fail("the readers without buckets refuse a line for other reasons", eb.msg);
     if (ra != 0)
         return;
-    if (b.result.nbuckets != 0 || b.result.buckets != NULL || c.result.nbuckets != 0)
+    if (b.result.nbuckets != 0 || b.result.buckets != NULL || c.result.nbuckets != 0 ||
+        b.result.nruns != 0 || b.result.runs != NULL || c.result.nruns != 0 ||
+        b.result.ncounts != 0 || b.result.counts != NULL || c.result.ncounts != 0)
         fail("a reader without buckets kept some", NULL);
     a.result.buckets = NULL;
     a.result.nbuckets = 0;
+    a.result.runs = NULL;
+    a.result.nruns = 0;
+    a.result.counts = NULL;
+    a.result.ncounts = 0;
     if (!journal_trial_equal(&a, &b) || !journal_trial_equal(&a, &c))
         fail("a reader without buckets read another record", NULL);
 }

@@ -266,16 +266,25 @@ assert_result_of(const struct journal_result *r, const struct hist *h)
     assert_true(r->rtt_max_us == (double)h->max / 1e3);
     assert_true(r->has_rtt_m2 && r->rtt_m2_ns2 == h->m2);
     assert_true(r->has_hist);
-    size_t k = 0;
-    for (size_t i = 0; i < HIST_NBUCKETS; i++) {
-        if (h->buckets[i] == 0)
-            continue;
-        assert_true(k < r->nbuckets);
-        assert_int_equal(r->buckets[k].low_ns, hist_bucket_low(i));
-        assert_int_equal(r->buckets[k].count, h->buckets[i]);
-        k++;
+    /* nsperf's runs form: every bucket of h in some run with its count, zeros only inside runs */
+    assert_true(r->hist_runs);
+    assert_int_equal(r->hist_sub_bits, HIST_SUB_BITS);
+    assert_int_equal(r->nbuckets, 0);
+    size_t k = 0, end = 0;
+    uint64_t covered = 0;
+    for (size_t i = 0; i < r->nruns; i++) {
+        assert_true(r->runs[i].first > end || (i == 0 && r->runs[i].first >= end));
+        assert_true(r->runs[i].len >= 1);
+        assert_int_not_equal(r->counts[k], 0);                      /* starts at a count */
+        assert_int_not_equal(r->counts[k + r->runs[i].len - 1], 0); /* and ends at one */
+        for (uint32_t j = 0; j < r->runs[i].len; j++, k++) {
+            assert_int_equal(r->counts[k], h->buckets[r->runs[i].first + j]);
+            covered += r->counts[k];
+        }
+        end = (size_t)r->runs[i].first + r->runs[i].len;
     }
-    assert_int_equal(k, r->nbuckets);
+    assert_int_equal(k, r->ncounts);
+    assert_int_equal(covered, h->count);
 }
 
 struct collected {
@@ -677,7 +686,8 @@ test_resume_cuts_torn_line(void **state)
     assert_int_equal(c.skipped_line[2], 4);
     assert_int_equal(c.kind[2], JOURNAL_SKIP_REFUSED);
     assert_string_equal(c.why[2], "unsupported schema 'netsurvey.trial/9' (this netsurvey reads "
-                                  "netsurvey.trial/2 and netsurvey.trial/1)");
+                                  "netsurvey.trial/3, netsurvey.trial/2 and "
+                                  "netsurvey.trial/1)");
     assert_int_equal(c.skipped_line[3], 5);
     assert_int_equal(c.kind[3], JOURNAL_SKIP_TORN);
     assert_string_equal(c.why[3], "torn last line");
@@ -775,9 +785,15 @@ decode(const char *line, struct journal_trial *t, bool *fast_took, char *why, si
         struct journal_trial want = *t;
         want.result.buckets = NULL;
         want.result.nbuckets = 0;
+        want.result.runs = NULL;
+        want.result.nruns = 0;
+        want.result.counts = NULL;
+        want.result.ncounts = 0;
         assert_int_equal(tf_nb.result.nbuckets, 0);
         assert_null(tf_nb.result.buckets);
         assert_int_equal(ts_nb.result.nbuckets, 0);
+        assert_int_equal(tf_nb.result.nruns + tf_nb.result.ncounts, 0);
+        assert_int_equal(ts_nb.result.nruns + ts_nb.result.ncounts, 0);
         assert_true(journal_trial_equal(&tf_nb, &want));
         assert_true(journal_trial_equal(&ts_nb, &want));
     }
@@ -907,7 +923,7 @@ test_reading_rules(void **state)
     assert_int_equal(decode("{\"schema\":\"netsurvey.trial/9\"}", &t, &took, why, sizeof why),
                      NS_EPROTO);
     assert_string_equal(why, "unsupported schema 'netsurvey.trial/9' (this netsurvey reads "
-                             "netsurvey.trial/2 and netsurvey.trial/1)");
+                             "netsurvey.trial/3, netsurvey.trial/2 and netsurvey.trial/1)");
     static const char weird[] = "{\"schema\":\"netsurvey.trial/1\",\"scenario\":{\"test\":"
                                 "\"tcp_rr\"},\"status\":\"weird\"}";
     assert_int_equal(decode(weird, &t, &took, why, sizeof why), NS_EPROTO);
@@ -1218,6 +1234,164 @@ test_buckets_kept_digit_runs(void **state)
                 for (size_t pd = 0; pd < sizeof pads / sizeof *pads; pd++, tried++)
                     kept_case("123456", which, &others[f], at, pads[pd], &taken);
     assert_true(plain_taken > 0 && taken > plain_taken && taken < tried);
+}
+
+/* The runs form (common/histjson.h): one run of an array of n changed to each break at every
+ * place, the record ending right after it or 67 bytes later: the four readers agree (decode());
+ * the array without a break reads as written, fast, its runs and counts exactly (the runs a step
+ * apart of 9 buckets, so none joins). */
+static void
+test_runs_kept_and_broken(void **state)
+{
+    (void)state;
+    static const char *const breaks[] = {
+        NULL,
+        "[5]",    /* no count */
+        "[-1,2]", /* a negative head */
+        "[1,-1]", /* a negative count */
+        "[1,01]", /* a leading zero */
+        "[01,1]",
+        "[1.5,2]", /* not integers */
+        "[1,2.0]",
+        "[1,\"x\"]",
+        "[1,2 ]", /* blanks */
+        "[ 1,2]",
+        "[1,2,0]",            /* a zero at the run's end: kept, as written */
+        "[0,0]",              /* a run of one empty bucket */
+        "[274877906944,1,2]", /* 2^38 ns: the last bucket, its second count past it */
+        "[274877906944,3]",
+        "[]",
+        "1",
+        "[[1,2]]",
+        "[1,,2]",
+        "[1234567890123456,1]",
+        "[12345678901234567,1]",
+        "[\"1\",2]",
+        "{}",
+    };
+    static const size_t sizes[] = {1, 3, 13, 40};
+    static const char tail[] =
+        "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmno";
+    char why[NS_ERR_MSG_MAX];
+    struct journal_trial t;
+    bool took;
+    size_t taken = 0, fast_taken = 0, plain = 0;
+    for (size_t b = 0; b < sizeof breaks / sizeof *breaks; b++) {
+        for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+            for (size_t at = 0; at < sizes[z] && (at == 0 || breaks[b] != NULL); at++) {
+                for (int longtail = 0; longtail < 2; longtail++) {
+                    char arr[4096], line[8192];
+                    size_t o = 0;
+                    for (size_t i = 0; i < sizes[z]; i++) {
+                        char one[128];
+                        size_t idx = 5000 + 9 * i, n = 1 + i % 5, w = 0;
+                        w += (size_t)snprintf(one + w, sizeof one - w, "[%llu",
+                                              (unsigned long long)hist_bucket_low(idx));
+                        for (size_t k = 0; k < n; k++)
+                            w += (size_t)snprintf(one + w, sizeof one - w, ",%zu",
+                                                  k == 1 ? 0 : 1 + (i * 31 + k * 7) % 900);
+                        snprintf(one + w, sizeof one - w, "]");
+                        o += (size_t)snprintf(arr + o, sizeof arr - o, "%s%s", i ? "," : "",
+                                              breaks[b] != NULL && i == at ? breaks[b] : one);
+                    }
+                    snprintf(line, sizeof line,
+                             "{\"schema\":\"netsurvey.trial/3\",\"scenario\":{\"test\":\"tcp_rr\"},"
+                             "\"status\":\"ok\",\"trial\":1,\"result\":{\"rtt_us\":{\"hist\":{"
+                             "\"sub_bits\":11,\"runs\":[%s]}}},\"env\":{\"src\":\"%s\"}}\n",
+                             arr, longtail ? tail : "");
+                    if (decode(line, &t, &took, why, sizeof why) != 0)
+                        continue;
+                    taken++;
+                    fast_taken += took;
+                    assert_true(t.result.has_hist && t.result.hist_runs);
+                    if (breaks[b] != NULL)
+                        continue;
+                    plain++;
+                    assert_true(took || !longtail); /* the fast way takes nsperf's form */
+                    assert_int_equal(t.result.nruns, sizes[z]);
+                    size_t k = 0;
+                    for (size_t i = 0; i < sizes[z]; i++) {
+                        assert_int_equal(t.result.runs[i].first, 5000 + 9 * i);
+                        assert_int_equal(t.result.runs[i].len, 1 + i % 5);
+                        for (size_t c = 0; c < 1 + i % 5; c++, k++)
+                            assert_int_equal(t.result.counts[k],
+                                             c == 1 ? 0 : 1 + (i * 31 + c * 7) % 900);
+                    }
+                    assert_int_equal(t.result.ncounts, k);
+                }
+            }
+        }
+    }
+    assert_true(taken > 0 && fast_taken > 0 && plain == 2 * sizeof sizes / sizeof *sizes);
+}
+
+/* What the runs form's readers make of the cases the writer never writes: runs that meet are
+ * one, what is skipped ends a run, both forms or runs of an old layout are no histogram, an
+ * empty array is one without buckets. */
+static void
+test_runs_rules(void **state)
+{
+    (void)state;
+    char why[NS_ERR_MSG_MAX], line[1024];
+    struct journal_trial t;
+    bool took;
+    unsigned long long a = hist_bucket_low(4000), b = hist_bucket_low(4002);
+    snprintf(line, sizeof line,
+             "{\"schema\":\"netsurvey.trial/3\",\"scenario\":{\"test\":\"tcp_rr\"},\"status\":"
+             "\"ok\",\"trial\":1,\"result\":{\"rtt_us\":{\"hist\":{\"sub_bits\":11,\"runs\":"
+             "[[%llu,4,5],[%llu,6],[%llu,7,-1,8],[%llu],[%llu,9]]}}}}",
+             a, b, b + 1, a, a);
+    assert_int_equal(decode(line, &t, &took, why, sizeof why), 0);
+    assert_true(t.result.has_hist && t.result.hist_runs);
+    /* [4000: 4 5] [4002: 6] joined; then 7 (4002's bucket again: its own run), -1 ends it;
+     * [a] has no count; [a: 9] */
+    assert_int_equal(t.result.nruns, 3);
+    assert_int_equal(t.result.runs[0].first, 4000);
+    assert_int_equal(t.result.runs[0].len, 3);
+    assert_int_equal(t.result.runs[1].first, 4002);
+    assert_int_equal(t.result.runs[1].len, 1);
+    assert_int_equal(t.result.runs[2].first, 4000);
+    assert_int_equal(t.result.runs[2].len, 1);
+    static const uint64_t counts[] = {4, 5, 6, 7, 9};
+    assert_int_equal(t.result.ncounts, 5);
+    for (size_t i = 0; i < 5; i++)
+        assert_int_equal(t.result.counts[i], counts[i]);
+    /* runs that meet, in nsperf's form: joined by the fast way too */
+    snprintf(line, sizeof line,
+             "{\"schema\":\"netsurvey.trial/3\",\"scenario\":{\"test\":\"tcp_rr\"},\"status\":"
+             "\"ok\",\"trial\":1,\"result\":{\"rtt_us\":{\"hist\":{\"sub_bits\":11,\"runs\":"
+             "[[%llu,4,5],[%llu,6,0,1]]}}},\"env\":{\"src\":\"%s\"}}",
+             a, b, "abcdefghijklmnopqrstuvwxyzabcdefghijklmnopqrstuvwxyzabcdefghijklmno");
+    assert_int_equal(decode(line, &t, &took, why, sizeof why), 0);
+    assert_true(took);
+    assert_int_equal(t.result.nruns, 1);
+    assert_int_equal(t.result.runs[0].first, 4000);
+    assert_int_equal(t.result.runs[0].len, 5);
+    assert_int_equal(t.result.ncounts, 5);
+    assert_int_equal(t.result.counts[4], 1);
+    static const char *const none[] = {
+        "\"sub_bits\":11,\"runs\":[[329728,3]],\"buckets\":[[329728,3]]",
+        "\"sub_bits\":11,\"buckets\":[[329728,3]],\"runs\":null",
+        "\"sub_bits\":7,\"runs\":[[329728,3]]",
+        "\"runs\":[[329728,3]]",
+        "\"sub_bits\":11,\"runs\":{}",
+    };
+    for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
+        snprintf(line, sizeof line,
+                 "{\"schema\":\"netsurvey.trial/3\",\"scenario\":{\"test\":\"tcp_rr\"},"
+                 "\"status\":\"ok\",\"trial\":1,\"result\":{\"rtt_us\":{\"hist\":{%s}}}}",
+                 none[i]);
+        assert_int_equal(decode(line, &t, &took, why, sizeof why), 0);
+        assert_false(t.result.has_hist);
+        assert_int_equal(t.result.nruns + t.result.ncounts + t.result.nbuckets, 0);
+    }
+    snprintf(
+        line, sizeof line,
+        "{\"schema\":\"netsurvey.trial/3\",\"scenario\":{\"test\":\"tcp_rr\"},\"status\":"
+        "\"ok\",\"trial\":1,\"result\":{\"rtt_us\":{\"hist\":{\"sub_bits\":11,\"runs\":[]}}}}");
+    assert_int_equal(decode(line, &t, &took, why, sizeof why), 0);
+    assert_true(t.result.has_hist && t.result.hist_runs);
+    assert_int_equal(t.result.nruns, 0);
 }
 
 /* A line past the cap is passed over and said, the lines around it are read; one past the cap
@@ -1611,6 +1785,8 @@ main(void)
         cmocka_unit_test(test_run_round_trip_every_field),
         cmocka_unit_test(test_run_adaptive_trials),
         cmocka_unit_test(test_run_errors),
+        cmocka_unit_test(test_runs_kept_and_broken),
+        cmocka_unit_test(test_runs_rules),
         cmocka_unit_test(test_resume_cuts_torn_line),
         cmocka_unit_test(test_key),
         cmocka_unit_test(test_reading_rules),

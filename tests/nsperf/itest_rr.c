@@ -92,7 +92,8 @@ run_json(const char *kind, const char *host, const char *const more[])
     if (!(0 < mn && mn <= p50 && p50 <= p99 && p99 <= mx && mn <= mean && mean <= mx))
         fail_msg("%s: implausible rtt_us min %g p50 %g p99 %g max %g mean %g", kind, mn, p50, p99,
                  mx, mean);
-    assert_true(json_is_array(json_object_get(json_object_get(rtt, "hist"), "buckets")));
+    assert_true(json_is_array(json_object_get(json_object_get(rtt, "hist"), "runs")));
+    assert_null(json_object_get(json_object_get(rtt, "hist"), "buckets"));
     return doc;
 }
 

@@ -9,7 +9,7 @@ moved bucket by bucket (its shape stays real), throughput and counters are scale
 drawn from a seeded PRNG, so the same command writes the same bytes.
 
 usage: gen_journal.py fixtures OUTDIR        the committed fixtures (tests/fixtures/journals)
-       gen_journal.py bench OUTDIR HOSTS TRIALS [cloud|loopback]
+       gen_journal.py bench OUTDIR HOSTS TRIALS [cloud|loopback [runs|buckets]]
                                                  a large journal for tests/bench/bench_report.sh
 """
 import copy
@@ -262,7 +262,7 @@ class Journal:
         s.pop("trials", None)
         hs, hd = self.hosts[src], self.hosts[dst]
         dur = s["duration_s"]
-        rec = {"schema": "netsurvey.trial/%d" % self.version, "run_id": self.run_id,
+        rec = {"schema": "netsurvey.trial/%d" % getattr(self, "trial_version", self.version), "run_id": self.run_id,
                "plan": {"name": self.plan_name, "sha256": self.sha}, "scenario": s, "trial": n,
                "family": family or self.family,
                "src": {k: hs[k] for k in ("name", "zone", "region", "data_address")},
@@ -658,7 +658,23 @@ def cloud_sample(rng):
     return r
 
 
-def bench(out, nhosts, trials, shape="cloud"):
+def to_runs(hist, gap=4):
+    """hist's buckets in the compact form, "runs":[[lower_ns,c0,c1,...],..],
+    consecutive bucket indices in one run, gaps of at most `gap` empty buckets written as zeros
+    (a zero costs 2 bytes, a new run's head ~10)."""
+    idx = [new_index(low) for low, _ in hist["buckets"]]
+    cnt = dict(zip(idx, (c for _, c in hist["buckets"])))
+    runs = []
+    for i in idx:
+        if runs and i - runs[-1][-1] - 1 <= gap:
+            runs[-1].extend(range(runs[-1][-1] + 1, i + 1))
+        else:
+            runs.append([i])
+    del hist["buckets"]
+    hist["runs"] = [[new_low(r[0])] + [cnt.get(i, 0) for i in r] for r in runs]
+
+
+def bench(out, nhosts, trials, shape="cloud", form="runs"):
     """nhosts hosts in 3 zones, all ordered pairs, a latency and a throughput scenario, until
     `trials` records; histograms of 20 000 round trips in nsperf's layout now. shape "cloud":
     a cloud link's distribution (~180 buckets a trial); "loopback": the loopback sample's, a
@@ -673,11 +689,19 @@ def bench(out, nhosts, trials, shape="cloud"):
         real = load_sample
         load_sample = lambda kind: copy.deepcopy(sample) if kind == "tcp_rr" else real(kind)
     j = Journal(out, "20261130T150000Z-b100", "bench", hosts, scs, 0)
+    if form == "runs":
+        j.trial_version = 3  # the runs form is trial/3's (src/journal/record.h)
     # A pool of results reused round-robin keeps generation fast; values still vary per record.
     pool = {k: [json.dumps(make_result(k, v, rng, 10, hist_n=20000, new_layout=True),
                            separators=(",", ":"))
                 for v in (300, 320, 340, 500, 600)]
             for k in ("tcp_rr",)}
+    if form == "runs":
+        for k, texts in pool.items():
+            rs = [json.loads(t) for t in texts]
+            for r in rs:
+                to_runs(r["rtt_us"]["hist"])
+            pool[k] = [json.dumps(r, separators=(",", ":")) for r in rs]
     pool["tcp_stream"] = [json.dumps(make_result("tcp_stream", v, rng, 10),
                                      separators=(",", ":")) for v in (9000, 10000, 12000)]
     written = 0
@@ -715,8 +739,9 @@ def main():
         fixture_gate(out)
         fixture_trend(out)
         fixture_trend_hostile(out)
-    elif len(sys.argv) in (5, 6) and sys.argv[1] == "bench" and sys.argv[5:] in ([], ["cloud"],
-                                                                               ["loopback"]):
+    elif (len(sys.argv) in (5, 6, 7) and sys.argv[1] == "bench"
+          and sys.argv[5:6] in ([], ["cloud"], ["loopback"])
+          and sys.argv[6:] in ([], ["buckets"], ["runs"])):
         bench(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), *sys.argv[5:])
     else:
         sys.stderr.write(__doc__)

@@ -355,6 +355,30 @@ test_old_and_new_layouts_merge(void **state)
     assert_true(num(rtt, "p25") < num(rtt, "p50") && num(rtt, "p50") < num(rtt, "p75"));
 }
 
+/* rtt's histogram (nsperf's runs form) rewritten in the older buckets form, as netsurvey
+ * journals before trial/3 hold it: [[lower_ns, count], ...] of the buckets that are not empty. */
+static void
+rtt_as_buckets_form(json_t *rtt)
+{
+    json_t *hj = json_object_get(rtt, HISTJSON_HIST), *runs = json_object_get(hj, HISTJSON_RUNS);
+    assert_non_null(runs);
+    json_t *buckets = json_array();
+    size_t i;
+    json_t *r;
+    json_array_foreach(runs, i, r)
+    {
+        size_t idx = hist_index((uint64_t)json_integer_value(json_array_get(r, 0)));
+        for (size_t k = 1; k < json_array_size(r); k++, idx++) {
+            json_int_t c = json_integer_value(json_array_get(r, k));
+            if (c != 0)
+                json_array_append_new(buckets,
+                                      json_pack("[II]", (json_int_t)hist_bucket_low(idx), c));
+        }
+    }
+    json_object_del(hj, HISTJSON_RUNS);
+    json_object_set_new(hj, HISTJSON_BUCKETS, buckets);
+}
+
 /* A trial's buckets in another order than nsperf's (reversed, one index twice) are sorted before
  * they are packed: the percentiles of its pair (a -> b) are the reference merge's, as are those
  * of a pair with the same buckets in order (a -> c). */
@@ -369,6 +393,8 @@ test_unordered_buckets_merge(void **state)
     for (int i = 0; i < 4000; i++)
         hist_record(h, i % 50 == 0 ? rnd(900000, 400000) : rnd(300000, 40000));
     json_t *inorder = hist_to_rtt_json(h), *unordered = hist_to_rtt_json(h);
+    rtt_as_buckets_form(inorder);
+    rtt_as_buckets_form(unordered);
     json_t *src = json_object_get(json_object_get(unordered, HISTJSON_HIST), HISTJSON_BUCKETS);
     json_t *rev = json_array();
     for (size_t i = json_array_size(src); i-- > 0;)
@@ -398,6 +424,64 @@ test_unordered_buckets_merge(void **state)
     assert_int_equal(rmodel_load(dirs, 1, NULL, &m, &e), 0);
     assert_int_equal(report_aggregate(m, &sum, &view, &e), 0);
     const json_t *sc = json_array_get(json_object_get(sum, "scenarios"), 0);
+    assert_int_equal(ref_ab->count, 4000);
+    check_rtt(json_object_get(pair(sc, "a", "b"), "rtt_us"), ref_ab);
+    check_rtt(json_object_get(pair(sc, "a", "c"), "rtt_us"), ref_ac);
+    rmodel_free(m);
+    json_decref(sum);
+    json_decref(view);
+    hist_free(ref_ab);
+    hist_free(ref_ac);
+    hist_free(h);
+    th_rmtree(dir);
+    free(dir);
+}
+
+/* The same in the runs form: runs reversed, and a run of one bucket (one count of the busiest
+ * run's first bucket) in front, so that the runs neither ascend nor keep apart; the model reads
+ * them as buckets (sorted) where nsperf's runs are packed as they come. */
+static void
+test_unordered_runs_merge(void **state)
+{
+    (void)state;
+    char *dir = th_tempdir("agg-order-runs");
+    assert_non_null(dir);
+    assert_int_equal(th_write(dir, "run.json", run_json), 0);
+    struct hist *ref_ab = hist_new(), *ref_ac = hist_new(), *h = hist_new();
+    for (int i = 0; i < 4000; i++)
+        hist_record(h, i % 50 == 0 ? rnd(900000, 400000) : rnd(300000, 40000));
+    json_t *inorder = hist_to_rtt_json(h), *unordered = hist_to_rtt_json(h);
+    json_t *src = json_object_get(json_object_get(unordered, HISTJSON_HIST), HISTJSON_RUNS);
+    json_t *rev = json_array();
+    for (size_t i = json_array_size(src); i-- > 0;)
+        json_array_append(rev, json_array_get(src, i));
+    /* the bucket of the most counts split in two, its halves apart */
+    size_t big = 0;
+    for (size_t i = 0; i < json_array_size(rev); i++)
+        if (json_integer_value(json_array_get(json_array_get(rev, i), 1)) >
+            json_integer_value(json_array_get(json_array_get(rev, big), 1)))
+            big = i;
+    json_int_t low = json_integer_value(json_array_get(json_array_get(rev, big), 0));
+    json_int_t cnt = json_integer_value(json_array_get(json_array_get(rev, big), 1));
+    assert_true(cnt >= 2);
+    json_array_set_new(json_array_get(rev, big), 1, json_integer(cnt - 1));
+    json_array_insert_new(rev, 0, json_pack("[II]", low, (json_int_t)1));
+    json_object_set_new(json_object_get(unordered, HISTJSON_HIST), HISTJSON_RUNS, rev);
+    struct rbuf b;
+    rbuf_init(&b);
+    rtt_line(&b, 1, "a", "1", "b", unordered, ref_ab, NULL);
+    rtt_line(&b, 1, "a", "1", "c", inorder, ref_ac, NULL);
+    assert_int_equal(th_write(dir, "results.jsonl", b.data), 0);
+    rbuf_release(&b);
+    struct rmodel *m;
+    struct err e = {0};
+    const char *dirs[] = {dir};
+    json_t *sum, *view;
+    assert_int_equal(rmodel_load(dirs, 1, NULL, &m, &e), 0);
+    assert_int_equal(report_aggregate(m, &sum, &view, &e), 0);
+    const json_t *sc = json_array_get(json_object_get(sum, "scenarios"), 0);
+    for (size_t i = 0; i < HIST_NBUCKETS; i++) /* the runs as changed hold h's counts */
+        assert_int_equal(ref_ab->buckets[i], h->buckets[i]);
     assert_int_equal(ref_ab->count, 4000);
     check_rtt(json_object_get(pair(sc, "a", "b"), "rtt_us"), ref_ab);
     check_rtt(json_object_get(pair(sc, "a", "c"), "rtt_us"), ref_ac);
@@ -456,6 +540,7 @@ main(void)
                                        cmocka_unit_test(test_zone_cells_and_diagonal),
                                        cmocka_unit_test(test_zone_ids),
                                        cmocka_unit_test(test_old_and_new_layouts_merge),
-                                       cmocka_unit_test(test_unordered_buckets_merge)};
+                                       cmocka_unit_test(test_unordered_buckets_merge),
+                                       cmocka_unit_test(test_unordered_runs_merge)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -42,21 +42,32 @@ lab_plan_with "$WORK/tput.yaml" 1 "$TPUT"
 # interleaves base and delayed rounds: the base is scheduling wake-ups whose cost follows the
 # machine's load, so a base taken once and used for a survey two surveys later measured the load
 # of another moment (README: a base measured once drifted by more than 10 % of 329 us).
-LOAD_START=$(cut -d' ' -f1 /proc/loadavg)
+# dl_survey PLAN NAME: survey into $WORK/NAME; the load and the delay line's release error
+# (due time to write, over the survey) into $WORK/NAME.dl: the host stalls the survey saw
+dl_survey() {
+    local rc=0 p99 max
+    lab stats --reset
+    survey "$1" "$WORK/$2" || rc=$?
+    read -r p99 max < <(lab stats | awk '/^release_err_ns_p99 / {p = $2} /^release_err_ns_max / {m = $2}
+        END {printf "%.1f %.0f\n", p / 1e3, m / 1e3}')
+    printf '%-6s load %5s, delay line release error p99 %s us, max %s us\n' "$2" \
+        "$(cut -d' ' -f1 /proc/loadavg)" "$p99" "$max" >"$WORK/$2.dl"
+    return $rc
+}
 RTTS="1-2=329us,1-3=597us,2-3=499us"
 lab set-rtt "1-2=0,1-3=0,2-3=0" >/dev/null
-survey "$WORK/lat.yaml" "$WORK/base" || fail "base survey: exit $?"
+dl_survey "$WORK/lat.yaml" base || fail "base survey: exit $?"
 lab set-rtt "$RTTS" >/dev/null
-survey "$WORK/lat.yaml" "$WORK/a" || fail "latency survey: exit $?"
-survey "$WORK/tput.yaml" "$WORK/tput" || fail "throughput survey: exit $?"
+dl_survey "$WORK/lat.yaml" a || fail "latency survey: exit $?"
+dl_survey "$WORK/tput.yaml" tput || fail "throughput survey: exit $?"
 lab set-rtt "1-2=0,1-3=0,2-3=0" >/dev/null
-survey "$WORK/lat.yaml" "$WORK/base2" || fail "second base survey: exit $?"
+dl_survey "$WORK/lat.yaml" base2 || fail "second base survey: exit $?"
 lab set-rtt "$RTTS" >/dev/null
-survey "$WORK/lat.yaml" "$WORK/a2" || fail "second latency survey: exit $?"
+dl_survey "$WORK/lat.yaml" a2 || fail "second latency survey: exit $?"
 lab set-rtt "1-2=461us" >/dev/null
-survey "$WORK/lat.yaml" "$WORK/c" || fail "survey with 1-2 at +40 %: exit $?"
+dl_survey "$WORK/lat.yaml" c || fail "survey with 1-2 at +40 %: exit $?"
 lab set-rtt "1-2=329us" >/dev/null
-LOAD_END=$(cut -d' ' -f1 /proc/loadavg)
+cat "$WORK"/{base,a,tput,base2,a2,c}.dl
 
 # --- RTT ---------------------------------------------------------------------------------------
 # Gated on the cell's p50 (summary.json: rtt_us.p50, from the merged histogram of its trials, 0.1 %
@@ -71,7 +82,6 @@ LOAD_END=$(cut -d' ' -f1 /proc/loadavg)
 p50_cell() { summary_entry "$1" latency zone_cells "$2" "$3" .rtt_us.p50; }
 echo "RTT (us): survey zone cells; net = p50 - p50 of the base survey just before (same pair, 0 delay), gated;"
 echo "          mnet = mean - base mean, shown only"
-echo "          (load at the start $LOAD_START, after the surveys $LOAD_END)"
 printf '%-5s %6s | %-46s | %s\n' "" "" "survey a (base: survey base)" "survey a2 (base: survey base2)"
 printf '%-5s %6s | %7s %7s %7s %6s %7s %6s | %7s %7s %7s %6s %7s %6s\n' pair cfg \
     base_p50 p50 net err_% mnet merr_% base_p50 p50 net err_% mnet merr_%
@@ -91,7 +101,7 @@ for pair in "${PAIRS[@]}"; do
         line+=$(printf ' | %7.1f %7.1f %7.1f %6s %7.1f %6s' "$bp" "$p" "$net" "$(pct "$net" "$cfg")" \
             "$mnet" "$(pct "$mnet" "$cfg")")
         within "$net" "$cfg" 10 ||
-            fail "$pair: survey $run p50 RTT $p us - base p50 $bp us ($b) = $net us is not within 10 % of $cfg us (load $LOAD_END)"
+            fail "$pair: survey $run p50 RTT $p us - base p50 $bp us ($b) = $net us is not within 10 % of $cfg us ($(cut -d' ' -f2- "$WORK/$run.dl"))"
     done
     echo "$line"
 done

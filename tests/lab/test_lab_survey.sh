@@ -101,7 +101,8 @@ for pair in "${PAIRS[@]}"; do
         line+=$(printf ' | %7.1f %7.1f %7.1f %6s %7.1f %6s' "$bp" "$p" "$net" "$(pct "$net" "$cfg")" \
             "$mnet" "$(pct "$mnet" "$cfg")")
         within "$net" "$cfg" 10 ||
-            fail "$pair: survey $run p50 RTT $p us - base p50 $bp us ($b) = $net us is not within 10 % of $cfg us ($(cut -d' ' -f2- "$WORK/$run.dl"))"
+            fail "$(printf '%s: survey %s p50 RTT %.1f us - base p50 %.1f us (%s) = %.1f us is not within 10 %% of %d us (%s)' \
+                "$pair" "$run" "$p" "$bp" "$b" "$net" "$cfg" "$(sed 's/^[^ ]* *//' "$WORK/$run.dl")")"
     done
     echo "$line"
 done

@@ -15,7 +15,7 @@
 #    cell of summary.json;
 #  - release gate: a second survey of the unchanged lab compares with exit 0; a survey with link
 #    1-2 raised by 40 % (329 -> 461 us) compares with exit 1 and names cells 1 -> 2 and 2 -> 1
-#    only (PCT 20: the +40 % delay is +33..+39 % of the measured RTT, base included).
+#    only (PCT 20: the +40 % delay is +33..+40 % of the measured RTT, base included).
 # The delay line and the hosts (sshd, hence nsperf) run on one CPU, SCHED_FIFO (`lab pin`): on
 # this 2-vCPU VM a wake-up across vCPUs costs 40-300 us (tests/lab/README.md).
 source "$(dirname "$0")/labtest.sh"

@@ -38,8 +38,14 @@
 /* A paced sender sleeps only once it is this far ahead of its schedule, so it writes about a
  * millisecond's worth per wake-up (iperf3's pacing timer is 1 ms too) instead of sleeping after
  * every write: at 5 Gbit/s with 128 KiB writes, 1000 wake-ups a second instead of 5000. The
- * average rate is exact (the schedule is absolute); bursts last at most this long. */
+ * average rate over the measured interval is exact (the schedule is absolute, and what the
+ * warmup left unwritten is given up at MEASURE); bursts last at most this long. */
 #define TS_PACE_QUANTUM_NS NS_PER_MS
+/* A paced socket's kernel pacing cap (SO_MAX_PACING_RATE) over its share of -b: what the
+ * schedule wrote while the receiver's window was closed (a stalled receiver: its send buffer,
+ * autotuned to 3.9 MB on loopback) leaves at this rate, not at line rate, when the window opens.
+ * The headroom keeps the cap from slowing a schedule it only has to bound. */
+#define TS_PACE_KERNEL_HEADROOM 1.02
 
 struct ts_state;
 
@@ -50,6 +56,8 @@ struct ts_stream {
     uint64_t bytes;        /* during this side's measured interval */
     uint64_t total;        /* whole test, warmup included */
     uint32_t retr0, retr1; /* sender: tcpi_total_retrans at MEASURE and at the end */
+    uint64_t pace_start;   /* sender: the schedule's origin (CLOCK_MONOTONIC) */
+    uint64_t paced;        /* sender: bytes of the schedule written, or given up at MEASURE */
     int memfd;             /* sender: the payload for sendfile(), -1 = send() from io.buf */
     int pipe[2];           /* receiver: splice() through this to devnull, -1 = recv() */
     int devnull;
@@ -73,24 +81,43 @@ ts_fail(struct ts_stream *s, int code, int errnum, const char *what)
     return stream_io_fail(&s->io, &s->st->set, code, errnum, what);
 }
 
-/* Sleep to the paced instant for `sent` bytes; DONE wakes the sleep at once. */
+/* Sleep to the paced instant for s->paced bytes; DONE wakes the sleep at once. */
 static void
-ts_pace(struct ts_stream *s, uint64_t start_ns, uint64_t sent, double per_stream_bps)
+ts_pace(struct ts_stream *s, double per_stream_bps)
 {
-    uint64_t due = start_ns + (uint64_t)((double)sent * 8.0 * 1e9 / per_stream_bps);
+    uint64_t due = s->pace_start + (uint64_t)((double)s->paced * 8.0 * 1e9 / per_stream_bps);
     if (clock_now_ns() + TS_PACE_QUANTUM_NS > due)
         return; /* less than a quantum ahead: write on */
     while (clock_now_ns() < due && !ts_over(s))
         stream_set_sleep_until(&s->st->set, due);
 }
 
+/* How many bytes the schedule had called for by at_ns. */
+static uint64_t
+ts_sched_bytes(const struct ts_stream *s, uint64_t at_ns, double per_stream_bps)
+{
+    if (at_ns <= s->pace_start)
+        return 0;
+    return (uint64_t)((double)(at_ns - s->pace_start) * per_stream_bps / 8e9);
+}
+
+/* What the schedule called for before MEASURE and the thread had not written (its host did not
+ * run it) belongs to the warmup: given up, not written as a burst at the start of the measured
+ * interval, where both sides would count it (a sender stopped 0.5 s across MEASURE wrote 150
+ * Mbit/s in its 1 s at -b 100M). Deadlines inside the interval are still caught up. */
 static void
-ts_mark_measure(struct ts_stream *s)
+ts_mark_measure(struct ts_stream *s, double per_stream_bps)
 {
     struct tcpinfo_snap ti;
     s->in_measure = true;
     if (tcpinfo_read(s->io.fd, &ti) == 0)
         s->retr0 = ti.total_retrans;
+    if (per_stream_bps > 0) {
+        uint64_t due =
+            ts_sched_bytes(s, atomic_load(&s->st->set.t->measure_start_ns), per_stream_bps);
+        if (s->paced < due)
+            s->paced = due;
+    }
 }
 
 /* Bytes per send(): the whole -l buffer unpaced; paced, about a millisecond's worth, so that a
@@ -126,11 +153,12 @@ ts_send_loop(struct ts_stream *s)
 {
     const struct ns_params *p = &s->st->set.t->p;
     double per_stream = p->rate_bps > 0 ? (double)p->rate_bps / p->streams : 0;
-    uint64_t start = clock_now_ns(), paced = 0;
+    s->pace_start = clock_now_ns();
+    s->paced = 0;
     size_t chunk = ts_chunk(s->io.buflen, per_stream);
     while (!ts_over(s)) {
         if (!s->in_measure && ns_test_phase(s->st->set.t) == NS_PHASE_MEASURE)
-            ts_mark_measure(s);
+            ts_mark_measure(s, per_stream);
         ssize_t n = ts_write(s, chunk);
         if (n < 0) {
             if (errno == EAGAIN || errno == EINTR || ts_over(s))
@@ -141,8 +169,10 @@ ts_send_loop(struct ts_stream *s)
         s->total += (uint64_t)n;
         if (s->in_measure)
             s->bytes += (uint64_t)n;
-        if (per_stream > 0)
-            ts_pace(s, start, paced += (uint64_t)n, per_stream);
+        if (per_stream > 0) {
+            s->paced += (uint64_t)n;
+            ts_pace(s, per_stream);
+        }
     }
     struct tcpinfo_snap ti;
     if (s->in_measure && tcpinfo_read(s->io.fd, &ti) == 0)
@@ -277,6 +307,19 @@ ts_zero_copy_release(struct ts_stream *s)
     s->memfd = s->pipe[0] = s->pipe[1] = s->devnull = -1;
 }
 
+/* A paced sender's socket is paced by the kernel too, at its share of -b plus headroom: the
+ * schedule bounds what is written, the cap what leaves. Best effort: where the kernel refuses,
+ * the schedule alone still holds the average rate. */
+static void
+ts_kernel_pace(int fd, const struct ns_params *p)
+{
+    if (p->rate_bps == 0)
+        return;
+    unsigned long bytes_per_s = /* the kernel's type: 64 bits where long is */
+        (unsigned long)((double)p->rate_bps / p->streams / 8.0 * TS_PACE_KERNEL_HEADROOM) + 1;
+    (void)setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &bytes_per_s, sizeof bytes_per_s);
+}
+
 static int
 ts_stream_init(struct ts_state *st, int i, struct err *e)
 {
@@ -291,6 +334,8 @@ ts_stream_init(struct ts_state *st, int i, struct err *e)
         ts_fill(s->io.buf, s->io.buflen);
     if (!st->set.t->p.copy)
         (void)(st->set.sender ? ts_zero_copy_sender(s) : ts_zero_copy_receiver(s));
+    if (st->set.sender)
+        ts_kernel_pace(s->io.fd, &st->set.t->p);
     /* The 200 ms DONE contract rests on these: a blocked send or recv must come back. */
     if (net_set_timeouts(s->io.fd, TS_IO_TIMEOUT_MS, TS_IO_TIMEOUT_MS) != 0)
         return err_sys(e, NS_EIO, errno, "stream %d: cannot set socket timeouts", i);

@@ -2,12 +2,16 @@
 #ifndef NS_TCPINFO_H
 #define NS_TCPINFO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct tcpinfo_snap {
-    uint32_t total_retrans; /* tcpi_total_retrans: segments retransmitted over the life */
-    uint32_t rtt_us;        /* smoothed RTT */
-    uint32_t snd_cwnd;      /* segments */
+    uint32_t total_retrans;  /* tcpi_total_retrans: segments retransmitted over the life */
+    uint32_t rtt_us;         /* smoothed RTT */
+    uint32_t snd_cwnd;       /* segments */
+    uint64_t bytes_received; /* tcpi_bytes_received: in-order payload TCP took in (Linux 4.1+),
+                              * without the sequence number a received FIN takes */
+    bool has_bytes_received; /* the kernel filled it */
 };
 
 /* Read TCP_INFO of fd. Returns 0 or -1 (not a TCP socket, closed). */

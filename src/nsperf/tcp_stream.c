@@ -5,9 +5,9 @@
  * MEASURE and DONE (tcpi_bytes_received at those instants, ts_mark), and that count over its
  * own measured interval is the throughput. The sender counts too (bytes written in its
  * measured interval, and in total) and reads TCP_INFO's tcpi_total_retrans at the start and
- * end of its measured interval. At DONE stop() shuts the
- * sockets down, which ends a blocked write or read at once; 100 ms send and receive timeouts
- * remain as the safety cap (no poll per call).
+ * end of its measured interval. At DONE stop() shuts the sockets down, which ends a blocked
+ * write or read at once; 100 ms send and receive timeouts remain as the safety cap (no poll per
+ * call).
  *
  * Zero copy unless --copy: on fast paths the copies between user memory and the socket are most
  * of a stream's CPU, and a survey measures the network, not memcpy. The sender sendfile()s its

@@ -257,11 +257,12 @@ ts_mark(struct ns_test *t, enum ns_phase ph)
         return;
     for (int i = 0; i < st->set.n; i++) {
         struct ts_stream *s = &st->s[i];
-        struct tcpinfo_snap ti;
-        if (tcpinfo_read(s->io.fd, &ti) != 0 || !ti.has_bytes_received)
+        uint64_t v;
+        if (s->io.buf == NULL) /* run() failed before this stream was set up */
             continue;
-        atomic_store(ph == NS_PHASE_MEASURE ? &s->rx_at_measure : &s->rx_at_done,
-                     ti.bytes_received);
+        if (tcpinfo_bytes_received(s->io.fd, &v) != 0)
+            continue;
+        atomic_store(ph == NS_PHASE_MEASURE ? &s->rx_at_measure : &s->rx_at_done, v);
         atomic_fetch_or(&s->rx_marks, ph == NS_PHASE_MEASURE ? TS_MARK_MEASURE : TS_MARK_DONE);
     }
 }
@@ -325,10 +326,9 @@ ts_thread(void *arg)
     }
     ts_recv_loop(s);
     /* The connection's payload as TCP took it in: the reader stops at DONE, the kernel does not. */
-    struct tcpinfo_snap ti;
-    if (tcpinfo_read(s->io.fd, &ti) == 0 && ti.has_bytes_received &&
-        ti.bytes_received - s->rx_base > s->total)
-        s->total = ti.bytes_received - s->rx_base;
+    uint64_t v;
+    if (tcpinfo_bytes_received(s->io.fd, &v) == 0 && v > s->rx_base && v - s->rx_base > s->total)
+        s->total = v - s->rx_base;
     return NULL;
 }
 
@@ -407,9 +407,8 @@ ts_stream_init(struct ts_state *st, int i, struct err *e)
         ts_fill(s->io.buf, s->io.buflen);
     if (!st->set.t->p.copy)
         (void)(st->set.sender ? ts_zero_copy_sender(s) : ts_zero_copy_receiver(s));
-    struct tcpinfo_snap ti;
-    if (!st->set.sender && tcpinfo_read(s->io.fd, &ti) == 0) /* before WARMUP: the hello only */
-        s->rx_base = ti.bytes_received;
+    if (!st->set.sender) /* before WARMUP: the data connection's hello only */
+        (void)tcpinfo_bytes_received(s->io.fd, &s->rx_base);
     /* The 200 ms DONE contract rests on these: a blocked send or recv must come back. */
     if (net_set_timeouts(s->io.fd, TS_IO_TIMEOUT_MS, TS_IO_TIMEOUT_MS) != 0)
         return err_sys(e, NS_EIO, errno, "stream %d: cannot set socket timeouts", i);

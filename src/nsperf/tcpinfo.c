@@ -27,9 +27,24 @@ tcpinfo_read(int fd, struct tcpinfo_snap *out)
         len >= offsetof(struct tcp_info, tcpi_bytes_received) + sizeof ti.tcpi_bytes_received;
     out->bytes_received = out->has_bytes_received ? ti.tcpi_bytes_received : 0;
     /* The kernel counts the peer's FIN as a byte (rcv_nxt moves past it). */
-    bool fin_in = ti.tcpi_state == TI_CLOSE_WAIT || ti.tcpi_state == TI_LAST_ACK ||
+    out->fin_in = ti.tcpi_state == TI_CLOSE_WAIT || ti.tcpi_state == TI_LAST_ACK ||
                   ti.tcpi_state == TI_CLOSING || ti.tcpi_state == TI_TIME_WAIT;
-    if (fin_in && out->bytes_received > 0)
+    if (out->fin_in && out->bytes_received > 0)
         out->bytes_received--;
+    return 0;
+}
+
+int
+tcpinfo_bytes_received(int fd, uint64_t *out)
+{
+    struct tcpinfo_snap a, b;
+    if (tcpinfo_read(fd, &a) != 0 || !a.has_bytes_received)
+        return -1;
+    *out = a.bytes_received;
+    /* The kernel loads tcpi_state before it locks the socket for the counters, so a FIN that
+     * came in between is in the count but not in the state: the next read's state tells. (A
+     * FIN just after the count makes it one short, never one over.) */
+    if (!a.fin_in && tcpinfo_read(fd, &b) == 0 && b.fin_in && *out > 0)
+        (*out)--;
     return 0;
 }

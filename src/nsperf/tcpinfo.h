@@ -12,9 +12,13 @@ struct tcpinfo_snap {
     uint64_t bytes_received; /* tcpi_bytes_received: in-order payload TCP took in (Linux 4.1+),
                               * without the sequence number a received FIN takes */
     bool has_bytes_received; /* the kernel filled it */
+    bool fin_in;             /* the peer's FIN has come in (tcpi_state) */
 };
 
 /* Read TCP_INFO of fd. Returns 0 or -1 (not a TCP socket, closed). */
 int tcpinfo_read(int fd, struct tcpinfo_snap *out);
+/* tcpi_bytes_received of fd without the FIN, also when the FIN races the read: 0, or -1 (not
+ * TCP, or a kernel before 4.1). */
+int tcpinfo_bytes_received(int fd, uint64_t *out);
 
 #endif

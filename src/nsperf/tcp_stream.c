@@ -125,6 +125,18 @@ ts_mark_measure(struct ts_stream *s, double per_stream_bps)
     }
 }
 
+/* In the warmup the schedule is not caught up: a sender its host stopped would write the
+ * backlog at line rate as soon as it runs again, and if MEASURE comes meanwhile the burst lands
+ * in the receiver's measured interval, not in the sender's (a client stopped 0.3-0.8 s read
+ * 58.8 Mbit/s at -b 50M). Nothing measures the warmup's average. */
+static void
+ts_warmup_no_backlog(struct ts_stream *s, double per_stream_bps)
+{
+    uint64_t due = ts_sched_bytes(s, clock_now_ns(), per_stream_bps);
+    if (s->paced < due)
+        s->paced = due;
+}
+
 /* Bytes per send(): the whole -l buffer unpaced; paced, about a millisecond's worth, so that a
  * 1 MiB default write does not turn a slow rate into bursts (at 1 kbit/s: single bytes), but not
  * less than a segment (or 10 ms worth, if that is less): 128 paced streams each waking 1000
@@ -164,6 +176,8 @@ ts_send_loop(struct ts_stream *s)
     while (!ts_over(s)) {
         if (!s->in_measure && ns_test_phase(s->st->set.t) == NS_PHASE_MEASURE)
             ts_mark_measure(s, per_stream);
+        else if (!s->in_measure && per_stream > 0)
+            ts_warmup_no_backlog(s, per_stream);
         ssize_t n = ts_write(s, chunk);
         if (n < 0) {
             if (errno == EAGAIN || errno == EINTR || ts_over(s))

@@ -238,6 +238,10 @@ ns_host_json(void)
 void
 ns_phase_set(struct ns_test *t, enum ns_phase ph)
 {
+    bool edge = ph == NS_PHASE_MEASURE || (ph == NS_PHASE_DONE && t->measure_end_ns == 0);
+    if (edge && t->kind != NULL && t->kind->mark != NULL &&
+        atomic_load_explicit(&t->kind_ready, memory_order_acquire))
+        t->kind->mark(t, ph);
     if (ph == NS_PHASE_MEASURE)
         t->measure_start_ns = clock_now_ns();
     if (ph == NS_PHASE_DONE && t->measure_end_ns == 0)
@@ -263,6 +267,7 @@ ns_runner_start(struct ns_runner *r, const struct test_kind *k, struct ns_test *
 {
     r->k = k;
     r->t = t;
+    t->kind = k;
     r->e = run_err;
     r->rc = 0;
     atomic_store(&r->finished, 0);

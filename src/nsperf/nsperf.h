@@ -56,6 +56,7 @@ enum ns_role { NS_ROLE_CLIENT, NS_ROLE_SERVER };
 enum ns_phase { NS_PHASE_SETUP, NS_PHASE_WARMUP, NS_PHASE_MEASURE, NS_PHASE_DONE };
 
 struct ns_test;
+struct test_kind;
 
 /* Services of the control layer that a kind may call. */
 struct ns_conn_ops {
@@ -91,8 +92,9 @@ struct ns_test {
     int fds[NS_MAX_STREAMS];
     uint8_t cookie[PROTO_COOKIE_LEN]; /* per-test secret also carried in UDP datagrams */
     const struct ns_conn_ops *conn;
-    void *conn_ctx;   /* control layer's private state */
-    void *kind_state; /* the kind's private state, freed by kind->cleanup */
+    const struct test_kind *kind; /* set by the runner as it starts the kind */
+    void *conn_ctx;               /* control layer's private state */
+    void *kind_state;             /* the kind's private state, freed by kind->cleanup */
 };
 
 /* Which side sends payload in a stream kind: the client unless -R. */
@@ -134,6 +136,11 @@ struct test_kind {
      * the end when the phase is DONE; its socket timeouts remain only as a safety cap for a
      * caller that never calls stop(). */
     void (*stop)(struct ns_test *t);
+    /* Optional. Called on the control thread as the phase becomes MEASURE, and DONE the first
+     * time, just before measure_start_ns / measure_end_ns are taken, and only once the kind set
+     * kind_ready: what this side's kernel has counted by then (tcp_stream's receiver: the bytes
+     * TCP took in), so that the window's ends do not depend on when a data thread next runs. */
+    void (*mark)(struct ns_test *t, enum ns_phase ph);
     /* This side's counters as a JSON object (new reference). Called after run() returned. */
     json_t *(*local_result)(struct ns_test *t);
     /* Combine both sides' fragments into the final "result" object (new reference), using

@@ -1,12 +1,13 @@
 /* tcp_stream.c - bulk TCP throughput (netperf TCP_STREAM, iperf3, NTTTCP).
  *
  * One thread per stream so that -P streams spread over cores. The sender writes -l bytes at a
- * time (optionally paced to -b); the receiver counts what it reads while its own phase is
- * MEASURE, and that count over its own measured interval is the throughput. The sender counts
- * too (bytes written in its measured interval, and in total) and reads TCP_INFO's
- * tcpi_total_retrans at the start and end of its measured interval. At DONE stop() shuts the
- * sockets down, which ends a blocked write or read at once; 100 ms send and receive timeouts
- * remain as the safety cap (no poll per call).
+ * time (optionally paced to -b); the receiver's count is what its TCP took in between its own
+ * MEASURE and DONE (tcpi_bytes_received at those instants, ts_mark), and that count over its
+ * own measured interval is the throughput. The sender counts too (bytes written in its
+ * measured interval, and in total) and reads TCP_INFO's tcpi_total_retrans at the start and
+ * end of its measured interval. At DONE stop() shuts the sockets down, which ends a blocked
+ * write or read at once; 100 ms send and receive timeouts remain as the safety cap (no poll per
+ * call).
  *
  * Zero copy unless --copy: on fast paths the copies between user memory and the socket are most
  * of a stream's CPU, and a survey measures the network, not memcpy. The sender sendfile()s its
@@ -38,7 +39,8 @@
 /* A paced sender sleeps only once it is this far ahead of its schedule, so it writes about a
  * millisecond's worth per wake-up (iperf3's pacing timer is 1 ms too) instead of sleeping after
  * every write: at 5 Gbit/s with 128 KiB writes, 1000 wake-ups a second instead of 5000. The
- * average rate is exact (the schedule is absolute); bursts last at most this long. */
+ * average rate over the measured interval is exact (the schedule is absolute, and what the
+ * warmup left unwritten is given up at MEASURE); bursts last at most this long. */
 #define TS_PACE_QUANTUM_NS NS_PER_MS
 
 struct ts_state;
@@ -50,8 +52,16 @@ struct ts_stream {
     uint64_t bytes;        /* during this side's measured interval */
     uint64_t total;        /* whole test, warmup included */
     uint32_t retr0, retr1; /* sender: tcpi_total_retrans at MEASURE and at the end */
-    int memfd;             /* sender: the payload for sendfile(), -1 = send() from io.buf */
-    int pipe[2];           /* receiver: splice() through this to devnull, -1 = recv() */
+    uint64_t pace_start;   /* sender: the schedule's origin (CLOCK_MONOTONIC) */
+    uint64_t paced;        /* sender: bytes of the schedule written, or given up at MEASURE */
+    /* Receiver: tcpi_bytes_received at this side's MEASURE and DONE (ts_mark, on the control
+     * thread), rx_marks saying which were taken; rx_binned what the -i bins hold up to. */
+    _Atomic uint64_t rx_at_measure, rx_at_done;
+    _Atomic int rx_marks;
+    uint64_t rx_binned;
+    uint64_t rx_base; /* tcpi_bytes_received before any payload: the control layer's hello */
+    int memfd;        /* sender: the payload for sendfile(), -1 = send() from io.buf */
+    int pipe[2];      /* receiver: splice() through this to devnull, -1 = recv() */
     int devnull;
     size_t pipe_len;
 };
@@ -60,6 +70,9 @@ struct ts_state {
     struct stream_set set; /* first */
     struct ts_stream s[];
 };
+
+#define TS_MARK_MEASURE 1
+#define TS_MARK_DONE 2
 
 static bool
 ts_over(const struct ts_stream *s)
@@ -73,24 +86,55 @@ ts_fail(struct ts_stream *s, int code, int errnum, const char *what)
     return stream_io_fail(&s->io, &s->st->set, code, errnum, what);
 }
 
-/* Sleep to the paced instant for `sent` bytes; DONE wakes the sleep at once. */
+/* Sleep to the paced instant for s->paced bytes; DONE wakes the sleep at once. */
 static void
-ts_pace(struct ts_stream *s, uint64_t start_ns, uint64_t sent, double per_stream_bps)
+ts_pace(struct ts_stream *s, double per_stream_bps)
 {
-    uint64_t due = start_ns + (uint64_t)((double)sent * 8.0 * 1e9 / per_stream_bps);
+    uint64_t due = s->pace_start + (uint64_t)((double)s->paced * 8.0 * 1e9 / per_stream_bps);
     if (clock_now_ns() + TS_PACE_QUANTUM_NS > due)
         return; /* less than a quantum ahead: write on */
     while (clock_now_ns() < due && !ts_over(s))
         stream_set_sleep_until(&s->st->set, due);
 }
 
+/* How many bytes the schedule had called for by at_ns. */
+static uint64_t
+ts_sched_bytes(const struct ts_stream *s, uint64_t at_ns, double per_stream_bps)
+{
+    if (at_ns <= s->pace_start)
+        return 0;
+    return (uint64_t)((double)(at_ns - s->pace_start) * per_stream_bps / 8e9);
+}
+
+/* What the schedule called for before MEASURE and the thread had not written (its host did not
+ * run it) belongs to the warmup: given up, not written as a burst at the start of the measured
+ * interval, where both sides would count it (a sender stopped 0.5 s across MEASURE wrote 150
+ * Mbit/s in its 1 s at -b 100M). Deadlines inside the interval are still caught up. */
 static void
-ts_mark_measure(struct ts_stream *s)
+ts_mark_measure(struct ts_stream *s, double per_stream_bps)
 {
     struct tcpinfo_snap ti;
     s->in_measure = true;
     if (tcpinfo_read(s->io.fd, &ti) == 0)
         s->retr0 = ti.total_retrans;
+    if (per_stream_bps > 0) {
+        uint64_t due =
+            ts_sched_bytes(s, atomic_load(&s->st->set.t->measure_start_ns), per_stream_bps);
+        if (s->paced < due)
+            s->paced = due;
+    }
+}
+
+/* In the warmup the schedule is not caught up: a sender its host stopped would write the
+ * backlog at line rate as soon as it runs again, and if MEASURE comes meanwhile the burst lands
+ * in the receiver's measured interval, not in the sender's (a client stopped 0.3-0.8 s read
+ * 58.8 Mbit/s at -b 50M). Nothing measures the warmup's average. */
+static void
+ts_warmup_no_backlog(struct ts_stream *s, double per_stream_bps)
+{
+    uint64_t due = ts_sched_bytes(s, clock_now_ns(), per_stream_bps);
+    if (s->paced < due)
+        s->paced = due;
 }
 
 /* Bytes per send(): the whole -l buffer unpaced; paced, about a millisecond's worth, so that a
@@ -126,11 +170,14 @@ ts_send_loop(struct ts_stream *s)
 {
     const struct ns_params *p = &s->st->set.t->p;
     double per_stream = p->rate_bps > 0 ? (double)p->rate_bps / p->streams : 0;
-    uint64_t start = clock_now_ns(), paced = 0;
+    s->pace_start = clock_now_ns();
+    s->paced = 0;
     size_t chunk = ts_chunk(s->io.buflen, per_stream);
     while (!ts_over(s)) {
         if (!s->in_measure && ns_test_phase(s->st->set.t) == NS_PHASE_MEASURE)
-            ts_mark_measure(s);
+            ts_mark_measure(s, per_stream);
+        else if (!s->in_measure && per_stream > 0)
+            ts_warmup_no_backlog(s, per_stream);
         ssize_t n = ts_write(s, chunk);
         if (n < 0) {
             if (errno == EAGAIN || errno == EINTR || ts_over(s))
@@ -141,19 +188,97 @@ ts_send_loop(struct ts_stream *s)
         s->total += (uint64_t)n;
         if (s->in_measure)
             s->bytes += (uint64_t)n;
-        if (per_stream > 0)
-            ts_pace(s, start, paced += (uint64_t)n, per_stream);
+        if (per_stream > 0) {
+            s->paced += (uint64_t)n;
+            ts_pace(s, per_stream);
+        }
     }
     struct tcpinfo_snap ti;
     if (s->in_measure && tcpinfo_read(s->io.fd, &ti) == 0)
         s->retr1 = ti.total_retrans;
 }
 
+/* The receiver's measured bytes: what TCP took in between this side's MEASURE and DONE, as
+ * the kernel counted it at those instants. What a reader counts while its phase is MEASURE also
+ * holds what sat in the receive queue when MEASURE came (autotuned up to tcp_rmem's 32 MB here):
+ * a receiver stopped across MEASURE read it at once and counted it as measured. Without both
+ * marks (a kernel before 4.1, or no MEASURE), what was read in the window. */
+static uint64_t
+ts_rx_measured(const struct ts_stream *s)
+{
+    if (atomic_load(&s->rx_marks) != (TS_MARK_MEASURE | TS_MARK_DONE))
+        return s->bytes;
+    uint64_t a = atomic_load(&s->rx_at_measure), b = atomic_load(&s->rx_at_done);
+    return b > a ? b - a : 0;
+}
+
+/* -i: with the marks, the bins hold what TCP took in, sampled as the reads come (one TCP_INFO
+ * per read, only with -i); ts_bins_reconcile() makes their sum the measured count. */
 static void
 ts_count(struct ts_stream *s, uint64_t n)
 {
     s->bytes += n;
-    stream_io_count_bin(&s->io, &s->st->set, n, clock_now_ns());
+    uint64_t now = clock_now_ns();
+    if (s->io.bins == NULL)
+        return;
+    if (!(atomic_load(&s->rx_marks) & TS_MARK_MEASURE)) {
+        stream_io_count_bin(&s->io, &s->st->set, n, now);
+        return;
+    }
+    struct tcpinfo_snap ti;
+    if (tcpinfo_read(s->io.fd, &ti) != 0 || !ti.has_bytes_received)
+        return; /* the next sample takes it */
+    uint64_t base = atomic_load(&s->rx_at_measure);
+    if (s->rx_binned > base)
+        base = s->rx_binned;
+    if (ti.bytes_received > base) {
+        stream_io_count_bin(&s->io, &s->st->set, ti.bytes_received - base, now);
+        s->rx_binned = ti.bytes_received;
+    }
+}
+
+/* What arrived after the last sample goes to the sample DONE fell in; what a sample racing DONE
+ * took beyond its mark is given back from the last samples. */
+static void
+ts_bins_reconcile(struct ts_stream *s)
+{
+    const struct stream_set *set = &s->st->set;
+    if (s->io.bins == NULL || set->nbins == 0 ||
+        atomic_load(&s->rx_marks) != (TS_MARK_MEASURE | TS_MARK_DONE))
+        return;
+    uint64_t want = ts_rx_measured(s), have = 0;
+    for (size_t k = 0; k < set->nbins; k++)
+        have += s->io.bins[k];
+    if (have < want) {
+        uint64_t t0 = atomic_load(&set->t->measure_start_ns);
+        uint64_t t1 = atomic_load(&set->t->measure_end_ns);
+        uint64_t k = t1 > t0 ? (t1 - t0) / set->interval_ns : 0;
+        s->io.bins[k < set->nbins ? k : set->nbins - 1] += want - have;
+    }
+    for (size_t k = set->nbins; have > want && k-- > 0;) {
+        uint64_t take = s->io.bins[k] < have - want ? s->io.bins[k] : have - want;
+        s->io.bins[k] -= take;
+        have -= take;
+    }
+}
+
+/* The kind's mark (control thread): the receiver's kernel counts at its window's ends. */
+static void
+ts_mark(struct ns_test *t, enum ns_phase ph)
+{
+    struct ts_state *st = t->kind_state;
+    if (st == NULL || st->set.sender || (ph != NS_PHASE_MEASURE && ph != NS_PHASE_DONE))
+        return;
+    for (int i = 0; i < st->set.n; i++) {
+        struct ts_stream *s = &st->s[i];
+        uint64_t v;
+        if (s->io.buf == NULL) /* run() failed before this stream was set up */
+            continue;
+        if (tcpinfo_bytes_received(s->io.fd, &v) != 0)
+            continue;
+        atomic_store(ph == NS_PHASE_MEASURE ? &s->rx_at_measure : &s->rx_at_done, v);
+        atomic_fetch_or(&s->rx_marks, ph == NS_PHASE_MEASURE ? TS_MARK_MEASURE : TS_MARK_DONE);
+    }
 }
 
 /* Empty the pipe into /dev/null: drops the pages' references, nothing is copied. */
@@ -209,10 +334,15 @@ ts_thread(void *arg)
 {
     struct ts_stream *s = arg;
     stream_set_wait_start(&s->st->set);
-    if (s->st->set.sender)
+    if (s->st->set.sender) {
         ts_send_loop(s);
-    else
-        ts_recv_loop(s);
+        return NULL;
+    }
+    ts_recv_loop(s);
+    /* The connection's payload as TCP took it in: the reader stops at DONE, the kernel does not. */
+    uint64_t v;
+    if (tcpinfo_bytes_received(s->io.fd, &v) == 0 && v > s->rx_base && v - s->rx_base > s->total)
+        s->total = v - s->rx_base;
     return NULL;
 }
 
@@ -291,6 +421,8 @@ ts_stream_init(struct ts_state *st, int i, struct err *e)
         ts_fill(s->io.buf, s->io.buflen);
     if (!st->set.t->p.copy)
         (void)(st->set.sender ? ts_zero_copy_sender(s) : ts_zero_copy_receiver(s));
+    if (!st->set.sender) /* before WARMUP: the data connection's hello only */
+        (void)tcpinfo_bytes_received(s->io.fd, &s->rx_base);
     /* The 200 ms DONE contract rests on these: a blocked send or recv must come back. */
     if (net_set_timeouts(s->io.fd, TS_IO_TIMEOUT_MS, TS_IO_TIMEOUT_MS) != 0)
         return err_sys(e, NS_EIO, errno, "stream %d: cannot set socket timeouts", i);
@@ -318,8 +450,9 @@ ts_run(struct ns_test *t, struct err *e)
 static json_t *
 ts_stream_json(const struct ts_state *st, const struct ts_stream *s)
 {
+    uint64_t bytes = st->set.sender ? s->bytes : ts_rx_measured(s);
     json_t *o =
-        json_pack("{s:I, s:I}", "bytes", (json_int_t)s->bytes, "total_bytes", (json_int_t)s->total);
+        json_pack("{s:I, s:I}", "bytes", (json_int_t)bytes, "total_bytes", (json_int_t)s->total);
     if (st->set.sender) {
         json_object_set_new(o, "retransmits", json_integer((json_int_t)(s->retr1 - s->retr0)));
     } else if (s->io.bins != NULL) {
@@ -343,11 +476,13 @@ ts_io_name(const struct ts_state *st)
 static json_t *
 ts_local_result(struct ns_test *t)
 {
-    const struct ts_state *st = t->kind_state;
+    struct ts_state *st = t->kind_state;
     bool sender = ns_test_is_sender(t);
     json_t *streams = json_array();
-    for (int i = 0; st != NULL && i < st->set.n; i++)
+    for (int i = 0; st != NULL && i < st->set.n; i++) {
+        ts_bins_reconcile(&st->s[i]);
         json_array_append_new(streams, ts_stream_json(st, &st->s[i]));
+    }
     return json_pack("{s:s, s:f, s:o, s:s}", "role", sender ? "sender" : "receiver", "elapsed_s",
                      stream_elapsed_s(t), "streams", streams, "io", ts_io_name(st));
 }
@@ -438,6 +573,7 @@ const struct test_kind ns_kind_tcp_stream = {
     .sets_ready = true,
     .run = ts_run,
     .stop = ts_stop,
+    .mark = ts_mark,
     .local_result = ts_local_result,
     .combine = ts_combine,
     .print_human = ts_print_human,

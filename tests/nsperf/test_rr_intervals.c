@@ -60,6 +60,28 @@ check_tiling(const struct rr_state *s)
     assert_int_equal(n, s->n);
 }
 
+/* DONE at done_ms after MEASURE: the samples are closed, there are niv of them, and they tile
+ * the measured interval. */
+static void
+fx_done(struct fx *f, uint64_t done_ms, size_t niv)
+{
+    f->t.measure_end_ns = B + done_ms * MS;
+    rr_finish(f->s, &f->t);
+    assert_int_equal(f->s->niv, niv);
+    check_tiling(f->s);
+}
+
+/* A measured interval of -i 0.1 samples: 10 ms transactions back to back from MEASURE to
+ * busy_ms, nothing after them, DONE at done_ms; niv samples. Returns how many were fed. */
+static uint64_t
+fx_window(struct fx *f, uint64_t busy_ms, uint64_t done_ms, size_t niv)
+{
+    fx_init(f, 0.1);
+    uint64_t n = fx_run(f, 0, busy_ms);
+    fx_done(f, done_ms, niv);
+    return n;
+}
+
 /* Nothing completes from 0.32 s to DONE at 0.5 s: the last sample is one of 0 transactions,
  * and the samples still reach the end of the measured interval (4 samples before the fix). */
 static void
@@ -67,13 +89,8 @@ test_stall_before_done(void **state)
 {
     (void)state;
     struct fx f;
-    fx_init(&f, 0.1);
-    uint64_t n = fx_run(&f, 0, 320);
-    f.t.measure_end_ns = B + 500 * MS;
-    rr_finish(f.s, &f.t);
+    uint64_t n = fx_window(&f, 320, 500, 5);
     assert_int_equal(f.s->end_ns, B + 500 * MS);
-    assert_int_equal(f.s->niv, 5);
-    check_tiling(f.s);
     assert_int_equal(f.s->n, n);
     assert_int_equal(f.s->iv[3].n, 3); /* completed at 0.30, 0.31, 0.32 */
     assert_int_equal(f.s->iv[4].n, 0);
@@ -92,10 +109,7 @@ test_long_round_trip_mid_window(void **state)
     fx_run(&f, 0, 150);
     rr_record(f.s, &f.t, NS_PHASE_MEASURE, B + 150 * MS, B + 380 * MS);
     fx_run(&f, 380, 500);
-    f.t.measure_end_ns = B + 500 * MS;
-    rr_finish(f.s, &f.t);
-    assert_int_equal(f.s->niv, 5);
-    check_tiling(f.s);
+    fx_done(&f, 500, 5);
     assert_int_equal(f.s->iv[2].n, 0);
     assert_int_equal(f.s->iv[3].n, 2); /* the long one (0.38), the one completed at 0.39 */
     assert_int_equal(f.s->iv[3].max_ns, 230 * MS);
@@ -108,12 +122,7 @@ test_stall_over_many_samples(void **state)
 {
     (void)state;
     struct fx f;
-    fx_init(&f, 0.1);
-    fx_run(&f, 0, 50);
-    f.t.measure_end_ns = B + 1000 * MS;
-    rr_finish(f.s, &f.t);
-    assert_int_equal(f.s->niv, 10);
-    check_tiling(f.s);
+    fx_window(&f, 50, 1000, 10);
     for (size_t i = 1; i < 10; i++)
         assert_int_equal(f.s->iv[i].n, 0);
     rr_state_cleanup(&f.t);
@@ -126,21 +135,11 @@ test_tail_fold(void **state)
 {
     (void)state;
     struct fx f;
-    fx_init(&f, 0.1);
-    fx_run(&f, 0, 500);
-    f.t.measure_end_ns = B + 505 * MS;
-    rr_finish(f.s, &f.t);
-    assert_int_equal(f.s->niv, 5);
-    check_tiling(f.s);
+    fx_window(&f, 500, 505, 5);
     assert_int_equal(f.s->iv[4].end_ns, B + 505 * MS);
     rr_state_cleanup(&f.t);
 
-    fx_init(&f, 0.1);
-    fx_run(&f, 0, 320);
-    f.t.measure_end_ns = B + 520 * MS;
-    rr_finish(f.s, &f.t);
-    assert_int_equal(f.s->niv, 6);
-    check_tiling(f.s);
+    fx_window(&f, 320, 520, 6);
     assert_int_equal(f.s->iv[5].n, 0);
     assert_int_equal(f.s->iv[5].start_ns, B + 500 * MS);
     rr_state_cleanup(&f.t);
@@ -152,12 +151,7 @@ test_end_on_boundary(void **state)
 {
     (void)state;
     struct fx f;
-    fx_init(&f, 0.1);
-    fx_run(&f, 0, 300);
-    f.t.measure_end_ns = B + 300 * MS;
-    rr_finish(f.s, &f.t);
-    assert_int_equal(f.s->niv, 3);
-    check_tiling(f.s);
+    fx_window(&f, 300, 300, 3);
     rr_state_cleanup(&f.t);
 }
 

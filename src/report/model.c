@@ -15,6 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #include <sys/mman.h>
 
 #include "common/array.h"
@@ -93,6 +96,26 @@ rvarint_put(uint8_t *p, uint64_t v)
     return p;
 }
 
+/* b[0..7] += the 8 bytes of w, lowest first. */
+static inline void
+rrtt_add8(uint64_t *b, uint64_t w)
+{
+#if defined(__SSE2__)
+    __m128i z = _mm_setzero_si128(), v = _mm_cvtsi64_si128((long long)w);
+    __m128i w16 = _mm_unpacklo_epi8(v, z);
+    __m128i lo32 = _mm_unpacklo_epi16(w16, z), hi32 = _mm_unpackhi_epi16(w16, z);
+    __m128i q[4] = {_mm_unpacklo_epi32(lo32, z), _mm_unpackhi_epi32(lo32, z),
+                    _mm_unpacklo_epi32(hi32, z), _mm_unpackhi_epi32(hi32, z)};
+    for (unsigned j = 0; j < 4; j++) {
+        __m128i *p = (__m128i *)(void *)(b + 2 * j);
+        _mm_storeu_si128(p, _mm_add_epi64(_mm_loadu_si128(p), q[j]));
+    }
+#else
+    for (unsigned j = 0; j < 8; j++)
+        b[j] += (w >> (8 * j)) & 0xff;
+#endif
+}
+
 void
 rrtt_merge_into(struct hist *h, const struct rrtt *r)
 {
@@ -123,7 +146,17 @@ rrtt_merge_into(struct hist *h, const struct rrtt *r)
             idx += (size_t)rvarint_get(&q);
             unsigned len = *q++;
             uint64_t *b = h->buckets + idx;
-            for (unsigned k = 0; k < len; k++) {
+            unsigned k = 0;
+            /* 8 counts of one byte each at a time (most are: ~20 a bucket; the short gaps'
+             * zeros make runs of ~9); 8 left in the run are at least 8 bytes to read */
+            for (; k + 8 <= len; k += 8, c += 8) {
+                uint64_t w;
+                memcpy(&w, c, 8);
+                if ((w & UINT64_C(0x8080808080808080)) != 0)
+                    break;
+                rrtt_add8(b + k, w);
+            }
+            for (; k < len; k++) {
                 if (*c < 0x80)
                     b[k] += *c++;
                 else

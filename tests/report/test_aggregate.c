@@ -379,27 +379,31 @@ rtt_as_buckets_form(json_t *rtt)
     json_object_set_new(hj, HISTJSON_BUCKETS, buckets);
 }
 
-/* A trial's buckets in another order than nsperf's (reversed, one index twice) are sorted before
- * they are packed: the percentiles of its pair (a -> b) are the reference merge's, as are those
- * of a pair with the same buckets in order (a -> c). */
+/* A trial's histogram in another order than nsperf's: its entries (buckets, or runs) reversed,
+ * and one count of the busiest entry's first bucket moved to an entry of its own in front (one
+ * index twice; runs that neither ascend nor keep apart). The model sorts such buckets before it
+ * packs them, and reads such runs as buckets, where nsperf's runs are packed as they come: the
+ * percentiles of its pair (a -> b) are the reference merge's, as are those of a pair with the
+ * same histogram in order (a -> c). */
 static void
-test_unordered_buckets_merge(void **state)
+unordered_merge_case(bool runs)
 {
-    (void)state;
-    char *dir = th_tempdir("agg-order");
+    const char *key = runs ? HISTJSON_RUNS : HISTJSON_BUCKETS;
+    char *dir = th_tempdir(runs ? "agg-order-runs" : "agg-order");
     assert_non_null(dir);
     assert_int_equal(th_write(dir, "run.json", run_json), 0);
     struct hist *ref_ab = hist_new(), *ref_ac = hist_new(), *h = hist_new();
     for (int i = 0; i < 4000; i++)
         hist_record(h, i % 50 == 0 ? rnd(900000, 400000) : rnd(300000, 40000));
     json_t *inorder = hist_to_rtt_json(h), *unordered = hist_to_rtt_json(h);
-    rtt_as_buckets_form(inorder);
-    rtt_as_buckets_form(unordered);
-    json_t *src = json_object_get(json_object_get(unordered, HISTJSON_HIST), HISTJSON_BUCKETS);
+    if (!runs) {
+        rtt_as_buckets_form(inorder);
+        rtt_as_buckets_form(unordered);
+    }
+    json_t *src = json_object_get(json_object_get(unordered, HISTJSON_HIST), key);
     json_t *rev = json_array();
     for (size_t i = json_array_size(src); i-- > 0;)
         json_array_append(rev, json_array_get(src, i));
-    /* the bucket of the most counts split in two, its halves apart */
     size_t big = 0;
     for (size_t i = 0; i < json_array_size(rev); i++)
         if (json_integer_value(json_array_get(json_array_get(rev, i), 1)) >
@@ -408,9 +412,9 @@ test_unordered_buckets_merge(void **state)
     json_int_t low = json_integer_value(json_array_get(json_array_get(rev, big), 0));
     json_int_t cnt = json_integer_value(json_array_get(json_array_get(rev, big), 1));
     assert_true(cnt >= 2);
-    json_array_set_new(rev, big, json_pack("[II]", low, cnt - 1));
+    json_array_set_new(json_array_get(rev, big), 1, json_integer(cnt - 1));
     json_array_insert_new(rev, 0, json_pack("[II]", low, (json_int_t)1));
-    json_object_set_new(json_object_get(unordered, HISTJSON_HIST), HISTJSON_BUCKETS, rev);
+    json_object_set_new(json_object_get(unordered, HISTJSON_HIST), key, rev);
     struct rbuf b;
     rbuf_init(&b);
     rtt_line(&b, 1, "a", "1", "b", unordered, ref_ab, NULL);
@@ -424,6 +428,8 @@ test_unordered_buckets_merge(void **state)
     assert_int_equal(rmodel_load(dirs, 1, NULL, &m, &e), 0);
     assert_int_equal(report_aggregate(m, &sum, &view, &e), 0);
     const json_t *sc = json_array_get(json_object_get(sum, "scenarios"), 0);
+    for (size_t i = 0; i < HIST_NBUCKETS; i++) /* the entries as changed hold h's counts */
+        assert_int_equal(ref_ab->buckets[i], h->buckets[i]);
     assert_int_equal(ref_ab->count, 4000);
     check_rtt(json_object_get(pair(sc, "a", "b"), "rtt_us"), ref_ab);
     check_rtt(json_object_get(pair(sc, "a", "c"), "rtt_us"), ref_ac);
@@ -437,62 +443,18 @@ test_unordered_buckets_merge(void **state)
     free(dir);
 }
 
-/* The same in the runs form: runs reversed, and a run of one bucket (one count of the busiest
- * run's first bucket) in front, so that the runs neither ascend nor keep apart; the model reads
- * them as buckets (sorted) where nsperf's runs are packed as they come. */
+static void
+test_unordered_buckets_merge(void **state)
+{
+    (void)state;
+    unordered_merge_case(false);
+}
+
 static void
 test_unordered_runs_merge(void **state)
 {
     (void)state;
-    char *dir = th_tempdir("agg-order-runs");
-    assert_non_null(dir);
-    assert_int_equal(th_write(dir, "run.json", run_json), 0);
-    struct hist *ref_ab = hist_new(), *ref_ac = hist_new(), *h = hist_new();
-    for (int i = 0; i < 4000; i++)
-        hist_record(h, i % 50 == 0 ? rnd(900000, 400000) : rnd(300000, 40000));
-    json_t *inorder = hist_to_rtt_json(h), *unordered = hist_to_rtt_json(h);
-    json_t *src = json_object_get(json_object_get(unordered, HISTJSON_HIST), HISTJSON_RUNS);
-    json_t *rev = json_array();
-    for (size_t i = json_array_size(src); i-- > 0;)
-        json_array_append(rev, json_array_get(src, i));
-    /* the bucket of the most counts split in two, its halves apart */
-    size_t big = 0;
-    for (size_t i = 0; i < json_array_size(rev); i++)
-        if (json_integer_value(json_array_get(json_array_get(rev, i), 1)) >
-            json_integer_value(json_array_get(json_array_get(rev, big), 1)))
-            big = i;
-    json_int_t low = json_integer_value(json_array_get(json_array_get(rev, big), 0));
-    json_int_t cnt = json_integer_value(json_array_get(json_array_get(rev, big), 1));
-    assert_true(cnt >= 2);
-    json_array_set_new(json_array_get(rev, big), 1, json_integer(cnt - 1));
-    json_array_insert_new(rev, 0, json_pack("[II]", low, (json_int_t)1));
-    json_object_set_new(json_object_get(unordered, HISTJSON_HIST), HISTJSON_RUNS, rev);
-    struct rbuf b;
-    rbuf_init(&b);
-    rtt_line(&b, 1, "a", "1", "b", unordered, ref_ab, NULL);
-    rtt_line(&b, 1, "a", "1", "c", inorder, ref_ac, NULL);
-    assert_int_equal(th_write(dir, "results.jsonl", b.data), 0);
-    rbuf_release(&b);
-    struct rmodel *m;
-    struct err e = {0};
-    const char *dirs[] = {dir};
-    json_t *sum, *view;
-    assert_int_equal(rmodel_load(dirs, 1, NULL, &m, &e), 0);
-    assert_int_equal(report_aggregate(m, &sum, &view, &e), 0);
-    const json_t *sc = json_array_get(json_object_get(sum, "scenarios"), 0);
-    for (size_t i = 0; i < HIST_NBUCKETS; i++) /* the runs as changed hold h's counts */
-        assert_int_equal(ref_ab->buckets[i], h->buckets[i]);
-    assert_int_equal(ref_ab->count, 4000);
-    check_rtt(json_object_get(pair(sc, "a", "b"), "rtt_us"), ref_ab);
-    check_rtt(json_object_get(pair(sc, "a", "c"), "rtt_us"), ref_ac);
-    rmodel_free(m);
-    json_decref(sum);
-    json_decref(view);
-    hist_free(ref_ab);
-    hist_free(ref_ac);
-    hist_free(h);
-    th_rmtree(dir);
-    free(dir);
+    unordered_merge_case(true);
 }
 
 /* The hosts' physical zones (fixtures multi-a, multi-b: Azure hosts, w1 with a zone_id from its

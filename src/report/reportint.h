@@ -286,11 +286,8 @@ const char *rproblem_kind_name(int kind);
  * the rest byte by byte). */
 int rnatcmp(const char *a, const char *b);
 
-/* What the reports say of a test kind (testspec.h's; the journal refuses others). */
-const char *rkind_unit(enum testspec_kind k);   /* "us", "Mbit/s", "conn/s" */
-const char *rkind_metric(enum testspec_kind k); /* "mean RTT", "throughput", "connections/s" */
-bool rkind_lower_is_better(enum testspec_kind k);
-bool rkind_has_rtt(enum testspec_kind k);
+/* What the reports say of a test kind is the table's (common/testspec.h: testspec_kind_unit,
+ * testspec_kind_words, testspec_kind_value_text, ...; the journal refuses other kinds). */
 const char *rfamily_name(int family);
 
 /* Merge a trial's buckets into a dense scratch histogram (struct hist). */
@@ -300,11 +297,8 @@ void rrtt_merge_into(struct hist *h, const struct rrtt *r);
 /* --- statistics over the model ----------------------------------------------------------- */
 #define REPORT_CV_THRESHOLD 0.10 /* a cell whose trials vary more than 10 % is flagged */
 
-/* Percentiles read from merged histograms, in this order (also the table's columns). */
-#define REPORT_NPCT 8
-extern const double report_pcts[REPORT_NPCT];
-extern const char *const report_pct_keys[REPORT_NPCT];
-extern const char *const report_pct_names[REPORT_NPCT];
+/* Percentiles read from merged histograms: common/histjson.h's histjson_pcts, in its order
+ * (also the table's columns). */
 
 /* Whether a run is complete: no process holds it, every planned trial has a record and no host
  * pair of adaptive trials is undecided. */
@@ -321,8 +315,11 @@ int report_aggregate(const struct rmodel *m, json_t **summary, json_t **view, st
  * time). New reference in *summary. */
 int report_aggregate_cells(const struct rmodel *m, json_t **summary, struct err *e);
 
-/* Format helpers shared by aggregate and compare ("329.3 us", "12.10 Gbit/s", "4301 conn/s"). */
-char *report_fmt_metric(enum testspec_kind k, double v, char *buf, size_t len);
+/* The name of a scenario's matrix CSV, the one place it is spelled: "matrix-<file_key>.csv",
+ * or with a suffix (a stat matrix's key, or REPORT_MATRIX_REGIONS)
+ * "matrix-<file_key>-<suffix>.csv". snprintf's return value. */
+#define REPORT_MATRIX_REGIONS "regions"
+int report_matrix_file(char *buf, size_t len, const char *file_key, const char *suffix);
 
 /* --- templates ----------------------------------------------------------------------------- */
 enum tmpl_mode { TMPL_TEXT, TMPL_MARKDOWN, TMPL_HTML };

@@ -82,7 +82,7 @@ static bool
 params_accept(int kind, enum testspec_param id, double value, char *msg, size_t len)
 {
     struct ns_params p;
-    ns_params_default(&p, (enum ns_kind_id)kind);
+    ns_params_default(&p, (enum testspec_kind)kind);
     ns_params_set(&p, id, value);
     if (id == TESTSPEC_P_MSG_SIZE)
         p.response_size = p.msg_size;
@@ -390,7 +390,7 @@ test_range_texts(void **state)
     assert_int_equal(testspec_kind_find("tcp_crr"), TESTSPEC_TCP_CRR);
     assert_int_equal(testspec_kind_find("tcp_crrr"), -1);
     for (int k = 0; k < TESTSPEC_KIND_COUNT; k++)
-        assert_string_equal(ns_kind_get((enum ns_kind_id)k)->name, testspec_kind_name(k));
+        assert_non_null(ns_kind_get((enum testspec_kind)k)); /* its ops, ns_kind_<name> */
     double d;
     assert_int_equal(testspec_parse(TESTSPEC_P_MSG_SIZE, "1.5", &d, NULL), NS_EPARSE);
     assert_int_equal(testspec_parse(TESTSPEC_P_MSG_SIZE, "1.5K", &d, NULL), 0);

@@ -495,20 +495,15 @@ rr_print_pct(FILE *out, const struct hist *h, bool have_hist, const json_t *rtt,
 static void
 rr_print_percentiles(FILE *out, const json_t *rtt)
 {
-    static const struct {
-        double q;
-        const char *key;
-    } pct[] = {{99.999, "p99_999"}, {99.99, "p99_99"}, {99.9, "p99_9"}, {99.0, "p99"},
-               {90.0, "p90"},       {75.0, "p75"},     {50.0, "p50"},   {25.0, "p25"}};
-    /* Read the percentiles from the buckets so that p75 (sockperf prints it, the JSON does
-     * not carry it) comes out too; fall back to the JSON figures. */
+    /* Read the percentiles from the buckets (sockperf's order: the highest first); fall back
+     * to the JSON figures. */
     struct hist *h = hist_new();
     struct err e;
     err_clear(&e);
     bool have_hist = h != NULL && hist_merge_rtt_json(h, rtt, &e) == 0 && h->count > 0;
     fprintf(out, "nsperf: ---> <MAX> observation = %8.3f\n", rr_jnum(rtt, "max"));
-    for (size_t i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
-        rr_print_pct(out, h, have_hist, rtt, pct[i].q, pct[i].key);
+    for (size_t i = HISTJSON_NPCT; i-- > 0;)
+        rr_print_pct(out, h, have_hist, rtt, histjson_pcts[i].q, histjson_pcts[i].key);
     fprintf(out, "nsperf: ---> <MIN> observation = %8.3f\n", rr_jnum(rtt, "min"));
     hist_free(h);
 }

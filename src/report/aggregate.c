@@ -361,7 +361,8 @@ params_note(json_t *view, bool resolved)
 {
     if (!resolved)
         json_object_set_new(view, "params_note",
-                            json_string("as run.json version 1 recorded them: a 0 there may "
+                            json_string("as " JOURNAL_RUN_FILE
+                                        " version 1 recorded them: a 0 there may "
                                         "stand for the kind's default, which it did not record"));
 }
 

@@ -1,39 +1,49 @@
 /* testspec.h - the one definition of nsperf's test kinds and test parameters: names, families,
- * headline metrics with their units and words, plan keys, flags, types, ranges, defaults and which
- * kinds each parameter applies to. nsperf, the plan validator, the journal, the reports, compare
- * and trend all read these tables, so that `netsurvey check` refuses exactly what nsperf refuses,
- * with the same range text, and a kind's figure reads the same in every layer.
+ * headline metrics with their -J keys, units and words, plan keys, flags, types, ranges,
+ * defaults and which kinds each parameter applies to. nsperf, the plan validator, the journal,
+ * the reports, compare and trend all read these tables, so that `netsurvey check` refuses
+ * exactly what nsperf refuses, with the same range text, and a kind's figure is read and said
+ * the same way in every layer.
  *
  * Adding a parameter: one row in TESTSPEC_PARAM_MAP (the plan, the journal's records and
  * nsperf's frames pick it up, by its keys; nsperf's main.c needs a flag row, params.c and
  * journal/record.c a field).
  *
  * Adding a kind:
- *  1. one row in TESTSPEC_KIND_MAP below: its name, family, headline metric (a row of
- *     TESTSPEC_METRIC_MAP; a new metric is one more row there: its -J key, unit and words), whether
- *     it has RTT percentiles, its message sizes and rate; and its bit in TESTSPEC_PARAM_MAP's kinds
- *     column where a parameter applies to it beyond what its family's mask gives;
+ *  1. one row in TESTSPEC_KIND_MAP: its id and name, family, headline metric, whether it has RTT
+ *     percentiles, its message sizes and default rate; its bit in TESTSPEC_PARAM_MAP's last
+ *     column where a parameter applies beyond what its family gives (copy, busy_poll). A new
+ *     headline metric is one row in TESTSPEC_METRIC_MAP (a number at the top of nsperf's result:
+ *     its key, a TESTSPEC_KEY_* macro, divisor, unit, words, note, direction, format); the
+ *     journal's readers and the reports take it from there;
  *  2. one ops file, src/nsperf/<name>.c, defining `const struct test_kind ns_kind_<name>`
- *     (nsperf/nsperf.h), listed in src/nsperf/CMakeLists.txt: the registry (nsperf/kinds.c) is
- *     made from the table and fails to link without it;
- *  3. its tests: the kind on loopback (tests/nsperf/itest_*), its result through the journal and
- *     the report (tests/report/gen_journal.py writes any kind's result by its metric's -J key).
- * Nothing else names a kind, or spells its unit, words or -J key: tests/seams/kind_literals.py
- * fails on such a string literal anywhere in src/ but here and in testspec.c.
+ *     (nsperf/nsperf.h: how it runs, combines and prints; what the control layer must do for it
+ *     is data there: own_connections, nodelay, params_json), added to nsperf_core in
+ *     src/nsperf/CMakeLists.txt. The registry (nsperf/kinds.c) is made from the table: without
+ *     the file nsperf does not link;
+ *  3. its tests: the kind on loopback (tests/nsperf/itest_*.c), a sample of its -J result
+ *     (tests/fixtures/journals/nsperf/<name>.json) and its result in a journal the reports read
+ *     (tests/report/gen_journal.py's make_result, which fills each kind's own figures).
+ * Nothing else names a kind or spells its figure: tests/seams/kind_literals.py fails on a kind's
+ * name, a metric's unit, words or note, or a TESTSPEC_KEY_* key in a string literal anywhere in
+ * src/ but here and in testspec.c.
  *
- * Who reads the kinds, and what:
- *  - common/testspec.c: the accessors below, the ranges and nsperf's client command line;
- *  - nsperf: kinds.c (the registry, by id), params.c (defaults), main.c (--test and its help),
- *    output.c and the ops files (-J's names: TESTSPEC_KEY_*, the kind's name);
- *  - plan: scenarios.c (the choices of `test:` and which parameters a kind takes);
- *  - journal: record.c and scan.c (the headline metric's -J key, journal_headline; a scenario's
- *    parameters by kind);
- *  - survey: trial.c (testspec_client_argv), run.c and adapt (journal_headline_json),
- *    preflight_paths.c (the path check's tcp_rr);
- *  - report: model.c (the headline, and RTT histograms where testspec_kind_has_rtt),
- *    aggregate.c (family: which way data flows; the metric's words, unit and text; summary.json's
- *    units legend), matrixstat.c (which stat matrices a kind has), charts.c, compare.c, trend.c
- *    and trendout.c (whether lower is better, words, unit, text). */
+ * Who reads the tables, and what:
+ *  - common/testspec.c: the accessors below, ranges and their text, nsperf's client argv;
+ *  - nsperf: kinds.c (the registry, ns_kind_<name> by id), params.c (defaults and checks),
+ *    main.c (--test, and --help's kinds, defaults and the kinds a flag is for), output.c (the
+ *    kind's name), the ops files (-J keys: TESTSPEC_KEY_*, HISTJSON_RTT);
+ *  - plan: scenarios.c (`test:`'s choices; a scenario's parameters by kind), fields.c (ranges),
+ *    plan.c and schedule_write.c (a scenario's parameters and nsperf flags);
+ *  - journal: record.c (journal_headline: a kind's metric by its key and divisor; the metrics
+ *    and the scenario's parameters read by the table's keys), scan.c (its result keys);
+ *  - survey: trial.c (testspec_client_argv), run.c (journal_headline_json, for adaptive
+ *    trials), preflight_paths.c (its probe is a tcp_rr);
+ *  - report: model.c (the headline; RTT histograms where testspec_kind_has_rtt), aggregate.c
+ *    (family: which way data flows; the metric's words, unit and text; summary.json's units
+ *    legend), matrixstat.c (which stat matrices a kind has), charts.c (values), cells.c and
+ *    trend.c (the kind of a summary's scenario), compare.c, trend.c and trendout.c (whether lower
+ *    is better, words, unit, values). */
 #ifndef NS_TESTSPEC_H
 #define NS_TESTSPEC_H
 

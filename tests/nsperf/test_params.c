@@ -36,6 +36,13 @@ test_kind_table(void **state)
     assert_null(ns_kind_find(NULL, NULL));
     assert_null(ns_kind_get(TESTSPEC_KIND_COUNT));
     assert_int_equal(ns_kind_get(TESTSPEC_UDP_STREAM)->socktype, SOCK_DGRAM);
+    /* what the control layer asks of a kind's ops, not of its id */
+    for (int i = 0; i < TESTSPEC_KIND_COUNT; i++) {
+        const struct test_kind *k = ns_kind_get((enum testspec_kind)i);
+        assert_int_equal(k->own_connections, i == TESTSPEC_TCP_CRR);
+        assert_int_equal(k->nodelay, i == TESTSPEC_TCP_RR || i == TESTSPEC_TCP_CRR);
+        assert_int_equal(k->params_json != NULL, i == TESTSPEC_UDP_STREAM);
+    }
 }
 
 static void

@@ -1,5 +1,5 @@
 /* run.h - a survey run: open the hosts, write run.json, run the schedule's rounds, journal
- * every trial, resume a run directory. The command line (src/cli/run.c) parses and prints;
+ * every trial, resume a run directory. The command line (src/cli/cli_run.c) parses and prints;
  * this does the work, tells its progress through a callback and returns counts. */
 #ifndef NS_SURVEY_RUN_H
 #define NS_SURVEY_RUN_H

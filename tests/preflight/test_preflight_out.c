@@ -1,5 +1,5 @@
 /* test_preflight_out.c - what `netsurvey check --connect` prints for a preflight report made by
- * hand (src/cli/preflight_out.c): the table word for word, its problem lines, text from hosts
+ * hand (src/cli/cli_preflight_out.c): the table word for word, its problem lines, text from hosts
  * escaped, the JSON document's members; and the data address learnt from `nsperf env`'s
  * default route (src/survey/env.c): one address, none, several, no route. */
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 #include <jansson.h>
 #include <cmocka.h>
 
-#include "cli/preflight_out.h"
+#include "cli/cli_preflight_out.h"
 #include "survey/env.h"
 
 /* --- a report ------------------------------------------------------------------------------ */

@@ -10,9 +10,10 @@
 #include <string.h>
 
 #include "common/errors.h"
-#include "report/cells.h"
-#include "report/reportint.h"
-#include "report/trendint.h"
+#include "common/fsdir.h"
+#include "history/cells.h"
+#include "report/output.h"
+#include "history/trendint.h"
 
 static const json_t *
 run_obj(const struct trun *r)
@@ -44,7 +45,7 @@ write_csv(const struct trend *t, const struct tscen *s, const char *dir, struct 
         for (size_t k = 0; k < s->ncols; k++) {
             rbuf_puts(&b, ",");
             if (c->c[k] != NULL)
-                rcell_matrix_value(&b, c->c[k]);
+                report_matrix_value(&b, c->c[k]);
         }
         rbuf_puts(&b, "\n");
     }
@@ -528,7 +529,7 @@ static int
 render_to(const char *name, const json_t *view, enum tmpl_mode mode, const char *dir, struct err *e)
 {
     char *owned;
-    const char *tm = report_template(name, &owned);
+    const char *tm = history_template(name, &owned);
     struct rbuf b;
     rbuf_init(&b);
     int rc =
@@ -552,7 +553,7 @@ charts_all(const struct trend *t, const char *dir, json_t *view, struct err *e)
     char cdir[4096];
     if ((size_t)snprintf(cdir, sizeof cdir, "%s/charts", dir) >= sizeof cdir)
         return err_set(e, NS_ETOOBIG, "path too long: %s", dir);
-    int rc = rcell_mkdirs(cdir, e);
+    int rc = fsdir_make(cdir, NULL, e);
     char *gp = rchart_gnuplot_find();
     struct rchart cx = {.dir = cdir, .gp = gp, .warn = t->o->warn};
     json_t *vs = json_object_get(view, "scenarios");
@@ -581,9 +582,9 @@ charts_all(const struct trend *t, const char *dir, json_t *view, struct err *e)
 }
 
 int
-rtrend_write(const struct trend *t, const char *dir, struct err *e)
+history_trend_write(const struct trend *t, const char *dir, struct err *e)
 {
-    int rc = rcell_mkdirs(dir, e);
+    int rc = fsdir_make(dir, NULL, e);
     for (size_t i = 0; rc == 0 && i < t->nscens; i++)
         if (tscen_trended(&t->scens[i]))
             rc = write_csv(t, &t->scens[i], dir, e);
@@ -594,7 +595,7 @@ rtrend_write(const struct trend *t, const char *dir, struct err *e)
         rc = charts_all(t, dir, view, e);
     if (rc == 0) {
         char *owned;
-        const char *css = report_template("report.css", &owned);
+        const char *css = history_template("report.css", &owned);
         json_object_set_new(view, "css", json_string(css ? css : ""));
         free(owned);
         rc = render_to("trend.md", view, TMPL_MARKDOWN, dir, e);

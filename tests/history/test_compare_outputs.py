@@ -27,6 +27,7 @@ import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "report"))  # gen_journal.py
 import gen_journal as gj  # noqa: E402
 
 NETSURVEY = FIXTURES = None

@@ -25,7 +25,7 @@
 
 #include "cli/cli.h"
 
-#include "helpers.h"
+#include "report/helpers.h"
 
 /* argv strings are not const in C; -Wwrite-strings makes literals const */
 #define A(s) ((char *)(uintptr_t)(s))

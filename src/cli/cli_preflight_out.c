@@ -1,5 +1,5 @@
 /* preflight_out.c - the table and the JSON of `netsurvey check --connect` (preflight_out.h). */
-#include "cli/preflight_out.h"
+#include "cli/cli_preflight_out.h"
 
 #include <jansson.h>
 #include <math.h>

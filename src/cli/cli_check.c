@@ -1,5 +1,5 @@
 /* check.c - `netsurvey check [-q] [PLAN]`: validate a plan, one summary line; with --connect,
- * then the preflight of every host (survey/preflight.h) as a table or JSON (preflight_out.h). */
+ * then the preflight of every host (survey/preflight.h) as a table or JSON (cli_preflight_out.h). */
 #include <errno.h>
 #include <limits.h>
 #include <stdatomic.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "cli/preflight_out.h"
+#include "cli/cli_preflight_out.h"
 #include "common/errors.h"
 #include "plan/plan.h"
 #include "survey/preflight.h"

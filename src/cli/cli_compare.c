@@ -6,7 +6,7 @@
 
 #include "cli/cli.h"
 #include "common/errors.h"
-#include "report/report.h"
+#include "history/history.h"
 
 struct compare_args {
     const char *max_regression;
@@ -40,14 +40,14 @@ static const struct cli_opt compare_opts[] = {
 };
 
 static int
-compare_correction(const char *text, enum report_correction *c)
+compare_correction(const char *text, enum history_correction *c)
 {
     static const struct {
         const char *name;
-        enum report_correction c;
-    } names[] = {{"holm", REPORT_CORRECTION_HOLM},
-                 {"bonferroni", REPORT_CORRECTION_BONFERRONI},
-                 {"none", REPORT_CORRECTION_NONE}};
+        enum history_correction c;
+    } names[] = {{"holm", HISTORY_CORRECTION_HOLM},
+                 {"bonferroni", HISTORY_CORRECTION_BONFERRONI},
+                 {"none", HISTORY_CORRECTION_NONE}};
     for (size_t i = 0; i < CLI_LEN(names); i++)
         if (strcmp(text, names[i].name) == 0) {
             *c = names[i].c;
@@ -58,7 +58,7 @@ compare_correction(const char *text, enum report_correction *c)
 
 /* The options into o; a usage error's status, or CLI_GO_ON. */
 static int
-compare_settings(const struct compare_args *a, struct report_compare_opts *o)
+compare_settings(const struct compare_args *a, struct history_compare_opts *o)
 {
     o->max_regression_pct = CLI_DEFAULT_PCT;
     if (a->max_regression != NULL && cli_parse_pct(a->max_regression, &o->max_regression_pct) != 0)
@@ -78,7 +78,7 @@ compare_settings(const struct compare_args *a, struct report_compare_opts *o)
 
 /* What was left uncompared, on stderr: why the gate cannot pass, or what it passed without. */
 static void
-compare_tell_unmatched(const struct report_compare_result *r, bool allow_partial)
+compare_tell_unmatched(const struct history_compare_result *r, bool allow_partial)
 {
     if (r->compared == 0)
         fprintf(stderr,
@@ -90,12 +90,12 @@ compare_tell_unmatched(const struct report_compare_result *r, bool allow_partial
         fprintf(stderr,
                 "netsurvey compare: %s%zu cell%s of BASE without counterpart in NEW (%zu "
                 "scenario%s missing), %zu with too few trials%s:\n",
-                r->gate == REPORT_GATE_REGRESSION ? "also not compared: "
+                r->gate == HISTORY_GATE_REGRESSION ? "also not compared: "
                 : allow_partial                   ? "not compared (--allow-partial): "
                                                   : "incomplete: ",
                 r->base_missing, r->base_missing == 1 ? "" : "s", r->base_scenarios_missing,
                 r->base_scenarios_missing == 1 ? "" : "s", r->untested,
-                r->gate == REPORT_GATE_INCOMPLETE
+                r->gate == HISTORY_GATE_INCOMPLETE
                     ? "; the gate cannot pass (--allow-partial gates on what matched)"
                     : "");
     if (r->unmatched == NULL)
@@ -116,7 +116,7 @@ compare_main(int argc, char **argv)
     int rc = cli_parse(&cli_compare, argc, argv, &a, &ops);
     if (rc != CLI_GO_ON)
         return rc;
-    struct report_compare_opts o = {.echo = stdout, .warn = stderr};
+    struct history_compare_opts o = {.echo = stdout, .warn = stderr};
     if ((rc = compare_settings(&a, &o)) != CLI_GO_ON)
         return rc;
     if (ops.n != 2)
@@ -124,18 +124,18 @@ compare_main(int argc, char **argv)
     o.base_dir = ops.v[0];
     o.new_dir = ops.v[1];
     o.out = a.out ? a.out : ops.v[1];
-    struct report_compare_result r;
+    struct history_compare_result r;
     struct err e = {0};
-    if (report_compare(&o, &r, &e) != 0) {
+    if (history_compare(&o, &r, &e) != 0) {
         fprintf(stderr, "netsurvey compare: %s\n", e.msg);
-        report_compare_result_release(&r);
+        history_compare_result_release(&r);
         return r.output_failed ? CLI_COMPARE_OUTPUT : CLI_COMPARE_JOURNAL;
     }
     compare_tell_unmatched(&r, o.allow_partial);
-    rc = r.gate == REPORT_GATE_REGRESSION   ? CLI_COMPARE_REGRESSION
-         : r.gate == REPORT_GATE_INCOMPLETE ? CLI_COMPARE_INCOMPLETE
+    rc = r.gate == HISTORY_GATE_REGRESSION   ? CLI_COMPARE_REGRESSION
+         : r.gate == HISTORY_GATE_INCOMPLETE ? CLI_COMPARE_INCOMPLETE
                                             : CLI_COMPARE_OK;
-    report_compare_result_release(&r);
+    history_compare_result_release(&r);
     return rc;
 }
 

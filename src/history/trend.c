@@ -9,9 +9,9 @@
 #include <string.h>
 
 #include "common/errors.h"
-#include "report/cells.h"
-#include "report/reportint.h"
-#include "report/trendint.h"
+#include "history/cells.h"
+#include "report/output.h"
+#include "history/trendint.h"
 
 #define TREND_FLAG_LINES 20 /* lines of r->flags before "... and N more" */
 
@@ -21,7 +21,7 @@ static struct tscen *
 scen_find(struct trend *t, const json_t *s)
 {
     for (size_t i = 0; i < t->nscens; i++)
-        if (rcell_same_scenario(t->scens[i].def, s))
+        if (history_cell_same_scenario(t->scens[i].def, s))
             return &t->scens[i];
     return NULL;
 }
@@ -117,7 +117,7 @@ cells_collect(struct tscen *ts)
     for (size_t i = 0; i < n && rc == 0; i++) {
         struct tcell *tc = ts->ncells > 0 ? &ts->cells[ts->ncells - 1] : NULL;
         /* compare's rule (cells.h) decides; the order only puts a cell's runs side by side */
-        if (tc == NULL || !rcell_same_cell(en[i - 1].cell, en[i].cell)) {
+        if (tc == NULL || !history_cell_same_cell(en[i - 1].cell, en[i].cell)) {
             tc = &ts->cells[ts->ncells++];
             tc->src = en[i].src;
             tc->dst = en[i].dst;
@@ -384,36 +384,36 @@ warnings_tell(const struct trend *t, FILE *warn)
 }
 
 static int
-fail(struct report_trend_result *r, enum report_trend_failure f, int rc)
+fail(struct history_trend_result *r, enum history_trend_failure f, int rc)
 {
-    r->failure = rc == NS_ENOMEM ? REPORT_TREND_OUTPUT : f;
+    r->failure = rc == NS_ENOMEM ? HISTORY_TREND_OUTPUT : f;
     return rc;
 }
 
 int
-report_trend(const struct report_trend_opts *o, struct report_trend_result *r, struct err *e)
+history_trend(const struct history_trend_opts *o, struct history_trend_result *r, struct err *e)
 {
     memset(r, 0, sizeof *r);
     if (o->ndirs < 2)
-        return fail(r, REPORT_TREND_USAGE,
+        return fail(r, HISTORY_TREND_USAGE,
                     err_set(e, NS_EINVAL, "a trend needs two run directories or more"));
     struct trend t = {.o = o};
-    int rc = rtrend_runs_open(o->dirs, (size_t)o->ndirs, &t.runs, e);
+    int rc = history_trend_runs_open(o->dirs, (size_t)o->ndirs, &t.runs, e);
     if (rc != 0)
-        return fail(r, rc == NS_EINVAL ? REPORT_TREND_USAGE : REPORT_TREND_JOURNAL, rc);
+        return fail(r, rc == NS_EINVAL ? HISTORY_TREND_USAGE : HISTORY_TREND_JOURNAL, rc);
     t.nruns = (size_t)o->ndirs;
-    rc = rtrend_runs_load(t.runs, t.nruns, o->jobs, e);
+    rc = history_trend_runs_load(t.runs, t.nruns, o->jobs, e);
     warnings_tell(&t, o->warn);
     if (rc != 0) {
-        fail(r, REPORT_TREND_JOURNAL, rc);
+        fail(r, HISTORY_TREND_JOURNAL, rc);
     } else if ((rc = trend_build(&t)) != 0) {
-        fail(r, REPORT_TREND_OUTPUT, err_set(e, rc, "out of memory building the trend"));
+        fail(r, HISTORY_TREND_OUTPUT, err_set(e, rc, "out of memory building the trend"));
     } else {
         const char *out = o->out != NULL ? o->out : t.runs[t.nruns - 1].dir;
         r->out = strdup(out);
-        rc = r->out == NULL ? err_set(e, NS_ENOMEM, "out of memory") : rtrend_write(&t, out, e);
+        rc = r->out == NULL ? err_set(e, NS_ENOMEM, "out of memory") : history_trend_write(&t, out, e);
         if (rc != 0)
-            fail(r, REPORT_TREND_OUTPUT, rc);
+            fail(r, HISTORY_TREND_OUTPUT, rc);
     }
     if (rc == 0) {
         r->runs = t.nruns;
@@ -426,12 +426,12 @@ report_trend(const struct report_trend_opts *o, struct report_trend_result *r, s
         r->flags = flags_text(&t);
     }
     trend_release(&t);
-    trun_free_all(t.runs, t.nruns);
+    history_trend_runs_free(t.runs, t.nruns);
     return rc;
 }
 
 void
-report_trend_result_release(struct report_trend_result *r)
+history_trend_result_release(struct history_trend_result *r)
 {
     free(r->out);
     free(r->flags);

@@ -4,7 +4,7 @@
  *
  * A run is read as `netsurvey report` reads it, but without the trials' histograms (their
  * buckets checked, not kept: journal_read_trials_nobuckets) and without its host pairs
- * (rcell_load_cells: the same zone cells and counts; a 100 000-trial journal in under a third
+ * (report_cells_read: the same zone cells and counts; a 100 000-trial journal in under a third
  * of the report's CPU and 29 MiB instead of 140), and a trend reads
  * twenty: the runs are read by child processes, jobs at a time, each sending its reduced summary
  * back as JSON over a pipe (reals at 17 digits: the parent gets the very doubles the child
@@ -22,9 +22,10 @@
 
 #include "common/errors.h"
 #include "journal/journal.h"
-#include "report/cells.h"
-#include "report/reportint.h"
-#include "report/trendint.h"
+#include "history/cells.h"
+#include "report/output.h"
+#include "report/report.h"
+#include "history/trendint.h"
 
 #define TLOAD_MAX (64u << 20) /* a reduced summary: a few KiB per scenario */
 
@@ -57,7 +58,7 @@ digits(const char *s, int n)
 }
 
 bool
-rtrend_parse_time(const char *s, int64_t *sec, int32_t *nsec)
+history_trend_parse_time(const char *s, int64_t *sec, int32_t *nsec)
 {
     if (s == NULL || strlen(s) < 19 || s[4] != '-' || s[7] != '-' ||
         (s[10] != 'T' && s[10] != ' ') || s[13] != ':' || s[16] != ':')
@@ -141,7 +142,7 @@ run_open(struct trun *r, const char *dir, size_t given, struct err *e)
     r->in_progress = journal_owner(dir, &pid, &oe) == 1; /* an error: nobody known to hold it */
     if (r->run_id == NULL || r->started == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
-    if (!rtrend_parse_time(r->started, &r->t_s, &r->t_ns))
+    if (!history_trend_parse_time(r->started, &r->t_s, &r->t_ns))
         return err_set(e, NS_EPARSE,
                        "%s/%s: start time '%.64s' is not an ISO 8601 time with its zone: the run "
                        "cannot be placed in time",
@@ -150,7 +151,7 @@ run_open(struct trun *r, const char *dir, size_t given, struct err *e)
 }
 
 int
-rtrend_runs_open(const char *const *dirs, size_t n, struct trun **out, struct err *e)
+history_trend_runs_open(const char *const *dirs, size_t n, struct trun **out, struct err *e)
 {
     struct trun *runs = calloc(n ? n : 1, sizeof *runs);
     if (runs == NULL)
@@ -164,7 +165,7 @@ rtrend_runs_open(const char *const *dirs, size_t n, struct trun **out, struct er
                 rc = err_set(e, NS_EINVAL, "run %s given twice: %s and %s", runs[i].run_id,
                              runs[j].dir, runs[i].dir);
     if (rc != 0) {
-        trun_free_all(runs, n);
+        history_trend_runs_free(runs, n);
         return rc;
     }
     qsort(runs, n, sizeof *runs, cmp_run);
@@ -173,7 +174,7 @@ rtrend_runs_open(const char *const *dirs, size_t n, struct trun **out, struct er
 }
 
 void
-trun_free_all(struct trun *runs, size_t n)
+history_trend_runs_free(struct trun *runs, size_t n)
 {
     if (runs == NULL)
         return;
@@ -190,7 +191,7 @@ trun_free_all(struct trun *runs, size_t n)
 /* --- one run's summary, reduced ------------------------------------------------------------- */
 
 /* What a trend reads of a summary: its title, its run, the journal's counts, and its scenarios
- * (rcell_load_cells leaves their pairs, failures and region cells out; dropped here too, should
+ * (report_cells_read leaves their pairs, failures and region cells out; dropped here too, should
  * a summary have them). */
 static json_t *
 reduce(const json_t *sum)
@@ -242,7 +243,7 @@ load_one(const char *dir, struct rbuf *out)
     FILE *w = open_memstream(&wtext, &wlen);
     struct err e = {0};
     json_t *sum = NULL;
-    int rc = rcell_load_cells(dir, w, &sum, &e);
+    int rc = report_cells_read(dir, w, &sum, &e);
     if (w != NULL)
         fclose(w);
     json_t *doc = json_object();
@@ -514,12 +515,12 @@ load_here(struct trun *runs, size_t n, struct err *e)
 }
 
 int
-rtrend_runs_load(struct trun *runs, size_t n, int jobs, struct err *e)
+history_trend_runs_load(struct trun *runs, size_t n, int jobs, struct err *e)
 {
     size_t j = jobs > 0 ? (size_t)jobs : 0;
     if (jobs <= 0) {
         long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        j = cpus > REPORT_TREND_JOBS_MAX ? REPORT_TREND_JOBS_MAX : cpus > 0 ? (size_t)cpus : 1;
+        j = cpus > HISTORY_TREND_JOBS_MAX ? HISTORY_TREND_JOBS_MAX : cpus > 0 ? (size_t)cpus : 1;
     }
     if (j > n)
         j = n;

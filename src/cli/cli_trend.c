@@ -7,8 +7,8 @@
 
 #include "cli/cli.h"
 #include "common/errors.h"
+#include "history/history.h"
 #include "journal/record.h"
-#include "report/trend.h"
 
 #define TREND_JOBS_LIMIT 64
 
@@ -30,7 +30,7 @@ static const struct cli_opt trend_opts[] = {
 };
 
 static int
-trend_settings(const struct trend_args *a, struct report_trend_opts *o)
+trend_settings(const struct trend_args *a, struct history_trend_opts *o)
 {
     o->max_regression_pct = CLI_DEFAULT_PCT;
     if (a->max_regression != NULL && cli_parse_pct(a->max_regression, &o->max_regression_pct) != 0)
@@ -49,7 +49,7 @@ trend_settings(const struct trend_args *a, struct report_trend_opts *o)
 }
 
 static void
-trend_tell(const struct report_trend_result *r)
+trend_tell(const struct history_trend_result *r)
 {
     printf("netsurvey trend: %zu runs, %zu scenario%s trended (%zu zone cell%s), %zu cell%s "
            "flagged; %s/trend.md\n",
@@ -81,26 +81,26 @@ trend_main(int argc, char **argv)
     int rc = cli_parse(&cli_trend, argc, argv, &a, &ops);
     if (rc != CLI_GO_ON)
         return rc;
-    struct report_trend_opts o = {.warn = stderr};
+    struct history_trend_opts o = {.warn = stderr};
     if ((rc = trend_settings(&a, &o)) != CLI_GO_ON)
         return rc;
     if (ops.n < 2)
         return cli_usage_error(&cli_trend, "want two run directories or more");
     o.dirs = (const char *const *)ops.v;
     o.ndirs = ops.n;
-    struct report_trend_result r;
+    struct history_trend_result r;
     struct err e = {0};
     fflush(stdout); /* the readers are forked: nothing buffered may be written twice */
-    if (report_trend(&o, &r, &e) != 0) {
-        report_trend_result_release(&r);
-        if (r.failure == REPORT_TREND_USAGE)
+    if (history_trend(&o, &r, &e) != 0) {
+        history_trend_result_release(&r);
+        if (r.failure == HISTORY_TREND_USAGE)
             return cli_usage_error(&cli_trend, "%s", e.msg);
         fprintf(stderr, "netsurvey trend: %s\n", e.msg);
-        return r.failure == REPORT_TREND_OUTPUT ? CLI_TREND_OUTPUT : CLI_TREND_JOURNAL;
+        return r.failure == HISTORY_TREND_OUTPUT ? CLI_TREND_OUTPUT : CLI_TREND_JOURNAL;
     }
     trend_tell(&r);
     rc = r.flagged > 0 ? CLI_TREND_FLAGGED : r.scenarios == 0 ? CLI_TREND_NOTHING : CLI_TREND_OK;
-    report_trend_result_release(&r);
+    history_trend_result_release(&r);
     return rc;
 }
 

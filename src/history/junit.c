@@ -1,12 +1,12 @@
 /* junit.c - compare's view as JUnit XML (junit.h says the shape and why). */
-#include "report/junit.h"
+#include "history/junit.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/reportint.h"
+#include "report/output.h"
 
 #define JUNIT_NOTHING "netsurvey compare"
 
@@ -343,7 +343,7 @@ nothing_suite(struct rbuf *b, const json_t *view, size_t id)
 }
 
 void
-rjunit_render(const json_t *view, struct rbuf *b)
+history_junit_render(const json_t *view, struct rbuf *b)
 {
     size_t total = 0;
     for (int k = 0; k < 3; k++)

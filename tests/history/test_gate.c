@@ -1,4 +1,4 @@
-/* test_gate.c - compare's verdicts (src/report/gate.h): the rules on exact figures, and by
+/* test_gate.c - compare's verdicts (src/history/gate.h): the rules on exact figures, and by
  * simulation the error rates they promise. The simulations draw normal trial values from a
  * PRNG of their own with fixed seeds (splitmix64 and Box-Muller), so every run sees the same
  * numbers; each bound asserted sits far (several standard errors) from the rate expected, so
@@ -23,7 +23,7 @@
 
 #include <cmocka.h>
 
-#include "report/gate.h"
+#include "history/gate.h"
 
 static uint64_t rng_state;
 
@@ -67,8 +67,8 @@ moments(struct stats *s, uint64_t n, double mean, double sd)
     s->m2 = sd * sd * (double)(n - 1);
 }
 
-static const struct rgate_params holm = {0.05, STATS_ADJUST_HOLM, 0.0, 0.0};
-static const struct rgate_params none = {0.05, STATS_ADJUST_NONE, 0.0, 0.0};
+static const struct history_gate_params holm = {0.05, STATS_ADJUST_HOLM, 0.0, 0.0};
+static const struct history_gate_params none = {0.05, STATS_ADJUST_NONE, 0.0, 0.0};
 
 #define CELLS 30
 #define FAMILIES 2000
@@ -76,7 +76,7 @@ static const struct rgate_params none = {0.05, STATS_ADJUST_NONE, 0.0, 0.0};
 /* One comparison of CELLS cells of RTT 330 us, trial sd 3 %, `trials` a side; cell 0 `factor`
  * slower. */
 static void
-draw_family(struct rgate_cell *c, int trials, double factor)
+draw_family(struct history_gate_cell *c, int trials, double factor)
 {
     memset(c, 0, CELLS * sizeof *c);
     for (int i = 0; i < CELLS; i++) {
@@ -87,7 +87,7 @@ draw_family(struct rgate_cell *c, int trials, double factor)
 }
 
 static int
-count(const struct rgate_cell *c, size_t n, enum rgate_verdict v)
+count(const struct history_gate_cell *c, size_t n, enum history_verdict v)
 {
     int k = 0;
     for (size_t i = 0; i < n; i++)
@@ -100,23 +100,23 @@ test_familywise_error(void **state)
 {
     (void)state;
     rng_state = 20261201;
-    struct rgate_cell c[CELLS], u[CELLS];
+    struct history_gate_cell c[CELLS], u[CELLS];
     int fam_holm = 0, fam_none = 0, fam_bonf = 0, gate_holm = 0;
     for (int f = 0; f < FAMILIES; f++) {
         draw_family(c, 3, 1.0);
         memcpy(u, c, sizeof c);
-        assert_int_equal(rgate_decide(c, CELLS, &holm), 0);
-        fam_holm += count(c, CELLS, RGATE_WORSE) > 0;
+        assert_int_equal(history_gate_decide(c, CELLS, &holm), 0);
+        fam_holm += count(c, CELLS, HISTORY_VERDICT_WORSE) > 0;
         bool failed = false; /* PCT 0: every worse cell fails the gate */
         for (int i = 0; i < CELLS; i++)
             failed |= c[i].regression;
         gate_holm += failed;
-        assert_int_equal(rgate_decide(u, CELLS, &none), 0);
-        fam_none += count(u, CELLS, RGATE_WORSE) > 0;
-        struct rgate_params b = holm;
+        assert_int_equal(history_gate_decide(u, CELLS, &none), 0);
+        fam_none += count(u, CELLS, HISTORY_VERDICT_WORSE) > 0;
+        struct history_gate_params b = holm;
         b.correction = STATS_ADJUST_BONFERRONI;
-        assert_int_equal(rgate_decide(u, CELLS, &b), 0);
-        fam_bonf += count(u, CELLS, RGATE_WORSE) > 0;
+        assert_int_equal(history_gate_decide(u, CELLS, &b), 0);
+        fam_bonf += count(u, CELLS, HISTORY_VERDICT_WORSE) > 0;
     }
     double rh = (double)fam_holm / FAMILIES, rn = (double)fam_none / FAMILIES;
     double rb = (double)fam_bonf / FAMILIES;
@@ -134,16 +134,16 @@ test_regression_caught(void **state)
 {
     (void)state;
     rng_state = 40;
-    struct rgate_cell c[CELLS];
-    struct rgate_params p = holm;
+    struct history_gate_cell c[CELLS];
+    struct history_gate_params p = holm;
     p.max_regression_pct = 20; /* the lab's release gate */
     int caught = 0, others = 0;
     for (int f = 0; f < FAMILIES; f++) {
         draw_family(c, 5, 1.4);
-        assert_int_equal(rgate_decide(c, CELLS, &p), 0);
+        assert_int_equal(history_gate_decide(c, CELLS, &p), 0);
         caught += c[0].regression;
         for (int i = 1; i < CELLS; i++)
-            others += c[i].verdict == RGATE_WORSE;
+            others += c[i].verdict == HISTORY_VERDICT_WORSE;
     }
     print_message(
         "+40 %% in one of 30 cells, 5 trials: caught in %.4f of %d comparisons; %d other cells "
@@ -158,19 +158,19 @@ test_equivalence_rates(void **state)
 {
     (void)state;
     rng_state = 5;
-    struct rgate_params p = none;
+    struct history_gate_params p = none;
     p.min_effect_pct = 5;
     int false_same = 0, true_same = 0;
     for (int f = 0; f < FAMILIES; f++) {
-        struct rgate_cell c[2] = {{.lower_is_better = true}, {.lower_is_better = true}};
+        struct history_gate_cell c[2] = {{.lower_is_better = true}, {.lower_is_better = true}};
         draw(&c[0].a, 10, 330.0, 9.9); /* 6 % slower: beyond the margin of 5 % */
         draw(&c[0].b, 10, 330.0 * 1.06, 9.9);
         draw(&c[1].a, 10, 330.0, 9.9); /* unchanged */
         draw(&c[1].b, 10, 330.0, 9.9);
-        assert_int_equal(rgate_decide(&c[0], 1, &p), 0);
-        assert_int_equal(rgate_decide(&c[1], 1, &p), 0);
-        false_same += c[0].verdict == RGATE_SAME;
-        true_same += c[1].verdict == RGATE_SAME;
+        assert_int_equal(history_gate_decide(&c[0], 1, &p), 0);
+        assert_int_equal(history_gate_decide(&c[1], 1, &p), 0);
+        false_same += c[0].verdict == HISTORY_VERDICT_SAME;
+        true_same += c[1].verdict == HISTORY_VERDICT_SAME;
     }
     print_message("TOST +-5 %%: a 6 %% change called same in %.4f, no change in %.4f\n",
                   (double)false_same / FAMILIES, (double)true_same / FAMILIES);
@@ -183,7 +183,7 @@ static void
 test_rules(void **state)
 {
     (void)state;
-    struct rgate_cell c[5];
+    struct history_gate_cell c[5];
     memset(c, 0, sizeof c);
     /* 0: throughput 3 % lower, clear (sd 1 of 1000); 1: 1 % higher, clear; 2: noisy, +5 %;
      * 3: one trial; 4: RTT 22 % higher, clear */
@@ -199,16 +199,16 @@ test_rules(void **state)
     moments(&c[4].b, 5, 366, 3);
     c[4].lower_is_better = true;
 
-    struct rgate_params p = {0.05, STATS_ADJUST_HOLM, 0, 5};
-    assert_int_equal(rgate_decide(c, 5, &p), 0);
-    assert_int_equal(c[0].verdict, RGATE_WORSE);
+    struct history_gate_params p = {0.05, STATS_ADJUST_HOLM, 0, 5};
+    assert_int_equal(history_gate_decide(c, 5, &p), 0);
+    assert_int_equal(c[0].verdict, HISTORY_VERDICT_WORSE);
     assert_false(c[0].regression); /* 3 % is not beyond 5 % */
     assert_true(fabs(c[0].worse_by_pct - 3.0) < 1e-9);
-    assert_int_equal(c[1].verdict, RGATE_BETTER);
-    assert_int_equal(c[2].verdict, RGATE_INCONCLUSIVE);
-    assert_int_equal(c[3].verdict, RGATE_TOO_FEW);
+    assert_int_equal(c[1].verdict, HISTORY_VERDICT_BETTER);
+    assert_int_equal(c[2].verdict, HISTORY_VERDICT_INCONCLUSIVE);
+    assert_int_equal(c[3].verdict, HISTORY_VERDICT_TOO_FEW);
     assert_true(isnan(c[3].p) && isnan(c[3].p_adj));
-    assert_int_equal(c[4].verdict, RGATE_WORSE);
+    assert_int_equal(c[4].verdict, HISTORY_VERDICT_WORSE);
     assert_true(c[4].regression);
     assert_true(isnan(c[0].p_tost)); /* no margin: no equivalence test */
     /* Holm over the 4 tested cells: the adjusted p is never below the raw one */
@@ -217,22 +217,22 @@ test_rules(void **state)
             assert_true(c[i].p_adj >= c[i].p);
 
     p.max_regression_pct = 2; /* worse by 3 % now fails the gate */
-    assert_int_equal(rgate_decide(c, 5, &p), 0);
+    assert_int_equal(history_gate_decide(c, 5, &p), 0);
     assert_true(c[0].regression);
 
     p.min_effect_pct = 4; /* a 3 % change is never worse: here shown within +-4 % */
-    assert_int_equal(rgate_decide(c, 5, &p), 0);
-    assert_int_equal(c[0].verdict, RGATE_SAME);
+    assert_int_equal(history_gate_decide(c, 5, &p), 0);
+    assert_int_equal(c[0].verdict, HISTORY_VERDICT_SAME);
     assert_false(c[0].regression);
-    assert_int_equal(c[1].verdict, RGATE_SAME);
-    assert_int_equal(c[2].verdict, RGATE_INCONCLUSIVE); /* too noisy to show either */
-    assert_int_equal(c[4].verdict, RGATE_WORSE);
+    assert_int_equal(c[1].verdict, HISTORY_VERDICT_SAME);
+    assert_int_equal(c[2].verdict, HISTORY_VERDICT_INCONCLUSIVE); /* too noisy to show either */
+    assert_int_equal(c[4].verdict, HISTORY_VERDICT_WORSE);
     assert_true(c[0].p_tost_adj < 0.05 && c[2].p_tost_adj >= 0.05);
 
     p.min_effect_pct = 2.5; /* a clear 3 % change is >= 2.5 %: worse again */
-    assert_int_equal(rgate_decide(c, 5, &p), 0);
-    assert_int_equal(c[0].verdict, RGATE_WORSE);
-    assert_int_equal(c[1].verdict, RGATE_SAME); /* 1 % within +-2.5 % */
+    assert_int_equal(history_gate_decide(c, 5, &p), 0);
+    assert_int_equal(c[0].verdict, HISTORY_VERDICT_WORSE);
+    assert_int_equal(c[1].verdict, HISTORY_VERDICT_SAME); /* 1 % within +-2.5 % */
 }
 
 /* One marginal cell among unchanged ones: worse uncorrected, not after Holm or Bonferroni. */
@@ -240,7 +240,7 @@ static void
 test_correction_choice(void **state)
 {
     (void)state;
-    struct rgate_cell c[10];
+    struct history_gate_cell c[10];
     memset(c, 0, sizeof c);
     moments(&c[0].a, 3, 1000, 10); /* Welch p = 0.021 (t = 3.67, df = 4) */
     moments(&c[0].b, 3, 970, 10);
@@ -248,20 +248,20 @@ test_correction_choice(void **state)
         moments(&c[i].a, 3, 1000, 10);
         moments(&c[i].b, 3, 1000, 10);
     }
-    struct rgate_params p = {0.05, STATS_ADJUST_NONE, 0, 0};
-    assert_int_equal(rgate_decide(c, 10, &p), 0);
+    struct history_gate_params p = {0.05, STATS_ADJUST_NONE, 0, 0};
+    assert_int_equal(history_gate_decide(c, 10, &p), 0);
     assert_true(fabs(c[0].p - 0.0213) < 5e-4);
     assert_true(c[0].p_adj == c[0].p);
-    assert_int_equal(c[0].verdict, RGATE_WORSE);
+    assert_int_equal(c[0].verdict, HISTORY_VERDICT_WORSE);
     p.correction = STATS_ADJUST_HOLM;
-    assert_int_equal(rgate_decide(c, 10, &p), 0);
+    assert_int_equal(history_gate_decide(c, 10, &p), 0);
     assert_true(fabs(c[0].p_adj - 10 * c[0].p) < 1e-12);
-    assert_int_equal(c[0].verdict, RGATE_INCONCLUSIVE);
+    assert_int_equal(c[0].verdict, HISTORY_VERDICT_INCONCLUSIVE);
     p.correction = STATS_ADJUST_BONFERRONI;
-    assert_int_equal(rgate_decide(c, 10, &p), 0);
-    assert_int_equal(c[0].verdict, RGATE_INCONCLUSIVE);
-    assert_int_equal(rgate_decide(c, 1, &p), 0); /* a family of one: nothing to correct */
-    assert_int_equal(c[0].verdict, RGATE_WORSE);
+    assert_int_equal(history_gate_decide(c, 10, &p), 0);
+    assert_int_equal(c[0].verdict, HISTORY_VERDICT_INCONCLUSIVE);
+    assert_int_equal(history_gate_decide(c, 1, &p), 0); /* a family of one: nothing to correct */
+    assert_int_equal(c[0].verdict, HISTORY_VERDICT_WORSE);
 }
 
 int

@@ -29,13 +29,13 @@
 
 #include "cli/cli.h"
 #include "common/errors.h"
-#include "report/cells.h"
+#include "history/cells.h"
 #include "report/report.h"
-#include "report/reportint.h"
-#include "report/trend.h"
-#include "report/trendint.h"
+#include "report/output.h"
+#include "history/history.h"
+#include "history/trendint.h"
 
-#include "helpers.h"
+#include "report/helpers.h"
 
 #define A(s) ((char *)(uintptr_t)(s))
 
@@ -60,15 +60,15 @@ have_gnuplot(void)
     return access("/usr/bin/gnuplot", X_OK) == 0 || access("/usr/local/bin/gnuplot", X_OK) == 0;
 }
 
-/* report_trend into out; fails the test on an error. */
+/* history_trend into out; fails the test on an error. */
 static void
 trend(const char *const *dirs, int n, const char *out, double pct, int jobs,
-      struct report_trend_result *r)
+      struct history_trend_result *r)
 {
-    struct report_trend_opts o = {
+    struct history_trend_opts o = {
         .dirs = dirs, .ndirs = n, .out = out, .max_regression_pct = pct, .jobs = jobs};
     struct err e = {0};
-    int rc = report_trend(&o, r, &e);
+    int rc = history_trend(&o, r, &e);
     if (rc != 0)
         fail_msg("trend: %s", e.msg);
 }
@@ -143,7 +143,7 @@ test_golden_basic(void **state)
     (void)state;
     char *out = th_tempdir("trend-basic");
     setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
-    struct report_trend_result r;
+    struct history_trend_result r;
     trend(basic_dirs, 5, out, 5.0, 0, &r);
     unsetenv("NETSURVEY_GNUPLOT");
     assert_int_equal(r.runs, 5);
@@ -154,7 +154,7 @@ test_golden_basic(void **state)
     char *md = read_out(out, "trend.md");
     assert_non_null(strstr(md, "Charts were skipped: gnuplot was not found"));
     free(md);
-    report_trend_result_release(&r);
+    history_trend_result_release(&r);
     th_rmtree(out);
     free(out);
 }
@@ -165,7 +165,7 @@ test_golden_hostile(void **state)
     (void)state;
     char *out = th_tempdir("trend-hostile");
     setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
-    struct report_trend_result r;
+    struct history_trend_result r;
     trend(hostile_dirs, 2, out, 5.0, 1, &r);
     unsetenv("NETSURVEY_GNUPLOT");
     check_golden("hostile", out);
@@ -188,7 +188,7 @@ test_golden_hostile(void **state)
     free(gp);
     free(html);
     free(md);
-    report_trend_result_release(&r);
+    history_trend_result_release(&r);
     th_rmtree(out);
     free(out);
 }
@@ -262,7 +262,7 @@ test_csv_is_each_runs_matrix(void **state)
     (void)state;
     char *out = th_tempdir("trend-csv");
     setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
-    struct report_trend_result r;
+    struct history_trend_result r;
     trend(basic_dirs, 5, out, 5.0, 0, &r);
     unsetenv("NETSURVEY_GNUPLOT");
     char *lat = read_out(out, "trend-latency.csv"), *tput = read_out(out, "trend-throughput.csv");
@@ -315,7 +315,7 @@ test_csv_is_each_runs_matrix(void **state)
     assert_string_equal(f, want);
     free(lat);
     free(tput);
-    report_trend_result_release(&r);
+    history_trend_result_release(&r);
     th_rmtree(out);
     free(out);
 }
@@ -326,7 +326,7 @@ test_flag_on_the_right_run(void **state)
     (void)state;
     char *out = th_tempdir("trend-flag");
     setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
-    struct report_trend_result r;
+    struct history_trend_result r;
     trend(basic_dirs, 5, out, 5.0, 0, &r);
     assert_int_equal(r.flagged, 1);
     assert_non_null(r.flags);
@@ -342,21 +342,21 @@ test_flag_on_the_right_run(void **state)
     assert_non_null(strstr(md, "within the CI of #2 + 5.0 % (baseline: the first run with 2 ok "
                                "trials)"));
     free(md);
-    report_trend_result_release(&r);
+    history_trend_result_release(&r);
     /* a step of 15.7 % beyond the CI: flagged at 15, not at 16 */
     trend(basic_dirs, 5, out, 15.0, 0, &r);
     assert_int_equal(r.flagged, 1);
-    report_trend_result_release(&r);
+    history_trend_result_release(&r);
     trend(basic_dirs, 5, out, 16.0, 0, &r);
     assert_int_equal(r.flagged, 0);
     assert_null(r.flags);
-    report_trend_result_release(&r);
+    history_trend_result_release(&r);
     /* throughput up 20 % is better: never flagged, even at 0 */
     trend(basic_dirs, 5, out, 0.0, 0, &r);
     assert_non_null(r.flags);
     assert_null(strstr(r.flags, "throughput (tcp_stream, ipv4) 1 → 2"));
     assert_non_null(strstr(r.flags, "latency (tcp_rr, ipv4) 1 → 2"));
-    report_trend_result_release(&r);
+    history_trend_result_release(&r);
     unsetenv("NETSURVEY_GNUPLOT");
     th_rmtree(out);
     free(out);
@@ -368,7 +368,7 @@ test_other_plan_listed(void **state)
     (void)state;
     char *out = th_tempdir("trend-plans");
     setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
-    struct report_trend_result r;
+    struct history_trend_result r;
     trend(basic_dirs, 5, out, 5.0, 0, &r);
     unsetenv("NETSURVEY_GNUPLOT");
     char *md = read_out(out, "trend.md");
@@ -387,7 +387,7 @@ test_other_plan_listed(void **state)
     snprintf(p, sizeof p, "%s/trend-bulk.csv", out);
     assert_int_not_equal(access(p, F_OK), 0);
     free(md);
-    report_trend_result_release(&r);
+    history_trend_result_release(&r);
     th_rmtree(out);
     free(out);
 }
@@ -399,13 +399,13 @@ test_order_and_readers_give_the_same_bytes(void **state)
     static const char *const sorted[] = {"trend-a", "trend-b", "trend-c", "trend-other", "trend-d"};
     char *o1 = th_tempdir("trend-o1"), *o2 = th_tempdir("trend-o2"), *o3 = th_tempdir("trend-o3");
     setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
-    struct report_trend_result r;
+    struct history_trend_result r;
     trend(basic_dirs, 5, o1, 5.0, 1, &r); /* in this process */
-    report_trend_result_release(&r);
+    history_trend_result_release(&r);
     trend(sorted, 5, o2, 5.0, 4, &r); /* four readers, another order */
-    report_trend_result_release(&r);
+    history_trend_result_release(&r);
     trend(basic_dirs, 5, o3, 5.0, 2, &r);
-    report_trend_result_release(&r);
+    history_trend_result_release(&r);
     unsetenv("NETSURVEY_GNUPLOT");
     assert_true(same_tree(o1, o2) >= 5);
     assert_true(same_tree(o1, o3) >= 5);
@@ -426,11 +426,11 @@ test_gnuplot_draws_and_renders_repeat(void **state)
     if (!have_gnuplot())
         skip();
     char *o1 = th_tempdir("trend-gp1"), *o2 = th_tempdir("trend-gp2");
-    struct report_trend_result r;
+    struct history_trend_result r;
     trend(basic_dirs, 5, o1, 5.0, 0, &r);
-    report_trend_result_release(&r);
+    history_trend_result_release(&r);
     trend(basic_dirs, 5, o2, 5.0, 0, &r);
-    report_trend_result_release(&r);
+    history_trend_result_release(&r);
     assert_true(same_tree(o1, o2) >= 9);
     char *md = read_out(o1, "trend.md"), *html = read_out(o1, "trend.html");
     assert_null(strstr(md, "Charts were skipped"));
@@ -444,7 +444,7 @@ test_gnuplot_draws_and_renders_repeat(void **state)
     free(html);
     char *h = th_tempdir("trend-gph");
     trend(hostile_dirs, 2, h, 5.0, 0, &r);
-    report_trend_result_release(&r);
+    history_trend_result_release(&r);
     char *hm = read_out(h, "trend.md");
     assert_null(strstr(hm, "could not be drawn"));
     free(hm);
@@ -475,10 +475,10 @@ test_gnuplot_failing_is_said(void **state)
     snprintf(out, sizeof out, "%s/out", tmp);
     chmod(gp, 0755);
     setenv("NETSURVEY_GNUPLOT", gp, 1);
-    struct report_trend_result r;
+    struct history_trend_result r;
     trend(hostile_dirs, 2, out, 5.0, 0, &r);
     unsetenv("NETSURVEY_GNUPLOT");
-    report_trend_result_release(&r);
+    history_trend_result_release(&r);
     char *html = read_out(out, "trend.html");
     assert_non_null(
         strstr(html, "1 chart could not be drawn (gnuplot trend-lat_b___touch_pwned__x_y.gp: exit "
@@ -637,11 +637,11 @@ test_incomplete_runs_marked(void **state)
     snprintf(out, sizeof out, "%s/out", tmp);
     const char *dirs[] = {"trend-b", c, "trend-a"};
     setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
-    struct report_trend_result r;
+    struct history_trend_result r;
     trend(dirs, 3, out, 5.0, 0, &r);
     assert_int_equal(r.incomplete, 1);
     assert_int_equal(r.flagged, 1); /* shown, not hidden: its cells still count */
-    report_trend_result_release(&r);
+    history_trend_result_release(&r);
     char *md = read_out(out, "trend.md");
     assert_non_null(strstr(md, "| 33 ok, 0 failed | **incomplete (interrupted): 3 of 36 planned "
                                "trials not run** |"));
@@ -659,7 +659,7 @@ test_incomplete_runs_marked(void **state)
     assert_int_equal(flock(fileno(lf), LOCK_EX), 0);
     trend(dirs, 3, out, 5.0, 0, &r);
     assert_int_equal(r.incomplete, 1);
-    report_trend_result_release(&r);
+    history_trend_result_release(&r);
     fclose(lf);
     md = read_out(out, "trend.md");
     assert_non_null(strstr(md, "**in progress: 33 of 36 planned trials recorded so far**"));
@@ -670,8 +670,8 @@ test_incomplete_runs_marked(void **state)
     free(tmp);
 }
 
-/* What the trend reads of a run (rcell_load_cells: no histograms, no host pairs) holds the
- * numbers of the run's full summary (rcell_load_summary, what `netsurvey report` writes):
+/* What the trend reads of a run (report_cells_read: no histograms, no host pairs) holds the
+ * numbers of the run's full summary (report_summary_read, what `netsurvey report` writes):
  * every member of every scenario and every zone cell the same, only the latency percentiles
  * (rtt_us, from the histograms), the pair, failure and region lists and the stat matrices and
  * asymmetry built from them (matrixstat.h) left out. On every
@@ -689,8 +689,8 @@ test_cells_are_the_summarys(void **state)
         report_jarena_begin();
         json_t *full = NULL, *lean = NULL;
         struct err e = {0};
-        if (rcell_load_summary(dirs[d], NULL, &full, &e) != 0 ||
-            rcell_load_cells(dirs[d], NULL, &lean, &e) != 0)
+        if (report_summary_read(dirs[d], NULL, &full, &e) != 0 ||
+            report_cells_read(dirs[d], NULL, &lean, &e) != 0)
             fail_msg("%s: %s", dirs[d], e.msg);
         assert_true(json_equal(json_object_get(full, "runs"), json_object_get(lean, "runs")));
         assert_true(json_equal(json_object_get(full, "journal"), json_object_get(lean, "journal")));
@@ -751,20 +751,20 @@ test_time_parse(void **state)
     (void)state;
     int64_t s, s2;
     int32_t ns, ns2;
-    assert_true(rtrend_parse_time("1970-01-01T00:00:00Z", &s, &ns));
+    assert_true(history_trend_parse_time("1970-01-01T00:00:00Z", &s, &ns));
     assert_int_equal(s, 0);
     assert_int_equal(ns, 0);
-    assert_true(rtrend_parse_time("2026-11-30T15:00:00.123Z", &s, &ns));
+    assert_true(history_trend_parse_time("2026-11-30T15:00:00.123Z", &s, &ns));
     assert_int_equal(s, 1796050800);
     assert_int_equal(ns, 123000000);
-    assert_true(rtrend_parse_time("2000-02-29T23:59:59.5Z", &s, &ns));
+    assert_true(history_trend_parse_time("2000-02-29T23:59:59.5Z", &s, &ns));
     assert_int_equal(s, 951868799);
     assert_int_equal(ns, 500000000);
     /* an offset: 16:00 at +02:00 came before 15:00 UTC */
-    assert_true(rtrend_parse_time("2026-11-01T16:00:00+02:00", &s, &ns));
-    assert_true(rtrend_parse_time("2026-11-01T15:00:00Z", &s2, &ns2));
+    assert_true(history_trend_parse_time("2026-11-01T16:00:00+02:00", &s, &ns));
+    assert_true(history_trend_parse_time("2026-11-01T15:00:00Z", &s2, &ns2));
     assert_int_equal(s2 - s, 3600);
-    assert_true(rtrend_parse_time("2026-11-01T10:00:00-05:00", &s, &ns));
+    assert_true(history_trend_parse_time("2026-11-01T10:00:00-05:00", &s, &ns));
     assert_int_equal(s, s2);
     static const char *const bad[] = {"",
                                       "yesterday",
@@ -776,8 +776,33 @@ test_time_parse(void **state)
                                       "2026-11-01T15:00:00+2:00",
                                       "2026/11/01T15:00:00Z"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        if (rtrend_parse_time(bad[i], &s, &ns))
+        if (history_trend_parse_time(bad[i], &s, &ns))
             fail_msg("'%s' read as a time", bad[i]);
+}
+
+/* Every template the history module ships renders (balanced sections), and report.css, the
+ * report's stylesheet that compare.html and trend.html carry, is found through it too. */
+static void
+test_history_templates_render(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"compare.md", "compare.html", "compare-summary.md",
+                                        "trend.md",   "trend.html",   "report.css"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        char *owned;
+        const char *t = history_template(names[i], &owned);
+        assert_non_null(t);
+        json_t *ctx = json_object();
+        struct rbuf b;
+        rbuf_init(&b);
+        struct err e = {0};
+        assert_int_equal(tmpl_render(t, ctx, TMPL_HTML, &b, &e), 0);
+        rbuf_release(&b);
+        json_decref(ctx);
+        free(owned);
+    }
+    char *owned;
+    assert_null(history_template("nope.md", &owned));
 }
 
 int
@@ -797,6 +822,7 @@ main(void)
         cmocka_unit_test(test_incomplete_runs_marked),
         cmocka_unit_test(test_cells_are_the_summarys),
         cmocka_unit_test(test_time_parse),
+        cmocka_unit_test(test_history_templates_render),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -1,9 +1,9 @@
-/* trendint.h - the parts of `netsurvey trend` (internal to src/report): trendload.c reads the
+/* trendint.h - the parts of `netsurvey trend` (internal to src/history): trendload.c reads the
  * runs (in parallel, each by a child process) into small summaries and puts them in time order;
  * trend.c matches their scenarios and cells and decides what is flagged; trendout.c writes the
  * CSVs, charts, trend.md and trend.html. */
-#ifndef NS_REPORT_TRENDINT_H
-#define NS_REPORT_TRENDINT_H
+#ifndef NS_HISTORY_TRENDINT_H
+#define NS_HISTORY_TRENDINT_H
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "common/testspec.h"
-#include "report/trend.h"
+#include "history/history.h"
 
 struct err;
 
@@ -37,16 +37,16 @@ struct trun {
 
 /* Read run.json of every directory, refuse a run given twice or without a start time, and sort
  * the runs by start time (then run_id, then directory). *out holds n runs; free with
- * trun_free_all. On error: NS_EINVAL (given twice: a usage error) or the journal's NS_E*. */
-int rtrend_runs_open(const char *const *dirs, size_t n, struct trun **out, struct err *e);
+ * history_trend_runs_free. On error: NS_EINVAL (given twice: a usage error) or the journal's NS_E*. */
+int history_trend_runs_open(const char *const *dirs, size_t n, struct trun **out, struct err *e);
 /* Load the summaries of the n runs, jobs at a time (0: the CPUs online, capped; 1: in this
  * process). Each run's warnings are kept, to be told in time order. */
-int rtrend_runs_load(struct trun *runs, size_t n, int jobs, struct err *e);
-void trun_free_all(struct trun *runs, size_t n);
+int history_trend_runs_load(struct trun *runs, size_t n, int jobs, struct err *e);
+void history_trend_runs_free(struct trun *runs, size_t n);
 
 /* Parse an ISO 8601 time as run.json's `started` holds it (2026-11-30T15:00:00.123Z, or an
  * offset +HH:MM); false when it is not one. */
-bool rtrend_parse_time(const char *s, int64_t *sec, int32_t *nsec);
+bool history_trend_parse_time(const char *s, int64_t *sec, int32_t *nsec);
 
 /* A zone cell across the columns (runs) of its scenario. */
 struct tcell {
@@ -81,7 +81,7 @@ struct tscen {
 };
 
 struct trend {
-    const struct report_trend_opts *o;
+    const struct history_trend_opts *o;
     struct trun *runs; /* time order */
     size_t nruns;
     struct tscen *scens; /* in the order of first appearance, run by run */
@@ -97,6 +97,6 @@ tscen_trended(const struct tscen *s)
 }
 
 /* Write every output of t into dir. Returns 0 or NS_E*. */
-int rtrend_write(const struct trend *t, const char *dir, struct err *e);
+int history_trend_write(const struct trend *t, const char *dir, struct err *e);
 
 #endif

@@ -13,12 +13,14 @@
 
 #include "common/array.h"
 #include "common/errors.h"
+#include "common/fsdir.h"
 #include "common/stats.h"
-#include "report/cells.h"
-#include "report/gate.h"
-#include "report/junit.h"
+#include "history/cells.h"
+#include "history/gate.h"
+#include "history/history.h"
+#include "history/junit.h"
 #include "report/report.h"
-#include "report/reportint.h"
+#include "report/output.h"
 
 #define COMPARE_ALPHA 0.05
 #define COMPARE_UNMATCHED_LINES 20 /* lines of r->unmatched before "... and N more" */
@@ -63,10 +65,10 @@ struct ccell {
 struct cmp {
     struct ccell *c;
     size_t n, cap;
-    struct rgate_cell *g;
+    struct history_gate_cell *g;
     size_t ng;
     /* counts */
-    unsigned nverdict[RGATE_INCONCLUSIVE + 1], nreg;
+    unsigned nverdict[HISTORY_VERDICT_INCONCLUSIVE + 1], nreg;
     size_t only_base, only_new, scen_missing;
 };
 
@@ -118,7 +120,7 @@ cmp_collect(struct cmp *m, const json_t *base, const json_t *cand)
     const json_t *s, *c;
     json_array_foreach(json_object_get(base, "scenarios"), i, s)
     {
-        const json_t *ns = rcell_find_scenario(cand, s);
+        const json_t *ns = history_cell_find_scenario(cand, s);
         bool counted = false; /* a scenario without ok cells has nothing to miss */
         json_array_foreach(json_object_get(s, "zone_cells"), j, c)
         {
@@ -128,7 +130,7 @@ cmp_collect(struct cmp *m, const json_t *base, const json_t *cand)
                 m->scen_missing++;
                 counted = true;
             }
-            const json_t *nc = ns ? rcell_find_cell(ns, c) : NULL;
+            const json_t *nc = ns ? history_cell_find_cell(ns, c) : NULL;
             bool ok = nc != NULL && ji(nc, "n") > 0;
             struct ccell *x = cmp_add(m, s, ok ? CC_MATCHED : CC_ONLY_BASE);
             if (x == NULL)
@@ -143,10 +145,10 @@ cmp_collect(struct cmp *m, const json_t *base, const json_t *cand)
     }
     json_array_foreach(json_object_get(cand, "scenarios"), i, s)
     {
-        const json_t *bs = rcell_find_scenario(base, s);
+        const json_t *bs = history_cell_find_scenario(base, s);
         json_array_foreach(json_object_get(s, "zone_cells"), j, c)
         {
-            const json_t *bc = bs ? rcell_find_cell(bs, c) : NULL;
+            const json_t *bc = bs ? history_cell_find_cell(bs, c) : NULL;
             if (ji(c, "n") == 0 || (bc != NULL && ji(bc, "n") > 0))
                 continue;
             struct ccell *x = cmp_add(m, s, CC_ONLY_NEW);
@@ -162,23 +164,23 @@ cmp_collect(struct cmp *m, const json_t *base, const json_t *cand)
 }
 
 static enum stats_adjust
-adjust_of(enum report_correction c)
+adjust_of(enum history_correction c)
 {
-    return c == REPORT_CORRECTION_NONE         ? STATS_ADJUST_NONE
-           : c == REPORT_CORRECTION_BONFERRONI ? STATS_ADJUST_BONFERRONI
+    return c == HISTORY_CORRECTION_NONE         ? STATS_ADJUST_NONE
+           : c == HISTORY_CORRECTION_BONFERRONI ? STATS_ADJUST_BONFERRONI
                                                : STATS_ADJUST_HOLM;
 }
 
 static const char *
-correction_name(enum report_correction c)
+correction_name(enum history_correction c)
 {
-    return c == REPORT_CORRECTION_NONE         ? "none"
-           : c == REPORT_CORRECTION_BONFERRONI ? "Bonferroni"
+    return c == HISTORY_CORRECTION_NONE         ? "none"
+           : c == HISTORY_CORRECTION_BONFERRONI ? "Bonferroni"
                                                : "Holm-Bonferroni";
 }
 
 static int
-cmp_decide(struct cmp *m, const struct report_compare_opts *o)
+cmp_decide(struct cmp *m, const struct history_compare_opts *o)
 {
     size_t nm = 0;
     for (size_t i = 0; i < m->n; i++)
@@ -195,9 +197,9 @@ cmp_decide(struct cmp *m, const struct report_compare_opts *o)
         stats_from(c->nc, &m->g[c->g].b);
         m->g[c->g].lower_is_better = testspec_kind_lower_is_better(c->kind);
     }
-    struct rgate_params prm = {COMPARE_ALPHA, adjust_of(o->correction), o->min_effect_pct,
+    struct history_gate_params prm = {COMPARE_ALPHA, adjust_of(o->correction), o->min_effect_pct,
                                o->max_regression_pct};
-    int rc = rgate_decide(m->g, m->ng, &prm);
+    int rc = history_gate_decide(m->g, m->ng, &prm);
     for (size_t i = 0; rc == 0 && i < m->ng; i++) {
         m->nverdict[m->g[i].verdict]++;
         m->nreg += m->g[i].regression;
@@ -225,20 +227,20 @@ fmt_p(double p, char *b, size_t len)
 
 /* The verdict as people read it (gate.h's rules). */
 static void
-verdict_label(const struct rgate_cell *g, const struct report_compare_opts *o, char *b, size_t len)
+verdict_label(const struct history_gate_cell *g, const struct history_compare_opts *o, char *b, size_t len)
 {
     switch (g->verdict) {
-    case RGATE_SAME:
+    case HISTORY_VERDICT_SAME:
         snprintf(b, len, "same within ±%.1f %%", o->min_effect_pct);
         break;
-    case RGATE_INCONCLUSIVE:
+    case HISTORY_VERDICT_INCONCLUSIVE:
         snprintf(b, len, "%s",
                  g->p_adj < COMPARE_ALPHA ? "below min-effect, not shown equivalent"
                                           : "no significant change");
         break;
     default:
         snprintf(b, len, "%s",
-                 g->verdict == RGATE_TOO_FEW ? "too few trials" : rgate_verdict_key(g->verdict));
+                 g->verdict == HISTORY_VERDICT_TOO_FEW ? "too few trials" : history_verdict_key(g->verdict));
     }
 }
 
@@ -251,7 +253,7 @@ cell_id(const json_t *scen, const json_t *cell)
 }
 
 static json_t *
-matched_json(const struct ccell *c, const struct rgate_cell *g, const struct report_compare_opts *o)
+matched_json(const struct ccell *c, const struct history_gate_cell *g, const struct history_compare_opts *o)
 {
     char bv[64], nv[64], d[32], p[32], pa[32], pt[32], v[96];
     testspec_kind_value_text(c->kind, g->a.mean, bv, sizeof bv);
@@ -272,11 +274,11 @@ matched_json(const struct ccell *c, const struct rgate_cell *g, const struct rep
     json_object_set_new(j, "p_adj", json_string(pa));
     json_object_set_new(j, "p_tost", json_string(pt));
     json_object_set_new(j, "verdict", json_string(v));
-    json_object_set_new(j, "verdict_class", json_string(rgate_verdict_key(g->verdict)));
+    json_object_set_new(j, "verdict_class", json_string(history_verdict_key(g->verdict)));
     json_object_set_new(j, "regression", json_boolean(g->regression));
     /* a cell with too few trials fails the gate as a missing one does (unless allowed) */
     json_object_set_new(j, "untested",
-                        json_boolean(g->verdict == RGATE_TOO_FEW && !o->allow_partial));
+                        json_boolean(g->verdict == HISTORY_VERDICT_TOO_FEW && !o->allow_partial));
     return j;
 }
 
@@ -319,32 +321,32 @@ lacks(const struct cmp *m, char *b, size_t len)
                               plural(m->scen_missing, "scenario", "scenarios", y, sizeof y));
     if (m->scen_missing && m->only_base && k < len)
         k += (size_t)snprintf(b + k, len - k, ")");
-    if (m->nverdict[RGATE_TOO_FEW] && k < len)
+    if (m->nverdict[HISTORY_VERDICT_TOO_FEW] && k < len)
         snprintf(b + k, len - k, "%s%s with fewer than 2 trials on a side", k ? "; " : "",
-                 plural(m->nverdict[RGATE_TOO_FEW], "matched cell", "matched cells", z, sizeof z));
+                 plural(m->nverdict[HISTORY_VERDICT_TOO_FEW], "matched cell", "matched cells", z, sizeof z));
 }
 
-static enum report_gate
+static enum history_gate
 gate_of(const struct cmp *m, bool allow_partial)
 {
-    size_t compared = m->ng - m->nverdict[RGATE_TOO_FEW];
+    size_t compared = m->ng - m->nverdict[HISTORY_VERDICT_TOO_FEW];
     if (m->nreg > 0)
-        return REPORT_GATE_REGRESSION;
+        return HISTORY_GATE_REGRESSION;
     if (compared == 0)
-        return REPORT_GATE_INCOMPLETE;
-    if (!allow_partial && (m->only_base || m->scen_missing || m->nverdict[RGATE_TOO_FEW]))
-        return REPORT_GATE_INCOMPLETE;
-    return REPORT_GATE_PASSED;
+        return HISTORY_GATE_INCOMPLETE;
+    if (!allow_partial && (m->only_base || m->scen_missing || m->nverdict[HISTORY_VERDICT_TOO_FEW]))
+        return HISTORY_GATE_INCOMPLETE;
+    return HISTORY_GATE_PASSED;
 }
 
 static void
-gate_line(const struct cmp *m, enum report_gate gate, const struct report_compare_opts *o, char *b,
+gate_line(const struct cmp *m, enum history_gate gate, const struct history_compare_opts *o, char *b,
           size_t len)
 {
     char l[512];
     lacks(m, l, sizeof l);
-    size_t compared = m->ng - m->nverdict[RGATE_TOO_FEW];
-    if (gate == REPORT_GATE_REGRESSION)
+    size_t compared = m->ng - m->nverdict[HISTORY_VERDICT_TOO_FEW];
+    if (gate == HISTORY_GATE_REGRESSION)
         snprintf(b, len, "FAILED: %u regression%s beyond %.1f %%%s%s", m->nreg,
                  m->nreg == 1 ? "" : "s", o->max_regression_pct, l[0] ? "; also: " : "", l);
     else if (compared == 0)
@@ -352,7 +354,7 @@ gate_line(const struct cmp *m, enum report_gate gate, const struct report_compar
                  "FAILED: nothing compared: no cell of the baseline has a counterpart with 2 "
                  "trials or more a side in the new run%s%s",
                  l[0] ? "; " : "", l);
-    else if (gate == REPORT_GATE_INCOMPLETE)
+    else if (gate == HISTORY_GATE_INCOMPLETE)
         snprintf(b, len, "FAILED: incomplete: %s (--allow-partial gates on what matched)", l);
     else if (l[0])
         snprintf(b, len,
@@ -365,22 +367,22 @@ gate_line(const struct cmp *m, enum report_gate gate, const struct report_compar
 }
 
 static void
-summary_line(const struct cmp *m, enum report_gate gate, const struct report_compare_opts *o,
+summary_line(const struct cmp *m, enum history_gate gate, const struct history_compare_opts *o,
              char *b, size_t len)
 {
     snprintf(b, len,
              "%zu matched cell%s: %u worse, %u better, %u same, %u inconclusive, %u with too few "
              "trials; %u regression%s beyond %.1f %% (gate %s)",
-             m->ng, m->ng == 1 ? "" : "s", m->nverdict[RGATE_WORSE], m->nverdict[RGATE_BETTER],
-             m->nverdict[RGATE_SAME], m->nverdict[RGATE_INCONCLUSIVE], m->nverdict[RGATE_TOO_FEW],
+             m->ng, m->ng == 1 ? "" : "s", m->nverdict[HISTORY_VERDICT_WORSE], m->nverdict[HISTORY_VERDICT_BETTER],
+             m->nverdict[HISTORY_VERDICT_SAME], m->nverdict[HISTORY_VERDICT_INCONCLUSIVE], m->nverdict[HISTORY_VERDICT_TOO_FEW],
              m->nreg, m->nreg == 1 ? "" : "s", o->max_regression_pct,
-             gate == REPORT_GATE_PASSED ? "passed" : "FAILED");
+             gate == HISTORY_GATE_PASSED ? "passed" : "FAILED");
 }
 
 static void
-method_line(const struct cmp *m, const struct report_compare_opts *o, char *b, size_t len)
+method_line(const struct cmp *m, const struct history_compare_opts *o, char *b, size_t len)
 {
-    size_t compared = m->ng - m->nverdict[RGATE_TOO_FEW];
+    size_t compared = m->ng - m->nverdict[HISTORY_VERDICT_TOO_FEW];
     int k =
         snprintf(b, len,
                  "Welch's t-test on the trial values of each zone cell; p adj. is p adjusted "
@@ -462,7 +464,7 @@ side_note(const char *side, const char *dir, const json_t *sum, char *b, size_t 
 /* The notes of both sides (an array of strings, empty when both are complete); each also a
  * warning on warn. */
 static json_t *
-completeness_notes(const json_t *base, const json_t *cand, const struct report_compare_opts *o)
+completeness_notes(const json_t *base, const json_t *cand, const struct history_compare_opts *o)
 {
     json_t *notes = json_array();
     const json_t *sums[] = {base, cand};
@@ -480,8 +482,8 @@ completeness_notes(const json_t *base, const json_t *cand, const struct report_c
 }
 
 static json_t *
-compare_view(const struct cmp *m, const json_t *base, const json_t *cand, enum report_gate gate,
-             const struct report_compare_opts *o)
+compare_view(const struct cmp *m, const json_t *base, const json_t *cand, enum history_gate gate,
+             const struct history_compare_opts *o)
 {
     json_t *cells = json_array(), *only_base = json_array(), *only_new = json_array();
     for (size_t i = 0; i < m->n; i++) {
@@ -500,7 +502,7 @@ compare_view(const struct cmp *m, const json_t *base, const json_t *cand, enum r
     snprintf(me, sizeof me, "%.1f %%", o->min_effect_pct);
     snprintf(al, sizeof al, "%.2f", COMPARE_ALPHA);
     junit_stamp(json_object_get(cand, "runs"), ts, sizeof ts);
-    size_t compared = m->ng - m->nverdict[RGATE_TOO_FEW];
+    size_t compared = m->ng - m->nverdict[HISTORY_VERDICT_TOO_FEW];
     return json_pack(
         "{s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:s,s:s,s:s,s:b,s:b,s:o,s:o,s:o,s:s,s:s,s:s,"
         "s:b,s:b,s:I,s:s,s:s,s:o}",
@@ -510,7 +512,7 @@ compare_view(const struct cmp *m, const json_t *base, const json_t *cand, enum r
         "min_effect", me, "alpha", al, "correction", correction_name(o->correction), "tost_on",
         o->min_effect_pct > 0, "allow_partial", o->allow_partial, "cells", cells, "only_base",
         only_base, "only_new", only_new, "summary", sum, "gate_line", gl, "method", meth, "failed",
-        gate != REPORT_GATE_PASSED, "nothing_compared", compared == 0, "compared",
+        gate != HISTORY_GATE_PASSED, "nothing_compared", compared == 0, "compared",
         (json_int_t)compared, "junit_timestamp", ts, "version", NS_VERSION, "notes",
         completeness_notes(base, cand, o));
 }
@@ -526,8 +528,8 @@ unmatched_text(const struct cmp *m)
     const json_t *last_scen = NULL;
     for (size_t i = 0; i < m->n; i++) {
         const struct ccell *c = &m->c[i];
-        const struct rgate_cell *g = c->side == CC_MATCHED ? &m->g[c->g] : NULL;
-        if (c->side == CC_ONLY_NEW || (g != NULL && g->verdict != RGATE_TOO_FEW))
+        const struct history_gate_cell *g = c->side == CC_MATCHED ? &m->g[c->g] : NULL;
+        if (c->side == CC_ONLY_NEW || (g != NULL && g->verdict != HISTORY_VERDICT_TOO_FEW))
             continue;
         if (c->scen_missing && c->scen == last_scen)
             continue; /* one line for a scenario the new run lacks */
@@ -569,7 +571,7 @@ static int
 render_to(const char *name, const json_t *view, enum tmpl_mode mode, struct rbuf *b, struct err *e)
 {
     char *owned;
-    const char *t = report_template(name, &owned);
+    const char *t = history_template(name, &owned);
     int rc =
         t ? tmpl_render(t, view, mode, b, e) : err_set(e, NS_ENOTFOUND, "no template %s", name);
     free(owned);
@@ -581,7 +583,7 @@ render_to(const char *name, const json_t *view, enum tmpl_mode mode, struct rbuf
 static int
 write_rbuf(const char *path, const struct rbuf *b, struct err *e)
 {
-    int rc = rcell_mkdirs_for(path, e);
+    int rc = fsdir_make_parent(path, e);
     return rc ? rc : report_write_file(path, b, e);
 }
 
@@ -723,9 +725,9 @@ render_summary(const json_t *view, const char *out, struct rbuf *b, struct err *
 }
 
 static int
-write_outputs(const json_t *view, const struct report_compare_opts *o, struct err *e)
+write_outputs(const json_t *view, const struct history_compare_opts *o, struct err *e)
 {
-    int rc = rcell_mkdirs(o->out, e);
+    int rc = fsdir_make(o->out, NULL, e);
     static const struct {
         const char *tmpl;
         enum tmpl_mode mode;
@@ -747,7 +749,7 @@ write_outputs(const json_t *view, const struct report_compare_opts *o, struct er
     if (rc == 0 && o->junit != NULL) {
         struct rbuf b;
         rbuf_init(&b);
-        rjunit_render(view, &b);
+        history_junit_render(view, &b);
         rc = b.oom ? err_set(e, NS_ENOMEM, "out of memory writing %s", o->junit)
                    : write_rbuf(o->junit, &b, e);
         rbuf_release(&b);
@@ -764,26 +766,26 @@ write_outputs(const json_t *view, const struct report_compare_opts *o, struct er
 }
 
 static void
-result_from(const struct cmp *m, enum report_gate gate, struct report_compare_result *r)
+result_from(const struct cmp *m, enum history_gate gate, struct history_compare_result *r)
 {
     r->gate = gate;
     r->regressions = m->nreg;
     r->matched = m->ng;
-    r->untested = m->nverdict[RGATE_TOO_FEW];
+    r->untested = m->nverdict[HISTORY_VERDICT_TOO_FEW];
     r->compared = m->ng - r->untested;
     r->base_missing = m->only_base;
     r->base_scenarios_missing = m->scen_missing;
 }
 
 int
-report_compare(const struct report_compare_opts *o, struct report_compare_result *r, struct err *e)
+history_compare(const struct history_compare_opts *o, struct history_compare_result *r, struct err *e)
 {
     memset(r, 0, sizeof *r);
     report_jarena_begin();
     json_t *base = NULL, *cand = NULL;
-    int rc = rcell_load_summary(o->base_dir, o->warn, &base, e);
+    int rc = report_summary_read(o->base_dir, o->warn, &base, e);
     if (rc == 0)
-        rc = rcell_load_summary(o->new_dir, o->warn, &cand, e);
+        rc = report_summary_read(o->new_dir, o->warn, &cand, e);
     if (rc != 0) {
         json_decref(base);
         report_jarena_end();
@@ -795,7 +797,7 @@ report_compare(const struct report_compare_opts *o, struct report_compare_result
     if (rc == 0)
         rc = cmp_decide(&m, o);
     json_t *view = NULL;
-    enum report_gate gate = gate_of(&m, o->allow_partial);
+    enum history_gate gate = gate_of(&m, o->allow_partial);
     if (rc == 0 && (view = compare_view(&m, base, cand, gate, o)) == NULL)
         rc = NS_ENOMEM;
     json_decref(base);
@@ -804,7 +806,7 @@ report_compare(const struct report_compare_opts *o, struct report_compare_result
         err_set(e, rc, "out of memory comparing");
     if (rc == 0) {
         char *owned;
-        const char *css = report_template("report.css", &owned);
+        const char *css = history_template("report.css", &owned);
         json_object_set_new(view, "css", json_string(css ? css : ""));
         free(owned);
         rc = write_outputs(view, o, e);
@@ -821,7 +823,7 @@ report_compare(const struct report_compare_opts *o, struct report_compare_result
 }
 
 void
-report_compare_result_release(struct report_compare_result *r)
+history_compare_result_release(struct history_compare_result *r)
 {
     free(r->unmatched);
     r->unmatched = NULL;

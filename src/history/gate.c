@@ -1,6 +1,6 @@
 /* gate.c - compare's verdicts: Welch per cell, adjusted over the family of compared cells, a
  * minimum effect, and equivalence by two one-sided tests (gate.h says the rules). */
-#include "report/gate.h"
+#include "history/gate.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -8,18 +8,18 @@
 #include "common/errors.h"
 
 const char *
-rgate_verdict_key(enum rgate_verdict v)
+history_verdict_key(enum history_verdict v)
 {
     switch (v) {
-    case RGATE_WORSE:
+    case HISTORY_VERDICT_WORSE:
         return "worse";
-    case RGATE_BETTER:
+    case HISTORY_VERDICT_BETTER:
         return "better";
-    case RGATE_SAME:
+    case HISTORY_VERDICT_SAME:
         return "same";
-    case RGATE_INCONCLUSIVE:
+    case HISTORY_VERDICT_INCONCLUSIVE:
         return "inconclusive";
-    case RGATE_TOO_FEW:
+    case HISTORY_VERDICT_TOO_FEW:
         break;
     }
     return "too-few-trials";
@@ -27,7 +27,7 @@ rgate_verdict_key(enum rgate_verdict v)
 
 /* The relative change and the raw tests of one cell; NaN p-values when it cannot be tested. */
 static void
-gate_test(struct rgate_cell *c, double min_effect_pct)
+gate_test(struct history_gate_cell *c, double min_effect_pct)
 {
     double ma = c->a.mean, mb = c->b.mean;
     if (ma != 0.0)
@@ -48,28 +48,28 @@ gate_test(struct rgate_cell *c, double min_effect_pct)
 }
 
 static void
-gate_verdict(struct rgate_cell *c, const struct rgate_params *prm)
+gate_verdict(struct history_gate_cell *c, const struct history_gate_params *prm)
 {
     c->regression = false;
     if (isnan(c->p)) {
-        c->verdict = RGATE_TOO_FEW;
+        c->verdict = HISTORY_VERDICT_TOO_FEW;
         return;
     }
     bool big = fabs(c->delta_pct) >= prm->min_effect_pct;
     if (c->p_adj < prm->alpha && big && c->worse_by_pct > 0) {
-        c->verdict = RGATE_WORSE;
+        c->verdict = HISTORY_VERDICT_WORSE;
         c->regression = c->worse_by_pct > prm->max_regression_pct;
     } else if (c->p_adj < prm->alpha && big && c->worse_by_pct < 0) {
-        c->verdict = RGATE_BETTER;
+        c->verdict = HISTORY_VERDICT_BETTER;
     } else if (!isnan(c->p_tost_adj) && c->p_tost_adj < prm->alpha) {
-        c->verdict = RGATE_SAME;
+        c->verdict = HISTORY_VERDICT_SAME;
     } else {
-        c->verdict = RGATE_INCONCLUSIVE;
+        c->verdict = HISTORY_VERDICT_INCONCLUSIVE;
     }
 }
 
 int
-rgate_decide(struct rgate_cell *c, size_t n, const struct rgate_params *prm)
+history_gate_decide(struct history_gate_cell *c, size_t n, const struct history_gate_params *prm)
 {
     double *p = malloc((n ? n : 1) * 2 * sizeof *p);
     if (p == NULL)

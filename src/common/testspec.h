@@ -41,9 +41,9 @@
  *    trials), preflight_paths.c (its probe is a tcp_rr);
  *  - report: model.c (the headline; RTT histograms where testspec_kind_has_rtt), aggregate.c
  *    (family: which way data flows; the metric's words, unit and text; summary.json's units
- *    legend), matrixstat.c (which stat matrices a kind has), charts.c (values), cells.c and
- *    trend.c (the kind of a summary's scenario), compare.c, trend.c and trendout.c (whether lower
- *    is better, words, unit, values). */
+ *    legend), matrixstat.c (which stat matrices a kind has), charts.c (values), summary.c (the
+ *    kind of a summary's scenario);
+ *  - history: compare.c, trend.c and trendout.c (whether lower is better, words, unit, values). */
 #ifndef NS_TESTSPEC_H
 #define NS_TESTSPEC_H
 

@@ -247,7 +247,6 @@ int report_aggregate(const struct rmodel *m, json_t **summary, json_t **view, st
  * time). New reference in *summary. */
 int report_aggregate_cells(const struct rmodel *m, json_t **summary, struct err *e);
 
-
 /* Write charts/<name>.{dat,gp} for every scenario of view and run gnuplot on each (timeout
  * per script). Adds "charts" (file names and captions) to view and sets "charts_note"; a chart
  * gnuplot could not draw is also a line on warn (when not NULL). */

@@ -68,7 +68,7 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *buf = (const char *)data;
-    static const struct plan_label tag = {"role", "survey"};
+    static const struct inv_label tag = {"role", "survey"};
     const struct inv_query all = {0};
     const struct inv_query some = {.tags = &tag, .ntags = 1, .group = "survey", .match = "*a*"};
     for (int f = 0; f < INV_FORMAT_COUNT; f++) {

@@ -1,5 +1,6 @@
-/* check.c - `netsurvey check [-q] [PLAN]`: validate a plan, one summary line; with --connect,
- * then the preflight of every host (survey/preflight.h) as a table or JSON (cli_preflight_out.h). */
+/* cli_check.c - `netsurvey check [-q] [PLAN]`: validate a plan, one summary line; with
+ * --connect, then the preflight of every host (survey/preflight.h) as a table or JSON
+ * (cli_preflight_out.h). */
 #include <errno.h>
 #include <limits.h>
 #include <stdatomic.h>

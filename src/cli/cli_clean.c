@@ -1,4 +1,4 @@
-/* clean.c - `netsurvey clean [PLAN] [--accept-new-host-keys]`: undo what runs left on the
+/* cli_clean.c - `netsurvey clean [PLAN] [--accept-new-host-keys]`: undo what runs left on the
  * plan's ssh hosts (process groups still recorded, the deployed nsperf), one line a host. */
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* compare.c - `netsurvey compare BASE_DIR NEW_DIR [options]`: the release gate. */
+/* cli_compare.c - `netsurvey compare BASE_DIR NEW_DIR [options]`: the release gate. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,8 +91,8 @@ compare_tell_unmatched(const struct history_compare_result *r, bool allow_partia
                 "netsurvey compare: %s%zu cell%s of BASE without counterpart in NEW (%zu "
                 "scenario%s missing), %zu with too few trials%s:\n",
                 r->gate == HISTORY_GATE_REGRESSION ? "also not compared: "
-                : allow_partial                   ? "not compared (--allow-partial): "
-                                                  : "incomplete: ",
+                : allow_partial                    ? "not compared (--allow-partial): "
+                                                   : "incomplete: ",
                 r->base_missing, r->base_missing == 1 ? "" : "s", r->base_scenarios_missing,
                 r->base_scenarios_missing == 1 ? "" : "s", r->untested,
                 r->gate == HISTORY_GATE_INCOMPLETE
@@ -134,7 +134,7 @@ compare_main(int argc, char **argv)
     compare_tell_unmatched(&r, o.allow_partial);
     rc = r.gate == HISTORY_GATE_REGRESSION   ? CLI_COMPARE_REGRESSION
          : r.gate == HISTORY_GATE_INCOMPLETE ? CLI_COMPARE_INCOMPLETE
-                                            : CLI_COMPARE_OK;
+                                             : CLI_COMPARE_OK;
     history_compare_result_release(&r);
     return rc;
 }

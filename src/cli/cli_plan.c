@@ -1,4 +1,4 @@
-/* plan.c - `netsurvey plan [--json] [PLAN]`: the dry run, the schedule as text or JSON. */
+/* cli_plan.c - `netsurvey plan [--json] [PLAN]`: the dry run, the schedule as text or JSON. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>

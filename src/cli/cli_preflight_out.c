@@ -1,4 +1,5 @@
-/* preflight_out.c - the table and the JSON of `netsurvey check --connect` (preflight_out.h). */
+/* cli_preflight_out.c - the table and the JSON of `netsurvey check --connect`
+ * (cli_preflight_out.h). */
 #include "cli/cli_preflight_out.h"
 
 #include <jansson.h>

@@ -1,4 +1,4 @@
-/* report.c - `netsurvey report DIR [DIR...] [-o OUT]`: rebuild the reports from journals. */
+/* cli_report.c - `netsurvey report DIR [DIR...] [-o OUT]`: rebuild the reports from journals. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>

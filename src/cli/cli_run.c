@@ -1,4 +1,4 @@
-/* run.c - `netsurvey run`: arguments, the plan, signals, the progress a survey tells, the end
+/* cli_run.c - `netsurvey run`: arguments, the plan, signals, the progress a survey tells, the end
  * summary, the reports, the exit status. The work is survey_run() (survey/run.h), the reports
  * report_render() (report/report.h): run ▶ survey, then report. */
 #include <errno.h>

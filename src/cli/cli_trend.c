@@ -1,4 +1,4 @@
-/* trend.c - `netsurvey trend DIR... [--max-regression PCT] [-j N] [-o OUT]`: runs in time
+/* cli_trend.c - `netsurvey trend DIR... [--max-regression PCT] [-j N] [-o OUT]`: runs in time
  * order, cell by cell; exit 1 when a cell left its first run's CI. */
 #include <stddef.h>
 #include <stdio.h>

@@ -12,7 +12,6 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-
 /* Whether two summary scenarios are the same one: name, test and family. */
 bool history_cell_same_scenario(const json_t *a, const json_t *b);
 /* The scenario of sum that is scen's counterpart, or NULL (borrowed). */

@@ -19,8 +19,8 @@
 #include "history/gate.h"
 #include "history/history.h"
 #include "history/junit.h"
-#include "report/report.h"
 #include "report/output.h"
+#include "report/report.h"
 
 #define COMPARE_ALPHA 0.05
 #define COMPARE_UNMATCHED_LINES 20 /* lines of r->unmatched before "... and N more" */
@@ -168,7 +168,7 @@ adjust_of(enum history_correction c)
 {
     return c == HISTORY_CORRECTION_NONE         ? STATS_ADJUST_NONE
            : c == HISTORY_CORRECTION_BONFERRONI ? STATS_ADJUST_BONFERRONI
-                                               : STATS_ADJUST_HOLM;
+                                                : STATS_ADJUST_HOLM;
 }
 
 static const char *
@@ -176,7 +176,7 @@ correction_name(enum history_correction c)
 {
     return c == HISTORY_CORRECTION_NONE         ? "none"
            : c == HISTORY_CORRECTION_BONFERRONI ? "Bonferroni"
-                                               : "Holm-Bonferroni";
+                                                : "Holm-Bonferroni";
 }
 
 static int
@@ -198,7 +198,7 @@ cmp_decide(struct cmp *m, const struct history_compare_opts *o)
         m->g[c->g].lower_is_better = testspec_kind_lower_is_better(c->kind);
     }
     struct history_gate_params prm = {COMPARE_ALPHA, adjust_of(o->correction), o->min_effect_pct,
-                               o->max_regression_pct};
+                                      o->max_regression_pct};
     int rc = history_gate_decide(m->g, m->ng, &prm);
     for (size_t i = 0; rc == 0 && i < m->ng; i++) {
         m->nverdict[m->g[i].verdict]++;
@@ -227,7 +227,8 @@ fmt_p(double p, char *b, size_t len)
 
 /* The verdict as people read it (gate.h's rules). */
 static void
-verdict_label(const struct history_gate_cell *g, const struct history_compare_opts *o, char *b, size_t len)
+verdict_label(const struct history_gate_cell *g, const struct history_compare_opts *o, char *b,
+              size_t len)
 {
     switch (g->verdict) {
     case HISTORY_VERDICT_SAME:
@@ -240,7 +241,8 @@ verdict_label(const struct history_gate_cell *g, const struct history_compare_op
         break;
     default:
         snprintf(b, len, "%s",
-                 g->verdict == HISTORY_VERDICT_TOO_FEW ? "too few trials" : history_verdict_key(g->verdict));
+                 g->verdict == HISTORY_VERDICT_TOO_FEW ? "too few trials"
+                                                       : history_verdict_key(g->verdict));
     }
 }
 
@@ -253,7 +255,8 @@ cell_id(const json_t *scen, const json_t *cell)
 }
 
 static json_t *
-matched_json(const struct ccell *c, const struct history_gate_cell *g, const struct history_compare_opts *o)
+matched_json(const struct ccell *c, const struct history_gate_cell *g,
+             const struct history_compare_opts *o)
 {
     char bv[64], nv[64], d[32], p[32], pa[32], pt[32], v[96];
     testspec_kind_value_text(c->kind, g->a.mean, bv, sizeof bv);
@@ -323,7 +326,8 @@ lacks(const struct cmp *m, char *b, size_t len)
         k += (size_t)snprintf(b + k, len - k, ")");
     if (m->nverdict[HISTORY_VERDICT_TOO_FEW] && k < len)
         snprintf(b + k, len - k, "%s%s with fewer than 2 trials on a side", k ? "; " : "",
-                 plural(m->nverdict[HISTORY_VERDICT_TOO_FEW], "matched cell", "matched cells", z, sizeof z));
+                 plural(m->nverdict[HISTORY_VERDICT_TOO_FEW], "matched cell", "matched cells", z,
+                        sizeof z));
 }
 
 static enum history_gate
@@ -340,8 +344,8 @@ gate_of(const struct cmp *m, bool allow_partial)
 }
 
 static void
-gate_line(const struct cmp *m, enum history_gate gate, const struct history_compare_opts *o, char *b,
-          size_t len)
+gate_line(const struct cmp *m, enum history_gate gate, const struct history_compare_opts *o,
+          char *b, size_t len)
 {
     char l[512];
     lacks(m, l, sizeof l);
@@ -373,8 +377,9 @@ summary_line(const struct cmp *m, enum history_gate gate, const struct history_c
     snprintf(b, len,
              "%zu matched cell%s: %u worse, %u better, %u same, %u inconclusive, %u with too few "
              "trials; %u regression%s beyond %.1f %% (gate %s)",
-             m->ng, m->ng == 1 ? "" : "s", m->nverdict[HISTORY_VERDICT_WORSE], m->nverdict[HISTORY_VERDICT_BETTER],
-             m->nverdict[HISTORY_VERDICT_SAME], m->nverdict[HISTORY_VERDICT_INCONCLUSIVE], m->nverdict[HISTORY_VERDICT_TOO_FEW],
+             m->ng, m->ng == 1 ? "" : "s", m->nverdict[HISTORY_VERDICT_WORSE],
+             m->nverdict[HISTORY_VERDICT_BETTER], m->nverdict[HISTORY_VERDICT_SAME],
+             m->nverdict[HISTORY_VERDICT_INCONCLUSIVE], m->nverdict[HISTORY_VERDICT_TOO_FEW],
              m->nreg, m->nreg == 1 ? "" : "s", o->max_regression_pct,
              gate == HISTORY_GATE_PASSED ? "passed" : "FAILED");
 }
@@ -778,7 +783,8 @@ result_from(const struct cmp *m, enum history_gate gate, struct history_compare_
 }
 
 int
-history_compare(const struct history_compare_opts *o, struct history_compare_result *r, struct err *e)
+history_compare(const struct history_compare_opts *o, struct history_compare_result *r,
+                struct err *e)
 {
     memset(r, 0, sizeof *r);
     report_jarena_begin();

@@ -50,7 +50,8 @@ struct history_gate_cell {
 };
 
 /* Decide every cell of c[0..n): one family for the correction. Returns 0, or NS_ENOMEM. */
-int history_gate_decide(struct history_gate_cell *c, size_t n, const struct history_gate_params *prm);
+int history_gate_decide(struct history_gate_cell *c, size_t n,
+                        const struct history_gate_params *prm);
 
 /* The verdict's word in compare's outputs: "worse", "better", "same", "inconclusive",
  * "too-few-trials" (also its CSS class and its JUnit figures). */

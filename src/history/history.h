@@ -58,7 +58,8 @@ struct history_trend_result {
  * or NS_E* with r->failure and detail in e. Release r with history_trend_result_release either
  * way. Call it when no other thread uses jansson: while a run is read, jansson allocates from
  * the report's own chunks (report_render says why). */
-int history_trend(const struct history_trend_opts *o, struct history_trend_result *r, struct err *e);
+int history_trend(const struct history_trend_opts *o, struct history_trend_result *r,
+                  struct err *e);
 void history_trend_result_release(struct history_trend_result *r);
 
 /* How compare corrects its per-cell tests for their number (the README's "compare"). */
@@ -87,7 +88,7 @@ enum history_gate {
     HISTORY_GATE_PASSED,
     HISTORY_GATE_REGRESSION, /* some cell is worse by more than max_regression_pct */
     HISTORY_GATE_INCOMPLETE, /* no regression, but nothing was compared, or a baseline cell had
-                             * no counterpart to be compared with (without allow_partial) */
+                              * no counterpart to be compared with (without allow_partial) */
 };
 
 struct history_compare_result {
@@ -108,7 +109,7 @@ struct history_compare_result {
  * output_failed false; an output not written or memory exhausted: true) with detail in e.
  * Release r with history_compare_result_release either way. */
 int history_compare(const struct history_compare_opts *o, struct history_compare_result *r,
-                   struct err *e);
+                    struct err *e);
 void history_compare_result_release(struct history_compare_result *r);
 
 #endif

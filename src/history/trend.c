@@ -10,8 +10,8 @@
 
 #include "common/errors.h"
 #include "history/cells.h"
-#include "report/output.h"
 #include "history/trendint.h"
+#include "report/output.h"
 
 #define TREND_FLAG_LINES 20 /* lines of r->flags before "... and N more" */
 
@@ -411,7 +411,8 @@ history_trend(const struct history_trend_opts *o, struct history_trend_result *r
     } else {
         const char *out = o->out != NULL ? o->out : t.runs[t.nruns - 1].dir;
         r->out = strdup(out);
-        rc = r->out == NULL ? err_set(e, NS_ENOMEM, "out of memory") : history_trend_write(&t, out, e);
+        rc = r->out == NULL ? err_set(e, NS_ENOMEM, "out of memory")
+                            : history_trend_write(&t, out, e);
         if (rc != 0)
             fail(r, HISTORY_TREND_OUTPUT, rc);
     }

@@ -37,7 +37,8 @@ struct trun {
 
 /* Read run.json of every directory, refuse a run given twice or without a start time, and sort
  * the runs by start time (then run_id, then directory). *out holds n runs; free with
- * history_trend_runs_free. On error: NS_EINVAL (given twice: a usage error) or the journal's NS_E*. */
+ * history_trend_runs_free. On error: NS_EINVAL (given twice: a usage error) or the journal's NS_E*.
+ */
 int history_trend_runs_open(const char *const *dirs, size_t n, struct trun **out, struct err *e);
 /* Load the summaries of the n runs, jobs at a time (0: the CPUs online, capped; 1: in this
  * process). Each run's warnings are kept, to be told in time order. */

@@ -21,11 +21,11 @@
 #include <unistd.h>
 
 #include "common/errors.h"
-#include "journal/journal.h"
 #include "history/cells.h"
+#include "history/trendint.h"
+#include "journal/journal.h"
 #include "report/output.h"
 #include "report/report.h"
-#include "history/trendint.h"
 
 #define TLOAD_MAX (64u << 20) /* a reduced summary: a few KiB per scenario */
 

@@ -12,8 +12,8 @@
 #include "common/errors.h"
 #include "common/fsdir.h"
 #include "history/cells.h"
-#include "report/output.h"
 #include "history/trendint.h"
+#include "report/output.h"
 
 static const json_t *
 run_obj(const struct trun *r)

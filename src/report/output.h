@@ -78,7 +78,6 @@ json_t *report_jprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)
 void report_jarena_begin(void);
 void report_jarena_end(void);
 
-
 /* The order of zone and region labels: "zone 2" < "zone 10" (digit runs compare as numbers,
  * the rest byte by byte). */
 int rnatcmp(const char *a, const char *b);

@@ -250,7 +250,6 @@ int report_aggregate_cells(const struct rmodel *m, json_t **summary, struct err 
 #define REPORT_MATRIX_REGIONS "regions"
 int report_matrix_file(char *buf, size_t len, const char *file_key, const char *suffix);
 
-
 /* Write charts/<name>.{dat,gp} for every scenario of view and run gnuplot on each (timeout
  * per script). Adds "charts" (file names and captions) to view and sets "charts_note"; a chart
  * gnuplot could not draw is also a line on warn (when not NULL). */

@@ -60,7 +60,6 @@ report_cells_read(const char *dir, FILE *warn, json_t **sum, struct err *e)
     return load(dir, true, warn, sum, e);
 }
 
-
 void
 report_matrix_value(struct rbuf *b, const json_t *cell)
 {

@@ -30,10 +30,10 @@
 #include "cli/cli.h"
 #include "common/errors.h"
 #include "history/cells.h"
-#include "report/report.h"
-#include "report/output.h"
 #include "history/history.h"
 #include "history/trendint.h"
+#include "report/output.h"
+#include "report/report.h"
 
 #include "report/helpers.h"
 

@@ -262,9 +262,9 @@ test_json(void **state)
                                "  - {name: b, address: 10.0.0.2}\n"
                                "scenarios:\n  - {name: rr, test: tcp_rr}\n";
     struct plan *p = NULL;
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     assert_int_equal(plan_load_buffer("t.yaml", yaml, sizeof yaml - 1, &p, d), 0);
-    plan_diags_free(d);
+    diags_free(d);
     struct fixture f;
     fixture_make(&f);
     char *buf = NULL;

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "common/errors.h"
-#include "plan/inv_json.h"
+#include "inventory/inv_json.h"
 
 bool
 inv_gcp_region(const char *zone, char *buf, size_t len)

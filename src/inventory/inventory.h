@@ -1,4 +1,5 @@
-/* inventory.h - the readers of hosts_from's inventories, internal to src/plan.
+/* inventory.h - the readers of hosts_from's inventories: the inventory module's interface to
+ * src/plan (plan/hosts_from.c turns the machines read into plan hosts).
  *
  * A reader turns one file's bytes into the machines the plan asked for (struct inv_query:
  * tags, an Ansible group, a glob on names), keeping of each what a plan host needs (name,
@@ -12,13 +13,14 @@
  * Caps: the file's size is capped by its reader's caller (PLAN_INVENTORY_MAX_FILE_SIZE); a
  * reader refuses more than INV_MAX_MACHINES entries and, for Ansible, more than
  * INV_MAX_GROUPS groups and ranges that expand past INV_MAX_MACHINES names. */
-#ifndef NS_PLAN_INVENTORY_H
-#define NS_PLAN_INVENTORY_H
+#ifndef NS_INVENTORY_H
+#define NS_INVENTORY_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "plan/plan_int.h"
+#include "common/arena.h"
+#include "common/diag.h"
 
 #define INV_MAX_MACHINES 100000 /* entries of one file, before selection */
 #define INV_MAX_GROUPS 10000    /* Ansible groups of one file */
@@ -32,9 +34,14 @@ extern const char *const inv_format_names[INV_FORMAT_COUNT + 1];
 /* "azure", ...; NULL when out of range. */
 const char *inv_format_name(enum inv_format f);
 
+/* A tag (azure, aws) or label (gcp) a machine must carry: key and value. */
+struct inv_label {
+    const char *key, *value;
+};
+
 /* What a hosts_from entry selects. Every member may be empty: then it selects everything. */
 struct inv_query {
-    const struct plan_label *tags; /* tags (azure, aws) or labels (gcp): all must match */
+    const struct inv_label *tags; /* tags (azure, aws) or labels (gcp): all must match */
     size_t ntags;
     const char *group; /* Ansible: the hosts of this group and of its children, at any depth */
     const char *match; /* fnmatch(3) glob on the machine's name */
@@ -63,7 +70,7 @@ struct inv_ctx {
     unsigned line, col; /* the hosts_from entry: where every diagnostic goes */
     const struct inv_query *q;
     struct arena *arena;
-    struct plan_diags *d;
+    struct diags *d;
     /* results */
     struct inv_machine *m; /* selected machines, in the file's order (malloc'd) */
     size_t n, cap;

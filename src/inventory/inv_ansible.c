@@ -9,7 +9,8 @@
 
 #include "common/array.h"
 #include "common/errors.h"
-#include "plan/inv_ansible.h"
+#include "common/suggest.h"
+#include "inventory/inv_ansible.h"
 
 /* --- name -> index ----------------------------------------------------------------------- */
 
@@ -722,7 +723,7 @@ unknown_group(struct ans_inv *a, const char *name)
     }
     for (size_t g = 0; g < a->ng; g++)
         names[g] = a->g[g].name;
-    const char *near = plan_suggest_closest(name, names, a->ng);
+    const char *near = suggest_closest(name, names, a->ng);
     if (near != NULL)
         inv_error(a->x, "no group '%s' in %s; did you mean '%s'?", name, a->x->file, near);
     else

@@ -9,13 +9,13 @@
  * than its deepest parent), then ansible_group_priority (default 1), then name, and merged in
  * that order, each over the ones before; the host's own variables come last. So host variables
  * beat group variables, a child group beats its parents, `all` loses to everything. */
-#ifndef NS_PLAN_INV_ANSIBLE_H
-#define NS_PLAN_INV_ANSIBLE_H
+#ifndef NS_INV_ANSIBLE_H
+#define NS_INV_ANSIBLE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "plan/inventory.h"
+#include "inventory/inventory.h"
 
 struct ans_var {
     const char *key;

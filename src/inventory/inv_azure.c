@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "common/errors.h"
-#include "plan/inv_json.h"
+#include "inventory/inv_json.h"
 
 static void
 azure_fill(struct inv_ctx *x, struct inv_machine *m, const json_t *vm, const char *where)

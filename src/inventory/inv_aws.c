@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "common/errors.h"
-#include "plan/fields.h"
-#include "plan/inv_json.h"
+#include "common/text.h"
+#include "inventory/inv_json.h"
 
 /* us-east-1a, us-gov-west-1b, us-west-2-lax-1a (Local Zone), us-east-1-wl1-bos-wlz-1
  * (Wavelength Zone): the region is every '-' part up to the first that starts with a digit,
@@ -106,7 +106,7 @@ aws_instance(struct inv_ctx *x, const json_t *in, const char *where, size_t *ren
     const json_t *tags = inv_json_list(x, in, "Tags", where);
     /* The Name tag names the host when it can (AWS allows any text in it), else the id. */
     const char *tagged = tag_value(tags, "Name");
-    const char *name = tagged != NULL && plan_vname_ok(tagged) ? tagged : id;
+    const char *name = tagged != NULL && text_name_ok(tagged) ? tagged : id;
     if (!inv_name_wanted(x, name) || !tags_match(x, tags))
         return true;
     if (tagged != NULL && name == id && (*renamed)++ < 5)

@@ -1,4 +1,4 @@
-/* parse.c - YAML text to a tree of scalars, lists and mappings that remembers where each node
+/* inv_yaml.c - YAML text to a tree of scalars, lists and mappings that remembers where each node
  * starts, built from libyaml's events so that the depth, the number of nodes and aliases are
  * under our control (a plan is small; anything huge or recursive is a mistake or an attack). */
 #include <stdarg.h>
@@ -8,15 +8,16 @@
 
 #include <yaml.h>
 
+#include "common/diag.h"
 #include "common/errors.h"
-#include "plan/plan_int.h"
+#include "inventory/inv_yaml.h"
 
 struct yparser {
     yaml_parser_t yp;
     const char *file;
     const char *buf;
     size_t len;
-    struct plan_diags *d;
+    struct diags *d;
     const char *noun; /* "plan" or "inventory", for messages */
     size_t nodes;
     size_t aliases; /* refused, each where it is: the document is read on to find them all */
@@ -41,7 +42,7 @@ offset_position(const char *buf, size_t len, size_t off, unsigned *line, unsigne
 static int
 yp_oom(struct yparser *ps)
 {
-    plan_diag_add(ps->d, ps->file, 0, 0, "out of memory while parsing the %s", ps->noun);
+    diag_add(ps->d, ps->file, 0, 0, "out of memory while parsing the %s", ps->noun);
     return NS_ENOMEM;
 }
 
@@ -60,11 +61,11 @@ yp_syntax_error(struct yparser *ps)
         col = (unsigned)y->problem_mark.column + 1;
     }
     if (y->context != NULL)
-        plan_diag_add(ps->d, ps->file, line, col, "invalid yaml: %s (%s started at %u:%u)", problem,
-                      y->context, (unsigned)y->context_mark.line + 1,
-                      (unsigned)y->context_mark.column + 1);
+        diag_add(ps->d, ps->file, line, col, "invalid yaml: %s (%s started at %u:%u)", problem,
+                 y->context, (unsigned)y->context_mark.line + 1,
+                 (unsigned)y->context_mark.column + 1);
     else
-        plan_diag_add(ps->d, ps->file, line, col, "invalid yaml: %s", problem);
+        diag_add(ps->d, ps->file, line, col, "invalid yaml: %s", problem);
     return NS_EPARSE;
 }
 
@@ -87,18 +88,18 @@ yp_error_at(struct yparser *ps, const yaml_event_t *ev, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    plan_diag_add(ps->d, ps->file, (unsigned)ev->start_mark.line + 1,
-                  (unsigned)ev->start_mark.column + 1, "%s", msg);
+    diag_add(ps->d, ps->file, (unsigned)ev->start_mark.line + 1,
+             (unsigned)ev->start_mark.column + 1, "%s", msg);
     return NS_EPARSE;
 }
 
 void
-plan_ynode_free(struct ynode *n)
+inv_yaml_free(struct ynode *n)
 {
     if (n == NULL)
         return;
     for (size_t i = 0; i < n->nkids; i++)
-        plan_ynode_free(n->kids[i]);
+        inv_yaml_free(n->kids[i]);
     free(n->kids);
     free(n->str);
     free(n);
@@ -176,11 +177,11 @@ yp_collection(struct yparser *ps, const yaml_event_t *start, unsigned depth, str
         if (rc == 0)
             rc = yp_node(ps, &ev, depth + 1, &kid);
         if (rc == 0 && ynode_append(n, kid) != 0) {
-            plan_ynode_free(kid);
+            inv_yaml_free(kid);
             rc = yp_oom(ps);
         }
         if (rc != 0) {
-            plan_ynode_free(n);
+            inv_yaml_free(n);
             return rc;
         }
     }
@@ -260,7 +261,7 @@ yp_document(struct yparser *ps, struct ynode **out)
         return rc;
     if (ev.type == YAML_STREAM_END_EVENT) {
         yaml_event_delete(&ev);
-        plan_diag_add(ps->d, ps->file, 0, 0, "%s is empty", ps->noun);
+        diag_add(ps->d, ps->file, 0, 0, "%s is empty", ps->noun);
         return NS_EPARSE;
     }
     yaml_event_delete(&ev); /* document start */
@@ -275,15 +276,15 @@ yp_document(struct yparser *ps, struct ynode **out)
     if (rc == 0 && ps->aliases > 0)
         rc = NS_EPARSE;
     if (rc != 0) {
-        plan_ynode_free(*out);
+        inv_yaml_free(*out);
         *out = NULL;
     }
     return rc;
 }
 
 int
-plan_ynode_parse(const char *file, const char *noun, const char *buf, size_t len,
-                 struct ynode **out, struct plan_diags *d)
+inv_yaml_parse(const char *file, const char *noun, const char *buf, size_t len, struct ynode **out,
+               struct diags *d)
 {
     struct yparser ps = {.file = file, .buf = buf, .len = len, .d = d, .noun = noun};
     *out = NULL;
@@ -296,17 +297,17 @@ plan_ynode_parse(const char *file, const char *noun, const char *buf, size_t len
 }
 
 const char *
-plan_ynode_kind_text(const struct ynode *n)
+inv_yaml_kind_text(const struct ynode *n)
 {
     if (n->kind == YNODE_MAP)
         return "a mapping";
     if (n->kind == YNODE_SEQ)
         return "a list";
-    return plan_ynode_is_null(n) ? "nothing" : "a string";
+    return inv_yaml_is_null(n) ? "nothing" : "a string";
 }
 
 bool
-plan_ynode_is_null(const struct ynode *n)
+inv_yaml_is_null(const struct ynode *n)
 {
     if (n->kind != YNODE_SCALAR || !n->plain)
         return false;

@@ -1,8 +1,9 @@
-/* arena.c - bump allocation for a plan's strings and arrays, released in one go. */
+/* arena.c - bump allocation, released in one go (arena.h). */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan/plan_int.h"
+#include "common/arena.h"
 
 #define ARENA_CHUNK 16384u
 #define ARENA_ALIGN 16u
@@ -27,7 +28,7 @@ arena_chunk_new(size_t need)
 }
 
 void *
-plan_arena_alloc(struct arena *a, size_t n)
+arena_alloc(struct arena *a, size_t n)
 {
     if (n > SIZE_MAX / 2)
         return NULL;
@@ -47,16 +48,16 @@ plan_arena_alloc(struct arena *a, size_t n)
 }
 
 char *
-plan_arena_strndup(struct arena *a, const char *s, size_t len)
+arena_strndup(struct arena *a, const char *s, size_t len)
 {
-    char *p = plan_arena_alloc(a, len + 1);
+    char *p = arena_alloc(a, len + 1);
     if (p != NULL && len > 0)
         memcpy(p, s, len);
     return p;
 }
 
 void
-plan_arena_release(struct arena *a)
+arena_release(struct arena *a)
 {
     struct arena_chunk *c = a->head;
     while (c != NULL) {

@@ -1,14 +1,14 @@
 /* inv_json.h - what the readers of the clouds' JSON (inv_azure.c, inv_aws.c, inv_gcp.c)
  * share, over jansson. Internal to src/plan. */
-#ifndef NS_PLAN_INV_JSON_H
-#define NS_PLAN_INV_JSON_H
+#ifndef NS_INV_JSON_H
+#define NS_INV_JSON_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include <jansson.h>
 
-#include "plan/inventory.h"
+#include "inventory/inventory.h"
 
 /* The document; NULL after reporting "invalid json in FILE at L:C: ..." or running out of
  * memory (x->oom). Duplicate keys are refused: no cloud's tool prints them. */

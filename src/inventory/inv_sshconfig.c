@@ -22,7 +22,7 @@
 
 #include "common/array.h"
 #include "common/errors.h"
-#include "plan/inventory.h"
+#include "inventory/inventory.h"
 
 #define SSHCFG_MAX_WORDS 256
 

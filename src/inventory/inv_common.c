@@ -8,7 +8,7 @@
 
 #include "common/array.h"
 #include "common/errors.h"
-#include "plan/inventory.h"
+#include "inventory/inventory.h"
 
 const char *const inv_format_names[INV_FORMAT_COUNT + 1] = {
     [INV_AZURE] = "azure",
@@ -25,28 +25,23 @@ inv_format_name(enum inv_format f)
     return (unsigned)f < INV_FORMAT_COUNT ? inv_format_names[f] : NULL;
 }
 
-static void inv_report(struct inv_ctx *x, int kind, const char *fmt, va_list ap)
+static void inv_report(struct inv_ctx *x, enum diag_severity sev, const char *fmt, va_list ap)
     __attribute__((format(printf, 3, 0)));
 
-/* kind: 0 a problem, 1 a warning, 2 a note. */
 static void
-inv_report(struct inv_ctx *x, int kind, const char *fmt, va_list ap)
+inv_report(struct inv_ctx *x, enum diag_severity sev, const char *fmt, va_list ap)
 {
     char msg[1024];
     vsnprintf(msg, sizeof msg, fmt, ap);
     int rc;
-    if (kind == 0 && ++x->errors > INV_MAX_ERRORS) {
+    if (sev == DIAG_ERROR && ++x->errors > INV_MAX_ERRORS) {
         rc = x->errors == INV_MAX_ERRORS + 1
-                 ? plan_diag_add(x->d, x->plan_file, x->line, x->col,
-                                 "more problems in %s not shown; is it in the %s format?", x->file,
-                                 inv_format_names[x->format])
+                 ? diag_add(x->d, x->plan_file, x->line, x->col,
+                            "more problems in %s not shown; is it in the %s format?", x->file,
+                            inv_format_names[x->format])
                  : 0;
-    } else if (kind == 0) {
-        rc = plan_diag_add(x->d, x->plan_file, x->line, x->col, "%s", msg);
-    } else if (kind == 1) {
-        rc = plan_diag_warn(x->d, x->plan_file, x->line, x->col, "%s", msg);
     } else {
-        rc = plan_diag_note(x->d, x->plan_file, x->line, x->col, "%s", msg);
+        rc = diag_report(x->d, sev, x->plan_file, x->line, x->col, "%s", msg);
     }
     if (rc != 0)
         x->oom = true;
@@ -57,7 +52,7 @@ inv_error(struct inv_ctx *x, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    inv_report(x, 0, fmt, ap);
+    inv_report(x, DIAG_ERROR, fmt, ap);
     va_end(ap);
 }
 
@@ -66,7 +61,7 @@ inv_warn(struct inv_ctx *x, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    inv_report(x, 1, fmt, ap);
+    inv_report(x, DIAG_WARNING, fmt, ap);
     va_end(ap);
 }
 
@@ -75,14 +70,14 @@ inv_note(struct inv_ctx *x, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    inv_report(x, 2, fmt, ap);
+    inv_report(x, DIAG_NOTE, fmt, ap);
     va_end(ap);
 }
 
 const char *
 inv_strndup(struct inv_ctx *x, const char *s, size_t len)
 {
-    char *r = plan_arena_strndup(x->arena, s, len);
+    char *r = arena_strndup(x->arena, s, len);
     if (r == NULL)
         x->oom = true;
     return r;

@@ -19,7 +19,8 @@
 #include <string.h>
 
 #include "common/errors.h"
-#include "plan/inv_ansible.h"
+#include "inventory/inv_ansible.h"
+#include "inventory/inv_yaml.h"
 
 struct yr {
     struct ans_inv *a;
@@ -45,7 +46,7 @@ yr_error(struct yr *r, const struct ynode *at, const char *fmt, ...)
 static const char *
 yr_text(const struct ynode *v)
 {
-    return v->kind == YNODE_SCALAR && !plan_ynode_is_null(v) ? v->str : NULL;
+    return v->kind == YNODE_SCALAR && !inv_yaml_is_null(v) ? v->str : NULL;
 }
 
 static bool
@@ -54,7 +55,7 @@ yr_vars(struct yr *r, const struct ynode *map, struct ans_vars *out, struct ans_
     for (size_t i = 0; i + 1 < map->nkids; i += 2) {
         const struct ynode *k = map->kids[i], *v = map->kids[i + 1];
         if (k->kind != YNODE_SCALAR) {
-            yr_error(r, k, "a variable name must be text, found %s", plan_ynode_kind_text(k));
+            yr_error(r, k, "a variable name must be text, found %s", inv_yaml_kind_text(k));
             continue;
         }
         if (out != NULL && !ans_set(r->a, out, k->str, yr_text(v)))
@@ -71,12 +72,12 @@ yr_hosts(struct yr *r, const struct ynode *hosts, size_t g)
     for (size_t i = 0; i + 1 < hosts->nkids && !inv_give_up(r->a->x); i += 2) {
         const struct ynode *k = hosts->kids[i], *v = hosts->kids[i + 1];
         if (k->kind != YNODE_SCALAR || k->len == 0) {
-            yr_error(r, k, "a host pattern must be text, found %s", plan_ynode_kind_text(k));
+            yr_error(r, k, "a host pattern must be text, found %s", inv_yaml_kind_text(k));
             continue;
         }
-        if (!plan_ynode_is_null(v) && v->kind != YNODE_MAP) {
+        if (!inv_yaml_is_null(v) && v->kind != YNODE_MAP) {
             yr_error(r, v, "the variables of host '%s' must be a mapping, found %s", k->str,
-                     plan_ynode_kind_text(v));
+                     inv_yaml_kind_text(v));
             continue;
         }
         size_t n = 0;
@@ -112,7 +113,7 @@ yr_section_ok(struct yr *r, const struct ynode *k, const struct ynode *v, const 
     if (v->kind == YNODE_MAP || v->kind == YNODE_SCALAR)
         return true;
     yr_error(r, v, "%s of group '%s' must be a mapping, found %s", k->str, group,
-             plan_ynode_kind_text(v));
+             inv_yaml_kind_text(v));
     return false;
 }
 
@@ -138,7 +139,7 @@ static void
 yr_section(struct yr *r, const struct ynode *k, const struct ynode *v, size_t g)
 {
     const char *name = r->a->g[g].name;
-    if (plan_ynode_is_null(v) || !yr_section_ok(r, k, v, name))
+    if (inv_yaml_is_null(v) || !yr_section_ok(r, k, v, name))
         return;
     if (v->kind == YNODE_SCALAR)
         yr_section_one(r, k, v, g);
@@ -154,10 +155,10 @@ static long
 yr_group(struct yr *r, const struct ynode *key, const struct ynode *val)
 {
     if (key->kind != YNODE_SCALAR || key->len == 0) {
-        yr_error(r, key, "a group name must be text, found %s", plan_ynode_kind_text(key));
+        yr_error(r, key, "a group name must be text, found %s", inv_yaml_kind_text(key));
         return -1;
     }
-    if (!plan_ynode_is_null(val) && val->kind != YNODE_MAP) {
+    if (!inv_yaml_is_null(val) && val->kind != YNODE_MAP) {
         inv_warn(r->a->x, "group '%s' in %s at %u:%u is not a mapping; Ansible skips it too",
                  key->str, r->a->x->file, key->line, key->col);
         return -1;
@@ -186,11 +187,11 @@ yr_group(struct yr *r, const struct ynode *key, const struct ynode *val)
 
 /* The parser's diagnostic, restated as one about the inventory file. */
 static void
-yr_parse_failed(struct yr *r, const struct plan_diags *d)
+yr_parse_failed(struct yr *r, const struct diags *d)
 {
-    for (size_t i = 0; i < plan_diags_count(d); i++) {
+    for (size_t i = 0; i < diags_count(d); i++) {
         unsigned line, col;
-        const char *msg = plan_diags_message(d, i, &line, &col);
+        const char *msg = diags_message(d, i, &line, &col);
         if (strncmp(msg, "invalid yaml: ", 14) == 0)
             msg += 14;
         if (line > 0)
@@ -205,22 +206,22 @@ int
 inv_ansible_yaml(struct ans_inv *a, const char *buf, size_t len)
 {
     struct yr r = {.a = a};
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct ynode *root = NULL;
     if (d == NULL)
         return NS_ENOMEM;
-    int rc = plan_ynode_parse(a->x->file, "inventory", buf, len, &root, d);
+    int rc = inv_yaml_parse(a->x->file, "inventory", buf, len, &root, d);
     if (rc == NS_ENOMEM)
         a->x->oom = true;
     else if (rc != 0)
         yr_parse_failed(&r, d);
-    else if (root->kind != YNODE_MAP && !plan_ynode_is_null(root))
+    else if (root->kind != YNODE_MAP && !inv_yaml_is_null(root))
         yr_error(&r, root, "an inventory is a mapping of groups, found %s",
-                 plan_ynode_kind_text(root));
+                 inv_yaml_kind_text(root));
     for (size_t i = 0; rc == 0 && root->kind == YNODE_MAP && i + 1 < root->nkids; i += 2)
         yr_group(&r, root->kids[i], root->kids[i + 1]);
-    plan_ynode_free(root);
-    plan_diags_free(d);
+    inv_yaml_free(root);
+    diags_free(d);
     if (a->x->oom)
         return NS_ENOMEM;
     return r.failed ? NS_EPARSE : 0;

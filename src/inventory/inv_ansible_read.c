@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "common/errors.h"
-#include "plan/inv_ansible.h"
+#include "inventory/inv_ansible.h"
 
 static bool
 ends_with(const char *s, const char *suffix)

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "common/errors.h"
-#include "plan/inv_ansible.h"
+#include "inventory/inv_ansible.h"
 
 struct ini {
     struct ans_inv *a;

@@ -1,9 +1,10 @@
 /* suggest.c - "did you mean ...?": the closest candidate by edit distance (optimal string
  * alignment: insertions, deletions, substitutions and swaps of neighbours cost 1). */
 #include <ctype.h>
+#include <stdbool.h>
 #include <string.h>
 
-#include "plan/plan_int.h"
+#include "common/suggest.h"
 
 #define SUGGEST_MAX_LEN 64
 
@@ -57,7 +58,7 @@ suggest_budget(size_t len)
 }
 
 const char *
-plan_suggest_closest(const char *word, const char *const *cands, size_t n)
+suggest_closest(const char *word, const char *const *cands, size_t n)
 {
     size_t wlen = strlen(word);
     if (wlen == 0 || wlen > SUGGEST_MAX_LEN)

@@ -1,7 +1,7 @@
 /* inv_json.c - JSON helpers of the cloud readers. */
 #include <string.h>
 
-#include "plan/inv_json.h"
+#include "inventory/inv_json.h"
 
 json_t *
 inv_json_load(struct inv_ctx *x, const char *buf, size_t len)

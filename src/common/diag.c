@@ -1,12 +1,12 @@
-/* diag.c - the list of problems found in a plan, each "file:line:col: message". */
+/* diag.c - lists of diagnostics, each "file:line:col: message" (diag.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/array.h"
+#include "common/diag.h"
 #include "common/errors.h"
-#include "plan/plan_int.h"
 
 struct diag {
     unsigned line, col;
@@ -15,7 +15,7 @@ struct diag {
     size_t msgoff; /* where the message starts in text */
 };
 
-struct plan_diags {
+struct diags {
     struct diag *v;
     size_t n, cap;
     size_t total;    /* problems (errors) reported, kept or not */
@@ -23,14 +23,14 @@ struct plan_diags {
     bool oom;
 };
 
-struct plan_diags *
-plan_diags_new(void)
+struct diags *
+diags_new(void)
 {
-    return calloc(1, sizeof(struct plan_diags));
+    return calloc(1, sizeof(struct diags));
 }
 
 void
-plan_diags_free(struct plan_diags *d)
+diags_free(struct diags *d)
 {
     if (d == NULL)
         return;
@@ -41,19 +41,19 @@ plan_diags_free(struct plan_diags *d)
 }
 
 size_t
-plan_diags_count(const struct plan_diags *d)
+diags_count(const struct diags *d)
 {
     return d->n;
 }
 
 const char *
-plan_diags_text(const struct plan_diags *d, size_t i)
+diags_text(const struct diags *d, size_t i)
 {
     return i < d->n ? d->v[i].text : NULL;
 }
 
 const char *
-plan_diags_message(const struct plan_diags *d, size_t i, unsigned *line, unsigned *col)
+diags_message(const struct diags *d, size_t i, unsigned *line, unsigned *col)
 {
     if (i >= d->n)
         return NULL;
@@ -65,7 +65,7 @@ plan_diags_message(const struct plan_diags *d, size_t i, unsigned *line, unsigne
 }
 
 void
-plan_diags_write(const struct plan_diags *d, FILE *out)
+diags_write(const struct diags *d, FILE *out)
 {
     for (size_t i = 0; i < d->n; i++)
         fprintf(out, "%s\n", d->v[i].text);
@@ -74,7 +74,7 @@ plan_diags_write(const struct plan_diags *d, FILE *out)
 }
 
 static int
-diag_grow(struct plan_diags *d)
+diag_grow(struct diags *d)
 {
     return ARRAY_GROW(&d->v, &d->cap, d->n + 1);
 }
@@ -95,7 +95,7 @@ sneaky_len(const unsigned char *s)
 }
 
 size_t
-plan_text_control(const char *text, bool multiline)
+diag_text_control(const char *text, bool multiline)
 {
     const unsigned char *s = (const unsigned char *)text;
     for (size_t i = 0; s[i] != '\0'; i++) {
@@ -133,18 +133,14 @@ escape_text(const char *in, char *out, size_t len)
     out[o] = '\0';
 }
 
-/* What a diagnostic is: a problem, or text printed beside the problems that does not make
- * the plan invalid. */
-enum diag_kind { DIAG_ERROR, DIAG_WARNING, DIAG_NOTE };
-
 static const char *const diag_prefix[] = {"", "warning: ", "note: "};
 
-static char *diag_format(const char *file, unsigned line, unsigned col, enum diag_kind kind,
+static char *diag_format(const char *file, unsigned line, unsigned col, enum diag_severity kind,
                          const char *fmt, va_list ap, size_t *msgoff)
     __attribute__((format(printf, 5, 0)));
 
 static char *
-diag_format(const char *file, unsigned line, unsigned col, enum diag_kind kind, const char *fmt,
+diag_format(const char *file, unsigned line, unsigned col, enum diag_severity kind, const char *fmt,
             va_list ap, size_t *msgoff)
 {
     char prefix[512];
@@ -166,19 +162,19 @@ diag_format(const char *file, unsigned line, unsigned col, enum diag_kind kind, 
     return text;
 }
 
-static int vdiag_add(struct plan_diags *d, enum diag_kind kind, const char *file, unsigned line,
+static int vdiag_add(struct diags *d, enum diag_severity kind, const char *file, unsigned line,
                      unsigned col, const char *fmt, va_list ap)
     __attribute__((format(printf, 6, 0)));
 
 static int
-vdiag_add(struct plan_diags *d, enum diag_kind kind, const char *file, unsigned line, unsigned col,
+vdiag_add(struct diags *d, enum diag_severity kind, const char *file, unsigned line, unsigned col,
           const char *fmt, va_list ap)
 {
     if (kind != DIAG_ERROR)
         d->warnings++;
     else
         d->total++;
-    if (d->n >= PLAN_MAX_DIAGS)
+    if (d->n >= DIAG_MAX)
         return 0;
     if (diag_grow(d) != 0) {
         d->oom = true;
@@ -198,8 +194,18 @@ vdiag_add(struct plan_diags *d, enum diag_kind kind, const char *file, unsigned 
 }
 
 int
-plan_diag_add(struct plan_diags *d, const char *file, unsigned line, unsigned col, const char *fmt,
-              ...)
+diag_report(struct diags *d, enum diag_severity sev, const char *file, unsigned line, unsigned col,
+            const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vdiag_add(d, sev, file, line, col, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int
+diag_add(struct diags *d, const char *file, unsigned line, unsigned col, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -209,8 +215,7 @@ plan_diag_add(struct plan_diags *d, const char *file, unsigned line, unsigned co
 }
 
 int
-plan_diag_warn(struct plan_diags *d, const char *file, unsigned line, unsigned col, const char *fmt,
-               ...)
+diag_warn(struct diags *d, const char *file, unsigned line, unsigned col, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -220,8 +225,7 @@ plan_diag_warn(struct plan_diags *d, const char *file, unsigned line, unsigned c
 }
 
 int
-plan_diag_note(struct plan_diags *d, const char *file, unsigned line, unsigned col, const char *fmt,
-               ...)
+diag_note(struct diags *d, const char *file, unsigned line, unsigned col, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -242,20 +246,20 @@ diag_cmp(const void *a, const void *b)
 }
 
 void
-plan_diag_sort(struct plan_diags *d)
+diag_sort(struct diags *d)
 {
     if (d->n > 1)
         qsort(d->v, d->n, sizeof *d->v, diag_cmp);
 }
 
 size_t
-plan_diag_total(const struct plan_diags *d)
+diag_total(const struct diags *d)
 {
     return d->total;
 }
 
 bool
-plan_diag_oom(const struct plan_diags *d)
+diag_oom(const struct diags *d)
 {
     return d->oom;
 }

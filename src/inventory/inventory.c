@@ -1,5 +1,5 @@
 /* inventory.c - one entry point over the readers of every inventory format. */
-#include "plan/inventory.h"
+#include "inventory/inventory.h"
 #include "common/errors.h"
 
 static int (*const readers[INV_FORMAT_COUNT])(struct inv_ctx *x, const char *buf, size_t len) = {

@@ -1208,7 +1208,7 @@ m_rtt(struct jp *j, size_t i, void *ctx)
  * of the result, but TESTSPEC_M_RTT_MEAN's, the rtt_us object, whose mean it is), then the
  * others. */
 static const struct key result_keys[] = {
-#define METRIC_KEY(id, key, member, div, unit, words, note, lower, fmt) K(key),
+#define METRIC_KEY(id, key, member, div, unit, words, note, lower) K(key),
     TESTSPEC_METRIC_MAP(METRIC_KEY)
 #undef METRIC_KEY
         K("retransmits"),

@@ -745,7 +745,13 @@ trial_fill(struct rmodel *m, struct rtrial *t, enum testspec_kind kind,
             t->lost_pct = 100.0 * res->udp_lost / res->udp_sent;
         t->jitter_us = res->udp_jitter_us;
         t->has_udp = true;
+        t->udp_sent = res->has_udp_sent ? res->udp_sent : 0.0;
+        t->has_unsent = res->has_udp_unsent;
+        t->udp_unsent = res->has_udp_unsent ? res->udp_unsent : 0.0;
     }
+    t->has_cpb = res->has_cpu_cpb_local && res->has_cpu_cpb_remote;
+    t->cpb_local = res->cpu_cpb_local;
+    t->cpb_remote = res->cpu_cpb_remote;
     return testspec_kind_has_rtt(kind) && !m->no_hist ? rtt_fill(m, &t->rtt, res) : 0;
 }
 
@@ -1139,7 +1145,7 @@ cmp_str(const void *a, const void *b)
 }
 
 /* Zones and regions from the hosts, in natural order; labels carry the region when there are
- * several ("westus3/1"). */
+ * several ("westus3/1"; a region whose hosts have no zone: "japanwest"). */
 static int
 zones_build(struct rmodel *m)
 {
@@ -1174,8 +1180,10 @@ zones_build(struct rmodel *m)
         zn->label = malloc(n);
         if (zn->label == NULL)
             return NS_ENOMEM;
-        if (m->nregions > 1)
+        if (m->nregions > 1 && zn->zone[0] != '\0')
             snprintf(zn->label, n, "%s/%s", zn->region, zn->zone);
+        else if (m->nregions > 1) /* a region without zones (Azure's Japan West) */
+            snprintf(zn->label, n, "%s", zn->region);
         else
             snprintf(zn->label, n, "%s", zn->zone);
         for (size_t r = 0; r < m->nregions; r++)

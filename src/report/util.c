@@ -306,3 +306,11 @@ report_matrix_file(char *buf, size_t len, const char *file_key, const char *suff
         return snprintf(buf, len, "matrix-%s-%s.csv", file_key, suffix);
     return snprintf(buf, len, "matrix-%s.csv", file_key);
 }
+
+void
+report_csv_corner(struct rbuf *b, const char *unit)
+{
+    rbuf_puts(b, "src\\dst (");
+    rbuf_puts(b, unit);
+    rbuf_puts(b, ")");
+}

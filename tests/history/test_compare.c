@@ -175,7 +175,7 @@ test_nothing_matched(void **state)
     assert_non_null(strstr(s, "Gate: FAILED: nothing compared"));
     assert_null(strstr(s, "passed"));
     /* why each cell was not compared: here the new run has its latency as another kind */
-    assert_non_null(strstr(s, "only in the baseline: latency (tcp_rr, ipv4) 1 → 2: 292.7 us "
+    assert_non_null(strstr(s, "only in the baseline: latency (tcp_rr, ipv4) 1 → 2: 292.7 µs "
                               "(scenario not in the new run (it has latency as udp_rr, ipv4); "
                               "fails the gate)"));
     free(s);

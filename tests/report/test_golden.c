@@ -1,7 +1,8 @@
 /* test_golden.c - the outputs of fixed journals (tests/fixtures/journals) against golden files
  * (tests/golden/report/<case>/), rendered without gnuplot so that they do not depend on its
  * version: a run with failures, a resumed trial, a missing cell and a same-zone diagonal
- * (basic), hostile names (hostile), two runs merged into zone and region matrices (multi).
+ * (basic), hostile names (hostile), two runs merged into zone and region matrices (multi),
+ * what a trial measures beside its figure (measures), a plan without zones (nozones).
  * NS_UPDATE_GOLDEN=1 rewrites the golden files instead of comparing.
  * Also: two renders of the same journal, charts included, are byte-identical; gnuplot missing
  * or failing is said in the report. */
@@ -174,6 +175,26 @@ test_golden_pooled(void **state)
     assert_false(last.incomplete);
 }
 
+/* What each trial measured beside its figure reaches the page: a sender that fell behind
+ * (udp.unsent), cycles per byte, percentiles from 2 of 3 trials, one trial per pair (no
+ * interval: null in summary.json, n/a in the reports). */
+static void
+test_golden_measures(void **state)
+{
+    (void)state;
+    const char *dirs[] = {"measures"};
+    check_case("measures", dirs, 1);
+}
+
+/* A plan without zones: host pairs only, no zone matrix and no matrix file. */
+static void
+test_golden_nozones(void **state)
+{
+    (void)state;
+    const char *dirs[] = {"nozones"};
+    check_case("nozones", dirs, 1);
+}
+
 /* Every trial failed: no chart at all, and the report says why. */
 static void
 test_golden_allfailed(void **state)
@@ -237,9 +258,9 @@ static void
 test_fast_and_slow_readers_agree(void **state)
 {
     (void)state;
-    static const char *const cases[][2] = {{"basic", NULL},          {"hostile", NULL},
-                                           {"multi-a", "multi-b"},   {"incomplete", NULL},
-                                           {"pooled-a", "pooled-b"}, {"allfailed", NULL}};
+    static const char *const cases[][2] = {
+        {"basic", NULL},          {"hostile", NULL},   {"multi-a", "multi-b"}, {"incomplete", NULL},
+        {"pooled-a", "pooled-b"}, {"allfailed", NULL}, {"measures", NULL},     {"nozones", NULL}};
     setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *dirs[] = {cases[i][0], cases[i][1]};
@@ -292,6 +313,8 @@ main(void)
                                        cmocka_unit_test(test_golden_incomplete),
                                        cmocka_unit_test(test_golden_pooled),
                                        cmocka_unit_test(test_golden_allfailed),
+                                       cmocka_unit_test(test_golden_measures),
+                                       cmocka_unit_test(test_golden_nozones),
                                        cmocka_unit_test(test_byte_identical_reruns),
                                        cmocka_unit_test(test_fast_and_slow_readers_agree),
                                        cmocka_unit_test(test_gnuplot_failing_is_reported)};

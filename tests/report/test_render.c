@@ -1041,9 +1041,11 @@ test_adaptive_trend(void **state)
     assert_non_null(strstr(md, "**incomplete (interrupted): at least 5 of at least 23 planned "
                                "trials not run, 3 host pairs of adaptive trials undecided**"));
     assert_non_null(strstr(md, "| 21 ok, 0 failed | complete |"));
-    /* cells: an undecided pair's planned count is the least; a cell nothing of which ran */
-    assert_non_null(strstr(md, "| a → c | 100.0 us ± 6.6 us | 105.0 us ± 63.5 us (2/≥3 ok) |"));
-    assert_non_null(strstr(md, "| b → c | 100.3 us ± 1.4 us | not run |"));
+    /* cells: an undecided pair's planned count is the least; a cell nothing of which ran; the
+     * table in one unit, which its caption names */
+    assert_non_null(strstr(md, "*rr, mean RTT (µs), ipv4: each run's zone cell"));
+    assert_non_null(strstr(md, "| a → c | 100.0 ± 6.6 | 105.0 ± 63.5 (2/≥3 ok) |"));
+    assert_non_null(strstr(md, "| b → c | 100.3 ± 1.4 | not run |"));
     free(md);
 }
 

@@ -301,27 +301,26 @@ view_resources(json_t *o, const struct agg *a)
         json_object_set_new(o, "cpu_local", report_jprintf("%.1f %%", a->cpu_l.mean));
         json_object_set_new(o, "cpu_remote", report_jprintf("%.1f %%", a->cpu_r.mean));
     }
-    bool cpb = a->cpb_l.n > 0;
-    json_object_set_new(o, "cpb_local",
-                        cpb ? report_jprintf("%.2f", a->cpb_l.mean) : json_string("—"));
-    json_object_set_new(o, "cpb_remote",
-                        cpb ? report_jprintf("%.2f", a->cpb_r.mean) : json_string("—"));
+    /* only what was measured: a table row without it reads "" (the scenario has no such key) */
+    if (a->cpb_l.n > 0) {
+        json_object_set_new(o, "cpb_local", report_jprintf("%.2f", a->cpb_l.mean));
+        json_object_set_new(o, "cpb_remote", report_jprintf("%.2f", a->cpb_r.mean));
+    }
     json_object_set_new(o, "retransmits",
                         a->retrans.n > 0 ? report_jprintf("%.1f", a->retrans.mean)
                                          : json_string("—"));
     if (a->lost.n > 0)
         json_object_set_new(o, "lost", report_jprintf("%.3f %%", a->lost.mean));
-    json_object_set_new(o, "unsent",
-                        a->unsent_known == 0 ? json_string("—")
-                        : a->unsent_sum > 0
-                            ? report_jprintf("%.0f (%.2f %%)", a->unsent_sum, agg_unsent_pct(a))
-                            : json_string("0"));
+    if (a->unsent_known > 0)
+        json_object_set_new(o, "unsent",
+                            a->unsent_sum > 0 ? report_jprintf("%.0f (%.2f %%)", a->unsent_sum,
+                                                               agg_unsent_pct(a))
+                                              : json_string("0"));
     /* the sender's host could not offer the rate asked for: said beside the rate */
-    json_object_set_new(o, "behind",
-                        a->unsent_trials > 0
-                            ? report_jprintf("sender fell behind in %zu of %zu trial%s",
-                                             a->unsent_trials, a->nv, a->nv == 1 ? "" : "s")
-                            : json_string(""));
+    if (a->unsent_trials > 0)
+        json_object_set_new(o, "behind",
+                            report_jprintf("sender fell behind in %zu of %zu trial%s",
+                                           a->unsent_trials, a->nv, a->nv == 1 ? "" : "s"));
 }
 
 static json_t *
@@ -515,9 +514,10 @@ cells_view(const struct mat *mt, const char *const *labels, const char **jitter_
                           "pairs", (int)a->pairs, "runs", (int)a->runs, "ok", (int)a->nv, "failed",
                           (int)a->failed, "n_planned", (int)a->planned);
             view_tally(o, a);
-            json_object_set_new(o, "cpu_local", json_string("—"));
-            json_object_set_new(o, "cpu_remote", json_string("—"));
-            json_object_set_new(o, "lost", json_string("—"));
+            static const char *const dash[] = {"cpu_local", "cpu_remote", "cpb_local",
+                                               "cpb_remote", "lost", "unsent"};
+            for (size_t i = 0; i < sizeof dash / sizeof dash[0]; i++) /* none measured */
+                json_object_set_new(o, dash[i], json_string("—"));
             view_resources(o, a);
             json_object_set_new(o, "jitter",
                                 a->jitter.n > 0 ? report_scaled_json(&js, a->jitter.mean)
@@ -622,7 +622,7 @@ struct group_acc {
     uint64_t planned;
     size_t met, at_max, short_of; /* adaptive trials: pairs by how they stopped */
     json_t *undecided;            /* adaptive trials: the view's pairs the rule has not decided */
-    bool any_cpu, any_udp, any_retr, any_cpb;
+    bool any_cpu, any_udp, any_retr, any_cpb, any_unsent;
     bool any_behind; /* a trial whose sender fell behind (marked in the trials table) */
 };
 
@@ -890,6 +890,7 @@ group_pair(const struct group *g, const struct rpair *p, struct group_acc *acc)
     acc->any_udp |= a.lost.n > 0;
     acc->any_retr |= a.retrans.n > 0;
     acc->any_cpb |= a.cpb_l.n > 0;
+    acc->any_unsent |= a.unsent_known > 0;
     json_t *st = json_array(), *vt = json_array();
     pair_trials(g, p, st, vt, acc);
     const char *sz = m->zones[s->zone_idx].label, *dz = m->zones[d->zone_idx].label;
@@ -1064,6 +1065,7 @@ group_totals(const struct group *g, json_t *sum, json_t *view, const struct grou
     json_object_set_new(view, "has_udp", json_boolean(acc->any_udp));
     json_object_set_new(view, "has_retransmits", json_boolean(acc->any_retr));
     json_object_set_new(view, "has_cpb", json_boolean(acc->any_cpb));
+    json_object_set_new(view, "has_unsent", json_boolean(acc->any_unsent));
     json_object_set_new(view, "has_behind", json_boolean(acc->any_behind));
     json_object_set_new(view, "pct_cols", pct_cols());
     json_object_set_new(view, "pairs_scale", report_scale_json(&g->tsc));

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# binfmt_aarch64.sh [AARCH64_ELF] - make this machine run aarch64 executables: qemu-user-static's
-# qemu-aarch64 registered with binfmt_misc (mounted first if it is not). Idempotent; root does
-# the mounting and registering, anyone may check. With AARCH64_ELF (a static aarch64 program),
-# also that it runs (`AARCH64_ELF --version`, or any exit status but 126/127 and no exec error).
+# binfmt_aarch64.sh [AARCH64_ELF [ARG...]] - make this machine run aarch64 executables:
+# qemu-user-static's qemu-aarch64 registered with binfmt_misc (mounted first if it is not).
+# Idempotent; root does the mounting and registering, anyone may check. With AARCH64_ELF (a
+# static aarch64 program), also that it runs: `AARCH64_ELF ARG...` (default --version) exits 0.
 # Exit 0: ready. Exit 77: qemu-user-static is not installed (the caller may skip, saying so).
 # Exit 1: installed, but aarch64 programs cannot run here (the reason on stderr): a failure.
 # Used by .ci/install and by every test of an aarch64 endpoint (tests/arm, tests/lab).
@@ -45,10 +45,10 @@ if [[ $(head -n 1 "$mnt/qemu-aarch64") != enabled ]]; then
     fi
 fi
 if [[ -n ${1:-} ]]; then
-    out=$(timeout 60 "$1" --version 2>&1)
-    rc=$?
-    if ((rc == 126 || rc == 127)) || [[ $out == *"Exec format error"* ]]; then
-        say "$1 does not run here (exit $rc): $out"
+    args=("${@:2}")
+    ((${#args[@]})) || args=(--version)
+    if ! out=$(timeout 60 "$1" "${args[@]}" 2>&1); then
+        say "$1 ${args[*]} does not run here: $out"
         exit 1
     fi
 fi

@@ -16,9 +16,11 @@
 
 #include "common/array.h"
 #include "common/errors.h"
+#include "common/net.h"
 #include "common/sha256.h"
+#include "common/text.h"
+#include "inventory/inventory.h"
 #include "plan/fields.h"
-#include "plan/inventory.h"
 
 static const char *const address_choices[] = {"public", "private", NULL};
 
@@ -105,12 +107,12 @@ source_tags(struct vctx *c, const struct ynode *n, const char *key, struct inv_q
 {
     if (!plan_vexpect(c, n, YNODE_MAP, key))
         return;
-    struct plan_label *t = plan_vcalloc(c, n->nkids / 2, sizeof *t);
+    struct inv_label *t = plan_vcalloc(c, n->nkids / 2, sizeof *t);
     if (t == NULL)
         return;
     static const struct fdesc text = {.key = "tag", .type = FT_STR};
     for (size_t i = 0; i + 1 < n->nkids; i += 2) {
-        struct plan_label l = {0};
+        struct inv_label l = {0};
         if (plan_field_store(c, &text, n->kids[i], &l.key) &&
             plan_field_store(c, &text, n->kids[i + 1], &l.value))
             t[q->ntags++] = l;
@@ -129,7 +131,7 @@ source_entry(struct vctx *c, const struct ynode *n, size_t i, struct source *s,
     if (!plan_fields_collect(c, n, source_fields, NSOURCE_FIELDS, UINT32_MAX, &v, what))
         return false;
     plan_fields_require(c, n, source_fields, NSOURCE_FIELDS, &v, what);
-    size_t before = plan_diag_total(c->d);
+    size_t before = diag_total(c->d);
     plan_fields_store(c, source_fields, NSOURCE_FIELDS, &v, raw);
     if (!(v.set & BIT(F_FILE)) || !(v.set & BIT(F_FORMAT)))
         return false;
@@ -150,7 +152,7 @@ source_entry(struct vctx *c, const struct ynode *n, size_t i, struct source *s,
     s->private_address = raw->address == 1;
     s->pos = plan_node_pos(n);
     s->node = n;
-    return plan_diag_total(c->d) == before;
+    return diag_total(c->d) == before;
 }
 
 /* --- the file ------------------------------------------------------------------------------- */
@@ -247,7 +249,7 @@ static bool
 text_ok(struct vctx *c, const struct source *s, const struct inv_machine *m, const char *what,
         const char *v)
 {
-    if (v == NULL || plan_text_control(v, false) == 0)
+    if (v == NULL || diag_text_control(v, false) == 0)
         return true;
     plan_verr_at(c, s->pos,
                  "invalid %s '%s' of '%s' (%s): control or direction-changing characters are "
@@ -281,9 +283,8 @@ import_ssh(struct vctx *c, const struct source *s, const struct inv_machine *m, 
         h->ssh.user = m->user;
     }
     if (m->port != NULL) {
-        char *end;
-        long port = strtol(m->port, &end, 10);
-        if (m->port[0] < '0' || m->port[0] > '9' || *end != '\0' || port < 1 || port > 65535) {
+        uint16_t port;
+        if (net_parse_port(m->port, 1, &port) != 0) {
             plan_verr_at(c, s->pos, "invalid ssh port '%s' of '%s' (%s): expected 1..65535",
                          m->port, m->name, m->entry);
             ok = false;
@@ -370,7 +371,7 @@ import_machine(struct vctx *c, const struct source *s, const struct inv_machine 
     h->name = m->name;
     h->transport = PLAN_TRANSPORT_SSH;
     h->ssh = c->p->ssh_defaults;
-    if (!plan_vname_ok(m->name)) {
+    if (!text_name_ok(m->name)) {
         plan_verr_at(c, s->pos,
                      "invalid host name '%s' (%s): use up to 64 letters, digits, '.', '_' and "
                      "'-'",

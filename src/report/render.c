@@ -15,26 +15,18 @@
 #include "common/array.h"
 #include "common/errors.h"
 #include "journal/record.h"
-#include "report/cells.h"
 #include "report/matrixstat.h"
 #include "report/report.h"
 #include "report/reportint.h"
 
-extern const unsigned char ns_tmpl_report_md[], ns_tmpl_report_html[], ns_tmpl_report_css[],
-    ns_tmpl_compare_md[], ns_tmpl_compare_html[], ns_tmpl_compare_summary_md[], ns_tmpl_trend_md[],
-    ns_tmpl_trend_html[];
+extern const unsigned char ns_tmpl_report_md[], ns_tmpl_report_html[], ns_tmpl_report_css[];
 
-static const struct {
-    const char *name;
-    const unsigned char *text;
-} builtin[] = {
-    {"report.md", ns_tmpl_report_md},       {"report.html", ns_tmpl_report_html},
-    {"report.css", ns_tmpl_report_css},     {"compare.md", ns_tmpl_compare_md},
-    {"compare.html", ns_tmpl_compare_html}, {"compare-summary.md", ns_tmpl_compare_summary_md},
-    {"trend.md", ns_tmpl_trend_md},         {"trend.html", ns_tmpl_trend_html}};
+static const struct report_builtin builtin[] = {{"report.md", ns_tmpl_report_md},
+                                                {"report.html", ns_tmpl_report_html},
+                                                {"report.css", ns_tmpl_report_css}};
 
 const char *
-report_template(const char *name, char **owned)
+report_template_in(const struct report_builtin *set, size_t n, const char *name, char **owned)
 {
     *owned = NULL;
     const char *dir = getenv("NETSURVEY_TEMPLATES");
@@ -44,10 +36,16 @@ report_template(const char *name, char **owned)
         if (report_read_file(path, owned, NULL, 4u << 20, NULL) == 0)
             return *owned;
     }
-    for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
-        if (strcmp(builtin[i].name, name) == 0)
-            return (const char *)builtin[i].text;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(set[i].name, name) == 0)
+            return (const char *)set[i].text;
     return NULL;
+}
+
+const char *
+report_template(const char *name, char **owned)
+{
+    return report_template_in(builtin, sizeof builtin / sizeof builtin[0], name, owned);
 }
 
 static int
@@ -98,7 +96,7 @@ write_csv(const char *path, const json_t *labels, const json_t *cells, const cha
             {
                 if (strcmp(json_string_value(json_object_get(cell, srckey)), rl) == 0 &&
                     strcmp(json_string_value(json_object_get(cell, dstkey)), cl) == 0)
-                    rcell_matrix_value(&b, cell); /* the value trend-<scenario>.csv repeats */
+                    report_matrix_value(&b, cell); /* the value trend-<scenario>.csv repeats */
             }
         }
         rbuf_puts(&b, "\n");
@@ -119,12 +117,14 @@ write_csvs(const char *out, const json_t *sum, struct err *e)
     int rc = 0;
     json_array_foreach(json_object_get(sum, "scenarios"), i, s)
     {
-        char path[4096];
+        char path[4096], name[1024];
         const char *key = json_string_value(json_object_get(s, "file_key"));
-        snprintf(path, sizeof path, "%s/matrix-%s.csv", out, key);
+        report_matrix_file(name, sizeof name, key, NULL);
+        snprintf(path, sizeof path, "%s/%s", out, name);
         rc = write_csv(path, zl, json_object_get(s, "zone_cells"), "src_zone", "dst_zone", e);
         if (rc == 0 && json_object_get(s, "region_cells") != NULL) {
-            snprintf(path, sizeof path, "%s/matrix-%s-regions.csv", out, key);
+            report_matrix_file(name, sizeof name, key, REPORT_MATRIX_REGIONS);
+            snprintf(path, sizeof path, "%s/%s", out, name);
             rc = write_csv(path, json_object_get(sum, "regions"),
                            json_object_get(s, "region_cells"), "src_region", "dst_region", e);
         }
@@ -183,7 +183,7 @@ output_name_ok(const char *n)
     for (const char *p = n; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             return false;
-    return strcmp(n, "run.json") != 0 && strcmp(n, "results.jsonl") != 0;
+    return strcmp(n, JOURNAL_RUN_FILE) != 0 && strcmp(n, JOURNAL_RESULTS_FILE) != 0;
 }
 
 struct names {

@@ -207,7 +207,7 @@ build_argv(const char **argv, size_t max, const char *mode, const char *config,
 
 int
 oracle_run(const char *home, const char *config, const char *const *args, const char *host,
-         struct oracle *g)
+           struct oracle *g)
 {
     memset(g, 0, sizeof *g);
     g->connecttimeout = -1;

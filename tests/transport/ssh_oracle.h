@@ -15,8 +15,8 @@ struct oracle_list {
 };
 
 struct oracle {
-    int status;     /* of `ssh -G`: 0 resolved, else ssh refused the config */
-    bool connects;  /* `ssh -v` got as far as connecting (what -G does not expand, it did) */
+    int status;      /* of `ssh -G`: 0 resolved, else ssh refused the config */
+    bool connects;   /* `ssh -v` got as far as connecting (what -G does not expand, it did) */
     char err[1024];  /* the start of the refusing run's stderr */
     char gerr[1024]; /* the start of `ssh -G`'s stderr */
     char *user, *hostname, *hostkeyalias, *identityagent;
@@ -26,14 +26,14 @@ struct oracle {
     bool identitiesonly;
     struct oracle_list identityfile;       /* -G, unexpanded */
     struct oracle_list userknownhostsfile; /* -G, one line split at spaces */
-    struct oracle_list identity_paths;     /* -v "identity file X type N", -cert variants left out */
+    struct oracle_list identity_paths; /* -v "identity file X type N", -cert variants left out */
 };
 
 /* Run `ssh -G [-F config] ARGS... host` and `ssh -v [-F config] -o ProxyCommand=false
  * -o BatchMode=yes ARGS... host` with HOME=home (config NULL: no -F; args NULL-terminated, may be
  * NULL). 0 when both ran (whatever they answered); -1 when ssh could not be started. */
 int oracle_run(const char *home, const char *config, const char *const *args, const char *host,
-             struct oracle *out);
+               struct oracle *out);
 
 void oracle_release(struct oracle *g);
 

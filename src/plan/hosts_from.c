@@ -492,7 +492,11 @@ source_read_all(struct vctx *c, struct source *s, struct plan_zone_rules *z,
                         .col = s->pos.col,
                         .q = &s->q,
                         .arena = &c->p->arena,
-                        .d = c->d};
+                        .d = c->d,
+                        .reader = c->p->env.reader,
+                        .ssh = c->p->env.ssh,
+                        .path = s->inv->path,
+                        .home = c->p->env.home};
     int rc = inv_read(&x, buf, len);
     free(buf);
     if (rc == NS_ENOMEM)

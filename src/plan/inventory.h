@@ -7,7 +7,8 @@
  * file, not the values (hosts_from.c checks those the same way for every format, as it checks
  * a hand-written host). Every problem becomes one diagnostic at the hosts_from entry
  * (x->plan_file:x->line:x->col) whose message names the inventory file, and the entry in it
- * where it has one. Readers touch neither the plan nor the file system.
+ * where it has one. Readers touch neither the plan nor the file system: the ssh_config reader
+ * reads Included files and has the aliases resolved through what the context hands it.
  *
  * Caps: the file's size is capped by its reader's caller (PLAN_INVENTORY_MAX_FILE_SIZE); a
  * reader refuses more than INV_MAX_MACHINES entries and, for Ansible, more than
@@ -64,6 +65,13 @@ struct inv_ctx {
     const struct inv_query *q;
     struct arena *arena;
     struct plan_diags *d;
+    /* ssh_config only, each may be NULL: the reader of Included files (NULL: an Include is
+     * noted), and the resolver of the aliases' data addresses with the file as ssh -F takes it
+     * (NULL: the alias is its own data address), "~" in an Include */
+    const struct plan_reader *reader;
+    const struct plan_ssh_resolver *ssh;
+    const char *path;
+    const char *home;
     /* results */
     struct inv_machine *m; /* selected machines, in the file's order (malloc'd) */
     size_t n, cap;

@@ -132,6 +132,8 @@ qargs_init(struct qargs *q, const struct transport_sshconfig_env *env,
 
 struct res {
     struct sshg *g;
+    const struct transport_sshconfig_env *env;
+    const struct transport_sshconfig_override *ov;
     struct qargs q;
     const char *host;
     const struct sshg_answer *a;
@@ -174,22 +176,17 @@ identity_path(struct res *c, const char *raw, char **out)
     bool home = raw[0] == '~' && raw[1] == '/';
     if (strpbrk(raw, "%$") == NULL && (raw[0] != '~' || home))
         return home ? tilde_home(c, raw, out) : ((*out = strdup(raw)) == NULL ? oom(c) : 0);
-    struct qargs q = c->q;
+    struct qargs q;
+    int rc = qargs_init(&q, c->env, c->ov, c->e);
+    if (rc != 0)
+        return rc;
     if (quote_option(q.control_path, sizeof q.control_path, "ControlPath", raw) != 0)
         return err_set(c->e, NS_EINVAL, "IdentityFile '%.100s': too long", raw);
-    /* q's own buffers moved with it: point at the copies */
-    for (size_t i = 0; i < q.n; i++) {
-        if (q.v[i] == c->q.port)
-            q.v[i] = q.port;
-        else if (q.v[i] == c->q.known_hosts)
-            q.v[i] = q.known_hosts;
-    }
     q.v[q.n++] = "-o";
     q.v[q.n++] = q.control_path;
     q.v[q.n] = NULL;
     const struct sshg_answer *a = NULL;
-    int rc = sshg_query(c->g, q.v, c->host, &a, c->e);
-    if (rc != 0)
+    if (sshg_query(c->g, q.v, c->host, &a, c->e) != 0)
         return err_prefix(c->e, "IdentityFile '%.100s'", raw);
     const char *p = sshg_value(a, "controlpath");
     if (p == NULL)
@@ -530,7 +527,7 @@ resolve(const struct transport_sshconfig_env *env, const char *host,
     *out = NULL;
     if (host == NULL || *host == '\0')
         return err_set(e, NS_EINVAL, "empty host name");
-    struct res c = {.g = env->sshg, .host = host, .e = e};
+    struct res c = {.g = env->sshg, .env = env, .ov = ov, .host = host, .e = e};
     int rc = qargs_init(&c.q, env, ov, e);
     if (rc == 0)
         rc = sshg_query(c.g, c.q.v, host, &c.a, e);

@@ -37,3 +37,24 @@ function(ns_add_test name)
     set_tests_properties(${name} PROPERTIES TIMEOUT ${T_TIMEOUT} LABELS "${T_LABELS}"
         ENVIRONMENT "NS_SOURCE_DIR=${PROJECT_SOURCE_DIR};NS_BINARY_DIR=${PROJECT_BINARY_DIR}")
 endfunction()
+
+# ns_embed_files(OUT_VAR PREFIX FILE...): each FILE (a path) compiled in as the C array
+# <PREFIX><file name as a C identifier> (cmake/embed.cmake), rebuilt when the file changes; the
+# generated sources are appended to OUT_VAR.
+function(ns_embed_files out_var prefix)
+    set(srcs ${${out_var}})
+    foreach(in ${ARGN})
+        get_filename_component(base ${in} NAME)
+        string(MAKE_C_IDENTIFIER "${prefix}${base}" sym)
+        set(out ${CMAKE_CURRENT_BINARY_DIR}/${sym}.c)
+        add_custom_command(
+            OUTPUT ${out}
+            COMMAND ${CMAKE_COMMAND} -DIN=${in} -DOUT=${out} -DNAME=${sym}
+                    -P ${PROJECT_SOURCE_DIR}/cmake/embed.cmake
+            DEPENDS ${in} ${PROJECT_SOURCE_DIR}/cmake/embed.cmake
+            COMMENT "Embedding ${base}"
+            VERBATIM)
+        list(APPEND srcs ${out})
+    endforeach()
+    set(${out_var} ${srcs} PARENT_SCOPE)
+endfunction()

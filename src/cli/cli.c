@@ -253,7 +253,7 @@ cli_plan_load(const struct cli_command *c, const char *arg, const char *resume_d
               struct plan **out)
 {
     *out = NULL;
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     if (d == NULL) {
         fprintf(stderr, "netsurvey: out of memory\n");
         return NS_ENOMEM;
@@ -272,8 +272,8 @@ cli_plan_load(const struct cli_command *c, const char *arg, const char *resume_d
     }
     if (e.code != 0)
         fprintf(stderr, "netsurvey %s: %s\n", c->name, e.msg);
-    plan_diags_write(d, stderr);
-    plan_diags_free(d);
+    diags_write(d, stderr);
+    diags_free(d);
     return rc;
 }
 

@@ -1,6 +1,8 @@
 #include "common/text.h"
 
+#include <ctype.h>
 #include <stdio.h>
+#include <string.h>
 
 char *
 text_escape(const char *in, char *out, size_t cap)
@@ -27,4 +29,18 @@ text_escape(const char *in, char *out, size_t cap)
     }
     out[n] = '\0';
     return out;
+}
+
+bool
+text_name_ok(const char *s)
+{
+    size_t len = strlen(s);
+    if (len == 0 || len > 64 || s[0] == '-' || s[0] == '.')
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char ch = (unsigned char)s[i];
+        if (!isalnum(ch) && ch != '.' && ch != '_' && ch != '-')
+            return false;
+    }
+    return true;
 }

@@ -2,6 +2,7 @@
 #ifndef NS_TEXT_H
 #define NS_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Copy in to out (cap bytes, always NUL-terminated, truncated if needed) with every ASCII
@@ -9,5 +10,10 @@
  * backslash as \\, so that a peer's text cannot move the cursor, recolour the terminal or
  * forge a line of its own. Other bytes (UTF-8) pass. Returns out. */
 char *text_escape(const char *in, char *out, size_t cap);
+
+/* Whether s is a name netsurvey takes for a plan, host or scenario (and an inventory's machine
+ * name it can use as one): 1 to 64 of A-Z a-z 0-9 . _ -, not starting with '-' or '.', so that
+ * it is safe in file names, shell words and reports. */
+bool text_name_ok(const char *s);
 
 #endif

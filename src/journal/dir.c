@@ -5,6 +5,7 @@
 #include "journal/journal.h"
 
 #include "common/clock.h"
+#include "common/fsdir.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -60,33 +61,6 @@ parent_of(const char *path, char *buf, size_t len)
         buf[1] = '\0';
     else
         *slash = '\0';
-}
-
-/* Create dir's parents, then dir itself; *existed tells whether dir was there already. */
-static int
-mkdir_parents(const char *dir, bool *existed, struct err *e)
-{
-    char buf[PATH_MAX];
-    if ((size_t)snprintf(buf, sizeof buf, "%s", dir) >= sizeof buf)
-        return err_set(e, NS_ETOOBIG, "path too long: %s", dir);
-    size_t len = strlen(buf);
-    while (len > 1 && buf[len - 1] == '/')
-        buf[--len] = '\0';
-    for (char *p = buf + 1; *p != '\0'; p++) {
-        if (*p != '/')
-            continue;
-        *p = '\0';
-        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-            return err_sys(e, NS_EIO, errno, "cannot create %s", buf);
-        *p = '/';
-    }
-    *existed = false;
-    if (mkdir(buf, 0777) == 0)
-        return 0;
-    if (errno != EEXIST)
-        return err_sys(e, NS_EIO, errno, "cannot create %s", buf);
-    *existed = true;
-    return 0;
 }
 
 static void
@@ -305,7 +279,7 @@ journal_create(const char *dir, struct journal **out, struct err *e)
     if (strlen(dir) + 1 >= sizeof((struct journal *)NULL)->dir)
         return err_set(e, NS_ETOOBIG, "path too long: %s", dir);
     bool existed;
-    int rc = mkdir_parents(dir, &existed, e);
+    int rc = fsdir_make(dir, &existed, e);
     return rc == 0 ? journal_start(dir, out, e) : rc;
 }
 
@@ -325,7 +299,7 @@ journal_create_unique(const char *dir, struct journal **out, struct err *e)
         if (w < 0 || (size_t)w + 1 >= sizeof buf)
             return err_set(e, NS_ETOOBIG, "path too long: %s", dir);
         bool existed;
-        int rc = mkdir_parents(buf, &existed, e);
+        int rc = fsdir_make(buf, &existed, e);
         if (rc != 0)
             return rc;
         if (!existed)

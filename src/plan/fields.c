@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "common/errors.h"
+#include "common/text.h"
 #include "common/units.h"
 #include "plan/fields.h"
 
@@ -21,7 +22,7 @@ plan_verr(struct vctx *c, const struct ynode *at, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     unsigned line = at ? at->line : 0, col = at ? at->col : 0;
-    if (plan_diag_add(c->d, c->file, line, col, "%s", msg) != 0)
+    if (diag_add(c->d, c->file, line, col, "%s", msg) != 0)
         c->oom = true;
 }
 
@@ -34,23 +35,19 @@ plan_vwarn(struct vctx *c, const struct ynode *at, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     unsigned line = at ? at->line : 0, col = at ? at->col : 0;
-    if (plan_diag_warn(c->d, c->file, line, col, "%s", msg) != 0)
+    if (diag_warn(c->d, c->file, line, col, "%s", msg) != 0)
         c->oom = true;
 }
 
-static void vreport_at(struct vctx *c, int kind, struct plan_pos at, const char *fmt, va_list ap)
-    __attribute__((format(printf, 4, 0)));
+static void vreport_at(struct vctx *c, enum diag_severity sev, struct plan_pos at, const char *fmt,
+                       va_list ap) __attribute__((format(printf, 4, 0)));
 
-/* kind: 0 a problem, 1 a warning, 2 a note. */
 static void
-vreport_at(struct vctx *c, int kind, struct plan_pos at, const char *fmt, va_list ap)
+vreport_at(struct vctx *c, enum diag_severity sev, struct plan_pos at, const char *fmt, va_list ap)
 {
     char msg[1024];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    int rc = kind == 0   ? plan_diag_add(c->d, c->file, at.line, at.col, "%s", msg)
-             : kind == 1 ? plan_diag_warn(c->d, c->file, at.line, at.col, "%s", msg)
-                         : plan_diag_note(c->d, c->file, at.line, at.col, "%s", msg);
-    if (rc != 0)
+    if (diag_report(c->d, sev, c->file, at.line, at.col, "%s", msg) != 0)
         c->oom = true;
 }
 
@@ -59,7 +56,7 @@ plan_verr_at(struct vctx *c, struct plan_pos at, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vreport_at(c, 0, at, fmt, ap);
+    vreport_at(c, DIAG_ERROR, at, fmt, ap);
     va_end(ap);
 }
 
@@ -68,7 +65,7 @@ plan_vwarn_at(struct vctx *c, struct plan_pos at, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vreport_at(c, 1, at, fmt, ap);
+    vreport_at(c, DIAG_WARNING, at, fmt, ap);
     va_end(ap);
 }
 
@@ -77,7 +74,7 @@ plan_vnote_at(struct vctx *c, struct plan_pos at, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vreport_at(c, 2, at, fmt, ap);
+    vreport_at(c, DIAG_NOTE, at, fmt, ap);
     va_end(ap);
 }
 
@@ -90,7 +87,7 @@ plan_node_pos(const struct ynode *n)
 const char *
 plan_vstrdup(struct vctx *c, const char *s)
 {
-    char *r = plan_arena_strndup(&c->p->arena, s, strlen(s));
+    char *r = arena_strndup(&c->p->arena, s, strlen(s));
     if (r == NULL)
         c->oom = true;
     return r;
@@ -105,7 +102,7 @@ plan_vcalloc(struct vctx *c, size_t n, size_t size)
         c->oom = true;
         return NULL;
     }
-    void *r = plan_arena_alloc(&c->p->arena, n * size);
+    void *r = arena_alloc(&c->p->arena, n * size);
     if (r == NULL)
         c->oom = true;
     return r;
@@ -120,13 +117,13 @@ kind_name(enum ynode_kind kind)
 bool
 plan_vexpect(struct vctx *c, const struct ynode *n, enum ynode_kind kind, const char *what)
 {
-    if (n->kind == kind && !(kind == YNODE_SCALAR && plan_ynode_is_null(n)))
+    if (n->kind == kind && !(kind == YNODE_SCALAR && inv_yaml_is_null(n)))
         return true;
-    if (plan_ynode_is_null(n))
+    if (inv_yaml_is_null(n))
         plan_verr(c, n, "missing value for %s", what);
     else
         plan_verr(c, n, "wrong type for %s: expected %s, found %s", what, kind_name(kind),
-                  plan_ynode_kind_text(n));
+                  inv_yaml_kind_text(n));
     return false;
 }
 
@@ -151,20 +148,6 @@ plan_node_what(const struct ynode *n, const char *noun, size_t i, char *buf, siz
 }
 
 /* --- checks on text ------------------------------------------------------------------------ */
-
-bool
-plan_vname_ok(const char *s)
-{
-    size_t len = strlen(s);
-    if (len == 0 || len > 64 || s[0] == '-' || s[0] == '.')
-        return false;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char ch = (unsigned char)s[i];
-        if (!isalnum(ch) && ch != '.' && ch != '_' && ch != '-')
-            return false;
-    }
-    return true;
-}
 
 static bool
 hostname_ok(const char *s)
@@ -320,12 +303,12 @@ conv_str(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *obj
         plan_verr(c, v, "%s must not be empty", f->key);
         return false;
     }
-    if (f->type == FT_NAME && !plan_vname_ok(s)) {
+    if (f->type == FT_NAME && !text_name_ok(s)) {
         plan_verr(c, v, "invalid %s '%s': use up to 64 letters, digits, '.', '_' and '-'", f->key,
                   s);
         return false;
     }
-    if (plan_text_control(s, f->multiline) != 0) {
+    if (diag_text_control(s, f->multiline) != 0) {
         plan_verr(c, v, "invalid %s '%s': control or direction-changing characters are not allowed",
                   f->key, s);
         return false;
@@ -533,7 +516,7 @@ conv_enum(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *ob
         snprintf(bad, sizeof bad, "%s", f->bad);
     else
         snprintf(bad, sizeof bad, "invalid %s", f->key);
-    const char *near = plan_suggest_closest(s, f->choices, n);
+    const char *near = suggest_closest(s, f->choices, n);
     char list[256];
     choices_text(f->choices, list, sizeof list);
     if (near != NULL)
@@ -600,7 +583,7 @@ report_unknown_key(struct vctx *c, const struct ynode *k, const struct fdesc *t,
     for (size_t i = 0; i < n; i++)
         if (allowed & (1u << i))
             keys[nk++] = t[i].key;
-    const char *near = plan_suggest_closest(k->str, keys, nk);
+    const char *near = suggest_closest(k->str, keys, nk);
     if (near != NULL)
         plan_verr(c, k, "unknown key '%s' in %s; did you mean '%s'?", k->str, what, near);
     else
@@ -613,7 +596,7 @@ collect_one(struct vctx *c, const struct ynode *k, const struct ynode *val, cons
 {
     if (k->kind != YNODE_SCALAR) {
         plan_verr(c, k, "wrong type for a key in %s: expected a string, found %s", what,
-                  plan_ynode_kind_text(k));
+                  inv_yaml_kind_text(k));
         return;
     }
     int i = plan_fields_index(t, n, k->str);

@@ -15,7 +15,7 @@
 /* Validation context: the plan being built and where problems go. */
 struct vctx {
     struct plan *p;
-    struct plan_diags *d;
+    struct diags *d;
     const char *file;
     bool oom;
     int spec_kind; /* FT_SPEC ranges are this kind's; -1: the widest over all kinds */
@@ -130,8 +130,6 @@ const struct ynode *plan_fields_get(const struct fdesc *t, size_t n, const struc
  * "host" or "scenario". */
 void plan_node_what(const struct ynode *n, const char *noun, size_t i, char *buf, size_t len);
 
-/* Name and address checks shared with the pair and label code. */
-bool plan_vname_ok(const char *s);
 /* NULL when s is an address ssh and the resolver read as written, else why not. */
 const char *plan_vaddress_problem(const char *s);
 /* Whether s is an IP address (IPv4, IPv6, scoped IPv6) rather than a name. */

@@ -91,9 +91,9 @@ label_read(struct vctx *c, const struct ynode *k, const struct ynode *v, struct 
     snprintf(what, sizeof what, "label '%.64s'", k->str);
     if (!plan_vexpect(c, v, YNODE_SCALAR, what))
         return;
-    if (plan_text_control(k->str, false) != 0 || plan_text_control(v->str, false) != 0) {
+    if (diag_text_control(k->str, false) != 0 || diag_text_control(v->str, false) != 0) {
         plan_verr(
-            c, plan_text_control(k->str, false) ? k : v,
+            c, diag_text_control(k->str, false) ? k : v,
             "invalid label '%s: %s': control or direction-changing characters are not allowed",
             k->str, v->str);
         return;
@@ -350,7 +350,7 @@ place_value(struct plan *p, const char **field, bool *from_host, const char *val
 {
     if (!*from_host || value == NULL || *value == '\0')
         return 0;
-    char *copy = plan_arena_strndup(&p->arena, value, strlen(value));
+    char *copy = arena_strndup(&p->arena, value, strlen(value));
     if (copy == NULL)
         return NS_ENOMEM;
     *field = copy;
@@ -427,7 +427,7 @@ plan_validate_hosts(struct vctx *c, const struct ynode *hosts, const struct ynod
 
 /* Host i's name resolved: say so when it cannot be; true when it was. */
 static bool
-resolve_one(struct plan *p, size_t i, plan_resolve_fn fn, void *ctx, struct plan_diags *d)
+resolve_one(struct plan *p, size_t i, plan_resolve_fn fn, void *ctx, struct diags *d)
 {
     struct plan_host *h = &p->hosts[i];
     const struct plan_pos *at = &p->daddr_pos[i];
@@ -436,24 +436,24 @@ resolve_one(struct plan *p, size_t i, plan_resolve_fn fn, void *ctx, struct plan
     struct err e = {0};
     if (fn(ctx, h->data_address, ip, sizeof ip, &fam, &e) != 0 || fam == PLAN_FAMILY_UNKNOWN) {
         if (h->transport == PLAN_TRANSPORT_LOCAL)
-            plan_diag_add(d, p->file, at->line, at->col,
-                          "cannot resolve data address '%s' of host '%s': %s", h->data_address,
-                          h->name, e.msg);
+            diag_add(d, p->file, at->line, at->col,
+                     "cannot resolve data address '%s' of host '%s': %s", h->data_address, h->name,
+                     e.msg);
         else
-            plan_diag_warn(d, p->file, at->line, at->col,
-                           "cannot resolve data address '%s' of host '%s' here (%s): its address "
-                           "family and duplicates are not checked",
-                           h->data_address, h->name, e.msg);
+            diag_warn(d, p->file, at->line, at->col,
+                      "cannot resolve data address '%s' of host '%s' here (%s): its address "
+                      "family and duplicates are not checked",
+                      h->data_address, h->name, e.msg);
         return false;
     }
-    h->data_ip = plan_arena_strndup(&p->arena, ip, strlen(ip));
+    h->data_ip = arena_strndup(&p->arena, ip, strlen(ip));
     h->data_family = fam;
     return h->data_ip != NULL;
 }
 
 /* A resolved name that is another host's data address (or resolves to it). */
 static void
-resolved_dups(const struct plan *p, const bool *fresh, struct plan_diags *d)
+resolved_dups(const struct plan *p, const bool *fresh, struct diags *d)
 {
     size_t n = p->nhosts;
     for (size_t i = 0; i < n; i++) {
@@ -468,20 +468,20 @@ resolved_dups(const struct plan *p, const bool *fresh, struct plan_diags *d)
             if (strcmp(ki, kj) != 0)
                 continue;
             const struct plan_pos *at = &p->daddr_pos[i], *other = &p->daddr_pos[j];
-            plan_diag_add(d, p->file, at->line, at->col,
-                          "duplicate data address: '%s' of host '%s' resolves to %s, the data "
-                          "address of host '%s' (at %u:%u)",
-                          p->hosts[i].data_address, p->hosts[i].name, p->hosts[i].data_ip,
-                          p->hosts[j].name, other->line, other->col);
+            diag_add(d, p->file, at->line, at->col,
+                     "duplicate data address: '%s' of host '%s' resolves to %s, the data "
+                     "address of host '%s' (at %u:%u)",
+                     p->hosts[i].data_address, p->hosts[i].name, p->hosts[i].data_ip,
+                     p->hosts[j].name, other->line, other->col);
             break;
         }
     }
 }
 
 int
-plan_resolve_names(struct plan *p, plan_resolve_fn fn, void *ctx, struct plan_diags *d)
+plan_resolve_names(struct plan *p, plan_resolve_fn fn, void *ctx, struct diags *d)
 {
-    size_t n = p->nhosts, before = plan_diag_total(d);
+    size_t n = p->nhosts, before = diag_total(d);
     bool *fresh = calloc(n ? n : 1, sizeof *fresh);
     if (fresh == NULL)
         return NS_ENOMEM;
@@ -497,8 +497,8 @@ plan_resolve_names(struct plan *p, plan_resolve_fn fn, void *ctx, struct plan_di
         plan_check_families(p, d, fresh);
     }
     free(fresh);
-    plan_diag_sort(d);
-    if (plan_diag_oom(d))
+    diag_sort(d);
+    if (diag_oom(d))
         return NS_ENOMEM;
-    return plan_diag_total(d) > before ? NS_EPARSE : 0;
+    return diag_total(d) > before ? NS_EPARSE : 0;
 }

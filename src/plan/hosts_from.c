@@ -17,8 +17,9 @@
 #include "common/array.h"
 #include "common/errors.h"
 #include "common/sha256.h"
+#include "common/text.h"
+#include "inventory/inventory.h"
 #include "plan/fields.h"
-#include "plan/inventory.h"
 
 static const char *const address_choices[] = {"public", "private", NULL};
 
@@ -105,12 +106,12 @@ source_tags(struct vctx *c, const struct ynode *n, const char *key, struct inv_q
 {
     if (!plan_vexpect(c, n, YNODE_MAP, key))
         return;
-    struct plan_label *t = plan_vcalloc(c, n->nkids / 2, sizeof *t);
+    struct inv_label *t = plan_vcalloc(c, n->nkids / 2, sizeof *t);
     if (t == NULL)
         return;
     static const struct fdesc text = {.key = "tag", .type = FT_STR};
     for (size_t i = 0; i + 1 < n->nkids; i += 2) {
-        struct plan_label l = {0};
+        struct inv_label l = {0};
         if (plan_field_store(c, &text, n->kids[i], &l.key) &&
             plan_field_store(c, &text, n->kids[i + 1], &l.value))
             t[q->ntags++] = l;
@@ -129,7 +130,7 @@ source_entry(struct vctx *c, const struct ynode *n, size_t i, struct source *s,
     if (!plan_fields_collect(c, n, source_fields, NSOURCE_FIELDS, UINT32_MAX, &v, what))
         return false;
     plan_fields_require(c, n, source_fields, NSOURCE_FIELDS, &v, what);
-    size_t before = plan_diag_total(c->d);
+    size_t before = diag_total(c->d);
     plan_fields_store(c, source_fields, NSOURCE_FIELDS, &v, raw);
     if (!(v.set & BIT(F_FILE)) || !(v.set & BIT(F_FORMAT)))
         return false;
@@ -150,7 +151,7 @@ source_entry(struct vctx *c, const struct ynode *n, size_t i, struct source *s,
     s->private_address = raw->address == 1;
     s->pos = plan_node_pos(n);
     s->node = n;
-    return plan_diag_total(c->d) == before;
+    return diag_total(c->d) == before;
 }
 
 /* --- the file ------------------------------------------------------------------------------- */
@@ -247,7 +248,7 @@ static bool
 text_ok(struct vctx *c, const struct source *s, const struct inv_machine *m, const char *what,
         const char *v)
 {
-    if (v == NULL || plan_text_control(v, false) == 0)
+    if (v == NULL || diag_text_control(v, false) == 0)
         return true;
     plan_verr_at(c, s->pos,
                  "invalid %s '%s' of '%s' (%s): control or direction-changing characters are "
@@ -370,7 +371,7 @@ import_machine(struct vctx *c, const struct source *s, const struct inv_machine 
     h->name = m->name;
     h->transport = PLAN_TRANSPORT_SSH;
     h->ssh = c->p->ssh_defaults;
-    if (!plan_vname_ok(m->name)) {
+    if (!text_name_ok(m->name)) {
         plan_verr_at(c, s->pos,
                      "invalid host name '%s' (%s): use up to 64 letters, digits, '.', '_' and "
                      "'-'",
@@ -485,6 +486,16 @@ source_read_all(struct vctx *c, struct source *s, struct plan_zone_rules *z,
     char *buf = source_read(c, s, &len);
     if (buf == NULL)
         return;
+    const struct plan_load_env *env = &c->p->env;
+    /* an ssh config's Includes are read as the plan reads files; its aliases resolved by ssh */
+    const struct inv_ssh ssh = {.read = env->reader->read,
+                                .glob = env->reader->glob,
+                                .files = env->reader->arg,
+                                .hostnames = env->ssh->hostnames,
+                                .resolver = env->ssh->arg,
+                                .path = s->inv->path,
+                                .home = env->home,
+                                .cap = PLAN_INVENTORY_MAX_FILE_SIZE};
     struct inv_ctx x = {.format = s->format,
                         .file = s->inv->file,
                         .plan_file = c->file,
@@ -493,10 +504,7 @@ source_read_all(struct vctx *c, struct source *s, struct plan_zone_rules *z,
                         .q = &s->q,
                         .arena = &c->p->arena,
                         .d = c->d,
-                        .reader = c->p->env.reader,
-                        .ssh = c->p->env.ssh,
-                        .path = s->inv->path,
-                        .home = c->p->env.home};
+                        .ssh = &ssh};
     int rc = inv_read(&x, buf, len);
     free(buf);
     if (rc == NS_ENOMEM)

@@ -33,7 +33,7 @@ plan_default_yaml(size_t *len)
 }
 
 int
-plan_load_default(struct plan **out, struct plan_diags *diags)
+plan_load_default(struct plan **out, struct diags *diags)
 {
     size_t len;
     const char *yaml = plan_default_yaml(&len);
@@ -43,15 +43,14 @@ plan_load_default(struct plan **out, struct plan_diags *diags)
 /* --- reading the file -------------------------------------------------------------------- */
 
 static int
-too_large(struct plan_diags *d, const char *path)
+too_large(struct diags *d, const char *path)
 {
-    plan_diag_add(d, path, 0, 0, "plan is larger than the limit of %u MiB",
-                  PLAN_MAX_FILE_SIZE >> 20);
+    diag_add(d, path, 0, 0, "plan is larger than the limit of %u MiB", PLAN_MAX_FILE_SIZE >> 20);
     return NS_EPARSE;
 }
 
 int
-plan_load_file(const char *path, struct plan **out, struct plan_diags *diags)
+plan_load_file(const char *path, struct plan **out, struct diags *diags)
 {
     *out = NULL;
     char *buf = NULL;
@@ -61,11 +60,11 @@ plan_load_file(const char *path, struct plan **out, struct plan_diags *diags)
     if (rc == NS_ETOOBIG)
         return too_large(diags, path);
     if (rc == NS_ENOMEM) {
-        plan_diag_add(diags, path, 0, 0, "out of memory reading the plan");
+        diag_add(diags, path, 0, 0, "out of memory reading the plan");
         return NS_ENOMEM;
     }
     if (rc != 0) {
-        plan_diag_add(diags, path, 0, 0, "cannot read plan: %s", e.msg);
+        diag_add(diags, path, 0, 0, "cannot read plan: %s", e.msg);
         return NS_EPARSE;
     }
     rc = plan_load_buffer(path, buf, len, out, diags);
@@ -195,12 +194,12 @@ plan_folder(struct arena *a, const char *name)
     if (!have_cwd)
         snprintf(cwd, sizeof cwd, ".");
     if (!name_has_folder(name))
-        return plan_arena_strndup(a, cwd, strlen(cwd));
+        return arena_strndup(a, cwd, strlen(cwd));
     size_t dlen = (size_t)(strrchr(name, '/') - name);
     if (name[0] == '/')
-        return plan_arena_strndup(a, name, dlen > 0 ? dlen : 1);
+        return arena_strndup(a, name, dlen > 0 ? dlen : 1);
     size_t clen = strlen(cwd), n = clen + 1 + dlen;
-    char *s = plan_arena_alloc(a, n + 1);
+    char *s = arena_alloc(a, n + 1);
     if (s != NULL)
         snprintf(s, n + 1, "%s/%.*s", cwd, (int)dlen, name);
     return s;
@@ -222,9 +221,9 @@ plan_env_resolve(struct plan *p, const struct plan_load_env *env)
 {
     const char *base = env != NULL ? env->base_dir : NULL;
     const char *home = env != NULL && env->home != NULL ? env->home : home_folder();
-    p->env.base_dir = base != NULL ? plan_arena_strndup(&p->arena, base, strlen(base))
+    p->env.base_dir = base != NULL ? arena_strndup(&p->arena, base, strlen(base))
                                    : plan_folder(&p->arena, p->file);
-    p->env.home = plan_arena_strndup(&p->arena, home, strlen(home));
+    p->env.home = arena_strndup(&p->arena, home, strlen(home));
     p->env.reader = env != NULL && env->reader != NULL ? env->reader : &file_reader;
     p->env.ssh = env != NULL && env->ssh != NULL ? env->ssh : &ssh_resolver;
     return p->env.base_dir != NULL && p->env.home != NULL ? 0 : NS_ENOMEM;
@@ -238,8 +237,8 @@ plan_alloc(const char *name, const char *buf, size_t len)
     struct plan *p = calloc(1, sizeof *p);
     if (p == NULL)
         return NULL;
-    p->file = plan_arena_strndup(&p->arena, name, strlen(name));
-    p->source = plan_arena_strndup(&p->arena, buf, len);
+    p->file = arena_strndup(&p->arena, name, strlen(name));
+    p->source = arena_strndup(&p->arena, buf, len);
     p->source_len = len;
     if (p->file == NULL || p->source == NULL) {
         plan_free(p);
@@ -250,14 +249,14 @@ plan_alloc(const char *name, const char *buf, size_t len)
 
 int
 plan_load_buffer(const char *name, const char *buf, size_t len, struct plan **out,
-                 struct plan_diags *diags)
+                 struct diags *diags)
 {
     return plan_load_buffer_env(name, buf, len, NULL, out, diags);
 }
 
 int
 plan_load_buffer_env(const char *name, const char *buf, size_t len, const struct plan_load_env *env,
-                     struct plan **out, struct plan_diags *diags)
+                     struct plan **out, struct diags *diags)
 {
     *out = NULL;
     if (len > PLAN_MAX_FILE_SIZE)
@@ -268,15 +267,15 @@ plan_load_buffer_env(const char *name, const char *buf, size_t len, const struct
         p = NULL;
     }
     if (p == NULL) {
-        plan_diag_add(diags, name, 0, 0, "out of memory loading the plan");
+        diag_add(diags, name, 0, 0, "out of memory loading the plan");
         return NS_ENOMEM;
     }
     struct ynode *root = NULL;
-    int rc = plan_ynode_parse(p->file, "plan", buf, len, &root, diags);
+    int rc = inv_yaml_parse(p->file, "plan", buf, len, &root, diags);
     if (rc == 0)
         rc = plan_validate(p, root, diags);
-    plan_ynode_free(root);
-    plan_diag_sort(diags);
+    inv_yaml_free(root);
+    diag_sort(diags);
     if (rc != 0)
         plan_free(p);
     else
@@ -289,6 +288,6 @@ plan_free(struct plan *p)
 {
     if (p == NULL)
         return;
-    plan_arena_release(&p->arena);
+    arena_release(&p->arena);
     free(p);
 }

@@ -41,7 +41,7 @@ pair_host(struct vctx *c, struct pair_ctx *pc, const struct ynode *n)
     for (size_t i = 0; i < c->p->nhosts; i++)
         if (c->p->hosts[i].name != NULL && strcmp(c->p->hosts[i].name, n->str) == 0)
             return (long)i;
-    const char *near = plan_suggest_closest(n->str, pc->names, c->p->nhosts);
+    const char *near = suggest_closest(n->str, pc->names, c->p->nhosts);
     if (near != NULL)
         plan_verr(c, n, "unknown host '%s' in pairs; did you mean '%s'?", n->str, near);
     else
@@ -305,12 +305,12 @@ fam_note(const struct plan *p, struct fam_report *r, const bool *fresh, uint32_t
 }
 
 size_t
-plan_check_families(const struct plan *p, struct plan_diags *d, const bool *fresh)
+plan_check_families(const struct plan *p, struct diags *d, const bool *fresh)
 {
     size_t n = p->nhosts, added = 0;
     struct fam_report *r = calloc(n ? n : 1, sizeof *r);
     if (r == NULL) {
-        plan_diag_add(d, p->file, 0, 0, "out of memory checking address families");
+        diag_add(d, p->file, 0, 0, "out of memory checking address families");
         return 1;
     }
     if (p->pairs == PLAN_PAIRS_EXPLICIT) {
@@ -329,12 +329,12 @@ plan_check_families(const struct plan *p, struct plan_diags *d, const bool *fres
         char more[64] = "";
         if (r[i].more > 0)
             snprintf(more, sizeof more, " and %zu more", r[i].more);
-        plan_diag_add(d, p->file, p->daddr_pos[i].line, p->daddr_pos[i].col,
-                      "host '%s' (%s data address %s) is paired with host '%s' (%s, %s)%s: a "
-                      "test cannot cross address families; give every host an address of one "
-                      "family, or list pairs of one family",
-                      h->name, family_name(h->data_family), h->data_ip, o->name,
-                      family_name(o->data_family), o->data_ip, more);
+        diag_add(d, p->file, p->daddr_pos[i].line, p->daddr_pos[i].col,
+                 "host '%s' (%s data address %s) is paired with host '%s' (%s, %s)%s: a "
+                 "test cannot cross address families; give every host an address of one "
+                 "family, or list pairs of one family",
+                 h->name, family_name(h->data_family), h->data_ip, o->name,
+                 family_name(o->data_family), o->data_ip, more);
         added++;
     }
     free(r);

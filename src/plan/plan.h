@@ -30,18 +30,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/diag.h"
 #include "common/testspec.h"
 #include "common/trials.h"
 
-struct plan;       /* opaque; from plan_load_*, freed with plan_free */
-struct plan_diags; /* opaque list of diagnostics */
+struct plan; /* opaque; from plan_load_*, freed with plan_free */
 
 #define PLAN_MAX_FILE_SIZE (4u << 20) /* plan files are read with this cap */
 #define PLAN_MAX_HOSTS 2000
 #define PLAN_MAX_SCENARIOS 64
 #define PLAN_MAX_TRIALS 1000
 #define PLAN_MAX_TESTS 10000000ULL /* trials of all scenarios over all selected pairs */
-#define PLAN_MAX_DIAGS 200         /* further problems are counted, not kept */
 #define PLAN_MAX_INVENTORIES 32    /* hosts_from entries */
 #define PLAN_INVENTORY_MAX_FILE_SIZE (16u << 20) /* inventory files are read with this cap */
 #define PLAN_MAX_RETRIES 10
@@ -146,33 +145,18 @@ struct plan_scenario {
 
 /* --- loading --------------------------------------------------------------------------- */
 
-/* Diagnostics list for plan_load_*; plan_diags_free(NULL) is safe. */
-struct plan_diags *plan_diags_new(void);
-void plan_diags_free(struct plan_diags *d);
-
-/* Number of diagnostics kept (sorted by position once a load returns). */
-size_t plan_diags_count(const struct plan_diags *d);
-
-/* The i-th diagnostic as "file:line:col: message" ("file: message" when it has no position).
- * Borrowed from d. */
-const char *plan_diags_text(const struct plan_diags *d, size_t i);
-
-/* The i-th diagnostic's message alone and its 1-based position (0, 0 when none). */
-const char *plan_diags_message(const struct plan_diags *d, size_t i, unsigned *line, unsigned *col);
-
-/* Print every diagnostic, one a line. */
-void plan_diags_write(const struct plan_diags *d, FILE *out);
+/* Diagnostics go to a list of common/diag.h (diags_new, diags_write, ...). */
 
 /* Read (at most PLAN_MAX_FILE_SIZE bytes), parse and validate the plan at path; path also
  * names the file in messages. On success returns 0 and *out owns a plan (caller frees). On
  * failure *out is NULL, every problem is in diags (appended), and the result is NS_EPARSE for
  * an invalid or unreadable plan, NS_ENOMEM when memory ran out. */
-int plan_load_file(const char *path, struct plan **out, struct plan_diags *diags);
+int plan_load_file(const char *path, struct plan **out, struct diags *diags);
 
 /* As plan_load_file for len bytes at buf (need not be NUL-terminated; borrowed); name is
  * what messages call the file. */
 int plan_load_buffer(const char *name, const char *buf, size_t len, struct plan **out,
-                     struct plan_diags *diags);
+                     struct diags *diags);
 
 /* The plans/localhost.yaml text embedded at build time (NUL-terminated, static). */
 const char *plan_default_yaml(size_t *len);
@@ -182,7 +166,7 @@ const char *plan_default_yaml(size_t *len);
 
 /* As plan_load_buffer for the built-in plan, named PLAN_DEFAULT_FILE: every command that
  * runs without PLAN loads this one. */
-int plan_load_default(struct plan **out, struct plan_diags *diags);
+int plan_load_default(struct plan **out, struct diags *diags);
 
 /* How plan_resolve_names resolves a name: the first numeric address (what a connection tries
  * first, as nsperf's getaddrinfo does) into buf, its family into *family. Returns 0, or a
@@ -199,7 +183,7 @@ typedef int (*plan_resolve_fn)(void *ctx, const char *name, char *buf, size_t le
  * address families (as the loader checks literal ones). Every problem is added to d at the
  * data address. Returns 0, NS_EPARSE (problems added; the plan must not be used) or
  * NS_ENOMEM. nsperf is still given the name: it resolves it the same way. */
-int plan_resolve_names(struct plan *p, plan_resolve_fn fn, void *ctx, struct plan_diags *d);
+int plan_resolve_names(struct plan *p, plan_resolve_fn fn, void *ctx, struct diags *d);
 
 /* plan_free(NULL) is safe. */
 void plan_free(struct plan *p);

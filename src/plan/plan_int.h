@@ -7,73 +7,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/arena.h"
+#include "common/suggest.h"
+#include "inventory/inv_yaml.h"
 #include "plan/plan.h"
-
-/* --- arena: every string and array of a plan lives in one, freed at once ---------------- */
-
-struct arena_chunk;
-
-struct arena {
-    struct arena_chunk *head;
-};
-
-/* Zeroed memory, aligned for any type; NULL when out of memory. */
-void *plan_arena_alloc(struct arena *a, size_t n);
-/* Copy of len bytes of s plus a NUL; NULL when out of memory. */
-char *plan_arena_strndup(struct arena *a, const char *s, size_t len);
-void plan_arena_release(struct arena *a);
-
-/* --- YAML tree with positions (parse.c) -------------------------------------------------- */
-
-enum ynode_kind { YNODE_SCALAR, YNODE_SEQ, YNODE_MAP };
-
-struct ynode {
-    enum ynode_kind kind;
-    unsigned line, col; /* 1-based start of the node */
-    bool plain;         /* unquoted scalar */
-    char *str;          /* scalar text, NUL-terminated (no NUL inside) */
-    size_t len;
-    struct ynode **kids; /* seq: items; map: key0, value0, key1, value1, ... */
-    size_t nkids;
-};
-
-#define YNODE_MAX_DEPTH 32
-#define YNODE_MAX_NODES 500000
-
-/* Parse len bytes into a tree (*out, freed with plan_ynode_free). On a YAML error returns
- * NS_EPARSE with one diagnostic added (noun, "plan" or "inventory", names the text in it);
- * NS_ENOMEM when out of memory. */
-int plan_ynode_parse(const char *file, const char *noun, const char *buf, size_t len,
-                     struct ynode **out, struct plan_diags *d);
-void plan_ynode_free(struct ynode *n);
-
-/* "a mapping", "a list", "a string" - for "found ..." in messages. */
-const char *plan_ynode_kind_text(const struct ynode *n);
-/* Plain empty, ~ or null. */
-bool plan_ynode_is_null(const struct ynode *n);
-
-/* --- diagnostics (diag.c) ---------------------------------------------------------------- */
-
-/* Add "file:line:col: message" (line 0: "file: message"). Returns NS_ENOMEM if it could not
- * be stored, else 0. */
-int plan_diag_add(struct plan_diags *d, const char *file, unsigned line, unsigned col,
-                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-/* As plan_diag_add for a warning ("file:line:col: warning: message"): printed with the
- * problems but not one of them (a plan with warnings loads). */
-int plan_diag_warn(struct plan_diags *d, const char *file, unsigned line, unsigned col,
-                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-/* As plan_diag_warn for a note ("file:line:col: note: message"): what the plan made of its
- * inputs that a reader should know (machines skipped, an imported host replaced). */
-int plan_diag_note(struct plan_diags *d, const char *file, unsigned line, unsigned col,
-                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-/* 1 + the byte offset of the first control, C1 or bidi-override character of text; 0 if none
- * (multiline: newlines and tabs are fine). */
-size_t plan_text_control(const char *text, bool multiline);
-/* Stable sort by position; file-level messages first. */
-void plan_diag_sort(struct plan_diags *d);
-/* Total problems (not warnings) reported, including those beyond PLAN_MAX_DIAGS. */
-size_t plan_diag_total(const struct plan_diags *d);
-bool plan_diag_oom(const struct plan_diags *d);
 
 /* --- where a plan's inventories come from ------------------------------------------------- */
 
@@ -114,8 +51,7 @@ struct plan_load_env {
 
 /* plan_load_buffer with an explicit environment (env may be NULL: every default). */
 int plan_load_buffer_env(const char *name, const char *buf, size_t len,
-                         const struct plan_load_env *env, struct plan **out,
-                         struct plan_diags *diags);
+                         const struct plan_load_env *env, struct plan **out, struct diags *diags);
 
 /* --- the plan ------------------------------------------------------------------------------ */
 
@@ -164,7 +100,7 @@ struct plan {
 
 /* Build p (already holding file, source and an arena) from the tree, adding every problem to
  * d. Returns 0 when the plan is valid, NS_EPARSE or NS_ENOMEM otherwise. */
-int plan_validate(struct plan *p, const struct ynode *root, struct plan_diags *d);
+int plan_validate(struct plan *p, const struct ynode *root, struct diags *d);
 
 /* Is the ordered pair (a, b) selected by a non-explicit selection? */
 bool plan_pair_selected(const struct plan *p, uint32_t a, uint32_t b);
@@ -174,13 +110,7 @@ bool plan_pair_selected(const struct plan *p, uint32_t a, uint32_t b);
  * the plan), at its data address, naming the first host of the other family it is paired with
  * and how many more. fresh (NULL: all) limits them to pairs with a host i where fresh[i].
  * Returns how many were added. */
-size_t plan_check_families(const struct plan *p, struct plan_diags *d, const bool *fresh);
-
-/* --- suggestions (suggest.c) ------------------------------------------------------------- */
-
-/* The candidate closest to word by edit distance if close enough to be a likely typo, else
- * NULL. */
-const char *plan_suggest_closest(const char *word, const char *const *cands, size_t n);
+size_t plan_check_families(const struct plan *p, struct diags *d, const bool *fresh);
 
 /* --- splitmix64 (schedule.c, exposed for tests) ----------------------------------------- */
 

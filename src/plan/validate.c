@@ -65,7 +65,7 @@ placeholder_problem(const char *word, const char *where, char *why, size_t len)
 {
     if (strcmp(word, "name") == 0 || strcmp(word, "timestamp") == 0)
         return 0;
-    const char *near = plan_suggest_closest(word, placeholders, 2);
+    const char *near = suggest_closest(word, placeholders, 2);
     if (near != NULL)
         snprintf(why, len, "unknown placeholder '{%s}'%s; did you mean '{%s}'?", word, where, near);
     else
@@ -179,9 +179,9 @@ validate_root(struct vctx *c, const struct ynode *root)
     const struct ynode *hosts = plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "hosts");
     if (hosts == NULL)
         hosts = plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "hosts_from");
-    size_t before = plan_diag_total(c->d);
+    size_t before = diag_total(c->d);
     validate_all_hosts(c, &v);
-    bool hosts_ok = plan_diag_total(c->d) == before;
+    bool hosts_ok = diag_total(c->d) == before;
     plan_validate_scenarios(c, plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "scenarios"),
                             plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "defaults"));
     plan_validate_pairs(c, plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "pairs"), hosts,
@@ -190,16 +190,16 @@ validate_root(struct vctx *c, const struct ynode *root)
 }
 
 int
-plan_validate(struct plan *p, const struct ynode *root, struct plan_diags *d)
+plan_validate(struct plan *p, const struct ynode *root, struct diags *d)
 {
     struct vctx c = {.p = p, .d = d, .file = p->file, .spec_kind = -1};
-    size_t before = plan_diag_total(d);
+    size_t before = diag_total(d);
     plan_set_defaults(p);
-    if (plan_ynode_is_null(root))
+    if (inv_yaml_is_null(root))
         plan_verr(&c, NULL, "plan is empty");
     else
         validate_root(&c, root);
-    if (c.oom || plan_diag_oom(d))
+    if (c.oom || diag_oom(d))
         return NS_ENOMEM;
-    return plan_diag_total(d) > before ? NS_EPARSE : 0;
+    return diag_total(d) > before ? NS_EPARSE : 0;
 }

@@ -15,26 +15,18 @@
 #include "common/array.h"
 #include "common/errors.h"
 #include "journal/record.h"
-#include "report/cells.h"
 #include "report/matrixstat.h"
 #include "report/report.h"
 #include "report/reportint.h"
 
-extern const unsigned char ns_tmpl_report_md[], ns_tmpl_report_html[], ns_tmpl_report_css[],
-    ns_tmpl_compare_md[], ns_tmpl_compare_html[], ns_tmpl_compare_summary_md[], ns_tmpl_trend_md[],
-    ns_tmpl_trend_html[];
+extern const unsigned char ns_tmpl_report_md[], ns_tmpl_report_html[], ns_tmpl_report_css[];
 
-static const struct {
-    const char *name;
-    const unsigned char *text;
-} builtin[] = {
-    {"report.md", ns_tmpl_report_md},       {"report.html", ns_tmpl_report_html},
-    {"report.css", ns_tmpl_report_css},     {"compare.md", ns_tmpl_compare_md},
-    {"compare.html", ns_tmpl_compare_html}, {"compare-summary.md", ns_tmpl_compare_summary_md},
-    {"trend.md", ns_tmpl_trend_md},         {"trend.html", ns_tmpl_trend_html}};
+static const struct report_builtin builtin[] = {{"report.md", ns_tmpl_report_md},
+                                                {"report.html", ns_tmpl_report_html},
+                                                {"report.css", ns_tmpl_report_css}};
 
 const char *
-report_template(const char *name, char **owned)
+report_template_in(const struct report_builtin *set, size_t n, const char *name, char **owned)
 {
     *owned = NULL;
     const char *dir = getenv("NETSURVEY_TEMPLATES");
@@ -44,10 +36,16 @@ report_template(const char *name, char **owned)
         if (report_read_file(path, owned, NULL, 4u << 20, NULL) == 0)
             return *owned;
     }
-    for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
-        if (strcmp(builtin[i].name, name) == 0)
-            return (const char *)builtin[i].text;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(set[i].name, name) == 0)
+            return (const char *)set[i].text;
     return NULL;
+}
+
+const char *
+report_template(const char *name, char **owned)
+{
+    return report_template_in(builtin, sizeof builtin / sizeof builtin[0], name, owned);
 }
 
 static int
@@ -98,7 +96,7 @@ write_csv(const char *path, const json_t *labels, const json_t *cells, const cha
             {
                 if (strcmp(json_string_value(json_object_get(cell, srckey)), rl) == 0 &&
                     strcmp(json_string_value(json_object_get(cell, dstkey)), cl) == 0)
-                    rcell_matrix_value(&b, cell); /* the value trend-<scenario>.csv repeats */
+                    report_matrix_value(&b, cell); /* the value trend-<scenario>.csv repeats */
             }
         }
         rbuf_puts(&b, "\n");

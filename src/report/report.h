@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 struct err;
 
 struct report_result;
@@ -48,54 +50,15 @@ struct report_result {
  * the allocator. */
 int report_render(const struct report_opts *o, struct err *e);
 
-/* How compare corrects its per-cell tests for their number (the README's "compare"). */
-enum report_correction {
-    REPORT_CORRECTION_HOLM, /* Holm-Bonferroni step-down: the default */
-    REPORT_CORRECTION_BONFERRONI,
-    REPORT_CORRECTION_NONE,
-};
-
-struct report_compare_opts {
-    const char *base_dir, *new_dir;
-    const char *out;           /* compare.md and compare.html go here (created with its parents) */
-    double max_regression_pct; /* a worse cell beyond this is a regression */
-    double min_effect_pct;     /* smaller changes are never worse or better; the margin of
-                                * "same" (0: no equivalence verdict) */
-    enum report_correction correction;
-    bool allow_partial;     /* baseline cells without a counterpart do not fail the gate */
-    const char *junit;      /* JUnit XML written here when not NULL (parents created) */
-    const char *md_summary; /* the short Markdown summary written here when not NULL */
-    FILE *echo;             /* compare.md is also written here; NULL: not echoed */
-    FILE *warn;             /* a journal line skipped, one a line; NULL: dropped */
-};
-
-/* What the gate says. */
-enum report_gate {
-    REPORT_GATE_PASSED,
-    REPORT_GATE_REGRESSION, /* some cell is worse by more than max_regression_pct */
-    REPORT_GATE_INCOMPLETE, /* no regression, but nothing was compared, or a baseline cell had
-                             * no counterpart to be compared with (without allow_partial) */
-};
-
-struct report_compare_result {
-    enum report_gate gate;
-    unsigned regressions;          /* cells worse by more than max_regression_pct */
-    size_t matched, compared;      /* cells in both runs; of them, with 2 trials or more a side */
-    size_t base_missing;           /* baseline cells without ok trials in the new run */
-    size_t base_scenarios_missing; /* baseline scenarios the new run does not have */
-    size_t untested;               /* matched cells with fewer than 2 trials on a side */
-    char *unmatched;               /* what had no counterpart, one a line, capped; or NULL */
-    bool output_failed;            /* on error: an output (or memory) failed, not a journal */
-};
-
-/* Compare the zone cells of two run directories into o->out/compare.{md,html} (and the JUnit
- * XML and Markdown summary when asked): Welch's t-test per matched cell at alpha 0.05, the
- * family of cells corrected as o->correction says, verdicts and the gate as the README's
- * "compare" defines them. Returns 0 with r filled, or NS_E* (a journal unreadable: r->
- * output_failed false; an output not written or memory exhausted: true) with detail in e.
- * Release r with report_compare_result_release either way. */
-int report_compare(const struct report_compare_opts *o, struct report_compare_result *r,
-                   struct err *e);
-void report_compare_result_release(struct report_compare_result *r);
+/* The summary of one run directory, as `netsurvey report DIR` would write it to summary.json
+ * (new reference in *sum); every scenario in it has a kind testspec.h knows. Warnings about
+ * skipped journal lines go to warn (NULL: dropped). Returns 0 or NS_E* with detail in e. Call
+ * between report_jarena_begin and _end (report/output.h). */
+int report_summary_read(const char *dir, FILE *warn, json_t **sum, struct err *e);
+/* The same summary cut to its zone cells: per scenario its own members, trial counts and zone
+ * cells, with the same numbers, but no host pairs, failures, region cells or latency
+ * percentiles (the journal is read without its histograms): what a trend of many runs reads of
+ * each, a fraction of the time and memory of report_summary_read. Same contract. */
+int report_cells_read(const char *dir, FILE *warn, json_t **sum, struct err *e);
 
 #endif

@@ -16,73 +16,10 @@
 
 #include "common/testspec.h"
 #include "common/trials.h"
+#include "report/output.h"
 
 struct err;
 struct journal_run;
-
-/* --- a growable byte buffer ------------------------------------------------------------- */
-struct rbuf {
-    char *data;
-    size_t len, cap;
-    bool oom;   /* sticky: every append after a failed one is ignored */
-    FILE *sink; /* when set, all but the last RBUF_KEEP bytes go out past RBUF_FLUSH */
-    bool sink_err;
-};
-#define RBUF_FLUSH (1u << 20)
-#define RBUF_KEEP 4096u /* the template engine may trim trailing blanks of the current line */
-void rbuf_init(struct rbuf *b);
-void rbuf_release(struct rbuf *b);
-void rbuf_add(struct rbuf *b, const char *s, size_t n);
-void rbuf_puts(struct rbuf *b, const char *s);
-void rbuf_printf(struct rbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* s as one CSV field (RFC 4180: quoted when it holds a comma, quote or line break, its quotes
- * doubled): every CSV the reports write quotes its fields this one way. */
-void rbuf_csv_field(struct rbuf *b, const char *s);
-
-/* The printf-formatted text as a part of a file name, into out: every byte but letters, digits,
- * '.', '_' and '-' becomes '_' (a scenario's name in matrix-<key>.csv, trend-<key>.csv, ...). */
-void report_file_key(char *out, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* Stream into path atomically: open path.tmp as b's sink; finish writes the rest and renames
- * (or removes the tmp file when rc != 0). Return 0 or NS_E*. */
-int report_stream_open(const char *path, struct rbuf *b, struct err *e);
-int report_stream_finish(const char *path, struct rbuf *b, int rc, struct err *e);
-
-/* Write the buffer to path atomically (tmp + rename). Returns 0 or NS_EIO/NS_ENOMEM. */
-int report_write_file(const char *path, const struct rbuf *b, struct err *e);
-/* Read a whole file (caller frees *out, NUL-terminated). */
-int report_read_file(const char *path, char **out, size_t *len, size_t cap, struct err *e);
-
-/* Members of the JSON the reports build and read (summary.json, the views): a member that is
- * absent or of another type reads as "" or 0, as a template shows it. */
-static inline const char *
-js(const json_t *o, const char *k)
-{
-    const char *s = json_string_value(json_object_get(o, k));
-    return s != NULL ? s : "";
-}
-
-static inline json_int_t
-ji(const json_t *o, const char *k)
-{
-    return json_integer_value(json_object_get(o, k));
-}
-
-static inline double
-jd(const json_t *o, const char *k)
-{
-    return json_number_value(json_object_get(o, k));
-}
-
-/* A JSON string of the printf-formatted text, cut at 1023 bytes (new reference). */
-json_t *report_jprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* Between begin and end, jansson allocates from big chunks freed all at once at the end (see
- * util.c); every JSON value made in between must be released before end. Process-wide: no
- * other thread may use jansson meanwhile. Nests. */
-void report_jarena_begin(void);
-void report_jarena_end(void);
 
 /* --- the model of one or several journals ------------------------------------------------ */
 
@@ -282,17 +219,6 @@ void rmodel_free(struct rmodel *m);
 /* "torn", "unreadable", "refused": a problem's kind (enum journal_skip_kind) in the reports. */
 const char *rproblem_kind_name(int kind);
 
-/* The order of zone and region labels: "zone 2" < "zone 10" (digit runs compare as numbers,
- * the rest byte by byte). */
-int rnatcmp(const char *a, const char *b);
-
-/* What the reports say of a test kind (testspec.h's; the journal refuses others). */
-const char *rkind_unit(enum testspec_kind k);   /* "us", "Mbit/s", "conn/s" */
-const char *rkind_metric(enum testspec_kind k); /* "mean RTT", "throughput", "connections/s" */
-bool rkind_lower_is_better(enum testspec_kind k);
-bool rkind_has_rtt(enum testspec_kind k);
-const char *rfamily_name(int family);
-
 /* Merge a trial's buckets into a dense scratch histogram (struct hist). */
 struct hist;
 void rrtt_merge_into(struct hist *h, const struct rrtt *r);
@@ -320,64 +246,6 @@ int report_aggregate(const struct rmodel *m, json_t **summary, json_t **view, st
  * trend of many runs reads nothing else, and building those is most of report_aggregate's
  * time). New reference in *summary. */
 int report_aggregate_cells(const struct rmodel *m, json_t **summary, struct err *e);
-
-/* Format helpers shared by aggregate and compare ("329.3 us", "12.10 Gbit/s", "4301 conn/s"). */
-char *report_fmt_metric(enum testspec_kind k, double v, char *buf, size_t len);
-
-/* --- templates ----------------------------------------------------------------------------- */
-enum tmpl_mode { TMPL_TEXT, TMPL_MARKDOWN, TMPL_HTML };
-
-/* Render a Mustache-like template over ctx:
- *   {{a.b}} value (escaped for the mode)   {{{a}}} raw   {{.}} the current item
- *   {{#a}}..{{/a}} loop over an array, enter an object, or show if true/non-empty
- *   {{^a}}..{{/a}} show if a is false, null, missing, "" or []     {{! comment}}
- * Errors (unbalanced sections) go to e with the template's line. */
-int tmpl_render(const char *tmpl, const json_t *ctx, enum tmpl_mode mode, struct rbuf *out,
-                struct err *e);
-/* Escape s for the mode into out. */
-void tmpl_escape(struct rbuf *out, const char *s, enum tmpl_mode mode);
-
-/* The templates compiled into the binary, by file name ("report.md", "report.html", ...);
- * NULL when unknown. A directory named by NETSURVEY_TEMPLATES overrides them. */
-const char *report_template(const char *name, char **owned);
-
-/* --- charts -------------------------------------------------------------------------------- */
-/* Past these counts, charts draw zone cells instead of host pairs (a bar per pair of 9 900
- * would be unreadable). */
-#define REPORT_CHART_MAX_BARS 40
-#define REPORT_CHART_MAX_CURVES 12
-
-/* What report's and trend's charts share. */
-#define REPORT_CHART_W 760
-#define REPORT_CHART_H 420
-
-/* gnuplot's executable: NETSURVEY_GNUPLOT, else "gnuplot" found on PATH; NULL if none (caller
- * frees). */
-char *rchart_gnuplot_find(void);
-/* A label inside a gnuplot script: a single-quoted string, in which gnuplot performs no
- * backquote command substitution and no @macro expansion (a double-quoted string in a script
- * would run `...` from a zone or host name); a quote is doubled, a line break becomes a space. */
-void rchart_script_str(struct rbuf *b, const char *s);
-/* A label inside a data file's double-quoted field (data is never substituted): no quote,
- * backslash or newline. */
-void rchart_data_str(struct rbuf *b, const char *s);
-
-/* Charts being drawn into one folder. */
-struct rchart {
-    const char *dir; /* the charts/ folder */
-    const char *gp;  /* gnuplot (rchart_gnuplot_find), or NULL: scripts and data only */
-    json_t *list;    /* the charts drawn, for the view: file, caption, b64, width, height */
-    FILE *warn;      /* a chart gnuplot could not draw, one a line; NULL: not said */
-    int ran, failed;
-    char firsterr[256];
-};
-
-/* Write <kind>-<key>.dat and .gp into cx->dir, run gnuplot on the script there (a timeout of
- * 60 s) and append the SVG it drew to cx->list, base64 for inline use. A chart gnuplot could not
- * draw is counted in cx->failed (its first error kept), not an error. Returns 0 or NS_E* (a file
- * not written). */
-int rchart_emit(struct rchart *cx, const char *key, const char *kind, struct rbuf *script,
-                struct rbuf *data, const char *caption, struct err *e);
 
 /* Write charts/<name>.{dat,gp} for every scenario of view and run gnuplot on each (timeout
  * per script). Adds "charts" (file names and captions) to view and sets "charts_note"; a chart

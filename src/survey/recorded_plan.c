@@ -23,7 +23,7 @@ survey_resume_read_run(const char *dir, struct journal_run **out, struct err *e)
 }
 
 int
-survey_load_recorded_plan(const char *dir, struct plan **out, struct plan_diags *d, struct err *e)
+survey_load_recorded_plan(const char *dir, struct plan **out, struct diags *d, struct err *e)
 {
     *out = NULL;
     char path[PATH_MAX];

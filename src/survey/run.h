@@ -1,5 +1,5 @@
 /* run.h - a survey run: open the hosts, write run.json, run the schedule's rounds, journal
- * every trial, resume a run directory. The command line (src/cli/run.c) parses and prints;
+ * every trial, resume a run directory. The command line (src/cli/cli_run.c) parses and prints;
  * this does the work, tells its progress through a callback and returns counts. */
 #ifndef NS_SURVEY_RUN_H
 #define NS_SURVEY_RUN_H
@@ -107,8 +107,7 @@ void survey_run_result_release(struct survey_run_result *r);
  * Returns 0 with *out owned by the caller, or NS_E*: when run.json is the problem (unreadable,
  * no plan source) with detail in e, when the recorded plan is, with its problems in d and e
  * left clear. */
-int survey_load_recorded_plan(const char *dir, struct plan **out, struct plan_diags *d,
-                              struct err *e);
+int survey_load_recorded_plan(const char *dir, struct plan **out, struct diags *d, struct err *e);
 
 /* Expand {name} and {timestamp} in tmpl into buf (snprintf-like return). */
 size_t survey_expand_dir(const char *tmpl, const char *name, const char *stamp, char *buf,

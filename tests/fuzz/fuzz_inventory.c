@@ -11,18 +11,18 @@
 #include <string.h>
 
 #include "common/errors.h"
-#include "plan/inventory.h"
+#include "inventory/inventory.h"
 #include "plan/plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static size_t
-errors_in(const struct plan_diags *d)
+errors_in(const struct diags *d)
 {
     size_t n = 0;
-    for (size_t i = 0; i < plan_diags_count(d); i++) {
-        const char *text = plan_diags_text(d, i);
-        const char *msg = plan_diags_message(d, i, NULL, NULL);
+    for (size_t i = 0; i < diags_count(d); i++) {
+        const char *text = diags_text(d, i);
+        const char *msg = diags_message(d, i, NULL, NULL);
         if (strncmp(text, "fuzz.yaml:3:5: ", 15) != 0 || msg[0] == '\0' ||
             isupper((unsigned char)msg[0]))
             abort();
@@ -36,7 +36,7 @@ static void
 read_as(enum inv_format f, const char *file, const struct inv_query *q, const char *buf, size_t len)
 {
     struct arena a = {0};
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     if (d == NULL)
         abort();
     struct inv_ctx x = {.format = f,
@@ -60,15 +60,15 @@ read_as(enum inv_format f, const char *file, const struct inv_query *q, const ch
     if (x.n > INV_MAX_MACHINES || x.n > x.nread) /* every machine taken was counted */
         abort();
     inv_ctx_release(&x);
-    plan_arena_release(&a);
-    plan_diags_free(d);
+    arena_release(&a);
+    diags_free(d);
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *buf = (const char *)data;
-    static const struct plan_label tag = {"role", "survey"};
+    static const struct inv_label tag = {"role", "survey"};
     const struct inv_query all = {0};
     const struct inv_query some = {.tags = &tag, .ntags = 1, .group = "survey", .match = "*a*"};
     for (int f = 0; f < INV_FORMAT_COUNT; f++) {

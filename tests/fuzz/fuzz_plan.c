@@ -36,11 +36,11 @@ devnull(void)
 }
 
 static void
-check_diags(const struct plan_diags *d)
+check_diags(const struct diags *d)
 {
-    for (size_t i = 0; i < plan_diags_count(d); i++) {
-        const char *text = plan_diags_text(d, i);
-        const char *msg = plan_diags_message(d, i, NULL, NULL);
+    for (size_t i = 0; i < diags_count(d); i++) {
+        const char *text = diags_text(d, i);
+        const char *msg = diags_message(d, i, NULL, NULL);
         if (strncmp(text, "fuzz.yaml:", 10) != 0 || msg[0] == '\0' ||
             isupper((unsigned char)msg[0]))
             abort();
@@ -128,13 +128,13 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const struct plan_ssh_resolver ssh = {.hostnames = alias_hostnames};
     struct plan_load_env env = {
         .base_dir = "/fuzz", .home = "/home/fuzz", .reader = &rd, .ssh = &ssh};
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p = NULL;
     int rc = plan_load_buffer_env("fuzz.yaml", text, plan_len, &env, &p, d);
     /* A valid plan may carry warnings, never an error; an invalid one has an error. */
     size_t errors = 0;
-    for (size_t i = 0; i < plan_diags_count(d); i++) {
-        const char *msg = plan_diags_message(d, i, NULL, NULL);
+    for (size_t i = 0; i < diags_count(d); i++) {
+        const char *msg = diags_message(d, i, NULL, NULL);
         if (strncmp(msg, "warning: ", 9) != 0 && strncmp(msg, "note: ", 6) != 0)
             errors++;
     }
@@ -144,6 +144,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (p != NULL)
         exercise(p);
     plan_free(p);
-    plan_diags_free(d);
+    diags_free(d);
     return 0;
 }

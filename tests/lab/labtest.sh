@@ -8,6 +8,13 @@ if [[ $(id -u) != 0 ]]; then
     echo "SKIP: the lab needs root (network namespaces, TUN devices, sshd); run ctest as root"
     exit $LAB_SKIP
 fi
+# One lab test at a time on this machine: every lab uses the same namespace names, addresses
+# and routes, and several build trees (worktrees, presets) may run their lab tests at once.
+exec 8>/run/nslab-tests.lock
+flock -w 900 8 || {
+    echo "FAIL: another lab test held /run/nslab-tests.lock for 15 minutes"
+    exit 1
+}
 LAB_DIR_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 LAB="$LAB_DIR_SRC/lab"
 # the tests' own lab: a demo lab (prefix nslab) is never touched, but its addresses would clash

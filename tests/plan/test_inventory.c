@@ -19,7 +19,7 @@
 #include "common/errors.h"
 #include "common/sha256.h"
 #include "helpers.h"
-#include "plan/inventory.h"
+#include "inventory/inventory.h"
 #include "plan/plan.h"
 #include "plan/plan_int.h"
 
@@ -98,7 +98,7 @@ static const struct plan_ssh_resolver fake_ssh = {.hostnames = fake_hostnames};
 
 /* Load yaml (a plan) in folder base with the memory files; rc as plan_load_buffer_env's. */
 static int
-load_mem(const char *yaml, struct memfs *fs, struct plan **p, struct plan_diags *d)
+load_mem(const char *yaml, struct memfs *fs, struct plan **p, struct diags *d)
 {
     struct plan_reader rd = {.read = mem_read, .glob = mem_glob, .arg = fs};
     struct plan_load_env env = {
@@ -113,13 +113,13 @@ load_fixture_plan(const char *name)
     char rel[256], path[1024];
     snprintf(rel, sizeof rel, "tests/fixtures/plans/ok/%s", name);
     helper_source_path(rel, path, sizeof path);
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p = NULL;
     if (plan_load_file(path, &p, d) != 0) {
-        plan_diags_write(d, stderr);
+        diags_write(d, stderr);
         fail_msg("%s does not load", name);
     }
-    plan_diags_free(d);
+    diags_free(d);
     return p;
 }
 
@@ -143,9 +143,9 @@ label(const struct plan_host *h, const char *key)
 
 /* The i-th diagnostic's message, or "(none)". */
 static const char *
-msg(const struct plan_diags *d, size_t i)
+msg(const struct diags *d, size_t i)
 {
-    const char *m = plan_diags_message(d, i, NULL, NULL);
+    const char *m = diags_message(d, i, NULL, NULL);
     return m != NULL ? m : "(none)";
 }
 
@@ -233,7 +233,7 @@ test_aws_public_and_flat(void **state)
              "name: x\nhosts_from:\n  - {file: %s/aws-ec2-instances.json, format: aws}\n"
              "scenarios: [{name: l, test: tcp_rr}]\n",
              path);
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p = NULL;
     assert_int_equal(plan_load_buffer("/x/plan.yaml", yaml, strlen(yaml), &p, d), 0);
     /* the instances alone (--query 'Reservations[].Instances[]'); public addresses for ssh */
@@ -244,7 +244,7 @@ test_aws_public_and_flat(void **state)
     assert_null(strstr(read, "/../"));
     assert_non_null(strstr(read, "fixtures/inventories/aws-ec2-instances.json"));
     plan_free(p);
-    plan_diags_free(d);
+    diags_free(d);
 }
 
 static void
@@ -349,7 +349,7 @@ test_ansible_ini_and_yaml(void **state)
 /* An in-memory inventory read with a query; the hosts' names, comma-separated, into out. */
 static int
 read_names(enum inv_format f, const char *file, const char *text, const char *group,
-           const char *match, char *out, size_t len, struct plan_diags *d)
+           const char *match, char *out, size_t len, struct diags *d)
 {
     struct arena a = {0};
     struct inv_query q = {.group = group, .match = match};
@@ -368,7 +368,7 @@ read_names(enum inv_format f, const char *file, const char *text, const char *gr
         o += (size_t)snprintf(out + o, len - o, "%s%s%s", i ? "," : "", x.m[i].name,
                               x.m[i].port ? ":" : "");
     inv_ctx_release(&x);
-    plan_arena_release(&a);
+    arena_release(&a);
     return rc;
 }
 
@@ -376,7 +376,7 @@ static void
 test_ansible_patterns(void **state)
 {
     (void)state;
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     char names[1024];
     const char ini[] = "web[01:03].example.com\n"
                        "db-[a:c]\n"
@@ -408,27 +408,27 @@ test_ansible_patterns(void **state)
     assert_int_equal(read_names(INV_ANSIBLE, "inv", yaml, "survey", NULL, names, sizeof names, d),
                      0);
     assert_string_equal(names, "vm1,vm2");
-    assert_int_equal(plan_diags_count(d), 0);
-    plan_diags_free(d);
+    assert_int_equal(diags_count(d), 0);
+    diags_free(d);
 }
 
 static void
 test_ansible_caps(void **state)
 {
     (void)state;
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     char names[64];
     /* a range past the cap is refused, not expanded */
     const char big[] = "h[0:99999999]\n";
     assert_int_equal(read_names(INV_ANSIBLE, "h.ini", big, NULL, NULL, names, sizeof names, d),
                      NS_EPARSE);
     assert_string_equal(msg(d, 0), "the host pattern in h.ini at 1:1 names more than 100000 hosts");
-    plan_diags_free(d);
-    d = plan_diags_new();
+    diags_free(d);
+    d = diags_new();
     const char nested[] = "h[0:9][0:9][0:9][0:9][0:9][0:9][0:9][0:9][0:9][0:9]\n";
     assert_int_equal(read_names(INV_ANSIBLE, "h.ini", nested, NULL, NULL, names, sizeof names, d),
                      NS_EPARSE);
-    plan_diags_free(d);
+    diags_free(d);
 }
 
 /* --- ssh config -------------------------------------------------------------------------- */
@@ -450,14 +450,14 @@ test_ssh_config(void **state)
     assert_int_equal(host(p, "zone2-vm")->ssh.port, 0);
     plan_free(p);
 
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     char names[256];
     const char cfg[] = "host A b *.x ?c !d\nHOST=e\n  Host \"f g\" 'h i'\nMatch all\nHost b\n"
                        "HostName x y z\nFrobnicate\n";
     assert_int_equal(read_names(INV_SSH_CONFIG, "cfg", cfg, NULL, "*", names, sizeof names, d), 0);
     assert_string_equal(names, "A,b,e,f g,h i"); /* the rest of the file is ssh's to judge */
-    assert_int_equal(plan_diags_count(d), 0);
-    plan_diags_free(d);
+    assert_int_equal(diags_count(d), 0);
+    diags_free(d);
 }
 
 /* Includes are read where they stand; every alias's data address is what ssh resolves it to,
@@ -479,11 +479,11 @@ test_ssh_config_includes(void **state)
                         "  - {file: ~/.ssh/config, format: ssh_config, match: '*'}\n"
                         "zones: {\"*\": \"1\"}\n"
                         "scenarios: [{name: l, test: tcp_rr}]\n";
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p = NULL;
     g_ssh_config[0] = '\0';
     assert_int_equal(load_mem(yaml, &fs, &p, d), 0);
-    assert_int_equal(plan_diags_count(d), 0);
+    assert_int_equal(diags_count(d), 0);
     const char *want[] = {"a", "b1", "b2", "c", "e", "d", "z"};
     assert_int_equal(plan_host_count(p), 7);
     for (size_t i = 0; i < 7; i++) {
@@ -493,16 +493,16 @@ test_ssh_config_includes(void **state)
     }
     assert_string_equal(g_ssh_config, "/home/op/.ssh/config");
     plan_free(p);
-    plan_diags_free(d);
+    diags_free(d);
 
     /* a file that includes itself: refused at the nesting cap, in the file that does it */
     struct memfile loop[] = {{"/home/op/.ssh/config", "Host a b\nInclude ~/.ssh/config\n", 0}};
     fs = (struct memfs){loop, 1, NULL};
-    d = plan_diags_new();
+    d = diags_new();
     assert_int_equal(load_mem(yaml, &fs, &p, d), NS_EPARSE);
     assert_string_equal(msg(d, 0), "invalid ssh config in /home/op/.ssh/config at 2:1: Includes "
                                    "nested too deep (a file that includes itself?)");
-    plan_diags_free(d);
+    diags_free(d);
 }
 
 /* What ssh refuses is reported once per message, in ssh's words; the aliases it refused are not
@@ -518,14 +518,14 @@ test_ssh_config_refused(void **state)
                         "  - {file: cfg, format: ssh_config, match: '*'}\n"
                         "zones: {\"*\": \"1\"}\n"
                         "scenarios: [{name: l, test: tcp_rr}]\n";
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p = NULL;
     assert_int_equal(load_mem(yaml, &fs, &p, d), NS_EPARSE);
-    assert_int_equal(plan_diags_count(d), 1);
-    assert_string_equal(plan_diags_text(d, 0),
+    assert_int_equal(diags_count(d), 1);
+    assert_string_equal(diags_text(d, 0),
                         "plan.yaml:3:5: cannot resolve 'bad1' of cfg: ssh -G: /plans/cfg line 2: "
                         "Bad configuration option: frob");
-    plan_diags_free(d);
+    diags_free(d);
 }
 
 /* The operator's own ssh, for real: a keyword the old port of readconf.c refused is resolved,
@@ -554,27 +554,27 @@ test_ssh_config_real_ssh(void **state)
           "Match originalhost vm2 exec \"test -d /\"\n HostName 192.0.2.2\n",
           f);
     fclose(f);
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p = NULL;
     if (plan_load_file(plan, &p, d) != 0) {
-        plan_diags_write(d, stderr);
+        diags_write(d, stderr);
         fail();
     }
     expect_host(p, "vm1", "vm1", "192.0.2.1", "1", "", "");
     expect_host(p, "vm2", "vm2", "192.0.2.2", "1", "", "");
     plan_free(p);
-    plan_diags_free(d);
+    diags_free(d);
     f = fopen(cfg, "w");
     assert_non_null(f);
     fputs("Host vm1\n Frobnicate yes\n", f);
     fclose(f);
-    d = plan_diags_new();
+    d = diags_new();
     assert_int_equal(plan_load_file(plan, &p, d), NS_EPARSE);
-    const char *m = plan_diags_text(d, 0);
+    const char *m = diags_text(d, 0);
     if (strstr(m, "cannot resolve 'vm1' of ssh_config: ssh -G: ") == NULL ||
         strstr(m, cfg) == NULL || strstr(m, "line 2") == NULL || strstr(m, "frobnicate") == NULL)
         fail_msg("%s", m);
-    plan_diags_free(d);
+    diags_free(d);
     unlink(cfg);
     unlink(plan);
     rmdir(dir);
@@ -599,14 +599,14 @@ test_replaced_and_zones(void **state)
                         "zones:\n"
                         "  \"vm*\": {zone: z, region: r}\n"
                         "scenarios: [{name: l, test: tcp_rr}]\n";
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p = NULL;
     assert_int_equal(load_mem(yaml, &fs, &p, d), 0);
     assert_int_equal(plan_host_count(p), 2);
     /* the hosts entry stays; its zone is its own, the zones map fills its region */
     expect_host(p, "vm1", "192.0.2.9", "192.0.2.9", "mine", "r", "");
     expect_host(p, "vm2", "192.0.2.2", "192.0.2.2", "z", "r", "");
-    assert_int_equal(plan_diags_count(d), 1);
+    assert_int_equal(diags_count(d), 1);
     assert_string_equal(msg(d, 0), "note: host 'vm1' of inv.ini:2:1 is replaced by the hosts "
                                    "entry at 3:5");
     const struct plan_inventory *inv = plan_inventory(p, 0);
@@ -620,7 +620,7 @@ test_replaced_and_zones(void **state)
     sha256(ini_two, strlen(ini_two), dg);
     assert_string_equal(inv->sha256, sha256_hex_encode(dg, SHA256_LEN, hex));
     plan_free(p);
-    plan_diags_free(d);
+    diags_free(d);
 }
 
 /* A resolver that knows one name, for plan_resolve_names over imported hosts. */
@@ -653,19 +653,19 @@ test_families_across_inventory(void **state)
                          "zones:\n"
                          "  \"*\": {zone: z}\n"
                          "scenarios: [{name: l, test: tcp_rr}]\n";
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p = NULL;
     assert_int_equal(load_mem(mixed, &fs, &p, d), NS_EPARSE);
-    size_t n = plan_diags_count(d), fam = 0;
+    size_t n = diags_count(d), fam = 0;
     for (size_t i = 0; i < n; i++)
         fam += strstr(msg(d, i), "cannot cross address families") != NULL;
     if (fam != 2) {
-        plan_diags_write(d, stderr);
+        diags_write(d, stderr);
         fail_msg("%zu family problems, want 2 (vm1 and vm2 against v6)", fam);
     }
     assert_non_null(strstr(msg(d, n - 1), "host 'vm2' (IPv4 data address 192.0.2.2) is paired "
                                           "with host 'v6' (IPv6, 2001:db8::9)"));
-    plan_diags_free(d);
+    diags_free(d);
     const char named[] = "name: x\n"
                          "hosts:\n"
                          "  - {name: db, transport: local, data_address: db.example}\n"
@@ -674,15 +674,15 @@ test_families_across_inventory(void **state)
                          "zones:\n"
                          "  \"*\": {zone: z}\n"
                          "scenarios: [{name: l, test: tcp_rr}]\n";
-    d = plan_diags_new();
+    d = diags_new();
     assert_int_equal(load_mem(named, &fs, &p, d), 0);
     assert_int_equal(plan_host_count(p), 3);
     assert_int_equal(plan_resolve_names(p, one_name, NULL, d), NS_EPARSE);
-    assert_non_null(strstr(msg(d, plan_diags_count(d) - 1),
+    assert_non_null(strstr(msg(d, diags_count(d) - 1),
                            "'db.example' of host 'db' resolves to 192.0.2.2, the data address of "
                            "host 'vm2'"));
     plan_free(p);
-    plan_diags_free(d);
+    diags_free(d);
 }
 
 static void
@@ -698,7 +698,7 @@ test_paths(void **state)
                         "  - {file: ~/.ssh/config, format: ssh_config, match: '*'}\n"
                         "zones: {\"*\": \"1\"}\n"
                         "scenarios: [{name: l, test: tcp_rr}]\n";
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p = NULL;
     assert_int_equal(load_mem(yaml, &fs, &p, d), 0);
     assert_string_equal(plan_inventory(p, 0)->path, "/home/op/.ssh/config");
@@ -714,7 +714,7 @@ test_paths(void **state)
     assert_string_equal(plan_inventory(p, 0)->path, "/etc/inv.ini");
     assert_string_equal(plan_inventory(p, 1)->path, "/inv/b.ini");
     plan_free(p);
-    plan_diags_free(d);
+    diags_free(d);
 }
 
 static void
@@ -729,13 +729,12 @@ test_size_cap(void **state)
     struct memfs fs = {files, 1, NULL};
     const char yaml[] = "name: x\nhosts_from: [{file: big.json, format: azure}]\n"
                         "scenarios: [{name: l, test: tcp_rr}]\n";
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p = NULL;
     assert_int_equal(load_mem(yaml, &fs, &p, d), NS_EPARSE);
-    assert_string_equal(plan_diags_text(d, 0),
-                        "plan.yaml:2:14: inventory big.json is larger than "
-                        "the limit of 16 MiB; select less when you write it");
-    plan_diags_free(d);
+    assert_string_equal(diags_text(d, 0), "plan.yaml:2:14: inventory big.json is larger than "
+                                          "the limit of 16 MiB; select less when you write it");
+    diags_free(d);
     free(big);
 }
 
@@ -755,7 +754,7 @@ test_not_regular(void **state)
              "name: x\nhosts_from: [{file: %s, format: azure}]\n"
              "scenarios: [{name: l, test: tcp_rr}]\n",
              fifo);
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p = NULL;
     assert_int_equal(plan_load_buffer("plan.yaml", yaml, strlen(yaml), &p, d), NS_EPARSE);
     char want[256];
@@ -763,7 +762,7 @@ test_not_regular(void **state)
     assert_string_equal(msg(d, 0), want);
     unlink(fifo);
     rmdir(dir);
-    plan_diags_free(d);
+    diags_free(d);
 }
 
 /* Every problem of every entry at once, each at its entry. */
@@ -781,20 +780,20 @@ test_every_problem(void **state)
                         "  - {file: b.ini, format: ansible}\n"
                         "  - {file: c.ini, format: ansible}\n"
                         "scenarios: [{name: l, test: tcp_rr}]\n";
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p = NULL;
     assert_int_equal(load_mem(yaml, &fs, &p, d), NS_EPARSE);
     assert_null(p);
-    assert_int_equal(plan_diags_count(d), 3);
-    assert_string_equal(plan_diags_text(d, 0),
+    assert_int_equal(diags_count(d), 3);
+    assert_string_equal(diags_text(d, 0),
                         "plan.yaml:3:5: no zone for 'vm1' (a.ini:2:1): it has no zone variable; "
                         "give it one in the plan's zones map");
-    assert_string_equal(plan_diags_text(d, 1),
+    assert_string_equal(diags_text(d, 1),
                         "plan.yaml:4:5: duplicate host name 'vm2' (b.ini:2:1; also a.ini:3:1, of "
                         "the hosts_from entry at 3:5)");
-    assert_string_equal(plan_diags_text(d, 2),
+    assert_string_equal(diags_text(d, 2),
                         "plan.yaml:5:5: cannot read inventory c.ini: No such file or directory");
-    plan_diags_free(d);
+    diags_free(d);
 }
 
 /* hosts_from alone is enough; neither is "missing hosts" as before. */
@@ -803,23 +802,23 @@ test_hosts_or_hosts_from(void **state)
 {
     (void)state;
     struct memfs fs = {NULL, 0, NULL};
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p = NULL;
     assert_int_equal(load_mem("name: x\nscenarios: [{name: l, test: tcp_rr}]\n", &fs, &p, d),
                      NS_EPARSE);
     assert_string_equal(msg(d, 0), "missing required key 'hosts' in the plan");
-    plan_diags_free(d);
+    diags_free(d);
     /* one imported host: no pair, said at hosts_from */
     struct memfile files[] = {{"/plans/a.ini", "vm1 zone=1\n", 0}};
     fs = (struct memfs){files, 1, NULL};
-    d = plan_diags_new();
+    d = diags_new();
     assert_int_equal(load_mem("name: x\nhosts_from: [{file: a.ini, format: ansible}]\n"
                               "scenarios: [{name: l, test: tcp_rr}]\n",
                               &fs, &p, d),
                      NS_EPARSE);
-    assert_string_equal(plan_diags_text(d, 0), "plan.yaml:2:13: no pairs to test: pairs: all needs "
-                                               "at least two hosts, found 1");
-    plan_diags_free(d);
+    assert_string_equal(diags_text(d, 0), "plan.yaml:2:13: no pairs to test: pairs: all needs "
+                                          "at least two hosts, found 1");
+    diags_free(d);
 }
 
 int

@@ -21,10 +21,10 @@
 
 /* "L:C: message" or "message" for a diagnostic, as fixtures write expectations. */
 static void
-diag_short(const struct plan_diags *d, size_t i, char *buf, size_t len)
+diag_short(const struct diags *d, size_t i, char *buf, size_t len)
 {
     unsigned line, col;
-    const char *msg = plan_diags_message(d, i, &line, &col);
+    const char *msg = diags_message(d, i, &line, &col);
     if (line > 0)
         snprintf(buf, len, "%u:%u: %s", line, col, msg);
     else
@@ -42,20 +42,20 @@ check_bad_fixture(const char *dir, const char *name)
     char **exp = helper_expectations(text, &nexp);
     if (nexp == 0)
         fail_msg("%s: no '# expect:' lines", name);
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p = (struct plan *)1;
     int rc = plan_load_file(path, &p, d);
     if (rc != NS_EPARSE || p != NULL)
         fail_msg("%s: loaded (rc %d) but should fail", name, rc);
-    for (size_t i = 0; i < nexp || i < plan_diags_count(d); i++) {
+    for (size_t i = 0; i < nexp || i < diags_count(d); i++) {
         char got[1024] = "(none)";
-        if (i < plan_diags_count(d))
+        if (i < diags_count(d))
             diag_short(d, i, got, sizeof got);
         if (i >= nexp || strcmp(got, exp[i]) != 0)
             fail_msg("%s: message %zu\n  expected: %s\n  got:      %s", name, i + 1,
                      i < nexp ? exp[i] : "(none)", got);
     }
-    plan_diags_free(d);
+    diags_free(d);
     helper_names_free(exp, nexp);
     free(text);
 }
@@ -79,20 +79,20 @@ test_bad_fixtures(void **state)
 static struct plan *
 load_ok(const char *path)
 {
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p = NULL;
     int rc = plan_load_file(path, &p, d);
     if (rc != 0) {
-        plan_diags_write(d, stderr);
+        diags_write(d, stderr);
         fail_msg("%s: does not load (rc %d)", path, rc);
     }
     /* warnings a good plan may have are its "# expect:" lines, exactly */
     char *text = helper_read_file(path, NULL);
     size_t nexp;
     char **exp = helper_expectations(text, &nexp);
-    for (size_t i = 0; i < nexp || i < plan_diags_count(d); i++) {
+    for (size_t i = 0; i < nexp || i < diags_count(d); i++) {
         char got[1024] = "(none)";
-        if (i < plan_diags_count(d))
+        if (i < diags_count(d))
             diag_short(d, i, got, sizeof got);
         if (i >= nexp || strcmp(got, exp[i]) != 0)
             fail_msg("%s: message %zu\n  expected: %s\n  got:      %s", path, i + 1,
@@ -100,7 +100,7 @@ load_ok(const char *path)
     }
     helper_names_free(exp, nexp);
     free(text);
-    plan_diags_free(d);
+    diags_free(d);
     struct schedule *s = NULL;
     assert_int_equal(schedule_new(p, &s, NULL), 0);
     assert_true(schedule_test_count(s) == plan_test_count_min(p));
@@ -360,7 +360,7 @@ test_source_kept(void **state)
     (void)state;
     const char yaml[] = "name: s\nhosts: [{name: a, address: 192.0.2.1}, {name: b, address: "
                         "192.0.2.2}]\nscenarios: [{name: x, test: tcp_rr}]\n";
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p;
     assert_int_equal(plan_load_buffer("mem.yaml", yaml, sizeof yaml - 1, &p, d), 0);
     size_t len;
@@ -369,22 +369,22 @@ test_source_kept(void **state)
     assert_memory_equal(src, yaml, len);
     assert_string_equal(plan_file(p), "mem.yaml");
     plan_free(p);
-    plan_diags_free(d);
+    diags_free(d);
 }
 
 /* Load text that must fail; the first message must be want (short form). */
 static void
 expect_first(const char *text, size_t len, const char *want)
 {
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p = NULL;
     assert_int_not_equal(plan_load_buffer("t.yaml", text, len, &p, d), 0);
     assert_null(p);
-    assert_true(plan_diags_count(d) >= 1);
+    assert_true(diags_count(d) >= 1);
     char got[1024];
     diag_short(d, 0, got, sizeof got);
     assert_string_equal(got, want);
-    plan_diags_free(d);
+    diags_free(d);
 }
 
 static void
@@ -400,13 +400,12 @@ test_size_cap(void **state)
     assert_true(fd >= 0);
     assert_int_equal(write(fd, big, len), (ssize_t)len);
     close(fd);
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p;
     assert_int_equal(plan_load_file(tmpl, &p, d), NS_EPARSE);
-    assert_string_equal(plan_diags_message(d, 0, NULL, NULL),
-                        "plan is larger than the limit of 4 MiB");
+    assert_string_equal(diags_message(d, 0, NULL, NULL), "plan is larger than the limit of 4 MiB");
     unlink(tmpl);
-    plan_diags_free(d);
+    diags_free(d);
     free(big);
 }
 
@@ -414,14 +413,14 @@ static void
 test_unreadable(void **state)
 {
     (void)state;
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p;
     assert_int_equal(plan_load_file("/nonexistent/plan.yaml", &p, d), NS_EPARSE);
-    assert_string_equal(plan_diags_text(d, 0),
+    assert_string_equal(diags_text(d, 0),
                         "/nonexistent/plan.yaml: cannot read plan: No such file or directory");
     assert_int_equal(plan_load_file("/tmp", &p, d), NS_EPARSE);
-    assert_string_equal(plan_diags_text(d, 1), "/tmp: cannot read plan: Is a directory");
-    plan_diags_free(d);
+    assert_string_equal(diags_text(d, 1), "/tmp: cannot read plan: Is a directory");
+    diags_free(d);
 }
 
 static void
@@ -444,18 +443,18 @@ test_diag_cap(void **state)
     strcpy(text, "name: x\n");
     for (int i = 0; i < 300; i++)
         sprintf(text + strlen(text), "k%d: 1\n", i);
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p;
     assert_int_equal(plan_load_buffer("t.yaml", text, strlen(text), &p, d), NS_EPARSE);
-    assert_int_equal(plan_diags_count(d), PLAN_MAX_DIAGS);
+    assert_int_equal(diags_count(d), DIAG_MAX);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    plan_diags_write(d, f);
+    diags_write(d, f);
     fclose(f);
     assert_non_null(strstr(buf, "102 more problems not shown\n")); /* + hosts, scenarios */
     free(buf);
-    plan_diags_free(d);
+    diags_free(d);
     free(text);
 }
 
@@ -464,14 +463,14 @@ test_suggest(void **state)
 {
     (void)state;
     const char *const keys[] = {"duration", "warmup", "trials", "streams", "msg_size"};
-    assert_string_equal(plan_suggest_closest("duraton", keys, 5), "duration");
-    assert_string_equal(plan_suggest_closest("Duration", keys, 5), "duration");
-    assert_string_equal(plan_suggest_closest("wramup", keys, 5), "warmup"); /* a swap is one edit */
-    assert_string_equal(plan_suggest_closest("trails", keys, 5), "trials");
-    assert_string_equal(plan_suggest_closest("msgsize", keys, 5), "msg_size");
-    assert_null(plan_suggest_closest("colour", keys, 5));
-    assert_null(plan_suggest_closest("", keys, 5));
-    assert_null(plan_suggest_closest("x", keys, 5));
+    assert_string_equal(suggest_closest("duraton", keys, 5), "duration");
+    assert_string_equal(suggest_closest("Duration", keys, 5), "duration");
+    assert_string_equal(suggest_closest("wramup", keys, 5), "warmup"); /* a swap is one edit */
+    assert_string_equal(suggest_closest("trails", keys, 5), "trials");
+    assert_string_equal(suggest_closest("msgsize", keys, 5), "msg_size");
+    assert_null(suggest_closest("colour", keys, 5));
+    assert_null(suggest_closest("", keys, 5));
+    assert_null(suggest_closest("x", keys, 5));
 }
 
 static void
@@ -479,7 +478,7 @@ test_free_null(void **state)
 {
     (void)state;
     plan_free(NULL);
-    plan_diags_free(NULL);
+    diags_free(NULL);
     schedule_free(NULL);
 }
 
@@ -497,7 +496,7 @@ test_auto_places(void **state)
                     "  - {name: c, address: 10.0.0.3, zone: z1, region: r1}\n"
                     "scenarios: [{name: s, test: tcp_rr}]\n"
                     "pairs: cross-zone\n";
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p = NULL;
     assert_int_equal(plan_load_buffer("t.yaml", y, strlen(y), &p, d), 0);
     const struct plan_host *a = plan_host(p, 0), *b = plan_host(p, 1), *c = plan_host(p, 2);
@@ -522,7 +521,7 @@ test_auto_places(void **state)
     assert_int_equal(plan_host_place(p, 2, "z9", "r9", "x"), 0); /* not auto: unchanged */
     assert_string_equal(c->zone, "z1");
     plan_free(p);
-    plan_diags_free(d);
+    diags_free(d);
 }
 
 /* --- names as data addresses (plan_resolve_names) --------------------------------------------- */
@@ -559,18 +558,18 @@ resolve_plan(const char *hosts, char *got, size_t len, int *calls, struct plan *
     char text[2048];
     snprintf(text, sizeof text, "name: n\nhosts:\n%sscenarios:\n  - {name: rr, test: tcp_rr}\n",
              hosts);
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p = NULL;
     assert_int_equal(plan_load_buffer("n.yaml", text, strlen(text), &p, d), 0);
     *calls = 0;
     int rc = plan_resolve_names(p, fake_resolve, calls, d);
     got[0] = '\0';
-    for (size_t i = 0; i < plan_diags_count(d); i++) {
+    for (size_t i = 0; i < diags_count(d); i++) {
         char one[600];
         diag_short(d, i, one, sizeof one);
         snprintf(got + strlen(got), len - strlen(got), "%s%s", i ? "|" : "", one);
     }
-    plan_diags_free(d);
+    diags_free(d);
     if (out != NULL)
         *out = p;
     else

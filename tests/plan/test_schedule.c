@@ -22,13 +22,13 @@ static struct plan *
 gen_load(const struct gen_opts *o)
 {
     char *text = helper_gen_plan(o);
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p = NULL;
     if (plan_load_buffer("gen.yaml", text, strlen(text), &p, d) != 0) {
-        plan_diags_write(d, stderr);
+        diags_write(d, stderr);
         fail_msg("generated plan does not load:\n%s", text);
     }
-    plan_diags_free(d);
+    diags_free(d);
     free(text);
     return p;
 }

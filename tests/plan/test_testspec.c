@@ -68,11 +68,11 @@ plan_accepts(int kind, const char *key, const char *text, char *msg, size_t len)
              "  - {name: b, address: 192.0.2.2}\nscenarios:\n"
              "  - {name: s, test: %s, %s: \"%s\"}\n",
              testspec_kind_name(kind), key, text);
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     struct plan *p = NULL;
     int rc = plan_load_buffer("t.yaml", yaml, strlen(yaml), &p, d);
-    snprintf(msg, len, "%s", plan_diags_count(d) > 0 ? plan_diags_message(d, 0, NULL, NULL) : "");
-    plan_diags_free(d);
+    snprintf(msg, len, "%s", diags_count(d) > 0 ? diags_message(d, 0, NULL, NULL) : "");
+    diags_free(d);
     plan_free(p);
     return rc == 0;
 }
@@ -292,13 +292,13 @@ test_argv_of_every_shipped_scenario_runs(void **state)
         char **names = helper_list_dir(dir, ".yaml", &n);
         for (size_t i = 0; i < n; i++) {
             snprintf(path, sizeof path, "%s/%s", dir, names[i]);
-            struct plan_diags *diags = plan_diags_new();
+            struct diags *diags = diags_new();
             struct plan *p = NULL;
             assert_int_equal(plan_load_file(path, &p, diags), 0);
             for (size_t s = 0; s < plan_scenario_count(p); s++, checked++)
                 check_argv_runs(plan_scenario(p, s));
             plan_free(p);
-            plan_diags_free(diags);
+            diags_free(diags);
         }
         helper_names_free(names, n);
     }

@@ -1,5 +1,5 @@
 /* test_preflight_out.c - what `netsurvey check --connect` prints for a preflight report made by
- * hand (src/cli/preflight_out.c): the table word for word, its problem lines, text from hosts
+ * hand (src/cli/cli_preflight_out.c): the table word for word, its problem lines, text from hosts
  * escaped, the JSON document's members; and the data address learnt from `nsperf env`'s
  * default route (src/survey/env.c): one address, none, several, no route. */
 #include <setjmp.h>
@@ -13,7 +13,7 @@
 #include <jansson.h>
 #include <cmocka.h>
 
-#include "cli/preflight_out.h"
+#include "cli/cli_preflight_out.h"
 #include "survey/env.h"
 
 /* --- a report ------------------------------------------------------------------------------ */
@@ -262,9 +262,9 @@ test_json(void **state)
                                "  - {name: b, address: 10.0.0.2}\n"
                                "scenarios:\n  - {name: rr, test: tcp_rr}\n";
     struct plan *p = NULL;
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     assert_int_equal(plan_load_buffer("t.yaml", yaml, sizeof yaml - 1, &p, d), 0);
-    plan_diags_free(d);
+    diags_free(d);
     struct fixture f;
     fixture_make(&f);
     char *buf = NULL;

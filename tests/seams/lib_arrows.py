@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """lib_arrows.py - fail when one library depends on another against the data's way.
 
-The data's way (README "Layout"): common under all; journal, transport and plan on common;
-survey on plan, transport and journal; report on journal; cli on everything but nsperf;
+The data's way (README "Layout"): common under all; journal, transport and inventory on common;
+plan on inventory; survey on plan, transport and journal; report on journal; history (compare, trend) on report
+and journal; cli on everything but nsperf;
 nsperf on common alone (it is deployed alone, statically linked). ALLOWED below is that rule,
 written for every module the tree has or is about to have: a module not built yet is simply
 absent, a library the table does not name is an error (add it to the table first).
@@ -13,6 +14,9 @@ Two kinds of arrow are read:
   - includes (--src DIR): a file under DIR/A/ includes "B/..." for a module B (what a header-only
     use, a struct or a static inline function, would otherwise hide from nm). Files directly
     in DIR/ are the command line's (cli).
+A module's internal header (its name ends in "int.h": report/reportint.h, the SQLite way of
+btreeInt.h) is included by that module's files only: another module including it is an error
+even along the data's way.
 Prints each forbidden arrow with one symbol or file that makes it and exits 1; exits 0 with a
 one-line summary per library otherwise. A symbol defined by two libraries is also an error.
 Usage: lib_arrows.py [--src DIR] LIB.a [LIB.a ...]  (nm from $NM when set)
@@ -29,14 +33,16 @@ ALLOWED = {
     "common": set(),
     "journal": {"common"},
     "transport": {"common"},
-    "plan": {"common"},
+    "inventory": {"common"},
+    "plan": {"common", "inventory"},
     "survey": {"common", "plan", "transport", "journal"},
     "report": {"common", "journal"},
-    "cli": {"common", "plan", "transport", "journal", "survey", "report"},
+    "history": {"common", "journal", "report"},
+    "cli": {"common", "inventory", "plan", "transport", "journal", "survey", "report", "history"},
     "nsperf": {"common"},
 }
 
-INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+)/', re.M)
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+)/([A-Za-z0-9_.]+)"', re.M)
 
 
 def module_of(lib):
@@ -67,8 +73,9 @@ def symbol_arrows(libs):
     return arrows, errors
 
 
-def include_arrows(src):
-    """{(a, b): example file} from the #include "b/..." lines of the files under src/a/."""
+def include_arrows(src, internal=None):
+    """{(a, b): example file} from the #include "b/..." lines of the files under src/a/; each
+    include of another module's internal header is appended to internal (a list) when given."""
     arrows = {}
     for dirpath, _, files in os.walk(src):
         rel = os.path.relpath(dirpath, src)
@@ -78,9 +85,12 @@ def include_arrows(src):
                 continue
             path = os.path.join(dirpath, f)
             with open(path, encoding="utf-8", errors="replace") as fh:
-                for b in INCLUDE.findall(fh.read()):
+                for b, header in INCLUDE.findall(fh.read()):
                     if b != mod and (b in ALLOWED or os.path.isdir(os.path.join(src, b))):
                         arrows.setdefault((mod, b), f"{os.path.relpath(path, src)} includes {b}/")
+                        if internal is not None and header.endswith("int.h"):
+                            internal.append(f"internal header {b}/{header} included by "
+                                            f"{os.path.relpath(path, src)}")
     return arrows
 
 
@@ -104,7 +114,7 @@ def main(argv):
     arrows, errors = symbol_arrows(argv)
     mods = {module_of(lib) for lib in argv}
     if src:
-        inc = include_arrows(src)
+        inc = include_arrows(src, errors)
         mods |= {a for a, _ in inc} | {b for _, b in inc}
         for k, v in inc.items():
             arrows.setdefault(k, v)

@@ -122,6 +122,33 @@ class LibArrows(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertIn("forbidden arrow transport -> plan: transport/t.h includes plan/", out)
 
+    def test_internal_header_of_another_module_fails(self):
+        src = os.path.join(self.dir.name, "src")
+        for d in ("common", "journal", "report", "history"):
+            os.makedirs(os.path.join(src, d))
+        with open(os.path.join(src, "report", "model.c"), "w", encoding="utf-8") as f:
+            f.write('#include "report/reportint.h"\n')
+        with open(os.path.join(src, "history", "trend.c"), "w", encoding="utf-8") as f:
+            f.write('#include "report/output.h"\n')
+        rc, out = quiet(lib_arrows.main, ["--src", src, self.common])
+        self.assertEqual(rc, 0, out)
+        self.assertIn("history -> report: allowed", out)
+        with open(os.path.join(src, "history", "cells.c"), "w", encoding="utf-8") as f:
+            f.write('#include "report/reportint.h"\n')
+        rc, out = quiet(lib_arrows.main, ["--src", src, self.common])
+        self.assertEqual(rc, 1, out)
+        self.assertIn("internal header report/reportint.h included by history/cells.c", out)
+
+    def test_report_needing_history_fails(self):
+        src = os.path.join(self.dir.name, "src")
+        for d in ("common", "report", "history"):
+            os.makedirs(os.path.join(src, d))
+        with open(os.path.join(src, "report", "render.c"), "w", encoding="utf-8") as f:
+            f.write('#include "history/cells.h"\n')
+        rc, out = quiet(lib_arrows.main, ["--src", src, self.common])
+        self.assertEqual(rc, 1, out)
+        self.assertIn("forbidden arrow report -> history: report/render.c includes history/", out)
+
 
 class FileCycles(unittest.TestCase):
     def setUp(self):

@@ -33,12 +33,12 @@ static int
 setup(void **state)
 {
     static struct fixture f;
-    struct plan_diags *d = plan_diags_new();
+    struct diags *d = diags_new();
     if (plan_load_buffer("a.yaml", plan_text, strlen(plan_text), &f.p, d) != 0) {
-        plan_diags_write(d, stderr);
+        diags_write(d, stderr);
         return -1;
     }
-    plan_diags_free(d);
+    diags_free(d);
     if (schedule_new(f.p, &f.s, NULL) != 0)
         return -1;
     *state = &f;

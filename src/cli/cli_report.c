@@ -1,0 +1,80 @@
+/* cli_report.c - `netsurvey report DIR [DIR...] [-o OUT]`: rebuild the reports from journals. */
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "common/errors.h"
+#include "report/report.h"
+
+struct report_args {
+    const char *out;
+    bool lenient;
+    const char *by;
+};
+
+static const struct cli_opt report_opts[] = {
+    {'o', "output", "OUT", CLI_OPT_STRING, offsetof(struct report_args, out), 0,
+     "where the outputs go (created if missing; default: DIR, when there is one)"},
+    {0, "lenient", NULL, CLI_OPT_TRUE, offsetof(struct report_args, lenient), 0,
+     "a journal record of another schema version, an unknown status or another run is passed "
+     "over and listed under \"Journal problems\" in the reports, instead of an error"},
+    {0, "by", "KEY", CLI_OPT_STRING, offsetof(struct report_args, by), 0,
+     "what makes a zone: zone (the plan's labels, the default) or zone_id (the physical zone: "
+     "every host must have one)"},
+};
+
+static int
+report_main(int argc, char **argv)
+{
+    struct report_args a = {0};
+    struct cli_operands ops;
+    int rc = cli_parse(&cli_report, argc, argv, &a, &ops);
+    if (rc != CLI_GO_ON)
+        return rc;
+    if (ops.n < 1)
+        return cli_usage_error(&cli_report, "no run directory given");
+    if (ops.n > 1 && a.out == NULL)
+        return cli_usage_error(&cli_report, "several run directories need -o OUT");
+    if (a.by != NULL && strcmp(a.by, "zone") != 0 && strcmp(a.by, "zone_id") != 0)
+        return cli_usage_error(&cli_report, "--by: expected zone or zone_id");
+    const char *const *dirs = (const char *const *)ops.v;
+    struct report_result r;
+    struct report_opts o = {.dirs = dirs,
+                            .ndirs = ops.n,
+                            .out = a.out ? a.out : dirs[0],
+                            .warn = stderr,
+                            .lenient = a.lenient,
+                            .by_zone_id = a.by != NULL && strcmp(a.by, "zone_id") == 0,
+                            .result = &r};
+    struct err e = {0};
+    rc = report_render(&o, &e);
+    if (rc != 0) {
+        fprintf(stderr, "netsurvey report: %s\n", e.msg);
+        if (r.unwritten)
+            return CLI_REPORT_UNWRITTEN;
+        return rc == NS_EINVAL && o.by_zone_id ? CLI_REPORT_USAGE : CLI_REPORT_FAILED;
+    }
+    return r.incomplete ? CLI_REPORT_INCOMPLETE : CLI_REPORT_OK;
+}
+
+const struct cli_command cli_report = {
+    .name = "report",
+    .synopsis = "DIR [DIR...] [-o OUT] [--lenient] [--by zone|zone_id]",
+    .summary = "rebuild the reports from the journals of run directories",
+    .details = "Rebuilds summary.json, matrix-<scenario>.csv, report.md, report.html and charts/ "
+               "from the journals (run.json + results.jsonl) of the run directories; with one DIR "
+               "the outputs go into DIR, with several (merged into one report) -o OUT is "
+               "required. Runs of one plan merged pool their trials cell by cell; a scenario of "
+               "one name run with other parameters, or one run given twice, is refused.\nA run "
+               "that is incomplete or "
+               "still going (its netsurvey holds the directory) is reported from the trials "
+               "recorded, marked so in the title, and exits 4. A rebuild replaces its previous "
+               "outputs and removes those it does not make again (as .netsurvey-outputs lists "
+               "them).",
+    CLI_OPTS(report_opts),
+    CLI_EXITS(REPORT),
+    .usage = CLI_REPORT_USAGE,
+    .main = report_main,
+};

@@ -1,0 +1,28 @@
+/* cells.h - what compare and trend share (internal to src/history): the matching of
+ * scenarios and zone cells between runs (each run read as its summary: report_summary_read),
+ * and the module's templates.
+ *
+ * Runs are matched as the README's "compare" says: a scenario by its name, test kind and
+ * address family; a zone cell of it by its source and destination zone labels. Nothing else
+ * (parameters, hosts, plan) takes part, so that the same plan surveyed twice matches cell for
+ * cell, and runs of different plans match on what they share. */
+#ifndef NS_HISTORY_CELLS_H
+#define NS_HISTORY_CELLS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+/* Whether two summary scenarios are the same one: name, test and family. */
+bool history_cell_same_scenario(const json_t *a, const json_t *b);
+/* The scenario of sum that is scen's counterpart, or NULL (borrowed). */
+const json_t *history_cell_find_scenario(const json_t *sum, const json_t *scen);
+/* Whether two zone cells are the same cell: source and destination zone labels. */
+bool history_cell_same_cell(const json_t *a, const json_t *b);
+/* The zone cell of scen (may be NULL) matching cell, whatever its trial count, or NULL. */
+const json_t *history_cell_find_cell(const json_t *scen, const json_t *cell);
+
+/* A template of the history module (compare.md, trend.html, ...), or the report's stylesheet
+ * report.css, as report_template_in finds it (report/output.h). */
+const char *history_template(const char *name, char **owned);
+
+#endif

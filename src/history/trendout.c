@@ -1,0 +1,607 @@
+/* trendout.c - the outputs of `netsurvey trend`: trend-<scenario>.csv (the runs' matrix values,
+ * oldest first), charts/trend-<scenario>.{dat,gp,svg} (a line per zone cell with its 95 % CI
+ * band, the flagged runs circled), and trend.md / trend.html rendered from templates/ over a
+ * view built here. Every plan string reaches a file escaped for it: CSV quoting, gnuplot's
+ * single quotes, the templates' Markdown and HTML escaping. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/errors.h"
+#include "common/fsdir.h"
+#include "history/cells.h"
+#include "history/trendint.h"
+#include "report/output.h"
+
+static const json_t *
+run_obj(const struct trun *r)
+{
+    return json_object_get(r->sum, "run");
+}
+
+/* --- CSV ------------------------------------------------------------------------------------ */
+
+/* scenario,src,dst,<run_id>... then one line per zone cell: each run's matrix value. */
+static int
+write_csv(const struct trend *t, const struct tscen *s, const char *dir, struct err *e)
+{
+    struct rbuf b;
+    rbuf_init(&b);
+    rbuf_puts(&b, "scenario,src,dst");
+    for (size_t k = 0; k < s->ncols; k++) {
+        rbuf_puts(&b, ",");
+        rbuf_csv_field(&b, t->runs[s->cols[k]].run_id);
+    }
+    rbuf_puts(&b, "\n");
+    for (size_t j = 0; j < s->ncells; j++) {
+        const struct tcell *c = &s->cells[j];
+        rbuf_csv_field(&b, js(s->def, "name"));
+        rbuf_puts(&b, ",");
+        rbuf_csv_field(&b, c->src);
+        rbuf_puts(&b, ",");
+        rbuf_csv_field(&b, c->dst);
+        for (size_t k = 0; k < s->ncols; k++) {
+            rbuf_puts(&b, ",");
+            if (c->c[k] != NULL)
+                report_matrix_value(&b, c->c[k]);
+        }
+        rbuf_puts(&b, "\n");
+    }
+    char path[4096];
+    int rc;
+    if ((size_t)snprintf(path, sizeof path, "%s/trend-%s.csv", dir, s->key) >= sizeof path)
+        rc = err_set(e, NS_ETOOBIG, "path too long: %s", dir);
+    else
+        rc = b.oom ? err_set(e, NS_ENOMEM, "out of memory writing %s", path)
+                   : report_write_file(path, &b, e);
+    rbuf_release(&b);
+    return rc;
+}
+
+/* --- the chart ------------------------------------------------------------------------------ */
+
+/* "#3 20261201T150000Z-1a2b": how a run is named on the chart's axis. */
+static void
+run_label(const struct trend *t, size_t run, char *b, size_t len)
+{
+    const struct trun *r = &t->runs[run];
+    snprintf(b, len, "#%zu %.120s%s", run + 1, r->run_id,
+             r->in_progress  ? " (in progress)"
+             : r->incomplete ? " (incomplete)"
+                             : "");
+}
+
+/* One block per zone cell: column, mean, CI bounds (NaN with fewer than 2 ok trials; all NaN
+ * without an ok trial, so gnuplot leaves the run out), and 1 where the mean is beyond the
+ * first run's CI by more than the threshold. */
+static void
+chart_data(const struct tscen *s, double pct, struct rbuf *d)
+{
+    rbuf_puts(d, "# per zone cell, one block: column (run) mean ci95_low ci95_high beyond\n");
+    for (size_t j = 0; j < s->ncells; j++) {
+        const struct tcell *c = &s->cells[j];
+        char label[512];
+        snprintf(label, sizeof label, "%s > %s", c->src, c->dst);
+        rbuf_printf(d, "%s# %zu: ", j ? "\n\n" : "", j);
+        rchart_data_str(d, label);
+        rbuf_puts(d, "\n");
+        for (size_t k = 0; k < s->ncols; k++) {
+            const json_t *x = c->c[k];
+            json_int_t n = x ? ji(x, "n") : 0;
+            int beyond = !isnan(c->beyond[k]) && c->beyond[k] > pct;
+            if (n < 1)
+                rbuf_printf(d, "%zu NaN NaN NaN 0\n", k);
+            else if (n < 2)
+                rbuf_printf(d, "%zu %.10g NaN NaN %d\n", k, jd(x, "mean"), beyond);
+            else
+                rbuf_printf(d, "%zu %.10g %.10g %.10g %d\n", k, jd(x, "mean"), jd(x, "ci95_low"),
+                            jd(x, "ci95_high"), beyond);
+        }
+    }
+}
+
+static int
+chart_write(const struct trend *t, const struct tscen *s, struct rchart *cx, const char *caption,
+            struct err *e)
+{
+    struct rbuf g, d;
+    rbuf_init(&g);
+    rbuf_init(&d);
+    char title[700];
+    snprintf(title, sizeof title,
+             "trend: %.400s; bands: 95 %% CI; circled: beyond the CI of the first run by more "
+             "than %.1f %%",
+             caption, t->o->max_regression_pct);
+    rbuf_printf(&g,
+                "# trend chart of scenario %s, written by netsurvey trend; edit and run\n"
+                "#   gnuplot trend-%s.gp\nset terminal svg size %d,%d noenhanced font "
+                "\"sans,11\" background \"white\"\nset output \"trend-%s.svg\"\nset title ",
+                s->key, s->key, REPORT_CHART_W, REPORT_CHART_H, s->key);
+    rchart_script_str(&g, title);
+    rbuf_printf(&g,
+                "\nset grid ytics lc rgb \"#dddddd\"\nset border 3\nset tics nomirror\n"
+                "set ylabel \"%s\"\nset xrange [-0.5:%zu.5]\n"
+                "set style fill transparent solid 0.15 noborder\n%s\nset xtics rotate by -30 (",
+                rkind_unit(s->kind), s->ncols - 1,
+                s->ncells > REPORT_CHART_MAX_CURVES ? "unset key" : "set key outside right");
+    for (size_t k = 0; k < s->ncols; k++) {
+        char l[200];
+        run_label(t, s->cols[k], l, sizeof l);
+        if (k)
+            rbuf_puts(&g, ", ");
+        rchart_script_str(&g, l);
+        rbuf_printf(&g, " %zu", k);
+    }
+    rbuf_puts(&g, ")\nplot ");
+    for (size_t j = 0; j < s->ncells; j++) {
+        const struct tcell *c = &s->cells[j];
+        char label[512];
+        snprintf(label, sizeof label, "%s > %s", c->src, c->dst);
+        unsigned lc = (unsigned)(j % 8) + 1;
+        rbuf_printf(&g,
+                    "%s\"trend-%s.dat\" index %zu using 1:3:4 with filledcurves lc %u notitle, "
+                    "\\\n     \"\" index %zu using 1:2 with linespoints lc %u pt 7 ps 0.6 title ",
+                    j ? ", \\\n     " : "", s->key, j, lc, j, lc);
+        rchart_script_str(&g, label);
+        rbuf_printf(&g,
+                    ", \\\n     \"\" index %zu using 1:($5 > 0 ? $2 : NaN) with points pt 6 ps 2 "
+                    "lc rgb \"#b42318\" notitle",
+                    j);
+    }
+    rbuf_puts(&g, "\n");
+    chart_data(s, t->o->max_regression_pct, &d);
+    int rc = g.oom || d.oom ? err_set(e, NS_ENOMEM, "out of memory drawing a chart")
+                            : rchart_emit(cx, s->key, "trend", &g, &d, title, e);
+    rbuf_release(&g);
+    rbuf_release(&d);
+    return rc;
+}
+
+/* --- the view ------------------------------------------------------------------------------- */
+
+/* "#1–#3, #5": runs (indices in time order) as people read them. */
+static void
+runs_text(struct rbuf *b, const size_t *runs, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j + 1 < n && runs[j + 1] == runs[j] + 1)
+            j++;
+        rbuf_printf(b, "%s#%zu", i ? ", " : "", runs[i] + 1);
+        if (j > i)
+            rbuf_printf(b, "%s#%zu", j == i + 1 ? ", " : "–", runs[j] + 1);
+        i = j + 1;
+    }
+}
+
+static json_t *
+jrbuf(struct rbuf *b)
+{
+    json_t *s = json_string(b->data ? b->data : "");
+    rbuf_release(b);
+    return s;
+}
+
+/* A run's trials and state: what its run.json planned against what its journal holds. */
+static void
+run_state(const struct trun *r, char *trials, size_t tlen, char *state, size_t slen)
+{
+    json_int_t ok = 0, failed = 0;
+    size_t i;
+    const json_t *s;
+    json_array_foreach(json_object_get(r->sum, "scenarios"), i, s)
+    {
+        ok += ji(json_object_get(s, "trials"), "ok");
+        failed += ji(json_object_get(s, "trials"), "failed");
+    }
+    snprintf(trials, tlen, "%lld ok, %lld failed", (long long)ok, (long long)failed);
+    /* adaptive pairs the rule has not decided: the planned count is the least they take */
+    const char *al = r->undecided > 0 ? "at least " : "";
+    char und[96] = "";
+    if (r->undecided > 0)
+        snprintf(und, sizeof und, ", %llu host pair%s of adaptive trials undecided",
+                 (unsigned long long)r->undecided, r->undecided == 1 ? "" : "s");
+    if (r->in_progress)
+        snprintf(state, slen, "in progress: %llu of %s%llu planned trials recorded so far",
+                 (unsigned long long)r->recorded, al, (unsigned long long)r->planned);
+    else if (r->incomplete)
+        snprintf(state, slen, "incomplete (%s): %s%llu of %s%llu planned trials not run%s",
+                 r->state != NULL ? r->state : "no state recorded", al,
+                 (unsigned long long)(r->planned > r->recorded ? r->planned - r->recorded : 0), al,
+                 (unsigned long long)r->planned, und);
+    else if (r->state != NULL && r->planned > 0)
+        snprintf(state, slen, "%s", r->state);
+    else
+        snprintf(state, slen, "—"); /* a journal that does not say (run.json version 1) */
+}
+
+/* The runs, their plans and the title. */
+static void
+view_runs(const struct trend *t, json_t *v)
+{
+    json_t *runs = json_array(), *plans = json_array();
+    struct rbuf title;
+    rbuf_init(&title);
+    size_t nplans = 0;
+    for (size_t r = 0; r < t->nruns; r++) {
+        const struct trun *x = &t->runs[r];
+        const json_t *run = run_obj(x), *plan = json_object_get(run, "plan");
+        char trials[96], state[224], sha[16];
+        run_state(x, trials, sizeof trials, state, sizeof state);
+        snprintf(sha, sizeof sha, "%.12s", js(plan, "sha256"));
+        json_array_append_new(
+            runs, json_pack("{s:I,s:s,s:s,s:s,s:s,s:s,s:s,s:s,s:b,s:s}", "k", (json_int_t)r + 1,
+                            "run_id", x->run_id, "started", x->started, "plan", js(plan, "name"),
+                            "sha", sha, "dir", x->dir, "trials", trials, "state", state, "marked",
+                            x->incomplete || x->in_progress, "netsurvey",
+                            js(json_object_get(run, "tool"), "netsurvey_version")));
+        /* a plan is its name and its bytes' sha256: an edited plan is another plan */
+        bool seen = false;
+        for (size_t q = 0; q < r && !seen; q++) {
+            const json_t *p = json_object_get(run_obj(&t->runs[q]), "plan");
+            seen = !strcmp(js(p, "name"), js(plan, "name")) &&
+                   !strcmp(js(p, "sha256"), js(plan, "sha256"));
+        }
+        if (seen)
+            continue;
+        size_t *in = malloc(t->nruns * sizeof *in), nin = 0;
+        for (size_t q = r; in != NULL && q < t->nruns; q++) {
+            const json_t *p = json_object_get(run_obj(&t->runs[q]), "plan");
+            if (!strcmp(js(p, "name"), js(plan, "name")) &&
+                !strcmp(js(p, "sha256"), js(plan, "sha256")))
+                in[nin++] = q;
+        }
+        struct rbuf rl;
+        rbuf_init(&rl);
+        runs_text(&rl, in, nin);
+        free(in);
+        json_array_append_new(plans, json_pack("{s:s,s:s,s:o}", "name", js(plan, "name"), "sha",
+                                               js(plan, "sha256"), "runs", jrbuf(&rl)));
+        bool named = false;
+        for (size_t q = 0; q < r && !named; q++)
+            named = !strcmp(js(json_object_get(run_obj(&t->runs[q]), "plan"), "name"),
+                            js(plan, "name"));
+        if (!named)
+            rbuf_printf(&title, "%s%s", title.len ? " + " : "", js(plan, "name"));
+        nplans++;
+    }
+    json_object_set_new(v, "title", jrbuf(&title));
+    json_object_set_new(v, "runs", runs);
+    json_object_set_new(v, "plans", plans);
+    json_object_set_new(v, "several_plans", json_boolean(nplans > 1));
+    json_object_set_new(v, "nplans", json_integer((json_int_t)nplans));
+}
+
+/* One run's value of a cell, for people. Every key in every value (a missing key would be
+ * looked up in the enclosing row by the templates). */
+static json_t *
+val_json(const struct tscen *s, const struct tcell *c, size_t k, double pct)
+{
+    const json_t *x = c->c[k];
+    char text[192], m[64], h[64];
+    json_int_t n = x ? ji(x, "n") : 0;
+    if (x == NULL) {
+        snprintf(text, sizeof text, "—");
+    } else if (n == 0 && ji(x, "failed") == 0) { /* planned, nothing recorded: a run cut short */
+        snprintf(text, sizeof text, "not run");
+    } else if (n == 0) {
+        snprintf(text, sizeof text, "failed (%lld)", (long long)ji(x, "failed"));
+    } else {
+        report_fmt_metric(s->kind, jd(x, "mean"), m, sizeof m);
+        if (n >= 2)
+            snprintf(text, sizeof text, "%s ± %s", m,
+                     report_fmt_metric(s->kind, jd(x, "ci95_halfwidth"), h, sizeof h));
+        else
+            snprintf(text, sizeof text, "%s (1 trial)", m);
+        const json_t *planned = json_object_get(x, "planned");
+        size_t len = strlen(text);
+        bool least = ji(x, "undecided") > 0; /* adaptive pairs undecided: the least planned */
+        if (json_is_integer(planned) && (n < json_integer_value(planned) || least))
+            snprintf(text + len, sizeof text - len, " (%lld/%s%lld ok)", (long long)n,
+                     least ? "≥" : "", (long long)json_integer_value(planned));
+    }
+    bool beyond = !isnan(c->beyond[k]) && c->beyond[k] > pct;
+    return json_pack("{s:s,s:b,s:b,s:b,s:b,s:b}", "text", text, "empty", x == NULL || n == 0,
+                     "base", (int)k == c->base, "flag", (int)k == c->flag, "beyond",
+                     beyond && (int)k != c->flag, "failed", x != NULL && n == 0);
+}
+
+/* What a row says in its last columns: the latest change, and the flag. */
+static void
+row_verdict(const struct tscen *s, const struct tcell *c, double pct, json_t *row)
+{
+    char v[256] = "", d[64] = "—";
+    if (c->base < 0) {
+        snprintf(v, sizeof v, "no baseline: fewer than 2 ok trials in every run");
+    } else {
+        size_t b = s->cols[c->base];
+        double mb = jd(c->c[c->base], "mean");
+        if (c->last > c->base && mb != 0.0)
+            snprintf(d, sizeof d, "%+.1f %% (#%zu vs #%zu)",
+                     (jd(c->c[c->last], "mean") - mb) / fabs(mb) * 100.0, s->cols[c->last] + 1,
+                     b + 1);
+        if (c->flag >= 0) {
+            int k = snprintf(v, sizeof v, "left the CI of #%zu by %.1f %% at #%zu", b + 1,
+                             c->flag_excess, s->cols[c->flag] + 1);
+            if (c->last > c->flag && k > 0 && (size_t)k < sizeof v)
+                snprintf(v + k, sizeof v - (size_t)k, "; %s at #%zu",
+                         c->last_beyond ? "still beyond" : "back within", s->cols[c->last] + 1);
+        } else if (c->last > c->base) {
+            snprintf(v, sizeof v, "within the CI of #%zu + %.1f %%", b + 1, pct);
+        } else {
+            snprintf(v, sizeof v, "baseline #%zu; no later run measured it", b + 1);
+        }
+        if (c->first >= 0 && c->first < c->base) {
+            size_t n = strlen(v);
+            snprintf(v + n, sizeof v - n, " (baseline: the first run with 2 ok trials)");
+        }
+    }
+    json_object_set_new(row, "change", json_string(d));
+    json_object_set_new(row, "verdict", json_string(v));
+    json_object_set_new(row, "flagged", json_boolean(c->flag >= 0));
+}
+
+/* The cells some runs of the scenario do not have, one note each. */
+static json_t *
+cell_notes(const struct tscen *s)
+{
+    json_t *notes = json_array();
+    size_t *miss = malloc((s->ncols ? s->ncols : 1) * sizeof *miss);
+    for (size_t j = 0; miss != NULL && j < s->ncells; j++) {
+        const struct tcell *c = &s->cells[j];
+        size_t nm = 0;
+        for (size_t k = 0; k < s->ncols; k++)
+            if (c->c[k] == NULL)
+                miss[nm++] = s->cols[k];
+        if (nm == 0)
+            continue;
+        struct rbuf b;
+        rbuf_init(&b);
+        rbuf_printf(&b, "%s → %s: not measured in ", c->src, c->dst);
+        runs_text(&b, miss, nm);
+        json_array_append_new(notes, json_pack("{s:o}", "text", jrbuf(&b)));
+    }
+    free(miss);
+    return notes;
+}
+
+static const char *
+run_plan(const struct trend *t, size_t r)
+{
+    return js(json_object_get(run_obj(&t->runs[r]), "plan"), "name");
+}
+
+/* Which runs lack the scenario ("#5 (plan other)"), or "". */
+static json_t *
+missing_runs(const struct trend *t, const struct tscen *s)
+{
+    struct rbuf b;
+    rbuf_init(&b);
+    for (size_t r = 0, k = 0; r < t->nruns; r++) {
+        if (k < s->ncols && s->cols[k] == r) {
+            k++;
+            continue;
+        }
+        rbuf_printf(&b, "%s#%zu (%s, plan %s)", b.len ? ", " : "", r + 1, t->runs[r].run_id,
+                    run_plan(t, r));
+    }
+    return jrbuf(&b);
+}
+
+static json_t *
+view_scenario(const struct trend *t, const struct tscen *s)
+{
+    double pct = t->o->max_regression_pct;
+    json_t *cols = json_array(), *rows = json_array();
+    for (size_t k = 0; k < s->ncols; k++) {
+        const struct trun *r = &t->runs[s->cols[k]];
+        json_array_append_new(cols, json_pack("{s:I,s:s,s:b,s:s}", "k", (json_int_t)s->cols[k] + 1,
+                                              "run_id", r->run_id, "marked",
+                                              r->incomplete || r->in_progress, "mark",
+                                              r->in_progress ? "in progress" : "incomplete"));
+    }
+    for (size_t j = 0; j < s->ncells; j++) {
+        const struct tcell *c = &s->cells[j];
+        json_t *vals = json_array();
+        for (size_t k = 0; k < s->ncols; k++)
+            json_array_append_new(vals, val_json(s, c, k, pct));
+        json_t *row = json_pack("{s:s,s:s,s:o}", "src", c->src, "dst", c->dst, "vals", vals);
+        row_verdict(s, c, pct, row);
+        json_array_append_new(rows, row);
+    }
+    struct rbuf in;
+    rbuf_init(&in);
+    runs_text(&in, s->cols, s->ncols);
+    rbuf_printf(&in, " (%zu of %zu runs)", s->ncols, t->nruns);
+    char caption[600], pnote[400] = "";
+    enum testspec_kind k = s->kind;
+    snprintf(caption, sizeof caption, "%s, %s (%s), %s", js(s->def, "name"), rkind_metric(k),
+             rkind_unit(k), js(s->def, "family"));
+    if (s->first_param_diff > 0)
+        snprintf(pnote, sizeof pnote,
+                 "Parameters differ: #%zu ran it with other parameters than #%zu (%s); its "
+                 "cells are matched by scenario name, test and family, as compare matches them.",
+                 s->cols[s->first_param_diff] + 1, s->cols[0] + 1, s->param_diff);
+    char flagged[64];
+    snprintf(flagged, sizeof flagged, "%zu of %zu cells flagged", s->nflagged, s->ncells);
+    json_t *notes = cell_notes(s);
+    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:o,s:o,s:b,s:o,s:s,s:b}", "name",
+                     js(s->def, "name"), "test", js(s->def, "test"), "family", js(s->def, "family"),
+                     "key", s->key, "caption", caption, "metric", rkind_metric(k), "in_runs",
+                     jrbuf(&in), "missing", missing_runs(t, s), "param_note", pnote, "cols", cols,
+                     "rows", rows, "has_notes", json_array_size(notes) > 0, "notes", notes,
+                     "flagged", flagged, "any_flagged", s->nflagged > 0);
+}
+
+/* Scenarios found in one run only: listed with where they are, and under which test and family
+ * the other runs have their name. */
+static json_t *
+view_not_trended(const struct trend *t)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < t->nscens; i++) {
+        const struct tscen *s = &t->scens[i];
+        if (tscen_trended(s))
+            continue;
+        size_t r = s->cols[0];
+        struct rbuf b;
+        rbuf_init(&b);
+        rbuf_printf(&b, "%s (%s, %s): only in #%zu (%s, plan %s)", js(s->def, "name"),
+                    js(s->def, "test"), js(s->def, "family"), r + 1, t->runs[r].run_id,
+                    run_plan(t, r));
+        for (size_t j = 0; j < t->nscens; j++) {
+            const struct tscen *o = &t->scens[j];
+            if (j == i || strcmp(js(o->def, "name"), js(s->def, "name")) != 0)
+                continue;
+            rbuf_printf(&b, "; ");
+            runs_text(&b, o->cols, o->ncols);
+            rbuf_printf(&b, " %s it as %s, %s", o->ncols == 1 ? "has" : "have", js(o->def, "test"),
+                        js(o->def, "family"));
+        }
+        json_array_append_new(list, json_pack("{s:o}", "text", jrbuf(&b)));
+    }
+    return list;
+}
+
+static json_t *
+view_flagged(const struct trend *t)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < t->nscens; i++) {
+        const struct tscen *s = &t->scens[i];
+        for (size_t j = 0; j < s->ncells; j++) {
+            const struct tcell *c = &s->cells[j];
+            if (c->flag < 0)
+                continue;
+            size_t at = s->cols[c->flag], b = s->cols[c->base];
+            char m[64], m0[64];
+            report_fmt_metric(s->kind, jd(c->c[c->flag], "mean"), m, sizeof m);
+            report_fmt_metric(s->kind, jd(c->c[c->base], "mean"), m0, sizeof m0);
+            json_array_append_new(
+                list, json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:I,s:s,s:s,s:o}", "scenario",
+                                js(s->def, "name"), "test", js(s->def, "test"), "family",
+                                js(s->def, "family"), "src", c->src, "dst", c->dst, "k",
+                                (json_int_t)at + 1, "run_id", t->runs[at].run_id, "base",
+                                (json_int_t)b + 1, "value", m, "base_value", m0, "excess",
+                                report_jprintf("%.1f %%", c->flag_excess)));
+        }
+    }
+    return list;
+}
+
+static json_t *
+trend_view(const struct trend *t)
+{
+    json_t *v = json_object();
+    view_runs(t, v);
+    json_t *scens = json_array();
+    for (size_t i = 0; i < t->nscens; i++)
+        if (tscen_trended(&t->scens[i]))
+            json_array_append_new(scens, view_scenario(t, &t->scens[i]));
+    json_object_set_new(v, "scenarios", scens);
+    json_t *nt = view_not_trended(t), *fl = view_flagged(t);
+    json_object_set_new(v, "has_not_trended", json_boolean(json_array_size(nt) > 0));
+    json_object_set_new(v, "not_trended", nt);
+    json_object_set_new(v, "has_flagged", json_boolean(json_array_size(fl) > 0));
+    json_object_set_new(v, "flagged", fl);
+    json_object_set_new(v, "nruns", json_integer((json_int_t)t->nruns));
+    json_object_set_new(v, "threshold", report_jprintf("%.1f %%", t->o->max_regression_pct));
+    json_object_set_new(v, "first", json_string(t->runs[0].started));
+    json_object_set_new(v, "last", json_string(t->runs[t->nruns - 1].started));
+    json_object_set_new(
+        v, "summary",
+        report_jprintf(
+            "%zu runs; %zu scenario%s trended (%zu zone cell%s), %zu in one run only; %zu "
+            "cell%s flagged",
+            t->nruns, t->ntrended, t->ntrended == 1 ? "" : "s", t->ncells,
+            t->ncells == 1 ? "" : "s", t->nscens - t->ntrended, t->nflagged,
+            t->nflagged == 1 ? "" : "s"));
+    json_object_set_new(v, "nothing", json_boolean(t->ntrended == 0));
+    json_object_set_new(v, "version", json_string(NS_VERSION));
+    return v;
+}
+
+/* --- writing -------------------------------------------------------------------------------- */
+
+static int
+render_to(const char *name, const json_t *view, enum tmpl_mode mode, const char *dir, struct err *e)
+{
+    char *owned;
+    const char *tm = history_template(name, &owned);
+    struct rbuf b;
+    rbuf_init(&b);
+    int rc =
+        tm ? tmpl_render(tm, view, mode, &b, e) : err_set(e, NS_ENOTFOUND, "no template %s", name);
+    free(owned);
+    char path[4096];
+    if (rc == 0 && b.oom)
+        rc = err_set(e, NS_ENOMEM, "out of memory rendering %s", name);
+    if (rc == 0 && (size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
+        rc = err_set(e, NS_ETOOBIG, "path too long: %s", dir);
+    if (rc == 0)
+        rc = report_write_file(path, &b, e);
+    rbuf_release(&b);
+    return rc;
+}
+
+/* The charts of every trended scenario into its view; the note when some were not drawn. */
+static int
+charts_all(const struct trend *t, const char *dir, json_t *view, struct err *e)
+{
+    char cdir[4096];
+    if ((size_t)snprintf(cdir, sizeof cdir, "%s/charts", dir) >= sizeof cdir)
+        return err_set(e, NS_ETOOBIG, "path too long: %s", dir);
+    int rc = fsdir_make(cdir, NULL, e);
+    char *gp = rchart_gnuplot_find();
+    struct rchart cx = {.dir = cdir, .gp = gp, .warn = t->o->warn};
+    json_t *vs = json_object_get(view, "scenarios");
+    for (size_t i = 0, v = 0; rc == 0 && i < t->nscens; i++) {
+        const struct tscen *s = &t->scens[i];
+        if (!tscen_trended(s))
+            continue;
+        json_t *sv = json_array_get(vs, v++);
+        cx.list = json_array();
+        rc = chart_write(t, s, &cx, js(sv, "caption"), e);
+        json_object_set_new(sv, "charts", cx.list);
+    }
+    free(gp);
+    char note[512] = "";
+    if (rc == 0 && cx.gp == NULL && t->ntrended > 0)
+        snprintf(note, sizeof note,
+                 "Charts were skipped: gnuplot was not found (install gnuplot, then run "
+                 "netsurvey trend again); their scripts and data are in charts/.");
+    else if (rc == 0 && cx.failed > 0)
+        snprintf(note, sizeof note,
+                 "%d chart%s could not be drawn (%s); their scripts and data are in charts/.",
+                 cx.failed, cx.failed == 1 ? "" : "s", cx.firsterr);
+    if (note[0] != '\0')
+        json_object_set_new(view, "charts_note", json_string(note));
+    return rc;
+}
+
+int
+history_trend_write(const struct trend *t, const char *dir, struct err *e)
+{
+    int rc = fsdir_make(dir, NULL, e);
+    for (size_t i = 0; rc == 0 && i < t->nscens; i++)
+        if (tscen_trended(&t->scens[i]))
+            rc = write_csv(t, &t->scens[i], dir, e);
+    json_t *view = rc == 0 ? trend_view(t) : NULL;
+    if (rc == 0 && view == NULL)
+        rc = err_set(e, NS_ENOMEM, "out of memory building the trend's view");
+    if (rc == 0)
+        rc = charts_all(t, dir, view, e);
+    if (rc == 0) {
+        char *owned;
+        const char *css = history_template("report.css", &owned);
+        json_object_set_new(view, "css", json_string(css ? css : ""));
+        free(owned);
+        rc = render_to("trend.md", view, TMPL_MARKDOWN, dir, e);
+    }
+    if (rc == 0)
+        rc = render_to("trend.html", view, TMPL_HTML, dir, e);
+    json_decref(view);
+    return rc;
+}

@@ -1,0 +1,163 @@
+/* output.h - what the report module lends to src/history (compare, trend): growable buffers
+ * and atomic file writes, the JSON accessors of summaries and views, how a kind's figure is
+ * written for people, the template engine and its compiled-in templates, and gnuplot charts.
+ * Everything else of the report module is internal to it (reportint.h). */
+#ifndef NS_REPORT_OUTPUT_H
+#define NS_REPORT_OUTPUT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "common/testspec.h"
+
+struct err;
+/* --- a growable byte buffer ------------------------------------------------------------- */
+struct rbuf {
+    char *data;
+    size_t len, cap;
+    bool oom;   /* sticky: every append after a failed one is ignored */
+    FILE *sink; /* when set, all but the last RBUF_KEEP bytes go out past RBUF_FLUSH */
+    bool sink_err;
+};
+#define RBUF_FLUSH (1u << 20)
+#define RBUF_KEEP 4096u /* the template engine may trim trailing blanks of the current line */
+void rbuf_init(struct rbuf *b);
+void rbuf_release(struct rbuf *b);
+void rbuf_add(struct rbuf *b, const char *s, size_t n);
+void rbuf_puts(struct rbuf *b, const char *s);
+void rbuf_printf(struct rbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* s as one CSV field (RFC 4180: quoted when it holds a comma, quote or line break, its quotes
+ * doubled): every CSV the reports write quotes its fields this one way. */
+void rbuf_csv_field(struct rbuf *b, const char *s);
+
+/* The printf-formatted text as a part of a file name, into out: every byte but letters, digits,
+ * '.', '_' and '-' becomes '_' (a scenario's name in matrix-<key>.csv, trend-<key>.csv, ...). */
+void report_file_key(char *out, size_t len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Stream into path atomically: open path.tmp as b's sink; finish writes the rest and renames
+ * (or removes the tmp file when rc != 0). Return 0 or NS_E*. */
+int report_stream_open(const char *path, struct rbuf *b, struct err *e);
+int report_stream_finish(const char *path, struct rbuf *b, int rc, struct err *e);
+
+/* Write the buffer to path atomically (tmp + rename). Returns 0 or NS_EIO/NS_ENOMEM. */
+int report_write_file(const char *path, const struct rbuf *b, struct err *e);
+/* Read a whole file (caller frees *out, NUL-terminated). */
+int report_read_file(const char *path, char **out, size_t *len, size_t cap, struct err *e);
+
+/* Members of the JSON the reports build and read (summary.json, the views): a member that is
+ * absent or of another type reads as "" or 0, as a template shows it. */
+static inline const char *
+js(const json_t *o, const char *k)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s != NULL ? s : "";
+}
+
+static inline json_int_t
+ji(const json_t *o, const char *k)
+{
+    return json_integer_value(json_object_get(o, k));
+}
+
+static inline double
+jd(const json_t *o, const char *k)
+{
+    return json_number_value(json_object_get(o, k));
+}
+
+/* A JSON string of the printf-formatted text, cut at 1023 bytes (new reference). */
+json_t *report_jprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Between begin and end, jansson allocates from big chunks freed all at once at the end (see
+ * util.c); every JSON value made in between must be released before end. Process-wide: no
+ * other thread may use jansson meanwhile. Nests. */
+void report_jarena_begin(void);
+void report_jarena_end(void);
+
+/* The order of zone and region labels: "zone 2" < "zone 10" (digit runs compare as numbers,
+ * the rest byte by byte). */
+int rnatcmp(const char *a, const char *b);
+
+/* What the reports say of a test kind (testspec.h's; the journal refuses others). */
+const char *rkind_unit(enum testspec_kind k);   /* "us", "Mbit/s", "conn/s" */
+const char *rkind_metric(enum testspec_kind k); /* "mean RTT", "throughput", "connections/s" */
+bool rkind_lower_is_better(enum testspec_kind k);
+bool rkind_has_rtt(enum testspec_kind k);
+const char *rfamily_name(int family);
+
+/* Format helpers shared by aggregate and compare ("329.3 us", "12.10 Gbit/s", "4301 conn/s"). */
+char *report_fmt_metric(enum testspec_kind k, double v, char *buf, size_t len);
+
+/* --- templates ----------------------------------------------------------------------------- */
+enum tmpl_mode { TMPL_TEXT, TMPL_MARKDOWN, TMPL_HTML };
+
+/* Render a Mustache-like template over ctx:
+ *   {{a.b}} value (escaped for the mode)   {{{a}}} raw   {{.}} the current item
+ *   {{#a}}..{{/a}} loop over an array, enter an object, or show if true/non-empty
+ *   {{^a}}..{{/a}} show if a is false, null, missing, "" or []     {{! comment}}
+ * Errors (unbalanced sections) go to e with the template's line. */
+int tmpl_render(const char *tmpl, const json_t *ctx, enum tmpl_mode mode, struct rbuf *out,
+                struct err *e);
+/* Escape s for the mode into out. */
+void tmpl_escape(struct rbuf *out, const char *s, enum tmpl_mode mode);
+
+/* A template compiled into the binary (cmake's ns_embed_files). */
+struct report_builtin {
+    const char *name; /* the file name in templates/: "report.md" */
+    const unsigned char *text;
+};
+/* The template of that name: from the directory NETSURVEY_TEMPLATES names when it has the
+ * file (*owned then holds it: the caller frees), else from set[0..n); NULL when neither has
+ * it. */
+const char *report_template_in(const struct report_builtin *set, size_t n, const char *name,
+                               char **owned);
+/* report_template_in over the report's own templates: report.md, report.html, report.css. */
+const char *report_template(const char *name, char **owned);
+
+/* --- charts -------------------------------------------------------------------------------- */
+/* Past these counts, charts draw zone cells instead of host pairs (a bar per pair of 9 900
+ * would be unreadable). */
+#define REPORT_CHART_MAX_BARS 40
+#define REPORT_CHART_MAX_CURVES 12
+
+/* What report's and trend's charts share. */
+#define REPORT_CHART_W 760
+#define REPORT_CHART_H 420
+
+/* gnuplot's executable: NETSURVEY_GNUPLOT, else "gnuplot" found on PATH; NULL if none (caller
+ * frees). */
+char *rchart_gnuplot_find(void);
+/* A label inside a gnuplot script: a single-quoted string, in which gnuplot performs no
+ * backquote command substitution and no @macro expansion (a double-quoted string in a script
+ * would run `...` from a zone or host name); a quote is doubled, a line break becomes a space. */
+void rchart_script_str(struct rbuf *b, const char *s);
+/* A label inside a data file's double-quoted field (data is never substituted): no quote,
+ * backslash or newline. */
+void rchart_data_str(struct rbuf *b, const char *s);
+
+/* Charts being drawn into one folder. */
+struct rchart {
+    const char *dir; /* the charts/ folder */
+    const char *gp;  /* gnuplot (rchart_gnuplot_find), or NULL: scripts and data only */
+    json_t *list;    /* the charts drawn, for the view: file, caption, b64, width, height */
+    FILE *warn;      /* a chart gnuplot could not draw, one a line; NULL: not said */
+    int ran, failed;
+    char firsterr[256];
+};
+
+/* Write <kind>-<key>.dat and .gp into cx->dir, run gnuplot on the script there (a timeout of
+ * 60 s) and append the SVG it drew to cx->list, base64 for inline use. A chart gnuplot could not
+ * draw is counted in cx->failed (its first error kept), not an error. Returns 0 or NS_E* (a file
+ * not written). */
+int rchart_emit(struct rchart *cx, const char *key, const char *kind, struct rbuf *script,
+                struct rbuf *data, const char *caption, struct err *e);
+
+/* A zone cell's value as matrix-<scenario>.csv holds it (the mean of its ok trials, "%.3f"),
+ * appended to b; nothing when it has no ok trial (trend-<scenario>.csv repeats it). */
+void report_matrix_value(struct rbuf *b, const json_t *cell);
+
+#endif

@@ -1,0 +1,68 @@
+/* summary.c - a run directory's summary for the history module (report.h): the model loaded,
+ * aggregated, and the model freed, so that history never holds one. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/errors.h"
+#include "report/report.h"
+#include "report/reportint.h"
+
+/* Every scenario of sum has a known kind: otherwise an error, never a guess. Its journal was
+ * read through journal/journal.h, which refuses a kind testspec.h does not know, so this holds
+ * unless a reader changes. */
+static int
+summary_check(const json_t *sum, struct err *e)
+{
+    size_t i;
+    const json_t *s;
+    json_array_foreach(json_object_get(sum, "scenarios"), i, s)
+    {
+        if (testspec_kind_find(js(s, "test")) < 0)
+            return err_set(e, NS_EPARSE, "scenario '%s': unknown test kind '%s'", js(s, "name"),
+                           js(s, "test"));
+    }
+    return 0;
+}
+
+static int
+load(const char *dir, bool cells_only, FILE *warn, json_t **sum, struct err *e)
+{
+    struct rmodel *m;
+    struct rmodel_opts mo = {.warn = warn, .no_hist = cells_only};
+    int rc = rmodel_load_with(&dir, 1, &mo, &m, e);
+    if (rc != 0)
+        return rc;
+    if (cells_only) {
+        rc = report_aggregate_cells(m, sum, e);
+    } else {
+        json_t *view = NULL;
+        rc = report_aggregate(m, sum, &view, e);
+        json_decref(view);
+    }
+    rmodel_free(m);
+    if (rc == 0 && (rc = summary_check(*sum, e)) != 0) {
+        json_decref(*sum);
+        *sum = NULL;
+    }
+    return rc;
+}
+
+int
+report_summary_read(const char *dir, FILE *warn, json_t **sum, struct err *e)
+{
+    return load(dir, false, warn, sum, e);
+}
+
+int
+report_cells_read(const char *dir, FILE *warn, json_t **sum, struct err *e)
+{
+    return load(dir, true, warn, sum, e);
+}
+
+void
+report_matrix_value(struct rbuf *b, const json_t *cell)
+{
+    if (json_integer_value(json_object_get(cell, "n")) > 0)
+        rbuf_printf(b, "%.3f", json_number_value(json_object_get(cell, "mean")));
+}

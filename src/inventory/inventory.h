@@ -74,12 +74,12 @@ struct inv_ssh {
     int (*read)(void *arg, const char *path, size_t cap, char **buf, size_t *len, struct err *e);
     int (*glob)(void *arg, const char *pattern, size_t max, char ***paths, struct err *e);
     void *files;
-    int (*hostnames)(void *arg, const char *config, const char *const *alias, size_t n,
-                     char **host, char **why);
+    int (*hostnames)(void *arg, const char *config, const char *const *alias, size_t n, char **host,
+                     char **why);
     void *resolver;
-    const char *path;   /* the file as ssh -F takes it (absolute) */
-    const char *home;   /* "~" in an Include */
-    size_t cap;         /* bytes of one Included file */
+    const char *path; /* the file as ssh -F takes it (absolute) */
+    const char *home; /* "~" in an Include */
+    size_t cap;       /* bytes of one Included file */
 };
 
 struct inv_ctx {

@@ -22,6 +22,7 @@
 
 #include "common/errors.h"
 
+struct sshg;
 struct transport;      /* one connected host; opaque */
 struct transport_proc; /* one program running on a host; opaque */
 
@@ -51,9 +52,10 @@ struct transport_verdict {
 
 /* Where and how to reach a host. All strings borrowed for the duration of transport_open.
  *
- * ssh: address is resolved through ~/.ssh/config and /etc/ssh/ssh_config as OpenSSH resolves it
- * (transport_sshconfig.h); port, user, identity, known_hosts and jump, when given, beat the
- * config as `ssh -o` would; what neither says keeps OpenSSH's defaults. */
+ * ssh: address is resolved by the operator's own `ssh -G` (transport_sshconfig.h), from
+ * ~/.ssh/config and /etc/ssh/ssh_config; port, user, identity, known_hosts and jump, when given,
+ * are passed to it as ssh's command line gives them (-p, -l, -i, -o, -J) and so beat the config;
+ * what neither says keeps OpenSSH's defaults. */
 struct transport_target {
     const char *name;          /* for messages only: "zone1-vm" */
     const char *kind;          /* "local" or "ssh" */
@@ -69,6 +71,8 @@ struct transport_target {
     const char *ssh_config;    /* ssh: NULL = $NETSURVEY_SSH_CONFIG, else ~/.ssh/config and
                                   /etc/ssh/ssh_config; a path is read alone (`ssh -F`), "none"
                                   reads nothing */
+    struct sshg *sshg;         /* ssh: the `ssh -G` answers shared by the hosts of one command
+                                  (common/sshg.h; borrowed); NULL = asked for this host alone */
     double connect_timeout_s;  /* ssh: 0 = the config's ConnectTimeout, else 10 s */
     bool accept_new_host_keys; /* ssh: record an unknown key (trust on first use) */
     /* ssh: told each warning of the config's resolution ("FILE line N: ..."), may be NULL */
@@ -105,9 +109,28 @@ void transport_close(struct transport *t);
 const char *transport_kind(const struct transport *t);
 const char *transport_name(const struct transport *t);
 
-/* Make the executable at local_path runnable on the host and write its path there into
- * remote_path (len bytes). local: local_path itself, made absolute. ssh: uploaded once to a
- * content-addressed path (~/.cache/netsurvey/<basename>-<sha256>) and verified. */
+#define TRANSPORT_REMOTE_PATH_MAX 1200 /* a deployed program's path on its host */
+
+/* What transport_deploy_for made runnable on a host. */
+struct transport_deployed {
+    char path[TRANSPORT_REMOTE_PATH_MAX]; /* where it is there */
+    char machine[64];    /* the host's `uname -m` ("x86_64", "aarch64"), also when none fits */
+    size_t build;        /* the index in builds of the one deployed */
+    char sha256_hex[65]; /* ssh: its SHA-256, the content address of its path; local: "" */
+};
+
+/* Make a program runnable on the host: of builds (a NULL-terminated list of paths, the one
+ * program built for different architectures, at most TRANSPORT_DEPLOY_MAX_BUILDS of
+ * transport_deploy.h), the one for the host's architecture. local: builds[0] itself, made
+ * absolute (this machine runs it). ssh: the host's `uname -m` picks the build (each is a static
+ * ELF executable whose header names its machine), which is uploaded once to a content-addressed
+ * path (~/.cache/netsurvey/<basename>-<sha256>) and verified. NS_ENOTFOUND when no build is for
+ * the host's machine: d->machine says which it is, the message names the missing build
+ * (transport_deploy_set_missing). */
+int transport_deploy_for(struct transport *t, const char *const *builds,
+                         struct transport_deployed *d, struct err *e);
+
+/* transport_deploy_for with one build, its path there into remote_path (len bytes). */
 int transport_deploy(struct transport *t, const char *local_path, char *remote_path, size_t len,
                      struct err *e);
 
@@ -145,7 +168,7 @@ struct transport_ops {
     const char *kind;
     int (*open)(const struct transport_target *t, struct transport **out, struct err *e);
     void (*close)(struct transport *t);
-    int (*deploy)(struct transport *t, const char *local_path, char *remote_path, size_t len,
+    int (*deploy)(struct transport *t, const char *const *builds, struct transport_deployed *d,
                   struct err *e);
     int (*spawn)(struct transport *t, const char *const *argv, const void *stdin_data,
                  size_t stdin_len, struct transport_proc **out, struct err *e);

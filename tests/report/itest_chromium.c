@@ -363,8 +363,9 @@ static bool
 text_column(const char *col)
 {
     static const char *const words[] = {
-        "src",           "dst",     "zones", "host",   "region", "zone",  "zone id", "provider",
-        "instance type", "address", "OS",    "kernel", "CPU",    "qdisc", "TCP CC",  "src \\ dst"};
+        "src",     "dst",      "zones",         "host",    "region",    "zone",
+        "zone id", "provider", "instance type", "address", "arch",      "OS",
+        "kernel",  "CPU",      "qdisc",         "TCP CC",  "src \\ dst"};
     for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
         if (strcmp(col, words[i]) == 0)
             return true;

@@ -6,7 +6,8 @@
  *    zero or below; a pair of one trial has no interval (NaN);
  *  - every chart names one unit per dimension, the same in its axis or colour bar, its title and
  *    its caption (the script's first line), and its .dat holds its values in that unit (the
- *    summary's means over the unit's factor; the heat map's cell labels are those numbers);
+ *    summary's means over the unit's factor; the heat map's cell labels are those numbers, the
+ *    cells of report.md's zone matrix, whose caption names the same unit);
  *  - pair labels use "→", and the percentile axis's p25 and p50 labels do not overlap. */
 #include <math.h>
 #include <setjmp.h>
@@ -301,13 +302,37 @@ check_bars(const char *out, const json_t *s, const char *key)
     free(dat);
 }
 
+/* report.md's zone matrix of scenario name: from its heading to the next (caller frees). */
+static char *
+md_matrix(const char *out, const char *name)
+{
+    char p[8300], head[512];
+    snprintf(p, sizeof p, "%.8000s/report.md", out);
+    char *md = th_read(p, NULL);
+    assert_non_null(md);
+    snprintf(head, sizeof head, "## Scenario %s:", name);
+    char *a = strstr(md, head), *m = a ? strstr(a, "### Zone matrix\n") : NULL;
+    assert_non_null(m);
+    char *end = strstr(m + 4, "\n### ");
+    if (end != NULL)
+        *end = '\0';
+    char *sec = strdup(m);
+    free(md);
+    return sec;
+}
+
 /* The heat map's cells are the summary's means in the colour bar's unit, its labels those
- * numbers without a unit. */
+ * numbers without a unit, and the report's zone matrix says the same numbers in the same
+ * unit. */
 static void
 check_heatmap(const char *out, const json_t *s, const char *key)
 {
     double f;
-    one_unit(out, "heatmap", key, metric_of(s), &f);
+    const char *unit = one_unit(out, "heatmap", key, metric_of(s), &f);
+    char *sec = md_matrix(out, json_string_value(json_object_get(s, "name"))), want[96];
+    snprintf(want, sizeof want, "(%s), ", unit); /* its caption: "..., mean RTT (µs), ipv4" */
+    if (strstr(sec, want) == NULL)
+        fail_msg("heatmap-%s in %s; the zone matrix's caption does not say it", key, unit);
     char *dat = chart_file(out, "heatmap", key, "dat");
     size_t cells = 0;
     for (char *line = dat; line && *line;
@@ -327,8 +352,12 @@ check_heatmap(const char *out, const json_t *s, const char *key)
         double tol = 0.5 * pow(10.0, -(dot ? (double)strlen(dot + 1) : 0.0)) + 1e-9;
         if (fabs(strtod(label, NULL) - mean) > tol)
             fail_msg("heatmap-%s: label '%s' for a mean of %g", key, label, mean);
+        snprintf(want, sizeof want, "| %s", label); /* the table's cell, as the chart's */
+        if (strstr(sec, want) == NULL)
+            fail_msg("heatmap-%s: label '%s' is no cell of the report's zone matrix", key, label);
     }
     assert_true(cells > 0);
+    free(sec);
     free(dat);
 }
 

@@ -96,6 +96,11 @@ int cli_usage_error(const struct cli_command *c, const char *fmt, ...)
 /* c's --help: synopsis, summary, options, details, exit statuses. */
 void cli_help(const struct cli_command *c, FILE *out);
 
+/* c's synopsis, options and exit statuses in roff, each between the marker lines of a
+ * generated block ("check synopsis", "check options", "check exit": common/roff.h), for the
+ * manual page netsurvey(1); the same tables as cli_help. */
+void cli_man(const struct cli_command *c, FILE *out);
+
 /* The rows of an exit status table, one a line (wrapped). */
 void cli_help_exits(const struct cli_exit *exits, size_t n, FILE *out);
 

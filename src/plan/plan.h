@@ -282,4 +282,12 @@ size_t plan_scenario_nsperf_flags(const struct plan_scenario *sc, char *buf, siz
 /* Name of a test kind ("tcp_stream"); NULL when out of range. */
 const char *plan_test_kind_name(enum plan_test_kind kind);
 
+/* Every key the validator accepts, for documentation and its tests (`netsurvey --plan-keys`):
+ * fn(ctx, path, type) once per key, in the tables' order. path is written as the plan nests it:
+ * "name", "ssh.user", "hosts[].zone", "hosts_from[].tags", "zones.PATTERN.zone_id",
+ * "defaults.PARAM" stands for every scenario parameter, "scenarios[].msg_size", "trials.min";
+ * type says what the value is ("text", "duration 100ms..10m", "both|one", "mapping", ...). */
+typedef void plan_key_fn(void *ctx, const char *path, const char *type);
+void plan_keys_list(plan_key_fn *fn, void *ctx);
+
 #endif

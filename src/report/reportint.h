@@ -253,4 +253,8 @@ int report_aggregate_cells(const struct rmodel *m, json_t **summary, struct err 
 int report_charts(const char *outdir, const json_t *summary, json_t *view, FILE *warn,
                   struct err *e);
 
+/* The zone matrix of every scenario of summary sum as text for a terminal (terminal.c): what
+ * report_opts.matrices asks for. */
+void report_matrices_write(const json_t *sum, FILE *out);
+
 #endif

@@ -257,7 +257,7 @@ test_default_plan(void **state)
     RUN(&r, NULL, "check");
     assert_int_equal(r.status, 0);
     assert_string_equal(r.out, "built-in:localhost.yaml: plan 'localhost' is valid: 2 hosts, "
-                               "2 zones, 2 pairs, 2 scenarios, 4 tests\n");
+                               "2 zones, 2 pairs, 2 scenarios, 12 tests\n");
     run_free(&r);
     RUN(&r, NULL, "plan", "--json");
     assert_int_equal(r.status, 0);
@@ -266,7 +266,7 @@ test_default_plan(void **state)
     RUN(&r, NULL, "plan");
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "plan 'localhost' from built-in:localhost.yaml\n"));
-    assert_non_null(strstr(r.out, "4 tests in 4 rounds, estimated 17 s"));
+    assert_non_null(strstr(r.out, "12 tests in 12 rounds, estimated 32 s"));
     run_free(&r);
 }
 

@@ -207,15 +207,20 @@ check_good(const char *path)
     run_free(&r);
 }
 
+static const json_t *json_host(const json_t *doc, const char *name);
+
 static void
 test_shipped_plans(void **state)
 {
     (void)state;
     /* Every plan shipped in plans/, so that none escapes: the seeds' methods (sockperf zone
-     * matrix, NTTTCP, netperf on KVM, qperf), the lab's and the default one. */
+     * matrix, NTTTCP, netperf on KVM, qperf), the lab's, the default one, and the example of
+     * hosts_from (aws-hosts-from.yaml reads aws-ec2.json beside it: checked and dry-run here
+     * as a user would, from the plan's folder). */
     const char *expected[] = {"localhost.yaml",           "lab-region.yaml",
                               "azure-westus3-zones.yaml", "azure-ntttcp-throughput.yaml",
-                              "kvm-netperf.yaml",         "azure-japaneast-survey.yaml"};
+                              "kvm-netperf.yaml",         "azure-japaneast-survey.yaml",
+                              "aws-hosts-from.yaml"};
     char dir[1024], path[2048];
     helper_source_path("plans", dir, sizeof dir);
     size_t n;
@@ -232,6 +237,39 @@ test_shipped_plans(void **state)
         check_good(path);
     }
     helper_names_free(names, n);
+}
+
+/* The example of hosts_from: its hosts are the running instances of aws-ec2.json tagged
+ * role=survey, each in the zone (and zone id) the CLI's JSON gives, dialled on its public
+ * address and tested on its private one. */
+static void
+test_aws_example(void **state)
+{
+    (void)state;
+    char path[1024];
+    helper_source_path("plans/aws-hosts-from.yaml", path, sizeof path);
+    struct run r;
+    RUN(&r, NULL, "plan", "--json", path);
+    assert_int_equal(r.status, 0);
+    json_t *doc = json_loads(r.out, 0, NULL);
+    assert_non_null(doc);
+    static const char *const want[][5] = {
+        {"survey-1a", "us-east-1a", "use1-az4", "203.0.113.11", "198.51.100.11"},
+        {"survey-1b", "us-east-1b", "use1-az6", "203.0.113.12", "198.51.100.12"},
+        {"survey-1c", "us-east-1c", "use1-az1", "203.0.113.13", "198.51.100.13"}};
+    const json_t *hosts = json_object_get(doc, "hosts");
+    assert_int_equal(json_array_size(hosts), 3);
+    for (size_t i = 0; i < 3; i++) {
+        const json_t *h = json_host(doc, want[i][0]);
+        static const char *const keys[] = {"name", "zone", "zone_id", "address", "data_address"};
+        for (size_t k = 1; k < 5; k++)
+            assert_string_equal(json_string_value(json_object_get(h, keys[k])), want[i][k]);
+        assert_string_equal(json_string_value(json_object_get(h, "region")), "us-east-1");
+    }
+    const json_t *inv = json_array_get(json_object_get(doc, "hosts_from"), 0);
+    assert_string_equal(json_string_value(json_object_get(inv, "format")), "aws");
+    json_decref(doc);
+    run_free(&r);
 }
 
 static void
@@ -555,6 +593,7 @@ main(void)
         cmocka_unit_test(test_stdin),
         cmocka_unit_test(test_usage),
         cmocka_unit_test(test_help),
+        cmocka_unit_test(test_aws_example),
         cmocka_unit_test(test_hosts_from_json),
         cmocka_unit_test(test_ssh_config_resolved),
     };

@@ -119,8 +119,9 @@ cli_man(const struct cli_command *c, FILE *out)
     char name[64];
     snprintf(name, sizeof name, "%s synopsis", c->name);
     roff_block_begin(out, name);
-    fprintf(out, ".B netsurvey %s\n", c->name);
+    fprintf(out, ".SY \"netsurvey %s\"\n", c->name);
     roff_synopsis(out, c->synopsis);
+    fputs(".YS\n", out);
     roff_block_end(out);
     snprintf(name, sizeof name, "%s options", c->name);
     roff_block_begin(out, name);

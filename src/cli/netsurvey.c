@@ -69,8 +69,9 @@ man_options(void)
 {
     roff_block_begin(stdout, "netsurvey synopsis");
     for (size_t i = 0; i < CLI_LEN(commands); i++) {
-        printf("%s.B netsurvey %s\n", i > 0 ? ".br\n" : "", commands[i]->name);
+        printf(".SY \"netsurvey %s\"\n", commands[i]->name);
         roff_synopsis(stdout, commands[i]->synopsis);
+        printf(".YS\n");
     }
     roff_block_end(stdout);
     roff_block_begin(stdout, "netsurvey exit");

@@ -71,6 +71,11 @@ roff_synopsis(FILE *out, const char *text)
     /* words are what lies between blanks, brackets, bars and '=' */
     for (const char *p = text; *p != '\0';) {
         size_t n = strcspn(p, " []|=.");
+        if (n == 0 && *p == ' ' && isupper((unsigned char)p[1])) {
+            fputs("\\ ", out); /* an option and its value stay on one line: "-o DIR" */
+            p++;
+            continue;
+        }
         if (n == 0) {
             fputc(*p, out);
             p++;

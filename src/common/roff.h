@@ -15,7 +15,8 @@ void roff_block_end(FILE *out);
 void roff_text(FILE *out, const char *text);
 
 /* A synopsis or usage text in roff: options (-x, --xx) bold, operands and values in capitals
- * (PLAN, DIR) italic, the rest roman. */
+ * (PLAN, DIR) italic, the rest roman; a value is not broken from its option ("-o DIR"). For
+ * a .SY/.YS block (man(7)'s synopsis macros, which indent what wraps). */
 void roff_synopsis(FILE *out, const char *text);
 
 /* One entry of an option list (.TP): "-o, --output DIR" then its help. short_name 0: none;

@@ -52,7 +52,7 @@ struct plan; /* opaque; from plan_load_*, freed with plan_free */
  * client, the control handshake, the result, the server's exit), for a round of local hosts
  * and one with ssh hosts (their sessions' channels); and of opening a host before the first
  * round (an ssh session, the endpoint's hash check, `nsperf env`). Measured: run.json's
- * "measured" holds what a run took (README "The journal" says how these were set). */
+ * "measured" holds what a run took (netsurvey-journal(5) says how these were set). */
 #define PLAN_SETUP_LOCAL_S 0.2
 #define PLAN_SETUP_SSH_S 0.25
 #define PLAN_OPEN_LOCAL_S 0.01

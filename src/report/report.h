@@ -1,6 +1,6 @@
 /* report.h - the report module's interface: everything after the journal.
  *
- * Reads run directories (run.json + results.jsonl, as the README's "The journal" defines them)
+ * Reads run directories (run.json + results.jsonl, as netsurvey-journal(5) defines them)
  * through journal/journal.h and nothing of the runner; writes summary.json,
  * matrix-<scenario>.csv, report.md, report.html and charts/ into an output directory. The same
  * journals give byte-identical outputs: no wall clock, no locale, no hash order reaches a file. */

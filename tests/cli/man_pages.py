@@ -11,6 +11,8 @@ The pages (src/cli/man/*.1, *.5) are hand-written roff with generated blocks bet
     missing from its page;
   - a key `netsurvey --plan-keys` lists (every key the plan validator accepts) is missing from
     netsurvey-plan(5), or from the README's table of plan keys;
+  - the README is longer than 300 lines (it is the door, the pages are the rooms), or does not
+    name every page;
   - a page does not render without warnings (`man --warnings`, `groff -ww`), or renders lines
     wider than 80 columns at MANWIDTH=80.
 Usage: man_pages.py [--update] BINDIR MANDIR [README.md]
@@ -23,6 +25,7 @@ import sys
 
 BEGIN = re.compile(r'^\.\\" @generated (.+)$')
 END = '.\\" @end'
+README_MAX_LINES = 300
 COMMANDS = ["check", "plan", "run", "report", "compare", "trend", "clean"]
 
 
@@ -146,6 +149,14 @@ def main(argv):
             if not re.search(re.escape(word) + r"(?![\w-])", text[page]):
                 bad.append(f"{page}: '{word}' ({source}) is not in the page")
     if readme is not None:
+        lines = open(readme, encoding="utf-8").read().splitlines()
+        if len(lines) > README_MAX_LINES:
+            bad.append(f"README.md has {len(lines)} lines, more than {README_MAX_LINES}: it is "
+                       f"the door; the reference belongs in the manual pages")
+        for page in pages:
+            title = re.sub(r"\.(\d)$", r"(\1)", page)
+            if title not in "\n".join(lines):
+                bad.append(f"README.md does not point to {title}")
         rows = "\n".join(line for line in open(readme, encoding="utf-8").read().splitlines()
                          if line.startswith("|"))
         for k in keys:

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/net.h"
 #include "common/roff.h"
 #include "common/suggest.h"
 #include "common/units.h"
@@ -59,6 +60,7 @@ struct opt {
     enum testspec_param param; /* OPT_PARAM */
     enum opt_side side;
     const char *help;
+    bool help_kinds; /* OPT_PARAM: help starts with the kinds it applies to ("tcp_rr, udp_rr: ") */
 };
 
 #define O_CALL(f) .kind = OPT_CALL, .fn = (f)
@@ -78,11 +80,8 @@ opt_client(struct cli *c, const char *arg, struct err *e)
 static int
 opt_port(struct cli *c, const char *arg, struct err *e)
 {
-    char *end;
-    long v = strtol(arg, &end, 10);
-    if (*arg == '\0' || *end != '\0' || v < 0 || v > 65535)
+    if (net_parse_port(arg, 0, &c->port) != 0)
         return err_set(e, NS_ERANGE, "invalid port '%s'", arg);
-    c->port = (uint16_t)v;
     return 0;
 }
 
@@ -109,7 +108,8 @@ opt_udp(struct cli *c, const char *arg, struct err *e)
 {
     (void)c;
     (void)arg;
-    return err_set(e, NS_EINVAL, "-u: nsperf has no -u; use --test udp_stream");
+    return err_set(e, NS_EINVAL, "-u: nsperf has no -u; use --test %s",
+                   testspec_kind_name(TESTSPEC_UDP_STREAM));
 }
 
 /* -4 and -6 set one thing: given both, neither silently wins. */
@@ -167,33 +167,31 @@ static const struct opt opts[] = {
     {"token-file", OPT_TOKEN, required_argument, O_STRING(token_file),
      .help = "FILE: shared secret from FILE ('-' = stdin); both sides must use the same"},
     {"test", OPT_TEST, required_argument, O_CALL(opt_test), .side = OPT_CLIENT,
-     .help = "KIND: tcp_stream (default), udp_stream, tcp_rr, udp_rr, tcp_crr"},
+     .help = "KIND: "}, /* then the kinds (help_test) */
     {"time", 't', required_argument, O_PARAM(DURATION),
      .help = "SEC: measured duration (default 10s)"},
     {"warmup", OPT_WARMUP, required_argument, O_PARAM(WARMUP),
      .help = "SEC: traffic before measuring, discarded (default 1s)"},
     {"parallel", 'P', required_argument, O_PARAM(STREAMS),
      .help = "N: parallel streams (stream kinds)"},
-    {"length", 'l', required_argument, O_PARAM(MSG_SIZE),
-     .help = "BYTES: write size (1M tcp_stream, 1460 udp_stream) or request size (1)"},
+    {"length", 'l', required_argument, O_PARAM(MSG_SIZE), .help = "BYTES: "}, /* help_length */
     {"response-size", OPT_RESPONSE, required_argument, O_PARAM(RESPONSE_SIZE),
      .help = "BYTES: response size of rr/crr kinds (default: request size)"},
     {"bitrate", 'b', required_argument, O_PARAM(RATE),
-     .help = "RATE: total target rate, bits/s (udp_stream default 1M; tcp default unpaced)"},
+     .help = "RATE: total target rate, bits/s"}, /* then the defaults (help_rate) */
     {"reverse", 'R', no_argument, O_PARAM(REVERSE), .help = "server sends (stream kinds)"},
     {"copy", OPT_COPY, no_argument, O_PARAM(COPY),
-     .help = "tcp_stream: send() from and recv() into user memory, as iperf3 (see below)"},
+     .help = "send() from and recv() into user memory, as iperf3 (see below)", .help_kinds = true},
     {"busy-poll", OPT_BUSY_POLL, no_argument, O_PARAM(BUSY_POLL),
-     .help = "tcp_rr, udp_rr: spin on the socket instead of sleeping, a core per side (see "
-             "below)"},
+     .help = "spin on the socket instead of sleeping, a core per side (see below)",
+     .help_kinds = true},
     {"json", 'J', no_argument, O_TRUE(json), .side = OPT_CLIENT, .help = "print one JSON document"},
     {"interval", 'i', required_argument, O_PARAM(INTERVAL),
      .help = "SEC: per-interval lines (and samples in the JSON)"},
     {"window", 'w', required_argument, O_PARAM(WINDOW), .help = "BYTES: socket buffer size"},
     {"ipv4", '4', no_argument, O_CALL(opt_inet), .help = "IPv4 only"},
     {"ipv6", '6', no_argument, O_CALL(opt_inet6), .help = "IPv6 only"},
-    {"udp", 'u', no_argument, O_CALL(opt_udp),
-     .help = "iperf3's -u: use --test udp_stream instead"},
+    {"udp", 'u', no_argument, O_CALL(opt_udp), .help = "iperf3's -u: use --test "}, /* + kind */
     {"help", OPT_HELP, no_argument, .help = "this help"},
     {"version", OPT_VERSION, no_argument, .help = "print the version"},
 };
@@ -224,11 +222,100 @@ static const struct {
               "result is printed)"},
 };
 
-/* "-c, --client HOST" and the help without its "HOST: " (a capitalised value name). */
+/* --test: every kind of the table, nsperf's default marked. */
 static void
-opt_split(const struct opt *o, char *flag, size_t flen, const char **help)
+help_test(char *buf, size_t len, size_t used)
 {
-    const char *h = o->help, *colon = strstr(h, ": ");
+    for (int k = 0; k < TESTSPEC_KIND_COUNT && used < len; k++) {
+        int w = snprintf(buf + used, len - used, "%s%s%s", k ? ", " : "", testspec_kind_name(k),
+                         k == TESTSPEC_DEFAULT_KIND ? " (default)" : "");
+        used += w > 0 ? (size_t)w : 0;
+    }
+}
+
+/* -l: the default write size of each stream kind, then the request size of the others (one
+ * figure when they share it, as netperf's kinds do). */
+static void
+help_length(char *buf, size_t len, size_t used)
+{
+    char v[32];
+    const char *sep = "write size (";
+    double req = -1;
+    bool one_req = true;
+    for (int k = 0; k < TESTSPEC_KIND_COUNT && used < len; k++) {
+        double d = testspec_default(TESTSPEC_P_MSG_SIZE, k);
+        if (testspec_kind_family((enum testspec_kind)k) != TESTSPEC_FAMILY_STREAM) {
+            one_req = one_req && (req < 0 || req == d);
+            req = d;
+            continue;
+        }
+        int w = snprintf(buf + used, len - used, "%s%s %s", sep,
+                         testspec_value_text(TESTSPEC_P_MSG_SIZE, d, v, sizeof v),
+                         testspec_kind_name(k));
+        used += w > 0 ? (size_t)w : 0;
+        sep = ", ";
+    }
+    if (used < len && req >= 0 && one_req)
+        snprintf(buf + used, len - used, ") or request size (%s)",
+                 testspec_value_text(TESTSPEC_P_MSG_SIZE, req, v, sizeof v));
+    else if (used < len)
+        snprintf(buf + used, len - used, ") or request size");
+}
+
+/* -b: each kind's default rate (0: unpaced). */
+static void
+help_rate(char *buf, size_t len, size_t used)
+{
+    char v[32];
+    const char *sep = " (";
+    for (int k = 0; k < TESTSPEC_KIND_COUNT && used < len; k++) {
+        if (!testspec_applies(TESTSPEC_P_RATE, k))
+            continue;
+        double d = testspec_default(TESTSPEC_P_RATE, k);
+        int w = snprintf(buf + used, len - used, "%s%s default %s", sep, testspec_kind_name(k),
+                         d > 0 ? testspec_value_text(TESTSPEC_P_RATE, d, v, sizeof v) : "unpaced");
+        used += w > 0 ? (size_t)w : 0;
+        sep = "; ";
+    }
+    if (used < len && used > 0)
+        snprintf(buf + used, len - used, ")");
+}
+
+/* An option's help line: the parts that name kinds come from the table (common/testspec.h). */
+static const char *
+opt_help(const struct opt *o, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (o->help_kinds) {
+        char kinds[128];
+        unsigned mask = 0;
+        for (int k = 0; k < TESTSPEC_KIND_COUNT; k++)
+            mask |= testspec_applies(o->param, k) ? 1u << k : 0u;
+        int w = snprintf(buf, len, "%s: ", testspec_kinds_text(mask, ", ", kinds, sizeof kinds));
+        used = w > 0 && (size_t)w < len ? (size_t)w : 0;
+    }
+    int w = snprintf(buf + used, len - used, "%s", o->help);
+    used += w > 0 && (size_t)w < len - used ? (size_t)w : 0;
+    if (o->key == OPT_TEST)
+        help_test(buf, len, used);
+    else if (o->key == 'l')
+        help_length(buf, len, used);
+    else if (o->key == 'b')
+        help_rate(buf, len, used);
+    else if (o->key == 'u')
+        snprintf(buf + used, len - used, "%s instead", testspec_kind_name(TESTSPEC_UDP_STREAM));
+    return buf;
+}
+
+#define KIND(id) testspec_kind_name(TESTSPEC_##id)
+
+/* "-c, --client HOST" and the help without its "HOST: " (a capitalised value name), the help
+ * written into buf (opt_help: the parts that name kinds from the table). Returns whether the
+ * flag takes a value that has a name. */
+static bool
+opt_split(const struct opt *o, char *flag, size_t flen, char *buf, size_t blen, const char **help)
+{
+    const char *h = opt_help(o, buf, blen), *colon = strstr(h, ": ");
     bool named = o->has_arg == required_argument && colon != NULL;
     for (const char *p = h; named && p < colon; p++)
         named = (*p >= 'A' && *p <= 'Z') || *p == '_';
@@ -237,6 +324,7 @@ opt_split(const struct opt *o, char *flag, size_t flen, const char **help)
     if (named && n > 0 && (size_t)n < flen)
         snprintf(flag + n, flen - (size_t)n, " %.*s", (int)(colon - h), h);
     *help = named ? colon + 2 : h;
+    return named;
 }
 
 #define HELP_WIDTH 80
@@ -268,9 +356,9 @@ static void
 usage_opts(FILE *out, const struct opt *t, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        char flag[64];
+        char flag[64], text[256];
         const char *help;
-        opt_split(&t[i], flag, sizeof flag, &help);
+        opt_split(&t[i], flag, sizeof flag, text, sizeof text, &help);
         /* a long flag keeps its help on its line, two blanks after it */
         size_t len = 2 + strlen(flag), col = len + 2 > HELP_COLUMN ? len + 2 : HELP_COLUMN;
         fprintf(out, "  %-*s", (int)(col - 2), flag);
@@ -304,19 +392,25 @@ usage(FILE *out)
         fprintf(out, "  %-6s ", exits[i].status);
         wrap(out, 9, 9, exits[i].meaning);
     }
-    char udp[160];
-    snprintf(udp, sizeof udp,
-             "udp_stream's receiver asks for a %d MiB receive buffer unless -w is given "
-             "(iperf3 keeps the kernel default); -w 208K compares equal (params.udp_recv_buf).",
-             NS_UDP_RECV_BUF >> 20);
-    const char *const differ[] = {
-        "tcp_stream writes 1 MiB per send() (iperf3: 128 KiB); -l 128K compares equal.", udp,
-        "tcp_stream does not copy its payload through user memory (sendfile() from a memfd, "
-        "splice() to /dev/null; result.io says which); --copy does, as iperf3.",
-        "a paced tcp_stream writes about 1 ms of data per wake-up, as iperf3's pacing timer "
-        "does.",
-        "--busy-poll (tcp_rr, udp_rr) spins on recv(MSG_DONTWAIT) as sockperf --nonblocked: a "
-        "full core per side, only where each side has one to itself."};
+    char differ[5][200];
+    snprintf(differ[0], sizeof differ[0],
+             "%s writes 1 MiB per send() (iperf3: 128 KiB); -l 128K compares equal.",
+             KIND(TCP_STREAM));
+    snprintf(differ[1], sizeof differ[1],
+             "%s's receiver asks for a %d MiB receive buffer unless -w is given (iperf3 keeps "
+             "the kernel default); -w 208K compares equal (params.udp_recv_buf).",
+             KIND(UDP_STREAM), NS_UDP_RECV_BUF >> 20);
+    snprintf(differ[2], sizeof differ[2],
+             "%s does not copy its payload through user memory (sendfile() from a memfd, "
+             "splice() to /dev/null; result.io says which); --copy does, as iperf3.",
+             KIND(TCP_STREAM));
+    snprintf(differ[3], sizeof differ[3],
+             "a paced %s writes about 1 ms of data per wake-up, as iperf3's pacing timer does.",
+             KIND(TCP_STREAM));
+    snprintf(differ[4], sizeof differ[4],
+             "--busy-poll (%s, %s) spins on recv(MSG_DONTWAIT) as sockperf --nonblocked: a full "
+             "core per side, only where each side has one to itself.",
+             KIND(TCP_RR), KIND(UDP_RR));
     fprintf(out, "\ndefaults that differ from iperf3 (shown in the -J params; nsperf(1) says "
                  "why):\n");
     for (size_t i = 0; i < sizeof differ / sizeof differ[0]; i++) {
@@ -342,11 +436,10 @@ static void
 man_opts(const struct opt *t, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        char flag[64];
+        char flag[64], text[256];
         const char *help;
-        opt_split(&t[i], flag, sizeof flag, &help);
+        bool has_arg = opt_split(&t[i], flag, sizeof flag, text, sizeof text, &help);
         const char *arg = strrchr(flag, ' ');
-        bool has_arg = t[i].has_arg == required_argument && help != t[i].help;
         char argname[32];
         snprintf(argname, sizeof argname, "%s", has_arg ? arg + 1 : "");
         roff_option(stdout, t[i].key < 256 ? (char)t[i].key : 0, t[i].name,
@@ -481,10 +574,11 @@ flag_error(const struct opt *t, size_t n, int key, char **argv, struct err *e)
     char flag[64];
     if (key == ':' && o != NULL) {
         const char *help;
-        char usage_text[64];
+        char usage_text[64], help_text[256];
         opt_flag_text(o, flag, sizeof flag);
-        opt_split(o, usage_text, sizeof usage_text, &help);
-        const char *arg = help != o->help ? strrchr(usage_text, ' ') : NULL;
+        bool named =
+            opt_split(o, usage_text, sizeof usage_text, help_text, sizeof help_text, &help);
+        const char *arg = named ? strrchr(usage_text, ' ') : NULL;
         return err_set(e, NS_EINVAL, "%s needs a value%s%s%s%s", flag, arg ? " (" : "",
                        arg ? flag : "", arg ? arg : "", arg ? ")" : "");
     }
@@ -624,7 +718,7 @@ apply_param(struct cli *c, enum testspec_param id, struct err *e)
 static int
 client_params(struct cli *c, struct err *e)
 {
-    enum ns_kind_id id = NS_TCP_STREAM;
+    enum testspec_kind id = TESTSPEC_DEFAULT_KIND;
     if (c->test != NULL)
         ns_kind_find(c->test, &id);
     int family = c->p.family;

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/testspec.h"
 #include "common/text.h"
 #include "report/reportint.h"
 
@@ -18,19 +19,31 @@ struct term_unit {
     double div;
 };
 
-/* The unit for values up to max (the summary's unit: "us", "Mbit/s", or another, kept). */
+/* The unit for values up to max of a kind's headline metric (in the reports' unit): time in
+ * microseconds or milliseconds, rates from kbit/s to Gbit/s, other figures in their own unit,
+ * as the metric's format says (common/testspec.h). */
 static struct term_unit
-term_unit_for(const char *unit, double max)
+term_unit_for(const char *test, double max)
 {
-    if (strcmp(unit, "us") == 0)
+    int kind = testspec_kind_find(test);
+    if (kind < 0)
+        return (struct term_unit){"", 1.0};
+    enum testspec_metric m = testspec_kind_metric((enum testspec_kind)kind);
+    double bps = max * testspec_metric_divisor(m);
+    switch (testspec_metric_format(m)) {
+    case TESTSPEC_FMT_USEC:
         return max >= 1000.0 ? (struct term_unit){"ms", 1e3} : (struct term_unit){"µs", 1.0};
-    if (strcmp(unit, "Mbit/s") == 0) {
-        if (max >= 1000.0)
-            return (struct term_unit){"Gbit/s", 1e3};
-        return max < 1.0 && max > 0 ? (struct term_unit){"kbit/s", 1e-3}
-                                    : (struct term_unit){"Mbit/s", 1.0};
+    case TESTSPEC_FMT_RATE:
+        /* the divisors from the reports' unit (Mbit/s) to the one printed */
+        if (bps >= 1e9)
+            return (struct term_unit){"Gbit/s", 1e9 / testspec_metric_divisor(m)};
+        if (bps >= 1e6 || bps <= 0)
+            return (struct term_unit){testspec_metric_unit(m), 1.0};
+        return (struct term_unit){"kbit/s", 1e3 / testspec_metric_divisor(m)};
+    case TESTSPEC_FMT_PER_S:
+        break;
     }
-    return (struct term_unit){unit, 1.0};
+    return (struct term_unit){testspec_metric_unit(m), 1.0};
 }
 
 /* Decimals that give a value of this size four significant digits, as the reports print. */
@@ -123,7 +136,7 @@ term_matrix(FILE *out, const json_t *s, const json_t *zones)
         if (ji(c, "n") > 0 && fabs(jd(c, "mean")) > max)
             max = fabs(jd(c, "mean"));
     }
-    struct term_unit u = term_unit_for(js(s, "unit"), max);
+    struct term_unit u = term_unit_for(js(s, "test"), max);
     term_heading(out, s, u);
     if (json_array_size(cells) == 0) {
         fprintf(out, "  no trial of this scenario was recorded\n");

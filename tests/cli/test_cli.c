@@ -539,6 +539,10 @@ test_usage(void **state)
           "compare", "--max-regression=3", "a", "b", "--max-regression", "4");
     USAGE("netsurvey check: --connect is given twice\ntry 'netsurvey check --help'\n", "check",
           "--connect", "--connect");
+    /* a list is given once per value: the parser takes both, the command then says why not */
+    USAGE("netsurvey check: --json, --deploy, --nsperf and --nsperf-remote go with --connect\n"
+          "try 'netsurvey check --help'\n",
+          "check", "--nsperf-remote", "a", "--nsperf-remote", "b");
     USAGE("netsurvey run: -q/--quiet and -v/--verbose cannot both be given\n"
           "try 'netsurvey run --help'\n",
           "run", "-q", "-v");

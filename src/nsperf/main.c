@@ -10,6 +10,7 @@
 #include "common/errors.h"
 #include "common/units.h"
 #include "nsperf/control.h"
+#include "nsperf/hostcount.h"
 #include "nsperf/hostenv.h"
 
 #define EXIT_TEST_FAILED 1
@@ -192,7 +193,9 @@ usage(FILE *out)
                  "       nsperf -c HOST [-p PORT] --test KIND [-t SEC] [--warmup SEC] [-P N]\n"
                  "              [-l BYTES] [--response-size BYTES] [-b RATE] [-R] [-J] [-i SEC]\n"
                  "              [-w BYTES] [-4|-6] [-B ADDR] [--token-file F]\n"
-                 "       nsperf env [--address ADDR]   (this host as JSON)\n\n");
+                 "       nsperf env [--address ADDR]   (this host as JSON)\n"
+                 "       nsperf counters [--interface IF | --address ADDR]\n"
+                 "              (the host's and the interface's counters since boot, as JSON)\n\n");
     for (size_t i = 0; i < NOPTS; i++) {
         char flag[40];
         if (opts[i].key < 256)
@@ -480,6 +483,8 @@ main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     if (argc > 1 && strcmp(argv[1], "env") == 0)
         return hostenv_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "counters") == 0)
+        return hostcount_main(argc - 1, argv + 1);
     struct cli c;
     memset(&c, 0, sizeof c);
     c.port = NS_DEFAULT_PORT;

@@ -219,6 +219,7 @@ ts_count(struct ts_stream *s, uint64_t n)
 {
     s->bytes += n;
     uint64_t now = clock_now_ns();
+    ns_test_progress(s->st->set.t, now);
     if (s->io.bins == NULL)
         return;
     if (!(atomic_load(&s->rx_marks) & TS_MARK_MEASURE)) {

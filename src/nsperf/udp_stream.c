@@ -216,6 +216,7 @@ us_count_bytes(struct us_stream *s, uint64_t n, uint64_t now)
 {
     s->bytes += n;
     stream_io_count_bin(&s->io, &s->st->set, n, now);
+    ns_test_progress(s->st->set.t, now);
 }
 
 static void

@@ -67,9 +67,9 @@ const size_t hostflags_ngvnic_series =
 /* ---- names ---- */
 
 static const char *const flag_names[HOSTFLAG_COUNT] = {
-    [HOSTFLAG_STEAL] = "steal",         [HOSTFLAG_DROPS] = "drops",
-    [HOSTFLAG_THROTTLED] = "throttled", [HOSTFLAG_SLOW_PATH] = "slow_path",
-    [HOSTFLAG_STALL] = "stall",
+#define HOSTFLAG_NAME(id, name) [HOSTFLAG_##id] = name,
+    HOSTFLAG_MAP(HOSTFLAG_NAME)
+#undef HOSTFLAG_NAME
 };
 
 const char *

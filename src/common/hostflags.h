@@ -35,17 +35,19 @@
 #define HOSTFLAGS_VF_SHARE 0.5
 #define HOSTFLAGS_WHY_MAX 320
 
+/* The flags: id and name (the record's and the reports'), in the order above. */
+#define HOSTFLAG_MAP(X)                                                                            \
+    X(STEAL, "steal")                                                                              \
+    X(DROPS, "drops") X(THROTTLED, "throttled") X(SLOW_PATH, "slow_path") X(STALL, "stall")
+
 enum hostflag {
-    HOSTFLAG_STEAL,
-    HOSTFLAG_DROPS,
-    HOSTFLAG_THROTTLED,
-    HOSTFLAG_SLOW_PATH,
-    HOSTFLAG_STALL,
-    HOSTFLAG_COUNT
+#define HOSTFLAG_ENUM(id, name) HOSTFLAG_##id,
+    HOSTFLAG_MAP(HOSTFLAG_ENUM)
+#undef HOSTFLAG_ENUM
+        HOSTFLAG_COUNT
 };
 
-/* "steal", "drops", "throttled", "slow_path", "stall" (the record's and the reports' names);
- * NULL out of range. */
+/* The flag's name ("slow_path"); NULL out of range. */
 const char *hostflag_name(enum hostflag f);
 /* The flag named name, or -1. */
 int hostflag_find(const char *name);

@@ -249,14 +249,27 @@ void
 ns_test_progress_slow(struct ns_test *t, uint64_t now_ns)
 {
     uint64_t t0 = atomic_load(&t->measure_start_ns);
-    if (t0 == 0 || now_ns < t0 || atomic_load(&t->measure_end_ns) != 0)
-        return; /* outside this side's measured interval */
+    if (t0 == 0 || now_ns < t0 || atomic_load(&t->measure_end_ns) != 0 ||
+        atomic_load(&t->gap_closed))
+        return; /* outside this side's measured interval, or after the sender's end */
     uint64_t prev = atomic_exchange_explicit(&t->gap_last_ns, now_ns, memory_order_relaxed);
     if (prev < t0) /* the arrival raced MEASURE's own store */
         prev = t0;
     if (now_ns > prev)
         atomic_max_u64(&t->gap_max_ns, now_ns - prev);
     atomic_store_explicit(&t->gap_seen, 1, memory_order_relaxed);
+}
+
+void
+ns_test_progress_end(struct ns_test *t, uint64_t now_ns)
+{
+    uint64_t t0 = atomic_load(&t->measure_start_ns);
+    if (t0 == 0 || atomic_load(&t->measure_end_ns) != 0)
+        return;
+    uint64_t last = atomic_load(&t->gap_last_ns);
+    if (now_ns > last && last >= t0)
+        atomic_max_u64(&t->gap_max_ns, now_ns - last);
+    atomic_store(&t->gap_closed, 1);
 }
 
 bool
@@ -277,6 +290,7 @@ ns_phase_set(struct ns_test *t, enum ns_phase ph)
         t->kind->mark(t, ph);
     if (ph == NS_PHASE_MEASURE) {
         uint64_t now = clock_now_ns();
+        atomic_store(&t->gap_closed, 0);
         atomic_store(&t->gap_max_ns, 0);
         atomic_store(&t->gap_last_ns, now);
         t->measure_start_ns = now;
@@ -284,9 +298,10 @@ ns_phase_set(struct ns_test *t, enum ns_phase ph)
     if (ph == NS_PHASE_DONE && t->measure_end_ns == 0) {
         uint64_t now = clock_now_ns();
         t->measure_end_ns = now;
-        /* The time since the last arrival is a gap too: a stall that lasts to the end. */
+        /* The time since the last arrival is a gap too (a stall that lasts to the end), unless
+         * the sender's end arrived: then the rest is this side waiting for STOP. */
         uint64_t last = atomic_load(&t->gap_last_ns);
-        if (t->measure_start_ns != 0 && now > last)
+        if (t->measure_start_ns != 0 && now > last && !atomic_load(&t->gap_closed))
             atomic_max_u64(&t->gap_max_ns, now - last);
     }
     ns_word_set(&t->phase, (int)ph);

@@ -80,7 +80,8 @@ struct ns_test {
      * side's kind calls ns_test_progress as things arrive; ns_phase_set opens the count at
      * MEASURE and closes it at DONE (the time since the last arrival counts too). */
     _Atomic uint64_t gap_last_ns, gap_max_ns;
-    _Atomic int gap_seen; /* something arrived in the measured interval */
+    _Atomic int gap_seen;   /* something arrived in the measured interval */
+    _Atomic int gap_closed; /* the sender's end arrived (ns_test_progress_end) */
     /* Client side: the server's result arrived (or the client gave up on it), so a sender
      * there has sent all it ever will; a receiver here need not wait longer for it. */
     _Atomic int peer_done;
@@ -127,6 +128,11 @@ ns_test_progress(struct ns_test *t, uint64_t now_ns)
     if (now_ns >= atomic_load_explicit(&t->gap_last_ns, memory_order_relaxed) + NS_GAP_GRAIN_NS)
         ns_test_progress_slow(t, now_ns);
 }
+/* The sender's end arrived at now_ns (a stream's EOF, udp_stream's end datagram): the gap up to
+ * it counts, and the time after it does not. A receiver's DONE comes when STOP reaches it, after
+ * its sender stopped by as long as the control frame took (seconds on a saturated path, behind
+ * the test's own queue, or after a retransmission): that wait is no stall. */
+void ns_test_progress_end(struct ns_test *t, uint64_t now_ns);
 /* This side's longest gap in seconds; false when nothing arrived here (a sender). */
 bool ns_test_longest_gap(const struct ns_test *t, double *seconds);
 

@@ -94,7 +94,7 @@ print_flags(const struct ns_doc *d, FILE *out)
 {
     if (d->counters == NULL || d->result == NULL)
         return;
-    bool streams = testspec_applies(TESTSPEC_P_REVERSE, (int)d->p->kind);
+    bool streams = testspec_kind_family((enum testspec_kind)d->p->kind) == TESTSPEC_FAMILY_STREAM;
     bool local_sends = !d->p->reverse;
     struct hostflags_trial in = {
         .side = {{.label = !streams      ? "local (client)"

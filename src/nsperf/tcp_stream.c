@@ -320,6 +320,7 @@ ts_recv_loop(struct ts_stream *s)
             if (ph == NS_PHASE_MEASURE)
                 ts_count(s, (uint64_t)n);
         } else if (n == 0) {
+            ns_test_progress_end(s->st->set.t, clock_now_ns()); /* the sender stopped */
             if (stream_set_wait_done_after_eof(&s->st->set, TS_EOF_GRACE_MS) != 0)
                 ts_fail(s, NS_ECLOSED, ECONNRESET, "peer closed the data connection");
             return;

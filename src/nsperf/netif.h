@@ -3,7 +3,11 @@
  * counters and masters, the root qdisc's kind and counters: what `ip -s link` and `tc -s qdisc`
  * print) and the NIC's driver and statistics by SIOCETHTOOL (what `ethtool -i` and
  * `ethtool -S` print). Everything is read in the caller's network namespace, which is the one
- * the test's sockets live in; only kernel UAPI headers are used, so it builds for every
+ * the test's sockets live in: that is why a link's counters come from rtnetlink (IFLA_STATS64,
+ * the same numbers as /sys/class/net/IF/statistics) and its lower devices from IFLA_MASTER
+ * (what /sys/class/net/IF/lower_* links show), since sysfs shows the devices of the namespace
+ * that mounted it, which a process started inside another (ip netns exec without a remount, a
+ * container) does not share. Only kernel UAPI headers are used, so it builds for every
  * architecture nsperf is made for. */
 #ifndef NS_NSPERF_NETIF_H
 #define NS_NSPERF_NETIF_H

@@ -302,6 +302,12 @@ val_json(const struct tscen *s, const struct tcell *c, size_t k, double pct)
             snprintf(text + len, sizeof text - len, " (%lld/%s%lld ok)", (long long)n,
                      least ? "≥" : "", (long long)json_integer_value(planned));
     }
+    json_t *bent = x != NULL ? report_flagged_text(s->kind, x) : NULL;
+    if (bent != NULL) { /* its hosts bent some of its trials: view_bent says how */
+        size_t len = strlen(text);
+        snprintf(text + len, sizeof text - len, " ⚠");
+        json_decref(bent);
+    }
     bool beyond = !isnan(c->beyond[k]) && c->beyond[k] > pct;
     return json_pack("{s:s,s:b,s:b,s:b,s:b,s:b}", "text", text, "empty", x == NULL || n == 0,
                      "base", (int)k == c->base, "flag", (int)k == c->flag, "beyond",
@@ -491,6 +497,35 @@ view_flagged(const struct trend *t)
     return list;
 }
 
+/* The cells whose newest run holds trials its hosts bent (summary.json's "flagged"): what the
+ * latest figure of each includes. */
+static json_t *
+view_bent(const struct trend *t)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < t->nscens; i++) {
+        const struct tscen *s = &t->scens[i];
+        if (!tscen_trended(s))
+            continue;
+        for (size_t j = 0; j < s->ncells; j++) {
+            const struct tcell *c = &s->cells[j];
+            size_t k = s->ncols;
+            while (k > 0 && c->c[k - 1] == NULL)
+                k--;
+            json_t *text = k > 0 ? report_flagged_text(s->kind, c->c[k - 1]) : NULL;
+            if (text == NULL)
+                continue;
+            size_t at = s->cols[k - 1];
+            json_array_append_new(list, json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:o}", "scenario",
+                                                  js(s->def, "name"), "test", js(s->def, "test"),
+                                                  "family", js(s->def, "family"), "src", c->src,
+                                                  "dst", c->dst, "k", (json_int_t)at + 1, "run_id",
+                                                  t->runs[at].run_id, "text", text));
+        }
+    }
+    return list;
+}
+
 static json_t *
 trend_view(const struct trend *t)
 {
@@ -506,6 +541,9 @@ trend_view(const struct trend *t)
     json_object_set_new(v, "not_trended", nt);
     json_object_set_new(v, "has_flagged", json_boolean(json_array_size(fl) > 0));
     json_object_set_new(v, "flagged", fl);
+    json_t *bent = view_bent(t);
+    json_object_set_new(v, "has_bent", json_boolean(json_array_size(bent) > 0));
+    json_object_set_new(v, "bent", bent);
     json_object_set_new(v, "nruns", json_integer((json_int_t)t->nruns));
     json_object_set_new(v, "threshold", report_jprintf("%.1f %%", t->o->max_regression_pct));
     json_object_set_new(v, "first", json_string(t->runs[0].started));

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/hostflags.h"
 #include "common/testspec.h"
 #include "common/trials.h"
 
@@ -188,6 +189,15 @@ struct journal_trial {
     const char *env_src, *env_dst; /* the hosts whose run.json env applies */
     const char *tool_version, *nsperf_sha256;
     struct journal_result result; /* reading only */
+    /* What the hosts did to the trial (README "The journal"; common/hostflags.h). Writing:
+     * "counters" ({"src", "dst"}: each end's nsperf counters) and "flags" ({"drops": "why",
+     * ...}) as the survey judged them (survey/judge.h), each left out when NULL. Reading: the
+     * flags alone: judged when "flags" is an object (a record of before has none), a flag
+     * raised when its name holds a string, its reason, in flag_why[f] and bit f of flags. */
+    const json_t *counters, *flags; /* writing only */
+    bool judged;
+    unsigned flag_mask;
+    const char *flag_why[HOSTFLAG_COUNT];
 };
 
 /* The key of a trial: a resumed run records a trial again under the same key, and readers keep

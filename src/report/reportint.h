@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/hostflags.h"
 #include "common/testspec.h"
 #include "common/trials.h"
 #include "report/output.h"
@@ -48,7 +49,14 @@ struct rtrial {
     bool has_cpu, has_retrans, has_udp;
     double cpu_local, cpu_remote, retrans, lost_pct, jitter_us;
     struct rrtt rtt; /* n == 0 when none */
+    /* What the hosts did to an ok trial (journal_trial's flags, common/hostflags.h): whether its
+     * record says (judged), the flags raised (1u << enum hostflag) and their reasons,
+     * "drops: ...; stall: ..." (NULL when none raised). */
+    bool judged;
+    uint8_t flags;
+    char *flag_why;
 };
+_Static_assert(HOSTFLAG_COUNT <= 8, "struct rtrial's flags hold every flag");
 
 struct rhost {
     char *name, *zone, *region, *addr;

@@ -486,6 +486,30 @@ completeness_notes(const json_t *base, const json_t *cand, const struct history_
     return notes;
 }
 
+/* The new run's zone cells holding trials its hosts bent (summary.json's "flagged"), each with
+ * report_flagged_text's words: a figure that moved may be the hosts', not the network's. */
+static json_t *
+flagged_new(const json_t *cand)
+{
+    json_t *out = json_array();
+    size_t i, j;
+    const json_t *s, *c;
+    json_array_foreach(json_object_get(cand, "scenarios"), i, s)
+    {
+        json_array_foreach(json_object_get(s, "zone_cells"), j, c)
+        {
+            json_t *text = report_flagged_text(kind_of(s), c);
+            if (text == NULL)
+                continue;
+            json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:s,s:s,s:o}", "scenario",
+                                                 js(s, "name"), "test", js(s, "test"), "family",
+                                                 js(s, "family"), "src_zone", js(c, "src_zone"),
+                                                 "dst_zone", js(c, "dst_zone"), "text", text));
+        }
+    }
+    return out;
+}
+
 static json_t *
 compare_view(const struct cmp *m, const json_t *base, const json_t *cand, enum history_gate gate,
              const struct history_compare_opts *o)
@@ -510,7 +534,7 @@ compare_view(const struct cmp *m, const json_t *base, const json_t *cand, enum h
     size_t compared = m->ng - m->nverdict[HISTORY_VERDICT_TOO_FEW];
     return json_pack(
         "{s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:s,s:s,s:s,s:b,s:b,s:o,s:o,s:o,s:s,s:s,s:s,"
-        "s:b,s:b,s:I,s:s,s:s,s:o}",
+        "s:b,s:b,s:I,s:s,s:s,s:o,s:o}",
         "base_dir", o->base_dir, "new_dir", o->new_dir, "base_title", js(base, "title"),
         "new_title", js(cand, "title"), "base_runs", runs_with_tally(json_object_get(base, "runs")),
         "new_runs", runs_with_tally(json_object_get(cand, "runs")), "max_regression", mr,
@@ -519,7 +543,7 @@ compare_view(const struct cmp *m, const json_t *base, const json_t *cand, enum h
         only_base, "only_new", only_new, "summary", sum, "gate_line", gl, "method", meth, "failed",
         gate != HISTORY_GATE_PASSED, "nothing_compared", compared == 0, "compared",
         (json_int_t)compared, "junit_timestamp", ts, "version", NS_VERSION, "notes",
-        completeness_notes(base, cand, o));
+        completeness_notes(base, cand, o), "flagged_new", flagged_new(cand));
 }
 
 /* --- what did not match, for the command line -------------------------------------------- */
@@ -705,6 +729,9 @@ render_summary(const json_t *view, const char *out, struct rbuf *b, struct err *
     /* at most two, each under 1 KiB (side_note) */
     json_object_set_new(sv, "notes", json_incref(json_object_get(view, "notes")));
     set_clipped(sv, "out", out);
+    json_object_set_new(
+        sv, "flagged_new",
+        json_integer((json_int_t)json_array_size(json_object_get(view, "flagged_new"))));
     json_object_set_new(
         sv, "only_new",
         json_integer((json_int_t)json_array_size(json_object_get(view, "only_new"))));

@@ -311,7 +311,8 @@ view_runs(const struct trend *t, json_t *v)
 /* One run's value of a cell, for people. Every key in every value (a missing key would be
  * looked up in the enclosing row by the templates). */
 static json_t *
-val_json(const struct tcell *c, size_t k, double pct, const struct testspec_scale *sc)
+val_json(const struct tscen *s, const struct tcell *c, size_t k, double pct,
+         const struct testspec_scale *sc)
 {
     const json_t *x = c->c[k];
     char text[192], m[64], h[64];
@@ -335,6 +336,12 @@ val_json(const struct tcell *c, size_t k, double pct, const struct testspec_scal
         if (json_is_integer(planned) && (n < json_integer_value(planned) || least))
             snprintf(text + len, sizeof text - len, " (%lld/%s%lld ok)", (long long)n,
                      least ? "≥" : "", (long long)json_integer_value(planned));
+    }
+    json_t *bent = x != NULL ? report_flagged_text(s->kind, x) : NULL;
+    if (bent != NULL) { /* its hosts bent some of its trials: view_bent says how */
+        size_t len = strlen(text);
+        snprintf(text + len, sizeof text - len, " ⚠");
+        json_decref(bent);
     }
     bool beyond = !isnan(c->beyond[k]) && c->beyond[k] > pct;
     return json_pack("{s:s,s:b,s:b,s:b,s:b,s:b}", "text", text, "empty", x == NULL || n == 0,
@@ -441,7 +448,7 @@ view_scenario(const struct trend *t, const struct tscen *s)
         const struct tcell *c = &s->cells[j];
         json_t *vals = json_array();
         for (size_t k = 0; k < s->ncols; k++)
-            json_array_append_new(vals, val_json(c, k, pct, &sc));
+            json_array_append_new(vals, val_json(s, c, k, pct, &sc));
         json_t *row = json_pack("{s:s,s:s,s:o}", "src", c->src, "dst", c->dst, "vals", vals);
         row_verdict(s, c, pct, row);
         json_array_append_new(rows, row);
@@ -526,6 +533,35 @@ view_flagged(const struct trend *t)
     return list;
 }
 
+/* The cells whose newest run holds trials its hosts bent (summary.json's "flagged"): what the
+ * latest figure of each includes. */
+static json_t *
+view_bent(const struct trend *t)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < t->nscens; i++) {
+        const struct tscen *s = &t->scens[i];
+        if (!tscen_trended(s))
+            continue;
+        for (size_t j = 0; j < s->ncells; j++) {
+            const struct tcell *c = &s->cells[j];
+            size_t k = s->ncols;
+            while (k > 0 && c->c[k - 1] == NULL)
+                k--;
+            json_t *text = k > 0 ? report_flagged_text(s->kind, c->c[k - 1]) : NULL;
+            if (text == NULL)
+                continue;
+            size_t at = s->cols[k - 1];
+            json_array_append_new(list, json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:o}", "scenario",
+                                                  js(s->def, "name"), "test", js(s->def, "test"),
+                                                  "family", js(s->def, "family"), "src", c->src,
+                                                  "dst", c->dst, "k", (json_int_t)at + 1, "run_id",
+                                                  t->runs[at].run_id, "text", text));
+        }
+    }
+    return list;
+}
+
 static json_t *
 trend_view(const struct trend *t)
 {
@@ -541,6 +577,9 @@ trend_view(const struct trend *t)
     json_object_set_new(v, "not_trended", nt);
     json_object_set_new(v, "has_flagged", json_boolean(json_array_size(fl) > 0));
     json_object_set_new(v, "flagged", fl);
+    json_t *bent = view_bent(t);
+    json_object_set_new(v, "has_bent", json_boolean(json_array_size(bent) > 0));
+    json_object_set_new(v, "bent", bent);
     json_object_set_new(v, "nruns", json_integer((json_int_t)t->nruns));
     json_object_set_new(v, "threshold", report_jprintf("%.1f %%", t->o->max_regression_pct));
     json_object_set_new(v, "first", json_string(t->runs[0].started));

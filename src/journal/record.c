@@ -154,8 +154,8 @@ json_t *
 journal_trial_json(const struct journal_trial *t, const json_t *result)
 {
     return json_pack(
-        "{s:s, s:s, s:{s:s, s:s}, s:o, s:I, s:s, s:o, s:o, s:s, s:o, s:I, s:s, s:s, s:O, "
-        "s:{s:s, s:s}, s:{s:s, s:s}}",
+        "{s:s, s:s, s:{s:s, s:s}, s:o, s:I, s:s, s:o, s:o, s:s, s:o, s:I, s:s, s:s, s:O, s:O*, "
+        "s:O*, s:{s:s, s:s}, s:{s:s, s:s}}",
         "schema", JOURNAL_TRIAL_SCHEMA, "run_id", t->run_id, "plan", "name", t->plan_name, "sha256",
         t->plan_sha256, "scenario", journal_scenario_json(&t->scenario), "trial",
         (json_int_t)t->trial, "family", journal_family_name(t->family), "src",
@@ -163,8 +163,8 @@ journal_trial_json(const struct journal_trial *t, const json_t *result)
         t->status == JOURNAL_OK ? "ok" : "failed", "error",
         t->error != NULL ? json_string(t->error) : json_null(), "attempts", (json_int_t)t->attempts,
         "started", t->started, "ended", t->ended, "result", result != NULL ? result : json_null(),
-        "env", "src", t->env_src, "dst", t->env_dst, "tool", "version", t->tool_version,
-        "nsperf_sha256", t->nsperf_sha256);
+        "counters", t->counters, "flags", t->flags, "env", "src", t->env_src, "dst", t->env_dst,
+        "tool", "version", t->tool_version, "nsperf_sha256", t->nsperf_sha256);
 }
 
 static json_t *
@@ -442,6 +442,18 @@ journal_headline_json(int kind, const json_t *result, double *value)
     return r.present && journal_headline(kind, &r, value);
 }
 
+/* "flags": each name of common/hostflags.h that holds a string is raised, with it as reason. */
+static void
+flags_from(const json_t *o, struct journal_trial *t)
+{
+    t->judged = json_is_object(o);
+    for (int f = 0; f < HOSTFLAG_COUNT; f++) {
+        t->flag_why[f] = jstr(o, hostflag_name((enum hostflag)f));
+        if (t->flag_why[f] != NULL)
+            t->flag_mask |= 1u << f;
+    }
+}
+
 int
 journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struct journal_trial *t)
 {
@@ -469,6 +481,7 @@ journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struct jo
     const json_t *tool = json_object_get(rec, "tool");
     t->tool_version = jstr(tool, "version");
     t->nsperf_sha256 = jstr(tool, "nsperf_sha256");
+    flags_from(json_object_get(rec, "flags"), t);
     int rc = result_from(json_object_get(rec, "result"), bb, &t->result);
     bool hist = t->result.has_hist;
     t->result.buckets = bb->b;
@@ -588,6 +601,15 @@ result_equal(const struct journal_result *a, const struct journal_result *b)
     return true;
 }
 
+static bool
+flags_equal(const struct journal_trial *a, const struct journal_trial *b)
+{
+    bool same = a->judged == b->judged && a->flag_mask == b->flag_mask;
+    for (int f = 0; same && f < HOSTFLAG_COUNT; f++)
+        same = str_same(a->flag_why[f], b->flag_why[f]);
+    return same;
+}
+
 bool
 journal_trial_equal(const struct journal_trial *a, const struct journal_trial *b)
 {
@@ -600,7 +622,8 @@ journal_trial_equal(const struct journal_trial *a, const struct journal_trial *b
            a->attempts == b->attempts && str_same(a->started, b->started) &&
            str_same(a->ended, b->ended) && str_same(a->env_src, b->env_src) &&
            str_same(a->env_dst, b->env_dst) && str_same(a->tool_version, b->tool_version) &&
-           str_same(a->nsperf_sha256, b->nsperf_sha256) && result_equal(&a->result, &b->result);
+           str_same(a->nsperf_sha256, b->nsperf_sha256) && result_equal(&a->result, &b->result) &&
+           flags_equal(a, b);
 }
 
 /* --- run.json -----------------------------------------------------------------------------------

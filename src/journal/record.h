@@ -1,11 +1,11 @@
 /* record.h - the journal's one definition: the names of its files, its schema strings and caps,
  * the trial record and run.json as C structs, their one writer (to JSON) and their one reader.
- * The README's section "The journal" is the specification; this header is its code, and no
+ * The manual page netsurvey-journal(5) is the specification; this header is its code, and no
  * other module names a record field: survey writes through journal_trial_json and
  * journal_run_json, report and survey's resume read through journal/journal.h.
  *
- * Reading follows the same rules for every reader, as the README describes: a field of the
- * wrong type reads as absent (NULL, 0, has_* false); a line is passed over when it is not JSON,
+ * Reading follows the same rules for every reader, as netsurvey-journal(5) describes: a field of
+ * the wrong type reads as absent (NULL, 0, has_* false); a line is passed over when it is not JSON,
  * not a trial record (no netsurvey.trial/ schema) or names a test kind testspec.h does not know;
  * a trial record this reader must not take (another schema version, a status that is neither
  * ok nor failed, another run's run_id) is refused, and its reader's caller decides whether that
@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/hostflags.h"
 #include "common/testspec.h"
 #include "common/trials.h"
 
@@ -34,7 +35,7 @@ struct err;
 #define JOURNAL_TRIAL_SCHEMA "netsurvey.trial/3"
 #define JOURNAL_TRIAL_SCHEMA_2 "netsurvey.trial/2"
 /* The first versions, still read: their scenario parameters are the plan's as written, 0 standing
- * for nsperf's default of the version that ran (README "The journal"); a run.json of version 1
+ * for nsperf's default of the version that ran (netsurvey-journal(5)); a run.json of version 1
  * has no state, no planned counts and no pairs. A version-1 run is never resumed. */
 #define JOURNAL_RUN_SCHEMA_1 "netsurvey.run/1"
 #define JOURNAL_TRIAL_SCHEMA_1 "netsurvey.trial/1"
@@ -121,7 +122,7 @@ struct journal_hrun {
 };
 
 /* What readers take of a trial's "result", nsperf -J's result object recorded unchanged (names in
- * the README's section on nsperf -J and common/histjson.h). has_* is false for a figure that is
+ * nsperf(1)'s JSON OUTPUT and common/histjson.h). has_* is false for a figure that is
  * absent or not a number. */
 struct journal_result {
     bool present; /* "result" is an object */
@@ -195,6 +196,15 @@ struct journal_trial {
     const char *env_src, *env_dst; /* the hosts whose run.json env applies */
     const char *tool_version, *nsperf_sha256;
     struct journal_result result; /* reading only */
+    /* What the hosts did to the trial (README "The journal"; common/hostflags.h). Writing:
+     * "counters" ({"src", "dst"}: each end's nsperf counters) and "flags" ({"drops": "why",
+     * ...}) as the survey judged them (survey/judge.h), each left out when NULL. Reading: the
+     * flags alone: judged when "flags" is an object (a record of before has none), a flag
+     * raised when its name holds a string, its reason, in flag_why[f] and bit f of flags. */
+    const json_t *counters, *flags; /* writing only */
+    bool judged;
+    unsigned flag_mask;
+    const char *flag_why[HOSTFLAG_COUNT];
 };
 
 /* The key of a trial: a resumed run records a trial again under the same key, and readers keep

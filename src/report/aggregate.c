@@ -42,6 +42,10 @@ struct agg {
     uint64_t rtt_n;
     size_t blo, bhi; /* the scratch histogram's buckets in use: only these are read and reset */
     double rtt_min, rtt_max, rtt_mean, pct[HISTJSON_NPCT];
+    /* What the hosts did to its ok trials (common/hostflags.h): those whose record says
+     * (judged), those flagged, per flag, and the figures of the ok trials not flagged */
+    size_t judged, flagged, flag_n[HOSTFLAG_COUNT];
+    struct stats clean;
 };
 
 struct ctx {
@@ -64,7 +68,22 @@ agg_init(struct agg *a)
     stats_init(&a->jitter);
     stats_init(&a->cpb_l);
     stats_init(&a->cpb_r);
+    stats_init(&a->clean);
     a->blo = SIZE_MAX;
+}
+
+/* An ok trial's flags into a's counts. */
+static void
+agg_flags(struct agg *a, const struct rtrial *t)
+{
+    a->judged += t->judged;
+    if (t->flags == 0) {
+        stats_add(&a->clean, t->value);
+        return;
+    }
+    a->flagged++;
+    for (int f = 0; f < HOSTFLAG_COUNT; f++)
+        a->flag_n[f] += (t->flags >> f) & 1u;
 }
 
 static int
@@ -86,6 +105,7 @@ agg_add_pair(struct agg *a, const struct rpair *p, struct ctx *cx)
             return NS_ENOMEM;
         a->vals[a->nv++] = t->value;
         stats_add(&a->st, t->value);
+        agg_flags(a, t);
         if (t->has_cpu) {
             stats_add(&a->cpu_l, t->cpu_local);
             stats_add(&a->cpu_r, t->cpu_remote);
@@ -200,6 +220,21 @@ agg_unsent_pct(const struct agg *a)
 
 /* --- summary (numbers) ---------------------------------------------------------------------- */
 
+/* "flagged": how many of a's ok trials the hosts bent, of those whose record says, per flag
+ * raised, and the mean of the others (null when every one was flagged). */
+static json_t *
+flagged_obj(const struct agg *a)
+{
+    json_t *o =
+        json_pack("{s:I, s:I}", "trials", (json_int_t)a->flagged, "judged", (json_int_t)a->judged);
+    for (int f = 0; f < HOSTFLAG_COUNT; f++)
+        if (a->flag_n[f] > 0)
+            json_object_set_new(o, hostflag_name((enum hostflag)f),
+                                json_integer((json_int_t)a->flag_n[f]));
+    json_object_set_new(o, "mean_without", a->clean.n > 0 ? json_real(a->clean.mean) : json_null());
+    return o;
+}
+
 /* Add a's statistics to o; returns o. */
 static json_t *
 stats_obj(json_t *o, const struct agg *a)
@@ -257,6 +292,8 @@ stats_obj(json_t *o, const struct agg *a)
         }
         json_object_set_new(o, "udp", u);
     }
+    if (a->judged > 0) /* only then: the summaries of journals of before read as before */
+        json_object_set_new(o, "flagged", flagged_obj(a));
     return o;
 }
 
@@ -313,14 +350,27 @@ view_resources(json_t *o, const struct agg *a)
         json_object_set_new(o, "lost", report_jprintf("%.3f %%", a->lost.mean));
     if (a->unsent_known > 0)
         json_object_set_new(o, "unsent",
-                            a->unsent_sum > 0 ? report_jprintf("%.0f (%.2f %%)", a->unsent_sum,
-                                                               agg_unsent_pct(a))
-                                              : json_string("0"));
+                            a->unsent_sum > 0
+                                ? report_jprintf("%.0f (%.2f %%)", a->unsent_sum, agg_unsent_pct(a))
+                                : json_string("0"));
     /* the sender's host could not offer the rate asked for: said beside the rate */
     if (a->unsent_trials > 0)
         json_object_set_new(o, "behind",
                             report_jprintf("sender fell behind in %zu of %zu trial%s",
                                            a->unsent_trials, a->nv, a->nv == 1 ? "" : "s"));
+}
+
+/* A set with flagged trials, for people: "nflagged" and its text (report_flagged_text).
+ * Nothing when none is flagged. */
+static void
+view_flagged(json_t *o, const struct agg *a, enum testspec_kind k)
+{
+    if (a->flagged == 0)
+        return;
+    json_t *cell = json_pack("{s:I, s:o}", "n", (json_int_t)a->nv, "flagged", flagged_obj(a));
+    json_object_set_new(o, "nflagged", json_integer((json_int_t)a->flagged));
+    json_object_set_new(o, "flagged_text", report_flagged_text(k, cell));
+    json_decref(cell);
 }
 
 static json_t *
@@ -481,6 +531,7 @@ matrix_view(const struct mat *mt, const char *const *labels, enum testspec_kind 
                     ? report_jprintf("sender fell behind in %zu of %zu", a->unsent_trials, a->nv)
                     : json_string(""));
             view_tally(cell, a);
+            view_flagged(cell, a, k);
             json_array_append_new(cells, cell);
         }
         json_array_append_new(rows, json_pack("{s:s,s:o}", "label", labels[r], "cells", cells));
@@ -492,9 +543,11 @@ matrix_view(const struct mat *mt, const char *const *labels, enum testspec_kind 
     return o;
 }
 
-/* The matrix's measured cells, one a row: how many trials each planned and recorded. */
+/* The matrix's measured cells, one a row: how many trials each planned and recorded, and how
+ * many the hosts bent. */
 static json_t *
-cells_view(const struct mat *mt, const char *const *labels, const char **jitter_unit)
+cells_view(const struct mat *mt, const char *const *labels, enum testspec_kind k,
+           const char **jitter_unit)
 {
     json_t *list = json_array();
     struct rvals jit = {0};
@@ -514,14 +567,15 @@ cells_view(const struct mat *mt, const char *const *labels, const char **jitter_
                           "pairs", (int)a->pairs, "runs", (int)a->runs, "ok", (int)a->nv, "failed",
                           (int)a->failed, "n_planned", (int)a->planned);
             view_tally(o, a);
-            static const char *const dash[] = {"cpu_local", "cpu_remote", "cpb_local",
-                                               "cpb_remote", "lost", "unsent"};
+            static const char *const dash[] = {"cpu_local",  "cpu_remote", "cpb_local",
+                                               "cpb_remote", "lost",       "unsent"};
             for (size_t i = 0; i < sizeof dash / sizeof dash[0]; i++) /* none measured */
                 json_object_set_new(o, dash[i], json_string("—"));
             view_resources(o, a);
             json_object_set_new(o, "jitter",
                                 a->jitter.n > 0 ? report_scaled_json(&js, a->jitter.mean)
                                                 : json_string("—"));
+            view_flagged(o, a, k);
             json_array_append_new(list, o);
         }
     return list;
@@ -618,6 +672,7 @@ struct group {
 /* What a group's pairs add up to. */
 struct group_acc {
     json_t *spairs, *vpairs, *fails, *sfails;
+    json_t *flagged_v, *flagged_s; /* ok trials the hosts bent: the view's and the summary's */
     size_t nok, nfail;
     uint64_t planned;
     size_t met, at_max, short_of; /* adaptive trials: pairs by how they stopped */
@@ -682,7 +737,7 @@ group_matrices(const struct group *g, json_t *sum, json_t *view)
         json_t *mv = matrix_view(&zm, zl, g->k);
         json_object_set_new(mv, "caption", report_fig_caption(view, words, js(mv, "unit")));
         json_object_set_new(view, "matrix", mv);
-        json_object_set_new(view, "cells", cells_view(&zm, zl, &junit));
+        json_object_set_new(view, "cells", cells_view(&zm, zl, g->k, &junit));
         json_object_set_new(view, "cells_jitter_unit", json_string(junit));
     }
     if (m->nregions > 1 && view != NULL) {
@@ -703,8 +758,29 @@ out:
     return rc;
 }
 
+/* A flagged ok trial into the group's lists of them, with its reasons. */
+static void
+pair_flagged(const struct group *g, const struct rpair *p, const struct rtrial *t,
+             struct group_acc *acc)
+{
+    const struct rmodel *m = g->cx->m;
+    const char *run_id = m->runs[t->run].run->run_id;
+    json_t *flags = json_array();
+    for (int f = 0; f < HOSTFLAG_COUNT; f++)
+        if ((t->flags >> f) & 1u)
+            json_array_append_new(flags, json_string(hostflag_name((enum hostflag)f)));
+    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:s,s:o,s:s}", "scenario", g->sc->name, "family",
+                          g->fam, "src", m->hosts[p->src].name, "dst", m->hosts[p->dst].name,
+                          "trial", (int)t->n, "run_id", run_id != NULL ? run_id : "", "flags",
+                          flags, "why", t->flag_why != NULL ? t->flag_why : "");
+    json_t *vo = json_copy(o);
+    json_object_set_new(vo, "several_runs", json_boolean(m->nruns > 1));
+    json_array_append_new(acc->flagged_v, vo);
+    json_array_append_new(acc->flagged_s, o);
+}
+
 /* One trial of a pair into the lists: its value (summary) and text (view); a failure also into
- * the group's lists of failures. */
+ * the group's lists of failures, a flagged one into those of flagged trials. */
 static void
 pair_trial(const struct group *g, const struct rpair *p, const struct rtrial *t, json_t *st,
            json_t *vt, struct group_acc *acc)
@@ -716,7 +792,10 @@ pair_trial(const struct group *g, const struct rpair *p, const struct rtrial *t,
         testspec_scale_text(&g->tsc, t->value, b, sizeof b);
         bool behind = t->has_unsent && t->udp_unsent > 0; /* the host's limit, not the path's */
         acc->any_behind |= behind;
-        json_array_append_new(vt, report_jprintf("%s%s", b, behind ? " ‡" : ""));
+        json_array_append_new(
+            vt, report_jprintf("%s%s%s", b, behind ? " ‡" : "", t->flags != 0 ? " ⚠" : ""));
+        if (t->flags != 0)
+            pair_flagged(g, p, t, acc);
         return;
     }
     json_array_append_new(st, json_null());
@@ -1073,6 +1152,14 @@ group_totals(const struct group *g, json_t *sum, json_t *view, const struct grou
     json_object_set_new(view, "pairs_caption",
                         report_fig_caption(view, testspec_kind_words(g->k), g->tsc.unit));
     group_pcts(acc, view);
+    /* only when some trial was flagged: the summaries of journals of before read as before */
+    bool flagged = json_array_size(acc->flagged_s) > 0;
+    if (flagged)
+        json_object_set_new(sum, "flagged_trials", acc->flagged_s);
+    else
+        json_decref(acc->flagged_s);
+    json_object_set_new(view, "flagged_trials", acc->flagged_v);
+    json_object_set_new(view, "has_flagged", json_boolean(flagged));
 }
 
 /* The trial counts of a group's pairs, as group_pair and group_totals count them, for
@@ -1156,6 +1243,8 @@ group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_ke
                             .vpairs = json_array(),
                             .fails = json_array(),
                             .sfails = json_array(),
+                            .flagged_v = json_array(),
+                            .flagged_s = json_array(),
                             .undecided = json_array()};
     int rc = group_matrices(&g, sum, view);
     if (rc == 0)
@@ -1167,6 +1256,8 @@ group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_ke
         json_decref(acc.vpairs);
         json_decref(acc.fails);
         json_decref(acc.sfails);
+        json_decref(acc.flagged_v);
+        json_decref(acc.flagged_s);
         json_decref(acc.undecided);
         json_decref(sum);
         json_decref(view);
@@ -1586,7 +1677,7 @@ aggregate_groups(struct ctx *cx, const struct rpair *pairs, json_t *sum, json_t 
     size_t np = m->npairs;
     json_t *scens = json_array(), *vscens = json_array(), *allfails = json_array();
     int rc = 0;
-    size_t total_fail = 0, i = 0;
+    size_t total_fail = 0, total_flagged = 0, i = 0;
     for (size_t s = 0; rc == 0 && s < m->nscens; s++) {
         if (i == np || pairs[i].scen != (int)s) {
             scen_unrecorded(m, &m->scens[s], scens, vscens);
@@ -1613,6 +1704,7 @@ aggregate_groups(struct ctx *cx, const struct rpair *pairs, json_t *sum, json_t 
                 json_array_append(allfails, f);
                 total_fail++;
             }
+            total_flagged += json_array_size(json_object_get(g.view, "flagged_trials"));
             json_array_append_new(scens, g.sum);
             if (g.view != NULL)
                 json_array_append_new(vscens, g.view);
@@ -1623,6 +1715,10 @@ aggregate_groups(struct ctx *cx, const struct rpair *pairs, json_t *sum, json_t 
     json_object_set_new(view, "scenarios", vscens);
     json_object_set_new(view, "failures", allfails);
     json_object_set_new(view, "failures_total", json_integer((json_int_t)total_fail));
+    json_object_set_new(view, "flagged_total",
+                        total_flagged > 0 ? report_jprintf("%zu trial%s flagged", total_flagged,
+                                                           total_flagged == 1 ? "" : "s")
+                                          : json_string(""));
     return rc;
 }
 

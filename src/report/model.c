@@ -1,5 +1,5 @@
 /* model.c - load run directories into the report model, through the journal's reader
- * (journal/journal.h; the format is the README's section "The journal").
+ * (journal/journal.h; the format is netsurvey-journal(5)).
  *
  * Each trial record is reduced at once to the figures the reports use (headline value, CPU,
  * retransmits, UDP loss, the RTT histogram's sparse buckets) and dropped, so memory follows the
@@ -491,6 +491,7 @@ static void
 trial_release(struct rtrial *t)
 {
     free(t->error);
+    free(t->flag_why);
     memset(t, 0, sizeof *t);
 }
 
@@ -719,6 +720,25 @@ rtt_fill(struct rmodel *m, struct rrtt *r, const struct journal_result *res)
     return 0;
 }
 
+/* The record's flags, their reasons in one string ("drops: ...; stall: ..."). */
+static int
+trial_flags(struct rtrial *t, const struct journal_trial *rec)
+{
+    t->judged = rec->judged;
+    t->flags = (uint8_t)rec->flag_mask;
+    if (rec->flag_mask == 0)
+        return 0;
+    struct rbuf b;
+    rbuf_init(&b);
+    for (int f = 0; f < HOSTFLAG_COUNT; f++)
+        if (rec->flag_mask & (1u << f))
+            rbuf_printf(&b, "%s%s: %s", b.len > 0 ? "; " : "", hostflag_name((enum hostflag)f),
+                        rec->flag_why[f]);
+    t->flag_why = b.oom ? NULL : xstrdup(b.data); /* its own size, not the buffer's */
+    rbuf_release(&b);
+    return t->flag_why != NULL ? 0 : NS_ENOMEM;
+}
+
 static int
 trial_fill(struct rmodel *m, struct rtrial *t, enum testspec_kind kind,
            const struct journal_trial *rec)
@@ -734,6 +754,8 @@ trial_fill(struct rmodel *m, struct rtrial *t, enum testspec_kind kind,
         t->error = xstrdup("result has no headline figure");
         return t->error ? 0 : NS_ENOMEM;
     }
+    if (trial_flags(t, rec) != 0)
+        return NS_ENOMEM;
     t->cpu_local = res->cpu_local_pct;
     t->cpu_remote = res->cpu_remote_pct;
     t->has_cpu = res->has_cpu_local && res->has_cpu_remote;

@@ -188,6 +188,11 @@ struct rchart {
 int rchart_emit(struct rchart *cx, const char *key, const char *kind, struct rbuf *script,
                 struct rbuf *data, const char *caption, struct err *e);
 
+/* A summary's cell (or host pair) with ok trials that its hosts bent (its "flagged" object,
+ * common/hostflags.h), for people: "2 of 3 trials flagged (drops 2, stall 1); 154.2 Mbit/s
+ * without them". NULL (no reference) when none was flagged. New reference. */
+json_t *report_flagged_text(enum testspec_kind k, const json_t *cell);
+
 /* A zone cell's value as matrix-<scenario>.csv holds it (the mean of its ok trials, "%.3f"),
  * appended to b; nothing when it has no ok trial (trend-<scenario>.csv repeats it). */
 void report_matrix_value(struct rbuf *b, const json_t *cell);

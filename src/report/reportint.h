@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/hostflags.h"
 #include "common/testspec.h"
 #include "common/trials.h"
 #include "report/output.h"
@@ -26,7 +27,8 @@ struct journal_run;
 /* A trial's latency distribution, as nsperf sent it, its sparse buckets (placed in hist.h's
  * layout, ascending) packed as LEB128 varints: the index's step from the previous bucket's,
  * then the count. A 100 000-trial journal holds ~60 million buckets (1 024 per octave): most
- * steps and counts take a byte each, so ~2.3 bytes a bucket instead of 8 (README "Reports"). */
+ * steps and counts take a byte each, so ~2.3 bytes a bucket instead of 8 (tests/bench/README.md,
+ * "Reports and trends"). */
 struct rrtt {
     uint64_t n;
     double min_ns, max_ns, mean_ns, m2;
@@ -52,7 +54,14 @@ struct rtrial {
     double udp_sent, udp_unsent;  /* datagrams sent, and those the sender's schedule called for
                                    * and it did not send (it fell behind) */
     struct rrtt rtt;              /* n == 0 when none */
+    /* What the hosts did to an ok trial (journal_trial's flags, common/hostflags.h): whether its
+     * record says (judged), the flags raised (1u << enum hostflag) and their reasons,
+     * "drops: ...; stall: ..." (NULL when none raised). */
+    bool judged;
+    uint8_t flags;
+    char *flag_why;
 };
+_Static_assert(HOSTFLAG_COUNT <= 8, "struct rtrial's flags hold every flag");
 
 struct rhost {
     char *name, *zone, *region, *addr;
@@ -269,5 +278,9 @@ void report_csv_corner(struct rbuf *b, const char *unit);
  * gnuplot could not draw is also a line on warn (when not NULL). */
 int report_charts(const char *outdir, const json_t *summary, json_t *view, FILE *warn,
                   struct err *e);
+
+/* The zone matrix of every scenario of summary sum as text for a terminal (terminal.c): what
+ * report_opts.matrices asks for. */
+void report_matrices_write(const json_t *sum, FILE *out);
 
 #endif

@@ -314,3 +314,32 @@ report_csv_corner(struct rbuf *b, const char *unit)
     rbuf_puts(b, unit);
     rbuf_puts(b, ")");
 }
+
+json_t *
+report_flagged_text(enum testspec_kind k, const json_t *cell)
+{
+    const json_t *f = json_object_get(cell, "flagged");
+    json_int_t flagged = ji(f, "trials"), n = ji(cell, "n");
+    if (flagged <= 0)
+        return NULL;
+    struct rbuf b;
+    rbuf_init(&b);
+    rbuf_printf(&b, "%lld of %lld trial%s flagged (", (long long)flagged, (long long)n,
+                n == 1 ? "" : "s");
+    for (int i = 0, listed = 0; i < HOSTFLAG_COUNT; i++) {
+        json_int_t c = ji(f, hostflag_name((enum hostflag)i));
+        if (c > 0)
+            rbuf_printf(&b, "%s%s %lld", listed++ ? ", " : "", hostflag_name((enum hostflag)i),
+                        (long long)c);
+    }
+    const json_t *without = json_object_get(f, "mean_without");
+    char v[64];
+    if (json_is_number(without))
+        rbuf_printf(&b, "); %s without them",
+                    testspec_kind_value_text(k, json_number_value(without), v, sizeof v));
+    else
+        rbuf_puts(&b, "); no trial without them");
+    json_t *out = json_string(b.oom ? "" : b.data);
+    rbuf_release(&b);
+    return out;
+}

@@ -34,6 +34,7 @@
 #include "survey/env.h"
 #include "survey/host_ssh.h"
 #include "survey/host_target.h"
+#include "survey/judge.h"
 #include "survey/resume.h"
 #include "survey/trial.h"
 #include "transport/transport.h"
@@ -719,8 +720,21 @@ record(struct runner *r, const struct schedule_test *t, const struct trial_outco
     clock_wall_iso8601(ended, sizeof ended);
     struct journal_trial rec;
     trial_record(r, t, o, attempts, started, ended, &rec);
+    json_t *counters, *flags;
+    struct survey_judge_in ji = {.sc = &rec.scenario,
+                                 .src = r->hosts[t->src].ph->name,
+                                 .dst = r->hosts[t->dst].ph->name,
+                                 .src_env = r->hosts[t->src].env,
+                                 .dst_env = r->hosts[t->dst].env,
+                                 .result = o->result,
+                                 .counters = o->counters};
+    survey_judge(&ji, &counters, &flags);
+    rec.counters = counters;
+    rec.flags = flags;
     struct err e = {0};
     int rc = journal_append(r->j, &rec, o->result, &e);
+    json_decref(counters);
+    json_decref(flags);
     pthread_mutex_lock(&r->mu);
     /* Counted by what reached the journal: a trial whose line could not be written is neither
      * ok nor failed there, and a resume runs it again. */
@@ -774,7 +788,7 @@ slot_main(void *arg)
     unsigned attempts = 0, max = 1 + plan_retries_or_default(r->o);
     bool unreachable = spec.src->t == NULL || spec.dst->t == NULL;
     while (attempts < max && !atomic_load(r->o->interrupted)) {
-        json_decref(o.result);
+        trial_outcome_release(&o);
         trial_attempt(&spec, &s->ctl, &o);
         if (unreachable)
             break; /* nothing was attempted: attempts stays 0 */
@@ -784,7 +798,7 @@ slot_main(void *arg)
     }
     if (!o.interrupted && !atomic_load(r->o->interrupted))
         record(r, &s->t, &o, attempts, started, t0);
-    json_decref(o.result);
+    trial_outcome_release(&o);
     pthread_mutex_lock(&r->mu);
     r->round_left--;
     pthread_cond_signal(&r->cv);
@@ -1278,7 +1292,8 @@ adapt_outcome_json(const struct runner *r)
     return arr;
 }
 
-/* This invocation's timings, for calibrating the estimate (README "The journal"). */
+/* This invocation's timings, for calibrating the estimate (netsurvey-journal(5): run.json's
+ * measured). */
 static json_t *
 measured_json(const struct runner *r)
 {

@@ -411,6 +411,38 @@ test_usage_and_errors(void **state)
     assert_int_equal(cli_compare.main(5, missing), 3); /* not 1: no regression was seen */
 }
 
+/* The new run's cells whose trials its hosts bent are named with how many, which flags and the
+ * figure without them (basic against flagged, the same trials with flags); the baseline's own
+ * flags (flagged as the baseline) name nothing. */
+static void
+test_flagged_new_named(void **state)
+{
+    (void)state;
+    char summary[8192];
+    snprintf(summary, sizeof summary, "%s/summary.md", out);
+    assert_int_equal(
+        run("basic", "flagged", "--allow-partial", "--markdown-summary", summary, NULL), 0);
+    char *s = md();
+    assert_true(has(s, "- ⚠ the new run's hosts bent trials of udp-loss (udp_stream, ipv4) 2 → 3: "
+                       "2 of 2 trials flagged (drops 2); no trial without them\n"));
+    assert_true(has(s, "- ⚠ the new run's hosts bent trials of latency (tcp_rr, ipv4) 1 → 2: 1 "
+                       "of 6 trials flagged (steal 1, stall 1); 303.3 µs without them\n"));
+    size_t n = 0;
+    for (const char *p = strstr(s, "- ⚠ the new run's hosts bent"); p != NULL;
+         p = strstr(p + 1, "- ⚠ the new run's hosts bent"))
+        n++;
+    assert_int_equal(n, 4);
+    free(s);
+    char *sm = th_read(summary, NULL);
+    assert_non_null(sm);
+    assert_true(has(sm, "⚠ 4 cells of the new run hold trials its hosts bent (see compare.md)"));
+    free(sm);
+    assert_int_equal(run("flagged", "basic", "--allow-partial", NULL), 0);
+    s = md();
+    assert_null(strstr(s, "hosts bent"));
+    free(s);
+}
+
 int
 main(void)
 {
@@ -423,6 +455,7 @@ main(void)
                                        cmocka_unit_test(test_min_effect_and_equivalence),
                                        cmocka_unit_test(test_output_folder),
                                        cmocka_unit_test(test_completeness_stated),
+                                       cmocka_unit_test(test_flagged_new_named),
                                        cmocka_unit_test(test_usage_and_errors)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

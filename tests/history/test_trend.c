@@ -686,7 +686,7 @@ test_cells_are_the_summarys(void **state)
     static const char *const dirs[] = {
         "trend-a",         "trend-b",         "trend-c",      "trend-d", "trend-other",
         "trend-hostile-1", "trend-hostile-2", "basic",        "multi-a", "multi-b",
-        "gate-base",       "gate-partial",    "compare-base", "hostile"};
+        "gate-base",       "gate-partial",    "compare-base", "hostile", "flagged"};
     size_t ncells = 0, nrtt = 0, nfailed = 0;
     for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
         report_jarena_begin();
@@ -710,13 +710,13 @@ test_cells_are_the_summarys(void **state)
             {
                 if (!strcmp(k, "pairs") || !strcmp(k, "failures") || !strcmp(k, "region_cells") ||
                     !strcmp(k, "stat_matrices") || !strcmp(k, "asymmetry") ||
-                    !strcmp(k, "zone_cells"))
+                    !strcmp(k, "flagged_trials") || !strcmp(k, "zone_cells"))
                     continue;
                 if (!json_equal(v, json_object_get(l, k)))
                     fail_msg("%s: scenario %zu: %s differs", dirs[d], i, k);
             }
-            static const char *const left_out[] = {"pairs", "failures", "region_cells",
-                                                   "stat_matrices", "asymmetry"};
+            static const char *const left_out[] = {"pairs",         "failures",  "region_cells",
+                                                   "stat_matrices", "asymmetry", "flagged_trials"};
             size_t nleft = 0;
             for (size_t q = 0; q < sizeof left_out / sizeof left_out[0]; q++) {
                 assert_null(json_object_get(l, left_out[q]));
@@ -746,6 +746,36 @@ test_cells_are_the_summarys(void **state)
     assert_true(ncells >= 50);
     assert_true(nrtt >= 20);
     assert_true(nfailed >= 1);
+}
+
+/* A cell whose newest run holds trials its hosts bent is named with how many, which flags and
+ * the figure without them, and its figure in that run is marked; in the older run (the same
+ * trials, unflagged) it is not. */
+static void
+test_bent_cells_named(void **state)
+{
+    (void)state;
+    char *out = th_tempdir("trend-bent");
+    setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
+    struct history_trend_result r;
+    const char *dirs[] = {"flagged", "basic"}; /* given out of order: flagged started later */
+    trend(dirs, 2, out, 5.0, 0, &r);
+    unsetenv("NETSURVEY_GNUPLOT");
+    char *md = read_out(out, "trend.md");
+    assert_non_null(strstr(md, "- ⚠ udp-loss (udp_stream, ipv4) 2 → 3 at #2 "
+                               "(20261201T150000Z-8a1d): 2 of 2 trials flagged (drops 2); no "
+                               "trial without them\n"));
+    assert_non_null(strstr(md, "- ⚠ latency (tcp_rr, ipv4) 1 → 2 at #2 (20261201T150000Z-8a1d): 1 "
+                               "of 6 trials flagged (steal 1, stall 1); 303.3 µs without them\n"));
+    assert_non_null(strstr(md, "| 1 → 2 | 304.3 ± 7.8 | 304.3 ± 7.8 ⚠ |"));
+    size_t n = 0;
+    for (const char *p = strstr(md, "- ⚠ "); p != NULL; p = strstr(p + 1, "- ⚠ "))
+        n++;
+    assert_int_equal(n, 4);
+    free(md);
+    history_trend_result_release(&r);
+    th_rmtree(out);
+    free(out);
 }
 
 static void
@@ -824,6 +854,7 @@ main(void)
         cmocka_unit_test(test_default_out_is_the_newest_run),
         cmocka_unit_test(test_incomplete_runs_marked),
         cmocka_unit_test(test_cells_are_the_summarys),
+        cmocka_unit_test(test_bent_cells_named),
         cmocka_unit_test(test_time_parse),
         cmocka_unit_test(test_history_templates_render),
     };

@@ -86,7 +86,17 @@ file_append(const char *path, const char *text)
 static struct journal_trial
 sample_trial(uint32_t n, enum journal_status status)
 {
+    /* What the hosts counted (recorded, not read back) and the flags judged of it (read back) */
+    static json_t *counters, *flags;
+    if (flags == NULL) {
+        counters = json_pack("{s:{s:s, s:{s:s, s:i}}, s:n}", "src", "interface", "dl0", "qdisc",
+                             "kind", "htb", "drops", 317141, "dst");
+        flags = json_pack("{s:s, s:s}", "drops", "sender zone1-vm: qdisc htb dropped 317141",
+                          "stall", "nothing arrived for 5.02 s of the 10 s measured (50 %)");
+    }
     return (struct journal_trial){
+        .counters = counters,
+        .flags = status == JOURNAL_OK ? flags : NULL,
         .run_id = "20261130T150000Z-7f3c",
         .plan_name = "westus3-zones",
         .plan_sha256 = "5e1f32a1",
@@ -244,6 +254,14 @@ assert_trial_as_written(const struct journal_trial *got, const struct journal_tr
     assert_str(got->env_dst, w->env_dst);
     assert_str(got->tool_version, w->tool_version);
     assert_str(got->nsperf_sha256, w->nsperf_sha256);
+    assert_int_equal(got->judged, w->flags != NULL);
+    unsigned mask = 0;
+    for (int f = 0; f < HOSTFLAG_COUNT; f++) {
+        const char *why = json_string_value(json_object_get(w->flags, hostflag_name(f)));
+        assert_str(got->flag_why[f], why);
+        mask |= why != NULL ? 1u << f : 0;
+    }
+    assert_int_equal(got->flag_mask, mask);
 }
 
 /* The figures of sample_result(h), and h's buckets. */
@@ -849,6 +867,53 @@ test_copy_and_busy_poll(void **state)
             fail_msg("%s: copy %d busy_poll %d", cases[i].scenario, t.scenario.copy,
                      t.scenario.busy_poll);
     }
+}
+
+/* "flags" read alike by both decoders: a flag is raised by its name holding a string (its
+ * reason); another type, an unknown name or "counters" (not read) raise nothing; a record without
+ * an object there was not judged (one of before), {} was and is clean. */
+static void
+test_flags(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *members;
+        bool judged;
+        unsigned mask;
+    } cases[] = {
+        {"", false, 0},
+        {",\"flags\":null", false, 0},
+        {",\"flags\":[\"drops\"]", false, 0},
+        {",\"flags\":{}", true, 0},
+        {",\"flags\":{\"drops\":\"a\",\"stall\":\"b\",\"steal\":5,\"throttled\":null,"
+         "\"bogus\":\"c\"},\"counters\":{\"src\":{\"qdisc\":{\"drops\":1}}}",
+         true, 1u << HOSTFLAG_DROPS | 1u << HOSTFLAG_STALL},
+        {",\"counters\":{\"src\":null,\"dst\":[1,2]},\"flags\":{\"slow_path\":\"\\u00e9\","
+         "\"throttled\":\"ens5 (ena) pps_allowance_exceeded 9\"}",
+         true, 1u << HOSTFLAG_SLOW_PATH | 1u << HOSTFLAG_THROTTLED},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char line[512], why[NS_ERR_MSG_MAX];
+        snprintf(line, sizeof line,
+                 "{\"schema\":\"%s\",\"scenario\":{\"test\":\"udp_stream\"},\"trial\":1,"
+                 "\"status\":\"ok\"%s}\n",
+                 JOURNAL_TRIAL_SCHEMA, cases[i].members);
+        struct journal_trial t;
+        bool took;
+        assert_int_equal(decode(line, &t, &took, why, sizeof why), 0);
+        if (t.judged != cases[i].judged || t.flag_mask != cases[i].mask)
+            fail_msg("%s: judged %d, flags %x", cases[i].members, t.judged, t.flag_mask);
+        for (int f = 0; f < HOSTFLAG_COUNT; f++)
+            assert_int_equal(t.flag_why[f] != NULL, (t.flag_mask >> f) & 1);
+    }
+    struct journal_trial t;
+    bool took;
+    char why[NS_ERR_MSG_MAX];
+    assert_int_equal(decode("{\"schema\":\"netsurvey.trial/3\",\"scenario\":{\"test\":\"tcp_rr\"},"
+                            "\"trial\":1,\"status\":\"ok\",\"flags\":{\"slow_path\":\"\\u00e9\"}}",
+                            &t, &took, why, sizeof why),
+                     0);
+    assert_string_equal(t.flag_why[HOSTFLAG_SLOW_PATH], "\xc3\xa9");
 }
 
 static void
@@ -1803,6 +1868,7 @@ main(void)
         cmocka_unit_test(test_resume_cuts_torn_line),
         cmocka_unit_test(test_key),
         cmocka_unit_test(test_reading_rules),
+        cmocka_unit_test(test_flags),
         cmocka_unit_test(test_runs_of_digits_and_strings),
         cmocka_unit_test(test_buckets_checked_not_kept),
         cmocka_unit_test(test_buckets_kept_digit_runs),

@@ -152,7 +152,7 @@ const struct cli_command cli_compare = {
         "inconclusive (no significant change), too few trials.\n"
         "The gate fails on a regression (exit 1) and, without --allow-partial, when a cell or "
         "scenario of BASE has no counterpart in NEW (exit 5, listing them); it never passes when "
-        "nothing was compared. When several apply, the status is the first of 2, 3, 4, 1, 5.",
+        "nothing was compared. When several apply, the status is the first of 2, 3, 73, 1, 5.",
     CLI_OPTS(compare_opts),
     CLI_EXITS(COMPARE),
     .usage = CLI_COMPARE_USAGE,

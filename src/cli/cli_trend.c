@@ -122,7 +122,7 @@ const struct cli_command cli_trend = {
         "some runs lack, are listed in trend.md, never matched by a guess. A run that is "
         "incomplete (planned trials without a record, or host pairs of adaptive trials whose "
         "rule has not decided) or still in progress is marked so, not left out.\n"
-        "When several statuses apply, the status is the first of 2, 3, 4, 1, 5.",
+        "When several statuses apply, the status is the first of 2, 3, 73, 1, 5.",
     CLI_OPTS(trend_opts),
     CLI_EXITS(TREND),
     .usage = CLI_TREND_USAGE,

@@ -286,12 +286,13 @@ test_output_folder(void **state)
     char p[8300];
     snprintf(p, sizeof p, "%s/compare.html", sub);
     assert_int_equal(access(p, R_OK), 0);
-    /* a folder that cannot be made: an output error, 4, not a journal error */
+    /* a folder that cannot be made: an output error (73, as in every command), not a journal
+     * error */
     snprintf(p, sizeof p, "%s/compare.md/below", out);
     char *bad[] = {A("compare"), A("gate-base"), A("gate-new"), A("-o"), p, NULL};
-    assert_int_equal(cli_compare.main(5, bad), 4);
+    assert_int_equal(cli_compare.main(5, bad), CLI_COMPARE_OUTPUT);
     snprintf(p, sizeof p, "%s/compare.md/x.xml", out);
-    assert_int_equal(run("gate-base", "gate-new", "--junit", p, NULL), 4);
+    assert_int_equal(run("gate-base", "gate-new", "--junit", p, NULL), CLI_COMPARE_OUTPUT);
 }
 
 /* The gate-new journal copied into a directory of its own, run.json planning more trials of

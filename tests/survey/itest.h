@@ -31,6 +31,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "cli/cli_exit.h"
 #include "common/testspec.h"
 
 #define RUN_TIMEOUT_S 240.0 /* generous: sanitizers on a shared 2-core machine */

@@ -79,7 +79,11 @@
     X(CLI_COMPARE_JOURNAL, 3, "a journal could not be read (not 1: no regression was seen)")       \
     X(CLI_COMPARE_INCOMPLETE, 5,                                                                   \
       "no regression, but the gate cannot pass: no cell compared, or a cell or scenario of BASE "  \
-      "has no counterpart in NEW with 2 trials or more a side (without --allow-partial)")          \
+      "has no counterpart in NEW with 2 trials or more a side, or a matched cell has failed or "   \
+      "not-run trials (without --allow-partial)")                                                  \
+    X(CLI_COMPARE_NOT_COMPARABLE, 6,                                                               \
+      "not comparable, nothing written: BASE and NEW hold the same run (one run_id), or a "        \
+      "scenario of both ran other parameters (each difference named; see --allow-param-change)")   \
     X(CLI_COMPARE_OUTPUT, CLI_STATUS_UNWRITTEN,                                                    \
       "out of memory, or an output (compare.md, compare.html, --junit, --markdown-summary) could " \
       "not be written")

@@ -133,46 +133,21 @@ cells_collect(struct tscen *ts)
     return rc;
 }
 
-/* The first parameter of b that differs from a's ("msg_size 250 → 1024"), or false. */
-static bool
-params_differ(const json_t *a, const json_t *b, char *why, size_t len)
-{
-    const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)(uintptr_t)a, k, v)
-    {
-        const json_t *w = json_object_get(b, k);
-        if (w != NULL && json_equal(v, w))
-            continue;
-        char x[64], y[64];
-        size_t nx = json_dumpb(v, x, sizeof x - 1, JSON_ENCODE_ANY | JSON_REAL_PRECISION(10));
-        size_t ny =
-            w ? json_dumpb(w, y, sizeof y - 1, JSON_ENCODE_ANY | JSON_REAL_PRECISION(10)) : 0;
-        x[nx < sizeof x ? nx : 0] = '\0';
-        y[ny < sizeof y ? ny : 0] = '\0';
-        snprintf(why, len, "%.40s %s → %s", k, x, w ? y : "(absent)");
-        return true;
-    }
-    json_object_foreach((json_t *)(uintptr_t)b, k, v)
-    {
-        if (json_object_get(a, k) == NULL) {
-            snprintf(why, len, "%.40s (absent) → set", k);
-            return true;
-        }
-    }
-    return false;
-}
-
+/* The first run whose parameters differ from the first run's, and how (each difference). */
 static void
 params_check(struct tscen *ts)
 {
-    const json_t *p0 = json_object_get(ts->sc[0], "params");
-    for (size_t k = 1; k < ts->ncols; k++)
-        if (params_differ(p0, json_object_get(ts->sc[k], "params"), ts->param_diff,
-                          sizeof ts->param_diff)) {
+    for (size_t k = 1; k < ts->ncols; k++) {
+        struct rbuf b;
+        rbuf_init(&b);
+        if (history_params_diff(ts->sc[0], ts->sc[k], &b) > 0) {
+            snprintf(ts->param_diff, sizeof ts->param_diff, "%s", b.oom ? "?" : b.data);
             ts->first_param_diff = k;
-            return;
         }
+        rbuf_release(&b);
+        if (ts->first_param_diff > 0)
+            return;
+    }
 }
 
 /* --- the flag ------------------------------------------------------------------------------- */

@@ -78,7 +78,7 @@ struct tscen {
     char key[300]; /* in file names: trend-<key>.csv */
     size_t nflagged;
     size_t first_param_diff; /* a column whose parameters differ from the first's; 0: none */
-    char param_diff[160];    /* the first parameter that differs there */
+    char param_diff[480];    /* the parameters that differ there */
 };
 
 struct trend {

@@ -415,7 +415,7 @@ view_scenario(const struct trend *t, const struct tscen *s)
     rbuf_init(&in);
     runs_text(&in, s->cols, s->ncols);
     rbuf_printf(&in, " (%zu of %zu runs)", s->ncols, t->nruns);
-    char caption[600], pnote[400] = "";
+    char caption[600], pnote[800] = "";
     enum testspec_kind k = s->kind;
     snprintf(caption, sizeof caption, "%s, %s (%s), %s", js(s->def, "name"), rkind_metric(k),
              rkind_unit(k), js(s->def, "family"));

@@ -98,6 +98,9 @@
     X(CLI_TREND_NOTHING, 5,                                                                        \
       "no flag, but nothing to trend: no scenario is shared by two runs (trend.md lists what "     \
       "each has)")                                                                                 \
+    X(CLI_TREND_NEWEST_FAILED, 6,                                                                  \
+      "no flag, but a cell's newest run has no ok trial (its trials failed or did not run; the "   \
+      "cells are named)")                                                                          \
     X(CLI_TREND_OUTPUT, CLI_STATUS_UNWRITTEN,                                                      \
       "out of memory, or an output (trend.md, trend.html, a CSV or chart file) could not be "      \
       "written")

@@ -43,14 +43,16 @@ enum history_trend_failure {
 };
 
 struct history_trend_result {
-    size_t runs;        /* runs read */
-    size_t scenarios;   /* scenarios trended (shared by two runs or more) */
-    size_t cells;       /* their zone cells */
-    size_t flagged;     /* cells that left their first run's CI by more than the threshold */
-    size_t not_trended; /* scenarios found in one run only */
-    size_t incomplete;  /* runs that are not complete (or still in progress) */
-    char *out;          /* where the outputs went (owned) */
-    char *flags;        /* one line per flagged cell, capped; or NULL */
+    size_t runs;               /* runs read */
+    size_t scenarios;          /* scenarios trended (shared by two runs or more) */
+    size_t cells;              /* their zone cells */
+    size_t flagged;            /* cells that left their first run's CI by more than the threshold */
+    size_t not_trended;        /* scenarios found in one run only */
+    size_t incomplete;         /* runs that are not complete (or still in progress) */
+    char *out;                 /* where the outputs went (owned) */
+    char *flags;               /* one line per flagged cell, capped; or NULL */
+    size_t newest_failed;      /* cells whose newest run has no ok trial (failed or not run) */
+    char *newest_failed_cells; /* one line per such cell, capped; or NULL */
     enum history_trend_failure failure; /* on error */
 };
 

@@ -167,10 +167,12 @@ beyond_pct(const json_t *base, double mean, bool lower_is_better)
 static void
 cell_decide(struct tcell *tc, size_t ncols, bool lower_is_better, double pct)
 {
-    tc->base = tc->first = tc->flag = tc->last = -1;
+    tc->base = tc->first = tc->flag = tc->last = tc->newest = -1;
     for (size_t k = 0; k < ncols; k++) {
         tc->beyond[k] = NAN;
         json_int_t n = tc->c[k] ? ji(tc->c[k], "n") : 0;
+        if (tc->c[k] != NULL)
+            tc->newest = (int)k;
         if (n >= 1 && tc->first < 0)
             tc->first = (int)k;
         if (n >= 1)
@@ -178,6 +180,8 @@ cell_decide(struct tcell *tc, size_t ncols, bool lower_is_better, double pct)
         if (n >= 2 && tc->base < 0)
             tc->base = (int)k;
     }
+    /* the newest measurement of the cell is none: its trials failed or did not run */
+    tc->newest_failed = tc->newest >= 0 && ji(tc->c[tc->newest], "n") == 0;
     if (tc->base < 0)
         return;
     const json_t *b = tc->c[tc->base];
@@ -290,9 +294,11 @@ trend_build(struct trend *t)
             cell_decide(&s->cells[j], s->ncols, rkind_lower_is_better(s->kind),
                         t->o->max_regression_pct);
             s->nflagged += s->cells[j].flag >= 0;
+            s->nnewest_failed += s->cells[j].newest_failed;
         }
         t->ncells += s->ncells;
         t->nflagged += s->nflagged;
+        t->nnewest_failed += s->nnewest_failed;
     }
     if (rc == 0)
         keys_assign(t);
@@ -312,6 +318,49 @@ trend_release(struct trend *t)
         free(t->scens[i].sc);
     }
     free(t->scens);
+}
+
+/* What the newest run of c says of its trials ("3 failed, 1 not run"), into b. */
+void
+history_trend_newest_why(const struct tcell *c, char *b, size_t len)
+{
+    const json_t *x = c->c[c->newest];
+    long long f = (long long)ji(x, "failed"), nr = (long long)ji(x, "not_run");
+    if (f > 0 && nr > 0)
+        snprintf(b, len, "%lld failed, %lld not run", f, nr);
+    else if (nr > 0)
+        snprintf(b, len, "%lld not run", nr);
+    else
+        snprintf(b, len, "%lld failed", f);
+}
+
+/* The cells whose newest run has no ok trial, one a line, for the command line. */
+static char *
+newest_failed_text(const struct trend *t)
+{
+    struct rbuf b;
+    rbuf_init(&b);
+    size_t lines = 0;
+    for (size_t i = 0; i < t->nscens; i++) {
+        const struct tscen *s = &t->scens[i];
+        for (size_t j = 0; j < s->ncells; j++) {
+            const struct tcell *c = &s->cells[j];
+            if (!c->newest_failed || lines++ >= TREND_FLAG_LINES)
+                continue;
+            char why[96];
+            history_trend_newest_why(c, why, sizeof why);
+            rbuf_printf(&b, "%s (%s, %s) %s → %s: no ok trial in run %s (%s)\n", js(s->def, "name"),
+                        js(s->def, "test"), js(s->def, "family"), c->src, c->dst,
+                        t->runs[s->cols[c->newest]].run_id, why);
+        }
+    }
+    if (lines > TREND_FLAG_LINES)
+        rbuf_printf(&b, "… and %zu more (trend.md lists every cell)\n", lines - TREND_FLAG_LINES);
+    if (b.oom || b.len == 0) {
+        rbuf_release(&b);
+        return NULL;
+    }
+    return b.data;
 }
 
 /* The flagged cells, one a line, for the command line. */
@@ -400,6 +449,8 @@ history_trend(const struct history_trend_opts *o, struct history_trend_result *r
         for (size_t i = 0; i < t.nruns; i++)
             r->incomplete += t.runs[i].incomplete || t.runs[i].in_progress;
         r->flags = flags_text(&t);
+        r->newest_failed = t.nnewest_failed;
+        r->newest_failed_cells = newest_failed_text(&t);
     }
     trend_release(&t);
     history_trend_runs_free(t.runs, t.nruns);
@@ -411,5 +462,6 @@ history_trend_result_release(struct history_trend_result *r)
 {
     free(r->out);
     free(r->flags);
-    r->out = r->flags = NULL;
+    free(r->newest_failed_cells);
+    r->out = r->flags = r->newest_failed_cells = NULL;
 }

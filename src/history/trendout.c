@@ -491,6 +491,30 @@ view_flagged(const struct trend *t)
     return list;
 }
 
+/* The cells whose newest run has no ok trial: the trend cannot say where they stand now. */
+static json_t *
+view_newest_failed(const struct trend *t)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < t->nscens; i++) {
+        const struct tscen *s = &t->scens[i];
+        for (size_t j = 0; j < s->ncells; j++) {
+            const struct tcell *c = &s->cells[j];
+            if (!c->newest_failed)
+                continue;
+            size_t at = s->cols[c->newest];
+            char why[96];
+            history_trend_newest_why(c, why, sizeof why);
+            json_array_append_new(list, json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:s}", "scenario",
+                                                  js(s->def, "name"), "test", js(s->def, "test"),
+                                                  "family", js(s->def, "family"), "src", c->src,
+                                                  "dst", c->dst, "k", (json_int_t)at + 1, "run_id",
+                                                  t->runs[at].run_id, "why", why));
+        }
+    }
+    return list;
+}
+
 static json_t *
 trend_view(const struct trend *t)
 {
@@ -506,6 +530,9 @@ trend_view(const struct trend *t)
     json_object_set_new(v, "not_trended", nt);
     json_object_set_new(v, "has_flagged", json_boolean(json_array_size(fl) > 0));
     json_object_set_new(v, "flagged", fl);
+    json_t *nf = view_newest_failed(t);
+    json_object_set_new(v, "has_newest_failed", json_boolean(json_array_size(nf) > 0));
+    json_object_set_new(v, "newest_failed", nf);
     json_object_set_new(v, "nruns", json_integer((json_int_t)t->nruns));
     json_object_set_new(v, "threshold", report_jprintf("%.1f %%", t->o->max_regression_pct));
     json_object_set_new(v, "first", json_string(t->runs[0].started));
@@ -518,6 +545,13 @@ trend_view(const struct trend *t)
             t->nruns, t->ntrended, t->ntrended == 1 ? "" : "s", t->ncells,
             t->ncells == 1 ? "" : "s", t->nscens - t->ntrended, t->nflagged,
             t->nflagged == 1 ? "" : "s"));
+    if (t->nnewest_failed >
+        0) /* said only then: the outputs of runs that measured stay as they were */
+        json_object_set_new(v, "summary",
+                            report_jprintf("%s; %zu cell%s without an ok trial in %s newest run",
+                                           js(v, "summary"), t->nnewest_failed,
+                                           t->nnewest_failed == 1 ? "" : "s",
+                                           t->nnewest_failed == 1 ? "its" : "their"));
     json_object_set_new(v, "nothing", json_boolean(t->ntrended == 0));
     json_object_set_new(v, "version", json_string(NS_VERSION));
     return v;

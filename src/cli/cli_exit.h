@@ -64,7 +64,9 @@
       "a journal could not be read or holds a record it refuses (another schema version, an "      \
       "unknown status, another run's; see --lenient), or the runs cannot be merged (a scenario "   \
       "of one name with other parameters, one run given twice): nothing written")                  \
-    X(CLI_REPORT_USAGE, 2, "usage error, or --by zone_id where a host has no zone id")             \
+    X(CLI_REPORT_USAGE, 2,                                                                         \
+      "usage error, or --by zone_id where a host has no zone id, or --same-hosts where a host "    \
+      "name is in another place in another run")                                                   \
     X(CLI_REPORT_INCOMPLETE, 4,                                                                    \
       "a run is incomplete (planned trials without a record, or host pairs of adaptive trials "    \
       "whose rule has not decided) or still in progress: every report written, each marked so")    \

@@ -1249,6 +1249,10 @@ aggregate_head(const struct rmodel *m, json_t *sum, json_t *view)
         json_array_append_new(vruns, run_view(&m->runs[i]));
         json_array_append_new(runs, run_obj(&m->runs[i]));
         rbuf_printf(&cmd, " %s", m->runs[i].dir);
+        if (i + 1 == m->nruns && m->same_hosts)
+            rbuf_puts(&cmd, " --same-hosts");
+        if (i + 1 == m->nruns && m->by_zone_id)
+            rbuf_puts(&cmd, " --by zone_id");
         const char *pn = m->runs[i].run->plan_name;
         bool again = false; /* a plan surveyed twice is named once */
         for (size_t j = 0; j < i && !again; j++) {

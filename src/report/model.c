@@ -214,29 +214,36 @@ rnatcmp(const char *a, const char *b)
 /* --- hosts, scenarios, pairs -------------------------------------------------------------------
  */
 
+/* Hosts are keyed by run and name: two runs' hosts are two hosts, whatever their names, so that
+ * a merge of runs whose host names repeat in other places (two accounts, two regions) keeps
+ * each run's zones. With same_hosts (report --same-hosts) a name is one host in every run,
+ * which run_host checks: the same place and address wherever it is named. */
 static uint32_t
-host_hash(const char *name, const char *region)
+host_key_run(const struct rmodel *m, size_t run)
 {
-    uint32_t h = 2166136261u; /* FNV-1a over name, a NUL, region */
-    for (const char *p = name;; p++) {
+    return m->same_hosts ? 0 : (uint32_t)run;
+}
+
+static uint32_t
+host_hash(const char *name, uint32_t run)
+{
+    uint32_t h = 2166136261u; /* FNV-1a over name, then the run's four bytes */
+    for (const char *p = name; *p != '\0'; p++)
         h = (h ^ (unsigned char)*p) * 16777619u;
-        if (*p == '\0')
-            break;
-    }
-    for (const char *p = region; *p != '\0'; p++)
-        h = (h ^ (unsigned char)*p) * 16777619u;
+    for (int i = 0; i < 4; i++)
+        h = (h ^ ((run >> (8 * i)) & 0xff)) * 16777619u;
     return h;
 }
 
-/* The slot of (name, region) in the hosts' index: its host, or the empty slot to take. Two
+/* The slot of (name, run) in the hosts' index: its host, or the empty slot to take. Two
  * lookups a record: a linear search over 100 hosts was a tenth of a report's time. */
 static size_t
-host_slot(const struct rmodel *m, const char *name, const char *region)
+host_slot(const struct rmodel *m, const char *name, uint32_t run)
 {
-    size_t j = host_hash(name, region) & (m->hidx_cap - 1);
+    size_t j = host_hash(name, run) & (m->hidx_cap - 1);
     while (m->hidx[j] != UINT32_MAX) {
         const struct rhost *h = &m->hosts[m->hidx[j]];
-        if (strcmp(h->name, name) == 0 && strcmp(h->region, region) == 0)
+        if (h->key_run == run && strcmp(h->key_name, name) == 0)
             break;
         j = (j + 1) & (m->hidx_cap - 1);
     }
@@ -255,15 +262,15 @@ hidx_grow(struct rmodel *m)
     m->hidx = t;
     m->hidx_cap = cap;
     for (size_t i = 0; i < m->nhosts; i++)
-        m->hidx[host_slot(m, m->hosts[i].name, m->hosts[i].region)] = (uint32_t)i;
+        m->hidx[host_slot(m, m->hosts[i].key_name, m->hosts[i].key_run)] = (uint32_t)i;
     return 0;
 }
 
-/* The host named name in region (NULL reads as ""), added when new; env (borrowed, may be NULL)
- * is the first one a run.json gives it. */
+/* The host named name of run (NULL reads as ""), added when new; env (borrowed, may be NULL)
+ * is the first one a run.json gives it. *added says whether it is new. */
 static int
-host_get(struct rmodel *m, const char *name, const char *zone, const char *region, const char *addr,
-         const json_t *env)
+host_get(struct rmodel *m, size_t run, const char *name, const char *zone, const char *region,
+         const char *addr, const json_t *env, bool *added)
 {
     if (name == NULL)
         name = "";
@@ -273,9 +280,11 @@ host_get(struct rmodel *m, const char *name, const char *zone, const char *regio
         region = "";
     if (addr == NULL)
         addr = "";
+    *added = false;
     if ((m->nhosts + 1) * 2 > m->hidx_cap && hidx_grow(m) != 0)
         return NS_ENOMEM;
-    size_t slot = host_slot(m, name, region);
+    uint32_t kr = host_key_run(m, run);
+    size_t slot = host_slot(m, name, kr);
     if (m->hidx[slot] != UINT32_MAX) {
         struct rhost *h = &m->hosts[m->hidx[slot]];
         if (h->env == NULL)
@@ -285,17 +294,22 @@ host_get(struct rmodel *m, const char *name, const char *zone, const char *regio
     if (ARRAY_GROW(&m->hosts, &m->caphosts, m->nhosts + 1) != 0)
         return NS_ENOMEM;
     struct rhost *h = &m->hosts[m->nhosts];
+    memset(h, 0, sizeof *h);
     h->name = xstrdup(name);
+    h->key_name = xstrdup(name);
     h->zone = xstrdup(zone);
     h->region = xstrdup(region);
     h->addr = xstrdup(addr);
     h->env = env;
-    h->zone_id = h->zone_warning = NULL;
+    h->key_run = kr;
+    h->run = run;
     h->zone_idx = -1;
-    if (!h->name || !h->zone || !h->region || !h->addr)
+    m->nhosts++; /* freed with the model from here on */
+    if (!h->name || !h->key_name || !h->zone || !h->region || !h->addr)
         return NS_ENOMEM;
-    m->hidx[slot] = (uint32_t)m->nhosts;
-    return (int)m->nhosts++;
+    m->hidx[slot] = (uint32_t)(m->nhosts - 1);
+    *added = true;
+    return (int)m->nhosts - 1;
 }
 
 /* The scenario object without what is not a parameter of the measurement: its name, how often
@@ -816,8 +830,8 @@ trial_insert(struct rpair *p, struct rtrial *tp, struct err *e)
 }
 
 /* One record into the model: its scenario and hosts (added when new), its pair, its trial. The
- * run, pair and trial number make the journal's key (journal_key); hosts are told apart by name
- * and region, so that runs of several regions merge. */
+ * run, pair and trial number make the journal's key (journal_key); hosts are told apart by run
+ * and name (host_key_run). */
 static int
 record_add(void *arg, const struct journal_trial *rec, struct err *e)
 {
@@ -826,8 +840,9 @@ record_add(void *arg, const struct journal_trial *rec, struct err *e)
     if (s < 0)
         return s;
     const struct journal_endpoint *a = &rec->src, *b = &rec->dst;
-    int src = host_get(m, a->host, a->zone, a->region, a->data_address, NULL);
-    int dst = host_get(m, b->host, b->zone, b->region, b->data_address, NULL);
+    bool added;
+    int src = host_get(m, m->cur_run, a->host, a->zone, a->region, a->data_address, NULL, &added);
+    int dst = host_get(m, m->cur_run, b->host, b->zone, b->region, b->data_address, NULL, &added);
     if (src < 0 || dst < 0)
         return err_set(e, NS_ENOMEM, "out of memory");
     struct rpair *p = pair_get(m, s, rec->family == JOURNAL_IPV6, src, dst);
@@ -884,6 +899,86 @@ run_plans(struct rmodel *m, size_t ri, struct err *e)
     return 0;
 }
 
+static const char *
+str_or(const char *s)
+{
+    return s != NULL ? s : "";
+}
+
+/* --same-hosts: whether run.json host h names the same host as rh, which another run named;
+ * NS_EINVAL saying how they differ when not. */
+static int
+same_host_check(const struct rmodel *m, const struct rhost *rh, const struct journal_run_host *h,
+                const char *zone_id, size_t run, struct err *e)
+{
+    const char *what = NULL, *was = NULL, *is = NULL;
+    if (strcmp(rh->region, str_or(h->region)) != 0)
+        what = "region", was = rh->region, is = str_or(h->region);
+    else if (strcmp(rh->zone, str_or(h->zone)) != 0)
+        what = "zone", was = rh->zone, is = str_or(h->zone);
+    else if (strcmp(rh->addr, str_or(h->data_address)) != 0)
+        what = "data address", was = rh->addr, is = str_or(h->data_address);
+    else if (rh->zone_id != NULL && zone_id != NULL && strcmp(rh->zone_id, zone_id) != 0)
+        what = "zone id", was = rh->zone_id, is = zone_id;
+    if (what == NULL)
+        return 0;
+    return err_set(e, NS_EINVAL,
+                   "--same-hosts: host '%s' has %s '%s' in %s and '%s' in %s: not the same host "
+                   "(merge without --same-hosts, and each run's hosts are its own)",
+                   rh->key_name, what, was, m->runs[rh->run].dir, is, m->runs[run].dir);
+}
+
+/* A host of run ri's run.json into the model: its index, or NS_E*. */
+static int
+run_host(struct rmodel *m, size_t ri, const struct journal_run_host *h, struct err *e)
+{
+    bool added;
+    int hi = host_get(m, ri, h->name, h->zone, h->region, h->data_address, h->env, &added);
+    if (hi < 0)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    struct rhost *rh = &m->hosts[hi];
+    const char *cloud_id =
+        json_string_value(json_object_get(json_object_get(h->env, "cloud"), "zone_id"));
+    const char *zone_id = h->zone_id != NULL && *h->zone_id != '\0' ? h->zone_id
+                          : cloud_id != NULL && *cloud_id != '\0'   ? cloud_id
+                                                                    : NULL;
+    if (!added && rh->run != ri) {
+        int rc = same_host_check(m, rh, h, zone_id, ri, e);
+        if (rc != 0)
+            return rc;
+    }
+    if (rh->zone_id == NULL)
+        rh->zone_id = zone_id;
+    if (rh->zone_warning == NULL)
+        rh->zone_warning = h->zone_warning;
+    return hi;
+}
+
+/* Hosts of several runs that share a name, kept apart (no same_hosts): each is shown with its
+ * run, "a1 (run 2)", the run's number in the reports' list of runs. */
+static int
+hosts_label(struct rmodel *m)
+{
+    if (m->same_hosts || m->nruns < 2)
+        return 0;
+    for (size_t i = 0; i < m->nhosts; i++) {
+        struct rhost *h = &m->hosts[i];
+        bool shared = false;
+        for (size_t j = 0; j < m->nhosts && !shared; j++)
+            shared = j != i && strcmp(m->hosts[j].key_name, h->key_name) == 0;
+        if (!shared)
+            continue;
+        size_t n = strlen(h->key_name) + 32;
+        char *label = malloc(n);
+        if (label == NULL)
+            return NS_ENOMEM;
+        snprintf(label, n, "%s (run %zu)", h->key_name, h->run + 1);
+        free(h->name);
+        h->name = label;
+    }
+    return 0;
+}
+
 static int
 run_load(struct rmodel *m, const struct rmodel_opts *o, const char *dir, struct err *e)
 {
@@ -913,20 +1008,10 @@ run_load(struct rmodel *m, const struct rmodel_opts *o, const char *dir, struct 
     if (r->host_idx == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
     for (size_t i = 0; i < run->nhosts; i++) {
-        const struct journal_run_host *h = &run->hosts[i];
-        int hi = host_get(m, h->name, h->zone, h->region, h->data_address, h->env);
-        r->host_idx[i] = hi;
+        int hi = run_host(m, ri, &run->hosts[i], e);
         if (hi < 0)
-            return err_set(e, NS_ENOMEM, "out of memory");
-        struct rhost *rh = &m->hosts[hi];
-        const char *cloud_id =
-            json_string_value(json_object_get(json_object_get(h->env, "cloud"), "zone_id"));
-        if (rh->zone_id == NULL)
-            rh->zone_id = h->zone_id != NULL && *h->zone_id != '\0' ? h->zone_id
-                          : cloud_id != NULL && *cloud_id != '\0'   ? cloud_id
-                                                                    : NULL;
-        if (rh->zone_warning == NULL)
-            rh->zone_warning = h->zone_warning;
+            return hi;
+        r->host_idx[i] = hi;
     }
     return run_plans(m, ri, e);
 }
@@ -1277,6 +1362,7 @@ rmodel_load_with(const char *const *dirs, int ndirs, const struct rmodel_opts *o
     m->lenient = o->lenient;
     m->no_hist = o->no_hist;
     m->by_zone_id = o->by_zone_id;
+    m->same_hosts = o->same_hosts;
     int rc = 0;
     for (int i = 0; rc == 0 && i < ndirs; i++)
         rc = run_load(m, o, dirs[i], e);
@@ -1284,6 +1370,8 @@ rmodel_load_with(const char *const *dirs, int ndirs, const struct rmodel_opts *o
         rc = results_load(m, i, e);
     if (rc == 0)
         rc = runs_planned_pairs(m, e);
+    if (rc == 0 && hosts_label(m) != 0)
+        rc = err_set(e, NS_ENOMEM, "out of memory");
     if (rc == 0 && o->by_zone_id)
         rc = zones_by_id(m, e);
     if (rc == 0 && zones_build(m) != 0)
@@ -1332,6 +1420,7 @@ rmodel_free(struct rmodel *m)
     free(m->runbuf);
     for (size_t i = 0; i < m->nhosts; i++) {
         free(m->hosts[i].name);
+        free(m->hosts[i].key_name);
         free(m->hosts[i].zone);
         free(m->hosts[i].region);
         free(m->hosts[i].addr);

@@ -452,7 +452,8 @@ render_locked(const struct report_opts *o, struct err *e)
     struct rmodel_opts mo = {.warn = o->warn,
                              .lenient = o->lenient,
                              .owned_by_caller = o->owned_by_caller,
-                             .by_zone_id = o->by_zone_id};
+                             .by_zone_id = o->by_zone_id,
+                             .same_hosts = o->same_hosts};
     int rc = rmodel_load_with(o->dirs, o->ndirs, &mo, &m, e);
     if (rc != 0)
         return rc;

@@ -28,6 +28,10 @@ struct report_opts {
     /* Group cells by physical zone (each host's zone_id) instead of the zone label; NS_EINVAL,
      * naming the hosts, when some host has no zone_id (`netsurvey report --by zone_id`). */
     bool by_zone_id;
+    /* A host name is one host in every run (`netsurvey report --same-hosts`): a plan surveyed
+     * twice, its host pairs pooled. NS_EINVAL, naming it, when a name is in another place or at
+     * another address in another run. Without it, each run's hosts are its own. */
+    bool same_hosts;
     bool owned_by_caller;         /* the caller is the netsurvey run that holds the run directory */
     struct report_result *result; /* filled when not NULL */
 };

@@ -50,7 +50,12 @@ struct rtrial {
 };
 
 struct rhost {
-    char *name, *zone, *region, *addr;
+    char *name;       /* as the reports show it: the host's name, with "(run k)" after it when hosts
+                       * of several runs have that name and the merge keeps them apart */
+    char *key_name;   /* the name its run gives it */
+    uint32_t key_run; /* with key_name, the key: its run, 0 for every run with same_hosts */
+    size_t run;       /* the first run that names it */
+    char *zone, *region, *addr;
     const json_t *env; /* borrowed from the run.json that named the host, or NULL */
     /* The physical zone (run.json's zone_id, else env.cloud.zone_id) and the run's warning
      * that the plan's place differs from the metadata's; borrowed like env, NULL when none. */
@@ -164,7 +169,8 @@ struct rmodel {
     bool by_zone_id;       /* zones are the hosts' zone_id (report --by zone_id) */
     struct rhost *hosts;
     size_t nhosts, caphosts;
-    uint32_t *hidx; /* open-addressing index of hosts by (name, region) */
+    bool same_hosts; /* a host name is one host in every run (report --same-hosts) */
+    uint32_t *hidx;  /* open-addressing index of hosts by (run, name): host_key_run */
     size_t hidx_cap;
     struct rzone *zones;
     size_t nzones;
@@ -202,6 +208,11 @@ struct rmodel_opts {
     /* The zones are the hosts' physical zones (zone_id: report --by zone_id); NS_EINVAL,
      * naming them, when some host has none. */
     bool by_zone_id;
+    /* A host name is one host in every run: its trials of all runs are one host's, its pairs
+     * pooled (a plan surveyed twice). NS_EINVAL, naming it, when a name is in another region,
+     * zone, zone id or at another address in another run. Without it, each run's hosts are
+     * its own, and a name several runs give is shown with its run ("a1 (run 2)"). */
+    bool same_hosts;
 };
 
 /* Load the run directories (each holding run.json and results.jsonl). A line that is not a

@@ -144,6 +144,21 @@ report_cmd(const char *a1, const char *a2, const char *a3, const char *a4)
     return cli_report.main(argc, argv);
 }
 
+/* `netsurvey report ARGS... NULL` in-process; its exit status. */
+static int
+report_cmdv(const char *a1, ...)
+{
+    char *argv[16] = {A("report"), A(a1)};
+    int argc = 2;
+    va_list ap;
+    va_start(ap, a1);
+    for (const char *x; argc < 15 && (x = va_arg(ap, const char *)) != NULL;)
+        argv[argc++] = A(x);
+    va_end(ap);
+    argv[argc] = NULL;
+    return cli_report.main(argc, argv);
+}
+
 /* The manifest's names, one a line, as one string ("a\nb\n"), its comment left out. */
 static char *
 manifest(const char *dir)
@@ -526,7 +541,8 @@ test_merge_pools_runs(void **state)
     (void)state;
     copy_fixture("pooled-a", "pa");
     copy_fixture("pooled-b", "pb");
-    assert_int_equal(report_cmd("pa", "pb", "-o", "pooled"), CLI_REPORT_OK);
+    /* one plan surveyed twice on the same hosts: said so, its host pairs pool */
+    assert_int_equal(report_cmdv("pa", "pb", "-o", "pooled", "--same-hosts", NULL), CLI_REPORT_OK);
     json_t *sum = summary_of("pooled");
     const json_t *s0 = json_array_get(json_object_get(sum, "scenarios"), 0);
     const json_t *tr = json_object_get(s0, "trials");
@@ -558,6 +574,78 @@ test_merge_pools_runs(void **state)
     free(md);
 }
 
+/* The zone labels of a summary, joined by spaces ("a b c d "), into b. */
+static void
+zone_labels(const json_t *sum, char *b, size_t len)
+{
+    size_t i, k = 0;
+    const json_t *z;
+    b[0] = '\0';
+    json_array_foreach(json_object_get(sum, "zones"), i, z)
+    {
+        k +=
+            (size_t)snprintf(b + k, len - k, "%s ", json_string_value(json_object_get(z, "label")));
+    }
+}
+
+/* Two runs whose hosts have the same names in other zones (two accounts, each with its a1 and
+ * b1): each run's hosts are its own, so both runs' zones appear and each zone cell holds its
+ * own run's trials; --same-hosts, which would make them one, is refused naming the host. A plan
+ * surveyed twice keeps its host pairs apart by run too, unless --same-hosts. */
+static void
+test_merge_keeps_each_runs_hosts(void **state)
+{
+    (void)state;
+    copy_fixture("pooled-a", "za");
+    copy_fixture("pooled-b", "zb");
+    assert_int_equal(
+        system("sed -i 's/\"zone\": \"a\"/\"zone\": \"c\"/; s/\"zone\": \"b\"/\"zone\": "
+               "\"d\"/' zb/run.json && sed -i 's/\"zone\":\"a\"/\"zone\":\"c\"/g; "
+               "s/\"zone\":\"b\"/\"zone\":\"d\"/g' zb/results.jsonl && grep -q "
+               "'\"zone\": \"d\"' zb/run.json"),
+        0);
+    assert_int_equal(report_cmdv("za", "zb", "-o", "zm", NULL), CLI_REPORT_OK);
+    json_t *sum = summary_of("zm");
+    char zones[256];
+    zone_labels(sum, zones, sizeof zones);
+    assert_string_equal(zones, "a b c d ");
+    const json_t *s0 = json_array_get(json_object_get(sum, "scenarios"), 0);
+    size_t i;
+    const json_t *c;
+    int cells = 0;
+    json_array_foreach(json_object_get(s0, "zone_cells"), i, c)
+    {
+        const char *sz = json_string_value(json_object_get(c, "src_zone"));
+        const char *dz = json_string_value(json_object_get(c, "dst_zone"));
+        /* a run's own zones only: never run B's trials under run A's zones */
+        assert_true((strchr("ab", *sz) != NULL) == (strchr("ab", *dz) != NULL));
+        assert_int_equal(json_integer_value(json_object_get(c, "runs")), 1);
+        cells++;
+    }
+    assert_int_equal(cells, 4);
+    json_decref(sum);
+    char *md = read_in("zm", "report.md");
+    assert_non_null(strstr(md, "| a1 (run 1) | b1 (run 1) |"));
+    assert_non_null(strstr(md, "| a1 (run 2) | b1 (run 2) |"));
+    free(md);
+    th_rmtree("zm");
+    assert_int_equal(report_cmdv("za", "zb", "-o", "zm", "--same-hosts", NULL), CLI_REPORT_USAGE);
+    assert_false(exists("zm", "report.md"));
+    /* the same plan twice: its host pairs by run, its zone cells pooled */
+    copy_fixture("pooled-a", "pa");
+    copy_fixture("pooled-b", "pb");
+    assert_int_equal(report_cmdv("pa", "pb", "-o", "pooled-apart", NULL), CLI_REPORT_OK);
+    sum = summary_of("pooled-apart");
+    s0 = json_array_get(json_object_get(sum, "scenarios"), 0);
+    assert_int_equal(json_array_size(json_object_get(s0, "pairs")), 4);
+    json_array_foreach(json_object_get(s0, "zone_cells"), i, c)
+    {
+        assert_int_equal(json_integer_value(json_object_get(c, "runs")), 2);
+        assert_int_equal(json_integer_value(json_object_get(c, "pairs")), 2);
+    }
+    json_decref(sum);
+}
+
 /* One scenario name, other parameters: refused, naming what differs; nothing written. */
 static void
 test_merge_refuses_other_parameters(void **state)
@@ -586,7 +674,8 @@ test_merge_refuses_other_parameters(void **state)
     json_object_set_new(sc, "planned", json_integer(6));
     assert_int_equal(json_dump_file(run, "pc3/run.json", 0), 0);
     json_decref(run);
-    assert_int_equal(report_cmd("pa", "pc3", "-o", "pooled3"), CLI_REPORT_INCOMPLETE);
+    assert_int_equal(report_cmdv("pa", "pc3", "-o", "pooled3", "--same-hosts", NULL),
+                     CLI_REPORT_INCOMPLETE);
     json_t *sum = summary_of("pooled3");
     const json_t *p0 = json_array_get(
         json_object_get(json_array_get(json_object_get(sum, "scenarios"), 0), "pairs"), 0);
@@ -1036,8 +1125,11 @@ test_adaptive_trend(void **state)
     adaptive_run("tr-part", "20261201T130000Z-trp1", "2026-12-01T13:00:00.000Z", "interrupted",
                  part);
     char *argv[] = {A("trend"), A("tr-full"), A("tr-part"), A("-o"), A("tr-out"), NULL};
-    assert_int_equal(cli_trend.main(5, argv), CLI_TREND_OK);
+    /* b -> c: nothing of it ran in the newest run, which the trend cannot place */
+    assert_int_equal(cli_trend.main(5, argv), CLI_TREND_NEWEST_FAILED);
     char *md = read_in("tr-out", "trend.md");
+    assert_non_null(strstr(md, "- ✗ rr (tcp_rr, ipv4) b → c: none at #2 (20261201T130000Z-trp1): "
+                               "3 not run\n"));
     assert_non_null(strstr(md, "**incomplete (interrupted): at least 5 of at least 23 planned "
                                "trials not run, 3 host pairs of adaptive trials undecided**"));
     assert_non_null(strstr(md, "| 21 ok, 0 failed | complete |"));
@@ -1061,6 +1153,7 @@ main(void)
         cmocka_unit_test(test_problems_listed_then_counted),
         cmocka_unit_test(test_merge_pools_runs),
         cmocka_unit_test(test_merge_refuses_other_parameters),
+        cmocka_unit_test(test_merge_keeps_each_runs_hosts),
         cmocka_unit_test(test_merge_refuses_one_run_twice),
         cmocka_unit_test(test_in_progress),
         cmocka_unit_test(test_incomplete_counts),

@@ -148,9 +148,10 @@ compare_main(int argc, char **argv)
         fprintf(stderr, "netsurvey compare: %s%s\n", e.msg, r.param_changes != NULL ? ":" : "");
         compare_lines(r.param_changes);
         history_compare_result_release(&r);
-        return r.failure == HISTORY_COMPARE_NOT_COMPARABLE ? CLI_COMPARE_NOT_COMPARABLE
-               : r.failure == HISTORY_COMPARE_OUTPUT       ? CLI_COMPARE_OUTPUT
-                                                           : CLI_COMPARE_JOURNAL;
+        return r.failure == HISTORY_COMPARE_USAGE            ? CLI_COMPARE_USAGE
+               : r.failure == HISTORY_COMPARE_NOT_COMPARABLE ? CLI_COMPARE_NOT_COMPARABLE
+               : r.failure == HISTORY_COMPARE_OUTPUT         ? CLI_COMPARE_OUTPUT
+                                                             : CLI_COMPARE_JOURNAL;
     }
     compare_tell_unmatched(&r, o.allow_partial);
     rc = r.gate == HISTORY_GATE_REGRESSION   ? CLI_COMPARE_REGRESSION

@@ -61,12 +61,14 @@
 #define CLI_EXITS_REPORT(X)                                                                        \
     X(CLI_REPORT_OK, 0, "every report written, of runs that are complete")                         \
     X(CLI_REPORT_FAILED, 1,                                                                        \
-      "a journal could not be read or holds a record it refuses (another schema version, an "      \
+      "a journal could not be read (a DIR that is no run directory: nothing made) or holds a "     \
+      "record it refuses (another schema version, an "                                             \
       "unknown status, another run's; see --lenient), or the runs cannot be merged (a scenario "   \
       "of one name with other parameters, one run given twice): nothing written")                  \
     X(CLI_REPORT_USAGE, 2,                                                                         \
       "usage error, or --by zone_id where a host has no zone id, or --same-hosts where a host "    \
-      "name is in another place in another run")                                                   \
+      "name is in another place in another run, or OUT is another run's directory: nothing "       \
+      "written")                                                                                   \
     X(CLI_REPORT_INCOMPLETE, 4,                                                                    \
       "a run is incomplete (planned trials without a record, or host pairs of adaptive trials "    \
       "whose rule has not decided) or still in progress: every report written, each marked so")    \
@@ -77,7 +79,9 @@
       "the gate passed: no cell worse by more than PCT %, and every cell of BASE compared (or "    \
       "--allow-partial)")                                                                          \
     X(CLI_COMPARE_REGRESSION, 1, "a cell significantly worse by more than PCT % (a regression)")   \
-    X(CLI_COMPARE_USAGE, 2, "usage error")                                                         \
+    X(CLI_COMPARE_USAGE, 2,                                                                        \
+      "usage error, or an output over a run's own file (run.json, results.jsonl) or over another " \
+      "output, or OUT another run's directory: nothing written")                                   \
     X(CLI_COMPARE_JOURNAL, 3, "a journal could not be read (not 1: no regression was seen)")       \
     X(CLI_COMPARE_INCOMPLETE, 5,                                                                   \
       "no regression, but the gate cannot pass: no cell compared, or a cell or scenario of BASE "  \
@@ -95,7 +99,9 @@
       "the trend is written, and no cell left its first run's 95 % CI by more than PCT %")         \
     X(CLI_TREND_FLAGGED, 1,                                                                        \
       "a cell's mean left its first run's 95 % CI by more than PCT % in a later run (flagged)")    \
-    X(CLI_TREND_USAGE, 2, "usage error (fewer than two run directories, a run given twice)")       \
+    X(CLI_TREND_USAGE, 2,                                                                          \
+      "usage error (fewer than two run directories, a run given twice, OUT the directory of a "    \
+      "run not in the trend)")                                                                     \
     X(CLI_TREND_JOURNAL, 3, "a journal could not be read, or a run has no start time to place it") \
     X(CLI_TREND_NOTHING, 5,                                                                        \
       "no flag, but nothing to trend: no scenario is shared by two runs (trend.md lists what "     \

@@ -60,6 +60,8 @@ report_main(int argc, char **argv)
         fprintf(stderr, "netsurvey report: %s\n", e.msg);
         if (r.unwritten)
             return CLI_REPORT_UNWRITTEN;
+        if (r.output_refused)
+            return CLI_REPORT_USAGE;
         return rc == NS_EINVAL && (o.by_zone_id || o.same_hosts) ? CLI_REPORT_USAGE
                                                                  : CLI_REPORT_FAILED;
     }

@@ -19,6 +19,7 @@
 #include "history/gate.h"
 #include "history/history.h"
 #include "history/junit.h"
+#include "journal/journal.h"
 #include "report/output.h"
 #include "report/report.h"
 
@@ -993,11 +994,68 @@ result_from(const struct cmp *m, enum history_gate gate, struct history_compare_
     r->partial = m->partial;
 }
 
+/* Whether file (resolved) is path, resolved too. */
+static bool
+same_path(const char *file, const char *path)
+{
+    char a[PATH_MAX], b[PATH_MAX];
+    return fsdir_resolve(file, a) && fsdir_resolve(path, b) && strcmp(a, b) == 0;
+}
+
+/* Before anything is read or written: no output file over a run's own files (--junit
+ * B/results.jsonl overwrote B's journal) or over another output, and OUT no run's directory
+ * but BASE's or NEW's. */
+static int
+outputs_check(const struct history_compare_opts *o, struct err *e)
+{
+    static const char *const opts[] = {"--junit", "--markdown-summary"};
+    const char *files[] = {o->junit, o->md_summary};
+    for (size_t i = 0; i < 2; i++) {
+        if (files[i] == NULL)
+            continue;
+        bool input = journal_is_run_file(files[i]);
+        const char *dirs[] = {o->base_dir, o->new_dir};
+        static const char *const names[] = {JOURNAL_RUN_FILE, JOURNAL_RESULTS_FILE};
+        for (size_t d = 0; d < 2 && !input; d++) /* a hard link to one is one too */
+            for (size_t k = 0; k < 2 && !input; k++) {
+                char p[PATH_MAX];
+                input = (size_t)snprintf(p, sizeof p, "%s/%s", dirs[d], names[k]) < sizeof p &&
+                        fsdir_same(files[i], p);
+            }
+        if (input)
+            return err_set(e, NS_EINVAL,
+                           "%s %s is a run's own file: writing it would destroy the run's "
+                           "journal (nothing written)",
+                           opts[i], files[i]);
+        char md[PATH_MAX], html[PATH_MAX];
+        snprintf(md, sizeof md, "%s/compare.md", o->out);
+        snprintf(html, sizeof html, "%s/compare.html", o->out);
+        if (same_path(files[i], md) || same_path(files[i], html) ||
+            (i == 1 && files[0] != NULL && same_path(files[1], files[0])))
+            return err_set(e, NS_EINVAL,
+                           "%s %s is another output of this comparison (nothing "
+                           "written)",
+                           opts[i], files[i]);
+    }
+    if (journal_is_run_dir(o->out) && !fsdir_same(o->out, o->base_dir) &&
+        !fsdir_same(o->out, o->new_dir))
+        return err_set(e, NS_EINVAL,
+                       "-o %s is the directory of another run than BASE and NEW: give the "
+                       "comparison a folder of its own (nothing written)",
+                       o->out);
+    return 0;
+}
+
 int
 history_compare(const struct history_compare_opts *o, struct history_compare_result *r,
                 struct err *e)
 {
     memset(r, 0, sizeof *r);
+    int rc0 = outputs_check(o, e);
+    if (rc0 != 0) {
+        r->failure = HISTORY_COMPARE_USAGE;
+        return rc0;
+    }
     report_jarena_begin();
     json_t *base = NULL, *cand = NULL;
     int rc = report_summary_read(o->base_dir, o->warn, &base, e);

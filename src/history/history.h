@@ -94,6 +94,8 @@ enum history_compare_failure {
     HISTORY_COMPARE_OUTPUT,         /* an output could not be written, or memory ran out */
     HISTORY_COMPARE_NOT_COMPARABLE, /* the two sides hold one run, or a scenario of both ran
                                      * other parameters (without allow_param_change) */
+    HISTORY_COMPARE_USAGE,          /* an output over a run's own file or another output, or
+                                     * out another run's directory: nothing read or written */
 };
 
 /* What the gate says. */
@@ -124,7 +126,9 @@ struct history_compare_result {
  * family of cells corrected as o->correction says, verdicts and the gate as the README's
  * "compare" defines them. Two sides that hold one run (a run against itself or a copy), and a
  * scenario of both whose parameters differ (unless o->allow_param_change), are refused before
- * anything is written, the reason in e. Returns 0 with r filled, or NS_E* with r->failure and
+ * anything is written, the reason in e; so are an output file over a run's own file (run.json,
+ * results.jsonl, its lock) or over another output, and an o->out that is another run's
+ * directory than BASE's and NEW's. Returns 0 with r filled, or NS_E* with r->failure and
  * detail in e. Release r with history_compare_result_release either way. */
 int history_compare(const struct history_compare_opts *o, struct history_compare_result *r,
                     struct err *e);

@@ -9,8 +9,10 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/fsdir.h"
 #include "history/cells.h"
 #include "history/trendint.h"
+#include "journal/journal.h"
 #include "report/output.h"
 
 #define TREND_FLAG_LINES 20 /* lines of r->flags before "... and N more" */
@@ -421,6 +423,17 @@ history_trend(const struct history_trend_opts *o, struct history_trend_result *r
     if (o->ndirs < 2)
         return fail(r, HISTORY_TREND_USAGE,
                     err_set(e, NS_EINVAL, "a trend needs two run directories or more"));
+    /* an output folder that is a run's directory is one of these runs' (the default: the
+     * newest's), never another run's */
+    bool ours = o->out == NULL || !journal_is_run_dir(o->out);
+    for (int i = 0; !ours && i < o->ndirs; i++)
+        ours = fsdir_same(o->out, o->dirs[i]);
+    if (!ours)
+        return fail(r, HISTORY_TREND_USAGE,
+                    err_set(e, NS_EINVAL,
+                            "-o %s is the directory of a run not in this trend: give the trend "
+                            "a folder of its own (nothing written)",
+                            o->out));
     struct trend t = {.o = o};
     int rc = history_trend_runs_open(o->dirs, (size_t)o->ndirs, &t.runs, e);
     if (rc != 0)

@@ -71,6 +71,18 @@ int journal_append(struct journal *j, const struct journal_trial *t, const json_
 /* Close the files and release the lock. journal_free(NULL) is safe. */
 void journal_free(struct journal *j);
 
+/* --- what is a run's ------------------------------------------------------------------------- */
+
+/* Whether dir is a run directory: it holds run.json or results.jsonl. What the commands that
+ * write outputs refuse to write into (but for the run they report) and refuse as an input
+ * that is not one. */
+bool journal_is_run_dir(const char *dir);
+
+/* Whether path names one of a run directory's own files, through any links: run.json,
+ * results.jsonl or the lock file, in a folder that is a run directory. What no output may
+ * be written over. */
+bool journal_is_run_file(const char *path);
+
 /* --- reading ---------------------------------------------------------------------------------- */
 
 /* run.json of dir, read with the cap JOURNAL_RUN_MAX, into *out (caller frees with

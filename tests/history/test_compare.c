@@ -475,6 +475,54 @@ test_completeness_stated(void **state)
     free(dir);
 }
 
+/* No output over a run's own files (--junit B/results.jsonl overwrote B's journal), over
+ * another output, or into another run's directory: refused, exit 2, before anything is
+ * written. */
+static void
+test_outputs_never_inputs(void **state)
+{
+    (void)state;
+    char *b = fixture_copy("gate-new", NULL);
+    char *c = fixture_copy("compare-base", NULL);
+    char journal[8300], runjson[8300], link[8300], s1[8300];
+    snprintf(journal, sizeof journal, "%s/results.jsonl", b);
+    snprintf(runjson, sizeof runjson, "%s/run.json", b);
+    snprintf(link, sizeof link, "%s/j.xml", out);
+    char *before = th_read(journal, NULL);
+    th_rmtree(out);
+    assert_int_equal(mkdir(out, 0755), 0);
+    assert_int_equal(symlink(journal, link), 0);
+    const char *bad[] = {journal, runjson, link};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(run("gate-base", b, "--junit", bad[i], NULL), CLI_COMPARE_USAGE);
+        assert_int_equal(run("gate-base", b, "--markdown-summary", bad[i], NULL),
+                         CLI_COMPARE_USAGE);
+    }
+    char *after = th_read(journal, NULL);
+    assert_string_equal(before, after);
+    free(after);
+    assert_false(exists(out, "compare.md"));
+    /* two outputs in one file */
+    snprintf(s1, sizeof s1, "%s/s.md", out);
+    assert_int_equal(run("gate-base", b, "--junit", s1, "--markdown-summary", s1, NULL),
+                     CLI_COMPARE_USAGE);
+    snprintf(s1, sizeof s1, "%s/compare.md", out);
+    assert_int_equal(run("gate-base", b, "--junit", s1, NULL), CLI_COMPARE_USAGE);
+    assert_false(exists(out, "compare.md"));
+    /* another run's directory as OUT: refused; BASE's or NEW's: written */
+    char *argv[] = {A("compare"), A("gate-base"), b, A("-o"), c, NULL};
+    assert_int_equal(cli_compare.main(5, argv), CLI_COMPARE_USAGE);
+    assert_false(exists(c, "compare.md"));
+    char *argv2[] = {A("compare"), A("gate-base"), b, A("-o"), b, NULL};
+    assert_int_equal(cli_compare.main(5, argv2), CLI_COMPARE_OK);
+    assert_true(exists(b, "compare.md"));
+    free(before);
+    th_rmtree(b);
+    th_rmtree(c);
+    free(b);
+    free(c);
+}
+
 static void
 test_usage_and_errors(void **state)
 {
@@ -494,12 +542,17 @@ test_usage_and_errors(void **state)
 int
 main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_verdicts),         cmocka_unit_test(test_gate_threshold),
-        cmocka_unit_test(test_same_run_refused), cmocka_unit_test(test_param_change),
-        cmocka_unit_test(test_nothing_matched),  cmocka_unit_test(test_partial),
-        cmocka_unit_test(test_corrections),      cmocka_unit_test(test_min_effect_and_equivalence),
-        cmocka_unit_test(test_output_folder),    cmocka_unit_test(test_completeness_stated),
-        cmocka_unit_test(test_usage_and_errors)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_verdicts),
+                                       cmocka_unit_test(test_gate_threshold),
+                                       cmocka_unit_test(test_same_run_refused),
+                                       cmocka_unit_test(test_param_change),
+                                       cmocka_unit_test(test_nothing_matched),
+                                       cmocka_unit_test(test_partial),
+                                       cmocka_unit_test(test_corrections),
+                                       cmocka_unit_test(test_min_effect_and_equivalence),
+                                       cmocka_unit_test(test_output_folder),
+                                       cmocka_unit_test(test_completeness_stated),
+                                       cmocka_unit_test(test_outputs_never_inputs),
+                                       cmocka_unit_test(test_usage_and_errors)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -567,6 +567,14 @@ test_exit_statuses(void **state)
                      CLI_TREND_JOURNAL);
     assert_int_equal(cli("trend-a", broken, "trend-c", "-o", out, "-j", "1", NULL),
                      CLI_TREND_JOURNAL);
+    /* another run's directory as the output folder: refused, nothing written there; one of the
+     * trend's own runs' is fine */
+    char tmd[8300];
+    snprintf(tmd, sizeof tmd, "%s/trend.md", copy);
+    assert_int_equal(cli("trend-b", "trend-c", "-o", copy, NULL), CLI_TREND_USAGE);
+    assert_int_not_equal(access(tmd, F_OK), 0);
+    assert_int_equal(cli("trend-b", copy, "-o", copy, NULL), CLI_TREND_OK);
+    assert_int_equal(access(tmd, F_OK), 0);
     /* an output that cannot be written: a file where the folder would be */
     assert_int_equal(cli("trend-a", "trend-b", "-o", bad, NULL), CLI_TREND_OUTPUT);
     /* nothing shared: written, and said */

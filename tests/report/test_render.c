@@ -304,6 +304,43 @@ test_unwritable_outputs(void **state)
     assert_false(has_build_dir("uw"));
 }
 
+/* Outputs never destroy inputs: a merge into another run's directory (or into one of its own
+ * runs') is refused before anything is written, a missing run directory is said and not made,
+ * and -o's missing parents are made, as --help says. */
+static void
+test_outputs_never_inputs(void **state)
+{
+    (void)state;
+    copy_fixture("pooled-a", "oa");
+    copy_fixture("pooled-b", "ob");
+    copy_fixture("basic", "oc");
+    assert_int_equal(report_cmd("oc", NULL, NULL, NULL), CLI_REPORT_OK);
+    char *before = read_in("oc", "report.md");
+    assert_int_equal(report_cmdv("oa", "ob", "-o", "oc", NULL), CLI_REPORT_USAGE);
+    assert_int_equal(report_cmdv("oa", "ob", "-o", "oa", NULL), CLI_REPORT_USAGE);
+    assert_int_equal(report_cmdv("oa", "-o", "oc", NULL), CLI_REPORT_USAGE);
+    char *after = read_in("oc", "report.md");
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+    assert_false(exists("oa", "report.md"));
+    /* a run into its own directory, through another spelling of its path */
+    assert_int_equal(report_cmdv("oa", "-o", "./oa/", NULL), CLI_REPORT_OK);
+    /* a missing run directory: said, nothing made (neither it nor -o's) */
+    th_rmtree("no-run");
+    assert_int_equal(report_cmd("no-run", NULL, NULL, NULL), CLI_REPORT_FAILED);
+    assert_false(exists(".", "no-run"));
+    assert_int_equal(report_cmdv("oa", "no-run", "-o", "merged-x", NULL), CLI_REPORT_FAILED);
+    assert_false(exists(".", "merged-x"));
+    assert_int_equal(mkdir("empty", 0755), 0);
+    assert_int_equal(report_cmd("empty", NULL, NULL, NULL), CLI_REPORT_FAILED);
+    assert_false(exists("empty", "report.md"));
+    /* -o's missing parents are made */
+    th_rmtree("deep");
+    assert_int_equal(report_cmdv("oa", "-o", "deep/new/dir", NULL), CLI_REPORT_OK);
+    assert_true(exists("deep/new/dir", "report.md"));
+}
+
 /* --- charts -------------------------------------------------------------------------------- */
 
 /* A gnuplot that logs the script it is given and writes an empty SVG where the script says. */
@@ -1147,6 +1184,7 @@ main(void)
         cmocka_unit_test(test_manifest_names_nothing_else),
         cmocka_unit_test(test_stopped_build_cleaned),
         cmocka_unit_test(test_unwritable_outputs),
+        cmocka_unit_test(test_outputs_never_inputs),
         cmocka_unit_test(test_no_chart_without_ok_trials),
         cmocka_unit_test(test_refused_records_stop_or_are_listed),
         cmocka_unit_test(test_run_schema_refused),

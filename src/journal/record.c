@@ -101,6 +101,20 @@ journal_scenario_value(const struct journal_scenario *sc, enum testspec_param p)
     }
 }
 
+int
+journal_scenario_diff(const struct journal_scenario *a, const struct journal_scenario *b)
+{
+    if (a->kind != b->kind)
+        return -1;
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++) {
+        enum testspec_param p = (enum testspec_param)i;
+        if (testspec_applies(p, a->kind) &&
+            journal_scenario_value(a, p) != journal_scenario_value(b, p))
+            return i;
+    }
+    return TESTSPEC_PARAM_COUNT;
+}
+
 void
 journal_scenario_absent(struct journal_scenario *sc)
 {
@@ -449,7 +463,8 @@ journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struct jo
     t->plan_sha256 = jstr(plan, "sha256");
     scenario_from(json_object_get(rec, "scenario"), &t->scenario);
     t->trial = journal_trial_number(jint(rec, "trial"));
-    t->family = journal_family_from(jstr(rec, "family"));
+    t->family_text = jstr(rec, "family");
+    t->family = journal_family_from(t->family_text);
     endpoint_from(json_object_get(rec, "src"), &t->src);
     endpoint_from(json_object_get(rec, "dst"), &t->dst);
     t->status_text = jstr(rec, "status");
@@ -516,6 +531,55 @@ journal_trial_check(struct journal_trial *t, struct err *e)
     if (t->trial == 0) /* its place among the planned trials is not known */
         return err_set(e, NS_EPARSE, "no trial number (an integer from 1)");
     scenario_settle(&t->scenario);
+    return 0;
+}
+
+/* A figure in its domain: a number from 0 to max (NaN is none). */
+static bool
+figure_ok(bool has, double v, double max)
+{
+    return !has || (v >= 0 && v <= max);
+}
+
+int
+journal_trial_domain(const struct journal_trial *t, struct err *e)
+{
+    if (t->family_text != NULL && strcmp(t->family_text, "ipv4") != 0 &&
+        strcmp(t->family_text, "ipv6") != 0)
+        return err_set(e, NS_ERANGE, "unknown family '%.*s' (ipv4 or ipv6)", QUOTE_MAX,
+                       t->family_text);
+    if (t->status != JOURNAL_OK)
+        return 0; /* a failed trial's partial result is never a figure */
+    const struct journal_result *r = &t->result;
+    double v = 0;
+    if (!r->present)
+        return err_set(e, NS_ERANGE, "status ok without a result");
+    if (!journal_headline(t->scenario.kind, r, &v))
+        return err_set(e, NS_ERANGE, "status ok without its headline figure (%s)",
+                       testspec_kind_name(t->scenario.kind));
+    if (!figure_ok(true, v, JOURNAL_FIGURE_MAX))
+        return err_set(e, NS_ERANGE, "headline figure %g out of its domain (0 to %g)", v,
+                       JOURNAL_FIGURE_MAX);
+    const struct {
+        const char *name;
+        bool has;
+        double v, max;
+    } figs[] = {
+        {"retransmits", r->has_retransmits, r->retransmits, JOURNAL_FIGURE_MAX},
+        {"cpu.local_pct", r->has_cpu_local, r->cpu_local_pct, JOURNAL_FIGURE_MAX},
+        {"cpu.remote_pct", r->has_cpu_remote, r->cpu_remote_pct, JOURNAL_FIGURE_MAX},
+        {"udp.sent", r->has_udp_sent, r->udp_sent, JOURNAL_FIGURE_MAX},
+        {"udp.lost", r->has_udp_lost, r->udp_lost, JOURNAL_FIGURE_MAX},
+        {"udp.lost_pct", r->has_udp_lost_pct, r->udp_lost_pct, 100.0},
+        {"udp.jitter_us", r->has_udp_jitter, r->udp_jitter_us, JOURNAL_FIGURE_MAX},
+        {"rtt_us.min", r->has_rtt_min, r->rtt_min_us, JOURNAL_FIGURE_MAX},
+        {"rtt_us.max", r->has_rtt_max, r->rtt_max_us, JOURNAL_FIGURE_MAX},
+        {"rtt_us." HISTJSON_M2, r->has_rtt_m2, r->rtt_m2_ns2, 1.7e308},
+    };
+    for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++)
+        if (!figure_ok(figs[i].has, figs[i].v, figs[i].max))
+            return err_set(e, NS_ERANGE, "%s %g out of its domain (0 to %g)", figs[i].name,
+                           figs[i].v, figs[i].max);
     return 0;
 }
 
@@ -588,12 +652,13 @@ journal_trial_equal(const struct journal_trial *a, const struct journal_trial *b
     return str_same(a->schema, b->schema) && str_same(a->run_id, b->run_id) &&
            str_same(a->plan_name, b->plan_name) && str_same(a->plan_sha256, b->plan_sha256) &&
            scenario_equal(&a->scenario, &b->scenario) && a->trial == b->trial &&
-           a->family == b->family && endpoint_equal(&a->src, &b->src) &&
-           endpoint_equal(&a->dst, &b->dst) && a->status == b->status &&
-           str_same(a->status_text, b->status_text) && str_same(a->error, b->error) &&
-           a->attempts == b->attempts && str_same(a->started, b->started) &&
-           str_same(a->ended, b->ended) && str_same(a->env_src, b->env_src) &&
-           str_same(a->env_dst, b->env_dst) && str_same(a->tool_version, b->tool_version) &&
+           a->family == b->family && str_same(a->family_text, b->family_text) &&
+           endpoint_equal(&a->src, &b->src) && endpoint_equal(&a->dst, &b->dst) &&
+           a->status == b->status && str_same(a->status_text, b->status_text) &&
+           str_same(a->error, b->error) && a->attempts == b->attempts &&
+           str_same(a->started, b->started) && str_same(a->ended, b->ended) &&
+           str_same(a->env_src, b->env_src) && str_same(a->env_dst, b->env_dst) &&
+           str_same(a->tool_version, b->tool_version) &&
            str_same(a->nsperf_sha256, b->nsperf_sha256) && result_equal(&a->result, &b->result);
 }
 

@@ -47,6 +47,11 @@ struct err;
  * text (<= 4 MiB) and one environment per host; a trial line holds nsperf's result, which the
  * runner reads with a cap of 64 MiB; a results.jsonl past 16 GiB is a broken file. */
 #define JOURNAL_RUN_MAX (64u << 20)
+/* The largest figure a result may hold, in the reports' unit (us, Mbit/s, conn/s) and for its
+ * other numbers (CPU %, retransmits, UDP counts, jitter us, RTT min and max us): 10^12 is 11
+ * days of round trip, an exabit per second, far past anything measured, and small enough that
+ * the statistics of any number of them stay finite (a mean of ±1e300 made a stddev infinite). */
+#define JOURNAL_FIGURE_MAX 1e12
 #define JOURNAL_LINE_MAX (128u << 20)
 #define JOURNAL_RESULTS_MAX (1ull << 34)
 
@@ -96,6 +101,10 @@ double journal_scenario_value(const struct journal_scenario *sc, enum testspec_p
 /* The member of sc that holds parameter p, typed by testspec_type(p): bool for TESTSPEC_BOOL,
  * double for TESTSPEC_DURATION, uint64_t for the others. What the readers fill. */
 void *journal_scenario_field(struct journal_scenario *sc, enum testspec_param p);
+/* The first parameter that applies to a's kind on which a and b disagree (TESTSPEC_PARAM_COUNT
+ * when none does; -1 when their kinds differ): whether two scenarios ran the same test, names
+ * aside. */
+int journal_scenario_diff(const struct journal_scenario *a, const struct journal_scenario *b);
 /* sc as a reader starts it: nothing recorded (kind -1, copy true as the struct says). */
 void journal_scenario_absent(struct journal_scenario *sc);
 
@@ -173,6 +182,7 @@ struct journal_trial {
     struct journal_scenario scenario;
     uint32_t trial; /* 1-based; reading: 0 unless an integer 1..UINT32_MAX-1 */
     enum journal_family family;
+    const char *family_text; /* reading only: "family" as recorded (NULL: absent, not a string) */
     struct journal_endpoint src, dst;
     enum journal_status status;
     const char *status_text; /* reading only: "status" as recorded (NULL: absent, not a string) */

@@ -1328,6 +1328,7 @@ journal_scan_trial(struct journal_scan *s, const char *line, size_t len, struct 
     t->env_dst = c.env[1];
     t->tool_version = c.tool[0];
     t->nsperf_sha256 = c.tool[1];
+    t->family_text = c.family;
     t->family = journal_family_from(c.family);
     t->status_text = c.status;
     t->status = journal_status_from(c.status);

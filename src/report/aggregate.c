@@ -1436,12 +1436,16 @@ aggregate_problems(const struct rmodel *m, json_t *sum, json_t *view)
     for (size_t i = 0; i < m->nproblems; i++) {
         const struct rproblem *p = &m->problems[i];
         const char *dir = m->runs[p->run].dir, *kind = rproblem_kind_name(p->kind);
-        json_array_append_new(list, json_pack("{s:s,s:s,s:I,s:s,s:s}", "dir", dir, "file",
-                                              JOURNAL_RESULTS_FILE, "line", (json_int_t)p->line,
-                                              "kind", kind, "why", p->why));
-        json_array_append_new(vlist, json_pack("{s:s,s:s,s:I,s:s,s:s}", "dir", dir, "file",
-                                               JOURNAL_RESULTS_FILE, "line", (json_int_t)p->line,
-                                               "kind", kind, "why", p->why));
+        /* line 0: a problem of run.json itself */
+        const char *file = p->line > 0 ? JOURNAL_RESULTS_FILE : JOURNAL_RUN_FILE;
+        json_array_append_new(list,
+                              json_pack("{s:s,s:s,s:I,s:s,s:s}", "dir", dir, "file", file, "line",
+                                        (json_int_t)p->line, "kind", kind, "why", p->why));
+        json_t *v = json_pack("{s:s,s:s,s:I,s:s,s:s}", "dir", dir, "file", file, "line",
+                              (json_int_t)p->line, "kind", kind, "why", p->why);
+        if (p->line == 0)
+            json_object_set_new(v, "more", report_jprintf("%s (%s)", p->why, kind));
+        json_array_append_new(vlist, v);
     }
     for (size_t r = 0; r < m->nruns; r++) {
         more += m->runs[r].problems_more;

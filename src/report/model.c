@@ -235,6 +235,36 @@ host_hash(const char *name, uint32_t run)
     return h;
 }
 
+static const char *
+str_or(const char *s)
+{
+    return s != NULL ? s : "";
+}
+
+/* Whether a record's text (NULL: it says nothing) is the run's. */
+static bool
+str_same_or_absent(const char *run, const char *rec)
+{
+    return rec == NULL || strcmp(run, rec) == 0;
+}
+
+/* The host named name of run (of any run, with same_hosts), or -1. */
+static int
+host_find(const struct rmodel *m, const char *name, size_t run)
+{
+    if (m->hidx_cap == 0)
+        return -1;
+    size_t j = host_hash(name != NULL ? name : "", host_key_run(m, run)) & (m->hidx_cap - 1);
+    while (m->hidx[j] != UINT32_MAX) {
+        const struct rhost *h = &m->hosts[m->hidx[j]];
+        if (h->key_run == host_key_run(m, run) &&
+            strcmp(h->key_name, name != NULL ? name : "") == 0)
+            return (int)m->hidx[j];
+        j = (j + 1) & (m->hidx_cap - 1);
+    }
+    return -1;
+}
+
 /* The slot of (name, run) in the hosts' index: its host, or the empty slot to take. Two
  * lookups a record: a linear search over 100 hosts was a tenth of a report's time. */
 static size_t
@@ -829,22 +859,77 @@ trial_insert(struct rpair *p, struct rtrial *tp, struct err *e)
     return 0;
 }
 
-/* One record into the model: its scenario and hosts (added when new), its pair, its trial. The
- * run, pair and trial number make the journal's key (journal_key); hosts are told apart by run
- * and name (host_key_run). */
+/* The host of the run being read that an endpoint names, placed where run.json places it, into
+ * *out; or JOURNAL_PASS_OVER saying why not (a host run.json does not name is no data: its
+ * pair would be one nobody planned). */
+static int
+record_host(struct rmodel *m, const struct journal_endpoint *ep, int *out, struct err *e)
+{
+    int h = *out = host_find(m, ep->host, m->cur_run);
+    if (h < 0)
+        return err_set(e, JOURNAL_PASS_OVER, "host '%.64s' is not in %s",
+                       ep->host != NULL ? ep->host : "", JOURNAL_RUN_FILE);
+    const struct rhost *rh = &m->hosts[h];
+    if (!str_same_or_absent(rh->region, ep->region) || !str_same_or_absent(rh->zone, ep->zone))
+        return err_set(e, JOURNAL_PASS_OVER,
+                       "host '%.64s' in zone '%.64s' of region '%.64s', where %s puts it in "
+                       "'%.64s' of '%.64s'",
+                       rh->key_name, str_or(ep->zone), str_or(ep->region), JOURNAL_RUN_FILE,
+                       rh->zone, rh->region);
+    return 0;
+}
+
+/* Whether the run being read names the scenario a record ran, with its parameters: 0, or
+ * JOURNAL_PASS_OVER saying why not (a scenario run.json does not name, or one of other
+ * parameters: its trials would be filed under parameters they did not run). */
+static int
+record_scenario(struct rmodel *m, const struct journal_trial *rec, struct err *e)
+{
+    const struct journal_run *run = m->runs[m->cur_run].run;
+    const char *name = str_or(rec->scenario.name);
+    for (size_t i = 0; i < run->nscenarios; i++) {
+        const struct journal_scenario *sc = &run->scenarios[i].sc;
+        if (strcmp(str_or(sc->name), name) != 0)
+            continue;
+        int d = journal_scenario_diff(sc, &rec->scenario);
+        if (d < 0)
+            return err_set(e, JOURNAL_PASS_OVER, "scenario '%.64s' is %s here, %s in %s", name,
+                           str_or(rec->scenario.test), str_or(sc->test), JOURNAL_RUN_FILE);
+        if (d < TESTSPEC_PARAM_COUNT) {
+            enum testspec_param p = (enum testspec_param)d;
+            return err_set(e, JOURNAL_PASS_OVER,
+                           "scenario '%.64s' ran %s %g here, %g in %s: not its parameters", name,
+                           testspec_record_key(p), journal_scenario_value(&rec->scenario, p),
+                           journal_scenario_value(sc, p), JOURNAL_RUN_FILE);
+        }
+        return 0;
+    }
+    return err_set(e, JOURNAL_PASS_OVER, "scenario '%.64s' is not in %s", name, JOURNAL_RUN_FILE);
+}
+
+/* One record into the model: its scenario and hosts, its pair, its trial. The run, pair and
+ * trial number make the journal's key (journal_key); hosts are told apart by run and name
+ * (host_key_run). What run.json does not plan (a host or scenario it does not name, other
+ * parameters, a trial number past its trials) is a journal problem, never data. */
 static int
 record_add(void *arg, const struct journal_trial *rec, struct err *e)
 {
     struct rmodel *m = arg;
+    int src, dst, rc = record_scenario(m, rec, e);
+    if (rc == 0)
+        rc = record_host(m, &rec->src, &src, e);
+    if (rc == 0)
+        rc = record_host(m, &rec->dst, &dst, e);
+    if (rc != 0)
+        return rc;
     int s = scen_get(m, &rec->scenario, NULL, -1, e);
     if (s < 0)
         return s;
-    const struct journal_endpoint *a = &rec->src, *b = &rec->dst;
-    bool added;
-    int src = host_get(m, m->cur_run, a->host, a->zone, a->region, a->data_address, NULL, &added);
-    int dst = host_get(m, m->cur_run, b->host, b->zone, b->region, b->data_address, NULL, &added);
-    if (src < 0 || dst < 0)
-        return err_set(e, NS_ENOMEM, "out of memory");
+    const struct rscen_run *sr = &m->scens[s].runs[m->cur_run];
+    uint32_t most = trials_adaptive(&sr->policy) ? sr->policy.max : sr->trials;
+    if (most > 0 && rec->trial > most)
+        return err_set(e, JOURNAL_PASS_OVER, "trial %u past the plan (%u a host pair in %s)",
+                       rec->trial, most, JOURNAL_RUN_FILE);
     struct rpair *p = pair_get(m, s, rec->family == JOURNAL_IPV6, src, dst);
     if (p == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
@@ -860,6 +945,31 @@ record_add(void *arg, const struct journal_trial *rec, struct err *e)
 }
 
 /* --- files ------------------------------------------------------------------------------------ */
+
+/* A problem of run ri listed in the reports (line 0: its run.json's), or counted once
+ * REPORT_PROBLEMS_MAX of the run are. */
+static int
+problem_add(struct rmodel *m, size_t ri, unsigned long line, enum journal_skip_kind kind,
+            const char *why, struct err *e)
+{
+    struct rrun *r = &m->runs[ri];
+    size_t listed = 0;
+    for (size_t i = m->nproblems; i-- > 0 && m->problems[i].run == ri;)
+        listed++;
+    if (listed >= REPORT_PROBLEMS_MAX) {
+        r->problems_more++;
+        return 0;
+    }
+    if (ARRAY_GROW(&m->problems, &m->capproblems, m->nproblems + 1) != 0)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    struct rproblem *p = &m->problems[m->nproblems];
+    *p = (struct rproblem){.run = ri, .line = line, .kind = (int)kind};
+    p->why = xstrdup(why);
+    if (p->why == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    m->nproblems++;
+    return 0;
+}
 
 /* Whether a live process still writes dir (netsurvey run holds its lock). A lock that cannot
  * be tested is said, and the run taken as it reads. */
@@ -897,12 +1007,6 @@ run_plans(struct rmodel *m, size_t ri, struct err *e)
             m->scens[s].policy = rs->policy;
     }
     return 0;
-}
-
-static const char *
-str_or(const char *s)
-{
-    return s != NULL ? s : "";
 }
 
 /* --same-hosts: whether run.json host h names the same host as rh, which another run named;
@@ -1013,6 +1117,16 @@ run_load(struct rmodel *m, const struct rmodel_opts *o, const char *dir, struct 
             return hi;
         r->host_idx[i] = hi;
     }
+    /* without its id, no record can be told from another run's: none is taken (each is
+     * refused, results_load), and the reports say why */
+    if (run->run_id == NULL) {
+        int prc = problem_add(m, ri, 0, JOURNAL_SKIP_REFUSED,
+                              "no run_id: no record can be told from another run's, so none is "
+                              "taken",
+                              e);
+        if (prc != 0)
+            return prc;
+    }
     return run_plans(m, ri, e);
 }
 
@@ -1084,7 +1198,7 @@ runs_planned_pairs(struct rmodel *m, struct err *e)
     return 0;
 }
 
-static const char *const problem_kinds[] = {"torn", "unreadable", "refused"};
+static const char *const problem_kinds[] = {"torn", "unreadable", "refused", "invalid"};
 
 /* A line the reports do not take: an error when the journal refuses the record and the reader
  * was not asked to be lenient; otherwise said, and listed in the reports. */
@@ -1100,23 +1214,7 @@ line_skipped(void *arg, const struct journal_skip *s, struct err *e)
     if (m->warn != NULL)
         fprintf(m->warn, "netsurvey: warning: %s:%lu: %s, line ignored\n", s->path, s->line,
                 s->why);
-    struct rrun *r = &m->runs[m->cur_run];
-    size_t listed = 0;
-    for (size_t i = m->nproblems; i-- > 0 && m->problems[i].run == m->cur_run;)
-        listed++;
-    if (listed >= REPORT_PROBLEMS_MAX) {
-        r->problems_more++;
-        return 0;
-    }
-    if (ARRAY_GROW(&m->problems, &m->capproblems, m->nproblems + 1) != 0)
-        return err_set(e, NS_ENOMEM, "out of memory");
-    struct rproblem *p = &m->problems[m->nproblems];
-    *p = (struct rproblem){.run = m->cur_run, .line = s->line, .kind = (int)s->kind};
-    p->why = xstrdup(s->why);
-    if (p->why == NULL)
-        return err_set(e, NS_ENOMEM, "out of memory");
-    m->nproblems++;
-    return 0;
+    return problem_add(m, m->cur_run, s->line, s->kind, s->why, e);
 }
 
 const char *
@@ -1133,11 +1231,12 @@ results_load(struct rmodel *m, size_t ri, struct err *e)
     struct journal_read_stats st;
     const struct rrun *r = &m->runs[ri];
     m->cur_run = ri;
+    /* a run.json without run_id takes no record (run_load lists why): every one is refused */
+    const char *id = r->run->run_id != NULL ? r->run->run_id : "(none in " JOURNAL_RUN_FILE ")";
     /* without histograms, the buckets are only checked: storing them was most of the reading */
     int rc = m->no_hist
-                 ? journal_read_trials_nobuckets(r->dir, r->run->run_id, record_add, line_skipped,
-                                                 m, &st, e)
-                 : journal_read_trials(r->dir, r->run->run_id, record_add, line_skipped, m, &st, e);
+                 ? journal_read_trials_nobuckets(r->dir, id, record_add, line_skipped, m, &st, e)
+                 : journal_read_trials(r->dir, id, record_add, line_skipped, m, &st, e);
     if (rc == NS_ENOTFOUND) { /* a run that has not finished a trial yet */
         if (m->warn != NULL)
             fprintf(m->warn, "netsurvey: warning: %s/%s: no trial recorded yet\n", r->dir,
@@ -1145,7 +1244,7 @@ results_load(struct rmodel *m, size_t ri, struct err *e)
         return 0;
     }
     m->torn_lines += st.torn;
-    m->skipped_lines += st.bad;
+    m->skipped_lines += st.bad + st.invalid;
     m->refused_lines += st.refused;
     return rc;
 }

@@ -143,7 +143,8 @@ struct rplan {
 /* t[0..n): the run's trials of the pair, sorted by number (none: a pair it planned only). */
 void rplan_pair(const struct rscen_run *sr, const struct rtrial *t, size_t n, struct rplan *out);
 
-/* A journal line the reports did not take, listed in them ("Journal problems"). */
+/* A journal line the reports did not take, listed in them ("Journal problems"); line 0: a
+ * problem of the run's run.json (no run_id), not of a line. */
 struct rproblem {
     size_t run;
     unsigned long line;
@@ -183,8 +184,8 @@ struct rmodel {
     /* open-addressing index of pairs by (scen, family, src, dst) */
     uint32_t *pidx;
     size_t pidx_cap;
-    size_t torn_lines, skipped_lines, refused_lines;
-    struct rproblem *problems; /* in the order read */
+    size_t torn_lines, skipped_lines, refused_lines; /* skipped: unreadable and invalid */
+    struct rproblem *problems;                       /* in the order read */
     size_t nproblems, capproblems;
     FILE *warn;            /* where skipped journal lines are said; NULL: not said */
     bool lenient;          /* refused records are problems, not errors */
@@ -227,7 +228,8 @@ int rmodel_load_with(const char *const *dirs, int ndirs, const struct rmodel_opt
 int rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out, struct err *e);
 void rmodel_free(struct rmodel *m);
 
-/* "torn", "unreadable", "refused": a problem's kind (enum journal_skip_kind) in the reports. */
+/* "torn", "unreadable", "refused", "invalid": a problem's kind (enum journal_skip_kind) in the
+ * reports. */
 const char *rproblem_kind_name(int kind);
 
 /* Merge a trial's buckets into a dense scratch histogram (struct hist). */

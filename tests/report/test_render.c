@@ -569,6 +569,131 @@ test_problems_listed_then_counted(void **state)
     json_decref(sum);
 }
 
+/* dir's first journal line, edited by the JSON members of patch (each set; "a.b" sets member b
+ * of member a), appended to its journal. */
+static void
+append_edited(const char *dir, const char *patch)
+{
+    char *text = read_in(dir, "results.jsonl");
+    char *nl = strchr(text, '\n');
+    assert_non_null(nl);
+    *nl = '\0';
+    json_t *rec = json_loads(text, 0, NULL), *p = json_loads(patch, 0, NULL);
+    assert_non_null(rec);
+    assert_non_null(p);
+    const char *k;
+    json_t *v;
+    json_object_foreach(p, k, v)
+    {
+        json_t *into = rec;
+        const char *dot = strchr(k, '.'), *member = k;
+        char top[64];
+        if (dot != NULL) { /* k itself stays: json_object_foreach goes on from it */
+            snprintf(top, sizeof top, "%.*s", (int)(dot - k), k);
+            into = json_object_get(rec, top);
+            assert_non_null(into);
+            member = dot + 1;
+        }
+        json_object_set(into, member, v);
+    }
+    char *line = json_dumps(rec, JSON_COMPACT);
+    append_line(dir, line);
+    append_line(dir, "\n");
+    free(line);
+    json_decref(rec);
+    json_decref(p);
+    free(text);
+}
+
+/* Edited or foreign lines are journal problems, listed, never data: values outside their domain
+ * (a negative mean, means of ±1e300 that made a stddev infinite, ok without a result, an
+ * unknown family), a trial past the plan (it made the report claim more planned), a host and a
+ * scenario run.json does not name, a host elsewhere than run.json puts it, and other
+ * parameters than run.json's. The figures are the journal's own, as if the lines were not
+ * there. */
+static void
+test_edited_lines_are_problems(void **state)
+{
+    (void)state;
+    copy_fixture("pooled-a", "ed0");
+    assert_int_equal(report_cmd("ed0", NULL, NULL, NULL), CLI_REPORT_OK);
+    copy_fixture("pooled-a", "ed");
+    static const char *const patches[] = {
+        "{\"result\":{\"rtt_us\":{\"mean\":-5}}}",
+        "{\"result\":{\"rtt_us\":{\"mean\":1e300}}}",
+        "{\"result\":{\"rtt_us\":{\"mean\":-1e300}}}",
+        "{\"result\":null}",
+        "{\"family\":\"ipx\"}",
+        "{\"trial\":50}",
+        "{\"src.host\":\"ghost\"}",
+        "{\"scenario.msg_size\":999}",
+        "{\"scenario.name\":\"elsewhere\"}",
+        "{\"dst.zone\":\"q\"}",
+    };
+    static const char *const whys[] = {
+        "headline figure -5 out of its domain",
+        "headline figure 1e+300 out of its domain",
+        "headline figure -1e+300 out of its domain",
+        "status ok without a result",
+        "unknown family 'ipx'",
+        "trial 50 past the plan (2 a host pair in run.json)",
+        "host 'ghost' is not in run.json",
+        "scenario 'latency' ran msg_size 999 here, 250 in run.json",
+        "scenario 'elsewhere' is not in run.json",
+        "host 'b1' in zone 'q' of region 'lab', where run.json puts it in 'b' of 'lab'",
+    };
+    size_t n = sizeof patches / sizeof patches[0];
+    for (size_t i = 0; i < n; i++)
+        append_edited("ed", patches[i]);
+    assert_int_equal(report_cmd("ed", NULL, NULL, NULL), CLI_REPORT_OK);
+    json_t *a = summary_of("ed0"), *b = summary_of("ed");
+    const json_t *sa = json_array_get(json_object_get(a, "scenarios"), 0);
+    const json_t *sb = json_array_get(json_object_get(b, "scenarios"), 0);
+    assert_true(json_equal(json_object_get(sa, "trials"), json_object_get(sb, "trials")));
+    assert_true(json_equal(json_object_get(sa, "zone_cells"), json_object_get(sb, "zone_cells")));
+    assert_true(json_equal(json_object_get(a, "zones"), json_object_get(b, "zones")));
+    const json_t *probs = json_object_get(json_object_get(b, "journal"), "problems");
+    assert_int_equal(json_array_size(probs), n);
+    for (size_t i = 0; i < n; i++) {
+        const json_t *p = json_array_get(probs, i);
+        assert_string_equal(json_string_value(json_object_get(p, "kind")), "invalid");
+        const char *why = json_string_value(json_object_get(p, "why"));
+        if (strstr(why, whys[i]) == NULL)
+            fail_msg("problem %zu: '%s', want '%s'", i, why, whys[i]);
+    }
+    json_decref(a);
+    json_decref(b);
+    char *md = read_in("ed", "report.md");
+    assert_non_null(strstr(md, "(invalid): trial 50 past the plan"));
+    free(md);
+}
+
+/* A run.json without run_id cannot tell its records from another run's: none is taken, the
+ * report refuses it (and with --lenient lists why, and every record it did not take). */
+static void
+test_run_without_run_id(void **state)
+{
+    (void)state;
+    copy_fixture("pooled-a", "noid");
+    json_t *run = json_load_file("noid/run.json", 0, NULL);
+    json_object_set_new(run, "run_id", json_null());
+    assert_int_equal(json_dump_file(run, "noid/run.json", 0), 0);
+    json_decref(run);
+    assert_int_equal(report_cmd("noid", NULL, NULL, NULL), CLI_REPORT_FAILED);
+    assert_int_equal(report_cmd("noid", "--lenient", NULL, NULL), CLI_REPORT_INCOMPLETE);
+    json_t *sum = summary_of("noid");
+    const json_t *s0 = json_array_get(json_object_get(sum, "scenarios"), 0);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(s0, "trials"), "ok")), 0);
+    const json_t *p0 =
+        json_array_get(json_object_get(json_object_get(sum, "journal"), "problems"), 0);
+    assert_string_equal(json_string_value(json_object_get(p0, "file")), "run.json");
+    assert_non_null(strstr(json_string_value(json_object_get(p0, "why")), "no run_id"));
+    json_decref(sum);
+    char *md = read_in("noid", "report.md");
+    assert_non_null(strstr(md, "- noid/run.json: no run_id: no record can be told"));
+    free(md);
+}
+
 /* --- merges -------------------------------------------------------------------------------- */
 
 /* Two runs of one plan: every trial of both is counted, one value per planned trial. */
@@ -763,7 +888,7 @@ test_in_progress(void **state)
     assert_true(r.in_progress);
     assert_true(r.incomplete);
     char *md = read_in("ip", "report.md");
-    assert_non_null(strstr(md, "# netsurvey report: westus3-zones (in progress: 110 of 110 "
+    assert_non_null(strstr(md, "# netsurvey report: westus3-zones (in progress: 109 of 109 "
                                "planned trials recorded so far)"));
     assert_non_null(strstr(md, "State: in progress"));
     free(md);
@@ -1189,6 +1314,8 @@ main(void)
         cmocka_unit_test(test_refused_records_stop_or_are_listed),
         cmocka_unit_test(test_run_schema_refused),
         cmocka_unit_test(test_problems_listed_then_counted),
+        cmocka_unit_test(test_edited_lines_are_problems),
+        cmocka_unit_test(test_run_without_run_id),
         cmocka_unit_test(test_merge_pools_runs),
         cmocka_unit_test(test_merge_refuses_other_parameters),
         cmocka_unit_test(test_merge_keeps_each_runs_hosts),

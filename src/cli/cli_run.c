@@ -46,7 +46,9 @@ static const struct cli_opt run_opts[] = {
      "continue the run in DIR: keep its ok trials, redo the rest; without PLAN, with the plan "
      "recorded in DIR/run.json"},
     {0, "force", NULL, CLI_OPT_TRUE, offsetof(struct run_args, force), 0,
-     "resume even though the plan changed since the run started"},
+     "resume with a plan that differs from the run's (refused without it, each difference "
+     "named): its scenarios become the run's next plan revision, its trials of other "
+     "parameters are kept apart, never counted as the new plan's"},
     {'q', "quiet", NULL, CLI_OPT_SET, offsetof(struct run_args, verbosity), RUN_QUIET,
      "print only errors and the end summary"},
     {'v', "verbose", NULL, CLI_OPT_SET, offsetof(struct run_args, verbosity), RUN_VERBOSE,
@@ -193,6 +195,18 @@ run_margin(void)
     return SURVEY_DEFAULT_MARGIN_S;
 }
 
+/* text's lines on out, each indented by two spaces. */
+static void
+run_lines(FILE *out, const char *text)
+{
+    for (const char *p = text; p != NULL && *p;) {
+        const char *nl = strchr(p, '\n');
+        int len = nl ? (int)(nl - p) : (int)strlen(p);
+        fprintf(out, "  %.*s\n", len, p);
+        p += len + (nl != NULL);
+    }
+}
+
 static void
 run_summary(const struct run_args *a, const char *dir, const struct survey_run_result *r,
             bool rendered)
@@ -200,6 +214,13 @@ run_summary(const struct run_args *a, const char *dir, const struct survey_run_r
     char el[32];
     printf("\nrun directory: %s%s\n", dir,
            r->dir_suffixed ? " (the expanded name existed: a suffix was added)" : "");
+    if (r->revised) {
+        printf("plan:    revision %u of the run's plan (--force), which differs from the one "
+               "before in these ways; the trials of other parameters and of dropped scenarios "
+               "stay in the journal and are reported apart, as they ran:\n",
+               r->revision);
+        run_lines(stdout, r->plan_diff);
+    }
     printf("trials: %llu ok, %llu failed this run", (unsigned long long)r->ok,
            (unsigned long long)r->failed);
     if (r->unrecorded > 0)
@@ -269,6 +290,7 @@ run_result(const struct run_args *a, const char *dir, int rc, const struct err *
                 r->bad_lines == 1 ? "" : "s", dir, JOURNAL_RESULTS_FILE);
     if (rc != 0) {
         fprintf(stderr, "netsurvey run: %s\n", e->msg);
+        run_lines(stderr, r->plan_diff);
         if (r->ok + r->failed + r->unrecorded > 0)
             run_summary(a, dir, r, false);
         if (r->journal_failed)

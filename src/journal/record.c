@@ -167,7 +167,7 @@ endpoint_json(const struct journal_endpoint *ep)
 json_t *
 journal_trial_json(const struct journal_trial *t, const json_t *result)
 {
-    return json_pack(
+    json_t *o = json_pack(
         "{s:s, s:s, s:{s:s, s:s}, s:o, s:I, s:s, s:o, s:o, s:s, s:o, s:I, s:s, s:s, s:O, "
         "s:{s:s, s:s}, s:{s:s, s:s}}",
         "schema", JOURNAL_TRIAL_SCHEMA, "run_id", t->run_id, "plan", "name", t->plan_name, "sha256",
@@ -179,6 +179,11 @@ journal_trial_json(const struct journal_trial *t, const json_t *result)
         "started", t->started, "ended", t->ended, "result", result != NULL ? result : json_null(),
         "env", "src", t->env_src, "dst", t->env_dst, "tool", "version", t->tool_version,
         "nsperf_sha256", t->nsperf_sha256);
+    if (o != NULL && t->revision > 1) { /* version 4, only where it says something new */
+        json_object_set_new(o, "schema", json_string(JOURNAL_TRIAL_SCHEMA_4));
+        json_object_set_new(o, "revision", json_integer((json_int_t)t->revision));
+    }
+    return o;
 }
 
 static json_t *
@@ -296,6 +301,15 @@ journal_run_json(const struct journal_run *r)
         run_scenarios_json(r), "pairs", run_pairs_json(r));
     if (doc != NULL)
         run_inventories_json(r, doc);
+    if (doc != NULL && r->resumes_json != NULL)
+        json_object_set(doc, "resumes", (json_t *)(uintptr_t)r->resumes_json);
+    if (doc != NULL && r->revision > 1) {
+        json_object_set_new(doc, "schema", json_string(JOURNAL_RUN_SCHEMA_3));
+        json_object_set_new(doc, "revision", json_integer((json_int_t)r->revision));
+        json_object_set(doc, "revisions",
+                        r->revisions_json != NULL ? (json_t *)(uintptr_t)r->revisions_json
+                                                  : json_array());
+    }
     return doc;
 }
 
@@ -463,6 +477,7 @@ journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struct jo
     t->plan_sha256 = jstr(plan, "sha256");
     scenario_from(json_object_get(rec, "scenario"), &t->scenario);
     t->trial = journal_trial_number(jint(rec, "trial"));
+    t->revision = journal_trial_number(jint(rec, "revision"));
     t->family_text = jstr(rec, "family");
     t->family = journal_family_from(t->family_text);
     endpoint_from(json_object_get(rec, "src"), &t->src);
@@ -512,13 +527,14 @@ journal_trial_check(struct journal_trial *t, struct err *e)
 {
     if (t->schema == NULL || !has_prefix(t->schema, JOURNAL_TRIAL_SCHEMA_FAMILY))
         return err_set(e, NS_EPARSE, "not a trial record");
-    if (strcmp(t->schema, JOURNAL_TRIAL_SCHEMA) != 0 &&
+    if (strcmp(t->schema, JOURNAL_TRIAL_SCHEMA_4) != 0 &&
+        strcmp(t->schema, JOURNAL_TRIAL_SCHEMA) != 0 &&
         strcmp(t->schema, JOURNAL_TRIAL_SCHEMA_2) != 0 &&
         strcmp(t->schema, JOURNAL_TRIAL_SCHEMA_1) != 0)
         return err_set(e, NS_EPROTO,
-                       "unsupported schema '%.*s' (this netsurvey reads %s, %s and %s)", QUOTE_MAX,
-                       t->schema, JOURNAL_TRIAL_SCHEMA, JOURNAL_TRIAL_SCHEMA_2,
-                       JOURNAL_TRIAL_SCHEMA_1);
+                       "unsupported schema '%.*s' (this netsurvey reads %s, %s, %s and %s)",
+                       QUOTE_MAX, t->schema, JOURNAL_TRIAL_SCHEMA_4, JOURNAL_TRIAL_SCHEMA,
+                       JOURNAL_TRIAL_SCHEMA_2, JOURNAL_TRIAL_SCHEMA_1);
     t->scenario.kind = testspec_kind_find(t->scenario.test);
     if (t->scenario.kind < 0)
         return err_set(e, NS_EPARSE, "unknown test kind '%s'",
@@ -652,13 +668,13 @@ journal_trial_equal(const struct journal_trial *a, const struct journal_trial *b
     return str_same(a->schema, b->schema) && str_same(a->run_id, b->run_id) &&
            str_same(a->plan_name, b->plan_name) && str_same(a->plan_sha256, b->plan_sha256) &&
            scenario_equal(&a->scenario, &b->scenario) && a->trial == b->trial &&
-           a->family == b->family && str_same(a->family_text, b->family_text) &&
-           endpoint_equal(&a->src, &b->src) && endpoint_equal(&a->dst, &b->dst) &&
-           a->status == b->status && str_same(a->status_text, b->status_text) &&
-           str_same(a->error, b->error) && a->attempts == b->attempts &&
-           str_same(a->started, b->started) && str_same(a->ended, b->ended) &&
-           str_same(a->env_src, b->env_src) && str_same(a->env_dst, b->env_dst) &&
-           str_same(a->tool_version, b->tool_version) &&
+           a->revision == b->revision && a->family == b->family &&
+           str_same(a->family_text, b->family_text) && endpoint_equal(&a->src, &b->src) &&
+           endpoint_equal(&a->dst, &b->dst) && a->status == b->status &&
+           str_same(a->status_text, b->status_text) && str_same(a->error, b->error) &&
+           a->attempts == b->attempts && str_same(a->started, b->started) &&
+           str_same(a->ended, b->ended) && str_same(a->env_src, b->env_src) &&
+           str_same(a->env_dst, b->env_dst) && str_same(a->tool_version, b->tool_version) &&
            str_same(a->nsperf_sha256, b->nsperf_sha256) && result_equal(&a->result, &b->result);
 }
 
@@ -671,6 +687,7 @@ struct run_store {
     struct journal_run_scenario *scenarios;
     struct journal_pair *pairs;
     struct journal_run_inventory *inventories;
+    struct journal_run_revision *revisions; /* each one's hosts and scenarios: allocated apart */
 };
 
 static void
@@ -758,7 +775,41 @@ bool
 journal_run_schema_unknown(const char *schema)
 {
     return schema != NULL && has_prefix(schema, JOURNAL_RUN_SCHEMA_FAMILY) &&
-           strcmp(schema, JOURNAL_RUN_SCHEMA) != 0 && strcmp(schema, JOURNAL_RUN_SCHEMA_1) != 0;
+           strcmp(schema, JOURNAL_RUN_SCHEMA_3) != 0 && strcmp(schema, JOURNAL_RUN_SCHEMA) != 0 &&
+           strcmp(schema, JOURNAL_RUN_SCHEMA_1) != 0;
+}
+
+/* "revisions": each earlier revision's hosts and scenarios. */
+static int
+run_revisions_from(const json_t *arr, struct journal_run_revision *out, struct err *e)
+{
+    size_t i;
+    const json_t *v;
+    json_array_foreach(arr, i, v)
+    {
+        const json_t *hosts = json_object_get(v, "hosts"), *scens = json_object_get(v, "scenarios");
+        const json_t *plan = json_object_get(v, "plan");
+        size_t nh = json_array_size(hosts), ns = json_array_size(scens);
+        struct journal_run_host *h = calloc(nh ? nh : 1, sizeof *h);
+        struct journal_run_scenario *s = calloc(ns ? ns : 1, sizeof *s);
+        out[i] =
+            (struct journal_run_revision){.revision = journal_trial_number(jint(v, "revision")),
+                                          .plan_file = jstr(plan, "file"),
+                                          .plan_sha256 = jstr(plan, "sha256"),
+                                          .started = jstr(v, "started"),
+                                          .command = jstr(v, "command"),
+                                          .hosts = h,
+                                          .nhosts = nh,
+                                          .scenarios = s,
+                                          .nscenarios = ns};
+        if (h == NULL || s == NULL)
+            return err_set(e, NS_ENOMEM, "out of memory");
+        run_hosts_from(hosts, h);
+        int rc = run_scenarios_from(scens, s, e);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
 }
 
 /* run.json of the versions this reader knows only: a newer one may mean anything by the same
@@ -766,7 +817,7 @@ journal_run_schema_unknown(const char *schema)
 static int
 run_schema_check(const char *schema, struct err *e)
 {
-    const char *known = JOURNAL_RUN_SCHEMA " and " JOURNAL_RUN_SCHEMA_1;
+    const char *known = JOURNAL_RUN_SCHEMA_3 ", " JOURNAL_RUN_SCHEMA " and " JOURNAL_RUN_SCHEMA_1;
     if (schema == NULL)
         return err_set(e, NS_EPROTO, "no schema: not a netsurvey run (this netsurvey reads %s)",
                        known);
@@ -806,22 +857,25 @@ journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e)
     const json_t *hosts = json_object_get(doc, "hosts"), *scens = json_object_get(doc, "scenarios");
     const json_t *pairs = json_object_get(doc, "pairs");
     const json_t *invs = json_object_get(json_object_get(doc, "plan"), "inventories");
+    const json_t *revs = json_object_get(doc, "revisions");
     size_t nh = json_array_size(hosts), ns = json_array_size(scens), np = json_array_size(pairs);
-    size_t ni = json_array_size(invs);
+    size_t ni = json_array_size(invs), nr = json_array_size(revs);
     struct run_store *st = calloc(1, sizeof *st);
     if (st != NULL) {
         st->hosts = calloc(nh ? nh : 1, sizeof *st->hosts);
         st->scenarios = calloc(ns ? ns : 1, sizeof *st->scenarios);
         st->pairs = calloc(np ? np : 1, sizeof *st->pairs);
         st->inventories = calloc(ni ? ni : 1, sizeof *st->inventories);
+        st->revisions = calloc(nr ? nr : 1, sizeof *st->revisions);
     }
     if (st == NULL || st->hosts == NULL || st->scenarios == NULL || st->pairs == NULL ||
-        st->inventories == NULL) {
+        st->inventories == NULL || st->revisions == NULL) {
         if (st != NULL) {
             free(st->hosts);
             free(st->scenarios);
             free(st->pairs);
             free(st->inventories);
+            free(st->revisions);
         }
         free(st);
         return err_set(e, NS_ENOMEM, "out of memory");
@@ -868,6 +922,12 @@ journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e)
     r->inventories = st->inventories;
     r->ninventories = ni;
     rc = run_scenarios_from(scens, st->scenarios, e);
+    r->revision = journal_trial_number(jint(doc, "revision"));
+    r->revision = r->revision > 0 ? r->revision : 1;
+    r->revisions = st->revisions;
+    r->nrevisions = nr;
+    if (rc == 0)
+        rc = run_revisions_from(revs, st->revisions, e);
     if (rc != 0) {
         journal_run_free(r);
         return rc;
@@ -883,6 +943,11 @@ journal_run_free(struct journal_run *r)
         return;
     struct run_store *st = (struct run_store *)r; /* run is its first member */
     json_decref(r->json);
+    for (size_t i = 0; i < r->nrevisions; i++) {
+        free((void *)(uintptr_t)st->revisions[i].hosts);
+        free((void *)(uintptr_t)st->revisions[i].scenarios);
+    }
+    free(st->revisions);
     free(st->hosts);
     free(st->scenarios);
     free(st->pairs);

@@ -1236,10 +1236,10 @@ m_result(struct jp *j, size_t i, void *ctx)
     }
 }
 
-static const struct key record_keys[] = {K("schema"), K("run_id"), K("plan"),     K("scenario"),
-                                         K("trial"),  K("family"), K("src"),      K("dst"),
-                                         K("status"), K("error"),  K("attempts"), K("started"),
-                                         K("ended"),  K("result"), K("env"),      K("tool")};
+static const struct key record_keys[] = {
+    K("schema"), K("run_id"), K("plan"),   K("scenario"), K("trial"),    K("family"),
+    K("src"),    K("dst"),    K("status"), K("error"),    K("attempts"), K("started"),
+    K("ended"),  K("result"), K("env"),    K("tool"),     K("revision")};
 
 struct record_ctx {
     struct journal_trial *t;
@@ -1298,8 +1298,13 @@ m_record(struct jp *j, size_t i, void *ctx)
     }
     case 14:
         return object(j, pair_keys_env, 2, m_pair, c->env, &is_obj);
-    default:
+    case 15:
         return object(j, pair_keys_tool, 2, m_pair, c->tool, &is_obj);
+    default:
+        if (!v_int(j, &v))
+            return false;
+        t->revision = journal_trial_number(v);
+        return true;
     }
 }
 

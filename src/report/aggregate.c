@@ -371,6 +371,21 @@ params_note(json_t *view, bool resolved)
                                         "stand for the kind's default, which it did not record"));
 }
 
+/* A scenario an earlier revision of a run's plan ran (rscen.revision): said, in both trees. */
+static void
+revision_note(const struct rscen *sc, json_t *sum, json_t *view)
+{
+    if (sc->revision == 0)
+        return;
+    json_object_set_new(sum, "revision", json_integer((json_int_t)sc->revision));
+    json_object_set_new(
+        view, "revision_note",
+        report_jprintf("Revision %u of the plan ran these trials; revision %u (netsurvey run "
+                       "--resume --force with a changed plan) replaced its parameters, so they "
+                       "are reported apart, as they ran, and nothing more was planned of them.",
+                       sc->revision, sc->revised_to));
+}
+
 static json_t *
 params_text(const json_t *def)
 {
@@ -582,6 +597,7 @@ group_head(const struct group *g, bool fam_in_key, json_t **sum, json_t **view)
     bool resolved = params_resolved(g->cx->m, sc);
     json_object_set_new(*sum, "params_resolved", json_boolean(resolved));
     params_note(*view, resolved);
+    revision_note(sc, *sum, *view);
 }
 
 /* The zone matrix, and the region matrix when the runs span regions. */
@@ -1064,6 +1080,12 @@ str_or_empty(const char *s)
     return json_string(s != NULL ? s : "");
 }
 
+static const char *
+str_or_empty_c(const char *s)
+{
+    return s != NULL ? s : "";
+}
+
 static uint64_t
 run_not_run(const struct rrun *r)
 {
@@ -1132,7 +1154,31 @@ run_obj(const struct rrun *r)
     if (r->undecided > 0) /* planned and not_run are then the least (adaptive trials) */
         json_object_set_new(t, "undecided", json_integer((json_int_t)r->undecided));
     json_object_set_new(o, "trials", t);
+    if (run->revision > 1) /* only then: runs of one revision summarise as before */
+        json_object_set_new(o, "revision", json_integer((json_int_t)run->revision));
     return o;
+}
+
+/* A revised run's plans, for people: "plan revision 2 (resumed with --force: revision 1 of
+ * sha256 …, from …)"; NULL for a run of one revision. */
+static json_t *
+revisions_text(const struct journal_run *run)
+{
+    if (run->revision <= 1)
+        return NULL;
+    struct rbuf b;
+    rbuf_init(&b);
+    rbuf_printf(
+        &b, "plan revision %u (a resume with --force changed the plan; earlier: ", run->revision);
+    for (size_t i = 0; i < run->nrevisions; i++) {
+        const struct journal_run_revision *v = &run->revisions[i];
+        rbuf_printf(&b, "%srevision %u, plan sha256 %.12s, from %s", i ? "; " : "", v->revision,
+                    str_or_empty_c(v->plan_sha256), str_or_empty_c(v->started));
+    }
+    rbuf_puts(&b, ")");
+    json_t *s = json_string(b.oom ? "" : b.data);
+    rbuf_release(&b);
+    return s;
 }
 
 /* The run as the view shows it: run_obj's members and their words for people. */
@@ -1142,6 +1188,9 @@ run_view(const struct rrun *r)
     json_t *o = run_obj(r);
     char b[256];
     json_object_set_new(o, "state_text", json_string(run_state_text(r, b, sizeof b)));
+    json_t *rev = revisions_text(r->run);
+    if (rev != NULL)
+        json_object_set_new(o, "revisions_text", rev);
     json_object_set_new(o, "tally",
                         tally_text(r->planned, r->ok, r->failed, run_not_run(r), r->undecided > 0));
     return o;

@@ -879,32 +879,105 @@ record_host(struct rmodel *m, const struct journal_endpoint *ep, int *out, struc
     return 0;
 }
 
-/* Whether the run being read names the scenario a record ran, with its parameters: 0, or
- * JOURNAL_PASS_OVER saying why not (a scenario run.json does not name, or one of other
- * parameters: its trials would be filed under parameters they did not run). */
+/* Whether scenario rs (of a revision of the run being read) is the one a record ran: NULL, or
+ * why not (into why). */
+static const char *
+scenario_ran(const struct journal_run_scenario *rs, const struct journal_trial *rec, char *why,
+             size_t len)
+{
+    const struct journal_scenario *sc = &rs->sc;
+    const char *name = str_or(rec->scenario.name);
+    int d = journal_scenario_diff(sc, &rec->scenario);
+    uint32_t most = trials_adaptive(&rs->policy) ? rs->policy.max
+                    : rs->trials > UINT32_MAX    ? UINT32_MAX
+                                                 : (uint32_t)rs->trials;
+    if (d < 0)
+        snprintf(why, len, "scenario '%.64s' is %s here, %s in %s", name,
+                 str_or(rec->scenario.test), str_or(sc->test), JOURNAL_RUN_FILE);
+    else if (d < TESTSPEC_PARAM_COUNT)
+        snprintf(why, len, "scenario '%.64s' ran %s %g here, %g in %s: not its parameters", name,
+                 testspec_record_key((enum testspec_param)d),
+                 journal_scenario_value(&rec->scenario, (enum testspec_param)d),
+                 journal_scenario_value(sc, (enum testspec_param)d), JOURNAL_RUN_FILE);
+    else if (most > 0 && rec->trial > most)
+        snprintf(why, len, "trial %u past the plan (%u a host pair in %s)", rec->trial, most,
+                 JOURNAL_RUN_FILE);
+    else
+        return NULL;
+    return why;
+}
+
+static const struct journal_run_scenario *
+scenario_named(const struct journal_run_scenario *v, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(str_or(v[i].sc.name), name) == 0)
+            return &v[i];
+    return NULL;
+}
+
+/* The scenario of revision rev of the run being read, "NAME (revision K)": added when new,
+ * planning nothing more than it ran. */
 static int
-record_scenario(struct rmodel *m, const struct journal_trial *rec, struct err *e)
+scen_of_revision(struct rmodel *m, const struct journal_run_revision *rev,
+                 const struct journal_run_scenario *rs, struct err *e)
+{
+    char label[300];
+    snprintf(label, sizeof label, "%.200s (revision %u)", str_or(rs->sc.name), rev->revision);
+    struct journal_scenario sc = rs->sc;
+    sc.name = label;
+    bool fresh = true;
+    for (size_t i = 0; i < m->nscens && fresh; i++)
+        fresh = strcmp(m->scens[i].name, label) != 0;
+    int s = scen_get(m, &sc, rs->recorded, (int)m->cur_run, e);
+    if (s < 0)
+        return s;
+    struct rscen *x = &m->scens[s];
+    if (fresh) {
+        x->revision = rev->revision;
+        x->revised_to = m->runs[m->cur_run].run->revision;
+    }
+    x->runs[m->cur_run].superseded = true;
+    return s;
+}
+
+/* The scenario a record ran, into *s: the run's current one of its name when it ran its
+ * parameters within its plan, else that of the earlier revision of the plan that did (the
+ * record's own revision first), which a resume with --force replaced. JOURNAL_PASS_OVER saying
+ * why when none did (a scenario run.json does not name, other parameters, a trial number past
+ * the plan: its trials would be filed under parameters they did not run, or counted as
+ * planned when nothing planned them). */
+static int
+record_scenario(struct rmodel *m, const struct journal_trial *rec, int *s, struct err *e)
 {
     const struct journal_run *run = m->runs[m->cur_run].run;
     const char *name = str_or(rec->scenario.name);
-    for (size_t i = 0; i < run->nscenarios; i++) {
-        const struct journal_scenario *sc = &run->scenarios[i].sc;
-        if (strcmp(str_or(sc->name), name) != 0)
-            continue;
-        int d = journal_scenario_diff(sc, &rec->scenario);
-        if (d < 0)
-            return err_set(e, JOURNAL_PASS_OVER, "scenario '%.64s' is %s here, %s in %s", name,
-                           str_or(rec->scenario.test), str_or(sc->test), JOURNAL_RUN_FILE);
-        if (d < TESTSPEC_PARAM_COUNT) {
-            enum testspec_param p = (enum testspec_param)d;
-            return err_set(e, JOURNAL_PASS_OVER,
-                           "scenario '%.64s' ran %s %g here, %g in %s: not its parameters", name,
-                           testspec_record_key(p), journal_scenario_value(&rec->scenario, p),
-                           journal_scenario_value(sc, p), JOURNAL_RUN_FILE);
-        }
-        return 0;
+    char why[NS_ERR_MSG_MAX], other[NS_ERR_MSG_MAX];
+    const struct journal_run_scenario *rs = scenario_named(run->scenarios, run->nscenarios, name);
+    if (rs != NULL && scenario_ran(rs, rec, why, sizeof why) == NULL) {
+        *s = scen_get(m, &rec->scenario, NULL, -1, e);
+        return *s < 0 ? *s : 0;
     }
-    return err_set(e, JOURNAL_PASS_OVER, "scenario '%.64s' is not in %s", name, JOURNAL_RUN_FILE);
+    if (rs == NULL)
+        snprintf(why, sizeof why, "scenario '%.64s' is not in %s", name, JOURNAL_RUN_FILE);
+    /* the earlier revisions, the record's own first, then the newest first */
+    for (size_t k = 0; k <= run->nrevisions; k++) {
+        const struct journal_run_revision *rev = NULL;
+        if (k == 0) {
+            for (size_t i = 0; i < run->nrevisions && rev == NULL; i++)
+                if (run->revisions[i].revision == (rec->revision > 0 ? rec->revision : 1))
+                    rev = &run->revisions[i];
+        } else {
+            rev = &run->revisions[run->nrevisions - k];
+        }
+        const struct journal_run_scenario *old =
+            rev != NULL ? scenario_named(rev->scenarios, rev->nscenarios, name) : NULL;
+        if (old != NULL && scenario_ran(old, rec, other, sizeof other) == NULL) {
+            *s = scen_of_revision(m, rev, old, e);
+            return *s < 0 ? *s : 0;
+        }
+    }
+    return err_set(e, JOURNAL_PASS_OVER, "%s", why);
 }
 
 /* One record into the model: its scenario and hosts, its pair, its trial. The run, pair and
@@ -915,21 +988,13 @@ static int
 record_add(void *arg, const struct journal_trial *rec, struct err *e)
 {
     struct rmodel *m = arg;
-    int src, dst, rc = record_scenario(m, rec, e);
+    int s = -1, src = -1, dst = -1, rc = record_scenario(m, rec, &s, e);
     if (rc == 0)
         rc = record_host(m, &rec->src, &src, e);
     if (rc == 0)
         rc = record_host(m, &rec->dst, &dst, e);
     if (rc != 0)
         return rc;
-    int s = scen_get(m, &rec->scenario, NULL, -1, e);
-    if (s < 0)
-        return s;
-    const struct rscen_run *sr = &m->scens[s].runs[m->cur_run];
-    uint32_t most = trials_adaptive(&sr->policy) ? sr->policy.max : sr->trials;
-    if (most > 0 && rec->trial > most)
-        return err_set(e, JOURNAL_PASS_OVER, "trial %u past the plan (%u a host pair in %s)",
-                       rec->trial, most, JOURNAL_RUN_FILE);
     struct rpair *p = pair_get(m, s, rec->family == JOURNAL_IPV6, src, dst);
     if (p == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
@@ -1117,6 +1182,13 @@ run_load(struct rmodel *m, const struct rmodel_opts *o, const char *dir, struct 
             return hi;
         r->host_idx[i] = hi;
     }
+    /* the hosts of the plan's earlier revisions, for the trials they ran */
+    for (size_t k = 0; k < run->nrevisions; k++)
+        for (size_t i = 0; i < run->revisions[k].nhosts; i++) {
+            int hi = run_host(m, ri, &run->revisions[k].hosts[i], e);
+            if (hi < 0)
+                return hi;
+        }
     /* without its id, no record can be told from another run's: none is taken (each is
      * refused, results_load), and the reports say why */
     if (run->run_id == NULL) {
@@ -1279,6 +1351,11 @@ rplan_pair(const struct rscen_run *sr, const struct rtrial *t, size_t n, struct 
     for (size_t i = 0; i < n; i++)
         maxn = t[i].n > maxn ? t[i].n : maxn;
     stats_init(&out->ok);
+    if (sr->superseded) { /* a revision since replaced planned what it ran, nothing more */
+        out->how = RPLAN_FIXED;
+        out->planned = n;
+        return;
+    }
     if (!trials_adaptive(pol)) {
         out->how = RPLAN_FIXED;
         out->planned = sr->trials > maxn ? sr->trials : maxn;

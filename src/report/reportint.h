@@ -70,7 +70,10 @@ struct rzone {
 
 /* What one run planned of a scenario. */
 struct rscen_run {
-    bool named;      /* the run's run.json names the scenario */
+    bool named; /* the run's run.json names the scenario */
+    /* an earlier revision of the run's plan ran it (rscen.revision): it plans nothing more, and
+     * a host pair planned the trials it recorded */
+    bool superseded;
     uint32_t trials; /* trials per host pair (adaptive: its min, what every pair runs at least) */
     struct trials_policy policy; /* as run.json says (fixed: trials_fixed(trials)) */
     uint64_t planned; /* trials over all its host pairs, as run.json says (adaptive: min x pairs) */
@@ -113,6 +116,11 @@ struct rscen {
     /* trials per pair as the first run that names it adaptive planned them (else fixed, zero):
      * what the reports' note on adaptive trials says */
     struct trials_policy policy;
+    /* 0: the scenario of the runs' current plans; k: revision k of a run's plan ran it, with
+     * parameters a later revision (run --resume --force) changed: its name is "NAME (revision
+     * k)" and its trials are reported apart, as they ran */
+    uint32_t revision;
+    uint32_t revised_to; /* then: the run's revision that replaced it */
 };
 
 struct rpair {

@@ -55,16 +55,17 @@ struct survey_run_opts {
     /* The survey places the plan's zone: auto / region: auto hosts in it (plan_host_place) once
      * their environments are read, before the first test: the one change it makes. */
     struct plan *plan;
-    const char *command;         /* the command line, recorded in run.json */
-    const char *nsperf;          /* the nsperf deployed to `transport: local` hosts */
-    const char *nsperf_remote;   /* the static nsperf deployed to ssh hosts (NULL: no ssh host) */
-    bool accept_new_host_keys;   /* ssh: record an unknown host key (trust on first use) */
-    const char *dir;             /* the run directory */
-    bool unique_dir;             /* dir exists: take dir-2, dir-3, ... (a {timestamp} template) */
-    bool resume;                 /* continue dir instead of creating it */
-    bool force;                  /* resume even if the plan's sha256 differs */
-    unsigned retries;            /* extra attempts of a failed trial */
-    double margin_s;             /* setup allowance per test */
+    const char *command;       /* the command line, recorded in run.json */
+    const char *nsperf;        /* the nsperf deployed to `transport: local` hosts */
+    const char *nsperf_remote; /* the static nsperf deployed to ssh hosts (NULL: no ssh host) */
+    bool accept_new_host_keys; /* ssh: record an unknown host key (trust on first use) */
+    const char *dir;           /* the run directory */
+    bool unique_dir;           /* dir exists: take dir-2, dir-3, ... (a {timestamp} template) */
+    bool resume;               /* continue dir instead of creating it */
+    bool force;       /* resume with a plan other than the run's: its differences become the run's
+                       * next plan revision (the run's trials of other parameters are kept apart) */
+    unsigned retries; /* extra attempts of a failed trial */
+    double margin_s;  /* setup allowance per test */
     survey_progress_fn progress; /* NULL: nothing is told */
     void *progress_arg;
     atomic_int *interrupted; /* non-zero (the signal's number) once SIGINT/SIGTERM came (set by
@@ -90,6 +91,12 @@ struct survey_run_result {
     double elapsed_s;
     struct survey_failure *failures;
     size_t nfailures;
+    /* A resume whose plan differs from the run's: each difference, one a line (owned; NULL when
+     * none), whether the resume was refused for them or, with --force, recorded them as plan
+     * revision `revision` of the run (revised true). */
+    char *plan_diff;
+    uint32_t revision; /* the plan's revision this invocation ran (1: the run's first) */
+    bool revised;
 };
 
 /* Run the survey. The run directory's lock is held from the moment it is opened until run.json's

@@ -295,7 +295,7 @@ struct collected {
     size_t skipped;
     unsigned long skipped_line[4];
     enum journal_skip_kind kind[4];
-    char why[4][128];
+    char why[4][256];
 };
 
 /* The least an ok record holds to be data (journal_trial_domain): its headline figure. */
@@ -643,14 +643,14 @@ test_run_errors(void **state)
         const char *doc, *msg;
     } schemas[] = {
         {"{\"schema\":\"netsurvey.run/9\"}",
-         "run.json: unsupported schema 'netsurvey.run/9' (this netsurvey reads netsurvey.run/2 and "
-         "netsurvey.run/1)"},
+         "run.json: unsupported schema 'netsurvey.run/9' (this netsurvey reads netsurvey.run/3, "
+         "netsurvey.run/2 and netsurvey.run/1)"},
         {"{\"schema\":\"netsurvey.summary/1\"}",
          "run.json: schema 'netsurvey.summary/1' is not a netsurvey run (this netsurvey reads "
-         "netsurvey.run/2 and netsurvey.run/1)"},
+         "netsurvey.run/3, netsurvey.run/2 and netsurvey.run/1)"},
         {"{\"scenarios\":[]}",
-         "run.json: no schema: not a netsurvey run (this netsurvey reads netsurvey.run/2 and "
-         "netsurvey.run/1)"},
+         "run.json: no schema: not a netsurvey run (this netsurvey reads netsurvey.run/3, "
+         "netsurvey.run/2 and netsurvey.run/1)"},
     };
     for (size_t i = 0; i < sizeof schemas / sizeof schemas[0]; i++) {
         unlink(path);
@@ -704,7 +704,7 @@ test_resume_cuts_torn_line(void **state)
     assert_int_equal(c.skipped_line[2], 4);
     assert_int_equal(c.kind[2], JOURNAL_SKIP_REFUSED);
     assert_string_equal(c.why[2], "unsupported schema 'netsurvey.trial/9' (this netsurvey reads "
-                                  "netsurvey.trial/3, netsurvey.trial/2 and "
+                                  "netsurvey.trial/4, netsurvey.trial/3, netsurvey.trial/2 and "
                                   "netsurvey.trial/1)");
     assert_int_equal(c.skipped_line[3], 5);
     assert_int_equal(c.kind[3], JOURNAL_SKIP_TORN);
@@ -821,6 +821,108 @@ decode(const char *line, struct journal_trial *t, bool *fast_took, char *why, si
     journal_scan_free(s);
     snprintf(why, whylen, "%s", ef.msg);
     return rf;
+}
+
+/* A trial of a plan's revision 2 or later says it (version 4); one of the first does not (version
+ * 3, as before revisions); both decoders read it. */
+static void
+test_trial_revision(void **state)
+{
+    (void)state;
+    for (uint32_t rev = 0; rev <= 2; rev++) {
+        struct journal_trial t = sample_trial(1, JOURNAL_FAILED);
+        t.revision = rev;
+        json_t *o = journal_trial_json(&t, NULL);
+        assert_non_null(o);
+        assert_string_equal(json_string_value(json_object_get(o, "schema")),
+                            rev > 1 ? JOURNAL_TRIAL_SCHEMA_4 : JOURNAL_TRIAL_SCHEMA);
+        assert_true((json_object_get(o, "revision") != NULL) == (rev > 1));
+        char *line = json_dumps(o, JSON_COMPACT);
+        char buf[8192];
+        snprintf(buf, sizeof buf, "%s\n", line);
+        free(line);
+        json_decref(o);
+        struct journal_trial got;
+        bool took;
+        char why[NS_ERR_MSG_MAX];
+        assert_int_equal(decode(buf, &got, &took, why, sizeof why), 0);
+        assert_true(took);
+        assert_int_equal(got.revision, rev > 1 ? rev : 0);
+    }
+}
+
+/* run.json of a revised run (version 3): its revision, and the earlier ones beside it, read
+ * back with their hosts and scenarios; one of a single revision stays version 2. */
+static void
+test_run_revisions(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX];
+    struct journal *j = fresh("revised", dir);
+    struct err e = {0};
+    struct journal_run_host hosts[] = {
+        {.name = "a", .zone = "1", .region = "r", .data_address = "10.0.0.1", .transport = "ssh"}};
+    struct journal_run_scenario scens[] = {
+        {.sc = sample_trial(1, JOURNAL_OK).scenario, .trials = 3, .planned = 6}};
+    json_t *revs = json_loads(
+        "[{\"revision\":1,\"started\":\"t0\",\"command\":\"c0\",\"plan\":{\"sha256\":\"aa\","
+        "\"file\":\"p.yaml\"},\"hosts\":[{\"name\":\"a\",\"zone\":\"1\"},{\"name\":\"gone\","
+        "\"zone\":\"2\"}],\"scenarios\":[{\"name\":\"lat\",\"test\":\"tcp_rr\",\"msg_size\":"
+        "250,\"trials\":2,\"planned\":4}],\"pairs\":[[0,1]]}]",
+        0, NULL);
+    json_t *resumes =
+        json_loads("[{\"started\":\"t1\",\"command\":\"c1\",\"revision\":2}]", 0, NULL);
+    assert_non_null(revs);
+    assert_non_null(resumes);
+    struct journal_run w = {.run_id = "r1",
+                            .plan_name = "p",
+                            .plan_file = "p.yaml",
+                            .plan_sha256 = "bb",
+                            .plan_source = "x",
+                            .plan_source_len = 1,
+                            .netsurvey_version = "0",
+                            .nsperf_sha256 = "cc",
+                            .started = "t0",
+                            .command = "c0",
+                            .state = JOURNAL_RUN_RUNNING,
+                            .hosts = hosts,
+                            .nhosts = 1,
+                            .scenarios = scens,
+                            .nscenarios = 1,
+                            .revision = 2,
+                            .revisions_json = revs,
+                            .resumes_json = resumes};
+    assert_int_equal(journal_write_run(j, &w, &e), 0);
+    journal_free(j);
+    struct journal_run *r = NULL;
+    assert_int_equal(journal_read_run(dir, &r, &e), 0);
+    assert_string_equal(r->schema, JOURNAL_RUN_SCHEMA_3);
+    assert_int_equal(r->revision, 2);
+    assert_int_equal(r->nrevisions, 1);
+    assert_int_equal(r->revisions[0].revision, 1);
+    assert_string_equal(r->revisions[0].plan_sha256, "aa");
+    assert_string_equal(r->revisions[0].started, "t0");
+    assert_int_equal(r->revisions[0].nhosts, 2);
+    assert_string_equal(r->revisions[0].hosts[1].name, "gone");
+    assert_int_equal(r->revisions[0].nscenarios, 1);
+    assert_int_equal(r->revisions[0].scenarios[0].sc.kind, TESTSPEC_TCP_RR);
+    assert_int_equal(r->revisions[0].scenarios[0].sc.msg_size, 250);
+    assert_int_equal(r->revisions[0].scenarios[0].trials, 2);
+    assert_int_equal(json_array_size(json_object_get(r->json, "resumes")), 1);
+    journal_run_free(r);
+    /* one revision: version 2, no revision members */
+    w.revision = 1;
+    j = fresh("single", dir);
+    assert_int_equal(journal_write_run(j, &w, &e), 0);
+    journal_free(j);
+    assert_int_equal(journal_read_run(dir, &r, &e), 0);
+    assert_string_equal(r->schema, JOURNAL_RUN_SCHEMA);
+    assert_int_equal(r->revision, 1);
+    assert_int_equal(r->nrevisions, 0);
+    assert_null(json_object_get(r->json, "revisions"));
+    journal_run_free(r);
+    json_decref(revs);
+    json_decref(resumes);
 }
 
 /* How a trial was measured is in its record: tcp_stream's copy (absent in a record written
@@ -940,8 +1042,9 @@ test_reading_rules(void **state)
     assert_string_equal(why, "not a trial record");
     assert_int_equal(decode("{\"schema\":\"netsurvey.trial/9\"}", &t, &took, why, sizeof why),
                      NS_EPROTO);
-    assert_string_equal(why, "unsupported schema 'netsurvey.trial/9' (this netsurvey reads "
-                             "netsurvey.trial/3, netsurvey.trial/2 and netsurvey.trial/1)");
+    assert_string_equal(
+        why, "unsupported schema 'netsurvey.trial/9' (this netsurvey reads "
+             "netsurvey.trial/4, netsurvey.trial/3, netsurvey.trial/2 and netsurvey.trial/1)");
     static const char weird[] = "{\"schema\":\"netsurvey.trial/1\",\"scenario\":{\"test\":"
                                 "\"tcp_rr\"},\"status\":\"weird\"}";
     assert_int_equal(decode(weird, &t, &took, why, sizeof why), NS_EPROTO);
@@ -1906,6 +2009,8 @@ main(void)
         cmocka_unit_test(test_trial_round_trip_every_field),
         cmocka_unit_test(test_fast_decoder_takes_written_lines),
         cmocka_unit_test(test_run_round_trip_every_field),
+        cmocka_unit_test(test_trial_revision),
+        cmocka_unit_test(test_run_revisions),
         cmocka_unit_test(test_run_adaptive_trials),
         cmocka_unit_test(test_run_errors),
         cmocka_unit_test(test_runs_kept_and_broken),

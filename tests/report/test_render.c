@@ -470,8 +470,8 @@ test_refused_records_stop_or_are_listed(void **state)
         {"\"status\":\"ok\"", "\"status\":\"weird\"",
          "unknown status 'weird' (a trial is ok or failed)"},
         {"\"schema\":\"netsurvey.trial/1\"", "\"schema\":\"netsurvey.trial/9\"",
-         "unsupported schema 'netsurvey.trial/9' (this netsurvey reads netsurvey.trial/3, "
-         "netsurvey.trial/2 and netsurvey.trial/1)"},
+         "unsupported schema 'netsurvey.trial/9' (this netsurvey reads netsurvey.trial/4, "
+         "netsurvey.trial/3, netsurvey.trial/2 and netsurvey.trial/1)"},
         {"\"run_id\":\"20261130T150000Z-0bad\"", "\"run_id\":\"20261201T000000Z-f00d\"",
          "a record of another run ('20261201T000000Z-f00d'; the run is "
          "'20261130T150000Z-0bad')"},
@@ -543,7 +543,8 @@ test_run_schema_refused(void **state)
     struct err e = {0};
     assert_int_equal(render(dirs, 1, "rs", true, NULL, &e), NS_EPROTO);
     assert_non_null(strstr(e.msg, "rs/run.json: unsupported schema 'netsurvey.run/9' (this "
-                                  "netsurvey reads netsurvey.run/2 and netsurvey.run/1)"));
+                                  "netsurvey reads netsurvey.run/3, netsurvey.run/2 and "
+                                  "netsurvey.run/1)"));
     assert_int_equal(report_cmd("rs", "--lenient", NULL, NULL), CLI_REPORT_FAILED);
 }
 

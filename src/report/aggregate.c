@@ -1534,6 +1534,8 @@ aggregate(const struct rmodel *m, bool cells_only, json_t **summary_out, json_t 
     aggregate_head(m, sum, view);
     aggregate_places(m, sum, view);
     int rc = aggregate_groups(&cx, pairs, sum, view);
+    if (rc == 0) /* before anything reads a key: matrices, charts, anchors */
+        rc = report_file_keys_unique(sum, view);
     if (rc == 0 && !cells_only) /* they read the view's matrices and the cells' percentiles */
         rc = report_matrix_stats(sum, view);
     aggregate_problems(m, sum, view);

@@ -1441,6 +1441,20 @@ cmp_str(const void *a, const void *b)
     return rnatcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* s into p with a backslash before each '/' and backslash (room: twice its length); the end. A
+ * label "region/zone" is then one zone's only: region r zone a/b is "r/a\/b", region r/a zone
+ * b "r\/a/b" (both were "r/a/b", and a pair between them landed on the diagonal). */
+static char *
+label_part(char *p, const char *s)
+{
+    for (; *s != '\0'; s++) {
+        if (*s == '/' || *s == '\\')
+            *p++ = '\\';
+        *p++ = *s;
+    }
+    return p;
+}
+
 /* Zones and regions from the hosts, in natural order; labels carry the region when there are
  * several ("westus3/1"). */
 static int
@@ -1473,14 +1487,17 @@ zones_build(struct rmodel *m)
         qsort(m->regions, m->nregions, sizeof *m->regions, cmp_str);
     for (size_t z = 0; z < m->nzones; z++) {
         struct rzone *zn = &m->zones[z];
-        size_t n = strlen(zn->region) + strlen(zn->zone) + 2;
+        size_t n = 2 * (strlen(zn->region) + strlen(zn->zone)) + 2;
         zn->label = malloc(n);
         if (zn->label == NULL)
             return NS_ENOMEM;
-        if (m->nregions > 1)
-            snprintf(zn->label, n, "%s/%s", zn->region, zn->zone);
-        else
+        if (m->nregions > 1) { /* "region/zone", a '/' or '\' of either escaped */
+            char *p = label_part(zn->label, zn->region);
+            *p++ = '/';
+            *label_part(p, zn->zone) = '\0';
+        } else {
             snprintf(zn->label, n, "%s", zn->zone);
+        }
         for (size_t r = 0; r < m->nregions; r++)
             if (strcmp(m->regions[r], zn->region) == 0)
                 zn->region_idx = (int)r;

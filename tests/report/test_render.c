@@ -695,6 +695,95 @@ test_run_without_run_id(void **state)
     free(md);
 }
 
+/* Every line of dir's journal with its hosts' zone and region replaced (a1's by za, ra; b1's by
+ * zb, rb), and run.json's hosts likewise. */
+static void
+replace_places(const char *dir, const char *za, const char *ra, const char *zb, const char *rb)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/run.json", dir);
+    json_t *run = json_load_file(p, 0, NULL);
+    assert_non_null(run);
+    size_t i;
+    json_t *h;
+    json_array_foreach(json_object_get(run, "hosts"), i, h)
+    {
+        bool a = strcmp(json_string_value(json_object_get(h, "name")), "a1") == 0;
+        json_object_set_new(h, "zone", json_string(a ? za : zb));
+        json_object_set_new(h, "region", json_string(a ? ra : rb));
+    }
+    assert_int_equal(json_dump_file(run, p, 0), 0);
+    json_decref(run);
+    char *text = read_in(dir, "results.jsonl");
+    snprintf(p, sizeof p, "%s/results.jsonl", dir);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        json_t *rec = json_loads(line, 0, NULL);
+        assert_non_null(rec);
+        static const char *const ends[] = {"src", "dst"};
+        for (int k = 0; k < 2; k++) {
+            json_t *ep = json_object_get(rec, ends[k]);
+            bool a = strcmp(json_string_value(json_object_get(ep, "host")), "a1") == 0;
+            json_object_set_new(ep, "zone", json_string(a ? za : zb));
+            json_object_set_new(ep, "region", json_string(a ? ra : rb));
+        }
+        char *out = json_dumps(rec, JSON_COMPACT);
+        fprintf(f, "%s\n", out);
+        free(out);
+        json_decref(rec);
+    }
+    fclose(f);
+    free(text);
+}
+
+/* Region r zone a/b and region r/a zone b: two zones, labelled apart (they were both r/a/b,
+ * their CSV rows glued, and the pair between them sat on the diagonal). */
+static void
+test_zone_labels_apart(void **state)
+{
+    (void)state;
+    copy_fixture("pooled-a", "zl");
+    replace_places("zl", "a/b", "r", "b", "r/a");
+    assert_int_equal(report_cmd("zl", NULL, NULL, NULL), CLI_REPORT_OK);
+    json_t *sum = summary_of("zl");
+    const json_t *zones = json_object_get(sum, "zones");
+    assert_int_equal(json_array_size(zones), 2);
+    const char *l0 = json_string_value(json_object_get(json_array_get(zones, 0), "label"));
+    const char *l1 = json_string_value(json_object_get(json_array_get(zones, 1), "label"));
+    assert_string_equal(l0, "r/a\\/b");
+    assert_string_equal(l1, "r\\/a/b");
+    size_t i;
+    const json_t *c;
+    const json_t *s0 = json_array_get(json_object_get(sum, "scenarios"), 0);
+    json_array_foreach(json_object_get(s0, "zone_cells"), i, c)
+    {
+        assert_string_not_equal(json_string_value(json_object_get(c, "src_zone")),
+                                json_string_value(json_object_get(c, "dst_zone")));
+    }
+    const json_t *p99 = NULL;
+    json_array_foreach(json_object_get(s0, "stat_matrices"), i, c)
+    {
+        if (strcmp(json_string_value(json_object_get(c, "stat")), "p99") == 0)
+            p99 = c;
+    }
+    assert_non_null(p99);
+    json_array_foreach(json_object_get(p99, "cells"), i, c)
+    {
+        assert_string_not_equal(json_string_value(json_object_get(c, "src_zone")),
+                                json_string_value(json_object_get(c, "dst_zone")));
+    }
+    json_decref(sum);
+    char *csv = read_in("zl", "matrix-latency.csv");
+    /* two rows and two columns, each cell off the diagonal */
+    assert_non_null(strstr(csv, "src\\dst,r/a\\/b,r\\/a/b\n"));
+    assert_non_null(strstr(csv, "\nr/a\\/b,,"));
+    assert_non_null(strstr(csv, "\nr\\/a/b,"));
+    char *d = strstr(csv, "\nr\\/a/b,");
+    assert_true(d != NULL && strstr(d, ",\n") != NULL); /* its own column empty */
+    free(csv);
+}
+
 /* --- merges -------------------------------------------------------------------------------- */
 
 /* Two runs of one plan: every trial of both is counted, one value per planned trial. */
@@ -1317,6 +1406,7 @@ main(void)
         cmocka_unit_test(test_problems_listed_then_counted),
         cmocka_unit_test(test_edited_lines_are_problems),
         cmocka_unit_test(test_run_without_run_id),
+        cmocka_unit_test(test_zone_labels_apart),
         cmocka_unit_test(test_merge_pools_runs),
         cmocka_unit_test(test_merge_refuses_other_parameters),
         cmocka_unit_test(test_merge_keeps_each_runs_hosts),

@@ -784,6 +784,32 @@ test_zone_labels_apart(void **state)
     free(csv);
 }
 
+/* A zone named like a formula (=1+2, -1, @SUM(A1)) is a text in every CSV, with a ' in front
+ * (a spreadsheet would otherwise run it); the figures stay numbers. */
+static void
+test_csv_texts_never_formulas(void **state)
+{
+    (void)state;
+    copy_fixture("pooled-a", "fx");
+    replace_places("fx", "=1+2", "lab", "-1", "lab");
+    assert_int_equal(report_cmd("fx", NULL, NULL, NULL), CLI_REPORT_OK);
+    char *csv = read_in("fx", "matrix-latency.csv");
+    /* natural order: -1 before =1+2 */
+    assert_non_null(strstr(csv, "src\\dst,'-1,'=1+2\n"));
+    assert_non_null(strstr(csv, "\n'-1,,2"));
+    assert_non_null(strstr(csv, "\n'=1+2,2"));
+    free(csv);
+    csv = read_in("fx", "matrix-latency-p99.csv");
+    assert_non_null(strstr(csv, "src\\dst,'-1,'=1+2\n"));
+    free(csv);
+    copy_fixture("pooled-a", "fy");
+    replace_places("fy", "@SUM(A1)", "lab", "+x,y", "lab");
+    assert_int_equal(report_cmd("fy", NULL, NULL, NULL), CLI_REPORT_OK);
+    csv = read_in("fy", "matrix-latency.csv");
+    assert_non_null(strstr(csv, "src\\dst,\"'+x,y\",'@SUM(A1)\n"));
+    free(csv);
+}
+
 /* --- merges -------------------------------------------------------------------------------- */
 
 /* Two runs of one plan: every trial of both is counted, one value per planned trial. */
@@ -1407,6 +1433,7 @@ main(void)
         cmocka_unit_test(test_edited_lines_are_problems),
         cmocka_unit_test(test_run_without_run_id),
         cmocka_unit_test(test_zone_labels_apart),
+        cmocka_unit_test(test_csv_texts_never_formulas),
         cmocka_unit_test(test_merge_pools_runs),
         cmocka_unit_test(test_merge_refuses_other_parameters),
         cmocka_unit_test(test_merge_keeps_each_runs_hosts),

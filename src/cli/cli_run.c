@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "common/clock.h"
 #include "common/errors.h"
+#include "common/shquote.h"
 #include "common/units.h"
 #include "journal/record.h"
 #include "plan/plan.h"
@@ -177,12 +178,28 @@ run_progress(const struct survey_progress *p, void *arg)
 
 /* --- the end ------------------------------------------------------------------------------ */
 
+/* The command line as a shell would take it back: each word quoted where it must be (a plan
+ * or directory with a space or a quote, say), so that it can be pasted as it is printed. */
 static void
 run_command_text(int argc, char **argv, char *buf, size_t len)
 {
     size_t used = (size_t)snprintf(buf, len, "netsurvey");
-    for (int i = 0; i < argc && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, " %s", argv[i]);
+    for (int i = 0; i < argc && used + 1 < len; i++) {
+        buf[used++] = ' ';
+        long n = shquote_word(argv[i], buf + used, len - used);
+        if (n < 0) { /* cut: what fits of the words before it */
+            buf[used - 1] = '\0';
+            return;
+        }
+        used += (size_t)n;
+    }
+}
+
+/* s as one word for a shell, for a line of the summary. */
+static const char *
+run_word(const char *s, char *buf, size_t len)
+{
+    return shquote_word(s, buf, len) >= 0 ? buf : s;
 }
 
 static double
@@ -234,14 +251,16 @@ run_summary(const struct run_args *a, const char *dir, const struct survey_run_r
     for (size_t i = 0; i < r->nfailures; i++)
         printf("  %s: %s\n", r->failures[i].unrecorded ? "not recorded" : "failed",
                r->failures[i].text);
+    char qd[2 * PATH_MAX + 8], qp[2 * PATH_MAX + 8];
+    run_word(dir, qd, sizeof qd);
     if (r->interrupted || r->failed > 0 || r->unrecorded > 0 || r->not_run > 0)
         printf("resume:  netsurvey run%s%s --resume %s\n", a->plan != NULL ? " " : "",
-               a->plan != NULL ? a->plan : "", dir);
+               a->plan != NULL ? run_word(a->plan, qp, sizeof qp) : "", qd);
     if (rendered)
         printf("report:  %s/report.md, %s/report.html (rebuild: netsurvey report %s)\n", dir, dir,
-               dir);
+               qd);
     else
-        printf("report:  netsurvey report %s\n", dir);
+        printf("report:  netsurvey report %s\n", qd);
     fflush(stdout);
 }
 

@@ -5,6 +5,7 @@
  *
  * Two JSON trees come out of one pass: the summary (numbers, units named once per field) that
  * becomes summary.json, and the view (strings scaled for people) that the templates render. */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "common/bitset.h"
 #include "common/errors.h"
 #include "common/hist.h"
+#include "common/shquote.h"
 #include "common/stats.h"
 #include "common/units.h"
 #include "journal/record.h"
@@ -1297,7 +1299,9 @@ aggregate_head(const struct rmodel *m, json_t *sum, json_t *view)
     for (size_t i = 0; i < m->nruns; i++) {
         json_array_append_new(vruns, run_view(&m->runs[i]));
         json_array_append_new(runs, run_obj(&m->runs[i]));
-        rbuf_printf(&cmd, " %s", m->runs[i].dir);
+        char q[2 * PATH_MAX + 8];
+        rbuf_printf(&cmd, " %s",
+                    shquote_word(m->runs[i].dir, q, sizeof q) >= 0 ? q : m->runs[i].dir);
         if (i + 1 == m->nruns && m->same_hosts)
             rbuf_puts(&cmd, " --same-hosts");
         if (i + 1 == m->nruns && m->by_zone_id)

@@ -207,12 +207,40 @@ test_changed_plan_refused_or_revised(void **state)
     json_decref(run);
 }
 
+/* The commands a run prints for people to paste are shell words: a plan and a directory with a
+ * space and a quote come back through sh as they were. */
+static void
+test_printed_commands_quoted(void **state)
+{
+    (void)state;
+    write_file("my plan.yaml", tiny, 0644);
+    write_file("badperf", "#!/bin/sh\nexit 1\n", 0755);
+    char *o, *e;
+    const char *args[] = {"run", "my plan.yaml", "-o", "it's dir", "--nsperf", "badperf", NULL};
+    assert_int_equal(ns_run(args, NULL, &o, &e), CLI_RUN_NOTHING);
+    assert_non_null(strstr(o, "\nresume:  netsurvey run 'my plan.yaml' --resume 'it'\\''s dir'\n"));
+    assert_non_null(strstr(o, "(rebuild: netsurvey report 'it'\\''s dir')\n"));
+    free(o);
+    free(e);
+    /* what run.json records as its command, and what the report says reproduces it */
+    json_t *run = load_json("it's dir/run.json");
+    assert_non_null(strstr(str_at(run, "command", NULL), "'my plan.yaml'"));
+    assert_non_null(strstr(str_at(run, "command", NULL), "'it'\\''s dir'"));
+    json_decref(run);
+    char path[PATH_MAX];
+    tmp_path(path, sizeof path, "it's dir/report.html");
+    char *html = read_text(path);
+    assert_non_null(strstr(html, "netsurvey report &#39;it&#39;\\&#39;&#39;s dir&#39;"));
+    free(html);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unknown_version_refused_with_hint),
         cmocka_unit_test(test_changed_plan_refused_or_revised),
+        cmocka_unit_test(test_printed_commands_quoted),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -533,6 +533,14 @@ test_usage_and_errors(void **state)
     assert_int_equal(cli_compare.main(5, bad), 2);
     char *neg[] = {A("compare"), A("a"), A("b"), A("--min-effect"), A("-1"), NULL};
     assert_int_equal(cli_compare.main(5, neg), 2);
+    /* a percentage is decimal digits: strtod alone read 0x10 as 16 */
+    static const char *const not_pct[] = {"0x10", "1e1", "inf", " 5", "+5", ".5", "5.", "5%%"};
+    for (size_t i = 0; i < sizeof not_pct / sizeof not_pct[0]; i++) {
+        char *hex[] = {A("compare"), A("a"), A("b"), A("--max-regression"), A(not_pct[i]), NULL};
+        assert_int_equal(cli_compare.main(5, hex), 2);
+        char *eff[] = {A("compare"), A("a"), A("b"), A("--min-effect"), A(not_pct[i]), NULL};
+        assert_int_equal(cli_compare.main(5, eff), 2);
+    }
     char *corr[] = {A("compare"), A("a"), A("b"), A("--correction"), A("sidak"), NULL};
     assert_int_equal(cli_compare.main(5, corr), 2);
     char *missing[] = {A("compare"), A("compare-base"), A("no-such-dir"), A("-o"), out, NULL};

@@ -549,6 +549,7 @@ test_exit_statuses(void **state)
     assert_int_equal(cli("trend-a", "trend-b", copy, "-o", out, NULL), CLI_TREND_USAGE);
     assert_int_equal(cli("trend-a", "trend-b", "--max-regression", "-1", NULL), CLI_TREND_USAGE);
     assert_int_equal(cli("trend-a", "trend-b", "--max-regression", "5x", NULL), CLI_TREND_USAGE);
+    assert_int_equal(cli("trend-a", "trend-b", "--max-regression", "0x10", NULL), CLI_TREND_USAGE);
     assert_int_equal(cli("trend-a", "trend-b", "-j", "0", NULL), CLI_TREND_USAGE);
     assert_int_equal(cli("trend-a", "trend-b", "--frobnicate", NULL), CLI_TREND_USAGE);
     /* a journal not there, or a run that cannot be placed in time */

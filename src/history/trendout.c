@@ -588,7 +588,8 @@ charts_all(const struct trend *t, const char *dir, json_t *view, struct err *e)
     if ((size_t)snprintf(cdir, sizeof cdir, "%s/charts", dir) >= sizeof cdir)
         return err_set(e, NS_ETOOBIG, "path too long: %s", dir);
     int rc = fsdir_make(cdir, NULL, e);
-    char *gp = rchart_gnuplot_find();
+    char why[512];
+    char *gp = rchart_gnuplot_find("netsurvey trend", why, sizeof why);
     struct rchart cx = {.dir = cdir, .gp = gp, .warn = t->o->warn};
     json_t *vs = json_object_get(view, "scenarios");
     for (size_t i = 0, v = 0; rc == 0 && i < t->nscens; i++) {
@@ -601,11 +602,10 @@ charts_all(const struct trend *t, const char *dir, json_t *view, struct err *e)
         json_object_set_new(sv, "charts", cx.list);
     }
     free(gp);
-    char note[512] = "";
+    char note[640] = "";
     if (rc == 0 && cx.gp == NULL && t->ntrended > 0)
         snprintf(note, sizeof note,
-                 "Charts were skipped: gnuplot was not found (install gnuplot, then run "
-                 "netsurvey trend again); their scripts and data are in charts/.");
+                 "Charts were skipped: %s; their scripts and data are in charts/.", why);
     else if (rc == 0 && cx.failed > 0)
         snprintf(note, sizeof note,
                  "%d chart%s could not be drawn (%s); their scripts and data are in charts/.",

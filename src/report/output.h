@@ -131,9 +131,10 @@ const char *report_template(const char *name, char **owned);
 #define REPORT_CHART_W 760
 #define REPORT_CHART_H 420
 
-/* gnuplot's executable: NETSURVEY_GNUPLOT, else "gnuplot" found on PATH; NULL if none (caller
- * frees). */
-char *rchart_gnuplot_find(void);
+/* gnuplot's executable (caller frees): NETSURVEY_GNUPLOT, a path or a name looked up on PATH as
+ * a shell would, else "gnuplot" on PATH. NULL when there is none, why into why (len bytes): a
+ * sentence for the reports' note, whose advice names cmd ("netsurvey report"). */
+char *rchart_gnuplot_find(const char *cmd, char *why, size_t len);
 /* A label inside a gnuplot script: a single-quoted string, in which gnuplot performs no
  * backquote command substitution and no @macro expansion (a double-quoted string in a script
  * would run `...` from a zone or host name); a quote is doubled, a line break becomes a space. */

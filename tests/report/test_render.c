@@ -362,6 +362,39 @@ put_logging_gnuplot(void)
     unlink("gnuplot.log");
 }
 
+/* NETSURVEY_GNUPLOT naming a program rather than a path: looked up on PATH, as a shell would
+ * (it said gnuplot "was not found"); a name that is no program on PATH is said as such. */
+static void
+test_gnuplot_by_name(void **state)
+{
+    (void)state;
+    put_logging_gnuplot(); /* tmp/gnuplot-log; the name alone is looked up in tmp/gpbin */
+    assert_int_equal(mkdir("gpbin", 0755), 0);
+    assert_int_equal(rename("gnuplot-log", "gpbin/gnuplot-log"), 0);
+    const char *old = getenv("PATH");
+    char path[8192];
+    snprintf(path, sizeof path, "%s/gpbin:%s", tmp, old != NULL ? old : "/usr/bin:/bin");
+    char *saved = old != NULL ? strdup(old) : NULL;
+    setenv("PATH", path, 1);
+    setenv("NETSURVEY_GNUPLOT", "gnuplot-log", 1);
+    copy_fixture("pooled-a", "gn");
+    assert_int_equal(report_cmd("gn", NULL, NULL, NULL), CLI_REPORT_OK);
+    char *log = read_in(".", "gnuplot.log");
+    assert_non_null(strstr(log, "bars-latency.gp\n"));
+    free(log);
+    assert_true(exists("gn", "charts/bars-latency.svg"));
+    setenv("NETSURVEY_GNUPLOT", "no-such-gnuplot-here", 1);
+    assert_int_equal(report_cmd("gn", NULL, NULL, NULL), CLI_REPORT_OK);
+    char *md = read_in("gn", "report.md");
+    assert_non_null(strstr(md, "Charts were skipped: NETSURVEY_GNUPLOT names "
+                               "'no-such-gnuplot-here', which is no program on PATH"));
+    free(md);
+    if (saved != NULL)
+        setenv("PATH", saved, 1);
+    free(saved);
+    unsetenv("NETSURVEY_GNUPLOT");
+}
+
 /* Each ok record of scenario in dir's results.jsonl made a failure (its result stays). */
 static void
 fail_scenario(const char *dir, const char *scenario)
@@ -1425,6 +1458,7 @@ main(void)
         cmocka_unit_test(test_manifest_names_nothing_else),
         cmocka_unit_test(test_stopped_build_cleaned),
         cmocka_unit_test(test_unwritable_outputs),
+        cmocka_unit_test(test_gnuplot_by_name),
         cmocka_unit_test(test_outputs_never_inputs),
         cmocka_unit_test(test_no_chart_without_ok_trials),
         cmocka_unit_test(test_refused_records_stop_or_are_listed),

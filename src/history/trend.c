@@ -322,20 +322,6 @@ trend_release(struct trend *t)
     free(t->scens);
 }
 
-/* What the newest run of c says of its trials ("3 failed, 1 not run"), into b. */
-void
-history_trend_newest_why(const struct tcell *c, char *b, size_t len)
-{
-    const json_t *x = c->c[c->newest];
-    long long f = (long long)ji(x, "failed"), nr = (long long)ji(x, "not_run");
-    if (f > 0 && nr > 0)
-        snprintf(b, len, "%lld failed, %lld not run", f, nr);
-    else if (nr > 0)
-        snprintf(b, len, "%lld not run", nr);
-    else
-        snprintf(b, len, "%lld failed", f);
-}
-
 /* The cells whose newest run has no ok trial, one a line, for the command line. */
 static char *
 newest_failed_text(const struct trend *t)

@@ -491,6 +491,20 @@ view_flagged(const struct trend *t)
     return list;
 }
 
+/* What the newest run of c says of its trials ("3 failed, 1 not run"), into b. */
+void
+history_trend_newest_why(const struct tcell *c, char *b, size_t len)
+{
+    const json_t *x = c->c[c->newest];
+    long long f = (long long)ji(x, "failed"), nr = (long long)ji(x, "not_run");
+    if (f > 0 && nr > 0)
+        snprintf(b, len, "%lld failed, %lld not run", f, nr);
+    else if (nr > 0)
+        snprintf(b, len, "%lld not run", nr);
+    else
+        snprintf(b, len, "%lld failed", f);
+}
+
 /* The cells whose newest run has no ok trial: the trend cannot say where they stand now. */
 static json_t *
 view_newest_failed(const struct trend *t)

@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "common/errors.h"
+#include "journal/record.h"
 #include "report/report.h"
 
 struct report_args {
@@ -73,7 +74,8 @@ const struct cli_command cli_report = {
     .synopsis = "DIR [DIR...] [-o OUT] [--lenient] [--by zone|zone_id] [--same-hosts]",
     .summary = "rebuild the reports from the journals of run directories",
     .details = "Rebuilds summary.json, matrix-<scenario>.csv, report.md, report.html and charts/ "
-               "from the journals (run.json + results.jsonl) of the run directories; with one DIR "
+               "from the journals (" JOURNAL_RUN_FILE " + " JOURNAL_RESULTS_FILE
+               ") of the run directories; with one DIR "
                "the outputs go into DIR, with several (merged into one report) -o OUT is "
                "required. Runs of one plan merged pool their trials cell by cell; a scenario of "
                "one name run with other parameters, or one run given twice, is refused. Each "

@@ -16,6 +16,7 @@
 
 #include "common/array.h"
 #include "common/errors.h"
+#include "common/net.h"
 #include "common/sha256.h"
 #include "common/text.h"
 #include "inventory/inventory.h"
@@ -282,9 +283,8 @@ import_ssh(struct vctx *c, const struct source *s, const struct inv_machine *m, 
         h->ssh.user = m->user;
     }
     if (m->port != NULL) {
-        char *end;
-        long port = strtol(m->port, &end, 10);
-        if (m->port[0] < '0' || m->port[0] > '9' || *end != '\0' || port < 1 || port > 65535) {
+        uint16_t port;
+        if (net_parse_port(m->port, 1, &port) != 0) {
             plan_verr_at(c, s->pos, "invalid ssh port '%s' of '%s' (%s): expected 1..65535",
                          m->port, m->name, m->entry);
             ok = false;
@@ -486,6 +486,16 @@ source_read_all(struct vctx *c, struct source *s, struct plan_zone_rules *z,
     char *buf = source_read(c, s, &len);
     if (buf == NULL)
         return;
+    const struct plan_load_env *env = &c->p->env;
+    /* an ssh config's Includes are read as the plan reads files; its aliases resolved by ssh */
+    const struct inv_ssh ssh = {.read = env->reader->read,
+                                .glob = env->reader->glob,
+                                .files = env->reader->arg,
+                                .hostnames = env->ssh->hostnames,
+                                .resolver = env->ssh->arg,
+                                .path = s->inv->path,
+                                .home = env->home,
+                                .cap = PLAN_INVENTORY_MAX_FILE_SIZE};
     struct inv_ctx x = {.format = s->format,
                         .file = s->inv->file,
                         .plan_file = c->file,
@@ -493,7 +503,8 @@ source_read_all(struct vctx *c, struct source *s, struct plan_zone_rules *z,
                         .col = s->pos.col,
                         .q = &s->q,
                         .arena = &c->p->arena,
-                        .d = c->d};
+                        .d = c->d,
+                        .ssh = &ssh};
     int rc = inv_read(&x, buf, len);
     free(buf);
     if (rc == NS_ENOMEM)

@@ -27,10 +27,12 @@
 
 #include "common/clock.h"
 #include "common/sha256.h"
+#include "common/sshg.h"
 #include "journal/journal.h"
 #include "plan/schedule.h"
 #include "survey/adapt.h"
 #include "survey/env.h"
+#include "survey/host_ssh.h"
 #include "survey/host_target.h"
 #include "survey/resume.h"
 #include "survey/trial.h"
@@ -404,10 +406,10 @@ host_warn(void *arg, const char *name, const char *msg)
 }
 
 static void
-host_open(struct runner *r, struct run_host *h)
+host_open(struct runner *r, struct run_host *h, struct sshg *g)
 {
     const struct plan_host *ph = h->ph;
-    struct transport_target tt = survey_host_target(ph, r->o->accept_new_host_keys);
+    struct transport_target tt = survey_host_target(ph, r->o->accept_new_host_keys, g);
     tt.warn = host_warn;
     tt.warn_ctx = r;
     const char *local = ph->transport == PLAN_TRANSPORT_LOCAL ? r->o->nsperf : r->o->nsperf_remote;
@@ -469,11 +471,14 @@ hosts_open(struct runner *r, struct err *e)
     r->hosts = calloc(r->nhosts, sizeof *r->hosts);
     if (r->hosts == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
+    /* every ssh host's `ssh -G` at once: the opens below then run none one by one */
+    struct sshg *g = survey_ssh_prefetch(r->plan);
     for (size_t i = 0; i < r->nhosts; i++) {
         r->hosts[i].ph = plan_host(r->plan, i);
-        host_open(r, &r->hosts[i]);
+        host_open(r, &r->hosts[i], g);
         host_env(r, &r->hosts[i]);
     }
+    sshg_free(g);
     return 0;
 }
 
@@ -1161,11 +1166,13 @@ resume_check(struct runner *r, struct err *e)
     r->revision = run->revision;
     if (run->schema != NULL && strcmp(run->schema, JOURNAL_RUN_SCHEMA_1) == 0)
         rc = err_set(e, NS_EINVAL,
-                     "cannot resume %s: its run.json is %s, written by an older netsurvey; "
+                     "cannot resume %s: its " JOURNAL_RUN_FILE
+                     " is %s, written by an older netsurvey; "
                      "resume it with that version, or start a new run",
                      r->o->dir, JOURNAL_RUN_SCHEMA_1);
     else if (run->run_id == NULL || run->plan_sha256 == NULL)
-        rc = err_set(e, NS_EINVAL, "cannot resume %s: run.json is not a netsurvey run", r->o->dir);
+        rc = err_set(e, NS_EINVAL, "cannot resume %s: " JOURNAL_RUN_FILE " is not a netsurvey run",
+                     r->o->dir);
     else if (strcmp(run->plan_sha256, r->plan_sha) != 0)
         rc = resume_plan_check(r, run, e);
     if (rc == 0 && !r->o->force)
@@ -1196,7 +1203,8 @@ resume_load(struct runner *r, const char *started, struct err *e)
      * records are read here). */
     if (rc == 0 && r->foreign > 0)
         rc = err_set(e, NS_EINVAL,
-                     "cannot resume %s: its results.jsonl holds %llu trial record%s of another "
+                     "cannot resume %s: its " JOURNAL_RESULTS_FILE
+                     " holds %llu trial record%s of another "
                      "run (run_id %s, this run's is %s); move them out, or start a new run",
                      r->o->dir, (unsigned long long)r->foreign, r->foreign == 1 ? "" : "s",
                      r->foreign_id, r->run_id);

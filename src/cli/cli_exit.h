@@ -80,8 +80,8 @@
       "--allow-partial)")                                                                          \
     X(CLI_COMPARE_REGRESSION, 1, "a cell significantly worse by more than PCT % (a regression)")   \
     X(CLI_COMPARE_USAGE, 2,                                                                        \
-      "usage error, or an output over a run's own file (run.json, results.jsonl) or over another " \
-      "output, or OUT another run's directory: nothing written")                                   \
+      "usage error, or an output over a run's journal or over another output, or OUT another "     \
+      "run's directory: nothing written")                                                          \
     X(CLI_COMPARE_JOURNAL, 3, "a journal could not be read (not 1: no regression was seen)")       \
     X(CLI_COMPARE_INCOMPLETE, 5,                                                                   \
       "no regression, but the gate cannot pass: no cell compared, or a cell or scenario of BASE "  \

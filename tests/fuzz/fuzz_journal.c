@@ -8,7 +8,7 @@
  * and the readers without buckets (journal_read_trials_nobuckets') must give the same refusal,
  * or the same record but for its buckets (either form: common/histjson.h); and the records the
  * two take must be data, or not, alike (journal_trial_domain: a figure outside its domain, an
- * unknown family). 
+ * unknown family).
  *
  * Coverage alone hardly leads the fuzzer to a rule the two decoders might read differently (a
  * real where an integer is expected takes the same branches as any other real), so each input

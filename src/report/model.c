@@ -1,5 +1,5 @@
 /* model.c - load run directories into the report model, through the journal's reader
- * (journal/journal.h; the format is the README's section "The journal").
+ * (journal/journal.h; the format is netsurvey-journal(5)).
  *
  * Each trial record is reduced at once to the figures the reports use (headline value, CPU,
  * retransmits, UDP loss, the RTT histogram's sparse buckets) and dropped, so memory follows the
@@ -1078,6 +1078,11 @@ run_host(struct rmodel *m, size_t ri, const struct journal_run_host *h, struct e
         rh->zone_id = zone_id;
     if (rh->zone_warning == NULL)
         rh->zone_warning = h->zone_warning;
+    const char *machine = json_string_value(json_object_get(h->env, "machine"));
+    if (rh->arch == NULL)
+        rh->arch = h->arch != NULL && *h->arch != '\0'   ? h->arch
+                   : machine != NULL && *machine != '\0' ? machine
+                                                         : NULL;
     return hi;
 }
 

@@ -55,17 +55,22 @@ struct survey_run_opts {
     /* The survey places the plan's zone: auto / region: auto hosts in it (plan_host_place) once
      * their environments are read, before the first test: the one change it makes. */
     struct plan *plan;
-    const char *command;       /* the command line, recorded in run.json */
-    const char *nsperf;        /* the nsperf deployed to `transport: local` hosts */
-    const char *nsperf_remote; /* the static nsperf deployed to ssh hosts (NULL: no ssh host) */
-    bool accept_new_host_keys; /* ssh: record an unknown host key (trust on first use) */
-    const char *dir;           /* the run directory */
-    bool unique_dir;           /* dir exists: take dir-2, dir-3, ... (a {timestamp} template) */
-    bool resume;               /* continue dir instead of creating it */
-    bool force;       /* resume with a plan other than the run's: its differences become the run's
-                       * next plan revision (the run's trials of other parameters are kept apart) */
-    unsigned retries; /* extra attempts of a failed trial */
-    double margin_s;  /* setup allowance per test */
+    const char *command; /* the command line, recorded in run.json */
+    const char *nsperf;  /* the nsperf deployed to `transport: local` hosts */
+    /* the static nsperf builds for ssh hosts, one per architecture, NULL-terminated (at most
+     * TRANSPORT_DEPLOY_MAX_BUILDS): each host gets the one for its `uname -m`, and a host of an
+     * architecture none is for fails its trials with the name of the build missing (NULL: no
+     * ssh host) */
+    const char *const *nsperf_remote;
+    bool accept_new_host_keys;   /* ssh: record an unknown host key (trust on first use) */
+    const char *dir;             /* the run directory */
+    bool unique_dir;             /* dir exists: take dir-2, dir-3, ... (a {timestamp} template) */
+    bool resume;                 /* continue dir instead of creating it */
+    /* resume with a plan other than the run's: its differences become the run's next plan
+     * revision (the run's trials of other parameters are kept apart) */
+    bool force;
+    unsigned retries;            /* extra attempts of a failed trial */
+    double margin_s;             /* setup allowance per test */
     survey_progress_fn progress; /* NULL: nothing is told */
     void *progress_arg;
     atomic_int *interrupted; /* non-zero (the signal's number) once SIGINT/SIGTERM came (set by

@@ -62,10 +62,10 @@ struct survey_run_opts {
      * architecture none is for fails its trials with the name of the build missing (NULL: no
      * ssh host) */
     const char *const *nsperf_remote;
-    bool accept_new_host_keys;   /* ssh: record an unknown host key (trust on first use) */
-    const char *dir;             /* the run directory */
-    bool unique_dir;             /* dir exists: take dir-2, dir-3, ... (a {timestamp} template) */
-    bool resume;                 /* continue dir instead of creating it */
+    bool accept_new_host_keys; /* ssh: record an unknown host key (trust on first use) */
+    const char *dir;           /* the run directory */
+    bool unique_dir;           /* dir exists: take dir-2, dir-3, ... (a {timestamp} template) */
+    bool resume;               /* continue dir instead of creating it */
     /* resume with a plan other than the run's: its differences become the run's next plan
      * revision (the run's trials of other parameters are kept apart) */
     bool force;

@@ -257,7 +257,8 @@ assert_trial_as_written(const struct journal_trial *got, const struct journal_tr
     assert_int_equal(got->judged, w->flags != NULL);
     unsigned mask = 0;
     for (int f = 0; f < HOSTFLAG_COUNT; f++) {
-        const char *why = json_string_value(json_object_get(w->flags, hostflag_name(f)));
+        const char *why =
+            json_string_value(json_object_get(w->flags, hostflag_name((enum hostflag)f)));
         assert_str(got->flag_why[f], why);
         mask |= why != NULL ? 1u << f : 0;
     }

@@ -177,7 +177,7 @@ struct links_ctx {
 };
 
 static void
-link_stats(const struct rtattr *a, struct netif_link *l)
+link_stats(struct rtattr *a, struct netif_link *l)
 {
     unsigned char raw[sizeof(struct rtnl_link_stats64)] = {0};
     size_t n = RTA_PAYLOAD(a) < sizeof raw ? RTA_PAYLOAD(a) : sizeof raw;
@@ -189,17 +189,18 @@ link_stats(const struct rtattr *a, struct netif_link *l)
 }
 
 static void
-link_msg(const struct nlmsghdr *nh, void *arg)
+link_msg(const struct nlmsghdr *cnh, void *arg)
 {
     struct links_ctx *c = arg;
+    /* the rtnetlink macros take and return pointers without const (as hostenv.c) */
+    struct nlmsghdr *nh = (struct nlmsghdr *)(uintptr_t)cnh;
     if (nh->nlmsg_type != RTM_NEWLINK || nh->nlmsg_len < NLMSG_LENGTH(sizeof(struct ifinfomsg)))
         return;
-    const struct ifinfomsg *ifi = NLMSG_DATA(nh);
+    struct ifinfomsg *ifi = NLMSG_DATA(nh);
     struct netif_link l = {.ifindex = (unsigned)ifi->ifi_index};
     unsigned master = 0;
     size_t alen = NLMSG_PAYLOAD(nh, sizeof *ifi);
-    for (const struct rtattr *a =
-             (const struct rtattr *)(const void *)((const char *)ifi + NLMSG_ALIGN(sizeof *ifi));
+    for (struct rtattr *a = (struct rtattr *)(void *)((char *)ifi + NLMSG_ALIGN(sizeof *ifi));
          RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
         if (a->rta_type == IFLA_IFNAME)
             snprintf(l.name, sizeof l.name, "%.*s", (int)RTA_PAYLOAD(a), (const char *)RTA_DATA(a));
@@ -233,10 +234,10 @@ struct qdisc_ctx {
 
 /* TCA_STATS2's nested TCA_STATS_BASIC and TCA_STATS_QUEUE. */
 static void
-qdisc_stats2(const struct rtattr *nest, struct netif_qdisc *q)
+qdisc_stats2(struct rtattr *nest, struct netif_qdisc *q)
 {
     size_t alen = RTA_PAYLOAD(nest);
-    for (const struct rtattr *a = RTA_DATA(nest); RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
+    for (struct rtattr *a = RTA_DATA(nest); RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
         if (a->rta_type == TCA_STATS_BASIC && RTA_PAYLOAD(a) >= 12) {
             struct gnet_stats_basic b = {0};
             memcpy(&b, RTA_DATA(a), RTA_PAYLOAD(a) < sizeof b ? RTA_PAYLOAD(a) : sizeof b);
@@ -256,19 +257,19 @@ qdisc_stats2(const struct rtattr *nest, struct netif_qdisc *q)
 }
 
 static void
-qdisc_msg(const struct nlmsghdr *nh, void *arg)
+qdisc_msg(const struct nlmsghdr *cnh, void *arg)
 {
     struct qdisc_ctx *c = arg;
+    struct nlmsghdr *nh = (struct nlmsghdr *)(uintptr_t)cnh; /* as link_msg */
     if (nh->nlmsg_type != RTM_NEWQDISC || nh->nlmsg_len < NLMSG_LENGTH(sizeof(struct tcmsg)))
         return;
-    const struct tcmsg *tc = NLMSG_DATA(nh);
+    struct tcmsg *tc = NLMSG_DATA(nh);
     if (c->q->found || (unsigned)tc->tcm_ifindex != c->ifindex || tc->tcm_parent != TC_H_ROOT)
         return;
     struct netif_qdisc q = {.found = true};
     bool stats2 = false;
     size_t alen = NLMSG_PAYLOAD(nh, sizeof *tc);
-    for (const struct rtattr *a =
-             (const struct rtattr *)(const void *)((const char *)tc + NLMSG_ALIGN(sizeof *tc));
+    for (struct rtattr *a = (struct rtattr *)(void *)((char *)tc + NLMSG_ALIGN(sizeof *tc));
          RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
         if (a->rta_type == TCA_KIND) {
             snprintf(q.kind, sizeof q.kind, "%.*s", (int)RTA_PAYLOAD(a), (const char *)RTA_DATA(a));

@@ -5,6 +5,7 @@
  *
  * Two JSON trees come out of one pass: the summary (numbers, units named once per field) that
  * becomes summary.json, and the view (strings scaled for people) that the templates render. */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "common/bitset.h"
 #include "common/errors.h"
 #include "common/hist.h"
+#include "common/shquote.h"
 #include "common/stats.h"
 #include "common/units.h"
 #include "journal/record.h"
@@ -465,6 +467,21 @@ params_note(json_t *view, bool resolved)
                                         "stand for the kind's default, which it did not record"));
 }
 
+/* A scenario an earlier revision of a run's plan ran (rscen.revision): said, in both trees. */
+static void
+revision_note(const struct rscen *sc, json_t *sum, json_t *view)
+{
+    if (sc->revision == 0)
+        return;
+    json_object_set_new(sum, "revision", json_integer((json_int_t)sc->revision));
+    json_object_set_new(
+        view, "revision_note",
+        report_jprintf("Revision %u of the plan ran these trials; revision %u (netsurvey run "
+                       "--resume --force with a changed plan) replaced its parameters, so they "
+                       "are reported apart, as they ran, and nothing more was planned of them.",
+                       sc->revision, sc->revised_to));
+}
+
 static json_t *
 params_text(const json_t *def)
 {
@@ -711,6 +728,7 @@ group_head(const struct group *g, bool fam_in_key, json_t **sum, json_t **view)
     bool resolved = params_resolved(g->cx->m, sc);
     json_object_set_new(*sum, "params_resolved", json_boolean(resolved));
     params_note(*view, resolved);
+    revision_note(sc, *sum, *view);
 }
 
 /* The zone matrix, and the region matrix when the runs span regions. */
@@ -1319,6 +1337,12 @@ str_or_empty(const char *s)
     return json_string(s != NULL ? s : "");
 }
 
+static const char *
+str_or_empty_c(const char *s)
+{
+    return s != NULL ? s : "";
+}
+
 static uint64_t
 run_not_run(const struct rrun *r)
 {
@@ -1387,7 +1411,31 @@ run_obj(const struct rrun *r)
     if (r->undecided > 0) /* planned and not_run are then the least (adaptive trials) */
         json_object_set_new(t, "undecided", json_integer((json_int_t)r->undecided));
     json_object_set_new(o, "trials", t);
+    if (run->revision > 1) /* only then: runs of one revision summarise as before */
+        json_object_set_new(o, "revision", json_integer((json_int_t)run->revision));
     return o;
+}
+
+/* A revised run's plans, for people: "plan revision 2 (resumed with --force: revision 1 of
+ * sha256 …, from …)"; NULL for a run of one revision. */
+static json_t *
+revisions_text(const struct journal_run *run)
+{
+    if (run->revision <= 1)
+        return NULL;
+    struct rbuf b;
+    rbuf_init(&b);
+    rbuf_printf(
+        &b, "plan revision %u (a resume with --force changed the plan; earlier: ", run->revision);
+    for (size_t i = 0; i < run->nrevisions; i++) {
+        const struct journal_run_revision *v = &run->revisions[i];
+        rbuf_printf(&b, "%srevision %u, plan sha256 %.12s, from %s", i ? "; " : "", v->revision,
+                    str_or_empty_c(v->plan_sha256), str_or_empty_c(v->started));
+    }
+    rbuf_puts(&b, ")");
+    json_t *s = json_string(b.oom ? "" : b.data);
+    rbuf_release(&b);
+    return s;
 }
 
 /* The run as the view shows it: run_obj's members and their words for people. */
@@ -1397,6 +1445,9 @@ run_view(const struct rrun *r)
     json_t *o = run_obj(r);
     char b[256];
     json_object_set_new(o, "state_text", json_string(run_state_text(r, b, sizeof b)));
+    json_t *rev = revisions_text(r->run);
+    if (rev != NULL)
+        json_object_set_new(o, "revisions_text", rev);
     json_object_set_new(o, "tally",
                         tally_text(r->planned, r->ok, r->failed, run_not_run(r), r->undecided > 0));
     return o;
@@ -1528,7 +1579,13 @@ aggregate_head(const struct rmodel *m, json_t *sum, json_t *view)
     for (size_t i = 0; i < m->nruns; i++) {
         json_array_append_new(vruns, run_view(&m->runs[i]));
         json_array_append_new(runs, run_obj(&m->runs[i]));
-        rbuf_printf(&cmd, " %s", m->runs[i].dir);
+        char q[2 * PATH_MAX + 8];
+        rbuf_printf(&cmd, " %s",
+                    shquote_word(m->runs[i].dir, q, sizeof q) >= 0 ? q : m->runs[i].dir);
+        if (i + 1 == m->nruns && m->same_hosts)
+            rbuf_puts(&cmd, " --same-hosts");
+        if (i + 1 == m->nruns && m->by_zone_id)
+            rbuf_puts(&cmd, " --by zone_id");
         const char *pn = m->runs[i].run->plan_name;
         bool again = false; /* a plan surveyed twice is named once */
         for (size_t j = 0; j < i && !again; j++) {
@@ -1731,12 +1788,16 @@ aggregate_problems(const struct rmodel *m, json_t *sum, json_t *view)
     for (size_t i = 0; i < m->nproblems; i++) {
         const struct rproblem *p = &m->problems[i];
         const char *dir = m->runs[p->run].dir, *kind = rproblem_kind_name(p->kind);
-        json_array_append_new(list, json_pack("{s:s,s:s,s:I,s:s,s:s}", "dir", dir, "file",
-                                              JOURNAL_RESULTS_FILE, "line", (json_int_t)p->line,
-                                              "kind", kind, "why", p->why));
-        json_array_append_new(vlist, json_pack("{s:s,s:s,s:I,s:s,s:s}", "dir", dir, "file",
-                                               JOURNAL_RESULTS_FILE, "line", (json_int_t)p->line,
-                                               "kind", kind, "why", p->why));
+        /* line 0: a problem of run.json itself */
+        const char *file = p->line > 0 ? JOURNAL_RESULTS_FILE : JOURNAL_RUN_FILE;
+        json_array_append_new(list,
+                              json_pack("{s:s,s:s,s:I,s:s,s:s}", "dir", dir, "file", file, "line",
+                                        (json_int_t)p->line, "kind", kind, "why", p->why));
+        json_t *v = json_pack("{s:s,s:s,s:I,s:s,s:s}", "dir", dir, "file", file, "line",
+                              (json_int_t)p->line, "kind", kind, "why", p->why);
+        if (p->line == 0)
+            json_object_set_new(v, "more", report_jprintf("%s (%s)", p->why, kind));
+        json_array_append_new(vlist, v);
     }
     for (size_t r = 0; r < m->nruns; r++) {
         more += m->runs[r].problems_more;
@@ -1776,6 +1837,8 @@ aggregate(const struct rmodel *m, bool cells_only, json_t **summary_out, json_t 
     aggregate_head(m, sum, view);
     aggregate_places(m, sum, view);
     int rc = aggregate_groups(&cx, pairs, sum, view);
+    if (rc == 0) /* before anything reads a key: matrices, charts, anchors */
+        rc = report_file_keys_unique(sum, view);
     if (rc == 0 && !cells_only) /* they read the view's matrices and the cells' percentiles */
         rc = report_matrix_stats(sum, view);
     aggregate_problems(m, sum, view);

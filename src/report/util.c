@@ -124,11 +124,14 @@ rbuf_printf(struct rbuf *b, const char *fmt, ...)
 void
 rbuf_csv_field(struct rbuf *b, const char *s)
 {
+    /* a text that a spreadsheet would run as a formula: OWASP's "CSV injection" advice */
+    bool formula = s[0] != '\0' && strchr("=+-@\t\r", s[0]) != NULL;
     if (strpbrk(s, ",\"\n\r") == NULL) {
+        rbuf_puts(b, formula ? "'" : "");
         rbuf_puts(b, s);
         return;
     }
-    rbuf_puts(b, "\"");
+    rbuf_puts(b, formula ? "\"'" : "\"");
     for (; *s; s++) {
         rbuf_add(b, s, 1);
         if (*s == '"')

@@ -552,6 +552,7 @@ test_exit_statuses(void **state)
     assert_int_equal(cli("trend-a", "trend-b", copy, "-o", out, NULL), CLI_TREND_USAGE);
     assert_int_equal(cli("trend-a", "trend-b", "--max-regression", "-1", NULL), CLI_TREND_USAGE);
     assert_int_equal(cli("trend-a", "trend-b", "--max-regression", "5x", NULL), CLI_TREND_USAGE);
+    assert_int_equal(cli("trend-a", "trend-b", "--max-regression", "0x10", NULL), CLI_TREND_USAGE);
     assert_int_equal(cli("trend-a", "trend-b", "-j", "0", NULL), CLI_TREND_USAGE);
     assert_int_equal(cli("trend-a", "trend-b", "--frobnicate", NULL), CLI_TREND_USAGE);
     /* a journal not there, or a run that cannot be placed in time */
@@ -570,6 +571,14 @@ test_exit_statuses(void **state)
                      CLI_TREND_JOURNAL);
     assert_int_equal(cli("trend-a", broken, "trend-c", "-o", out, "-j", "1", NULL),
                      CLI_TREND_JOURNAL);
+    /* another run's directory as the output folder: refused, nothing written there; one of the
+     * trend's own runs' is fine */
+    char tmd[8300];
+    snprintf(tmd, sizeof tmd, "%s/trend.md", copy);
+    assert_int_equal(cli("trend-b", "trend-c", "-o", copy, NULL), CLI_TREND_USAGE);
+    assert_int_not_equal(access(tmd, F_OK), 0);
+    assert_int_equal(cli("trend-b", copy, "-o", copy, NULL), CLI_TREND_OK);
+    assert_int_equal(access(tmd, F_OK), 0);
     /* an output that cannot be written: a file where the folder would be */
     assert_int_equal(cli("trend-a", "trend-b", "-o", bad, NULL), CLI_TREND_OUTPUT);
     /* nothing shared: written, and said */
@@ -578,11 +587,50 @@ test_exit_statuses(void **state)
     assert_non_null(strstr(md, "No scenario is shared by two runs or more: nothing to trend."));
     assert_non_null(strstr(md, "- bulk (udp_stream, ipv4): only in #2"));
     free(md);
-    /* a flag beats nothing-shared elsewhere: statuses by precedence 2, 3, 4, 1, 5 */
+    /* a flag beats nothing-shared elsewhere: statuses by precedence 2, 3, 73, 1, 6, 5 */
     assert_int_equal(cli("trend-a", "trend-c", "trend-hostile-1", "-o", out, NULL),
                      CLI_TREND_FLAGGED);
     assert_int_equal(cli("trend-a", "trend-c", "no-such-run", "-o", out, NULL), CLI_TREND_JOURNAL);
     assert_int_equal(cli("trend-a", "trend-c", "-o", bad, "-j", "0", NULL), CLI_TREND_USAGE);
+    unsetenv("NETSURVEY_GNUPLOT");
+    th_rmtree(tmp);
+    free(tmp);
+}
+
+/* A cell whose newest run has no ok trial (every latency trial 1 -> 2 of a copy of trend-d
+ * failed) cannot be placed: listed, and exit 6 however the other cells stand. */
+static void
+test_newest_run_failed(void **state)
+{
+    (void)state;
+    char *tmp = th_tempdir("trend-newest");
+    copy_run("trend-d", tmp, "d", NULL);
+    char d[4096], out[8192], cmd[16384];
+    snprintf(d, sizeof d, "%s/d", tmp);
+    snprintf(out, sizeof out, "%s/out", tmp);
+    snprintf(
+        cmd, sizeof cmd,
+        "sed -i '/\"scenario\":{\"name\":\"latency\"/{/\"src\":{\"host\":\"[^\"]*\",\"zone\":"
+        "\"1\",.*\"dst\":{\"host\":\"[^\"]*\",\"zone\":\"2\",/s/\"status\":\"ok\",\"error\":null/"
+        "\"status\":\"failed\",\"error\":\"connect timed out\"/}' '%s/results.jsonl' && "
+        "test $(grep -c '\"status\":\"failed\"' '%s/results.jsonl') -ge 1",
+        d, d);
+    assert_int_equal(system(cmd), 0);
+    setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
+    assert_int_equal(cli("trend-a", "trend-b", d, "-o", out, NULL), CLI_TREND_NEWEST_FAILED);
+    char *md = read_out(out, "trend.md");
+    assert_non_null(strstr(md, "No ok trial in the newest run"));
+    assert_non_null(
+        strstr(md, "- ✗ latency (tcp_rr, ipv4) 1 → 2: none at #3 (20261122T150000Z-t004): "));
+    assert_non_null(strstr(md, "1 cell without an ok trial in its newest run"));
+    free(md);
+    /* a cell of the newest run that measured is no failure, nor is one an older run lost */
+    assert_int_equal(
+        cli(d, "trend-a", "trend-b", "trend-c", "--max-regression", "50", "-o", out, NULL),
+        CLI_TREND_NEWEST_FAILED);
+    assert_int_equal(cli("trend-a", "trend-b", "-o", out, NULL), CLI_TREND_OK);
+    /* a flag comes first (2, 3, 73, 1, 6, 5) */
+    assert_int_equal(cli("trend-a", "trend-c", d, "-o", out, NULL), CLI_TREND_FLAGGED);
     unsetenv("NETSURVEY_GNUPLOT");
     th_rmtree(tmp);
     free(tmp);
@@ -851,6 +899,7 @@ main(void)
         cmocka_unit_test(test_gnuplot_draws_and_renders_repeat),
         cmocka_unit_test(test_gnuplot_failing_is_said),
         cmocka_unit_test(test_exit_statuses),
+        cmocka_unit_test(test_newest_run_failed),
         cmocka_unit_test(test_default_out_is_the_newest_run),
         cmocka_unit_test(test_incomplete_runs_marked),
         cmocka_unit_test(test_cells_are_the_summarys),

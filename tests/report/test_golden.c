@@ -1,8 +1,8 @@
 /* test_golden.c - the outputs of fixed journals (tests/fixtures/journals) against golden files
  * (tests/golden/report/<case>/), rendered without gnuplot so that they do not depend on its
  * version: a run with failures, a resumed trial, a missing cell and a same-zone diagonal
- * (basic), hostile names (hostile), two runs merged into zone and region matrices (multi),
- * what a trial measures beside its figure (measures), a plan without zones (nozones).
+ * (basic), hostile names (hostile), two runs merged into zone and region matrices (multi) and
+ * two runs of one plan pooled (pooled), both merged with --same-hosts (their hosts are one).
  * NS_UPDATE_GOLDEN=1 rewrites the golden files instead of comparing.
  * Also: two renders of the same journal, charts included, are byte-identical; gnuplot missing
  * or failing is said in the report. */
@@ -39,13 +39,16 @@ setup(void **state)
 }
 
 static struct report_result last; /* of the last render */
+static bool same_hosts;           /* the renders' --same-hosts */
 
 static void
 render(const char *const *dirs, int n, const char *out)
 {
     struct err e = {0};
     int rc = report_render(
-        &(struct report_opts){.dirs = dirs, .ndirs = n, .out = out, .result = &last}, &e);
+        &(struct report_opts){
+            .dirs = dirs, .ndirs = n, .out = out, .result = &last, .same_hosts = same_hosts},
+        &e);
     if (rc != 0)
         fail_msg("render: %s", e.msg);
 }
@@ -58,6 +61,7 @@ check_case_charts(const char *name, const char *const *dirs, int n, int min_gp)
     assert_non_null(out);
     setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
     render(dirs, n, out);
+    same_hosts = false; /* for this case only, whatever its comparison says */
     unsetenv("NETSURVEY_GNUPLOT");
     char gdir[4096];
     snprintf(gdir, sizeof gdir, "%s/tests/golden/report/%s", th_srcdir(), name);
@@ -148,6 +152,7 @@ test_golden_multi(void **state)
 {
     (void)state;
     const char *dirs[] = {"multi-a", "multi-b"};
+    same_hosts = true; /* e1 is in both runs, the same host */
     check_case("multi", dirs, 2);
     assert_false(last.incomplete);
 }
@@ -173,28 +178,9 @@ test_golden_pooled(void **state)
 {
     (void)state;
     const char *dirs[] = {"pooled-a", "pooled-b"};
+    same_hosts = true; /* a plan surveyed twice on its hosts */
     check_case("pooled", dirs, 2);
     assert_false(last.incomplete);
-}
-
-/* What each trial measured beside its figure reaches the page: a sender that fell behind
- * (udp.unsent), cycles per byte, percentiles from 2 of 3 trials, one trial per pair (no
- * interval: null in summary.json, n/a in the reports). */
-static void
-test_golden_measures(void **state)
-{
-    (void)state;
-    const char *dirs[] = {"measures"};
-    check_case("measures", dirs, 1);
-}
-
-/* A plan without zones: host pairs only, no zone matrix and no matrix file. */
-static void
-test_golden_nozones(void **state)
-{
-    (void)state;
-    const char *dirs[] = {"nozones"};
-    check_case("nozones", dirs, 1);
 }
 
 /* The basic run with what its hosts did to some trials (flags: drops, steal and stall,
@@ -351,9 +337,8 @@ test_fast_and_slow_readers_agree(void **state)
 {
     (void)state;
     static const char *const cases[][2] = {
-        {"basic", NULL},      {"hostile", NULL},        {"multi-a", "multi-b"},
-        {"incomplete", NULL}, {"pooled-a", "pooled-b"}, {"allfailed", NULL},
-        {"flagged", NULL},    {"measures", NULL},       {"nozones", NULL}};
+        {"basic", NULL},          {"hostile", NULL},   {"multi-a", "multi-b"}, {"incomplete", NULL},
+        {"pooled-a", "pooled-b"}, {"allfailed", NULL}, {"flagged", NULL}};
     setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *dirs[] = {cases[i][0], cases[i][1]};
@@ -406,8 +391,6 @@ main(void)
                                        cmocka_unit_test(test_golden_incomplete),
                                        cmocka_unit_test(test_golden_pooled),
                                        cmocka_unit_test(test_golden_allfailed),
-                                       cmocka_unit_test(test_golden_measures),
-                                       cmocka_unit_test(test_golden_nozones),
                                        cmocka_unit_test(test_golden_flagged),
                                        cmocka_unit_test(test_byte_identical_reruns),
                                        cmocka_unit_test(test_fast_and_slow_readers_agree),

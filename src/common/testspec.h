@@ -88,30 +88,45 @@ enum testspec_family {
     TESTSPEC_FAMILY_CONNECT, /* a new connection per transaction */
 };
 
-/* How a metric's value, in the reports' unit, is printed for people. */
-enum testspec_format {
-    TESTSPEC_FMT_USEC, /* units_format_usec: "329.3 us", "4.080 ms" */
-    TESTSPEC_FMT_RATE, /* units_format_rate of value x divisor: "12.10 Gbit/s" */
-    TESTSPEC_FMT_PER_S /* "4301 conn/s" from 1000 up, "557.3 conn/s" below: then the unit */
-};
-
 /* Headline metrics: the one figure of a kind that the matrices show, compare gates and adaptive
  * trials decide on. Columns: id, -J key, member (NULL: the key is a number of the result
  * object; else the number of that name in the object at the key), divisor from the -J value to
- * the reports' unit, that unit, the words for the figure, a note for summary.json's units legend
- * (NULL: none), whether lower is better, how it is printed. */
+ * the reports' unit, that unit (machine-readable: summary.json's and the CSVs' numbers are in
+ * it), the words for the figure, a note for summary.json's units legend (NULL: none), whether
+ * lower is better. People read the figures in the units of TESTSPEC_SCALE_MAP. */
 #define TESTSPEC_METRIC_MAP(X)                                                                     \
-    X(RTT_MEAN, HISTJSON_RTT, "mean", 1.0, "us", "mean RTT", "mean RTT", true, TESTSPEC_FMT_USEC)  \
+    X(RTT_MEAN, HISTJSON_RTT, "mean", 1.0, "us", "mean RTT", "mean RTT", true)                     \
     X(THROUGHPUT, TESTSPEC_KEY_THROUGHPUT, NULL, 1e6, "Mbit/s", "throughput", "receiver-counted",  \
-      false, TESTSPEC_FMT_RATE)                                                                    \
-    X(CONNECTIONS, TESTSPEC_KEY_CONNECTIONS, NULL, 1.0, "conn/s", "connection rate", NULL, false,  \
-      TESTSPEC_FMT_PER_S)
+      false)                                                                                       \
+    X(CONNECTIONS, TESTSPEC_KEY_CONNECTIONS, NULL, 1.0, "conn/s", "connection rate", NULL, false)
 
 enum testspec_metric {
-#define TESTSPEC_METRIC_ENUM(id, key, member, div, unit, words, note, lower, fmt) TESTSPEC_M_##id,
+#define TESTSPEC_METRIC_ENUM(id, key, member, div, unit, words, note, lower) TESTSPEC_M_##id,
     TESTSPEC_METRIC_MAP(TESTSPEC_METRIC_ENUM)
 #undef TESTSPEC_METRIC_ENUM
         TESTSPEC_METRIC_COUNT
+};
+
+/* The units people read a metric's figures in, smallest first, per metric: a figure (a table, a
+ * chart, a value in a sentence) is in one of them, chosen for its range (testspec_scale_for), the
+ * same in its cells, axis, colour bar and caption. Columns: metric, unit (UTF-8), how many of
+ * the reports' unit one of it is, the most decimals it shows. RTT_MEAN's are the reports' times
+ * of microseconds (UDP jitter's too). */
+#define TESTSPEC_SCALE_MAP(X)                                                                      \
+    X(RTT_MEAN, "µs", 1.0, 1)                                                                      \
+    X(RTT_MEAN, "ms", 1e3, 3)                                                                      \
+    X(RTT_MEAN, "s", 1e6, 3)                                                                       \
+    X(THROUGHPUT, "kbit/s", 1e-3, 3)                                                               \
+    X(THROUGHPUT, "Mbit/s", 1.0, 3)                                                                \
+    X(THROUGHPUT, "Gbit/s", 1e3, 3)                                                                \
+    X(THROUGHPUT, "Tbit/s", 1e6, 3)                                                                \
+    X(CONNECTIONS, "conn/s", 1.0, 1)
+
+/* A unit of TESTSPEC_SCALE_MAP with the decimals a figure shows in it. */
+struct testspec_scale {
+    const char *unit; /* "µs", "Gbit/s" */
+    double factor;    /* the reports' unit per one of it (Gbit/s: 1000 Mbit/s) */
+    int decimals;
 };
 
 /* Test kinds, named after netperf's. Columns: id, name (a token: the string is #name, and
@@ -252,10 +267,20 @@ const char *testspec_metric_unit(enum testspec_metric m);   /* "Mbit/s", "us", "
 const char *testspec_metric_words(enum testspec_metric m);  /* "throughput", "mean RTT" */
 const char *testspec_metric_note(enum testspec_metric m);   /* "receiver-counted", or NULL */
 bool testspec_metric_lower_is_better(enum testspec_metric m);
-enum testspec_format testspec_metric_format(enum testspec_metric m); /* how it is printed */
-/* value (in the reports' unit) for people, by the metric's format: "329.3 us", "12.10 Gbit/s",
- * "4301 conn/s". Returns buf. */
+/* value (in the reports' unit) for people, in the unit of its own range (testspec_scale_for of
+ * value): "329.3 µs", "4.080 ms", "12.10 Gbit/s", "4301 conn/s". Returns buf. */
 char *testspec_metric_text(enum testspec_metric m, double value, char *buf, size_t len);
+
+/* The unit of m for a figure whose typical magnitude, in the reports' unit, is ref (the caller
+ * chooses it: a table's median value): the largest of TESTSPEC_SCALE_MAP's units of m of which
+ * ref is at least one (the smallest when ref is below all; the reports' own unit when ref is 0 or
+ * not finite), and the decimals that give ref four significant digits (1 000 and up: none, 100:
+ * one, 10: two, else three), at most the unit's. */
+struct testspec_scale testspec_scale_for(enum testspec_metric m, double ref);
+/* value (the reports' unit) in s without the unit: "%.*f" of value / s->factor, "12.10"; a value
+ * that is not zero but would print as zero says so ("< 0.01", "> -0.01"); "n/a" when not
+ * finite. Returns buf. */
+char *testspec_scale_text(const struct testspec_scale *s, double value, char *buf, size_t len);
 
 /* The same, of a kind's headline metric. */
 const char *testspec_kind_unit(enum testspec_kind kind);

@@ -439,12 +439,15 @@ result_numbers_from(const json_t *res, struct journal_result *r)
     const json_t *cpu = json_object_get(res, "cpu");
     r->cpu_local_pct = jnum(cpu, "local_pct", &r->has_cpu_local);
     r->cpu_remote_pct = jnum(cpu, "remote_pct", &r->has_cpu_remote);
+    r->cpu_cpb_local = jnum(cpu, "cycles_per_byte", &r->has_cpu_cpb_local);
+    r->cpu_cpb_remote = jnum(cpu, "remote_cycles_per_byte", &r->has_cpu_cpb_remote);
     const json_t *udp = json_object_get(res, "udp");
     r->has_udp = json_is_object(udp);
     r->udp_sent = jnum(udp, "sent", &r->has_udp_sent);
     r->udp_lost = jnum(udp, "lost", &r->has_udp_lost);
     r->udp_lost_pct = jnum(udp, "lost_pct", &r->has_udp_lost_pct);
     r->udp_jitter_us = jnum(udp, "jitter_us", &r->has_udp_jitter);
+    r->udp_unsent = jnum(udp, "unsent", &r->has_udp_unsent);
     const json_t *rtt = json_object_get(res, HISTJSON_RTT);
     r->has_rtt = json_is_object(rtt);
     r->rtt_min_us = jnum(rtt, "min", &r->has_rtt_min);
@@ -648,7 +651,9 @@ result_equal(const struct journal_result *a, const struct journal_result *b)
                  a->has_cpu_local == b->has_cpu_local && a->has_cpu_remote == b->has_cpu_remote &&
                  a->has_udp == b->has_udp && a->has_udp_sent == b->has_udp_sent &&
                  a->has_udp_lost == b->has_udp_lost && a->has_udp_lost_pct == b->has_udp_lost_pct &&
-                 a->has_udp_jitter == b->has_udp_jitter && a->has_rtt == b->has_rtt &&
+                 a->has_udp_jitter == b->has_udp_jitter && a->has_udp_unsent == b->has_udp_unsent &&
+                 a->has_cpu_cpb_local == b->has_cpu_cpb_local &&
+                 a->has_cpu_cpb_remote == b->has_cpu_cpb_remote && a->has_rtt == b->has_rtt &&
                  a->has_rtt_min == b->has_rtt_min && a->has_rtt_max == b->has_rtt_max &&
                  a->has_rtt_m2 == b->has_rtt_m2 && a->has_hist == b->has_hist &&
                  a->hist_runs == b->hist_runs && a->hist_sub_bits == b->hist_sub_bits &&
@@ -657,7 +662,9 @@ result_equal(const struct journal_result *a, const struct journal_result *b)
         num_same(a->retransmits, b->retransmits) && num_same(a->cpu_local_pct, b->cpu_local_pct) &&
         num_same(a->cpu_remote_pct, b->cpu_remote_pct) && num_same(a->udp_sent, b->udp_sent) &&
         num_same(a->udp_lost, b->udp_lost) && num_same(a->udp_lost_pct, b->udp_lost_pct) &&
-        num_same(a->udp_jitter_us, b->udp_jitter_us) && num_same(a->rtt_min_us, b->rtt_min_us) &&
+        num_same(a->udp_jitter_us, b->udp_jitter_us) && num_same(a->udp_unsent, b->udp_unsent) &&
+        num_same(a->cpu_cpb_local, b->cpu_cpb_local) &&
+        num_same(a->cpu_cpb_remote, b->cpu_cpb_remote) && num_same(a->rtt_min_us, b->rtt_min_us) &&
         num_same(a->rtt_max_us, b->rtt_max_us) && num_same(a->rtt_m2_ns2, b->rtt_m2_ns2);
     if (!flags || !nums)
         return false;

@@ -153,9 +153,16 @@ struct journal_result {
     double retransmits;
     bool has_cpu_local, has_cpu_remote;
     double cpu_local_pct, cpu_remote_pct;
+    /* cpu.cycles_per_byte and cpu.remote_cycles_per_byte (stream kinds; null when unknown) */
+    bool has_cpu_cpb_local, has_cpu_cpb_remote;
+    double cpu_cpb_local, cpu_cpb_remote;
     bool has_udp; /* "udp" is an object */
     bool has_udp_sent, has_udp_lost, has_udp_lost_pct, has_udp_jitter;
     double udp_sent, udp_lost, udp_lost_pct, udp_jitter_us;
+    /* udp.unsent: datagrams the sender's schedule called for and it did not send (its host fell
+     * behind: never on the wire, so not lost) */
+    bool has_udp_unsent;
+    double udp_unsent;
     bool has_rtt; /* "rtt_us" is an object */
     bool has_rtt_min, has_rtt_max, has_rtt_m2;
     double rtt_min_us, rtt_max_us, rtt_m2_ns2;

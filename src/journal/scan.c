@@ -757,17 +757,27 @@ m_pair(struct jp *j, size_t i, void *ctx)
     return v_string(j, &two[i]);
 }
 
-static const struct key cpu_keys[] = {K("local_pct"), K("remote_pct")};
+static const struct key cpu_keys[] = {K("local_pct"), K("remote_pct"), K("cycles_per_byte"),
+                                      K("remote_cycles_per_byte")};
 
 static bool
 m_cpu(struct jp *j, size_t i, void *ctx)
 {
     struct journal_result *r = ctx;
-    return i == 0 ? v_number(j, &r->cpu_local_pct, &r->has_cpu_local)
-                  : v_number(j, &r->cpu_remote_pct, &r->has_cpu_remote);
+    switch (i) {
+    case 0:
+        return v_number(j, &r->cpu_local_pct, &r->has_cpu_local);
+    case 1:
+        return v_number(j, &r->cpu_remote_pct, &r->has_cpu_remote);
+    case 2:
+        return v_number(j, &r->cpu_cpb_local, &r->has_cpu_cpb_local);
+    default:
+        return v_number(j, &r->cpu_cpb_remote, &r->has_cpu_cpb_remote);
+    }
 }
 
-static const struct key udp_keys[] = {K("sent"), K("lost"), K("lost_pct"), K("jitter_us")};
+static const struct key udp_keys[] = {K("sent"), K("lost"), K("lost_pct"), K("jitter_us"),
+                                      K("unsent")};
 
 static bool
 m_udp(struct jp *j, size_t i, void *ctx)
@@ -780,8 +790,10 @@ m_udp(struct jp *j, size_t i, void *ctx)
         return v_number(j, &r->udp_lost, &r->has_udp_lost);
     case 2:
         return v_number(j, &r->udp_lost_pct, &r->has_udp_lost_pct);
-    default:
+    case 3:
         return v_number(j, &r->udp_jitter_us, &r->has_udp_jitter);
+    default:
+        return v_number(j, &r->udp_unsent, &r->has_udp_unsent);
     }
 }
 
@@ -1208,7 +1220,7 @@ m_rtt(struct jp *j, size_t i, void *ctx)
  * of the result, but TESTSPEC_M_RTT_MEAN's, the rtt_us object, whose mean it is), then the
  * others. */
 static const struct key result_keys[] = {
-#define METRIC_KEY(id, key, member, div, unit, words, note, lower, fmt) K(key),
+#define METRIC_KEY(id, key, member, div, unit, words, note, lower) K(key),
     TESTSPEC_METRIC_MAP(METRIC_KEY)
 #undef METRIC_KEY
         K("retransmits"),

@@ -34,6 +34,12 @@ struct agg {
                          * not run, are then the least they take) */
     size_t runs;        /* runs that recorded its trials */
     struct stats cpu_l, cpu_r, retrans, lost, jitter;
+    struct stats cpb_l, cpb_r; /* cycles per byte: src's, dst's */
+    /* udp_stream: ok trials that recorded udp.unsent, those whose sender fell behind (unsent >
+     * 0), and the datagrams over them: unsent, and sent */
+    size_t unsent_known, unsent_trials;
+    double unsent_sum, sent_sum;
+    size_t rtt_trials; /* ok trials whose histogram the percentiles merge */
     bool has_rtt;
     uint64_t rtt_n;
     size_t blo, bhi; /* the scratch histogram's buckets in use: only these are read and reset */
@@ -62,6 +68,8 @@ agg_init(struct agg *a)
     stats_init(&a->retrans);
     stats_init(&a->lost);
     stats_init(&a->jitter);
+    stats_init(&a->cpb_l);
+    stats_init(&a->cpb_r);
     stats_init(&a->clean);
     a->blo = SIZE_MAX;
 }
@@ -110,6 +118,17 @@ agg_add_pair(struct agg *a, const struct rpair *p, struct ctx *cx)
             stats_add(&a->lost, t->lost_pct);
             stats_add(&a->jitter, t->jitter_us);
         }
+        if (t->has_cpb) {
+            stats_add(&a->cpb_l, t->cpb_local);
+            stats_add(&a->cpb_r, t->cpb_remote);
+        }
+        if (t->has_unsent) {
+            a->unsent_known++;
+            a->unsent_trials += t->udp_unsent > 0;
+            a->unsent_sum += t->udp_unsent;
+            a->sent_sum += t->udp_sent;
+        }
+        a->rtt_trials += t->rtt.n > 0;
         rrtt_merge_into(h, &t->rtt);
         if (t->rtt.n > 0) {
             a->blo = t->rtt.first < a->blo ? t->rtt.first : a->blo;
@@ -191,14 +210,15 @@ agg_not_run(const struct agg *a)
     return a->planned > rec ? a->planned - rec : 0;
 }
 
-/* --- formatting for people ---------------------------------------------------------------- */
-
-static json_t *
-jfmt(enum testspec_kind k, double v)
+/* The share of the datagrams the sender's schedule called for that it did not send, in %. */
+static double
+agg_unsent_pct(const struct agg *a)
 {
-    char b[64];
-    return json_string(testspec_kind_value_text(k, v, b, sizeof b));
+    double sched = a->sent_sum + a->unsent_sum;
+    return sched > 0.0 ? 100.0 * a->unsent_sum / sched : 0.0;
 }
+
+/* --- formatting for people ---------------------------------------------------------------- */
 
 /* --- summary (numbers) ---------------------------------------------------------------------- */
 
@@ -229,21 +249,25 @@ stats_obj(json_t *o, const struct agg *a)
     if (a->undecided > 0) /* only then: the summaries of fixed trials read as before */
         json_object_set_new(o, "undecided", json_integer((json_int_t)a->undecided));
     if (a->nv > 0) {
-        double hw = stats_ci_halfwidth(&a->st, 0.95);
+        /* one trial has no spread and no interval: null, not 0 and the mean */
+        bool spread = a->nv >= 2;
+        double hw = spread ? stats_ci_halfwidth(&a->st, 0.95) : 0.0;
         json_object_set_new(o, "mean", json_real(a->st.mean));
         json_object_set_new(o, "median", json_real(agg_median(a)));
-        json_object_set_new(o, "stddev", json_real(stats_stddev(&a->st)));
+        json_object_set_new(o, "stddev", spread ? json_real(stats_stddev(&a->st)) : json_null());
         json_object_set_new(o, "min", json_real(a->st.min));
         json_object_set_new(o, "max", json_real(a->st.max));
-        json_object_set_new(o, "ci95_halfwidth", json_real(hw));
-        json_object_set_new(o, "ci95_low", json_real(a->st.mean - hw));
-        json_object_set_new(o, "ci95_high", json_real(a->st.mean + hw));
-        json_object_set_new(o, "cv", json_real(agg_cv(a)));
+        json_object_set_new(o, "ci95_halfwidth", spread ? json_real(hw) : json_null());
+        json_object_set_new(o, "ci95_low", spread ? json_real(a->st.mean - hw) : json_null());
+        json_object_set_new(o, "ci95_high", spread ? json_real(a->st.mean + hw) : json_null());
+        json_object_set_new(o, "cv", spread ? json_real(agg_cv(a)) : json_null());
         json_object_set_new(o, "high_variation", json_boolean(agg_flag(a)));
     }
     if (a->has_rtt) {
         json_t *r = json_object();
         json_object_set_new(r, "n", json_integer((json_int_t)a->rtt_n));
+        /* the ok trials whose histograms the percentiles merge (a trial may carry none) */
+        json_object_set_new(r, "trials", json_integer((json_int_t)a->rtt_trials));
         json_object_set_new(r, "mean", json_real(a->rtt_mean));
         json_object_set_new(r, "min", json_real(a->rtt_min));
         for (size_t i = 0; i < HISTJSON_NPCT; i++)
@@ -254,12 +278,22 @@ stats_obj(json_t *o, const struct agg *a)
     if (a->cpu_l.n > 0)
         json_object_set_new(
             o, "cpu_pct", json_pack("{s:f,s:f}", "local", a->cpu_l.mean, "remote", a->cpu_r.mean));
+    if (a->cpb_l.n > 0)
+        json_object_set_new(
+            o, "cycles_per_byte",
+            json_pack("{s:f,s:f}", "local", a->cpb_l.mean, "remote", a->cpb_r.mean));
     if (a->retrans.n > 0)
         json_object_set_new(o, "retransmits_mean", json_real(a->retrans.mean));
-    if (a->lost.n > 0)
-        json_object_set_new(
-            o, "udp",
-            json_pack("{s:f,s:f}", "lost_pct", a->lost.mean, "jitter_us", a->jitter.mean));
+    if (a->lost.n > 0) {
+        json_t *u = json_pack("{s:f,s:f}", "lost_pct", a->lost.mean, "jitter_us", a->jitter.mean);
+        if (a->unsent_known > 0) { /* what the sender's schedule called for and it did not send */
+            json_object_set_new(u, "unsent", json_real(a->unsent_sum));
+            json_object_set_new(u, "unsent_pct", json_real(agg_unsent_pct(a)));
+            json_object_set_new(u, "trials_sender_behind",
+                                json_integer((json_int_t)a->unsent_trials));
+        }
+        json_object_set_new(o, "udp", u);
+    }
     if (a->judged > 0) /* only then: the summaries of journals of before read as before */
         json_object_set_new(o, "flagged", flagged_obj(a));
     return o;
@@ -296,6 +330,38 @@ view_tally(json_t *o, const struct agg *a)
                             : json_string(""));
 }
 
+/* What the hosts did beside the figure: CPU, cycles per byte, retransmits, UDP loss and what
+ * the sender did not send (jitter is the table's, in its unit: group_jitter). "—" where the
+ * trials recorded none. */
+static void
+view_resources(json_t *o, const struct agg *a)
+{
+    if (a->cpu_l.n > 0) {
+        json_object_set_new(o, "cpu_local", report_jprintf("%.1f %%", a->cpu_l.mean));
+        json_object_set_new(o, "cpu_remote", report_jprintf("%.1f %%", a->cpu_r.mean));
+    }
+    /* only what was measured: a table row without it reads "" (the scenario has no such key) */
+    if (a->cpb_l.n > 0) {
+        json_object_set_new(o, "cpb_local", report_jprintf("%.2f", a->cpb_l.mean));
+        json_object_set_new(o, "cpb_remote", report_jprintf("%.2f", a->cpb_r.mean));
+    }
+    json_object_set_new(o, "retransmits",
+                        a->retrans.n > 0 ? report_jprintf("%.1f", a->retrans.mean)
+                                         : json_string("—"));
+    if (a->lost.n > 0)
+        json_object_set_new(o, "lost", report_jprintf("%.3f %%", a->lost.mean));
+    if (a->unsent_known > 0)
+        json_object_set_new(o, "unsent",
+                            a->unsent_sum > 0
+                                ? report_jprintf("%.0f (%.2f %%)", a->unsent_sum, agg_unsent_pct(a))
+                                : json_string("0"));
+    /* the sender's host could not offer the rate asked for: said beside the rate */
+    if (a->unsent_trials > 0)
+        json_object_set_new(o, "behind",
+                            report_jprintf("sender fell behind in %zu of %zu trial%s",
+                                           a->unsent_trials, a->nv, a->nv == 1 ? "" : "s"));
+}
+
 /* A set with flagged trials, for people: "nflagged" and its text (report_flagged_text).
  * Nothing when none is flagged. */
 static void
@@ -310,9 +376,8 @@ view_flagged(json_t *o, const struct agg *a, enum testspec_kind k)
 }
 
 static json_t *
-view_stats(json_t *o, const struct agg *a, enum testspec_kind k)
+view_stats(json_t *o, const struct agg *a, const struct testspec_scale *sc)
 {
-    char b[64];
     json_object_set_new(o, "n", json_integer((json_int_t)a->nv));
     json_object_set_new(o, "failed", json_integer((json_int_t)a->failed));
     json_object_set_new(o, "npairs", json_integer((json_int_t)a->pairs));
@@ -323,41 +388,25 @@ view_stats(json_t *o, const struct agg *a, enum testspec_kind k)
         json_object_set_new(o, "mean", json_string("—"));
         return o;
     }
-    json_object_set_new(o, "mean", jfmt(k, a->st.mean));
-    json_object_set_new(o, "median", jfmt(k, agg_median(a)));
-    json_object_set_new(o, "stddev", jfmt(k, stats_stddev(&a->st)));
-    json_object_set_new(o, "min", jfmt(k, a->st.min));
-    json_object_set_new(o, "max", jfmt(k, a->st.max));
-    if (a->nv >= 2)
+    json_object_set_new(o, "mean", report_scaled_json(sc, a->st.mean));
+    json_object_set_new(o, "median", report_scaled_json(sc, agg_median(a)));
+    json_object_set_new(o, "min", report_scaled_json(sc, a->st.min));
+    json_object_set_new(o, "max", report_scaled_json(sc, a->st.max));
+    if (a->nv >= 2) { /* one trial has no spread: n/a, as summary.json's null */
+        char b[64];
         json_object_set_new(
             o, "ci",
-            report_jprintf("± %s", testspec_kind_value_text(k, stats_ci_halfwidth(&a->st, 0.95), b,
-                                                            sizeof b)));
-    else
+            report_jprintf("± %s",
+                           testspec_scale_text(sc, stats_ci_halfwidth(&a->st, 0.95), b, sizeof b)));
+        json_object_set_new(o, "stddev", report_scaled_json(sc, stats_stddev(&a->st)));
+        json_object_set_new(o, "cv", report_jprintf("%.1f %%", agg_cv(a) * 100.0));
+    } else {
         json_object_set_new(o, "ci", json_string("n/a"));
-    json_object_set_new(o, "cv", report_jprintf("%.1f %%", agg_cv(a) * 100.0));
+        json_object_set_new(o, "stddev", json_string("n/a"));
+        json_object_set_new(o, "cv", json_string("n/a"));
+    }
     json_object_set_new(o, "flag", json_boolean(agg_flag(a)));
-    if (a->has_rtt) {
-        json_t *p = json_array();
-        json_array_append_new(p, json_string(units_format_usec(a->rtt_min, b, 64)));
-        for (size_t i = 0; i < HISTJSON_NPCT; i++)
-            json_array_append_new(p, json_string(units_format_usec(a->pct[i], b, 64)));
-        json_array_append_new(p, json_string(units_format_usec(a->rtt_max, b, 64)));
-        json_object_set_new(o, "pcts", p);
-        json_object_set_new(o, "has_pcts", json_true());
-    }
-    if (a->cpu_l.n > 0) {
-        json_object_set_new(o, "cpu_local", report_jprintf("%.1f %%", a->cpu_l.mean));
-        json_object_set_new(o, "cpu_remote", report_jprintf("%.1f %%", a->cpu_r.mean));
-    }
-    json_object_set_new(o, "retransmits",
-                        a->retrans.n > 0 ? report_jprintf("%.1f", a->retrans.mean)
-                                         : json_string("—"));
-    if (a->lost.n > 0) {
-        json_object_set_new(o, "lost", report_jprintf("%.3f %%", a->lost.mean));
-        json_object_set_new(o, "jitter",
-                            report_jprintf("%s", units_format_usec(a->jitter.mean, b, 64)));
-    }
+    view_resources(o, a);
     return o;
 }
 
@@ -468,6 +517,12 @@ static json_t *
 matrix_view(const struct mat *mt, const char *const *labels, enum testspec_kind k)
 {
     json_t *o = json_object(), *cols = json_array(), *rows = json_array();
+    struct rvals vals = {0};
+    for (size_t i = 0; i < mt->n * mt->n; i++)
+        if (mt->present[i] && mt->cells[i].nv > 0)
+            rvals_add(&vals, mt->cells[i].st.mean);
+    struct testspec_scale sc = report_scale(testspec_kind_metric(k), vals.v, vals.n);
+    rvals_release(&vals);
     for (size_t c = 0; c < mt->n; c++)
         json_array_append_new(cols, json_pack("{s:s}", "label", labels[c]));
     for (size_t r = 0; r < mt->n; r++) {
@@ -475,20 +530,23 @@ matrix_view(const struct mat *mt, const char *const *labels, enum testspec_kind 
         for (size_t c = 0; c < mt->n; c++) {
             const struct agg *a = &mt->cells[r * mt->n + c];
             json_t *cell = json_object();
-            char b[64];
             bool present = mt->present[r * mt->n + c];
             /* every key set in every cell: a missing one would be looked up in the scenario */
-            json_object_set_new(
-                cell, "text",
-                json_string(!present        ? "—"
-                            : a->nv > 0     ? testspec_kind_value_text(k, a->st.mean, b, sizeof b)
-                            : a->failed > 0 ? "failed"
-                                            : "not run"));
+            json_object_set_new(cell, "text",
+                                !present        ? json_string("—")
+                                : a->nv > 0     ? report_scaled_json(&sc, a->st.mean)
+                                : a->failed > 0 ? json_string("failed")
+                                                : json_string("not run"));
             json_object_set_new(cell, "empty", json_boolean(!present || a->nv == 0));
             json_object_set_new(cell, "npairs",
                                 json_integer(a->pairs > 1 ? (json_int_t)a->pairs : 0));
             json_object_set_new(cell, "flag", json_boolean(a->nv > 0 && agg_flag(a)));
             json_object_set_new(cell, "nfailed", json_integer((json_int_t)a->failed));
+            json_object_set_new(
+                cell, "behind",
+                a->unsent_trials > 0
+                    ? report_jprintf("sender fell behind in %zu of %zu", a->unsent_trials, a->nv)
+                    : json_string(""));
             view_tally(cell, a);
             view_flagged(cell, a, k);
             json_array_append_new(cells, cell);
@@ -497,15 +555,25 @@ matrix_view(const struct mat *mt, const char *const *labels, enum testspec_kind 
     }
     json_object_set_new(o, "cols", cols);
     json_object_set_new(o, "rows", rows);
+    json_object_set_new(o, "scale", report_scale_json(&sc));
+    json_object_set_new(o, "unit", json_string(sc.unit));
     return o;
 }
 
 /* The matrix's measured cells, one a row: how many trials each planned and recorded, and how
  * many the hosts bent. */
 static json_t *
-cells_view(const struct mat *mt, const char *const *labels, enum testspec_kind k)
+cells_view(const struct mat *mt, const char *const *labels, enum testspec_kind k,
+           const char **jitter_unit)
 {
     json_t *list = json_array();
+    struct rvals jit = {0};
+    for (size_t i = 0; i < mt->n * mt->n; i++)
+        if (mt->present[i] && mt->cells[i].jitter.n > 0)
+            rvals_add(&jit, mt->cells[i].jitter.mean);
+    struct testspec_scale js = report_scale(TESTSPEC_M_RTT_MEAN, jit.v, jit.n);
+    rvals_release(&jit);
+    *jitter_unit = js.unit;
     for (size_t r = 0; r < mt->n; r++)
         for (size_t c = 0; c < mt->n; c++) {
             if (!mt->present[r * mt->n + c])
@@ -516,6 +584,14 @@ cells_view(const struct mat *mt, const char *const *labels, enum testspec_kind k
                           "pairs", (int)a->pairs, "runs", (int)a->runs, "ok", (int)a->nv, "failed",
                           (int)a->failed, "n_planned", (int)a->planned);
             view_tally(o, a);
+            static const char *const dash[] = {"cpu_local",  "cpu_remote", "cpb_local",
+                                               "cpb_remote", "lost",       "unsent"};
+            for (size_t i = 0; i < sizeof dash / sizeof dash[0]; i++) /* none measured */
+                json_object_set_new(o, dash[i], json_string("—"));
+            view_resources(o, a);
+            json_object_set_new(o, "jitter",
+                                a->jitter.n > 0 ? report_scaled_json(&js, a->jitter.mean)
+                                                : json_string("—"));
             view_flagged(o, a, k);
             json_array_append_new(list, o);
         }
@@ -607,6 +683,7 @@ struct group {
     uint64_t unseen;       /* trials the runs planned of the scenario's pairs with no record */
     uint64_t unseen_pairs; /* adaptive: those pairs (each undecided), per run */
     bool fam_shared;       /* the scenario has groups of both families (unseen is in the first) */
+    struct testspec_scale tsc; /* the unit of the trials per host pair table (and its charts) */
 };
 
 /* What a group's pairs add up to. */
@@ -617,7 +694,8 @@ struct group_acc {
     uint64_t planned;
     size_t met, at_max, short_of; /* adaptive trials: pairs by how they stopped */
     json_t *undecided;            /* adaptive trials: the view's pairs the rule has not decided */
-    bool any_cpu, any_udp, any_retr;
+    bool any_cpu, any_udp, any_retr, any_cpb, any_unsent;
+    bool any_behind; /* a trial whose sender fell behind (marked in the trials table) */
 };
 
 /* The group's own members, in the summary and in the view. */
@@ -633,17 +711,19 @@ group_head(const struct group *g, bool fam_in_key, json_t **sum, json_t **view)
     const char *dir = stream && sc->reverse ? "data flows dst → src (reverse)"
                       : stream              ? "data flows src → dst"
                                             : "src requests, dst responds";
-    char caption[512];
-    snprintf(caption, sizeof caption, "%s, %s (%s), %s; %s", sc->name, testspec_kind_words(k),
-             testspec_kind_unit(k), g->fam, dir);
+    char tail[256];
+    snprintf(tail, sizeof tail, "%s; %s", g->fam, dir);
     *sum = json_pack("{s:s,s:s,s:s,s:s,s:s,s:b,s:s,s:s,s:o}", "name", sc->name, "file_key", key,
                      "test", sc->test, "family", g->fam, "direction",
                      stream && sc->reverse ? "dst->src" : "src->dst", "reverse", sc->reverse,
                      "metric", testspec_kind_words(k), "unit", testspec_kind_unit(k), "params",
                      scen_params(sc->def));
-    *view = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:b,s:b}", "name", sc->name, "file_key", key,
-                      "test", sc->test, "family", g->fam, "caption", caption, "unit",
-                      testspec_kind_unit(k), "params", params_text(sc->def), "has_rtt",
+    /* "caption": what every figure of the scenario is of; each figure's adds its words and
+     * unit (report_fig_caption) */
+    *view = json_pack("{s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:o,s:b,s:b}", "name", sc->name, "file_key",
+                      key, "test", sc->test, "family", g->fam, "caption",
+                      report_jprintf("%s, %s", sc->name, tail), "cap_tail", tail, "words",
+                      testspec_kind_words(k), "params", params_text(sc->def), "has_rtt",
                       testspec_kind_has_rtt(k), "unrecorded", false);
     bool resolved = params_resolved(g->cx->m, sc);
     json_object_set_new(*sum, "params_resolved", json_boolean(resolved));
@@ -671,14 +751,21 @@ group_matrices(const struct group *g, json_t *sum, json_t *view)
         goto out;
     json_object_set_new(sum, "zone_cells", matrix_summary(&zm, zl, "zone"));
     if (view != NULL) {
-        json_object_set_new(view, "matrix", matrix_view(&zm, zl, g->k));
-        json_object_set_new(view, "cells", cells_view(&zm, zl, g->k));
+        const char *words = testspec_kind_words(g->k), *junit = NULL;
+        json_t *mv = matrix_view(&zm, zl, g->k);
+        json_object_set_new(mv, "caption", report_fig_caption(view, words, js(mv, "unit")));
+        json_object_set_new(view, "matrix", mv);
+        json_object_set_new(view, "cells", cells_view(&zm, zl, g->k, &junit));
+        json_object_set_new(view, "cells_jitter_unit", json_string(junit));
     }
     if (m->nregions > 1 && view != NULL) {
         if (mat_fill(g->cx, &rm, g->pairs, g->np, false) != 0)
             goto out;
         json_object_set_new(sum, "region_cells", matrix_summary(&rm, rl, "region"));
-        json_object_set_new(view, "region_matrix", matrix_view(&rm, rl, g->k));
+        json_t *mv = matrix_view(&rm, rl, g->k);
+        json_object_set_new(mv, "caption",
+                            report_fig_caption(view, testspec_kind_words(g->k), js(mv, "unit")));
+        json_object_set_new(view, "region_matrix", mv);
     }
     rc = 0;
 out:
@@ -720,8 +807,11 @@ pair_trial(const struct group *g, const struct rpair *p, const struct rtrial *t,
     char b[64];
     if (t->ok) {
         json_array_append_new(st, json_real(t->value));
-        testspec_kind_value_text(g->k, t->value, b, sizeof b);
-        json_array_append_new(vt, t->flags != 0 ? report_jprintf("%s ⚠", b) : json_string(b));
+        testspec_scale_text(&g->tsc, t->value, b, sizeof b);
+        bool behind = t->has_unsent && t->udp_unsent > 0; /* the host's limit, not the path's */
+        acc->any_behind |= behind;
+        json_array_append_new(
+            vt, report_jprintf("%s%s%s", b, behind ? " ‡" : "", t->flags != 0 ? " ⚠" : ""));
         if (t->flags != 0)
             pair_flagged(g, p, t, acc);
         return;
@@ -775,7 +865,9 @@ static void
 pair_chart_values(json_t *vo, const struct agg *a, const struct rpair *p)
 {
     json_object_set_new(vo, "mean_v", json_real(a->st.mean));
-    json_object_set_new(vo, "ci_v", json_real(stats_ci_halfwidth(&a->st, 0.95)));
+    json_object_set_new(vo, "ci_v",
+                        a->nv >= 2 ? json_real(stats_ci_halfwidth(&a->st, 0.95))
+                                   : json_null()); /* no interval of one trial */
     json_t *vals = json_array();
     for (size_t j = 0; j < p->nt; j++)
         if (p->t[j].ok)
@@ -894,6 +986,8 @@ group_pair(const struct group *g, const struct rpair *p, struct group_acc *acc)
     acc->any_cpu |= a.cpu_l.n > 0;
     acc->any_udp |= a.lost.n > 0;
     acc->any_retr |= a.retrans.n > 0;
+    acc->any_cpb |= a.cpb_l.n > 0;
+    acc->any_unsent |= a.unsent_known > 0;
     json_t *st = json_array(), *vt = json_array();
     pair_trials(g, p, st, vt, acc);
     const char *sz = m->zones[s->zone_idx].label, *dz = m->zones[d->zone_idx].label;
@@ -905,7 +999,11 @@ group_pair(const struct group *g, const struct rpair *p, struct group_acc *acc)
     json_t *vo = json_pack("{s:s,s:s,s:s,s:s,s:o}", "src", s->name, "dst", d->name, "src_zone", sz,
                            "dst_zone", dz, "trials", vt);
     pair_adaptive(g, p, &a, so, vo, acc);
-    view_stats(vo, &a, g->k);
+    view_stats(vo, &a, &g->tsc);
+    if (a.has_rtt) /* the percentiles merge these trials' histograms: all, or some */
+        json_object_set_new(vo, "pct_trials",
+                            a.rtt_trials < a.nv ? report_jprintf("%zu of %zu", a.rtt_trials, a.nv)
+                                                : report_jprintf("%zu", a.nv));
     if (g->np <= REPORT_CHART_MAX_BARS)
         pair_chart_values(vo, &a, p);
     json_array_append_new(acc->vpairs, vo);
@@ -979,6 +1077,52 @@ trials_obj(uint64_t planned, uint64_t ok, uint64_t failed, uint64_t not_run, siz
     return o;
 }
 
+/* The latency percentiles and jitter of the group's pairs, for the view: each table in the one
+ * unit of its values (read from the summary's pairs, which hold them as numbers). */
+static void
+group_pcts(const struct group_acc *acc, json_t *view)
+{
+    struct rvals pv = {0}, jv = {0};
+    size_t i;
+    const json_t *so;
+    json_array_foreach(acc->spairs, i, so)
+    {
+        const json_t *r = json_object_get(so, HISTJSON_RTT), *u = json_object_get(so, "udp");
+        if (r != NULL) {
+            rvals_add(&pv, jd(r, "min"));
+            for (size_t q = 0; q < HISTJSON_NPCT; q++)
+                rvals_add(&pv, jd(r, histjson_pcts[q].key));
+            rvals_add(&pv, jd(r, "max"));
+        }
+        if (u != NULL)
+            rvals_add(&jv, jd(u, "jitter_us"));
+    }
+    struct testspec_scale ps = report_scale(TESTSPEC_M_RTT_MEAN, pv.v, pv.n);
+    struct testspec_scale jsc = report_scale(TESTSPEC_M_RTT_MEAN, jv.v, jv.n);
+    rvals_release(&pv);
+    rvals_release(&jv);
+    json_array_foreach(acc->spairs, i, so)
+    {
+        json_t *vo = json_array_get(acc->vpairs, i);
+        const json_t *r = json_object_get(so, HISTJSON_RTT), *u = json_object_get(so, "udp");
+        if (r != NULL) {
+            json_t *p = json_array();
+            json_array_append_new(p, report_scaled_json(&ps, jd(r, "min")));
+            for (size_t q = 0; q < HISTJSON_NPCT; q++)
+                json_array_append_new(p, report_scaled_json(&ps, jd(r, histjson_pcts[q].key)));
+            json_array_append_new(p, report_scaled_json(&ps, jd(r, "max")));
+            json_object_set_new(vo, "pcts", p);
+            json_object_set_new(vo, "has_pcts", json_true());
+        }
+        if (u != NULL)
+            json_object_set_new(vo, "jitter", report_scaled_json(&jsc, jd(u, "jitter_us")));
+    }
+    json_object_set_new(view, "pcts_scale", report_scale_json(&ps));
+    json_object_set_new(view, "pcts_unit", json_string(ps.unit));
+    json_object_set_new(view, "pcts_caption", report_fig_caption(view, "RTT percentiles", ps.unit));
+    json_object_set_new(view, "jitter_unit", json_string(jsc.unit));
+}
+
 static void
 group_totals(const struct group *g, json_t *sum, json_t *view, const struct group_acc *acc)
 {
@@ -1017,7 +1161,15 @@ group_totals(const struct group *g, json_t *sum, json_t *view, const struct grou
     json_object_set_new(view, "has_cpu", json_boolean(acc->any_cpu));
     json_object_set_new(view, "has_udp", json_boolean(acc->any_udp));
     json_object_set_new(view, "has_retransmits", json_boolean(acc->any_retr));
+    json_object_set_new(view, "has_cpb", json_boolean(acc->any_cpb));
+    json_object_set_new(view, "has_unsent", json_boolean(acc->any_unsent));
+    json_object_set_new(view, "has_behind", json_boolean(acc->any_behind));
     json_object_set_new(view, "pct_cols", pct_cols());
+    json_object_set_new(view, "pairs_scale", report_scale_json(&g->tsc));
+    json_object_set_new(view, "pairs_unit", json_string(g->tsc.unit));
+    json_object_set_new(view, "pairs_caption",
+                        report_fig_caption(view, testspec_kind_words(g->k), g->tsc.unit));
+    group_pcts(acc, view);
     /* only when some trial was flagged: the summaries of journals of before read as before */
     bool flagged = json_array_size(acc->flagged_s) > 0;
     if (flagged)
@@ -1069,6 +1221,20 @@ group_build_cells(const struct group *g, bool fam_in_key, struct group_out *out)
     return 0;
 }
 
+/* The unit of the trials per host pair table: of the group's ok trial values. */
+static struct testspec_scale
+group_trials_scale(const struct group *g)
+{
+    struct rvals v = {0};
+    for (size_t i = 0; i < g->np; i++)
+        for (size_t j = 0; j < g->pairs[i].nt; j++)
+            if (g->pairs[i].t[j].ok)
+                rvals_add(&v, g->pairs[i].t[j].value);
+    struct testspec_scale sc = report_scale(testspec_kind_metric(g->k), v.v, v.n);
+    rvals_release(&v);
+    return sc;
+}
+
 /* The summary and the view of one (scenario, family): its matrices, pairs and failures. */
 static int
 group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_key,
@@ -1088,6 +1254,7 @@ group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_ke
         g.maxn = pairs[i].planned > g.maxn ? pairs[i].planned : g.maxn;
     if (cx->cells_only)
         return group_build_cells(&g, fam_in_key, out);
+    g.tsc = group_trials_scale(&g);
     json_t *sum, *view;
     group_head(&g, fam_in_key, &sum, &view);
     struct group_acc acc = {.spairs = json_array(),
@@ -1128,8 +1295,10 @@ host_view(const struct rhost *h, const struct rmodel *m)
 {
     char b[64];
     const json_t *env = h->env;
-    json_t *o = json_pack("{s:s,s:s,s:s,s:s}", "name", h->name, "region", h->region, "zone",
-                          m->zones[h->zone_idx].zone, "address", h->addr);
+    const char *zone = m->zones[h->zone_idx].zone;
+    json_t *o = json_pack("{s:s,s:s,s:s,s:s}", "name", h->name, "region",
+                          h->region[0] != '\0' ? h->region : "—", "zone",
+                          zone[0] != '\0' ? zone : "—", "address", h->addr);
     static const char *const keys[] = {"os",    "kernel", "cpu_model",  "interface",
                                        "qdisc", "tcp_cc", "clocksource"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
@@ -1443,6 +1612,11 @@ aggregate_head(const struct rmodel *m, json_t *sum, json_t *view)
     json_object_set_new(units, "cpu_pct", json_string("% of one core (local: src, remote: dst)"));
     json_object_set_new(units, "udp.lost_pct", json_string("%"));
     json_object_set_new(units, "udp.jitter_us", json_string("us"));
+    json_object_set_new(units, "udp.unsent",
+                        json_string("datagrams the sender's schedule called for and it did not "
+                                    "send (its host fell behind; not lost)"));
+    json_object_set_new(units, "cycles_per_byte",
+                        json_string("CPU cycles per byte moved (local: src, remote: dst)"));
     json_object_set_new(sum, "units", units);
     json_object_set_new(view, "title", json_string(title.data ? title.data : ""));
     json_object_set_new(view, "version", json_string(NS_VERSION));
@@ -1489,6 +1663,12 @@ aggregate_places(const struct rmodel *m, json_t *sum, json_t *view)
         json_array_append_new(vhosts, host_view(ho, m));
     }
     json_object_set_new(view, "zone_warnings", warnings);
+    /* a plan whose hosts state no zone: host pairs only, no zone matrix (the plan refuses a mix) */
+    bool zoned = m->by_zone_id;
+    for (size_t h = 0; h < m->nhosts && !zoned; h++)
+        zoned = m->hosts[h].zone != NULL && m->hosts[h].zone[0] != '\0';
+    json_object_set_new(sum, "zones_given", json_boolean(zoned || m->nhosts == 0));
+    json_object_set_new(view, "zoned", json_boolean(zoned || m->nhosts == 0));
     json_object_set_new(view, "by_zone_id", json_boolean(m->by_zone_id));
     if (m->by_zone_id) /* absent otherwise: summaries of zone labels read as before */
         json_object_set_new(sum, "zones_by", json_string("zone_id"));

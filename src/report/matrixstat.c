@@ -25,18 +25,19 @@
 struct mstat {
     const char *key;     /* summary "stat", and the file's suffix: matrix-<scenario>-<key>.csv */
     const char *title;   /* the report's heading */
+    const char *words;   /* what a cell is, in captions; NULL: the worst trial's figure */
     const char *source;  /* what a cell's value is ("each cell is ..."), summary.json too */
     const char *rtt_key; /* its key in the cell's rtt_us (microseconds); NULL: cell_key */
     const char *cell_key;
 };
 
 static const struct mstat mstats[] = {
-    {"p50", "Median latency (p50)",
+    {"p50", "Median latency (p50)", "median RTT (p50)",
      "the median of every sample of its trials (their merged histograms, no averaged percentile)",
      "p50", NULL},
-    {"p99", "p99 latency", "the 99th percentile of every sample of its trials (merged histograms)",
-     "p99", NULL},
-    {"min", "Minimum (worst trial)",
+    {"p99", "p99 latency", "p99 RTT",
+     "the 99th percentile of every sample of its trials (merged histograms)", "p99", NULL},
+    {"min", "Minimum (worst trial)", NULL,
      "the lowest trial value of its host pairs: the least the path delivered in a trial", NULL,
      "min"},
 };
@@ -56,14 +57,6 @@ mstat_value(const struct mstat *s, const json_t *cell)
                           ? json_object_get(json_object_get(cell, HISTJSON_RTT), s->rtt_key)
                           : json_object_get(cell, s->cell_key);
     return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static char *
-mstat_fmt(const struct mstat *s, enum testspec_kind k, double v, char *buf, size_t len)
-{
-    /* a percentile of the RTT reads as the mean RTT does */
-    return s->rtt_key != NULL ? testspec_metric_text(TESTSPEC_M_RTT_MEAN, v, buf, len)
-                              : testspec_kind_value_text(k, v, buf, len);
 }
 
 static size_t
@@ -133,37 +126,72 @@ static void
 stat_matrix(const struct mstat *s, const struct grid *g, enum testspec_kind k, const json_t *ssum,
             const json_t *sview, json_t *slist, json_t *vlist)
 {
-    char file[512], b[64];
+    char file[512], b[64], words[128];
     report_matrix_file(file, sizeof file, js(ssum, "file_key"), s->key);
-    const char *unit =
-        s->rtt_key != NULL ? testspec_metric_unit(TESTSPEC_M_RTT_MEAN) : testspec_kind_unit(k);
+    /* a percentile of the RTT reads as the mean RTT does */
+    enum testspec_metric metric =
+        s->rtt_key != NULL ? TESTSPEC_M_RTT_MEAN : testspec_kind_metric(k);
+    const char *unit = testspec_metric_unit(metric);
+    struct rvals vals = {0};
+    for (size_t i = 0; i < g->n * g->n; i++)
+        if (g->cell[i] != NULL && !isnan(mstat_value(s, g->cell[i])))
+            rvals_add(&vals, mstat_value(s, g->cell[i]));
+    struct testspec_scale sc = report_scale(metric, vals.v, vals.n);
+    rvals_release(&vals);
     json_t *cells = json_array(), *rows = json_array();
+    size_t partial = 0;
     for (size_t r = 0; r < g->n; r++) {
         json_t *vcells = json_array();
         for (size_t c = 0; c < g->n; c++) {
             const json_t *cell = g->cell[r * g->n + c];
             double v = cell != NULL ? mstat_value(s, cell) : NAN;
             bool has = !isnan(v);
-            if (has)
-                json_array_append_new(cells, json_pack("{s:s,s:s,s:f}", "src_zone", g->labels[r],
-                                                       "dst_zone", g->labels[c], "value", v));
+            /* percentiles merge the trials that carried a histogram: all, or some (said) */
+            json_int_t n = cell != NULL ? json_integer_value(json_object_get(cell, "n")) : 0;
+            json_int_t from = s->rtt_key != NULL
+                                  ? json_integer_value(json_object_get(
+                                        json_object_get(cell, HISTJSON_RTT), "trials"))
+                                  : n;
+            if (has) {
+                json_t *o = json_pack("{s:s,s:s,s:f}", "src_zone", g->labels[r], "dst_zone",
+                                      g->labels[c], "value", v);
+                if (s->rtt_key != NULL)
+                    json_object_set_new(o, "trials", json_integer(from));
+                json_array_append_new(cells, o);
+            }
+            json_t *text = has ? report_scaled_json(&sc, v) : json_string(cell_missing_text(cell));
+            if (has && from < n) {
+                partial++;
+                json_decref(text);
+                text = report_jprintf("%s · from %lld of %lld trials",
+                                      testspec_scale_text(&sc, v, b, sizeof b), (long long)from,
+                                      (long long)n);
+            }
             /* every key in every cell: a missing one would be looked up in the scenario */
-            json_array_append_new(
-                vcells, json_pack("{s:s,s:b}", "text",
-                                  has ? mstat_fmt(s, k, v, b, sizeof b) : cell_missing_text(cell),
-                                  "empty", !has));
+            json_array_append_new(vcells, json_pack("{s:o,s:b}", "text", text, "empty", !has));
         }
         json_array_append_new(rows, json_pack("{s:s,s:o}", "label", g->labels[r], "cells", vcells));
     }
     json_array_append_new(slist, json_pack("{s:s,s:s,s:s,s:s,s:s,s:o}", "stat", s->key, "title",
                                            s->title, "unit", unit, "source", s->source, "file",
                                            file, "cells", cells));
-    char caption[600];
-    snprintf(caption, sizeof caption, "%s, %s, %s", js(sview, "name"), js(sview, "family"), unit);
+    if (s->words != NULL)
+        snprintf(words, sizeof words, "%s", s->words);
+    else /* a trial's figure: the kind's */
+        snprintf(words, sizeof words, "worst trial's %s", testspec_kind_words(k));
     json_array_append_new(
-        vlist, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:o}", "stat", s->key, "title", s->title,
-                         "caption", caption, "source", s->source, "file", file, "note", "", "cols",
-                         json_object_get(json_object_get(sview, "matrix"), "cols"), "rows", rows));
+        vlist,
+        json_pack("{s:s,s:s,s:o,s:s,s:s,s:o,s:O,s:o,s:o}", "stat", s->key, "title", s->title,
+                  "caption", report_fig_caption(sview, words, sc.unit), "source", s->source, "file",
+                  file, "note",
+                  partial > 0 ? report_jprintf("The percentiles of %zu cell%s come from part of "
+                                               "%s trials (a trial that carried no histogram): "
+                                               "each says from how many.",
+                                               partial, partial == 1 ? "" : "s",
+                                               partial == 1 ? "its" : "their")
+                              : json_string(""),
+                  "cols", json_object_get(json_object_get(sview, "matrix"), "cols"), "rows", rows,
+                  "scale", report_scale_json(&sc)));
 }
 
 /* --- asymmetry ---------------------------------------------------------------------------- */
@@ -446,8 +474,8 @@ report_matrix_stats(json_t *sum, json_t *view)
 
 /* --- CSV ---------------------------------------------------------------------------------- */
 
-/* The same layout as matrix-<scenario>.csv: "src\dst,<zone>,..." then one row per source
- * zone, the value with 3 decimals, empty where the cell has none. */
+/* The same layout as matrix-<scenario>.csv: "src\dst (<unit>),<zone>,..." then one row per
+ * source zone, the value with 3 decimals, empty where the cell has none. */
 static int
 write_stat_csv(const char *path, const json_t *zones, const json_t *m, struct err *e)
 {
@@ -474,7 +502,7 @@ write_stat_csv(const char *path, const json_t *zones, const json_t *m, struct er
     }
     struct rbuf b;
     rbuf_init(&b);
-    rbuf_puts(&b, "src\\dst");
+    report_csv_corner(&b, js(m, "unit"));
     for (size_t col = 0; col < n; col++) {
         rbuf_puts(&b, ",");
         rbuf_csv_field(&b, labels[col]);

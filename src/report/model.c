@@ -811,7 +811,13 @@ trial_fill(struct rmodel *m, struct rtrial *t, enum testspec_kind kind,
             t->lost_pct = 100.0 * res->udp_lost / res->udp_sent;
         t->jitter_us = res->udp_jitter_us;
         t->has_udp = true;
+        t->udp_sent = res->has_udp_sent ? res->udp_sent : 0.0;
+        t->has_unsent = res->has_udp_unsent;
+        t->udp_unsent = res->has_udp_unsent ? res->udp_unsent : 0.0;
     }
+    t->has_cpb = res->has_cpu_cpb_local && res->has_cpu_cpb_remote;
+    t->cpb_local = res->cpu_cpb_local;
+    t->cpb_remote = res->cpu_cpb_remote;
     return testspec_kind_has_rtt(kind) && !m->no_hist ? rtt_fill(m, &t->rtt, res) : 0;
 }
 
@@ -1441,7 +1447,7 @@ label_part(char *p, const char *s)
 }
 
 /* Zones and regions from the hosts, in natural order; labels carry the region when there are
- * several ("westus3/1"). */
+ * several ("westus3/1"; a region whose hosts have no zone: "japanwest"). */
 static int
 zones_build(struct rmodel *m)
 {
@@ -1478,8 +1484,11 @@ zones_build(struct rmodel *m)
             return NS_ENOMEM;
         if (m->nregions > 1) { /* "region/zone", a '/' or '\' of either escaped */
             char *p = label_part(zn->label, zn->region);
-            *p++ = '/';
-            *label_part(p, zn->zone) = '\0';
+            if (zn->zone[0] != '\0') { /* else a region without zones (Azure's Japan West) */
+                *p++ = '/';
+                p = label_part(p, zn->zone);
+            }
+            *p = '\0';
         } else {
             snprintf(zn->label, n, "%s", zn->zone);
         }

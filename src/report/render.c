@@ -72,14 +72,15 @@ render_template(const char *name, const json_t *view, enum tmpl_mode mode, const
     return rc;
 }
 
-/* matrix CSV: "src\dst,<label>,..." then one row per source; empty where nothing measured. */
+/* matrix CSV: "src\dst (<unit>),<label>,..." then one row per source; empty where nothing
+ * measured. */
 static int
 write_csv(const char *path, const json_t *labels, const json_t *cells, const char *srckey,
-          const char *dstkey, struct err *e)
+          const char *dstkey, const char *unit, struct err *e)
 {
     struct rbuf b;
     rbuf_init(&b);
-    rbuf_puts(&b, "src\\dst");
+    report_csv_corner(&b, unit);
     size_t n = json_array_size(labels);
     for (size_t c = 0; c < n; c++) {
         rbuf_puts(&b, ",");
@@ -117,18 +118,22 @@ write_csvs(const char *out, const json_t *sum, struct err *e)
     json_array_foreach(json_object_get(sum, "zones"), i, z)
         json_array_append(zl, json_object_get(z, "label"));
     int rc = 0;
+    bool zoned = !json_is_false(json_object_get(sum, "zones_given")); /* else host pairs only */
     json_array_foreach(json_object_get(sum, "scenarios"), i, s)
     {
         char path[4096], name[1024];
         const char *key = json_string_value(json_object_get(s, "file_key"));
         report_matrix_file(name, sizeof name, key, NULL);
         snprintf(path, sizeof path, "%s/%s", out, name);
-        rc = write_csv(path, zl, json_object_get(s, "zone_cells"), "src_zone", "dst_zone", e);
+        if (zoned)
+            rc = write_csv(path, zl, json_object_get(s, "zone_cells"), "src_zone", "dst_zone",
+                           js(s, "unit"), e);
         if (rc == 0 && json_object_get(s, "region_cells") != NULL) {
             report_matrix_file(name, sizeof name, key, REPORT_MATRIX_REGIONS);
             snprintf(path, sizeof path, "%s/%s", out, name);
-            rc = write_csv(path, json_object_get(sum, "regions"),
-                           json_object_get(s, "region_cells"), "src_region", "dst_region", e);
+            rc =
+                write_csv(path, json_object_get(sum, "regions"), json_object_get(s, "region_cells"),
+                          "src_region", "dst_region", js(s, "unit"), e);
         }
         if (rc != 0)
             break;
@@ -401,7 +406,7 @@ build_outputs(const char *dir, const struct report_opts *o, json_t *sum, json_t 
     int rc = write_json(path, sum, e);
     if (rc == 0)
         rc = write_csvs(dir, sum, e);
-    if (rc == 0)
+    if (rc == 0 && !json_is_false(json_object_get(sum, "zones_given")))
         rc = report_matrix_csvs(dir, sum, e);
     if (rc == 0)
         rc = report_charts(dir, sum, view, o->warn, e);

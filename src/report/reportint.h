@@ -47,8 +47,13 @@ struct rtrial {
     char *error;  /* failed: the reason */
     double value; /* the headline metric (us, Mbit/s, conn/s) */
     bool has_cpu, has_retrans, has_udp;
+    bool has_cpb;    /* cycles per byte, both ends (stream kinds) */
+    bool has_unsent; /* udp.unsent recorded (udp_stream) */
     double cpu_local, cpu_remote, retrans, lost_pct, jitter_us;
-    struct rrtt rtt; /* n == 0 when none */
+    double cpb_local, cpb_remote; /* CPU cycles per byte moved: src's, dst's */
+    double udp_sent, udp_unsent;  /* datagrams sent, and those the sender's schedule called for
+                                   * and it did not send (it fell behind) */
+    struct rrtt rtt;              /* n == 0 when none */
     /* What the hosts did to an ok trial (journal_trial's flags, common/hostflags.h): whether its
      * record says (judged), the flags raised (1u << enum hostflag) and their reasons,
      * "drops: ...; stall: ..." (NULL when none raised). */
@@ -266,6 +271,11 @@ bool rrun_complete(const struct rrun *r);
 /* Whether one of m's runs is still going, or not complete. */
 void report_completeness(const struct rmodel *m, bool *in_progress, bool *incomplete);
 
+/* A figure's caption from its scenario's view: "latency, mean RTT (µs), ipv4; src requests, dst
+ * responds" (the scenario, what the figure shows and the one unit it is in, its family and which
+ * way data flows). New reference. */
+json_t *report_fig_caption(const json_t *sview, const char *words, const char *unit);
+
 /* Build summary (numbers) and view (strings for the templates) of m. New references. */
 int report_aggregate(const struct rmodel *m, json_t **summary, json_t **view, struct err *e);
 /* The summary's head and, per scenario and family, its own members, trial counts and zone
@@ -280,6 +290,9 @@ int report_aggregate_cells(const struct rmodel *m, json_t **summary, struct err 
  * "matrix-<file_key>-<suffix>.csv". snprintf's return value. */
 #define REPORT_MATRIX_REGIONS "regions"
 int report_matrix_file(char *buf, size_t len, const char *file_key, const char *suffix);
+/* The top-left field of a matrix CSV: "src\dst (us)", the unit its numbers are in (the
+ * summary's, machine-readable: testspec_metric_unit's, whatever unit the report shows them in). */
+void report_csv_corner(struct rbuf *b, const char *unit);
 
 /* Write charts/<name>.{dat,gp} for every scenario of view and run gnuplot on each (timeout
  * per script). Adds "charts" (file names and captions) to view and sets "charts_note"; a chart

@@ -310,6 +310,14 @@ report_matrix_file(char *buf, size_t len, const char *file_key, const char *suff
     return snprintf(buf, len, "matrix-%s.csv", file_key);
 }
 
+void
+report_csv_corner(struct rbuf *b, const char *unit)
+{
+    rbuf_puts(b, "src\\dst (");
+    rbuf_puts(b, unit);
+    rbuf_puts(b, ")");
+}
+
 json_t *
 report_flagged_text(enum testspec_kind k, const json_t *cell)
 {

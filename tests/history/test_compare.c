@@ -245,7 +245,7 @@ test_nothing_matched(void **state)
     assert_non_null(strstr(s, "Gate: FAILED: nothing compared"));
     assert_null(strstr(s, "passed"));
     /* why each cell was not compared: here the new run has its latency as another kind */
-    assert_non_null(strstr(s, "only in the baseline: latency (tcp_rr, ipv4) 1 → 2: 292.7 us "
+    assert_non_null(strstr(s, "only in the baseline: latency (tcp_rr, ipv4) 1 → 2: 292.7 µs "
                               "(scenario not in the new run (it has latency as udp_rr, ipv4); "
                               "fails the gate)"));
     free(s);
@@ -562,7 +562,7 @@ test_flagged_new_named(void **state)
     assert_true(has(s, "- ⚠ the new run's hosts bent trials of udp-loss (udp_stream, ipv4) 2 → 3: "
                        "2 of 2 trials flagged (drops 2); no trial without them\n"));
     assert_true(has(s, "- ⚠ the new run's hosts bent trials of latency (tcp_rr, ipv4) 1 → 2: 1 "
-                       "of 6 trials flagged (steal 1, stall 1); 303.3 us without them\n"));
+                       "of 6 trials flagged (steal 1, stall 1); 303.3 µs without them\n"));
     size_t n = 0;
     for (const char *p = strstr(s, "- ⚠ the new run's hosts bent"); p != NULL;
          p = strstr(p + 1, "- ⚠ the new run's hosts bent"))

@@ -181,9 +181,9 @@ test_golden_hostile(void **state)
     assert_non_null(strstr(md, "lat\\<b\\>'\\`touch pwned\\`@x\\|y"));
     /* the chart script: every plan string single-quoted, its quotes doubled */
     char *gp = read_out(out, "charts/trend-lat_b___touch_pwned__x_y.gp");
-    assert_non_null(strstr(gp, "set title 'trend: lat<b>''`touch pwned`@x|y, "));
+    assert_non_null(strstr(gp, "set title 'lat<b>''`touch pwned`@x|y: "));
     assert_non_null(strstr(gp, "'#1 20261101T150000Z-''`id`|<x>,\"y\"' 0"));
-    assert_non_null(strstr(gp, "title 'a&b > \"q,1\" <z2>'"));
+    assert_non_null(strstr(gp, "title 'a&b → \"q,1\" <z2>'"));
     assert_null(strstr(gp, "\"lat<b>"));
     free(gp);
     free(html);
@@ -336,7 +336,9 @@ test_flag_on_the_right_run(void **state)
                                     "20261115T150000Z-t003; still beyond in the latest run\n"));
     assert_string_equal(strchr(r.flags, '\n'), "\n"); /* that cell alone */
     char *md = read_out(out, "trend.md");
-    assert_non_null(strstr(md, "| 1 → 2 | 292.0 us ± 0.7 us | 292.7 us ± 1.1 us | **⚑ 338.5 us"));
+    /* one unit per table, said in its caption */
+    assert_non_null(strstr(md, "*latency, mean RTT (µs), ipv4: each run's zone cell"));
+    assert_non_null(strstr(md, "| 1 → 2 | 292.0 ± 0.7 | 292.7 ± 1.1 | **⚑ 338.5"));
     assert_non_null(strstr(md, "**left the CI of #1 by 15.7 % at #3; still beyond at #5**"));
     /* 3 -> 2 had one ok trial in trend-a: its baseline is trend-b */
     assert_non_null(strstr(md, "within the CI of #2 + 5.0 % (baseline: the first run with 2 ok "
@@ -435,7 +437,8 @@ test_gnuplot_draws_and_renders_repeat(void **state)
     char *md = read_out(o1, "trend.md"), *html = read_out(o1, "trend.html");
     assert_null(strstr(md, "Charts were skipped"));
     assert_null(strstr(md, "could not be drawn"));
-    assert_non_null(strstr(md, "![trend: latency, mean RTT (us), ipv4; "));
+    assert_non_null(strstr(md, "![trend-latency.svg](charts/trend-latency.svg)\n\n*latency, mean "
+                               "RTT (µs), ipv4: each zone cell's mean run by run"));
     assert_non_null(strstr(html, "<img src=\"data:image/svg+xml;base64,"));
     char *svg = read_out(o1, "charts/trend-latency.svg");
     assert_non_null(strstr(svg, "<svg"));
@@ -454,7 +457,7 @@ test_gnuplot_draws_and_renders_repeat(void **state)
     assert_int_not_equal(access("pwned", F_OK), 0);
     svg = read_out(h, "charts/trend-lat_b___touch_pwned__x_y.svg");
     /* the title as given, backquotes and @ included (gnuplot escapes < and & only) */
-    assert_non_null(strstr(svg, "<text>trend: lat&lt;b>'`touch pwned`@x|y, mean RTT"));
+    assert_non_null(strstr(svg, "<text>lat&lt;b>'`touch pwned`@x|y: mean RTT per zone cell"));
     free(svg);
     th_rmtree(o1);
     th_rmtree(o2);
@@ -811,8 +814,8 @@ test_bent_cells_named(void **state)
                                "(20261201T150000Z-8a1d): 2 of 2 trials flagged (drops 2); no "
                                "trial without them\n"));
     assert_non_null(strstr(md, "- ⚠ latency (tcp_rr, ipv4) 1 → 2 at #2 (20261201T150000Z-8a1d): 1 "
-                               "of 6 trials flagged (steal 1, stall 1); 303.3 us without them\n"));
-    assert_non_null(strstr(md, "| 1 → 2 | 304.3 us ± 7.8 us | 304.3 us ± 7.8 us ⚠ |"));
+                               "of 6 trials flagged (steal 1, stall 1); 303.3 µs without them\n"));
+    assert_non_null(strstr(md, "| 1 → 2 | 304.3 ± 7.8 | 304.3 ± 7.8 ⚠ |"));
     size_t n = 0;
     for (const char *p = strstr(md, "- ⚠ "); p != NULL; p = strstr(p + 1, "- ⚠ "))
         n++;

@@ -512,6 +512,68 @@ def fixture_allfailed(out):
     j.close()
 
 
+def fixture_measures(out):
+    """What a trial measures beside its figure, each of which the reports must show: a
+    udp_stream whose sender fell behind its schedule in two trials (udp.unsent > 0: its host's
+    limit, not the path's), cycles per byte of the stream kinds, a latency trial that carried
+    no histogram (its cell's percentiles come from 2 of 3 trials), and a scenario of one trial
+    per pair (no interval: null in summary.json, n/a in the reports)."""
+    hosts = [host("a1", "a", "lab", "10.9.0.1"), host("a2", "a", "lab", "10.9.0.2"),
+             host("b1", "b", "lab", "10.9.0.3")]
+    scs = [scen("udp", "udp_stream", trials=3, rate_bps=1000000000),
+           scen("tput", "tcp_stream", trials=3), scen("lat", "tcp_rr", trials=3),
+           scen("once", "tcp_rr", trials=1)]
+    rng = random.Random(51)
+    j = Journal(os.path.join(out, "measures"), "20261203T150000Z-meas", "lab-measures", hosts,
+                scs, 0, description="what every trial measured reaches the page")
+    pairs = [("a1", "b1"), ("b1", "a1"), ("a1", "a2")]
+    for n in (1, 2, 3):
+        for a, b in pairs:
+            v = 1000 * rng.uniform(0.97, 0.999)
+            r = make_result("udp_stream", round(v, 3), rng, 10)
+            unsent = 0
+            if (a, b) == ("a1", "b1") and n > 1:  # the sender's host fell behind
+                v = 493.6 + n
+                r = make_result("udp_stream", v, rng, 10)
+                unsent = 40000 + 1000 * n
+            r["udp"]["unsent"] = r["streams"][0]["udp"]["unsent"] = unsent
+            j.trial("udp", a, b, n, r)
+        for a, b in pairs:
+            r = make_result("tcp_stream", round(49200 * rng.uniform(0.97, 1.03), 3), rng, 10)
+            # busy CPU per byte moved, as nsperf derives it from the CPU share (NTTTCP's)
+            r["cpu"]["cycles_per_byte"] = round(0.4 + r["cpu"]["local_pct"] / 50.0, 4)
+            r["cpu"]["remote_cycles_per_byte"] = round(0.3 + r["cpu"]["remote_pct"] / 50.0, 4)
+            j.trial("tput", a, b, n, r)
+        for a, b in pairs:
+            r = make_result("tcp_rr", 330 * rng.uniform(0.98, 1.02), rng, 10, hist_n=1000)
+            if (a, b) == ("a1", "b1") and n == 2:  # a trial without its histogram
+                del r["rtt_us"]["hist"]
+            j.trial("lat", a, b, n, r)
+    for a, b in pairs:
+        j.trial("once", a, b, 1, make_result("tcp_rr", 330 * rng.uniform(0.98, 1.02), rng, 10,
+                                             hist_n=1000))
+    j.close()
+
+
+def fixture_nozones(out):
+    """A plan whose hosts state no zone (a valid plan's hosts all do, or none): host pairs
+    only, no zone matrix."""
+    hosts = [host("n1", "", "", "10.9.1.1"), host("n2", "", "", "10.9.1.2"),
+             host("n3", "", "", "10.9.1.3")]
+    scs = [scen("lat", "tcp_rr", trials=2)]
+    rng = random.Random(52)
+    j = Journal(os.path.join(out, "nozones"), "20261203T160000Z-nozo", "lab-nozones", hosts,
+                scs, 0)
+    for n in (1, 2):
+        for a in hosts:
+            for b in hosts:
+                if a is not b:
+                    j.trial("lat", a["name"], b["name"], n,
+                            make_result("tcp_rr", 120 * rng.uniform(0.97, 1.03), rng, 10,
+                                        hist_n=1000))
+    j.close()
+
+
 def fixture_compare(out):
     """Baseline and candidate: 1->2 much worse (significant), 1->3 better, 2->3 same,
     2->1 only in base, 3->1 only in new; throughput 1->2 slightly lower (below PCT)."""
@@ -765,6 +827,8 @@ def main():
         fixture_gate(out)
         fixture_trend(out)
         fixture_trend_hostile(out)
+        fixture_measures(out)
+        fixture_nozones(out)
     elif (len(sys.argv) in (5, 6, 7) and sys.argv[1] == "bench"
           and sys.argv[5:6] in ([], ["cloud"], ["loopback"])
           and sys.argv[6:] in ([], ["buckets"], ["runs"])):

@@ -259,7 +259,8 @@ test_min_matrix_of_a_rate_kind(void **state)
     assert_string_equal(json_string_value(json_object_get(mn, "unit")), "Mbit/s");
 }
 
-/* The CSV repeats summary.json's values, 3 decimals, empty where nothing was measured. */
+/* The CSV repeats summary.json's values, 3 decimals, empty where nothing was measured, in the
+ * summary's machine unit that its corner names. */
 static void
 test_stat_csvs(void **state)
 {
@@ -267,13 +268,13 @@ test_stat_csvs(void **state)
     char *csv = out_file(f, "matrix-tput-min.csv");
     assert_non_null(csv);
     assert_string_equal(
-        csv, "src\\dst,1,2,3\n1,,100.000,200.000\n2,100.000,,50.000\n3,190.000,60.000,\n");
+        csv, "src\\dst (Mbit/s),1,2,3\n1,,100.000,200.000\n2,100.000,,50.000\n3,190.000,60.000,\n");
     free(csv);
     csv = out_file(f, "matrix-lat-p99.csv");
     assert_non_null(csv);
     const json_t *p99 = stat_matrix(scen(f, "lat"), "p99");
     char want[512];
-    snprintf(want, sizeof want, "src\\dst,1,2,3\n1,,%.3f,%.3f\n2,%.3f,,%.3f\n3,%.3f,,\n",
+    snprintf(want, sizeof want, "src\\dst (us),1,2,3\n1,,%.3f,%.3f\n2,%.3f,,%.3f\n3,%.3f,,\n",
              stat_cell(p99, "1", "2"), stat_cell(p99, "1", "3"), stat_cell(p99, "2", "1"),
              stat_cell(p99, "2", "3"), stat_cell(p99, "3", "1"));
     assert_string_equal(csv, want);
@@ -349,8 +350,8 @@ test_report_says_it(void **state)
     const char *lat = strstr(md, "## Scenario lat:"), *tput = strstr(md, "## Scenario tput:");
     assert_non_null(lat);
     assert_non_null(tput);
-    const char *flag = strstr(lat, "- ⇄ 1 → 2 is 6.5 % higher than 2 → 1: 410.0 us against "
-                                   "385.0 us (means of 3 and 3 trials; Welch t = 3.87, df = 2.9, "
+    const char *flag = strstr(lat, "- ⇄ 1 → 2 is 6.5 % higher than 2 → 1: 410.0 µs against "
+                                   "385.0 µs (means of 3 and 3 trials; Welch t = 3.87, df = 2.9, "
                                    "p = 0.032)");
     assert_non_null(flag);
     assert_true(flag < tput);
@@ -366,10 +367,13 @@ test_report_says_it(void **state)
                                  "either direction, p = 0)"));
     assert_non_null(strstr(tput, "1 zone pair with fewer than 2 ok trials in a direction could "
                                  "not be tested: 1 ↔ 3."));
-    assert_non_null(strstr(lat, "### Median latency (p50) matrix (lat, ipv4, us)"));
-    assert_non_null(strstr(lat, "### p99 latency matrix (lat, ipv4, us)"));
-    assert_non_null(strstr(tput, "### Minimum (worst trial) matrix (tput, ipv4, Mbit/s)"));
-    assert_non_null(strstr(tput, "| **3** | 190.0 Mbit/s | 60.00 Mbit/s | — |"));
+    /* each matrix in one unit, chosen for its cells, named in its caption */
+    assert_non_null(strstr(lat, "### Median latency (p50) matrix\n\n*lat, median RTT (p50) (µs), "
+                                "ipv4; src requests, dst responds.*"));
+    assert_non_null(strstr(lat, "### p99 latency matrix\n\n*lat, p99 RTT (µs), ipv4;"));
+    assert_non_null(strstr(tput, "### Minimum (worst trial) matrix\n\n*tput, worst trial's "
+                                 "throughput (Mbit/s), ipv4; data flows src → dst.*"));
+    assert_non_null(strstr(tput, "| **3** | 190.0 | 60.0 | — |"));
     char *html = out_file(f, "report.html");
     assert_non_null(html);
     assert_non_null(strstr(html, "<li><span class=\"flag\">⇄</span> 1 → 2 is 6.5 % higher"));
@@ -378,7 +382,7 @@ test_report_says_it(void **state)
     free(md);
 }
 
-/* The heat map's colours start at zero and its axis says the range and spread. */
+/* The heat map's colours start at zero and its caption says the range and spread. */
 static void
 test_heatmap_scale_from_zero(void **state)
 {
@@ -387,7 +391,9 @@ test_heatmap_scale_from_zero(void **state)
     assert_non_null(gp);
     /* cells 300 us (2 -> 3) to 501 us (1 -> 3): (501 - 300) / 300 = 67.0 % */
     assert_non_null(strstr(gp, "\nset cbrange [0:501]\n"));
-    assert_non_null(strstr(gp, "colour scale from 0; cells 300.0 us to 501.0 us, spread 67.0 %"));
+    assert_non_null(strstr(gp, "\nset cblabel 'mean RTT (µs)'\n"));
+    /* the caption, at the script's head */
+    assert_non_null(strstr(gp, "cells 300.0 to 501.0 µs (highest 67.0 % above lowest)"));
     free(gp);
 }
 
@@ -465,12 +471,13 @@ test_file_keys_apart(void **state)
     static const struct {
         const char *file, *text;
     } csvs[] = {
-        {"matrix-lat-regions.csv", "src\\dst,r,s\nr,,400.000\ns,,\n"},     /* lat's region matrix */
-        {"matrix-lat-p99.csv", "src\\dst,r/1,s/2\nr/1,,400.000\ns/2,,\n"}, /* lat's p99 */
-        {"matrix-lat-p99-2.csv", "src\\dst,r/1,s/2\nr/1,,100.000\ns/2,,\n"},
-        {"matrix-lat-regions-2.csv", "src\\dst,r/1,s/2\nr/1,,200.000\ns/2,,\n"},
-        {"matrix-a_b.csv", "src\\dst,r/1,s/2\nr/1,,300.000\ns/2,,\n"},
-        {"matrix-a_b-2.csv", "src\\dst,r/1,s/2\nr/1,,400.000\ns/2,,\n"},
+        {"matrix-lat-regions.csv",
+         "src\\dst (us),r,s\nr,,400.000\ns,,\n"}, /* lat's region matrix */
+        {"matrix-lat-p99.csv", "src\\dst (us),r/1,s/2\nr/1,,400.000\ns/2,,\n"}, /* lat's p99 */
+        {"matrix-lat-p99-2.csv", "src\\dst (Mbit/s),r/1,s/2\nr/1,,100.000\ns/2,,\n"},
+        {"matrix-lat-regions-2.csv", "src\\dst (Mbit/s),r/1,s/2\nr/1,,200.000\ns/2,,\n"},
+        {"matrix-a_b.csv", "src\\dst (Mbit/s),r/1,s/2\nr/1,,300.000\ns/2,,\n"},
+        {"matrix-a_b-2.csv", "src\\dst (Mbit/s),r/1,s/2\nr/1,,400.000\ns/2,,\n"},
     };
     for (size_t i = 0; i < sizeof csvs / sizeof csvs[0]; i++) {
         char *csv = out_file(&f, csvs[i].file);

@@ -809,7 +809,7 @@ test_zone_labels_apart(void **state)
     json_decref(sum);
     char *csv = read_in("zl", "matrix-latency.csv");
     /* two rows and two columns, each cell off the diagonal */
-    assert_non_null(strstr(csv, "src\\dst,r/a\\/b,r\\/a/b\n"));
+    assert_non_null(strstr(csv, "src\\dst (us),r/a\\/b,r\\/a/b\n"));
     assert_non_null(strstr(csv, "\nr/a\\/b,,"));
     assert_non_null(strstr(csv, "\nr\\/a/b,"));
     char *d = strstr(csv, "\nr\\/a/b,");
@@ -828,18 +828,18 @@ test_csv_texts_never_formulas(void **state)
     assert_int_equal(report_cmd("fx", NULL, NULL, NULL), CLI_REPORT_OK);
     char *csv = read_in("fx", "matrix-latency.csv");
     /* natural order: -1 before =1+2 */
-    assert_non_null(strstr(csv, "src\\dst,'-1,'=1+2\n"));
+    assert_non_null(strstr(csv, "src\\dst (us),'-1,'=1+2\n"));
     assert_non_null(strstr(csv, "\n'-1,,2"));
     assert_non_null(strstr(csv, "\n'=1+2,2"));
     free(csv);
     csv = read_in("fx", "matrix-latency-p99.csv");
-    assert_non_null(strstr(csv, "src\\dst,'-1,'=1+2\n"));
+    assert_non_null(strstr(csv, "src\\dst (us),'-1,'=1+2\n"));
     free(csv);
     copy_fixture("pooled-a", "fy");
     replace_places("fy", "@SUM(A1)", "lab", "+x,y", "lab");
     assert_int_equal(report_cmd("fy", NULL, NULL, NULL), CLI_REPORT_OK);
     csv = read_in("fy", "matrix-latency.csv");
-    assert_non_null(strstr(csv, "src\\dst,\"'+x,y\",'@SUM(A1)\n"));
+    assert_non_null(strstr(csv, "src\\dst (us),\"'+x,y\",'@SUM(A1)\n"));
     free(csv);
 }
 
@@ -1444,9 +1444,11 @@ test_adaptive_trend(void **state)
     assert_non_null(strstr(md, "**incomplete (interrupted): at least 5 of at least 23 planned "
                                "trials not run, 3 host pairs of adaptive trials undecided**"));
     assert_non_null(strstr(md, "| 21 ok, 0 failed | complete |"));
-    /* cells: an undecided pair's planned count is the least; a cell nothing of which ran */
-    assert_non_null(strstr(md, "| a → c | 100.0 us ± 6.6 us | 105.0 us ± 63.5 us (2/≥3 ok) |"));
-    assert_non_null(strstr(md, "| b → c | 100.3 us ± 1.4 us | not run |"));
+    /* cells: an undecided pair's planned count is the least; a cell nothing of which ran; the
+     * table in one unit, which its caption names */
+    assert_non_null(strstr(md, "*rr, mean RTT (µs), ipv4: each run's zone cell"));
+    assert_non_null(strstr(md, "| a → c | 100.0 ± 6.6 | 105.0 ± 63.5 (2/≥3 ok) |"));
+    assert_non_null(strstr(md, "| b → c | 100.3 ± 1.4 | not run |"));
     free(md);
 }
 

@@ -48,6 +48,9 @@
     X(CLI_RUN_REPORTS, 5,                                                                          \
       "the survey ran (as for 0 or 1) but its reports could not be written; netsurvey report "     \
       "DIR writes them")                                                                           \
+    X(CLI_RUN_PUBLISH, 6,                                                                          \
+      "--db: the database could not be reached or written: before the survey, nothing was run; "   \
+      "after it, the run directory is whole and netsurvey publish DIR --db URL publishes it")      \
     X(CLI_RUN_INTERRUPTED, 130, "interrupted by SIGINT; --resume DIR continues")                   \
     X(CLI_RUN_TERMINATED, 143, "terminated by SIGTERM; --resume DIR continues")
 
@@ -61,7 +64,10 @@
     X(CLI_REPORT_UNWRITTEN, 3, "a report could not be written")                                    \
     X(CLI_REPORT_INCOMPLETE, 4,                                                                    \
       "a run is incomplete (planned trials without a record, or host pairs of adaptive trials "    \
-      "whose rule has not decided) or still in progress: every report written, each marked so")
+      "whose rule has not decided) or still in progress: every report written, each marked so")    \
+    X(CLI_REPORT_DATABASE, 5,                                                                      \
+      "--db: the database could not be read or has no such run, or OUT holds something else: "     \
+      "nothing written")
 
 #define CLI_EXITS_COMPARE(X)                                                                       \
     X(CLI_COMPARE_OK, 0,                                                                           \
@@ -75,7 +81,9 @@
       "not be written")                                                                            \
     X(CLI_COMPARE_INCOMPLETE, 5,                                                                   \
       "no regression, but the gate cannot pass: no cell compared, or a cell or scenario of BASE "  \
-      "has no counterpart in NEW with 2 trials or more a side (without --allow-partial)")
+      "has no counterpart in NEW with 2 trials or more a side (without --allow-partial)")          \
+    X(CLI_COMPARE_DATABASE, 6,                                                                     \
+      "--db: the database could not be read, or has no such run (not 1: no regression was seen)")
 
 #define CLI_EXITS_TREND(X)                                                                         \
     X(CLI_TREND_OK, 0,                                                                             \
@@ -89,7 +97,24 @@
       "written")                                                                                   \
     X(CLI_TREND_NOTHING, 5,                                                                        \
       "no flag, but nothing to trend: no scenario is shared by two runs (trend.md lists what "     \
-      "each has)")
+      "each has)")                                                                                 \
+    X(CLI_TREND_DATABASE, 6, "--db: the database could not be read, or has no run given")
+
+#define CLI_EXITS_PUBLISH(X)                                                                       \
+    X(CLI_PUBLISH_OK, 0, "every run published")                                                    \
+    X(CLI_PUBLISH_JOURNAL, 1,                                                                      \
+      "a run directory could not be read: nothing of it written (the runs given before it were "   \
+      "published)")                                                                                \
+    X(CLI_PUBLISH_USAGE, 2, "usage error (no run directory, no --db, a URL that is not one)")      \
+    X(CLI_PUBLISH_DATABASE, 3,                                                                     \
+      "the database could not be opened or written (unreachable, refused, read-only, another "     \
+      "schema or a newer one): nothing of that run written")
+
+#define CLI_EXITS_EXPORT(X)                                                                        \
+    X(CLI_EXPORT_OK, 0, "every ok trial written")                                                  \
+    X(CLI_EXPORT_JOURNAL, 1, "a run directory could not be read")                                  \
+    X(CLI_EXPORT_USAGE, 2, "usage error")                                                          \
+    X(CLI_EXPORT_OUTPUT, 3, "the output could not be written")
 
 #define CLI_EXITS_CLEAN(X)                                                                         \
     X(CLI_CLEAN_OK, 0, "every ssh host cleaned")                                                   \
@@ -106,6 +131,8 @@ enum cli_report_exit { CLI_EXITS_REPORT(CLI_EXIT_ENUM) };
 enum cli_compare_exit { CLI_EXITS_COMPARE(CLI_EXIT_ENUM) };
 enum cli_trend_exit { CLI_EXITS_TREND(CLI_EXIT_ENUM) };
 enum cli_clean_exit { CLI_EXITS_CLEAN(CLI_EXIT_ENUM) };
+enum cli_publish_exit { CLI_EXITS_PUBLISH(CLI_EXIT_ENUM) };
+enum cli_export_exit { CLI_EXITS_EXPORT(CLI_EXIT_ENUM) };
 
 #undef CLI_EXIT_ENUM
 

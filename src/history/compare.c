@@ -16,6 +16,7 @@
 #include "common/fsdir.h"
 #include "common/stats.h"
 #include "history/cells.h"
+#include "history/dbint.h"
 #include "history/gate.h"
 #include "history/history.h"
 #include "history/junit.h"
@@ -781,6 +782,19 @@ result_from(const struct cmp *m, enum history_gate gate, struct history_compare_
     r->base_scenarios_missing = m->scen_missing;
 }
 
+/* A side's summary: its run directory's, or its run's in the history database. */
+static int
+compare_read(const struct history_compare_opts *o, const char *side, json_t **sum,
+             struct history_compare_result *r, struct err *e)
+{
+    if (o->db == NULL)
+        return report_summary_read(side, o->warn, sum, e);
+    bool db_failed;
+    int rc = history_db_summary(o->db, side, sum, &db_failed, e);
+    r->database_failed = rc != 0 && db_failed;
+    return rc;
+}
+
 int
 history_compare(const struct history_compare_opts *o, struct history_compare_result *r,
                 struct err *e)
@@ -788,9 +802,9 @@ history_compare(const struct history_compare_opts *o, struct history_compare_res
     memset(r, 0, sizeof *r);
     report_jarena_begin();
     json_t *base = NULL, *cand = NULL;
-    int rc = report_summary_read(o->base_dir, o->warn, &base, e);
+    int rc = compare_read(o, o->base_dir, &base, r, e);
     if (rc == 0)
-        rc = report_summary_read(o->new_dir, o->warn, &cand, e);
+        rc = compare_read(o, o->new_dir, &cand, r, e);
     if (rc != 0) {
         json_decref(base);
         report_jarena_end();

@@ -390,23 +390,54 @@ fail(struct history_trend_result *r, enum history_trend_failure f, int rc)
     return rc;
 }
 
+/* The runs, read and in time order: from their directories, or from a history database. */
+static int
+trend_runs(const struct history_trend_opts *o, struct trend *t, struct history_trend_result *r,
+           struct err *e)
+{
+    int rc;
+    if (o->db != NULL) {
+        bool db_failed;
+        rc = history_trend_db_runs(o->db, &t->runs, &t->nruns, &db_failed, e);
+        if (rc != 0)
+            return fail(r, db_failed ? HISTORY_TREND_DATABASE : HISTORY_TREND_USAGE, rc);
+        if (t->nruns < 2) {
+            history_trend_runs_free(t->runs, t->nruns);
+            t->runs = NULL;
+            return fail(r, HISTORY_TREND_USAGE,
+                        err_set(e, NS_EINVAL,
+                                "a trend needs two runs or more: the database has %zu that the "
+                                "selectors pick",
+                                t->nruns));
+        }
+        return 0;
+    }
+    if (o->ndirs < 2)
+        return fail(r, HISTORY_TREND_USAGE,
+                    err_set(e, NS_EINVAL, "a trend needs two run directories or more"));
+    rc = history_trend_runs_open(o->dirs, (size_t)o->ndirs, &t->runs, e);
+    if (rc != 0)
+        return fail(r, rc == NS_EINVAL ? HISTORY_TREND_USAGE : HISTORY_TREND_JOURNAL, rc);
+    t->nruns = (size_t)o->ndirs;
+    rc = history_trend_runs_load(t->runs, t->nruns, o->jobs, e);
+    warnings_tell(t, o->warn);
+    if (rc != 0) {
+        fail(r, HISTORY_TREND_JOURNAL, rc);
+        history_trend_runs_free(t->runs, t->nruns);
+        t->runs = NULL;
+    }
+    return rc;
+}
+
 int
 history_trend(const struct history_trend_opts *o, struct history_trend_result *r, struct err *e)
 {
     memset(r, 0, sizeof *r);
-    if (o->ndirs < 2)
-        return fail(r, HISTORY_TREND_USAGE,
-                    err_set(e, NS_EINVAL, "a trend needs two run directories or more"));
     struct trend t = {.o = o};
-    int rc = history_trend_runs_open(o->dirs, (size_t)o->ndirs, &t.runs, e);
+    int rc = trend_runs(o, &t, r, e);
     if (rc != 0)
-        return fail(r, rc == NS_EINVAL ? HISTORY_TREND_USAGE : HISTORY_TREND_JOURNAL, rc);
-    t.nruns = (size_t)o->ndirs;
-    rc = history_trend_runs_load(t.runs, t.nruns, o->jobs, e);
-    warnings_tell(&t, o->warn);
-    if (rc != 0) {
-        fail(r, HISTORY_TREND_JOURNAL, rc);
-    } else if ((rc = trend_build(&t)) != 0) {
+        return rc;
+    if ((rc = trend_build(&t)) != 0) {
         fail(r, HISTORY_TREND_OUTPUT, err_set(e, rc, "out of memory building the trend"));
     } else {
         const char *out = o->out != NULL ? o->out : t.runs[t.nruns - 1].dir;

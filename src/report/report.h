@@ -60,5 +60,9 @@ int report_summary_read(const char *dir, FILE *warn, json_t **sum, struct err *e
  * percentiles (the journal is read without its histograms): what a trend of many runs reads of
  * each, a fraction of the time and memory of report_summary_read. Same contract. */
 int report_cells_read(const char *dir, FILE *warn, json_t **sum, struct err *e);
+/* report_summary_read, each zone and region cell's rtt_us also holding "hist": the merged
+ * histogram its percentiles were read from, in common/histjson.h's buckets form (what the
+ * history database keeps, so that cells of several runs can be merged there). Same contract. */
+int report_summary_hists_read(const char *dir, FILE *warn, json_t **sum, struct err *e);
 
 #endif

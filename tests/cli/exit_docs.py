@@ -10,7 +10,7 @@ import re
 import subprocess
 import sys
 
-COMMANDS = ["check", "plan", "run", "report", "compare", "trend", "clean"]
+COMMANDS = ["check", "plan", "run", "report", "compare", "trend", "clean", "publish", "export"]
 
 
 def norm(text):

@@ -408,7 +408,7 @@ db_check_version(struct db *db, struct err *e)
                        db->shown, version, DB_SCHEMA_VERSION);
     if (db->write) {
         if (!db->ops->writable(db->conn))
-            return err_set(e, NS_EIO, "%s: the database is read-only: nothing can be written",
+            return err_set(e, NS_EIO, "%s: cannot be written: the database is read-only",
                            db->shown);
         rc = version < DB_SCHEMA_VERSION ? db_migrate(db, e) : 0;
         return rc != 0 ? rc : db_probe_write(db, e);

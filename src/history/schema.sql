@@ -93,7 +93,7 @@ CREATE TABLE scenarios (
     run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
     ord INTEGER NOT NULL,           -- its place in the summary
     name TEXT NOT NULL,
-    family TEXT NOT NULL,           -- ipv4, ipv6
+    family TEXT,                    -- ipv4, ipv6; NULL: no trial of it was recorded
     kind TEXT NOT NULL,             -- the test kind (tcp_rr, tcp_stream, ...)
     file_key TEXT,
     direction TEXT,
@@ -109,7 +109,8 @@ CREATE TABLE scenarios (
     runs BIGINT,
     undecided BIGINT,
     extra JSON,                     -- members of the summary's scenario without a column here
-    PRIMARY KEY (run_id, name, family)
+    PRIMARY KEY (run_id, ord),
+    UNIQUE (run_id, name, family)
 );
 CREATE INDEX scenarios_name ON scenarios (name, family);
 

@@ -152,8 +152,9 @@ const struct cli_command cli_check = {
         "authentication, OS and architecture, whether the endpoint is cached or would be "
         "uploaded, free space where it goes, clock offset to this machine, the data address "
         "(or the one learnt from the host's default route when the plan gives none) and the "
-        "data paths into it from the other hosts (a short nsperf tcp_rr over each of the plan's "
-        "pairs). Problems are listed below the table. Nothing is left running or changed on a "
+        "data paths into it from the other hosts (a short nsperf TCP round-trip test over each of "
+        "the plan's pairs). Problems are listed below the table. Nothing is left running or "
+        "changed on a "
         "host, but the endpoint cache with --deploy; where the endpoint is not cached and "
         "--deploy is not given, the data address and paths are not checked.\n" CLI_PLAN_HELP,
     CLI_OPTS(check_opts),

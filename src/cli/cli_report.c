@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "common/errors.h"
 #include "history/history.h"
+#include "journal/record.h"
 #include "report/report.h"
 
 struct report_args {
@@ -85,7 +86,8 @@ const struct cli_command cli_report = {
     .synopsis = "DIR [DIR...] [-o OUT] [--lenient] [--by zone|zone_id] | --db URL RUN_ID [-o OUT]",
     .summary = "rebuild the reports from the journals of run directories",
     .details = "Rebuilds summary.json, matrix-<scenario>.csv, report.md, report.html and charts/ "
-               "from the journals (run.json + results.jsonl) of the run directories; with one DIR "
+               "from the journals (" JOURNAL_RUN_FILE " + " JOURNAL_RESULTS_FILE
+               ") of the run directories; with one DIR "
                "the outputs go into DIR, with several (merged into one report) -o OUT is "
                "required. Runs of one plan merged pool their trials cell by cell; a scenario of "
                "one name run with other parameters, or one run given twice, is refused.\nA run "
@@ -96,7 +98,8 @@ const struct cli_command cli_report = {
                "them).\n"
                "With --db URL, the run RUN_ID of a history database (netsurvey publish) is "
                "written back as the run directory OUT (default RUN_ID; an empty one, or one "
-               "holding that same run): its run.json and results.jsonl as they were published, "
+               "holding that same run): its " JOURNAL_RUN_FILE " and " JOURNAL_RESULTS_FILE
+               " as they were published, "
                "byte for byte, and its report rendered there as from the directory it came from.",
     CLI_OPTS(report_opts),
     CLI_EXITS(REPORT),

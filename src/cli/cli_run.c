@@ -46,7 +46,7 @@ static const struct cli_opt run_opts[] = {
      "is not empty"},
     {0, "resume", "DIR", CLI_OPT_STRING, offsetof(struct run_args, resume), 0,
      "continue the run in DIR: keep its ok trials, redo the rest; without PLAN, with the plan "
-     "recorded in DIR/run.json"},
+     "recorded in DIR/" JOURNAL_RUN_FILE},
     {0, "force", NULL, CLI_OPT_TRUE, offsetof(struct run_args, force), 0,
      "resume even though the plan changed since the run started"},
     {'q', "quiet", NULL, CLI_OPT_SET, offsetof(struct run_args, verbosity), RUN_QUIET,

@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "common/errors.h"
 #include "history/history.h"
+#include "journal/record.h"
 
 #define TREND_JOBS_LIMIT 64
 
@@ -169,7 +170,8 @@ const struct cli_command cli_trend = {
     .summary = "runs of a plan in time order, cell by cell; exit 1 when a cell left its first "
                "run's CI",
     .details =
-        "Puts the runs in the order of their start (run.json's started), whatever order they "
+        "Puts the runs in the order of their start (" JOURNAL_RUN_FILE
+        "'s started), whatever order they "
         "are given in, matches their scenarios (name, test, family) and zone cells (source and "
         "destination zone) as compare does, and writes trend.md, trend.html, "
         "trend-<scenario>.csv (each run's matrix value, oldest first) and "

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/stats.h"
+
 uint64_t
 hist_bucket_low(size_t idx)
 {
@@ -96,12 +98,8 @@ hist_merge(struct hist *dst, const struct hist *src)
         dst->min = src->min;
     if (dst->count == 0 || src->max > dst->max)
         dst->max = src->max;
-    /* Chan et al.: combine two (count, mean, m2) summaries exactly. */
-    double na = (double)dst->count, nb = (double)src->count;
-    double delta = src->mean - dst->mean;
-    double n = na + nb;
-    dst->mean += delta * nb / n;
-    dst->m2 += src->m2 + delta * delta * na * nb / n;
+    stats_merge_moments((double)dst->count, &dst->mean, &dst->m2, (double)src->count, src->mean,
+                        src->m2);
     dst->count += src->count;
     for (size_t i = 0; i < HIST_NBUCKETS; i++)
         dst->buckets[i] += src->buckets[i];

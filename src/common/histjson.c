@@ -6,12 +6,10 @@
 #include "common/errors.h"
 #include "common/hist.h"
 
-static const struct {
-    const char *key;
-    double q;
-} histjson_pcts[] = {
-    {"p25", 25.0}, {"p50", 50.0},   {"p75", 75.0},     {"p90", 90.0},
-    {"p99", 99.0}, {"p99_9", 99.9}, {"p99_99", 99.99}, {"p99_999", 99.999},
+const struct histjson_pct histjson_pcts[HISTJSON_NPCT] = {
+    {"p25", "p25", 25.0},        {"p50", "p50", 50.0},           {"p75", "p75", 75.0},
+    {"p90", "p90", 90.0},        {"p99", "p99", 99.0},           {"p99_9", "p99.9", 99.9},
+    {"p99_99", "p99.99", 99.99}, {"p99_999", "p99.999", 99.999},
 };
 
 /* The runs form (histjson.h): a run ends where more than HISTJSON_RUNS_GAP empty buckets follow. */
@@ -48,7 +46,7 @@ hist_to_rtt_json(const struct hist *h)
         json_object_set_new(o, "mean", json_real(hist_mean(h) / 1e3));
         json_object_set_new(o, "stddev", json_real(hist_stddev(h) / 1e3));
         json_object_set_new(o, "min", json_real((double)h->min / 1e3));
-        for (size_t i = 0; i < sizeof histjson_pcts / sizeof *histjson_pcts; i++)
+        for (size_t i = 0; i < HISTJSON_NPCT; i++)
             json_object_set_new(o, histjson_pcts[i].key,
                                 json_real(hist_percentile(h, histjson_pcts[i].q) / 1e3));
         json_object_set_new(o, "max", json_real((double)h->max / 1e3));

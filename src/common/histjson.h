@@ -34,6 +34,16 @@ struct err;
 #define HISTJSON_RUNS_GAP 4
 #define HISTJSON_M2 "m2_ns2"
 
+/* The percentiles of an rtt_us object, the one list: what nsperf writes (JSON key), what the
+ * reports compute from merged histograms and name for people, and q in percent, ascending. */
+struct histjson_pct {
+    const char *key;  /* "p99_9" */
+    const char *name; /* "p99.9" */
+    double q;         /* 99.9 */
+};
+#define HISTJSON_NPCT 8
+extern const struct histjson_pct histjson_pcts[HISTJSON_NPCT];
+
 /* New reference; h is borrowed. An empty histogram gives n = 0 and no percentiles. */
 json_t *hist_to_rtt_json(const struct hist *h_ns);
 

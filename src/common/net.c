@@ -217,3 +217,22 @@ net_set_nodelay(int fd)
     int one = 1;
     return setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 }
+
+int
+net_parse_port(const char *s, unsigned min, uint16_t *port)
+{
+    unsigned v = 0;
+    if (s == NULL || *s == '\0')
+        return -1;
+    for (; *s != '\0'; s++) {
+        if (*s < '0' || *s > '9')
+            return -1;
+        v = v * 10 + (unsigned)(*s - '0');
+        if (v > NET_PORT_MAX)
+            return -1;
+    }
+    if (v < min)
+        return -1;
+    *port = (uint16_t)v;
+    return 0;
+}

@@ -34,6 +34,12 @@ char *net_host_str(const struct sockaddr_storage *ss, char *buf, size_t len);
 /* Port of ss in host order. */
 uint16_t net_port(const struct sockaddr_storage *ss);
 
+/* A TCP or UDP port as people write it: decimal digits only, min..NET_PORT_MAX (min 0 where 0
+ * means "any free port", else 1). Returns 0 with *port set, or -1 (*port untouched). The one
+ * parser of ports: nsperf -p, the plan's host:port and an inventory's ssh port. */
+#define NET_PORT_MAX 65535u
+int net_parse_port(const char *s, unsigned min, uint16_t *port);
+
 int net_set_nonblock(int fd, int on);
 /* SO_SNDBUF and SO_RCVBUF to bytes (0 = leave the kernel's autotuning alone). */
 int net_set_bufsize(int fd, int bytes);

@@ -24,6 +24,15 @@ stats_add(struct stats *s, double x)
 }
 
 void
+stats_merge_moments(double na, double *mean, double *m2, double nb, double mean_b, double m2_b)
+{
+    double n = na + nb;
+    double delta = mean_b - *mean;
+    *mean += delta * nb / n;
+    *m2 += m2_b + delta * delta * na * nb / n;
+}
+
+void
 stats_merge(struct stats *dst, const struct stats *src)
 {
     if (src->n == 0)
@@ -32,10 +41,7 @@ stats_merge(struct stats *dst, const struct stats *src)
         *dst = *src;
         return;
     }
-    double na = (double)dst->n, nb = (double)src->n, n = na + nb;
-    double delta = src->mean - dst->mean;
-    dst->mean += delta * nb / n;
-    dst->m2 += src->m2 + delta * delta * na * nb / n;
+    stats_merge_moments((double)dst->n, &dst->mean, &dst->m2, (double)src->n, src->mean, src->m2);
     dst->n += src->n;
     if (src->min < dst->min)
         dst->min = src->min;

@@ -15,6 +15,12 @@ void stats_init(struct stats *s);
 void stats_add(struct stats *s, double x);
 /* Chan et al. parallel combination: dst becomes the stats of both samples. */
 void stats_merge(struct stats *dst, const struct stats *src);
+/* Chan et al.'s combination of two samples' moments, exact: *mean and *m2 (the sum of squared
+ * deviations) of na values become those of both samples when nb values of mean mean_b and sum
+ * m2_b join them (na + nb > 0). The one formula: stats_merge, hist_merge (common/hist.h) and the
+ * reports' merge of a trial's histogram use it. */
+void stats_merge_moments(double na, double *mean, double *m2, double nb, double mean_b,
+                         double m2_b);
 double stats_mean(const struct stats *s);
 double stats_variance(const struct stats *s); /* sample variance (n - 1); 0 when n < 2 */
 double stats_stddev(const struct stats *s);   /* sample stddev */

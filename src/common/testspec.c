@@ -14,14 +14,34 @@
 
 struct kind_row {
     const char *name;
+    enum testspec_family family;
+    enum testspec_metric metric;
+    bool rtt;
     double def_len, min_len, max_len, def_rate;
 };
 
 static const struct kind_row kinds[TESTSPEC_KIND_COUNT] = {
-#define KIND_ROW(id, name, def_len, min_len, max_len, def_rate)                                    \
-    [TESTSPEC_##id] = {name, def_len, min_len, max_len, def_rate},
+#define KIND_ROW(id, name, fam, metric, rtt, def_len, min_len, max_len, def_rate)                  \
+    [TESTSPEC_##id] = {                                                                            \
+        #name,   TESTSPEC_FAMILY_##fam, TESTSPEC_M_##metric, rtt, def_len, min_len, max_len,       \
+        def_rate},
     TESTSPEC_KIND_MAP(KIND_ROW)
 #undef KIND_ROW
+};
+
+struct metric_row {
+    const char *key, *member;
+    double divisor;
+    const char *unit, *words, *note;
+    bool lower;
+    enum testspec_format format;
+};
+
+static const struct metric_row metrics[TESTSPEC_METRIC_COUNT] = {
+#define METRIC_ROW(id, key, member, div, unit, words, note, lower, fmt)                            \
+    [TESTSPEC_M_##id] = {key, member, div, unit, words, note, lower, fmt},
+    TESTSPEC_METRIC_MAP(METRIC_ROW)
+#undef METRIC_ROW
 };
 
 struct param_row {
@@ -69,6 +89,122 @@ testspec_kind_list(char *buf, size_t len)
         used += w > 0 ? (size_t)w : 0;
     }
     return buf;
+}
+
+char *
+testspec_kinds_text(unsigned mask, const char *sep, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len > 0)
+        buf[0] = '\0';
+    for (int i = 0; i < TESTSPEC_KIND_COUNT && used < len; i++) {
+        if (!((mask >> i) & 1u))
+            continue;
+        int w = snprintf(buf + used, len - used, "%s%s", used > 0 ? sep : "", kinds[i].name);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    return buf;
+}
+
+enum testspec_family
+testspec_kind_family(enum testspec_kind kind)
+{
+    return kinds[kind].family;
+}
+
+enum testspec_metric
+testspec_kind_metric(enum testspec_kind kind)
+{
+    return kinds[kind].metric;
+}
+
+bool
+testspec_kind_has_rtt(enum testspec_kind kind)
+{
+    return kinds[kind].rtt;
+}
+
+const char *
+testspec_kind_unit(enum testspec_kind kind)
+{
+    return metrics[kinds[kind].metric].unit;
+}
+
+const char *
+testspec_kind_words(enum testspec_kind kind)
+{
+    return metrics[kinds[kind].metric].words;
+}
+
+bool
+testspec_kind_lower_is_better(enum testspec_kind kind)
+{
+    return metrics[kinds[kind].metric].lower;
+}
+
+char *
+testspec_kind_value_text(enum testspec_kind kind, double value, char *buf, size_t len)
+{
+    return testspec_metric_text(kinds[kind].metric, value, buf, len);
+}
+
+/* --- headline metrics ---------------------------------------------------------------------- */
+
+const char *
+testspec_metric_key(enum testspec_metric m)
+{
+    return metrics[m].key;
+}
+
+const char *
+testspec_metric_member(enum testspec_metric m)
+{
+    return metrics[m].member;
+}
+
+double
+testspec_metric_divisor(enum testspec_metric m)
+{
+    return metrics[m].divisor;
+}
+
+const char *
+testspec_metric_unit(enum testspec_metric m)
+{
+    return metrics[m].unit;
+}
+
+const char *
+testspec_metric_words(enum testspec_metric m)
+{
+    return metrics[m].words;
+}
+
+const char *
+testspec_metric_note(enum testspec_metric m)
+{
+    return metrics[m].note;
+}
+
+bool
+testspec_metric_lower_is_better(enum testspec_metric m)
+{
+    return metrics[m].lower;
+}
+
+char *
+testspec_metric_text(enum testspec_metric m, double value, char *buf, size_t len)
+{
+    switch (metrics[m].format) {
+    case TESTSPEC_FMT_RATE:
+        return units_format_rate(value * metrics[m].divisor, buf, len);
+    case TESTSPEC_FMT_PER_S:
+        snprintf(buf, len, value >= 1000 ? "%.0f %s" : "%.1f %s", value, metrics[m].unit);
+        return buf;
+    case TESTSPEC_FMT_USEC:
+        break;
+    }
+    return units_format_usec(value, buf, len);
 }
 
 /* --- parameters ---------------------------------------------------------------------------- */

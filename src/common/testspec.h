@@ -1,11 +1,49 @@
-/* testspec.h - the one definition of nsperf's test kinds and test parameters: names, plan keys,
- * flags, types, ranges, defaults and which kinds each applies to. The plan validator, nsperf's
- * command line, nsperf's wire validation and the runner's command-line builder all read these
- * tables, so `netsurvey check` refuses exactly what nsperf refuses, with the same range text.
+/* testspec.h - the one definition of nsperf's test kinds and test parameters: names, families,
+ * headline metrics with their -J keys, units and words, plan keys, flags, types, ranges,
+ * defaults and which kinds each parameter applies to. nsperf, the plan validator, the journal,
+ * the reports, compare and trend all read these tables, so that `netsurvey check` refuses
+ * exactly what nsperf refuses, with the same range text, and a kind's figure is read and said
+ * the same way in every layer.
  *
  * Adding a parameter: one row in TESTSPEC_PARAM_MAP (the plan, the journal's records and
  * nsperf's frames pick it up, by its keys; nsperf's main.c needs a flag row, params.c and
- * journal/record.c a field). Adding a kind: one row in TESTSPEC_KIND_MAP. */
+ * journal/record.c a field).
+ *
+ * Adding a kind:
+ *  1. one row in TESTSPEC_KIND_MAP: its id and name, family, headline metric, whether it has RTT
+ *     percentiles, its message sizes and default rate; its bit in TESTSPEC_PARAM_MAP's last
+ *     column where a parameter applies beyond what its family gives (copy, busy_poll). A new
+ *     headline metric is one row in TESTSPEC_METRIC_MAP (a number at the top of nsperf's result:
+ *     its key, a TESTSPEC_KEY_* macro, divisor, unit, words, note, direction, format); the
+ *     journal's readers and the reports take it from there;
+ *  2. one ops file, src/nsperf/<name>.c, defining `const struct test_kind ns_kind_<name>`
+ *     (nsperf/nsperf.h: how it runs, combines and prints; what the control layer must do for it
+ *     is data there: own_connections, nodelay, params_json), added to nsperf_core in
+ *     src/nsperf/CMakeLists.txt. The registry (nsperf/kinds.c) is made from the table: without
+ *     the file nsperf does not link;
+ *  3. its tests: the kind on loopback (tests/nsperf/itest_*.c), a sample of its -J result
+ *     (tests/fixtures/journals/nsperf/<name>.json) and its result in a journal the reports read
+ *     (tests/report/gen_journal.py's make_result, which fills each kind's own figures).
+ * Nothing else names a kind or spells its figure: tests/seams/kind_literals.py fails on a kind's
+ * name, a metric's unit, words or note, or a TESTSPEC_KEY_* key in a string literal anywhere in
+ * src/ but here and in testspec.c.
+ *
+ * Who reads the tables, and what:
+ *  - common/testspec.c: the accessors below, ranges and their text, nsperf's client argv;
+ *  - nsperf: kinds.c (the registry, ns_kind_<name> by id), params.c (defaults and checks),
+ *    main.c (--test, and --help's kinds, defaults and the kinds a flag is for), output.c (the
+ *    kind's name), the ops files (-J keys: TESTSPEC_KEY_*, HISTJSON_RTT);
+ *  - plan: scenarios.c (`test:`'s choices; a scenario's parameters by kind), fields.c (ranges),
+ *    plan.c and schedule_write.c (a scenario's parameters and nsperf flags);
+ *  - journal: record.c (journal_headline: a kind's metric by its key and divisor; the metrics
+ *    and the scenario's parameters read by the table's keys), scan.c (its result keys);
+ *  - survey: trial.c (testspec_client_argv), run.c (journal_headline_json, for adaptive
+ *    trials), preflight_paths.c (its probe is a tcp_rr);
+ *  - report: model.c (the headline; RTT histograms where testspec_kind_has_rtt), aggregate.c
+ *    (family: which way data flows; the metric's words, unit and text; summary.json's units
+ *    legend), matrixstat.c (which stat matrices a kind has), charts.c (values), summary.c (the
+ *    kind of a summary's scenario);
+ *  - history: compare.c, trend.c and trendout.c (whether lower is better, words, unit, values). */
 #ifndef NS_TESTSPEC_H
 #define NS_TESTSPEC_H
 
@@ -13,8 +51,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/histjson.h"
+
 struct err;
-struct json_t;
 
 #define NS_MAX_STREAMS 128
 #define NS_MAX_MSG_SIZE (64u << 20) /* 64 MiB write/request size */
@@ -34,8 +73,51 @@ struct json_t;
 /* streams x write size of a stream kind: each stream owns a buffer of -l bytes. */
 #define NS_MAX_STREAM_MEMORY (256ull << 20)
 
-/* Test kinds, named after netperf's. Columns: id, name, default -l (write size of the stream
- * kinds, request size of the others), smallest -l, largest -l and --response-size, default -b
+/* The rates of nsperf -J's result object (README "nsperf -J"), by these names in every layer;
+ * the RTT histogram is HISTJSON_RTT (common/histjson.h). */
+#define TESTSPEC_KEY_THROUGHPUT "throughput_bps"       /* receiver-counted, all streams */
+#define TESTSPEC_KEY_TRANSACTIONS "transactions_per_s" /* request/response kinds */
+#define TESTSPEC_KEY_CONNECTIONS "connections_per_s"   /* connect kinds */
+
+/* Families of kinds: how a test moves data, which says which parameters apply (streams and -R
+ * to STREAM; response_size to RR and CONNECT) and how the reports describe a pair (data flows
+ * src -> dst, or src requests and dst responds). */
+enum testspec_family {
+    TESTSPEC_FAMILY_STREAM,  /* bulk data one way, receiver-counted */
+    TESTSPEC_FAMILY_RR,      /* one transaction in flight on a standing connection or socket */
+    TESTSPEC_FAMILY_CONNECT, /* a new connection per transaction */
+};
+
+/* How a metric's value, in the reports' unit, is printed for people. */
+enum testspec_format {
+    TESTSPEC_FMT_USEC, /* units_format_usec: "329.3 us", "4.080 ms" */
+    TESTSPEC_FMT_RATE, /* units_format_rate of value x divisor: "12.10 Gbit/s" */
+    TESTSPEC_FMT_PER_S /* "4301 conn/s" from 1000 up, "557.3 conn/s" below: then the unit */
+};
+
+/* Headline metrics: the one figure of a kind that the matrices show, compare gates and adaptive
+ * trials decide on. Columns: id, -J key, member (NULL: the key is a number of the result
+ * object; else the number of that name in the object at the key), divisor from the -J value to
+ * the reports' unit, that unit, the words for the figure, a note for summary.json's units legend
+ * (NULL: none), whether lower is better, how it is printed. */
+#define TESTSPEC_METRIC_MAP(X)                                                                     \
+    X(RTT_MEAN, HISTJSON_RTT, "mean", 1.0, "us", "mean RTT", "mean RTT", true, TESTSPEC_FMT_USEC)  \
+    X(THROUGHPUT, TESTSPEC_KEY_THROUGHPUT, NULL, 1e6, "Mbit/s", "throughput", "receiver-counted",  \
+      false, TESTSPEC_FMT_RATE)                                                                    \
+    X(CONNECTIONS, TESTSPEC_KEY_CONNECTIONS, NULL, 1.0, "conn/s", "connection rate", NULL, false,  \
+      TESTSPEC_FMT_PER_S)
+
+enum testspec_metric {
+#define TESTSPEC_METRIC_ENUM(id, key, member, div, unit, words, note, lower, fmt) TESTSPEC_M_##id,
+    TESTSPEC_METRIC_MAP(TESTSPEC_METRIC_ENUM)
+#undef TESTSPEC_METRIC_ENUM
+        TESTSPEC_METRIC_COUNT
+};
+
+/* Test kinds, named after netperf's. Columns: id, name (a token: the string is #name, and
+ * nsperf's ops of the kind are ns_kind_<name>), family, headline metric, whether it has RTT
+ * percentiles (a histogram of every transaction), default -l (write size of the stream kinds,
+ * request size of the others), smallest -l, largest -l and --response-size, default -b
  * (0 = unpaced).
  *  - tcp_stream writes 1 MiB per send(): measured on loopback, 128K writes (iperf3's default)
  *    cap one stream at ~14 Gbit/s on syscall cost alone, 1 MiB at ~26; paced streams write
@@ -44,24 +126,38 @@ struct json_t;
  *    refused;
  *  - the request/response kinds: netperf's 1-byte default. */
 #define TESTSPEC_KIND_MAP(X)                                                                       \
-    X(TCP_STREAM, "tcp_stream", 1048576.0, 1.0, NS_MAX_MSG_SIZE, 0.0)                              \
-    X(UDP_STREAM, "udp_stream", 1460.0, NS_UDP_STREAM_MIN, NS_MAX_UDP_PAYLOAD, 1e6)                \
-    X(TCP_RR, "tcp_rr", 1.0, 1.0, NS_MAX_MSG_SIZE, 0.0)                                            \
-    X(UDP_RR, "udp_rr", 1.0, 1.0, NS_MAX_UDP_PAYLOAD, 0.0)                                         \
-    X(TCP_CRR, "tcp_crr", 1.0, 1.0, NS_MAX_MSG_SIZE, 0.0)
+    X(TCP_STREAM, tcp_stream, STREAM, THROUGHPUT, false, 1048576.0, 1.0, NS_MAX_MSG_SIZE, 0.0)     \
+    X(UDP_STREAM, udp_stream, STREAM, THROUGHPUT, false, 1460.0, NS_UDP_STREAM_MIN,                \
+      NS_MAX_UDP_PAYLOAD, 1e6)                                                                     \
+    X(TCP_RR, tcp_rr, RR, RTT_MEAN, true, 1.0, 1.0, NS_MAX_MSG_SIZE, 0.0)                          \
+    X(UDP_RR, udp_rr, RR, RTT_MEAN, true, 1.0, 1.0, NS_MAX_UDP_PAYLOAD, 0.0)                       \
+    X(TCP_CRR, tcp_crr, CONNECT, CONNECTIONS, true, 1.0, 1.0, NS_MAX_MSG_SIZE, 0.0)
 
 enum testspec_kind {
-#define TESTSPEC_KIND_ENUM(id, name, def_len, min_len, max_len, def_rate) TESTSPEC_##id,
+#define TESTSPEC_KIND_ENUM(id, name, fam, metric, rtt, def_len, min_len, max_len, def_rate)        \
+    TESTSPEC_##id,
     TESTSPEC_KIND_MAP(TESTSPEC_KIND_ENUM)
 #undef TESTSPEC_KIND_ENUM
         TESTSPEC_KIND_COUNT
 };
 
-/* Sets of kinds, as bit masks of enum testspec_kind. */
+/* What nsperf runs without --test. */
+#define TESTSPEC_DEFAULT_KIND TESTSPEC_TCP_STREAM
+
+/* Sets of kinds, as bit masks of enum testspec_kind: one kind, and the kinds of families. */
 #define TESTSPEC_K(id) (1u << TESTSPEC_##id)
-#define TESTSPEC_STREAM_KINDS (TESTSPEC_K(TCP_STREAM) | TESTSPEC_K(UDP_STREAM))
-#define TESTSPEC_RR_KINDS (TESTSPEC_K(TCP_RR) | TESTSPEC_K(UDP_RR) | TESTSPEC_K(TCP_CRR))
-#define TESTSPEC_ALL_KINDS (TESTSPEC_STREAM_KINDS | TESTSPEC_RR_KINDS)
+#define TESTSPEC_STREAM_BIT_(id, name, fam, metric, rtt, def_len, min_len, max_len, def_rate)      \
+    | (TESTSPEC_FAMILY_##fam == TESTSPEC_FAMILY_STREAM ? TESTSPEC_K(id) : 0u)
+#define TESTSPEC_RR_BIT_(id, name, fam, metric, rtt, def_len, min_len, max_len, def_rate)          \
+    | (TESTSPEC_FAMILY_##fam == TESTSPEC_FAMILY_RR ||                                              \
+               TESTSPEC_FAMILY_##fam == TESTSPEC_FAMILY_CONNECT                                    \
+           ? TESTSPEC_K(id)                                                                        \
+           : 0u)
+/* STREAM */
+#define TESTSPEC_STREAM_KINDS (0u TESTSPEC_KIND_MAP(TESTSPEC_STREAM_BIT_))
+/* RR and CONNECT: a request and its response */
+#define TESTSPEC_RR_KINDS (0u TESTSPEC_KIND_MAP(TESTSPEC_RR_BIT_))
+#define TESTSPEC_ALL_KINDS ((1u << TESTSPEC_KIND_COUNT) - 1u)
 
 enum testspec_type {
     TESTSPEC_DURATION, /* seconds; units.h durations ("250ms") */
@@ -138,6 +234,33 @@ const char *testspec_kind_name(int kind);
 int testspec_kind_find(const char *name);
 /* "tcp_stream, udp_stream, tcp_rr, udp_rr or tcp_crr" into buf; returns buf. */
 char *testspec_kind_list(char *buf, size_t len);
+/* The kinds of mask (TESTSPEC_K bits) in the table's order, joined by sep: "tcp_rr, udp_rr"
+ * (sep ", "). Returns buf. */
+char *testspec_kinds_text(unsigned mask, const char *sep, char *buf, size_t len);
+
+/* The columns of a kind's row; kind must be in range. */
+enum testspec_family testspec_kind_family(enum testspec_kind kind);
+enum testspec_metric testspec_kind_metric(enum testspec_kind kind);
+bool testspec_kind_has_rtt(enum testspec_kind kind); /* RTT percentiles (a histogram) */
+
+/* --- headline metrics ---------------------------------------------------------------------- */
+
+const char *testspec_metric_key(enum testspec_metric m);    /* "throughput_bps", "rtt_us" */
+const char *testspec_metric_member(enum testspec_metric m); /* NULL, "mean" */
+double testspec_metric_divisor(enum testspec_metric m);     /* -J value / divisor: reports' */
+const char *testspec_metric_unit(enum testspec_metric m);   /* "Mbit/s", "us", "conn/s" */
+const char *testspec_metric_words(enum testspec_metric m);  /* "throughput", "mean RTT" */
+const char *testspec_metric_note(enum testspec_metric m);   /* "receiver-counted", or NULL */
+bool testspec_metric_lower_is_better(enum testspec_metric m);
+/* value (in the reports' unit) for people, by the metric's format: "329.3 us", "12.10 Gbit/s",
+ * "4301 conn/s". Returns buf. */
+char *testspec_metric_text(enum testspec_metric m, double value, char *buf, size_t len);
+
+/* The same, of a kind's headline metric. */
+const char *testspec_kind_unit(enum testspec_kind kind);
+const char *testspec_kind_words(enum testspec_kind kind);
+bool testspec_kind_lower_is_better(enum testspec_kind kind);
+char *testspec_kind_value_text(enum testspec_kind kind, double value, char *buf, size_t len);
 
 /* --- parameters ---------------------------------------------------------------------------- */
 

@@ -196,7 +196,7 @@ cmp_decide(struct cmp *m, const struct history_compare_opts *o)
         c->g = m->ng++;
         stats_from(c->bc, &m->g[c->g].a);
         stats_from(c->nc, &m->g[c->g].b);
-        m->g[c->g].lower_is_better = rkind_lower_is_better(c->kind);
+        m->g[c->g].lower_is_better = testspec_kind_lower_is_better(c->kind);
     }
     struct history_gate_params prm = {COMPARE_ALPHA, adjust_of(o->correction), o->min_effect_pct,
                                       o->max_regression_pct};
@@ -260,15 +260,15 @@ matched_json(const struct ccell *c, const struct history_gate_cell *g,
              const struct history_compare_opts *o)
 {
     char bv[64], nv[64], d[32], p[32], pa[32], pt[32], v[96];
-    report_fmt_metric(c->kind, g->a.mean, bv, sizeof bv);
-    report_fmt_metric(c->kind, g->b.mean, nv, sizeof nv);
+    testspec_kind_value_text(c->kind, g->a.mean, bv, sizeof bv);
+    testspec_kind_value_text(c->kind, g->b.mean, nv, sizeof nv);
     snprintf(d, sizeof d, "%+.1f %%", g->delta_pct);
     fmt_p(g->p, p, sizeof p);
     fmt_p(g->p_adj, pa, sizeof pa);
     fmt_p(g->p_tost_adj, pt, sizeof pt);
     verdict_label(g, o, v, sizeof v);
     json_t *j = cell_id(c->scen, c->bc);
-    json_object_set_new(j, "metric", json_string(rkind_metric(c->kind)));
+    json_object_set_new(j, "metric", json_string(testspec_kind_words(c->kind)));
     json_object_set_new(j, "base", json_string(bv));
     json_object_set_new(j, "base_n", json_integer((json_int_t)g->a.n));
     json_object_set_new(j, "new", json_string(nv));
@@ -291,9 +291,10 @@ unmatched_json(const struct ccell *c, bool fails_gate)
 {
     const json_t *cell = c->side == CC_ONLY_NEW ? c->nc : c->bc;
     char v[64];
-    report_fmt_metric(c->kind, json_number_value(json_object_get(cell, "mean")), v, sizeof v);
+    testspec_kind_value_text(c->kind, json_number_value(json_object_get(cell, "mean")), v,
+                             sizeof v);
     json_t *j = cell_id(c->scen, cell);
-    json_object_set_new(j, "metric", json_string(rkind_metric(c->kind)));
+    json_object_set_new(j, "metric", json_string(testspec_kind_words(c->kind)));
     json_object_set_new(j, "value", json_string(v));
     json_object_set_new(j, "n", json_integer(ji(cell, "n")));
     json_object_set_new(j, "reason", json_string(c->why));

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/histjson.h"
 #include "common/testspec.h"
 #include "history/history.h"
 #include "history/jtrials.h"
@@ -336,6 +337,16 @@ trial_stamp(const struct journal_trial *t)
     return 0.0;
 }
 
+/* The name of percentile q (histjson_pcts': "p50"). */
+static const char *
+pct_name(double q)
+{
+    for (size_t i = 0; i < HISTJSON_NPCT; i++)
+        if (histjson_pcts[i].q == q)
+            return histjson_pcts[i].name;
+    return "?";
+}
+
 static int
 trial_samples(void *arg, const struct journal_trial *t, uint64_t line, const char *text, size_t len,
               struct err *e)
@@ -348,13 +359,17 @@ trial_samples(void *arg, const struct journal_trial *t, uint64_t line, const cha
         return 0;
     enum testspec_kind k = (enum testspec_kind)t->scenario.kind;
     double stamp = trial_stamp(t);
-    sample(x, t, line, rkind_metric(k), v, rkind_unit(k), stamp);
+    sample(x, t, line, testspec_kind_words(k), v, testspec_kind_unit(k), stamp);
     int pc = jpct_rtt(&x->pct, &t->result, &p50, &p99);
     if (pc < 0)
         return err_set(e, NS_ENOMEM, "out of memory");
-    if (pc == 1) {
-        sample(x, t, line, "RTT p50", p50, "us", stamp);
-        sample(x, t, line, "RTT p99", p99, "us", stamp);
+    if (pc == 1) { /* "RTT p50", "RTT p99", in the unit of the RTT figures */
+        const char *us = testspec_metric_unit(TESTSPEC_M_RTT_MEAN);
+        char m50[32], m99[32];
+        snprintf(m50, sizeof m50, "RTT %s", pct_name(50.0));
+        snprintf(m99, sizeof m99, "RTT %s", pct_name(99.0));
+        sample(x, t, line, m50, p50, us, stamp);
+        sample(x, t, line, m99, p99, us, stamp);
     }
     return x->b.oom ? err_set(e, NS_ENOMEM, "out of memory") : 0;
 }

@@ -312,7 +312,7 @@ trend_build(struct trend *t)
             break;
         params_check(s);
         for (size_t j = 0; j < s->ncells; j++) {
-            cell_decide(&s->cells[j], s->ncols, rkind_lower_is_better(s->kind),
+            cell_decide(&s->cells[j], s->ncols, testspec_kind_lower_is_better(s->kind),
                         t->o->max_regression_pct);
             s->nflagged += s->cells[j].flag >= 0;
         }

@@ -124,7 +124,7 @@ chart_write(const struct trend *t, const struct tscen *s, struct rchart *cx, con
                 "\nset grid ytics lc rgb \"#dddddd\"\nset border 3\nset tics nomirror\n"
                 "set ylabel \"%s\"\nset xrange [-0.5:%zu.5]\n"
                 "set style fill transparent solid 0.15 noborder\n%s\nset xtics rotate by -30 (",
-                rkind_unit(s->kind), s->ncols - 1,
+                testspec_kind_unit(s->kind), s->ncols - 1,
                 s->ncells > REPORT_CHART_MAX_CURVES ? "unset key" : "set key outside right");
     for (size_t k = 0; k < s->ncols; k++) {
         char l[200];
@@ -289,10 +289,10 @@ val_json(const struct tscen *s, const struct tcell *c, size_t k, double pct)
     } else if (n == 0) {
         snprintf(text, sizeof text, "failed (%lld)", (long long)ji(x, "failed"));
     } else {
-        report_fmt_metric(s->kind, jd(x, "mean"), m, sizeof m);
+        testspec_kind_value_text(s->kind, jd(x, "mean"), m, sizeof m);
         if (n >= 2)
             snprintf(text, sizeof text, "%s ± %s", m,
-                     report_fmt_metric(s->kind, jd(x, "ci95_halfwidth"), h, sizeof h));
+                     testspec_kind_value_text(s->kind, jd(x, "ci95_halfwidth"), h, sizeof h));
         else
             snprintf(text, sizeof text, "%s (1 trial)", m);
         const json_t *planned = json_object_get(x, "planned");
@@ -417,8 +417,8 @@ view_scenario(const struct trend *t, const struct tscen *s)
     rbuf_printf(&in, " (%zu of %zu runs)", s->ncols, t->nruns);
     char caption[600], pnote[400] = "";
     enum testspec_kind k = s->kind;
-    snprintf(caption, sizeof caption, "%s, %s (%s), %s", js(s->def, "name"), rkind_metric(k),
-             rkind_unit(k), js(s->def, "family"));
+    snprintf(caption, sizeof caption, "%s, %s (%s), %s", js(s->def, "name"), testspec_kind_words(k),
+             testspec_kind_unit(k), js(s->def, "family"));
     if (s->first_param_diff > 0)
         snprintf(pnote, sizeof pnote,
                  "Parameters differ: #%zu ran it with other parameters than #%zu (%s); its "
@@ -429,7 +429,7 @@ view_scenario(const struct trend *t, const struct tscen *s)
     json_t *notes = cell_notes(s);
     return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:o,s:o,s:b,s:o,s:s,s:b}", "name",
                      js(s->def, "name"), "test", js(s->def, "test"), "family", js(s->def, "family"),
-                     "key", s->key, "caption", caption, "metric", rkind_metric(k), "in_runs",
+                     "key", s->key, "caption", caption, "metric", testspec_kind_words(k), "in_runs",
                      jrbuf(&in), "missing", missing_runs(t, s), "param_note", pnote, "cols", cols,
                      "rows", rows, "has_notes", json_array_size(notes) > 0, "notes", notes,
                      "flagged", flagged, "any_flagged", s->nflagged > 0);
@@ -477,8 +477,8 @@ view_flagged(const struct trend *t)
                 continue;
             size_t at = s->cols[c->flag], b = s->cols[c->base];
             char m[64], m0[64];
-            report_fmt_metric(s->kind, jd(c->c[c->flag], "mean"), m, sizeof m);
-            report_fmt_metric(s->kind, jd(c->c[c->base], "mean"), m0, sizeof m0);
+            testspec_kind_value_text(s->kind, jd(c->c[c->flag], "mean"), m, sizeof m);
+            testspec_kind_value_text(s->kind, jd(c->c[c->base], "mean"), m0, sizeof m0);
             json_array_append_new(
                 list, json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:I,s:s,s:s,s:o}", "scenario",
                                 js(s->def, "name"), "test", js(s->def, "test"), "family",

@@ -317,18 +317,11 @@ jnum(const json_t *o, const char *key, bool *has)
 bool
 journal_headline(int kind, const struct journal_result *res, double *value)
 {
-    switch (kind) {
-    case TESTSPEC_TCP_STREAM:
-    case TESTSPEC_UDP_STREAM:
-        *value = res->throughput_bps / 1e6;
-        return res->has_throughput;
-    case TESTSPEC_TCP_CRR:
-        *value = res->connections_per_s;
-        return res->has_connections;
-    default:
-        *value = res->rtt_mean_us;
-        return res->has_rtt_mean;
-    }
+    if (kind < 0 || kind >= TESTSPEC_KIND_COUNT)
+        return false;
+    enum testspec_metric m = testspec_kind_metric((enum testspec_kind)kind);
+    *value = res->metric[m] / testspec_metric_divisor(m);
+    return res->has_metric[m];
 }
 
 bool
@@ -402,8 +395,12 @@ result_numbers_from(const json_t *res, struct journal_result *r)
 {
     memset(r, 0, sizeof *r);
     r->present = json_is_object(res);
-    r->throughput_bps = jnum(res, "throughput_bps", &r->has_throughput);
-    r->connections_per_s = jnum(res, "connections_per_s", &r->has_connections);
+    for (int i = 0; i < TESTSPEC_METRIC_COUNT; i++) {
+        enum testspec_metric m = (enum testspec_metric)i;
+        const char *key = testspec_metric_key(m), *member = testspec_metric_member(m);
+        const json_t *o = member != NULL ? json_object_get(res, key) : res;
+        r->metric[m] = jnum(o, member != NULL ? member : key, &r->has_metric[m]);
+    }
     r->retransmits = jnum(res, "retransmits", &r->has_retransmits);
     const json_t *cpu = json_object_get(res, "cpu");
     r->cpu_local_pct = jnum(cpu, "local_pct", &r->has_cpu_local);
@@ -416,7 +413,6 @@ result_numbers_from(const json_t *res, struct journal_result *r)
     r->udp_jitter_us = jnum(udp, "jitter_us", &r->has_udp_jitter);
     const json_t *rtt = json_object_get(res, HISTJSON_RTT);
     r->has_rtt = json_is_object(rtt);
-    r->rtt_mean_us = jnum(rtt, "mean", &r->has_rtt_mean);
     r->rtt_min_us = jnum(rtt, "min", &r->has_rtt_min);
     r->rtt_max_us = jnum(rtt, "max", &r->has_rtt_max);
     r->rtt_m2_ns2 = jnum(rtt, HISTJSON_M2, &r->has_rtt_m2);
@@ -546,27 +542,24 @@ scenario_equal(const struct journal_scenario *a, const struct journal_scenario *
 static bool
 result_equal(const struct journal_result *a, const struct journal_result *b)
 {
-    bool flags = a->present == b->present && a->has_throughput == b->has_throughput &&
-                 a->has_connections == b->has_connections &&
-                 a->has_retransmits == b->has_retransmits && a->has_cpu_local == b->has_cpu_local &&
-                 a->has_cpu_remote == b->has_cpu_remote && a->has_udp == b->has_udp &&
-                 a->has_udp_sent == b->has_udp_sent && a->has_udp_lost == b->has_udp_lost &&
-                 a->has_udp_lost_pct == b->has_udp_lost_pct &&
+    for (int m = 0; m < TESTSPEC_METRIC_COUNT; m++)
+        if (a->has_metric[m] != b->has_metric[m] || !num_same(a->metric[m], b->metric[m]))
+            return false;
+    bool flags = a->present == b->present && a->has_retransmits == b->has_retransmits &&
+                 a->has_cpu_local == b->has_cpu_local && a->has_cpu_remote == b->has_cpu_remote &&
+                 a->has_udp == b->has_udp && a->has_udp_sent == b->has_udp_sent &&
+                 a->has_udp_lost == b->has_udp_lost && a->has_udp_lost_pct == b->has_udp_lost_pct &&
                  a->has_udp_jitter == b->has_udp_jitter && a->has_rtt == b->has_rtt &&
-                 a->has_rtt_mean == b->has_rtt_mean && a->has_rtt_min == b->has_rtt_min &&
-                 a->has_rtt_max == b->has_rtt_max && a->has_rtt_m2 == b->has_rtt_m2 &&
-                 a->has_hist == b->has_hist && a->hist_runs == b->hist_runs &&
-                 a->hist_sub_bits == b->hist_sub_bits && a->nbuckets == b->nbuckets &&
-                 a->nruns == b->nruns && a->ncounts == b->ncounts;
+                 a->has_rtt_min == b->has_rtt_min && a->has_rtt_max == b->has_rtt_max &&
+                 a->has_rtt_m2 == b->has_rtt_m2 && a->has_hist == b->has_hist &&
+                 a->hist_runs == b->hist_runs && a->hist_sub_bits == b->hist_sub_bits &&
+                 a->nbuckets == b->nbuckets && a->nruns == b->nruns && a->ncounts == b->ncounts;
     bool nums =
-        num_same(a->throughput_bps, b->throughput_bps) &&
-        num_same(a->connections_per_s, b->connections_per_s) &&
         num_same(a->retransmits, b->retransmits) && num_same(a->cpu_local_pct, b->cpu_local_pct) &&
         num_same(a->cpu_remote_pct, b->cpu_remote_pct) && num_same(a->udp_sent, b->udp_sent) &&
         num_same(a->udp_lost, b->udp_lost) && num_same(a->udp_lost_pct, b->udp_lost_pct) &&
-        num_same(a->udp_jitter_us, b->udp_jitter_us) && num_same(a->rtt_mean_us, b->rtt_mean_us) &&
-        num_same(a->rtt_min_us, b->rtt_min_us) && num_same(a->rtt_max_us, b->rtt_max_us) &&
-        num_same(a->rtt_m2_ns2, b->rtt_m2_ns2);
+        num_same(a->udp_jitter_us, b->udp_jitter_us) && num_same(a->rtt_min_us, b->rtt_min_us) &&
+        num_same(a->rtt_max_us, b->rtt_max_us) && num_same(a->rtt_m2_ns2, b->rtt_m2_ns2);
     if (!flags || !nums)
         return false;
     for (size_t i = 0; i < a->nbuckets; i++)

@@ -125,16 +125,21 @@ struct journal_hrun {
  * absent or not a number. */
 struct journal_result {
     bool present; /* "result" is an object */
-    bool has_throughput, has_connections, has_retransmits;
-    double throughput_bps, connections_per_s, retransmits;
+    /* The headline metrics of common/testspec.h by enum testspec_metric, as nsperf wrote them:
+     * the number at the metric's -J key, or its member's (TESTSPEC_M_RTT_MEAN: rtt_us's mean,
+     * us, which the histogram's merge uses too). */
+    bool has_metric[TESTSPEC_METRIC_COUNT];
+    double metric[TESTSPEC_METRIC_COUNT];
+    bool has_retransmits;
+    double retransmits;
     bool has_cpu_local, has_cpu_remote;
     double cpu_local_pct, cpu_remote_pct;
     bool has_udp; /* "udp" is an object */
     bool has_udp_sent, has_udp_lost, has_udp_lost_pct, has_udp_jitter;
     double udp_sent, udp_lost, udp_lost_pct, udp_jitter_us;
     bool has_rtt; /* "rtt_us" is an object */
-    bool has_rtt_mean, has_rtt_min, has_rtt_max, has_rtt_m2;
-    double rtt_mean_us, rtt_min_us, rtt_max_us, rtt_m2_ns2;
+    bool has_rtt_min, has_rtt_max, has_rtt_m2;
+    double rtt_min_us, rtt_max_us, rtt_m2_ns2;
     /* The histogram: in one of the two forms of common/histjson.h (hist_rtt_json_form), and
      * hist.sub_bits a layout common/hist.h reads (hist_layout_known: 11, or 7 as nsperf wrote
      * before; the runs form: 11 only), kept in hist_sub_bits (0 without a histogram).
@@ -154,9 +159,10 @@ struct journal_result {
     size_t ncounts;
 };
 
-/* The headline figure of a result, in the reports' unit: mean RTT in us (tcp_rr, udp_rr),
- * receiver-counted throughput in Mbit/s (tcp_stream, udp_stream), connections/s (tcp_crr). What
- * the reports' matrices show and adaptive trials decide on; false when the result lacks it. */
+/* The headline figure of a result of kind (enum testspec_kind), in the reports' unit: its
+ * metric's -J value over the metric's divisor (common/testspec.h: mean RTT in us, throughput in
+ * Mbit/s, connections/s). What the reports' matrices show and adaptive trials decide on; false
+ * when the result lacks it or kind is out of range. */
 bool journal_headline(int kind, const struct journal_result *res, double *value);
 
 /* As journal_headline for nsperf's result object (borrowed; NULL for none) as the runner holds

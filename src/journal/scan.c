@@ -1181,7 +1181,7 @@ m_rtt(struct jp *j, size_t i, void *ctx)
     struct journal_result *r = c->r;
     switch (i) {
     case 0:
-        return v_number(j, &r->rtt_mean_us, &r->has_rtt_mean);
+        return v_number(j, &r->metric[TESTSPEC_M_RTT_MEAN], &r->has_metric[TESTSPEC_M_RTT_MEAN]);
     case 1:
         return v_number(j, &r->rtt_min_us, &r->has_rtt_min);
     case 2:
@@ -1204,9 +1204,16 @@ m_rtt(struct jp *j, size_t i, void *ctx)
     }
 }
 
+/* The headline metrics' -J keys first, by enum testspec_metric (common/testspec.h: each a number
+ * of the result, but TESTSPEC_M_RTT_MEAN's, the rtt_us object, whose mean it is), then the
+ * others. */
 static const struct key result_keys[] = {
-    K("throughput_bps"), K("connections_per_s"), K("retransmits"), K("cpu"), K("udp"),
-    K(HISTJSON_RTT)};
+#define METRIC_KEY(id, key, member, div, unit, words, note, lower, fmt) K(key),
+    TESTSPEC_METRIC_MAP(METRIC_KEY)
+#undef METRIC_KEY
+        K("retransmits"),
+    K("cpu"), K("udp")};
+enum { R_RETRANSMITS = TESTSPEC_METRIC_COUNT, R_CPU, R_UDP };
 
 static bool
 m_result(struct jp *j, size_t i, void *ctx)
@@ -1214,21 +1221,19 @@ m_result(struct jp *j, size_t i, void *ctx)
     struct rtt_ctx *c = ctx;
     struct journal_result *r = c->r;
     bool is_obj;
+    if (i < TESTSPEC_METRIC_COUNT && i != TESTSPEC_M_RTT_MEAN)
+        return v_number(j, &r->metric[i], &r->has_metric[i]);
     switch (i) {
-    case 0:
-        return v_number(j, &r->throughput_bps, &r->has_throughput);
-    case 1:
-        return v_number(j, &r->connections_per_s, &r->has_connections);
-    case 2:
+    case R_RETRANSMITS:
         return v_number(j, &r->retransmits, &r->has_retransmits);
-    case 3:
+    case R_CPU:
         return object(j, cpu_keys, NKEYS(cpu_keys), m_cpu, r, &is_obj);
-    case 4:
+    case R_UDP:
         if (!object(j, udp_keys, NKEYS(udp_keys), m_udp, r, &is_obj))
             return false;
         r->has_udp = is_obj;
         return true;
-    default:
+    default: /* TESTSPEC_M_RTT_MEAN: the rtt_us object */
         if (!object(j, rtt_keys, NKEYS(rtt_keys), m_rtt, c, &is_obj))
             return false;
         r->has_rtt = is_obj;

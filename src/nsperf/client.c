@@ -181,7 +181,7 @@ client_connect_data(struct ns_test *t, uint32_t idx, int timeout_ms, struct err 
         close(fd);
         return rc;
     }
-    if (t->p.kind != NS_TCP_STREAM)
+    if (ns_kind_get(t->p.kind)->nodelay)
         net_set_nodelay(fd);
     return fd;
 }
@@ -245,7 +245,7 @@ open_udp(struct client *c, uint32_t idx, struct err *e)
 static int
 client_open_data(struct client *c, struct err *e)
 {
-    int n = c->t.p.kind == NS_TCP_CRR ? 0 : c->t.p.streams;
+    int n = c->k->own_connections ? 0 : c->t.p.streams;
     for (int i = 0; i < n; i++) {
         int fd = c->k->socktype == SOCK_DGRAM
                      ? open_udp(c, (uint32_t)i, e)
@@ -362,7 +362,7 @@ check_not_empty(const json_t *result, struct err *e)
     const json_t *bytes = json_object_get(result, "bytes");
     if (json_is_number(bytes) && json_number_value(bytes) <= 0)
         return err_set(e, NS_EIO, "no data arrived in the measured interval");
-    const json_t *n = json_object_get(json_object_get(result, "rtt_us"), "n");
+    const json_t *n = json_object_get(json_object_get(result, HISTJSON_RTT), "n");
     if (json_is_integer(n) && json_integer_value(n) <= 0)
         return err_set(e, NS_EIO, "no transaction completed in the measured interval");
     if (!json_is_number(bytes) && !json_is_integer(n))

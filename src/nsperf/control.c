@@ -282,7 +282,8 @@ int
 ns_runner_wait_ready(struct ns_runner *r, int timeout_ms, struct err *e)
 {
     if (!ns_word_wait_change(&r->t->kind_ready, 0, clock_deadline_ms(timeout_ms)))
-        return err_set(e, NS_ETIMEDOUT, "%s was not ready within %d ms", r->k->name, timeout_ms);
+        return err_set(e, NS_ETIMEDOUT, "%s was not ready within %d ms", ns_test_name(r->t),
+                       timeout_ms);
     return 0;
 }
 
@@ -313,7 +314,8 @@ ns_runner_join(struct ns_runner *r, int timeout_ms, struct err *e)
      * knows CLOCK_REALTIME (and ThreadSanitizer does not know pthread_clockjoin_np), so wait
      * for the thread's last act, then join it, which is then immediate. */
     if (!ns_word_wait_change(&r->finished, 0, clock_deadline_ms(timeout_ms)))
-        return err_set(e, NS_ETIMEDOUT, "%s did not stop within %d ms", r->k->name, timeout_ms);
+        return err_set(e, NS_ETIMEDOUT, "%s did not stop within %d ms", ns_test_name(r->t),
+                       timeout_ms);
     pthread_join(r->thread, NULL);
     r->started = false;
     return 0;

@@ -1,36 +1,31 @@
-/* kinds.c - the registry of test kinds: enum ns_kind_id (common/testspec.h's order) to the code
- * that runs each kind. Kept apart from params.c so that parameters do not depend on the kinds'
- * code, and the kinds may use parameters without a file cycle. */
+/* kinds.c - the registry of test kinds: each row of common/testspec.h's TESTSPEC_KIND_MAP to
+ * the ops of its kind, ns_kind_<name> (one file per kind in this folder). Kept apart from
+ * params.c so that parameters do not depend on the kinds' code, and the kinds may use
+ * parameters without a file cycle. */
 #include "nsperf/nsperf.h"
 
-/* nsperf's kind ids are the table's (common/testspec.h). */
-_Static_assert(NS_TCP_STREAM == (int)TESTSPEC_TCP_STREAM &&
-                   NS_UDP_STREAM == (int)TESTSPEC_UDP_STREAM && NS_TCP_RR == (int)TESTSPEC_TCP_RR &&
-                   NS_UDP_RR == (int)TESTSPEC_UDP_RR && NS_TCP_CRR == (int)TESTSPEC_TCP_CRR &&
-                   NS_KIND_COUNT == (int)TESTSPEC_KIND_COUNT,
-               "enum ns_kind_id follows TESTSPEC_KIND_MAP");
-
-static const struct test_kind *const kinds[NS_KIND_COUNT] = {
-    [NS_TCP_STREAM] = &ns_kind_tcp_stream, [NS_UDP_STREAM] = &ns_kind_udp_stream,
-    [NS_TCP_RR] = &ns_kind_tcp_rr,         [NS_UDP_RR] = &ns_kind_udp_rr,
-    [NS_TCP_CRR] = &ns_kind_tcp_crr,
+static const struct test_kind *const kinds[TESTSPEC_KIND_COUNT] = {
+#define KIND_OPS(id, name, fam, metric, rtt, def_len, min_len, max_len, def_rate)                  \
+    [TESTSPEC_##id] = &ns_kind_##name,
+    TESTSPEC_KIND_MAP(KIND_OPS)
+#undef KIND_OPS
 };
 
 const struct test_kind *
-ns_kind_get(enum ns_kind_id id)
+ns_kind_get(enum testspec_kind id)
 {
-    if ((int)id < 0 || id >= NS_KIND_COUNT)
+    if ((int)id < 0 || id >= TESTSPEC_KIND_COUNT)
         return NULL;
     return kinds[id];
 }
 
 const struct test_kind *
-ns_kind_find(const char *name, enum ns_kind_id *id)
+ns_kind_find(const char *name, enum testspec_kind *id)
 {
     int i = testspec_kind_find(name);
     if (i < 0)
         return NULL;
     if (id != NULL)
-        *id = (enum ns_kind_id)i;
+        *id = (enum testspec_kind)i;
     return kinds[i];
 }

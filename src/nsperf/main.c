@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/net.h"
 #include "common/units.h"
 #include "nsperf/control.h"
 #include "nsperf/hostenv.h"
@@ -54,6 +55,7 @@ struct opt {
     enum testspec_param param; /* OPT_PARAM */
     enum opt_side side;
     const char *help;
+    bool help_kinds; /* OPT_PARAM: help starts with the kinds it applies to ("tcp_rr, udp_rr: ") */
 };
 
 #define O_CALL(f) .kind = OPT_CALL, .fn = (f)
@@ -73,11 +75,8 @@ opt_client(struct cli *c, const char *arg, struct err *e)
 static int
 opt_port(struct cli *c, const char *arg, struct err *e)
 {
-    char *end;
-    long v = strtol(arg, &end, 10);
-    if (*arg == '\0' || *end != '\0' || v < 0 || v > 65535)
+    if (net_parse_port(arg, 0, &c->port) != 0)
         return err_set(e, NS_ERANGE, "invalid port '%s'", arg);
-    c->port = (uint16_t)v;
     return 0;
 }
 
@@ -104,7 +103,8 @@ opt_udp(struct cli *c, const char *arg, struct err *e)
 {
     (void)c;
     (void)arg;
-    return err_set(e, NS_EINVAL, "-u: nsperf has no -u; use --test udp_stream");
+    return err_set(e, NS_EINVAL, "-u: nsperf has no -u; use --test %s",
+                   testspec_kind_name(TESTSPEC_UDP_STREAM));
 }
 
 static int
@@ -153,37 +153,122 @@ static const struct opt opts[] = {
     {"token-file", OPT_TOKEN, required_argument, O_STRING(token_file),
      .help = "FILE: shared secret from FILE ('-' = stdin); both sides must use the same"},
     {"test", OPT_TEST, required_argument, O_CALL(opt_test), .side = OPT_CLIENT,
-     .help = "KIND: tcp_stream (default), udp_stream, tcp_rr, udp_rr, tcp_crr"},
+     .help = "KIND: "}, /* then the kinds (help_test) */
     {"time", 't', required_argument, O_PARAM(DURATION),
      .help = "SEC: measured duration (default 10s)"},
     {"warmup", OPT_WARMUP, required_argument, O_PARAM(WARMUP),
      .help = "SEC: traffic before measuring, discarded (default 1s)"},
     {"parallel", 'P', required_argument, O_PARAM(STREAMS),
      .help = "N: parallel streams (stream kinds)"},
-    {"length", 'l', required_argument, O_PARAM(MSG_SIZE),
-     .help = "BYTES: write size (1M tcp_stream, 1460 udp_stream) or request size (1)"},
+    {"length", 'l', required_argument, O_PARAM(MSG_SIZE), .help = "BYTES: "}, /* help_length */
     {"response-size", OPT_RESPONSE, required_argument, O_PARAM(RESPONSE_SIZE),
      .help = "BYTES: response size of rr/crr kinds (default: request size)"},
     {"bitrate", 'b', required_argument, O_PARAM(RATE),
-     .help = "RATE: total target rate, bits/s (udp_stream default 1M; tcp default unpaced)"},
+     .help = "RATE: total target rate, bits/s"}, /* then the defaults (help_rate) */
     {"reverse", 'R', no_argument, O_PARAM(REVERSE), .help = "server sends (stream kinds)"},
     {"copy", OPT_COPY, no_argument, O_PARAM(COPY),
-     .help = "tcp_stream: send() from and recv() into user memory, as iperf3 (see below)"},
+     .help = "send() from and recv() into user memory, as iperf3 (see below)", .help_kinds = true},
     {"busy-poll", OPT_BUSY_POLL, no_argument, O_PARAM(BUSY_POLL),
-     .help = "tcp_rr, udp_rr: spin on the socket instead of sleeping, a core per side (see "
-             "below)"},
+     .help = "spin on the socket instead of sleeping, a core per side (see below)",
+     .help_kinds = true},
     {"json", 'J', no_argument, O_TRUE(json), .side = OPT_CLIENT, .help = "print one JSON document"},
     {"interval", 'i', required_argument, O_PARAM(INTERVAL),
      .help = "SEC: per-interval lines (and samples in the JSON)"},
     {"window", 'w', required_argument, O_PARAM(WINDOW), .help = "BYTES: socket buffer size"},
     {"ipv4", '4', no_argument, O_CALL(opt_inet), .help = "IPv4 only"},
     {"ipv6", '6', no_argument, O_CALL(opt_inet6), .help = "IPv6 only"},
-    {"udp", 'u', no_argument, O_CALL(opt_udp),
-     .help = "iperf3's -u: use --test udp_stream instead"},
+    {"udp", 'u', no_argument, O_CALL(opt_udp), .help = "iperf3's -u: use --test "}, /* + kind */
     {"help", OPT_HELP, no_argument, .help = "this help"},
     {"version", OPT_VERSION, no_argument, .help = "print the version"},
 };
 #define NOPTS (sizeof opts / sizeof opts[0])
+
+/* --test: every kind of the table, nsperf's default marked. */
+static void
+help_test(char *buf, size_t len, size_t used)
+{
+    for (int k = 0; k < TESTSPEC_KIND_COUNT && used < len; k++) {
+        int w = snprintf(buf + used, len - used, "%s%s%s", k ? ", " : "", testspec_kind_name(k),
+                         k == TESTSPEC_DEFAULT_KIND ? " (default)" : "");
+        used += w > 0 ? (size_t)w : 0;
+    }
+}
+
+/* -l: the default write size of each stream kind, then the request size of the others (one
+ * figure when they share it, as netperf's kinds do). */
+static void
+help_length(char *buf, size_t len, size_t used)
+{
+    char v[32];
+    const char *sep = "write size (";
+    double req = -1;
+    bool one_req = true;
+    for (int k = 0; k < TESTSPEC_KIND_COUNT && used < len; k++) {
+        double d = testspec_default(TESTSPEC_P_MSG_SIZE, k);
+        if (testspec_kind_family((enum testspec_kind)k) != TESTSPEC_FAMILY_STREAM) {
+            one_req = one_req && (req < 0 || req == d);
+            req = d;
+            continue;
+        }
+        int w = snprintf(buf + used, len - used, "%s%s %s", sep,
+                         testspec_value_text(TESTSPEC_P_MSG_SIZE, d, v, sizeof v),
+                         testspec_kind_name(k));
+        used += w > 0 ? (size_t)w : 0;
+        sep = ", ";
+    }
+    if (used < len && req >= 0 && one_req)
+        snprintf(buf + used, len - used, ") or request size (%s)",
+                 testspec_value_text(TESTSPEC_P_MSG_SIZE, req, v, sizeof v));
+    else if (used < len)
+        snprintf(buf + used, len - used, ") or request size");
+}
+
+/* -b: each kind's default rate (0: unpaced). */
+static void
+help_rate(char *buf, size_t len, size_t used)
+{
+    char v[32];
+    const char *sep = " (";
+    for (int k = 0; k < TESTSPEC_KIND_COUNT && used < len; k++) {
+        if (!testspec_applies(TESTSPEC_P_RATE, k))
+            continue;
+        double d = testspec_default(TESTSPEC_P_RATE, k);
+        int w = snprintf(buf + used, len - used, "%s%s default %s", sep, testspec_kind_name(k),
+                         d > 0 ? testspec_value_text(TESTSPEC_P_RATE, d, v, sizeof v) : "unpaced");
+        used += w > 0 ? (size_t)w : 0;
+        sep = "; ";
+    }
+    if (used < len && used > 0)
+        snprintf(buf + used, len - used, ")");
+}
+
+/* An option's help line: the parts that name kinds come from the table (common/testspec.h). */
+static const char *
+opt_help(const struct opt *o, char *buf, size_t len)
+{
+    size_t used = 0;
+    if (o->help_kinds) {
+        char kinds[128];
+        unsigned mask = 0;
+        for (int k = 0; k < TESTSPEC_KIND_COUNT; k++)
+            mask |= testspec_applies(o->param, k) ? 1u << k : 0u;
+        int w = snprintf(buf, len, "%s: ", testspec_kinds_text(mask, ", ", kinds, sizeof kinds));
+        used = w > 0 && (size_t)w < len ? (size_t)w : 0;
+    }
+    int w = snprintf(buf + used, len - used, "%s", o->help);
+    used += w > 0 && (size_t)w < len - used ? (size_t)w : 0;
+    if (o->key == OPT_TEST)
+        help_test(buf, len, used);
+    else if (o->key == 'l')
+        help_length(buf, len, used);
+    else if (o->key == 'b')
+        help_rate(buf, len, used);
+    else if (o->key == 'u')
+        snprintf(buf + used, len - used, "%s instead", testspec_kind_name(TESTSPEC_UDP_STREAM));
+    return buf;
+}
+
+#define KIND(id) testspec_kind_name(TESTSPEC_##id)
 
 static void
 usage(FILE *out)
@@ -199,38 +284,42 @@ usage(FILE *out)
             snprintf(flag, sizeof flag, "-%c, --%s", opts[i].key, opts[i].name);
         else
             snprintf(flag, sizeof flag, "    --%s", opts[i].name);
-        fprintf(out, "  %-22s %s\n", flag, opts[i].help);
+        char help[256];
+        fprintf(out, "  %-22s %s\n", flag, opt_help(&opts[i], help, sizeof help));
     }
     fprintf(out, "\nsizes take K/M/G (binary: 64K), rates k/M/G (decimal: 1.5G), durations "
                  "s/ms/m (250ms).\nexit status: 0 ok, 1 test failed, 2 usage error, 128+N "
                  "killed by signal N\n(SIGINT: 130; with -J the partial result is printed).\n");
     fprintf(out,
             "\ndefaults that differ from iperf3 (both shown in the -J params):\n"
-            "  tcp_stream writes 1 MiB per send() (iperf3: 128 KiB), so that one stream "
+            "  %s writes 1 MiB per send() (iperf3: 128 KiB), so that one stream "
             "is not capped by\n  syscall cost on fast paths; use -l 128K to compare with "
             "iperf3 at equal settings.\n"
-            "  udp_stream's receiver asks for a %d MiB receive buffer unless -w is given "
+            "  %s's receiver asks for a %d MiB receive buffer unless -w is given "
             "(iperf3 keeps\n  the kernel default), so bursts the kernel could hold are "
             "not counted as loss; -w 208K\n  (the usual net.core.rmem_default) "
             "compares with iperf3 (params.udp_recv_buf).\n",
-            NS_UDP_RECV_BUF >> 20);
-    fprintf(out, "  tcp_stream does not copy its payload through user memory: the sender "
-                 "sendfile()s it from\n  a memfd, the receiver splice()s it to /dev/null (TCP "
-                 "still receives, acknowledges and\n  counts every byte; result.io says which way "
-                 "each side went). On loopback, 128 KiB writes:\n  0.53-0.65 x iperf3's CPU per GB "
-                 "(both processes) at -b 1G..10G, 1.65-2.8 x its throughput\n  unpaced. --copy "
-                 "(params.copy): send() from and recv() into user memory as iperf3\n  does "
-                 "(0.92-0.97 x its CPU per GB, 0.84-1.08 x its throughput).\n"
-                 "  a paced tcp_stream writes about 1 ms of data per wake-up, as iperf3's pacing "
-                 "timer does,\n  not one write per sleep: the same average rate for fewer "
-                 "wake-ups.\n"
-                 "  --busy-poll (tcp_rr, udp_rr; params.busy_poll): both sides spin on "
-                 "recv(MSG_DONTWAIT)\n  instead of sleeping, as sockperf --nonblocked: no "
-                 "wake-up on the path, a full core per\n  side. On this 2-core VM, server and "
-                 "client on different cores, load 1-3: 8.2 us tcp_rr,\n  4.4 us udp_rr against "
-                 "16.3 and 13.7 us sleeping; under load 4-8 the spins take turns with\n  the "
-                 "load (65-70 us; 300-400 us at load 15): only where each side has a core to "
-                 "itself.\n");
+            KIND(TCP_STREAM), KIND(UDP_STREAM), NS_UDP_RECV_BUF >> 20);
+    fprintf(out,
+            "  %s does not copy its payload through user memory: the sender "
+            "sendfile()s it from\n  a memfd, the receiver splice()s it to /dev/null (TCP "
+            "still receives, acknowledges and\n  counts every byte; result.io says which way "
+            "each side went). On loopback, 128 KiB writes:\n  0.53-0.65 x iperf3's CPU per GB "
+            "(both processes) at -b 1G..10G, 1.65-2.8 x its throughput\n  unpaced. --copy "
+            "(params.copy): send() from and recv() into user memory as iperf3\n  does "
+            "(0.92-0.97 x its CPU per GB, 0.84-1.08 x its throughput).\n"
+            "  a paced %s writes about 1 ms of data per wake-up, as iperf3's pacing "
+            "timer does,\n  not one write per sleep: the same average rate for fewer "
+            "wake-ups.\n"
+            "  --busy-poll (%s, %s; params.busy_poll): both sides spin on "
+            "recv(MSG_DONTWAIT)\n  instead of sleeping, as sockperf --nonblocked: no "
+            "wake-up on the path, a full core per\n  side. On this 2-core VM, server and "
+            "client on different cores, load 1-3: 8.2 us %s,\n  4.4 us %s against "
+            "16.3 and 13.7 us sleeping; under load 4-8 the spins take turns with\n  the "
+            "load (65-70 us; 300-400 us at load 15): only where each side has a core to "
+            "itself.\n",
+            KIND(TCP_STREAM), KIND(TCP_STREAM), KIND(TCP_RR), KIND(UDP_RR), KIND(TCP_RR),
+            KIND(UDP_RR));
 }
 
 static void
@@ -369,7 +458,7 @@ apply_param(struct cli *c, enum testspec_param id, struct err *e)
 static int
 client_params(struct cli *c, struct err *e)
 {
-    enum ns_kind_id id = NS_TCP_STREAM;
+    enum testspec_kind id = TESTSPEC_DEFAULT_KIND;
     if (c->test != NULL)
         ns_kind_find(c->test, &id);
     int family = c->p.family;

@@ -32,11 +32,9 @@ struct err;
  * own socket: shown in --help and the JSON params as udp_recv_buf. */
 #define NS_UDP_RECV_BUF (4 << 20)
 
-enum ns_kind_id { NS_TCP_STREAM, NS_UDP_STREAM, NS_TCP_RR, NS_UDP_RR, NS_TCP_CRR, NS_KIND_COUNT };
-
 /* Every parameter the client sends; the server answers with the same object as applied. */
 struct ns_params {
-    enum ns_kind_id kind;
+    enum testspec_kind kind;
     int streams;            /* -P: parallel data connections/sockets, 1..NS_MAX_STREAMS */
     uint64_t msg_size;      /* -l: write size (stream kinds), request size (rr, crr) */
     uint64_t response_size; /* --response-size (rr, crr); default: msg_size */
@@ -118,11 +116,17 @@ int ns_test_wait_phase(struct ns_test *t, int seen, uint64_t deadline_ns);
  * thread waiting for it. */
 void ns_test_set_ready(struct ns_test *t);
 
+/* A kind's name is the table's (common/testspec.h: testspec_kind_name, ns_test_name): the ops
+ * of kind <name> are ns_kind_<name>, found through the table (kinds.c). */
 struct test_kind {
-    const char *name;  /* "tcp_stream", as on the command line and in plans */
     int socktype;      /* SOCK_STREAM or SOCK_DGRAM for the data sockets */
-    bool uses_streams; /* -P meaningful (data sockets = streams); else exactly 1 (or 0 for crr) */
+    bool uses_streams; /* -P meaningful (data sockets = streams); else exactly 1 (or 0) */
     bool sets_ready;   /* run() sets t->kind_ready itself; else the runner does as run() begins */
+    /* TCP: the kind opens its data connections itself, one per transaction, through t->conn
+     * (connect_data, next_data), none is set up before run(), and they take -w as they are made
+     * (the listener keeps autotuning). Else one per stream, set up before run(). */
+    bool own_connections;
+    bool nodelay; /* TCP: data connections get TCP_NODELAY (one small message in flight) */
     /* Run on either side, in the calling thread (start more threads if needed), until the
      * phase is DONE; must notice DONE within 200 ms and return. The client calls it at WARMUP,
      * the server already in SETUP (before READY, so that its threads exist when the clock
@@ -152,20 +156,30 @@ struct test_kind {
      * streams, sockperf's percentile block for latency). */
     void (*print_human)(const struct ns_test *t, const json_t *result, FILE *out);
     void (*cleanup)(struct ns_test *t);
+    /* Optional. What the kind applies beyond the table's parameters, added to -J's "params"
+     * (udp_stream: its receive buffer). */
+    void (*params_json)(const struct ns_params *p, json_t *params);
 };
 
-extern const struct test_kind ns_kind_tcp_stream;
-extern const struct test_kind ns_kind_udp_stream;
-extern const struct test_kind ns_kind_tcp_rr;
-extern const struct test_kind ns_kind_udp_rr;
-extern const struct test_kind ns_kind_tcp_crr;
+/* The ops of every kind, ns_kind_<name>, one per row of TESTSPEC_KIND_MAP. */
+#define NS_KIND_EXTERN(id, name, fam, metric, rtt, def_len, min_len, max_len, def_rate)            \
+    extern const struct test_kind ns_kind_##name;
+TESTSPEC_KIND_MAP(NS_KIND_EXTERN)
+#undef NS_KIND_EXTERN
 
 /* Kind by id / by name (NULL when unknown). */
-const struct test_kind *ns_kind_get(enum ns_kind_id id);
-const struct test_kind *ns_kind_find(const char *name, enum ns_kind_id *id);
+const struct test_kind *ns_kind_get(enum testspec_kind id);
+const struct test_kind *ns_kind_find(const char *name, enum testspec_kind *id);
+
+/* The name of t's kind ("tcp_stream"). */
+static inline const char *
+ns_test_name(const struct ns_test *t)
+{
+    return testspec_kind_name((int)t->p.kind);
+}
 
 /* Defaults for a kind (msg_size, rate, duration 10 s, warmup 1 s, ...). */
-void ns_params_default(struct ns_params *p, enum ns_kind_id kind);
+void ns_params_default(struct ns_params *p, enum testspec_kind kind);
 /* Store a parameter of common/testspec.h in its field (params.c maps the table to the struct). */
 void ns_params_set(struct ns_params *p, enum testspec_param id, double value);
 /* Every field of p as table values, all marked given. */

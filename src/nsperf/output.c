@@ -19,15 +19,14 @@ ns_doc_json(const struct ns_doc *d)
     json_t *doc = json_object();
     json_object_set_new(doc, "version", json_string(NS_VERSION));
     json_object_set_new(doc, "tool", json_string("nsperf"));
-    json_object_set_new(doc, "test", json_string(k != NULL ? k->name : "unknown"));
+    const char *name = testspec_kind_name((int)d->p->kind);
+    json_object_set_new(doc, "test", json_string(name != NULL ? name : "unknown"));
     json_object_set_new(doc, "server", json_string(d->server != NULL ? d->server : ""));
     json_t *params = ns_params_applied_json(d->p);
-    /* The choices a user compares against iperf3 (see --help): udp_stream's receiver asks for
-     * a 4 MiB buffer unless -w gives one (iperf3 leaves the kernel default, and so reports the
-     * loss a small buffer causes); the applied write size is msg_size. */
-    if (d->p->kind == NS_UDP_STREAM)
-        json_object_set_new(params, "udp_recv_buf",
-                            json_integer(d->p->sock_buf > 0 ? d->p->sock_buf : NS_UDP_RECV_BUF));
+    /* The choices a user compares against iperf3 (see --help), beside the applied write size
+     * (msg_size): what the kind applies beyond the table's parameters. */
+    if (k != NULL && k->params_json != NULL)
+        k->params_json(d->p, params);
     json_object_set_new(doc, "params", params);
     json_object_set_new(doc, "start", json_string(d->start != NULL ? d->start : ""));
     json_object_set_new(doc, "end", json_string(d->end != NULL ? d->end : ""));
@@ -76,11 +75,12 @@ print_intervals(const json_t *result, FILE *out)
         fprintf(out, "[%5s]  %6.2f-%-6.2f sec", "SUM", num(o, "start_s"), num(o, "end_s"));
         if (json_object_get(o, "bytes") != NULL) {
             units_format_bytes(num(o, "bytes"), bytes, sizeof bytes);
-            units_format_rate(num(o, "throughput_bps"), rate, sizeof rate);
+            units_format_rate(num(o, TESTSPEC_KEY_THROUGHPUT), rate, sizeof rate);
             fprintf(out, "  %12s  %14s\n", bytes, rate);
         } else {
             fprintf(out, "  %10.0f transactions/s  mean rtt %.3f us\n",
-                    num(o, "transactions_per_s"), num(json_object_get(o, "rtt_us"), "mean"));
+                    num(o, TESTSPEC_KEY_TRANSACTIONS),
+                    num(json_object_get(o, HISTJSON_RTT), "mean"));
         }
     }
 }
@@ -89,10 +89,11 @@ void
 ns_doc_print_human(const struct ns_doc *d, const struct ns_test *t, FILE *out)
 {
     const struct test_kind *k = ns_kind_get(d->p->kind);
+    const char *name = testspec_kind_name((int)d->p->kind);
     if (d->error != NULL && d->result == NULL)
         return; /* nothing was measured: main() reports the error alone, on stderr */
     fprintf(out, "nsperf %s: %s to %s, %g s measured after %g s warmup", NS_VERSION,
-            k != NULL ? k->name : "?", d->server != NULL ? d->server : "?", d->p->duration_s,
+            name != NULL ? name : "?", d->server != NULL ? d->server : "?", d->p->duration_s,
             d->p->warmup_s);
     if (k != NULL && k->uses_streams)
         fprintf(out, ", %d stream%s%s", d->p->streams, d->p->streams == 1 ? "" : "s",
@@ -112,7 +113,7 @@ ns_doc_print_error_json(const struct ns_params *p, const char *server, const cha
 {
     struct ns_params def;
     if (p == NULL) {
-        ns_params_default(&def, NS_TCP_STREAM);
+        ns_params_default(&def, TESTSPEC_DEFAULT_KIND);
         p = &def;
     }
     char now[40];

@@ -91,7 +91,7 @@ ns_params_to_spec(const struct ns_params *p, struct testspec_values *v)
 }
 
 void
-ns_params_default(struct ns_params *p, enum ns_kind_id kind)
+ns_params_default(struct ns_params *p, enum testspec_kind kind)
 {
     memset(p, 0, sizeof *p);
     p->kind = kind;
@@ -104,7 +104,7 @@ ns_params_default(struct ns_params *p, enum ns_kind_id kind)
 int
 ns_params_validate(const struct ns_params *p, struct err *e)
 {
-    if ((int)p->kind < 0 || p->kind >= NS_KIND_COUNT)
+    if ((int)p->kind < 0 || p->kind >= TESTSPEC_KIND_COUNT)
         return err_set(e, NS_EINVAL, "unknown test kind %d", (int)p->kind);
     struct testspec_values v;
     ns_params_to_spec(p, &v);
@@ -253,7 +253,7 @@ ns_params_from_json(const json_t *o, struct ns_params *p, struct err *e)
     int id = testspec_kind_find(name);
     if (id < 0)
         return err_set(e, NS_EINVAL, "params: unknown test '%s'", name ? name : "(missing)");
-    ns_params_default(p, (enum ns_kind_id)id);
+    ns_params_default(p, (enum testspec_kind)id);
     int rc = 0;
     for (int i = 0; rc == 0 && i < TESTSPEC_PARAM_COUNT; i++)
         rc = get_param(o, (enum testspec_param)i, p, e);

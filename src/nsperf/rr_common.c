@@ -357,8 +357,8 @@ rr_intervals_json(const struct rr_state *s)
             json_pack("{s:f,s:f,s:I,s:f,s:o*}", "start_s",
                       (double)(iv->start_ns - s->start_ns) / (double)NS_PER_SEC, "end_s",
                       (double)(iv->end_ns - s->start_ns) / (double)NS_PER_SEC, "transactions",
-                      (json_int_t)iv->n, "transactions_per_s",
-                      len_s > 0 ? (double)iv->n / len_s : 0.0, "rtt_us", iv->n ? rtt : NULL);
+                      (json_int_t)iv->n, TESTSPEC_KEY_TRANSACTIONS,
+                      len_s > 0 ? (double)iv->n / len_s : 0.0, HISTJSON_RTT, iv->n ? rtt : NULL);
         if (iv->n == 0)
             json_decref(rtt);
         json_array_append_new(a, o);
@@ -394,8 +394,8 @@ rr_local_json(struct ns_test *t)
         return o;
     double el = rr_elapsed_s(s);
     json_object_set_new(o, "elapsed_s", json_real(el));
-    json_object_set_new(o, "transactions_per_s", json_real(el > 0 ? (double)s->n / el : 0.0));
-    json_object_set_new(o, "rtt_us", hist_to_rtt_json(s->h));
+    json_object_set_new(o, TESTSPEC_KEY_TRANSACTIONS, json_real(el > 0 ? (double)s->n / el : 0.0));
+    json_object_set_new(o, HISTJSON_RTT, hist_to_rtt_json(s->h));
     if (s->iv_len_ns)
         json_object_set_new(o, "intervals", rr_intervals_json(s));
     if (s->is_crr)
@@ -440,22 +440,22 @@ rr_combine_udp(const json_t *client, const json_t *server)
     return u;
 }
 
+const struct rr_words rr_transactions = {TESTSPEC_KEY_TRANSACTIONS, "transactions", "Round trip",
+                                         "Transactions/s"};
+
 json_t *
-rr_combine_json(const struct ns_test *t, const json_t *client, const json_t *server,
-                const json_t *cpu)
+rr_combine_as(const struct rr_words *w, const json_t *client, const json_t *server,
+              const json_t *cpu)
 {
-    bool crr = t->p.kind == NS_TCP_CRR;
-    const char *rate_key = crr ? "connections_per_s" : "transactions_per_s";
-    (void)t;
     json_t *r = json_object();
     if (r == NULL)
         return NULL;
     json_int_t n = rr_jint(client, "transactions");
     double el = rr_jnum(client, "elapsed_s");
-    json_object_set_new(r, rate_key, json_real(el > 0 ? (double)n / el : 0.0));
-    json_object_set_new(r, crr ? "connections" : "transactions", json_integer(n));
+    json_object_set_new(r, w->rate_key, json_real(el > 0 ? (double)n / el : 0.0));
+    json_object_set_new(r, w->count_key, json_integer(n));
     json_object_set_new(r, "duration_s", json_real(el));
-    rr_copy_key(r, "rtt_us", client, "rtt_us");
+    rr_copy_key(r, HISTJSON_RTT, client, HISTJSON_RTT);
     rr_copy_key(r, "request_bytes", client, "request_bytes");
     rr_copy_key(r, "response_bytes", client, "response_bytes");
     rr_copy_key(r, "warmup_transactions", client, "warmup_transactions");
@@ -470,6 +470,14 @@ rr_combine_json(const struct ns_test *t, const json_t *client, const json_t *ser
         json_object_set_new(r, "cpu", json_deep_copy(cpu));
     rr_copy_key(r, "intervals", client, "intervals");
     return r;
+}
+
+json_t *
+rr_combine_json(const struct ns_test *t, const json_t *client, const json_t *server,
+                const json_t *cpu)
+{
+    (void)t;
+    return rr_combine_as(&rr_transactions, client, server, cpu);
 }
 
 /* ---- human output ---- */
@@ -487,33 +495,25 @@ rr_print_pct(FILE *out, const struct hist *h, bool have_hist, const json_t *rtt,
 static void
 rr_print_percentiles(FILE *out, const json_t *rtt)
 {
-    static const struct {
-        double q;
-        const char *key;
-    } pct[] = {{99.999, "p99_999"}, {99.99, "p99_99"}, {99.9, "p99_9"}, {99.0, "p99"},
-               {90.0, "p90"},       {75.0, "p75"},     {50.0, "p50"},   {25.0, "p25"}};
-    /* Read the percentiles from the buckets so that p75 (sockperf prints it, the JSON does
-     * not carry it) comes out too; fall back to the JSON figures. */
+    /* Read the percentiles from the buckets (sockperf's order: the highest first); fall back
+     * to the JSON figures. */
     struct hist *h = hist_new();
     struct err e;
     err_clear(&e);
     bool have_hist = h != NULL && hist_merge_rtt_json(h, rtt, &e) == 0 && h->count > 0;
     fprintf(out, "nsperf: ---> <MAX> observation = %8.3f\n", rr_jnum(rtt, "max"));
-    for (size_t i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
-        rr_print_pct(out, h, have_hist, rtt, pct[i].q, pct[i].key);
+    for (size_t i = HISTJSON_NPCT; i-- > 0;)
+        rr_print_pct(out, h, have_hist, rtt, histjson_pcts[i].q, histjson_pcts[i].key);
     fprintf(out, "nsperf: ---> <MIN> observation = %8.3f\n", rr_jnum(rtt, "min"));
     hist_free(h);
 }
 
 void
-rr_print_human(const struct ns_test *t, const json_t *result, FILE *out)
+rr_print_as(const struct rr_words *w, const json_t *result, FILE *out)
 {
-    bool crr = t->p.kind == NS_TCP_CRR;
-    const char *rate_key = crr ? "connections_per_s" : "transactions_per_s";
-    (void)t;
-    const json_t *rtt = json_object_get(result, "rtt_us");
+    const json_t *rtt = json_object_get(result, HISTJSON_RTT);
     const json_t *u = json_object_get(result, "udp");
-    json_int_t n = rr_jint(result, crr ? "connections" : "transactions");
+    json_int_t n = rr_jint(result, w->count_key);
     json_int_t sent = u ? rr_jint(u, "sent") : n, recvd = u ? rr_jint(u, "received") : n;
     fprintf(out,
             "nsperf: [Valid Duration] RunTime=%.3f sec; SentMessages=%" JSON_INTEGER_FORMAT
@@ -532,13 +532,18 @@ rr_print_human(const struct ns_test *t, const json_t *result, FILE *out)
             "; # out-of-order messages = %" JSON_INTEGER_FORMAT "\n",
             u ? rr_jint(u, "lost") : 0, u ? rr_jint(u, "duplicated") : 0,
             u ? rr_jint(u, "out_of_order") : 0);
-    fprintf(out, "nsperf: Summary: %s is %.3f usec\n",
-            crr ? "Connect+request+response" : "Round trip", mean);
-    fprintf(out, "nsperf: %s = %.1f\n", crr ? "Connections/s" : "Transactions/s",
-            rr_jnum(result, rate_key));
+    fprintf(out, "nsperf: Summary: %s is %.3f usec\n", w->summary, mean);
+    fprintf(out, "nsperf: %s = %.1f\n", w->rate_name, rr_jnum(result, w->rate_key));
     fprintf(out,
             "nsperf: Total %" JSON_INTEGER_FORMAT
             " observations; each percentile contains %.2f observations\n",
             obs, (double)obs / 100.0);
     rr_print_percentiles(out, rtt);
+}
+
+void
+rr_print_human(const struct ns_test *t, const json_t *result, FILE *out)
+{
+    (void)t;
+    rr_print_as(&rr_transactions, result, out);
 }

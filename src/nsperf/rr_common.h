@@ -132,12 +132,26 @@ void rr_live_stop(struct ns_test *t);
 /* local_result: this side's counters (new reference). */
 json_t *rr_local_json(struct ns_test *t);
 
-/* combine: final result; the rate is "connections_per_s" for tcp_crr, "transactions_per_s" for
- * the others. */
+/* What a kind calls its transactions in its result and its human output. */
+struct rr_words {
+    const char *rate_key;  /* the result's rate: TESTSPEC_KEY_TRANSACTIONS */
+    const char *count_key; /* the result's count: "transactions" */
+    const char *summary;   /* what the mean RTT times: "Round trip" */
+    const char *rate_name; /* "Transactions/s" */
+};
+/* tcp_rr's and udp_rr's: transactions_per_s, transactions. */
+extern const struct rr_words rr_transactions;
+
+/* combine: final result, the rate and count named by w. */
+json_t *rr_combine_as(const struct rr_words *w, const json_t *client, const json_t *server,
+                      const json_t *cpu);
+/* combine of tcp_rr and udp_rr: rr_combine_as(&rr_transactions, ...). */
 json_t *rr_combine_json(const struct ns_test *t, const json_t *client, const json_t *server,
                         const json_t *cpu);
 
-/* print_human: sockperf's statistics block. */
+/* print_human: sockperf's statistics block, in w's words. */
+void rr_print_as(const struct rr_words *w, const json_t *result, FILE *out);
+/* print_human of tcp_rr and udp_rr: rr_print_as(&rr_transactions, ...). */
 void rr_print_human(const struct ns_test *t, const json_t *result, FILE *out);
 
 #endif

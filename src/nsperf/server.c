@@ -104,7 +104,7 @@ srv_log(const char *who, const char *what)
 static void
 srv_log_test(const struct session *ss)
 {
-    fprintf(stderr, "nsperf: %s: %s test, %d stream%s, %g s\n", ss->peer, ss->k->name,
+    fprintf(stderr, "nsperf: %s: %s test, %d stream%s, %g s\n", ss->peer, ns_test_name(&ss->t),
             ss->t.p.streams, ss->t.p.streams == 1 ? "" : "s", ss->t.p.duration_s);
     fflush(stderr);
 }
@@ -351,7 +351,7 @@ session_accept(struct session *ss, const char proof[65], struct err *e)
      * get -w after accept()), rather than the previous test resetting it as it leaves: a remade
      * listener resets what waits in its backlog, and by then the next client may be in it. */
     if (ss->k->socktype == SOCK_STREAM)
-        rc = listener_buffers(ss, ss->t.p.kind == NS_TCP_CRR ? 0 : ss->t.p.sock_buf, e);
+        rc = listener_buffers(ss, ss->k->own_connections ? 0 : ss->t.p.sock_buf, e);
     if (rc == 0 && ss->k->socktype == SOCK_DGRAM) {
         ss->udp_spare = ns_udp_bind_shared(&ss->s->laddr, ss->s->laddrlen, e);
         rc = ss->udp_spare < 0 ? ss->udp_spare : 0;
@@ -467,7 +467,7 @@ session_data(struct session *ss, struct err *e)
     int rc = 0;
     if (ss->k->socktype == SOCK_DGRAM)
         rc = collect_udp(ss, e);
-    else if (ss->t.p.kind != NS_TCP_CRR)
+    else if (!ss->k->own_connections)
         rc = collect_tcp(ss, e);
     /* The kind starts now, before READY, so that its threads (one per stream: up to 128) exist
      * before the client starts the clock; started on START, with the client's senders already
@@ -761,7 +761,7 @@ route_data(struct srv *s, int fd, const uint8_t hello[PROTO_DATA_HELLO_LEN])
     if (ss != NULL && sha256_ct_memcmp(cookie, ss->t.cookie, sizeof cookie) == 0) {
         if (ss->t.p.sock_buf > 0)
             net_set_bufsize(fd, ss->t.p.sock_buf);
-        if (ss->t.p.kind != NS_TCP_STREAM)
+        if (ss->k->nodelay)
             net_set_nodelay(fd);
         queue_push(ss, fd, idx);
         fd = -1;

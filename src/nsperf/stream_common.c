@@ -202,7 +202,7 @@ ns_intervals_json(const json_t *streams, double interval_s, double elapsed_s)
             }
         }
         json_array_append_new(out, json_pack("{s:f, s:f, s:I, s:f}", "start_s", start, "end_s", end,
-                                             "bytes", (json_int_t)bytes, "throughput_bps",
+                                             "bytes", (json_int_t)bytes, TESTSPEC_KEY_THROUGHPUT,
                                              (double)bytes * 8.0 / (end - start)));
         if (end >= elapsed_s)
             break;
@@ -214,7 +214,7 @@ static void
 print_row(FILE *out, const char *id, const json_t *o)
 {
     char rate[32], bytes[32];
-    units_format_rate(num(o, "throughput_bps"), rate, sizeof rate);
+    units_format_rate(num(o, TESTSPEC_KEY_THROUGHPUT), rate, sizeof rate);
     units_format_bytes(num(o, "bytes"), bytes, sizeof bytes);
     fprintf(out, "[%5s]  %12s  %14s", id, bytes, rate);
     const json_t *udp = json_object_get(o, "udp");

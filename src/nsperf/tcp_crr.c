@@ -65,13 +65,13 @@ tcp_crr_await_eof(const struct ns_test *t, int fd, struct rr_state *s, struct er
         if (k == 0)
             return 0;
         if (k > 0)
-            return err_set(e, NS_EPROTO, "tcp_crr server sent more than the response");
+            return err_set(e, NS_EPROTO, "%s server sent more than the response", ns_test_name(t));
         if (errno == EINTR)
             continue;
         if (errno == ECONNRESET)
             return 0; /* the cycle completed; a reset close is still a close */
         if (errno != EAGAIN)
-            return err_sys(e, NS_EIO, errno, "cannot receive on a tcp_crr connection");
+            return err_sys(e, NS_EIO, errno, "cannot receive on a %s connection", ns_test_name(t));
         if (ns_test_phase(t) == NS_PHASE_DONE)
             return RR_DONE;
     }
@@ -122,7 +122,7 @@ tcp_crr_client(struct ns_test *t, struct rr_state *s, struct err *e)
             return 0;
         }
         if (rc < 0)
-            return rc == NS_ECLOSED ? err_wrap(e, rc, "tcp_crr server") : rc;
+            return rc == NS_ECLOSED ? err_wrap(e, rc, "%s server", ns_test_name(t)) : rc;
     }
 }
 
@@ -182,7 +182,8 @@ tcp_crr_run(struct ns_test *t, struct err *e)
 {
     if (t->conn == NULL ||
         (t->role == NS_ROLE_CLIENT ? t->conn->connect_data == NULL : t->conn->next_data == NULL))
-        return err_set(e, NS_EINVAL, "tcp_crr needs the control layer's connection services");
+        return err_set(e, NS_EINVAL, "%s needs the control layer's connection services",
+                       ns_test_name(t));
     int rc = rr_state_setup(t, rr_request_len(t), rr_response_len(t), e);
     if (rc < 0)
         return rc;
@@ -206,15 +207,35 @@ tcp_crr_stop(struct ns_test *t)
         rr_live_stop(t);
 }
 
+/* A transaction is a connection: connections_per_s and connections in the result. */
+static const struct rr_words tcp_crr_words = {TESTSPEC_KEY_CONNECTIONS, "connections",
+                                              "Connect+request+response", "Connections/s"};
+
+static json_t *
+tcp_crr_combine(const struct ns_test *t, const json_t *client, const json_t *server,
+                const json_t *cpu)
+{
+    (void)t;
+    return rr_combine_as(&tcp_crr_words, client, server, cpu);
+}
+
+static void
+tcp_crr_print(const struct ns_test *t, const json_t *result, FILE *out)
+{
+    (void)t;
+    rr_print_as(&tcp_crr_words, result, out);
+}
+
 const struct test_kind ns_kind_tcp_crr = {
-    .name = "tcp_crr",
     .socktype = SOCK_STREAM,
     .uses_streams = false,
     .sets_ready = true,
+    .own_connections = true,
+    .nodelay = true,
     .run = tcp_crr_run,
     .stop = tcp_crr_stop,
     .local_result = rr_local_json,
-    .combine = rr_combine_json,
-    .print_human = rr_print_human,
+    .combine = tcp_crr_combine,
+    .print_human = tcp_crr_print,
     .cleanup = rr_state_cleanup,
 };

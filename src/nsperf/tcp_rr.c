@@ -63,7 +63,7 @@ static int
 tcp_rr_run(struct ns_test *t, struct err *e)
 {
     if (t->nfds < 1)
-        return err_set(e, NS_EINVAL, "tcp_rr needs a data connection");
+        return err_set(e, NS_EINVAL, "%s needs a data connection", ns_test_name(t));
     int rc = rr_state_setup(t, rr_request_len(t), rr_response_len(t), e);
     if (rc < 0)
         return rc;
@@ -94,10 +94,10 @@ tcp_rr_stop(struct ns_test *t)
 }
 
 const struct test_kind ns_kind_tcp_rr = {
-    .name = "tcp_rr",
     .socktype = SOCK_STREAM,
     .uses_streams = false,
     .sets_ready = true,
+    .nodelay = true,
     .run = tcp_rr_run,
     .stop = tcp_rr_stop,
     .local_result = rr_local_json,

@@ -494,10 +494,11 @@ static json_t *
 ts_combine_stream(const json_t *rs, const json_t *ss, double elapsed, int idx)
 {
     uint64_t bytes = ns_json_u64(rs, "bytes");
-    json_t *o = json_pack("{s:i, s:I, s:f, s:I, s:I}", "index", idx, "bytes", (json_int_t)bytes,
-                          "throughput_bps", elapsed > 0 ? (double)bytes * 8.0 / elapsed : 0.0,
-                          "sender_bytes", (json_int_t)ns_json_u64(ss, "bytes"), "retransmits",
-                          (json_int_t)ns_json_u64(ss, "retransmits"));
+    json_t *o =
+        json_pack("{s:i, s:I, s:f, s:I, s:I}", "index", idx, "bytes", (json_int_t)bytes,
+                  TESTSPEC_KEY_THROUGHPUT, elapsed > 0 ? (double)bytes * 8.0 / elapsed : 0.0,
+                  "sender_bytes", (json_int_t)ns_json_u64(ss, "bytes"), "retransmits",
+                  (json_int_t)ns_json_u64(ss, "retransmits"));
     json_object_set_new(o, "receiver_total_bytes",
                         json_integer((json_int_t)ns_json_u64(rs, "total_bytes")));
     json_object_set_new(o, "sender_total_bytes",
@@ -527,8 +528,8 @@ ts_combine(const struct ns_test *t, const json_t *client, const json_t *server, 
     const char *sio = json_string_value(json_object_get(snd, "io"));
     const char *rio = json_string_value(json_object_get(rcv, "io"));
     return json_pack("{s:f, s:I, s:I, s:I, s:f, s:f, s:s, s:o, s:o, s:{s:s, s:s}}",
-                     "throughput_bps", elapsed > 0 ? (double)bytes * 8.0 / elapsed : 0.0, "bytes",
-                     (json_int_t)bytes, "sender_bytes", (json_int_t)sbytes, "retransmits",
+                     TESTSPEC_KEY_THROUGHPUT, elapsed > 0 ? (double)bytes * 8.0 / elapsed : 0.0,
+                     "bytes", (json_int_t)bytes, "sender_bytes", (json_int_t)sbytes, "retransmits",
                      (json_int_t)retr, "duration_s", elapsed, "sender_duration_s",
                      json_number_value(json_object_get(snd, "elapsed_s")), "receiver",
                      t->p.reverse ? "client" : "server", "streams", streams, "intervals",
@@ -567,7 +568,6 @@ ts_stop(struct ns_test *t)
 }
 
 const struct test_kind ns_kind_tcp_stream = {
-    .name = "tcp_stream",
     .socktype = SOCK_STREAM,
     .uses_streams = true,
     .sets_ready = true,

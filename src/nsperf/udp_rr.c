@@ -107,7 +107,7 @@ udp_rr_wait_reply(struct ns_test *t, struct rr_state *s, int fd, const struct ud
                 return ns_test_phase(t) == NS_PHASE_DONE ? UDP_RR_STOP : UDP_RR_LOST;
             }
             if (errno != EAGAIN)
-                return err_sys(e, NS_EIO, errno, "cannot receive a udp_rr reply");
+                return err_sys(e, NS_EIO, errno, "cannot receive a %s reply", ns_test_name(t));
         } else if (!udp_rr_valid(t, s->buf, k)) {
             s->udp.bad++;
         } else {
@@ -155,7 +155,7 @@ udp_rr_client(struct ns_test *t, struct rr_state *s, int fd, struct err *e)
         /* A refused or dropped send (ICMP unreachable, ENOBUFS) is a request that got lost on
          * the way: it times out below like any other. */
         if (k < 0 && errno != ECONNREFUSED && errno != ENOBUFS && errno != EAGAIN && errno != EINTR)
-            return err_sys(e, NS_EIO, errno, "cannot send a udp_rr request");
+            return err_sys(e, NS_EIO, errno, "cannot send a %s request", ns_test_name(t));
         int rc = udp_rr_wait_reply(t, s, fd, &x, e);
         if (rc < 0)
             return rc;
@@ -192,7 +192,7 @@ udp_rr_server(struct ns_test *t, struct rr_state *s, int fd, struct err *e)
                 continue;
             }
             if (errno != EAGAIN)
-                return err_sys(e, NS_EIO, errno, "cannot receive a udp_rr request");
+                return err_sys(e, NS_EIO, errno, "cannot receive a %s request", ns_test_name(t));
             if (ns_test_phase(t) == NS_PHASE_DONE)
                 return 0;
             continue;
@@ -204,7 +204,7 @@ udp_rr_server(struct ns_test *t, struct rr_state *s, int fd, struct err *e)
         /* The header (cookie, seq) is echoed in place; the rest of the buffer is padding. */
         if (send(fd, s->buf, s->resp_len, 0) < 0 && errno != ECONNREFUSED && errno != ENOBUFS &&
             errno != EAGAIN && errno != EINTR)
-            return err_sys(e, NS_EIO, errno, "cannot send a udp_rr reply");
+            return err_sys(e, NS_EIO, errno, "cannot send a %s reply", ns_test_name(t));
         if (ns_test_phase(t) == NS_PHASE_MEASURE) {
             s->n++;
             s->udp.received++;
@@ -224,7 +224,7 @@ static int
 udp_rr_run(struct ns_test *t, struct err *e)
 {
     if (t->nfds < 1)
-        return err_set(e, NS_EINVAL, "udp_rr needs a data socket");
+        return err_set(e, NS_EINVAL, "%s needs a data socket", ns_test_name(t));
     int rc = rr_state_setup(t, udp_rr_len(rr_request_len(t)), udp_rr_len(rr_response_len(t)), e);
     if (rc < 0)
         return rc;
@@ -253,7 +253,6 @@ udp_rr_stop(struct ns_test *t)
 }
 
 const struct test_kind ns_kind_udp_rr = {
-    .name = "udp_rr",
     .socktype = SOCK_DGRAM,
     .uses_streams = false,
     .sets_ready = true,

@@ -434,7 +434,7 @@ us_combine_stream(const json_t *rs, const json_t *ss, double elapsed, int idx, s
     tot->sbytes += ns_json_u64(ss, "bytes");
     tot->jitter_weighted += jit * (double)rcvd;
     return json_pack("{s:i, s:I, s:f, s:I, s:o}", "index", idx, "bytes", (json_int_t)bytes,
-                     "throughput_bps", elapsed > 0 ? (double)bytes * 8.0 / elapsed : 0.0,
+                     TESTSPEC_KEY_THROUGHPUT, elapsed > 0 ? (double)bytes * 8.0 / elapsed : 0.0,
                      "sender_bytes", (json_int_t)ns_json_u64(ss, "bytes"), "udp",
                      us_udp_json(sent, unsent, rcvd, ooo, dup, jit));
 }
@@ -457,7 +457,7 @@ us_combine(const struct ns_test *t, const json_t *client, const json_t *server, 
                                                          json_array_get(sstreams, i), elapsed,
                                                          (int)i, &tot));
     double jitter = tot.received > 0 ? tot.jitter_weighted / (double)tot.received : 0.0;
-    return json_pack("{s:f, s:I, s:I, s:f, s:s, s:o, s:o, s:o}", "throughput_bps",
+    return json_pack("{s:f, s:I, s:I, s:f, s:s, s:o, s:o, s:o}", TESTSPEC_KEY_THROUGHPUT,
                      elapsed > 0 ? (double)tot.bytes * 8.0 / elapsed : 0.0, "bytes",
                      (json_int_t)tot.bytes, "sender_bytes", (json_int_t)tot.sbytes, "duration_s",
                      elapsed, "receiver", t->p.reverse ? "client" : "server", "udp",
@@ -494,8 +494,17 @@ us_cleanup(struct ns_test *t)
     t->kind_state = NULL;
 }
 
+/* The choice a user compares against iperf3 (see --help): the receiver asks for a 4 MiB buffer
+ * unless -w gives one (iperf3 leaves the kernel default, and so reports the loss a small
+ * buffer causes). */
+static void
+us_params_json(const struct ns_params *p, json_t *params)
+{
+    json_object_set_new(params, "udp_recv_buf",
+                        json_integer(p->sock_buf > 0 ? p->sock_buf : NS_UDP_RECV_BUF));
+}
+
 const struct test_kind ns_kind_udp_stream = {
-    .name = "udp_stream",
     .socktype = SOCK_DGRAM,
     .uses_streams = true,
     .sets_ready = true,
@@ -504,4 +513,5 @@ const struct test_kind ns_kind_udp_stream = {
     .combine = us_combine,
     .print_human = us_print_human,
     .cleanup = us_cleanup,
+    .params_json = us_params_json,
 };

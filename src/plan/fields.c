@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "common/errors.h"
+#include "common/net.h"
 #include "common/text.h"
 #include "common/units.h"
 #include "plan/fields.h"
@@ -244,12 +245,9 @@ hop_problem(const char *s)
     const char *why = plan_vaddress_problem(h);
     if (why != NULL)
         return why;
-    if (port != NULL) {
-        char *end;
-        long v = strtol(port, &end, 10);
-        if (port[0] < '0' || port[0] > '9' || *end != '\0' || v < 1 || v > 65535)
-            return "the port after ':' must be a number 1..65535";
-    }
+    uint16_t v;
+    if (port != NULL && net_parse_port(port, 1, &v) != 0)
+        return "the port after ':' must be a number 1..65535";
     return NULL;
 }
 

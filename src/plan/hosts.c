@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/net.h"
 #include "plan/fields.h"
 
 static const struct fdesc ssh_fields[] = {
@@ -15,7 +16,7 @@ static const struct fdesc ssh_fields[] = {
      .type = FT_UINT,
      .off = offsetof(struct plan_ssh, port),
      .min = 1,
-     .max = 65535,
+     .max = NET_PORT_MAX,
      .range = "1..65535"},
     {.key = "identity",
      .type = FT_STR,

@@ -16,6 +16,7 @@
 
 #include "common/array.h"
 #include "common/errors.h"
+#include "common/net.h"
 #include "common/sha256.h"
 #include "common/text.h"
 #include "inventory/inventory.h"
@@ -282,9 +283,8 @@ import_ssh(struct vctx *c, const struct source *s, const struct inv_machine *m, 
         h->ssh.user = m->user;
     }
     if (m->port != NULL) {
-        char *end;
-        long port = strtol(m->port, &end, 10);
-        if (m->port[0] < '0' || m->port[0] > '9' || *end != '\0' || port < 1 || port > 65535) {
+        uint16_t port;
+        if (net_parse_port(m->port, 1, &port) != 0) {
             plan_verr_at(c, s->pos, "invalid ssh port '%s' of '%s' (%s): expected 1..65535",
                          m->port, m->name, m->entry);
             ok = false;

@@ -156,12 +156,6 @@ plan_output_template(const struct plan *p)
     return p->output;
 }
 
-const char *
-plan_test_kind_name(enum plan_test_kind kind)
-{
-    return testspec_kind_name((int)kind);
-}
-
 /* --- derived text ---------------------------------------------------------------------------- */
 
 /* Append s to buf (snprintf-like bookkeeping in *used). */

@@ -58,16 +58,6 @@ struct plan; /* opaque; from plan_load_*, freed with plan_free */
 #define PLAN_OPEN_LOCAL_S 0.01
 #define PLAN_OPEN_SSH_S 0.3
 
-/* The kinds of common/testspec.h (nsperf's), under the plan's names. */
-enum plan_test_kind {
-    PLAN_TCP_STREAM = TESTSPEC_TCP_STREAM,
-    PLAN_UDP_STREAM = TESTSPEC_UDP_STREAM,
-    PLAN_TCP_RR = TESTSPEC_TCP_RR,
-    PLAN_UDP_RR = TESTSPEC_UDP_RR,
-    PLAN_TCP_CRR = TESTSPEC_TCP_CRR,
-    PLAN_TEST_KIND_COUNT = TESTSPEC_KIND_COUNT
-};
-
 enum plan_transport { PLAN_TRANSPORT_SSH, PLAN_TRANSPORT_LOCAL };
 
 /* The address family of a data address: known for a literal address, for a name once
@@ -124,8 +114,8 @@ struct plan_host {
 /* A scenario's values, resolved, as nsperf client parameters. */
 struct plan_scenario {
     const char *name;
-    enum plan_test_kind kind;
-    const char *test; /* the kind's name, "tcp_rr" */
+    enum testspec_kind kind; /* common/testspec.h's, as nsperf's */
+    const char *test;        /* the kind's name (testspec_kind_name) */
     /* How many trials each pair gets: a fixed count (min == max), or min, then more while the
      * pair's 95 % interval is wider than target of its mean, up to max (common/trials.h). */
     struct trials_policy trials;
@@ -278,8 +268,5 @@ size_t plan_output_path(const struct plan *p, const char *timestamp, char *buf, 
  * left at nsperf's defaults omitted, as one line for people (testspec_client_argv(&sc->spec)
  * gives the argv a program runs). snprintf-like return value. */
 size_t plan_scenario_nsperf_flags(const struct plan_scenario *sc, char *buf, size_t len);
-
-/* Name of a test kind ("tcp_stream"); NULL when out of range. */
-const char *plan_test_kind_name(enum plan_test_kind kind);
 
 #endif

@@ -18,7 +18,8 @@ struct scen_raw {
 };
 
 static const char *const kind_choices[TESTSPEC_KIND_COUNT + 1] = {
-#define KIND_NAME(id, name, def_len, min_len, max_len, def_rate) [TESTSPEC_##id] = name,
+#define KIND_NAME(id, name, fam, metric, rtt, def_len, min_len, max_len, def_rate)                 \
+    [TESTSPEC_##id] = #name,
     TESTSPEC_KIND_MAP(KIND_NAME)
 #undef KIND_NAME
 };
@@ -160,7 +161,7 @@ scen_publish(struct plan_scenario *out, const struct scen_raw *s, const struct t
     const double *x = v->v;
     bool stream = testspec_applies(TESTSPEC_P_STREAMS, s->kind);
     out->name = s->name;
-    out->kind = (enum plan_test_kind)s->kind;
+    out->kind = (enum testspec_kind)s->kind;
     out->test = kind_choices[s->kind];
     out->trials = s->trials;
     out->streams = (unsigned)x[TESTSPEC_P_STREAMS];

@@ -22,12 +22,6 @@
 #include "report/matrixstat.h"
 #include "report/reportint.h"
 
-const double report_pcts[REPORT_NPCT] = {25, 50, 75, 90, 99, 99.9, 99.99, 99.999};
-const char *const report_pct_keys[REPORT_NPCT] = {"p25", "p50",   "p75",    "p90",
-                                                  "p99", "p99_9", "p99_99", "p99_999"};
-const char *const report_pct_names[REPORT_NPCT] = {"p25", "p50",   "p75",    "p90",
-                                                   "p99", "p99.9", "p99.99", "p99.999"};
-
 /* The figures of a set of trials (one pair, one zone cell or one region cell). */
 struct agg {
     struct stats st;
@@ -42,7 +36,7 @@ struct agg {
     bool has_rtt;
     uint64_t rtt_n;
     size_t blo, bhi; /* the scratch histogram's buckets in use: only these are read and reset */
-    double rtt_min, rtt_max, rtt_mean, pct[REPORT_NPCT];
+    double rtt_min, rtt_max, rtt_mean, pct[HISTJSON_NPCT];
     bool want_hist; /* keep the merged histogram as hist (report_aggregate_hists: a cell) */
     json_t *hist;   /* its buckets in common/histjson.h's buckets form, or NULL */
 };
@@ -145,10 +139,10 @@ agg_finish(struct agg *a, struct ctx *cx)
         a->rtt_mean = h->mean / 1e3;
         uint64_t seen = 0;
         size_t q = 0;
-        for (size_t i = a->blo; i <= a->bhi && q < REPORT_NPCT; i++) {
+        for (size_t i = a->blo; i <= a->bhi && q < HISTJSON_NPCT; i++) {
             seen += h->buckets[i];
-            while (q < REPORT_NPCT) {
-                uint64_t rank = (uint64_t)ceil(report_pcts[q] / 100.0 * (double)h->count);
+            while (q < HISTJSON_NPCT) {
+                uint64_t rank = (uint64_t)ceil(histjson_pcts[q].q / 100.0 * (double)h->count);
                 if (rank < 1)
                     rank = 1;
                 if (seen < rank)
@@ -202,7 +196,7 @@ static json_t *
 jfmt(enum testspec_kind k, double v)
 {
     char b[64];
-    return json_string(report_fmt_metric(k, v, b, sizeof b));
+    return json_string(testspec_kind_value_text(k, v, b, sizeof b));
 }
 
 /* --- summary (numbers) ---------------------------------------------------------------------- */
@@ -236,12 +230,12 @@ stats_obj(json_t *o, const struct agg *a)
         json_object_set_new(r, "n", json_integer((json_int_t)a->rtt_n));
         json_object_set_new(r, "mean", json_real(a->rtt_mean));
         json_object_set_new(r, "min", json_real(a->rtt_min));
-        for (size_t i = 0; i < REPORT_NPCT; i++)
-            json_object_set_new(r, report_pct_keys[i], json_real(a->pct[i]));
+        for (size_t i = 0; i < HISTJSON_NPCT; i++)
+            json_object_set_new(r, histjson_pcts[i].key, json_real(a->pct[i]));
         json_object_set_new(r, "max", json_real(a->rtt_max));
         if (a->hist != NULL)
             json_object_set(r, HISTJSON_HIST, a->hist);
-        json_object_set_new(o, "rtt_us", r);
+        json_object_set_new(o, HISTJSON_RTT, r);
     }
     if (a->cpu_l.n > 0)
         json_object_set_new(
@@ -308,8 +302,8 @@ view_stats(json_t *o, const struct agg *a, enum testspec_kind k)
     if (a->nv >= 2)
         json_object_set_new(
             o, "ci",
-            report_jprintf("± %s",
-                           report_fmt_metric(k, stats_ci_halfwidth(&a->st, 0.95), b, sizeof b)));
+            report_jprintf("± %s", testspec_kind_value_text(k, stats_ci_halfwidth(&a->st, 0.95), b,
+                                                            sizeof b)));
     else
         json_object_set_new(o, "ci", json_string("n/a"));
     json_object_set_new(o, "cv", report_jprintf("%.1f %%", agg_cv(a) * 100.0));
@@ -317,7 +311,7 @@ view_stats(json_t *o, const struct agg *a, enum testspec_kind k)
     if (a->has_rtt) {
         json_t *p = json_array();
         json_array_append_new(p, json_string(units_format_usec(a->rtt_min, b, 64)));
-        for (size_t i = 0; i < REPORT_NPCT; i++)
+        for (size_t i = 0; i < HISTJSON_NPCT; i++)
             json_array_append_new(p, json_string(units_format_usec(a->pct[i], b, 64)));
         json_array_append_new(p, json_string(units_format_usec(a->rtt_max, b, 64)));
         json_object_set_new(o, "pcts", p);
@@ -390,7 +384,8 @@ params_note(json_t *view, bool resolved)
 {
     if (!resolved)
         json_object_set_new(view, "params_note",
-                            json_string("as run.json version 1 recorded them: a 0 there may "
+                            json_string("as " JOURNAL_RUN_FILE
+                                        " version 1 recorded them: a 0 there may "
                                         "stand for the kind's default, which it did not record"));
 }
 
@@ -439,12 +434,12 @@ matrix_view(const struct mat *mt, const char *const *labels, enum testspec_kind 
             char b[64];
             bool present = mt->present[r * mt->n + c];
             /* every key set in every cell: a missing one would be looked up in the scenario */
-            json_object_set_new(cell, "text",
-                                json_string(!present ? "—"
-                                            : a->nv > 0
-                                                ? report_fmt_metric(k, a->st.mean, b, sizeof b)
-                                            : a->failed > 0 ? "failed"
-                                                            : "not run"));
+            json_object_set_new(
+                cell, "text",
+                json_string(!present        ? "—"
+                            : a->nv > 0     ? testspec_kind_value_text(k, a->st.mean, b, sizeof b)
+                            : a->failed > 0 ? "failed"
+                                            : "not run"));
             json_object_set_new(cell, "empty", json_boolean(!present || a->nv == 0));
             json_object_set_new(cell, "npairs",
                                 json_integer(a->pairs > 1 ? (json_int_t)a->pairs : 0));
@@ -589,22 +584,22 @@ group_head(const struct group *g, bool fam_in_key, json_t **sum, json_t **view)
     char key[256];
     report_file_key(key, sizeof key, "%s%s%s", sc->name, fam_in_key ? "-" : "",
                     fam_in_key ? g->fam : "");
-    bool stream = k == TESTSPEC_TCP_STREAM || k == TESTSPEC_UDP_STREAM;
+    bool stream = testspec_kind_family(k) == TESTSPEC_FAMILY_STREAM;
     const char *dir = stream && sc->reverse ? "data flows dst → src (reverse)"
                       : stream              ? "data flows src → dst"
                                             : "src requests, dst responds";
     char caption[512];
-    snprintf(caption, sizeof caption, "%s, %s (%s), %s; %s", sc->name, rkind_metric(k),
-             rkind_unit(k), g->fam, dir);
-    *sum =
-        json_pack("{s:s,s:s,s:s,s:s,s:s,s:b,s:s,s:s,s:o}", "name", sc->name, "file_key", key,
-                  "test", sc->test, "family", g->fam, "direction",
-                  stream && sc->reverse ? "dst->src" : "src->dst", "reverse", sc->reverse, "metric",
-                  rkind_metric(k), "unit", rkind_unit(k), "params", scen_params(sc->def));
-    *view =
-        json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:b,s:b}", "name", sc->name, "file_key", key,
-                  "test", sc->test, "family", g->fam, "caption", caption, "unit", rkind_unit(k),
-                  "params", params_text(sc->def), "has_rtt", rkind_has_rtt(k), "unrecorded", false);
+    snprintf(caption, sizeof caption, "%s, %s (%s), %s; %s", sc->name, testspec_kind_words(k),
+             testspec_kind_unit(k), g->fam, dir);
+    *sum = json_pack("{s:s,s:s,s:s,s:s,s:s,s:b,s:s,s:s,s:o}", "name", sc->name, "file_key", key,
+                     "test", sc->test, "family", g->fam, "direction",
+                     stream && sc->reverse ? "dst->src" : "src->dst", "reverse", sc->reverse,
+                     "metric", testspec_kind_words(k), "unit", testspec_kind_unit(k), "params",
+                     scen_params(sc->def));
+    *view = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:b,s:b}", "name", sc->name, "file_key", key,
+                      "test", sc->test, "family", g->fam, "caption", caption, "unit",
+                      testspec_kind_unit(k), "params", params_text(sc->def), "has_rtt",
+                      testspec_kind_has_rtt(k), "unrecorded", false);
     bool resolved = params_resolved(g->cx->m, sc);
     json_object_set_new(*sum, "params_resolved", json_boolean(resolved));
     params_note(*view, resolved);
@@ -658,7 +653,8 @@ pair_trial(const struct group *g, const struct rpair *p, const struct rtrial *t,
     char b[64];
     if (t->ok) {
         json_array_append_new(st, json_real(t->value));
-        json_array_append_new(vt, json_string(report_fmt_metric(g->k, t->value, b, sizeof b)));
+        json_array_append_new(vt,
+                              json_string(testspec_kind_value_text(g->k, t->value, b, sizeof b)));
         return;
     }
     json_array_append_new(st, json_null());
@@ -718,7 +714,7 @@ pair_chart_values(json_t *vo, const struct agg *a, const struct rpair *p)
     json_object_set_new(vo, "values_v", vals);
     if (a->has_rtt) {
         json_t *pv = json_array();
-        for (size_t q = 0; q < REPORT_NPCT; q++)
+        for (size_t q = 0; q < HISTJSON_NPCT; q++)
             json_array_append_new(pv, json_real(a->pct[q]));
         json_object_set_new(vo, "pcts_v", pv);
     }
@@ -863,8 +859,8 @@ pct_cols(void)
 {
     json_t *pc = json_array();
     json_array_append_new(pc, json_pack("{s:s}", "name", "min"));
-    for (size_t q = 0; q < REPORT_NPCT; q++)
-        json_array_append_new(pc, json_pack("{s:s}", "name", report_pct_names[q]));
+    for (size_t q = 0; q < HISTJSON_NPCT; q++)
+        json_array_append_new(pc, json_pack("{s:s}", "name", histjson_pcts[q].name));
     json_array_append_new(pc, json_pack("{s:s}", "name", "max"));
     return pc;
 }
@@ -1262,6 +1258,31 @@ report_completeness(const struct rmodel *m, bool *in_progress, bool *incomplete)
 }
 
 /* The report's head: its runs, title, command line and units. */
+/* summary.json's units of the headline figures, from the table (common/testspec.h): the kinds
+ * of each metric, in its order, to its unit and note ("tcp_rr, udp_rr": "us (mean RTT)"). */
+static json_t *
+units_legend(void)
+{
+    json_t *o = json_object();
+    for (int i = 0; i < TESTSPEC_METRIC_COUNT; i++) {
+        enum testspec_metric m = (enum testspec_metric)i;
+        unsigned mask = 0;
+        for (int k = 0; k < TESTSPEC_KIND_COUNT; k++)
+            mask |= testspec_kind_metric((enum testspec_kind)k) == m ? 1u << k : 0u;
+        if (mask == 0)
+            continue;
+        char kinds[256], text[256];
+        const char *note = testspec_metric_note(m);
+        if (note != NULL)
+            snprintf(text, sizeof text, "%s (%s)", testspec_metric_unit(m), note);
+        else
+            snprintf(text, sizeof text, "%s", testspec_metric_unit(m));
+        json_object_set_new(o, testspec_kinds_text(mask, ", ", kinds, sizeof kinds),
+                            json_string(text));
+    }
+    return o;
+}
+
 static void
 aggregate_head(const struct rmodel *m, json_t *sum, json_t *view)
 {
@@ -1295,12 +1316,13 @@ aggregate_head(const struct rmodel *m, json_t *sum, json_t *view)
     json_object_set_new(sum, "report_tool", json_pack("{s:s}", "netsurvey_version", NS_VERSION));
     json_object_set_new(sum, "runs", runs);
     json_object_set_new(sum, "cv_threshold", json_real(REPORT_CV_THRESHOLD));
-    json_object_set_new(sum, "units",
-                        json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:s}", "tcp_rr, udp_rr",
-                                  "us (mean RTT)", "tcp_stream, udp_stream",
-                                  "Mbit/s (receiver-counted)", "tcp_crr", "connections/s", "rtt_us",
-                                  "us", "cpu_pct", "% of one core (local: src, remote: dst)",
-                                  "udp.lost_pct", "%", "udp.jitter_us", "us"));
+    json_t *units = units_legend();
+    json_object_set_new(units, HISTJSON_RTT,
+                        json_string(testspec_metric_unit(TESTSPEC_M_RTT_MEAN)));
+    json_object_set_new(units, "cpu_pct", json_string("% of one core (local: src, remote: dst)"));
+    json_object_set_new(units, "udp.lost_pct", json_string("%"));
+    json_object_set_new(units, "udp.jitter_us", json_string("us"));
+    json_object_set_new(sum, "units", units);
     json_object_set_new(view, "title", json_string(title.data ? title.data : ""));
     json_object_set_new(view, "version", json_string(NS_VERSION));
     json_object_set_new(view, "runs", vruns);
@@ -1375,21 +1397,21 @@ scen_unrecorded(const struct rmodel *m, const struct rscen *sc, json_t *scens, j
     char key[256];
     report_file_key(key, sizeof key, "%s", sc->name);
     enum testspec_kind k = sc->kind;
-    bool stream = k == TESTSPEC_TCP_STREAM || k == TESTSPEC_UDP_STREAM;
+    bool stream = testspec_kind_family(k) == TESTSPEC_FAMILY_STREAM;
     uint64_t unseen[2];
     scen_unseen(m, sc, unseen);
     uint64_t planned = unseen[0];
     json_t *sum = json_pack("{s:s,s:s,s:s,s:n,s:s,s:b,s:s,s:s,s:o,s:[],s:[],s:[]}", "name",
                             sc->name, "file_key", key, "test", sc->test, "family", "direction",
                             stream && sc->reverse ? "dst->src" : "src->dst", "reverse", sc->reverse,
-                            "metric", rkind_metric(k), "unit", rkind_unit(k), "params",
-                            scen_params(sc->def), "zone_cells", "pairs", "failures");
+                            "metric", testspec_kind_words(k), "unit", testspec_kind_unit(k),
+                            "params", scen_params(sc->def), "zone_cells", "pairs", "failures");
     json_object_set_new(sum, "trials", trials_obj(planned, 0, 0, planned, 0, unseen[1]));
-    json_t *view = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:b,s:b,s:[],s:[],s:o}", "name",
-                             sc->name, "file_key", key, "test", sc->test, "family", "", "caption",
-                             sc->name, "unit", rkind_unit(k), "params", params_text(sc->def),
-                             "has_rtt", false, "unrecorded", true, "pairs", "failures", "tally",
-                             tally_text(planned, 0, 0, planned, unseen[1] > 0));
+    json_t *view = json_pack(
+        "{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:b,s:b,s:[],s:[],s:o}", "name", sc->name, "file_key", key,
+        "test", sc->test, "family", "", "caption", sc->name, "unit", testspec_kind_unit(k),
+        "params", params_text(sc->def), "has_rtt", false, "unrecorded", true, "pairs", "failures",
+        "tally", tally_text(planned, 0, 0, planned, unseen[1] > 0));
     bool resolved = params_resolved(m, sc);
     json_object_set_new(sum, "params_resolved", json_boolean(resolved));
     params_note(view, resolved);

@@ -193,7 +193,8 @@ heatmap_scale(struct rbuf *s, const json_t *ssum)
     enum testspec_kind k = (enum testspec_kind)testspec_kind_find(js(ssum, "test"));
     char label[256], a[64], b[64];
     snprintf(label, sizeof label, "dst zone (colour scale from 0; cells %s to %s, spread %.1f %%)",
-             report_fmt_metric(k, lo, a, sizeof a), report_fmt_metric(k, hi, b, sizeof b),
+             testspec_kind_value_text(k, lo, a, sizeof a),
+             testspec_kind_value_text(k, hi, b, sizeof b),
              lo > 0.0 ? 100.0 * (hi - lo) / lo : 100.0);
     rbuf_printf(s, "set cbrange [0:%.6g]\nset xlabel ", hi);
     rchart_script_str(s, label);
@@ -246,7 +247,7 @@ chart_heatmap(struct rchart *cx, const json_t *ssum, const json_t *zones, const 
         char b[64];
         rbuf_printf(&d, "%zu %zu %.6g ", x, y, jd(c, "mean"));
         enum testspec_kind k = (enum testspec_kind)testspec_kind_find(js(ssum, "test"));
-        rchart_data_str(&d, report_fmt_metric(k, jd(c, "mean"), b, sizeof b));
+        rchart_data_str(&d, testspec_kind_value_text(k, jd(c, "mean"), b, sizeof b));
         rbuf_puts(&d, "\n");
     }
     heatmap_scale(&s, ssum);
@@ -398,15 +399,15 @@ chart_percentiles(struct rchart *cx, const json_t *sview, const json_t *ssum, co
     gp_head(&s, key, "percentiles", title);
     rbuf_puts(&s, "set logscale y\nset ylabel \"RTT (us)\"\nset xlabel \"percentile\"\n"
                   "set key outside right\nset xtics (");
-    for (size_t q = 0; q < REPORT_NPCT; q++)
-        rbuf_printf(&s, "%s\"%s\" %.4f", q ? ", " : "", report_pct_names[q],
-                    -log10(1.0 - report_pcts[q] / 100.0));
+    for (size_t q = 0; q < HISTJSON_NPCT; q++)
+        rbuf_printf(&s, "%s\"%s\" %.4f", q ? ", " : "", histjson_pcts[q].name,
+                    -log10(1.0 - histjson_pcts[q].q / 100.0));
     rbuf_puts(&s, ")\nplot ");
     size_t i, curve = 0;
     const json_t *u;
     json_array_foreach(units, i, u)
     {
-        const json_t *rtt = json_object_get(u, "rtt_us");
+        const json_t *rtt = json_object_get(u, HISTJSON_RTT);
         if ((by_pair && json_object_get(u, "pcts_v") == NULL) || (!by_pair && rtt == NULL))
             continue;
         char label[512];
@@ -417,10 +418,10 @@ chart_percentiles(struct rchart *cx, const json_t *sview, const json_t *ssum, co
         rbuf_printf(&d, "%s# %zu: ", curve ? "\n\n" : "", curve);
         rchart_data_str(&d, label);
         rbuf_puts(&d, "\n");
-        for (size_t q = 0; q < REPORT_NPCT; q++) {
+        for (size_t q = 0; q < HISTJSON_NPCT; q++) {
             double v = by_pair ? json_number_value(json_array_get(json_object_get(u, "pcts_v"), q))
-                               : jd(rtt, report_pct_keys[q]);
-            rbuf_printf(&d, "%.4f %.6g\n", -log10(1.0 - report_pcts[q] / 100.0), v);
+                               : jd(rtt, histjson_pcts[q].key);
+            rbuf_printf(&d, "%.4f %.6g\n", -log10(1.0 - histjson_pcts[q].q / 100.0), v);
         }
         rbuf_printf(&s, "%s\"percentiles-%s.dat\" index %zu using 1:2 with linespoints title ",
                     curve ? ", \\\n     " : "", key, curve);

@@ -45,7 +45,7 @@ static const struct mstat mstats[] = {
 static bool
 mstat_applies(const struct mstat *s, enum testspec_kind k)
 {
-    return s->rtt_key != NULL ? rkind_has_rtt(k) : !rkind_lower_is_better(k);
+    return s->rtt_key != NULL ? testspec_kind_has_rtt(k) : !testspec_kind_lower_is_better(k);
 }
 
 /* The stat of a summary zone cell; NAN when it has none (no ok trial, no histogram). */
@@ -53,7 +53,7 @@ static double
 mstat_value(const struct mstat *s, const json_t *cell)
 {
     const json_t *v = s->rtt_key != NULL
-                          ? json_object_get(json_object_get(cell, "rtt_us"), s->rtt_key)
+                          ? json_object_get(json_object_get(cell, HISTJSON_RTT), s->rtt_key)
                           : json_object_get(cell, s->cell_key);
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
@@ -61,7 +61,9 @@ mstat_value(const struct mstat *s, const json_t *cell)
 static char *
 mstat_fmt(const struct mstat *s, enum testspec_kind k, double v, char *buf, size_t len)
 {
-    return s->rtt_key != NULL ? units_format_usec(v, buf, len) : report_fmt_metric(k, v, buf, len);
+    /* a percentile of the RTT reads as the mean RTT does */
+    return s->rtt_key != NULL ? testspec_metric_text(TESTSPEC_M_RTT_MEAN, v, buf, len)
+                              : testspec_kind_value_text(k, v, buf, len);
 }
 
 static size_t
@@ -132,8 +134,9 @@ stat_matrix(const struct mstat *s, const struct grid *g, enum testspec_kind k, c
             const json_t *sview, json_t *slist, json_t *vlist)
 {
     char file[512], b[64];
-    snprintf(file, sizeof file, "matrix-%s-%s.csv", js(ssum, "file_key"), s->key);
-    const char *unit = s->rtt_key != NULL ? "us" : rkind_unit(k);
+    report_matrix_file(file, sizeof file, js(ssum, "file_key"), s->key);
+    const char *unit =
+        s->rtt_key != NULL ? testspec_metric_unit(TESTSPEC_M_RTT_MEAN) : testspec_kind_unit(k);
     json_t *cells = json_array(), *rows = json_array();
     for (size_t r = 0; r < g->n; r++) {
         json_t *vcells = json_array();
@@ -267,8 +270,8 @@ asym_pair(const struct grid *g, size_t r, size_t c, enum testspec_kind k, struct
     acc->flagged++;
     bool abhi = d > 0;
     char hi[64], lo[64], test[96];
-    report_fmt_metric(k, abhi ? ab.mean : ba.mean, hi, sizeof hi);
-    report_fmt_metric(k, abhi ? ba.mean : ab.mean, lo, sizeof lo);
+    testspec_kind_value_text(k, abhi ? ab.mean : ba.mean, hi, sizeof hi);
+    testspec_kind_value_text(k, abhi ? ba.mean : ab.mean, lo, sizeof lo);
     welch_text(&w, test, sizeof test);
     json_array_append_new(
         acc->flags,
@@ -380,10 +383,10 @@ file_owner(const json_t *scens, const char *file)
     json_array_foreach(scens, i, s)
     {
         char own[512];
-        snprintf(own, sizeof own, "matrix-%s.csv", js(s, "file_key"));
+        report_matrix_file(own, sizeof own, js(s, "file_key"), NULL);
         if (strcmp(own, file) == 0)
             return s;
-        snprintf(own, sizeof own, "matrix-%s-regions.csv", js(s, "file_key"));
+        report_matrix_file(own, sizeof own, js(s, "file_key"), REPORT_MATRIX_REGIONS);
         if (json_object_get(s, "region_cells") != NULL && strcmp(own, file) == 0)
             return s;
     }

@@ -24,48 +24,9 @@
 #include "common/bitset.h"
 #include "common/errors.h"
 #include "common/hist.h"
+#include "common/stats.h"
 #include "journal/journal.h"
 #include "report/reportint.h"
-
-const char *
-rkind_unit(enum testspec_kind k)
-{
-    switch (k) {
-    case TESTSPEC_TCP_STREAM:
-    case TESTSPEC_UDP_STREAM:
-        return "Mbit/s";
-    case TESTSPEC_TCP_CRR:
-        return "conn/s";
-    default:
-        return "us";
-    }
-}
-
-const char *
-rkind_metric(enum testspec_kind k)
-{
-    switch (k) {
-    case TESTSPEC_TCP_STREAM:
-    case TESTSPEC_UDP_STREAM:
-        return "throughput";
-    case TESTSPEC_TCP_CRR:
-        return "connections/s";
-    default:
-        return "mean RTT";
-    }
-}
-
-bool
-rkind_lower_is_better(enum testspec_kind k)
-{
-    return k == TESTSPEC_TCP_RR || k == TESTSPEC_UDP_RR;
-}
-
-bool
-rkind_has_rtt(enum testspec_kind k)
-{
-    return k == TESTSPEC_TCP_RR || k == TESTSPEC_UDP_RR || k == TESTSPEC_TCP_CRR;
-}
 
 const char *
 rfamily_name(int family)
@@ -132,10 +93,7 @@ rrtt_merge_into(struct hist *h, const struct rrtt *r)
         h->min = part.min;
     if (h->count == 0 || part.max > h->max)
         h->max = part.max;
-    double na = (double)h->count, nb = (double)part.count, n = na + nb;
-    double delta = part.mean - h->mean;
-    h->mean += delta * nb / n;
-    h->m2 += part.m2 + delta * delta * na * nb / n;
+    stats_merge_moments((double)h->count, &h->mean, &h->m2, (double)part.count, part.mean, part.m2);
     h->count += part.count;
     const uint8_t *q = r->enc, *end = r->enc + r->len;
     size_t idx = 0;
@@ -716,7 +674,7 @@ rtt_summary(struct rrtt *r, const struct journal_result *res)
 {
     r->min_ns = res->rtt_min_us * 1e3;
     r->max_ns = res->rtt_max_us * 1e3;
-    r->mean_ns = res->rtt_mean_us * 1e3;
+    r->mean_ns = res->metric[TESTSPEC_M_RTT_MEAN] * 1e3;
     r->m2 = res->rtt_m2_ns2;
 }
 
@@ -788,7 +746,7 @@ trial_fill(struct rmodel *m, struct rtrial *t, enum testspec_kind kind,
         t->jitter_us = res->udp_jitter_us;
         t->has_udp = true;
     }
-    return rkind_has_rtt(kind) && !m->no_hist ? rtt_fill(m, &t->rtt, res) : 0;
+    return testspec_kind_has_rtt(kind) && !m->no_hist ? rtt_fill(m, &t->rtt, res) : 0;
 }
 
 /* Keep t (moved in) as trial t.n of its run in p, by journal_supersedes. */

@@ -82,15 +82,9 @@ void report_jarena_end(void);
  * the rest byte by byte). */
 int rnatcmp(const char *a, const char *b);
 
-/* What the reports say of a test kind (testspec.h's; the journal refuses others). */
-const char *rkind_unit(enum testspec_kind k);   /* "us", "Mbit/s", "conn/s" */
-const char *rkind_metric(enum testspec_kind k); /* "mean RTT", "throughput", "connections/s" */
-bool rkind_lower_is_better(enum testspec_kind k);
-bool rkind_has_rtt(enum testspec_kind k);
+/* What the reports say of a test kind is the table's (common/testspec.h: testspec_kind_unit,
+ * testspec_kind_words, testspec_kind_value_text, ...; the journal refuses other kinds). */
 const char *rfamily_name(int family);
-
-/* Format helpers shared by aggregate and compare ("329.3 us", "12.10 Gbit/s", "4301 conn/s"). */
-char *report_fmt_metric(enum testspec_kind k, double v, char *buf, size_t len);
 
 /* --- templates ----------------------------------------------------------------------------- */
 enum tmpl_mode { TMPL_TEXT, TMPL_MARKDOWN, TMPL_HTML };

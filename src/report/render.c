@@ -117,12 +117,14 @@ write_csvs(const char *out, const json_t *sum, struct err *e)
     int rc = 0;
     json_array_foreach(json_object_get(sum, "scenarios"), i, s)
     {
-        char path[4096];
+        char path[4096], name[1024];
         const char *key = json_string_value(json_object_get(s, "file_key"));
-        snprintf(path, sizeof path, "%s/matrix-%s.csv", out, key);
+        report_matrix_file(name, sizeof name, key, NULL);
+        snprintf(path, sizeof path, "%s/%s", out, name);
         rc = write_csv(path, zl, json_object_get(s, "zone_cells"), "src_zone", "dst_zone", e);
         if (rc == 0 && json_object_get(s, "region_cells") != NULL) {
-            snprintf(path, sizeof path, "%s/matrix-%s-regions.csv", out, key);
+            report_matrix_file(name, sizeof name, key, REPORT_MATRIX_REGIONS);
+            snprintf(path, sizeof path, "%s/%s", out, name);
             rc = write_csv(path, json_object_get(sum, "regions"),
                            json_object_get(s, "region_cells"), "src_region", "dst_region", e);
         }
@@ -181,7 +183,7 @@ output_name_ok(const char *n)
     for (const char *p = n; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             return false;
-    return strcmp(n, "run.json") != 0 && strcmp(n, "results.jsonl") != 0;
+    return strcmp(n, JOURNAL_RUN_FILE) != 0 && strcmp(n, JOURNAL_RESULTS_FILE) != 0;
 }
 
 struct names {

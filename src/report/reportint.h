@@ -226,11 +226,8 @@ void rrtt_merge_into(struct hist *h, const struct rrtt *r);
 /* --- statistics over the model ----------------------------------------------------------- */
 #define REPORT_CV_THRESHOLD 0.10 /* a cell whose trials vary more than 10 % is flagged */
 
-/* Percentiles read from merged histograms, in this order (also the table's columns). */
-#define REPORT_NPCT 8
-extern const double report_pcts[REPORT_NPCT];
-extern const char *const report_pct_keys[REPORT_NPCT];
-extern const char *const report_pct_names[REPORT_NPCT];
+/* Percentiles read from merged histograms: common/histjson.h's histjson_pcts, in its order
+ * (also the table's columns). */
 
 /* Whether a run is complete: no process holds it, every planned trial has a record and no host
  * pair of adaptive trials is undecided. */
@@ -249,6 +246,12 @@ int report_aggregate_cells(const struct rmodel *m, json_t **summary, struct err 
 /* report_aggregate's summary with each zone and region cell's merged RTT histogram kept in its
  * rtt_us, as "hist" in common/histjson.h's buckets form (report_summary_hists_read). */
 int report_aggregate_hists(const struct rmodel *m, json_t **summary, struct err *e);
+
+/* The name of a scenario's matrix CSV, the one place it is spelled: "matrix-<file_key>.csv",
+ * or with a suffix (a stat matrix's key, or REPORT_MATRIX_REGIONS)
+ * "matrix-<file_key>-<suffix>.csv". snprintf's return value. */
+#define REPORT_MATRIX_REGIONS "regions"
+int report_matrix_file(char *buf, size_t len, const char *file_key, const char *suffix);
 
 /* Write charts/<name>.{dat,gp} for every scenario of view and run gnuplot on each (timeout
  * per script). Adds "charts" (file names and captions) to view and sets "charts_note"; a chart

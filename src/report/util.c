@@ -299,22 +299,10 @@ report_jarena_end(void)
     jarena.left = 0;
 }
 
-/* A metric for people, in its kind's unit (here, below aggregate and matrixstat, which both
- * format: neither calls the other for it). */
-char *
-report_fmt_metric(enum testspec_kind k, double v, char *buf, size_t len)
+int
+report_matrix_file(char *buf, size_t len, const char *file_key, const char *suffix)
 {
-    switch (k) {
-    case TESTSPEC_TCP_STREAM:
-    case TESTSPEC_UDP_STREAM:
-        return units_format_rate(v * 1e6, buf, len);
-    case TESTSPEC_TCP_CRR:
-        if (v >= 1000)
-            snprintf(buf, len, "%.0f conn/s", v);
-        else
-            snprintf(buf, len, "%.1f conn/s", v);
-        return buf;
-    default:
-        return units_format_usec(v, buf, len);
-    }
+    if (suffix != NULL)
+        return snprintf(buf, len, "matrix-%s-%s.csv", file_key, suffix);
+    return snprintf(buf, len, "matrix-%s.csv", file_key);
 }

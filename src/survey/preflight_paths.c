@@ -100,8 +100,8 @@ probe_scenario(struct plan_scenario *sc)
 {
     memset(sc, 0, sizeof *sc);
     sc->name = "preflight";
-    sc->kind = PLAN_TCP_RR;
-    sc->test = plan_test_kind_name(PLAN_TCP_RR);
+    sc->kind = TESTSPEC_TCP_RR;
+    sc->test = testspec_kind_name(TESTSPEC_TCP_RR);
     sc->trials = trials_fixed(1);
     sc->streams = 1;
     sc->duration_s = PREFLIGHT_PROBE_S;
@@ -127,7 +127,8 @@ probe(struct pf_paths *pp, struct trial_ctl *ctl, struct preflight_path *p)
         snprintf(p->detail, sizeof p->detail, "not checked: interrupted");
     } else if (o.ok) {
         p->status = PREFLIGHT_OK;
-        p->rtt_us = json_number_value(json_object_get(json_object_get(o.result, "rtt_us"), "mean"));
+        p->rtt_us =
+            json_number_value(json_object_get(json_object_get(o.result, HISTJSON_RTT), "mean"));
     } else {
         p->status = PREFLIGHT_FAILED;
         snprintf(p->detail, sizeof p->detail, "%s", o.error);

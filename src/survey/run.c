@@ -1099,11 +1099,13 @@ resume_check(struct runner *r, struct err *e)
     int rc = 0;
     if (run->schema != NULL && strcmp(run->schema, JOURNAL_RUN_SCHEMA_1) == 0)
         rc = err_set(e, NS_EINVAL,
-                     "cannot resume %s: its run.json is %s, written by an older netsurvey; "
+                     "cannot resume %s: its " JOURNAL_RUN_FILE
+                     " is %s, written by an older netsurvey; "
                      "resume it with that version, or start a new run",
                      r->o->dir, JOURNAL_RUN_SCHEMA_1);
     else if (run->run_id == NULL || run->plan_sha256 == NULL)
-        rc = err_set(e, NS_EINVAL, "cannot resume %s: run.json is not a netsurvey run", r->o->dir);
+        rc = err_set(e, NS_EINVAL, "cannot resume %s: " JOURNAL_RUN_FILE " is not a netsurvey run",
+                     r->o->dir);
     else if (strcmp(run->plan_sha256, r->plan_sha) != 0 && !r->o->force)
         rc = err_set(e, NS_EINVAL,
                      "cannot resume %s: the plan changed since the run started (sha256 %.12s "
@@ -1137,7 +1139,8 @@ resume_load(struct runner *r, const char *started, struct err *e)
      * records are read here). */
     if (rc == 0 && r->foreign > 0)
         rc = err_set(e, NS_EINVAL,
-                     "cannot resume %s: its results.jsonl holds %llu trial record%s of another "
+                     "cannot resume %s: its " JOURNAL_RESULTS_FILE
+                     " holds %llu trial record%s of another "
                      "run (run_id %s, this run's is %s); move them out, or start a new run",
                      r->o->dir, (unsigned long long)r->foreign, r->foreign == 1 ? "" : "s",
                      r->foreign_id, r->run_id);

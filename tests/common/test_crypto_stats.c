@@ -108,6 +108,11 @@ test_stats_and_ci(void **state)
     stats_merge(&a, &b);
     assert_true(fabs(stats_mean(&a) - stats_mean(&s)) < 1e-9);
     assert_true(fabs(stats_variance(&a) - stats_variance(&s)) < 1e-9);
+    /* the moments alone, as hist_merge and the report model merge them: the same bits as
+     * stats_merge gives */
+    double mean = 318, m2 = 0;
+    stats_merge_moments(1, &mean, &m2, 2, b.mean, b.m2);
+    assert_true(mean == a.mean && m2 == a.m2);
     assert_true(fabs(stats_t_critical(1000, 0.95) - 1.96) < 0.01);
     struct stats one;
     stats_init(&one);

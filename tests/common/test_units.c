@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/net.h"
 #include "common/units.h"
 
 static void
@@ -101,6 +102,29 @@ test_err_helpers(void **state)
     assert_int_equal(err_set(NULL, NS_EIO, "x"), NS_EIO);
 }
 
+/* Ports as people write them: the one parser nsperf -p, the plan and the inventories use. */
+static void
+test_ports(void **state)
+{
+    (void)state;
+    uint16_t p = 7;
+    assert_int_equal(net_parse_port("22", 1, &p), 0);
+    assert_int_equal(p, 22);
+    assert_int_equal(net_parse_port("65535", 1, &p), 0);
+    assert_int_equal(p, 65535);
+    assert_int_equal(net_parse_port("0", 0, &p), 0); /* nsperf -s -p 0: any free port */
+    assert_int_equal(p, 0);
+    assert_int_equal(net_parse_port("000080", 1, &p), 0);
+    assert_int_equal(p, 80);
+    p = 7;
+    const char *bad[] = {
+        "0", "65536", "99999999999999999999", "", "-1", "+80", " 80", "80 ", "8o", "0x50", "1e3"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        assert_int_equal(net_parse_port(bad[i], 1, &p), -1);
+    assert_int_equal(net_parse_port(NULL, 0, &p), -1);
+    assert_int_equal(p, 7); /* untouched by a refusal */
+}
+
 int
 main(void)
 {
@@ -110,6 +134,7 @@ main(void)
         cmocka_unit_test(test_rates_are_decimal_bits),
         cmocka_unit_test(test_formatting),
         cmocka_unit_test(test_err_helpers),
+        cmocka_unit_test(test_ports),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -251,8 +251,9 @@ static void
 assert_result_of(const struct journal_result *r, const struct hist *h)
 {
     assert_true(r->present);
-    assert_true(r->has_throughput && r->throughput_bps == 9.5e8);
-    assert_true(r->has_connections && r->connections_per_s == 1234.5);
+    assert_true(r->has_metric[TESTSPEC_M_THROUGHPUT] && r->metric[TESTSPEC_M_THROUGHPUT] == 9.5e8);
+    assert_true(r->has_metric[TESTSPEC_M_CONNECTIONS] &&
+                r->metric[TESTSPEC_M_CONNECTIONS] == 1234.5);
     assert_true(r->has_retransmits && r->retransmits == 7.0);
     assert_true(r->has_cpu_local && r->cpu_local_pct == 12.5);
     assert_true(r->has_cpu_remote && r->cpu_remote_pct == 33.25);
@@ -260,8 +261,9 @@ assert_result_of(const struct journal_result *r, const struct hist *h)
     assert_true(r->has_udp_lost && r->udp_lost == 10.0);
     assert_true(r->has_udp_lost_pct && r->udp_lost_pct == 1.0);
     assert_true(r->has_udp_jitter && r->udp_jitter_us == 4.5);
-    assert_true(r->has_rtt && r->has_rtt_mean && r->has_rtt_min && r->has_rtt_max);
-    assert_true(fabs(r->rtt_mean_us - hist_mean(h) / 1e3) < 1e-9);
+    assert_true(r->has_rtt && r->has_metric[TESTSPEC_M_RTT_MEAN] && r->has_rtt_min &&
+                r->has_rtt_max);
+    assert_true(fabs(r->metric[TESTSPEC_M_RTT_MEAN] - hist_mean(h) / 1e3) < 1e-9);
     assert_true(r->rtt_min_us == (double)h->min / 1e3);
     assert_true(r->rtt_max_us == (double)h->max / 1e3);
     assert_true(r->has_rtt_m2 && r->rtt_m2_ns2 == h->m2);
@@ -873,13 +875,13 @@ test_reading_rules(void **state)
     assert_null(t.env_src);
     assert_null(t.tool_version);
     assert_true(t.result.present);
-    assert_false(t.result.has_throughput);
+    assert_false(t.result.has_metric[TESTSPEC_M_THROUGHPUT]);
     assert_true(t.result.has_cpu_local && t.result.cpu_local_pct == 100.0);
     assert_false(t.result.has_cpu_remote);
     assert_true(t.result.has_udp);
     assert_false(t.result.has_udp_sent);
     assert_true(t.result.has_rtt);
-    assert_false(t.result.has_rtt_mean);
+    assert_false(t.result.has_metric[TESTSPEC_M_RTT_MEAN]);
     assert_false(t.result.has_hist); /* sub_bits 7.0 is a real, not a layout */
     assert_int_equal(t.result.hist_sub_bits, 0);
     /* buckets: entries that are not [low >= 0, count > 0] are skipped, in the same way */

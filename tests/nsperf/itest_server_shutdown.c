@@ -102,7 +102,7 @@ one_round(void)
 
     /* One real test makes the one-shot server ready to exit once no session is left. */
     struct ns_client_opts co = {.host = "127.0.0.1", .port = port, .connect_timeout_ms = 5000};
-    ns_params_default(&co.p, NS_TCP_RR);
+    ns_params_default(&co.p, TESTSPEC_TCP_RR);
     co.p.duration_s = 0.1;
     co.p.warmup_s = 0;
     FILE *out = fopen("/dev/null", "w");

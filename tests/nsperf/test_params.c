@@ -24,18 +24,25 @@ test_kind_table(void **state)
 {
     (void)state;
     const char *names[] = {"tcp_stream", "udp_stream", "tcp_rr", "udp_rr", "tcp_crr"};
-    for (int i = 0; i < NS_KIND_COUNT; i++) {
-        enum ns_kind_id id;
+    for (int i = 0; i < TESTSPEC_KIND_COUNT; i++) {
+        enum testspec_kind id;
         const struct test_kind *k = ns_kind_find(names[i], &id);
         assert_non_null(k);
         assert_int_equal(id, i);
         assert_ptr_equal(ns_kind_get(id), k);
-        assert_string_equal(k->name, names[i]);
+        assert_string_equal(testspec_kind_name(id), names[i]);
     }
     assert_null(ns_kind_find("tcp_bogus", NULL));
     assert_null(ns_kind_find(NULL, NULL));
-    assert_null(ns_kind_get(NS_KIND_COUNT));
-    assert_int_equal(ns_kind_get(NS_UDP_STREAM)->socktype, SOCK_DGRAM);
+    assert_null(ns_kind_get(TESTSPEC_KIND_COUNT));
+    assert_int_equal(ns_kind_get(TESTSPEC_UDP_STREAM)->socktype, SOCK_DGRAM);
+    /* what the control layer asks of a kind's ops, not of its id */
+    for (int i = 0; i < TESTSPEC_KIND_COUNT; i++) {
+        const struct test_kind *k = ns_kind_get((enum testspec_kind)i);
+        assert_int_equal(k->own_connections, i == TESTSPEC_TCP_CRR);
+        assert_int_equal(k->nodelay, i == TESTSPEC_TCP_RR || i == TESTSPEC_TCP_CRR);
+        assert_int_equal(k->params_json != NULL, i == TESTSPEC_UDP_STREAM);
+    }
 }
 
 static void
@@ -43,18 +50,18 @@ test_defaults_valid(void **state)
 {
     (void)state;
     struct err e;
-    for (int i = 0; i < NS_KIND_COUNT; i++) {
+    for (int i = 0; i < TESTSPEC_KIND_COUNT; i++) {
         struct ns_params p;
-        ns_params_default(&p, (enum ns_kind_id)i);
+        ns_params_default(&p, (enum testspec_kind)i);
         assert_int_equal(ns_params_validate(&p, &e), 0);
         assert_true(p.duration_s == 10.0);
         assert_int_equal(p.response_size, p.msg_size);
     }
     struct ns_params p;
-    ns_params_default(&p, NS_TCP_STREAM);
+    ns_params_default(&p, TESTSPEC_TCP_STREAM);
     assert_int_equal(p.msg_size, 1024 * 1024);
     assert_int_equal(p.rate_bps, 0);
-    ns_params_default(&p, NS_UDP_STREAM);
+    ns_params_default(&p, TESTSPEC_UDP_STREAM);
     assert_int_equal(p.rate_bps, 1000000);
 }
 
@@ -76,14 +83,14 @@ test_memory_limits(void **state)
     (void)state;
     struct ns_params p;
     struct err e;
-    ns_params_default(&p, NS_TCP_STREAM);
+    ns_params_default(&p, TESTSPEC_TCP_STREAM);
     p.streams = 4;
     p.msg_size = 64u << 20; /* 256 MiB in all: the limit itself */
     assert_int_equal(ns_params_validate(&p, &e), 0);
     p.streams = 5;
     assert_int_equal(ns_params_validate(&p, &e), NS_ERANGE);
     assert_non_null(strstr(e.msg, "MiB of buffers"));
-    ns_params_default(&p, NS_TCP_STREAM);
+    ns_params_default(&p, TESTSPEC_TCP_STREAM);
     p.streams = 8;
     p.duration_s = 300;
     p.interval_s = 0.01;
@@ -104,23 +111,23 @@ test_ranges(void **state)
 {
     (void)state;
     struct ns_params p;
-    ns_params_default(&p, NS_TCP_STREAM);
+    ns_params_default(&p, TESTSPEC_TCP_STREAM);
     p.streams = 0;
     expect_invalid(&p, "streams");
     p.streams = NS_MAX_STREAMS + 1;
     expect_invalid(&p, "streams");
-    ns_params_default(&p, NS_TCP_RR);
+    ns_params_default(&p, TESTSPEC_TCP_RR);
     p.streams = 2; /* rr kinds: one transaction in flight, one stream */
     expect_invalid(&p, "-P does not apply to tcp_rr tests");
-    ns_params_default(&p, NS_UDP_STREAM);
+    ns_params_default(&p, TESTSPEC_UDP_STREAM);
     p.msg_size = 39; /* smaller than the datagram header */
     expect_invalid(&p, "message size");
     p.msg_size = NS_MAX_UDP_PAYLOAD + 1;
     expect_invalid(&p, "message size");
-    ns_params_default(&p, NS_UDP_STREAM);
+    ns_params_default(&p, TESTSPEC_UDP_STREAM);
     p.rate_bps = 0;
     expect_invalid(&p, "rate");
-    ns_params_default(&p, NS_TCP_STREAM);
+    ns_params_default(&p, TESTSPEC_TCP_STREAM);
     p.duration_s = 0;
     expect_invalid(&p, "duration");
     p.duration_s = 10;
@@ -140,7 +147,7 @@ test_params_json_roundtrip(void **state)
     (void)state;
     struct ns_params p, q;
     struct err e;
-    ns_params_default(&p, NS_UDP_STREAM);
+    ns_params_default(&p, TESTSPEC_UDP_STREAM);
     p.streams = 3;
     p.msg_size = 1200;
     p.rate_bps = 2500000000ULL;
@@ -153,7 +160,7 @@ test_params_json_roundtrip(void **state)
     json_t *o = ns_params_to_json(&p);
     assert_int_equal(ns_params_from_json(o, &q, &e), 0);
     json_decref(o);
-    assert_int_equal(q.kind, NS_UDP_STREAM);
+    assert_int_equal(q.kind, TESTSPEC_UDP_STREAM);
     assert_int_equal(q.streams, 3);
     assert_int_equal(q.msg_size, 1200);
     assert_int_equal(q.rate_bps, 2500000000ULL);

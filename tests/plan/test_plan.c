@@ -268,7 +268,7 @@ test_full_scenarios(void **state)
     assert_int_equal(rr->msg_size, 64);
     assert_int_equal(rr->response_size, 2048);
     assert_true(rr->duration_s == 60.0 && rr->streams == 1 && rr->rate_bps == 0 && !rr->reverse);
-    assert_int_equal(rr->kind, PLAN_TCP_RR);
+    assert_int_equal(rr->kind, TESTSPEC_TCP_RR);
     assert_string_equal(rr->test, "tcp_rr");
     /* paced: every value its own */
     assert_true(paced->rate_bps == 900000000ULL && !paced->reverse && paced->streams == 2);

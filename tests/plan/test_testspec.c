@@ -82,7 +82,7 @@ static bool
 params_accept(int kind, enum testspec_param id, double value, char *msg, size_t len)
 {
     struct ns_params p;
-    ns_params_default(&p, (enum ns_kind_id)kind);
+    ns_params_default(&p, (enum testspec_kind)kind);
     ns_params_set(&p, id, value);
     if (id == TESTSPEC_P_MSG_SIZE)
         p.response_size = p.msg_size;
@@ -390,7 +390,7 @@ test_range_texts(void **state)
     assert_int_equal(testspec_kind_find("tcp_crr"), TESTSPEC_TCP_CRR);
     assert_int_equal(testspec_kind_find("tcp_crrr"), -1);
     for (int k = 0; k < TESTSPEC_KIND_COUNT; k++)
-        assert_string_equal(ns_kind_get((enum ns_kind_id)k)->name, testspec_kind_name(k));
+        assert_non_null(ns_kind_get((enum testspec_kind)k)); /* its ops, ns_kind_<name> */
     double d;
     assert_int_equal(testspec_parse(TESTSPEC_P_MSG_SIZE, "1.5", &d, NULL), NS_EPARSE);
     assert_int_equal(testspec_parse(TESTSPEC_P_MSG_SIZE, "1.5K", &d, NULL), 0);
@@ -398,11 +398,69 @@ test_range_texts(void **state)
     assert_int_equal(testspec_parse(TESTSPEC_P_STREAMS, "-3", &d, NULL), NS_ERANGE);
 }
 
+/* The table of kinds: families make the masks the parameters use, each kind's headline reads
+ * and prints by its metric, and the journal's fast reader may take RTT_MEAN alone from inside
+ * an object (the rtt_us histogram's mean). */
+static void
+test_kind_table(void **state)
+{
+    (void)state;
+    assert_int_equal(TESTSPEC_STREAM_KINDS, TESTSPEC_K(TCP_STREAM) | TESTSPEC_K(UDP_STREAM));
+    assert_int_equal(TESTSPEC_RR_KINDS,
+                     TESTSPEC_K(TCP_RR) | TESTSPEC_K(UDP_RR) | TESTSPEC_K(TCP_CRR));
+    assert_int_equal(TESTSPEC_ALL_KINDS, TESTSPEC_STREAM_KINDS | TESTSPEC_RR_KINDS);
+    assert_int_equal(testspec_kind_family(TESTSPEC_UDP_STREAM), TESTSPEC_FAMILY_STREAM);
+    assert_int_equal(testspec_kind_family(TESTSPEC_UDP_RR), TESTSPEC_FAMILY_RR);
+    assert_int_equal(testspec_kind_family(TESTSPEC_TCP_CRR), TESTSPEC_FAMILY_CONNECT);
+    char b[128];
+    assert_string_equal(testspec_kinds_text(TESTSPEC_RR_KINDS, ", ", b, sizeof b),
+                        "tcp_rr, udp_rr, tcp_crr");
+    assert_string_equal(testspec_kinds_text(0, ", ", b, sizeof b), "");
+    assert_string_equal(testspec_kinds_text(TESTSPEC_ALL_KINDS, "/", b, 12), "tcp_stream/");
+    for (int k = 0; k < TESTSPEC_KIND_COUNT; k++) {
+        enum testspec_kind kind = (enum testspec_kind)k;
+        bool rr = testspec_kind_family(kind) != TESTSPEC_FAMILY_STREAM;
+        assert_int_equal(testspec_kind_has_rtt(kind), rr); /* every request is timed */
+        assert_int_equal(testspec_kind_lower_is_better(kind),
+                         testspec_kind_metric(kind) == TESTSPEC_M_RTT_MEAN);
+    }
+    assert_string_equal(testspec_kind_unit(TESTSPEC_TCP_STREAM), "Mbit/s");
+    assert_string_equal(testspec_kind_words(TESTSPEC_UDP_RR), "mean RTT");
+    assert_string_equal(testspec_kind_unit(TESTSPEC_TCP_CRR), "conn/s");
+    assert_string_equal(testspec_kind_words(TESTSPEC_TCP_CRR), "connection rate");
+    assert_string_equal(testspec_kind_value_text(TESTSPEC_TCP_STREAM, 12100, b, sizeof b),
+                        "12.10 Gbit/s");
+    assert_string_equal(testspec_kind_value_text(TESTSPEC_TCP_RR, 329.3, b, sizeof b), "329.3 us");
+    assert_string_equal(testspec_kind_value_text(TESTSPEC_UDP_RR, 4080, b, sizeof b), "4.080 ms");
+    assert_string_equal(testspec_kind_value_text(TESTSPEC_TCP_CRR, 4301.03, b, sizeof b),
+                        "4301 conn/s");
+    assert_string_equal(testspec_kind_value_text(TESTSPEC_TCP_CRR, 557.34, b, sizeof b),
+                        "557.3 conn/s");
+    assert_string_equal(testspec_kind_value_text(TESTSPEC_TCP_CRR, 999.96, b, sizeof b),
+                        "1000.0 conn/s"); /* one decimal below 1000, as the reports had it */
+    for (int i = 0; i < TESTSPEC_METRIC_COUNT; i++) {
+        enum testspec_metric m = (enum testspec_metric)i;
+        assert_non_null(testspec_metric_key(m));
+        assert_true(testspec_metric_divisor(m) > 0);
+        if (m == TESTSPEC_M_RTT_MEAN) {
+            assert_string_equal(testspec_metric_key(m), HISTJSON_RTT);
+            assert_string_equal(testspec_metric_member(m), "mean");
+        } else {
+            assert_null(testspec_metric_member(m)); /* journal/scan.c reads them at the top */
+        }
+        for (int j = 0; j < i; j++) /* the fast reader finds a metric by its key */
+            assert_string_not_equal(testspec_metric_key(m),
+                                    testspec_metric_key((enum testspec_metric)j));
+    }
+    assert_int_equal(TESTSPEC_DEFAULT_KIND, testspec_kind_find("tcp_stream"));
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_range_texts),
+        cmocka_unit_test(test_kind_table),
         cmocka_unit_test(test_argv_shape),
         cmocka_unit_test(test_nsperf_usage_errors),
         cmocka_unit_test(test_plan_and_nsperf_agree),

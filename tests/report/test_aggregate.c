@@ -241,10 +241,10 @@ test_merged_percentiles_vs_brute_force(void **state)
     const json_t *p = pair(scen(f, 0), "a", "b");
     const json_t *rtt = json_object_get(p, "rtt_us");
     assert_int_equal(json_integer_value(json_object_get(rtt, "n")), 30000);
-    for (size_t q = 0; q < REPORT_NPCT; q++) {
-        uint64_t rank = (uint64_t)ceil(report_pcts[q] / 100.0 * (double)f->nall);
+    for (size_t q = 0; q < HISTJSON_NPCT; q++) {
+        uint64_t rank = (uint64_t)ceil(histjson_pcts[q].q / 100.0 * (double)f->nall);
         double brute = (double)f->all[rank - 1] / 1e3;
-        double got = num(rtt, report_pct_keys[q]);
+        double got = num(rtt, histjson_pcts[q].key);
         /* a bucket is at most 1/1024 of its low bound wide: the midpoint is within 1/2048 */
         assert_true(fabs(got - brute) <= brute / 2048.0 + 0.001);
     }
@@ -328,11 +328,11 @@ static void
 check_rtt(const json_t *rtt, const struct hist *ref)
 {
     assert_int_equal(json_integer_value(json_object_get(rtt, "n")), ref->count);
-    for (size_t q = 0; q < REPORT_NPCT; q++) {
-        double want = hist_percentile(ref, report_pcts[q]) / 1e3;
-        if (fabs(num(rtt, report_pct_keys[q]) - want) > 1e-9)
-            fail_msg("%s: %.4f, the merge of the trials' JSON gives %.4f", report_pct_keys[q],
-                     num(rtt, report_pct_keys[q]), want);
+    for (size_t q = 0; q < HISTJSON_NPCT; q++) {
+        double want = hist_percentile(ref, histjson_pcts[q].q) / 1e3;
+        if (fabs(num(rtt, histjson_pcts[q].key) - want) > 1e-9)
+            fail_msg("%s: %.4f, the merge of the trials' JSON gives %.4f", histjson_pcts[q].key,
+                     num(rtt, histjson_pcts[q].key), want);
     }
     assert_true(fabs(num(rtt, "min") - (double)ref->min / 1e3) < 1e-9);
     assert_true(fabs(num(rtt, "max") - (double)ref->max / 1e3) < 1e-9);

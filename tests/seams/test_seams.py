@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""test_seams.py - the seams checks themselves, on tiny archives built here: each check must
-pass a graph that keeps the rule and fail one that breaks it (else it could not fail at all).
+"""test_seams.py - the seams checks themselves, on tiny archives and trees built here: each check
+must pass a graph (or tree) that keeps the rule and fail one that breaks it (else it could not
+fail at all).
 
 Needs a C compiler and ar ($CC, $AR; nm from $NM), as the build has. Usage: test_seams.py
 """
@@ -15,6 +16,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import file_cycles  # noqa: E402
+import kind_literals  # noqa: E402
 import lib_arrows  # noqa: E402
 
 CC = os.environ.get("CC") or "cc"
@@ -169,6 +171,89 @@ class FileCycles(unittest.TestCase):
         rc, out = quiet(file_cycles.main, [cycle])
         self.assertEqual(rc, 1, out)
         self.assertIn("libns_cycle.a: file cycle: a.c -> b.c -> a.c", out)
+
+
+# A table of two kinds, as src/common/testspec.h writes it (continuation lines and all).
+SPEC_H = r"""
+#define TESTSPEC_KEY_RATE "pulses_per_s"
+#define TESTSPEC_METRIC_MAP(X)                                                          \
+    X(RTT_MEAN, HISTJSON_RTT, "mean", 1.0, "us", "mean RTT", "mean RTT", true, FMT_USEC) \
+    X(PULSES, TESTSPEC_KEY_RATE, NULL, 1.0, "pulse/s", "pulse rate", NULL, false, FMT_PER_S)
+#define TESTSPEC_KIND_MAP(X)                              \
+    X(TCP_PING, tcp_ping, RR, RTT_MEAN, true, 1.0, 1.0)    \
+    X(UDP_PULSE, udp_pulse, STREAM, PULSES, false, 1.0, 1.0)
+"""
+RECORD_H = '#define JOURNAL_RUN_FILE "run.json"\n'
+
+
+class KindLiterals(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.src = os.path.join(self.dir.name, "src")
+        self.write("common/testspec.h", SPEC_H)
+        self.write("common/testspec.c", 'static const char *n = "tcp_ping"; /* the table */\n')
+        self.write("journal/record.h", RECORD_H)
+        self.write("report/ok.c",
+                   '/* "tcp_ping" and conn "pulse/s" in a comment */\n'
+                   '#include "udp_pulse.h"\n'
+                   'static const char *w = "%s: tcp_pings, %.1f us, pulse/sec";\n'
+                   "static const char c = '\"';\n"
+                   'static const char *f = "%s/%s.tmp", *u = "us";\n')
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def write(self, rel, text):
+        path = os.path.join(self.src, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+
+    def test_table_read(self):
+        kinds, exact, units, files = kind_literals.facts(self.src)
+        self.assertEqual(kinds, ["tcp_ping", "udp_pulse"])
+        self.assertEqual(exact, {"pulses_per_s", "mean RTT", "pulse/s", "pulse rate"})
+        self.assertEqual(units, {"pulse/s"})  # us is units.h's
+        self.assertEqual(files, ["run.json"])
+
+    def test_clean_tree_passes(self):
+        rc, out = quiet(kind_literals.main, [self.src])
+        self.assertEqual(rc, 0, out)
+        self.assertIn("4 files: no kind", out)
+
+    def test_each_violation_fails(self):
+        self.write("nsperf/tcp_ping.c",
+                   'const struct k ops = {.name = "tcp_ping"};\n'
+                   '\n'
+                   'int e(void) { return err("cannot send a tcp_ping request"); }\n')
+        self.write("report/legend.c",
+                   'static const char *l = "tcp_ping, udp_pulse", *m = "pulse rate";\n'
+                   'static const char *k = "pulses_per_s", *v = "%.0f pulse/s";\n'
+                   'static const char *j = "its run.json is %s";\n')
+        rc, out = quiet(kind_literals.main, [self.src])
+        self.assertEqual(rc, 1, out)
+        for want in ("nsperf/tcp_ping.c:1: kind name 'tcp_ping' in \"tcp_ping\"",
+                     "nsperf/tcp_ping.c:3: kind name 'tcp_ping' in \"cannot send a tcp_ping",
+                     "report/legend.c:1: kind name 'udp_pulse' in \"tcp_ping, udp_pulse\"",
+                     "report/legend.c:1: \"pulse rate\" is the table's",
+                     "report/legend.c:2: \"pulses_per_s\" is the table's",
+                     "report/legend.c:2: unit 'pulse/s' in \"%.0f pulse/s\"",
+                     "report/legend.c:3: journal file 'run.json' in \"its run.json is %s\""):
+            self.assertIn(want, out)
+        # the seven, legend.c:1's tcp_ping too, and nothing of ok.c or the table
+        self.assertEqual(out.count("\n"), 8, out)
+
+    def test_journal_file_allowed_only_in_record_h(self):
+        self.write("journal/dir.c", 'static const char *p = "%s/run.json";\n')
+        rc, out = quiet(kind_literals.main, [self.src])
+        self.assertEqual(rc, 1, out)
+        self.assertIn("journal/dir.c:1: journal file 'run.json'", out)
+
+    def test_empty_table_fails(self):
+        self.write("common/testspec.h", "/* no table */\n")
+        rc, out = quiet(kind_literals.main, [self.src])
+        self.assertEqual(rc, 1, out)
+        self.assertIn("no kinds, units or journal files found", out)
 
 
 if __name__ == "__main__":

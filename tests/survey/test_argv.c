@@ -22,7 +22,7 @@ test_client_argv(void **state)
 {
     (void)state;
     struct plan_scenario sc = {.name = "t",
-                               .kind = PLAN_TCP_STREAM,
+                               .kind = TESTSPEC_TCP_STREAM,
                                .test = "tcp_stream",
                                .trials = {1, 1, 0.0},
                                .streams = 4,

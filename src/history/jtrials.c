@@ -97,11 +97,9 @@ key_of(const struct journal_trial *t)
     for (size_t i = 0; i < 4; i++)
         rbuf_printf(&b, "%zu:%s", strlen(parts[i] ? parts[i] : ""), parts[i] ? parts[i] : "");
     rbuf_printf(&b, "%u", (unsigned)k.trial);
-    if (b.oom) {
-        rbuf_release(&b);
-        return NULL;
-    }
-    return b.data;
+    char *key = b.oom ? NULL : strdup(b.data); /* an rbuf holds far more than a key needs */
+    rbuf_release(&b);
+    return key;
 }
 
 static int

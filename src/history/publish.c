@@ -54,11 +54,9 @@ pz_key(const char *scen, const char *fam, const char *src, const char *dst)
     rbuf_init(&b);
     for (size_t i = 0; i < 4; i++)
         rbuf_printf(&b, "%zu:%s", strlen(parts[i] ? parts[i] : ""), parts[i] ? parts[i] : "");
-    if (b.oom) {
-        rbuf_release(&b);
-        return NULL;
-    }
-    return b.data;
+    char *k = b.oom ? NULL : strdup(b.data); /* an rbuf holds far more than a key needs */
+    rbuf_release(&b);
+    return k;
 }
 
 struct pzmap {

@@ -189,6 +189,10 @@ def publish_and_read_back(ns, eng, url, runs, ids):
         check(nok == c["ok"] and len(trials) == c["ok"] + c["failed"],
               f"{rid}: trials {len(trials)} ({nok} ok) against the summary's {c}")
         check_cells(eng, url, rid, summ)
+        dup = eng.sql(url, "SELECT scenario, family, src_host, dst_host, trial FROM trials "
+                           f"WHERE run_id = {lit(rid)} GROUP BY scenario, family, src_host, "
+                           "dst_host, trial HAVING count(*) > 1")
+        check(dup == [], f"{rid}: a trial twice in trials: {dup[:2]}")
         hosts = eng.count(url, "hosts", f"run_id = {lit(rid)}")
         check(hosts == len(run_json(d).get("hosts", [])), f"{rid}: {hosts} hosts")
 

@@ -180,7 +180,13 @@ enum dbj_type { DBJ_TEXT, DBJ_INT, DBJ_REAL, DBJ_BOOL, DBJ_JSON };
 struct dbj_col {
     const char *col, *key;
     enum dbj_type t;
+    bool full; /* a member of the full form only (report_summary_read's summary), which the
+                * cells form (report_cells_read's) lacks: the RTT percentiles, stat matrices */
 };
+
+/* Which summary a row is read back as: compare's (report_summary_read) or trend's
+ * (report_cells_read), which lacks the full form's members (and never pays for them). */
+enum dbj_form { DBJ_FULL, DBJ_CELLS };
 
 struct dbj_table {
     const struct dbj_col *cols;
@@ -198,16 +204,18 @@ int dbj_split(const struct dbj_table *t, const json_t *o, struct db_val *vals, c
               char **extra);
 void dbj_texts_free(char **texts, size_t n, char *extra);
 
-/* The object of a row: extra (JSON text or NULL), then each non-NULL column of t read from
- * rows at col0 + i. NULL when out of memory or extra is not an object. */
-json_t *dbj_join(const struct dbj_table *t, struct db *db, struct db_rows *r, int col0,
-                 const char *extra);
+/* The object of a row: o (a new one when NULL: o's own members are kept), extra's members (JSON
+ * text or NULL), then each non-NULL column of t in form, read from the row's columns from col0
+ * on in the order of dbj_select_list. NULL (o released) when out of memory or extra is not an
+ * object. */
+json_t *dbj_join_into(json_t *o, const struct dbj_table *t, enum dbj_form form, struct db *db,
+                      struct db_rows *r, int col0, const char *extra);
 
 /* v as compact JSON text, reals at 17 digits (exact), in memory of malloc's (not jansson's,
  * which may be the report's arena: report/output.h): the caller frees. NULL when out of memory. */
 char *dbj_dump(const json_t *v);
 
-/* The columns of t as SQL: "a, b, c" with each column prefixed by prefix ("c." or ""). */
-void dbj_select_list(const struct dbj_table *t, const char *prefix, char *buf, size_t len);
+/* The columns of t in form as SQL: "a, b, c". */
+void dbj_select_list(const struct dbj_table *t, enum dbj_form form, char *buf, size_t len);
 
 #endif

@@ -10,7 +10,12 @@
 
 #define COL(c, k, t)                                                                               \
     {                                                                                              \
-        c, k, DBJ_##t                                                                              \
+        c, k, DBJ_##t, false                                                                       \
+    }
+/* a member of the full form only (report_summary_read's), which the cells form lacks */
+#define COL_F(c, k, t)                                                                             \
+    {                                                                                              \
+        c, k, DBJ_##t, true                                                                        \
     }
 
 static const struct dbj_col run_cols[] = {
@@ -49,6 +54,8 @@ static const struct dbj_col scenario_cols[] = {
     COL("not_run", "trials.not_run", INT),
     COL("runs", "trials.runs", INT),
     COL("undecided", "trials.undecided", INT),
+    COL_F("stat_matrices", "stat_matrices", JSON),
+    COL_F("asymmetry", "asymmetry", JSON),
 };
 
 static const struct dbj_col cell_cols[] = {
@@ -69,18 +76,18 @@ static const struct dbj_col cell_cols[] = {
     COL("ci95_high", "ci95_high", REAL),
     COL("cv", "cv", REAL),
     COL("high_variation", "high_variation", BOOL),
-    COL("rtt_n", "rtt_us.n", INT),
-    COL("rtt_mean", "rtt_us.mean", REAL),
-    COL("rtt_min", "rtt_us.min", REAL),
-    COL("rtt_p25", "rtt_us.p25", REAL),
-    COL("rtt_p50", "rtt_us.p50", REAL),
-    COL("rtt_p75", "rtt_us.p75", REAL),
-    COL("rtt_p90", "rtt_us.p90", REAL),
-    COL("rtt_p99", "rtt_us.p99", REAL),
-    COL("rtt_p99_9", "rtt_us.p99_9", REAL),
-    COL("rtt_p99_99", "rtt_us.p99_99", REAL),
-    COL("rtt_p99_999", "rtt_us.p99_999", REAL),
-    COL("rtt_max", "rtt_us.max", REAL),
+    COL_F("rtt_n", "rtt_us.n", INT),
+    COL_F("rtt_mean", "rtt_us.mean", REAL),
+    COL_F("rtt_min", "rtt_us.min", REAL),
+    COL_F("rtt_p25", "rtt_us.p25", REAL),
+    COL_F("rtt_p50", "rtt_us.p50", REAL),
+    COL_F("rtt_p75", "rtt_us.p75", REAL),
+    COL_F("rtt_p90", "rtt_us.p90", REAL),
+    COL_F("rtt_p99", "rtt_us.p99", REAL),
+    COL_F("rtt_p99_9", "rtt_us.p99_9", REAL),
+    COL_F("rtt_p99_99", "rtt_us.p99_99", REAL),
+    COL_F("rtt_p99_999", "rtt_us.p99_999", REAL),
+    COL_F("rtt_max", "rtt_us.max", REAL),
     COL("cpu_local", "cpu_pct.local", REAL),
     COL("cpu_remote", "cpu_pct.remote", REAL),
     COL("retransmits_mean", "retransmits_mean", REAL),
@@ -261,19 +268,30 @@ col_value(const struct dbj_col *c, struct db *db, struct db_rows *r, int col)
 }
 
 json_t *
-dbj_join(const struct dbj_table *t, struct db *db, struct db_rows *r, int col0, const char *extra)
+dbj_join_into(json_t *o, const struct dbj_table *t, enum dbj_form form, struct db *db,
+              struct db_rows *r, int col0, const char *extra)
 {
-    json_t *o = extra != NULL ? json_loads(extra, 0, NULL) : json_object();
-    if (!json_is_object(o)) {
-        json_decref(o);
+    if (o == NULL && (o = json_object()) == NULL)
         return NULL;
+    if (extra != NULL) {
+        json_t *x = json_loads(extra, 0, NULL);
+        int bad = !json_is_object(x) || json_object_update(o, x) != 0;
+        json_decref(x);
+        if (bad) {
+            json_decref(o);
+            return NULL;
+        }
     }
+    int col = col0;
     for (size_t i = 0; i < t->n; i++) {
         const struct dbj_col *c = &t->cols[i];
-        int col = col0 + (int)i;
-        if (db_col_null(db, r, col))
+        if (c->full && form == DBJ_CELLS)
             continue;
-        json_t *v = col_value(c, db, r, col);
+        if (db_col_null(db, r, col)) {
+            col++;
+            continue;
+        }
+        json_t *v = col_value(c, db, r, col++);
         char leaf[64];
         json_t *p = path_parent(o, c->key, leaf, sizeof leaf);
         if (p == NULL) { /* the first member of a nested object makes it */
@@ -292,10 +310,11 @@ dbj_join(const struct dbj_table *t, struct db *db, struct db_rows *r, int col0, 
 }
 
 void
-dbj_select_list(const struct dbj_table *t, const char *prefix, char *buf, size_t len)
+dbj_select_list(const struct dbj_table *t, enum dbj_form form, char *buf, size_t len)
 {
     size_t k = 0;
     buf[0] = '\0';
     for (size_t i = 0; i < t->n && k < len; i++)
-        k += (size_t)snprintf(buf + k, len - k, "%s%s%s", i ? ", " : "", prefix, t->cols[i].col);
+        if (!(t->cols[i].full && form == DBJ_CELLS))
+            k += (size_t)snprintf(buf + k, len - k, "%s%s", k ? ", " : "", t->cols[i].col);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/histjson.h"
 #include "history/dbint.h"
 #include "history/history.h"
 #include "history/trendint.h"
@@ -160,8 +161,6 @@ dbruns_free(struct dbrun *runs, size_t n)
     free(runs);
 }
 
-enum dbform { DBFORM_FULL, DBFORM_CELLS };
-
 static char *
 col_dup(struct db *db, struct db_rows *r, int col)
 {
@@ -199,7 +198,7 @@ static int
 read_runs(struct db *db, const struct sel *s, struct dbrun **out, size_t *nout, struct err *e)
 {
     char cols[2048];
-    dbj_select_list(&dbj_run, "", cols, sizeof cols);
+    dbj_select_list(&dbj_run, DBJ_FULL, cols, sizeof cols);
     struct rbuf q;
     rbuf_init(&q);
     rbuf_printf(&q,
@@ -235,7 +234,7 @@ read_runs(struct db *db, const struct sel *s, struct dbrun **out, size_t *nout, 
         size_t en;
         const char *extra = db_col_text(db, r, 7, &en);
         char *ex = extra != NULL ? strndup(extra, en) : NULL;
-        json_t *run = dbj_join(&dbj_run, db, r, 8, ex);
+        json_t *run = dbj_join_into(NULL, &dbj_run, DBJ_FULL, db, r, 8, ex);
         free(ex);
         x->run_id = strdup(js(run, "run_id"));
         x->started = strdup(js(run, "started"));
@@ -275,11 +274,11 @@ read_runs(struct db *db, const struct sel *s, struct dbrun **out, size_t *nout, 
 static const char *const cells_form_drop[] = {"stat_matrices", "asymmetry", NULL};
 
 static int
-read_scenarios(struct db *db, const struct sel *s, const char *scenario, enum dbform form,
+read_scenarios(struct db *db, const struct sel *s, const char *scenario, enum dbj_form form,
                struct dbrun *runs, size_t n, struct err *e)
 {
     char cols[2048];
-    dbj_select_list(&dbj_scenario, "", cols, sizeof cols);
+    dbj_select_list(&dbj_scenario, form, cols, sizeof cols);
     struct rbuf q;
     rbuf_init(&q);
     rbuf_printf(&q, "SELECT run_id, extra, %s FROM scenarios WHERE run_id IN (%s)", cols,
@@ -306,13 +305,13 @@ read_scenarios(struct db *db, const struct sel *s, const char *scenario, enum db
             continue; /* published while this read: not among the runs read */
         const char *extra = db_col_text(db, r, 1, &len);
         char *ex = extra != NULL ? strndup(extra, len) : NULL;
-        json_t *sc = dbj_join(&dbj_scenario, db, r, 2, ex);
+        json_t *sc = dbj_join_into(NULL, &dbj_scenario, form, db, r, 2, ex);
         free(ex);
         if (sc == NULL) {
             rc = err_set(e, NS_ENOMEM, "out of memory reading the scenarios");
             break;
         }
-        for (size_t i = 0; form == DBFORM_CELLS && cells_form_drop[i] != NULL; i++)
+        for (size_t i = 0; form == DBJ_CELLS && cells_form_drop[i] != NULL; i++)
             json_object_del(sc, cells_form_drop[i]);
         json_object_set_new(sc, "zone_cells", json_array());
         json_array_append_new(x->scens, sc);
@@ -339,7 +338,7 @@ scen_of(struct dbrun *x, const char *name, const char *fam)
 
 /* The cell of the row into its scenario's zone_cells or region_cells. */
 static int
-cell_add(struct db *db, struct db_rows *r, json_t *sc, const char *level, enum dbform form,
+cell_add(struct db *db, struct db_rows *r, json_t *sc, const char *level, enum dbj_form form,
          struct err *e)
 {
     char sk[16], dk[16], arr[24];
@@ -349,21 +348,21 @@ cell_add(struct db *db, struct db_rows *r, json_t *sc, const char *level, enum d
     size_t len;
     const char *extra = db_col_text(db, r, 6, &len);
     char *ex = extra != NULL ? strndup(extra, len) : NULL;
-    json_t *rest = dbj_join(&dbj_cell, db, r, 7, ex);
-    free(ex);
     json_t *c = json_object();
     const char *src = db_col_text(db, r, 4, NULL), *dst = db_col_text(db, r, 5, NULL);
-    if (rest == NULL || c == NULL || src == NULL || dst == NULL) {
-        json_decref(rest);
+    if (c != NULL && src != NULL && dst != NULL) { /* the zones first, as the summary has them */
+        json_object_set_new(c, sk, json_string(src));
+        json_object_set_new(c, dk, json_string(dst));
+        c = dbj_join_into(c, &dbj_cell, form, db, r, 7, ex);
+    } else {
         json_decref(c);
-        return err_set(e, NS_ENOMEM, "out of memory reading the cells");
+        c = NULL;
     }
-    json_object_set_new(c, sk, json_string(src));
-    json_object_set_new(c, dk, json_string(dst));
-    if (form == DBFORM_CELLS)
-        json_object_del(rest, "rtt_us"); /* the cells form reads no histogram */
-    json_object_update(c, rest);
-    json_decref(rest);
+    free(ex);
+    if (c == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory reading the cells");
+    if (form == DBJ_CELLS) /* the cells form reads no histogram: not even from an extra */
+        json_object_del(c, HISTJSON_RTT);
     json_t *a = json_object_get(sc, arr);
     if (a == NULL)
         json_object_set_new(sc, arr, a = json_array());
@@ -372,11 +371,11 @@ cell_add(struct db *db, struct db_rows *r, json_t *sc, const char *level, enum d
 }
 
 static int
-read_cells(struct db *db, const struct sel *s, const char *scenario, enum dbform form,
+read_cells(struct db *db, const struct sel *s, const char *scenario, enum dbj_form form,
            struct dbrun *runs, size_t n, struct err *e)
 {
     char cols[4096];
-    dbj_select_list(&dbj_cell, "", cols, sizeof cols);
+    dbj_select_list(&dbj_cell, form, cols, sizeof cols);
     struct rbuf q;
     rbuf_init(&q);
     rbuf_printf(&q,
@@ -388,7 +387,7 @@ read_cells(struct db *db, const struct sel *s, const char *scenario, enum dbform
     struct db_val *p = sel_params(s, &extra_p, scenario != NULL, &np);
     if (scenario != NULL)
         rbuf_printf(&q, " AND scenario = $%zu", np);
-    if (form == DBFORM_CELLS)
+    if (form == DBJ_CELLS)
         rbuf_puts(&q, " AND level = 'zone'");
     rbuf_puts(&q, " ORDER BY run_id, scenario, family, level, ord");
     struct db_rows *r = NULL;
@@ -418,7 +417,7 @@ read_cells(struct db *db, const struct sel *s, const char *scenario, enum dbform
 
 /* The selected runs' summaries, in run_id order. */
 static int
-read_summaries(struct db *db, const struct history_db_select *q, enum dbform form,
+read_summaries(struct db *db, const struct history_db_select *q, enum dbj_form form,
                struct dbrun **out, size_t *n, struct err *e)
 {
     struct sel s;
@@ -450,7 +449,7 @@ history_trend_db_runs(const struct history_db_select *q, struct trun **out, size
     }
     struct dbrun *runs = NULL;
     size_t n = 0;
-    rc = read_summaries(db, q, DBFORM_CELLS, &runs, &n, e);
+    rc = read_summaries(db, q, DBJ_CELLS, &runs, &n, e);
     *db_failed = rc != NS_EINVAL;
     for (size_t i = 0; rc == 0 && i < q->n_run_ids; i++)
         if (dbrun_find(runs, n, q->run_ids[i]) == NULL)
@@ -502,7 +501,7 @@ history_db_summary(const char *url, const char *run_id, json_t **sum, bool *db_f
     struct history_db_select q = {.url = url, .run_ids = ids, .n_run_ids = 1};
     struct dbrun *runs = NULL;
     size_t n = 0;
-    rc = read_summaries(db, &q, DBFORM_FULL, &runs, &n, e);
+    rc = read_summaries(db, &q, DBJ_FULL, &runs, &n, e);
     if (rc == 0 && n != 1)
         rc = err_set(e, NS_ENOTFOUND, "%s: no run %s", db->shown, run_id);
     if (rc == 0)

@@ -108,6 +108,8 @@ CREATE TABLE scenarios (
     not_run BIGINT,
     runs BIGINT,
     undecided BIGINT,
+    stat_matrices JSON,             -- the report's p50/p99/min matrices, as summary.json has them
+    asymmetry JSON,                 -- the A -> B against B -> A tests, as summary.json has them
     extra JSON,                     -- members of the summary's scenario without a column here
     PRIMARY KEY (run_id, ord),
     UNIQUE (run_id, name, family)

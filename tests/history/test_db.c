@@ -294,7 +294,7 @@ test_split_join(void **state)
     struct err e = {0};
     assert_int_equal(db_open(url, true, &db, &e), 0);
     char cols[4096];
-    dbj_select_list(&dbj_cell, "", cols, sizeof cols);
+    dbj_select_list(&dbj_cell, DBJ_FULL, cols, sizeof cols);
     char sql[8192];
     /* columns without types: SQLite keeps what it is given, as schema.sql's typed ones do */
     snprintf(sql, sizeof sql, "CREATE TABLE t (extra JSON, %s)", cols);
@@ -324,7 +324,8 @@ test_split_join(void **state)
         snprintf(sql, sizeof sql, "SELECT extra, %s FROM t", cols);
         assert_int_equal(db_query(db, sql, NULL, 0, &r, &e), 0);
         assert_int_equal(db_next(db, r, &e), 1);
-        json_t *back = dbj_join(&dbj_cell, db, r, 1, db_col_text(db, r, 0, NULL));
+        json_t *back =
+            dbj_join_into(NULL, &dbj_cell, DBJ_FULL, db, r, 1, db_col_text(db, r, 0, NULL));
         db_rows_free(db, r);
         assert_same(o, back, objs[i]);
         dbj_texts_free(texts, dbj_cell.n, extra);

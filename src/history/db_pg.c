@@ -4,8 +4,9 @@
  * The target is libpq's connection URI as given (postgresql://user@host/db, a socket directory
  * as ?host=/dir); a connection that does not answer gives up after DB_PG_CONNECT_TIMEOUT seconds
  * unless the URI sets connect_timeout. Values travel as text: doubles at 17 digits and read back
- * with extra_float_digits 3, so that both ways are exact. Bulk loads use COPY. libpq's notices
- * are dropped (a library prints nothing); its errors come back one line long: the server's
+ * with extra_float_digits 3, so that both ways are exact. Rows are read one at a time (libpq's
+ * single-row mode), so one query's rows at a time on a connection. Bulk loads use COPY. libpq's
+ * notices are dropped (a library prints nothing); its errors come back one line long: the server's
  * primary message, or the first line of libpq's own. */
 #include <libpq-fe.h>
 #include <math.h>
@@ -27,9 +28,12 @@ struct pg {
     bool copy_failed;
 };
 
+/* A query's rows, one PGresult each (libpq's single-row mode): a 100 000-trial journal written
+ * back is never held whole. */
 struct db_rows {
-    PGresult *res;
-    int row, nrows;
+    struct pg *p;
+    PGresult *res; /* the current row */
+    bool done;
     unsigned char *blob; /* the last col_blob, decoded */
 };
 
@@ -210,14 +214,13 @@ pg_query(void *conn, const char *sql, const struct db_val *pv, size_t n, struct 
     int rc = vals && lens && fmts && tmps && rows ? 0 : NS_ENOMEM;
     for (size_t i = 0; rc == 0 && i < n; i++)
         rc = pg_param(&pv[i], &vals[i], &lens[i], &fmts[i], &tmps[i]);
-    if (rc == 0) {
-        rows->res = PQexecParams(p->c, sql, (int)n, NULL, vals, lens, fmts, 0);
-        ExecStatusType st = PQresultStatus(rows->res);
-        if (st != PGRES_TUPLES_OK && st != PGRES_COMMAND_OK)
-            rc = pg_res_err(p, rows->res, e);
-    } else {
+    if (rc != 0)
         err_set(e, rc, "out of memory");
-    }
+    else if (PQsendQueryParams(p->c, sql, (int)n, NULL, vals, lens, fmts, 0) != 1)
+        rc =
+            pg_msg(e, PQstatus(p->c) == CONNECTION_OK ? NS_EIO : NS_ECONNECT, PQerrorMessage(p->c));
+    else
+        PQsetSingleRowMode(p->c);
     for (size_t i = 0; tmps != NULL && i < n; i++)
         free(tmps[i]);
     free(vals);
@@ -225,39 +228,53 @@ pg_query(void *conn, const char *sql, const struct db_val *pv, size_t n, struct 
     free(fmts);
     free(tmps);
     if (rc != 0) {
-        if (rows != NULL)
-            PQclear(rows->res);
         free(rows);
         return rc;
     }
-    rows->row = -1;
-    rows->nrows = PQntuples(rows->res);
+    rows->p = p;
     *out = rows;
     return 0;
+}
+
+/* What is left of the query's results read and dropped: the connection takes the next one. */
+static void
+pg_drain(struct db_rows *r)
+{
+    PQclear(r->res);
+    r->res = NULL;
+    PGresult *x;
+    while ((x = PQgetResult(r->p->c)) != NULL)
+        PQclear(x);
+    r->done = true;
 }
 
 static int
 pg_next(struct db_rows *r, struct err *e)
 {
-    (void)e;
     PQfreemem(r->blob);
     r->blob = NULL;
-    if (r->row + 1 >= r->nrows)
+    if (r->done)
         return 0;
-    r->row++;
-    return 1;
+    PQclear(r->res);
+    r->res = PQgetResult(r->p->c);
+    ExecStatusType st = r->res != NULL ? PQresultStatus(r->res) : PGRES_COMMAND_OK;
+    if (st == PGRES_SINGLE_TUPLE)
+        return 1;
+    int rc = st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK ? 0 : pg_res_err(r->p, r->res, e);
+    pg_drain(r);
+    return rc;
 }
 
 static bool
 pg_col_null(struct db_rows *r, int col)
 {
-    return PQgetisnull(r->res, r->row, col) != 0;
+    return PQgetisnull(r->res, 0, col) != 0;
 }
 
 static int64_t
 pg_col_int(struct db_rows *r, int col)
 {
-    const char *v = PQgetvalue(r->res, r->row, col);
+    const char *v = PQgetvalue(r->res, 0, col);
     if (v[0] == 't' || v[0] == 'f') /* a boolean read as a number */
         return v[0] == 't';
     return strtoll(v, NULL, 10);
@@ -266,20 +283,20 @@ pg_col_int(struct db_rows *r, int col)
 static double
 pg_col_real(struct db_rows *r, int col)
 {
-    return strtod(PQgetvalue(r->res, r->row, col), NULL); /* "NaN", "Infinity" read too */
+    return strtod(PQgetvalue(r->res, 0, col), NULL); /* "NaN", "Infinity" read too */
 }
 
 static const char *
 pg_col_text(struct db_rows *r, int col, size_t *n)
 {
-    if (PQgetisnull(r->res, r->row, col)) {
+    if (PQgetisnull(r->res, 0, col)) {
         if (n != NULL)
             *n = 0;
         return NULL;
     }
     if (n != NULL)
-        *n = (size_t)PQgetlength(r->res, r->row, col);
-    return PQgetvalue(r->res, r->row, col);
+        *n = (size_t)PQgetlength(r->res, 0, col);
+    return PQgetvalue(r->res, 0, col);
 }
 
 static const void *
@@ -287,7 +304,7 @@ pg_col_blob(struct db_rows *r, int col, size_t *n)
 {
     PQfreemem(r->blob);
     size_t len = 0;
-    r->blob = PQunescapeBytea((const unsigned char *)PQgetvalue(r->res, r->row, col), &len);
+    r->blob = PQunescapeBytea((const unsigned char *)PQgetvalue(r->res, 0, col), &len);
     *n = r->blob != NULL ? len : 0;
     return r->blob;
 }
@@ -298,7 +315,8 @@ pg_rows_free(struct db_rows *r)
     if (r == NULL)
         return;
     PQfreemem(r->blob);
-    PQclear(r->res);
+    if (!r->done)
+        pg_drain(r);
     free(r);
 }
 

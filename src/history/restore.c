@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/errors.h"
 #include "common/fsdir.h"
@@ -17,11 +18,12 @@
 #include "journal/journal.h"
 #include "report/output.h"
 
-/* Whether dir may take the run: missing, empty, or holding that same run (whose two files are
- * then replaced) and no live netsurvey. */
+/* Whether dir may take the run: missing or empty (*fresh), or holding that same run (whose two
+ * files are then replaced) and no live netsurvey. */
 static int
-dir_check(const char *dir, const char *run_id, struct err *e)
+dir_check(const char *dir, const char *run_id, bool *fresh, struct err *e)
 {
+    *fresh = true;
     DIR *d = opendir(dir);
     if (d == NULL)
         return errno == ENOENT ? 0 : err_sys(e, NS_EIO, errno, "cannot open %s", dir);
@@ -33,6 +35,7 @@ dir_check(const char *dir, const char *run_id, struct err *e)
     closedir(d);
     if (empty)
         return 0;
+    *fresh = false;
     struct journal_run *run = NULL;
     struct err je = {0};
     bool same = journal_read_run(dir, &run, &je) == 0 && run->run_id != NULL &&
@@ -48,20 +51,65 @@ dir_check(const char *dir, const char *run_id, struct err *e)
     return 0;
 }
 
-/* A query's rows of (line, text) in line order. */
-struct src {
-    struct db_rows *r;
-    int more; /* 1: a row is there */
-    int64_t line;
+/* The journal's lines that are not trials (few: superseded records, a torn last line), read
+ * first: a connection reads one query's rows at a time, and the trials are many. */
+struct others {
+    int64_t *line;
+    char **text;
+    size_t *len;
+    size_t n;
 };
 
-static int
-src_next(struct db *db, struct src *s, struct err *e)
+static void
+others_free(struct others *o)
 {
-    s->more = db_next(db, s->r, e);
-    if (s->more == 1)
-        s->line = db_col_int(db, s->r, 0);
-    return s->more < 0 ? s->more : 0;
+    for (size_t i = 0; i < o->n; i++)
+        free(o->text[i]);
+    free(o->line);
+    free(o->text);
+    free(o->len);
+}
+
+static int
+others_read(struct db *db, const char *run_id, struct others *o, struct err *e)
+{
+    struct db_val id = db_text(run_id);
+    struct db_rows *r = NULL;
+    memset(o, 0, sizeof *o);
+    int rc = db_query(db, "SELECT line, text FROM journal_lines WHERE run_id = $1 ORDER BY line",
+                      &id, 1, &r, e);
+    size_t cap = 0;
+    while (rc == 0 && (rc = db_next(db, r, e)) == 1) {
+        rc = 0;
+        if (o->n == cap) {
+            cap = cap ? cap * 2 : 16;
+            int64_t *l = realloc(o->line, cap * sizeof *l);
+            if (l != NULL)
+                o->line = l;
+            char **t = realloc(o->text, cap * sizeof *t);
+            if (t != NULL)
+                o->text = t;
+            size_t *n = realloc(o->len, cap * sizeof *n);
+            if (n != NULL)
+                o->len = n;
+            if (l == NULL || t == NULL || n == NULL) {
+                rc = err_set(e, NS_ENOMEM, "out of memory");
+                break;
+            }
+        }
+        size_t len;
+        const void *p = db_col_blob(db, r, 1, &len);
+        o->line[o->n] = db_col_int(db, r, 0);
+        o->len[o->n] = len;
+        if ((o->text[o->n] = malloc(len + 1)) == NULL) {
+            rc = err_set(e, NS_ENOMEM, "out of memory");
+            break;
+        }
+        memcpy(o->text[o->n++], p, len);
+    }
+    if (r != NULL)
+        db_rows_free(db, r);
+    return rc < 0 ? rc : 0;
 }
 
 static int
@@ -70,33 +118,35 @@ journal_write(struct db *db, const char *run_id, const char *dir, int64_t nlines
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%s", dir, JOURNAL_RESULTS_FILE);
+    struct others oth;
+    int rc = others_read(db, run_id, &oth, e);
     struct db_val id = db_text(run_id);
-    struct src t = {0}, o = {0};
-    int rc = db_query(db, "SELECT line, record FROM trials WHERE run_id = $1 ORDER BY line", &id, 1,
-                      &t.r, e);
+    struct db_rows *t = NULL;
     if (rc == 0)
-        rc = db_query(db, "SELECT line, text FROM journal_lines WHERE run_id = $1 ORDER BY line",
-                      &id, 1, &o.r, e);
+        rc = db_query(db, "SELECT line, record FROM trials WHERE run_id = $1 ORDER BY line", &id, 1,
+                      &t, e);
     struct rbuf b;
     rbuf_init(&b);
     bool open = false;
     if (rc == 0 && (rc = report_stream_open(path, &b, e)) == 0)
         open = true;
-    if (rc == 0)
-        rc = src_next(db, &t, e);
-    if (rc == 0)
-        rc = src_next(db, &o, e);
+    int more = rc == 0 ? db_next(db, t, e) : 0;
+    int64_t tline = more == 1 ? db_col_int(db, t, 0) : 0;
+    size_t k = 0;
+    if (more < 0)
+        rc = more;
     for (int64_t line = 1; rc == 0 && line <= nlines; line++) {
-        const void *p;
         size_t n;
-        if (t.more == 1 && t.line == line) {
-            p = db_col_text(db, t.r, 1, &n);
+        if (more == 1 && tline == line) {
+            const char *p = db_col_text(db, t, 1, &n);
             rbuf_add(&b, p, n);
-            rc = src_next(db, &t, e);
-        } else if (o.more == 1 && o.line == line) {
-            p = db_col_blob(db, o.r, 1, &n);
-            rbuf_add(&b, p, n);
-            rc = src_next(db, &o, e);
+            if ((more = db_next(db, t, e)) == 1)
+                tline = db_col_int(db, t, 0);
+            else if (more < 0)
+                rc = more;
+        } else if (k < oth.n && oth.line[k] == line) {
+            rbuf_add(&b, oth.text[k], oth.len[k]);
+            k++;
         } else {
             rc = err_set(e, NS_EPROTO, "%s: line %lld of run %s's journal is missing", db->shown,
                          (long long)line, run_id);
@@ -105,14 +155,16 @@ journal_write(struct db *db, const char *run_id, const char *dir, int64_t nlines
         if (line < nlines || !torn)
             rbuf_add(&b, "\n", 1);
     }
-    if (rc == 0 && (t.more == 1 || o.more == 1))
+    if (rc == 0 && (more == 1 || k < oth.n))
         rc = err_set(e, NS_EPROTO, "%s: run %s's journal has lines past its %lld", db->shown,
                      run_id, (long long)nlines);
+    if (rc == 0 && b.oom)
+        rc = err_set(e, NS_ENOMEM, "out of memory");
     if (open)
         rc = report_stream_finish(path, &b, rc, e);
     rbuf_release(&b);
-    db_rows_free(db, t.r);
-    db_rows_free(db, o.r);
+    db_rows_free(db, t);
+    others_free(&oth);
     return rc;
 }
 
@@ -144,22 +196,30 @@ history_db_restore(const char *url, const char *run_id, const char *dir, bool *d
         struct rbuf b;
         rbuf_init(&b);
         rbuf_add(&b, text != NULL ? text : "", n);
-        *database_failed = false;
-        rc = dir_check(dir, run_id, e);
-        if (rc == 0)
-            rc = fsdir_make(dir, NULL, e);
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s", dir, JOURNAL_RUN_FILE);
-        if (rc == 0)
-            rc = report_write_file(path, &b, e);
-        rbuf_release(&b);
         db_rows_free(db, r);
         r = NULL;
-        if (rc == 0) {
+        *database_failed = false;
+        bool existed = false, fresh = false;
+        rc = b.oom ? err_set(e, NS_ENOMEM, "out of memory") : dir_check(dir, run_id, &fresh, e);
+        if (rc == 0)
+            rc = fsdir_make(dir, &existed, e);
+        char run_path[4096], jpath[4096];
+        snprintf(run_path, sizeof run_path, "%s/%s", dir, JOURNAL_RUN_FILE);
+        snprintf(jpath, sizeof jpath, "%s/%s", dir, JOURNAL_RESULTS_FILE);
+        if (rc == 0) { /* the journal first: run.json makes it a run directory */
             rc = journal_write(db, run_id, dir, nlines, torn, e);
             *database_failed =
                 rc == NS_EPROTO || (rc != 0 && strncmp(e->msg, db->shown, strlen(db->shown)) == 0);
+            if (rc == 0)
+                rc = report_write_file(run_path, &b, e);
+            if (rc != 0 && fresh) { /* nothing half-written: what this made goes */
+                unlink(jpath);
+                unlink(run_path);
+                if (!existed)
+                    rmdir(dir);
+            }
         }
+        rbuf_release(&b);
     }
     db_rows_free(db, r);
     db_close(db);

@@ -520,6 +520,13 @@ def bad_input(ns, eng, runs, fixtures, tmp, rid):
     one_line(run([ns, "report", "--db", good, "20990101T000000Z-none", "-o", tmp + "/r"]),
              "report unknown run", 5, ["no run 20990101T000000Z-none"])
     check(not os.path.exists(tmp + "/r"), "report --db of no run made its directory")
+    # a copy damaged by hand: found, and nothing written back
+    damaged = eng.new("damaged")
+    run([ns, "publish", rid, "--db", damaged], cwd=runs)
+    eng.sql(damaged, f"DELETE FROM trials WHERE run_id = {lit(rid)} AND line = 3")
+    one_line(run([ns, "report", "--db", damaged, rid, "-o", tmp + "/r"]), "damaged copy", 5,
+             ["line 3", "missing"])
+    check(not os.path.exists(tmp + "/r"), "report --db of a damaged copy left a directory")
     # read-only: a file of mode 444 (read as nobody when this is root, who may write it anyway)
     # or a role that may only read
     if eng.kind == "sqlite":

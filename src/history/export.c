@@ -97,6 +97,7 @@ struct mval {
 
 struct ex {
     const struct history_export_opts *o;
+    const char *dir;
     const struct journal_run *run;
     struct jpct pct;
     struct rbuf b;
@@ -374,6 +375,22 @@ trial_samples(void *arg, const struct journal_trial *t, uint64_t line, const cha
     return x->b.oom ? err_set(e, NS_ENOMEM, "out of memory") : 0;
 }
 
+/* A line that gives no sample, said as the report says it (a record a later one of the same
+ * trial replaced is not worth a word). */
+static int
+line_skipped(void *arg, uint64_t line, const char *kind, const char *why, const char *text,
+             size_t len, struct err *e)
+{
+    (void)text;
+    (void)len;
+    (void)e;
+    struct ex *x = arg;
+    if (x->o->warn != NULL && strcmp(kind, "superseded") != 0)
+        fprintf(x->o->warn, "netsurvey: warning: %s/%s:%llu: %s, line ignored\n", x->dir,
+                JOURNAL_RESULTS_FILE, (unsigned long long)line, why);
+    return 0;
+}
+
 int
 history_export(const struct history_export_opts *o, uint64_t *rows, bool *write_failed,
                struct err *e)
@@ -386,12 +403,13 @@ history_export(const struct history_export_opts *o, uint64_t *rows, bool *write_
     if (o->format == HISTORY_EXPORT_CSV)
         csv_header(&x.b);
     int rc = 0;
-    static const struct jtrials_cb cb = {.trial = trial_samples};
+    static const struct jtrials_cb cb = {.trial = trial_samples, .other = line_skipped};
     for (int i = 0; rc == 0 && i < o->ndirs; i++) {
         struct journal_run *run = NULL;
         rc = journal_read_run(o->dirs[i], &run, e);
         if (rc == 0) {
             x.run = run;
+            x.dir = o->dirs[i];
             struct jtrials_stats st;
             rc = jtrials_read(o->dirs[i], run->run_id, &cb, &x, &st, e);
         }

@@ -493,11 +493,11 @@ host_rows(struct pub *p, struct err *e)
 /* --- trials and the other lines -----------------------------------------------------------------
  */
 
-enum { TR_COLS = 23 };
+enum { TR_COLS = 24 };
 static const char *const trial_cols[TR_COLS] = {
     "run_id",   "line",       "scenario",   "family", "kind",    "src_host", "dst_host", "src_zone",
     "dst_zone", "src_region", "dst_region", "trial",  "status",  "ok",       "error",    "attempts",
-    "started",  "ended",      "value",      "unit",   "rtt_p50", "rtt_p99",  "record"};
+    "started",  "ended",      "value",      "unit",   "rtt_p50", "rtt_p99",  "record",   "flags"};
 
 /* A line that is not a trial the reports count, kept until the trials are loaded (they are
  * few: a resumed run's superseded records, a torn last line). */
@@ -516,6 +516,24 @@ struct lines_ctx {
     size_t n, cap;
 };
 
+/* The record's own "flags" (what the host and the cloud did to the trial, issue 28), as JSON
+ * text into *out, or NULL when it has none: the line is parsed only when it names one. */
+static int
+record_flags(const char *text, size_t len, char **out)
+{
+    static const char key[] = "\"flags\"";
+    *out = NULL;
+    if (memmem(text, len, key, sizeof key - 1) == NULL)
+        return 0;
+    json_t *rec = json_loadb(text, len, 0, NULL);
+    const json_t *f = json_object_get(rec, "flags");
+    int rc = 0;
+    if (f != NULL && (*out = dbj_dump(f)) == NULL)
+        rc = NS_ENOMEM;
+    json_decref(rec);
+    return rc;
+}
+
 static int
 trial_row(void *arg, const struct journal_trial *t, uint64_t line, const char *text, size_t len,
           struct err *e)
@@ -529,8 +547,11 @@ trial_row(void *arg, const struct journal_trial *t, uint64_t line, const char *t
     double v, p50 = 0, p99 = 0;
     bool ok = journal_trial_value(t, &v);
     int pct = jpct_rtt(&x->pct, &t->result, &p50, &p99);
-    if (pct < 0)
+    char *flags = NULL;
+    if (pct < 0 || record_flags(text, len, &flags) != 0) {
+        free(flags);
         return err_set(e, NS_ENOMEM, "out of memory");
+    }
     struct db_val r[TR_COLS] = {
         db_text(p->run->run_id),
         db_int((int64_t)line),
@@ -555,10 +576,13 @@ trial_row(void *arg, const struct journal_trial *t, uint64_t line, const char *t
         pct == 1 ? db_real(p50) : db_null(),
         pct == 1 ? db_real(p99) : db_null(),
         db_textn(text, len),
+        db_text(flags),
     };
     p->trials++;
     p->ok += ok;
-    return db_load_row(p->db, r, e);
+    int rc = db_load_row(p->db, r, e);
+    free(flags);
+    return rc;
 }
 
 static int

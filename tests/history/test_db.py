@@ -262,6 +262,26 @@ def incomplete_then_complete(ns, eng, url, fixtures, tmp):
     check(eng.count(db, "trials") == len(lines), "complete run: its trials")
 
 
+def trial_flags(ns, eng, fixtures, tmp):
+    """A record's own "flags" (issue 28's per-trial flags) kept as its trials row's flags."""
+    src = os.path.join(fixtures, "trend-b")
+    rid = run_json(src)["run_id"]
+    d = os.path.join(tmp, "flags", rid)
+    shutil.copytree(src, d)
+    lines, _ = lines_of(src)
+    rec = json.loads(lines[4])
+    rec["flags"] = ["steal", {"drops": 3}]
+    lines[4] = json.dumps(rec, separators=(",", ":")).encode()
+    with open(os.path.join(d, "results.jsonl"), "wb") as f:
+        f.write(b"".join(x + b"\n" for x in lines))
+    db = eng.new("flags")
+    p = run([ns, "publish", d, "--db", db])
+    check(p.returncode == 0, f"flags: publish {p.stderr}")
+    got = eng.sql(db, "SELECT line, flags FROM trials WHERE flags IS NOT NULL")
+    check(got and len(got) == 1 and got[0][0] == "5" and
+          json.loads(got[0][1]) == ["steal", {"drops": 3}], f"flags: {got}")
+
+
 def fail_trigger(eng, url, table, on):
     if eng.kind == "sqlite":
         q = (f"CREATE TRIGGER ns_fail BEFORE INSERT ON {table} BEGIN "
@@ -686,6 +706,7 @@ def main():
         publish_and_read_back(ns, eng, url, runs, ids)
         republish(ns, eng, url, runs, ids)
         incomplete_then_complete(ns, eng, url, fixtures, tmp)
+        trial_flags(ns, eng, fixtures, tmp)
         atomic(ns, eng, url, runs, fixtures, tmp)
         reports(ns, url, runs, tmp, ids)
         trend_selectors(ns, url, runs, tmp, ids)

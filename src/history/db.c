@@ -23,9 +23,8 @@ static const struct {
     {1, ns_sql_schema_sql},
 };
 
-/* The tables a run is written into. */
-static const char *const run_tables[] = {"runs",         "hosts",  "scenarios",    "cells",
-                                         "cell_buckets", "trials", "journal_lines"};
+const char *const db_run_tables[DB_RUN_TABLES] = {
+    "journal_lines", "trials", "cell_buckets", "cells", "scenarios", "hosts", "runs"};
 
 /* The tables and views of the schema, to tell a database of another schema. */
 static const char *const schema_names[] = {
@@ -379,13 +378,14 @@ static int
 db_probe_write(struct db *db, struct err *e)
 {
     int rc = db->ops->exec(db->conn, db->ops->begin_write, e);
-    for (size_t i = 0; rc == 0 && i < sizeof run_tables / sizeof run_tables[0]; i++) {
+    for (size_t i = 0; rc == 0 && i < DB_RUN_TABLES; i++) {
         char sql[256];
-        const char *t = run_tables[i];
+        const char *t = db_run_tables[i];
         int k = snprintf(sql, sizeof sql,
                          "INSERT INTO %s SELECT * FROM %s WHERE 1 = 0; DELETE FROM %s WHERE 1 = 0",
                          t, t, t);
-        if (i == 0 && k > 0 && (size_t)k < sizeof sql) /* runs: its line count is updated */
+        if (strcmp(t, "runs") == 0 && k > 0 &&
+            (size_t)k < sizeof sql) /* its line count is updated */
             snprintf(sql + k, sizeof sql - (size_t)k, "; UPDATE %s SET run_id = run_id WHERE 1 = 0",
                      t);
         rc = db->ops->exec(db->conn, sql, e);

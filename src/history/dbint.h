@@ -23,6 +23,11 @@ struct err;
 #define DB_SCHEMA_VERSION 1
 #define DB_APPLICATION "netsurvey"
 
+/* The tables that hold a run's rows, each referring to the ones after it (runs last): the order
+ * its rows are deleted in when it is published again. */
+#define DB_RUN_TABLES 7
+extern const char *const db_run_tables[DB_RUN_TABLES];
+
 enum db_type { DB_NULL, DB_INT, DB_REAL, DB_TEXT, DB_BOOL, DB_BLOB };
 
 /* A parameter or a loaded value. s is borrowed (n bytes; DB_TEXT need not end in NUL). */

@@ -4,7 +4,7 @@
  * A run is read as `netsurvey report` reads it: its summary (report_summary_hists_read: the
  * summary.json the report would write, each cell with the merged histogram of its round trips)
  * gives the runs, scenarios, cells and cell_buckets rows; run.json gives hosts; and the journal
- * is read line by line with the journal's own reader (journal/journal.h) for the trials and
+ * is read line by line with the journal's own reader (jtrials.h) for the trials and
  * journal_lines rows: every line of results.jsonl goes into one of the two, byte for byte, so
  * that `netsurvey report --db` can write the journal back as it was. Of the records of one trial
  * (a resumed run records a trial again) trials holds the one the reports keep
@@ -18,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/bitset.h"
 #include "common/clock.h"
 #include "common/errors.h"
 #include "common/hist.h"
@@ -31,8 +30,7 @@
 #include "report/output.h"
 #include "report/report.h"
 
-/* --- what the summary says of each host pair ----------------------------------------------------
- */
+/* --- what the summary says of each host pair ---------------------------------------------- */
 
 /* The cell of a host pair of a scenario (its zone labels), and its scenario's unit. */
 struct pairzone {
@@ -656,9 +654,6 @@ run_lines_update(struct pub *p, struct err *e)
 
 /* --- one run ---------------------------------------------------------------------------------- */
 
-static const char *const run_tables[] = {"journal_lines", "trials", "cell_buckets", "cells",
-                                         "scenarios",     "hosts",  "runs"};
-
 /* The database's rows of the run gone (inside the caller's transaction); *had says whether it
  * held it. */
 static int
@@ -669,9 +664,9 @@ run_delete(struct db *db, const char *run_id, bool *had, struct err *e)
     bool found;
     int rc = db_query_int(db, "SELECT count(*) FROM runs WHERE run_id = $1", &id, 1, &n, &found, e);
     *had = n > 0;
-    for (size_t i = 0; rc == 0 && *had && i < sizeof run_tables / sizeof run_tables[0]; i++) {
+    for (size_t i = 0; rc == 0 && *had && i < DB_RUN_TABLES; i++) {
         char sql[128];
-        snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run_id = $1", run_tables[i]);
+        snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run_id = $1", db_run_tables[i]);
         rc = db_run(db, sql, &id, 1, e);
     }
     return rc;

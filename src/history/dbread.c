@@ -147,7 +147,7 @@ static struct dbrun *
 dbrun_find(struct dbrun *runs, size_t n, const char *run_id)
 {
     struct dbrun want = {.run_id = (char *)(uintptr_t)run_id};
-    return bsearch(&want, runs, n, sizeof *runs, cmp_dbrun);
+    return n > 0 ? bsearch(&want, runs, n, sizeof *runs, cmp_dbrun) : NULL;
 }
 
 static void
@@ -252,7 +252,7 @@ read_runs(struct db *db, const struct sel *s, struct dbrun **out, size_t *nout, 
         json_object_set_new(x->sum, "title", json_string(title ? title : ""));
         json_object_set_new(x->sum, "completeness", col_json(db, r, 5));
         json_object_set_new(x->sum, "runs", runs_a);
-        json_object_set_new(x->sum, "scenarios", json_incref(x->scens));
+        json_object_set_new(x->sum, "scenarios", x->scens); /* x->scens borrowed from it */
         json_object_set_new(x->sum, "journal", journal_of(db, r, 6, x->run_id ? x->run_id : ""));
         free(title);
         json_decref(run);
@@ -265,7 +265,8 @@ read_runs(struct db *db, const struct sel *s, struct dbrun **out, size_t *nout, 
         dbruns_free(runs, n);
         return rc;
     }
-    qsort(runs, n, sizeof *runs, cmp_dbrun);
+    if (n > 1)
+        qsort(runs, n, sizeof *runs, cmp_dbrun);
     *out = runs;
     *nout = n;
     return 0;

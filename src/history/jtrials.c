@@ -123,7 +123,8 @@ recs_add(struct rec **recs, size_t *n, size_t *cap, const struct journal_trial *
 static void
 recs_winners(struct rec *recs, size_t n, uint64_t *win)
 {
-    qsort(recs, n, sizeof *recs, cmp_rec);
+    if (n > 1)
+        qsort(recs, n, sizeof *recs, cmp_rec);
     for (size_t i = 0; i < n;) {
         size_t w = i, j = i + 1;
         for (; j < n && strcmp(recs[j].key, recs[i].key) == 0; j++)

@@ -119,7 +119,7 @@ pzmap_find(const struct pzmap *m, const char *scen, const char *fam, const char 
     if (k == NULL)
         return NULL;
     struct pairzone want = {.key = k};
-    const struct pairzone *z = bsearch(&want, m->v, m->n, sizeof *m->v, cmp_pz);
+    const struct pairzone *z = m->n > 0 ? bsearch(&want, m->v, m->n, sizeof *m->v, cmp_pz) : NULL;
     free(k);
     return z;
 }

@@ -306,9 +306,13 @@ db_schema_version(struct db *db, int *version, struct err *e)
         }
         return 0;
     }
-    /* another tool's schema_version has other columns, or rows of its own */
+    /* the table read at all (a role without rights, a damaged file: said as they are) ... */
     int64_t v = 0, foreign = 0;
     bool found;
+    rc = db_query_int(db, "SELECT count(*) FROM schema_version", NULL, 0, &v, &found, e);
+    if (rc != 0)
+        return rc;
+    /* ... then another tool's: other columns, or rows of its own */
     struct db_val app = db_text(DB_APPLICATION);
     struct err qe = {0};
     if (db_query_int(db, "SELECT count(*) FROM schema_version WHERE application <> $1", &app, 1,

@@ -575,13 +575,19 @@ def bad_input(ns, eng, runs, fixtures, tmp, rid):
         check(p.returncode == 5, f"read-only file: report --db {p.returncode}")  # but it read it
         check("no run" not in p.stderr, f"read-only file could not be read: {p.stderr}")
     else:
-        eng.sql(good, "DROP ROLE IF EXISTS reader; CREATE ROLE reader LOGIN; "
-                      "GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader")
-        url = good.replace("ns@", "reader@")
+        role = f"reader_{os.getpid()}"  # roles are the cluster's: one of this run's own
+        check(eng.sql(good, f"CREATE ROLE {role} LOGIN; "
+                            f"GRANT SELECT ON ALL TABLES IN SCHEMA public TO {role}") is not None,
+              "read-only role: made")
+        url = good.replace("ns@", role + "@")
         before = [eng.count(good, t) for t in TABLES]
         one_line(run([ns, "publish", rid, "--db", url], cwd=runs), "read-only role", 3,
                  ["cannot be written", "permission denied"])
         check([eng.count(good, t) for t in TABLES] == before, "read-only role: written to")
+        nobody = f"nobody_{os.getpid()}"
+        check(eng.sql(good, f"CREATE ROLE {nobody} LOGIN") is not None, "role without rights")
+        one_line(run([ns, "trend", "--db", good.replace("ns@", nobody + "@"), "--last", "2"]),
+                 "role without rights", 6, ["permission denied"])
         rd = os.path.join(tmp, "reader-report")
         p = run([ns, "report", "--db", url, rid, "-o", rd])
         check(p.returncode in (0, 4), f"read-only role: report --db {p.returncode} {p.stderr}")

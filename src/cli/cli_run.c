@@ -219,8 +219,9 @@ run_summary(const struct run_args *a, const char *dir, const struct survey_run_r
         printf("  %s: %s\n", r->failures[i].unrecorded ? "not recorded" : "failed",
                r->failures[i].text);
     if (r->interrupted || r->failed > 0 || r->unrecorded > 0 || r->not_run > 0)
-        printf("resume:  netsurvey run%s%s --resume %s\n", a->plan != NULL ? " " : "",
-               a->plan != NULL ? a->plan : "", dir);
+        printf("resume:  netsurvey run%s%s --resume %s%s\n", a->plan != NULL ? " " : "",
+               a->plan != NULL ? a->plan : "", dir,
+               a->db != NULL ? " --db URL" : ""); /* the URL may hold a password */
     if (rendered)
         printf("report:  %s/report.md, %s/report.html (rebuild: netsurvey report %s)\n", dir, dir,
                dir);

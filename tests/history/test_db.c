@@ -300,8 +300,8 @@ test_split_join(void **state)
     snprintf(sql, sizeof sql, "CREATE TABLE t (extra JSON, %s)", cols);
     assert_int_equal(db_exec(db, sql, &e), 0);
     static const char *const objs[] = {
-        "{\"n\": 3, \"mean\": 1.5, \"high_variation\": true, \"rtt_us\": {\"p50\": 2.25, "
-        "\"hist\": [1, 2]}, \"cpu_pct\": {\"local\": 0.1, \"remote\": 0.2}, \"new\": [1]}",
+        ("{\"n\": 3, \"mean\": 1.5, \"high_variation\": true, \"rtt_us\": {\"p50\": 2.25, "
+         "\"hist\": [1, 2]}, \"cpu_pct\": {\"local\": 0.1, \"remote\": 0.2}, \"new\": [1]}"),
         "{\"n\": 1.0, \"mean\": 7, \"rtt_us\": {}, \"udp\": \"x\", \"cpu_pct\": {\"local\": 1}}",
         "{\"mean\": -0.0, \"min\": 1e300, \"max\": 5e-324, \"high_variation\": null}",
         "{}",

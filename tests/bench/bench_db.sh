@@ -13,7 +13,18 @@
 #     reads them) until the database holds 1 000: <= 1 s wall, in each engine.
 # Wall time, netsurvey's CPU and peak RSS are printed, and with the bench's own cluster the CPU
 # its server spent (the postmaster's reaped children: the connection's backend, autovacuum), with the load average: this 2-core machine is
-# shared, and a busy one stretches wall times without any fault of ours. Not a ctest test:
+# shared, and a busy one stretches wall times without any fault of ours.
+# Measured 2026-12-05 on the shared 2-core VM (load 4-6 while it ran; the PostgreSQL cluster
+# with fsync off, lz4 for what a session writes):
+# - publish, SQLite: 5.40 s wall fresh, 7.31 s again; netsurvey 2.1 / 2.8 s of CPU, 144 MiB
+#   (the report of the same run: 142 MiB); the file 203 MB.
+# - publish, PostgreSQL: 6.70 s wall fresh, 8.09 s again; netsurvey 1.7 s of CPU, the server
+#   1.9 / 2.5 s (pglz instead of lz4: 3.0 / 3.6 s, and 10.2 / 12.1 s of wall at load 8.5).
+# - trend of the 20 runs from their directories 8.12 s wall (5.0 s of CPU, all readers); from
+#   either database 0.02 s, the same bytes. 1 000 runs: best of 3 0.43 s (SQLite), 0.49 s
+#   (PostgreSQL), 0.4 s of CPU and 98 MiB (read 0.17, build 0.04, outputs 0.11 s of CPU);
+#   --last 30 of them 0.03 s. From directories 1 000 such runs would take about 400 s.
+# Not a ctest test:
 # timings belong to a quiet machine. Needs python3, sqlite3, GNU time as /usr/bin/time, and for
 # PostgreSQL psql and its server (or NS_BENCH_PG_URL); NS_BENCH_TRIALS, NS_BENCH_HOSTS,
 # NS_BENCH_TREND_RUNS (1 000) change the sizes.

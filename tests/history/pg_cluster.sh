@@ -34,8 +34,21 @@ if [ "$(id -u)" = 0 ]; then
     getent passwd postgres >/dev/null 2>&1 && pguser=postgres
 fi
 
+stop_recorded() {
+    [ -f "$state/cluster" ] || return 0
+    dir=$(cat "$state/cluster")
+    if [ -n "$bin" ] && [ -d "$dir/data" ]; then
+        as_user "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+    fi
+    case "$dir" in /tmp/nspg.*) rm -rf "$dir" ;; esac
+    rm -f "$state/cluster" "$state/url"
+}
+
 case "$cmd" in
 start)
+    # a cluster this state still records (a start run again, as ctest --repeat does) is stopped
+    # first: one cluster per state directory, never one left running
+    stop_recorded
     rm -f "$state/url" "$state/skip" "$state/cluster"
     if [ -z "$bin" ]; then
         why="PostgreSQL's server is not installed (no /usr/lib/postgresql/*/bin/initdb; apt-get install postgresql, as .ci/install does)"
@@ -67,13 +80,7 @@ start)
     echo "pg_cluster: PostgreSQL $("$bin/postgres" --version | awk '{print $3}') on $dir"
     ;;
 stop)
-    [ -f "$state/cluster" ] || exit 0
-    dir=$(cat "$state/cluster")
-    if [ -n "$bin" ] && [ -d "$dir/data" ]; then
-        as_user "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
-    fi
-    case "$dir" in /tmp/nspg.*) rm -rf "$dir" ;; esac
-    rm -f "$state/cluster" "$state/url"
+    stop_recorded
     ;;
 *)
     echo "usage: pg_cluster.sh start|stop STATE_DIR" >&2

@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "common/errors.h"
 #include "history/history.h"
+#include "journal/journal.h"
 
 struct export_args {
     const char *format;
@@ -39,6 +40,11 @@ export_main(int argc, char **argv)
         return cli_usage_error(&cli_export, "--format wants samples or csv, not '%s'", a.format);
     if (ops.n < 1)
         return cli_usage_error(&cli_export, "no run directory given");
+    if (a.out != NULL && journal_is_run_file(a.out))
+        return cli_usage_error(&cli_export,
+                               "-o %s is a run's own file: writing it would destroy the run's "
+                               "journal (nothing written)",
+                               a.out);
     FILE *out = stdout;
     if (a.out != NULL && strcmp(a.out, "-") != 0 && (out = fopen(a.out, "w")) == NULL) {
         fprintf(stderr, "netsurvey export: cannot write %s\n", a.out);

@@ -5,14 +5,17 @@
  * with its row in schema_version (schema.sql is version 1). A database is refused, before
  * anything is read or written, when it holds a newer version than this netsurvey's, or tables
  * of netsurvey's names that another schema made; a reader never creates or migrates one. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/clock.h"
 #include "common/errors.h"
+#include "common/fsdir.h"
 #include "history/dbint.h"
 #include "history/history.h"
+#include "journal/journal.h"
 
 extern const unsigned char ns_sql_schema_sql[];
 
@@ -91,6 +94,37 @@ db_url_parse(const char *url, const struct db_ops **ops, const char **target, st
                      DB_URL_FORMS);
     free(shown);
     return rc;
+}
+
+bool
+history_db_is_file(const char *url, const char *path)
+{
+    const struct db_ops *ops;
+    const char *target;
+    struct err e = {0};
+    if (url == NULL || path == NULL || db_url_parse(url, &ops, &target, &e) != 0 ||
+        ops != &db_sqlite_ops)
+        return false;
+    static const char *const suffixes[] = {"", "-journal", "-wal", "-shm"};
+    for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
+        char p[PATH_MAX];
+        if ((size_t)snprintf(p, sizeof p, "%s%s", target, suffixes[i]) < sizeof p &&
+            fsdir_same(path, p))
+            return true;
+    }
+    return false;
+}
+
+char *
+db_dir_run_id(const char *dir)
+{
+    struct journal_run *run = NULL;
+    struct err e = {0};
+    char *id = NULL;
+    if (journal_read_run(dir, &run, &e) == 0 && run->run_id != NULL)
+        id = strdup(run->run_id);
+    journal_run_free(run);
+    return id;
 }
 
 /* Mask from s up to the first of stops (or the end) with "***"; returns where the mask ends in

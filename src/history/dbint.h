@@ -165,6 +165,11 @@ int db_begin(struct db *db, struct err *e);
 int db_commit(struct db *db, struct err *e);
 void db_rollback(struct db *db);
 
+/* The run_id run.json gives in the run directory dir, or NULL (none, unreadable, out of memory):
+ * whose directory an output folder of a --db command is (it may be one of the runs read, never
+ * another run's). Caller frees. */
+char *db_dir_run_id(const char *dir);
+
 /* The summary of the run run_id of the database url, as report_summary_read gives it for the
  * run's directory (without pairs and failures: compare reads neither), that directory named by
  * the run_id. New reference in *sum, made in jansson's current allocator. *db_failed: the

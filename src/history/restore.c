@@ -6,6 +6,7 @@
  * directory gave. */
 #include <dirent.h>
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +19,54 @@
 #include "journal/journal.h"
 #include "report/output.h"
 
-/* Whether dir may take the run: missing or empty (*fresh), or holding that same run (whose two
- * files are then replaced) and no live netsurvey. */
+/* Whether the file path holds exactly the n bytes of text. */
+static bool
+file_is(const char *path, const char *text, size_t n)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return false;
+    char buf[65536];
+    size_t at = 0, got;
+    bool same = true;
+    while (same && (got = fread(buf, 1, sizeof buf, f)) > 0) {
+        same = got <= n - at && memcmp(buf, text + at, got) == 0;
+        at += got;
+    }
+    same = same && !ferror(f) && at == n;
+    fclose(f);
+    return same;
+}
+
+/* The lines of the file path (a last one without its newline counted), or -1 when unreadable. */
+static int64_t
+file_lines(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return errno == ENOENT ? 0 : -1;
+    char buf[65536];
+    size_t got;
+    int64_t lines = 0;
+    char last = '\n';
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
+        for (const char *p = buf; (p = memchr(p, '\n', got - (size_t)(p - buf))) != NULL; p++)
+            lines++;
+        last = buf[got - 1];
+    }
+    bool bad = ferror(f) != 0;
+    fclose(f);
+    return bad ? -1 : lines + (last != '\n');
+}
+
+/* Whether dir may take the run: missing or empty (*fresh), or holding that same run as the
+ * database has it (run.json byte for byte, as many journal lines), whose two files are then
+ * replaced, and no live netsurvey. A copy that moved on since it was published (resumed: more
+ * trials, a plan revision) is refused: writing the database's over it would destroy its
+ * journal. */
 static int
-dir_check(const char *dir, const char *run_id, bool *fresh, struct err *e)
+dir_check(const char *dir, const char *run_id, const struct rbuf *run_json, int64_t nlines,
+          bool *fresh, struct err *e)
 {
     *fresh = true;
     DIR *d = opendir(dir);
@@ -48,6 +93,20 @@ dir_check(const char *dir, const char *run_id, bool *fresh, struct err *e)
     long pid;
     if (journal_owner(dir, &pid, &je) == 1)
         return err_set(e, NS_EBUSY, "%s is in use by a netsurvey run (pid %ld)", dir, pid);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, JOURNAL_RUN_FILE);
+    bool same_run_json = file_is(path, run_json->data != NULL ? run_json->data : "", run_json->len);
+    snprintf(path, sizeof path, "%s/%s", dir, JOURNAL_RESULTS_FILE);
+    int64_t lines = file_lines(path);
+    if (!same_run_json || lines != nlines)
+        return err_set(
+            e, NS_EBUSY,
+            "%s holds run %s in another state than the database's (%s, %lld "
+            "journal lines where the database has %lld): writing the database's copy over it "
+            "would destroy its journal; netsurvey report %s renders it, or give -o "
+            "another directory (nothing written)",
+            dir, run_id, same_run_json ? "the same run.json" : "another run.json", (long long)lines,
+            (long long)nlines, dir);
     return 0;
 }
 
@@ -200,7 +259,8 @@ history_db_restore(const char *url, const char *run_id, const char *dir, bool *d
         r = NULL;
         *database_failed = false;
         bool existed = false, fresh = false;
-        rc = b.oom ? err_set(e, NS_ENOMEM, "out of memory") : dir_check(dir, run_id, &fresh, e);
+        rc = b.oom ? err_set(e, NS_ENOMEM, "out of memory")
+                   : dir_check(dir, run_id, &b, nlines, &fresh, e);
         if (rc == 0)
             rc = fsdir_make(dir, &existed, e);
         char run_path[4096], jpath[4096];

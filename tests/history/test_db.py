@@ -22,6 +22,10 @@ What is held, for ENGINE sqlite or postgresql:
   - run --db: a survey on loopback published as it ends; an unreachable database refused before
     the survey; a publish that fails at the end leaves the run directory whole, says how to
     publish it, exit 6.
+  - the gates of the directory commands hold with --db: a run compared with itself is refused
+    (exit 6, nothing written); no output over the database's file, over a run's journal or into
+    another run's directory (exit 2, nothing written); report --db never writes the database's
+    copy over a directory whose run moved on since it was published (exit 5, its journal kept).
   - export: samples and CSV rows for every ok trial, with the trial's figures.
 
 usage: test_db.py NETSURVEY FIXTURES_DIR SOURCE_DIR sqlite|postgresql [PG_STATE_DIR]
@@ -500,7 +504,7 @@ def bad_input(ns, eng, runs, fixtures, tmp, rid):
              [gone.replace("hunter2", "***")])
     missing = os.path.join(tmp, "missing.db")
     if eng.kind == "sqlite":
-        one_line(run([ns, "trend", "--db", "sqlite:" + missing, "--last", "2"]), "no file", 6,
+        one_line(run([ns, "trend", "--db", "sqlite:" + missing, "--last", "2"]), "no file", 7,
                  ["no database"])
         check(not os.path.exists(missing), "trend --db created a database")
         notdb = os.path.join(tmp, "notdb.txt")
@@ -521,7 +525,7 @@ def bad_input(ns, eng, runs, fixtures, tmp, rid):
                      "SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
     check(tables == [["runs"]], f"another schema: tables {tables}")
     one_line(run([ns, "trend", "--db", other, "--last", "2"], cwd=runs), "another schema read",
-             6, ["another schema"])
+             7, ["another schema"])
     # a newer netsurvey's
     newer = eng.new("newer")
     run([ns, "publish", rid, "--db", newer], cwd=runs)
@@ -529,14 +533,14 @@ def bad_input(ns, eng, runs, fixtures, tmp, rid):
     before = eng.count(newer, "trials")
     one_line(run([ns, "publish", rid, "--db", newer], cwd=runs), "newer schema", 3,
              ["version 99", "newer"])
-    one_line(run([ns, "compare", "--db", newer, rid, rid], cwd=runs), "newer schema read", 6,
+    one_line(run([ns, "compare", "--db", newer, rid, rid], cwd=runs), "newer schema read", 7,
              ["newer"])
     check(eng.count(newer, "trials") == before, "newer schema: written to")
     # no such run
     good = eng.new("good")
     run([ns, "publish", rid, "--db", good], cwd=runs)
     one_line(run([ns, "compare", "--db", good, rid, "20990101T000000Z-none", "-o", tmp + "/c"]),
-             "compare unknown run", 6, ["no run 20990101T000000Z-none"])
+             "compare unknown run", 7, ["no run 20990101T000000Z-none"])
     one_line(run([ns, "report", "--db", good, "20990101T000000Z-none", "-o", tmp + "/r"]),
              "report unknown run", 5, ["no run 20990101T000000Z-none"])
     check(not os.path.exists(tmp + "/r"), "report --db of no run made its directory")
@@ -587,10 +591,57 @@ def bad_input(ns, eng, runs, fixtures, tmp, rid):
         nobody = f"nobody_{os.getpid()}"
         check(eng.sql(good, f"CREATE ROLE {nobody} LOGIN") is not None, "role without rights")
         one_line(run([ns, "trend", "--db", good.replace("ns@", nobody + "@"), "--last", "2"]),
-                 "role without rights", 6, ["permission denied"])
+                 "role without rights", 7, ["permission denied"])
         rd = os.path.join(tmp, "reader-report")
         p = run([ns, "report", "--db", url, rid, "-o", rd])
         check(p.returncode in (0, 4), f"read-only role: report --db {p.returncode} {p.stderr}")
+
+
+# --- the directory commands' gates ---------------------------------------------------------------
+
+
+def gates(ns, eng, url, runs, tmp, ids):
+    a, b = ids[0], ids[1]
+    out = os.path.join(tmp, "gate-out")
+    p = run([ns, "compare", "--db", url, a, a, "-o", out])
+    check(p.returncode == 6 and "same run" in p.stderr and not os.path.exists(out),
+          f"compare --db of a run with itself: {p.returncode} {p.stderr}")
+    other = os.path.join(runs, b)
+    before = tree(other)
+    p = run([ns, "compare", "--db", url, a, ids[2], "-o", other])
+    check(p.returncode == 2 and "another run" in p.stderr and tree(other) == before,
+          f"compare --db -o another run's directory: {p.returncode} {p.stderr}")
+    p = run([ns, "trend", "--db", url, a, ids[2], "-o", other])
+    check(p.returncode == 2 and "not in this trend" in p.stderr and tree(other) == before,
+          f"trend --db -o another run's directory: {p.returncode} {p.stderr}")
+    p = run([ns, "compare", "--db", url, a, ids[2], "-o", out, "--junit",
+             os.path.join(other, "results.jsonl")])
+    check(p.returncode == 2 and tree(other) == before and not os.path.exists(out),
+          f"compare --db --junit over a run's journal: {p.returncode} {p.stderr}")
+    if eng.kind == "sqlite":
+        path = url[len("sqlite:"):]
+        with open(path, "rb") as f:
+            db = f.read()
+        for opt in ("--junit", "--markdown-summary"):
+            p = run([ns, "compare", "--db", url, a, ids[2], "-o", out, opt, path])
+            with open(path, "rb") as f:
+                check(p.returncode == 2 and "database" in p.stderr and f.read() == db,
+                      f"compare --db {opt} over the database: {p.returncode} {p.stderr}")
+    # a directory of the run that moved on since it was published: never overwritten
+    d = os.path.join(tmp, "moved-on")
+    shutil.rmtree(d, ignore_errors=True)
+    p = run([ns, "report", "--db", url, a, "-o", d])
+    check(p.returncode in (0, 4), f"report --db: {p.returncode} {p.stderr}")
+    with open(os.path.join(d, "results.jsonl"), "ab") as f:
+        f.write(lines_of(d)[0][0] + b"\n")
+    before = tree(d)
+    p = run([ns, "report", "--db", url, a, "-o", d])
+    check(p.returncode == 5 and "another state" in p.stderr and tree(d) == before,
+          f"report --db over a run that moved on: {p.returncode} {p.stderr}")
+    was = tree(other)
+    p = run([ns, "export", os.path.join(runs, a), "-o", os.path.join(other, "results.jsonl")])
+    check(p.returncode == 2 and tree(other) == was,
+          f"export -o a run's journal: {p.returncode} {p.stderr}")
 
 
 # --- run --db and export ---------------------------------------------------------------------------
@@ -720,6 +771,7 @@ def main():
         merged_percentiles(ns, eng, url, src, runs, tmp, *[i for i in ids if "-t00" in i][:2])
         views(eng, url, runs, ids)
         bad_input(ns, eng, runs, fixtures, tmp, ids[0])
+        gates(ns, eng, url, runs, tmp, ids)
         survey(ns, eng, tmp)
         if kind == "sqlite":
             export(ns, fixtures, tmp)

@@ -99,6 +99,7 @@ struct ex {
     const struct history_export_opts *o;
     const char *dir;
     const struct journal_run *run;
+    const char *scenario; /* the trial's, as the reports name it (jtrials_cb) */
     struct jpct pct;
     struct rbuf b;
     uint64_t rows;
@@ -177,7 +178,7 @@ meta_of(const struct ex *x, const struct journal_trial *t, struct mval *v, char 
     const char *str[MK_COUNT] = {
         [MK_PLAN] = run->plan_name,
         [MK_PLAN_SHA256] = run->plan_sha256,
-        [MK_SCENARIO] = t->scenario.name,
+        [MK_SCENARIO] = x->scenario != NULL ? x->scenario : t->scenario.name,
         [MK_FAMILY] = journal_family_name(t->family),
         [MK_SRC_HOST] = t->src.host,
         [MK_DST_HOST] = t->dst.host,
@@ -349,12 +350,13 @@ pct_name(double q)
 }
 
 static int
-trial_samples(void *arg, const struct journal_trial *t, uint64_t line, const char *text, size_t len,
-              struct err *e)
+trial_samples(void *arg, const struct journal_trial *t, const char *scenario, uint64_t line,
+              const char *text, size_t len, struct err *e)
 {
     (void)text;
     (void)len;
     struct ex *x = arg;
+    x->scenario = scenario;
     double v, p50, p99;
     if (!journal_trial_value(t, &v))
         return 0;
@@ -411,7 +413,7 @@ history_export(const struct history_export_opts *o, uint64_t *rows, bool *write_
             x.run = run;
             x.dir = o->dirs[i];
             struct jtrials_stats st;
-            rc = jtrials_read(o->dirs[i], run->run_id, &cb, &x, &st, e);
+            rc = jtrials_read(o->dirs[i], run, &cb, &x, &st, e);
         }
         journal_run_free(run);
         x.run = NULL;

@@ -18,6 +18,7 @@
 #include "history/jtrials.h"
 #include "journal/journal.h"
 #include "report/output.h"
+#include "report/report.h"
 
 struct lines {
     FILE *f;
@@ -86,12 +87,26 @@ cmp_rec(const void *a, const void *b)
     return c != 0 ? c : x->line < y->line ? -1 : x->line > y->line;
 }
 
+/* The scenario the reports file t under, as they name it (report_record_scenario), into label;
+ * false when they pass the record over (why in e). */
+static bool
+filed_under(const struct journal_run *run, const struct journal_trial *t, char *label, size_t len,
+            struct err *e)
+{
+    const struct journal_run_revision *rev;
+    const struct journal_run_scenario *rs;
+    if (report_record_scenario(run, t, &rev, &rs, e) != 0)
+        return false;
+    report_scenario_label(t->scenario.name, rev, label, len);
+    return true;
+}
+
 static char *
-key_of(const struct journal_trial *t)
+key_of(const struct journal_trial *t, const char *label)
 {
     struct journal_key k;
     journal_trial_key(t, &k);
-    const char *parts[] = {k.scenario, journal_family_name(k.family), k.src, k.dst};
+    const char *parts[] = {label, journal_family_name(k.family), k.src, k.dst};
     struct rbuf b;
     rbuf_init(&b);
     for (size_t i = 0; i < 4; i++)
@@ -103,7 +118,8 @@ key_of(const struct journal_trial *t)
 }
 
 static int
-recs_add(struct rec **recs, size_t *n, size_t *cap, const struct journal_trial *t, uint64_t line)
+recs_add(struct rec **recs, size_t *n, size_t *cap, const struct journal_trial *t,
+         const char *label, uint64_t line)
 {
     if (*n == *cap) {
         size_t c = *cap ? *cap * 2 : 1024;
@@ -115,7 +131,7 @@ recs_add(struct rec **recs, size_t *n, size_t *cap, const struct journal_trial *
     }
     double v;
     struct rec *r = &(*recs)[(*n)++];
-    *r = (struct rec){.key = key_of(t), .line = line, .ok = journal_trial_value(t, &v)};
+    *r = (struct rec){.key = key_of(t, label), .line = line, .ok = journal_trial_value(t, &v)};
     return r->key != NULL ? 0 : NS_ENOMEM;
 }
 
@@ -137,7 +153,8 @@ recs_winners(struct rec *recs, size_t n, uint64_t *win)
 
 /* The lines of the records the reports keep, as a bitset over line numbers (*nlines lines). */
 static int
-winners_find(const char *dir, const char *run_id, uint64_t **out, uint64_t *nlines, struct err *e)
+winners_find(const char *dir, const struct journal_run *run, uint64_t **out, uint64_t *nlines,
+             struct err *e)
 {
     struct lines l;
     int rc = lines_open(&l, dir, e);
@@ -149,7 +166,7 @@ winners_find(const char *dir, const char *run_id, uint64_t **out, uint64_t *nlin
     if (rd == NULL)
         rc = err_set(e, NS_ENOMEM, "out of memory");
     else {
-        journal_reader_set_run(rd, run_id);
+        journal_reader_set_run(rd, run->run_id);
         journal_reader_keep_buckets(rd, false);
     }
     const char *s;
@@ -160,7 +177,10 @@ winners_find(const char *dir, const char *run_id, uint64_t **out, uint64_t *nlin
         struct journal_trial t;
         struct err pe = {0};
         int pr = torn ? NS_EPARSE : journal_reader_parse(rd, s, len, &t, &pe);
-        if (pr == NS_ENOMEM || (pr == 0 && recs_add(&recs, &n, &cap, &t, l.no) != 0))
+        char label[REPORT_SCENARIO_LABEL_MAX];
+        if (pr == 0 && !filed_under(run, &t, label, sizeof label, &pe))
+            continue;
+        if (pr == NS_ENOMEM || (pr == 0 && recs_add(&recs, &n, &cap, &t, label, l.no) != 0))
             rc = err_set(e, NS_ENOMEM, "out of memory");
     }
     if (rc == 0 && got < 0)
@@ -185,12 +205,12 @@ winners_find(const char *dir, const char *run_id, uint64_t **out, uint64_t *nlin
 }
 
 int
-jtrials_read(const char *dir, const char *run_id, const struct jtrials_cb *cb, void *arg,
+jtrials_read(const char *dir, const struct journal_run *run, const struct jtrials_cb *cb, void *arg,
              struct jtrials_stats *st, struct err *e)
 {
     memset(st, 0, sizeof *st);
     uint64_t *win = NULL, nlines = 0;
-    int rc = winners_find(dir, run_id, &win, &nlines, e);
+    int rc = winners_find(dir, run, &win, &nlines, e);
     if (rc != 0) {
         st->journal_error = true;
         return rc;
@@ -205,7 +225,7 @@ jtrials_read(const char *dir, const char *run_id, const struct jtrials_cb *cb, v
     if ((rd = journal_reader_new(false)) == NULL)
         rc = err_set(e, NS_ENOMEM, "out of memory");
     else
-        journal_reader_set_run(rd, run_id);
+        journal_reader_set_run(rd, run->run_id);
     const char *s;
     size_t len;
     bool torn;
@@ -215,11 +235,14 @@ jtrials_read(const char *dir, const char *run_id, const struct jtrials_cb *cb, v
         struct journal_trial t;
         struct err pe = {0};
         int pr = torn ? NS_EPARSE : journal_reader_parse(rd, s, len, &t, &pe);
+        char label[REPORT_SCENARIO_LABEL_MAX];
+        if (pr == 0 && !filed_under(run, &t, label, sizeof label, &pe))
+            pr = NS_EPROTO; /* a trial run.json does not plan: a journal problem, never data */
         if (pr == NS_ENOMEM) {
             rc = err_set(e, NS_ENOMEM, "out of memory");
         } else if (pr == 0 && l.no <= nlines && bitset_test(win, l.no)) {
             st->trials++;
-            rc = cb->trial != NULL ? cb->trial(arg, &t, l.no, s, len, e) : 0;
+            rc = cb->trial != NULL ? cb->trial(arg, &t, label, l.no, s, len, e) : 0;
         } else if (cb->other != NULL) {
             const char *kind = torn              ? "torn"
                                : pr == 0         ? "superseded"

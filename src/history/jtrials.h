@@ -10,16 +10,20 @@
 #include <stdint.h>
 
 struct err;
+struct journal_run;
 struct journal_trial;
 struct journal_result;
 
-/* Told of each line in order (t and text borrowed for the call; text without its newline).
- * Return 0 to go on or NS_E* to stop. Either may be NULL. */
+/* Told of each line in order (t, scenario and text borrowed for the call; text without its
+ * newline). scenario: the name the reports file the trial under (its own, or "NAME (revision
+ * K)" for a trial an earlier revision of the plan ran: report_record_scenario). Return 0 to go
+ * on or NS_E* to stop. Either may be NULL. */
 struct jtrials_cb {
-    int (*trial)(void *arg, const struct journal_trial *t, uint64_t line, const char *text,
-                 size_t len, struct err *e);
+    int (*trial)(void *arg, const struct journal_trial *t, const char *scenario, uint64_t line,
+                 const char *text, size_t len, struct err *e);
     /* kind: "superseded" (a later record of the trial counts), "bad" (not a trial record),
-     * "refused" (one the reports refuse), "torn" (the last line, without its newline); why
+     * "refused" (one the reports refuse or pass over: another schema, a value outside its
+     * domain, a trial its run.json does not plan), "torn" (the last line, without its newline); why
      * says more. */
     int (*other)(void *arg, uint64_t line, const char *kind, const char *why, const char *text,
                  size_t len, struct err *e);
@@ -31,10 +35,11 @@ struct jtrials_stats {
     bool journal_error; /* on error: the journal's, not a callback's */
 };
 
-/* Every line of dir's results.jsonl for the run run_id. Returns 0 or NS_E* (a journal that
- * cannot be read, or changed while it was read: st->journal_error; or a callback's). */
-int jtrials_read(const char *dir, const char *run_id, const struct jtrials_cb *cb, void *arg,
-                 struct jtrials_stats *st, struct err *e);
+/* Every line of dir's results.jsonl for the run run (its run.json, read). Returns 0 or NS_E*
+ * (a journal that cannot be read, or changed while it was read: st->journal_error; or a
+ * callback's). */
+int jtrials_read(const char *dir, const struct journal_run *run, const struct jtrials_cb *cb,
+                 void *arg, struct jtrials_stats *st, struct err *e);
 
 /* Scratch space for a trial's buckets, reused trial after trial; zero it first. */
 struct jpct {

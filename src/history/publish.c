@@ -533,13 +533,13 @@ record_flags(const char *text, size_t len, char **out)
 }
 
 static int
-trial_row(void *arg, const struct journal_trial *t, uint64_t line, const char *text, size_t len,
-          struct err *e)
+trial_row(void *arg, const struct journal_trial *t, const char *scenario, uint64_t line,
+          const char *text, size_t len, struct err *e)
 {
     struct lines_ctx *x = arg;
     struct pub *p = x->p;
     const char *fam = journal_family_name(t->family);
-    const char *sn = t->scenario.name != NULL ? t->scenario.name : "";
+    const char *sn = scenario;
     const struct pairzone *z = pzmap_find(&p->pz, sn, fam, t->src.host, t->dst.host);
     const struct pairzone *u = pzmap_find(&p->pz, sn, fam, "", "");
     double v, p50 = 0, p99 = 0;
@@ -615,7 +615,7 @@ trial_lines(struct pub *p, struct err *e)
     struct jtrials_stats st;
     int rc = db_load_begin(p->db, "trials", trial_cols, TR_COLS, e);
     if (rc == 0) {
-        rc = jtrials_read(p->dir, p->run->run_id, &cb, &x, &st, e);
+        rc = jtrials_read(p->dir, p->run, &cb, &x, &st, e);
         p->journal_error = st.journal_error;
         p->nlines = st.lines;
         p->torn = st.torn;

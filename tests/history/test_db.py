@@ -26,6 +26,9 @@ What is held, for ENGINE sqlite or postgresql:
     (exit 6, nothing written); no output over the database's file, over a run's journal or into
     another run's directory (exit 2, nothing written); report --db never writes the database's
     copy over a directory whose run moved on since it was published (exit 5, its journal kept).
+  - a run whose plan a resume with --force revised (run.json version 3, trial/4 records):
+    published with every trial the report counts, each under the scenario the report files it
+    in ("lat (revision 1)"), and read back as its directory gives it.
   - export: samples and CSV rows for every ok trial, with the trial's figures.
 
 usage: test_db.py NETSURVEY FIXTURES_DIR SOURCE_DIR sqlite|postgresql [PG_STATE_DIR]
@@ -689,6 +692,64 @@ def survey(ns, eng, tmp):
     check(p.returncode == 0 and eng.count(url, "runs") == 2, f"published later: {p.stderr}")
 
 
+V1 = """name: revised
+hosts:
+  - {name: lo-a, transport: local, data_address: 127.0.0.1, zone: a}
+  - {name: lo-b, transport: local, data_address: 127.0.0.2, zone: b}
+scenarios:
+  - {name: lat, test: tcp_rr, msg_size: 250, duration: 50ms, warmup: 0s}
+  - {name: tput, test: tcp_stream, duration: 50ms, warmup: 0s}
+trials: 2
+pairs: all
+"""
+
+
+def revised(ns, eng, tmp):
+    """A run whose plan a resume with --force revised: every trial the report counts published,
+    each under the scenario the report files it in, and read back as its directory gives it."""
+    v1, v2 = os.path.join(tmp, "v1.yaml"), os.path.join(tmp, "v2.yaml")
+    with open(v1, "w", encoding="utf-8") as f:
+        f.write(V1)
+    with open(v2, "w", encoding="utf-8") as f:
+        f.write(V1.replace("tcp_rr, msg_size: 250", "udp_rr, msg_size: 1000")
+                .replace("  - {name: tput, test: tcp_stream, duration: 50ms, warmup: 0s}\n", ""))
+    d = os.path.join(tmp, "revised")
+    p = run([ns, "run", v1, "-o", d, "-q"])
+    check(p.returncode == 0, f"revised: run {p.returncode} {p.stderr}")
+    p = run([ns, "run", v2, "--resume", d, "--force", "-q"])
+    check(p.returncode == 0, f"revised: resume --force {p.returncode} {p.stderr}")
+    rj = run_json(d)
+    check(rj["schema"] == "netsurvey.run/3" and rj["revision"] == 2, "revised: run.json v3")
+    recs = [json.loads(x) for x in lines_of(d)[0]]
+    check(len(recs) == 12 and sum(r.get("revision") == 2 for r in recs) == 4,
+          "revised: 12 records, 4 of revision 2")
+    with open(os.path.join(d, "summary.json"), encoding="utf-8") as f:
+        summ = json.load(f)
+    want = {s["name"]: s["trials"]["ok"] for s in summ["scenarios"]}
+    check(want == {"lat": 4, "lat (revision 1)": 4, "tput (revision 1)": 4},
+          f"revised: the report's scenarios {want}")
+    url = eng.new("revised")
+    p = run([ns, "publish", d, "--db", url])
+    check(p.returncode == 0 and "12 trials (12 ok)" in p.stdout,
+          f"revised: publish {p.returncode} {p.stdout} {p.stderr}")
+    rid = rj["run_id"]
+    got = eng.sql(url, f"SELECT scenario, count(*) FROM trials WHERE run_id = {lit(rid)} "
+                       "GROUP BY scenario ORDER BY scenario")
+    check({r[0]: int(r[1]) for r in got or []} == want, f"revised: trials rows {got}")
+    check(eng.count(url, "journal_lines", f"run_id = {lit(rid)}") == 0,
+          "revised: a trial of revision 1 filed as superseded")
+    d1, d2 = os.path.join(tmp, "revised-dir"), os.path.join(tmp, "revised-db")
+    for x in (d1, d2):
+        os.makedirs(x)
+    shutil.copytree(d, os.path.join(d1, rid), ignore=shutil.ignore_patterns(".lock"))
+    p1 = run([ns, "report", rid], cwd=d1)
+    p2 = run([ns, "report", "--db", url, rid], cwd=d2)
+    check(p1.returncode == p2.returncode == 0 and p1.stdout == p2.stdout,
+          f"revised: report --db {p2.returncode} {p2.stderr}")
+    mine, back = os.path.join(d1, rid), os.path.join(d2, rid)
+    same_tree(mine, back, "revised: report --db")
+
+
 def export(ns, fixtures, tmp):
     d = os.path.join(fixtures, "basic")
     with_rtt = {"tcp_rr", "udp_rr", "tcp_crr"}
@@ -773,6 +834,7 @@ def main():
         bad_input(ns, eng, runs, fixtures, tmp, ids[0])
         gates(ns, eng, url, runs, tmp, ids)
         survey(ns, eng, tmp)
+        revised(ns, eng, tmp)
         if kind == "sqlite":
             export(ns, fixtures, tmp)
         print(f"{kind}: {len(ids)} runs published and read back, {n} comparisons, "

@@ -99,14 +99,13 @@ dir_check(const char *dir, const char *run_id, const struct rbuf *run_json, int6
     snprintf(path, sizeof path, "%s/%s", dir, JOURNAL_RESULTS_FILE);
     int64_t lines = file_lines(path);
     if (!same_run_json || lines != nlines)
-        return err_set(
-            e, NS_EBUSY,
-            "%s holds run %s in another state than the database's (%s, %lld "
-            "journal lines where the database has %lld): writing the database's copy over it "
-            "would destroy its journal; netsurvey report %s renders it, or give -o "
-            "another directory (nothing written)",
-            dir, run_id, same_run_json ? "the same run.json" : "another run.json", (long long)lines,
-            (long long)nlines, dir);
+        return err_set(e, NS_EBUSY,
+                       "%s holds run %s in another state than the database's (%s %s, %lld "
+                       "journal lines where the database has %lld): writing the database's "
+                       "copy over it would destroy its journal; netsurvey report %s renders it, "
+                       "or give -o another directory (nothing written)",
+                       dir, run_id, same_run_json ? "the same" : "another", JOURNAL_RUN_FILE,
+                       (long long)lines, (long long)nlines, dir);
     return 0;
 }
 

@@ -70,7 +70,7 @@ struct cli_command {
 
 /* Every command, in the order of the top-level help; netsurvey.c holds the one list. */
 extern const struct cli_command cli_check, cli_plan, cli_run, cli_report, cli_compare, cli_trend,
-    cli_clean;
+    cli_clean, cli_publish, cli_export;
 
 /* What PLAN means, said once for every command that takes one. */
 #define CLI_PLAN_HELP                                                                              \

@@ -17,6 +17,7 @@ struct compare_args {
     const char *junit;
     const char *md_summary;
     const char *out;
+    const char *db;
 };
 
 static const struct cli_opt compare_opts[] = {
@@ -42,7 +43,11 @@ static const struct cli_opt compare_opts[] = {
     {0, "markdown-summary", "FILE", CLI_OPT_STRING, offsetof(struct compare_args, md_summary), 0,
      "also write a short Markdown summary (at most 40 cells, 64 KiB) for a pull-request comment"},
     {'o', "output", "OUT", CLI_OPT_STRING, offsetof(struct compare_args, out), 0,
-     "where compare.md and compare.html go, created if missing (default NEW_DIR)"},
+     "where compare.md and compare.html go, created if missing (default NEW_DIR; with --db the "
+     "current directory)"},
+    {0, "db", "URL", CLI_OPT_STRING, offsetof(struct compare_args, db), 0,
+     "compare two runs of this history database (netsurvey publish), BASE and NEW being their "
+     "run_ids"},
 };
 
 static int
@@ -138,10 +143,12 @@ compare_main(int argc, char **argv)
     if ((rc = compare_settings(&a, &o)) != CLI_GO_ON)
         return rc;
     if (ops.n != 2)
-        return cli_usage_error(&cli_compare, "want BASE_DIR and NEW_DIR");
+        return cli_usage_error(&cli_compare, a.db != NULL ? "want BASE_RUN and NEW_RUN (run_ids)"
+                                                          : "want BASE_DIR and NEW_DIR");
     o.base_dir = ops.v[0];
     o.new_dir = ops.v[1];
-    o.out = a.out ? a.out : ops.v[1];
+    o.db = a.db;
+    o.out = a.out ? a.out : a.db != NULL ? "." : ops.v[1];
     struct history_compare_result r;
     struct err e = {0};
     if (history_compare(&o, &r, &e) != 0) {
@@ -151,6 +158,7 @@ compare_main(int argc, char **argv)
         return r.failure == HISTORY_COMPARE_USAGE            ? CLI_COMPARE_USAGE
                : r.failure == HISTORY_COMPARE_NOT_COMPARABLE ? CLI_COMPARE_NOT_COMPARABLE
                : r.failure == HISTORY_COMPARE_OUTPUT         ? CLI_COMPARE_OUTPUT
+               : r.failure == HISTORY_COMPARE_DATABASE       ? CLI_COMPARE_DATABASE
                                                              : CLI_COMPARE_JOURNAL;
     }
     compare_tell_unmatched(&r, o.allow_partial);
@@ -165,7 +173,7 @@ const struct cli_command cli_compare = {
     .name = "compare",
     .synopsis = "BASE_DIR NEW_DIR [--max-regression PCT] [--min-effect PCT] [--correction "
                 "METHOD] [--allow-partial] [--allow-param-change] [--junit FILE] "
-                "[--markdown-summary FILE] [-o OUT]",
+                "[--markdown-summary FILE] [-o OUT] [--db URL]",
     .summary = "compare two runs cell by cell (Welch's t-test); exit 1 on a regression",
     .details =
         "Compares matched zone cells (Welch's t-test on the trial values, p-values corrected over "
@@ -181,7 +189,10 @@ const struct cli_command cli_compare = {
         "reason named): BASE and NEW holding one run (the same run_id: a directory given twice, "
         "or a copy of it), and a scenario of both that ran other parameters (each difference "
         "named, old → new; --allow-param-change compares them and names the differences in "
-        "every output). When several apply, the status is the first of 2, 3, 6, 73, 1, 5.",
+        "every output).\n"
+        "With --db URL, BASE and NEW are run_ids of a history database (netsurvey publish), "
+        "compared with the outputs, verdicts and refusals their directories give, each named by "
+        "its run_id. When several apply, the status is the first of 2, 3 (or 7), 6, 73, 1, 5.",
     CLI_OPTS(compare_opts),
     CLI_EXITS(COMPARE),
     .usage = CLI_COMPARE_USAGE,

@@ -53,6 +53,9 @@
     X(CLI_RUN_JOURNAL, 4,                                                                          \
       "the journal could not be written (a full disk, an I/O error): the run stopped, the "        \
       "summary counts what reached it; --resume DIR continues once it can be written")             \
+    X(CLI_RUN_PUBLISH, 6,                                                                          \
+      "--db: the database could not be reached or written: before the survey, nothing was run; "   \
+      "after it, the run directory is whole and netsurvey publish DIR --db URL publishes it")      \
     X(CLI_RUN_REPORTS, CLI_STATUS_UNWRITTEN,                                                       \
       "the survey ran (as for 0 or 1) but its reports could not be written; netsurvey report "     \
       "DIR writes them")                                                                           \
@@ -73,6 +76,9 @@
     X(CLI_REPORT_INCOMPLETE, 4,                                                                    \
       "a run is incomplete (planned trials without a record, or host pairs of adaptive trials "    \
       "whose rule has not decided) or still in progress: every report written, each marked so")    \
+    X(CLI_REPORT_DATABASE, 5,                                                                      \
+      "--db: the database could not be read or has no such run, or OUT holds something else: "     \
+      "nothing written")                                                                           \
     X(CLI_REPORT_UNWRITTEN, CLI_STATUS_UNWRITTEN, "a report could not be written")
 
 #define CLI_EXITS_COMPARE(X)                                                                       \
@@ -91,6 +97,8 @@
     X(CLI_COMPARE_NOT_COMPARABLE, 6,                                                               \
       "not comparable, nothing written: BASE and NEW hold the same run (one run_id), or a "        \
       "scenario of both ran other parameters (each difference named; see --allow-param-change)")   \
+    X(CLI_COMPARE_DATABASE, 7,                                                                     \
+      "--db: the database could not be read, or has no such run (not 1: no regression was seen)")  \
     X(CLI_COMPARE_OUTPUT, CLI_STATUS_UNWRITTEN,                                                    \
       "out of memory, or an output (compare.md, compare.html, --junit, --markdown-summary) could " \
       "not be written")
@@ -110,9 +118,26 @@
     X(CLI_TREND_NEWEST_FAILED, 6,                                                                  \
       "no flag, but a cell's newest run has no ok trial (its trials failed or did not run; the "   \
       "cells are named)")                                                                          \
+    X(CLI_TREND_DATABASE, 7, "--db: the database could not be read, or has no run given")          \
     X(CLI_TREND_OUTPUT, CLI_STATUS_UNWRITTEN,                                                      \
       "out of memory, or an output (trend.md, trend.html, a CSV or chart file) could not be "      \
       "written")
+
+#define CLI_EXITS_PUBLISH(X)                                                                       \
+    X(CLI_PUBLISH_OK, 0, "every run published")                                                    \
+    X(CLI_PUBLISH_JOURNAL, 1,                                                                      \
+      "a run directory could not be read: nothing of it written (the runs given before it were "   \
+      "published)")                                                                                \
+    X(CLI_PUBLISH_USAGE, 2, "usage error (no run directory, no --db, a URL that is not one)")      \
+    X(CLI_PUBLISH_DATABASE, 3,                                                                     \
+      "the database could not be opened or written (unreachable, refused, read-only, another "     \
+      "schema or a newer one): nothing of that run written")
+
+#define CLI_EXITS_EXPORT(X)                                                                        \
+    X(CLI_EXPORT_OK, 0, "every ok trial written")                                                  \
+    X(CLI_EXPORT_JOURNAL, 1, "a run directory could not be read")                                  \
+    X(CLI_EXPORT_USAGE, 2, "usage error")                                                          \
+    X(CLI_EXPORT_OUTPUT, CLI_STATUS_UNWRITTEN, "the output could not be written")
 
 #define CLI_EXITS_CLEAN(X)                                                                         \
     X(CLI_CLEAN_OK, 0, "every ssh host cleaned")                                                   \
@@ -129,6 +154,8 @@ enum cli_report_exit { CLI_EXITS_REPORT(CLI_EXIT_ENUM) };
 enum cli_compare_exit { CLI_EXITS_COMPARE(CLI_EXIT_ENUM) };
 enum cli_trend_exit { CLI_EXITS_TREND(CLI_EXIT_ENUM) };
 enum cli_clean_exit { CLI_EXITS_CLEAN(CLI_EXIT_ENUM) };
+enum cli_publish_exit { CLI_EXITS_PUBLISH(CLI_EXIT_ENUM) };
+enum cli_export_exit { CLI_EXITS_EXPORT(CLI_EXIT_ENUM) };
 
 #undef CLI_EXIT_ENUM
 

@@ -1,11 +1,13 @@
 /* cli_report.c - `netsurvey report DIR [DIR...] [-o OUT]`: rebuild the reports from journals. */
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "common/errors.h"
+#include "history/history.h"
 #include "journal/record.h"
 #include "report/report.h"
 
@@ -14,6 +16,7 @@ struct report_args {
     bool lenient;
     const char *by;
     bool same_hosts;
+    const char *db;
 };
 
 static const struct cli_opt report_opts[] = {
@@ -29,6 +32,9 @@ static const struct cli_opt report_opts[] = {
      "a host name is one host in every run merged (a plan surveyed twice: its host pairs pooled "
      "run by run); refused when a name is in another region, zone, zone id or at another "
      "address in another run. Without it each run's hosts are its own"},
+    {0, "db", "URL", CLI_OPT_STRING, offsetof(struct report_args, db), 0,
+     "write the run RUN_ID of this history database (netsurvey publish) back as a run directory "
+     "OUT (default: RUN_ID) and report it there"},
 };
 
 static int
@@ -39,6 +45,21 @@ report_main(int argc, char **argv)
     int rc = cli_parse(&cli_report, argc, argv, &a, &ops);
     if (rc != CLI_GO_ON)
         return rc;
+    if (a.db != NULL) {
+        if (ops.n != 1)
+            return cli_usage_error(&cli_report, "--db wants one RUN_ID");
+        bool db_failed;
+        struct err e = {0};
+        const char *dir = a.out != NULL ? a.out : ops.v[0];
+        if (history_db_restore(a.db, ops.v[0], dir, &db_failed, &e) != 0) {
+            if (e.code == NS_EINVAL)
+                return cli_usage_error(&cli_report, "%s", e.msg);
+            fprintf(stderr, "netsurvey report: %s\n", e.msg);
+            return CLI_REPORT_DATABASE;
+        }
+        ops.v[0] = (char *)(uintptr_t)dir;
+        a.out = NULL;
+    }
     if (ops.n < 1)
         return cli_usage_error(&cli_report, "no run directory given");
     if (ops.n > 1 && a.out == NULL)
@@ -71,7 +92,8 @@ report_main(int argc, char **argv)
 
 const struct cli_command cli_report = {
     .name = "report",
-    .synopsis = "DIR [DIR...] [-o OUT] [--lenient] [--by zone|zone_id] [--same-hosts]",
+    .synopsis = "DIR [DIR...] [-o OUT] [--lenient] [--by zone|zone_id] [--same-hosts] | --db URL "
+                "RUN_ID [-o OUT]",
     .summary = "rebuild the reports from the journals of run directories",
     .details = "Rebuilds summary.json, matrix-<scenario>.csv, report.md, report.html and charts/ "
                "from the journals (" JOURNAL_RUN_FILE " + " JOURNAL_RESULTS_FILE
@@ -86,7 +108,12 @@ const struct cli_command cli_report = {
                "still going (its netsurvey holds the directory) is reported from the trials "
                "recorded, marked so in the title, and exits 4. A rebuild replaces its previous "
                "outputs and removes those it does not make again (as .netsurvey-outputs lists "
-               "them).",
+               "them).\n"
+               "With --db URL, the run RUN_ID of a history database (netsurvey publish) is "
+               "written back as the run directory OUT (default RUN_ID; an empty one, or one "
+               "holding that same run): its " JOURNAL_RUN_FILE " and " JOURNAL_RESULTS_FILE
+               " as they were published, "
+               "byte for byte, and its report rendered there as from the directory it came from.",
     CLI_OPTS(report_opts),
     CLI_EXITS(REPORT),
     .usage = CLI_REPORT_USAGE,

@@ -18,6 +18,7 @@
 #include "common/errors.h"
 #include "common/shquote.h"
 #include "common/units.h"
+#include "history/history.h"
 #include "journal/record.h"
 #include "plan/plan.h"
 #include "plan/schedule.h"
@@ -37,6 +38,7 @@ struct run_args {
     bool force;
     bool accept_new_host_keys;
     int verbosity; /* enum run_verbosity */
+    const char *db;
 };
 
 static const struct cli_opt run_opts[] = {
@@ -64,6 +66,9 @@ static const struct cli_opt run_opts[] = {
      0,
      "record the key of an ssh host missing from known_hosts (trust on first use); a changed "
      "key is still refused"},
+    {0, "db", "URL", CLI_OPT_STRING, offsetof(struct run_args, db), 0,
+     "publish the run into this history database as it ends (netsurvey publish DIR --db URL); "
+     "the database is checked before the survey starts"},
 };
 
 /* --- signals ------------------------------------------------------------------------------ */
@@ -259,8 +264,9 @@ run_summary(const struct run_args *a, const char *dir, const struct survey_run_r
     char qd[2 * PATH_MAX + 8], qp[2 * PATH_MAX + 8];
     run_word(dir, qd, sizeof qd);
     if (r->interrupted || r->failed > 0 || r->unrecorded > 0 || r->not_run > 0)
-        printf("resume:  netsurvey run%s%s --resume %s\n", a->plan != NULL ? " " : "",
-               a->plan != NULL ? run_word(a->plan, qp, sizeof qp) : "", qd);
+        printf("resume:  netsurvey run%s%s --resume %s%s\n", a->plan != NULL ? " " : "",
+               a->plan != NULL ? run_word(a->plan, qp, sizeof qp) : "", qd,
+               a->db != NULL ? " --db URL" : ""); /* the URL may hold a password */
     if (rendered)
         printf("report:  %s/report.md, %s/report.html (rebuild: netsurvey report %s)\n", dir, dir,
                qd);
@@ -303,6 +309,39 @@ run_render(const char *dir, const struct survey_run_result *r, bool *wanted, cha
     return true;
 }
 
+static void
+run_published(void *arg, const struct history_published *p)
+{
+    (void)arg;
+    printf("published %s into the database: %llu trials (%llu ok)%s\n", p->run_id,
+           (unsigned long long)p->trials, (unsigned long long)p->ok,
+           p->replaced ? ", replacing the copy before" : "");
+}
+
+/* The run into the database (--db), once it has ended: the journal stays the source of truth,
+ * and a failure leaves it whole and says how to publish it later. */
+static bool
+run_publish(const struct run_args *a, const char *dir, const struct survey_run_result *r,
+            bool *wanted)
+{
+    *wanted = a->db != NULL && !r->interrupted && r->ok + r->failed + r->done_before > 0;
+    if (!*wanted)
+        return false;
+    const char *dirs[] = {dir};
+    struct history_publish_opts o = {
+        .db = a->db, .dirs = dirs, .ndirs = 1, .warn = stderr, .done = run_published};
+    struct history_publish_result pr;
+    struct err e = {0};
+    if (history_publish(&o, &pr, &e) != 0) {
+        fprintf(stderr,
+                "netsurvey run: the run was not published: %s\n"
+                "netsurvey run: %s is whole; publish it later: netsurvey publish %s --db URL\n",
+                e.msg, dir, dir);
+        return false;
+    }
+    return true;
+}
+
 static int
 run_exit_status(const struct survey_run_result *r, bool rendered)
 {
@@ -334,15 +373,20 @@ run_result(const struct run_args *a, const char *dir, int rc, const struct err *
             return CLI_RUN_JOURNAL;
         return rc == NS_EBUSY || rc == NS_EINVAL ? CLI_RUN_USAGE : CLI_RUN_NOTHING;
     }
-    bool wanted;
+    bool wanted, pub_wanted;
     char *matrices;
     bool rendered = run_render(dir, r, &wanted, &matrices);
+    bool published = run_publish(a, dir, r, &pub_wanted);
     run_summary(a, dir, r, rendered, matrices);
     free(matrices);
     if (r->interrupted)
         fprintf(stderr, "netsurvey run: %s\n",
                 atomic_load(&run_interrupted) == SIGTERM ? "terminated" : "interrupted");
-    return run_exit_status(r, rendered || !wanted);
+    int status = run_exit_status(r, rendered || !wanted);
+    /* the survey's own statuses first: an interrupt, nothing run, the reports */
+    if (pub_wanted && !published && (status == CLI_RUN_OK || status == CLI_RUN_SOME_FAILED))
+        status = CLI_RUN_PUBLISH;
+    return status;
 }
 
 /* --- the run ------------------------------------------------------------------------------ */
@@ -354,6 +398,13 @@ run_with_plan(const struct run_args *a, struct plan *p, int argc, char **argv)
     struct cli_nsperf n;
     if (cli_find_nsperf(&cli_run, p, a->nsperf, &a->nsperf_remote, &n) != 0)
         return CLI_RUN_USAGE;
+    struct err de = {0};
+    if (a->db != NULL && history_db_check(a->db, &de) != 0) { /* before hours of survey */
+        if (de.code == NS_EINVAL)
+            return cli_usage_error(&cli_run, "--db: %s", de.msg);
+        fprintf(stderr, "netsurvey run: %s: nothing run\n", de.msg);
+        return CLI_RUN_PUBLISH;
+    }
     clock_wall_stamp_ms(stamp, sizeof stamp);
     const char *tmpl = a->resume != NULL ? a->resume
                        : a->out != NULL  ? a->out
@@ -418,7 +469,7 @@ run_main(int argc, char **argv)
 const struct cli_command cli_run = {
     .name = "run",
     .synopsis = "[PLAN] [-o DIR] [--resume DIR [--force]] [-q|-v] [--nsperf PATH] "
-                "[--nsperf-remote PATH] [--accept-new-host-keys]",
+                "[--nsperf-remote PATH] [--accept-new-host-keys] [--db URL]",
     .summary = "run the survey: every test of the plan's schedule, each trial journaled in DIR",
     .details = "Progress: on a terminal one live status line on stderr, otherwise one line per "
                "finished test on stdout. At the end: the counts, each failure, the zone matrix of "

@@ -16,6 +16,7 @@ struct trend_args {
     const char *max_regression;
     const char *jobs;
     const char *out;
+    const char *db, *plan, *scenario, *since, *until, *last;
 };
 
 static const struct cli_opt trend_opts[] = {
@@ -26,7 +27,21 @@ static const struct cli_opt trend_opts[] = {
      "runs read at once, each by a process of its own (default: the CPUs online, at most 4; "
      "each holds one run's zone cells, about 30 MiB for 100 000 trials)"},
     {'o', "output", "OUT", CLI_OPT_STRING, offsetof(struct trend_args, out), 0,
-     "where the outputs go, created if missing (default: the newest run's directory)"},
+     "where the outputs go, created if missing (default: the newest run's directory; with --db "
+     "the current directory)"},
+    {0, "db", "URL", CLI_OPT_STRING, offsetof(struct trend_args, db), 0,
+     "read the runs from this history database (netsurvey publish) instead of directories: "
+     "those the RUN_IDs and selectors below pick, every run when none is given"},
+    {0, "plan", "NAME", CLI_OPT_STRING, offsetof(struct trend_args, plan), 0,
+     "--db: runs of this plan"},
+    {0, "scenario", "NAME", CLI_OPT_STRING, offsetof(struct trend_args, scenario), 0,
+     "--db: runs that have this scenario, and only it trended"},
+    {0, "since", "TIME", CLI_OPT_STRING, offsetof(struct trend_args, since), 0,
+     "--db: runs started at or after TIME (2026-11-30, or 2026-11-30T15:00:00Z)"},
+    {0, "until", "TIME", CLI_OPT_STRING, offsetof(struct trend_args, until), 0,
+     "--db: runs started before TIME"},
+    {0, "last", "N", CLI_OPT_STRING, offsetof(struct trend_args, last), 0,
+     "--db: the newest N of the runs picked"},
 };
 
 static int
@@ -45,6 +60,40 @@ trend_settings(const struct trend_args *a, struct history_trend_opts *o)
         o->jobs = (int)j;
     }
     o->out = a->out;
+    if (a->db == NULL) {
+        const char *sel = a->plan       ? "--plan"
+                          : a->scenario ? "--scenario"
+                          : a->since    ? "--since"
+                          : a->until    ? "--until"
+                          : a->last     ? "--last"
+                                        : NULL;
+        if (sel != NULL)
+            return cli_usage_error(&cli_trend, "%s selects runs of a database: it goes with --db",
+                                   sel);
+    }
+    return CLI_GO_ON;
+}
+
+/* The database's selectors into q; a usage error's status, or CLI_GO_ON. */
+static int
+trend_select(const struct trend_args *a, const struct cli_operands *ops,
+             struct history_db_select *q)
+{
+    *q = (struct history_db_select){.url = a->db,
+                                    .plan = a->plan,
+                                    .scenario = a->scenario,
+                                    .since = a->since,
+                                    .until = a->until,
+                                    .run_ids = (const char *const *)ops->v,
+                                    .n_run_ids = (size_t)ops->n};
+    if (a->last != NULL) {
+        char *end;
+        long n = strtol(a->last, &end, 10);
+        if (end == a->last || *end != '\0' || n < 2)
+            return cli_usage_error(&cli_trend, "--last wants a number of runs, 2 or more, not '%s'",
+                                   a->last);
+        q->last = (size_t)n;
+    }
     return CLI_GO_ON;
 }
 
@@ -92,8 +141,16 @@ trend_main(int argc, char **argv)
     struct history_trend_opts o = {.warn = stderr};
     if ((rc = trend_settings(&a, &o)) != CLI_GO_ON)
         return rc;
-    if (ops.n < 2)
+    struct history_db_select q;
+    if (a.db != NULL) {
+        if ((rc = trend_select(&a, &ops, &q)) != CLI_GO_ON)
+            return rc;
+        o.db = &q;
+        if (o.out == NULL)
+            o.out = ".";
+    } else if (ops.n < 2) {
         return cli_usage_error(&cli_trend, "want two run directories or more");
+    }
     o.dirs = (const char *const *)ops.v;
     o.ndirs = ops.n;
     struct history_trend_result r;
@@ -104,7 +161,9 @@ trend_main(int argc, char **argv)
         if (r.failure == HISTORY_TREND_USAGE)
             return cli_usage_error(&cli_trend, "%s", e.msg);
         fprintf(stderr, "netsurvey trend: %s\n", e.msg);
-        return r.failure == HISTORY_TREND_OUTPUT ? CLI_TREND_OUTPUT : CLI_TREND_JOURNAL;
+        return r.failure == HISTORY_TREND_OUTPUT     ? CLI_TREND_OUTPUT
+               : r.failure == HISTORY_TREND_DATABASE ? CLI_TREND_DATABASE
+                                                     : CLI_TREND_JOURNAL;
     }
     trend_tell(&r);
     rc = r.flagged > 0         ? CLI_TREND_FLAGGED
@@ -117,7 +176,8 @@ trend_main(int argc, char **argv)
 
 const struct cli_command cli_trend = {
     .name = "trend",
-    .synopsis = "DIR DIR... [--max-regression PCT] [-j N] [-o OUT]",
+    .synopsis = "DIR DIR... [--max-regression PCT] [-j N] [-o OUT] | --db URL [RUN_ID...] [--plan "
+                "NAME] [--scenario NAME] [--since TIME] [--until TIME] [--last N]",
     .summary = "runs of a plan in time order, cell by cell; exit 1 when a cell left its first "
                "run's CI",
     .details =
@@ -138,7 +198,11 @@ const struct cli_command cli_trend = {
         "A cell whose newest run (the latest that has it) holds no ok trial, its trials failed "
         "or not run, cannot be placed: it is listed (trend.md, standard output) and the status "
         "is 6.\n"
-        "When several statuses apply, the status is the first of 2, 3, 73, 1, 6, 5.",
+        "With --db URL the runs are read from a history database (netsurvey publish), each "
+        "named by its run_id where a directory would be, with the outputs and verdicts the same "
+        "runs give from their directories: the RUN_IDs given, or every run the selectors pick "
+        "(all of them must hold), in time order.\n"
+        "When several statuses apply, the status is the first of 2, 3 (or 7), 73, 1, 6, 5.",
     CLI_OPTS(trend_opts),
     CLI_EXITS(TREND),
     .usage = CLI_TREND_USAGE,

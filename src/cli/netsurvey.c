@@ -13,7 +13,8 @@
 #include "plan/plan.h"
 
 static const struct cli_command *const commands[] = {
-    &cli_check, &cli_plan, &cli_run, &cli_report, &cli_compare, &cli_trend, &cli_clean,
+    &cli_check, &cli_plan,  &cli_run,     &cli_report, &cli_compare,
+    &cli_trend, &cli_clean, &cli_publish, &cli_export,
 };
 
 static const struct cli_exit top_exits[] = CLI_EXIT_TABLE(TOP);

@@ -105,6 +105,27 @@ hist_merge(struct hist *dst, const struct hist *src)
         dst->buckets[i] += src->buckets[i];
 }
 
+/* Rank of the value at q in (0, 100) of count values: the ceil(q% of count)-th smallest, at
+ * least the first. */
+static uint64_t
+hist_rank(double q, uint64_t count)
+{
+    uint64_t rank = (uint64_t)ceil(q / 100.0 * (double)count);
+    return rank < 1 ? 1 : rank;
+}
+
+/* The value reported for a rank in bucket i: its midpoint, clamped to [min, max]. */
+static double
+hist_clamped_mid(size_t i, uint64_t min, uint64_t max)
+{
+    double mid = hist_bucket_mid(i);
+    if (mid < (double)min)
+        mid = (double)min;
+    if (mid > (double)max)
+        mid = (double)max;
+    return mid;
+}
+
 double
 hist_percentile(const struct hist *h, double q)
 {
@@ -114,23 +135,36 @@ hist_percentile(const struct hist *h, double q)
         return (double)h->min;
     if (q >= 100.0)
         return (double)h->max;
-    /* Rank of the value at q: the ceil(q% of count)-th smallest, at least the first. */
-    uint64_t rank = (uint64_t)ceil(q / 100.0 * (double)h->count);
-    if (rank < 1)
-        rank = 1;
+    uint64_t rank = hist_rank(q, h->count);
     uint64_t seen = 0;
     for (size_t i = 0; i < HIST_NBUCKETS; i++) {
         seen += h->buckets[i];
-        if (seen >= rank) {
-            double mid = hist_bucket_mid(i);
-            if (mid < (double)h->min)
-                mid = (double)h->min;
-            if (mid > (double)h->max)
-                mid = (double)h->max;
-            return mid;
-        }
+        if (seen >= rank)
+            return hist_clamped_mid(i, h->min, h->max);
     }
     return (double)h->max;
+}
+
+double
+hist_percentile_sparse(const size_t *idx, const uint64_t *count, size_t n, uint64_t min,
+                       uint64_t max, double q)
+{
+    uint64_t total = 0;
+    for (size_t k = 0; k < n; k++)
+        total += count[k];
+    if (total == 0)
+        return 0.0;
+    if (q <= 0.0)
+        return (double)min;
+    if (q >= 100.0)
+        return (double)max;
+    uint64_t rank = hist_rank(q, total), seen = 0;
+    for (size_t k = 0; k < n; k++) {
+        seen += count[k];
+        if (seen >= rank)
+            return hist_clamped_mid(idx[k], min, max);
+    }
+    return (double)max;
 }
 
 double

@@ -66,6 +66,13 @@ void hist_merge(struct hist *dst, const struct hist *src);
  * smallest value, clamped to [min, max]. q=0 gives min, q=100 gives max. 0 when empty. */
 double hist_percentile(const struct hist *h, double q);
 
+/* hist_percentile of the histogram whose non-empty buckets are idx[0..n) (ascending, each once)
+ * with counts count[0..n) and whose min and max are min and max: the same value, read without
+ * a histogram of HIST_NBUCKETS counters (a trial's few hundred buckets, as a journal holds them).
+ */
+double hist_percentile_sparse(const size_t *idx, const uint64_t *count, size_t n, uint64_t min,
+                              uint64_t max, double q);
+
 /* The value hist_percentile reports for a rank that falls in bucket idx (before clamping). */
 double hist_bucket_mid(size_t idx);
 

@@ -16,6 +16,7 @@
 #include "common/fsdir.h"
 #include "common/stats.h"
 #include "history/cells.h"
+#include "history/dbint.h"
 #include "history/gate.h"
 #include "history/history.h"
 #include "history/junit.h"
@@ -1031,6 +1032,19 @@ same_path(const char *file, const char *path)
     return fsdir_resolve(file, a) && fsdir_resolve(path, b) && strcmp(a, b) == 0;
 }
 
+/* Whether OUT, a run directory, is BASE's or NEW's: one of the two directories, or with db a
+ * directory of one of the two runs (report --db writes them back as such). */
+static bool
+out_is_sides(const struct history_compare_opts *o)
+{
+    if (o->db == NULL)
+        return fsdir_same(o->out, o->base_dir) || fsdir_same(o->out, o->new_dir);
+    char *id = db_dir_run_id(o->out);
+    bool ours = id != NULL && (strcmp(id, o->base_dir) == 0 || strcmp(id, o->new_dir) == 0);
+    free(id);
+    return ours;
+}
+
 /* Before anything is read or written: no output file over a run's own files (--junit
  * B/results.jsonl overwrote B's journal) or over another output, and OUT no run's directory
  * but BASE's or NEW's. */
@@ -1043,9 +1057,14 @@ outputs_check(const struct history_compare_opts *o, struct err *e)
         if (files[i] == NULL)
             continue;
         bool input = journal_is_run_file(files[i]);
+        if (o->db != NULL && history_db_is_file(o->db, files[i]))
+            return err_set(e, NS_EINVAL,
+                           "%s %s is the history database's own file: writing it would destroy "
+                           "the database (nothing written)",
+                           opts[i], files[i]);
         const char *dirs[] = {o->base_dir, o->new_dir};
         static const char *const names[] = {JOURNAL_RUN_FILE, JOURNAL_RESULTS_FILE};
-        for (size_t d = 0; d < 2 && !input; d++) /* a hard link to one is one too */
+        for (size_t d = 0; d < 2 && !input && o->db == NULL; d++) /* a hard link to one is one */
             for (size_t k = 0; k < 2 && !input; k++) {
                 char p[PATH_MAX];
                 input = (size_t)snprintf(p, sizeof p, "%s/%s", dirs[d], names[k]) < sizeof p &&
@@ -1066,13 +1085,25 @@ outputs_check(const struct history_compare_opts *o, struct err *e)
                            "written)",
                            opts[i], files[i]);
     }
-    if (journal_is_run_dir(o->out) && !fsdir_same(o->out, o->base_dir) &&
-        !fsdir_same(o->out, o->new_dir))
+    if (journal_is_run_dir(o->out) && !out_is_sides(o))
         return err_set(e, NS_EINVAL,
                        "-o %s is the directory of another run than BASE and NEW: give the "
                        "comparison a folder of its own (nothing written)",
                        o->out);
     return 0;
+}
+
+/* A side's summary: its run directory's, or its run's in the history database. */
+static int
+compare_read(const struct history_compare_opts *o, const char *side, json_t **sum, bool *db_failed,
+             struct err *e)
+{
+    *db_failed = false;
+    if (o->db == NULL)
+        return report_summary_read(side, o->warn, sum, e);
+    int rc = history_db_summary(o->db, side, sum, db_failed, e);
+    *db_failed = rc != 0 && *db_failed;
+    return rc;
 }
 
 int
@@ -1087,13 +1118,17 @@ history_compare(const struct history_compare_opts *o, struct history_compare_res
     }
     report_jarena_begin();
     json_t *base = NULL, *cand = NULL;
-    int rc = report_summary_read(o->base_dir, o->warn, &base, e);
+    bool db_failed;
+    int rc = compare_read(o, o->base_dir, &base, &db_failed, e);
     if (rc == 0)
-        rc = report_summary_read(o->new_dir, o->warn, &cand, e);
+        rc = compare_read(o, o->new_dir, &cand, &db_failed, e);
     if (rc != 0) {
         json_decref(base);
         report_jarena_end();
-        r->failure = rc == NS_ENOMEM ? HISTORY_COMPARE_OUTPUT : HISTORY_COMPARE_JOURNAL;
+        r->failure = rc == NS_ENOMEM ? HISTORY_COMPARE_OUTPUT
+                     : db_failed     ? HISTORY_COMPARE_DATABASE
+                     : o->db != NULL ? HISTORY_COMPARE_USAGE
+                                     : HISTORY_COMPARE_JOURNAL;
         return rc;
     }
     json_t *changes = param_changes(base, cand);

@@ -17,15 +17,32 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct err;
 
 #define HISTORY_TREND_JOBS_MAX 4 /* runs read at once by default: each holds its journal */
 
+/* Runs of a history database (`--db URL`), as trend selects them: every selector given must
+ * hold; the newest `last` of those when it is not 0. */
+struct history_db_select {
+    const char *url;
+    const char *plan;           /* the plan's name; NULL: any */
+    const char *scenario;       /* runs that have it, and only it trended; NULL: every */
+    const char *since, *until;  /* started at or after since, before until: ISO 8601
+                                 * times with their zone, or dates (UTC midnight); NULL */
+    size_t last;                /* the newest N of those; 0: all */
+    const char *const *run_ids; /* these runs only (n_run_ids of them); NULL: any */
+    size_t n_run_ids;
+};
+
 struct history_trend_opts {
     const char *const *dirs; /* run directories, in any order, at least two */
     int ndirs;
+    const struct history_db_select *db; /* not NULL: the runs come from this database instead
+                                         * of dirs, each named by its run_id where a directory
+                                         * would be */
     const char *out;           /* where the outputs go (created with its parents); NULL: the
                                 * newest run's directory */
     double max_regression_pct; /* a cell whose mean leaves its first run's 95 % CI by more than
@@ -37,9 +54,11 @@ struct history_trend_opts {
 
 /* Why history_trend failed, for the command line's exit status. */
 enum history_trend_failure {
-    HISTORY_TREND_JOURNAL, /* a run could not be read (or has no start time) */
-    HISTORY_TREND_OUTPUT,  /* an output could not be written, or memory ran out */
-    HISTORY_TREND_USAGE,   /* fewer than two runs, or one run given twice */
+    HISTORY_TREND_JOURNAL,  /* a run could not be read (or has no start time) */
+    HISTORY_TREND_OUTPUT,   /* an output could not be written, or memory ran out */
+    HISTORY_TREND_USAGE,    /* fewer than two runs, or one run given twice; with db: a URL or
+                             * selector that is not one */
+    HISTORY_TREND_DATABASE, /* with db: the database could not be read */
 };
 
 struct history_trend_result {
@@ -72,7 +91,8 @@ enum history_correction {
 };
 
 struct history_compare_opts {
-    const char *base_dir, *new_dir;
+    const char *base_dir, *new_dir; /* with db: the two runs' run_ids */
+    const char *db;                 /* a history database's URL, or NULL: directories */
     const char *out;           /* compare.md and compare.html go here (created with its parents) */
     double max_regression_pct; /* a worse cell beyond this is a regression */
     double min_effect_pct;     /* smaller changes are never worse or better; the margin of
@@ -96,6 +116,8 @@ enum history_compare_failure {
                                      * other parameters (without allow_param_change) */
     HISTORY_COMPARE_USAGE,          /* an output over a run's own file or another output, or
                                      * out another run's directory: nothing read or written */
+    HISTORY_COMPARE_DATABASE,       /* with db: the database could not be read, or has no such
+                                     * run */
 };
 
 /* What the gate says. */
@@ -133,5 +155,83 @@ struct history_compare_result {
 int history_compare(const struct history_compare_opts *o, struct history_compare_result *r,
                     struct err *e);
 void history_compare_result_release(struct history_compare_result *r);
+
+/* --- the history database (src/history/schema.sql) --------------------------------------- */
+
+/* One run published. */
+struct history_published {
+    const char *dir;
+    char *run_id;
+    uint64_t trials, ok; /* trials rows (the records the reports count), and the ok ones */
+    uint64_t lines;      /* lines of results.jsonl */
+    bool replaced;       /* the database held the run before: its rows were replaced */
+    bool journal_error;  /* on error: the run directory could not be read */
+};
+
+struct history_publish_opts {
+    const char *db; /* URL: sqlite:PATH or postgresql://... */
+    const char *const *dirs;
+    int ndirs;
+    FILE *warn; /* a journal line skipped while reading a run, one a line; NULL: dropped */
+    /* Told of each run once it is committed (p borrowed for the call); NULL: nothing told. */
+    void (*done)(void *arg, const struct history_published *p);
+    void *arg;
+};
+
+enum history_publish_failure {
+    HISTORY_PUBLISH_USAGE,    /* no run directory, or the URL is not one */
+    HISTORY_PUBLISH_JOURNAL,  /* a run directory could not be read: nothing of it written */
+    HISTORY_PUBLISH_DATABASE, /* the database could not be opened or written (another schema, a
+                               * newer one, read-only, refused): nothing of that run written */
+};
+
+struct history_publish_result {
+    size_t published; /* runs committed, in the order given, before any failure */
+    enum history_publish_failure failure;
+};
+
+/* Publish o->dirs into the database o->db, in order, each run in one transaction that replaces
+ * whatever the database held of the same run_id (creating or upgrading the schema first). Stops
+ * at the first run that fails, the runs before it committed. Returns 0 or NS_E* with r->failure
+ * and detail in e (the URL shown with its password masked). Call it when no other thread uses
+ * jansson (a run is read as report_render reads it). */
+int history_publish(const struct history_publish_opts *o, struct history_publish_result *r,
+                    struct err *e);
+
+/* Whether the database url can take runs: reached, its schema created or upgraded, and every
+ * table it writes writable (tried in a transaction rolled back). What `netsurvey run --db`
+ * makes sure of before a survey. NS_EINVAL: url is not a database URL. */
+int history_db_check(const char *url, struct err *e);
+
+/* Whether path is one of the database url's own files, through any links: a sqlite: URL's file
+ * or its -journal, -wal or -shm (a PostgreSQL database has none here). What no output of a --db
+ * command may be written over. */
+bool history_db_is_file(const char *url, const char *path);
+
+/* Write the run run_id of the database url back into the run directory dir: run.json and
+ * results.jsonl byte for byte as they were published (dir and its parents created; a dir that
+ * exists must be empty or hold that same run, whose two files are then replaced). What
+ * `netsurvey report --db` renders. Returns 0, NS_ENOTFOUND (no such run), NS_EBUSY (dir holds
+ * something else) or another NS_E* with detail in e; *database_failed says whether the
+ * database was the problem. */
+int history_db_restore(const char *url, const char *run_id, const char *dir, bool *database_failed,
+                       struct err *e);
+
+/* PerfKitBenchmarker's sample: one JSON object a line (metric, value, unit, metadata,
+ * timestamp, run_uri, ...); or the same rows as CSV. */
+enum history_export_format { HISTORY_EXPORT_SAMPLES, HISTORY_EXPORT_CSV };
+
+struct history_export_opts {
+    const char *const *dirs;
+    int ndirs;
+    enum history_export_format format;
+    FILE *out;
+    FILE *warn; /* a journal line skipped, one a line; NULL: dropped */
+};
+
+/* Write every trial of o->dirs, in order, as samples to o->out (*rows of them). Returns 0 or
+ * NS_E* (NS_EIO with *write_failed when o->out could not be written). */
+int history_export(const struct history_export_opts *o, uint64_t *rows, bool *write_failed,
+                   struct err *e);
 
 #endif

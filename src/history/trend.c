@@ -11,6 +11,7 @@
 #include "common/errors.h"
 #include "common/fsdir.h"
 #include "history/cells.h"
+#include "history/dbint.h"
 #include "history/trendint.h"
 #include "journal/journal.h"
 #include "report/output.h"
@@ -402,33 +403,86 @@ fail(struct history_trend_result *r, enum history_trend_failure f, int rc)
     return rc;
 }
 
+/* An output folder that is a run's directory is one of the trend's runs' (the default: the
+ * newest's), never another run's: with directories, before anything is read (t NULL); with a
+ * database, once its runs are read (t), a directory that holds one of them (report --db writes
+ * them back as such). */
+static int
+out_check(const struct history_trend_opts *o, const struct trend *t, struct err *e)
+{
+    if (o->out == NULL || !journal_is_run_dir(o->out))
+        return 0;
+    bool ours = false;
+    if (o->db == NULL) {
+        for (int i = 0; !ours && i < o->ndirs; i++)
+            ours = fsdir_same(o->out, o->dirs[i]);
+    } else if (t != NULL) {
+        char *id = db_dir_run_id(o->out);
+        for (size_t i = 0; id != NULL && !ours && i < t->nruns; i++)
+            ours = strcmp(id, t->runs[i].run_id) == 0;
+        free(id);
+    } else {
+        return 0;
+    }
+    if (ours)
+        return 0;
+    return err_set(e, NS_EINVAL,
+                   "-o %s is the directory of a run not in this trend: give the trend a folder "
+                   "of its own (nothing written)",
+                   o->out);
+}
+
+/* The runs, read and in time order: from their directories, or from a history database. */
+static int
+trend_runs(const struct history_trend_opts *o, struct trend *t, struct history_trend_result *r,
+           struct err *e)
+{
+    int rc;
+    if (o->db != NULL) {
+        bool db_failed;
+        rc = history_trend_db_runs(o->db, &t->runs, &t->nruns, &db_failed, e);
+        if (rc != 0)
+            return fail(r, db_failed ? HISTORY_TREND_DATABASE : HISTORY_TREND_USAGE, rc);
+        if (t->nruns < 2) {
+            history_trend_runs_free(t->runs, t->nruns);
+            t->runs = NULL;
+            return fail(r, HISTORY_TREND_USAGE,
+                        err_set(e, NS_EINVAL,
+                                "a trend needs two runs or more: the database has %zu that the "
+                                "selectors pick",
+                                t->nruns));
+        }
+        return 0;
+    }
+    rc = history_trend_runs_open(o->dirs, (size_t)o->ndirs, &t->runs, e);
+    if (rc != 0)
+        return fail(r, rc == NS_EINVAL ? HISTORY_TREND_USAGE : HISTORY_TREND_JOURNAL, rc);
+    t->nruns = (size_t)o->ndirs;
+    rc = history_trend_runs_load(t->runs, t->nruns, o->jobs, e);
+    warnings_tell(t, o->warn);
+    if (rc != 0) {
+        fail(r, HISTORY_TREND_JOURNAL, rc);
+        history_trend_runs_free(t->runs, t->nruns);
+        t->runs = NULL;
+    }
+    return rc;
+}
+
 int
 history_trend(const struct history_trend_opts *o, struct history_trend_result *r, struct err *e)
 {
     memset(r, 0, sizeof *r);
-    if (o->ndirs < 2)
+    if (o->db == NULL && o->ndirs < 2)
         return fail(r, HISTORY_TREND_USAGE,
                     err_set(e, NS_EINVAL, "a trend needs two run directories or more"));
-    /* an output folder that is a run's directory is one of these runs' (the default: the
-     * newest's), never another run's */
-    bool ours = o->out == NULL || !journal_is_run_dir(o->out);
-    for (int i = 0; !ours && i < o->ndirs; i++)
-        ours = fsdir_same(o->out, o->dirs[i]);
-    if (!ours)
-        return fail(r, HISTORY_TREND_USAGE,
-                    err_set(e, NS_EINVAL,
-                            "-o %s is the directory of a run not in this trend: give the trend "
-                            "a folder of its own (nothing written)",
-                            o->out));
-    struct trend t = {.o = o};
-    int rc = history_trend_runs_open(o->dirs, (size_t)o->ndirs, &t.runs, e);
+    int rc = out_check(o, NULL, e);
     if (rc != 0)
-        return fail(r, rc == NS_EINVAL ? HISTORY_TREND_USAGE : HISTORY_TREND_JOURNAL, rc);
-    t.nruns = (size_t)o->ndirs;
-    rc = history_trend_runs_load(t.runs, t.nruns, o->jobs, e);
-    warnings_tell(&t, o->warn);
-    if (rc != 0) {
-        fail(r, HISTORY_TREND_JOURNAL, rc);
+        return fail(r, HISTORY_TREND_USAGE, rc);
+    struct trend t = {.o = o};
+    if ((rc = trend_runs(o, &t, r, e)) != 0)
+        return rc;
+    if (o->db != NULL && (rc = out_check(o, &t, e)) != 0) {
+        fail(r, HISTORY_TREND_USAGE, rc);
     } else if ((rc = trend_build(&t)) != 0) {
         fail(r, HISTORY_TREND_OUTPUT, err_set(e, rc, "out of memory building the trend"));
     } else {

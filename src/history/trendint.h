@@ -45,6 +45,19 @@ int history_trend_runs_open(const char *const *dirs, size_t n, struct trun **out
 int history_trend_runs_load(struct trun *runs, size_t n, int jobs, struct err *e);
 void history_trend_runs_free(struct trun *runs, size_t n);
 
+/* Put runs in a trend's order: start time, then run_id, then directory. */
+void history_trend_runs_sort(struct trun *runs, size_t n);
+/* What a trend reads of a summary (report_cells_read's, or the history database's): its title,
+ * completeness, journal, run (runs[0]) and scenarios without pairs, failures or region cells.
+ * New reference; NULL when out of memory. */
+json_t *history_trend_reduce(const json_t *sum);
+/* The runs q selects of a history database (dbread.c), each named by its run_id where a
+ * directory would be, its summary read back as history_trend_runs_load would read its
+ * directory, in time order; *n of them (freed with history_trend_runs_free). *db_failed: the
+ * database was the problem, not the selectors. */
+int history_trend_db_runs(const struct history_db_select *q, struct trun **out, size_t *n,
+                          bool *db_failed, struct err *e);
+
 /* Parse an ISO 8601 time as run.json's `started` holds it (2026-11-30T15:00:00.123Z, or an
  * offset +HH:MM); false when it is not one. */
 bool history_trend_parse_time(const char *s, int64_t *sec, int32_t *nsec);

@@ -168,9 +168,16 @@ history_trend_runs_open(const char *const *dirs, size_t n, struct trun **out, st
         history_trend_runs_free(runs, n);
         return rc;
     }
-    qsort(runs, n, sizeof *runs, cmp_run);
+    history_trend_runs_sort(runs, n);
     *out = runs;
     return 0;
+}
+
+void
+history_trend_runs_sort(struct trun *runs, size_t n)
+{
+    if (n > 1)
+        qsort(runs, n, sizeof *runs, cmp_run);
 }
 
 void
@@ -193,8 +200,8 @@ history_trend_runs_free(struct trun *runs, size_t n)
 /* What a trend reads of a summary: its title, its run, the journal's counts, and its scenarios
  * (report_cells_read leaves their pairs, failures and region cells out; dropped here too, should
  * a summary have them). */
-static json_t *
-reduce(const json_t *sum)
+json_t *
+history_trend_reduce(const json_t *sum)
 {
     json_t *r = json_object();
     static const char *const keep[] = {"title", "completeness", "journal"};
@@ -248,7 +255,7 @@ load_one(const char *dir, struct rbuf *out)
         fclose(w);
     json_t *doc = json_object();
     if (rc == 0) {
-        json_object_set_new(doc, "summary", reduce(sum));
+        json_object_set_new(doc, "summary", history_trend_reduce(sum));
     } else {
         if (strncmp(e.msg, dir, strlen(dir)) != 0)
             err_prefix(&e, "%s", dir); /* which of the runs, when the message does not say */

@@ -16,6 +16,7 @@
 #include "common/bitset.h"
 #include "common/errors.h"
 #include "common/hist.h"
+#include "common/histjson.h"
 #include "common/shquote.h"
 #include "common/stats.h"
 #include "common/units.h"
@@ -44,6 +45,8 @@ struct agg {
     uint64_t rtt_n;
     size_t blo, bhi; /* the scratch histogram's buckets in use: only these are read and reset */
     double rtt_min, rtt_max, rtt_mean, pct[HISTJSON_NPCT];
+    bool want_hist; /* keep the merged histogram as hist (report_aggregate_hists: a cell) */
+    json_t *hist;   /* its buckets in common/histjson.h's buckets form, or NULL */
     /* What the hosts did to its ok trials (common/hostflags.h): those whose record says
      * (judged), those flagged, per flag, and the figures of the ok trials not flagged */
     size_t judged, flagged, flag_n[HOSTFLAG_COUNT];
@@ -55,6 +58,7 @@ struct ctx {
     struct hist *scratch;
     uint64_t *runs_seen; /* the runs of the set being added up (reset by agg_finish) */
     bool cells_only;     /* report_aggregate_cells: no pairs, failures, region cells or view */
+    bool keep_hists;     /* report_aggregate_hists: each cell's merged histogram in its rtt_us */
     char buf[128];
 };
 
@@ -145,6 +149,21 @@ cmp_double(const void *x, const void *y)
     return a < b ? -1 : a > b;
 }
 
+/* The merged histogram's buckets, as a journal's "hist" holds them in the buckets form
+ * ({"unit": "ns", "sub_bits": 11, "buckets": [[lower_ns, count], ...]}): what its percentiles
+ * were read from, for a reader that merges cells of several runs (the history database). */
+static json_t *
+agg_hist_json(const struct agg *a, const struct hist *h)
+{
+    json_t *b = json_array();
+    for (size_t i = a->blo; i <= a->bhi; i++)
+        if (h->buckets[i] > 0)
+            json_array_append_new(
+                b, json_pack("[I,I]", (json_int_t)hist_bucket_low(i), (json_int_t)h->buckets[i]));
+    return json_pack("{s:s,s:i,s:o}", "unit", "ns", HISTJSON_SUB_BITS, HIST_SUB_BITS,
+                     HISTJSON_BUCKETS, b);
+}
+
 /* One pass over the merged histogram reads every percentile (hist_percentile's rule). */
 static void
 agg_finish(struct agg *a, struct ctx *cx)
@@ -173,6 +192,8 @@ agg_finish(struct agg *a, struct ctx *cx)
                 a->pct[q++] = mid / 1e3;
             }
         }
+        if (a->want_hist)
+            a->hist = agg_hist_json(a, h);
     }
     if (a->blo <= a->bhi)
         memset(h->buckets + a->blo, 0, (a->bhi - a->blo + 1) * sizeof h->buckets[0]);
@@ -273,6 +294,8 @@ stats_obj(json_t *o, const struct agg *a)
         for (size_t i = 0; i < HISTJSON_NPCT; i++)
             json_object_set_new(r, histjson_pcts[i].key, json_real(a->pct[i]));
         json_object_set_new(r, "max", json_real(a->rtt_max));
+        if (a->hist != NULL)
+            json_object_set(r, HISTJSON_HIST, a->hist);
         json_object_set_new(o, HISTJSON_RTT, r);
     }
     if (a->cpu_l.n > 0)
@@ -621,8 +644,10 @@ matrix_summary(const struct mat *mt, const char *const *labels, const char *what
 static void
 mat_release(struct mat *mt)
 {
-    for (size_t i = 0; i < mt->n * mt->n; i++)
+    for (size_t i = 0; i < mt->n * mt->n; i++) {
         free(mt->cells[i].vals);
+        json_decref(mt->cells[i].hist);
+    }
     free(mt->cells);
     free(mt->present);
 }
@@ -662,6 +687,7 @@ mat_fill(struct ctx *cx, struct mat *mt, const struct rpair *pairs, size_t np, b
                     return NS_ENOMEM;
             }
             mt->present[r * mt->n + c] = any;
+            a->want_hist = cx->keep_hists;
             agg_finish(a, cx);
         }
     return 0;
@@ -1819,10 +1845,11 @@ aggregate_problems(const struct rmodel *m, json_t *sum, json_t *view)
 }
 
 static int
-aggregate(const struct rmodel *m, bool cells_only, json_t **summary_out, json_t **view_out,
-          struct err *e)
+aggregate(const struct rmodel *m, bool cells_only, bool keep_hists, json_t **summary_out,
+          json_t **view_out, struct err *e)
 {
-    struct ctx cx = {.m = m, .scratch = hist_new(), .cells_only = cells_only};
+    struct ctx cx = {
+        .m = m, .scratch = hist_new(), .cells_only = cells_only, .keep_hists = keep_hists};
     cx.runs_seen = calloc(bitset_words(m->nruns), sizeof *cx.runs_seen);
     if (cx.scratch == NULL || cx.runs_seen == NULL) {
         hist_free(cx.scratch);
@@ -1857,14 +1884,23 @@ aggregate(const struct rmodel *m, bool cells_only, json_t **summary_out, json_t 
 int
 report_aggregate(const struct rmodel *m, json_t **summary_out, json_t **view_out, struct err *e)
 {
-    return aggregate(m, false, summary_out, view_out, e);
+    return aggregate(m, false, false, summary_out, view_out, e);
 }
 
 int
 report_aggregate_cells(const struct rmodel *m, json_t **summary_out, struct err *e)
 {
     json_t *view = NULL;
-    int rc = aggregate(m, true, summary_out, &view, e);
+    int rc = aggregate(m, true, false, summary_out, &view, e);
+    json_decref(view);
+    return rc;
+}
+
+int
+report_aggregate_hists(const struct rmodel *m, json_t **summary_out, struct err *e)
+{
+    json_t *view = NULL;
+    int rc = aggregate(m, false, true, summary_out, &view, e);
     json_decref(view);
     return rc;
 }

@@ -26,6 +26,7 @@
 #include "common/hist.h"
 #include "common/stats.h"
 #include "journal/journal.h"
+#include "report/report.h"
 #include "report/reportint.h"
 
 const char *
@@ -902,14 +903,25 @@ scenario_named(const struct journal_run_scenario *v, size_t n, const char *name)
     return NULL;
 }
 
+const char *
+report_scenario_label(const char *name, const struct journal_run_revision *rev, char *buf,
+                      size_t len)
+{
+    if (rev == NULL)
+        snprintf(buf, len, "%s", str_or(name));
+    else
+        snprintf(buf, len, "%.200s (revision %u)", str_or(name), rev->revision);
+    return buf;
+}
+
 /* The scenario of revision rev of the run being read, "NAME (revision K)": added when new,
  * planning nothing more than it ran. */
 static int
 scen_of_revision(struct rmodel *m, const struct journal_run_revision *rev,
                  const struct journal_run_scenario *rs, struct err *e)
 {
-    char label[300];
-    snprintf(label, sizeof label, "%.200s (revision %u)", str_or(rs->sc.name), rev->revision);
+    char label[REPORT_SCENARIO_LABEL_MAX];
+    report_scenario_label(rs->sc.name, rev, label, sizeof label);
     struct journal_scenario sc = rs->sc;
     sc.name = label;
     bool fresh = true;
@@ -927,43 +939,53 @@ scen_of_revision(struct rmodel *m, const struct journal_run_revision *rev,
     return s;
 }
 
-/* The scenario a record ran, into *s: the run's current one of its name when it ran its
- * parameters within its plan, else that of the earlier revision of the plan that did (the
- * record's own revision first), which a resume with --force replaced. JOURNAL_PASS_OVER saying
- * why when none did (a scenario run.json does not name, other parameters, a trial number past
- * the plan: its trials would be filed under parameters they did not run, or counted as
- * planned when nothing planned them). */
-static int
-record_scenario(struct rmodel *m, const struct journal_trial *rec, int *s, struct err *e)
+int
+report_record_scenario(const struct journal_run *run, const struct journal_trial *rec,
+                       const struct journal_run_revision **rev,
+                       const struct journal_run_scenario **scen, struct err *e)
 {
-    const struct journal_run *run = m->runs[m->cur_run].run;
     const char *name = str_or(rec->scenario.name);
     char why[NS_ERR_MSG_MAX], other[NS_ERR_MSG_MAX];
     const struct journal_run_scenario *rs = scenario_named(run->scenarios, run->nscenarios, name);
-    if (rs != NULL && scenario_ran(rs, rec, why, sizeof why) == NULL) {
-        *s = scen_get(m, &rec->scenario, NULL, -1, e);
-        return *s < 0 ? *s : 0;
-    }
+    *rev = NULL;
+    *scen = rs;
+    if (rs != NULL && scenario_ran(rs, rec, why, sizeof why) == NULL)
+        return 0;
     if (rs == NULL)
         snprintf(why, sizeof why, "scenario '%.64s' is not in %s", name, JOURNAL_RUN_FILE);
     /* the earlier revisions, the record's own first, then the newest first */
     for (size_t k = 0; k <= run->nrevisions; k++) {
-        const struct journal_run_revision *rev = NULL;
+        const struct journal_run_revision *v = NULL;
         if (k == 0) {
-            for (size_t i = 0; i < run->nrevisions && rev == NULL; i++)
+            for (size_t i = 0; i < run->nrevisions && v == NULL; i++)
                 if (run->revisions[i].revision == (rec->revision > 0 ? rec->revision : 1))
-                    rev = &run->revisions[i];
+                    v = &run->revisions[i];
         } else {
-            rev = &run->revisions[run->nrevisions - k];
+            v = &run->revisions[run->nrevisions - k];
         }
         const struct journal_run_scenario *old =
-            rev != NULL ? scenario_named(rev->scenarios, rev->nscenarios, name) : NULL;
+            v != NULL ? scenario_named(v->scenarios, v->nscenarios, name) : NULL;
         if (old != NULL && scenario_ran(old, rec, other, sizeof other) == NULL) {
-            *s = scen_of_revision(m, rev, old, e);
-            return *s < 0 ? *s : 0;
+            *rev = v;
+            *scen = old;
+            return 0;
         }
     }
     return err_set(e, JOURNAL_PASS_OVER, "%s", why);
+}
+
+/* The scenario a record ran, into *s (report_record_scenario): the run's current one of its
+ * name, or "NAME (revision K)" of the earlier revision of the plan that ran it. */
+static int
+record_scenario(struct rmodel *m, const struct journal_trial *rec, int *s, struct err *e)
+{
+    const struct journal_run_revision *rev;
+    const struct journal_run_scenario *rs;
+    int rc = report_record_scenario(m->runs[m->cur_run].run, rec, &rev, &rs, e);
+    if (rc != 0)
+        return rc;
+    *s = rev == NULL ? scen_get(m, &rec->scenario, NULL, -1, e) : scen_of_revision(m, rev, rs, e);
+    return *s < 0 ? *s : 0;
 }
 
 /* One record into the model: its scenario and hosts, its pair, its trial. The run, pair and

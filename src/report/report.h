@@ -71,5 +71,31 @@ int report_summary_read(const char *dir, FILE *warn, json_t **sum, struct err *e
  * percentiles (the journal is read without its histograms): what a trend of many runs reads of
  * each, a fraction of the time and memory of report_summary_read. Same contract. */
 int report_cells_read(const char *dir, FILE *warn, json_t **sum, struct err *e);
+/* report_summary_read, each zone and region cell's rtt_us also holding "hist": the merged
+ * histogram its percentiles were read from, in common/histjson.h's buckets form (what the
+ * history database keeps, so that cells of several runs can be merged there). Same contract. */
+int report_summary_hists_read(const char *dir, FILE *warn, json_t **sum, struct err *e);
+
+struct journal_run;
+struct journal_run_revision;
+struct journal_run_scenario;
+struct journal_trial;
+
+/* Which scenario of run (its run.json) a trial record counts under, as the reports file it:
+ * 0 with *rev NULL and *rs its scenario of the run's current plan, or with *rev the earlier
+ * revision of the plan whose scenario *rs it ran (a resume with --force changed it: the reports
+ * name it "NAME (revision K)"); JOURNAL_PASS_OVER with why in e when none did (a scenario
+ * run.json does not name, other parameters, a trial past the plan), a journal problem, never
+ * data. */
+int report_record_scenario(const struct journal_run *run, const struct journal_trial *rec,
+                           const struct journal_run_revision **rev,
+                           const struct journal_run_scenario **rs, struct err *e);
+
+/* The name the reports give a scenario name of the earlier revision rev ("NAME (revision K)"),
+ * or name itself when rev is NULL, into buf (len bytes, REPORT_SCENARIO_LABEL_MAX suffices for
+ * any name of a plan); returns buf. */
+#define REPORT_SCENARIO_LABEL_MAX 300
+const char *report_scenario_label(const char *name, const struct journal_run_revision *rev,
+                                  char *buf, size_t len);
 
 #endif

@@ -284,6 +284,9 @@ int report_aggregate(const struct rmodel *m, json_t **summary, json_t **view, st
  * trend of many runs reads nothing else, and building those is most of report_aggregate's
  * time). New reference in *summary. */
 int report_aggregate_cells(const struct rmodel *m, json_t **summary, struct err *e);
+/* report_aggregate's summary with each zone and region cell's merged RTT histogram kept in its
+ * rtt_us, as "hist" in common/histjson.h's buckets form (report_summary_hists_read). */
+int report_aggregate_hists(const struct rmodel *m, json_t **summary, struct err *e);
 
 /* The name of a scenario's matrix CSV, the one place it is spelled: "matrix-<file_key>.csv",
  * or with a suffix (a stat matrix's key, or REPORT_MATRIX_REGIONS)

@@ -25,16 +25,20 @@ summary_check(const json_t *sum, struct err *e)
     return 0;
 }
 
+enum summary_form { SUMMARY_FULL, SUMMARY_CELLS, SUMMARY_HISTS };
+
 static int
-load(const char *dir, bool cells_only, FILE *warn, json_t **sum, struct err *e)
+load(const char *dir, enum summary_form form, FILE *warn, json_t **sum, struct err *e)
 {
     struct rmodel *m;
-    struct rmodel_opts mo = {.warn = warn, .no_hist = cells_only};
+    struct rmodel_opts mo = {.warn = warn, .no_hist = form == SUMMARY_CELLS};
     int rc = rmodel_load_with(&dir, 1, &mo, &m, e);
     if (rc != 0)
         return rc;
-    if (cells_only) {
+    if (form == SUMMARY_CELLS) {
         rc = report_aggregate_cells(m, sum, e);
+    } else if (form == SUMMARY_HISTS) {
+        rc = report_aggregate_hists(m, sum, e);
     } else {
         json_t *view = NULL;
         rc = report_aggregate(m, sum, &view, e);
@@ -51,13 +55,19 @@ load(const char *dir, bool cells_only, FILE *warn, json_t **sum, struct err *e)
 int
 report_summary_read(const char *dir, FILE *warn, json_t **sum, struct err *e)
 {
-    return load(dir, false, warn, sum, e);
+    return load(dir, SUMMARY_FULL, warn, sum, e);
 }
 
 int
 report_cells_read(const char *dir, FILE *warn, json_t **sum, struct err *e)
 {
-    return load(dir, true, warn, sum, e);
+    return load(dir, SUMMARY_CELLS, warn, sum, e);
+}
+
+int
+report_summary_hists_read(const char *dir, FILE *warn, json_t **sum, struct err *e)
+{
+    return load(dir, SUMMARY_HISTS, warn, sum, e);
 }
 
 void

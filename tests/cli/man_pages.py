@@ -26,7 +26,7 @@ import sys
 BEGIN = re.compile(r'^\.\\" @generated (.+)$')
 END = '.\\" @end'
 README_MAX_LINES = 300
-COMMANDS = ["check", "plan", "run", "report", "compare", "trend", "clean"]
+COMMANDS = ["check", "plan", "run", "report", "compare", "trend", "clean", "publish", "export"]
 
 
 def out(args):

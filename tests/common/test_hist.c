@@ -484,11 +484,49 @@ test_merge_is_histogram_of_union(void **state)
     hist_free(part);
 }
 
+/* hist_percentile_sparse over a histogram's non-empty buckets gives hist_percentile's very
+ * value, for every distribution and percentile (the history database's per-trial p50/p99). */
+static void
+test_sparse_percentile_is_hist_percentile(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    uint64_t *v = malloc(N * sizeof *v);
+    size_t *idx = malloc(HIST_NBUCKETS * sizeof *idx);
+    uint64_t *cnt = malloc(HIST_NBUCKETS * sizeof *cnt);
+    struct hist *h = hist_new();
+    static const double centres[] = {700, 95e3, 329e3, 2.1e6, 61e6};
+    for (size_t c = 0; c < sizeof centres / sizeof centres[0]; c++)
+        for (int d = 0; d < D_NDIST; d++) {
+            hist_init(h);
+            size_t n = 1 + plan_rng_next() % N; /* one value, too */
+            fill(v, n, (enum dist)d, centres[c]);
+            for (size_t i = 0; i < n; i++)
+                hist_record(h, v[i]);
+            size_t k = 0;
+            for (size_t i = 0; i < HIST_NBUCKETS; i++)
+                if (h->buckets[i] > 0) {
+                    idx[k] = i;
+                    cnt[k++] = h->buckets[i];
+                }
+            static const double qs[] = {0, 1e-9, 25, 50, 90, 99, 99.9, 99.999, 100};
+            for (size_t q = 0; q < sizeof qs / sizeof qs[0]; q++)
+                assert_true(hist_percentile_sparse(idx, cnt, k, h->min, h->max, qs[q]) ==
+                            hist_percentile(h, qs[q]));
+        }
+    assert_true(hist_percentile_sparse(idx, cnt, 0, 1, 2, 50) == 0.0); /* empty */
+    hist_free(h);
+    free(v);
+    free(idx);
+    free(cnt);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bucket_mapping_is_consistent),
+        cmocka_unit_test(test_sparse_percentile_is_hist_percentile),
         cmocka_unit_test(test_json_runs_form),
         cmocka_unit_test(test_percentiles_match_sort_uniform),
         cmocka_unit_test(test_percentiles_match_sort_heavy_tail),

@@ -14,6 +14,10 @@ Two kinds of arrow are read:
   - includes (--src DIR): a file under DIR/A/ includes "B/..." for a module B (what a header-only
     use, a struct or a static inline function, would otherwise hide from nm). Files directly
     in DIR/ are the command line's (cli).
+Outside libraries behind an ops table are called from their driver's object alone (EXTERNAL:
+the history database's engines, SQLite and libpq, stay behind src/history/dbint.h's struct
+db_ops: only db_sqlite.c.o calls sqlite3_*, only db_pg.c.o calls PQ*; nsperf, linked statically
+and deployed alone, never links either).
 A module's internal header (its name ends in "int.h": report/reportint.h, the SQLite way of
 btreeInt.h) is included by that module's files only: another module including it is an error
 even along the data's way.
@@ -40,6 +44,12 @@ ALLOWED = {
     "history": {"common", "journal", "report"},
     "cli": {"common", "inventory", "plan", "transport", "journal", "survey", "report", "history"},
     "nsperf": {"common"},
+}
+
+# An outside library's symbol prefix: the one (module, object) that may call it.
+EXTERNAL = {
+    "sqlite3_": ("history", "db_sqlite.c.o"),
+    "PQ": ("history", "db_pg.c.o"),
 }
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+)/([A-Za-z0-9_.]+)"', re.M)
@@ -70,6 +80,9 @@ def symbol_arrows(libs):
             for sym in sorted(undefined):
                 if sym in owner and owner[sym][0] != mod:
                     arrows.setdefault((mod, owner[sym][0]), f"{obj} uses {sym}")
+                for prefix, (m, o) in EXTERNAL.items():
+                    if sym.startswith(prefix) and (mod, obj) != (m, o):
+                        errors.append(f"{mod}: {obj} calls {sym}: only {m}'s {o} may ({prefix}*)")
     return arrows, errors
 
 

@@ -98,6 +98,23 @@ class LibArrows(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertIn("forbidden arrow nsperf -> plan", out)
 
+    def test_outside_library_from_its_driver_alone(self):
+        call = "int sqlite3_open(const char *, void **);\n"
+        ok = self.ar.lib("ns_history", {
+            "db_sqlite.c": call + "int db_sq(void) { return sqlite3_open(0, 0); }\n"})
+        rc, out = quiet(lib_arrows.main, [self.common, ok])
+        self.assertEqual(rc, 0, out)
+        bad = self.ar.lib("ns_history", {
+            "publish.c": call + "int publish(void) { return sqlite3_open(0, 0); }\n"})
+        rc, out = quiet(lib_arrows.main, [self.common, bad])
+        self.assertEqual(rc, 1, out)
+        self.assertIn("publish.c.o calls sqlite3_open: only history's db_sqlite.c.o may", out)
+        nsperf = self.ar.lib("nsperf_core", {
+            "main.c": "int PQconnectdb(const char *);\nint m(void) { return PQconnectdb(0); }\n"})
+        rc, out = quiet(lib_arrows.main, [self.common, nsperf])
+        self.assertEqual(rc, 1, out)
+        self.assertIn("nsperf: main.c.o calls PQconnectdb", out)
+
     def test_library_not_in_the_table_fails(self):
         other = self.ar.lib("ns_gadget", {"g.c": "int gadget(void) { return 0; }\n"})
         rc, out = quiet(lib_arrows.main, [self.common, other])

@@ -159,7 +159,7 @@ static void
 compare_part(json_t *sum)
 {
     static const char *const top[] = {"schema",  "report_tool", "cv_threshold", "units",
-                                      "regions", "zones",       "hosts"};
+                                      "regions", "zones",       "hosts",        "zones_given"};
     for (size_t i = 0; i < sizeof top / sizeof top[0]; i++)
         json_object_del(sum, top[i]);
     size_t i;
@@ -203,8 +203,10 @@ first_diff(const json_t *a, const json_t *b, const char *path, char *out, size_t
     char *y = b ? json_dumps(b, JSON_ENCODE_ANY | JSON_REAL_PRECISION(17)) : NULL;
     snprintf(out, len, "%s: directory %.200s, database %.200s", path, x ? x : "(absent)",
              y ? y : "(absent)");
-    free(x);
-    free(y);
+    json_free_t jfree; /* the reports' arena may be jansson's allocator (report_jarena_begin) */
+    json_get_alloc_funcs(NULL, &jfree);
+    jfree(x);
+    jfree(y);
 }
 
 static void

@@ -242,17 +242,20 @@ open_udp(struct client *c, uint32_t idx, struct err *e)
     return fd;
 }
 
+/* The kind's data sockets, then the load's TCP connections (the last nload of fds). */
 static int
 client_open_data(struct client *c, struct err *e)
 {
-    int n = c->k->own_connections ? 0 : c->t.p.streams;
-    for (int i = 0; i < n; i++) {
-        int fd = c->k->socktype == SOCK_DGRAM
-                     ? open_udp(c, (uint32_t)i, e)
-                     : client_connect_data(&c->t, (uint32_t)i, NS_HANDSHAKE_TIMEOUT_MS, e);
+    int n = ns_data_sockets(c->k, &c->t.p), nload = ns_load_conns(&c->t.p);
+    for (int i = 0; i < n + nload; i++) {
+        uint32_t idx = i < n ? (uint32_t)i : NS_LOAD_IDX + (uint32_t)(i - n);
+        int fd = i < n && c->k->socktype == SOCK_DGRAM
+                     ? open_udp(c, idx, e)
+                     : client_connect_data(&c->t, idx, NS_HANDSHAKE_TIMEOUT_MS, e);
         if (fd < 0)
             return fd;
         c->t.fds[c->t.nfds++] = fd;
+        c->t.nload += i >= n;
     }
     return expect_frame(c, PROTO_READY, NULL, NS_READY_WAIT_MS, e);
 }
@@ -397,6 +400,8 @@ client_results(struct client *c, struct err *e)
         const json_t *bytes = json_object_get(c->result, "bytes");
         if (json_is_number(bytes))
             cpu_add_cycles_per_byte(c->cpu, lcpu, rcpu, json_number_value(bytes));
+        if (c->k->cpu_figures != NULL && c->result != NULL)
+            c->k->cpu_figures(&c->t, c->result, c->cpu, lcpu, rcpu);
         if (c->result != NULL && json_object_get(c->result, "cpu") == NULL)
             json_object_set(c->result, "cpu", c->cpu);
         json_decref(local);

@@ -46,8 +46,8 @@ enum opt_kind { OPT_CALL, OPT_TRUE, OPT_STRING, OPT_PARAM };
 enum opt_side { OPT_BOTH, OPT_CLIENT, OPT_SERVER };
 
 struct opt {
-    const char *name;
-    int key; /* short option letter, or >= 256 for long-only */
+    const char *name; /* NULL: the table's long flag of param (opt_name) */
+    int key;          /* short option letter, or >= 256 for long-only */
     int has_arg;
     enum opt_kind kind;
     opt_fn fn;     /* OPT_CALL */
@@ -133,6 +133,10 @@ enum {
     OPT_IDLE,
     OPT_COPY,
     OPT_BUSY_POLL,
+    OPT_BIDIR,
+    OPT_PACKET_RATE,
+    OPT_LOAD,
+    OPT_LOAD_DIRECTION,
     OPT_HELP = 'h',
     OPT_VERSION = 'V'
 };
@@ -171,6 +175,15 @@ static const struct opt opts[] = {
     {"busy-poll", OPT_BUSY_POLL, no_argument, O_PARAM(BUSY_POLL),
      .help = "spin on the socket instead of sleeping, a core per side (see below)",
      .help_kinds = true},
+    {NULL, OPT_BIDIR, no_argument, O_PARAM(BIDIR),
+     .help = "both directions at once, -P streams each way (iperf3 --bidir)", .help_kinds = true},
+    {NULL, OPT_PACKET_RATE, required_argument, O_PARAM(PACKET_RATE),
+     .help = "PPS: packets/s (default: as fast as the sender goes)", .help_kinds = true},
+    {NULL, OPT_LOAD, required_argument, O_PARAM(LOAD_STREAMS),
+     .help = "N: measure under N bulk TCP streams between the same hosts (see below)",
+     .help_kinds = true},
+    {NULL, OPT_LOAD_DIRECTION, required_argument, O_PARAM(LOAD_DIRECTION),
+     .help = "DIR: the load's way (default forward): ", .help_kinds = true}, /* + directions */
     {"json", 'J', no_argument, O_TRUE(json), .side = OPT_CLIENT, .help = "print one JSON document"},
     {"interval", 'i', required_argument, O_PARAM(INTERVAL),
      .help = "SEC: per-interval lines (and samples in the JSON)"},
@@ -182,6 +195,13 @@ static const struct opt opts[] = {
     {"version", OPT_VERSION, no_argument, .help = "print the version"},
 };
 #define NOPTS (sizeof opts / sizeof opts[0])
+
+/* A flag's long name: its row's, or the table's ("--load" of load.streams, without "--"). */
+static const char *
+opt_name(const struct opt *o)
+{
+    return o->name != NULL ? o->name : testspec_flag(o->param) + 2;
+}
 
 /* --test: every kind of the table, nsperf's default marked. */
 static void
@@ -247,15 +267,21 @@ static const char *
 opt_help(const struct opt *o, char *buf, size_t len)
 {
     size_t used = 0;
+    const char *help = o->help;
     if (o->help_kinds) {
+        /* "ARG: kinds: the rest" for a flag with a value, "kinds: the rest" without */
+        const char *colon = strstr(help, ": ");
+        int arg = o->has_arg && colon != NULL ? (int)(colon - help) + 2 : 0;
         char kinds[128];
         unsigned mask = 0;
         for (int k = 0; k < TESTSPEC_KIND_COUNT; k++)
             mask |= testspec_applies(o->param, k) ? 1u << k : 0u;
-        int w = snprintf(buf, len, "%s: ", testspec_kinds_text(mask, ", ", kinds, sizeof kinds));
+        int w = snprintf(buf, len, "%.*s%s: ", arg, help,
+                         testspec_kinds_text(mask, ", ", kinds, sizeof kinds));
         used = w > 0 && (size_t)w < len ? (size_t)w : 0;
+        help += arg;
     }
-    int w = snprintf(buf + used, len - used, "%s", o->help);
+    int w = snprintf(buf + used, len - used, "%s", help);
     used += w > 0 && (size_t)w < len - used ? (size_t)w : 0;
     if (o->key == OPT_TEST)
         help_test(buf, len, used);
@@ -265,6 +291,8 @@ opt_help(const struct opt *o, char *buf, size_t len)
         help_rate(buf, len, used);
     else if (o->key == 'u')
         snprintf(buf + used, len - used, "%s instead", testspec_kind_name(TESTSPEC_UDP_STREAM));
+    else if (o->key == OPT_LOAD_DIRECTION)
+        testspec_range_text(TESTSPEC_P_LOAD_DIRECTION, -1, buf + used, len - used);
     return buf;
 }
 
@@ -276,14 +304,15 @@ usage(FILE *out)
     fprintf(out, "usage: nsperf -s [-B ADDR] [-p PORT] [-1] [--token-file F] [--idle-timeout SEC]\n"
                  "       nsperf -c HOST [-p PORT] --test KIND [-t SEC] [--warmup SEC] [-P N]\n"
                  "              [-l BYTES] [--response-size BYTES] [-b RATE] [-R] [-J] [-i SEC]\n"
-                 "              [-w BYTES] [-4|-6] [-B ADDR] [--token-file F]\n"
+                 "              [-w BYTES] [-4|-6] [-B ADDR] [--token-file F] [--bidir]\n"
+                 "              [--packet-rate PPS] [--load N [--load-direction DIR]]\n"
                  "       nsperf env [--address ADDR]   (this host as JSON)\n\n");
     for (size_t i = 0; i < NOPTS; i++) {
         char flag[40];
         if (opts[i].key < 256)
-            snprintf(flag, sizeof flag, "-%c, --%s", opts[i].key, opts[i].name);
+            snprintf(flag, sizeof flag, "-%c, --%s", opts[i].key, opt_name(&opts[i]));
         else
-            snprintf(flag, sizeof flag, "    --%s", opts[i].name);
+            snprintf(flag, sizeof flag, "    --%s", opt_name(&opts[i]));
         char help[256];
         fprintf(out, "  %-22s %s\n", flag, opt_help(&opts[i], help, sizeof help));
     }
@@ -320,6 +349,16 @@ usage(FILE *out)
             "itself.\n",
             KIND(TCP_STREAM), KIND(TCP_STREAM), KIND(TCP_RR), KIND(UDP_RR), KIND(TCP_RR),
             KIND(UDP_RR));
+    fprintf(out,
+            "\nunder load (--load N, %s and %s; result.load, result.idle_rtt_us): one test "
+            "measures both\n  RTTs of the pair: the first quarter of the measured interval "
+            "idle, then N bulk TCP\n  streams start (N each way for both), ramp for the warmup "
+            "(at most another quarter),\n  and the rest is measured under load: rtt_us, the "
+            "figure; idle_rtt_us beside it.\n"
+            "%s sends with sendmmsg() in batches (one socket and thread per -P stream), as "
+            "fast as\n  it goes unless --packet-rate; packets_per_s counts what the receiver "
+            "took in.\n",
+            KIND(TCP_RR), KIND(UDP_RR), KIND(UDP_PPS));
 }
 
 static void
@@ -327,7 +366,7 @@ build_getopt(struct option *lo, char *so, size_t solen)
 {
     size_t n = 0;
     for (size_t i = 0; i < NOPTS; i++) {
-        lo[i] = (struct option){opts[i].name, opts[i].has_arg, NULL, opts[i].key};
+        lo[i] = (struct option){opt_name(&opts[i]), opts[i].has_arg, NULL, opts[i].key};
         if (opts[i].key < 256 && n + 3 < solen) {
             so[n++] = (char)opts[i].key;
             if (opts[i].has_arg == required_argument)
@@ -373,7 +412,7 @@ opt_flag_text(const struct opt *o, char *buf, size_t len)
     if (o->key < 256)
         snprintf(buf, len, "-%c", o->key);
     else
-        snprintf(buf, len, "--%s", o->name);
+        snprintf(buf, len, "--%s", opt_name(o));
 }
 
 /* A flag for the other side is a mistake, not something to ignore. */

@@ -136,6 +136,16 @@ journal_scenario_from_spec(const char *name, const struct testspec_values *v)
     return sc;
 }
 
+void
+journal_scenario_spec(const struct journal_scenario *sc, struct testspec_values *v)
+{
+    bool known = sc->kind >= 0 && sc->kind < TESTSPEC_KIND_COUNT;
+    testspec_values_default(v, known ? (enum testspec_kind)sc->kind : TESTSPEC_DEFAULT_KIND);
+    v->kind = known ? (enum testspec_kind)sc->kind : (enum testspec_kind) - 1;
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++)
+        v->v[i] = journal_scenario_value(sc, (enum testspec_param)i);
+}
+
 json_t *
 journal_scenario_json(const struct journal_scenario *sc)
 {

@@ -115,6 +115,10 @@ void journal_scenario_absent(struct journal_scenario *sc);
 struct journal_scenario journal_scenario_from_spec(const char *name,
                                                    const struct testspec_values *v);
 
+/* The table's values of sc (every parameter as recorded, given or not): what testspec.h's
+ * functions of a test's parameters read (testspec_metric_reported). */
+void journal_scenario_spec(const struct journal_scenario *sc, struct testspec_values *v);
+
 /* A trial record's "scenario" object (new reference; NULL when out of memory): name, test, then
  * the parameters that apply to the kind in testspec.h's order; run.json's adds "trials" and
  * "planned". */

@@ -9,6 +9,7 @@
  *
  * Everything here reads the zone cells aggregate.c put into the summary (their numbers are the
  * doubles it computed, not text), so the mean matrix and these agree by construction. */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,17 +29,19 @@ struct mstat {
     const char *source;  /* what a cell's value is ("each cell is ..."), summary.json too */
     const char *rtt_key; /* its key in the cell's rtt_us (microseconds); NULL: cell_key */
     const char *cell_key;
+    int fig; /* a figure beside the headline (enum testspec_metric): the mean of its trials' value,
+              * the cell's figures.<key>.mean; -1 for the others */
 };
 
 static const struct mstat mstats[] = {
     {"p50", "Median latency (p50)",
      "the median of every sample of its trials (their merged histograms, no averaged percentile)",
-     "p50", NULL},
+     "p50", NULL, -1},
     {"p99", "p99 latency", "the 99th percentile of every sample of its trials (merged histograms)",
-     "p99", NULL},
+     "p99", NULL, -1},
     {"min", "Minimum (worst trial)",
      "the lowest trial value of its host pairs: the least the path delivered in a trial", NULL,
-     "min"},
+     "min", -1},
 };
 #define NMSTATS (sizeof mstats / sizeof mstats[0])
 
@@ -52,9 +55,11 @@ mstat_applies(const struct mstat *s, enum testspec_kind k)
 static double
 mstat_value(const struct mstat *s, const json_t *cell)
 {
-    const json_t *v = s->rtt_key != NULL
-                          ? json_object_get(json_object_get(cell, HISTJSON_RTT), s->rtt_key)
-                          : json_object_get(cell, s->cell_key);
+    const json_t *v =
+        s->fig >= 0
+            ? json_object_get(json_object_get(json_object_get(cell, "figures"), s->key), "mean")
+        : s->rtt_key != NULL ? json_object_get(json_object_get(cell, HISTJSON_RTT), s->rtt_key)
+                             : json_object_get(cell, s->cell_key);
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
@@ -62,8 +67,18 @@ static char *
 mstat_fmt(const struct mstat *s, enum testspec_kind k, double v, char *buf, size_t len)
 {
     /* a percentile of the RTT reads as the mean RTT does */
+    if (s->fig >= 0)
+        return testspec_metric_text((enum testspec_metric)s->fig, v, buf, len);
     return s->rtt_key != NULL ? testspec_metric_text(TESTSPEC_M_RTT_MEAN, v, buf, len)
                               : testspec_kind_value_text(k, v, buf, len);
+}
+
+static const char *
+mstat_unit(const struct mstat *s, enum testspec_kind k)
+{
+    if (s->fig >= 0)
+        return testspec_metric_unit((enum testspec_metric)s->fig);
+    return s->rtt_key != NULL ? testspec_metric_unit(TESTSPEC_M_RTT_MEAN) : testspec_kind_unit(k);
 }
 
 static size_t
@@ -135,8 +150,7 @@ stat_matrix(const struct mstat *s, const struct grid *g, enum testspec_kind k, c
 {
     char file[512], b[64];
     report_matrix_file(file, sizeof file, js(ssum, "file_key"), s->key);
-    const char *unit =
-        s->rtt_key != NULL ? testspec_metric_unit(TESTSPEC_M_RTT_MEAN) : testspec_kind_unit(k);
+    const char *unit = mstat_unit(s, k);
     json_t *cells = json_array(), *rows = json_array();
     for (size_t r = 0; r < g->n; r++) {
         json_t *vcells = json_array();
@@ -164,6 +178,35 @@ stat_matrix(const struct mstat *s, const struct grid *g, enum testspec_kind k, c
         vlist, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:o}", "stat", s->key, "title", s->title,
                          "caption", caption, "source", s->source, "file", file, "note", "", "cols",
                          json_object_get(json_object_get(sview, "matrix"), "cols"), "rows", rows));
+}
+
+/* The figures the scenario reports beside its headline (group_head's "figures": their names
+ * from testspec.h), each a stat matrix of its trials' mean: "Idle mean RTT", "Load throughput",
+ * "Forward throughput" and "Reverse throughput" of --bidir. */
+static void
+figure_matrices(const struct grid *g, enum testspec_kind k, const json_t *ssum, const json_t *sview,
+                json_t *slist, json_t *vlist)
+{
+    size_t i;
+    const json_t *f;
+    json_array_foreach(json_object_get(ssum, "figures"), i, f)
+    {
+        int m = -1;
+        for (int j = 0; j < TESTSPEC_METRIC_COUNT && m < 0; j++) {
+            const char *name = testspec_metric_figure((enum testspec_metric)j);
+            m = name != NULL && strcmp(name, js(f, "name")) == 0 ? j : -1;
+        }
+        if (m < 0)
+            continue;
+        const char *words = testspec_metric_words((enum testspec_metric)m);
+        const char *note = testspec_metric_note((enum testspec_metric)m);
+        char title[128], source[512];
+        snprintf(title, sizeof title, "%c%s", toupper((unsigned char)words[0]), words + 1);
+        snprintf(source, sizeof source, note != NULL ? "the mean of its trials' %s (%s)" : "%s%s",
+                 note != NULL ? words : "the mean of its trials' figure", note != NULL ? note : "");
+        struct mstat s = {js(f, "name"), title, source, NULL, NULL, m};
+        stat_matrix(&s, g, k, ssum, sview, slist, vlist);
+    }
 }
 
 /* --- asymmetry ---------------------------------------------------------------------------- */
@@ -367,6 +410,7 @@ scenario_stats(json_t *ssum, json_t *sview)
     for (size_t i = 0; i < NMSTATS; i++)
         if (mstat_applies(&mstats[i], k))
             stat_matrix(&mstats[i], &g, k, ssum, sview, slist, vlist);
+    figure_matrices(&g, k, ssum, sview, slist, vlist);
     json_object_set_new(ssum, "stat_matrices", slist);
     json_object_set_new(sview, "stat_matrices", vlist);
     asymmetry(&g, k, ssum, sview);

@@ -640,10 +640,16 @@ rr_print_load(const json_t *result, FILE *out)
     const json_t *load = json_object_get(result, TESTSPEC_KEY_LOAD);
     const json_t *rtt = json_object_get(result, HISTJSON_RTT);
     char rate[32];
+    json_int_t n = rr_jint(load, "streams");
+    const char *dir = json_string_value(json_object_get(load, "direction"));
+    bool both = dir != NULL && strcmp(dir, TESTSPEC_DIR_BOTH) == 0;
     fprintf(out,
             "nsperf: under load: %" JSON_INTEGER_FORMAT
-            " %s stream(s), %s receiver-counted, %" JSON_INTEGER_FORMAT " retransmits\n",
-            rr_jint(load, "streams"), json_string_value(json_object_get(load, "direction")),
+            " TCP stream%s %s, %s receiver-counted, %" JSON_INTEGER_FORMAT " retransmits\n",
+            n, n == 1 ? "" : "s",
+            both          ? "each way"
+            : dir != NULL ? dir
+                          : "?",
             units_format_rate(rr_jnum(load, TESTSPEC_KEY_THROUGHPUT), rate, sizeof rate),
             rr_jint(load, "retransmits"));
     fprintf(out, "nsperf: %-12s %12s %12s %12s %12s\n", "RTT (usec)", "mean", "p50", "p99", "max");

@@ -623,37 +623,44 @@ TREND_RUNS = [  # directory, run_id, date, latency 1->2, throughput 1->2
 ]
 
 
-def fixture_newkinds(out):
+def fixture_newkinds(out, name="newkinds", run_id="20261203T150000Z-nk30", seed=30, worse=False,
+                     trials=2):
     """The kinds of issue 30: packets per second (udp_pps), latency under load (tcp_rr with a
     load both ways, its idle RTT beside) and both directions at once (tcp_stream --bidir),
-    3 zones, 2 trials a pair, the parameters as nsperf ran them (run.json version 2)."""
+    3 zones, `trials` a pair, the parameters as nsperf ran them (run.json version 2). worse: the
+    packet rate of cell 1 -> 2 at 60 % and its RTT under load at 150 % (compare's regressions:
+    one lower is better, one higher), --bidir of 2 -> 3 at 130 % (an improvement)."""
     hosts = [host("z%d" % z, str(z), "westus3", "10.0.2.%d" % z) for z in range(1, 4)]
-    base = {"duration_s": 10, "warmup_s": 1, "interval_s": 0.0, "window": 0, "trials": 2}
+    base = {"duration_s": 10, "warmup_s": 1, "interval_s": 0.0, "window": 0, "trials": trials}
     scs = [dict(base, name="pps", test="udp_pps", msg_size=64, streams=2, reverse=False,
                 packet_rate=0),
            dict(base, name="rr-load", test="tcp_rr", msg_size=1, response_size=1,
                 busy_poll=False, load_streams=4, load_direction="both"),
            dict(base, name="bidir", test="tcp_stream", msg_size=1048576, streams=2, rate_bps=0,
                 reverse=False, copy=False, bidir=True)]
-    rng = random.Random(30)
+    rng = random.Random(seed)
     names = [h["name"] for h in hosts]
     pairs = [(a, b) for a in names for b in names if a != b]
-    j = Journal(os.path.join(out, "newkinds"), "20261203T150000Z-nk30", "westus3-newkinds",
+    j = Journal(os.path.join(out, name), run_id, "westus3-newkinds",
                 hosts, scs, 0, version=2, pairs=pairs)
     j.scenarios = {sc["name"]: sc for sc in scs}  # as recorded, nothing dropped
     j.run["scenarios"] = [dict(sc) for sc in scs]
-    for n in (1, 2):
+    for n in range(1, trials + 1):
         for a, b in pairs:
             za, zb = a[1], b[1]
             rtt = cell(RTT, za, zb)
-            j.trial("pps", a, b, n, make_result("udp_pps", 400000 * rng.uniform(0.95, 1.05)
-                                                / (1 + int(za) * 0.1), rng, 10))
-            r = make_result("tcp_rr", rtt * rng.uniform(8, 12), rng, 10, hist_n=2000)
+            f = {("1", "2"): (0.6, 1.5, 1.0), ("2", "3"): (1.0, 1.0, 1.3)}.get((za, zb)) \
+                if worse else None
+            pps_f, rtt_f, bidir_f = f or (1.0, 1.0, 1.0)
+            j.trial("pps", a, b, n, make_result("udp_pps", pps_f * 400000 *
+                                                rng.uniform(0.95, 1.05) / (1 + int(za) * 0.1),
+                                                rng, 10))
+            r = make_result("tcp_rr", rtt_f * rtt * rng.uniform(8, 12), rng, 10, hist_n=2000)
             with_load(r, rtt * rng.uniform(0.98, 1.02), cell(GBPS, za, zb) * 1000 *
                       rng.uniform(0.95, 1.0), 4, "both", rng, 2000)
             j.trial("rr-load", a, b, n, r)
             r = make_result("tcp_stream", 1, rng, 10)
-            g = cell(GBPS, za, zb) * 1000
+            g = bidir_f * cell(GBPS, za, zb) * 1000
             bidir_result(r, g * rng.uniform(0.95, 1.0), g * rng.uniform(0.85, 0.9), rng)
             j.trial("bidir", a, b, n, r)
     j.close()
@@ -833,6 +840,9 @@ def main():
         fixture_trend(out)
         fixture_trend_hostile(out)
         fixture_newkinds(out)
+        fixture_newkinds(out, "newkinds-base", "20261204T150000Z-nkba", 31, trials=4)
+        fixture_newkinds(out, "newkinds-worse", "20261205T150000Z-nkwo", 32, worse=True,
+                         trials=4)
     elif (len(sys.argv) in (5, 6, 7) and sys.argv[1] == "bench"
           and sys.argv[5:6] in ([], ["cloud"], ["loopback"])
           and sys.argv[6:] in ([], ["buckets"], ["runs"])):

@@ -6,8 +6,10 @@
 
 #include "cli/cli.h"
 #include "common/errors.h"
+#include "common/sshg.h"
 #include "plan/plan.h"
 #include "survey/clean.h"
+#include "survey/host_ssh.h"
 
 struct clean_args {
     bool accept_new_host_keys;
@@ -31,12 +33,13 @@ clean_main(int argc, char **argv)
     if (rc != CLI_GO_ON)
         return rc;
     int status = CLI_CLEAN_OK;
+    struct sshg *g = survey_ssh_prefetch(p); /* every host's ssh -G at once */
     for (size_t i = 0; i < plan_host_count(p); i++) {
         const struct plan_host *ph = plan_host(p, i);
         if (ph->transport == PLAN_TRANSPORT_LOCAL)
             continue;
         struct err e = {0};
-        if (survey_clean_host_warn(ph, a.accept_new_host_keys, cli_ssh_warning, cli_clean_name,
+        if (survey_clean_host_warn(ph, a.accept_new_host_keys, g, cli_ssh_warning, cli_clean_name,
                                    &e) != 0) {
             fprintf(stderr, "netsurvey clean: %s: %s\n", ph->name, e.msg);
             status = CLI_CLEAN_SOME_FAILED;
@@ -44,6 +47,7 @@ clean_main(int argc, char **argv)
             printf("%s: cleaned\n", ph->name);
         }
     }
+    sshg_free(g);
     plan_free(p);
     return status;
 }

@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "common/errors.h"
+#include "common/sshg.h"
 #include "plan/plan.h"
 #include "plan/schedule.h"
 #include "survey/host_ssh.h"
@@ -29,13 +30,17 @@ plan_main(int argc, char **argv)
         return rc;
     struct schedule *s = NULL;
     struct err e = {0};
-    /* JSON: each ssh host's endpoint as the ssh config resolves it (hosts[].ssh.resolved) */
-    const struct schedule_json_extra resolved = {.ssh_resolved = survey_host_resolved_json};
+    /* JSON: each ssh host's endpoint as ssh -G resolves it (hosts[].ssh.resolved), every host
+     * asked at once first */
+    struct sshg *g = a.json ? survey_ssh_prefetch(p) : NULL;
+    const struct schedule_json_extra resolved = {.ssh_resolved = survey_host_resolved_json,
+                                                 .ctx = g};
     rc = schedule_new(p, &s, &e);
     if (rc == 0)
         rc = a.json ? schedule_write_json_extra(s, stdout, &resolved, &e)
                     : schedule_write_text(s, stdout, &e);
     schedule_free(s);
+    sshg_free(g);
     plan_free(p);
     if (rc != 0) {
         fprintf(stderr, "netsurvey: %s\n", e.msg);

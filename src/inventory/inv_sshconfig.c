@@ -1,53 +1,47 @@
 /* inv_sshconfig.c - the Host aliases of an OpenSSH client config (ssh_config(5)) as hosts.
  *
  * An alias is a word of a `Host` line without a wildcard (`*`, `?`) or negation (`!`):
- * `Host zone1-vm zone2-vm` names two, `Host *.internal !bastion` none. Each alias the query's
- * glob selects becomes a host whose address is the alias itself, so that the ssh transport
- * resolves it at run time as `ssh zone1-vm` would (HostName, User, Port, ProxyJump,
- * IdentityFile, Match, Include: everything OpenSSH reads). The plan takes a single value from
- * the file on its own: the data address, which test traffic binds to (nsperf -B) and so must
- * be an address and not an alias: the first HostName (ssh's first-obtained-value rule) of the
- * Host blocks that apply to the alias, in file order, with %h and %% expanded; without one,
- * the alias. Match blocks and Include files are not read for it (an Include is noted). Zones
- * come from the plan's `zones` map.
+ * `Host zone1-vm zone2-vm` names two, `Host *.internal !bastion` none. The files an `Include`
+ * names are read for theirs where the Include stands (relative paths under ~/.ssh/, as ssh
+ * takes those of a file given with -F; globs; 16 deep at most). That is all netsurvey reads of
+ * the file itself. Each alias the query's glob selects becomes a host whose address is the alias,
+ * so that the ssh transport resolves it at run time as `ssh zone1-vm` would, and whose data
+ * address (what nsperf -B binds, which must be an address and not an alias) is the hostname the
+ * operator's own ssh resolves the alias to: `ssh -G -F FILE ALIAS` (x->ssh; HostName, Match,
+ * Include, tokens: whatever that ssh reads). What ssh refuses in the file is reported in its own
+ * words, naming the file and line. Zones come from the plan's `zones` map.
  *
- * Syntax as OpenSSH's readconf.c reads it: "Keyword args" or "Keyword=args", keywords in any
- * case, '#' lines and '#' words as comments, double quotes around words with spaces. */
+ * Lines as ssh splits them: "Keyword args" or "Keyword=args", keywords in any case, '#' lines
+ * and '#' words as comments, quotes around words with spaces. */
 #include <ctype.h>
-#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "common/array.h"
 #include "common/errors.h"
 #include "inventory/inventory.h"
 
 #define SSHCFG_MAX_WORDS 256
+#define SSHCFG_MAX_DEPTH 16  /* Include nesting, ssh's own limit */
+#define SSHCFG_MAX_FILES 512 /* files Included into one inventory */
+#define SSHCFG_MAX_GLOB 256  /* files one Include pattern may name */
 
 struct word {
     const char *s; /* NUL-terminated, in the line copy */
     unsigned col;
 };
 
-/* One Host (or Match) block: its patterns and the first HostName in it. */
-struct block {
-    char **pats; /* NULL: the lines before the first Host, which apply to every host */
-    size_t npats;
-    bool match;           /* a Match block: not evaluated */
-    char *hostname;       /* NULL: none */
-    unsigned hline, hcol; /* where the HostName is */
-};
-
+/* One file being read; the inventory's own or an Included one. */
 struct sshcfg {
     struct inv_ctx *x;
-    struct block *b;
-    size_t nb, capb;
     unsigned line;
-    unsigned match_line, match_col; /* the first HostName of a Match block, 0: none */
+    int depth;
+    size_t *files; /* Included so far, shared down the nesting */
     bool failed;
 };
+
+static int read_buffer(struct sshcfg *c, const char *buf, size_t len);
 
 static void
 cfg_error(struct sshcfg *c, unsigned col, const char *msg)
@@ -72,8 +66,8 @@ cfg_words(struct sshcfg *c, char *s, unsigned col0, struct word *w, int max)
             return -1;
         }
         w[n].col = col0 + (unsigned)(p - s);
-        if (*p == '"') {
-            char *q = strchr(p + 1, '"');
+        if (*p == '"' || *p == '\'') {
+            char *q = strchr(p + 1, *p);
             if (q == NULL) {
                 cfg_error(c, w[n].col, "no closing quotation");
                 return -1;
@@ -89,16 +83,6 @@ cfg_words(struct sshcfg *c, char *s, unsigned col0, struct word *w, int max)
             *p++ = '\0';
     }
     return n;
-}
-
-static bool
-block_new(struct sshcfg *c, bool match)
-{
-    if (ARRAY_GROW(&c->b, &c->capb, c->nb + 1) != 0)
-        return (c->x->oom = true, false);
-    memset(&c->b[c->nb++], 0, sizeof *c->b);
-    c->b[c->nb - 1].match = match;
-    return true;
 }
 
 static bool
@@ -119,7 +103,7 @@ take_alias(struct sshcfg *c, const struct word *w)
         return;
     struct inv_machine *m = inv_add(c->x, w->s, NULL, c->line, w->col);
     if (m != NULL)
-        m->address = m->name;
+        m->address = m->data_address = m->name;
 }
 
 static void
@@ -129,45 +113,98 @@ host_line(struct sshcfg *c, const struct word *w, int n)
         cfg_error(c, 1, "Host without a pattern");
         return;
     }
-    if (!block_new(c, false))
-        return;
-    struct block *b = &c->b[c->nb - 1];
-    b->pats = calloc((size_t)n, sizeof *b->pats);
-    if (b->pats == NULL) {
-        c->x->oom = true;
-        return;
-    }
-    for (int i = 0; i < n && !c->x->oom; i++) {
-        if ((b->pats[b->npats] = strdup(w[i].s)) == NULL)
-            c->x->oom = true;
-        else
-            b->npats++;
+    for (int i = 0; i < n && !c->x->oom; i++)
         if (is_alias(w[i].s))
             take_alias(c, &w[i]);
+}
+
+/* --- Include -------------------------------------------------------------------------------- */
+
+/* An Include pattern as ssh anchors a user file's: "~/" the home, relative under ~/.ssh/. */
+static bool
+include_pattern(const struct sshcfg *c, const char *arg, char *buf, size_t len)
+{
+    const char *home = c->x->ssh->home != NULL ? c->x->ssh->home : "";
+    int n;
+    if (arg[0] == '~' && (arg[1] == '/' || arg[1] == '\0'))
+        n = snprintf(buf, len, "%s%s", home, arg + 1);
+    else if (arg[0] == '/' || arg[0] == '~')
+        n = snprintf(buf, len, "%s", arg); /* ~user: the reader's glob expands it */
+    else
+        n = snprintf(buf, len, "%s/.ssh/%s", home, arg);
+    return n >= 0 && (size_t)n < len;
+}
+
+/* One Included file, read where its Include stands, under its own name in messages. */
+static void
+include_file(struct sshcfg *c, const char *path, unsigned col)
+{
+    struct inv_ctx *x = c->x;
+    const struct inv_ssh *ssh = x->ssh;
+    char *buf = NULL, msg[600];
+    size_t len = 0;
+    struct err e = {0};
+    if (++*c->files > SSHCFG_MAX_FILES) {
+        snprintf(msg, sizeof msg, "more than %d files Included", SSHCFG_MAX_FILES);
+        cfg_error(c, col, msg);
+        return;
     }
+    int rc = ssh->read(ssh->files, path, ssh->cap, &buf, &len, &e);
+    if (rc == NS_ENOMEM)
+        x->oom = true;
+    if (rc != 0) {
+        snprintf(msg, sizeof msg, "cannot read Included %.300s: %.250s", path, e.msg);
+        cfg_error(c, col, msg);
+        return;
+    }
+    const char *file = x->file;
+    x->file = inv_strdup(x, path);
+    struct sshcfg in = {.x = x, .depth = c->depth + 1, .files = c->files};
+    if (x->file != NULL && read_buffer(&in, buf, len) != 0)
+        c->failed = true;
+    x->file = file;
+    free(buf);
 }
 
 static void
-hostname_line(struct sshcfg *c, const struct word *w, int n, unsigned col)
+include_line(struct sshcfg *c, const struct word *w, int n, unsigned col)
 {
-    if (n != 1) {
-        cfg_error(c, col, "HostName takes one argument");
+    struct inv_ctx *x = c->x;
+    if (x->ssh == NULL || x->ssh->read == NULL || x->ssh->glob == NULL) {
+        inv_note(x,
+                 "%s:%u:%u: Include is not followed here; the Host aliases of the files it "
+                 "names are not taken",
+                 x->file, c->line, col);
         return;
     }
-    if (c->nb == 0 && !block_new(c, false))
+    if (c->depth >= SSHCFG_MAX_DEPTH) {
+        cfg_error(c, col, "Includes nested too deep (a file that includes itself?)");
         return;
-    struct block *b = &c->b[c->nb - 1];
-    if (b->match && c->match_line == 0) {
-        c->match_line = c->line;
-        c->match_col = col;
     }
-    if (b->hostname != NULL)
-        return; /* first obtained value */
-    if ((b->hostname = strdup(w[0].s)) == NULL)
-        c->x->oom = true;
-    b->hline = c->line;
-    b->hcol = w[0].col;
+    for (int i = 0; i < n && !inv_give_up(x); i++) {
+        char pattern[4200], msg[600], **paths = NULL;
+        struct err e = {0};
+        if (!include_pattern(c, w[i].s, pattern, sizeof pattern)) {
+            cfg_error(c, w[i].col, "Include path too long");
+            continue;
+        }
+        int rc = x->ssh->glob(x->ssh->files, pattern, SSHCFG_MAX_GLOB, &paths, &e);
+        if (rc == NS_ENOMEM)
+            x->oom = true;
+        if (rc != 0) {
+            snprintf(msg, sizeof msg, "Include %.300s: %.250s", w[i].s, e.msg);
+            cfg_error(c, w[i].col, msg);
+        }
+        for (size_t k = 0; paths != NULL && paths[k] != NULL; k++) {
+            if (!inv_give_up(x))
+                include_file(c, paths[k], w[i].col);
+            free(paths[k]);
+        }
+        free(paths);
+    }
 }
+
+/* --- lines ---------------------------------------------------------------------------------- */
 
 /* One line, without its leading blanks. */
 static void
@@ -178,117 +215,29 @@ cfg_line(struct sshcfg *c, char *s, unsigned col0)
     args += strspn(args, " \t");
     if (*args == '=')
         args++;
-    struct word w[SSHCFG_MAX_WORDS];
     char key[32];
     snprintf(key, sizeof key, "%.*s", (int)(klen < sizeof key ? klen : 0), s);
+    bool host = strcasecmp(key, "Host") == 0, include = strcasecmp(key, "Include") == 0;
+    if (!host && !include)
+        return; /* ssh reads the rest */
+    struct word w[SSHCFG_MAX_WORDS];
     int n = cfg_words(c, args, col0 + (unsigned)(args - s), w, SSHCFG_MAX_WORDS);
-    if (n < 0)
-        return;
-    if (strcasecmp(key, "Host") == 0)
+    if (n >= 0 && host)
         host_line(c, w, n);
-    else if (strcasecmp(key, "Match") == 0)
-        block_new(c, true);
-    else if (strcasecmp(key, "HostName") == 0)
-        hostname_line(c, w, n, col0);
-    else if (strcasecmp(key, "Include") == 0)
-        inv_note(c->x,
-                 "%s:%u:%u: Include is not followed here; the Host aliases of the files it "
-                 "names are not taken",
-                 c->x->file, c->line, col0);
+    else if (n >= 0)
+        include_line(c, w, n, col0);
 }
 
-/* --- the data address -------------------------------------------------------------------- */
-
-/* Does block b apply to host (ssh's match_host_and_ip over the Host line's patterns: a
- * matching !pattern rules the block out, else one matching pattern rules it in)? Host names
- * are compared without case, as ssh does. */
-static bool
-block_applies(const struct block *b, const char *host)
+/* The lines of one file; 0, or NS_EPARSE when one of them (or of its Includes) is wrong. */
+static int
+read_buffer(struct sshcfg *c, const char *buf, size_t len)
 {
-    if (b->match)
-        return false;
-    if (b->pats == NULL)
-        return true;
-    bool yes = false;
-    for (size_t i = 0; i < b->npats; i++) {
-        bool neg = b->pats[i][0] == '!';
-        if (fnmatch(b->pats[i] + neg, host, FNM_CASEFOLD) != 0)
-            continue;
-        if (neg)
-            return false;
-        yes = true;
-    }
-    return yes;
-}
-
-/* HostName with %h (the alias) and %% expanded; NULL after reporting another token. */
-static const char *
-expand_hostname(struct sshcfg *c, const struct block *b, const char *alias)
-{
-    char out[1100];
-    size_t o = 0;
-    for (const char *p = b->hostname; *p != '\0' && o + 1 < sizeof out; p++) {
-        if (*p != '%') {
-            out[o++] = *p;
-            continue;
-        }
-        if (p[1] == '%' || p[1] == 'h') {
-            const char *ins = p[1] == '%' ? "%" : alias;
-            size_t k = strlen(ins);
-            if (o + k >= sizeof out)
-                break;
-            memcpy(out + o, ins, k);
-            o += k;
-            p++;
-            continue;
-        }
-        char msg[256];
-        snprintf(msg, sizeof msg,
-                 "HostName '%.64s' uses %%%c, which only ssh expands; give '%.64s' in hosts",
-                 b->hostname, p[1] != '\0' ? p[1] : ' ', alias);
-        c->line = b->hline;
-        cfg_error(c, b->hcol, msg);
-        return NULL;
-    }
-    out[o] = '\0';
-    return inv_strndup(c->x, out, o);
-}
-
-static void
-data_addresses(struct sshcfg *c)
-{
-    for (size_t i = 0; i < c->x->n && !c->x->oom; i++) {
-        struct inv_machine *m = &c->x->m[i];
-        const struct block *b = NULL;
-        for (size_t k = 0; k < c->nb && b == NULL; k++)
-            if (c->b[k].hostname != NULL && block_applies(&c->b[k], m->name))
-                b = &c->b[k];
-        m->data_address = b != NULL ? expand_hostname(c, b, m->name) : m->name;
-        m->bad = m->data_address == NULL;
-    }
-}
-
-static void
-cfg_release(struct sshcfg *c)
-{
-    for (size_t i = 0; i < c->nb; i++) {
-        for (size_t k = 0; k < c->b[i].npats; k++)
-            free(c->b[i].pats[k]);
-        free(c->b[i].pats);
-        free(c->b[i].hostname);
-    }
-    free(c->b);
-}
-
-int
-inv_read_ssh_config(struct inv_ctx *x, const char *buf, size_t len)
-{
-    struct sshcfg c = {.x = x};
+    struct inv_ctx *x = c->x;
     char *line = NULL;
     for (size_t off = 0; off < len && !inv_give_up(x);) {
         const char *nl = memchr(buf + off, '\n', len - off);
         size_t n = nl != NULL ? (size_t)(nl - (buf + off)) : len - off;
-        c.line++;
+        c->line++;
         char *copy = realloc(line, n + 1);
         if (copy == NULL) {
             x->oom = true;
@@ -299,25 +248,70 @@ inv_read_ssh_config(struct inv_ctx *x, const char *buf, size_t len)
         line[n] = '\0';
         off += n + 1;
         if (strlen(line) < n) {
-            cfg_error(&c, (unsigned)strlen(line) + 1, "a NUL byte");
+            cfg_error(c, (unsigned)strlen(line) + 1, "a NUL byte");
             continue;
         }
         size_t end = n, lead = strspn(line, " \t");
         while (end > lead && isspace((unsigned char)line[end - 1]))
             line[--end] = '\0';
         if (line[lead] != '\0' && line[lead] != '#')
-            cfg_line(&c, line + lead, (unsigned)lead + 1);
+            cfg_line(c, line + lead, (unsigned)lead + 1);
     }
     free(line);
-    if (!x->oom)
-        data_addresses(&c);
-    if (c.match_line != 0 && x->n > 0)
-        inv_note(x,
-                 "%s:%u:%u: a Match block sets HostName; the data addresses taken from this "
-                 "file come from Host blocks alone",
-                 x->file, c.match_line, c.match_col);
-    cfg_release(&c);
+    return c->failed ? NS_EPARSE : 0;
+}
+
+/* --- the data addresses --------------------------------------------------------------------- */
+
+/* Each alias's hostname as ssh resolves it; a refusal reported once per message, its aliases
+ * marked bad. */
+static void
+data_addresses(struct inv_ctx *x)
+{
+    size_t n = x->n;
+    const char **alias = calloc(n, sizeof *alias);
+    char **host = calloc(n, sizeof *host), **why = calloc(n, sizeof *why);
+    int rc = alias != NULL && host != NULL && why != NULL ? 0 : NS_ENOMEM;
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        alias[i] = x->m[i].name;
+    if (rc == 0)
+        rc = x->ssh->hostnames(x->ssh->resolver, x->ssh->path, alias, n, host, why);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        struct inv_machine *m = &x->m[i];
+        if (host[i] != NULL) {
+            m->data_address = inv_strdup(x, host[i]);
+            continue;
+        }
+        m->bad = true;
+        bool said = false;
+        for (size_t k = 0; k < i && !said; k++)
+            said = why[k] != NULL && strcmp(why[k], why[i]) == 0;
+        if (!said)
+            inv_error(x, "cannot resolve '%s' of %s: %s", m->name, x->file,
+                      why[i] != NULL ? why[i] : "no answer");
+    }
+    if (rc != 0)
+        x->oom = true;
+    for (size_t i = 0; host != NULL && why != NULL && i < n; i++) {
+        free(host[i]);
+        free(why[i]);
+    }
+    free(alias);
+    free(host);
+    free(why);
+}
+
+int
+inv_read_ssh_config(struct inv_ctx *x, const char *buf, size_t len)
+{
+    size_t files = 0;
+    struct sshcfg c = {.x = x, .files = &files};
+    int rc = read_buffer(&c, buf, len);
+    /* a file the listing finds wrong is not handed to ssh as well */
+    if (rc == 0 && !x->oom && x->n > 0 && x->ssh != NULL && x->ssh->hostnames != NULL &&
+        x->ssh->path != NULL)
+        data_addresses(x);
     if (x->oom)
         return NS_ENOMEM;
-    return c.failed ? NS_EPARSE : 0;
+    return rc;
 }

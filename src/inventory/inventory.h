@@ -8,7 +8,8 @@
  * file, not the values (hosts_from.c checks those the same way for every format, as it checks
  * a hand-written host). Every problem becomes one diagnostic at the hosts_from entry
  * (x->plan_file:x->line:x->col) whose message names the inventory file, and the entry in it
- * where it has one. Readers touch neither the plan nor the file system.
+ * where it has one. Readers touch neither the plan nor the file system: the ssh_config reader
+ * reads Included files and has the aliases resolved through what the context hands it.
  *
  * Caps: the file's size is capped by its reader's caller (PLAN_INVENTORY_MAX_FILE_SIZE); a
  * reader refuses more than INV_MAX_MACHINES entries and, for Ansible, more than
@@ -21,6 +22,7 @@
 
 #include "common/arena.h"
 #include "common/diag.h"
+#include "common/errors.h"
 
 #define INV_MAX_MACHINES 100000 /* entries of one file, before selection */
 #define INV_MAX_GROUPS 10000    /* Ansible groups of one file */
@@ -62,6 +64,24 @@ struct inv_machine {
     bool bad;          /* its reader reported a problem with it: not taken, not checked */
 };
 
+/* What the ssh_config reader needs from outside, handed by plan/hosts_from.c (each callback may
+ * be NULL): the files its Include lines name, read and globbed as the plan reads its own (read
+ * puts at most cap bytes plus a NUL into *buf; glob puts the sorted paths an absolute pattern
+ * matches into a NULL-terminated array, NULL for none; both malloc'd for the caller, 0 or an
+ * NS_E* with e set), and the hostname the operator's ssh resolves each alias to (`ssh -G -F path
+ * ALIAS`: host[i] malloc'd, or NULL and ssh's refusal in why[i]; 0 or NS_ENOMEM). */
+struct inv_ssh {
+    int (*read)(void *arg, const char *path, size_t cap, char **buf, size_t *len, struct err *e);
+    int (*glob)(void *arg, const char *pattern, size_t max, char ***paths, struct err *e);
+    void *files;
+    int (*hostnames)(void *arg, const char *config, const char *const *alias, size_t n, char **host,
+                     char **why);
+    void *resolver;
+    const char *path; /* the file as ssh -F takes it (absolute) */
+    const char *home; /* "~" in an Include */
+    size_t cap;       /* bytes of one Included file */
+};
+
 struct inv_ctx {
     /* set by the caller */
     enum inv_format format;
@@ -71,6 +91,7 @@ struct inv_ctx {
     const struct inv_query *q;
     struct arena *arena;
     struct diags *d;
+    const struct inv_ssh *ssh; /* ssh_config only; NULL: Includes noted, aliases unresolved */
     /* results */
     struct inv_machine *m; /* selected machines, in the file's order (malloc'd) */
     size_t n, cap;

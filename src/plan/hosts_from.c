@@ -486,6 +486,16 @@ source_read_all(struct vctx *c, struct source *s, struct plan_zone_rules *z,
     char *buf = source_read(c, s, &len);
     if (buf == NULL)
         return;
+    const struct plan_load_env *env = &c->p->env;
+    /* an ssh config's Includes are read as the plan reads files; its aliases resolved by ssh */
+    const struct inv_ssh ssh = {.read = env->reader->read,
+                                .glob = env->reader->glob,
+                                .files = env->reader->arg,
+                                .hostnames = env->ssh->hostnames,
+                                .resolver = env->ssh->arg,
+                                .path = s->inv->path,
+                                .home = env->home,
+                                .cap = PLAN_INVENTORY_MAX_FILE_SIZE};
     struct inv_ctx x = {.format = s->format,
                         .file = s->inv->file,
                         .plan_file = c->file,
@@ -493,7 +503,8 @@ source_read_all(struct vctx *c, struct source *s, struct plan_zone_rules *z,
                         .col = s->pos.col,
                         .q = &s->q,
                         .arena = &c->p->arena,
-                        .d = c->d};
+                        .d = c->d,
+                        .ssh = &ssh};
     int rc = inv_read(&x, buf, len);
     free(buf);
     if (rc == NS_ENOMEM)

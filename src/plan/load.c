@@ -1,11 +1,14 @@
 /* load.c - loading a plan: read the file with a cap, parse, validate. Validation builds the
  * plan through its internals (plan_int.h), never through the read API of plan.c. This file is
  * the plan's only contact with the file system: the plan itself, and the reader and folders
- * its inventories (hosts_from) are read with. */
+ * its inventories (hosts_from) are read with, and the operator's ssh that resolves an ssh
+ * config's aliases. */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +17,7 @@
 
 #include "common/errors.h"
 #include "common/fileread.h"
+#include "common/sshg.h"
 #include "plan/plan_int.h"
 
 /* Generated at build time from plans/localhost.yaml (embed.cmake). */
@@ -95,7 +99,82 @@ read_regular_file(void *arg, const char *path, size_t cap, char **buf, size_t *l
     return rc;
 }
 
-static const struct plan_reader file_reader = {.read = read_regular_file};
+/* glob(3) as ssh's Include uses it, the pattern's "~" already expanded by the caller. */
+static int
+glob_files(void *arg, const char *pattern, size_t max, char ***paths, struct err *e)
+{
+    (void)arg;
+    *paths = NULL;
+    glob_t gl;
+    memset(&gl, 0, sizeof gl);
+    int r = glob(pattern, 0, NULL, &gl);
+    if (r == GLOB_NOMATCH)
+        return 0;
+    if (r != 0)
+        return err_set(e, r == GLOB_NOSPACE ? NS_ENOMEM : NS_EIO, "glob failed for %s", pattern);
+    int rc = 0;
+    if (gl.gl_pathc > max)
+        rc = err_set(e, NS_ETOOBIG, "%s names more than %zu files", pattern, max);
+    else if ((*paths = calloc(gl.gl_pathc + 1, sizeof **paths)) == NULL)
+        rc = err_set(e, NS_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == 0 && i < gl.gl_pathc; i++)
+        if (((*paths)[i] = strdup(gl.gl_pathv[i])) == NULL)
+            rc = err_set(e, NS_ENOMEM, "out of memory");
+    globfree(&gl);
+    if (rc != 0 && *paths != NULL) {
+        for (size_t i = 0; (*paths)[i] != NULL; i++)
+            free((*paths)[i]);
+        free(*paths);
+        *paths = NULL;
+    }
+    return rc;
+}
+
+static const struct plan_reader file_reader = {.read = read_regular_file, .glob = glob_files};
+
+/* The operator's ssh, one `ssh -G -F config alias` per alias, several at once. */
+struct ssh_job {
+    struct sshg *g;
+    const char *config;
+    const char *const *alias;
+    char **host, **why;
+    atomic_bool oom;
+};
+
+static void
+ssh_one(void *arg, size_t i)
+{
+    struct ssh_job *j = arg;
+    const char *args[] = {"-F", j->config, NULL};
+    const struct sshg_answer *a = NULL;
+    struct err e = {0};
+    const char *h = NULL;
+    if (sshg_query(j->g, args, j->alias[i], &a, &e) == 0 && (h = sshg_value(a, "hostname")) == NULL)
+        err_set(&e, NS_EPARSE, "ssh -G printed no hostname");
+    if (h != NULL)
+        j->host[i] = strdup(h);
+    else
+        j->why[i] = strdup(e.msg);
+    if (j->host[i] == NULL && j->why[i] == NULL)
+        atomic_store(&j->oom, true);
+}
+
+static int
+ssh_hostnames(void *arg, const char *config, const char *const *alias, size_t n, char **host,
+              char **why)
+{
+    (void)arg;
+    struct ssh_job j = {
+        .g = sshg_new(), .config = config, .alias = alias, .host = host, .why = why};
+    if (j.g == NULL)
+        return NS_ENOMEM;
+    atomic_init(&j.oom, false);
+    sshg_parallel(n, ssh_one, &j);
+    sshg_free(j.g);
+    return atomic_load(&j.oom) ? NS_ENOMEM : 0;
+}
+
+static const struct plan_ssh_resolver ssh_resolver = {.hostnames = ssh_hostnames};
 
 /* Names that are not a file's (standard input, the built-in plan) have no folder of their own:
  * their inventories are found from the current directory. */
@@ -146,6 +225,7 @@ plan_env_resolve(struct plan *p, const struct plan_load_env *env)
                                    : plan_folder(&p->arena, p->file);
     p->env.home = arena_strndup(&p->arena, home, strlen(home));
     p->env.reader = env != NULL && env->reader != NULL ? env->reader : &file_reader;
+    p->env.ssh = env != NULL && env->ssh != NULL ? env->ssh : &ssh_resolver;
     return p->env.base_dir != NULL && p->env.home != NULL ? 0 : NS_ENOMEM;
 }
 

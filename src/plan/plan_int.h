@@ -22,14 +22,31 @@ struct err;
  * NS_ENOMEM. */
 struct plan_reader {
     int (*read)(void *arg, const char *path, size_t cap, char **buf, size_t *len, struct err *e);
+    /* The paths pattern (glob(7), absolute) matches, sorted, into *paths (a NULL-terminated
+     * array of malloc'd strings, or NULL for none; caller frees). 0, NS_ETOOBIG past max
+     * paths, NS_EIO, NS_ENOMEM. NULL: no pattern matches anything (an ssh config's Include
+     * is then noted, not followed). */
+    int (*glob)(void *arg, const char *pattern, size_t max, char ***paths, struct err *e);
+    void *arg;
+};
+
+/* How an ssh_config inventory's aliases get their data address: the hostname the operator's
+ * `ssh -G -F config ALIAS` resolves each to (common/sshg.h). hostnames puts into host[i]
+ * (malloc'd) the hostname of alias[i], or leaves it NULL and puts ssh's refusal into why[i]
+ * (malloc'd: "FILE line 3: Bad configuration option: foo"); both arrays have n entries,
+ * zeroed by the caller. Returns 0, or NS_ENOMEM. */
+struct plan_ssh_resolver {
+    int (*hostnames)(void *arg, const char *config, const char *const *alias, size_t n, char **host,
+                     char **why);
     void *arg;
 };
 
 /* What loading a plan needs from its surroundings; a NULL member takes the default. */
 struct plan_load_env {
-    const char *base_dir;             /* relative inventory paths: default the plan's folder */
-    const char *home;                 /* what ~ is: default $HOME, else the passwd entry */
-    const struct plan_reader *reader; /* default: the file system, regular files only */
+    const char *base_dir;                /* relative inventory paths: default the plan's folder */
+    const char *home;                    /* what ~ is: default $HOME, else the passwd entry */
+    const struct plan_reader *reader;    /* default: the file system, regular files only */
+    const struct plan_ssh_resolver *ssh; /* default: ssh -G, several at once */
 };
 
 /* plan_load_buffer with an explicit environment (env may be NULL: every default). */

@@ -8,17 +8,17 @@
 int
 survey_clean_host(const struct plan_host *ph, bool accept_new_host_keys, struct err *e)
 {
-    return survey_clean_host_warn(ph, accept_new_host_keys, NULL, NULL, e);
+    return survey_clean_host_warn(ph, accept_new_host_keys, NULL, NULL, NULL, e);
 }
 
 int
-survey_clean_host_warn(const struct plan_host *ph, bool accept_new_host_keys,
+survey_clean_host_warn(const struct plan_host *ph, bool accept_new_host_keys, struct sshg *sshg,
                        void (*warn)(void *ctx, const char *name, const char *msg), void *ctx,
                        struct err *e)
 {
     if (ph->transport == PLAN_TRANSPORT_LOCAL)
         return err_set(e, NS_EINVAL, "%s: a local host has nothing to clean", ph->name);
-    struct transport_target tt = survey_host_target(ph, accept_new_host_keys);
+    struct transport_target tt = survey_host_target(ph, accept_new_host_keys, sshg);
     tt.warn = warn;
     tt.warn_ctx = ctx;
     struct transport *t = NULL;

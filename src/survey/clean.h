@@ -12,8 +12,10 @@
  * Local hosts have nothing to clean (their processes end with the run): NS_EINVAL. */
 int survey_clean_host(const struct plan_host *ph, bool accept_new_host_keys, struct err *e);
 
-/* As survey_clean_host, each warning of the host's ssh config told to warn (may be NULL). */
-int survey_clean_host_warn(const struct plan_host *ph, bool accept_new_host_keys,
+/* As survey_clean_host, each warning of the host's ssh config told to warn (may be NULL), its
+ * `ssh -G` answers from sshg (survey_ssh_prefetch of the plan; NULL: asked for this host). */
+struct sshg;
+int survey_clean_host_warn(const struct plan_host *ph, bool accept_new_host_keys, struct sshg *sshg,
                            void (*warn)(void *ctx, const char *name, const char *msg), void *ctx,
                            struct err *e);
 

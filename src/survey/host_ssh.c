@@ -6,8 +6,47 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/sshg.h"
 #include "plan/plan.h"
 #include "transport/transport_sshconfig.h"
+
+static struct transport_sshconfig_override
+override_of(const struct plan_host *ph)
+{
+    return (struct transport_sshconfig_override){.user = ph->ssh.user,
+                                                 .port = ph->ssh.port,
+                                                 .identity = ph->ssh.identity,
+                                                 .jump = ph->ssh.jump,
+                                                 .known_hosts = ph->ssh.known_hosts};
+}
+
+struct sshg *
+survey_ssh_prefetch(const struct plan *p)
+{
+    size_t n = plan_host_count(p), k = 0;
+    const char **host = calloc(n ? n : 1, sizeof *host);
+    struct transport_sshconfig_override *ov = calloc(n ? n : 1, sizeof *ov);
+    struct sshg *g = host != NULL && ov != NULL ? sshg_new() : NULL;
+    for (size_t i = 0; g != NULL && i < n; i++) {
+        const struct plan_host *ph = plan_host(p, i);
+        if (ph->transport != PLAN_TRANSPORT_SSH)
+            continue;
+        host[k] = ph->address;
+        ov[k++] = override_of(ph);
+    }
+    if (k > 0) {
+        struct transport_sshconfig_env env;
+        transport_sshconfig_env_init(&env, NULL);
+        env.sshg = g;
+        transport_sshconfig_prefetch(&env, host, ov, k);
+    } else {
+        sshg_free(g);
+        g = NULL;
+    }
+    free(host);
+    free(ov);
+    return g;
+}
 
 static json_t *
 str_array(char *const *v, size_t n)
@@ -34,16 +73,12 @@ resolved_json(const struct transport_sshconfig *r)
 char *
 survey_host_resolved_json(void *ctx, const struct plan_host *ph)
 {
-    (void)ctx;
     if (ph->transport != PLAN_TRANSPORT_SSH)
         return NULL;
     struct transport_sshconfig_env env;
     transport_sshconfig_env_init(&env, NULL);
-    const struct transport_sshconfig_override ov = {.user = ph->ssh.user,
-                                                    .port = ph->ssh.port,
-                                                    .identity = ph->ssh.identity,
-                                                    .jump = ph->ssh.jump,
-                                                    .known_hosts = ph->ssh.known_hosts};
+    env.sshg = ctx;
+    const struct transport_sshconfig_override ov = override_of(ph);
     struct transport_sshconfig *r = NULL;
     struct err e = {0};
     json_t *o = transport_sshconfig_resolve(&env, ph->address, &ov, &r, &e) == 0

@@ -8,8 +8,9 @@
 #include "plan/plan.h"
 #include "transport/transport.h"
 
+/* sshg: the `ssh -G` answers shared by the command's hosts (survey_ssh_prefetch), or NULL. */
 static inline struct transport_target
-survey_host_target(const struct plan_host *ph, bool accept_new_host_keys)
+survey_host_target(const struct plan_host *ph, bool accept_new_host_keys, struct sshg *sshg)
 {
     return (struct transport_target){
         .name = ph->name,
@@ -22,6 +23,7 @@ survey_host_target(const struct plan_host *ph, bool accept_new_host_keys)
         .jump = ph->ssh.jump,
         .connect_timeout_s = ph->ssh.connect_timeout_s,
         .accept_new_host_keys = accept_new_host_keys,
+        .sshg = sshg,
     };
 }
 

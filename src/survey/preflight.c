@@ -21,6 +21,7 @@
 
 #include "common/clock.h"
 #include "common/sha256.h"
+#include "common/sshg.h"
 #include "survey/host_target.h"
 #include "survey/preflight_int.h"
 #include "transport/transport_ssh.h"
@@ -128,7 +129,7 @@ static bool
 host_connect(struct pf *r, struct pf_host *ph)
 {
     struct preflight_host *h = ph->out;
-    struct transport_target tt = survey_host_target(ph->ph, false);
+    struct transport_target tt = survey_host_target(ph->ph, false, r->sshg);
     if (!h->local)
         tt.verdict = &h->verdict;
     if (r->o->warn != NULL) {
@@ -480,6 +481,7 @@ pf_release(struct pf *r)
         transport_close(r->h[i].t);
     free(r->h);
     transport_deploy_release(&r->remote);
+    sshg_free(r->sshg);
 }
 
 int
@@ -492,6 +494,7 @@ preflight_run(const struct preflight_opts *o, struct preflight_report **out, str
     r.interrupted = o->interrupted != NULL ? o->interrupted : &r.no_interrupt;
     r.concurrency = o->concurrency > 0 ? o->concurrency : PREFLIGHT_CONCURRENCY;
     pthread_mutex_init(&r.warn_mu, NULL);
+    r.sshg = sshg_new(); /* NULL: each host asks ssh -G for itself */
     int rc = pf_prepare(&r, e);
     if (rc == 0) {
         pf_parallel(&r, r.nh, r.concurrency, host_check);

@@ -33,6 +33,7 @@ struct pf {
     atomic_int *interrupted;
     unsigned concurrency;
     pthread_mutex_t warn_mu; /* o->warn is called by one thread at a time */
+    struct sshg *sshg;       /* the hosts' `ssh -G` answers, shared (a bastion asked once) */
 };
 
 /* Printf into a check: its status and detail (newlines made blanks). Here, not in either file,

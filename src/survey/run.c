@@ -27,10 +27,12 @@
 
 #include "common/clock.h"
 #include "common/sha256.h"
+#include "common/sshg.h"
 #include "journal/journal.h"
 #include "plan/schedule.h"
 #include "survey/adapt.h"
 #include "survey/env.h"
+#include "survey/host_ssh.h"
 #include "survey/host_target.h"
 #include "survey/resume.h"
 #include "survey/trial.h"
@@ -388,10 +390,10 @@ host_warn(void *arg, const char *name, const char *msg)
 }
 
 static void
-host_open(struct runner *r, struct run_host *h)
+host_open(struct runner *r, struct run_host *h, struct sshg *g)
 {
     const struct plan_host *ph = h->ph;
-    struct transport_target tt = survey_host_target(ph, r->o->accept_new_host_keys);
+    struct transport_target tt = survey_host_target(ph, r->o->accept_new_host_keys, g);
     tt.warn = host_warn;
     tt.warn_ctx = r;
     const char *local = ph->transport == PLAN_TRANSPORT_LOCAL ? r->o->nsperf : r->o->nsperf_remote;
@@ -453,11 +455,14 @@ hosts_open(struct runner *r, struct err *e)
     r->hosts = calloc(r->nhosts, sizeof *r->hosts);
     if (r->hosts == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
+    /* every ssh host's `ssh -G` at once: the opens below then run none one by one */
+    struct sshg *g = survey_ssh_prefetch(r->plan);
     for (size_t i = 0; i < r->nhosts; i++) {
         r->hosts[i].ph = plan_host(r->plan, i);
-        host_open(r, &r->hosts[i]);
+        host_open(r, &r->hosts[i], g);
         host_env(r, &r->hosts[i]);
     }
+    sshg_free(g);
     return 0;
 }
 

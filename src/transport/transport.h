@@ -22,6 +22,7 @@
 
 #include "common/errors.h"
 
+struct sshg;
 struct transport;      /* one connected host; opaque */
 struct transport_proc; /* one program running on a host; opaque */
 
@@ -51,9 +52,10 @@ struct transport_verdict {
 
 /* Where and how to reach a host. All strings borrowed for the duration of transport_open.
  *
- * ssh: address is resolved through ~/.ssh/config and /etc/ssh/ssh_config as OpenSSH resolves it
- * (transport_sshconfig.h); port, user, identity, known_hosts and jump, when given, beat the
- * config as `ssh -o` would; what neither says keeps OpenSSH's defaults. */
+ * ssh: address is resolved by the operator's own `ssh -G` (transport_sshconfig.h), from
+ * ~/.ssh/config and /etc/ssh/ssh_config; port, user, identity, known_hosts and jump, when given,
+ * are passed to it as ssh's command line gives them (-p, -l, -i, -o, -J) and so beat the config;
+ * what neither says keeps OpenSSH's defaults. */
 struct transport_target {
     const char *name;          /* for messages only: "zone1-vm" */
     const char *kind;          /* "local" or "ssh" */
@@ -69,6 +71,8 @@ struct transport_target {
     const char *ssh_config;    /* ssh: NULL = $NETSURVEY_SSH_CONFIG, else ~/.ssh/config and
                                   /etc/ssh/ssh_config; a path is read alone (`ssh -F`), "none"
                                   reads nothing */
+    struct sshg *sshg;         /* ssh: the `ssh -G` answers shared by the hosts of one command
+                                  (common/sshg.h; borrowed); NULL = asked for this host alone */
     double connect_timeout_s;  /* ssh: 0 = the config's ConnectTimeout, else 10 s */
     bool accept_new_host_keys; /* ssh: record an unknown key (trust on first use) */
     /* ssh: told each warning of the config's resolution ("FILE line N: ..."), may be NULL */

@@ -148,6 +148,7 @@ sshx_resolve(struct sshx *x, const struct transport_target *t, struct err *e)
 {
     struct transport_sshconfig_env env;
     transport_sshconfig_env_init(&env, t->ssh_config);
+    env.sshg = t->sshg;
     const struct transport_sshconfig_override ov = {
         .user = t->user,
         .port = t->port,

@@ -1,11 +1,7 @@
-/* transport_sshconfig.c - one host resolved as ssh.c main() resolves it: the command line's
- * values first (the override struct), the user's file, the system file, the hostname expanded
- * and lower-cased, a final pass over the files when Match final/canonical or
- * CanonicalizeHostname asks for one, OpenSSH's defaults, then the tokens expanded in the values
- * ssh expands them in. See transport_sshconfig.h. */
+/* transport_sshconfig.c - a host and its jump hops from the operator's `ssh -G`, and what ssh
+ * does after it: IdentityFile expanded, known_hosts files, warnings. See transport_sshconfig.h. */
 #include "transport/transport_sshconfig.h"
 
-#include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,466 +9,514 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "transport/transport_sshconfig_int.h"
+#include "common/array.h"
+#include "common/sshg.h"
 
-#define SC_SYSTEM_CONFIG "/etc/ssh/ssh_config"
+/* --- a growable vector of malloc'd strings ------------------------------------------------- */
+
+struct strv {
+    char **v;
+    size_t n, cap;
+};
+
+/* Append a copy of len bytes of s ((size_t)-1: all of it). 0, or -1 when out of memory. */
+static int
+strv_push(struct strv *sv, const char *s, size_t len)
+{
+    if (len == (size_t)-1)
+        len = strlen(s);
+    char *c = strndup(s, len);
+    if (c == NULL || ARRAY_GROW(&sv->v, &sv->cap, sv->n + 1) != 0) {
+        free(c);
+        return -1;
+    }
+    sv->v[sv->n++] = c;
+    return 0;
+}
+
+static void
+strv_release(struct strv *sv)
+{
+    for (size_t i = 0; i < sv->n; i++)
+        free(sv->v[i]);
+    free(sv->v);
+    *sv = (struct strv){0};
+}
+
+/* sv's strings handed to *dst, *n (an empty array, not NULL, when there are none). */
+static int
+strv_take(struct strv *sv, char ***dst, size_t *n)
+{
+    if (sv->v == NULL && (sv->v = calloc(1, sizeof *sv->v)) == NULL)
+        return -1;
+    *dst = sv->v;
+    *n = sv->n;
+    *sv = (struct strv){0};
+    return 0;
+}
+
+static bool
+strv_has(const struct strv *sv, const char *s)
+{
+    for (size_t i = 0; i < sv->n; i++)
+        if (strcmp(sv->v[i], s) == 0)
+            return true;
+    return false;
+}
+
+/* --- the command line of one query ---------------------------------------------------------- */
+
+#define QARGS_MAX 14
+
+/* The options of `ssh -G OPTIONS -- host`, borrowed from the env and override but for the
+ * buffers here. */
+struct qargs {
+    const char *v[QARGS_MAX + 1];
+    size_t n;
+    char port[16];
+    char known_hosts[4200];
+    char control_path[4200];
+};
+
+/* "Key=\"value\"" quoted for ssh's argv_split (a '\\' or '"' escaped): -o takes a config line.
+ * -1 when it does not fit. */
+static int
+quote_option(char *dst, size_t len, const char *key, const char *val)
+{
+    size_t o = (size_t)snprintf(dst, len, "%s=\"", key);
+    for (const char *p = val; o < len && *p != '\0'; p++) {
+        if ((*p == '\\' || *p == '"') && o + 1 < len)
+            dst[o++] = '\\';
+        dst[o++] = *p;
+    }
+    if (o + 2 > len)
+        return -1;
+    dst[o++] = '"';
+    dst[o] = '\0';
+    return 0;
+}
 
 static int
-oom(struct sc_ctx *c)
+qargs_init(struct qargs *q, const struct transport_sshconfig_env *env,
+           const struct transport_sshconfig_override *ov, struct err *e)
+{
+    memset(q, 0, sizeof *q);
+    if (env->config != NULL)
+        q->v[q->n++] = "-F", q->v[q->n++] = env->config;
+    if (ov == NULL)
+        return 0;
+    if (ov->user != NULL && *ov->user == '\0')
+        return err_set(e, NS_EINVAL, "empty user");
+    if (ov->user != NULL)
+        q->v[q->n++] = "-l", q->v[q->n++] = ov->user;
+    if (ov->port > 65535)
+        return err_set(e, NS_EINVAL, "port %u out of range", ov->port);
+    if (ov->port != 0) {
+        snprintf(q->port, sizeof q->port, "%u", ov->port);
+        q->v[q->n++] = "-p", q->v[q->n++] = q->port;
+    }
+    if (ov->identity != NULL && *ov->identity != '\0')
+        q->v[q->n++] = "-i", q->v[q->n++] = ov->identity;
+    if (ov->jump != NULL && *ov->jump != '\0')
+        q->v[q->n++] = "-J", q->v[q->n++] = ov->jump;
+    if (ov->known_hosts != NULL) {
+        if (quote_option(q->known_hosts, sizeof q->known_hosts, "UserKnownHostsFile",
+                         ov->known_hosts) != 0)
+            return err_set(e, NS_EINVAL, "known_hosts path too long");
+        q->v[q->n++] = "-o", q->v[q->n++] = q->known_hosts;
+    }
+    return 0;
+}
+
+/* --- one resolution ------------------------------------------------------------------------- */
+
+struct res {
+    struct sshg *g;
+    const struct transport_sshconfig_env *env;
+    const struct transport_sshconfig_override *ov;
+    struct qargs q;
+    const char *host;
+    const struct sshg_answer *a;
+    struct transport_sshconfig *r;
+    struct strv warnings;
+    struct err *e;
+};
+
+static int
+oom(struct res *c)
 {
     return err_set(c->e, NS_ENOMEM, "out of memory");
 }
 
+/* "~/x" as ssh's tilde_expand_filename makes it: the passwd home (not $HOME), '/', x. */
 static int
-copy_field(char *dst, size_t len, const char *src)
+tilde_home(struct res *c, const char *raw, char **out)
 {
-    return (size_t)snprintf(dst, len, "%s", src) < len ? 0 : -1;
-}
-
-/* Who is asking: the passwd entry of the real uid unless the env struct says otherwise. */
-static int
-env_init(struct sc_ctx *c, const struct transport_sshconfig_env *env)
-{
-    struct passwd pw = {0}, *res = NULL;
+    struct passwd pw, *res = NULL;
     char buf[4096];
-    c->uid_val = getuid();
-    snprintf(c->uid, sizeof c->uid, "%lu", (unsigned long)c->uid_val);
-    bool need_pw = env->home == NULL || env->local_user == NULL;
-    if (need_pw && (getpwuid_r(c->uid_val, &pw, buf, sizeof buf, &res) != 0 || res == NULL))
-        return err_set(c->e, NS_ENOTFOUND, "no passwd entry for uid %s", c->uid);
-    const char *home = env->home != NULL ? env->home : pw.pw_dir;
-    const char *user = env->local_user != NULL ? env->local_user : pw.pw_name;
-    const char *henv = env->home_env != NULL ? env->home_env : getenv("HOME");
-    if (henv == NULL)
-        henv = home;
-    char host[256] = "";
-    if (env->this_host != NULL)
-        snprintf(host, sizeof host, "%s", env->this_host);
-    else if (gethostname(host, sizeof host - 1) != 0)
-        return err_sys(c->e, NS_EIO, errno, "gethostname");
-    if (copy_field(c->home, sizeof c->home, home) != 0 ||
-        copy_field(c->home_env, sizeof c->home_env, henv) != 0 ||
-        copy_field(c->local_user, sizeof c->local_user, user) != 0 ||
-        copy_field(c->this_host, sizeof c->this_host, host) != 0)
-        return err_set(c->e, NS_ETOOBIG, "home, user or host name too long");
-    snprintf(c->short_host, sizeof c->short_host, "%s", host);
-    c->short_host[strcspn(c->short_host, ".")] = '\0';
-    c->config = env->config;
-    c->system_config = env->system_config != NULL ? env->system_config : SC_SYSTEM_CONFIG;
+    if (getpwuid_r(getuid(), &pw, buf, sizeof buf, &res) != 0 || res == NULL)
+        return err_set(c->e, NS_ENOTFOUND, "%s: no passwd entry for uid %lu", raw,
+                       (unsigned long)getuid());
+    size_t hl = strlen(pw.pw_dir);
+    const char *slash = hl == 0 || pw.pw_dir[hl - 1] != '/' ? "/" : "";
+    size_t n = hl + strlen(raw) + 2;
+    if ((*out = malloc(n)) == NULL)
+        return oom(c);
+    snprintf(*out, n, "%s%s%s", pw.pw_dir, slash, raw + 2);
     return 0;
 }
 
-/* The explicit values, set before any file as ssh sets its command line's. */
+/* An IdentityFile as ssh loads it. ssh -G prints it unexpanded; what needs more than the home
+ * (%tokens, ${VAR}, ~user, "~" alone) is expanded by ssh itself, asked again with the path as
+ * its ControlPath: ssh expands both with the same function and the same tokens. */
 static int
-apply_overrides(struct sc_ctx *c, const struct transport_sshconfig_override *ov)
+identity_path(struct res *c, const char *raw, char **out)
 {
-    struct sc_opts *o = &c->o;
-    if (ov == NULL)
-        return 0;
-    if (ov->user != NULL && (*ov->user == '\0' || (o->user = strdup(ov->user)) == NULL))
-        return *ov->user == '\0' ? err_set(c->e, NS_EINVAL, "empty user") : oom(c);
-    if (ov->port > 65535)
-        return err_set(c->e, NS_EINVAL, "port %u out of range", ov->port);
-    if (ov->port != 0)
-        o->port = (int)ov->port;
-    int rc = 0;
-    if (ov->identity != NULL && *ov->identity != '\0')
-        rc = sc_add_identity(c, ov->identity, true, "the identity given");
-    if (rc == 0 && ov->jump != NULL && sc_parse_jump(c, ov->jump, true) != 0)
-        rc = err_set(c->e, NS_EINVAL, "bad jump host '%s' (expected [user@]host[:port][,...])",
-                     ov->jump);
-    if (rc == 0 && ov->known_hosts != NULL && sc_strv_push(&o->ukh, ov->known_hosts, (size_t)-1))
-        rc = oom(c);
-    if (rc == 0 && ov->known_hosts != NULL && (o->ukh_at = strdup("the known_hosts given")) == NULL)
-        rc = oom(c);
-    return rc;
-}
-
-/* process_config_files(): the -F file alone, or the user's then the system's. */
-static int
-read_pass(struct sc_ctx *c)
-{
-    int active = 1, oe = 0, r;
-    if (c->config != NULL) {
-        if (strcasecmp(c->config, "none") == 0)
-            return 0;
-        r = sc_read_file(c, c->config, SC_F_USERCONF, &active, 0, &oe);
-        if (r == 0)
-            return err_set(c->e, NS_EIO, "cannot open config file %s: %s", c->config, strerror(oe));
-        return r < 0 ? r : 0;
-    }
-    char path[4200];
-    snprintf(path, sizeof path, "%s/.ssh/config", c->home);
-    r = sc_read_file(c, path, SC_F_USERCONF | SC_F_CHECKPERM, &active, 0, &oe);
-    if (r < 0)
-        return r;
-    active = 1;
-    r = sc_read_file(c, c->system_config, 0, &active, 0, &oe);
-    return r < 0 ? r : 0;
-}
-
-/* ssh.c after the first pass: HostName's %h expanded, lower-cased unless an address, an
- * address written canonically. c->host becomes it for the final pass. */
-static int
-settle_hostname(struct sc_ctx *c)
-{
-    struct sc_opts *o = &c->o;
-    char *host = NULL, why[200];
-    if (o->hostname != NULL) {
-        struct sc_token t = {'h', c->host};
-        if (sc_expand(o->hostname, false, true, &t, 1, &host, why, sizeof why) != 0)
-            return err_set(c->e, NS_EPARSE, "%s: HostName '%.100s': %s", o->hostname_at,
-                           o->hostname, why);
-    } else if ((host = strdup(c->host)) == NULL) {
-        return oom(c);
-    }
-    bool was_addr = sc_is_addr(host);
-    if (!was_addr)
-        sc_lowercase(host);
-    if (o->canonicalize == -1)
-        o->canonicalize = 0;
-    char *ca = o->canonicalize != 0 || was_addr ? sc_canonical_addr(host) : NULL;
-    if (ca != NULL && strcasecmp(ca, host) != 0) {
-        free(host);
-        host = ca;
-    } else {
-        free(ca);
-    }
-    free(o->hostname);
-    o->hostname = host;
-    if (o->canonicalize != 0)
-        c->want_final = true;
-    return 0;
-}
-
-static int
-final_pass(struct sc_ctx *c)
-{
-    free(c->host);
-    if ((c->host = strdup(c->o.hostname)) == NULL)
-        return oom(c);
-    c->final_pass = true;
-    return read_pass(c);
-}
-
-/* OpenSSH's identities when no IdentityFile is given, in its order. */
-static int
-add_default_identities(struct sc_ctx *c)
-{
-    static const char *const ids[] = {
-        "~/.ssh/id_rsa",        "~/.ssh/id_ecdsa", "~/.ssh/id_ecdsa_sk", "~/.ssh/id_ed25519",
-        "~/.ssh/id_ed25519_sk", "~/.ssh/id_xmss",  "~/.ssh/id_dsa"};
-    int rc = 0;
-    for (size_t i = 0; i < sizeof ids / sizeof ids[0] && rc == 0; i++)
-        rc = sc_add_identity(c, ids[i], false, "default");
-    return rc;
-}
-
-static int
-push2(struct sc_strv *sv, const char *a, const char *b)
-{
-    return sc_strv_push(sv, a, (size_t)-1) != 0 || sc_strv_push(sv, b, (size_t)-1) != 0 ? -1 : 0;
-}
-
-/* fill_default_options() and the checks of ssh.c main() that concern these values. */
-static int
-fill_defaults(struct sc_ctx *c)
-{
-    struct sc_opts *o = &c->o;
-    int rc = o->ids.n == 0 ? add_default_identities(c) : 0;
+    *out = NULL;
+    bool home = raw[0] == '~' && raw[1] == '/';
+    if (strpbrk(raw, "%$") == NULL && (raw[0] != '~' || home))
+        return home ? tilde_home(c, raw, out) : ((*out = strdup(raw)) == NULL ? oom(c) : 0);
+    struct qargs q;
+    int rc = qargs_init(&q, c->env, c->ov, c->e);
     if (rc != 0)
         return rc;
-    if (o->ukh.n == 0 && push2(&o->ukh, "~/.ssh/known_hosts", "~/.ssh/known_hosts2") != 0)
-        return oom(c);
-    if (o->gkh.n == 0 &&
-        push2(&o->gkh, "/etc/ssh/ssh_known_hosts", "/etc/ssh/ssh_known_hosts2") != 0)
-        return oom(c);
-    if (o->identities_only == -1)
-        o->identities_only = 0;
-    if (o->user == NULL && (o->user = strdup(c->local_user)) == NULL)
-        return oom(c);
-    if (o->jump_host != NULL && strcmp(o->jump_host, "none") == 0 && o->jump_port == 0 &&
-        o->jump_user == NULL) {
-        free(o->jump_host);
-        o->jump_host = NULL;
-    }
-    if (o->proxy_command != NULL && strcasecmp(o->proxy_command, "none") == 0) {
-        free(o->proxy_command);
-        o->proxy_command = NULL;
-    }
-    if (o->port <= 0)
-        o->port = 22;
-    if (o->host_key_alias != NULL)
-        sc_lowercase(o->host_key_alias);
-    return 0;
+    if (quote_option(q.control_path, sizeof q.control_path, "ControlPath", raw) != 0)
+        return err_set(c->e, NS_EINVAL, "IdentityFile '%.100s': too long", raw);
+    q.v[q.n++] = "-o";
+    q.v[q.n++] = q.control_path;
+    q.v[q.n] = NULL;
+    const struct sshg_answer *a = NULL;
+    if (sshg_query(c->g, q.v, c->host, &a, c->e) != 0)
+        return err_prefix(c->e, "IdentityFile '%.100s'", raw);
+    const char *p = sshg_value(a, "controlpath");
+    if (p == NULL)
+        return err_set(c->e, NS_EPARSE, "IdentityFile '%.100s': ssh -G did not expand it", raw);
+    return (*out = strdup(p)) == NULL ? oom(c) : 0;
 }
 
 static int
-check_jump_loop(struct sc_ctx *c)
+read_identities(struct res *c)
 {
-    struct sc_opts *o = &c->o;
-    if (o->jump_host == NULL)
-        return 0;
-    int jport = o->jump_port <= 0 ? 22 : o->jump_port;
-    const char *juser = o->jump_user != NULL ? o->jump_user : o->user;
-    if (strcmp(o->jump_host, o->hostname) == 0 && o->port == jport && strcmp(o->user, juser) == 0)
-        return err_set(c->e, NS_EINVAL, "jumphost loop via %s", o->jump_host);
-    return 0;
-}
-
-/* --- the result --------------------------------------------------------------------------- */
-
-struct cinfo {
-    char port[16], hash[41];
-    struct sc_token t[11];
-};
-
-/* DEFAULT_CLIENT_PERCENT_EXPAND_ARGS of sshconnect.h: the tokens of IdentityFile,
- * UserKnownHostsFile, IdentityAgent. */
-static void
-cinfo_init(struct sc_ctx *c, struct cinfo *ci)
-{
-    struct sc_opts *o = &c->o;
-    snprintf(ci->port, sizeof ci->port, "%d", o->port);
-    size_t n = strlen(c->this_host) + strlen(o->hostname) + strlen(ci->port) + strlen(o->user);
-    char *buf = malloc(n + 1);
-    if (buf != NULL) {
-        snprintf(buf, n + 1, "%s%s%s%s", c->this_host, o->hostname, ci->port, o->user);
-        sc_sha1_hex(buf, n, ci->hash);
-    } else {
-        snprintf(ci->hash, sizeof ci->hash, "%s", "");
-    }
-    free(buf);
-    const char *alias = o->host_key_alias != NULL ? o->host_key_alias : c->host_arg;
-    struct sc_token t[11] = {{'C', ci->hash}, {'L', c->short_host}, {'i', c->uid},
-                             {'k', alias},    {'l', c->this_host},  {'n', c->host_arg},
-                             {'p', ci->port}, {'d', c->home},       {'h', o->hostname},
-                             {'r', o->user},  {'u', c->local_user}};
-    memcpy(ci->t, t, sizeof t);
-}
-
-/* tilde_expand_filename() then default_client_percent_dollar_expand(). */
-static int
-expand_path(struct sc_ctx *c, const struct cinfo *ci, const char *raw, const char *what,
-            const char *at, char **out)
-{
-    char *tmp = NULL, why[200];
-    *out = NULL;
-    int rc = sc_tilde(raw, c->home, &tmp, why, sizeof why);
-    if (rc == 0)
-        rc = sc_expand(tmp, true, true, ci->t, 11, out, why, sizeof why);
-    free(tmp);
-    if (rc != 0)
-        return err_set(c->e, NS_EPARSE, "%s: %s '%.100s': %s", at != NULL ? at : "config", what,
-                       raw, why);
-    return 0;
-}
-
-static int
-dup_list(char ***dst, size_t *n, const struct sc_strv *src)
-{
-    *n = 0;
-    *dst = calloc(src->n + 1, sizeof **dst);
-    if (*dst == NULL)
-        return -1;
-    for (size_t i = 0; i < src->n; i++) {
-        if (((*dst)[i] = strdup(src->v[i])) == NULL)
-            return -1;
-        *n = i + 1;
-    }
-    return 0;
-}
-
-static int
-take_list(char ***dst, size_t *n, struct sc_strv *src)
-{
-    if (src->v == NULL)
-        return dup_list(dst, n, src);
-    *dst = src->v;
-    *n = src->n;
-    src->v = NULL;
-    src->n = src->cap = 0;
-    return 0;
-}
-
-static int
-result_identities(struct sc_ctx *c, const struct cinfo *ci, struct transport_sshconfig *r)
-{
-    struct sc_strv paths = {0};
+    struct strv files = {0}, paths = {0};
     int rc = 0;
-    for (size_t i = 0; rc == 0 && i < c->o.ids.n; i++) {
-        if (strcasecmp(c->o.ids.v[i], "none") == 0)
-            continue;
+    size_t pos = 0;
+    for (const char *f; rc == 0 && (f = sshg_next(c->a, "identityfile", &pos)) != NULL;) {
         char *p = NULL;
-        rc = expand_path(c, ci, c->o.ids.v[i], "IdentityFile", c->o.ids_at.v[i], &p);
-        if (rc == 0 && sc_strv_push(&paths, p, (size_t)-1) != 0)
+        if (strv_push(&files, f, (size_t)-1) != 0)
+            rc = oom(c);
+        else if (strcasecmp(f, "none") != 0 && (rc = identity_path(c, f, &p)) == 0 &&
+                 strv_push(&paths, p, (size_t)-1) != 0)
             rc = oom(c);
         free(p);
     }
-    if (rc == 0 && (dup_list(&r->identity_files, &r->n_identity_files, &c->o.ids) != 0 ||
-                    take_list(&r->identity_paths, &r->n_identity_paths, &paths) != 0))
+    struct transport_sshconfig *r = c->r;
+    if (rc == 0 && (strv_take(&files, &r->identity_files, &r->n_identity_files) != 0 ||
+                    strv_take(&paths, &r->identity_paths, &r->n_identity_paths) != 0))
         rc = oom(c);
-    sc_strv_release(&paths);
+    strv_release(&files);
+    strv_release(&paths);
     return rc;
 }
 
-/* UserKnownHostsFile (tokens too) or GlobalKnownHostsFile ("~" only): "none" is no file. */
+/* A list ssh -G prints on one line, split at ' ' ("none": empty); "~/" expanded when asked. */
 static int
-result_hostfiles(struct sc_ctx *c, const struct cinfo *ci, struct sc_strv *list, bool tokens,
-                 const char *what, char ***dst, size_t *n)
+read_list(struct res *c, const char *key, bool tilde, char ***dst, size_t *n)
 {
-    struct sc_strv out = {0};
+    struct strv out = {0};
+    const char *v = sshg_value(c->a, key);
     int rc = 0;
-    if (list->n > 0 && strcasecmp(list->v[0], "none") == 0) {
-        if (list->n > 1)
-            return err_set(c->e, NS_EPARSE, "invalid %s: \"none\" appears with other entries",
-                           what);
-        return take_list(dst, n, &out);
-    }
-    for (size_t i = 0; rc == 0 && i < list->n; i++) {
-        char *p = NULL, why[200];
-        if (tokens)
-            rc = expand_path(c, ci, list->v[i], what, c->o.ukh_at, &p);
-        else if (sc_tilde(list->v[i], c->home, &p, why, sizeof why) != 0)
-            rc = err_set(c->e, NS_EPARSE, "%s '%s': %s", what, list->v[i], why);
-        if (rc == 0 && sc_strv_push(&out, p, (size_t)-1) != 0)
+    if (v != NULL && strcmp(v, "none") == 0)
+        v = NULL;
+    for (const char *p = v; rc == 0 && p != NULL && *p != '\0';) {
+        size_t len = strcspn(p, " ");
+        char *one = strndup(p, len), *x = NULL;
+        if (one == NULL)
             rc = oom(c);
-        free(p);
+        else if (tilde && one[0] == '~' && one[1] == '/')
+            rc = tilde_home(c, one, &x);
+        if (rc == 0 && strv_push(&out, x != NULL ? x : one, (size_t)-1) != 0)
+            rc = oom(c);
+        free(one);
+        free(x);
+        p += len + strspn(p + len, " ");
     }
-    if (rc == 0 && take_list(dst, n, &out) != 0)
+    if (rc == 0 && strv_take(&out, dst, n) != 0)
         rc = oom(c);
-    sc_strv_release(&out);
+    strv_release(&out);
     return rc;
 }
 
-static bool
-numeric_host(const char *h)
+/* The last hop of "a,b,[user@]host[:port]" (ssh -G brackets a numeric host) into r->jump_*. */
+static int
+read_jump_last(struct res *c, const char *last)
 {
-    return strchr(h, ':') != NULL || strspn(h, "1234567890.") == strlen(h);
+    struct transport_sshconfig *r = c->r;
+    const char *at = strrchr(last, '@'), *h = at != NULL ? at + 1 : last;
+    const char *end, *colon;
+    if (*h == '[') {
+        end = strchr(h, ']');
+        if (end == NULL)
+            return err_set(c->e, NS_EPARSE, "ssh -G printed proxyjump '%s'", last);
+        colon = end[1] == ':' ? end + 1 : NULL;
+        h++;
+    } else {
+        colon = strchr(h, ':');
+        end = colon != NULL ? colon : h + strlen(h);
+    }
+    if (end == h)
+        return err_set(c->e, NS_EPARSE, "ssh -G printed proxyjump '%s'", last);
+    if (colon != NULL) {
+        char *stop;
+        unsigned long port = strtoul(colon + 1, &stop, 10);
+        if (*stop != '\0' || port == 0 || port > 65535)
+            return err_set(c->e, NS_EPARSE, "ssh -G printed proxyjump '%s'", last);
+        r->jump_port = (unsigned)port;
+    }
+    r->jump_host = strndup(h, (size_t)(end - h));
+    if (at != NULL)
+        r->jump_user = strndup(last, (size_t)(at - last));
+    return r->jump_host == NULL || (at != NULL && r->jump_user == NULL) ? oom(c) : 0;
 }
 
-/* ProxyJump as dump_client_config() prints it: the hops before as written, the last rebuilt. */
 static int
-result_jump(struct sc_ctx *c, struct transport_sshconfig *r)
+read_jump(struct res *c)
 {
-    struct sc_opts *o = &c->o;
-    struct sc_strv hops = {0};
-    if (o->jump_host == NULL)
-        return take_list(&r->proxy_jump, &r->n_proxy_jump, &hops) != 0 ? oom(c) : 0;
+    struct transport_sshconfig *r = c->r;
+    struct strv hops = {0};
+    const char *v = sshg_value(c->a, "proxyjump");
     int rc = 0;
-    for (const char *p = o->jump_extra; rc == 0 && p != NULL;) {
+    for (const char *p = v; rc == 0 && p != NULL;) {
         const char *comma = strchr(p, ',');
-        size_t len = comma != NULL ? (size_t)(comma - p) : strlen(p);
-        rc = sc_strv_push(&hops, p, len);
+        rc =
+            strv_push(&hops, p, comma != NULL ? (size_t)(comma - p) : (size_t)-1) != 0 ? oom(c) : 0;
         p = comma != NULL ? comma + 1 : NULL;
     }
-    char last[1200], port[16] = "";
-    bool br = numeric_host(o->jump_host);
-    if (o->jump_port > 0)
-        snprintf(port, sizeof port, ":%d", o->jump_port);
-    snprintf(last, sizeof last, "%s%s%s%s%s%s", o->jump_user != NULL ? o->jump_user : "",
-             o->jump_user != NULL ? "@" : "", br ? "[" : "", o->jump_host, br ? "]" : "", port);
-    if (rc == 0)
-        rc = sc_strv_push(&hops, last, (size_t)-1);
-    if (rc == 0)
-        rc = take_list(&r->proxy_jump, &r->n_proxy_jump, &hops);
-    sc_strv_release(&hops);
-    if (rc != 0)
-        return oom(c);
-    r->jump_user = o->jump_user;
-    r->jump_host = o->jump_host;
-    r->jump_rest = o->jump_extra;
-    r->jump_port = o->jump_port > 0 ? (unsigned)o->jump_port : 0;
-    o->jump_user = o->jump_host = o->jump_extra = NULL;
-    return 0;
+    if (rc == 0 && hops.n > 0)
+        rc = read_jump_last(c, hops.v[hops.n - 1]);
+    const char *last_comma = v != NULL ? strrchr(v, ',') : NULL;
+    if (rc == 0 && last_comma != NULL &&
+        (r->jump_rest = strndup(v, (size_t)(last_comma - v))) == NULL)
+        rc = oom(c);
+    if (rc == 0 && strv_take(&hops, &r->proxy_jump, &r->n_proxy_jump) != 0)
+        rc = oom(c);
+    strv_release(&hops);
+    return rc;
 }
 
 static int
-result_agent(struct sc_ctx *c, const struct cinfo *ci, struct transport_sshconfig *r)
+dup_value(struct res *c, const char *key, char **dst)
 {
-    if (c->o.identity_agent == NULL)
+    const char *v = sshg_value(c->a, key);
+    if (v == NULL)
         return 0;
-    return expand_path(c, ci, c->o.identity_agent, "IdentityAgent", c->o.agent_at,
-                       &r->identity_agent);
+    return (*dst = strdup(v)) == NULL ? oom(c) : 0;
 }
 
 static int
-build_result(struct sc_ctx *c, struct transport_sshconfig *r)
+read_scalars(struct res *c)
 {
-    struct sc_opts *o = &c->o;
-    struct cinfo ci;
-    cinfo_init(c, &ci);
-    r->port = (unsigned)o->port;
-    r->connect_timeout_s = o->connect_timeout;
-    r->identities_only = o->identities_only == 1;
-    if ((r->host_arg = strdup(c->host_arg)) == NULL)
-        return oom(c);
-    int rc = result_identities(c, &ci, r);
+    struct transport_sshconfig *r = c->r;
+    const char *port = sshg_value(c->a, "port"), *ct = sshg_value(c->a, "connecttimeout");
+    const char *io = sshg_value(c->a, "identitiesonly");
+    if (sshg_value(c->a, "hostname") == NULL || sshg_value(c->a, "user") == NULL || port == NULL)
+        return err_set(c->e, NS_EPARSE, "ssh -G printed no hostname, user or port");
+    char *end;
+    unsigned long p = strtoul(port, &end, 10);
+    if (*end != '\0' || p == 0 || p > 65535)
+        return err_set(c->e, NS_EPARSE, "ssh -G printed port '%s'", port);
+    r->port = (unsigned)p;
+    long t = ct != NULL && strcmp(ct, "none") != 0 ? strtol(ct, &end, 10) : -1;
+    if (t != -1 && (*end != '\0' || t < 0 || t > 86400 * 365))
+        return err_set(c->e, NS_EPARSE, "ssh -G printed connecttimeout '%s'", ct);
+    r->connect_timeout_s = (int)t;
+    r->identities_only = io != NULL && strcmp(io, "yes") == 0;
+    int rc = dup_value(c, "hostname", &r->hostname);
     if (rc == 0)
-        rc = result_hostfiles(c, &ci, &o->ukh, true, "UserKnownHostsFile", &r->known_hosts_files,
-                              &r->n_known_hosts_files);
+        rc = dup_value(c, "user", &r->user);
     if (rc == 0)
-        rc = result_hostfiles(c, &ci, &o->gkh, false, "GlobalKnownHostsFile",
-                              &r->global_known_hosts_files, &r->n_global_known_hosts_files);
+        rc = dup_value(c, "hostkeyalias", &r->host_key_alias);
     if (rc == 0)
-        rc = result_agent(c, &ci, r);
-    if (rc == 0)
-        rc = result_jump(c, r);
-    if (rc != 0)
-        return rc;
-    r->hostname = o->hostname;
-    r->user = o->user;
-    r->host_key_alias = o->host_key_alias;
-    o->hostname = o->user = o->host_key_alias = NULL;
-    r->n_warnings_dropped = c->dropped;
-    return take_list(&r->warnings, &r->n_warnings, &c->warnings) != 0 ? oom(c) : 0;
+        rc = dup_value(c, "identityagent", &r->identity_agent);
+    return rc;
 }
 
-static void
-opts_release(struct sc_opts *o)
+/* --- warnings ------------------------------------------------------------------------------- */
+
+/* An option netsurvey does not follow, and the values (comma-separated; NULL: none) with which
+ * that changes nothing. */
+struct advice {
+    const char *key; /* as ssh -G prints it */
+    const char *fine;
+    const char *msg;
+};
+
+static const struct advice advice[] = {
+    {"proxycommand", "none",
+     "ProxyCommand is not run: netsurvey dials the host itself (ProxyJump is followed)"},
+    {"stricthostkeychecking", "true,yes,ask",
+     "StrictHostKeyChecking is not followed: an unknown host key is refused unless "
+     "--accept-new-host-keys, a changed one always"},
+    {"knownhostscommand", "none",
+     "KnownHostsCommand is not run: host keys are checked against the known_hosts files only"},
+    {"revokedhostkeys", "none", "RevokedHostKeys is not checked"},
+    {"verifyhostkeydns", "false,no", "VerifyHostKeyDNS (SSHFP records) is not used"},
+    {"certificatefile", "none",
+     "CertificateFile is not used: only keys (IdentityFile, the agent) are offered"},
+    {"pkcs11provider", "none", "PKCS#11 keys are not used"},
+    {"securitykeyprovider", "internal,none", "SecurityKeyProvider is not used"},
+    {"pubkeyauthentication", "true,yes,unbound,host-bound",
+     "PubkeyAuthentication is not followed: netsurvey authenticates with keys only"},
+    {"bindaddress", NULL, "BindAddress is not applied"},
+    {"bindinterface", NULL, "BindInterface is not applied"},
+    {"addressfamily", "any", "AddressFamily is not applied"},
+};
+
+/* Algorithm lists, by ssh -G's key and the keyword's name. */
+static const char *const algorithms[][2] = {
+    {"ciphers", "Ciphers"},
+    {"macs", "MACs"},
+    {"kexalgorithms", "KexAlgorithms"},
+    {"hostkeyalgorithms", "HostKeyAlgorithms"},
+    {"casignaturealgorithms", "CASignatureAlgorithms"},
+    {"pubkeyacceptedalgorithms", "PubkeyAcceptedAlgorithms"},
+};
+
+static bool
+in_list(const char *v, const char *list)
 {
-    char **s[] = {&o->user,           &o->hostname,        &o->host_key_alias,
-                  &o->identity_agent, &o->ignored_unknown, &o->proxy_command,
-                  &o->jump_user,      &o->jump_host,       &o->jump_extra,
-                  &o->hostname_at,    &o->ukh_at,          &o->agent_at};
-    for (size_t i = 0; i < sizeof s / sizeof s[0]; i++) {
-        free(*s[i]);
-        *s[i] = NULL;
+    size_t n = strlen(v);
+    for (const char *p = list; p != NULL && *p != '\0';) {
+        size_t k = strcspn(p, ",");
+        if (k == n && strncasecmp(p, v, n) == 0)
+            return true;
+        p += k + (p[k] == ',');
     }
-    sc_strv_release(&o->ids);
-    sc_strv_release(&o->ids_at);
-    sc_strv_release(&o->ukh);
-    sc_strv_release(&o->gkh);
+    return false;
 }
 
-static void
-ctx_release(struct sc_ctx *c)
+static int
+warn(struct res *c, const char *msg)
 {
-    opts_release(&c->o);
-    sc_strv_release(&c->warnings);
-    sc_strv_release(&c->warned);
-    free(c->host);
-    free(c);
+    if (strv_has(&c->warnings, msg))
+        return 0;
+    return strv_push(&c->warnings, msg, (size_t)-1) != 0 ? oom(c) : 0;
 }
 
-/* What a hop of a chain adds in front of its own: the caller's identity and known_hosts. */
+/* The lists that differ from this ssh's own defaults (`ssh -G -F none`): libssh negotiates
+ * its own. No warning when the defaults cannot be had. */
+static int
+warn_algorithms(struct res *c)
+{
+    static const char *const none[] = {"-F", "none", NULL};
+    const struct sshg_answer *d = NULL;
+    struct err ignored = {0};
+    if (sshg_query(c->g, none, "netsurvey.invalid", &d, &ignored) != 0)
+        return 0;
+    char names[256] = "";
+    for (size_t i = 0; i < sizeof algorithms / sizeof algorithms[0]; i++) {
+        const char *mine = sshg_value(c->a, algorithms[i][0]);
+        const char *dflt = sshg_value(d, algorithms[i][0]);
+        if (mine != NULL && dflt != NULL && strcmp(mine, dflt) != 0)
+            snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+                     names[0] != '\0' ? ", " : "", algorithms[i][1]);
+    }
+    if (names[0] == '\0')
+        return 0;
+    char msg[400];
+    snprintf(msg, sizeof msg, "algorithm lists are not applied (%s): libssh negotiates its own",
+             names);
+    return warn(c, msg);
+}
+
+static int
+read_warnings(struct res *c)
+{
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < sizeof advice / sizeof advice[0]; i++) {
+        const char *v = sshg_value(c->a, advice[i].key);
+        if (v != NULL && (advice[i].fine == NULL || !in_list(v, advice[i].fine)))
+            rc = warn(c, advice[i].msg);
+    }
+    if (rc == 0)
+        rc = warn_algorithms(c);
+    /* what ssh printed while accepting the config, as it said it */
+    for (const char *p = c->a->notes; rc == 0 && p != NULL && *p != '\0';) {
+        size_t len = strcspn(p, "\n");
+        char msg[600];
+        snprintf(msg, sizeof msg, "ssh -G: %.*s", (int)(len < 580 ? len : 580), p);
+        rc = warn(c, msg);
+        p += len + (p[len] == '\n');
+    }
+    if (rc == 0 && strv_take(&c->warnings, &c->r->warnings, &c->r->n_warnings) != 0)
+        rc = oom(c);
+    return rc;
+}
+
+/* --- hosts ---------------------------------------------------------------------------------- */
+
+/* What a hop of a chain adds in front of its own: the caller's identity and the target's
+ * known_hosts file (expanded for the target). */
 struct hop_extra {
     const char *identity;
     const char *known_hosts;
 };
 
-/* The caller's known_hosts file in front of the hop's own ("none" among those is dropped). */
 static int
-hop_known_hosts(struct sc_ctx *c, const char *first)
+prepend(char ***v, size_t *n, const char *s)
 {
-    struct sc_strv k = {0};
-    int rc = sc_strv_push(&k, first, (size_t)-1);
-    for (size_t i = 0; rc == 0 && i < c->o.ukh.n; i++)
-        if (strcmp(c->o.ukh.v[i], first) != 0 && strcasecmp(c->o.ukh.v[i], "none") != 0)
-            rc = sc_strv_push(&k, c->o.ukh.v[i], (size_t)-1);
-    sc_strv_release(&c->o.ukh);
-    c->o.ukh = k;
-    return rc != 0 ? oom(c) : 0;
+    for (size_t i = 0; i < *n; i++)
+        if (strcmp((*v)[i], s) == 0)
+            return 0;
+    char **nv = realloc(*v, (*n + 2) * sizeof *nv);
+    if (nv == NULL)
+        return -1;
+    memmove(nv + 1, nv, (*n + 1) * sizeof *nv);
+    *v = nv;
+    if ((nv[0] = strdup(s)) == NULL) {
+        memmove(nv, nv + 1, (*n + 1) * sizeof *nv);
+        return -1;
+    }
+    (*n)++;
+    return 0;
+}
+
+static int
+hop_files(struct res *c, const struct hop_extra *hx)
+{
+    struct transport_sshconfig *r = c->r;
+    int rc = 0;
+    if (hx->identity != NULL && *hx->identity != '\0') {
+        char *p = NULL;
+        rc = identity_path(c, hx->identity, &p);
+        if (rc == 0 && (prepend(&r->identity_paths, &r->n_identity_paths, p) != 0 ||
+                        prepend(&r->identity_files, &r->n_identity_files, hx->identity) != 0))
+            rc = oom(c);
+        free(p);
+    }
+    if (rc == 0 && hx->known_hosts != NULL &&
+        prepend(&r->known_hosts_files, &r->n_known_hosts_files, hx->known_hosts) != 0)
+        rc = oom(c);
+    return rc;
+}
+
+static int
+read_answer(struct res *c)
+{
+    struct transport_sshconfig *r = c->r;
+    int rc = (r->host_arg = strdup(c->host)) == NULL ? oom(c) : read_scalars(c);
+    if (rc == 0)
+        rc = read_identities(c);
+    if (rc == 0)
+        rc = read_list(c, "userknownhostsfile", false, &r->known_hosts_files,
+                       &r->n_known_hosts_files);
+    if (rc == 0)
+        rc = read_list(c, "globalknownhostsfile", true, &r->global_known_hosts_files,
+                       &r->n_global_known_hosts_files);
+    if (rc == 0)
+        rc = read_jump(c);
+    if (rc == 0)
+        rc = read_warnings(c);
+    return rc;
 }
 
 static int
@@ -480,49 +524,40 @@ resolve(const struct transport_sshconfig_env *env, const char *host,
         const struct transport_sshconfig_override *ov, const struct hop_extra *hx,
         struct transport_sshconfig **out, struct err *e)
 {
-    static const struct transport_sshconfig_env none = {0};
     *out = NULL;
     if (host == NULL || *host == '\0')
         return err_set(e, NS_EINVAL, "empty host name");
-    struct sc_ctx *c = calloc(1, sizeof *c);
-    struct transport_sshconfig *r = calloc(1, sizeof *r);
-    if (c == NULL || r == NULL) {
-        free(c);
-        free(r);
-        return err_set(e, NS_ENOMEM, "out of memory");
-    }
-    c->e = e;
-    c->o.port = c->o.jump_port = c->o.connect_timeout = -1;
-    c->o.identities_only = c->o.canonicalize = -1;
-    c->host_arg = host;
-    int rc = (c->host = strdup(host)) == NULL ? oom(c) : env_init(c, env != NULL ? env : &none);
-    if (rc == 0 && hx != NULL && hx->identity != NULL)
-        rc = sc_add_identity(c, hx->identity, true, "the identity given");
+    struct res c = {.g = env->sshg, .env = env, .ov = ov, .host = host, .e = e};
+    int rc = qargs_init(&c.q, env, ov, e);
     if (rc == 0)
-        rc = apply_overrides(c, ov);
+        rc = sshg_query(c.g, c.q.v, host, &c.a, e);
+    if (rc == 0 && (c.r = calloc(1, sizeof *c.r)) == NULL)
+        rc = oom(&c);
     if (rc == 0)
-        rc = read_pass(c);
-    if (rc == 0)
-        rc = settle_hostname(c);
-    if (rc == 0 && c->want_final)
-        rc = final_pass(c);
-    /* a hop's own identities follow the caller's (which do not replace ssh's defaults) */
-    if (rc == 0 && hx != NULL && hx->identity != NULL && c->o.ids.n == 1)
-        rc = add_default_identities(c);
-    if (rc == 0)
-        rc = fill_defaults(c);
-    if (rc == 0 && hx != NULL && hx->known_hosts != NULL)
-        rc = hop_known_hosts(c, hx->known_hosts);
-    if (rc == 0)
-        rc = check_jump_loop(c);
-    if (rc == 0)
-        rc = build_result(c, r);
-    ctx_release(c);
+        rc = read_answer(&c);
+    if (rc == 0 && hx != NULL)
+        rc = hop_files(&c, hx);
+    strv_release(&c.warnings);
     if (rc != 0) {
-        transport_sshconfig_free(r);
+        transport_sshconfig_free(c.r);
         return rc;
     }
-    *out = r;
+    *out = c.r;
+    return 0;
+}
+
+/* env with a struct sshg: the caller's, else a new one into *own (freed by the caller). */
+static int
+env_with_sshg(const struct transport_sshconfig_env *env, struct transport_sshconfig_env *use,
+              struct sshg **own, struct err *e)
+{
+    static const struct transport_sshconfig_env none = {0};
+    *use = env != NULL ? *env : none;
+    *own = NULL;
+    if (use->sshg != NULL)
+        return 0;
+    if ((*own = use->sshg = sshg_new()) == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
     return 0;
 }
 
@@ -531,7 +566,14 @@ transport_sshconfig_resolve(const struct transport_sshconfig_env *env, const cha
                             const struct transport_sshconfig_override *ov,
                             struct transport_sshconfig **out, struct err *e)
 {
-    return resolve(env, host, ov, NULL, out, e);
+    struct transport_sshconfig_env use;
+    struct sshg *own;
+    *out = NULL;
+    int rc = env_with_sshg(env, &use, &own, e);
+    if (rc == 0)
+        rc = resolve(&use, host, ov, NULL, out, e);
+    sshg_free(own);
+    return rc;
 }
 
 static void
@@ -586,7 +628,7 @@ transport_sshconfig_agent(const struct transport_sshconfig *c)
     return a;
 }
 
-/* --- chains ------------------------------------------------------------------------------- */
+/* --- chains --------------------------------------------------------------------------------- */
 
 static int
 chain_push_front(struct transport_sshconfig_chain *ch, struct transport_sshconfig *h)
@@ -601,20 +643,22 @@ chain_push_front(struct transport_sshconfig_chain *ch, struct transport_sshconfi
     return 0;
 }
 
-int
-transport_sshconfig_resolve_chain(const struct transport_sshconfig_env *env, const char *host,
-                                  const struct transport_sshconfig_override *ov,
-                                  struct transport_sshconfig_chain *out, struct err *e)
+static int
+chain(const struct transport_sshconfig_env *env, const char *host,
+      const struct transport_sshconfig_override *ov, struct transport_sshconfig_chain *out,
+      struct err *e)
 {
     struct transport_sshconfig *t = NULL;
-    out->hop = NULL;
-    out->n = 0;
     int rc = resolve(env, host, ov, NULL, &t, e);
     if (rc == 0 && chain_push_front(out, t) != 0) {
         transport_sshconfig_free(t);
         rc = err_set(e, NS_ENOMEM, "out of memory");
     }
-    struct hop_extra hx = {ov != NULL ? ov->identity : NULL, ov != NULL ? ov->known_hosts : NULL};
+    /* the plan's known_hosts file as the target resolved it, in front of each hop's own */
+    const char *kh = rc == 0 && ov != NULL && ov->known_hosts != NULL && t->n_known_hosts_files > 0
+                         ? t->known_hosts_files[0]
+                         : NULL;
+    struct hop_extra hx = {ov != NULL ? ov->identity : NULL, kh};
     while (rc == 0 && out->hop[0]->jump_host != NULL) {
         const struct transport_sshconfig *next = out->hop[0];
         if (out->n > TRANSPORT_SSHCONFIG_HOPS_MAX) {
@@ -633,6 +677,22 @@ transport_sshconfig_resolve_chain(const struct transport_sshconfig_env *env, con
             rc = err_set(e, NS_ENOMEM, "out of memory");
         }
     }
+    return rc;
+}
+
+int
+transport_sshconfig_resolve_chain(const struct transport_sshconfig_env *env, const char *host,
+                                  const struct transport_sshconfig_override *ov,
+                                  struct transport_sshconfig_chain *out, struct err *e)
+{
+    out->hop = NULL;
+    out->n = 0;
+    struct transport_sshconfig_env use;
+    struct sshg *own;
+    int rc = env_with_sshg(env, &use, &own, e);
+    if (rc == 0)
+        rc = chain(&use, host, ov, out, e);
+    sshg_free(own);
     if (rc != 0)
         transport_sshconfig_chain_release(out);
     return rc;
@@ -646,4 +706,33 @@ transport_sshconfig_chain_release(struct transport_sshconfig_chain *ch)
     free(ch->hop);
     ch->hop = NULL;
     ch->n = 0;
+}
+
+/* --- many hosts at once --------------------------------------------------------------------- */
+
+struct prefetch {
+    const struct transport_sshconfig_env *env;
+    const char *const *host;
+    const struct transport_sshconfig_override *ov;
+};
+
+static void
+prefetch_one(void *arg, size_t i)
+{
+    const struct prefetch *p = arg;
+    struct transport_sshconfig_chain ch;
+    struct err e = {0};
+    if (transport_sshconfig_resolve_chain(p->env, p->host[i], p->ov != NULL ? &p->ov[i] : NULL, &ch,
+                                          &e) == 0)
+        transport_sshconfig_chain_release(&ch);
+}
+
+void
+transport_sshconfig_prefetch(const struct transport_sshconfig_env *env, const char *const *host,
+                             const struct transport_sshconfig_override *ov, size_t n)
+{
+    if (env == NULL || env->sshg == NULL)
+        return; /* nothing would keep the answers */
+    struct prefetch p = {env, host, ov};
+    sshg_parallel(n, prefetch_one, &p);
 }

@@ -1,21 +1,22 @@
-/* transport_sshconfig.h - an ssh host name resolved through ~/.ssh/config and
- * /etc/ssh/ssh_config the way OpenSSH 9.2's ssh(1) resolves it (readconf.c and ssh.c main()),
- * so that netsurvey dials what `ssh HOST` dials: HostName (%h), Port, User, the IdentityFile
- * list (accumulated over blocks; OpenSSH's defaults when none), ProxyJump (chains, `none`),
+/* transport_sshconfig.h - an ssh host as the operator's own OpenSSH resolves it: `ssh -G`
+ * (common/sshg.h) for the host and for every hop of its ProxyJump chain, read into what the
+ * ssh transport dials with libssh: HostName, Port, User, the IdentityFile list, ProxyJump,
  * UserKnownHostsFile, GlobalKnownHostsFile, HostKeyAlias, ConnectTimeout, IdentitiesOnly,
- * IdentityAgent; Host patterns (`*`, `?`, `!`, several per line), Match (host, originalhost,
- * user, localuser, all, canonical, final: the second pass as OpenSSH makes it), Include (globs,
- * relative to ~/.ssh/ or /etc/ssh/), first obtained value wins, tokens and `~` where OpenSSH
- * expands them. A value given in the override struct beats the files, as `ssh -o` does.
+ * IdentityAgent. netsurvey parses no ssh_config itself: whatever the operator's ssh accepts
+ * (its version's keywords, Include, Match, exec included) resolves as ssh resolves it, and what
+ * it refuses fails with OpenSSH's own message naming the file and line.
  *
- * What the config asks and netsurvey cannot do (Match exec, ProxyCommand, hostname
- * canonicalisation through DNS, a KnownHostsCommand, algorithm lists, ...) is a warning naming
- * the file and line, never ignored in silence. What ssh refuses (an unknown keyword, a bad
- * argument, a file with loose permissions) is an error naming the file and line.
+ * What `ssh -G` leaves to the connection is done here as ssh does it: IdentityFile expanded
+ * ("~/" with the passwd home here; %tokens, ${VAR} and ~user by ssh itself, through a second
+ * `ssh -G` that expands the path as ControlPath, which ssh expands with the same function and
+ * tokens), "~" in GlobalKnownHostsFile, the agent socket (transport_sshconfig_agent).
  *
- * Pure apart from reading the files it is told about (no DNS, no command runs). Thread-safe:
- * no state outside the structs passed in. Errors are values: 0 or a negative NS_E* code with
- * detail in the caller's struct err. */
+ * What the resolved options ask and netsurvey does not do (ProxyCommand, StrictHostKeyChecking
+ * no, algorithm lists that differ from ssh's defaults, CertificateFile, ...) is a warning, and
+ * so is what ssh itself printed while accepting the config ("FILE line 9: Unsupported option").
+ *
+ * Thread-safe: no state outside the structs passed in (the struct sshg serialises itself).
+ * Errors are values: 0 or a negative NS_E* code with detail in the caller's struct err. */
 #ifndef NS_TRANSPORT_SSHCONFIG_H
 #define NS_TRANSPORT_SSHCONFIG_H
 
@@ -24,46 +25,37 @@
 
 #include "common/errors.h"
 
-/* Caps on every read. Those OpenSSH has are its own values. */
-#define TRANSPORT_SSHCONFIG_FILE_MAX (1024 * 1024) /* bytes of one config file */
-#define TRANSPORT_SSHCONFIG_DEPTH_MAX 16           /* Include nesting (READCONF_MAX_DEPTH) */
-#define TRANSPORT_SSHCONFIG_FILES_MAX 512          /* files read for one resolution */
-#define TRANSPORT_SSHCONFIG_GLOB_MAX 256           /* files one Include pattern may name */
-#define TRANSPORT_SSHCONFIG_LINES_MAX 200000       /* lines read for one resolution */
-#define TRANSPORT_SSHCONFIG_IDENTITIES_MAX 100     /* SSH_MAX_IDENTITY_FILES */
-#define TRANSPORT_SSHCONFIG_HOSTFILES_MAX 32       /* SSH_MAX_HOSTS_FILES */
-#define TRANSPORT_SSHCONFIG_HOPS_MAX 8             /* jump hosts before one target */
-#define TRANSPORT_SSHCONFIG_WARNINGS_MAX 64        /* kept per resolution; more are counted */
-#define TRANSPORT_SSHCONFIG_VALUE_MAX 4096         /* bytes of one expanded value */
+struct sshg;
 
-/* Who is asking and which files to read. Every field may be NULL (the default said); strings
- * are borrowed for the call. */
+#define TRANSPORT_SSHCONFIG_HOPS_MAX 8 /* jump hosts before one target */
+
+/* The environment variable naming the config file netsurvey has ssh read instead of
+ * ~/.ssh/config and /etc/ssh/ssh_config (`ssh -F`; "none": no file). */
+#define TRANSPORT_SSHCONFIG_ENV_VAR "NETSURVEY_SSH_CONFIG"
+
+/* Which ssh answers, from which files. Borrowed for the call. */
 struct transport_sshconfig_env {
-    /* NULL: ~/.ssh/config (skipped when absent; owner and mode checked as ssh does), then the
-     * system file. Otherwise the one file read, as `ssh -F FILE` (it must exist; "none": no
-     * file at all). */
-    const char *config;
-    const char *system_config; /* NULL: /etc/ssh/ssh_config */
-    const char *home;          /* the passwd home: "~", %d, ~/.ssh/; NULL: getpwuid(getuid()) */
-    const char *home_env;      /* "~" in Include patterns (ssh's glob reads $HOME there);
-                                  NULL: $HOME, or home when unset */
-    const char *local_user;    /* %u, Match localuser, the default User; NULL: getpwuid */
-    const char *this_host;     /* %l, %L, %C; NULL: gethostname() */
+    struct sshg *sshg;  /* the runner and its cache; NULL: one of the call's own */
+    const char *config; /* `ssh -F config`; NULL: ssh's own files */
 };
 
-/* What the caller says explicitly, as `ssh -o` would: NULL / 0 = not given. */
+/* env with sshg NULL and config from `config` if not NULL, else from the variable above. */
+void transport_sshconfig_env_init(struct transport_sshconfig_env *env, const char *config);
+
+/* What the caller says explicitly, passed to ssh as its command line would: NULL / 0 = not
+ * given. */
 struct transport_sshconfig_override {
-    const char *user;
-    unsigned port;
-    const char *identity;    /* tried before the config's IdentityFile lines (ssh -i) */
-    const char *jump;        /* ProxyJump: "[user@]host[:port][,...]" or "none" */
-    const char *known_hosts; /* one UserKnownHostsFile path, or "none" */
+    const char *user;        /* -l */
+    unsigned port;           /* -p */
+    const char *identity;    /* -i: tried before the config's IdentityFile lines */
+    const char *jump;        /* -J "[user@]host[:port][,...]" or "none" */
+    const char *known_hosts; /* -o UserKnownHostsFile: one path, or "none" */
 };
 
 /* A resolved host. Owned by the caller: transport_sshconfig_free. */
 struct transport_sshconfig {
     char *host_arg; /* the name asked for */
-    char *hostname; /* what to dial: HostName expanded, lower-cased unless an address */
+    char *hostname; /* what to dial, as ssh -G prints it */
     unsigned port;
     char *user;
     /* IdentityFile as `ssh -G` prints it (unexpanded) ... */
@@ -72,7 +64,8 @@ struct transport_sshconfig {
     /* ... and as ssh loads it: "~", %tokens and ${VAR} expanded, "none" left out. */
     char **identity_paths;
     size_t n_identity_paths;
-    /* UserKnownHostsFile, expanded (empty for "none"); GlobalKnownHostsFile likewise. */
+    /* UserKnownHostsFile as ssh -G expands it (none for "none"); GlobalKnownHostsFile with "~"
+     * expanded. */
     char **known_hosts_files;
     size_t n_known_hosts_files;
     char **global_known_hosts_files;
@@ -87,27 +80,18 @@ struct transport_sshconfig {
     char *jump_host;
     unsigned jump_port;
     char *jump_rest;
-    char *host_key_alias;  /* lower-cased; NULL: none */
+    char *host_key_alias;  /* NULL: none */
     int connect_timeout_s; /* -1: none */
     bool identities_only;
     char *identity_agent; /* as `ssh -G` prints it (expanded); NULL: not set */
-    char **warnings;      /* "FILE line N: ..." (what netsurvey will not do as ssh would) */
+    char **warnings;      /* what netsurvey will not do as ssh would, and ssh's own notes */
     size_t n_warnings;
-    size_t n_warnings_dropped; /* beyond TRANSPORT_SSHCONFIG_WARNINGS_MAX */
 };
 
-/* The environment variable naming the config file netsurvey reads instead of ~/.ssh/config
- * and /etc/ssh/ssh_config (as `ssh -F` would; "none": no file). */
-#define TRANSPORT_SSHCONFIG_ENV_VAR "NETSURVEY_SSH_CONFIG"
-
-/* env for the running user: config from `config` if not NULL, else from the variable above,
- * else the defaults (every other field NULL). */
-void transport_sshconfig_env_init(struct transport_sshconfig_env *env, const char *config);
-
-/* Resolve host (a name, an alias or an address) as `ssh [-F env->config] [-o ...] host` would.
- * *out is the caller's on success. NS_EPARSE for what ssh would refuse ("FILE line N: ..."),
- * NS_ETOOBIG for a cap, NS_EIO for a file that cannot be read, NS_EINVAL for a bad override,
- * NS_ENOMEM. */
+/* Resolve host (a name, an alias or an address) as `ssh [-F env->config] [ov...] host` would.
+ * *out is the caller's on success. NS_EPARSE for what ssh refuses (its message: "FILE line N:
+ * ..."), NS_ENOTFOUND when there is no ssh client (the message names the package),
+ * NS_ETIMEDOUT, NS_EINVAL for a bad override, NS_ENOMEM. */
 int transport_sshconfig_resolve(const struct transport_sshconfig_env *env, const char *host,
                                 const struct transport_sshconfig_override *ov,
                                 struct transport_sshconfig **out, struct err *e);
@@ -121,12 +105,11 @@ void transport_sshconfig_free(struct transport_sshconfig *c);
 const char *transport_sshconfig_agent(const struct transport_sshconfig *c);
 
 /* Every host dialled to reach one target, in the order they are dialled: hop[0] is the first
- * jump host, hop[n - 1] the target. A hop is resolved as ssh resolves a ProxyJump host (its
- * own Host blocks; the user and port of the jump spec as `-l`/`-p`; the hops before it as `-J`,
- * else its own ProxyJump), so chains through the config are followed. The override's identity
- * and known_hosts file are tried first for every hop too (netsurvey's choice: ssh would not pass
- * `-o` to the ProxyJump child), then each hop's own. NS_ETOOBIG beyond
- * TRANSPORT_SSHCONFIG_HOPS_MAX hops; NS_EINVAL for a jump back to the same endpoint. */
+ * jump host, hop[n - 1] the target. A hop is resolved as ssh resolves its ProxyJump child
+ * (`ssh -l user -p port -J hops-before host` of the jump spec), so chains through the config
+ * are followed. The override's identity and known_hosts file are tried first for every hop too
+ * (netsurvey's choice: ssh would not pass them to the ProxyJump child), then each hop's own.
+ * NS_ETOOBIG beyond TRANSPORT_SSHCONFIG_HOPS_MAX hops. */
 struct transport_sshconfig_chain {
     struct transport_sshconfig **hop;
     size_t n;
@@ -138,5 +121,12 @@ int transport_sshconfig_resolve_chain(const struct transport_sshconfig_env *env,
 
 /* Free every hop; the struct itself is the caller's (embedded). */
 void transport_sshconfig_chain_release(struct transport_sshconfig_chain *ch);
+
+/* Resolve the chains of n hosts (host[i] with ov[i]; ov may be NULL) at once into env->sshg's
+ * cache (sshg_parallel), so that the resolutions after it, one host at a time, run no ssh.
+ * Failures are not reported here: each is cached and given again to that host's resolution. */
+void transport_sshconfig_prefetch(const struct transport_sshconfig_env *env,
+                                  const char *const *host,
+                                  const struct transport_sshconfig_override *ov, size_t n);
 
 #endif

@@ -98,6 +98,20 @@ inventory_read(void *arg, const char *path, size_t cap, char **buf, size_t *len,
     return 0;
 }
 
+/* An ssh config's aliases resolve to themselves: a fuzzer runs no ssh. */
+static int
+alias_hostnames(void *arg, const char *config, const char *const *alias, size_t n, char **host,
+                char **why)
+{
+    (void)arg;
+    (void)config;
+    (void)why;
+    for (size_t i = 0; i < n; i++)
+        if ((host[i] = strdup(alias[i])) == NULL)
+            return NS_ENOMEM;
+    return 0;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -111,7 +125,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         inv.len = size - (size_t)(inv.buf - text);
     }
     struct plan_reader rd = {.read = inventory_read, .arg = &inv};
-    struct plan_load_env env = {.base_dir = "/fuzz", .home = "/home/fuzz", .reader = &rd};
+    static const struct plan_ssh_resolver ssh = {.hostnames = alias_hostnames};
+    struct plan_load_env env = {
+        .base_dir = "/fuzz", .home = "/home/fuzz", .reader = &rd, .ssh = &ssh};
     struct diags *d = diags_new();
     struct plan *p = NULL;
     int rc = plan_load_buffer_env("fuzz.yaml", text, plan_len, &env, &p, d);

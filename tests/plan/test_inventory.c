@@ -3,6 +3,7 @@
  * Wavelength Zones, Ansible children and precedence in both forms, ssh config patterns), the
  * plan-side rules (replacement by hosts entries, the zones map, paths and ~, caps, refused
  * files), and what plan_inventory() reports. */
+#include <fnmatch.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -55,12 +56,53 @@ mem_read(void *arg, const char *path, size_t cap, char **buf, size_t *len, struc
     return err_set(e, NS_EIO, "No such file or directory");
 }
 
+/* The memory files a pattern matches, in their order (an ssh config's Include). */
+static int
+mem_glob(void *arg, const char *pattern, size_t max, char ***paths, struct err *e)
+{
+    struct memfs *fs = arg;
+    *paths = calloc(fs->n + 1, sizeof **paths);
+    size_t k = 0;
+    for (size_t i = 0; i < fs->n; i++)
+        if (fnmatch(pattern, fs->files[i].path, FNM_PATHNAME) == 0)
+            (*paths)[k++] = strdup(fs->files[i].path);
+    if (k > max)
+        return err_set(e, NS_ETOOBIG, "too many");
+    return 0;
+}
+
+/* A stand-in for the operator's ssh: an alias resolves to "ALIAS.resolved", one with "bad" in
+ * it is refused as ssh refuses a config; the config it was given is kept. */
+static char g_ssh_config[256];
+
+static int
+fake_hostnames(void *arg, const char *config, const char *const *alias, size_t n, char **host,
+               char **why)
+{
+    (void)arg;
+    snprintf(g_ssh_config, sizeof g_ssh_config, "%s", config);
+    for (size_t i = 0; i < n; i++) {
+        char buf[300];
+        if (strstr(alias[i], "bad") != NULL) {
+            snprintf(buf, sizeof buf, "ssh -G: %s line 2: Bad configuration option: frob", config);
+            why[i] = strdup(buf);
+        } else {
+            snprintf(buf, sizeof buf, "%s.resolved", alias[i]);
+            host[i] = strdup(buf);
+        }
+    }
+    return 0;
+}
+
+static const struct plan_ssh_resolver fake_ssh = {.hostnames = fake_hostnames};
+
 /* Load yaml (a plan) in folder base with the memory files; rc as plan_load_buffer_env's. */
 static int
 load_mem(const char *yaml, struct memfs *fs, struct plan **p, struct diags *d)
 {
-    struct plan_reader rd = {.read = mem_read, .arg = fs};
-    struct plan_load_env env = {.base_dir = "/plans", .home = "/home/op", .reader = &rd};
+    struct plan_reader rd = {.read = mem_read, .glob = mem_glob, .arg = fs};
+    struct plan_load_env env = {
+        .base_dir = "/plans", .home = "/home/op", .reader = &rd, .ssh = &fake_ssh};
     return plan_load_buffer_env("plan.yaml", yaml, strlen(yaml), &env, p, d);
 }
 
@@ -410,11 +452,132 @@ test_ssh_config(void **state)
 
     struct diags *d = diags_new();
     char names[256];
-    const char cfg[] = "host A b *.x ?c !d\nHOST=e\n  Host \"f g\"\nMatch all\nHost b\n";
+    const char cfg[] = "host A b *.x ?c !d\nHOST=e\n  Host \"f g\" 'h i'\nMatch all\nHost b\n"
+                       "HostName x y z\nFrobnicate\n";
     assert_int_equal(read_names(INV_SSH_CONFIG, "cfg", cfg, NULL, "*", names, sizeof names, d), 0);
-    assert_string_equal(names, "A,b,e,f g");
+    assert_string_equal(names, "A,b,e,f g,h i"); /* the rest of the file is ssh's to judge */
     assert_int_equal(diags_count(d), 0);
     diags_free(d);
+}
+
+/* Includes are read where they stand; every alias's data address is what ssh resolves it to,
+ * asked with the file as ssh -F takes it. */
+static void
+test_ssh_config_includes(void **state)
+{
+    (void)state;
+    struct memfile files[] = {
+        {"/home/op/.ssh/config", "Host a\nInclude conf.d/*.conf ~/extra /etc/none*\nHost z\n", 0},
+        {"/home/op/.ssh/conf.d/1.conf", "Host b1 b2\n", 0},
+        {"/home/op/.ssh/conf.d/2.conf", "Host c\n  Include /abs/deep\n", 0},
+        {"/home/op/.ssh/conf.d/README", "Host no\n", 0},
+        {"/home/op/extra", "Host d\n", 0},
+        {"/abs/deep", "Host e\n", 0}};
+    struct memfs fs = {files, 6, NULL};
+    const char yaml[] = "name: x\n"
+                        "hosts_from:\n"
+                        "  - {file: ~/.ssh/config, format: ssh_config, match: '*'}\n"
+                        "zones: {\"*\": \"1\"}\n"
+                        "scenarios: [{name: l, test: tcp_rr}]\n";
+    struct diags *d = diags_new();
+    struct plan *p = NULL;
+    g_ssh_config[0] = '\0';
+    assert_int_equal(load_mem(yaml, &fs, &p, d), 0);
+    assert_int_equal(diags_count(d), 0);
+    const char *want[] = {"a", "b1", "b2", "c", "e", "d", "z"};
+    assert_int_equal(plan_host_count(p), 7);
+    for (size_t i = 0; i < 7; i++) {
+        char daddr[64];
+        snprintf(daddr, sizeof daddr, "%s.resolved", want[i]);
+        expect_host(p, want[i], want[i], daddr, "1", "", "");
+    }
+    assert_string_equal(g_ssh_config, "/home/op/.ssh/config");
+    plan_free(p);
+    diags_free(d);
+
+    /* a file that includes itself: refused at the nesting cap, in the file that does it */
+    struct memfile loop[] = {{"/home/op/.ssh/config", "Host a b\nInclude ~/.ssh/config\n", 0}};
+    fs = (struct memfs){loop, 1, NULL};
+    d = diags_new();
+    assert_int_equal(load_mem(yaml, &fs, &p, d), NS_EPARSE);
+    assert_string_equal(msg(d, 0), "invalid ssh config in /home/op/.ssh/config at 2:1: Includes "
+                                   "nested too deep (a file that includes itself?)");
+    diags_free(d);
+}
+
+/* What ssh refuses is reported once per message, in ssh's words; the aliases it refused are not
+ * taken. */
+static void
+test_ssh_config_refused(void **state)
+{
+    (void)state;
+    struct memfile files[] = {{"/plans/cfg", "Host bad1 bad2 good\n", 0}};
+    struct memfs fs = {files, 1, NULL};
+    const char yaml[] = "name: x\n"
+                        "hosts_from:\n"
+                        "  - {file: cfg, format: ssh_config, match: '*'}\n"
+                        "zones: {\"*\": \"1\"}\n"
+                        "scenarios: [{name: l, test: tcp_rr}]\n";
+    struct diags *d = diags_new();
+    struct plan *p = NULL;
+    assert_int_equal(load_mem(yaml, &fs, &p, d), NS_EPARSE);
+    assert_int_equal(diags_count(d), 1);
+    assert_string_equal(diags_text(d, 0),
+                        "plan.yaml:3:5: cannot resolve 'bad1' of cfg: ssh -G: /plans/cfg line 2: "
+                        "Bad configuration option: frob");
+    diags_free(d);
+}
+
+/* The operator's own ssh, for real: a keyword the old port of readconf.c refused is resolved,
+ * and a refusal names the file and line. */
+static void
+test_ssh_config_real_ssh(void **state)
+{
+    (void)state;
+    if (system("ssh -V >/dev/null 2>&1") != 0)
+        skip();
+    char dir[] = "/tmp/ns-inv-ssh-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char cfg[128], plan[128];
+    snprintf(cfg, sizeof cfg, "%s/ssh_config", dir);
+    snprintf(plan, sizeof plan, "%s/plan.yaml", dir);
+    FILE *f = fopen(plan, "w");
+    assert_non_null(f);
+    fputs("name: x\nhosts_from:\n  - {file: ssh_config, format: ssh_config, match: 'vm*'}\n"
+          "zones: {\"*\": \"1\"}\nscenarios: [{name: l, test: tcp_rr}]\n",
+          f);
+    fclose(f);
+    f = fopen(cfg, "w");
+    assert_non_null(f);
+    fputs("IgnoreUnknown ChannelTimeout\nHost vm1 vm2\n ChannelTimeout session=5m\n"
+          " UseBlacklistedKeys no\nHost vm1\n HostName 192.0.2.1\n"
+          "Match originalhost vm2 exec \"test -d /\"\n HostName 192.0.2.2\n",
+          f);
+    fclose(f);
+    struct diags *d = diags_new();
+    struct plan *p = NULL;
+    if (plan_load_file(plan, &p, d) != 0) {
+        diags_write(d, stderr);
+        fail();
+    }
+    expect_host(p, "vm1", "vm1", "192.0.2.1", "1", "", "");
+    expect_host(p, "vm2", "vm2", "192.0.2.2", "1", "", "");
+    plan_free(p);
+    diags_free(d);
+    f = fopen(cfg, "w");
+    assert_non_null(f);
+    fputs("Host vm1\n Frobnicate yes\n", f);
+    fclose(f);
+    d = diags_new();
+    assert_int_equal(plan_load_file(plan, &p, d), NS_EPARSE);
+    const char *m = diags_text(d, 0);
+    if (strstr(m, "cannot resolve 'vm1' of ssh_config: ssh -G: ") == NULL ||
+        strstr(m, cfg) == NULL || strstr(m, "line 2") == NULL || strstr(m, "frobnicate") == NULL)
+        fail_msg("%s", m);
+    diags_free(d);
+    unlink(cfg);
+    unlink(plan);
+    rmdir(dir);
 }
 
 /* --- the plan's side ------------------------------------------------------------------------ */
@@ -671,6 +834,9 @@ main(void)
         cmocka_unit_test(test_ansible_patterns),
         cmocka_unit_test(test_ansible_caps),
         cmocka_unit_test(test_ssh_config),
+        cmocka_unit_test(test_ssh_config_includes),
+        cmocka_unit_test(test_ssh_config_refused),
+        cmocka_unit_test(test_ssh_config_real_ssh),
         cmocka_unit_test(test_replaced_and_zones),
         cmocka_unit_test(test_paths),
         cmocka_unit_test(test_size_cap),

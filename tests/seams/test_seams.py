@@ -18,6 +18,7 @@ sys.path.insert(0, HERE)
 import file_cycles  # noqa: E402
 import kind_literals  # noqa: E402
 import lib_arrows  # noqa: E402
+import ssh_by_ssh  # noqa: E402
 
 CC = os.environ.get("CC") or "cc"
 AR = os.environ.get("AR") or "ar"
@@ -254,6 +255,46 @@ class KindLiterals(unittest.TestCase):
         rc, out = quiet(kind_literals.main, [self.src])
         self.assertEqual(rc, 1, out)
         self.assertIn("no kinds, units or journal files found", out)
+
+
+class SshBySsh(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.ar = Archives(self.dir.name)
+        self.src = os.path.join(self.dir.name, "src")
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def put(self, rel, text):
+        path = os.path.join(self.src, rel)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+
+    def test_alias_reader_and_answers_pass(self):
+        self.put("plan/inv_sshconfig.c", 'int f(const char *k) { return strcasecmp(k, "Host") == 0'
+                 ' || strcasecmp(k, "Include") == 0; }\n')
+        self.put("transport/t.c", 'int g(const char *k) { return strcmp(k, "hostname"); }\n')
+        lib = self.ar.lib("ns_transport", {"t.c": "int sha256(void) { return 0; }\n"})
+        rc, out = quiet(ssh_by_ssh.main, ["--src", self.src, lib])
+        self.assertEqual(rc, 0, out)
+
+    def test_a_parser_fails(self):
+        self.put("plan/inv_sshconfig.c", 'int f(const char *k) { return strcasecmp(k, "HostName"); }\n')
+        self.put("transport/t.c", "/* as OpenSSH's readconf.c does */\n")
+        rc, out = quiet(ssh_by_ssh.main, ["--src", self.src])
+        self.assertEqual(rc, 1, out)
+        self.assertIn("plan/inv_sshconfig.c:1: compares the ssh_config keyword 'HostName'", out)
+        self.assertIn("transport/t.c: names readconf", out)
+
+    def test_sha1_and_port_symbols_fail(self):
+        lib = self.ar.lib("ns_transport", {
+            "a.c": "void sc_sha1_hex(void) {}\n", "b.c": "int sc_match_pattern(void) { return 0; }\n"})
+        rc, out = quiet(ssh_by_ssh.main, [lib])
+        self.assertEqual(rc, 1, out)
+        self.assertIn("defines sc_sha1_hex (a SHA-1 of its own)", out)
+        self.assertIn("defines sc_match_pattern (the readconf port)", out)
 
 
 if __name__ == "__main__":

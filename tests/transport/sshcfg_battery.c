@@ -58,9 +58,13 @@ const struct tcase sshcfg_cases[] = {
     T("identityfile_defaults", "foo", CFG("Host other\n IdentityFile ~/.ssh/x\n")),
     T("identityfile_none_dropped", "foo",
       CFG("Host foo\n IdentityFile none\n IdentityFile ~/.ssh/after_none\n")),
+    /* -i takes a file that exists (ssh warns of a missing one and leaves it out) */
     T("identity_override_first", "foo",
-      CFG("Host foo\n IdentityFile ~/.ssh/cfg_key\n IdentityFile ~/.ssh/plan_key\n"),
-      OV(.identity = "~/.ssh/plan_key")),
+      FILES(F("config", "Host foo\n IdentityFile ~/.ssh/cfg_key\n IdentityFile @HOME@/plan_key\n"),
+            F("plan_key", "not a key\n")),
+      OV(.identity = "@HOME@/plan_key")),
+    T("identity_override_missing", "foo", CFG("Host foo\n IdentityFile ~/.ssh/cfg_key\n"),
+      OV(.identity = "@HOME@/no_such_key"), .warn = "not accessible"),
     T("identity_tokens_all", "foo",
       CFG("Host foo\n HostName Real.Example\n User u1\n HostKeyAlias KA\n Port 2210\n"
           " IdentityFile ~/.ssh/%C-%L-%i-%k-%l-%n-%p-%d-%h-%r-%u-%%\n")),
@@ -117,8 +121,10 @@ const struct tcase sshcfg_cases[] = {
           " IdentityFile ~/.ssh/first_pass\n")),
     T("match_canonical_with_canonicalize", "foo",
       CFG("CanonicalizeHostname yes\nHost foo\n HostName c.example\nMatch canonical\n"
-          " User canon\nMatch !canonical\n Port 2218\n"),
-      .warn = "canonicalisation"),
+          " User canon\nMatch !canonical\n Port 2218\n")),
+    /* what the old port of readconf.c could not do: run Match exec (ssh -G runs it) */
+    T("match_exec", "t",
+      CFG("Match host t exec \"test -d /\"\n User by_exec\nMatch exec false\n Port 2219\n")),
     T("match_all_combined_refused", "a", CFG("Match host a all\n User u\n")),
     T("match_unknown_attribute_refused", "a", CFG("Match address 10.0.0.1\n User u\n")),
     T("match_missing_argument_refused", "a", CFG("Match host\n User u\n")),
@@ -158,11 +164,20 @@ const struct tcase sshcfg_cases[] = {
     T("unclosed_quote_refused", "t", CFG("Host t\n User \"abc\n")),
     T("deprecated_and_unsupported_accepted", "t",
       CFG("Host t\n UseRoaming no\n RSAAuthentication yes\n Protocol 2\n User u\n"),
-      .warn = "unsupported option"),
+      .warn = "Unsupported option"),
     T("ipv6_hostname_canonical", "v6", CFG("Host v6\n HostName 0:0::1\n")),
     T("address_as_host", "10.1.2.3", CFG("Host 10.1.2.3\n User ip\n")),
     T("debian_keywords", "t",
       CFG("Host t\n GSSAPIKeyExchange yes\n SetupTimeOut 7\n ProtocolKeepAlives 9\n User deb\n")),
+    /* a keyword Debian's 9.2 knows (deprecated) that the old keyword table lacked */
+    T("debian_deprecated_keyword", "t", CFG("Host t\n UseBlacklistedKeys no\n User deb\n")),
+    /* keywords of OpenSSH 9.4-9.6 (a config shared with newer machines): accepted by an ssh
+     * that knows them, and by any with IgnoreUnknown ... */
+    T("newer_keywords_ignored", "t",
+      CFG("IgnoreUnknown ChannelTimeout,Tag,ObscureKeystrokeTiming\nHost t\n"
+          " ChannelTimeout session=5m\n Tag x\n ObscureKeystrokeTiming no\n User newer\n")),
+    /* ... and without it, refused by an ssh that does not, naming the file and line */
+    T("newer_keyword_alone", "t", CFG("Host t\n ChannelTimeout session=5m\n User newer\n")),
     T("no_F_system_files", "ns-sshcfg-no-such-host.example", .no_F = true),
 };
 
@@ -268,22 +283,38 @@ sshcfg_case_home(const char *root, const struct tcase *tc, char *home, size_t le
         write_file(home, &tc->files[i]);
 }
 
+struct transport_sshconfig_override
+sshcfg_case_override(const struct tcase *tc, const char *home)
+{
+    static char identity[1200];
+    struct transport_sshconfig_override ov = tc->ov;
+    if (ov.identity != NULL && strncmp(ov.identity, "@HOME@", 6) == 0) {
+        snprintf(identity, sizeof identity, "%s%s", home, ov.identity + 6);
+        ov.identity = identity;
+    }
+    return ov;
+}
+
 void
 sshcfg_override_args(const struct transport_sshconfig_override *ov, const char **args)
 {
-    static char buf[5][1100];
+    static char buf[3][1100];
     size_t n = 0;
-    const char *keys[5] = {"User", "Port", "IdentityFile", "ProxyJump", "UserKnownHostsFile"};
-    char port[16];
-    snprintf(port, sizeof port, "%u", ov->port);
-    const char *vals[5] = {ov->user, ov->port != 0 ? port : NULL, ov->identity, ov->jump,
-                           ov->known_hosts};
-    for (int i = 0; i < 5; i++) {
-        if (vals[i] == NULL)
-            continue;
-        snprintf(buf[i], sizeof buf[i], "%s=%s", keys[i], vals[i]);
-        args[n++] = "-o";
-        args[n++] = buf[i];
+    snprintf(buf[0], sizeof buf[0], "%u", ov->port);
+    if (ov->user != NULL)
+        args[n++] = "-l", args[n++] = ov->user;
+    if (ov->port != 0)
+        args[n++] = "-p", args[n++] = buf[0];
+    if (ov->identity != NULL)
+        args[n++] = "-i", args[n++] = ov->identity;
+    /* ProxyJump as -o: ssh -v's ProxyCommand would refuse a -J */
+    if (ov->jump != NULL) {
+        snprintf(buf[1], sizeof buf[1], "ProxyJump=%s", ov->jump);
+        args[n++] = "-o", args[n++] = buf[1];
+    }
+    if (ov->known_hosts != NULL) {
+        snprintf(buf[2], sizeof buf[2], "UserKnownHostsFile=%s", ov->known_hosts);
+        args[n++] = "-o", args[n++] = buf[2];
     }
     args[n] = NULL;
 }

@@ -1,7 +1,10 @@
 /* sshcfg_battery.h - the battery of ssh configs that the resolver (test_transport_sshconfig.c)
- * and `netsurvey plan --json` (test_plan_resolved.c) are both held to `ssh -G` with: each case
- * its config files, the host asked for, the values given as `ssh -o` would. Files are written
- * into a home of the case's own; nothing of ssh's answers is here. */
+ * and `netsurvey plan --json` (test_plan_resolved.c) are both held to OpenSSH with: each case
+ * its config files, the host asked for, the values given on ssh's command line. Files are
+ * written into a home of the case's own; nothing of ssh's answers is here. The resolver asks
+ * `ssh -G` itself: what the battery holds is that it reads every answer right (hostname, user,
+ * port, lists, ProxyJump), expands the identity files as ssh loads them (`ssh -v`, which -G does
+ * not show) and fails where ssh fails. */
 #ifndef NS_TESTS_SSHCFG_BATTERY_H
 #define NS_TESTS_SSHCFG_BATTERY_H
 
@@ -22,9 +25,9 @@ struct tcase {
     const char *name;
     struct tfile files[SSHCFG_MAX_FILES];
     const char *host;
-    struct transport_sshconfig_override ov;
-    const char *warn; /* a warning the resolver must give (ssh prints none such) */
-    bool no_F;        /* as plain `ssh HOST`: ~/.ssh/config and /etc/ssh/ssh_config */
+    struct transport_sshconfig_override ov; /* identity "@HOME@/...": in the case's home */
+    const char *warn;                       /* a warning the resolver must give */
+    bool no_F; /* as plain `ssh HOST`: ~/.ssh/config and /etc/ssh/ssh_config */
 };
 
 extern const struct tcase sshcfg_cases[];
@@ -39,8 +42,11 @@ void sshcfg_root_remove(const char *root);
 /* The case's home under root, its files written (home: len bytes). */
 void sshcfg_case_home(const char *root, const struct tcase *tc, char *home, size_t len);
 
-/* `ssh -o` arguments for ov into args (NULL-terminated; room for 11; static buffers: one case
- * at a time). */
+/* The case's override with "@HOME@" replaced by home (a static buffer: one case at a time). */
+struct transport_sshconfig_override sshcfg_case_override(const struct tcase *tc, const char *home);
+
+/* ssh's arguments for ov into args, as the resolver passes them (-l, -p, -i, then ProxyJump and
+ * UserKnownHostsFile as -o; NULL-terminated; room for 11; static buffers: one case at a time). */
 void sshcfg_override_args(const struct transport_sshconfig_override *ov, const char **args);
 
 #endif

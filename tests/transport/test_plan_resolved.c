@@ -1,6 +1,6 @@
 /* test_plan_resolved.c - `netsurvey plan --json` against OpenSSH over the battery of
  * sshcfg_battery.c: each case's config is named by NETSURVEY_SSH_CONFIG (HOME its own home),
- * the case's `ssh -o` values written into the plan as ssh.user / port / identity / jump /
+ * the case's ssh command-line values written into the plan as ssh.user / port / identity / jump /
  * known_hosts, and hosts[0].ssh.resolved must say what `ssh -G` says (hostname, port, user,
  * proxy_jump, known_hosts_files) and what `ssh -v` loads (identity_files, expanded) - or carry
  * an "error" where ssh refuses the config. ssh runs in the test; nothing of its answers is kept. */
@@ -19,8 +19,8 @@
 #include <jansson.h>
 #include <cmocka.h>
 
+#include "ssh_oracle.h"
 #include "sshcfg_battery.h"
-#include "sshg.h"
 
 #ifndef NETSURVEY_BIN
 #error "NETSURVEY_BIN must name the netsurvey binary"
@@ -31,22 +31,22 @@ static bool g_have_ssh;
 
 /* The plan of one case: its host, the case's values as the plan's ssh keys, a local peer. */
 static void
-write_plan(const char *path, const struct tcase *tc)
+write_plan(const char *path, const char *host, const struct transport_sshconfig_override *ov)
 {
     FILE *f = fopen(path, "w");
     assert_non_null(f);
-    fprintf(f, "name: resolved\nhosts:\n  - name: h\n    address: \"%s\"\n    ssh: {", tc->host);
+    fprintf(f, "name: resolved\nhosts:\n  - name: h\n    address: \"%s\"\n    ssh: {", host);
     const char *sep = "";
-    if (tc->ov.user != NULL)
-        fprintf(f, "%suser: \"%s\"", sep, tc->ov.user), sep = ", ";
-    if (tc->ov.port != 0)
-        fprintf(f, "%sport: %u", sep, tc->ov.port), sep = ", ";
-    if (tc->ov.identity != NULL)
-        fprintf(f, "%sidentity: \"%s\"", sep, tc->ov.identity), sep = ", ";
-    if (tc->ov.jump != NULL)
-        fprintf(f, "%sjump: \"%s\"", sep, tc->ov.jump), sep = ", ";
-    if (tc->ov.known_hosts != NULL)
-        fprintf(f, "%sknown_hosts: \"%s\"", sep, tc->ov.known_hosts);
+    if (ov->user != NULL)
+        fprintf(f, "%suser: \"%s\"", sep, ov->user), sep = ", ";
+    if (ov->port != 0)
+        fprintf(f, "%sport: %u", sep, ov->port), sep = ", ";
+    if (ov->identity != NULL)
+        fprintf(f, "%sidentity: \"%s\"", sep, ov->identity), sep = ", ";
+    if (ov->jump != NULL)
+        fprintf(f, "%sjump: \"%s\"", sep, ov->jump), sep = ", ";
+    if (ov->known_hosts != NULL)
+        fprintf(f, "%sknown_hosts: \"%s\"", sep, ov->known_hosts);
     fprintf(f, "}\n  - {name: peer, transport: local, address: 127.0.0.1}\n"
                "scenarios:\n  - {name: lat, test: tcp_rr}\n");
     fclose(f);
@@ -109,7 +109,7 @@ same_array(const char *tc, const char *what, json_t *a, char **v, size_t n)
 }
 
 static void
-compare(const char *tc, json_t *res, const struct sshg *g)
+compare(const char *tc, json_t *res, const struct oracle *g)
 {
     const char *hostname = json_string_value(json_object_get(res, "hostname"));
     const char *user = json_string_value(json_object_get(res, "user"));
@@ -125,7 +125,7 @@ compare(const char *tc, json_t *res, const struct sshg *g)
     same_array(tc, "known_hosts_files", json_object_get(res, "known_hosts_files"),
                g->userknownhostsfile.v, g->userknownhostsfile.n);
     /* ssh -G prints the chain on one line, the hops separated by ',' */
-    struct sshg_list pj = {0};
+    struct oracle_list pj = {0};
     char *line = g->proxyjump != NULL ? strdup(g->proxyjump) : NULL;
     char *hops[32];
     for (char *h = line != NULL ? strtok(line, ",") : NULL; h != NULL && pj.n < 32;
@@ -145,11 +145,12 @@ test_case(void **state)
     sshcfg_case_home(g_root, tc, home, sizeof home);
     snprintf(config, sizeof config, "%s/config", home);
     snprintf(plan, sizeof plan, "%s/plan.yaml", home);
-    write_plan(plan, tc);
+    struct transport_sshconfig_override ov = sshcfg_case_override(tc, home);
+    write_plan(plan, tc->host, &ov);
     const char *args[16];
-    sshcfg_override_args(&tc->ov, args);
-    struct sshg g;
-    assert_int_equal(sshg_run(home, tc->no_F ? NULL : config, args, tc->host, &g), 0);
+    sshcfg_override_args(&ov, args);
+    struct oracle g;
+    assert_int_equal(oracle_run(home, tc->no_F ? NULL : config, args, tc->host, &g), 0);
     json_t *doc = plan_json(home, tc->no_F ? NULL : config, plan);
     json_t *res = json_object_get(
         json_object_get(json_array_get(json_object_get(doc, "hosts"), 0), "ssh"), "resolved");
@@ -169,7 +170,7 @@ test_case(void **state)
     /* the local peer has no ssh object at all */
     assert_null(json_object_get(json_array_get(json_object_get(doc, "hosts"), 1), "ssh"));
     json_decref(doc);
-    sshg_release(&g);
+    oracle_release(&g);
 }
 
 static int
@@ -180,7 +181,7 @@ group_setup(void **state)
         return -1;
     setenv("NS_SSHCFG_VAR", "/opt/ns-var", 1);
     unsetenv("NS_SSHCFG_UNSET_VAR");
-    g_have_ssh = sshg_available();
+    g_have_ssh = oracle_available();
     if (!g_have_ssh)
         print_message("no ssh client on PATH: the battery is skipped\n");
     return 0;

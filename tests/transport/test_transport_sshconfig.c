@@ -1,10 +1,11 @@
 /* test_transport_sshconfig.c - the ~/.ssh/config resolver against OpenSSH itself: each case of
- * the battery writes config files into a home of its own, runs `ssh -G -F FILE [-o ...] HOST`
- * (and `ssh -v` for the identity files as ssh expands them) in the test, and requires the
- * resolver to give the same hostname, port, user, identity files (as configured and as
- * expanded), proxyjump, userknownhostsfile, hostkeyalias, connecttimeout, identitiesonly and
- * identityagent - or to fail where ssh refuses the config. Nothing of ssh's answers is kept in
- * the test (the cases are in sshcfg_battery.c). */
+ * the battery writes config files into a home of its own (HOME, which ssh's Include reads),
+ * runs `ssh -G -F FILE [-l -p -i -o ...] HOST` (and `ssh -v` for the identity files as ssh
+ * expands and loads them, which -G does not show) in the test, and requires the resolver,
+ * which runs `ssh -G` itself, to read the same hostname, port, user, identity files (as
+ * configured and as expanded), proxyjump, userknownhostsfile, hostkeyalias, connecttimeout,
+ * identitiesonly and identityagent - or to fail where ssh refuses the config, with ssh's own
+ * first line. Nothing of ssh's answers is kept in the test (the cases are in sshcfg_battery.c). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,8 +16,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "ssh_oracle.h"
 #include "sshcfg_battery.h"
-#include "sshg.h"
 #include "transport/transport_sshconfig.h"
 
 static char g_root[256];
@@ -51,7 +52,7 @@ same_str(const char *tc, const char *what, const char *mine, const char *ssh)
 
 /* Every compared field of r against what ssh said. */
 static void
-compare(const char *tc, const struct transport_sshconfig *r, const struct sshg *g)
+compare(const char *tc, const struct transport_sshconfig *r, const struct oracle *g)
 {
     same_str(tc, "hostname", r->hostname, g->hostname);
     same_str(tc, "user", r->user, g->user);
@@ -95,19 +96,26 @@ test_case(void **state)
     char home[512], config[600];
     sshcfg_case_home(g_root, tc, home, sizeof home);
     snprintf(config, sizeof config, "%s/config", home);
+    struct transport_sshconfig_override ov = sshcfg_case_override(tc, home);
     const char *args[16];
-    sshcfg_override_args(&tc->ov, args);
-    struct sshg g;
-    assert_int_equal(sshg_run(home, tc->no_F ? NULL : config, args, tc->host, &g), 0);
+    sshcfg_override_args(&ov, args);
+    struct oracle g;
+    assert_int_equal(oracle_run(home, tc->no_F ? NULL : config, args, tc->host, &g), 0);
 
-    struct transport_sshconfig_env env = {.config = tc->no_F ? NULL : config, .home_env = home};
+    setenv("HOME", home, 1); /* the resolver's ssh, like the oracle's */
+    struct transport_sshconfig_env env = {.config = tc->no_F ? NULL : config};
     struct transport_sshconfig *r = NULL;
     struct err e = {0};
-    int rc = transport_sshconfig_resolve(&env, tc->host, &tc->ov, &r, &e);
+    int rc = transport_sshconfig_resolve(&env, tc->host, &ov, &r, &e);
     if (g.status != 0 || !g.connects) {
         if (rc == 0)
             fail_msg("%s: ssh refused the config (%s) but the resolver accepted it", tc->name,
                      g.err);
+        /* a refusal of -G is told in ssh's words (the first line, up to its first ';') */
+        char first[200];
+        snprintf(first, sizeof first, "%.*s", (int)strcspn(g.gerr, "\r\n"), g.gerr);
+        if (g.status != 0 && strstr(e.msg, first) == NULL)
+            fail_msg("%s: ssh said '%s', the resolver '%s'", tc->name, first, e.msg);
         print_message("    %s: both refuse (resolver: %s)\n", tc->name, e.msg);
     } else {
         if (rc != 0)
@@ -117,20 +125,23 @@ test_case(void **state)
             fail_msg("%s: no warning about '%s'", tc->name, tc->warn);
     }
     transport_sshconfig_free(r);
-    sshg_release(&g);
+    oracle_release(&g);
 }
 
 /* --- setup -------------------------------------------------------------------------------- */
+
+static char g_home[1024];
 
 static int
 group_setup(void **state)
 {
     (void)state;
+    snprintf(g_home, sizeof g_home, "%s", getenv("HOME") != NULL ? getenv("HOME") : "/");
     if (sshcfg_root(g_root, sizeof g_root) != 0)
         return -1;
     setenv("NS_SSHCFG_VAR", "/opt/ns-var", 1);
     unsetenv("NS_SSHCFG_UNSET_VAR");
-    g_have_ssh = sshg_available();
+    g_have_ssh = oracle_available();
     if (!g_have_ssh)
         print_message("no ssh client on PATH: the battery is skipped\n");
     return 0;
@@ -140,6 +151,7 @@ static int
 group_teardown(void **state)
 {
     (void)state;
+    setenv("HOME", g_home, 1);
     sshcfg_root_remove(g_root);
     return 0;
 }

@@ -1,5 +1,5 @@
-/* sshg.c - run OpenSSH's ssh and read what it resolved (see sshg.h). */
-#include "sshg.h"
+/* ssh_oracle.c - run OpenSSH's ssh and read what it resolved (see ssh_oracle.h). */
+#include "ssh_oracle.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -90,7 +90,7 @@ run(const char *home, const char *const *argv, struct buf *o, struct buf *e)
 }
 
 static void
-list_add(struct sshg_list *l, const char *s, size_t n)
+list_add(struct oracle_list *l, const char *s, size_t n)
 {
     char **v = realloc(l->v, (l->n + 1) * sizeof *v);
     if (v == NULL)
@@ -100,7 +100,7 @@ list_add(struct sshg_list *l, const char *s, size_t n)
 }
 
 static void
-list_free(struct sshg_list *l)
+list_free(struct oracle_list *l)
 {
     for (size_t i = 0; i < l->n; i++)
         free(l->v[i]);
@@ -110,7 +110,7 @@ list_free(struct sshg_list *l)
 }
 
 static void
-parse_g_line(struct sshg *g, const char *k, const char *v)
+parse_g_line(struct oracle *g, const char *k, const char *v)
 {
     if (strcmp(k, "user") == 0)
         g->user = strdup(v);
@@ -141,7 +141,7 @@ parse_g_line(struct sshg *g, const char *k, const char *v)
 }
 
 static void
-parse_g(struct sshg *g, char *out)
+parse_g(struct oracle *g, char *out)
 {
     for (char *line = strtok(out, "\n"); line != NULL; line = strtok(NULL, "\n")) {
         char *sp = strchr(line, ' ');
@@ -155,7 +155,7 @@ parse_g(struct sshg *g, char *out)
 /* "debug1: identity file PATH type N" lines; PATH-cert right after PATH is ssh's probe for a
  * certificate, not an identity of the config. */
 static void
-parse_v(struct sshg *g, char *err)
+parse_v(struct oracle *g, char *err)
 {
     static const char pre[] = "debug1: identity file ";
     char last[4200] = "";
@@ -206,8 +206,8 @@ build_argv(const char **argv, size_t max, const char *mode, const char *config,
 }
 
 int
-sshg_run(const char *home, const char *config, const char *const *args, const char *host,
-         struct sshg *g)
+oracle_run(const char *home, const char *config, const char *const *args, const char *host,
+           struct oracle *g)
 {
     memset(g, 0, sizeof *g);
     g->connecttimeout = -1;
@@ -221,6 +221,7 @@ sshg_run(const char *home, const char *config, const char *const *args, const ch
         return -1;
     }
     snprintf(g->err, sizeof g->err, "%s", e.b != NULL ? e.b : "");
+    snprintf(g->gerr, sizeof g->gerr, "%s", g->err);
     if (o.b != NULL)
         parse_g(g, o.b);
     free(o.b);
@@ -241,7 +242,7 @@ sshg_run(const char *home, const char *config, const char *const *args, const ch
 }
 
 void
-sshg_release(struct sshg *g)
+oracle_release(struct oracle *g)
 {
     free(g->user);
     free(g->hostname);
@@ -255,7 +256,7 @@ sshg_release(struct sshg *g)
 }
 
 bool
-sshg_available(void)
+oracle_available(void)
 {
     const char *argv[] = {"ssh", "-V", NULL};
     struct buf o = {0}, e = {0};

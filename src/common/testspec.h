@@ -13,9 +13,11 @@
  *  1. one row in TESTSPEC_KIND_MAP: its id and name, family, headline metric, whether it has RTT
  *     percentiles, its message sizes and default rate; its bit in TESTSPEC_PARAM_MAP's last
  *     column where a parameter applies beyond what its family gives (copy, busy_poll). A new
- *     headline metric is one row in TESTSPEC_METRIC_MAP (a number at the top of nsperf's result:
- *     its key, a TESTSPEC_KEY_* macro, divisor, unit, words, note, direction, format); the
- *     journal's readers and the reports take it from there;
+ *     headline metric is one row in TESTSPEC_METRIC_MAP (a number of nsperf's result, or a
+ *     number in one of its objects: its key, a TESTSPEC_KEY_* macro, member, divisor, unit,
+ *     words, note, direction, format); the journal's readers and the reports take it from there.
+ *     A figure the kind reports beside its headline is such a row too, with a name, the kinds
+ *     that report it and the parameter that makes it (the reports give it a stat matrix);
  *  2. one ops file, src/nsperf/<name>.c, defining `const struct test_kind ns_kind_<name>`
  *     (nsperf/nsperf.h: how it runs, combines and prints; what the control layer must do for it
  *     is data there: own_connections, nodelay, params_json), added to nsperf_core in

@@ -350,7 +350,7 @@ session_accept(struct session *ss, const char proof[65], struct err *e)
     /* Every TCP test sets the listener it needs (tcp_crr's connections keep autotuning there and
      * get -w after accept()), rather than the previous test resetting it as it leaves: a remade
      * listener resets what waits in its backlog, and by then the next client may be in it. */
-    if (ss->k->socktype == SOCK_STREAM)
+    if (ss->k->socktype == SOCK_STREAM || ns_load_conns(&ss->t.p) > 0) /* a load is TCP */
         rc = listener_buffers(ss, ss->k->own_connections ? 0 : ss->t.p.sock_buf, e);
     if (rc == 0 && ss->k->socktype == SOCK_DGRAM) {
         ss->udp_spare = ns_udp_bind_shared(&ss->s->laddr, ss->s->laddrlen, e);

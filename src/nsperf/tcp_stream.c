@@ -493,7 +493,7 @@ ts_stream_init(struct ts_state *st, int i, struct err *e)
 /* The state of a set of n streams, each stream set up; *out is the caller's to free with
  * ts_state_free also when this fails. */
 static int
-ts_state_new(struct ns_test *t, int n, struct ts_state **out, struct err *e)
+ts_state_new(int n, struct ts_state **out, struct err *e)
 {
     struct ts_state *st = calloc(1, sizeof *st + (size_t)(n > 0 ? n : 1) * sizeof st->s[0]);
     *out = st;
@@ -501,7 +501,6 @@ ts_state_new(struct ns_test *t, int n, struct ts_state **out, struct err *e)
         return err_set(e, NS_ENOMEM, "out of memory");
     for (int i = 0; i < n; i++) /* cleanup closes only what a stream opened */
         st->s[i].memfd = st->s[i].pipe[0] = st->s[i].pipe[1] = st->s[i].devnull = -1;
-    (void)t;
     return 0;
 }
 
@@ -532,7 +531,7 @@ static int
 ts_run(struct ns_test *t, struct err *e)
 {
     struct ts_state *st;
-    int rc = ts_state_new(t, t->nfds - t->nload, &st, e);
+    int rc = ts_state_new(t->nfds - t->nload, &st, e);
     t->kind_state = st;
     if (rc != 0)
         return rc;
@@ -783,7 +782,7 @@ ts_load_start(struct ns_test *t, uint64_t start_off_ns, uint64_t window_off_ns,
               struct ts_state **out, struct err *e)
 {
     struct ts_state *st;
-    int rc = ts_state_new(t, t->nload, &st, e);
+    int rc = ts_state_new(t->nload, &st, e);
     *out = st;
     if (rc != 0)
         return rc;

@@ -370,6 +370,15 @@ check_not_empty(const json_t *result, struct err *e)
         return err_set(e, NS_EIO, "no transaction completed in the measured interval");
     if (!json_is_number(bytes) && !json_is_integer(n))
         return err_set(e, NS_EPROTO, "the result holds neither bytes nor transactions");
+    /* --bidir's directions and a load's each carried data, or the figure is not what it says */
+    static const char *const parts[] = {TESTSPEC_DIR_FORWARD, TESTSPEC_DIR_REVERSE,
+                                        TESTSPEC_KEY_LOAD};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        const json_t *part = json_object_get(result, parts[i]);
+        const json_t *pb = json_object_get(part, "bytes");
+        if (part != NULL && (!json_is_number(pb) || json_number_value(pb) <= 0))
+            return err_set(e, NS_EIO, "no data arrived in the measured interval (%s)", parts[i]);
+    }
     return 0;
 }
 

@@ -13,20 +13,33 @@
 #include <stdio.h>
 
 #include "cli/cli_exit.h"
+#include "transport/transport_deploy.h"
+
+#define CLI_NSPERF_BUILDS TRANSPORT_DEPLOY_MAX_BUILDS
 
 struct plan;
 
 /* What an option stores into the command's argument struct, at .offset. */
 enum cli_opt_kind {
     CLI_OPT_TRUE,   /* bool = true */
-    CLI_OPT_SET,    /* int = .value: of several such options on one field, the last wins */
+    CLI_OPT_SET,    /* int = .value; two options on one field (-q, -v) cannot both be given */
     CLI_OPT_STRING, /* const char * = the option's value (borrowed from argv) */
+    CLI_OPT_LIST,   /* struct cli_list: each time given, its value appended */
+};
+
+#define CLI_LIST_MAX 8
+
+/* The values of a CLI_OPT_LIST option, in the order given (borrowed from argv); NULL-terminated
+ * for whoever takes a list of strings. More than CLI_LIST_MAX is a usage error. */
+struct cli_list {
+    const char *v[CLI_LIST_MAX + 1];
+    size_t n;
 };
 
 struct cli_opt {
     char short_name;  /* 0: the long form only */
     const char *name; /* the long form, without "--" */
-    const char *arg;  /* the value's name in --help ("DIR"): CLI_OPT_STRING only */
+    const char *arg;  /* the value's name in --help ("DIR"): CLI_OPT_STRING and _LIST only */
     enum cli_opt_kind kind;
     size_t offset; /* offsetof(the command's argument struct, field) */
     int value;     /* CLI_OPT_SET */
@@ -73,9 +86,13 @@ struct cli_operands {
 /* cli_parse's "go on": no exit status is negative. */
 #define CLI_GO_ON (-1)
 
-/* Parse argv (argv[0] = c->name) by c->opts into args; -h/--help is always there. Returns
- * CLI_GO_ON with the operands in *ops, or the status to exit with at once: 0 after --help (on
- * stdout), c->usage after a bad option (the message and --help on stderr). */
+/* Parse argv (argv[0] = c->name) by c->opts into args; -h/--help is always there. Long options
+ * are taken written in full only (getopt_long's abbreviations are refused, naming the option),
+ * and each option once (a second one, or a second option on the same field, is refused) but
+ * a CLI_OPT_LIST, given once per value.
+ * Returns CLI_GO_ON with the operands in *ops, or the status to exit with at once: 0 after
+ * --help (on stdout), c->usage after a bad option (cli_usage_error's two lines on stderr, with
+ * "did you mean" for a misspelt long option). */
 int cli_parse(const struct cli_command *c, int argc, char **argv, void *args,
               struct cli_operands *ops);
 
@@ -89,12 +106,17 @@ int cli_parse_plan(const struct cli_command *c, int argc, char **argv, void *arg
 int cli_start_plan(const struct cli_command *c, int argc, char **argv, void *args, int nomem,
                    struct plan **out);
 
-/* "netsurvey NAME: message" and --help on stderr; returns c->usage. */
+/* "netsurvey NAME: message" and "try 'netsurvey NAME --help'" on stderr; returns c->usage. */
 int cli_usage_error(const struct cli_command *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* c's --help: synopsis, summary, options, details, exit statuses. */
 void cli_help(const struct cli_command *c, FILE *out);
+
+/* c's synopsis, options and exit statuses in roff, each between the marker lines of a
+ * generated block ("check synopsis", "check options", "check exit": common/roff.h), for the
+ * manual page netsurvey(1); the same tables as cli_help. */
+void cli_man(const struct cli_command *c, FILE *out);
 
 /* The rows of an exit status table, one a line (wrapped). */
 void cli_help_exits(const struct cli_exit *exits, size_t n, FILE *out);
@@ -122,13 +144,22 @@ int cli_parse_pct(const char *text, double *pct);
 int cli_plan_load(const struct cli_command *c, const char *arg, const char *resume_dir,
                   struct plan **out);
 
-/* The nsperf programs of a command that reaches the plan's hosts: local (--nsperf, else the
- * one beside netsurvey, else in PATH) and, when the plan has ssh hosts (*ssh), remote
- * (--nsperf-remote, else the nsperf-static beside netsurvey). Returns 0, or -1 after saying on
- * stderr which one is missing. */
+/* The nsperf programs of a command that reaches the plan's hosts. */
+struct cli_nsperf {
+    char local[PATH_MAX]; /* what `transport: local` hosts run */
+    bool ssh;             /* the plan has ssh hosts */
+    /* what they get, one build per architecture (each host the one for its `uname -m`) */
+    char remote[CLI_NSPERF_BUILDS][PATH_MAX];
+    const char
+        *builds[CLI_NSPERF_BUILDS + 1]; /* into remote, NULL-terminated; {NULL} without ssh */
+};
+
+/* Find them: local (--nsperf, else the one beside netsurvey, else in PATH) and, when the plan
+ * has ssh hosts, the static builds (each --nsperf-remote, else beside netsurvey nsperf-static
+ * and nsperf-static-ARCH for each ARCH of the build's NS_ENDPOINT_ARCHES it made). Returns 0,
+ * or -1 after saying on stderr which one is missing. */
 int cli_find_nsperf(const struct cli_command *c, const struct plan *p, const char *given_local,
-                    const char *given_remote, char local[PATH_MAX], char remote[PATH_MAX],
-                    bool *ssh);
+                    const struct cli_list *given_remote, struct cli_nsperf *n);
 
 /* A warning of a host's ssh config on stderr, "netsurvey NAME: warning: HOST: MSG", each MSG
  * once per process however many hosts it concerns (a `Host *` line concerns them all). ctx is

@@ -1,11 +1,11 @@
 /* record.h - the journal's one definition: the names of its files, its schema strings and caps,
  * the trial record and run.json as C structs, their one writer (to JSON) and their one reader.
- * The README's section "The journal" is the specification; this header is its code, and no
+ * The manual page netsurvey-journal(5) is the specification; this header is its code, and no
  * other module names a record field: survey writes through journal_trial_json and
  * journal_run_json, report and survey's resume read through journal/journal.h.
  *
- * Reading follows the same rules for every reader, as the README describes: a field of the
- * wrong type reads as absent (NULL, 0, has_* false); a line is passed over when it is not JSON,
+ * Reading follows the same rules for every reader, as netsurvey-journal(5) describes: a field of
+ * the wrong type reads as absent (NULL, 0, has_* false); a line is passed over when it is not JSON,
  * not a trial record (no netsurvey.trial/ schema) or names a test kind testspec.h does not know;
  * a trial record this reader must not take (another schema version, a status that is neither
  * ok nor failed, another run's run_id) is refused, and its reader's caller decides whether that
@@ -34,7 +34,7 @@ struct err;
 #define JOURNAL_TRIAL_SCHEMA "netsurvey.trial/3"
 #define JOURNAL_TRIAL_SCHEMA_2 "netsurvey.trial/2"
 /* The first versions, still read: their scenario parameters are the plan's as written, 0 standing
- * for nsperf's default of the version that ran (README "The journal"); a run.json of version 1
+ * for nsperf's default of the version that ran (netsurvey-journal(5)); a run.json of version 1
  * has no state, no planned counts and no pairs. A version-1 run is never resumed. */
 #define JOURNAL_RUN_SCHEMA_1 "netsurvey.run/1"
 #define JOURNAL_TRIAL_SCHEMA_1 "netsurvey.trial/1"
@@ -136,7 +136,7 @@ struct journal_hrun {
 };
 
 /* What readers take of a trial's "result", nsperf -J's result object recorded unchanged (names in
- * the README's section on nsperf -J and common/histjson.h). has_* is false for a figure that is
+ * nsperf(1)'s JSON OUTPUT and common/histjson.h). has_* is false for a figure that is
  * absent or not a number. */
 struct journal_result {
     bool present; /* "result" is an object */
@@ -265,6 +265,12 @@ struct journal_run_host {
     const json_t *env;     /* `nsperf env` of the host; writing: NULL writes null; reading: as
                             * recorded (JSON null when it was not read, NULL when absent) */
     const char *error;     /* why the host could not be reached; NULL when it was */
+    /* Its `uname -m` ("x86_64", "aarch64") and the nsperf it ran: the build ("nsperf-static",
+     * "nsperf-static-aarch64", a local host's "nsperf"), its sha256 and its path there. NULL
+     * when not known (a host not reached; a run of an older netsurvey: written only when known,
+     * so that such a run.json reads as before) */
+    const char *arch;
+    const char *endpoint_build, *endpoint_sha256, *endpoint_path;
 };
 
 struct journal_run_scenario {

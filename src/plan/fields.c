@@ -660,11 +660,15 @@ is_group(const struct fdesc *t, size_t n, const char *name)
 
 static void collect_group(struct vctx *c, const struct ynode *k, const struct ynode *val,
                           const struct fdesc *t, size_t n, uint32_t allowed, struct fvals *v,
-                          const char *what);
+                          const char *what, size_t *dups);
 
+/* Store key k and value val of a mapping (g: the group key whose mapping it is, NULL for the
+ * mapping itself) by table t; a duplicate key is reported, unless *dups counts it (a forgotten
+ * '-': collect_restart). */
 static void
 collect_one(struct vctx *c, const struct ynode *k, const struct ynode *val, const struct fdesc *t,
-            size_t n, uint32_t allowed, struct fvals *v, const char *what, const struct ynode *g)
+            size_t n, uint32_t allowed, struct fvals *v, const char *what, const struct ynode *g,
+            size_t *dups)
 {
     const char *gname = g != NULL ? g->str : "";
     if (k->kind != YNODE_SCALAR) {
@@ -674,7 +678,7 @@ collect_one(struct vctx *c, const struct ynode *k, const struct ynode *val, cons
     }
     int i = group_index(t, n, gname, k->str);
     if (i < 0 && g == NULL && is_group(t, n, k->str)) {
-        collect_group(c, k, val, t, n, allowed, v, what);
+        collect_group(c, k, val, t, n, allowed, v, what, dups);
         return;
     }
     if (i >= 0 && !(allowed & (1u << i))) {
@@ -683,6 +687,10 @@ collect_one(struct vctx *c, const struct ynode *k, const struct ynode *val, cons
     }
     if (i < 0) {
         report_unknown_key(c, k, t, n, allowed, gname, what);
+        return;
+    }
+    if (v->key[i] != NULL && dups != NULL) {
+        (*dups)++;
         return;
     }
     if (v->key[i] != NULL) {
@@ -699,14 +707,17 @@ collect_one(struct vctx *c, const struct ynode *k, const struct ynode *val, cons
 /* Key k's mapping val, whose keys are the table's "k.x". */
 static void
 collect_group(struct vctx *c, const struct ynode *k, const struct ynode *val, const struct fdesc *t,
-              size_t n, uint32_t allowed, struct fvals *v, const char *what)
+              size_t n, uint32_t allowed, struct fvals *v, const char *what, size_t *dups)
 {
     char gwhat[160];
     snprintf(gwhat, sizeof gwhat, "%s of %s", k->str, what);
     for (size_t i = 0; i < n; i++)
         if (v->group[i] != NULL && strcmp(v->group[i]->str, k->str) == 0) {
-            plan_verr(c, k, "duplicate key '%s' in %s (first at %u:%u)", k->str, what,
-                      v->group[i]->line, v->group[i]->col);
+            if (dups != NULL)
+                (*dups)++;
+            else
+                plan_verr(c, k, "duplicate key '%s' in %s (first at %u:%u)", k->str, what,
+                          v->group[i]->line, v->group[i]->col);
             return;
         }
     if (!plan_vexpect(c, val, YNODE_MAP, gwhat))
@@ -714,7 +725,21 @@ collect_group(struct vctx *c, const struct ynode *k, const struct ynode *val, co
     if (val->nkids == 0)
         plan_verr(c, val, "%s is empty", gwhat);
     for (size_t i = 0; i + 1 < val->nkids; i += 2)
-        collect_one(c, val->kids[i], val->kids[i + 1], t, n, allowed, v, what, k);
+        collect_one(c, val->kids[i], val->kids[i + 1], t, n, allowed, v, what, k, NULL);
+}
+
+/* Where the mapping's first key comes again (its index among the keys), or 0: the mark of a
+ * list item whose '-' was forgotten, which makes two items one mapping with every key twice. */
+static size_t
+collect_restart(const struct ynode *map)
+{
+    const struct ynode *first = map->nkids >= 2 ? map->kids[0] : NULL;
+    if (first == NULL || first->kind != YNODE_SCALAR)
+        return 0;
+    for (size_t i = 2; i + 1 < map->nkids; i += 2)
+        if (map->kids[i]->kind == YNODE_SCALAR && strcmp(map->kids[i]->str, first->str) == 0)
+            return i / 2;
+    return 0;
 }
 
 bool
@@ -724,8 +749,21 @@ plan_fields_collect(struct vctx *c, const struct ynode *map, const struct fdesc 
     memset(v, 0, sizeof *v);
     if (!plan_vexpect(c, map, YNODE_MAP, what))
         return false;
+    size_t restart = collect_restart(map), dups = 0;
     for (size_t i = 0; i + 1 < map->nkids; i += 2)
-        collect_one(c, map->kids[i], map->kids[i + 1], t, n, allowed, v, what, NULL);
+        collect_one(c, map->kids[i], map->kids[i + 1], t, n, allowed, v, what, NULL,
+                    restart > 0 && i / 2 >= restart ? &dups : NULL);
+    if (restart > 0) {
+        /* one message for what would be a duplicate key line per key of the item */
+        const struct ynode *k = map->kids[2 * restart], *first = map->kids[0];
+        char more[48] = "";
+        if (dups > 1)
+            snprintf(more, sizeof more, ", and %zu more after it", dups - 1);
+        plan_verr(c, k,
+                  "duplicate key '%s' in %s (first at %u:%u)%s: is a '-' missing before '%s'? "
+                  "each item of a list starts with '- '",
+                  k->str, what, first->line, first->col, more, k->str);
+    }
     return true;
 }
 

@@ -46,7 +46,10 @@ struct run_host {
     const char *daddr; /* the data address: the plan's, or learnt (NULL until the host opens) */
     char learnt[SURVEY_ADDR_MAX];
     struct transport *t;
-    char nsperf[PATH_MAX];
+    char nsperf[TRANSPORT_REMOTE_PATH_MAX];
+    char machine[64];    /* its `uname -m`, once deployed to ("" before) */
+    const char *build;   /* the nsperf build it got (basename of the local file); NULL before */
+    char nsperf_sha[65]; /* that build's sha256 */
     char error[NS_ERR_MSG_MAX];
     json_t *env;
     char zone_id[128];  /* the plan's zone_id, else the cloud metadata's ("" when neither) */
@@ -297,7 +300,11 @@ run_write(struct runner *r, const char *started, struct err *e)
             .data_address = host_daddr(&r->hosts[i]),
             .transport = h->transport == PLAN_TRANSPORT_LOCAL ? "local" : "ssh",
             .env = r->hosts[i].env,
-            .error = r->hosts[i].t == NULL ? r->hosts[i].error : NULL};
+            .error = r->hosts[i].t == NULL ? r->hosts[i].error : NULL,
+            .arch = r->hosts[i].machine[0] != '\0' ? r->hosts[i].machine : NULL,
+            .endpoint_build = r->hosts[i].build,
+            .endpoint_sha256 = r->hosts[i].build != NULL ? r->hosts[i].nsperf_sha : NULL,
+            .endpoint_path = r->hosts[i].build != NULL ? r->hosts[i].nsperf : NULL};
     }
     for (size_t i = 0; rc == 0 && i < ns; i++) {
         const struct trials_policy *tp = &plan_scenario(p, i)->trials;
@@ -396,12 +403,27 @@ host_open(struct runner *r, struct run_host *h, struct sshg *g)
     struct transport_target tt = survey_host_target(ph, r->o->accept_new_host_keys, g);
     tt.warn = host_warn;
     tt.warn_ctx = r;
-    const char *local = ph->transport == PLAN_TRANSPORT_LOCAL ? r->o->nsperf : r->o->nsperf_remote;
+    bool local = ph->transport == PLAN_TRANSPORT_LOCAL;
+    const char *const local_build[] = {r->o->nsperf, NULL};
+    const char *const *builds = local ? local_build : r->o->nsperf_remote;
     struct err e = {0};
-    int rc = local != NULL ? transport_open(&tt, &h->t, &e)
-                           : err_set(&e, NS_EINVAL, "no nsperf for ssh hosts (--nsperf-remote)");
-    if (rc == 0)
-        rc = transport_deploy(h->t, local, h->nsperf, sizeof h->nsperf, &e);
+    int rc = builds != NULL ? transport_open(&tt, &h->t, &e)
+                            : err_set(&e, NS_EINVAL, "no nsperf for ssh hosts (--nsperf-remote)");
+    struct transport_deployed d;
+    bool deploy_failed = false;
+    if (rc == 0) {
+        rc = transport_deploy_for(h->t, builds, &d, &e);
+        snprintf(h->machine, sizeof h->machine, "%s", d.machine);
+        deploy_failed = rc != 0;
+    }
+    if (rc == 0) {
+        snprintf(h->nsperf, sizeof h->nsperf, "%s", d.path);
+        const char *base = strrchr(builds[d.build], '/');
+        h->build = base != NULL ? base + 1 : builds[d.build];
+        /* a local host's nsperf is the one run_prepare hashed */
+        snprintf(h->nsperf_sha, sizeof h->nsperf_sha, "%s",
+                 d.sha256_hex[0] != '\0' ? d.sha256_hex : r->nsperf_sha);
+    }
     if (rc != 0) {
         snprintf(h->error, sizeof h->error, "%s", e.msg);
         transport_close(h->t);
@@ -412,7 +434,8 @@ host_open(struct runner *r, struct run_host *h, struct sshg *g)
                                 .data_address = h->daddr,
                                 .t = h->t,
                                 .nsperf = h->nsperf,
-                                .error = h->error};
+                                .error = h->error,
+                                .deploy_failed = deploy_failed};
 }
 
 /* A host without a data address in the plan: learn it from the host (env.h). A host whose
@@ -1255,7 +1278,8 @@ adapt_outcome_json(const struct runner *r)
     return arr;
 }
 
-/* This invocation's timings, for calibrating the estimate (README "The journal"). */
+/* This invocation's timings, for calibrating the estimate (netsurvey-journal(5): run.json's
+ * measured). */
 static json_t *
 measured_json(const struct runner *r)
 {

@@ -109,9 +109,28 @@ void transport_close(struct transport *t);
 const char *transport_kind(const struct transport *t);
 const char *transport_name(const struct transport *t);
 
-/* Make the executable at local_path runnable on the host and write its path there into
- * remote_path (len bytes). local: local_path itself, made absolute. ssh: uploaded once to a
- * content-addressed path (~/.cache/netsurvey/<basename>-<sha256>) and verified. */
+#define TRANSPORT_REMOTE_PATH_MAX 1200 /* a deployed program's path on its host */
+
+/* What transport_deploy_for made runnable on a host. */
+struct transport_deployed {
+    char path[TRANSPORT_REMOTE_PATH_MAX]; /* where it is there */
+    char machine[64];    /* the host's `uname -m` ("x86_64", "aarch64"), also when none fits */
+    size_t build;        /* the index in builds of the one deployed */
+    char sha256_hex[65]; /* ssh: its SHA-256, the content address of its path; local: "" */
+};
+
+/* Make a program runnable on the host: of builds (a NULL-terminated list of paths, the one
+ * program built for different architectures, at most TRANSPORT_DEPLOY_MAX_BUILDS of
+ * transport_deploy.h), the one for the host's architecture. local: builds[0] itself, made
+ * absolute (this machine runs it). ssh: the host's `uname -m` picks the build (each is a static
+ * ELF executable whose header names its machine), which is uploaded once to a content-addressed
+ * path (~/.cache/netsurvey/<basename>-<sha256>) and verified. NS_ENOTFOUND when no build is for
+ * the host's machine: d->machine says which it is, the message names the missing build
+ * (transport_deploy_set_missing). */
+int transport_deploy_for(struct transport *t, const char *const *builds,
+                         struct transport_deployed *d, struct err *e);
+
+/* transport_deploy_for with one build, its path there into remote_path (len bytes). */
 int transport_deploy(struct transport *t, const char *local_path, char *remote_path, size_t len,
                      struct err *e);
 
@@ -149,7 +168,7 @@ struct transport_ops {
     const char *kind;
     int (*open)(const struct transport_target *t, struct transport **out, struct err *e);
     void (*close)(struct transport *t);
-    int (*deploy)(struct transport *t, const char *local_path, char *remote_path, size_t len,
+    int (*deploy)(struct transport *t, const char *const *builds, struct transport_deployed *d,
                   struct err *e);
     int (*spawn)(struct transport *t, const char *const *argv, const void *stdin_data,
                  size_t stdin_len, struct transport_proc **out, struct err *e);

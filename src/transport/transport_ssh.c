@@ -598,48 +598,53 @@ upload_locked(struct sshx *x, const struct transport_deploy_file *f, const char 
     return rc;
 }
 
-/* Parse the probe's output: uname -m, $HOME, optional "hash  path". */
+/* Parse the probe's output: uname -m, $HOME, then per cached name "hash  path" or "-". */
 static int
 parse_probe(const struct sshx *x, char *out, char *arch, size_t alen, char *home, size_t hlen,
-            char *hash, size_t shlen, struct err *e)
+            char have[][80], size_t n, struct err *e)
 {
     char *save = NULL;
     char *l1 = strtok_r(out, "\n", &save);
     char *l2 = l1 != NULL ? strtok_r(NULL, "\n", &save) : NULL;
-    char *l3 = l2 != NULL ? strtok_r(NULL, "\n", &save) : NULL;
     if (l1 == NULL || l2 == NULL || l2[0] != '/')
         return err_set(e, NS_EREMOTE, "%s: unexpected answer from uname/HOME on the host",
                        x->base.name);
     snprintf(arch, alen, "%s", l1);
     snprintf(home, hlen, "%s", l2);
-    hash[0] = '\0';
-    if (l3 != NULL)
-        snprintf(hash, shlen, "%.64s", l3);
+    for (size_t i = 0; i < n; i++) {
+        char *l = strtok_r(NULL, "\n", &save);
+        snprintf(have[i], sizeof have[i], "%.64s", l != NULL && strcmp(l, "-") != 0 ? l : "");
+    }
     return 0;
 }
 
 /* Ask the host for its architecture and $HOME, make ~/SSH_CACHE_DIR, and hash the cached copy
- * named name if there is one (have: its sha256, "" when none). */
+ * of each of the n names there is one of (have[i]: its sha256, "" when none). */
 static int
-deploy_probe(struct sshx *x, const char *name, char *arch, size_t alen, char *home, size_t hlen,
-             char *have, size_t havelen, struct err *e)
+deploy_probe(struct sshx *x, char names[][NAME_MAX + 1], size_t n, char *arch, size_t alen,
+             char *home, size_t hlen, char have[][80], struct err *e)
 {
-    char qname[2 * NAME_MAX + 8];
-    transport_quote_arg(name, qname, sizeof qname);
-    char cmd[1024];
-    snprintf(
-        cmd, sizeof cmd,
-        "uname -m; printf '%%s\\n' \"$HOME\"; d=\"$HOME/" SSH_CACHE_DIR "\"; [ -d \"$d\" ] || "
-        "{ mkdir -p \"$d\" && chmod 700 \"$d\"; } || exit 1; f=\"$d/\"%s; if [ -x \"$f\" ]; then "
-        "sha256sum \"$f\"; fi; exit 0",
-        qname);
+    char cmd[1024 + TRANSPORT_DEPLOY_MAX_BUILDS * (2 * NAME_MAX + 9)];
+    int len = snprintf(cmd, sizeof cmd,
+                       "uname -m; printf '%%s\\n' \"$HOME\"; d=\"$HOME/" SSH_CACHE_DIR
+                       "\"; [ -d \"$d\" ] || "
+                       "{ mkdir -p \"$d\" && chmod 700 \"$d\"; } || exit 1; for n in");
+    for (size_t i = 0; i < n && len > 0 && (size_t)len < sizeof cmd; i++) {
+        char qname[2 * NAME_MAX + 8];
+        transport_quote_arg(names[i], qname, sizeof qname);
+        len += snprintf(cmd + len, sizeof cmd - (size_t)len, " %s", qname);
+    }
+    if (len > 0 && (size_t)len < sizeof cmd)
+        snprintf(cmd + len, sizeof cmd - (size_t)len,
+                 "; do f=\"$d/$n\"; if [ -x \"$f\" ]; then sha256sum \"$f\" || echo -; "
+                 "else echo -; fi; done; exit 0");
     struct transport_output o;
     int rc = run_cmd(x, cmd, &o, e);
     if (rc == 0 && o.status != 0)
         rc = err_set(e, NS_EREMOTE, "%s: cannot create ~/" SSH_CACHE_DIR " on the host: %s",
                      x->base.name, o.err);
     if (rc == 0)
-        rc = parse_probe(x, o.out, arch, alen, home, hlen, have, havelen, e);
+        rc = parse_probe(x, o.out, arch, alen, home, hlen, have, n, e);
     transport_output_release(&o);
     return rc;
 }
@@ -688,43 +693,52 @@ deploy_upload(struct sshx *x, const struct transport_deploy_file *f, const char 
     return rc;
 }
 
+/* The build of s for the host (d->build), uploaded unless the cache holds it. */
 static int
-sshx_deploy(struct transport *t, const char *local_path, char *remote_path, size_t len,
+deploy_set(struct sshx *x, const struct transport_deploy_set *s, struct transport_deployed *d,
+           struct err *e)
+{
+    char names[TRANSPORT_DEPLOY_MAX_BUILDS][NAME_MAX + 1];
+    char have[TRANSPORT_DEPLOY_MAX_BUILDS][80];
+    for (size_t i = 0; i < s->n; i++)
+        transport_deploy_cache_name(s->path[i], s->f[i].sha256_hex, names[i], sizeof names[i]);
+    char home[PATH_MAX];
+    int rc =
+        deploy_probe(x, names, s->n, d->machine, sizeof d->machine, home, sizeof home, have, e);
+    if (rc != 0)
+        return rc;
+    int i = transport_deploy_set_find(s, d->machine);
+    if (i < 0) {
+        char why[NS_ERR_MSG_MAX];
+        transport_deploy_set_missing(s, d->machine, why, sizeof why);
+        return err_set(e, NS_ENOTFOUND, "%s: %s", x->base.name, why);
+    }
+    const struct transport_deploy_file *f = &s->f[i];
+    char final[PATH_MAX];
+    if ((size_t)snprintf(final, sizeof final, "%s/" SSH_CACHE_DIR "/%s", home, names[i]) >=
+            sizeof final ||
+        strlen(final) >= sizeof d->path)
+        return err_set(e, NS_ERANGE, "%s: remote path too long", x->base.name);
+    if (strcmp(have[i], f->sha256_hex) != 0 &&
+        (rc = deploy_upload(x, f, home, names[i], final, e)) != 0)
+        return rc;
+    memcpy(d->path, final, strlen(final) + 1);
+    memcpy(d->sha256_hex, f->sha256_hex, sizeof d->sha256_hex);
+    d->build = (size_t)i;
+    return 0;
+}
+
+static int
+sshx_deploy(struct transport *t, const char *const *builds, struct transport_deployed *d,
             struct err *e)
 {
-    struct sshx *x = (struct sshx *)t;
-    struct transport_deploy_file f;
-    int rc = transport_deploy_load(local_path, &f, e);
+    struct transport_deploy_set s;
+    int rc = transport_deploy_set_load(builds, &s, e);
     if (rc != 0)
         return rc;
-    if (f.dynamic) {
-        transport_deploy_release(&f);
-        return err_set(e, NS_EINVAL,
-                       "'%s' is dynamically linked and would not run on a bare host; deploy "
-                       "the static one, nsperf-static, which every build makes beside netsurvey "
-                       "(build/<preset>/bin/nsperf-static)",
-                       local_path);
-    }
-    char name[NAME_MAX + 1];
-    transport_deploy_cache_name(local_path, f.sha256_hex, name, sizeof name);
-    char arch[64], home[PATH_MAX], have[80];
-    rc = deploy_probe(x, name, arch, sizeof arch, home, sizeof home, have, sizeof have, e);
-    if (rc == 0 && !transport_deploy_arch_matches(f.machine, arch))
-        rc = err_set(e, NS_EREMOTE, "%s: the host is %s but '%s' is built for %s", x->base.name,
-                     arch, local_path, f.machine);
-    char final[PATH_MAX] = "";
-    if (rc == 0 && (size_t)snprintf(final, sizeof final, "%s/" SSH_CACHE_DIR "/%s", home, name) >=
-                       sizeof final)
-        rc = err_set(e, NS_ERANGE, "%s: remote path too long", x->base.name);
-    if (rc == 0 && strcmp(have, f.sha256_hex) != 0)
-        rc = deploy_upload(x, &f, home, name, final, e);
-    transport_deploy_release(&f);
-    if (rc != 0)
-        return rc;
-    if (strlen(final) >= len)
-        return err_set(e, NS_ERANGE, "%s: remote path does not fit", x->base.name);
-    memcpy(remote_path, final, strlen(final) + 1);
-    return 0;
+    rc = deploy_set((struct sshx *)t, &s, d, e);
+    transport_deploy_set_release(&s);
+    return rc;
 }
 
 /* --- extras ------------------------------------------------------------------------------- */
@@ -792,14 +806,15 @@ transport_ssh_exec(struct transport *t, const char *const *argv, size_t out_cap,
     return rc;
 }
 
-/* What the probe prints, a line each: uname -s, uname -m, $HOME, the cache path of the file,
- * its sha256 or "-", the nearest existing directory of the cache, and df's line for it. The
- * file name is $1: from the caller, quoted like every argument. Reads only. */
+/* What the probe prints, a line each: uname -s, uname -m, $HOME, then for each file name
+ * given ($1, $2 ...: from the caller, quoted like every argument) its cache path and its sha256
+ * or "-", then the nearest existing directory of the cache, and df's line for it. Reads only. */
 static const char ssh_probe_script[] =
-    "uname -s; uname -m; printf '%s\\n' \"$HOME\"; d=\"$HOME/" SSH_CACHE_DIR "\"; f=\"$d/$1\"; "
-    "printf '%s\\n' \"$f\"; if [ -f \"$f\" ] && [ -x \"$f\" ]; then sha256sum \"$f\" | cut -c1-64; "
-    "else echo -; fi; w=$d; while [ -n \"$w\" ] && [ ! -d \"$w\" ]; do w=${w%/*}; done; "
-    "[ -n \"$w\" ] || w=/; printf '%s\\n' \"$w\"; df -Pk \"$w\" | tail -n 1";
+    "uname -s; uname -m; printf '%s\\n' \"$HOME\"; d=\"$HOME/" SSH_CACHE_DIR "\"; for n; do "
+    "f=\"$d/$n\"; printf '%s\\n' \"$f\"; if [ -f \"$f\" ] && [ -x \"$f\" ]; then "
+    "sha256sum \"$f\" | cut -c1-64; else echo -; fi; done; w=$d; "
+    "while [ -n \"$w\" ] && [ ! -d \"$w\" ]; do w=${w%/*}; done; [ -n \"$w\" ] || w=/; "
+    "printf '%s\\n' \"$w\"; df -Pk \"$w\" | tail -n 1";
 
 /* df -Pk's data line: "FS 1024-blocks Used Available Capacity% Mount"; the figure before the
  * first "NN%" field (a file system's name may hold no blank, a mount point may). */
@@ -823,35 +838,47 @@ probe_df_avail(char *line, uint64_t *bytes)
     return false;
 }
 
+#define PROBE_LINES_MAX (5 + 2 * TRANSPORT_DEPLOY_MAX_BUILDS)
+
 static int
-probe_parse(const struct sshx *x, char *out, const char *sha256_hex, struct transport_ssh_probe *p,
-            struct err *e)
+probe_parse(const struct sshx *x, char *out, const struct transport_deploy_set *s,
+            struct transport_ssh_probe *p, struct err *e)
 {
-    char *line[7] = {0}, *save = NULL;
-    size_t n = 0;
-    for (char *l = strtok_r(out, "\n", &save); l != NULL && n < 7; l = strtok_r(NULL, "\n", &save))
+    char *line[PROBE_LINES_MAX + 1] = {0}, *save = NULL;
+    size_t n = 0, want = 5 + 2 * s->n; /* the df line may be missing */
+    for (char *l = strtok_r(out, "\n", &save); l != NULL && n < want;
+         l = strtok_r(NULL, "\n", &save))
         line[n++] = l;
-    if (n < 6 || line[2][0] != '/')
+    if (n < want - 1 || line[2][0] != '/')
         return err_set(e, NS_EREMOTE, "%s: unexpected answer from uname, HOME and df on the host",
                        x->base.name);
     snprintf(p->sysname, sizeof p->sysname, "%s", line[0]);
     snprintf(p->machine, sizeof p->machine, "%s", line[1]);
     snprintf(p->home, sizeof p->home, "%s", line[2]);
-    snprintf(p->cache_path, sizeof p->cache_path, "%s", line[3]);
-    p->cached = strlen(line[4]) == 64 && strcmp(line[4], sha256_hex) == 0;
-    snprintf(p->space_path, sizeof p->space_path, "%s", line[5]);
-    p->have_space = n == 7 && probe_df_avail(line[6], &p->space_avail);
+    p->build = transport_deploy_set_find(s, p->machine);
+    if (p->build >= 0) {
+        const char *path = line[3 + 2 * p->build], *hash = line[4 + 2 * p->build];
+        snprintf(p->cache_path, sizeof p->cache_path, "%s", path);
+        p->cached = strlen(hash) == 64 && strcmp(hash, s->f[p->build].sha256_hex) == 0;
+    }
+    snprintf(p->space_path, sizeof p->space_path, "%s", line[3 + 2 * s->n]);
+    p->have_space = n == want && probe_df_avail(line[4 + 2 * s->n], &p->space_avail);
     return 0;
 }
 
 int
-transport_ssh_probe(struct transport *t, const struct transport_deploy_file *f,
-                    const char *local_path, struct transport_ssh_probe *p, struct err *e)
+transport_ssh_probe(struct transport *t, const struct transport_deploy_set *s,
+                    struct transport_ssh_probe *p, struct err *e)
 {
     memset(p, 0, sizeof *p);
-    char name[NAME_MAX + 1];
-    transport_deploy_cache_name(local_path, f->sha256_hex, name, sizeof name);
-    const char *argv[] = {"sh", "-c", ssh_probe_script, "netsurvey-check", name, NULL};
+    p->build = -1;
+    char names[TRANSPORT_DEPLOY_MAX_BUILDS][NAME_MAX + 1];
+    const char *argv[4 + TRANSPORT_DEPLOY_MAX_BUILDS] = {"sh", "-c", ssh_probe_script,
+                                                         "netsurvey-check"};
+    for (size_t i = 0; i < s->n; i++) {
+        transport_deploy_cache_name(s->path[i], s->f[i].sha256_hex, names[i], sizeof names[i]);
+        argv[4 + i] = names[i];
+    }
     struct transport_output o;
     int rc = transport_ssh_exec(t, argv, 64 * 1024, (int64_t)(clock_now_ns() + SSH_CMD_TIMEOUT_NS),
                                 &o, e);
@@ -859,7 +886,7 @@ transport_ssh_probe(struct transport *t, const struct transport_deploy_file *f,
         rc = err_set(e, NS_EREMOTE, "%s: the probe failed (exit status %d): %s",
                      ((const struct sshx *)t)->base.name, o.status, o.err);
     if (rc == 0)
-        rc = probe_parse((const struct sshx *)t, o.out, f->sha256_hex, p, e);
+        rc = probe_parse((const struct sshx *)t, o.out, s, p, e);
     transport_output_release(&o);
     return rc;
 }

@@ -34,18 +34,31 @@ struct metric_row {
     double divisor;
     const char *unit, *words, *note;
     bool lower;
-    enum testspec_format format;
     const char *figure;
     unsigned fig_kinds;
     int when;
 };
 
 static const struct metric_row metrics[TESTSPEC_METRIC_COUNT] = {
-#define METRIC_ROW(id, key, member, div, unit, words, note, lower, fmt, fig, kinds, when)          \
-    [TESTSPEC_M_##id] = {key, member, div, unit, words, note, lower, fmt, fig, kinds, when},
+#define METRIC_ROW(id, key, member, div, unit, words, note, lower, fig, kinds, when)               \
+    [TESTSPEC_M_##id] = {key, member, div, unit, words, note, lower, fig, kinds, when},
     TESTSPEC_METRIC_MAP(METRIC_ROW)
 #undef METRIC_ROW
 };
+
+struct scale_row {
+    enum testspec_metric metric;
+    const char *unit;
+    double factor;
+    int max_decimals;
+};
+
+static const struct scale_row scales[] = {
+#define SCALE_ROW(metric, unit, factor, dec) {TESTSPEC_M_##metric, unit, factor, dec},
+    TESTSPEC_SCALE_MAP(SCALE_ROW)
+#undef SCALE_ROW
+};
+#define NSCALES (sizeof scales / sizeof scales[0])
 
 struct param_row {
     const char *key, *rkey, *wkey, *flag, *words;
@@ -195,25 +208,51 @@ testspec_metric_lower_is_better(enum testspec_metric m)
     return metrics[m].lower;
 }
 
-enum testspec_format
-testspec_metric_format(enum testspec_metric m)
+struct testspec_scale
+testspec_scale_for(enum testspec_metric m, double ref)
 {
-    return metrics[m].format;
+    const struct scale_row *pick = NULL, *own = NULL;
+    double a = fabs(ref);
+    for (size_t i = 0; i < NSCALES; i++) {
+        if (strcmp(metrics[scales[i].metric].unit, metrics[m].unit) != 0)
+            continue; /* the units of another reports' unit */
+        if (pick == NULL || (isfinite(a) && a > 0.0 && a >= scales[i].factor))
+            pick = &scales[i];
+        if (scales[i].factor == 1.0)
+            own = &scales[i];
+    }
+    if (!(isfinite(a) && a > 0.0) && own != NULL)
+        pick = own;
+    if (pick == NULL) /* a metric without units in the table: its own, as the reports hold it */
+        return (struct testspec_scale){metrics[m].unit, 1.0, 3};
+    double v = isfinite(a) ? a / pick->factor : 0.0;
+    int dec = v >= 1000.0 ? 0 : v >= 100.0 ? 1 : v >= 10.0 ? 2 : 3;
+    return (struct testspec_scale){pick->unit, pick->factor,
+                                   dec < pick->max_decimals ? dec : pick->max_decimals};
+}
+
+char *
+testspec_scale_text(const struct testspec_scale *s, double value, char *buf, size_t len)
+{
+    if (!isfinite(value)) {
+        snprintf(buf, len, "n/a");
+        return buf;
+    }
+    double v = value / s->factor, least = 0.5 * pow(10.0, -s->decimals);
+    if (v != 0.0 && fabs(v) < least)
+        snprintf(buf, len, "%s %.*f", v > 0 ? "<" : ">", s->decimals, (v > 0 ? 2.0 : -2.0) * least);
+    else
+        snprintf(buf, len, "%.*f", s->decimals, v);
+    return buf;
 }
 
 char *
 testspec_metric_text(enum testspec_metric m, double value, char *buf, size_t len)
 {
-    switch (metrics[m].format) {
-    case TESTSPEC_FMT_RATE:
-        return units_format_rate(value * metrics[m].divisor, buf, len);
-    case TESTSPEC_FMT_PER_S:
-        snprintf(buf, len, value >= 1000 ? "%.0f %s" : "%.1f %s", value, metrics[m].unit);
-        return buf;
-    case TESTSPEC_FMT_USEC:
-        break;
-    }
-    return units_format_usec(value, buf, len);
+    struct testspec_scale s = testspec_scale_for(m, value);
+    char num[64];
+    snprintf(buf, len, "%s %s", testspec_scale_text(&s, value, num, sizeof num), s.unit);
+    return buf;
 }
 
 const char *

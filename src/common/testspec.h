@@ -111,61 +111,79 @@ enum testspec_family {
     TESTSPEC_FAMILY_CONNECT, /* a new connection per transaction */
 };
 
-/* How a metric's value, in the reports' unit, is printed for people. */
-enum testspec_format {
-    TESTSPEC_FMT_USEC, /* units_format_usec: "329.3 us", "4.080 ms" */
-    TESTSPEC_FMT_RATE, /* units_format_rate of value x divisor: "12.10 Gbit/s" */
-    TESTSPEC_FMT_PER_S /* "4301 conn/s" from 1000 up, "557.3 conn/s" below: then the unit */
-};
-
 /* Metrics: a kind's headline, the one figure that the matrices show, compare gates and adaptive
  * trials decide on, and the figures some kinds report beside it (a load's throughput, each
  * direction of --bidir), each with a stat matrix of its own in the reports. Columns: id, -J key,
  * member (NULL: the key is a number of the result object; else the number of that name in the
- * object at the key), divisor from the -J value to the reports' unit, that unit, the words for
- * the figure, a note for summary.json's units legend and the reports (NULL: none), whether lower
- * is better, how it is printed; then, for a figure beside the headline, its name in summary.json
- * and the reports' files, the kinds that report it and the parameter that must be set (not 0)
- * for them to (TESTSPEC_ALWAYS: none); a headline metric has NULL, 0, TESTSPEC_ALWAYS there.
+ * object at the key), divisor from the -J value to the reports' unit, that unit
+ * (machine-readable: summary.json's and the CSVs' numbers are in it), the words for the figure,
+ * a note for summary.json's units legend and the reports (NULL: none), whether lower is better;
+ * then, for a figure beside the headline, its name in summary.json and the reports' files, the
+ * kinds that report it and the parameter that must be set (not 0) for them to (TESTSPEC_ALWAYS:
+ * none); a headline metric has NULL, 0, TESTSPEC_ALWAYS there. People read the figures in the
+ * units of TESTSPEC_SCALE_MAP (those of the metrics of the same reports' unit).
  *  - udp_pps: packets_per_s is the measured datagrams received over the sender's measured
  *    interval (the interval that decides which datagrams are measured); sent_packets_per_s the
  *    same of those sent, so that the sender's own shortfall is not read as loss;
  *  - tcp_rr and udp_rr with load: rtt_us is the RTT under load; idle_rtt_us the same pair's
- *    RTT in the same trial before the load started (nsperf/rr_load.c says when);
+ *    RTT in the same trial before the load started (nsperf/rr_common.c says when);
  *  - --bidir: throughput_bps is the sum of both directions, each receiver-counted. */
 #define TESTSPEC_ALWAYS (-1)
 #define TESTSPEC_METRIC_MAP(X)                                                                     \
-    X(RTT_MEAN, HISTJSON_RTT, "mean", 1.0, "us", "mean RTT", "mean RTT", true, TESTSPEC_FMT_USEC,  \
-      NULL, 0u, TESTSPEC_ALWAYS)                                                                   \
-    X(THROUGHPUT, TESTSPEC_KEY_THROUGHPUT, NULL, 1e6, "Mbit/s", "throughput", "receiver-counted",  \
-      false, TESTSPEC_FMT_RATE, NULL, 0u, TESTSPEC_ALWAYS)                                         \
-    X(CONNECTIONS, TESTSPEC_KEY_CONNECTIONS, NULL, 1.0, "conn/s", "connection rate", NULL, false,  \
-      TESTSPEC_FMT_PER_S, NULL, 0u, TESTSPEC_ALWAYS)                                               \
-    X(PACKETS, TESTSPEC_KEY_PACKETS, NULL, 1.0, "pkt/s", "packet rate",                            \
-      "receiver-counted datagrams", false, TESTSPEC_FMT_PER_S, NULL, 0u, TESTSPEC_ALWAYS)          \
-    X(SENT_PACKETS, TESTSPEC_KEY_SENT_PACKETS, NULL, 1.0, "pkt/s", "sent packet rate",             \
-      "datagrams the sender sent", false, TESTSPEC_FMT_PER_S, "sent_rate", TESTSPEC_K(UDP_PPS),    \
+    X(RTT_MEAN, HISTJSON_RTT, "mean", 1.0, "us", "mean RTT", "mean RTT", true, NULL, 0u,           \
       TESTSPEC_ALWAYS)                                                                             \
+    X(THROUGHPUT, TESTSPEC_KEY_THROUGHPUT, NULL, 1e6, "Mbit/s", "throughput", "receiver-counted",  \
+      false, NULL, 0u, TESTSPEC_ALWAYS)                                                            \
+    X(CONNECTIONS, TESTSPEC_KEY_CONNECTIONS, NULL, 1.0, "conn/s", "connection rate", NULL, false,  \
+      NULL, 0u, TESTSPEC_ALWAYS)                                                                   \
+    X(PACKETS, TESTSPEC_KEY_PACKETS, NULL, 1.0, "pkt/s", "packet rate",                            \
+      "receiver-counted datagrams", false, NULL, 0u, TESTSPEC_ALWAYS)                              \
+    X(SENT_PACKETS, TESTSPEC_KEY_SENT_PACKETS, NULL, 1.0, "pkt/s", "sent packet rate",             \
+      "datagrams the sender sent", false, "sent_rate", TESTSPEC_K(UDP_PPS), TESTSPEC_ALWAYS)       \
     X(IDLE_RTT_MEAN, TESTSPEC_KEY_IDLE_RTT, "mean", 1.0, "us", "idle mean RTT",                    \
-      "the same trial's RTT before its load started", true, TESTSPEC_FMT_USEC, "idle_rtt",         \
-      TESTSPEC_LOAD_KINDS, TESTSPEC_P_LOAD_STREAMS)                                                \
+      "the same trial's RTT before its load started", true, "idle_rtt", TESTSPEC_LOAD_KINDS,       \
+      TESTSPEC_P_LOAD_STREAMS)                                                                     \
     X(LOAD_THROUGHPUT, TESTSPEC_KEY_LOAD, TESTSPEC_KEY_THROUGHPUT, 1e6, "Mbit/s",                  \
-      "load throughput", "the load's streams, receiver-counted", false, TESTSPEC_FMT_RATE,         \
-      "load_throughput", TESTSPEC_LOAD_KINDS, TESTSPEC_P_LOAD_STREAMS)                             \
+      "load throughput", "the load's streams, receiver-counted", false, "load_throughput",         \
+      TESTSPEC_LOAD_KINDS, TESTSPEC_P_LOAD_STREAMS)                                                \
     X(FORWARD_THROUGHPUT, TESTSPEC_DIR_FORWARD, TESTSPEC_KEY_THROUGHPUT, 1e6, "Mbit/s",            \
-      "forward throughput", "src to dst, receiver-counted", false, TESTSPEC_FMT_RATE, "forward",   \
+      "forward throughput", "src to dst, receiver-counted", false, "forward",                      \
       TESTSPEC_BIDIR_KINDS, TESTSPEC_P_BIDIR)                                                      \
     X(REVERSE_THROUGHPUT, TESTSPEC_DIR_REVERSE, TESTSPEC_KEY_THROUGHPUT, 1e6, "Mbit/s",            \
-      "reverse throughput", "dst to src, receiver-counted", false, TESTSPEC_FMT_RATE, "reverse",   \
+      "reverse throughput", "dst to src, receiver-counted", false, "reverse",                      \
       TESTSPEC_BIDIR_KINDS, TESTSPEC_P_BIDIR)
 
 enum testspec_metric {
-#define TESTSPEC_METRIC_ENUM(id, key, member, div, unit, words, note, lower, fmt, fig, kinds,      \
-                             when)                                                                 \
+#define TESTSPEC_METRIC_ENUM(id, key, member, div, unit, words, note, lower, fig, kinds, when)     \
     TESTSPEC_M_##id,
     TESTSPEC_METRIC_MAP(TESTSPEC_METRIC_ENUM)
 #undef TESTSPEC_METRIC_ENUM
         TESTSPEC_METRIC_COUNT
+};
+
+/* The units people read a metric's figures in, smallest first, per metric: a figure (a table, a
+ * chart, a value in a sentence) is in one of them, chosen for its range (testspec_scale_for), the
+ * same in its cells, axis, colour bar and caption. Columns: metric, unit (UTF-8), how many of
+ * the reports' unit one of it is, the most decimals it shows. A metric is read in the units of
+ * the rows whose metric has its reports' unit: RTT_MEAN's are the reports' times of
+ * microseconds (UDP jitter's and IDLE_RTT_MEAN's too), THROUGHPUT's every rate in Mbit/s (a
+ * load's, each --bidir direction's), PACKETS' the sent packet rate's. */
+#define TESTSPEC_SCALE_MAP(X)                                                                      \
+    X(RTT_MEAN, "µs", 1.0, 1)                                                                      \
+    X(RTT_MEAN, "ms", 1e3, 3)                                                                      \
+    X(RTT_MEAN, "s", 1e6, 3)                                                                       \
+    X(THROUGHPUT, "kbit/s", 1e-3, 3)                                                               \
+    X(THROUGHPUT, "Mbit/s", 1.0, 3)                                                                \
+    X(THROUGHPUT, "Gbit/s", 1e3, 3)                                                                \
+    X(THROUGHPUT, "Tbit/s", 1e6, 3)                                                                \
+    X(CONNECTIONS, "conn/s", 1.0, 1)                                                               \
+    X(PACKETS, "pkt/s", 1.0, 1)
+
+/* A unit of TESTSPEC_SCALE_MAP with the decimals a figure shows in it. */
+struct testspec_scale {
+    const char *unit; /* "µs", "Gbit/s" */
+    double factor;    /* the reports' unit per one of it (Gbit/s: 1000 Mbit/s) */
+    int decimals;
 };
 
 /* Test kinds, named after netperf's. Columns: id, name (a token: the string is #name, and
@@ -329,10 +347,20 @@ const char *testspec_metric_unit(enum testspec_metric m);   /* "Mbit/s", "us", "
 const char *testspec_metric_words(enum testspec_metric m);  /* "throughput", "mean RTT" */
 const char *testspec_metric_note(enum testspec_metric m);   /* "receiver-counted", or NULL */
 bool testspec_metric_lower_is_better(enum testspec_metric m);
-enum testspec_format testspec_metric_format(enum testspec_metric m); /* how it is printed */
-/* value (in the reports' unit) for people, by the metric's format: "329.3 us", "12.10 Gbit/s",
- * "4301 conn/s". Returns buf. */
+/* value (in the reports' unit) for people, in the unit of its own range (testspec_scale_for of
+ * value): "329.3 µs", "4.080 ms", "12.10 Gbit/s", "4301 conn/s". Returns buf. */
 char *testspec_metric_text(enum testspec_metric m, double value, char *buf, size_t len);
+
+/* The unit of m for a figure whose typical magnitude, in the reports' unit, is ref (the caller
+ * chooses it: a table's median value): the largest of TESTSPEC_SCALE_MAP's units of m of which
+ * ref is at least one (the smallest when ref is below all; the reports' own unit when ref is 0 or
+ * not finite), and the decimals that give ref four significant digits (1 000 and up: none, 100:
+ * one, 10: two, else three), at most the unit's. */
+struct testspec_scale testspec_scale_for(enum testspec_metric m, double ref);
+/* value (the reports' unit) in s without the unit: "%.*f" of value / s->factor, "12.10"; a value
+ * that is not zero but would print as zero says so ("< 0.01", "> -0.01"); "n/a" when not
+ * finite. Returns buf. */
+char *testspec_scale_text(const struct testspec_scale *s, double value, char *buf, size_t len);
 
 /* A figure beside the headline (TESTSPEC_METRIC_MAP's last columns): its name in summary.json
  * and the reports' files ("idle_rtt"; NULL for a headline metric), and whether a test of v's

@@ -13,6 +13,7 @@
 #include "common/suggest.h"
 #include "common/units.h"
 #include "nsperf/control.h"
+#include "nsperf/hostcount.h"
 #include "nsperf/hostenv.h"
 
 #define EXIT_TEST_FAILED 1
@@ -38,6 +39,8 @@ struct cli {
     const struct opt *client_only, *server_only; /* first such flag given */
     /* nsperf env's flags (env_opts), as written */
     const char *env_address, *env_cloud, *env_budget;
+    /* nsperf counters' flags (counters_opts), as written */
+    const char *cnt_interface, *cnt_address;
     bool try_help; /* the usage error is one of the flags themselves */
 };
 
@@ -151,6 +154,7 @@ enum {
     OPT_ADDRESS,
     OPT_CLOUD,
     OPT_CLOUD_BUDGET,
+    OPT_INTERFACE,
     OPT_HELP = 'h',
     OPT_VERSION = 'V'
 };
@@ -230,6 +234,16 @@ static const struct opt env_opts[] = {
     {"help", OPT_HELP, no_argument, .help = "this help"},
 };
 #define NENV_OPTS (sizeof env_opts / sizeof env_opts[0])
+
+/* `nsperf counters`' flags. */
+static const struct opt counters_opts[] = {
+    {"interface", OPT_INTERFACE, required_argument, O_STRING(cnt_interface),
+     .help = "IF: the interface whose link, qdisc and NIC counters to read"},
+    {"address", OPT_ADDRESS, required_argument, O_STRING(cnt_address),
+     .help = "ADDR: the interface that holds ADDR (instead of --interface)"},
+    {"help", OPT_HELP, no_argument, .help = "this help"},
+};
+#define NCOUNTERS_OPTS (sizeof counters_opts / sizeof counters_opts[0])
 
 /* What nsperf exits with; the same words in --help and nsperf(1). */
 static const struct {
@@ -404,7 +418,8 @@ usage(FILE *out)
                  "              [--token-file F] [--bidir] [--packet-rate PPS]\n"
                  "              [--load N [--load-direction DIR]]\n"
                  "       nsperf env [--address ADDR] [--cloud auto|probe|off] "
-                 "[--cloud-budget MS]\n\n");
+                 "[--cloud-budget MS]\n"
+                 "       nsperf counters [--interface IF | --address ADDR]\n\n");
     usage_opts(out, opts, NOPTS);
     fprintf(out, "\n");
     wrap(out, 0, 0,
@@ -412,6 +427,12 @@ usage(FILE *out)
          "holding ADDR, TCP congestion control, clock source, the cloud's word on where it "
          "runs):");
     usage_opts(out, env_opts, NENV_OPTS - 1);
+    fprintf(out, "\n");
+    wrap(out, 0, 0,
+         "nsperf counters: the host's and an interface's counters since boot as one JSON object "
+         "(what a test records as deltas: CPU, softnet, UDP errors, the link, its root qdisc, "
+         "the NIC's statistics and driver, lower devices):");
+    usage_opts(out, counters_opts, NCOUNTERS_OPTS - 1);
     fprintf(out, "\n");
     wrap(out, 0, 0,
          "Sizes take K/M/G (binary: 64K), rates k/M/G (decimal: 1.5G), durations s/ms/m "
@@ -462,6 +483,17 @@ usage(FILE *out)
     wrap(out, 0, 0, load);
 }
 
+/* `nsperf counters --help`. */
+static void
+usage_counters(FILE *out)
+{
+    fprintf(out, "usage: nsperf counters [--interface IF | --address ADDR]\nthe host's and the "
+                 "interface's counters since boot as one JSON object on stdout\n\n");
+    usage_opts(out, counters_opts, NCOUNTERS_OPTS);
+    fprintf(out, "\nexit status: 0 printed, 1 out of memory or not written, 2 usage error (or "
+                 "no such interface)\n");
+}
+
 /* `nsperf env --help`. */
 static void
 usage_env(FILE *out)
@@ -499,6 +531,9 @@ man_options(void)
     roff_block_end(stdout);
     roff_block_begin(stdout, "nsperf env options");
     man_opts(env_opts, NENV_OPTS);
+    roff_block_end(stdout);
+    roff_block_begin(stdout, "nsperf counters options");
+    man_opts(counters_opts, NCOUNTERS_OPTS);
     roff_block_end(stdout);
     roff_block_begin(stdout, "nsperf exit");
     for (size_t i = 0; i < sizeof exits / sizeof exits[0]; i++) {
@@ -732,6 +767,25 @@ env_main(int argc, char **argv)
     return hostenv_main(c.env_address, c.env_cloud, c.env_budget);
 }
 
+static int
+counters_main(int argc, char **argv)
+{
+    struct cli c;
+    memset(&c, 0, sizeof c);
+    struct err e;
+    err_clear(&e);
+    int rc = parse_table(&c, counters_opts, NCOUNTERS_OPTS, usage_counters, argc, argv, &e);
+    if (rc == 1)
+        return 0;
+    if (rc == 0 && c.cnt_interface != NULL && c.cnt_address != NULL)
+        rc = err_set(&e, NS_EINVAL, "--interface and --address name the same thing: give one");
+    if (rc != 0) {
+        fprintf(stderr, "nsperf counters: %s\ntry 'nsperf counters --help'\n", e.msg);
+        return EXIT_USAGE;
+    }
+    return hostcount_main(c.cnt_interface, c.cnt_address);
+}
+
 /* One parameter as written: for this kind at all, then its type, then its range. */
 static int
 apply_param(struct cli *c, enum testspec_param id, struct err *e)
@@ -872,6 +926,8 @@ main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     if (argc > 1 && strcmp(argv[1], "env") == 0)
         return env_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "counters") == 0)
+        return counters_main(argc - 1, argv + 1);
     if (argc == 2 && strcmp(argv[1], "--man-options") == 0)
         return man_options(); /* not in --help: what nsperf(1) is made from */
     struct cli c;

@@ -214,6 +214,11 @@ void plan_validate_hosts(struct vctx *c, const struct ynode *hosts, const struct
 void plan_host_family_set(struct plan_host *h);
 /* Give each host its zone's index (after plan_merge_hosts). */
 void plan_hosts_zones(struct vctx *c);
+/* A region some of whose hosts have a zone and others none is an error at each host without one
+ * (once the hosts themselves are valid: a zone refused reads as none). */
+void plan_zones_check(struct vctx *c);
+/* Whether some hosts of a region have a zone (or zone: auto) and others none. */
+bool plan_zones_partial(const struct plan *p);
 void plan_zones_number(struct plan *p);
 /* npairs and ntests again, after the zones changed (plan_host_place). 0 or NS_ENOMEM. */
 int plan_pairs_recount(struct plan *p);

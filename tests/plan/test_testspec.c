@@ -441,7 +441,7 @@ test_kind_table(void **state)
     assert_string_equal(testspec_kind_words(TESTSPEC_TCP_CRR), "connection rate");
     assert_string_equal(testspec_kind_value_text(TESTSPEC_TCP_STREAM, 12100, b, sizeof b),
                         "12.10 Gbit/s");
-    assert_string_equal(testspec_kind_value_text(TESTSPEC_TCP_RR, 329.3, b, sizeof b), "329.3 us");
+    assert_string_equal(testspec_kind_value_text(TESTSPEC_TCP_RR, 329.3, b, sizeof b), "329.3 µs");
     assert_string_equal(testspec_kind_value_text(TESTSPEC_UDP_RR, 4080, b, sizeof b), "4.080 ms");
     assert_string_equal(testspec_kind_value_text(TESTSPEC_TCP_CRR, 4301.03, b, sizeof b),
                         "4301 conn/s");
@@ -449,6 +449,11 @@ test_kind_table(void **state)
                         "557.3 conn/s");
     assert_string_equal(testspec_kind_value_text(TESTSPEC_TCP_CRR, 999.96, b, sizeof b),
                         "1000.0 conn/s"); /* one decimal below 1000, as the reports had it */
+    assert_string_equal(testspec_kind_value_text(TESTSPEC_TCP_STREAM, 0.5, b, sizeof b),
+                        "500.0 kbit/s");
+    assert_string_equal(testspec_kind_value_text(TESTSPEC_TCP_STREAM, 0, b, sizeof b),
+                        "0.000 Mbit/s"); /* zero in the reports' own unit */
+    assert_string_equal(testspec_kind_value_text(TESTSPEC_TCP_RR, 5.25, b, sizeof b), "5.2 µs");
     for (int i = 0; i < TESTSPEC_METRIC_COUNT; i++) {
         enum testspec_metric m = (enum testspec_metric)i;
         assert_non_null(testspec_metric_key(m));
@@ -512,12 +517,87 @@ test_kind_table(void **state)
     assert_int_equal(testspec_check_limits(&v, &blame, &e), 0);
 }
 
+/* A figure's unit: chosen for the magnitude the caller gives (a table's median), the same for
+ * every value of the figure, which are then printed without their unit. */
+static void
+test_scale(void **state)
+{
+    (void)state;
+    char b[64];
+    struct testspec_scale s = testspec_scale_for(TESTSPEC_M_THROUGHPUT, 49200.0);
+    assert_string_equal(s.unit, "Gbit/s");
+    assert_true(s.factor == 1e3);
+    assert_int_equal(s.decimals, 2);
+    assert_string_equal(testspec_scale_text(&s, 49200.0, b, sizeof b), "49.20");
+    assert_string_equal(testspec_scale_text(&s, 900.0, b, sizeof b), "0.90"); /* same unit */
+    assert_string_equal(testspec_scale_text(&s, 0.4, b, sizeof b), "< 0.01"); /* not zero */
+    assert_string_equal(testspec_scale_text(&s, -0.4, b, sizeof b), "> -0.01");
+    assert_string_equal(testspec_scale_text(&s, 0.0, b, sizeof b), "0.00");
+    assert_string_equal(testspec_scale_text(&s, NAN, b, sizeof b), "n/a");
+    s = testspec_scale_for(TESTSPEC_M_RTT_MEAN, 558.8);
+    assert_string_equal(s.unit, "µs");
+    assert_int_equal(s.decimals, 1);
+    assert_string_equal(testspec_scale_text(&s, 3310.2, b, sizeof b), "3310.2");
+    s = testspec_scale_for(TESTSPEC_M_RTT_MEAN, 1663.5);
+    assert_string_equal(s.unit, "ms");
+    assert_int_equal(s.decimals, 3);
+    assert_string_equal(testspec_scale_text(&s, 88.1, b, sizeof b), "0.088");
+    s = testspec_scale_for(TESTSPEC_M_RTT_MEAN, 2.5e7);
+    assert_string_equal(s.unit, "s");
+    assert_int_equal(s.decimals, 2);
+    s = testspec_scale_for(TESTSPEC_M_RTT_MEAN, 0.05); /* below the smallest: the smallest */
+    assert_string_equal(s.unit, "µs");
+    assert_int_equal(s.decimals, 1); /* at most the unit's */
+    s = testspec_scale_for(TESTSPEC_M_THROUGHPUT, 0.0);
+    assert_string_equal(s.unit, "Mbit/s");
+    s = testspec_scale_for(TESTSPEC_M_THROUGHPUT, INFINITY);
+    assert_string_equal(s.unit, "Mbit/s");
+    s = testspec_scale_for(TESTSPEC_M_CONNECTIONS, 4301.0);
+    assert_string_equal(s.unit, "conn/s");
+    assert_int_equal(s.decimals, 0);
+    /* the figures beside a headline read in the units of their reports' unit: a load's idle RTT
+     * as the RTT, a load's and each --bidir direction's rate as throughput, the sent packet rate
+     * as the packet rate */
+    s = testspec_scale_for(TESTSPEC_M_IDLE_RTT_MEAN, 1663.5);
+    assert_string_equal(s.unit, "ms");
+    s = testspec_scale_for(TESTSPEC_M_IDLE_RTT_MEAN, 300.7);
+    assert_string_equal(s.unit, "µs");
+    static const enum testspec_metric rates[] = {
+        TESTSPEC_M_LOAD_THROUGHPUT, TESTSPEC_M_FORWARD_THROUGHPUT, TESTSPEC_M_REVERSE_THROUGHPUT};
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+        s = testspec_scale_for(rates[i], 11539.0);
+        assert_string_equal(s.unit, "Gbit/s");
+        assert_true(s.factor == 1e3);
+        s = testspec_scale_for(rates[i], 0.5);
+        assert_string_equal(s.unit, "kbit/s");
+    }
+    s = testspec_scale_for(TESTSPEC_M_PACKETS, 356588.0);
+    assert_string_equal(s.unit, "pkt/s");
+    assert_int_equal(s.decimals, 0);
+    s = testspec_scale_for(TESTSPEC_M_SENT_PACKETS, 64.5);
+    assert_string_equal(s.unit, "pkt/s");
+    assert_int_equal(s.decimals, 1);
+    /* every metric has its reports' unit among its scales, the smallest first */
+    for (int i = 0; i < TESTSPEC_METRIC_COUNT; i++) {
+        enum testspec_metric m = (enum testspec_metric)i;
+        s = testspec_scale_for(m, 1.0);
+        assert_true(s.factor == 1.0);
+        double last = 0.0;
+        for (double ref = 1e-9; ref < 1e12; ref *= 10.0) {
+            s = testspec_scale_for(m, ref);
+            assert_true(s.factor >= last);
+            last = s.factor;
+        }
+    }
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_range_texts),
         cmocka_unit_test(test_kind_table),
+        cmocka_unit_test(test_scale),
         cmocka_unit_test(test_argv_shape),
         cmocka_unit_test(test_nsperf_usage_errors),
         cmocka_unit_test(test_plan_and_nsperf_agree),

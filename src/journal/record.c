@@ -71,7 +71,18 @@ static const size_t scenario_fields[TESTSPEC_PARAM_COUNT] = {
     [TESTSPEC_P_REVERSE] = offsetof(struct journal_scenario, reverse),
     [TESTSPEC_P_COPY] = offsetof(struct journal_scenario, copy),
     [TESTSPEC_P_BUSY_POLL] = offsetof(struct journal_scenario, busy_poll),
+    [TESTSPEC_P_BIDIR] = offsetof(struct journal_scenario, bidir),
+    [TESTSPEC_P_PACKET_RATE] = offsetof(struct journal_scenario, packet_rate),
+    [TESTSPEC_P_LOAD_STREAMS] = offsetof(struct journal_scenario, load_streams),
+    [TESTSPEC_P_LOAD_DIRECTION] = offsetof(struct journal_scenario, load_direction),
 };
+
+uint64_t
+journal_direction(const char *name)
+{
+    int d = testspec_direction_find(name);
+    return d < 0 ? 0 : (uint64_t)d;
+}
 
 const char *
 journal_param_key(enum testspec_param p)
@@ -137,6 +148,16 @@ journal_scenario_from_spec(const char *name, const struct testspec_values *v)
             *(uint64_t *)f = (uint64_t)v->v[p];
     }
     return sc;
+}
+
+void
+journal_scenario_spec(const struct journal_scenario *sc, struct testspec_values *v)
+{
+    bool known = sc->kind >= 0 && sc->kind < TESTSPEC_KIND_COUNT;
+    testspec_values_default(v, known ? (enum testspec_kind)sc->kind : TESTSPEC_DEFAULT_KIND);
+    v->kind = known ? (enum testspec_kind)sc->kind : (enum testspec_kind) - 1;
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++)
+        v->v[i] = journal_scenario_value(sc, (enum testspec_param)i);
 }
 
 json_t *
@@ -390,6 +411,8 @@ scenario_from(const json_t *o, struct journal_scenario *sc)
             *(bool *)f = json_is_true(v);
         else if (testspec_type(p) == TESTSPEC_DURATION)
             *(double *)f = json_number_value(v);
+        else if (testspec_type(p) == TESTSPEC_DIRECTION)
+            *(uint64_t *)f = journal_direction(json_string_value(v));
         else
             *(uint64_t *)f = journal_count(json_integer_value(v));
     }
@@ -638,7 +661,9 @@ scenario_equal(const struct journal_scenario *a, const struct journal_scenario *
            a->streams == b->streams && num_same(a->duration_s, b->duration_s) &&
            num_same(a->warmup_s, b->warmup_s) && num_same(a->interval_s, b->interval_s) &&
            a->rate_bps == b->rate_bps && a->reverse == b->reverse && a->window == b->window &&
-           a->copy == b->copy && a->busy_poll == b->busy_poll;
+           a->copy == b->copy && a->busy_poll == b->busy_poll && a->bidir == b->bidir &&
+           a->packet_rate == b->packet_rate && a->load_streams == b->load_streams &&
+           a->load_direction == b->load_direction;
 }
 
 static bool

@@ -99,17 +99,28 @@ struct journal_scenario {
      * absent is true, the only path nsperf had before it recorded the choice. */
     bool copy;
     bool busy_poll; /* tcp_rr, udp_rr: spinning on the socket rather than sleeping in recv() */
+    bool bidir;     /* tcp_stream, udp_stream: both directions at once */
+    uint64_t packet_rate; /* udp_pps: packets/s, 0 = as fast as the sender went */
+    /* tcp_rr, udp_rr under load: its streams (0: none) and direction (enum testspec_direction,
+     * recorded by its name; reading: an unknown name is forward, as absent) */
+    uint64_t load_streams, load_direction;
 };
+
+/* A recorded direction's enum testspec_direction: its name's, 0 (forward) for NULL or an unknown
+ * name. */
+uint64_t journal_direction(const char *name);
 
 /* The record's name of a parameter of testspec.h, its record key column: "duration_s",
  * "warmup_s", "streams", "msg_size", "response_size", "rate_bps", "interval_s", "window",
- * "reverse", "copy", "busy_poll" (nsperf -J's names, but "window" for its "sock_buf"); NULL
- * out of range. */
+ * "reverse", "copy", "busy_poll", "bidir", "packet_rate", "load_streams", "load_direction"
+ * (nsperf -J's names, but "window" for its "sock_buf"); NULL out of range. */
 const char *journal_param_key(enum testspec_param p);
-/* A scenario's parameter p as a number (reverse, copy, busy_poll: 0 or 1). */
+/* A scenario's parameter p as a number (reverse, copy, busy_poll, bidir: 0 or 1; a direction:
+ * its enum testspec_direction). */
 double journal_scenario_value(const struct journal_scenario *sc, enum testspec_param p);
 /* The member of sc that holds parameter p, typed by testspec_type(p): bool for TESTSPEC_BOOL,
- * double for TESTSPEC_DURATION, uint64_t for the others. What the readers fill. */
+ * double for TESTSPEC_DURATION, uint64_t for the others (a direction: its enum value). What the
+ * readers fill. */
 void *journal_scenario_field(struct journal_scenario *sc, enum testspec_param p);
 /* The first parameter that applies to a's kind on which a and b disagree (TESTSPEC_PARAM_COUNT
  * when none does; -1 when their kinds differ): whether two scenarios ran the same test, names
@@ -122,6 +133,10 @@ void journal_scenario_absent(struct journal_scenario *sc);
  * values of a plan scenario). name is borrowed. */
 struct journal_scenario journal_scenario_from_spec(const char *name,
                                                    const struct testspec_values *v);
+
+/* The table's values of sc (every parameter as recorded, given or not): what testspec.h's
+ * functions of a test's parameters read (testspec_metric_reported). */
+void journal_scenario_spec(const struct journal_scenario *sc, struct testspec_values *v);
 
 /* A trial record's "scenario" object (new reference; NULL when out of memory): name, test, then
  * the parameters that apply to the kind in testspec.h's order; run.json's adds "trials" and

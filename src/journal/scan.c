@@ -737,6 +737,12 @@ m_scenario(struct jp *j, size_t i, void *ctx)
         return v_true(j, f);
     case TESTSPEC_DURATION:
         return v_number(j, f, &has);
+    case TESTSPEC_DIRECTION: {
+        const char *name;
+        bool ok = v_string(j, &name);
+        *(uint64_t *)f = journal_direction(name);
+        return ok;
+    }
     default: {
         bool ok = v_int(j, &v);
         *(uint64_t *)f = journal_count(v);
@@ -1216,16 +1222,37 @@ m_rtt(struct jp *j, size_t i, void *ctx)
     }
 }
 
-/* The headline metrics' -J keys first, by enum testspec_metric (common/testspec.h: each a number
- * of the result, but TESTSPEC_M_RTT_MEAN's, the rtt_us object, whose mean it is), then the
- * others. */
+/* The metrics' -J keys first, by enum testspec_metric (common/testspec.h: each a number of the
+ * result, or its member's in the object at the key; TESTSPEC_M_RTT_MEAN's is the rtt_us object,
+ * whose mean and histogram this reads), then the others. */
 static const struct key result_keys[] = {
-#define METRIC_KEY(id, key, member, div, unit, words, note, lower) K(key),
+#define METRIC_KEY(id, key, member, div, unit, words, note, lower, fig, kinds, when) K(key),
     TESTSPEC_METRIC_MAP(METRIC_KEY)
 #undef METRIC_KEY
         K("retransmits"),
     K("cpu"), K("udp")};
 enum { R_RETRANSMITS = TESTSPEC_METRIC_COUNT, R_CPU, R_UDP };
+
+/* Each metric's member (unused where it has none). */
+static const struct key member_keys[TESTSPEC_METRIC_COUNT] = {
+#define MEMBER_KEY(id, key, member, div, unit, words, note, lower, fig, kinds, when)               \
+    [TESTSPEC_M_##id] = K(member),
+    TESTSPEC_METRIC_MAP(MEMBER_KEY)
+#undef MEMBER_KEY
+};
+
+struct member_ctx {
+    double *v;
+    bool *has;
+};
+
+static bool
+m_member(struct jp *j, size_t i, void *ctx)
+{
+    (void)i;
+    struct member_ctx *c = ctx;
+    return v_number(j, c->v, c->has);
+}
 
 static bool
 m_result(struct jp *j, size_t i, void *ctx)
@@ -1233,8 +1260,12 @@ m_result(struct jp *j, size_t i, void *ctx)
     struct rtt_ctx *c = ctx;
     struct journal_result *r = c->r;
     bool is_obj;
-    if (i < TESTSPEC_METRIC_COUNT && i != TESTSPEC_M_RTT_MEAN)
-        return v_number(j, &r->metric[i], &r->has_metric[i]);
+    if (i < TESTSPEC_METRIC_COUNT && i != TESTSPEC_M_RTT_MEAN) {
+        if (testspec_metric_member((enum testspec_metric)i) == NULL)
+            return v_number(j, &r->metric[i], &r->has_metric[i]);
+        struct member_ctx mc = {&r->metric[i], &r->has_metric[i]};
+        return object(j, &member_keys[i], 1, m_member, &mc, &is_obj);
+    }
     switch (i) {
     case R_RETRANSMITS:
         return v_number(j, &r->retransmits, &r->has_retransmits);

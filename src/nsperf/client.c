@@ -245,17 +245,20 @@ open_udp(struct client *c, uint32_t idx, struct err *e)
     return fd;
 }
 
+/* The kind's data sockets, then the load's TCP connections (the last nload of fds). */
 static int
 client_open_data(struct client *c, struct err *e)
 {
-    int n = c->k->own_connections ? 0 : c->t.p.streams;
-    for (int i = 0; i < n; i++) {
-        int fd = c->k->socktype == SOCK_DGRAM
-                     ? open_udp(c, (uint32_t)i, e)
-                     : client_connect_data(&c->t, (uint32_t)i, NS_HANDSHAKE_TIMEOUT_MS, e);
+    int n = ns_data_sockets(c->k, &c->t.p), nload = ns_load_conns(&c->t.p);
+    for (int i = 0; i < n + nload; i++) {
+        uint32_t idx = i < n ? (uint32_t)i : NS_LOAD_IDX + (uint32_t)(i - n);
+        int fd = i < n && c->k->socktype == SOCK_DGRAM
+                     ? open_udp(c, idx, e)
+                     : client_connect_data(&c->t, idx, NS_HANDSHAKE_TIMEOUT_MS, e);
         if (fd < 0)
             return fd;
         c->t.fds[c->t.nfds++] = fd;
+        c->t.nload += i >= n;
     }
     /* The data interface: the one the control connection leaves by (-B, or the route to the
      * server), as the data connections do. Read now, while the server gets ready. */
@@ -394,6 +397,15 @@ check_not_empty(const json_t *result, struct err *e)
         return err_set(e, NS_EIO, "no transaction completed in the measured interval");
     if (!json_is_number(bytes) && !json_is_integer(n))
         return err_set(e, NS_EPROTO, "the result holds neither bytes nor transactions");
+    /* --bidir's directions and a load's each carried data, or the figure is not what it says */
+    static const char *const parts[] = {TESTSPEC_DIR_FORWARD, TESTSPEC_DIR_REVERSE,
+                                        TESTSPEC_KEY_LOAD};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        const json_t *part = json_object_get(result, parts[i]);
+        const json_t *pb = json_object_get(part, "bytes");
+        if (part != NULL && (!json_is_number(pb) || json_number_value(pb) <= 0))
+            return err_set(e, NS_EIO, "no data arrived in the measured interval (%s)", parts[i]);
+    }
     return 0;
 }
 
@@ -424,6 +436,8 @@ client_results(struct client *c, struct err *e)
         const json_t *bytes = json_object_get(c->result, "bytes");
         if (json_is_number(bytes))
             cpu_add_cycles_per_byte(c->cpu, lcpu, rcpu, json_number_value(bytes));
+        if (c->k->cpu_figures != NULL && c->result != NULL)
+            c->k->cpu_figures(&c->t, c->result, c->cpu, lcpu, rcpu);
         if (c->result != NULL && json_object_get(c->result, "cpu") == NULL)
             json_object_set(c->result, "cpu", c->cpu);
         client_host_results(c, msg);

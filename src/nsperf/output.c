@@ -132,7 +132,9 @@ ns_doc_print_human(const struct ns_doc *d, const struct ns_test *t, FILE *out)
             d->p->warmup_s);
     if (k != NULL && k->uses_streams)
         fprintf(out, ", %d stream%s%s", d->p->streams, d->p->streams == 1 ? "" : "s",
-                d->p->reverse ? ", reverse" : "");
+                d->p->reverse ? ", reverse"
+                : d->p->bidir ? " each way (bidir)"
+                              : "");
     fputc('\n', out);
     if (d->result != NULL)
         print_intervals(d->result, out);

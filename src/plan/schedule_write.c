@@ -445,8 +445,24 @@ json_inventory(struct wbuf *w, const struct plan_inventory *inv)
     wb_puts(w, "}");
 }
 
-/* Every parameter that applies to the kind, resolved, in base units (s, bytes, bit/s); and
- * the nsperf flags the runner will pass. */
+/* One parameter's value as JSON: a boolean, a direction's name, or a number. */
+static void
+json_param_value(struct wbuf *w, enum testspec_param id, double v)
+{
+    char num[40];
+    if (testspec_type(id) == TESTSPEC_BOOL)
+        wb_puts(w, v != 0 ? "true" : "false");
+    else if (testspec_type(id) == TESTSPEC_DIRECTION)
+        wb_json_str(w, testspec_value_text(id, v, num, sizeof num));
+    else if (snprintf(num, sizeof num, "%.15g", v) > 0 && strtod(num, NULL) == v)
+        wb_puts(w, num);
+    else
+        wb_printf(w, "%.17g", v);
+}
+
+/* Every parameter that applies to the kind, resolved, in base units (s, bytes, bit/s), under
+ * its plan key (a key "a.b" as b of an object a, as the plan writes it); and the nsperf flags the
+ * runner will pass. */
 static void
 json_scenario(struct wbuf *w, const struct plan_scenario *sc)
 {
@@ -455,21 +471,32 @@ json_scenario(struct wbuf *w, const struct plan_scenario *sc)
     wb_puts(w, ",\"trials\":");
     json_trials(w, &sc->trials);
     wb_puts(w, ",\"params\":{");
-    const char *sep = "";
+    const char *sep = "", *group = NULL; /* the group open, NULL for none */
+    size_t glen = 0;
     for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++) {
         enum testspec_param id = (enum testspec_param)i;
         if (!testspec_applies(id, (int)sc->kind))
             continue;
-        double v = sc->spec.v[i];
-        char num[40];
-        if (testspec_type(id) == TESTSPEC_BOOL)
-            wb_printf(w, "%s\"%s\":%s", sep, testspec_key(id), v != 0 ? "true" : "false");
-        else if (snprintf(num, sizeof num, "%.15g", v) > 0 && strtod(num, NULL) == v)
-            wb_printf(w, "%s\"%s\":%s", sep, testspec_key(id), num);
-        else
-            wb_printf(w, "%s\"%s\":%.17g", sep, testspec_key(id), v);
+        const char *key = testspec_key(id), *dot = strchr(key, '.');
+        size_t len = dot != NULL ? (size_t)(dot - key) : 0;
+        if (group != NULL && (len != glen || strncmp(key, group, glen) != 0)) {
+            wb_puts(w, "}"); /* the group's last member was before */
+            group = NULL;
+        }
+        if (dot != NULL && group == NULL) {
+            wb_printf(w, "%s\"%.*s\":{", sep, (int)len, key);
+            group = key;
+            glen = len;
+            sep = "";
+        }
+        wb_puts(w, sep);
+        wb_json_str(w, dot != NULL ? dot + 1 : key);
+        wb_puts(w, ":");
+        json_param_value(w, id, sc->spec.v[i]);
         sep = ",";
     }
+    if (group != NULL)
+        wb_puts(w, "}");
     wb_puts(w, "},\"nsperf_args\":[");
     size_t argc = 0;
     char **argv = testspec_client_argv(&sc->spec, &argc, NULL);

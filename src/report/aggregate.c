@@ -35,6 +35,8 @@ struct agg {
                          * not run, are then the least they take) */
     size_t runs;        /* runs that recorded its trials */
     struct stats cpu_l, cpu_r, retrans, lost, jitter;
+    const struct rscen *sc; /* of its pairs: the figures below are its */
+    struct stats fig[RFIG_MAX];
     struct stats cpb_l, cpb_r; /* cycles per byte: src's, dst's */
     /* udp_stream: ok trials that recorded udp.unsent, those whose sender fell behind (unsent >
      * 0), and the datagrams over them: unsent, and sent */
@@ -72,6 +74,8 @@ agg_init(struct agg *a)
     stats_init(&a->retrans);
     stats_init(&a->lost);
     stats_init(&a->jitter);
+    for (int i = 0; i < RFIG_MAX; i++)
+        stats_init(&a->fig[i]);
     stats_init(&a->cpb_l);
     stats_init(&a->cpb_r);
     stats_init(&a->clean);
@@ -96,6 +100,7 @@ static int
 agg_add_pair(struct agg *a, const struct rpair *p, struct ctx *cx)
 {
     struct hist *h = cx->scratch;
+    a->sc = &cx->m->scens[p->scen];
     a->pairs++;
     a->planned += p->planned;
     a->undecided += p->runs_undecided;
@@ -120,7 +125,13 @@ agg_add_pair(struct agg *a, const struct rpair *p, struct ctx *cx)
             stats_add(&a->retrans, t->retrans);
         if (t->has_udp) {
             stats_add(&a->lost, t->lost_pct);
-            stats_add(&a->jitter, t->jitter_us);
+            if (!isnan(t->jitter_us))
+                stats_add(&a->jitter, t->jitter_us);
+        }
+        for (int f = 0; f < a->sc->nfigs; f++) {
+            double v = rtrial_fig(t, f);
+            if (!isnan(v))
+                stats_add(&a->fig[f], v);
         }
         if (t->has_cpb) {
             stats_add(&a->cpb_l, t->cpb_local);
@@ -243,6 +254,30 @@ agg_unsent_pct(const struct agg *a)
 
 /* --- summary (numbers) ---------------------------------------------------------------------- */
 
+/* The figures beside the headline (testspec.h's metrics the scenario reports), each over the
+ * set's ok trials that have it: {"<name>": {n, mean, stddev, min, max, ci95_halfwidth}}, in the
+ * metric's unit (summary.json's units legend names it); stddev and the interval null for n = 1. */
+static void
+figures_obj(json_t *o, const struct agg *a)
+{
+    if (a->sc == NULL || a->sc->nfigs == 0)
+        return;
+    json_t *figs = json_object();
+    for (int f = 0; f < a->sc->nfigs; f++) {
+        const struct stats *st = &a->fig[f];
+        if (st->n == 0)
+            continue;
+        bool spread = st->n >= 2; /* one trial: no spread, no interval (null), as the headline */
+        json_object_set_new(
+            figs, testspec_metric_figure(a->sc->figs[f]),
+            json_pack("{s:I,s:f,s:o,s:f,s:f,s:o}", "n", (json_int_t)st->n, "mean", st->mean,
+                      "stddev", spread ? json_real(stats_stddev(st)) : json_null(), "min", st->min,
+                      "max", st->max, "ci95_halfwidth",
+                      spread ? json_real(stats_ci_halfwidth(st, 0.95)) : json_null()));
+    }
+    json_object_set_new(o, "figures", figs);
+}
+
 /* "flagged": how many of a's ok trials the hosts bent, of those whose record says, per flag
  * raised, and the mean of the others (null when every one was flagged). */
 static json_t *
@@ -308,7 +343,9 @@ stats_obj(json_t *o, const struct agg *a)
     if (a->retrans.n > 0)
         json_object_set_new(o, "retransmits_mean", json_real(a->retrans.mean));
     if (a->lost.n > 0) {
-        json_t *u = json_pack("{s:f,s:f}", "lost_pct", a->lost.mean, "jitter_us", a->jitter.mean);
+        json_t *u = json_pack("{s:f}", "lost_pct", a->lost.mean);
+        if (a->jitter.n > 0) /* udp_pps times no datagram: no jitter */
+            json_object_set_new(u, "jitter_us", json_real(a->jitter.mean));
         if (a->unsent_known > 0) { /* what the sender's schedule called for and it did not send */
             json_object_set_new(u, "unsent", json_real(a->unsent_sum));
             json_object_set_new(u, "unsent_pct", json_real(agg_unsent_pct(a)));
@@ -317,6 +354,7 @@ stats_obj(json_t *o, const struct agg *a)
         }
         json_object_set_new(o, "udp", u);
     }
+    figures_obj(o, a);
     if (a->judged > 0) /* only then: the summaries of journals of before read as before */
         json_object_set_new(o, "flagged", flagged_obj(a));
     return o;
@@ -724,6 +762,48 @@ struct group_acc {
     bool any_behind; /* a trial whose sender fell behind (marked in the trials table) */
 };
 
+/* The figures a scenario reports beside its headline: [{name, metric, unit, note}]. */
+static json_t *
+figures_list(const struct rscen *sc)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < sc->nfigs; i++) {
+        enum testspec_metric m = sc->figs[i];
+        const char *note = testspec_metric_note(m);
+        json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s?}", "name", testspec_metric_figure(m),
+                                           "metric", testspec_metric_words(m), "unit",
+                                           testspec_metric_unit(m), "note", note));
+    }
+    return a;
+}
+
+/* Which way a scenario's data flows: for people (dir) and summary.json's "direction" (key). A
+ * load and both directions at once are said with it. */
+static void
+scen_direction(const struct rscen *sc, char *dir, size_t len, const char **key)
+{
+    const double *v = sc->spec.v;
+    bool stream = testspec_kind_family(sc->kind) == TESTSPEC_FAMILY_STREAM;
+    bool bidir = testspec_applies(TESTSPEC_P_BIDIR, (int)sc->kind) && v[TESTSPEC_P_BIDIR] != 0;
+    double load =
+        testspec_applies(TESTSPEC_P_LOAD_STREAMS, (int)sc->kind) ? v[TESTSPEC_P_LOAD_STREAMS] : 0;
+    int ld = (int)v[TESTSPEC_P_LOAD_DIRECTION];
+    *key = stream && bidir ? TESTSPEC_DIR_BOTH : stream && sc->reverse ? "dst->src" : "src->dst";
+    if (stream)
+        snprintf(dir, len, "%s",
+                 bidir         ? "data flows src → dst and dst → src at once (bidir)"
+                 : sc->reverse ? "data flows dst → src (reverse)"
+                               : "data flows src → dst");
+    else if (load > 0)
+        snprintf(dir, len, "src requests, dst responds, under a load of %.0f TCP stream%s %s", load,
+                 load == 1 ? "" : "s",
+                 ld == TESTSPEC_DIRECTION_REVERSE ? "dst → src"
+                 : ld == TESTSPEC_DIRECTION_BOTH  ? "each way"
+                                                  : "src → dst");
+    else
+        snprintf(dir, len, "src requests, dst responds");
+}
+
 /* The group's own members, in the summary and in the view. */
 static void
 group_head(const struct group *g, bool fam_in_key, json_t **sum, json_t **view)
@@ -733,17 +813,15 @@ group_head(const struct group *g, bool fam_in_key, json_t **sum, json_t **view)
     char key[256];
     report_file_key(key, sizeof key, "%s%s%s", sc->name, fam_in_key ? "-" : "",
                     fam_in_key ? g->fam : "");
-    bool stream = testspec_kind_family(k) == TESTSPEC_FAMILY_STREAM;
-    const char *dir = stream && sc->reverse ? "data flows dst → src (reverse)"
-                      : stream              ? "data flows src → dst"
-                                            : "src requests, dst responds";
+    char dir[160];
+    const char *dir_key;
+    scen_direction(sc, dir, sizeof dir, &dir_key);
     char tail[256];
     snprintf(tail, sizeof tail, "%s; %s", g->fam, dir);
     *sum = json_pack("{s:s,s:s,s:s,s:s,s:s,s:b,s:s,s:s,s:o}", "name", sc->name, "file_key", key,
-                     "test", sc->test, "family", g->fam, "direction",
-                     stream && sc->reverse ? "dst->src" : "src->dst", "reverse", sc->reverse,
-                     "metric", testspec_kind_words(k), "unit", testspec_kind_unit(k), "params",
-                     scen_params(sc->def));
+                     "test", sc->test, "family", g->fam, "direction", dir_key, "reverse",
+                     sc->reverse, "metric", testspec_kind_words(k), "unit", testspec_kind_unit(k),
+                     "params", scen_params(sc->def));
     /* "caption": what every figure of the scenario is of; each figure's adds its words and
      * unit (report_fig_caption) */
     *view = json_pack("{s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:o,s:b,s:b}", "name", sc->name, "file_key",
@@ -753,6 +831,8 @@ group_head(const struct group *g, bool fam_in_key, json_t **sum, json_t **view)
                       testspec_kind_has_rtt(k), "unrecorded", false);
     bool resolved = params_resolved(g->cx->m, sc);
     json_object_set_new(*sum, "params_resolved", json_boolean(resolved));
+    if (sc->nfigs > 0)
+        json_object_set_new(*sum, "figures", figures_list(sc));
     params_note(*view, resolved);
     revision_note(sc, *sum, *view);
 }
@@ -1120,7 +1200,7 @@ group_pcts(const struct group_acc *acc, json_t *view)
                 rvals_add(&pv, jd(r, histjson_pcts[q].key));
             rvals_add(&pv, jd(r, "max"));
         }
-        if (u != NULL)
+        if (json_object_get(u, "jitter_us") != NULL) /* udp_pps times no datagram */
             rvals_add(&jv, jd(u, "jitter_us"));
     }
     struct testspec_scale ps = report_scale(TESTSPEC_M_RTT_MEAN, pv.v, pv.n);
@@ -1141,7 +1221,10 @@ group_pcts(const struct group_acc *acc, json_t *view)
             json_object_set_new(vo, "has_pcts", json_true());
         }
         if (u != NULL)
-            json_object_set_new(vo, "jitter", report_scaled_json(&jsc, jd(u, "jitter_us")));
+            json_object_set_new(vo, "jitter",
+                                json_object_get(u, "jitter_us") != NULL
+                                    ? report_scaled_json(&jsc, jd(u, "jitter_us"))
+                                    : json_string("—"));
     }
     json_object_set_new(view, "pcts_scale", report_scale_json(&ps));
     json_object_set_new(view, "pcts_unit", json_string(ps.unit));
@@ -1590,6 +1673,17 @@ units_legend(void)
         json_object_set_new(o, testspec_kinds_text(mask, ", ", kinds, sizeof kinds),
                             json_string(text));
     }
+    for (int i = 0; i < TESTSPEC_METRIC_COUNT; i++) { /* "figures.idle_rtt": "us (...)" */
+        enum testspec_metric m = (enum testspec_metric)i;
+        const char *fig = testspec_metric_figure(m), *note = testspec_metric_note(m);
+        if (fig == NULL)
+            continue;
+        char key[96], text[256];
+        snprintf(key, sizeof key, "figures.%s", fig);
+        snprintf(text, sizeof text, note != NULL ? "%s (%s: %s)" : "%s (%s)",
+                 testspec_metric_unit(m), testspec_metric_words(m), note);
+        json_object_set_new(o, key, json_string(text));
+    }
     return o;
 }
 
@@ -1726,15 +1820,17 @@ scen_unrecorded(const struct rmodel *m, const struct rscen *sc, json_t *scens, j
     char key[256];
     report_file_key(key, sizeof key, "%s", sc->name);
     enum testspec_kind k = sc->kind;
-    bool stream = testspec_kind_family(k) == TESTSPEC_FAMILY_STREAM;
+    char dir[160];
+    const char *dir_key;
+    scen_direction(sc, dir, sizeof dir, &dir_key);
     uint64_t unseen[2];
     scen_unseen(m, sc, unseen);
     uint64_t planned = unseen[0];
-    json_t *sum = json_pack("{s:s,s:s,s:s,s:n,s:s,s:b,s:s,s:s,s:o,s:[],s:[],s:[]}", "name",
-                            sc->name, "file_key", key, "test", sc->test, "family", "direction",
-                            stream && sc->reverse ? "dst->src" : "src->dst", "reverse", sc->reverse,
-                            "metric", testspec_kind_words(k), "unit", testspec_kind_unit(k),
-                            "params", scen_params(sc->def), "zone_cells", "pairs", "failures");
+    json_t *sum =
+        json_pack("{s:s,s:s,s:s,s:n,s:s,s:b,s:s,s:s,s:o,s:[],s:[],s:[]}", "name", sc->name,
+                  "file_key", key, "test", sc->test, "family", "direction", dir_key, "reverse",
+                  sc->reverse, "metric", testspec_kind_words(k), "unit", testspec_kind_unit(k),
+                  "params", scen_params(sc->def), "zone_cells", "pairs", "failures");
     json_object_set_new(sum, "trials", trials_obj(planned, 0, 0, planned, 0, unseen[1]));
     json_t *view = json_pack(
         "{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:b,s:b,s:[],s:[],s:o}", "name", sc->name, "file_key", key,

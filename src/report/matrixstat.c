@@ -9,6 +9,7 @@
  *
  * Everything here reads the zone cells aggregate.c put into the summary (their numbers are the
  * doubles it computed, not text), so the mean matrix and these agree by construction. */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,17 +30,19 @@ struct mstat {
     const char *source;  /* what a cell's value is ("each cell is ..."), summary.json too */
     const char *rtt_key; /* its key in the cell's rtt_us (microseconds); NULL: cell_key */
     const char *cell_key;
+    int fig; /* a figure beside the headline (enum testspec_metric): the mean of its trials' value,
+              * the cell's figures.<key>.mean; -1 for the others */
 };
 
 static const struct mstat mstats[] = {
     {"p50", "Median latency (p50)", "median RTT (p50)",
      "the median of every sample of its trials (their merged histograms, no averaged percentile)",
-     "p50", NULL},
+     "p50", NULL, -1},
     {"p99", "p99 latency", "p99 RTT",
-     "the 99th percentile of every sample of its trials (merged histograms)", "p99", NULL},
+     "the 99th percentile of every sample of its trials (merged histograms)", "p99", NULL, -1},
     {"min", "Minimum (worst trial)", NULL,
      "the lowest trial value of its host pairs: the least the path delivered in a trial", NULL,
-     "min"},
+     "min", -1},
 };
 #define NMSTATS (sizeof mstats / sizeof mstats[0])
 
@@ -53,9 +56,11 @@ mstat_applies(const struct mstat *s, enum testspec_kind k)
 static double
 mstat_value(const struct mstat *s, const json_t *cell)
 {
-    const json_t *v = s->rtt_key != NULL
-                          ? json_object_get(json_object_get(cell, HISTJSON_RTT), s->rtt_key)
-                          : json_object_get(cell, s->cell_key);
+    const json_t *v =
+        s->fig >= 0
+            ? json_object_get(json_object_get(json_object_get(cell, "figures"), s->key), "mean")
+        : s->rtt_key != NULL ? json_object_get(json_object_get(cell, HISTJSON_RTT), s->rtt_key)
+                             : json_object_get(cell, s->cell_key);
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
@@ -128,9 +133,11 @@ stat_matrix(const struct mstat *s, const struct grid *g, enum testspec_kind k, c
 {
     char file[512], b[64], words[128];
     report_matrix_file(file, sizeof file, js(ssum, "file_key"), s->key);
-    /* a percentile of the RTT reads as the mean RTT does */
-    enum testspec_metric metric =
-        s->rtt_key != NULL ? TESTSPEC_M_RTT_MEAN : testspec_kind_metric(k);
+    /* a percentile of the RTT reads as the mean RTT does, a figure beside the headline as its
+     * metric */
+    enum testspec_metric metric = s->fig >= 0          ? (enum testspec_metric)s->fig
+                                  : s->rtt_key != NULL ? TESTSPEC_M_RTT_MEAN
+                                                       : testspec_kind_metric(k);
     const char *unit = testspec_metric_unit(metric);
     struct rvals vals = {0};
     for (size_t i = 0; i < g->n * g->n; i++)
@@ -192,6 +199,35 @@ stat_matrix(const struct mstat *s, const struct grid *g, enum testspec_kind k, c
                               : json_string(""),
                   "cols", json_object_get(json_object_get(sview, "matrix"), "cols"), "rows", rows,
                   "scale", report_scale_json(&sc)));
+}
+
+/* The figures the scenario reports beside its headline (group_head's "figures": their names
+ * from testspec.h), each a stat matrix of its trials' mean: "Idle mean RTT", "Load throughput",
+ * "Forward throughput" and "Reverse throughput" of --bidir. */
+static void
+figure_matrices(const struct grid *g, enum testspec_kind k, const json_t *ssum, const json_t *sview,
+                json_t *slist, json_t *vlist)
+{
+    size_t i;
+    const json_t *f;
+    json_array_foreach(json_object_get(ssum, "figures"), i, f)
+    {
+        int m = -1;
+        for (int j = 0; j < TESTSPEC_METRIC_COUNT && m < 0; j++) {
+            const char *name = testspec_metric_figure((enum testspec_metric)j);
+            m = name != NULL && strcmp(name, js(f, "name")) == 0 ? j : -1;
+        }
+        if (m < 0)
+            continue;
+        const char *words = testspec_metric_words((enum testspec_metric)m);
+        const char *note = testspec_metric_note((enum testspec_metric)m);
+        char title[128], source[512];
+        snprintf(title, sizeof title, "%c%s", toupper((unsigned char)words[0]), words + 1);
+        snprintf(source, sizeof source, note != NULL ? "the mean of its trials' %s (%s)" : "%s%s",
+                 note != NULL ? words : "the mean of its trials' figure", note != NULL ? note : "");
+        struct mstat s = {js(f, "name"), title, words, source, NULL, NULL, m};
+        stat_matrix(&s, g, k, ssum, sview, slist, vlist);
+    }
 }
 
 /* --- asymmetry ---------------------------------------------------------------------------- */
@@ -395,6 +431,7 @@ scenario_stats(json_t *ssum, json_t *sview)
     for (size_t i = 0; i < NMSTATS; i++)
         if (mstat_applies(&mstats[i], k))
             stat_matrix(&mstats[i], &g, k, ssum, sview, slist, vlist);
+    figure_matrices(&g, k, ssum, sview, slist, vlist);
     json_object_set_new(ssum, "stat_matrices", slist);
     json_object_set_new(sview, "stat_matrices", vlist);
     asymmetry(&g, k, ssum, sview);

@@ -404,6 +404,10 @@ scen_get(struct rmodel *m, const struct journal_scenario *sc, const json_t *def,
     s->test = xstrdup(sc->test);
     s->kind = (enum testspec_kind)sc->kind;
     s->reverse = sc->reverse;
+    journal_scenario_spec(sc, &s->spec);
+    for (int i = 0; i < TESTSPEC_METRIC_COUNT && s->nfigs < RFIG_MAX; i++)
+        if (testspec_metric_reported((enum testspec_metric)i, &s->spec))
+            s->figs[s->nfigs++] = (enum testspec_metric)i;
     s->policy = (struct trials_policy){0};
     s->def = def != NULL ? json_deep_copy(def) : journal_scenario_json(sc);
     s->def_run = def != NULL ? run : -1;
@@ -765,6 +769,15 @@ rtt_fill(struct rmodel *m, struct rrtt *r, const struct journal_result *res)
     return 0;
 }
 
+double
+rtrial_fig(const struct rtrial *t, int i)
+{
+    double v = NAN;
+    if (t->figs != NULL)
+        memcpy(&v, t->figs + (size_t)i * sizeof v, sizeof v);
+    return v;
+}
+
 /* The record's flags, their reasons in one string ("drops: ...; stall: ..."). */
 static int
 trial_flags(struct rtrial *t, const struct journal_trial *rec)
@@ -784,10 +797,31 @@ trial_flags(struct rtrial *t, const struct journal_trial *rec)
     return t->flag_why != NULL ? 0 : NS_ENOMEM;
 }
 
+/* The scenario's figures of a result (in the reports' units), into the model's blocks. */
 static int
-trial_fill(struct rmodel *m, struct rtrial *t, enum testspec_kind kind,
+figs_fill(struct rmodel *m, struct rtrial *t, const struct rscen *sc,
+          const struct journal_result *res)
+{
+    if (sc->nfigs == 0)
+        return 0;
+    uint8_t *p = rmodel_bytes(m, (size_t)sc->nfigs * sizeof(double));
+    if (p == NULL)
+        return NS_ENOMEM;
+    for (int i = 0; i < sc->nfigs; i++) {
+        enum testspec_metric f = sc->figs[i];
+        double v = res->has_metric[f] ? res->metric[f] / testspec_metric_divisor(f) : NAN;
+        memcpy(p + (size_t)i * sizeof v, &v, sizeof v);
+    }
+    rmodel_bytes_used(m, (size_t)sc->nfigs * sizeof(double));
+    t->figs = p;
+    return 0;
+}
+
+static int
+trial_fill(struct rmodel *m, struct rtrial *t, const struct rscen *sc,
            const struct journal_trial *rec)
 {
+    enum testspec_kind kind = sc->kind;
     const struct journal_result *res = &rec->result;
     t->ok = rec->status == JOURNAL_OK && res->present;
     if (!t->ok) {
@@ -810,12 +844,14 @@ trial_fill(struct rmodel *m, struct rtrial *t, enum testspec_kind kind,
         t->lost_pct = res->udp_lost_pct;
         if (!res->has_udp_lost_pct && res->has_udp_lost && res->has_udp_sent && res->udp_sent > 0)
             t->lost_pct = 100.0 * res->udp_lost / res->udp_sent;
-        t->jitter_us = res->udp_jitter_us;
+        t->jitter_us = res->has_udp_jitter ? res->udp_jitter_us : NAN; /* udp_pps: none */
         t->has_udp = true;
         t->udp_sent = res->has_udp_sent ? res->udp_sent : 0.0;
         t->has_unsent = res->has_udp_unsent;
         t->udp_unsent = res->has_udp_unsent ? res->udp_unsent : 0.0;
     }
+    if (figs_fill(m, t, sc, res) != 0)
+        return NS_ENOMEM;
     t->has_cpb = res->has_cpu_cpb_local && res->has_cpu_cpb_remote;
     t->cpb_local = res->cpu_cpb_local;
     t->cpb_remote = res->cpu_cpb_remote;
@@ -1010,7 +1046,7 @@ record_add(void *arg, const struct journal_trial *rec, struct err *e)
     memset(&t, 0, sizeof t);
     t.n = rec->trial;
     t.run = (uint32_t)m->cur_run;
-    if (trial_fill(m, &t, m->scens[s].kind, rec) != 0) {
+    if (trial_fill(m, &t, &m->scens[s], rec) != 0) {
         trial_release(&t);
         return err_set(e, NS_ENOMEM, "out of memory");
     }

@@ -54,6 +54,10 @@ struct rtrial {
     double udp_sent, udp_unsent;  /* datagrams sent, and those the sender's schedule called for
                                    * and it did not send (it fell behind) */
     struct rrtt rtt;              /* n == 0 when none */
+    /* Its scenario's figures beside the headline (rscen.figs), in the reports' units: nfigs
+     * doubles packed in the model's blocks (read them with rtrial_fig), NAN where the result
+     * lacks one; NULL for a scenario without figures or a failed trial. */
+    const uint8_t *figs;
     /* What the hosts did to an ok trial (journal_trial's flags, common/hostflags.h): whether its
      * record says (judged), the flags raised (1u << enum hostflag) and their reasons,
      * "drops: ...; stall: ..." (NULL when none raised). */
@@ -62,6 +66,9 @@ struct rtrial {
     char *flag_why;
 };
 _Static_assert(HOSTFLAG_COUNT <= 8, "struct rtrial's flags hold every flag");
+
+/* A trial's i-th figure (NAN when none). */
+double rtrial_fig(const struct rtrial *t, int i);
 
 struct rhost {
     char *name;       /* as the reports show it: the host's name, with "(run k)" after it when hosts
@@ -121,13 +128,20 @@ rscen_run_undecided(const struct rscen_run *r)
     return r->undecided + rscen_run_unseen_pairs(r);
 }
 
+/* The most figures a scenario reports beside its headline (testspec.h's metrics that a kind
+ * reports and its parameters make: a load's idle RTT and throughput, --bidir's directions). */
+#define RFIG_MAX 4
+
 struct rscen {
     char *name, *test;
     enum testspec_kind kind;
     bool reverse;
-    json_t *def;            /* the scenario object of the first run that named it (owned) */
-    int def_run;            /* that run (-1: no run.json names it; def is a record's) */
-    struct rscen_run *runs; /* one per run of the model */
+    enum testspec_metric figs[RFIG_MAX]; /* its figures beside the headline, in table order */
+    int nfigs;
+    struct testspec_values spec; /* its parameters as recorded (journal_scenario_spec) */
+    json_t *def;                 /* the scenario object of the first run that named it (owned) */
+    int def_run;                 /* that run (-1: no run.json names it; def is a record's) */
+    struct rscen_run *runs;      /* one per run of the model */
     /* trials per pair as the first run that names it adaptive planned them (else fixed, zero):
      * what the reports' note on adaptive trials says */
     struct trials_policy policy;

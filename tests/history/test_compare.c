@@ -547,6 +547,30 @@ test_usage_and_errors(void **state)
     assert_int_equal(cli_compare.main(5, missing), 3); /* not 1: no regression was seen */
 }
 
+/* Issue 30's kinds are cells like the others: a lower packet rate (higher is better) and a higher
+ * RTT under load (lower is better) are regressions, --bidir's higher full-duplex sum is better,
+ * each said in its unit (newkinds-base against newkinds-worse, gen_journal.py). */
+static void
+test_new_kinds(void **state)
+{
+    (void)state;
+    assert_int_equal(run("newkinds-base", "newkinds-worse", NULL), 1);
+    char *s = md();
+    assert_true(row_has(s, "pps", "1 → 2", "**REGRESSION**: worse |"));
+    assert_true(row_has(s, "pps", "1 → 2", "pkt/s"));
+    assert_true(row_has(s, "rr-load", "1 → 2", "**REGRESSION**: worse |"));
+    assert_true(row_has(s, "bidir", "2 → 3", "| better |"));
+    assert_true(row_has(s, "bidir", "2 → 3", "Gbit/s"));
+    assert_false(row_has(s, "pps", "2 → 3", "REGRESSION"));
+    free(s);
+    /* the other way round, the full-duplex sum is the regression and the packet rate better */
+    assert_int_equal(run("newkinds-worse", "newkinds-base", NULL), 1);
+    s = md();
+    assert_true(row_has(s, "bidir", "2 → 3", "**REGRESSION**: worse |"));
+    assert_true(row_has(s, "pps", "1 → 2", "| better |"));
+    free(s);
+}
+
 /* The new run's cells whose trials its hosts bent are named with how many, which flags and the
  * figure without them (basic against flagged, the same trials with flags); the baseline's own
  * flags (flagged as the baseline) name nothing. */
@@ -582,13 +606,19 @@ test_flagged_new_named(void **state)
 int
 main(void)
 {
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_verdicts),          cmocka_unit_test(test_gate_threshold),
-        cmocka_unit_test(test_same_run_refused),  cmocka_unit_test(test_param_change),
-        cmocka_unit_test(test_nothing_matched),   cmocka_unit_test(test_partial),
-        cmocka_unit_test(test_corrections),       cmocka_unit_test(test_min_effect_and_equivalence),
-        cmocka_unit_test(test_output_folder),     cmocka_unit_test(test_completeness_stated),
-        cmocka_unit_test(test_flagged_new_named), cmocka_unit_test(test_outputs_never_inputs),
-        cmocka_unit_test(test_usage_and_errors)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_verdicts),
+                                       cmocka_unit_test(test_new_kinds),
+                                       cmocka_unit_test(test_gate_threshold),
+                                       cmocka_unit_test(test_same_run_refused),
+                                       cmocka_unit_test(test_param_change),
+                                       cmocka_unit_test(test_nothing_matched),
+                                       cmocka_unit_test(test_partial),
+                                       cmocka_unit_test(test_corrections),
+                                       cmocka_unit_test(test_min_effect_and_equivalence),
+                                       cmocka_unit_test(test_output_folder),
+                                       cmocka_unit_test(test_completeness_stated),
+                                       cmocka_unit_test(test_flagged_new_named),
+                                       cmocka_unit_test(test_outputs_never_inputs),
+                                       cmocka_unit_test(test_usage_and_errors)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

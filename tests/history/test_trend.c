@@ -364,6 +364,30 @@ test_flag_on_the_right_run(void **state)
     free(out);
 }
 
+/* Issue 30's kinds trend as the others do: the packet rate's drop and the RTT under load's
+ * rise flag their cell, --bidir's rise does not. */
+static void
+test_new_kinds_flagged(void **state)
+{
+    (void)state;
+    char *out = th_tempdir("trend-newkinds");
+    setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
+    static const char *const dirs[] = {"newkinds-worse", "newkinds-base"};
+    struct history_trend_result r;
+    trend(dirs, 2, out, 5.0, 0, &r);
+    assert_int_equal(r.flagged, 2);
+    assert_non_null(strstr(r.flags, "pps (udp_pps, ipv4) 1 → 2: "));
+    assert_non_null(strstr(r.flags, "rr-load (tcp_rr, ipv4) 1 → 2: "));
+    assert_null(strstr(r.flags, "bidir"));
+    char *md = read_out(out, "trend.md");
+    assert_non_null(strstr(md, "pkt/s"));
+    free(md);
+    history_trend_result_release(&r);
+    unsetenv("NETSURVEY_GNUPLOT");
+    th_rmtree(out);
+    free(out);
+}
+
 static void
 test_other_plan_listed(void **state)
 {
@@ -894,6 +918,7 @@ main(void)
         cmocka_unit_test(test_golden_hostile),
         cmocka_unit_test(test_csv_is_each_runs_matrix),
         cmocka_unit_test(test_flag_on_the_right_run),
+        cmocka_unit_test(test_new_kinds_flagged),
         cmocka_unit_test(test_other_plan_listed),
         cmocka_unit_test(test_order_and_readers_give_the_same_bytes),
         cmocka_unit_test(test_gnuplot_draws_and_renders_repeat),

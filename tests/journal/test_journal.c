@@ -990,6 +990,96 @@ test_copy_and_busy_poll(void **state)
     }
 }
 
+/* The parameters and figures of issue 30's kinds: a load's streams and direction (by its name:
+ * another name, or not a string, reads as forward), --bidir and udp_pps's packet rate, and the
+ * figures beside a headline that sit in objects of the result (idle_rtt_us's mean, the load's
+ * and each direction's throughput_bps), each absent when its object or number is not one; the
+ * fast decoder takes every line here and reads it as jansson does (decode). */
+static void
+test_new_kinds(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *scenario;
+        uint64_t load_streams, load_direction;
+        bool bidir;
+        uint64_t packet_rate;
+    } scens[] = {
+        {"{\"test\":\"tcp_rr\",\"load_streams\":4,\"load_direction\":\"both\"}", 4, 2, false, 0},
+        {"{\"test\":\"udp_rr\",\"load_streams\":1,\"load_direction\":\"reverse\"}", 1, 1, false, 0},
+        {"{\"test\":\"tcp_rr\",\"load_streams\":2,\"load_direction\":\"sideways\"}", 2, 0, false,
+         0},
+        {"{\"test\":\"tcp_rr\",\"load_direction\":2}", 0, 0, false, 0},
+        {"{\"test\":\"tcp_stream\",\"bidir\":true}", 0, 0, true, 0},
+        {"{\"test\":\"udp_pps\",\"packet_rate\":250000}", 0, 0, false, 250000},
+    };
+    for (size_t i = 0; i < sizeof scens / sizeof scens[0]; i++) {
+        char line[512], why[NS_ERR_MSG_MAX];
+        snprintf(line, sizeof line,
+                 "{\"schema\":\"%s\",\"scenario\":%s,\"trial\":1,\"status\":\"ok\"}\n",
+                 JOURNAL_TRIAL_SCHEMA, scens[i].scenario);
+        struct journal_trial t;
+        bool took;
+        assert_int_equal(decode(line, &t, &took, why, sizeof why), 0);
+        assert_true(took);
+        if (t.scenario.load_streams != scens[i].load_streams ||
+            t.scenario.load_direction != scens[i].load_direction ||
+            t.scenario.bidir != scens[i].bidir || t.scenario.packet_rate != scens[i].packet_rate)
+            fail_msg("%s: load %llu %llu bidir %d rate %llu", scens[i].scenario,
+                     (unsigned long long)t.scenario.load_streams,
+                     (unsigned long long)t.scenario.load_direction, t.scenario.bidir,
+                     (unsigned long long)t.scenario.packet_rate);
+    }
+    /* what a record of each writes, read back (the writer names the direction) */
+    struct testspec_values v;
+    testspec_values_default(&v, TESTSPEC_UDP_RR);
+    testspec_values_set(&v, TESTSPEC_P_LOAD_STREAMS, 3);
+    testspec_values_set(&v, TESTSPEC_P_LOAD_DIRECTION, TESTSPEC_DIRECTION_BOTH);
+    struct journal_scenario sc = journal_scenario_from_spec("lat", &v);
+    json_t *o = journal_scenario_json(&sc);
+    assert_string_equal(json_string_value(json_object_get(o, "load_direction")), "both");
+    assert_int_equal(json_integer_value(json_object_get(o, "load_streams")), 3);
+    assert_null(json_object_get(o, "bidir")); /* not udp_rr's */
+    json_decref(o);
+    static const struct {
+        const char *test, *result;
+        enum testspec_metric m;
+        bool has;
+        double value;
+    } figs[] = {
+        {"tcp_rr", "{\"rtt_us\":{\"mean\":900},\"idle_rtt_us\":{\"mean\":300.5,\"n\":7}}",
+         TESTSPEC_M_IDLE_RTT_MEAN, true, 300.5},
+        {"tcp_rr", "{\"idle_rtt_us\":300}", TESTSPEC_M_IDLE_RTT_MEAN, false, 0},
+        {"tcp_rr", "{\"idle_rtt_us\":{\"mean\":\"300\"}}", TESTSPEC_M_IDLE_RTT_MEAN, false, 0},
+        {"tcp_rr", "{\"load\":{\"streams\":4,\"throughput_bps\":9.5e9}}",
+         TESTSPEC_M_LOAD_THROUGHPUT, true, 9.5e9},
+        {"tcp_rr", "{\"load\":[1]}", TESTSPEC_M_LOAD_THROUGHPUT, false, 0},
+        {"tcp_stream",
+         "{\"throughput_bps\":3e9,\"forward\":{\"throughput_bps\":2e9},"
+         "\"reverse\":{\"throughput_bps\":1e9}}",
+         TESTSPEC_M_REVERSE_THROUGHPUT, true, 1e9},
+        {"udp_pps", "{\"packets_per_s\":1234567.5,\"sent_packets_per_s\":2e6}", TESTSPEC_M_PACKETS,
+         true, 1234567.5},
+        {"udp_pps", "{\"packets_per_s\":1,\"sent_packets_per_s\":2e6}", TESTSPEC_M_SENT_PACKETS,
+         true, 2e6},
+    };
+    for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++) {
+        char line[512], why[NS_ERR_MSG_MAX];
+        snprintf(line, sizeof line,
+                 "{\"schema\":\"%s\",\"scenario\":{\"test\":\"%s\"},\"trial\":1,"
+                 "\"status\":\"ok\",\"result\":%s}\n",
+                 JOURNAL_TRIAL_SCHEMA, figs[i].test, figs[i].result);
+        struct journal_trial t;
+        bool took;
+        assert_int_equal(decode(line, &t, &took, why, sizeof why), 0);
+        assert_true(took);
+        if (t.result.has_metric[figs[i].m] != figs[i].has ||
+            (figs[i].has && t.result.metric[figs[i].m] != figs[i].value))
+            fail_msg("%s: has %d value %g", figs[i].result, t.result.has_metric[figs[i].m],
+                     t.result.metric[figs[i].m]);
+    }
+}
+
 /* "flags" read alike by both decoders: a flag is raised by its name holding a string (its
  * reason); another type, an unknown name or "counters" (not read) raise nothing; a record without
  * an object there was not judged (one of before), {} was and is clean. */
@@ -2102,6 +2192,7 @@ main(void)
         cmocka_unit_test(test_buckets_checked_not_kept),
         cmocka_unit_test(test_buckets_kept_digit_runs),
         cmocka_unit_test(test_copy_and_busy_poll),
+        cmocka_unit_test(test_new_kinds),
         cmocka_unit_test(test_key_of_read_records),
         cmocka_unit_test(test_line_cap),
         cmocka_unit_test(test_foreign_run_refused),

@@ -177,6 +177,8 @@ def make_result(kind, value, rng, duration, hist_n=None, new_layout=False):
             r["udp"]["sent"] = r["udp"]["received"] = r["rtt_us"]["n"]
             r["udp"]["server_received"] = r["rtt_us"]["n"]
             r["udp"]["jitter_us"] = round(value * 0.01, 3)
+    elif kind == "udp_pps":
+        pps_result(r, value, rng, duration)
     elif kind == "tcp_crr":
         r["connections_per_s"] = value
         r["connections"] = int(value * duration)
@@ -201,6 +203,61 @@ def make_result(kind, value, rng, duration, hist_n=None, new_layout=False):
             r["udp"] = dict(u)
             r["streams"][0]["udp"] = dict(u)
     return r
+
+
+def pps_result(r, value, rng, duration):
+    """udp_pps with `value` packets/s received: sent, received and lost exact, the rates the
+    counts over the sender's interval (what nsperf writes)."""
+    rcvd = int(round(value * duration))
+    lost = rng.randint(0, 500)
+    sent = rcvd + lost
+    u = {"sent": sent, "unsent": 0, "received": rcvd, "lost": lost, "out_of_order": 0,
+         "duplicated": 0, "send_errors": 0, "lost_pct": round(100.0 * lost / sent, 6)}
+    size = 64
+    r["bytes"] = rcvd * size
+    r["sender_bytes"] = sent * size
+    r["throughput_bps"] = r["bytes"] * 8.0 / duration
+    r["udp"] = dict(u)
+    st = r["streams"][0]
+    st.update({"bytes": r["bytes"], "sender_bytes": r["sender_bytes"],
+               "throughput_bps": r["throughput_bps"], "udp": dict(u)})
+    r["packets_per_s"] = rcvd / duration
+    r["sent_packets_per_s"] = sent / duration
+    r["lost_packets_per_s"] = lost / duration
+    r["packets"] = rcvd
+
+
+def with_load(r, idle_us, load_mbps, streams, direction, rng, hist_n):
+    """A tcp_rr result (RTT under load already in it) with its idle RTT and its load."""
+    r["idle_rtt_us"] = rescale_rtt(load_sample("tcp_rr")["rtt_us"], idle_us, rng, hist_n)
+    bps = load_mbps * 1e6
+    load = {"throughput_bps": bps, "bytes": int(bps / 8 * 6.5), "sender_bytes": int(bps / 8 * 6.5),
+            "retransmits": rng.randint(0, 900), "duration_s": 6.5, "streams": streams,
+            "direction": direction}
+    share = {"forward": 1.0, "reverse": 1.0, "both": 0.5}[direction]
+    for d in ("forward", "reverse"):
+        if direction in (d, "both"):
+            load[d] = {"throughput_bps": bps * share, "bytes": int(bps * share / 8 * 6.5),
+                       "receiver": "server" if d == "forward" else "client"}
+    r["load"] = load
+    r["idle"] = {"transactions": r["idle_rtt_us"]["n"], "duration_s": 2.5,
+                 "transactions_per_s": round(r["idle_rtt_us"]["n"] / 2.5, 3),
+                 "ramp_transactions": 100, "load_start_s": 2.5, "loaded_start_s": 3.5}
+
+
+def bidir_result(r, fwd_mbps, rev_mbps, rng):
+    """A tcp_stream result of --bidir: each direction's receiver-counted figures, their sum."""
+    dirs = {}
+    for d, mbps in (("forward", fwd_mbps), ("reverse", rev_mbps)):
+        bps = mbps * 1e6
+        dirs[d] = {"throughput_bps": bps, "bytes": int(bps / 8 * r["duration_s"]),
+                   "sender_bytes": int(bps / 8 * r["duration_s"]),
+                   "retransmits": rng.randint(0, 50), "duration_s": r["duration_s"],
+                   "receiver": "server" if d == "forward" else "client"}
+    r["throughput_bps"] = dirs["forward"]["throughput_bps"] + dirs["reverse"]["throughput_bps"]
+    for k in ("bytes", "sender_bytes", "retransmits"):
+        r[k] = dirs["forward"][k] + dirs["reverse"][k]
+    r.update(dirs)
 
 
 class Journal:
@@ -648,6 +705,49 @@ TREND_RUNS = [  # directory, run_id, date, latency 1->2, throughput 1->2
 ]
 
 
+def fixture_newkinds(out, name="newkinds", run_id="20261203T150000Z-nk30", seed=30, worse=False,
+                     trials=2):
+    """The kinds of issue 30: packets per second (udp_pps), latency under load (tcp_rr with a
+    load both ways, its idle RTT beside) and both directions at once (tcp_stream --bidir),
+    3 zones, `trials` a pair, the parameters as nsperf ran them (run.json version 2). worse: the
+    packet rate of cell 1 -> 2 at 60 % and its RTT under load at 150 % (compare's regressions:
+    one lower is better, one higher), --bidir of 2 -> 3 at 130 % (an improvement)."""
+    hosts = [host("z%d" % z, str(z), "westus3", "10.0.2.%d" % z) for z in range(1, 4)]
+    base = {"duration_s": 10, "warmup_s": 1, "interval_s": 0.0, "window": 0, "trials": trials}
+    scs = [dict(base, name="pps", test="udp_pps", msg_size=64, streams=2, reverse=False,
+                packet_rate=0),
+           dict(base, name="rr-load", test="tcp_rr", msg_size=1, response_size=1,
+                busy_poll=False, load_streams=4, load_direction="both"),
+           dict(base, name="bidir", test="tcp_stream", msg_size=1048576, streams=2, rate_bps=0,
+                reverse=False, copy=False, bidir=True)]
+    rng = random.Random(seed)
+    names = [h["name"] for h in hosts]
+    pairs = [(a, b) for a in names for b in names if a != b]
+    j = Journal(os.path.join(out, name), run_id, "westus3-newkinds",
+                hosts, scs, 0, version=2, pairs=pairs)
+    j.scenarios = {sc["name"]: sc for sc in scs}  # as recorded, nothing dropped
+    j.run["scenarios"] = [dict(sc) for sc in scs]
+    for n in range(1, trials + 1):
+        for a, b in pairs:
+            za, zb = a[1], b[1]
+            rtt = cell(RTT, za, zb)
+            f = {("1", "2"): (0.6, 1.5, 1.0), ("2", "3"): (1.0, 1.0, 1.3)}.get((za, zb)) \
+                if worse else None
+            pps_f, rtt_f, bidir_f = f or (1.0, 1.0, 1.0)
+            j.trial("pps", a, b, n, make_result("udp_pps", pps_f * 400000 *
+                                                rng.uniform(0.95, 1.05) / (1 + int(za) * 0.1),
+                                                rng, 10))
+            r = make_result("tcp_rr", rtt_f * rtt * rng.uniform(8, 12), rng, 10, hist_n=2000)
+            with_load(r, rtt * rng.uniform(0.98, 1.02), cell(GBPS, za, zb) * 1000 *
+                      rng.uniform(0.95, 1.0), 4, "both", rng, 2000)
+            j.trial("rr-load", a, b, n, r)
+            r = make_result("tcp_stream", 1, rng, 10)
+            g = bidir_f * cell(GBPS, za, zb) * 1000
+            bidir_result(r, g * rng.uniform(0.95, 1.0), g * rng.uniform(0.85, 0.9), rng)
+            j.trial("bidir", a, b, n, r)
+    j.close()
+
+
 def fixture_trend(out):
     """trend-a..d: plan westus3-zones, latency (tcp_rr, 5 trials) over the 6 ordered pairs of 3
     zones and throughput (tcp_stream, 3 trials) 1->2 and 2->1. In trend-a latency 3->2 has one
@@ -827,6 +927,10 @@ def main():
         fixture_gate(out)
         fixture_trend(out)
         fixture_trend_hostile(out)
+        fixture_newkinds(out)
+        fixture_newkinds(out, "newkinds-base", "20261204T150000Z-nkba", 31, trials=4)
+        fixture_newkinds(out, "newkinds-worse", "20261205T150000Z-nkwo", 32, worse=True,
+                         trials=4)
         fixture_measures(out)
         fixture_nozones(out)
     elif (len(sys.argv) in (5, 6, 7) and sys.argv[1] == "bench"

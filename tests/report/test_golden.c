@@ -157,6 +157,16 @@ test_golden_multi(void **state)
     assert_false(last.incomplete);
 }
 
+/* The kinds of issue 30 (udp_pps, tcp_rr under load, tcp_stream --bidir): each figure beside the
+ * headline in a stat matrix of its own, with its unit, in the summary, the CSVs and the reports. */
+static void
+test_golden_newkinds(void **state)
+{
+    (void)state;
+    const char *dirs[] = {"newkinds"};
+    check_case("newkinds", dirs, 1);
+}
+
 /* A run stopped part way: its title, summary and reports say how much of it ran, and a
  * complete run (basic, with failures) is not taken for one. */
 static void
@@ -338,7 +348,7 @@ test_fast_and_slow_readers_agree(void **state)
     (void)state;
     static const char *const cases[][2] = {
         {"basic", NULL},          {"hostile", NULL},   {"multi-a", "multi-b"}, {"incomplete", NULL},
-        {"pooled-a", "pooled-b"}, {"allfailed", NULL}, {"flagged", NULL}};
+        {"pooled-a", "pooled-b"}, {"allfailed", NULL}, {"newkinds", NULL},     {"flagged", NULL}};
     setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *dirs[] = {cases[i][0], cases[i][1]};
@@ -391,6 +401,7 @@ main(void)
                                        cmocka_unit_test(test_golden_incomplete),
                                        cmocka_unit_test(test_golden_pooled),
                                        cmocka_unit_test(test_golden_allfailed),
+                                       cmocka_unit_test(test_golden_newkinds),
                                        cmocka_unit_test(test_golden_flagged),
                                        cmocka_unit_test(test_byte_identical_reruns),
                                        cmocka_unit_test(test_fast_and_slow_readers_agree),

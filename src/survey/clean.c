@@ -23,8 +23,9 @@ survey_clean_host_warn(const struct plan_host *ph, bool accept_new_host_keys, st
     tt.warn_ctx = ctx;
     struct transport *t = NULL;
     int rc = transport_open(&tt, &t, e);
+    struct transport_ssh_cleaned c;
     if (rc == 0)
-        rc = transport_ssh_clean(t, e);
+        rc = transport_ssh_clean(t, &c, e);
     transport_close(t);
     return rc;
 }

@@ -79,7 +79,7 @@ struct fdesc {
     size_t size;                /* FT_CONV: the value's size */
 };
 
-#define FIELDS_MAX 16
+#define FIELDS_MAX 24
 
 /* What a mapping held: key and value nodes per table entry; set has bit i when field i was
  * present (and, after plan_fields_store, converted without error). */

@@ -114,18 +114,25 @@ static void
 view_trial(struct run_view *v, const struct survey_progress *p)
 {
     if (v->verbosity == RUN_QUIET) {
-        if (!p->ok)
+        if (!p->ok && !p->not_run)
             fprintf(stderr, "netsurvey: %s -> %s %s trial %u failed: %s\n", p->src, p->dst,
                     p->scenario, p->trial, p->error);
         return;
     }
     if (v->tty) {
-        if (!p->ok) {
+        if (!p->ok && !p->not_run) {
             view_clear(v);
             fprintf(stderr, "failed: %s -> %s %s trial %u: %s\n", p->src, p->dst, p->scenario,
                     p->trial, p->error);
         }
         view_status(v, p);
+        return;
+    }
+    if (p->not_run) { /* its host's refusal was said once, above */
+        printf("[%llu/%llu] %-6s %s -> %s %s trial %u: its host was refused\n",
+               (unsigned long long)p->finished, (unsigned long long)p->to_run, "NOTRUN", p->src,
+               p->dst, p->scenario, p->trial);
+        fflush(stdout);
         return;
     }
     printf("[%llu/%llu] %-6s %s -> %s %s trial %u (%.2f s)%s%s\n", (unsigned long long)p->finished,
@@ -170,6 +177,11 @@ run_progress(const struct survey_progress *p, void *arg)
         view_clear(v);
         cli_ssh_warning(cli_run_name, p->host, p->warning);
         break;
+    case SURVEY_PROGRESS_HOST: /* rare, and what explains the waits and failures after it */
+        view_clear(v);
+        fprintf(stderr, "netsurvey run: %s: %s\n", p->host, p->warning);
+        fflush(stderr);
+        break;
     }
 }
 
@@ -206,14 +218,16 @@ run_summary(const struct run_args *a, const char *dir, const struct survey_run_r
         printf(", %llu not recorded", (unsigned long long)r->unrecorded);
     if (r->done_before > 0)
         printf(", %llu ok from before", (unsigned long long)r->done_before);
-    if (r->not_run > 0)
-        printf(", %llu not run", (unsigned long long)r->not_run);
+    if (r->refused + r->not_run > 0)
+        printf(", %llu not run", (unsigned long long)(r->refused + r->not_run));
     printf(" (%llu in the plan), %s\n", (unsigned long long)r->tests,
            schedule_format_duration(r->elapsed_s, el, sizeof el));
     for (size_t i = 0; i < r->nfailures; i++)
         printf("  %s: %s\n", r->failures[i].unrecorded ? "not recorded" : "failed",
                r->failures[i].text);
-    if (r->interrupted || r->failed > 0 || r->unrecorded > 0 || r->not_run > 0)
+    for (size_t i = 0; i < r->nrefusals; i++)
+        printf("  not run: %s\n", r->refusals[i]);
+    if (r->interrupted || r->failed > 0 || r->unrecorded > 0 || r->not_run > 0 || r->refused > 0)
         printf("resume:  netsurvey run%s%s --resume %s\n", a->plan != NULL ? " " : "",
                a->plan != NULL ? a->plan : "", dir);
     if (rendered)
@@ -231,7 +245,7 @@ run_summary(const struct run_args *a, const char *dir, const struct survey_run_r
 static bool
 run_render(const char *dir, const struct survey_run_result *r, bool *wanted)
 {
-    *wanted = !r->interrupted && r->ok + r->failed + r->done_before > 0;
+    *wanted = !r->interrupted && r->ok + r->failed + r->refused + r->done_before > 0;
     if (!*wanted)
         return false;
     /* this process may still own the directory: its lock says nothing of the run */
@@ -250,11 +264,11 @@ run_exit_status(const struct survey_run_result *r, bool rendered)
 {
     if (r->interrupted)
         return atomic_load(&run_interrupted) == SIGTERM ? CLI_RUN_TERMINATED : CLI_RUN_INTERRUPTED;
-    if (r->failed > 0 && r->ok + r->done_before == 0)
+    if (r->failed + r->refused > 0 && r->ok + r->done_before == 0)
         return CLI_RUN_NOTHING;
     if (!rendered)
         return CLI_RUN_REPORTS;
-    return r->failed == 0 ? CLI_RUN_OK : CLI_RUN_SOME_FAILED;
+    return r->failed + r->refused == 0 ? CLI_RUN_OK : CLI_RUN_SOME_FAILED;
 }
 
 static int

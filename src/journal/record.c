@@ -307,6 +307,8 @@ journal_run_json(const struct journal_run *r)
         run_scenarios_json(r), "pairs", run_pairs_json(r));
     if (doc != NULL)
         run_inventories_json(r, doc);
+    if (doc != NULL && r->host_timeout_s > 0)
+        json_object_set_new(doc, "host_timeout_s", json_real(r->host_timeout_s));
     return doc;
 }
 
@@ -557,8 +559,8 @@ journal_trial_check(struct journal_trial *t, struct err *e)
     if (t->status == JOURNAL_STATUS_OTHER)
         return t->status_text != NULL
                    ? err_set(e, NS_EPROTO,
-                             "unknown status '%.*s' (a trial is ok, failed or not_run)",
-                             QUOTE_MAX, t->status_text)
+                             "unknown status '%.*s' (a trial is ok, failed or not_run)", QUOTE_MAX,
+                             t->status_text)
                    : err_set(e, NS_EPROTO, "no status (a trial is ok, failed or not_run)");
     if (t->trial == 0) /* its place among the planned trials is not known */
         return err_set(e, NS_EPARSE, "no trial number (an integer from 1)");
@@ -849,6 +851,7 @@ journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e)
     r->tests = ju64(sched, "tests");
     r->pairs = ju64(sched, "pairs");
     r->estimate_s = jnum(sched, "estimate_s", &has);
+    r->host_timeout_s = jnum(doc, "host_timeout_s", &has);
     run_hosts_from(hosts, st->hosts);
     r->hosts = st->hosts;
     r->nhosts = nh;

@@ -314,6 +314,9 @@ struct journal_run {
     const char *ended; /* when the state became final; NULL while running */
     uint64_t rounds, tests, pairs;
     double estimate_s;
+    /* How long a host that dropped out was waited for (the plan's host_timeout): written when
+     * > 0; reading: 0 when absent (runs of before it) */
+    double host_timeout_s;
     const struct journal_run_host *hosts;
     size_t nhosts;
     const struct journal_run_scenario *scenarios;

@@ -90,8 +90,8 @@ cli_help(const struct cli_command *c, FILE *out)
     fprintf(out, "%s\n\n", c->summary);
     for (size_t i = 0; i < c->nopts; i++) {
         const struct cli_opt *o = &c->opts[i];
-        help_option(out, o->short_name, o->name, o->kind == CLI_OPT_STRING ? o->arg : NULL,
-                    o->help);
+        bool value = o->kind == CLI_OPT_STRING || o->kind == CLI_OPT_LIST;
+        help_option(out, o->short_name, o->name, value ? o->arg : NULL, o->help);
     }
     help_option(out, 'h', "help", NULL, "print this help");
     if (c->details != NULL)
@@ -135,10 +135,12 @@ opt_of(const struct cli_command *c, int ch)
     return NULL;
 }
 
-static void
+/* false for a list given too many values */
+static bool
 opt_store(const struct cli_opt *o, void *args, const char *value)
 {
     char *field = (char *)args + o->offset;
+    struct cli_list *l = (struct cli_list *)(void *)field;
     switch (o->kind) {
     case CLI_OPT_TRUE:
         *(bool *)(void *)field = true;
@@ -149,7 +151,14 @@ opt_store(const struct cli_opt *o, void *args, const char *value)
     case CLI_OPT_STRING:
         *(const char **)(void *)field = value;
         break;
+    case CLI_OPT_LIST:
+        if (l->n >= CLI_LIST_MAX)
+            return false;
+        l->v[l->n++] = value;
+        l->v[l->n] = NULL;
+        break;
     }
+    return true;
 }
 
 int
@@ -163,7 +172,7 @@ cli_parse(const struct cli_command *c, int argc, char **argv, void *args, struct
         return cli_usage_error(c, "more than %d options: raise CLI_MAX_OPTS", CLI_MAX_OPTS);
     for (size_t i = 0; i < c->nopts; i++) {
         const struct cli_opt *o = &c->opts[i];
-        bool value = o->kind == CLI_OPT_STRING;
+        bool value = o->kind == CLI_OPT_STRING || o->kind == CLI_OPT_LIST;
         takes_values |= value;
         lo[i] = (struct option){o->name, value ? required_argument : no_argument, NULL,
                                 CLI_LONG_BASE + (int)i};
@@ -190,7 +199,8 @@ cli_parse(const struct cli_command *c, int argc, char **argv, void *args, struct
             return cli_usage_error(
                 c, takes_values ? "unknown option or missing value '%s'" : "unknown option '%s'",
                 argv[optind - 1]);
-        opt_store(o, args, optarg);
+        if (!opt_store(o, args, optarg))
+            return cli_usage_error(c, "--%s given more than %d times", o->name, CLI_LIST_MAX);
     }
     ops->n = argc - optind;
     ops->v = argv + optind;
@@ -329,26 +339,65 @@ cli_find_program(const char *given, const char *name, bool search_path, char *bu
     return -1;
 }
 
+/* The static builds beside netsurvey: nsperf-static (this machine's) and nsperf-static-ARCH for
+ * each other architecture the build cross-compiled (NS_ENDPOINT_ARCHES, from CMake). */
+static int
+find_builds(struct cli_nsperf *n)
+{
+    if (cli_find_program(NULL, "nsperf-static", false, n->remote[0], PATH_MAX) != 0)
+        return -1;
+    size_t k = 1;
+    char arches[] = NS_ENDPOINT_ARCHES, *save = NULL;
+    for (char *a = strtok_r(arches, ",", &save); a != NULL && k < CLI_NSPERF_BUILDS;
+         a = strtok_r(NULL, ",", &save)) {
+        char name[64];
+        snprintf(name, sizeof name, "nsperf-static-%s", a);
+        if (cli_find_program(NULL, name, false, n->remote[k], PATH_MAX) == 0)
+            k++;
+    }
+    for (size_t i = 0; i < k; i++)
+        n->builds[i] = n->remote[i];
+    n->builds[k] = NULL;
+    return 0;
+}
+
 int
 cli_find_nsperf(const struct cli_command *c, const struct plan *p, const char *given_local,
-                const char *given_remote, char local[PATH_MAX], char remote[PATH_MAX], bool *ssh)
+                const struct cli_list *given_remote, struct cli_nsperf *n)
 {
     /* the local one may come from PATH; an ssh host needs a statically linked nsperf, and the
-     * deploy refuses any other: no guess past the one beside netsurvey */
-    if (cli_find_program(given_local, "nsperf", true, local, PATH_MAX) != 0) {
+     * deploy refuses any other: no guess past the ones beside netsurvey */
+    if (cli_find_program(given_local, "nsperf", true, n->local, PATH_MAX) != 0) {
         fprintf(stderr, "netsurvey %s: no executable nsperf at '%s' (give --nsperf PATH)\n",
-                c->name, local);
+                c->name, n->local);
         return -1;
     }
-    *ssh = false;
+    n->ssh = false;
+    n->builds[0] = NULL;
     for (size_t i = 0; i < plan_host_count(p); i++)
-        *ssh |= plan_host(p, i)->transport != PLAN_TRANSPORT_LOCAL;
-    if (*ssh && cli_find_program(given_remote, "nsperf-static", false, remote, PATH_MAX) != 0) {
+        n->ssh |= plan_host(p, i)->transport != PLAN_TRANSPORT_LOCAL;
+    if (!n->ssh)
+        return 0;
+    if (given_remote->n > CLI_NSPERF_BUILDS) {
+        fprintf(stderr, "netsurvey %s: --nsperf-remote given %zu times: at most %d builds\n",
+                c->name, given_remote->n, CLI_NSPERF_BUILDS);
+        return -1;
+    }
+    for (size_t i = 0; i < given_remote->n; i++) {
+        if (cli_find_program(given_remote->v[i], NULL, false, n->remote[i], PATH_MAX) != 0) {
+            fprintf(stderr, "netsurvey %s: --nsperf-remote %s: no executable there\n", c->name,
+                    given_remote->v[i]);
+            return -1;
+        }
+        n->builds[i] = n->remote[i];
+        n->builds[i + 1] = NULL;
+    }
+    if (given_remote->n == 0 && find_builds(n) != 0) {
         fprintf(stderr,
                 "netsurvey %s: the plan has ssh hosts and there is no executable static nsperf "
                 "at '%s'\n  every build makes nsperf-static beside netsurvey (cmake --build); "
                 "or give one with --nsperf-remote PATH\n",
-                c->name, remote);
+                c->name, n->remote[0]);
         return -1;
     }
     return 0;

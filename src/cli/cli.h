@@ -13,6 +13,9 @@
 #include <stdio.h>
 
 #include "cli/cli_exit.h"
+#include "transport/transport_deploy.h"
+
+#define CLI_NSPERF_BUILDS TRANSPORT_DEPLOY_MAX_BUILDS
 
 struct plan;
 
@@ -21,12 +24,22 @@ enum cli_opt_kind {
     CLI_OPT_TRUE,   /* bool = true */
     CLI_OPT_SET,    /* int = .value: of several such options on one field, the last wins */
     CLI_OPT_STRING, /* const char * = the option's value (borrowed from argv) */
+    CLI_OPT_LIST,   /* struct cli_list: each time given, its value appended */
+};
+
+#define CLI_LIST_MAX 8
+
+/* The values of a CLI_OPT_LIST option, in the order given (borrowed from argv); NULL-terminated
+ * for whoever takes a list of strings. More than CLI_LIST_MAX is a usage error. */
+struct cli_list {
+    const char *v[CLI_LIST_MAX + 1];
+    size_t n;
 };
 
 struct cli_opt {
     char short_name;  /* 0: the long form only */
     const char *name; /* the long form, without "--" */
-    const char *arg;  /* the value's name in --help ("DIR"): CLI_OPT_STRING only */
+    const char *arg;  /* the value's name in --help ("DIR"): CLI_OPT_STRING and _LIST only */
     enum cli_opt_kind kind;
     size_t offset; /* offsetof(the command's argument struct, field) */
     int value;     /* CLI_OPT_SET */
@@ -122,13 +135,22 @@ int cli_parse_pct(const char *text, double *pct);
 int cli_plan_load(const struct cli_command *c, const char *arg, const char *resume_dir,
                   struct plan **out);
 
-/* The nsperf programs of a command that reaches the plan's hosts: local (--nsperf, else the
- * one beside netsurvey, else in PATH) and, when the plan has ssh hosts (*ssh), remote
- * (--nsperf-remote, else the nsperf-static beside netsurvey). Returns 0, or -1 after saying on
- * stderr which one is missing. */
+/* The nsperf programs of a command that reaches the plan's hosts. */
+struct cli_nsperf {
+    char local[PATH_MAX]; /* what `transport: local` hosts run */
+    bool ssh;             /* the plan has ssh hosts */
+    /* what they get, one build per architecture (each host the one for its `uname -m`) */
+    char remote[CLI_NSPERF_BUILDS][PATH_MAX];
+    const char
+        *builds[CLI_NSPERF_BUILDS + 1]; /* into remote, NULL-terminated; {NULL} without ssh */
+};
+
+/* Find them: local (--nsperf, else the one beside netsurvey, else in PATH) and, when the plan
+ * has ssh hosts, the static builds (each --nsperf-remote, else beside netsurvey nsperf-static
+ * and nsperf-static-ARCH for each ARCH of the build's NS_ENDPOINT_ARCHES it made). Returns 0,
+ * or -1 after saying on stderr which one is missing. */
 int cli_find_nsperf(const struct cli_command *c, const struct plan *p, const char *given_local,
-                    const char *given_remote, char local[PATH_MAX], char remote[PATH_MAX],
-                    bool *ssh);
+                    const struct cli_list *given_remote, struct cli_nsperf *n);
 
 /* A warning of a host's ssh config on stderr, "netsurvey NAME: warning: HOST: MSG", each MSG
  * once per process however many hosts it concerns (a `Host *` line concerns them all). ctx is

@@ -22,7 +22,7 @@ struct check_args {
     bool json;
     bool deploy;
     const char *nsperf;
-    const char *nsperf_remote;
+    struct cli_list nsperf_remote;
 };
 
 static const struct cli_opt check_opts[] = {
@@ -40,8 +40,9 @@ static const struct cli_opt check_opts[] = {
     {0, "nsperf", "PATH", CLI_OPT_STRING, offsetof(struct check_args, nsperf), 0,
      "with --connect: the nsperf run on `transport: local` hosts (default: beside netsurvey, "
      "else in PATH)"},
-    {0, "nsperf-remote", "PATH", CLI_OPT_STRING, offsetof(struct check_args, nsperf_remote), 0,
-     "with --connect: the static nsperf for ssh hosts (default: nsperf-static beside netsurvey)"},
+    {0, "nsperf-remote", "PATH", CLI_OPT_LIST, offsetof(struct check_args, nsperf_remote), 0,
+     "with --connect: a static nsperf for ssh hosts, one per architecture (default: "
+     "nsperf-static and nsperf-static-aarch64 beside netsurvey)"},
 };
 
 static const char *
@@ -69,13 +70,12 @@ check_on_signal(int sig)
 static int
 check_connect(const struct check_args *a, const struct plan *p)
 {
-    char nsperf[PATH_MAX], remote[PATH_MAX];
-    bool ssh;
-    if (cli_find_nsperf(&cli_check, p, a->nsperf, a->nsperf_remote, nsperf, remote, &ssh) != 0)
+    struct cli_nsperf n;
+    if (cli_find_nsperf(&cli_check, p, a->nsperf, &a->nsperf_remote, &n) != 0)
         return CLI_CHECK_INVALID;
     struct preflight_opts o = {.plan = p,
-                               .nsperf = nsperf,
-                               .nsperf_remote = ssh ? remote : NULL,
+                               .nsperf = n.local,
+                               .nsperf_remote = n.ssh ? n.builds : NULL,
                                .deploy = a->deploy,
                                .interrupted = &check_interrupted,
                                .warn = cli_ssh_warning,
@@ -109,7 +109,7 @@ check_main(int argc, char **argv)
     int rc = cli_parse_plan(&cli_check, argc, argv, &a, &arg);
     if (rc != CLI_GO_ON)
         return rc;
-    if (!a.connect && (a.json || a.deploy || a.nsperf != NULL || a.nsperf_remote != NULL))
+    if (!a.connect && (a.json || a.deploy || a.nsperf != NULL || a.nsperf_remote.n > 0))
         return cli_usage_error(&cli_check, "--json, --deploy, --nsperf and --nsperf-remote go "
                                            "with --connect");
     struct plan *p = NULL;

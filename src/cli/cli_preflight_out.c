@@ -121,7 +121,9 @@ cell_system(const struct preflight_host *h, char *c, size_t n)
 {
     if (h->os[0] != '\0')
         snprintf(c, n, "%s %s%s", h->os, h->arch,
-                 h->system.status == PREFLIGHT_FAILED ? " (unsupported)" : "");
+                 h->system.status != PREFLIGHT_FAILED ? ""
+                 : h->no_build                        ? " (no nsperf build)"
+                                                      : " (unsupported)");
     else
         snprintf(c, n, "%s", h->system.status == PREFLIGHT_FAILED ? "FAILED" : "-");
 }
@@ -346,6 +348,8 @@ host_json(const struct preflight_host *h)
     json_object_set_new(sys, "arch", str_or_null(h->arch));
     json_object_set_new(ep, "state", str_or_null(endpoint_word(h->endpoint_state)));
     json_object_set_new(ep, "path", str_or_null(h->endpoint_path));
+    json_object_set_new(ep, "build", str_or_null(h->endpoint_build));
+    json_object_set_new(ep, "sha256", str_or_null(h->endpoint_sha256));
     json_object_set_new(
         ep, "bytes", h->endpoint_bytes ? json_integer((json_int_t)h->endpoint_bytes) : json_null());
     json_object_set_new(sp, "bytes",

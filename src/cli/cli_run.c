@@ -32,7 +32,7 @@ struct run_args {
     const char *out;
     const char *resume;
     const char *nsperf;
-    const char *nsperf_remote;
+    struct cli_list nsperf_remote;
     bool force;
     bool accept_new_host_keys;
     int verbosity; /* enum run_verbosity */
@@ -53,9 +53,10 @@ static const struct cli_opt run_opts[] = {
      "also print every command run on a host"},
     {0, "nsperf", "PATH", CLI_OPT_STRING, offsetof(struct run_args, nsperf), 0,
      "the nsperf run on `transport: local` hosts (default: beside netsurvey, else in PATH)"},
-    {0, "nsperf-remote", "PATH", CLI_OPT_STRING, offsetof(struct run_args, nsperf_remote), 0,
-     "the statically linked nsperf deployed to ssh hosts (default: nsperf-static beside "
-     "netsurvey, which every build makes)"},
+    {0, "nsperf-remote", "PATH", CLI_OPT_LIST, offsetof(struct run_args, nsperf_remote), 0,
+     "a statically linked nsperf deployed to ssh hosts, each host getting the one for its "
+     "architecture; give one per architecture (default: nsperf-static and nsperf-static-aarch64 "
+     "beside netsurvey, which the build makes)"},
     {0, "accept-new-host-keys", NULL, CLI_OPT_TRUE, offsetof(struct run_args, accept_new_host_keys),
      0,
      "record the key of an ssh host missing from known_hosts (trust on first use); a changed "
@@ -303,9 +304,9 @@ run_result(const struct run_args *a, const char *dir, int rc, const struct err *
 static int
 run_with_plan(const struct run_args *a, struct plan *p, int argc, char **argv)
 {
-    char nsperf[PATH_MAX], remote[PATH_MAX], dir[PATH_MAX], command[4096], stamp[32];
-    bool ssh;
-    if (cli_find_nsperf(&cli_run, p, a->nsperf, a->nsperf_remote, nsperf, remote, &ssh) != 0)
+    char dir[PATH_MAX], command[4096], stamp[32];
+    struct cli_nsperf n;
+    if (cli_find_nsperf(&cli_run, p, a->nsperf, &a->nsperf_remote, &n) != 0)
         return CLI_RUN_USAGE;
     clock_wall_stamp_ms(stamp, sizeof stamp);
     const char *tmpl = a->resume != NULL ? a->resume
@@ -326,8 +327,8 @@ run_with_plan(const struct run_args *a, struct plan *p, int argc, char **argv)
     struct survey_run_opts o = {
         .plan = p,
         .command = command,
-        .nsperf = nsperf,
-        .nsperf_remote = ssh ? remote : NULL,
+        .nsperf = n.local,
+        .nsperf_remote = n.ssh ? n.builds : NULL,
         .accept_new_host_keys = a->accept_new_host_keys,
         .dir = dir,
         .unique_dir = a->resume == NULL && strstr(tmpl, "{timestamp}") != NULL,

@@ -214,6 +214,12 @@ run_hosts_json(const struct journal_run *r)
         json_object_set(o, "env", h->env != NULL ? (json_t *)(uintptr_t)h->env : json_null());
         if (h->error != NULL)
             json_object_set_new(o, "error", json_string(h->error));
+        if (h->arch != NULL)
+            json_object_set_new(o, "arch", json_string(h->arch));
+        if (h->endpoint_build != NULL)
+            json_object_set_new(o, "endpoint",
+                                json_pack("{s:s, s:s?, s:s?}", "build", h->endpoint_build, "sha256",
+                                          h->endpoint_sha256, "path", h->endpoint_path));
         json_array_append_new(a, o);
     }
     return a;
@@ -737,6 +743,7 @@ run_hosts_from(const json_t *arr, struct journal_run_host *out)
     const json_t *h;
     json_array_foreach(arr, i, h)
     {
+        const json_t *ep = json_object_get(h, "endpoint");
         out[i] = (struct journal_run_host){.name = jstr(h, "name"),
                                            .zone = jstr(h, "zone"),
                                            .region = jstr(h, "region"),
@@ -745,7 +752,11 @@ run_hosts_from(const json_t *arr, struct journal_run_host *out)
                                            .data_address = jstr(h, "data_address"),
                                            .transport = jstr(h, "transport"),
                                            .env = json_object_get(h, "env"),
-                                           .error = jstr(h, "error")};
+                                           .error = jstr(h, "error"),
+                                           .arch = jstr(h, "arch"),
+                                           .endpoint_build = jstr(ep, "build"),
+                                           .endpoint_sha256 = jstr(ep, "sha256"),
+                                           .endpoint_path = jstr(ep, "path")};
     }
 }
 

@@ -271,6 +271,12 @@ struct journal_run_host {
     const json_t *env;     /* `nsperf env` of the host; writing: NULL writes null; reading: as
                             * recorded (JSON null when it was not read, NULL when absent) */
     const char *error;     /* why the host could not be reached; NULL when it was */
+    /* Its `uname -m` ("x86_64", "aarch64") and the nsperf it ran: the build ("nsperf-static",
+     * "nsperf-static-aarch64", a local host's "nsperf"), its sha256 and its path there. NULL
+     * when not known (a host not reached; a run of an older netsurvey: written only when known,
+     * so that such a run.json reads as before) */
+    const char *arch;
+    const char *endpoint_build, *endpoint_sha256, *endpoint_path;
 };
 
 struct journal_run_scenario {

@@ -1037,6 +1037,7 @@ host_view(const struct rhost *h, const struct rmodel *m)
         json_object_set_new(o, cloud_keys[i], json_string(s ? s : "—"));
     }
     json_object_set_new(o, "zone_id", json_string(h->zone_id ? h->zone_id : "—"));
+    json_object_set_new(o, "arch", json_string(h->arch ? h->arch : "—"));
     const json_t *v = json_object_get(env, "cpus");
     json_object_set_new(o, "cpus",
                         json_is_integer(v)
@@ -1332,6 +1333,8 @@ aggregate_places(const struct rmodel *m, json_t *sum, json_t *view)
                       ho->zone, "data_address", ho->addr, "env", ho->env ? ho->env : json_null());
         if (ho->zone_id != NULL) /* only where known, so that older runs summarise as before */
             json_object_set_new(o, "zone_id", json_string(ho->zone_id));
+        if (ho->arch != NULL) /* likewise */
+            json_object_set_new(o, "arch", json_string(ho->arch));
         if (ho->zone_warning != NULL) {
             json_object_set_new(o, "zone_warning", json_string(ho->zone_warning));
             json_array_append_new(

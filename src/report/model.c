@@ -248,7 +248,7 @@ host_get(struct rmodel *m, const char *name, const char *zone, const char *regio
     h->region = xstrdup(region);
     h->addr = xstrdup(addr);
     h->env = env;
-    h->zone_id = h->zone_warning = NULL;
+    h->zone_id = h->zone_warning = h->arch = NULL;
     h->zone_idx = -1;
     if (!h->name || !h->zone || !h->region || !h->addr)
         return NS_ENOMEM;
@@ -886,6 +886,11 @@ run_load(struct rmodel *m, const struct rmodel_opts *o, const char *dir, struct 
                                                                     : NULL;
         if (rh->zone_warning == NULL)
             rh->zone_warning = h->zone_warning;
+        const char *machine = json_string_value(json_object_get(h->env, "machine"));
+        if (rh->arch == NULL)
+            rh->arch = h->arch != NULL && *h->arch != '\0'   ? h->arch
+                       : machine != NULL && *machine != '\0' ? machine
+                                                             : NULL;
     }
     return run_plans(m, ri, e);
 }

@@ -56,6 +56,7 @@ struct rhost {
     /* The physical zone (run.json's zone_id, else env.cloud.zone_id) and the run's warning
      * that the plan's place differs from the metadata's; borrowed like env, NULL when none. */
     const char *zone_id, *zone_warning;
+    const char *arch; /* its `uname -m`: run.json's arch, else env.machine; borrowed, or NULL */
     int zone_idx;
 };
 

@@ -182,16 +182,17 @@ host_system_local(struct pf *r, struct pf_host *ph)
 static void
 host_space(struct pf *r, struct preflight_host *h, const struct transport_ssh_probe *p)
 {
+    size_t need = r->remote.f[p->build].len;
     h->have_space = p->have_space;
     h->space_avail = p->space_avail;
     snprintf(h->space_path, sizeof h->space_path, "%s", p->space_path);
     if (!p->have_space)
         pf_set(&h->space, p->cached ? PREFLIGHT_OK : PREFLIGHT_NOT_CHECKED,
                "df gave no figure for %s", p->space_path);
-    else if (!p->cached && p->space_avail < r->remote.len)
+    else if (!p->cached && p->space_avail < need)
         pf_set(&h->space, PREFLIGHT_FAILED,
                "%llu bytes free in %s, the endpoint needs %zu: it cannot be uploaded",
-               (unsigned long long)p->space_avail, p->space_path, r->remote.len);
+               (unsigned long long)p->space_avail, p->space_path, need);
     else
         pf_set(&h->space, PREFLIGHT_OK, "%s", "");
 }
@@ -201,7 +202,12 @@ static bool
 host_endpoint(struct pf *r, struct pf_host *ph, const struct transport_ssh_probe *p)
 {
     struct preflight_host *h = ph->out;
-    h->endpoint_bytes = r->remote.len;
+    const struct transport_deploy_file *f = &r->remote.f[p->build];
+    const char *build = strrchr(r->remote.path[p->build], '/');
+    snprintf(h->endpoint_build, sizeof h->endpoint_build, "%s",
+             build != NULL ? build + 1 : r->remote.path[p->build]);
+    memcpy(h->endpoint_sha256, f->sha256_hex, sizeof h->endpoint_sha256);
+    h->endpoint_bytes = f->len;
     snprintf(h->endpoint_path, sizeof h->endpoint_path, "%s", p->cache_path);
     if (p->cached) {
         h->endpoint_state = PREFLIGHT_ENDPOINT_CACHED;
@@ -215,10 +221,12 @@ host_endpoint(struct pf *r, struct pf_host *ph, const struct transport_ssh_probe
         return false;
     }
     struct err e = {0};
-    if (transport_deploy(ph->t, r->o->nsperf_remote, ph->nsperf, sizeof ph->nsperf, &e) != 0) {
+    struct transport_deployed d;
+    if (transport_deploy_for(ph->t, r->o->nsperf_remote, &d, &e) != 0) {
         pf_set(&h->endpoint, PREFLIGHT_FAILED, "%s", e.msg);
         return false;
     }
+    snprintf(ph->nsperf, sizeof ph->nsperf, "%s", d.path);
     h->endpoint_state = PREFLIGHT_ENDPOINT_UPLOADED;
     snprintf(h->endpoint_path, sizeof h->endpoint_path, "%s", ph->nsperf);
     pf_set(&h->endpoint, PREFLIGHT_OK, "%s", "");
@@ -231,17 +239,24 @@ host_system_ssh(struct pf *r, struct pf_host *ph)
     struct preflight_host *h = ph->out;
     struct transport_ssh_probe p;
     struct err e = {0};
-    if (transport_ssh_probe(ph->t, &r->remote, r->o->nsperf_remote, &p, &e) != 0) {
+    if (transport_ssh_probe(ph->t, &r->remote, &p, &e) != 0) {
         pf_set(&h->system, PREFLIGHT_FAILED, "%s", e.msg);
         pf_skip_rest(h, &h->endpoint);
         return false;
     }
     snprintf(h->os, sizeof h->os, "%s", p.sysname);
     snprintf(h->arch, sizeof h->arch, "%s", p.machine);
-    if (strcmp(p.sysname, "Linux") != 0 ||
-        !transport_deploy_arch_matches(r->remote.machine, p.machine)) {
-        pf_set(&h->system, PREFLIGHT_FAILED, "the host is %s %s but %s is built for Linux %s",
-               p.sysname, p.machine, r->o->nsperf_remote, r->remote.machine);
+    if (strcmp(p.sysname, "Linux") != 0) {
+        pf_set(&h->system, PREFLIGHT_FAILED, "the host is %s %s but nsperf is built for Linux",
+               p.sysname, p.machine);
+        pf_skip_rest(h, &h->endpoint);
+        return false;
+    }
+    if (p.build < 0) { /* an architecture this netsurvey has no endpoint for */
+        char why[PREFLIGHT_DETAIL_MAX];
+        transport_deploy_set_missing(&r->remote, p.machine, why, sizeof why);
+        h->no_build = true;
+        pf_set(&h->system, PREFLIGHT_FAILED, "%s", why);
         pf_skip_rest(h, &h->endpoint);
         return false;
     }
@@ -457,14 +472,9 @@ pf_prepare(struct pf *r, struct err *e)
     if (ssh && r->o->nsperf_remote == NULL)
         return err_set(e, NS_EINVAL, "no static nsperf for the ssh hosts");
     if (ssh) {
-        int rc = transport_deploy_load(r->o->nsperf_remote, &r->remote, e);
+        int rc = transport_deploy_set_load(r->o->nsperf_remote, &r->remote, e);
         if (rc != 0)
             return rc;
-        if (r->remote.dynamic)
-            return err_set(e, NS_EINVAL,
-                           "'%s' is dynamically linked and would not run on a bare host; give "
-                           "the static one, nsperf-static, which every build makes",
-                           r->o->nsperf_remote);
     }
     uint8_t tok[32];
     if (sha256_random_bytes(tok, sizeof tok) != 0)
@@ -480,7 +490,7 @@ pf_release(struct pf *r)
     for (size_t i = 0; r->h != NULL && i < r->nh; i++)
         transport_close(r->h[i].t);
     free(r->h);
-    transport_deploy_release(&r->remote);
+    transport_deploy_set_release(&r->remote);
     sshg_free(r->sshg);
 }
 

@@ -4,10 +4,11 @@
  *
  *   reaching it   the connection, the host key against known_hosts (known / unknown, with its
  *                 SHA256 fingerprint / changed), the authentication (what was tried);
- *   the system    `uname -s` / `uname -m` (and the OS from `nsperf env`): Linux on the
- *                 architecture the static nsperf is built for;
- *   the endpoint  whether the cached nsperf-static (its sha256 in its name) is there or would be
- *                 uploaded, and the free space where it goes;
+ *   the system    `uname -s` / `uname -m` (and the OS from `nsperf env`): Linux on an
+ *                 architecture there is a static nsperf build for (nsperf-static,
+ *                 nsperf-static-aarch64: a host of another one fails, naming the build missing);
+ *   the endpoint  whether the cached build for the host's architecture (its sha256 in its name)
+ *                 is there or would be uploaded, and the free space where it goes;
  *   the clock     its offset to this machine, measured as NTP does (this machine's time before
  *                 and after the host's), the round trip bounding the error: never a failure,
  *                 since every time a survey records is this machine's;
@@ -79,10 +80,14 @@ struct preflight_host {
     struct preflight_check system;
     char os[128];  /* "Debian GNU/Linux 12 (bookworm)" from nsperf env, else `uname -s` */
     char arch[72]; /* `uname -m` */
+    bool no_build; /* system failed: Linux, but no nsperf build is for its architecture */
 
     struct preflight_check endpoint;
     enum preflight_endpoint endpoint_state;
     char endpoint_path[1200]; /* where it is, or would be uploaded to */
+    char endpoint_build[256]; /* ssh: the build for the host's architecture
+                                 ("nsperf-static-aarch64") */
+    char endpoint_sha256[65]; /* ssh: its sha256 */
     uint64_t endpoint_bytes;  /* its size */
     struct preflight_check space;
     bool have_space;
@@ -123,12 +128,15 @@ struct preflight_report {
 
 struct preflight_opts {
     const struct plan *plan;
-    const char *nsperf;        /* run in place on `transport: local` hosts */
-    const char *nsperf_remote; /* the static nsperf for ssh hosts; NULL when the plan has none */
-    bool deploy;               /* upload it into the cache of hosts that lack it */
-    unsigned concurrency;      /* 0: PREFLIGHT_CONCURRENCY */
-    double probe_margin_s;     /* 0: PREFLIGHT_PROBE_MARGIN_S */
-    atomic_int *interrupted;   /* NULL, or set (by a signal handler) to stop */
+    const char *nsperf; /* run in place on `transport: local` hosts */
+    /* the static nsperf builds for ssh hosts, one per architecture (NULL-terminated, at most
+     * TRANSPORT_DEPLOY_MAX_BUILDS): each host gets the one for its `uname -m`; NULL when the
+     * plan has no ssh host */
+    const char *const *nsperf_remote;
+    bool deploy;             /* upload it into the cache of hosts that lack it */
+    unsigned concurrency;    /* 0: PREFLIGHT_CONCURRENCY */
+    double probe_margin_s;   /* 0: PREFLIGHT_PROBE_MARGIN_S */
+    atomic_int *interrupted; /* NULL, or set (by a signal handler) to stop */
     /* told each warning of a host's ssh config resolution (never two at once), may be NULL */
     void (*warn)(void *ctx, const char *host, const char *msg);
     void *warn_ctx;
@@ -136,7 +144,8 @@ struct preflight_opts {
 
 /* Check every host of o->plan. Returns 0 with *out owned by the caller (hosts that fail are
  * in the report, not an error), or NS_E* before any host is contacted: NS_EINVAL when
- * nsperf_remote is missing for ssh hosts or is not a static ELF executable, NS_ENOMEM. */
+ * nsperf_remote is missing for ssh hosts or one of them is not a static ELF executable (or two
+ * are for one architecture), NS_ENOMEM. */
 int preflight_run(const struct preflight_opts *o, struct preflight_report **out, struct err *e);
 
 /* NULL is safe. */

@@ -16,9 +16,9 @@
 struct pf_host {
     struct preflight_host *out; /* its row of the report */
     const struct plan_host *ph;
-    struct transport *t; /* NULL when not reached (or closed) */
-    char nsperf[1200];   /* the endpoint's path there, once it is there */
-    bool ready;          /* the endpoint runs and the data address is the host's: it probes */
+    struct transport *t;                    /* NULL when not reached (or closed) */
+    char nsperf[TRANSPORT_REMOTE_PATH_MAX]; /* the endpoint's path there, once it is there */
+    bool ready; /* the endpoint runs and the data address is the host's: it probes */
     struct trial_host th;
 };
 
@@ -27,9 +27,9 @@ struct pf {
     struct preflight_report *rep;
     struct pf_host *h;
     size_t nh;
-    struct transport_deploy_file remote; /* o->nsperf_remote, loaded once */
-    char token[66];                      /* the probes' secret, hex and a newline */
-    atomic_int no_interrupt;             /* what o->interrupted points to when it is NULL */
+    struct transport_deploy_set remote; /* o->nsperf_remote, loaded once */
+    char token[66];                     /* the probes' secret, hex and a newline */
+    atomic_int no_interrupt;            /* what o->interrupted points to when it is NULL */
     atomic_int *interrupted;
     unsigned concurrency;
     pthread_mutex_t warn_mu; /* o->warn is called by one thread at a time */

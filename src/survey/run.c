@@ -74,7 +74,11 @@ struct run_host {
     const char *daddr; /* the data address: the plan's, or learnt (NULL until the host opens) */
     char learnt[SURVEY_ADDR_MAX];
     struct transport *t; /* NULL only when it could not be made at all (its state is GONE) */
-    char nsperf[PATH_MAX];
+    char nsperf[TRANSPORT_REMOTE_PATH_MAX];
+    char machine[64];    /* its `uname -m`, once deployed to ("" before) */
+    const char *build;   /* the nsperf build it got (basename of the local file); NULL before */
+    char nsperf_sha[65]; /* that build's sha256 */
+    bool no_endpoint;    /* reached, but no endpoint could be put there */
     char error[NS_ERR_MSG_MAX]; /* why it was not reached at the start (run.json), else "" */
     json_t *env;
     char zone_id[128];  /* the plan's zone_id, else the cloud metadata's ("" when neither) */
@@ -353,7 +357,11 @@ run_write(struct runner *r, const char *started, struct err *e)
             .data_address = host_daddr(&r->hosts[i]),
             .transport = h->transport == PLAN_TRANSPORT_LOCAL ? "local" : "ssh",
             .env = r->hosts[i].env,
-            .error = r->hosts[i].error[0] != '\0' ? r->hosts[i].error : NULL};
+            .error = r->hosts[i].error[0] != '\0' ? r->hosts[i].error : NULL,
+            .arch = r->hosts[i].machine[0] != '\0' ? r->hosts[i].machine : NULL,
+            .endpoint_build = r->hosts[i].build,
+            .endpoint_sha256 = r->hosts[i].build != NULL ? r->hosts[i].nsperf_sha : NULL,
+            .endpoint_path = r->hosts[i].build != NULL ? r->hosts[i].nsperf : NULL};
     }
     for (size_t i = 0; rc == 0 && i < ns; i++) {
         const struct trials_policy *tp = &plan_scenario(p, i)->trials;
@@ -599,7 +607,8 @@ host_settle_locked(struct runner *r, struct run_host *h, enum host_state state, 
                          "fail",
                          span, h->away_clock, why);
     } else {
-        snprintf(h->reason, sizeof h->reason, "%s", why);
+        snprintf(h->reason, sizeof h->reason, "host %s %s: %s", h->ph->name,
+                 h->no_endpoint ? "has no endpoint" : "unreachable", why);
         host_tell_locked(r, h, "cannot be used: %s; its remaining tests fail", why);
     }
     pthread_cond_broadcast(&r->cv);
@@ -617,22 +626,35 @@ host_dropped(void *arg, const char *name, const char *why)
     pthread_mutex_unlock(&r->mu);
 }
 
-/* The endpoint in place on h, into h->nsperf (set only on success). */
+/* The endpoint in place on h: the build for its architecture, into h->nsperf (set only on
+ * success). */
 static int
 host_deploy(struct runner *r, struct run_host *h, struct err *e)
 {
-    const char *local =
-        h->ph->transport == PLAN_TRANSPORT_LOCAL ? r->o->nsperf : r->o->nsperf_remote;
-    if (local == NULL)
+    bool local = h->ph->transport == PLAN_TRANSPORT_LOCAL;
+    const char *const local_build[] = {r->o->nsperf, NULL};
+    const char *const *builds = local ? local_build : r->o->nsperf_remote;
+    if (builds == NULL)
         return err_set(e, NS_EINVAL, "no nsperf for ssh hosts (--nsperf-remote)");
-    char path[PATH_MAX];
-    int rc = transport_deploy(h->t, local, path, sizeof path, e);
+    struct transport_deployed d;
+    memset(&d, 0, sizeof d);
+    int rc = transport_deploy_for(h->t, builds, &d, e);
+    pthread_mutex_lock(&r->mu);
+    if (d.machine[0] != '\0')
+        snprintf(h->machine, sizeof h->machine, "%s", d.machine);
     if (rc == 0) {
-        pthread_mutex_lock(&r->mu);
-        memcpy(h->nsperf, path, sizeof path);
+        snprintf(h->nsperf, sizeof h->nsperf, "%s", d.path);
+        const char *base = strrchr(builds[d.build], '/');
+        h->build = base != NULL ? base + 1 : builds[d.build];
+        /* a local host's nsperf is the one run_prepare hashed */
+        snprintf(h->nsperf_sha, sizeof h->nsperf_sha, "%s",
+                 d.sha256_hex[0] != '\0' ? d.sha256_hex : r->nsperf_sha);
         h->deployed = true;
-        pthread_mutex_unlock(&r->mu);
+        if (d.note[0] != '\0')
+            host_tell_locked(r, h, "the endpoint is in %s: %s", d.path, d.note);
     }
+    h->no_endpoint = rc != 0 && transport_connected(h->t, NULL);
+    pthread_mutex_unlock(&r->mu);
     return rc;
 }
 
@@ -711,7 +733,7 @@ host_make(struct runner *r, struct run_host *h)
         h->t = NULL;
         snprintf(h->error, sizeof h->error, "%s", e.msg);
         h->state = HOST_GONE;
-        snprintf(h->reason, sizeof h->reason, "%s", e.msg);
+        snprintf(h->reason, sizeof h->reason, "host %s unreachable: %s", ph->name, e.msg);
     }
     h->th = (struct trial_host){.name = ph->name,
                                 .data_address = h->daddr,

@@ -58,9 +58,13 @@ struct survey_run_opts {
     /* The survey places the plan's zone: auto / region: auto hosts in it (plan_host_place) once
      * their environments are read, before the first test: the one change it makes. */
     struct plan *plan;
-    const char *command;         /* the command line, recorded in run.json */
-    const char *nsperf;          /* the nsperf deployed to `transport: local` hosts */
-    const char *nsperf_remote;   /* the static nsperf deployed to ssh hosts (NULL: no ssh host) */
+    const char *command; /* the command line, recorded in run.json */
+    const char *nsperf;  /* the nsperf deployed to `transport: local` hosts */
+    /* the static nsperf builds for ssh hosts, one per architecture, NULL-terminated (at most
+     * TRANSPORT_DEPLOY_MAX_BUILDS): each host gets the one for its `uname -m`, and a host of an
+     * architecture none is for fails its trials with the name of the build missing (NULL: no
+     * ssh host) */
+    const char *const *nsperf_remote;
     bool accept_new_host_keys;   /* ssh: record an unknown host key (trust on first use) */
     const char *dir;             /* the run directory */
     bool unique_dir;             /* dir exists: take dir-2, dir-3, ... (a {timestamp} template) */

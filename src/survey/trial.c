@@ -274,7 +274,8 @@ trial_attempt(const struct trial_spec *s, struct trial_ctl *c, struct trial_outc
     memset(o, 0, sizeof *o);
     if (s->src->t == NULL || s->dst->t == NULL) {
         const struct trial_host *h = s->src->t == NULL ? s->src : s->dst;
-        outcome_fail(o, "host %s unreachable: %s", h->name, h->error);
+        outcome_fail(o, "host %s %s: %s", h->name,
+                     h->deploy_failed ? "has no endpoint" : "unreachable", h->error);
         return;
     }
     struct transport_proc *srv = NULL;

@@ -26,6 +26,7 @@ struct trial_host {
     struct transport *t; /* NULL when the host could not be reached */
     const char *nsperf;  /* nsperf's path on the host */
     const char *error;   /* why t is NULL */
+    bool deploy_failed;  /* t is NULL though the host was reached: no endpoint runs there */
 };
 
 /* The processes a trial has running, so that another thread can kill them on an interrupt. */

@@ -98,10 +98,26 @@ transport_name(const struct transport *t)
 }
 
 int
+transport_deploy_for(struct transport *t, const char *const *builds, struct transport_deployed *d,
+                     struct err *e)
+{
+    memset(d, 0, sizeof *d);
+    return base_ops(t)->deploy(t, builds, d, e);
+}
+
+int
 transport_deploy(struct transport *t, const char *local_path, char *remote_path, size_t len,
                  struct err *e)
 {
-    return base_ops(t)->deploy(t, local_path, remote_path, len, e);
+    const char *const builds[] = {local_path, NULL};
+    struct transport_deployed d;
+    int rc = transport_deploy_for(t, builds, &d, e);
+    if (rc != 0)
+        return rc;
+    if (strlen(d.path) >= len)
+        return err_set(e, NS_ERANGE, "%s: remote path does not fit", transport_name(t));
+    memcpy(remote_path, d.path, strlen(d.path) + 1);
+    return 0;
 }
 
 int

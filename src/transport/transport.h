@@ -139,9 +139,34 @@ void transport_close(struct transport *t);
 const char *transport_kind(const struct transport *t);
 const char *transport_name(const struct transport *t);
 
-/* Make the executable at local_path runnable on the host and write its path there into
- * remote_path (len bytes). local: local_path itself, made absolute. ssh: uploaded once to a
- * content-addressed path (~/.cache/netsurvey/<basename>-<sha256>) and verified. */
+#define TRANSPORT_REMOTE_PATH_MAX 1200 /* a deployed program's path on its host */
+
+/* What transport_deploy_for made runnable on a host. */
+struct transport_deployed {
+    char path[TRANSPORT_REMOTE_PATH_MAX]; /* where it is there */
+    char machine[64];    /* the host's `uname -m` ("x86_64", "aarch64"), also when none fits */
+    size_t build;        /* the index in builds of the one deployed */
+    char sha256_hex[65]; /* ssh: its SHA-256, the content address of its path; local: "" */
+    /* ssh: why it is not where it goes first (~/.cache/netsurvey), "" when it is: "no space
+     * left on vm2:/root/.cache/netsurvey (12 KiB free, it needs 1.8 MiB)" */
+    char note[512];
+};
+
+/* Make a program runnable on the host: of builds (a NULL-terminated list of paths, the one
+ * program built for different architectures, at most TRANSPORT_DEPLOY_MAX_BUILDS of
+ * transport_deploy.h), the one for the host's architecture. local: builds[0] itself, made
+ * absolute (this machine runs it). ssh: the host's `uname -m` picks the build (each is a static
+ * ELF executable whose header names its machine), which is uploaded once to a content-addressed
+ * path (~/.cache/netsurvey/<basename>-<sha256>) and verified; where there is no room for it (or
+ * no such directory can be made), to $XDG_RUNTIME_DIR/netsurvey, /dev/shm/netsurvey-UID or
+ * /tmp/netsurvey-UID (d->note says why), the first that holds it or has room; the processes
+ * transport_spawn starts then record their pid files there. NS_ENOTFOUND when no build is for
+ * the host's machine: d->machine says which it is, the message names the missing build
+ * (transport_deploy_set_missing). */
+int transport_deploy_for(struct transport *t, const char *const *builds,
+                         struct transport_deployed *d, struct err *e);
+
+/* transport_deploy_for with one build, its path there into remote_path (len bytes). */
 int transport_deploy(struct transport *t, const char *local_path, char *remote_path, size_t len,
                      struct err *e);
 
@@ -185,7 +210,7 @@ struct transport_ops {
     void (*drop_reason)(struct transport *t, char *buf, size_t len);
     void (*cancel)(struct transport *t);
     void (*close)(struct transport *t);
-    int (*deploy)(struct transport *t, const char *local_path, char *remote_path, size_t len,
+    int (*deploy)(struct transport *t, const char *const *builds, struct transport_deployed *d,
                   struct err *e);
     int (*spawn)(struct transport *t, const char *const *argv, const void *stdin_data,
                  size_t stdin_len, struct transport_proc **out, struct err *e);

@@ -134,3 +134,84 @@ transport_deploy_arch_matches(const char *machine, const char *uname_m)
         return strcmp(uname_m, "arm64") == 0;
     return false;
 }
+
+/* --- the builds of one program, one per architecture ---------------------------------------- */
+
+void
+transport_deploy_set_release(struct transport_deploy_set *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        transport_deploy_release(&s->f[i]);
+    s->n = 0;
+}
+
+static int
+set_add(struct transport_deploy_set *s, const char *path, struct err *e)
+{
+    struct transport_deploy_file *f = &s->f[s->n];
+    int rc = transport_deploy_load(path, f, e);
+    if (rc != 0)
+        return rc;
+    s->path[s->n++] = path;
+    if (f->dynamic)
+        return err_set(e, NS_EINVAL,
+                       "'%s' is dynamically linked and would not run on a bare host; deploy "
+                       "the static one, nsperf-static, which every build makes beside netsurvey "
+                       "(build/<preset>/bin/nsperf-static)",
+                       path);
+    for (size_t i = 0; i + 1 < s->n; i++)
+        if (strcmp(s->f[i].machine, f->machine) == 0)
+            return err_set(e, NS_EINVAL, "'%s' and '%s' are both built for %s: give one of them",
+                           s->path[i], path, f->machine);
+    return 0;
+}
+
+int
+transport_deploy_set_load(const char *const *paths, struct transport_deploy_set *s, struct err *e)
+{
+    memset(s, 0, sizeof *s);
+    int rc = 0;
+    size_t n = 0;
+    while (paths != NULL && paths[n] != NULL)
+        n++;
+    if (n == 0 || n > TRANSPORT_DEPLOY_MAX_BUILDS)
+        rc = err_set(e, NS_EINVAL, "%zu builds of the program to deploy: give 1 to %d", n,
+                     TRANSPORT_DEPLOY_MAX_BUILDS);
+    for (size_t i = 0; rc == 0 && i < n; i++)
+        rc = set_add(s, paths[i], e);
+    if (rc != 0)
+        transport_deploy_set_release(s);
+    return rc;
+}
+
+int
+transport_deploy_set_find(const struct transport_deploy_set *s, const char *uname_m)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (transport_deploy_arch_matches(s->f[i].machine, uname_m))
+            return (int)i;
+    return -1;
+}
+
+void
+transport_deploy_set_missing(const struct transport_deploy_set *s, const char *uname_m, char *buf,
+                             size_t len)
+{
+    /* the program's name: the first build's, without a "-ARCH" of the cross builds */
+    const char *base = s->n > 0 ? strrchr(s->path[0], '/') : NULL;
+    base = base != NULL ? base + 1 : s->n > 0 ? s->path[0] : "nsperf-static";
+    size_t blen = strlen(base), mlen = s->n > 0 ? strlen(s->f[0].machine) : 0;
+    if (mlen > 0 && blen > mlen + 1 && base[blen - mlen - 1] == '-' &&
+        strcmp(base + blen - mlen, s->f[0].machine) == 0)
+        blen -= mlen + 1;
+    /* Debian's cross compiler for it: gcc-aarch64-linux-gnu, gcc-x86-64-linux-gnu */
+    char gcc[80];
+    snprintf(gcc, sizeof gcc, "gcc-%.32s-linux-gnu", uname_m);
+    for (char *p = gcc; *p != '\0'; p++)
+        if (*p == '_')
+            *p = '-';
+    snprintf(buf, len,
+             "%s host, but there is no %s build of %.*s (%.*s-%s: the build makes it where %s "
+             "is installed)",
+             uname_m, uname_m, (int)blen, base, (int)blen, base, uname_m, gcc);
+}

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -155,18 +156,26 @@ local_close(struct transport *t)
     free(lt);
 }
 
+/* The first build runs here: the caller gives this machine's program first. */
 static int
-local_deploy(struct transport *t, const char *local_path, char *remote_path, size_t len,
+local_deploy(struct transport *t, const char *const *builds, struct transport_deployed *d,
              struct err *e)
 {
     const struct local_transport *lt = (const struct local_transport *)t;
+    struct utsname u;
+    if (uname(&u) == 0)
+        snprintf(d->machine, sizeof d->machine, "%.63s", u.machine);
+    if (builds == NULL || builds[0] == NULL)
+        return err_set(e, NS_EINVAL, "%s: no program to deploy", lt->base.name);
     char abs[PATH_MAX];
-    if (realpath(local_path, abs) == NULL)
-        return err_sys(e, NS_ENOTFOUND, errno, "%s: %s", lt->base.name, local_path);
+    if (realpath(builds[0], abs) == NULL)
+        return err_sys(e, NS_ENOTFOUND, errno, "%s: %s", lt->base.name, builds[0]);
     if (access(abs, X_OK) != 0)
         return err_sys(e, NS_EINVAL, errno, "%s: %s", lt->base.name, abs);
-    if ((size_t)snprintf(remote_path, len, "%s", abs) >= len)
+    if (strlen(abs) >= sizeof d->path)
         return err_set(e, NS_ETOOBIG, "%s: path too long: %s", lt->base.name, abs);
+    memcpy(d->path, abs, strlen(abs) + 1);
+    d->build = 0;
     return 0;
 }
 

@@ -103,7 +103,7 @@ static const char ssh_end_groups[] =
     "[ \"$rb\" = \"$b\" ] && [ -n \"$re\" ] && { [ \"$e\" = \"$re\" ] || "
     "[ /proc/$g/exe -ef \"$re\" ]; } && "
     "kill -s KILL -- \"-$g\" 2>/dev/null; then k=\"$k $g\"; n=$((n+1)); fi; done; i=0; "
-    "for g in $k; do while kill -0 -- \"-$g\" 2>/dev/null; do i=$((i+1)); [ $i -gt 200 ] && "
+    "for g in $k; do while kill -s 0 -- \"-$g\" 2>/dev/null; do i=$((i+1)); [ $i -gt 200 ] && "
     "exit 1; sleep 0.05; done; done; for g; do case $g in ''|*[!0-9]*) continue;; esac; "
     "rm -f \"$d/$g\"; done; echo \"killed $n\"";
 
@@ -949,7 +949,7 @@ proc_kill_group(struct sproc *p)
     else
         snprintf(qdir, sizeof qdir, "\"$HOME/%s/pids\"", SSH_CACHE_DIR);
     snprintf(cmd, sizeof cmd,
-             "kill -s KILL -- -%ld 2>/dev/null; i=0; while kill -0 -- -%ld 2>/dev/null; do "
+             "kill -s KILL -- -%ld 2>/dev/null; i=0; while kill -s 0 -- -%ld 2>/dev/null; do "
              "i=$((i+1)); [ $i -gt 200 ] && exit 1; sleep 0.05; done; rm -f %s/%ld; exit 0",
              p->pgid, p->pgid, qdir, p->pgid);
     struct transport_output o;
@@ -1042,56 +1042,151 @@ upload_locked(struct sshx *x, const struct transport_deploy_file *f, const char 
     return rc;
 }
 
-/* Parse the probe's output: uname -m, $HOME, optional "hash  path". */
+#define SSH_CACHE_DIRS_MAX 4
+
+/* The places the endpoint may be cached on a host, in order: ~/SSH_CACHE_DIR (it survives a
+ * reboot), then for a home without room $XDG_RUNTIME_DIR/netsurvey, /dev/shm/netsurvey-UID and
+ * /tmp/netsurvey-UID. A shell word list ($u: the user's id); the first that holds the build is
+ * used, else the first with room for it. */
+#define SSH_CACHE_DIRS_SH                                                                          \
+    "\"$HOME/" SSH_CACHE_DIR "\" \"${XDG_RUNTIME_DIR:+$XDG_RUNTIME_DIR/netsurvey}\" "              \
+    "\"/dev/shm/netsurvey-$u\" \"/tmp/netsurvey-$u\""
+
+/* The deploy's probe: uname -m, $HOME, then per place "D PATH" and, for each name given ($1
+ * ...), the sha256 of the executable of that name there or "-" (a place that is a symlink or
+ * not the user's counts as holding nothing). Changes nothing. */
+static const char ssh_deploy_probe[] =
+    "uname -m; printf '%s\\n' \"$HOME\"; u=$(id -u); for d in " SSH_CACHE_DIRS_SH "; do "
+    "[ -n \"$d\" ] || continue; printf 'D %s\\n' \"$d\"; for n; do f=\"$d/$n\"; "
+    "if [ -f \"$f\" ] && [ -x \"$f\" ] && [ -O \"$d\" ] && [ ! -L \"$d\" ]; then "
+    "sha256sum \"$f\" | cut -c1-64; else echo -; fi; done; done";
+
+/* One place made ready for an upload: created (mode 700), the user's and not a symlink, then
+ * df's line for it. $1 the place. */
+static const char ssh_deploy_place[] =
+    "d=$1; mkdir -p \"$d\" && chmod 700 \"$d\" && [ -O \"$d\" ] && [ ! -L \"$d\" ] || "
+    "{ [ -e \"$d\" ] && echo \"$d is not the user's own directory\" >&2; exit 1; }; "
+    "df -Pk \"$d\" | tail -n 1";
+
+struct deploy_places {
+    char arch[64], home[PATH_MAX];
+    char dir[SSH_CACHE_DIRS_MAX][PATH_MAX];
+    char have[SSH_CACHE_DIRS_MAX][TRANSPORT_DEPLOY_MAX_BUILDS][80];
+    size_t n;
+};
+
+static bool probe_df_avail(char *line, uint64_t *bytes);
+
 static int
-parse_probe(const struct sshx *x, char *out, char *arch, size_t alen, char *home, size_t hlen,
-            char *hash, size_t shlen, struct err *e)
+parse_deploy_probe(const struct sshx *x, char *out, size_t nnames, struct deploy_places *pl,
+                   struct err *e)
 {
     char *save = NULL;
     char *l1 = strtok_r(out, "\n", &save);
     char *l2 = l1 != NULL ? strtok_r(NULL, "\n", &save) : NULL;
-    char *l3 = l2 != NULL ? strtok_r(NULL, "\n", &save) : NULL;
     if (l1 == NULL || l2 == NULL || l2[0] != '/')
         return err_set(e, NS_EREMOTE, "%s: unexpected answer from uname/HOME on the host",
                        x->base.name);
-    snprintf(arch, alen, "%s", l1);
-    snprintf(home, hlen, "%s", l2);
-    hash[0] = '\0';
-    if (l3 != NULL)
-        snprintf(hash, shlen, "%.64s", l3);
+    snprintf(pl->arch, sizeof pl->arch, "%s", l1);
+    snprintf(pl->home, sizeof pl->home, "%s", l2);
+    pl->n = 0;
+    for (char *l = strtok_r(NULL, "\n", &save); l != NULL && pl->n < SSH_CACHE_DIRS_MAX;
+         l = strtok_r(NULL, "\n", &save)) {
+        if (strncmp(l, "D ", 2) != 0 || l[2] != '/')
+            return err_set(e, NS_EREMOTE, "%s: unexpected answer from the deploy's probe",
+                           x->base.name);
+        size_t k = pl->n++;
+        snprintf(pl->dir[k], sizeof pl->dir[k], "%s", l + 2);
+        for (size_t i = 0; i < nnames; i++) {
+            char *h = strtok_r(NULL, "\n", &save);
+            snprintf(pl->have[k][i], sizeof pl->have[k][i], "%.64s",
+                     h != NULL && strcmp(h, "-") != 0 ? h : "");
+        }
+    }
+    if (pl->n == 0)
+        return err_set(e, NS_EREMOTE, "%s: the deploy's probe named no place", x->base.name);
     return 0;
 }
 
-/* Ask the host for its architecture and $HOME, make ~/SSH_CACHE_DIR, and hash the cached copy
- * named name if there is one (have: its sha256, "" when none). */
 static int
-deploy_probe(struct sshx *x, const char *name, char *arch, size_t alen, char *home, size_t hlen,
-             char *have, size_t havelen, struct err *e)
+deploy_probe(struct sshx *x, char names[][NAME_MAX + 1], size_t n, struct deploy_places *pl,
+             struct err *e)
 {
-    char qname[2 * NAME_MAX + 8];
-    transport_quote_arg(name, qname, sizeof qname);
-    char cmd[1024];
-    snprintf(
-        cmd, sizeof cmd,
-        "uname -m; printf '%%s\\n' \"$HOME\"; d=\"$HOME/" SSH_CACHE_DIR "\"; [ -d \"$d\" ] || "
-        "{ mkdir -p \"$d\" && chmod 700 \"$d\"; } || exit 1; f=\"$d/\"%s; if [ -x \"$f\" ]; then "
-        "sha256sum \"$f\"; fi; exit 0",
-        qname);
+    const char *argv[4 + TRANSPORT_DEPLOY_MAX_BUILDS + 1] = {"sh", "-c", ssh_deploy_probe,
+                                                             "netsurvey-deploy"};
+    for (size_t i = 0; i < n; i++)
+        argv[4 + i] = names[i];
     struct transport_output o;
-    int rc = run_cmd(x, cmd, &o, e);
+    int rc = run_argv(x, argv, &o, e);
     if (rc == 0 && o.status != 0)
-        rc = err_set(e, NS_EREMOTE, "%s: cannot create ~/" SSH_CACHE_DIR " on the host: %s",
-                     x->base.name, o.err);
+        rc = err_set(e, NS_EREMOTE, "%s: the deploy's probe failed (exit status %d)%s%s",
+                     x->base.name, o.status, o.err_len ? ": " : "", o.err);
     if (rc == 0)
-        rc = parse_probe(x, o.out, arch, alen, home, hlen, have, havelen, e);
+        rc = parse_deploy_probe(x, o.out, n, pl, e);
     transport_output_release(&o);
     return rc;
 }
 
-/* Upload f to a temporary name beside final, then rename it over final and check the host's
- * hash of what landed; the temporary file is removed when anything fails. */
+/* "1.8 MiB", "12 KiB". */
+static void
+kib_text(uint64_t bytes, char *buf, size_t len)
+{
+    if (bytes >= (1u << 20))
+        snprintf(buf, len, "%.1f MiB", (double)bytes / (1 << 20));
+    else
+        snprintf(buf, len, "%llu KiB", (unsigned long long)(bytes + 1023) / 1024);
+}
+
+/* The last line of a command's stderr, for a one-line reason. */
+static const char *
+last_err_line(char *err)
+{
+    size_t n = strlen(err);
+    while (n > 0 && (err[n - 1] == '\n' || err[n - 1] == ' '))
+        err[--n] = '\0';
+    char *nl = strrchr(err, '\n');
+    return nl != NULL ? nl + 1 : err;
+}
+
+/* Make place dir ready for an upload of size bytes: 0, or why it cannot take it in why (the
+ * session's end is NS_ECLOSED, with e set). */
 static int
-deploy_upload(struct sshx *x, const struct transport_deploy_file *f, const char *home,
+deploy_place_ready(struct sshx *x, const char *dir, uint64_t size, char *why, size_t wlen,
+                   struct err *e)
+{
+    const char *argv[] = {"sh", "-c", ssh_deploy_place, "netsurvey-deploy", dir, NULL};
+    struct transport_output o;
+    int rc = run_argv(x, argv, &o, e);
+    if (rc != 0) {
+        transport_output_release(&o);
+        return rc;
+    }
+    uint64_t avail = 0;
+    char sz[32], fr[32];
+    kib_text(size, sz, sizeof sz);
+    if (o.status != 0) {
+        const char *l = last_err_line(o.err);
+        if (strstr(l, "No space left") != NULL)
+            snprintf(why, wlen, "no space left on %s:%s (%s)", x->base.name, dir, l);
+        else
+            snprintf(why, wlen, "cannot use %s:%s: %s", x->base.name, dir,
+                     l[0] != '\0' ? l : "mkdir failed");
+        rc = NS_EREMOTE;
+    } else if (probe_df_avail(o.out, &avail) && avail < size + 64 * 1024) {
+        kib_text(avail, fr, sizeof fr);
+        snprintf(why, wlen, "no space left on %s:%s (%s free, it needs %s)", x->base.name, dir, fr,
+                 sz);
+        rc = NS_EREMOTE;
+    }
+    transport_output_release(&o);
+    return rc;
+}
+
+/* Upload f to a temporary name in dir beside final, then rename it over final and check the
+ * host's hash of what landed; the temporary file is removed when anything fails. A write that
+ * fails on a live session is told in the host's terms when the place has no room for it. */
+static int
+deploy_upload(struct sshx *x, const struct transport_deploy_file *f, const char *dir,
               const char *name, const char *final, struct err *e)
 {
     uint8_t rnd[8];
@@ -1099,8 +1194,7 @@ deploy_upload(struct sshx *x, const struct transport_deploy_file *f, const char 
     if (sha256_random_bytes(rnd, sizeof rnd) == 0)
         sha256_hex_encode(rnd, sizeof rnd, rhex);
     char tmp[PATH_MAX];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s/" SSH_CACHE_DIR "/.%.150s.%s.tmp", home, name,
-                         rhex) >= sizeof tmp)
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s/.%.150s.%s.tmp", dir, name, rhex) >= sizeof tmp)
         tmp[0] = '\0';
     pthread_mutex_lock(&x->mu);
     int rc = upload_locked(x, f, tmp, e);
@@ -1133,46 +1227,93 @@ deploy_upload(struct sshx *x, const struct transport_deploy_file *f, const char 
         }
         transport_output_release(&o);
     }
+    if (rc == NS_EREMOTE) {
+        /* an sftp server says only "Failure" for a full disk: ask the place itself */
+        char why[NS_ERR_MSG_MAX];
+        struct err ignored;
+        if (deploy_place_ready(x, dir, f->len, why, sizeof why, &ignored) == NS_EREMOTE)
+            rc = err_set(e, NS_EREMOTE, "%s", why);
+    }
+    return rc;
+}
+
+/* The build of s for the host (d->build): where a place holds it already, else uploaded to
+ * the first place with room (d->note says why it is not the first place). */
+static int
+deploy_set(struct sshx *x, const struct transport_deploy_set *s, struct transport_deployed *d,
+           struct err *e)
+{
+    char names[TRANSPORT_DEPLOY_MAX_BUILDS][NAME_MAX + 1];
+    for (size_t i = 0; i < s->n; i++)
+        transport_deploy_cache_name(s->path[i], s->f[i].sha256_hex, names[i], sizeof names[i]);
+    struct deploy_places *pl = calloc(1, sizeof *pl);
+    if (pl == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    int rc = deploy_probe(x, names, s->n, pl, e);
+    int i = -1;
+    if (rc == 0) {
+        snprintf(d->machine, sizeof d->machine, "%s", pl->arch);
+        i = transport_deploy_set_find(s, d->machine);
+    }
+    if (rc == 0 && i < 0) {
+        char why[NS_ERR_MSG_MAX];
+        transport_deploy_set_missing(s, d->machine, why, sizeof why);
+        rc = err_set(e, NS_ENOTFOUND, "%s: %s", x->base.name, why);
+    }
+    const struct transport_deploy_file *f = i >= 0 ? &s->f[i] : NULL;
+    size_t at = SSH_CACHE_DIRS_MAX;
+    for (size_t k = 0; rc == 0 && k < pl->n && at == SSH_CACHE_DIRS_MAX; k++)
+        if (strcmp(pl->have[k][i], f->sha256_hex) == 0)
+            at = k;
+    char notes[NS_ERR_MSG_MAX] = "", final[PATH_MAX] = "";
+    for (size_t k = 0; rc == 0 && at == SSH_CACHE_DIRS_MAX && k < pl->n; k++) {
+        char why[NS_ERR_MSG_MAX] = "";
+        snprintf(final, sizeof final, "%s/%s", pl->dir[k], names[i]);
+        int prc = deploy_place_ready(x, pl->dir[k], f->len, why, sizeof why, e);
+        if (prc == 0)
+            prc = deploy_upload(x, f, pl->dir[k], names[i], final, e);
+        if (prc == 0) {
+            at = k;
+        } else if (prc == NS_EREMOTE) {
+            if (why[0] == '\0')
+                snprintf(why, sizeof why, "%s", e->msg);
+            size_t used = strlen(notes);
+            snprintf(notes + used, sizeof notes - used, "%s%s", used > 0 ? "; " : "", why);
+        } else {
+            rc = prc; /* the session's end, or out of memory: not the place's */
+        }
+    }
+    if (rc == 0 && at == SSH_CACHE_DIRS_MAX)
+        rc = err_set(e, NS_EREMOTE, "%s: nowhere to put the endpoint: %s", x->base.name, notes);
+    if (rc == 0) {
+        snprintf(final, sizeof final, "%s/%s", pl->dir[at], names[i]);
+        if (strlen(final) >= sizeof d->path)
+            rc = err_set(e, NS_ERANGE, "%s: remote path too long", x->base.name);
+    }
+    if (rc == 0) {
+        memcpy(d->path, final, strlen(final) + 1);
+        memcpy(d->sha256_hex, f->sha256_hex, sizeof d->sha256_hex);
+        d->build = (size_t)i;
+        snprintf(d->note, sizeof d->note, "%s", at > 0 ? notes : "");
+        pthread_mutex_lock(&x->mu);
+        snprintf(x->pids, sizeof x->pids, "%s/pids", pl->dir[at]);
+        pthread_mutex_unlock(&x->mu);
+    }
+    free(pl);
     return rc;
 }
 
 static int
-sshx_deploy(struct transport *t, const char *local_path, char *remote_path, size_t len,
+sshx_deploy(struct transport *t, const char *const *builds, struct transport_deployed *d,
             struct err *e)
 {
-    struct sshx *x = (struct sshx *)t;
-    struct transport_deploy_file f;
-    int rc = transport_deploy_load(local_path, &f, e);
+    struct transport_deploy_set s;
+    int rc = transport_deploy_set_load(builds, &s, e);
     if (rc != 0)
         return rc;
-    if (f.dynamic) {
-        transport_deploy_release(&f);
-        return err_set(e, NS_EINVAL,
-                       "'%s' is dynamically linked and would not run on a bare host; deploy "
-                       "the static one, nsperf-static, which every build makes beside netsurvey "
-                       "(build/<preset>/bin/nsperf-static)",
-                       local_path);
-    }
-    char name[NAME_MAX + 1];
-    transport_deploy_cache_name(local_path, f.sha256_hex, name, sizeof name);
-    char arch[64], home[PATH_MAX], have[80];
-    rc = deploy_probe(x, name, arch, sizeof arch, home, sizeof home, have, sizeof have, e);
-    if (rc == 0 && !transport_deploy_arch_matches(f.machine, arch))
-        rc = err_set(e, NS_EREMOTE, "%s: the host is %s but '%s' is built for %s", x->base.name,
-                     arch, local_path, f.machine);
-    char final[PATH_MAX] = "";
-    if (rc == 0 && (size_t)snprintf(final, sizeof final, "%s/" SSH_CACHE_DIR "/%s", home, name) >=
-                       sizeof final)
-        rc = err_set(e, NS_ERANGE, "%s: remote path too long", x->base.name);
-    if (rc == 0 && strcmp(have, f.sha256_hex) != 0)
-        rc = deploy_upload(x, &f, home, name, final, e);
-    transport_deploy_release(&f);
-    if (rc != 0)
-        return rc;
-    if (strlen(final) >= len)
-        return err_set(e, NS_ERANGE, "%s: remote path does not fit", x->base.name);
-    memcpy(remote_path, final, strlen(final) + 1);
-    return 0;
+    rc = deploy_set((struct sshx *)t, &s, d, e);
+    transport_deploy_set_release(&s);
+    return rc;
 }
 
 /* --- extras ------------------------------------------------------------------------------- */
@@ -1184,13 +1325,15 @@ transport_ssh_clean(struct transport *t, struct transport_ssh_cleaned *c, struct
     memset(c, 0, sizeof *c);
     if (x->base.ops != &transport_ssh_ops)
         return err_set(e, NS_EINVAL, "%s: not an ssh transport", x->base.name);
-    /* the groups provably netsurvey's end (ssh_end_groups), every pid file goes, then the
-     * cache: "killed N", then "stale N" for the pid files left alone */
-    char script[sizeof ssh_end_groups + 512];
+    /* in every place the endpoint may be cached (the user's own directories, not symlinks):
+     * the groups provably netsurvey's end (ssh_end_groups), every pid file goes, then the place:
+     * "killed N" per place, then "files N" */
+    char script[sizeof ssh_end_groups + 1024];
     snprintf(script, sizeof script,
-             "c=\"$HOME/" SSH_CACHE_DIR "\"; p=0; [ -d \"$c/pids\" ] && p=$(ls \"$c/pids\" | "
-             "grep -c '^[0-9][0-9]*$'); r=$(set -- \"$c/pids\"; %s) || exit 1; echo \"$r\"; "
-             "echo \"files $p\"; rm -rf \"$c\"",
+             "u=$(id -u); p=0; for c in " SSH_CACHE_DIRS_SH "; do [ -n \"$c\" ] && [ -d \"$c\" ] "
+             "&& [ -O \"$c\" ] && [ ! -L \"$c\" ] || continue; if [ -d \"$c/pids\" ]; then "
+             "p=$((p + $(ls \"$c/pids\" | grep -c '^[0-9][0-9]*$'))); r=$(set -- \"$c/pids\"; %s) "
+             "|| exit 1; echo \"$r\"; fi; rm -rf \"$c\"; done; echo \"files $p\"",
              ssh_end_groups);
     const char *argv[] = {"sh", "-c", script, NULL};
     struct transport_output o;
@@ -1199,10 +1342,10 @@ transport_ssh_clean(struct transport *t, struct transport_ssh_cleaned *c, struct
         rc = err_set(e, NS_EREMOTE, "%s: clean failed (exit status %d)%s%s", x->base.name, o.status,
                      o.err_len > 0 ? ": " : "", o.err);
     unsigned long killed = 0, files = 0;
-    const char *k = rc == 0 ? strstr(o.out, "killed ") : NULL;
+    for (const char *k = rc == 0 ? strstr(o.out, "killed ") : NULL; k != NULL;
+         k = strstr(k + 7, "killed "))
+        killed += strtoul(k + 7, NULL, 10);
     const char *f = rc == 0 ? strstr(o.out, "files ") : NULL;
-    if (k != NULL)
-        killed = strtoul(k + 7, NULL, 10);
     if (f != NULL)
         files = strtoul(f + 6, NULL, 10);
     c->killed = killed;
@@ -1252,14 +1395,15 @@ transport_ssh_exec(struct transport *t, const char *const *argv, size_t out_cap,
     return rc;
 }
 
-/* What the probe prints, a line each: uname -s, uname -m, $HOME, the cache path of the file,
- * its sha256 or "-", the nearest existing directory of the cache, and df's line for it. The
- * file name is $1: from the caller, quoted like every argument. Reads only. */
+/* What the probe prints, a line each: uname -s, uname -m, $HOME, then for each file name
+ * given ($1, $2 ...: from the caller, quoted like every argument) its cache path and its sha256
+ * or "-", then the nearest existing directory of the cache, and df's line for it. Reads only. */
 static const char ssh_probe_script[] =
-    "uname -s; uname -m; printf '%s\\n' \"$HOME\"; d=\"$HOME/" SSH_CACHE_DIR "\"; f=\"$d/$1\"; "
-    "printf '%s\\n' \"$f\"; if [ -f \"$f\" ] && [ -x \"$f\" ]; then sha256sum \"$f\" | cut -c1-64; "
-    "else echo -; fi; w=$d; while [ -n \"$w\" ] && [ ! -d \"$w\" ]; do w=${w%/*}; done; "
-    "[ -n \"$w\" ] || w=/; printf '%s\\n' \"$w\"; df -Pk \"$w\" | tail -n 1";
+    "uname -s; uname -m; printf '%s\\n' \"$HOME\"; d=\"$HOME/" SSH_CACHE_DIR "\"; for n; do "
+    "f=\"$d/$n\"; printf '%s\\n' \"$f\"; if [ -f \"$f\" ] && [ -x \"$f\" ]; then "
+    "sha256sum \"$f\" | cut -c1-64; else echo -; fi; done; w=$d; "
+    "while [ -n \"$w\" ] && [ ! -d \"$w\" ]; do w=${w%/*}; done; [ -n \"$w\" ] || w=/; "
+    "printf '%s\\n' \"$w\"; df -Pk \"$w\" | tail -n 1";
 
 /* df -Pk's data line: "FS 1024-blocks Used Available Capacity% Mount"; the figure before the
  * first "NN%" field (a file system's name may hold no blank, a mount point may). */
@@ -1283,35 +1427,47 @@ probe_df_avail(char *line, uint64_t *bytes)
     return false;
 }
 
+#define PROBE_LINES_MAX (5 + 2 * TRANSPORT_DEPLOY_MAX_BUILDS)
+
 static int
-probe_parse(const struct sshx *x, char *out, const char *sha256_hex, struct transport_ssh_probe *p,
-            struct err *e)
+probe_parse(const struct sshx *x, char *out, const struct transport_deploy_set *s,
+            struct transport_ssh_probe *p, struct err *e)
 {
-    char *line[7] = {0}, *save = NULL;
-    size_t n = 0;
-    for (char *l = strtok_r(out, "\n", &save); l != NULL && n < 7; l = strtok_r(NULL, "\n", &save))
+    char *line[PROBE_LINES_MAX + 1] = {0}, *save = NULL;
+    size_t n = 0, want = 5 + 2 * s->n; /* the df line may be missing */
+    for (char *l = strtok_r(out, "\n", &save); l != NULL && n < want;
+         l = strtok_r(NULL, "\n", &save))
         line[n++] = l;
-    if (n < 6 || line[2][0] != '/')
+    if (n < want - 1 || line[2][0] != '/')
         return err_set(e, NS_EREMOTE, "%s: unexpected answer from uname, HOME and df on the host",
                        x->base.name);
     snprintf(p->sysname, sizeof p->sysname, "%s", line[0]);
     snprintf(p->machine, sizeof p->machine, "%s", line[1]);
     snprintf(p->home, sizeof p->home, "%s", line[2]);
-    snprintf(p->cache_path, sizeof p->cache_path, "%s", line[3]);
-    p->cached = strlen(line[4]) == 64 && strcmp(line[4], sha256_hex) == 0;
-    snprintf(p->space_path, sizeof p->space_path, "%s", line[5]);
-    p->have_space = n == 7 && probe_df_avail(line[6], &p->space_avail);
+    p->build = transport_deploy_set_find(s, p->machine);
+    if (p->build >= 0) {
+        const char *path = line[3 + 2 * p->build], *hash = line[4 + 2 * p->build];
+        snprintf(p->cache_path, sizeof p->cache_path, "%s", path);
+        p->cached = strlen(hash) == 64 && strcmp(hash, s->f[p->build].sha256_hex) == 0;
+    }
+    snprintf(p->space_path, sizeof p->space_path, "%s", line[3 + 2 * s->n]);
+    p->have_space = n == want && probe_df_avail(line[4 + 2 * s->n], &p->space_avail);
     return 0;
 }
 
 int
-transport_ssh_probe(struct transport *t, const struct transport_deploy_file *f,
-                    const char *local_path, struct transport_ssh_probe *p, struct err *e)
+transport_ssh_probe(struct transport *t, const struct transport_deploy_set *s,
+                    struct transport_ssh_probe *p, struct err *e)
 {
     memset(p, 0, sizeof *p);
-    char name[NAME_MAX + 1];
-    transport_deploy_cache_name(local_path, f->sha256_hex, name, sizeof name);
-    const char *argv[] = {"sh", "-c", ssh_probe_script, "netsurvey-check", name, NULL};
+    p->build = -1;
+    char names[TRANSPORT_DEPLOY_MAX_BUILDS][NAME_MAX + 1];
+    const char *argv[4 + TRANSPORT_DEPLOY_MAX_BUILDS] = {"sh", "-c", ssh_probe_script,
+                                                         "netsurvey-check"};
+    for (size_t i = 0; i < s->n; i++) {
+        transport_deploy_cache_name(s->path[i], s->f[i].sha256_hex, names[i], sizeof names[i]);
+        argv[4 + i] = names[i];
+    }
     struct transport_output o;
     int rc = transport_ssh_exec(t, argv, 64 * 1024, (int64_t)(clock_now_ns() + SSH_CMD_TIMEOUT_NS),
                                 &o, e);
@@ -1319,7 +1475,7 @@ transport_ssh_probe(struct transport *t, const struct transport_deploy_file *f,
         rc = err_set(e, NS_EREMOTE, "%s: the probe failed (exit status %d): %s",
                      ((const struct sshx *)t)->base.name, o.status, o.err);
     if (rc == 0)
-        rc = probe_parse((const struct sshx *)t, o.out, f->sha256_hex, p, e);
+        rc = probe_parse((const struct sshx *)t, o.out, s, p, e);
     transport_output_release(&o);
     return rc;
 }

@@ -42,21 +42,23 @@ long transport_ssh_pgid(const struct transport_proc *p);
 int transport_ssh_exec(struct transport *t, const char *const *argv, size_t out_cap,
                        int64_t deadline_ns, struct transport_output *o, struct err *e);
 
-/* What the host says about running f (read from local_path) there, asked in one command that
- * changes nothing: its `uname -s` and `uname -m`, $HOME, whether transport_deploy's cache holds
- * f's bytes already (hash checked), and the free space where the cache is or would be. */
+/* What the host says about running one of the builds of s there, asked in one command that
+ * changes nothing: its `uname -s` and `uname -m`, $HOME, whether transport_deploy_for's cache
+ * holds the build for its machine already (hash checked), and the free space where the cache is
+ * or would be. */
 struct transport_ssh_probe {
     char sysname[64];      /* "Linux" */
     char machine[64];      /* "x86_64" */
     char home[1024];       /* $HOME */
-    bool cached;           /* cache_path holds f, executable, with f's sha256 */
-    char cache_path[1200]; /* where transport_deploy puts (or finds) f */
+    int build;             /* the index in s of the build for machine, -1 when none is */
+    bool cached;           /* cache_path holds that build, executable, with its sha256 */
+    char cache_path[1200]; /* where transport_deploy_for puts (or finds) it; "" when none */
     char space_path[1024]; /* the cache directory, or its nearest existing parent */
     bool have_space;       /* df answered */
     uint64_t space_avail;  /* bytes available to the user there */
 };
 
-int transport_ssh_probe(struct transport *t, const struct transport_deploy_file *f,
-                        const char *local_path, struct transport_ssh_probe *p, struct err *e);
+int transport_ssh_probe(struct transport *t, const struct transport_deploy_set *s,
+                        struct transport_ssh_probe *p, struct err *e);
 
 #endif

@@ -435,7 +435,11 @@ test_run_round_trip_every_field(void **state)
                                         .region = "r",
                                         .data_address = "10.0.0.1",
                                         .transport = "local",
-                                        .env = env},
+                                        .env = env,
+                                        .arch = "aarch64",
+                                        .endpoint_build = "nsperf-static-aarch64",
+                                        .endpoint_sha256 = "a4fc",
+                                        .endpoint_path = "/h/.cache/netsurvey/nsperf-static-a4fc"},
                                        {.name = "b",
                                         .zone = "2",
                                         .region = "r",
@@ -527,7 +531,14 @@ test_run_round_trip_every_field(void **state)
         assert_string_equal(r->hosts[i].data_address, hosts[i].data_address);
         assert_string_equal(r->hosts[i].transport, hosts[i].transport);
         assert_str(r->hosts[i].error, hosts[i].error);
+        /* the architecture and the endpoint deployed: written where known, read back */
+        assert_str(r->hosts[i].arch, hosts[i].arch);
+        assert_str(r->hosts[i].endpoint_build, hosts[i].endpoint_build);
+        assert_str(r->hosts[i].endpoint_sha256, hosts[i].endpoint_sha256);
+        assert_str(r->hosts[i].endpoint_path, hosts[i].endpoint_path);
     }
+    assert_null(r->hosts[1].arch);
+    assert_null(json_object_get(json_array_get(json_object_get(r->json, "hosts"), 1), "endpoint"));
     assert_true(json_equal(r->hosts[0].env, env));
     assert_true(json_is_null(r->hosts[1].env));
     assert_int_equal(r->nscenarios, 2);

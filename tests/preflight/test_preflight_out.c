@@ -321,6 +321,79 @@ test_json(void **state)
     plan_free(p);
 }
 
+/* A host of an architecture there is no nsperf build for: the table says so beside its arch,
+ * the problem names the build missing, the JSON has its arch; a host served has its build. */
+static void
+test_no_build(void **state)
+{
+    (void)state;
+    struct fixture f;
+    fixture_make(&f);
+    snprintf(f.hosts[1].endpoint_build, sizeof f.hosts[1].endpoint_build, "nsperf-static");
+    memset(f.hosts[1].endpoint_sha256, 'e', 64);
+    struct preflight_host *h = &f.hosts[2];
+    host_ok(h, "arm1", "");
+    h->ok = false;
+    h->no_build = true;
+    snprintf(h->arch, sizeof h->arch, "aarch64");
+    h->endpoint_state = PREFLIGHT_ENDPOINT_UNKNOWN;
+    h->have_space = false;
+    h->paths_ok = 0;
+    set(&h->system, PREFLIGHT_FAILED,
+        "aarch64 host, but there is no aarch64 build of nsperf-static (nsperf-static-aarch64: "
+        "the build makes it where gcc-aarch64-linux-gnu is installed)");
+    struct preflight_check *rest[] = {&h->endpoint, &h->space, &h->clock, &h->data_address,
+                                      &h->data_paths};
+    for (size_t i = 0; i < sizeof rest / sizeof rest[0]; i++)
+        set(rest[i], PREFLIGHT_NOT_CHECKED, "");
+    f.r.nhosts = 3;
+    f.r.npaths = 0;
+    char *got = capture_table(&f.r);
+    const char *want[] = {
+        "\narm1  known     ok (root)  Linux aarch64 (no nsperf build)  -  ",
+        "\nvm1   known     ok (root)  Linux x86_64                     cached  ",
+        "  arm1: system: aarch64 host, but there is no aarch64 build of nsperf-static "
+        "(nsperf-static-aarch64: the build makes it where gcc-aarch64-linux-gnu is installed)\n",
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (strstr(got, want[i]) == NULL)
+            fail_msg("no '%s' in:\n%s", want[i], got);
+    free(got);
+    /* another failure of the system is "unsupported" as before */
+    h->no_build = false;
+    got = capture_table(&f.r);
+    assert_non_null(strstr(got, "Linux aarch64 (unsupported)"));
+    free(got);
+    h->no_build = true;
+    static const char yaml[] = "name: t\nhosts:\n  - {name: a, address: 10.0.0.1}\n"
+                               "  - {name: b, address: 10.0.0.2}\n"
+                               "scenarios:\n  - {name: rr, test: tcp_rr}\n";
+    struct plan *p = NULL;
+    struct diags *d = diags_new();
+    assert_int_equal(plan_load_buffer("t.yaml", yaml, sizeof yaml - 1, &p, d), 0);
+    diags_free(d);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    assert_int_equal(cli_preflight_json(out, p, &f.r), 0);
+    fclose(out);
+    json_t *doc = json_loads(buf, 0, NULL);
+    assert_non_null(doc);
+    json_t *arm = json_array_get(json_object_get(doc, "hosts"), 2);
+    json_t *sys = json_object_get(arm, "system");
+    assert_string_equal(json_string_value(json_object_get(sys, "status")), "failed");
+    assert_string_equal(json_string_value(json_object_get(sys, "arch")), "aarch64");
+    assert_non_null(
+        strstr(json_string_value(json_object_get(sys, "detail")), "nsperf-static-aarch64"));
+    assert_true(json_is_null(json_object_get(json_object_get(arm, "endpoint"), "build")));
+    json_t *ep = json_object_get(json_array_get(json_object_get(doc, "hosts"), 1), "endpoint");
+    assert_string_equal(json_string_value(json_object_get(ep, "build")), "nsperf-static");
+    assert_int_equal(strlen(json_string_value(json_object_get(ep, "sha256"))), 64);
+    json_decref(doc);
+    free(buf);
+    plan_free(p);
+}
+
 /* --- the learnt data address --------------------------------------------------------------- */
 
 static int
@@ -374,7 +447,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),  cmocka_unit_test(test_problems),
         cmocka_unit_test(test_all_ok), cmocka_unit_test(test_json),
-        cmocka_unit_test(test_learn),
+        cmocka_unit_test(test_learn),  cmocka_unit_test(test_no_build),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

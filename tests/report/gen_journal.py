@@ -312,6 +312,21 @@ def host(name, zone, region, addr, cpus=4):
                     "tcp_cc": "cubic", "clocksource": "tsc"}}
 
 
+def with_arch(h, machine, recorded=True):
+    """h as a run of a netsurvey that deploys by architecture writes it: env.machine (nsperf env's
+    `uname -m`) and, where recorded, the host's arch and the build it got; older runs have neither,
+    a host whose arch was not recorded falls back to env.machine."""
+    h["env"]["machine"] = machine
+    if machine == "aarch64":
+        h["env"].update(kernel="6.1.0-27-cloud-arm64", cpu_model=None)
+    if recorded:
+        build = "nsperf-static" if machine == "x86_64" else "nsperf-static-" + machine
+        h["arch"] = machine
+        h["endpoint"] = {"build": build, "sha256": (machine[0] * 64),
+                         "path": "/home/azureuser/.cache/netsurvey/%s-%s" % (build, machine[0] * 64)}
+    return h
+
+
 def scen(name, test, trials=3, duration=10, **kw):
     s = {"name": name, "test": test, "msg_size": 250 if test.endswith("rr") else 131072,
          "response_size": 250 if test.endswith("rr") else 0, "streams": 1, "duration_s": duration,
@@ -331,11 +346,12 @@ def cell(tab, a, b):
 
 def fixture_basic(out):
     """One region, three zones, zone 1 with two hosts (same-zone diagonal), failures, a resumed
-    trial, a missing cell (no throughput 3->2), a torn last line."""
-    hosts = [host("zone1-vm", "1", "westus3", "10.0.0.4"),
-             host("zone1-vm-b", "1", "westus3", "10.0.0.7"),
-             host("zone2-vm", "2", "westus3", "10.0.0.5"),
-             host("zone3-vm", "3", "westus3", "10.0.0.6")]
+    trial, a missing cell (no throughput 3->2), a torn last line; zone 3's host an aarch64 one
+    (zone1-vm's arch from its env only)."""
+    hosts = [with_arch(host("zone1-vm", "1", "westus3", "10.0.0.4"), "x86_64", recorded=False),
+             with_arch(host("zone1-vm-b", "1", "westus3", "10.0.0.7"), "x86_64"),
+             with_arch(host("zone2-vm", "2", "westus3", "10.0.0.5"), "x86_64"),
+             with_arch(host("zone3-vm", "3", "westus3", "10.0.0.6"), "aarch64")]
     scs = [scen("latency", "tcp_rr"), scen("throughput", "tcp_stream", streams=4),
            scen("crr", "tcp_crr", trials=2), scen("udp-loss", "udp_stream", trials=2,
                                                   rate_bps=1000000000)]

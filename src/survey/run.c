@@ -167,7 +167,8 @@ struct runner {
     struct trial_run **deferred;
     size_t ndeferred, capdeferred;
     double host_timeout_s;
-    bool stopping; /* the reconnectors end (under mu) */
+    bool stopping;              /* the reconnectors end (under mu) */
+    char active[PATH_MAX + 64]; /* the entry saying the run is in progress ("" when none) */
     struct sshg *sshg;
 };
 
@@ -2200,6 +2201,13 @@ survey_run(const struct survey_run_opts *o, struct survey_run_result *res, struc
         res->tests = schedule_test_count(r.sched);
         rc = run_start_journal(&r, started, e);
     }
+    if (rc == 0) {
+        /* `netsurvey clean` of the same plan refuses while it runs (best effort) */
+        struct err ae = {0};
+        if (journal_active_add(journal_dir(r.j), plan_name(r.plan), r.active, sizeof r.active,
+                               &ae) != 0)
+            r.active[0] = '\0';
+    }
     if (rc == 0 && !o->resume) {
         /* run.json first, before any host is contacted; again once environments are known. */
         r.hosts = calloc(r.nhosts, sizeof *r.hosts);
@@ -2226,6 +2234,8 @@ survey_run(const struct survey_run_opts *o, struct survey_run_result *res, struc
     rc = run_finish_journal(&r, rc, e);
     res->elapsed_s = elapsed_s(&r);
     hosts_close(&r);
+    if (r.active[0] != '\0')
+        unlink(r.active);
     for (size_t i = 0; i < r.ndeferred; i++)
         trial_run_free(r.deferred[i]);
     free(r.deferred);

@@ -991,8 +991,8 @@ test_reading_rules(void **state)
     assert_null(t.attempt[3].error);
     assert_string_equal(t.attempt[4].ended, "e");
     assert_string_equal(t.attempt[4].error, "why");
-    static const char *const counts[][2] = {{"[]", "0"}, {"4", "4"}, {"\"4\"", "0"},
-                                            {"{\"n\":1}", "0"}, {"2.0", "0"}};
+    static const char *const counts[][2] = {
+        {"[]", "0"}, {"4", "4"}, {"\"4\"", "0"}, {"{\"n\":1}", "0"}, {"2.0", "0"}};
     for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
         char rec[256];
         snprintf(rec, sizeof rec,
@@ -1653,6 +1653,52 @@ pid_in_message(const char *msg)
     return p != NULL ? strtol(p + 5, NULL, 10) : -1;
 }
 
+struct seen_run {
+    int n;
+    char dir[PATH_MAX];
+    long pid;
+};
+
+static void
+seen_run(void *arg, const char *dir, long pid)
+{
+    struct seen_run *s = arg;
+    s->n++;
+    snprintf(s->dir, sizeof s->dir, "%s", dir);
+    s->pid = pid;
+}
+
+/* A run says it is in progress; `clean` finds it by its plan while its lock is held, and the
+ * entry of a run that ended (its lock released, the entry left behind) goes. */
+static void
+test_runs_in_progress(void **state)
+{
+    (void)state;
+    char xdg[PATH_MAX];
+    path_in(xdg, sizeof xdg, "xdg", NULL);
+    assert_int_equal(mkdir(xdg, 0700), 0);
+    setenv("XDG_RUNTIME_DIR", xdg, 1);
+    char dir[PATH_MAX], entry[PATH_MAX + 64];
+    struct journal *j = fresh("active-run", dir);
+    struct err e = {0};
+    assert_int_equal(journal_active_add(dir, "plan-a", entry, sizeof entry, &e), 0);
+    assert_int_equal(strncmp(entry, xdg, strlen(xdg)), 0);
+    struct seen_run s = {0};
+    assert_int_equal(journal_runs_in_progress("plan-a", seen_run, &s, &e), 1);
+    assert_int_equal(s.n, 1);
+    char abs[PATH_MAX];
+    assert_non_null(realpath(dir, abs));
+    assert_string_equal(s.dir, abs);
+    assert_int_equal(s.pid, (long)getpid());
+    assert_int_equal(journal_runs_in_progress("plan-b", NULL, NULL, &e), 0);
+    journal_free(j); /* ended without removing its entry (a SIGKILL) */
+    struct stat st;
+    assert_int_equal(stat(entry, &st), 0);
+    assert_int_equal(journal_runs_in_progress("plan-a", NULL, NULL, &e), 0);
+    assert_int_not_equal(stat(entry, &st), 0);
+    unsetenv("XDG_RUNTIME_DIR");
+}
+
 static void
 test_lock(void **state)
 {
@@ -1871,6 +1917,7 @@ main(void)
         cmocka_unit_test(test_skip_stops_reading),
         cmocka_unit_test(test_run_planned_and_state),
         cmocka_unit_test(test_lock),
+        cmocka_unit_test(test_runs_in_progress),
         cmocka_unit_test(test_state),
         cmocka_unit_test(test_unique_dir),
         cmocka_unit_test(test_append_whole_or_nothing),

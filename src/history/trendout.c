@@ -302,6 +302,12 @@ val_json(const struct tscen *s, const struct tcell *c, size_t k, double pct)
             snprintf(text + len, sizeof text - len, " (%lld/%s%lld ok)", (long long)n,
                      least ? "≥" : "", (long long)json_integer_value(planned));
     }
+    json_t *bent = x != NULL ? report_flagged_text(s->kind, x) : NULL;
+    if (bent != NULL) { /* its hosts bent some of its trials: view_bent says how */
+        size_t len = strlen(text);
+        snprintf(text + len, sizeof text - len, " ⚠");
+        json_decref(bent);
+    }
     bool beyond = !isnan(c->beyond[k]) && c->beyond[k] > pct;
     return json_pack("{s:s,s:b,s:b,s:b,s:b,s:b}", "text", text, "empty", x == NULL || n == 0,
                      "base", (int)k == c->base, "flag", (int)k == c->flag, "beyond",
@@ -415,7 +421,7 @@ view_scenario(const struct trend *t, const struct tscen *s)
     rbuf_init(&in);
     runs_text(&in, s->cols, s->ncols);
     rbuf_printf(&in, " (%zu of %zu runs)", s->ncols, t->nruns);
-    char caption[600], pnote[400] = "";
+    char caption[600], pnote[800] = "";
     enum testspec_kind k = s->kind;
     snprintf(caption, sizeof caption, "%s, %s (%s), %s", js(s->def, "name"), testspec_kind_words(k),
              testspec_kind_unit(k), js(s->def, "family"));
@@ -491,6 +497,73 @@ view_flagged(const struct trend *t)
     return list;
 }
 
+/* The cells whose newest run holds trials its hosts bent (summary.json's "flagged"): what the
+ * latest figure of each includes. */
+static json_t *
+view_bent(const struct trend *t)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < t->nscens; i++) {
+        const struct tscen *s = &t->scens[i];
+        if (!tscen_trended(s))
+            continue;
+        for (size_t j = 0; j < s->ncells; j++) {
+            const struct tcell *c = &s->cells[j];
+            size_t k = s->ncols;
+            while (k > 0 && c->c[k - 1] == NULL)
+                k--;
+            json_t *text = k > 0 ? report_flagged_text(s->kind, c->c[k - 1]) : NULL;
+            if (text == NULL)
+                continue;
+            size_t at = s->cols[k - 1];
+            json_array_append_new(list, json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:o}", "scenario",
+                                                  js(s->def, "name"), "test", js(s->def, "test"),
+                                                  "family", js(s->def, "family"), "src", c->src,
+                                                  "dst", c->dst, "k", (json_int_t)at + 1, "run_id",
+                                                  t->runs[at].run_id, "text", text));
+        }
+    }
+    return list;
+}
+
+/* What the newest run of c says of its trials ("3 failed, 1 not run"), into b. */
+void
+history_trend_newest_why(const struct tcell *c, char *b, size_t len)
+{
+    const json_t *x = c->c[c->newest];
+    long long f = (long long)ji(x, "failed"), nr = (long long)ji(x, "not_run");
+    if (f > 0 && nr > 0)
+        snprintf(b, len, "%lld failed, %lld not run", f, nr);
+    else if (nr > 0)
+        snprintf(b, len, "%lld not run", nr);
+    else
+        snprintf(b, len, "%lld failed", f);
+}
+
+/* The cells whose newest run has no ok trial: the trend cannot say where they stand now. */
+static json_t *
+view_newest_failed(const struct trend *t)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < t->nscens; i++) {
+        const struct tscen *s = &t->scens[i];
+        for (size_t j = 0; j < s->ncells; j++) {
+            const struct tcell *c = &s->cells[j];
+            if (!c->newest_failed)
+                continue;
+            size_t at = s->cols[c->newest];
+            char why[96];
+            history_trend_newest_why(c, why, sizeof why);
+            json_array_append_new(list, json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:s}", "scenario",
+                                                  js(s->def, "name"), "test", js(s->def, "test"),
+                                                  "family", js(s->def, "family"), "src", c->src,
+                                                  "dst", c->dst, "k", (json_int_t)at + 1, "run_id",
+                                                  t->runs[at].run_id, "why", why));
+        }
+    }
+    return list;
+}
+
 static json_t *
 trend_view(const struct trend *t)
 {
@@ -506,6 +579,12 @@ trend_view(const struct trend *t)
     json_object_set_new(v, "not_trended", nt);
     json_object_set_new(v, "has_flagged", json_boolean(json_array_size(fl) > 0));
     json_object_set_new(v, "flagged", fl);
+    json_t *bent = view_bent(t);
+    json_object_set_new(v, "has_bent", json_boolean(json_array_size(bent) > 0));
+    json_object_set_new(v, "bent", bent);
+    json_t *nf = view_newest_failed(t);
+    json_object_set_new(v, "has_newest_failed", json_boolean(json_array_size(nf) > 0));
+    json_object_set_new(v, "newest_failed", nf);
     json_object_set_new(v, "nruns", json_integer((json_int_t)t->nruns));
     json_object_set_new(v, "threshold", report_jprintf("%.1f %%", t->o->max_regression_pct));
     json_object_set_new(v, "first", json_string(t->runs[0].started));
@@ -518,6 +597,13 @@ trend_view(const struct trend *t)
             t->nruns, t->ntrended, t->ntrended == 1 ? "" : "s", t->ncells,
             t->ncells == 1 ? "" : "s", t->nscens - t->ntrended, t->nflagged,
             t->nflagged == 1 ? "" : "s"));
+    if (t->nnewest_failed >
+        0) /* said only then: the outputs of runs that measured stay as they were */
+        json_object_set_new(v, "summary",
+                            report_jprintf("%s; %zu cell%s without an ok trial in %s newest run",
+                                           js(v, "summary"), t->nnewest_failed,
+                                           t->nnewest_failed == 1 ? "" : "s",
+                                           t->nnewest_failed == 1 ? "its" : "their"));
     json_object_set_new(v, "nothing", json_boolean(t->ntrended == 0));
     json_object_set_new(v, "version", json_string(NS_VERSION));
     return v;
@@ -554,7 +640,8 @@ charts_all(const struct trend *t, const char *dir, json_t *view, struct err *e)
     if ((size_t)snprintf(cdir, sizeof cdir, "%s/charts", dir) >= sizeof cdir)
         return err_set(e, NS_ETOOBIG, "path too long: %s", dir);
     int rc = fsdir_make(cdir, NULL, e);
-    char *gp = rchart_gnuplot_find();
+    char why[512];
+    char *gp = rchart_gnuplot_find("netsurvey trend", why, sizeof why);
     struct rchart cx = {.dir = cdir, .gp = gp, .warn = t->o->warn};
     json_t *vs = json_object_get(view, "scenarios");
     for (size_t i = 0, v = 0; rc == 0 && i < t->nscens; i++) {
@@ -567,11 +654,10 @@ charts_all(const struct trend *t, const char *dir, json_t *view, struct err *e)
         json_object_set_new(sv, "charts", cx.list);
     }
     free(gp);
-    char note[512] = "";
+    char note[640] = "";
     if (rc == 0 && cx.gp == NULL && t->ntrended > 0)
         snprintf(note, sizeof note,
-                 "Charts were skipped: gnuplot was not found (install gnuplot, then run "
-                 "netsurvey trend again); their scripts and data are in charts/.");
+                 "Charts were skipped: %s; their scripts and data are in charts/.", why);
     else if (rc == 0 && cx.failed > 0)
         snprintf(note, sizeof note,
                  "%d chart%s could not be drawn (%s); their scripts and data are in charts/.",

@@ -101,6 +101,20 @@ journal_scenario_value(const struct journal_scenario *sc, enum testspec_param p)
     }
 }
 
+int
+journal_scenario_diff(const struct journal_scenario *a, const struct journal_scenario *b)
+{
+    if (a->kind != b->kind)
+        return -1;
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++) {
+        enum testspec_param p = (enum testspec_param)i;
+        if (testspec_applies(p, a->kind) &&
+            journal_scenario_value(a, p) != journal_scenario_value(b, p))
+            return i;
+    }
+    return TESTSPEC_PARAM_COUNT;
+}
+
 void
 journal_scenario_absent(struct journal_scenario *sc)
 {
@@ -185,17 +199,23 @@ json_t *
 journal_trial_json(const struct journal_trial *t, const json_t *result)
 {
     const char *status = journal_status_name(t->status);
-    return json_pack(
-        "{s:s, s:s, s:{s:s, s:s}, s:o, s:I, s:s, s:o, s:o, s:s, s:o, s:o, s:s, s:s, s:O, "
-        "s:{s:s, s:s}, s:{s:s, s:s}}",
+    json_t *o = json_pack(
+        "{s:s, s:s, s:{s:s, s:s}, s:o, s:I, s:s, s:o, s:o, s:s, s:o, s:o, s:s, s:s, s:O, s:O*, "
+        "s:O*, s:{s:s, s:s}, s:{s:s, s:s}}",
         "schema", JOURNAL_TRIAL_SCHEMA, "run_id", t->run_id, "plan", "name", t->plan_name, "sha256",
         t->plan_sha256, "scenario", journal_scenario_json(&t->scenario), "trial",
         (json_int_t)t->trial, "family", journal_family_name(t->family), "src",
         endpoint_json(&t->src), "dst", endpoint_json(&t->dst), "status",
         status != NULL ? status : "failed", "error", str_or_null(t->error), "attempts",
         attempts_json(t), "started", t->started, "ended", t->ended, "result",
-        result != NULL ? result : json_null(), "env", "src", t->env_src, "dst", t->env_dst, "tool",
-        "version", t->tool_version, "nsperf_sha256", t->nsperf_sha256);
+        result != NULL ? result : json_null(), "counters", t->counters, "flags", t->flags, "env",
+        "src", t->env_src, "dst", t->env_dst, "tool", "version", t->tool_version, "nsperf_sha256",
+        t->nsperf_sha256);
+    if (o != NULL && t->revision > 1) { /* version 4, only where it says something new */
+        json_object_set_new(o, "schema", json_string(JOURNAL_TRIAL_SCHEMA_4));
+        json_object_set_new(o, "revision", json_integer((json_int_t)t->revision));
+    }
+    return o;
 }
 
 static json_t *
@@ -315,6 +335,15 @@ journal_run_json(const struct journal_run *r)
         run_inventories_json(r, doc);
     if (doc != NULL && r->host_timeout_s > 0)
         json_object_set_new(doc, "host_timeout_s", json_real(r->host_timeout_s));
+    if (doc != NULL && r->resumes_json != NULL)
+        json_object_set(doc, "resumes", (json_t *)(uintptr_t)r->resumes_json);
+    if (doc != NULL && r->revision > 1) {
+        json_object_set_new(doc, "schema", json_string(JOURNAL_RUN_SCHEMA_3));
+        json_object_set_new(doc, "revision", json_integer((json_int_t)r->revision));
+        json_object_set(doc, "revisions",
+                        r->revisions_json != NULL ? (json_t *)(uintptr_t)r->revisions_json
+                                                  : json_array());
+    }
     return doc;
 }
 
@@ -489,6 +518,18 @@ attempts_from(const json_t *v, struct journal_buckets *bb, struct journal_trial 
     return 0;
 }
 
+/* "flags": each name of common/hostflags.h that holds a string is raised, with it as reason. */
+static void
+flags_from(const json_t *o, struct journal_trial *t)
+{
+    t->judged = json_is_object(o);
+    for (int f = 0; f < HOSTFLAG_COUNT; f++) {
+        t->flag_why[f] = jstr(o, hostflag_name((enum hostflag)f));
+        if (t->flag_why[f] != NULL)
+            t->flag_mask |= 1u << f;
+    }
+}
+
 int
 journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struct journal_trial *t)
 {
@@ -501,7 +542,9 @@ journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struct jo
     t->plan_sha256 = jstr(plan, "sha256");
     scenario_from(json_object_get(rec, "scenario"), &t->scenario);
     t->trial = journal_trial_number(jint(rec, "trial"));
-    t->family = journal_family_from(jstr(rec, "family"));
+    t->revision = journal_trial_number(jint(rec, "revision"));
+    t->family_text = jstr(rec, "family");
+    t->family = journal_family_from(t->family_text);
     endpoint_from(json_object_get(rec, "src"), &t->src);
     endpoint_from(json_object_get(rec, "dst"), &t->dst);
     t->status_text = jstr(rec, "status");
@@ -518,6 +561,7 @@ journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struct jo
     const json_t *tool = json_object_get(rec, "tool");
     t->tool_version = jstr(tool, "version");
     t->nsperf_sha256 = jstr(tool, "nsperf_sha256");
+    flags_from(json_object_get(rec, "flags"), t);
     rc = result_from(json_object_get(rec, "result"), bb, &t->result);
     bool hist = t->result.has_hist;
     t->result.buckets = bb->b;
@@ -551,13 +595,14 @@ journal_trial_check(struct journal_trial *t, struct err *e)
 {
     if (t->schema == NULL || !has_prefix(t->schema, JOURNAL_TRIAL_SCHEMA_FAMILY))
         return err_set(e, NS_EPARSE, "not a trial record");
-    if (strcmp(t->schema, JOURNAL_TRIAL_SCHEMA) != 0 &&
+    if (strcmp(t->schema, JOURNAL_TRIAL_SCHEMA_4) != 0 &&
+        strcmp(t->schema, JOURNAL_TRIAL_SCHEMA) != 0 &&
         strcmp(t->schema, JOURNAL_TRIAL_SCHEMA_2) != 0 &&
         strcmp(t->schema, JOURNAL_TRIAL_SCHEMA_1) != 0)
         return err_set(e, NS_EPROTO,
-                       "unsupported schema '%.*s' (this netsurvey reads %s, %s and %s)", QUOTE_MAX,
-                       t->schema, JOURNAL_TRIAL_SCHEMA, JOURNAL_TRIAL_SCHEMA_2,
-                       JOURNAL_TRIAL_SCHEMA_1);
+                       "unsupported schema '%.*s' (this netsurvey reads %s, %s, %s and %s)",
+                       QUOTE_MAX, t->schema, JOURNAL_TRIAL_SCHEMA_4, JOURNAL_TRIAL_SCHEMA,
+                       JOURNAL_TRIAL_SCHEMA_2, JOURNAL_TRIAL_SCHEMA_1);
     t->scenario.kind = testspec_kind_find(t->scenario.test);
     if (t->scenario.kind < 0)
         return err_set(e, NS_EPARSE, "unknown test kind '%s'",
@@ -571,6 +616,55 @@ journal_trial_check(struct journal_trial *t, struct err *e)
     if (t->trial == 0) /* its place among the planned trials is not known */
         return err_set(e, NS_EPARSE, "no trial number (an integer from 1)");
     scenario_settle(&t->scenario);
+    return 0;
+}
+
+/* A figure in its domain: a number from 0 to max (NaN is none). */
+static bool
+figure_ok(bool has, double v, double max)
+{
+    return !has || (v >= 0 && v <= max);
+}
+
+int
+journal_trial_domain(const struct journal_trial *t, struct err *e)
+{
+    if (t->family_text != NULL && strcmp(t->family_text, "ipv4") != 0 &&
+        strcmp(t->family_text, "ipv6") != 0)
+        return err_set(e, NS_ERANGE, "unknown family '%.*s' (ipv4 or ipv6)", QUOTE_MAX,
+                       t->family_text);
+    if (t->status != JOURNAL_OK)
+        return 0; /* a failed trial's partial result is never a figure */
+    const struct journal_result *r = &t->result;
+    double v = 0;
+    if (!r->present)
+        return err_set(e, NS_ERANGE, "status ok without a result");
+    if (!journal_headline(t->scenario.kind, r, &v))
+        return err_set(e, NS_ERANGE, "status ok without its headline figure (%s)",
+                       testspec_kind_name(t->scenario.kind));
+    if (!figure_ok(true, v, JOURNAL_FIGURE_MAX))
+        return err_set(e, NS_ERANGE, "headline figure %g out of its domain (0 to %g)", v,
+                       JOURNAL_FIGURE_MAX);
+    const struct {
+        const char *name;
+        bool has;
+        double v, max;
+    } figs[] = {
+        {"retransmits", r->has_retransmits, r->retransmits, JOURNAL_FIGURE_MAX},
+        {"cpu.local_pct", r->has_cpu_local, r->cpu_local_pct, JOURNAL_FIGURE_MAX},
+        {"cpu.remote_pct", r->has_cpu_remote, r->cpu_remote_pct, JOURNAL_FIGURE_MAX},
+        {"udp.sent", r->has_udp_sent, r->udp_sent, JOURNAL_FIGURE_MAX},
+        {"udp.lost", r->has_udp_lost, r->udp_lost, JOURNAL_FIGURE_MAX},
+        {"udp.lost_pct", r->has_udp_lost_pct, r->udp_lost_pct, 100.0},
+        {"udp.jitter_us", r->has_udp_jitter, r->udp_jitter_us, JOURNAL_FIGURE_MAX},
+        {"rtt_us.min", r->has_rtt_min, r->rtt_min_us, JOURNAL_FIGURE_MAX},
+        {"rtt_us.max", r->has_rtt_max, r->rtt_max_us, JOURNAL_FIGURE_MAX},
+        {"rtt_us." HISTJSON_M2, r->has_rtt_m2, r->rtt_m2_ns2, 1.7e308},
+    };
+    for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++)
+        if (!figure_ok(figs[i].has, figs[i].v, figs[i].max))
+            return err_set(e, NS_ERANGE, "%s %g out of its domain (0 to %g)", figs[i].name,
+                           figs[i].v, figs[i].max);
     return 0;
 }
 
@@ -648,19 +742,30 @@ attempts_equal(const struct journal_trial *a, const struct journal_trial *b)
     return true;
 }
 
+static bool
+flags_equal(const struct journal_trial *a, const struct journal_trial *b)
+{
+    bool same = a->judged == b->judged && a->flag_mask == b->flag_mask;
+    for (int f = 0; same && f < HOSTFLAG_COUNT; f++)
+        same = str_same(a->flag_why[f], b->flag_why[f]);
+    return same;
+}
+
 bool
 journal_trial_equal(const struct journal_trial *a, const struct journal_trial *b)
 {
     return str_same(a->schema, b->schema) && str_same(a->run_id, b->run_id) &&
            str_same(a->plan_name, b->plan_name) && str_same(a->plan_sha256, b->plan_sha256) &&
            scenario_equal(&a->scenario, &b->scenario) && a->trial == b->trial &&
-           a->family == b->family && endpoint_equal(&a->src, &b->src) &&
+           a->revision == b->revision && a->family == b->family &&
+           str_same(a->family_text, b->family_text) && endpoint_equal(&a->src, &b->src) &&
            endpoint_equal(&a->dst, &b->dst) && a->status == b->status &&
            str_same(a->status_text, b->status_text) && str_same(a->error, b->error) &&
            attempts_equal(a, b) && str_same(a->started, b->started) &&
            str_same(a->ended, b->ended) && str_same(a->env_src, b->env_src) &&
            str_same(a->env_dst, b->env_dst) && str_same(a->tool_version, b->tool_version) &&
-           str_same(a->nsperf_sha256, b->nsperf_sha256) && result_equal(&a->result, &b->result);
+           str_same(a->nsperf_sha256, b->nsperf_sha256) && result_equal(&a->result, &b->result) &&
+           flags_equal(a, b);
 }
 
 /* --- run.json -----------------------------------------------------------------------------------
@@ -672,6 +777,7 @@ struct run_store {
     struct journal_run_scenario *scenarios;
     struct journal_pair *pairs;
     struct journal_run_inventory *inventories;
+    struct journal_run_revision *revisions; /* each one's hosts and scenarios: allocated apart */
 };
 
 static void
@@ -764,7 +870,41 @@ bool
 journal_run_schema_unknown(const char *schema)
 {
     return schema != NULL && has_prefix(schema, JOURNAL_RUN_SCHEMA_FAMILY) &&
-           strcmp(schema, JOURNAL_RUN_SCHEMA) != 0 && strcmp(schema, JOURNAL_RUN_SCHEMA_1) != 0;
+           strcmp(schema, JOURNAL_RUN_SCHEMA_3) != 0 && strcmp(schema, JOURNAL_RUN_SCHEMA) != 0 &&
+           strcmp(schema, JOURNAL_RUN_SCHEMA_1) != 0;
+}
+
+/* "revisions": each earlier revision's hosts and scenarios. */
+static int
+run_revisions_from(const json_t *arr, struct journal_run_revision *out, struct err *e)
+{
+    size_t i;
+    const json_t *v;
+    json_array_foreach(arr, i, v)
+    {
+        const json_t *hosts = json_object_get(v, "hosts"), *scens = json_object_get(v, "scenarios");
+        const json_t *plan = json_object_get(v, "plan");
+        size_t nh = json_array_size(hosts), ns = json_array_size(scens);
+        struct journal_run_host *h = calloc(nh ? nh : 1, sizeof *h);
+        struct journal_run_scenario *s = calloc(ns ? ns : 1, sizeof *s);
+        out[i] =
+            (struct journal_run_revision){.revision = journal_trial_number(jint(v, "revision")),
+                                          .plan_file = jstr(plan, "file"),
+                                          .plan_sha256 = jstr(plan, "sha256"),
+                                          .started = jstr(v, "started"),
+                                          .command = jstr(v, "command"),
+                                          .hosts = h,
+                                          .nhosts = nh,
+                                          .scenarios = s,
+                                          .nscenarios = ns};
+        if (h == NULL || s == NULL)
+            return err_set(e, NS_ENOMEM, "out of memory");
+        run_hosts_from(hosts, h);
+        int rc = run_scenarios_from(scens, s, e);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
 }
 
 /* run.json of the versions this reader knows only: a newer one may mean anything by the same
@@ -772,7 +912,7 @@ journal_run_schema_unknown(const char *schema)
 static int
 run_schema_check(const char *schema, struct err *e)
 {
-    const char *known = JOURNAL_RUN_SCHEMA " and " JOURNAL_RUN_SCHEMA_1;
+    const char *known = JOURNAL_RUN_SCHEMA_3 ", " JOURNAL_RUN_SCHEMA " and " JOURNAL_RUN_SCHEMA_1;
     if (schema == NULL)
         return err_set(e, NS_EPROTO, "no schema: not a netsurvey run (this netsurvey reads %s)",
                        known);
@@ -812,22 +952,25 @@ journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e)
     const json_t *hosts = json_object_get(doc, "hosts"), *scens = json_object_get(doc, "scenarios");
     const json_t *pairs = json_object_get(doc, "pairs");
     const json_t *invs = json_object_get(json_object_get(doc, "plan"), "inventories");
+    const json_t *revs = json_object_get(doc, "revisions");
     size_t nh = json_array_size(hosts), ns = json_array_size(scens), np = json_array_size(pairs);
-    size_t ni = json_array_size(invs);
+    size_t ni = json_array_size(invs), nr = json_array_size(revs);
     struct run_store *st = calloc(1, sizeof *st);
     if (st != NULL) {
         st->hosts = calloc(nh ? nh : 1, sizeof *st->hosts);
         st->scenarios = calloc(ns ? ns : 1, sizeof *st->scenarios);
         st->pairs = calloc(np ? np : 1, sizeof *st->pairs);
         st->inventories = calloc(ni ? ni : 1, sizeof *st->inventories);
+        st->revisions = calloc(nr ? nr : 1, sizeof *st->revisions);
     }
     if (st == NULL || st->hosts == NULL || st->scenarios == NULL || st->pairs == NULL ||
-        st->inventories == NULL) {
+        st->inventories == NULL || st->revisions == NULL) {
         if (st != NULL) {
             free(st->hosts);
             free(st->scenarios);
             free(st->pairs);
             free(st->inventories);
+            free(st->revisions);
         }
         free(st);
         return err_set(e, NS_ENOMEM, "out of memory");
@@ -875,6 +1018,12 @@ journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e)
     r->inventories = st->inventories;
     r->ninventories = ni;
     rc = run_scenarios_from(scens, st->scenarios, e);
+    r->revision = journal_trial_number(jint(doc, "revision"));
+    r->revision = r->revision > 0 ? r->revision : 1;
+    r->revisions = st->revisions;
+    r->nrevisions = nr;
+    if (rc == 0)
+        rc = run_revisions_from(revs, st->revisions, e);
     if (rc != 0) {
         journal_run_free(r);
         return rc;
@@ -890,6 +1039,11 @@ journal_run_free(struct journal_run *r)
         return;
     struct run_store *st = (struct run_store *)r; /* run is its first member */
     json_decref(r->json);
+    for (size_t i = 0; i < r->nrevisions; i++) {
+        free((void *)(uintptr_t)st->revisions[i].hosts);
+        free((void *)(uintptr_t)st->revisions[i].scenarios);
+    }
+    free(st->revisions);
     free(st->hosts);
     free(st->scenarios);
     free(st->pairs);

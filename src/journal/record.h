@@ -1,11 +1,11 @@
 /* record.h - the journal's one definition: the names of its files, its schema strings and caps,
  * the trial record and run.json as C structs, their one writer (to JSON) and their one reader.
- * The README's section "The journal" is the specification; this header is its code, and no
+ * The manual page netsurvey-journal(5) is the specification; this header is its code, and no
  * other module names a record field: survey writes through journal_trial_json and
  * journal_run_json, report and survey's resume read through journal/journal.h.
  *
- * Reading follows the same rules for every reader, as the README describes: a field of the
- * wrong type reads as absent (NULL, 0, has_* false); a line is passed over when it is not JSON,
+ * Reading follows the same rules for every reader, as netsurvey-journal(5) describes: a field of
+ * the wrong type reads as absent (NULL, 0, has_* false); a line is passed over when it is not JSON,
  * not a trial record (no netsurvey.trial/ schema) or names a test kind testspec.h does not know;
  * a trial record this reader must not take (another schema version, a status that is neither
  * ok nor failed, another run's run_id) is refused, and its reader's caller decides whether that
@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/hostflags.h"
 #include "common/testspec.h"
 #include "common/trials.h"
 
@@ -29,12 +30,21 @@ struct err;
  * directory (journal/journal.h: journal_owner); the file holds the owner's PID. */
 #define JOURNAL_LOCK_FILE ".lock"
 #define JOURNAL_RUN_SCHEMA "netsurvey.run/2"
+/* Version 3: a run whose plan a resume with --force changed (struct journal_run's revision and
+ * revisions): its plan, hosts, scenarios and pairs are the newest revision's, the earlier ones
+ * are kept beside them, and a reader of version 2 would file the earlier revisions' trials
+ * under the newest's parameters: it refuses the run by its schema instead. Written only for a
+ * revised run; a run of one revision is still version 2. */
+#define JOURNAL_RUN_SCHEMA_3 "netsurvey.run/3"
 /* Version 3: the result's histogram may be in the runs form (common/histjson.h), which a reader
  * of versions 1 and 2 would not read: it refuses the record by its schema instead. */
 #define JOURNAL_TRIAL_SCHEMA "netsurvey.trial/3"
+/* Version 4: a trial of a plan's revision 2 or later says its revision ("revision"), which a
+ * reader of version 3 would ignore; written only then, version 3 otherwise. */
+#define JOURNAL_TRIAL_SCHEMA_4 "netsurvey.trial/4"
 #define JOURNAL_TRIAL_SCHEMA_2 "netsurvey.trial/2"
 /* The first versions, still read: their scenario parameters are the plan's as written, 0 standing
- * for nsperf's default of the version that ran (README "The journal"); a run.json of version 1
+ * for nsperf's default of the version that ran (netsurvey-journal(5)); a run.json of version 1
  * has no state, no planned counts and no pairs. A version-1 run is never resumed. */
 #define JOURNAL_RUN_SCHEMA_1 "netsurvey.run/1"
 #define JOURNAL_TRIAL_SCHEMA_1 "netsurvey.trial/1"
@@ -47,6 +57,11 @@ struct err;
  * text (<= 4 MiB) and one environment per host; a trial line holds nsperf's result, which the
  * runner reads with a cap of 64 MiB; a results.jsonl past 16 GiB is a broken file. */
 #define JOURNAL_RUN_MAX (64u << 20)
+/* The largest figure a result may hold, in the reports' unit (us, Mbit/s, conn/s) and for its
+ * other numbers (CPU %, retransmits, UDP counts, jitter us, RTT min and max us): 10^12 is 11
+ * days of round trip, an exabit per second, far past anything measured, and small enough that
+ * the statistics of any number of them stay finite (a mean of ±1e300 made a stddev infinite). */
+#define JOURNAL_FIGURE_MAX 1e12
 #define JOURNAL_LINE_MAX (128u << 20)
 #define JOURNAL_RESULTS_MAX (1ull << 34)
 
@@ -102,6 +117,10 @@ double journal_scenario_value(const struct journal_scenario *sc, enum testspec_p
 /* The member of sc that holds parameter p, typed by testspec_type(p): bool for TESTSPEC_BOOL,
  * double for TESTSPEC_DURATION, uint64_t for the others. What the readers fill. */
 void *journal_scenario_field(struct journal_scenario *sc, enum testspec_param p);
+/* The first parameter that applies to a's kind on which a and b disagree (TESTSPEC_PARAM_COUNT
+ * when none does; -1 when their kinds differ): whether two scenarios ran the same test, names
+ * aside. */
+int journal_scenario_diff(const struct journal_scenario *a, const struct journal_scenario *b);
 /* sc as a reader starts it: nothing recorded (kind -1, copy true as the struct says). */
 void journal_scenario_absent(struct journal_scenario *sc);
 
@@ -127,7 +146,7 @@ struct journal_hrun {
 };
 
 /* What readers take of a trial's "result", nsperf -J's result object recorded unchanged (names in
- * the README's section on nsperf -J and common/histjson.h). has_* is false for a figure that is
+ * nsperf(1)'s JSON OUTPUT and common/histjson.h). has_* is false for a figure that is
  * absent or not a number. */
 struct journal_result {
     bool present; /* "result" is an object */
@@ -193,7 +212,11 @@ struct journal_trial {
     const char *plan_name, *plan_sha256;
     struct journal_scenario scenario;
     uint32_t trial; /* 1-based; reading: 0 unless an integer 1..UINT32_MAX-1 */
+    /* The plan's revision the trial ran in (journal_run.revision): 0 or 1 for the first, which
+     * the writer leaves out; reading: 0 unless an integer 1..UINT32_MAX-1 ("revision"). */
+    uint32_t revision;
     enum journal_family family;
+    const char *family_text; /* reading only: "family" as recorded (NULL: absent, not a string) */
     struct journal_endpoint src, dst;
     enum journal_status status;
     const char *status_text; /* reading only: "status" as recorded (NULL: absent, not a string) */
@@ -209,6 +232,15 @@ struct journal_trial {
     const char *env_src, *env_dst; /* the hosts whose run.json env applies */
     const char *tool_version, *nsperf_sha256;
     struct journal_result result; /* reading only */
+    /* What the hosts did to the trial (README "The journal"; common/hostflags.h). Writing:
+     * "counters" ({"src", "dst"}: each end's nsperf counters) and "flags" ({"drops": "why",
+     * ...}) as the survey judged them (survey/judge.h), each left out when NULL. Reading: the
+     * flags alone: judged when "flags" is an object (a record of before has none), a flag
+     * raised when its name holds a string, its reason, in flag_why[f] and bit f of flags. */
+    const json_t *counters, *flags; /* writing only */
+    bool judged;
+    unsigned flag_mask;
+    const char *flag_why[HOSTFLAG_COUNT];
 };
 
 /* The key of a trial: a resumed run records a trial again under the same key, and readers keep
@@ -305,6 +337,19 @@ struct journal_run_inventory {
     const char *sha256; /* of the bytes read */
 };
 
+/* An earlier revision of a run's plan (run.json version 3, "revisions"): what `run --resume
+ * --force` with a changed plan replaced, kept so that the trials it ran are read with the
+ * parameters they ran with. */
+struct journal_run_revision {
+    uint32_t revision; /* 1, 2, ... */
+    const char *plan_file, *plan_sha256;
+    const char *started, *command; /* when and how it began: the run's start, or a resume's */
+    const struct journal_run_host *hosts;
+    size_t nhosts;
+    const struct journal_run_scenario *scenarios;
+    size_t nscenarios;
+};
+
 /* run.json. Reading: strings as for a trial; json owns everything the others point into. */
 struct journal_run {
     const char *schema; /* reading only: the writer writes JOURNAL_RUN_SCHEMA */
@@ -336,6 +381,15 @@ struct journal_run {
      * writes run.json as before; read as none when absent */
     const struct journal_run_inventory *inventories;
     size_t ninventories;
+    /* The plan's revision that plan, hosts, scenarios and pairs are (1 when absent): a resume
+     * with --force and a changed plan makes the next one (JOURNAL_RUN_SCHEMA_3 then). */
+    uint32_t revision;
+    /* Reading: the earlier revisions ("revisions"), oldest first; none when absent. */
+    const struct journal_run_revision *revisions;
+    size_t nrevisions;
+    /* Writing: "revisions" and "resumes" as they are to be written (borrowed; NULL: none), the
+     * members a new revision carries over from the run.json it replaces. */
+    const json_t *revisions_json, *resumes_json;
     json_t *json; /* reading: the document (owned, freed by journal_run_free) */
 };
 

@@ -1285,10 +1285,28 @@ v_attempts(struct jp *j, struct journal_buckets *bb, struct journal_trial *t)
     return true;
 }
 
-static const struct key record_keys[] = {K("schema"), K("run_id"), K("plan"),     K("scenario"),
-                                         K("trial"),  K("family"), K("src"),      K("dst"),
-                                         K("status"), K("error"),  K("attempts"), K("started"),
-                                         K("ended"),  K("result"), K("env"),      K("tool")};
+/* "flags": the names of common/hostflags.h, in enum hostflag's order. */
+static const struct key flag_keys[] = {
+#define SCAN_FLAG_KEY(id, name) K(name),
+    HOSTFLAG_MAP(SCAN_FLAG_KEY)
+#undef SCAN_FLAG_KEY
+};
+
+static bool
+m_flags(struct jp *j, size_t i, void *ctx)
+{
+    struct journal_trial *t = ctx;
+    if (!v_string(j, &t->flag_why[i]))
+        return false;
+    if (t->flag_why[i] != NULL)
+        t->flag_mask |= 1u << i;
+    return true;
+}
+
+static const struct key record_keys[] = {
+    K("schema"), K("run_id"), K("plan"),   K("scenario"), K("trial"),    K("family"),
+    K("src"),    K("dst"),    K("status"), K("error"),    K("attempts"), K("started"),
+    K("ended"),  K("result"), K("env"),    K("tool"),     K("flags"),    K("revision")};
 
 struct record_ctx {
     struct journal_trial *t;
@@ -1344,8 +1362,18 @@ m_record(struct jp *j, size_t i, void *ctx)
     }
     case 14:
         return object(j, pair_keys_env, 2, m_pair, c->env, &is_obj);
-    default:
+    case 15:
         return object(j, pair_keys_tool, 2, m_pair, c->tool, &is_obj);
+    case 16:
+        if (!object(j, flag_keys, NKEYS(flag_keys), m_flags, t, &is_obj))
+            return false;
+        t->judged = is_obj;
+        return true;
+    default:
+        if (!v_int(j, &v))
+            return false;
+        t->revision = journal_trial_number(v);
+        return true;
     }
 }
 
@@ -1374,6 +1402,7 @@ journal_scan_trial(struct journal_scan *s, const char *line, size_t len, struct 
     t->env_dst = c.env[1];
     t->tool_version = c.tool[0];
     t->nsperf_sha256 = c.tool[1];
+    t->family_text = c.family;
     t->family = journal_family_from(c.family);
     t->status_text = c.status;
     t->status = journal_status_from(c.status);

@@ -19,7 +19,7 @@
 #include "journal/journal.h"
 #include "journal/record.h"
 
-/* The rules of both decoders for what a value means (README "The journal"). Integers are read
+/* The rules of both decoders for what a value means (netsurvey-journal(5)). Integers are read
  * as jansson's json_integer_value reads them: a real, or any other type, is 0. */
 static inline uint32_t
 journal_trial_number(int64_t v) /* 1-based; anything else is 0 */
@@ -103,6 +103,11 @@ int journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struc
  * record, an unknown kind: passed over) or NS_EPROTO (another schema version, another status:
  * refused) with why in e. */
 int journal_trial_check(struct journal_trial *t, struct err *e);
+/* Whether a checked record's values are data (README "The journal"): every figure of an ok
+ * record's result a number from 0 to JOURNAL_FIGURE_MAX (a loss from 0 to 100 %, the RTT's m2
+ * finite), the result and its headline figure there, and "family" ipv4, ipv6 or absent.
+ * Returns 0, or NS_ERANGE saying which value is not. Both decoders' records go through it. */
+int journal_trial_domain(const struct journal_trial *t, struct err *e);
 
 /* journal_read_trials with another cap on a line's length (the tests' way to reach it), and
  * with or without the histograms' buckets (journal_read_trials_nobuckets). */

@@ -8,7 +8,7 @@
  *    both sides, measures CPU over the measured interval, exchanges results and prints;
  *  - a test kind (tcp_stream.c, udp_stream.c, tcp_rr.c, udp_rr.c, tcp_crr.c) moves data on the
  *    sockets it is given, counts only while phase == NS_PHASE_MEASURE, and turns its counters
- *    into a JSON result fragment using the names of the README's nsperf -J section
+ *    into a JSON result fragment using the names of nsperf(1)'s JSON OUTPUT
  *    (throughput_bps, rtt_us, ...). */
 #ifndef NS_NSPERF_H
 #define NS_NSPERF_H
@@ -75,6 +75,13 @@ struct ns_test {
      * the sender marked as measured can arrive before this side's MEASURE; ThreadSanitizer). */
     _Atomic uint64_t measure_start_ns; /* local CLOCK_MONOTONIC when MEASURE began (0 = not yet) */
     _Atomic uint64_t measure_end_ns;   /* local CLOCK_MONOTONIC when DONE began (0 = not yet) */
+    /* The longest time of the measured interval in which nothing arrived here (no byte, no
+     * completed transaction): what shows a stalled trial, with or without -i. The counting
+     * side's kind calls ns_test_progress as things arrive; ns_phase_set opens the count at
+     * MEASURE and closes it at DONE (the time since the last arrival counts too). */
+    _Atomic uint64_t gap_last_ns, gap_max_ns;
+    _Atomic int gap_seen;   /* something arrived in the measured interval */
+    _Atomic int gap_closed; /* the sender's end arrived (ns_test_progress_end) */
     /* Client side: the server's result arrived (or the client gave up on it), so a sender
      * there has sent all it ever will; a receiver here need not wait longer for it. */
     _Atomic int peer_done;
@@ -107,6 +114,27 @@ ns_test_phase(const struct ns_test *t)
 {
     return atomic_load_explicit(&t->phase, memory_order_acquire);
 }
+
+/* How coarse the gap is: an arrival within this of the last one counted is not counted again, so
+ * that a kind's threads do not write one shared word per datagram (a gap reads up to this much
+ * long; a stall is hundreds of milliseconds). */
+#define NS_GAP_GRAIN_NS 1000000u
+void ns_test_progress_slow(struct ns_test *t, uint64_t now_ns);
+/* Something arrived at now_ns (CLOCK_MONOTONIC) on the counting side: a byte or a completed
+ * transaction. Costs one relaxed load unless a grain has passed. */
+static inline void
+ns_test_progress(struct ns_test *t, uint64_t now_ns)
+{
+    if (now_ns >= atomic_load_explicit(&t->gap_last_ns, memory_order_relaxed) + NS_GAP_GRAIN_NS)
+        ns_test_progress_slow(t, now_ns);
+}
+/* The sender's end arrived at now_ns (a stream's EOF, udp_stream's end datagram): the gap up to
+ * it counts, and the time after it does not. A receiver's DONE comes when STOP reaches it, after
+ * its sender stopped by as long as the control frame took (seconds on a saturated path, behind
+ * the test's own queue, or after a retransmission): that wait is no stall. */
+void ns_test_progress_end(struct ns_test *t, uint64_t now_ns);
+/* This side's longest gap in seconds; false when nothing arrived here (a sender). */
+bool ns_test_longest_gap(const struct ns_test *t, double *seconds);
 
 /* Sleep until the phase is no longer seen, or until deadline_ns (CLOCK_MONOTONIC, 0 = none);
  * woken by the phase change itself (wait.c), not by polling. Returns the phase. */
@@ -148,7 +176,7 @@ struct test_kind {
     /* This side's counters as a JSON object (new reference). Called after run() returned. */
     json_t *(*local_result)(struct ns_test *t);
     /* Combine both sides' fragments into the final "result" object (new reference), using
-     * the README's -J names; `cpu` (already filled by the control layer: local_pct, remote_pct,
+     * nsperf(1)'s -J names; `cpu` (already filled by the control layer: local_pct, remote_pct,
      * ...) is borrowed and may be used, e.g. for cycles_per_byte. */
     json_t *(*combine)(const struct ns_test *t, const json_t *client, const json_t *server,
                        const json_t *cpu);

@@ -121,7 +121,7 @@ rr_measure_start(const struct rr_state *s, const struct ns_test *t)
 }
 
 void
-rr_record(struct rr_state *s, const struct ns_test *t, int phase0, uint64_t t0, uint64_t t1)
+rr_record(struct rr_state *s, struct ns_test *t, int phase0, uint64_t t0, uint64_t t1)
 {
     uint64_t d = t1 - t0;
     s->all_n++;
@@ -138,6 +138,7 @@ rr_record(struct rr_state *s, const struct ns_test *t, int phase0, uint64_t t0, 
     hist_record(s->h, d);
     s->n++;
     s->last_t1_ns = t1;
+    ns_test_progress(t, t1);
     if (s->iv_len_ns)
         rr_interval_add(s, t1, d);
 }

@@ -91,8 +91,9 @@ size_t rr_request_len(const struct ns_test *t);
 size_t rr_response_len(const struct ns_test *t);
 
 /* Record one transaction that started at t0 (phase then: phase0) and completed at t1. Only
- * transactions begun in MEASURE enter the histogram; the others are counted as warmup. */
-void rr_record(struct rr_state *s, const struct ns_test *t, int phase0, uint64_t t0, uint64_t t1);
+ * transactions begun in MEASURE enter the histogram (and count as t's progress: its longest
+ * gap); the others are counted as warmup. */
+void rr_record(struct rr_state *s, struct ns_test *t, int phase0, uint64_t t0, uint64_t t1);
 
 /* Close the measured interval after run(): [measure_start_ns or first t0, max(last t1,
  * measure_end_ns)], and flush the last -i sample. */

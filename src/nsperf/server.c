@@ -22,6 +22,7 @@
 #include "common/text.h"
 #include "nsperf/control.h"
 #include "nsperf/cpu.h"
+#include "nsperf/hostcount.h"
 
 /* Connections accepted but not yet classified. Room for every data connection of the largest
  * test (-P 128) twice over, so that a burst of one test never meets a full table. */
@@ -87,6 +88,7 @@ struct session {
     struct ns_runner runner;
     struct err run_err;
     struct cpu_snap cpu0, cpu1;
+    struct hostcount *hc; /* this host's counters over the measured interval */
 };
 
 /* One line on stderr: "nsperf: <who>: <what>". Both may hold a peer's text (an error about
@@ -473,6 +475,11 @@ session_data(struct session *ss, struct err *e)
      * before the client starts the clock; started on START, with the client's senders already
      * filling the buffers, they could miss a short measured interval altogether on a busy
      * machine. The kinds wait for WARMUP before moving data (stream_set_wait_start). */
+    /* The data interface is the one the control connection arrived on: a test's connections
+     * all go to the one address this server was bound to. Its devices and statistic names are
+     * read now, so that MEASURE and DONE read values only. */
+    if (rc == 0)
+        ss->hc = hostcount_new_for_socket(ss->ctl);
     if (rc == 0)
         rc = ns_runner_start(&ss->runner, ss->k, &ss->t, &ss->run_err, e);
     if (rc == 0)
@@ -511,6 +518,7 @@ session_phases(struct session *ss, struct err *e)
     if (rc == 0)
         rc = recv_frame(ss, PROTO_MEASURE, NULL, ms_of(ss->t.p.warmup_s), e);
     if (rc == 0) {
+        hostcount_take(ss->hc, HOSTCOUNT_BEFORE);
         cpu_snap_take(&ss->cpu0);
         ns_phase_set(&ss->t, NS_PHASE_MEASURE);
         rc = recv_frame(ss, PROTO_STOP, NULL, ms_of(ss->t.p.duration_s), e);
@@ -518,6 +526,7 @@ session_phases(struct session *ss, struct err *e)
     if (rc == 0) {
         ns_phase_set(&ss->t, NS_PHASE_DONE);
         cpu_snap_take(&ss->cpu1);
+        hostcount_take(ss->hc, HOSTCOUNT_AFTER);
         session_stop(ss);
     }
     return rc;
@@ -536,6 +545,11 @@ session_results(struct session *ss, struct err *e)
         json_object_set_new(msg, "error", json_null());
     json_object_set_new(msg, "result", ss->k->local_result(&ss->t));
     json_object_set_new(msg, "cpu", cpu_usage_json(&ss->cpu0, &ss->cpu1));
+    json_object_set_new(msg, "counters",
+                        ss->hc != NULL ? hostcount_json(ss->hc, false) : json_null());
+    double gap;
+    json_object_set_new(msg, "longest_gap_s",
+                        ns_test_longest_gap(&ss->t, &gap) ? json_real(gap) : json_null());
     rc = proto_send(ss->ctl, PROTO_RESULT, msg, NS_HANDSHAKE_TIMEOUT_MS, e);
     json_decref(msg);
     if (rc == 0)
@@ -645,6 +659,7 @@ session_release(struct session *ss)
     if (ss->udp_spare >= 0)
         close(ss->udp_spare);
     ns_close_draining(ss->ctl);
+    hostcount_free(ss->hc);
     if (!leak) {
         pthread_cond_destroy(&ss->cv);
         free(ss);

@@ -219,6 +219,7 @@ ts_count(struct ts_stream *s, uint64_t n)
 {
     s->bytes += n;
     uint64_t now = clock_now_ns();
+    ns_test_progress(s->st->set.t, now);
     if (s->io.bins == NULL)
         return;
     if (!(atomic_load(&s->rx_marks) & TS_MARK_MEASURE)) {
@@ -319,6 +320,7 @@ ts_recv_loop(struct ts_stream *s)
             if (ph == NS_PHASE_MEASURE)
                 ts_count(s, (uint64_t)n);
         } else if (n == 0) {
+            ns_test_progress_end(s->st->set.t, clock_now_ns()); /* the sender stopped */
             if (stream_set_wait_done_after_eof(&s->st->set, TS_EOF_GRACE_MS) != 0)
                 ts_fail(s, NS_ECLOSED, ECONNRESET, "peer closed the data connection");
             return;

@@ -56,6 +56,13 @@ static const struct fdesc plan_fields[] = {
 #define NPLAN_FIELDS (sizeof plan_fields / sizeof plan_fields[0])
 _Static_assert(NPLAN_FIELDS <= FIELDS_MAX, "the plan's fields fit a struct fvals");
 
+const struct fdesc *
+plan_root_fields(size_t *n)
+{
+    *n = NPLAN_FIELDS;
+    return plan_fields;
+}
+
 static const char *const placeholders[] = {"name", "timestamp"};
 
 /* The text between { and } at s (s points after the '{'); its length, or -1 when unclosed. */

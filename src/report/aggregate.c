@@ -5,6 +5,7 @@
  *
  * Two JSON trees come out of one pass: the summary (numbers, units named once per field) that
  * becomes summary.json, and the view (strings scaled for people) that the templates render. */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "common/bitset.h"
 #include "common/errors.h"
 #include "common/hist.h"
+#include "common/shquote.h"
 #include "common/stats.h"
 #include "common/units.h"
 #include "journal/record.h"
@@ -36,6 +38,10 @@ struct agg {
     uint64_t rtt_n;
     size_t blo, bhi; /* the scratch histogram's buckets in use: only these are read and reset */
     double rtt_min, rtt_max, rtt_mean, pct[HISTJSON_NPCT];
+    /* What the hosts did to its ok trials (common/hostflags.h): those whose record says
+     * (judged), those flagged, per flag, and the figures of the ok trials not flagged */
+    size_t judged, flagged, flag_n[HOSTFLAG_COUNT];
+    struct stats clean;
 };
 
 struct ctx {
@@ -56,7 +62,22 @@ agg_init(struct agg *a)
     stats_init(&a->retrans);
     stats_init(&a->lost);
     stats_init(&a->jitter);
+    stats_init(&a->clean);
     a->blo = SIZE_MAX;
+}
+
+/* An ok trial's flags into a's counts. */
+static void
+agg_flags(struct agg *a, const struct rtrial *t)
+{
+    a->judged += t->judged;
+    if (t->flags == 0) {
+        stats_add(&a->clean, t->value);
+        return;
+    }
+    a->flagged++;
+    for (int f = 0; f < HOSTFLAG_COUNT; f++)
+        a->flag_n[f] += (t->flags >> f) & 1u;
 }
 
 static int
@@ -78,6 +99,7 @@ agg_add_pair(struct agg *a, const struct rpair *p, struct ctx *cx)
             return NS_ENOMEM;
         a->vals[a->nv++] = t->value;
         stats_add(&a->st, t->value);
+        agg_flags(a, t);
         if (t->has_cpu) {
             stats_add(&a->cpu_l, t->cpu_local);
             stats_add(&a->cpu_r, t->cpu_remote);
@@ -180,6 +202,21 @@ jfmt(enum testspec_kind k, double v)
 
 /* --- summary (numbers) ---------------------------------------------------------------------- */
 
+/* "flagged": how many of a's ok trials the hosts bent, of those whose record says, per flag
+ * raised, and the mean of the others (null when every one was flagged). */
+static json_t *
+flagged_obj(const struct agg *a)
+{
+    json_t *o =
+        json_pack("{s:I, s:I}", "trials", (json_int_t)a->flagged, "judged", (json_int_t)a->judged);
+    for (int f = 0; f < HOSTFLAG_COUNT; f++)
+        if (a->flag_n[f] > 0)
+            json_object_set_new(o, hostflag_name((enum hostflag)f),
+                                json_integer((json_int_t)a->flag_n[f]));
+    json_object_set_new(o, "mean_without", a->clean.n > 0 ? json_real(a->clean.mean) : json_null());
+    return o;
+}
+
 /* Add a's statistics to o; returns o. */
 static json_t *
 stats_obj(json_t *o, const struct agg *a)
@@ -223,6 +260,8 @@ stats_obj(json_t *o, const struct agg *a)
         json_object_set_new(
             o, "udp",
             json_pack("{s:f,s:f}", "lost_pct", a->lost.mean, "jitter_us", a->jitter.mean));
+    if (a->judged > 0) /* only then: the summaries of journals of before read as before */
+        json_object_set_new(o, "flagged", flagged_obj(a));
     return o;
 }
 
@@ -255,6 +294,19 @@ view_tally(json_t *o, const struct agg *a)
                             ? report_jprintf("%zu/%s%llu ok", a->nv, least ? "≥" : "",
                                              (unsigned long long)a->planned)
                             : json_string(""));
+}
+
+/* A set with flagged trials, for people: "nflagged" and its text (report_flagged_text).
+ * Nothing when none is flagged. */
+static void
+view_flagged(json_t *o, const struct agg *a, enum testspec_kind k)
+{
+    if (a->flagged == 0)
+        return;
+    json_t *cell = json_pack("{s:I, s:o}", "n", (json_int_t)a->nv, "flagged", flagged_obj(a));
+    json_object_set_new(o, "nflagged", json_integer((json_int_t)a->flagged));
+    json_object_set_new(o, "flagged_text", report_flagged_text(k, cell));
+    json_decref(cell);
 }
 
 static json_t *
@@ -366,6 +418,21 @@ params_note(json_t *view, bool resolved)
                                         "stand for the kind's default, which it did not record"));
 }
 
+/* A scenario an earlier revision of a run's plan ran (rscen.revision): said, in both trees. */
+static void
+revision_note(const struct rscen *sc, json_t *sum, json_t *view)
+{
+    if (sc->revision == 0)
+        return;
+    json_object_set_new(sum, "revision", json_integer((json_int_t)sc->revision));
+    json_object_set_new(
+        view, "revision_note",
+        report_jprintf("Revision %u of the plan ran these trials; revision %u (netsurvey run "
+                       "--resume --force with a changed plan) replaced its parameters, so they "
+                       "are reported apart, as they ran, and nothing more was planned of them.",
+                       sc->revision, sc->revised_to));
+}
+
 static json_t *
 params_text(const json_t *def)
 {
@@ -423,6 +490,7 @@ matrix_view(const struct mat *mt, const char *const *labels, enum testspec_kind 
             json_object_set_new(cell, "flag", json_boolean(a->nv > 0 && agg_flag(a)));
             json_object_set_new(cell, "nfailed", json_integer((json_int_t)a->failed));
             view_tally(cell, a);
+            view_flagged(cell, a, k);
             json_array_append_new(cells, cell);
         }
         json_array_append_new(rows, json_pack("{s:s,s:o}", "label", labels[r], "cells", cells));
@@ -432,9 +500,10 @@ matrix_view(const struct mat *mt, const char *const *labels, enum testspec_kind 
     return o;
 }
 
-/* The matrix's measured cells, one a row: how many trials each planned and recorded. */
+/* The matrix's measured cells, one a row: how many trials each planned and recorded, and how
+ * many the hosts bent. */
 static json_t *
-cells_view(const struct mat *mt, const char *const *labels)
+cells_view(const struct mat *mt, const char *const *labels, enum testspec_kind k)
 {
     json_t *list = json_array();
     for (size_t r = 0; r < mt->n; r++)
@@ -447,6 +516,7 @@ cells_view(const struct mat *mt, const char *const *labels)
                           "pairs", (int)a->pairs, "runs", (int)a->runs, "ok", (int)a->nv, "failed",
                           (int)a->failed, "n_planned", (int)a->planned);
             view_tally(o, a);
+            view_flagged(o, a, k);
             json_array_append_new(list, o);
         }
     return list;
@@ -542,6 +612,7 @@ struct group {
 /* What a group's pairs add up to. */
 struct group_acc {
     json_t *spairs, *vpairs, *fails, *sfails;
+    json_t *flagged_v, *flagged_s; /* ok trials the hosts bent: the view's and the summary's */
     size_t nok, nfail;
     uint64_t planned;
     size_t met, at_max, short_of; /* adaptive trials: pairs by how they stopped */
@@ -577,6 +648,7 @@ group_head(const struct group *g, bool fam_in_key, json_t **sum, json_t **view)
     bool resolved = params_resolved(g->cx->m, sc);
     json_object_set_new(*sum, "params_resolved", json_boolean(resolved));
     params_note(*view, resolved);
+    revision_note(sc, *sum, *view);
 }
 
 /* The zone matrix, and the region matrix when the runs span regions. */
@@ -600,7 +672,7 @@ group_matrices(const struct group *g, json_t *sum, json_t *view)
     json_object_set_new(sum, "zone_cells", matrix_summary(&zm, zl, "zone"));
     if (view != NULL) {
         json_object_set_new(view, "matrix", matrix_view(&zm, zl, g->k));
-        json_object_set_new(view, "cells", cells_view(&zm, zl));
+        json_object_set_new(view, "cells", cells_view(&zm, zl, g->k));
     }
     if (m->nregions > 1 && view != NULL) {
         if (mat_fill(g->cx, &rm, g->pairs, g->np, false) != 0)
@@ -617,8 +689,29 @@ out:
     return rc;
 }
 
+/* A flagged ok trial into the group's lists of them, with its reasons. */
+static void
+pair_flagged(const struct group *g, const struct rpair *p, const struct rtrial *t,
+             struct group_acc *acc)
+{
+    const struct rmodel *m = g->cx->m;
+    const char *run_id = m->runs[t->run].run->run_id;
+    json_t *flags = json_array();
+    for (int f = 0; f < HOSTFLAG_COUNT; f++)
+        if ((t->flags >> f) & 1u)
+            json_array_append_new(flags, json_string(hostflag_name((enum hostflag)f)));
+    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:s,s:o,s:s}", "scenario", g->sc->name, "family",
+                          g->fam, "src", m->hosts[p->src].name, "dst", m->hosts[p->dst].name,
+                          "trial", (int)t->n, "run_id", run_id != NULL ? run_id : "", "flags",
+                          flags, "why", t->flag_why != NULL ? t->flag_why : "");
+    json_t *vo = json_copy(o);
+    json_object_set_new(vo, "several_runs", json_boolean(m->nruns > 1));
+    json_array_append_new(acc->flagged_v, vo);
+    json_array_append_new(acc->flagged_s, o);
+}
+
 /* One trial of a pair into the lists: its value (summary) and text (view); a failure also into
- * the group's lists of failures. */
+ * the group's lists of failures, a flagged one into those of flagged trials. */
 static void
 pair_trial(const struct group *g, const struct rpair *p, const struct rtrial *t, json_t *st,
            json_t *vt, struct group_acc *acc)
@@ -627,8 +720,10 @@ pair_trial(const struct group *g, const struct rpair *p, const struct rtrial *t,
     char b[64];
     if (t->ok) {
         json_array_append_new(st, json_real(t->value));
-        json_array_append_new(vt,
-                              json_string(testspec_kind_value_text(g->k, t->value, b, sizeof b)));
+        testspec_kind_value_text(g->k, t->value, b, sizeof b);
+        json_array_append_new(vt, t->flags != 0 ? report_jprintf("%s ⚠", b) : json_string(b));
+        if (t->flags != 0)
+            pair_flagged(g, p, t, acc);
         return;
     }
     json_array_append_new(st, json_null());
@@ -924,6 +1019,14 @@ group_totals(const struct group *g, json_t *sum, json_t *view, const struct grou
     json_object_set_new(view, "has_udp", json_boolean(acc->any_udp));
     json_object_set_new(view, "has_retransmits", json_boolean(acc->any_retr));
     json_object_set_new(view, "pct_cols", pct_cols());
+    /* only when some trial was flagged: the summaries of journals of before read as before */
+    bool flagged = json_array_size(acc->flagged_s) > 0;
+    if (flagged)
+        json_object_set_new(sum, "flagged_trials", acc->flagged_s);
+    else
+        json_decref(acc->flagged_s);
+    json_object_set_new(view, "flagged_trials", acc->flagged_v);
+    json_object_set_new(view, "has_flagged", json_boolean(flagged));
 }
 
 /* The trial counts of a group's pairs, as group_pair and group_totals count them, for
@@ -992,6 +1095,8 @@ group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_ke
                             .vpairs = json_array(),
                             .fails = json_array(),
                             .sfails = json_array(),
+                            .flagged_v = json_array(),
+                            .flagged_s = json_array(),
                             .undecided = json_array()};
     int rc = group_matrices(&g, sum, view);
     if (rc == 0)
@@ -1003,6 +1108,8 @@ group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_ke
         json_decref(acc.vpairs);
         json_decref(acc.fails);
         json_decref(acc.sfails);
+        json_decref(acc.flagged_v);
+        json_decref(acc.flagged_s);
         json_decref(acc.undecided);
         json_decref(sum);
         json_decref(view);
@@ -1060,6 +1167,12 @@ static json_t *
 str_or_empty(const char *s)
 {
     return json_string(s != NULL ? s : "");
+}
+
+static const char *
+str_or_empty_c(const char *s)
+{
+    return s != NULL ? s : "";
 }
 
 static uint64_t
@@ -1130,7 +1243,31 @@ run_obj(const struct rrun *r)
     if (r->undecided > 0) /* planned and not_run are then the least (adaptive trials) */
         json_object_set_new(t, "undecided", json_integer((json_int_t)r->undecided));
     json_object_set_new(o, "trials", t);
+    if (run->revision > 1) /* only then: runs of one revision summarise as before */
+        json_object_set_new(o, "revision", json_integer((json_int_t)run->revision));
     return o;
+}
+
+/* A revised run's plans, for people: "plan revision 2 (resumed with --force: revision 1 of
+ * sha256 …, from …)"; NULL for a run of one revision. */
+static json_t *
+revisions_text(const struct journal_run *run)
+{
+    if (run->revision <= 1)
+        return NULL;
+    struct rbuf b;
+    rbuf_init(&b);
+    rbuf_printf(
+        &b, "plan revision %u (a resume with --force changed the plan; earlier: ", run->revision);
+    for (size_t i = 0; i < run->nrevisions; i++) {
+        const struct journal_run_revision *v = &run->revisions[i];
+        rbuf_printf(&b, "%srevision %u, plan sha256 %.12s, from %s", i ? "; " : "", v->revision,
+                    str_or_empty_c(v->plan_sha256), str_or_empty_c(v->started));
+    }
+    rbuf_puts(&b, ")");
+    json_t *s = json_string(b.oom ? "" : b.data);
+    rbuf_release(&b);
+    return s;
 }
 
 /* The run as the view shows it: run_obj's members and their words for people. */
@@ -1140,6 +1277,9 @@ run_view(const struct rrun *r)
     json_t *o = run_obj(r);
     char b[256];
     json_object_set_new(o, "state_text", json_string(run_state_text(r, b, sizeof b)));
+    json_t *rev = revisions_text(r->run);
+    if (rev != NULL)
+        json_object_set_new(o, "revisions_text", rev);
     json_object_set_new(o, "tally",
                         tally_text(r->planned, r->ok, r->failed, run_not_run(r), r->undecided > 0));
     return o;
@@ -1271,7 +1411,13 @@ aggregate_head(const struct rmodel *m, json_t *sum, json_t *view)
     for (size_t i = 0; i < m->nruns; i++) {
         json_array_append_new(vruns, run_view(&m->runs[i]));
         json_array_append_new(runs, run_obj(&m->runs[i]));
-        rbuf_printf(&cmd, " %s", m->runs[i].dir);
+        char q[2 * PATH_MAX + 8];
+        rbuf_printf(&cmd, " %s",
+                    shquote_word(m->runs[i].dir, q, sizeof q) >= 0 ? q : m->runs[i].dir);
+        if (i + 1 == m->nruns && m->same_hosts)
+            rbuf_puts(&cmd, " --same-hosts");
+        if (i + 1 == m->nruns && m->by_zone_id)
+            rbuf_puts(&cmd, " --by zone_id");
         const char *pn = m->runs[i].run->plan_name;
         bool again = false; /* a plan surveyed twice is named once */
         for (size_t j = 0; j < i && !again; j++) {
@@ -1409,7 +1555,7 @@ aggregate_groups(struct ctx *cx, const struct rpair *pairs, json_t *sum, json_t 
     size_t np = m->npairs;
     json_t *scens = json_array(), *vscens = json_array(), *allfails = json_array();
     int rc = 0;
-    size_t total_fail = 0, i = 0;
+    size_t total_fail = 0, total_flagged = 0, i = 0;
     for (size_t s = 0; rc == 0 && s < m->nscens; s++) {
         if (i == np || pairs[i].scen != (int)s) {
             scen_unrecorded(m, &m->scens[s], scens, vscens);
@@ -1436,6 +1582,7 @@ aggregate_groups(struct ctx *cx, const struct rpair *pairs, json_t *sum, json_t 
                 json_array_append(allfails, f);
                 total_fail++;
             }
+            total_flagged += json_array_size(json_object_get(g.view, "flagged_trials"));
             json_array_append_new(scens, g.sum);
             if (g.view != NULL)
                 json_array_append_new(vscens, g.view);
@@ -1446,6 +1593,10 @@ aggregate_groups(struct ctx *cx, const struct rpair *pairs, json_t *sum, json_t 
     json_object_set_new(view, "scenarios", vscens);
     json_object_set_new(view, "failures", allfails);
     json_object_set_new(view, "failures_total", json_integer((json_int_t)total_fail));
+    json_object_set_new(view, "flagged_total",
+                        total_flagged > 0 ? report_jprintf("%zu trial%s flagged", total_flagged,
+                                                           total_flagged == 1 ? "" : "s")
+                                          : json_string(""));
     return rc;
 }
 
@@ -1458,12 +1609,16 @@ aggregate_problems(const struct rmodel *m, json_t *sum, json_t *view)
     for (size_t i = 0; i < m->nproblems; i++) {
         const struct rproblem *p = &m->problems[i];
         const char *dir = m->runs[p->run].dir, *kind = rproblem_kind_name(p->kind);
-        json_array_append_new(list, json_pack("{s:s,s:s,s:I,s:s,s:s}", "dir", dir, "file",
-                                              JOURNAL_RESULTS_FILE, "line", (json_int_t)p->line,
-                                              "kind", kind, "why", p->why));
-        json_array_append_new(vlist, json_pack("{s:s,s:s,s:I,s:s,s:s}", "dir", dir, "file",
-                                               JOURNAL_RESULTS_FILE, "line", (json_int_t)p->line,
-                                               "kind", kind, "why", p->why));
+        /* line 0: a problem of run.json itself */
+        const char *file = p->line > 0 ? JOURNAL_RESULTS_FILE : JOURNAL_RUN_FILE;
+        json_array_append_new(list,
+                              json_pack("{s:s,s:s,s:I,s:s,s:s}", "dir", dir, "file", file, "line",
+                                        (json_int_t)p->line, "kind", kind, "why", p->why));
+        json_t *v = json_pack("{s:s,s:s,s:I,s:s,s:s}", "dir", dir, "file", file, "line",
+                              (json_int_t)p->line, "kind", kind, "why", p->why);
+        if (p->line == 0)
+            json_object_set_new(v, "more", report_jprintf("%s (%s)", p->why, kind));
+        json_array_append_new(vlist, v);
     }
     for (size_t r = 0; r < m->nruns; r++) {
         more += m->runs[r].problems_more;
@@ -1503,6 +1658,8 @@ aggregate(const struct rmodel *m, bool cells_only, json_t **summary_out, json_t 
     aggregate_head(m, sum, view);
     aggregate_places(m, sum, view);
     int rc = aggregate_groups(&cx, pairs, sum, view);
+    if (rc == 0) /* before anything reads a key: matrices, charts, anchors */
+        rc = report_file_keys_unique(sum, view);
     if (rc == 0 && !cells_only) /* they read the view's matrices and the cells' percentiles */
         rc = report_matrix_stats(sum, view);
     aggregate_problems(m, sum, view);

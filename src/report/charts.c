@@ -26,24 +26,45 @@
 #define CHART_W REPORT_CHART_W
 #define CHART_H REPORT_CHART_H
 
-char *
-rchart_gnuplot_find(void)
+/* name (no '/') found on PATH as a shell finds it; NULL when it is not there. */
+static char *
+path_find(const char *name)
 {
-    const char *env = getenv("NETSURVEY_GNUPLOT");
-    if (env != NULL)
-        return access(env, X_OK) == 0 ? strdup(env) : NULL;
     const char *path = getenv("PATH");
     if (path == NULL)
         path = "/usr/bin:/bin";
     while (*path) {
         size_t n = strcspn(path, ":");
         char cand[4096];
-        snprintf(cand, sizeof cand, "%.*s/gnuplot", (int)n, path);
+        snprintf(cand, sizeof cand, "%.*s/%s", (int)n, path, name);
         if (n > 0 && access(cand, X_OK) == 0)
             return strdup(cand);
         path += n + (path[n] == ':');
     }
     return NULL;
+}
+
+char *
+rchart_gnuplot_find(const char *cmd, char *why, size_t len)
+{
+    const char *env = getenv("NETSURVEY_GNUPLOT");
+    char *gp = NULL;
+    if (env != NULL && env[0] != '\0' && strchr(env, '/') == NULL) {
+        /* a name, as NETSURVEY_GNUPLOT=gnuplot: on PATH, as a shell would run it */
+        if ((gp = path_find(env)) == NULL)
+            snprintf(why, len,
+                     "NETSURVEY_GNUPLOT names '%.200s', which is no program on PATH (give it a "
+                     "path, or a name on PATH, then run %s again)",
+                     env, cmd);
+        return gp;
+    }
+    if (env != NULL)
+        gp = access(env, X_OK) == 0 ? strdup(env) : NULL;
+    else
+        gp = path_find("gnuplot");
+    if (gp == NULL)
+        snprintf(why, len, "gnuplot was not found (install gnuplot, then run %s again)", cmd);
+    return gp;
 }
 
 /* Run gnuplot on script inside dir; kill it after the timeout. Returns 0 or NS_E*. */
@@ -446,7 +467,8 @@ report_charts(const char *outdir, const json_t *sum, json_t *view, FILE *warn, s
     if (mkdir(dir, 0755) != 0 && errno != EEXIST)
         return err_sys(e, NS_EIO, errno, "cannot create %s", dir);
     struct rchart cx = {.dir = dir, .warn = warn};
-    char *gp = rchart_gnuplot_find();
+    char why[512];
+    char *gp = rchart_gnuplot_find("netsurvey report", why, sizeof why);
     cx.gp = gp;
     const json_t *zones = json_object_get(sum, "zones");
     size_t i, drawable = 0;
@@ -481,9 +503,9 @@ report_charts(const char *outdir, const json_t *sum, json_t *view, FILE *warn, s
     free(gp);
     if (rc == 0 && cx.gp == NULL && drawable > 0)
         json_object_set_new(view, "charts_note",
-                            json_string("Charts were skipped: gnuplot was not found (install "
-                                        "gnuplot, then run netsurvey report again); their "
-                                        "scripts and data are in charts/."));
+                            report_jprintf("Charts were skipped: %s; their scripts and data are "
+                                           "in charts/.",
+                                           why));
     else if (rc == 0 && cx.failed > 0)
         json_object_set_new(view, "charts_note",
                             json_pack("{s:s}", "text", cx.firsterr)); /* replaced below */

@@ -374,48 +374,62 @@ scenario_stats(json_t *ssum, json_t *sview)
     return 0;
 }
 
-/* The scenario whose own matrix CSV is named file, or NULL. */
-static const json_t *
-file_owner(const json_t *scens, const char *file)
+/* The names a file key gives a scenario's matrices: its own, its regions', its stats'. */
+#define KEY_NAMES (2 + NMSTATS)
+
+static void
+key_names(const char *key, char names[KEY_NAMES][320])
 {
-    size_t i;
-    const json_t *s;
-    json_array_foreach(scens, i, s)
-    {
-        char own[512];
-        report_matrix_file(own, sizeof own, js(s, "file_key"), NULL);
-        if (strcmp(own, file) == 0)
-            return s;
-        report_matrix_file(own, sizeof own, js(s, "file_key"), REPORT_MATRIX_REGIONS);
-        if (json_object_get(s, "region_cells") != NULL && strcmp(own, file) == 0)
-            return s;
-    }
-    return NULL;
+    snprintf(names[0], sizeof names[0], "%.300s", key);
+    snprintf(names[1], sizeof names[1], "%.300s-%s", key, REPORT_MATRIX_REGIONS);
+    for (size_t i = 0; i < NMSTATS; i++)
+        snprintf(names[2 + i], sizeof names[2 + i], "%.300s-%s", key, mstats[i].key);
 }
 
-/* A scenario named like another's stat ("lat-p99" beside "lat") would have its mean matrix
- * overwritten by the other's p99 matrix: the mean matrix keeps the name, the stat matrix is
- * not written (summary.json's "file" is null) and the report says why. */
-static void
-stat_files_unclash(const json_t *ss, const json_t *vs)
+/* Whether one of names is among taken[0..n). */
+static bool
+key_taken(char (*taken)[320], size_t n, char names[KEY_NAMES][320])
 {
-    for (size_t i = 0; i < json_array_size(ss); i++) {
-        const json_t *sm = json_object_get(json_array_get(ss, i), "stat_matrices");
-        const json_t *vm = json_object_get(json_array_get(vs, i), "stat_matrices");
-        for (size_t j = 0; j < json_array_size(sm); j++) {
-            json_t *so = json_array_get(sm, j), *vo = json_array_get(vm, j);
-            const char *file = js(so, "file");
-            const json_t *owner = file_owner(ss, file);
-            if (owner == NULL)
-                continue;
-            json_object_set_new(
-                vo, "note",
-                report_jprintf("Not written to %s: that is the name of scenario %s's "
-                               "matrix.",
-                               file, js(owner, "name")));
-            json_object_set_new(so, "file", json_null());
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < KEY_NAMES; k++)
+            if (strcmp(taken[i], names[k]) == 0)
+                return true;
+    return false;
+}
+
+int
+report_file_keys_unique(json_t *sum, json_t *view)
+{
+    const json_t *ss = json_object_get(sum, "scenarios"), *vs = json_object_get(view, "scenarios");
+    size_t n = json_array_size(ss);
+    char(*taken)[320] = calloc(n * KEY_NAMES + 1, sizeof *taken);
+    if (taken == NULL)
+        return NS_ENOMEM;
+    size_t nt = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *s = json_array_get(ss, i), *v = json_array_get(vs, i);
+        char base[300], key[320], names[KEY_NAMES][320];
+        snprintf(base, sizeof base, "%s", js(s, "file_key"));
+        snprintf(key, sizeof key, "%s", base);
+        key_names(key, names);
+        for (unsigned k = 2; key_taken(taken, nt, names); k++) {
+            snprintf(key, sizeof key, "%.290s-%u", base, k);
+            key_names(key, names);
         }
+        memcpy(taken[nt], names, sizeof names);
+        nt += KEY_NAMES;
+        if (strcmp(key, base) == 0)
+            continue;
+        json_object_set_new(s, "file_key", json_string(key));
+        json_object_set_new(v, "file_key", json_string(key));
+        json_object_set_new(
+            v, "key_note",
+            report_jprintf("Its files are named %s: %s would share a name with another "
+                           "scenario's matrix or chart.",
+                           key, base));
     }
+    free(taken);
+    return 0;
 }
 
 int
@@ -427,7 +441,6 @@ report_matrix_stats(json_t *sum, json_t *view)
         if (rc != 0)
             return rc;
     }
-    stat_files_unclash(ss, vs);
     return 0;
 }
 

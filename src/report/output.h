@@ -29,8 +29,11 @@ void rbuf_release(struct rbuf *b);
 void rbuf_add(struct rbuf *b, const char *s, size_t n);
 void rbuf_puts(struct rbuf *b, const char *s);
 void rbuf_printf(struct rbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* s as one CSV field (RFC 4180: quoted when it holds a comma, quote or line break, its quotes
- * doubled): every CSV the reports write quotes its fields this one way. */
+/* s as one CSV text field (RFC 4180: quoted when it holds a comma, quote or line break, its
+ * quotes doubled), with a ' in front when it begins with '=', '+', '-', '@', a tab or a CR, so
+ * that a spreadsheet shows it and never runs it as a formula (OWASP's advice on CSV injection):
+ * every CSV the reports write writes its texts (labels, names, run ids) this one way. Figures
+ * are not texts: written as numbers, a negative one stays a number. */
 void rbuf_csv_field(struct rbuf *b, const char *s);
 
 /* The printf-formatted text as a part of a file name, into out: every byte but letters, digits,
@@ -122,9 +125,10 @@ const char *report_template(const char *name, char **owned);
 #define REPORT_CHART_W 760
 #define REPORT_CHART_H 420
 
-/* gnuplot's executable: NETSURVEY_GNUPLOT, else "gnuplot" found on PATH; NULL if none (caller
- * frees). */
-char *rchart_gnuplot_find(void);
+/* gnuplot's executable (caller frees): NETSURVEY_GNUPLOT, a path or a name looked up on PATH as
+ * a shell would, else "gnuplot" on PATH. NULL when there is none, why into why (len bytes): a
+ * sentence for the reports' note, whose advice names cmd ("netsurvey report"). */
+char *rchart_gnuplot_find(const char *cmd, char *why, size_t len);
 /* A label inside a gnuplot script: a single-quoted string, in which gnuplot performs no
  * backquote command substitution and no @macro expansion (a double-quoted string in a script
  * would run `...` from a zone or host name); a quote is doubled, a line break becomes a space. */
@@ -149,6 +153,11 @@ struct rchart {
  * not written). */
 int rchart_emit(struct rchart *cx, const char *key, const char *kind, struct rbuf *script,
                 struct rbuf *data, const char *caption, struct err *e);
+
+/* A summary's cell (or host pair) with ok trials that its hosts bent (its "flagged" object,
+ * common/hostflags.h), for people: "2 of 3 trials flagged (drops 2, stall 1); 154.2 Mbit/s
+ * without them". NULL (no reference) when none was flagged. New reference. */
+json_t *report_flagged_text(enum testspec_kind k, const json_t *cell);
 
 /* A zone cell's value as matrix-<scenario>.csv holds it (the mean of its ok trials, "%.3f"),
  * appended to b; nothing when it has no ok trial (trend-<scenario>.csv repeats it). */

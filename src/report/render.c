@@ -14,6 +14,8 @@
 
 #include "common/array.h"
 #include "common/errors.h"
+#include "common/fsdir.h"
+#include "journal/journal.h"
 #include "journal/record.h"
 #include "report/matrixstat.h"
 #include "report/report.h"
@@ -454,7 +456,8 @@ render_locked(const struct report_opts *o, struct err *e)
     struct rmodel_opts mo = {.warn = o->warn,
                              .lenient = o->lenient,
                              .owned_by_caller = o->owned_by_caller,
-                             .by_zone_id = o->by_zone_id};
+                             .by_zone_id = o->by_zone_id,
+                             .same_hosts = o->same_hosts};
     int rc = rmodel_load_with(o->dirs, o->ndirs, &mo, &m, e);
     if (rc != 0)
         return rc;
@@ -477,6 +480,8 @@ render_locked(const struct report_opts *o, struct err *e)
         if (rc == 0)
             rc = publish(o->out, build, e);
         build_remove(build);
+        if (rc == 0 && o->matrices != NULL)
+            report_matrices_write(sum, o->matrices);
     }
     if (read && rc != 0 && o->result != NULL)
         o->result->unwritten = true;
@@ -485,14 +490,33 @@ render_locked(const struct report_opts *o, struct err *e)
     return rc;
 }
 
-/* The output directory, made if missing, open and flock'ed (returns its descriptor, or -1). */
+/* Before anything is made or written: every input is a run directory (a missing one is said,
+ * not created as the output folder), and out is no run's directory but the one run reported
+ * (a merge written there would replace that run's own report, another run's would lose its). */
+static int
+outputs_check(const struct report_opts *o, struct err *e)
+{
+    for (int i = 0; i < o->ndirs; i++)
+        if (!journal_is_run_dir(o->dirs[i]))
+            return err_set(e, NS_ENOTFOUND, "%s: no run directory there (no %s): nothing written",
+                           o->dirs[i], JOURNAL_RUN_FILE);
+    if (!journal_is_run_dir(o->out) || (o->ndirs == 1 && fsdir_same(o->out, o->dirs[0])))
+        return 0;
+    if (o->result != NULL)
+        o->result->output_refused = true;
+    return err_set(e, NS_EINVAL,
+                   "%s is the directory of %s: its own report would be replaced by this one "
+                   "(give -o a folder of its own): nothing written",
+                   o->out, o->ndirs == 1 ? "another run" : "a run");
+}
+
+/* The output directory, made with its parents if missing, open and flock'ed (returns its
+ * descriptor, or -1). */
 static int
 out_lock(const char *out, struct err *e)
 {
-    if (mkdir(out, 0755) != 0 && errno != EEXIST) {
-        err_sys(e, NS_EIO, errno, "cannot create %s", out);
+    if (fsdir_make(out, NULL, e) != 0)
         return -1;
-    }
     int dfd = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0) {
         err_sys(e, NS_EIO, errno, "cannot open %s", out);
@@ -515,6 +539,9 @@ report_render(const struct report_opts *o, struct err *e)
 {
     if (o->result != NULL)
         *o->result = (struct report_result){0};
+    int rc = outputs_check(o, e);
+    if (rc != 0)
+        return rc;
     int dfd = out_lock(o->out, e);
     if (dfd < 0) {
         if (o->result != NULL)
@@ -522,7 +549,7 @@ report_render(const struct report_opts *o, struct err *e)
         return NS_EIO;
     }
     report_jarena_begin();
-    int rc = render_locked(o, e);
+    rc = render_locked(o, e);
     report_jarena_end();
     close(dfd); /* and with it the lock */
     return rc;

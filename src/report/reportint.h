@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/hostflags.h"
 #include "common/testspec.h"
 #include "common/trials.h"
 #include "report/output.h"
@@ -26,7 +27,8 @@ struct journal_run;
 /* A trial's latency distribution, as nsperf sent it, its sparse buckets (placed in hist.h's
  * layout, ascending) packed as LEB128 varints: the index's step from the previous bucket's,
  * then the count. A 100 000-trial journal holds ~60 million buckets (1 024 per octave): most
- * steps and counts take a byte each, so ~2.3 bytes a bucket instead of 8 (README "Reports"). */
+ * steps and counts take a byte each, so ~2.3 bytes a bucket instead of 8 (tests/bench/README.md,
+ * "Reports and trends"). */
 struct rrtt {
     uint64_t n;
     double min_ns, max_ns, mean_ns, m2;
@@ -48,10 +50,22 @@ struct rtrial {
     bool has_cpu, has_retrans, has_udp;
     double cpu_local, cpu_remote, retrans, lost_pct, jitter_us;
     struct rrtt rtt; /* n == 0 when none */
+    /* What the hosts did to an ok trial (journal_trial's flags, common/hostflags.h): whether its
+     * record says (judged), the flags raised (1u << enum hostflag) and their reasons,
+     * "drops: ...; stall: ..." (NULL when none raised). */
+    bool judged;
+    uint8_t flags;
+    char *flag_why;
 };
+_Static_assert(HOSTFLAG_COUNT <= 8, "struct rtrial's flags hold every flag");
 
 struct rhost {
-    char *name, *zone, *region, *addr;
+    char *name;       /* as the reports show it: the host's name, with "(run k)" after it when hosts
+                       * of several runs have that name and the merge keeps them apart */
+    char *key_name;   /* the name its run gives it */
+    uint32_t key_run; /* with key_name, the key: its run, 0 for every run with same_hosts */
+    size_t run;       /* the first run that names it */
+    char *zone, *region, *addr;
     const json_t *env; /* borrowed from the run.json that named the host, or NULL */
     /* The physical zone (run.json's zone_id, else env.cloud.zone_id) and the run's warning
      * that the plan's place differs from the metadata's; borrowed like env, NULL when none. */
@@ -67,7 +81,10 @@ struct rzone {
 
 /* What one run planned of a scenario. */
 struct rscen_run {
-    bool named;      /* the run's run.json names the scenario */
+    bool named; /* the run's run.json names the scenario */
+    /* an earlier revision of the run's plan ran it (rscen.revision): it plans nothing more, and
+     * a host pair planned the trials it recorded */
+    bool superseded;
     uint32_t trials; /* trials per host pair (adaptive: its min, what every pair runs at least) */
     struct trials_policy policy; /* as run.json says (fixed: trials_fixed(trials)) */
     uint64_t planned; /* trials over all its host pairs, as run.json says (adaptive: min x pairs) */
@@ -110,6 +127,11 @@ struct rscen {
     /* trials per pair as the first run that names it adaptive planned them (else fixed, zero):
      * what the reports' note on adaptive trials says */
     struct trials_policy policy;
+    /* 0: the scenario of the runs' current plans; k: revision k of a run's plan ran it, with
+     * parameters a later revision (run --resume --force) changed: its name is "NAME (revision
+     * k)" and its trials are reported apart, as they ran */
+    uint32_t revision;
+    uint32_t revised_to; /* then: the run's revision that replaced it */
 };
 
 struct rpair {
@@ -140,7 +162,8 @@ struct rplan {
 /* t[0..n): the run's trials of the pair, sorted by number (none: a pair it planned only). */
 void rplan_pair(const struct rscen_run *sr, const struct rtrial *t, size_t n, struct rplan *out);
 
-/* A journal line the reports did not take, listed in them ("Journal problems"). */
+/* A journal line the reports did not take, listed in them ("Journal problems"); line 0: a
+ * problem of the run's run.json (no run_id), not of a line. */
 struct rproblem {
     size_t run;
     unsigned long line;
@@ -166,7 +189,8 @@ struct rmodel {
     bool by_zone_id;       /* zones are the hosts' zone_id (report --by zone_id) */
     struct rhost *hosts;
     size_t nhosts, caphosts;
-    uint32_t *hidx; /* open-addressing index of hosts by (name, region) */
+    bool same_hosts; /* a host name is one host in every run (report --same-hosts) */
+    uint32_t *hidx;  /* open-addressing index of hosts by (run, name): host_key_run */
     size_t hidx_cap;
     struct rzone *zones;
     size_t nzones;
@@ -179,8 +203,8 @@ struct rmodel {
     /* open-addressing index of pairs by (scen, family, src, dst) */
     uint32_t *pidx;
     size_t pidx_cap;
-    size_t torn_lines, skipped_lines, refused_lines;
-    struct rproblem *problems; /* in the order read */
+    size_t torn_lines, skipped_lines, refused_lines; /* skipped: unreadable and invalid */
+    struct rproblem *problems;                       /* in the order read */
     size_t nproblems, capproblems;
     FILE *warn;            /* where skipped journal lines are said; NULL: not said */
     bool lenient;          /* refused records are problems, not errors */
@@ -204,6 +228,11 @@ struct rmodel_opts {
     /* The zones are the hosts' physical zones (zone_id: report --by zone_id); NS_EINVAL,
      * naming them, when some host has none. */
     bool by_zone_id;
+    /* A host name is one host in every run: its trials of all runs are one host's, its pairs
+     * pooled (a plan surveyed twice). NS_EINVAL, naming it, when a name is in another region,
+     * zone, zone id or at another address in another run. Without it, each run's hosts are
+     * its own, and a name several runs give is shown with its run ("a1 (run 2)"). */
+    bool same_hosts;
 };
 
 /* Load the run directories (each holding run.json and results.jsonl). A line that is not a
@@ -218,7 +247,8 @@ int rmodel_load_with(const char *const *dirs, int ndirs, const struct rmodel_opt
 int rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out, struct err *e);
 void rmodel_free(struct rmodel *m);
 
-/* "torn", "unreadable", "refused": a problem's kind (enum journal_skip_kind) in the reports. */
+/* "torn", "unreadable", "refused", "invalid": a problem's kind (enum journal_skip_kind) in the
+ * reports. */
 const char *rproblem_kind_name(int kind);
 
 /* Merge a trial's buckets into a dense scratch histogram (struct hist). */
@@ -257,5 +287,9 @@ int report_matrix_file(char *buf, size_t len, const char *file_key, const char *
  * gnuplot could not draw is also a line on warn (when not NULL). */
 int report_charts(const char *outdir, const json_t *summary, json_t *view, FILE *warn,
                   struct err *e);
+
+/* The zone matrix of every scenario of summary sum as text for a terminal (terminal.c): what
+ * report_opts.matrices asks for. */
+void report_matrices_write(const json_t *sum, FILE *out);
 
 #endif

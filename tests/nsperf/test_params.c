@@ -30,7 +30,7 @@ test_kind_table(void **state)
         assert_non_null(k);
         assert_int_equal(id, i);
         assert_ptr_equal(ns_kind_get(id), k);
-        assert_string_equal(testspec_kind_name(id), names[i]);
+        assert_string_equal(testspec_kind_name((int)id), names[i]);
     }
     assert_null(ns_kind_find("tcp_bogus", NULL));
     assert_null(ns_kind_find(NULL, NULL));

@@ -389,11 +389,15 @@ def fixture_basic(out):
                         # failed, then ok after a resume (the record later in the file wins)
                         j.trial("throughput", a, b, n, error="ssh zone3-vm: connection reset",
                                 attempts=2)
-                    j.trial(s["name"], a, b, n, make_result(s["test"], round(v, 3), rng,
-                                                            s["duration_s"], hist_n=5000))
-    # a trial that failed every time (no ok record at all)
-    j.trial("crr", "zone2-vm", "zone1-vm", 3, error="nsperf exited with status 1: "
-            "accept: too many open files", attempts=3)
+                    r = make_result(s["test"], round(v, 3), rng, s["duration_s"], hist_n=5000)
+                    if s["name"] == "crr" and a == "zone2-vm" and b == "zone1-vm" and n == 2:
+                        # a trial that failed every time (no ok record at all); its result is
+                        # drawn all the same, so that every other figure stays as it was
+                        j.trial("crr", a, b, n, error="nsperf exited with status 1: accept: too "
+                                "many open files", attempts=3)
+                        continue
+                    j.trial(s["name"], a, b, n, r)
+
     j.raw('{"schema":"netsurvey.trial/1","run_id":"20261130T150000Z-7f3c","trial":4,"sta')
     j.close()
 
@@ -720,6 +724,11 @@ def bench(out, nhosts, trials, shape="cloud", form="runs"):
             pool[k] = [json.dumps(r, separators=(",", ":")) for r in rs]
     pool["tcp_stream"] = [json.dumps(make_result("tcp_stream", v, rng, 10),
                                      separators=(",", ":")) for v in (9000, 10000, 12000)]
+    # Whole passes only (every pair's trials numbered 1..trials): a record numbered past its
+    # scenario's trials would be no planned trial, and readers list it as a journal problem.
+    npairs = nhosts * (nhosts - 1)
+    if trials >= npairs:
+        trials -= trials % npairs
     written = 0
     n = 1
     while written < trials:
@@ -733,10 +742,11 @@ def bench(out, nhosts, trials, shape="cloud", form="runs"):
                         json.loads(p[(a * 7 + b + n) % len(p)]))
                 written += 1
         n += 1
-    # A complete run of `trials` per pair whose last pass went further for some pairs: every
-    # record is a planned trial, none is missing.
+    # A complete run: every pair that runs a scenario runs it in every pass (each pair keeps one
+    # scenario, as records alternate over an even number of pairs), so its trials are the
+    # passes: every record is a planned trial, none is missing.
     for s in j.run["scenarios"]:
-        s["trials"] = len(j.keys[s["name"]]) // (nhosts * (nhosts - 1))
+        s["trials"] = max([k[2] for k in j.keys[s["name"]]] or [0])
     j.close()
     if shape == "cloud":
         load_sample = real

@@ -487,10 +487,16 @@ test_zone_ids(void **state)
     assert_int_equal(seen, 2);
     rmodel_free(m);
     m = NULL;
-    assert_int_equal(rmodel_load_with(dirs, 2, &(struct rmodel_opts){.by_zone_id = true}, &m, &e),
+    assert_int_equal(rmodel_load_with(dirs, 2,
+                                      &(struct rmodel_opts){.by_zone_id = true, .same_hosts = true},
+                                      &m, &e),
                      NS_EINVAL);
     assert_null(m);
     assert_non_null(strstr(e.msg, "no zone id for hosts 'w2', 'e1', 'e2' ("));
+    /* without --same-hosts, e1 of each run is its own host, named with its run */
+    assert_int_equal(rmodel_load_with(dirs, 2, &(struct rmodel_opts){.by_zone_id = true}, &m, &e),
+                     NS_EINVAL);
+    assert_non_null(strstr(e.msg, "no zone id for hosts 'w2', 'e1 (run 1)', 'e1 (run 2)', 'e2' ("));
 }
 
 int

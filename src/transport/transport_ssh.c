@@ -154,6 +154,9 @@ struct sproc {
     long pgid; /* 0 for helper commands that run without the wrapper */
     struct transport_buf out, err;
     bool out_eof, err_eof, exited;
+    /* exited with a status: the wrapper ran to its end (it removes the pid file); a channel
+     * closed without one is a wrapper killed (a host's processes killed): its pid file stays */
+    bool status_seen;
     int status;
 };
 
@@ -733,6 +736,7 @@ proc_drain_locked(struct sproc *p, size_t out_cap, size_t err_cap, struct err *e
         transport_sshconn_set_timeout(x->c.s, x->call_timeout_s);
         if (st >= 0) {
             p->exited = true;
+            p->status_seen = true;
             p->status = st & 0xff;
             moved = 1;
         } else if (ssh_channel_is_closed(p->ch)) {
@@ -936,11 +940,13 @@ sshx_signal(struct transport_proc *tp, int sig, struct err *e)
 
 /* Kill p's group with SIGKILL on the host (through the current session, even when p's own
  * session dropped), wait until it is gone, remove its pid file. When there is no live session,
- * the group is an orphan: ended (if still there and provably p's) once a new one is made. */
+ * the group is an orphan: ended (if still there and provably p's) once a new one is made. A
+ * channel that closed without an exit status is no proof: the wrapper was killed before it
+ * could remove the pid file (and its group may live on). */
 static void
 proc_kill_group(struct sproc *p)
 {
-    if (p->x == NULL || p->pgid <= 0 || p->exited) /* exited: its status came, it is gone */
+    if (p->x == NULL || p->pgid <= 0 || (p->exited && p->status_seen)) /* it is gone */
         return;
     char dir[PATH_MAX], qdir[2 * PATH_MAX + 8], cmd[3 * PATH_MAX];
     pids_dir(p->x, dir, sizeof dir);
@@ -1268,8 +1274,11 @@ deploy_set(struct sshx *x, const struct transport_deploy_set *s, struct transpor
     char notes[NS_ERR_MSG_MAX] = "", final[PATH_MAX] = "";
     for (size_t k = 0; rc == 0 && at == SSH_CACHE_DIRS_MAX && k < pl->n; k++) {
         char why[NS_ERR_MSG_MAX] = "";
-        snprintf(final, sizeof final, "%s/%s", pl->dir[k], names[i]);
-        int prc = deploy_place_ready(x, pl->dir[k], f->len, why, sizeof why, e);
+        int prc = snprintf(final, sizeof final, "%s/%s", pl->dir[k], names[i]) < (int)sizeof final
+                      ? 0
+                      : err_set(e, NS_EREMOTE, "%s: remote path too long", pl->dir[k]);
+        if (prc == 0)
+            prc = deploy_place_ready(x, pl->dir[k], f->len, why, sizeof why, e);
         if (prc == 0)
             prc = deploy_upload(x, f, pl->dir[k], names[i], final, e);
         if (prc == 0) {
@@ -1286,8 +1295,8 @@ deploy_set(struct sshx *x, const struct transport_deploy_set *s, struct transpor
     if (rc == 0 && at == SSH_CACHE_DIRS_MAX)
         rc = err_set(e, NS_EREMOTE, "%s: nowhere to put the endpoint: %s", x->base.name, notes);
     if (rc == 0) {
-        snprintf(final, sizeof final, "%s/%s", pl->dir[at], names[i]);
-        if (strlen(final) >= sizeof d->path)
+        if (snprintf(final, sizeof final, "%s/%s", pl->dir[at], names[i]) >= (int)sizeof final ||
+            strlen(final) >= sizeof d->path)
             rc = err_set(e, NS_ERANGE, "%s: remote path too long", x->base.name);
     }
     if (rc == 0) {
@@ -1296,7 +1305,8 @@ deploy_set(struct sshx *x, const struct transport_deploy_set *s, struct transpor
         d->build = (size_t)i;
         snprintf(d->note, sizeof d->note, "%s", at > 0 ? notes : "");
         pthread_mutex_lock(&x->mu);
-        snprintf(x->pids, sizeof x->pids, "%s/pids", pl->dir[at]);
+        if (snprintf(x->pids, sizeof x->pids, "%s/pids", pl->dir[at]) >= (int)sizeof x->pids)
+            rc = err_set(e, NS_ERANGE, "%s: remote path too long", x->base.name);
         pthread_mutex_unlock(&x->mu);
     }
     free(pl);

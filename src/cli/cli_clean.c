@@ -7,6 +7,7 @@
 #include "cli/cli.h"
 #include "common/errors.h"
 #include "common/sshg.h"
+#include "journal/journal.h"
 #include "plan/plan.h"
 #include "survey/clean.h"
 #include "survey/host_ssh.h"
@@ -24,6 +25,16 @@ static const struct cli_opt clean_opts[] = {
 
 static char cli_clean_name[] = "clean"; /* cli_ssh_warning's ctx */
 
+/* journal_runs_in_progress: a run of the plan (ctx: its name) holds its directory. */
+static void
+clean_busy(void *ctx, const char *dir, long pid)
+{
+    fprintf(stderr,
+            "netsurvey clean: a run of plan '%s' is in progress in %s (pid %ld): cleaning would "
+            "kill its endpoints and remove the one it runs; nothing done (clean once it ended)\n",
+            (const char *)ctx, dir, pid);
+}
+
 static int
 clean_main(int argc, char **argv)
 {
@@ -32,6 +43,14 @@ clean_main(int argc, char **argv)
     int rc = cli_start_plan(&cli_clean, argc, argv, &a, CLI_CLEAN_USAGE, &p);
     if (rc != CLI_GO_ON)
         return rc;
+    /* a run of this plan in progress: its endpoints would be killed, its cache removed */
+    struct err be = {0};
+    char name[256];
+    snprintf(name, sizeof name, "%s", plan_name(p));
+    if (journal_runs_in_progress(name, clean_busy, name, &be) > 0) {
+        plan_free(p);
+        return CLI_CLEAN_BUSY;
+    }
     int status = CLI_CLEAN_OK;
     struct sshg *g = survey_ssh_prefetch(p); /* every host's ssh -G at once */
     for (size_t i = 0; i < plan_host_count(p); i++) {
@@ -39,12 +58,14 @@ clean_main(int argc, char **argv)
         if (ph->transport == PLAN_TRANSPORT_LOCAL)
             continue;
         struct err e = {0};
+        struct survey_cleaned c = {0};
         if (survey_clean_host_warn(ph, a.accept_new_host_keys, g, cli_ssh_warning, cli_clean_name,
-                                   &e) != 0) {
+                                   &c, &e) != 0) {
             fprintf(stderr, "netsurvey clean: %s: %s\n", ph->name, e.msg);
             status = CLI_CLEAN_SOME_FAILED;
         } else {
-            printf("%s: cleaned\n", ph->name);
+            printf("%s: cleaned (%lu process group%s killed, %lu stale pid file%s removed)\n",
+                   ph->name, c.killed, c.killed == 1 ? "" : "s", c.stale, c.stale == 1 ? "" : "s");
         }
     }
     sshg_free(g);
@@ -57,10 +78,14 @@ const struct cli_command cli_clean = {
     .synopsis = "[PLAN] [--accept-new-host-keys]",
     .summary = "kill what netsurvey left running on the plan's ssh hosts and remove its cache "
                "there",
-    .details =
-        "For every ssh host of the plan: every process group netsurvey started there and "
-        "still recorded is killed, and ~/.cache/netsurvey (the deployed nsperf) removed. "
-        "Local hosts have nothing to clean: their processes end with the run.\n" CLI_PLAN_HELP,
+    .details = "For every ssh host of the plan: every process group netsurvey started there, still "
+               "recorded and provably its own (same boot, same start time, its executable the "
+               "deployed nsperf) is killed, every pid file removed (a stale one without acting on "
+               "it), and ~/.cache/netsurvey (the deployed nsperf; also $XDG_RUNTIME_DIR/netsurvey, "
+               "/dev/shm/netsurvey-UID, /tmp/netsurvey-UID where a full home put it) removed. "
+               "Refused while a run of the same plan is in progress on this machine (it names the "
+               "run). Local hosts have nothing to clean: their processes end with the "
+               "run.\n" CLI_PLAN_HELP,
     CLI_OPTS(clean_opts),
     CLI_EXITS(CLEAN),
     .usage = CLI_CLEAN_USAGE,

@@ -142,7 +142,8 @@
 #define CLI_EXITS_CLEAN(X)                                                                         \
     X(CLI_CLEAN_OK, 0, "every ssh host cleaned")                                                   \
     X(CLI_CLEAN_SOME_FAILED, 1, "some ssh hosts could not be reached or cleaned")                  \
-    X(CLI_CLEAN_USAGE, 2, "plan or usage error")
+    X(CLI_CLEAN_USAGE, 2, "plan or usage error")                                                   \
+    X(CLI_CLEAN_BUSY, 3, "a run of the plan is in progress (named): nothing was done")
 
 #define CLI_EXIT_ENUM(name, status, meaning) name = status,
 

@@ -123,18 +123,25 @@ static void
 view_trial(struct run_view *v, const struct survey_progress *p)
 {
     if (v->verbosity == RUN_QUIET) {
-        if (!p->ok)
+        if (!p->ok && !p->not_run)
             fprintf(stderr, "netsurvey: %s -> %s %s trial %u failed: %s\n", p->src, p->dst,
                     p->scenario, p->trial, p->error);
         return;
     }
     if (v->tty) {
-        if (!p->ok) {
+        if (!p->ok && !p->not_run) {
             view_clear(v);
             fprintf(stderr, "failed: %s -> %s %s trial %u: %s\n", p->src, p->dst, p->scenario,
                     p->trial, p->error);
         }
         view_status(v, p);
+        return;
+    }
+    if (p->not_run) { /* its host's refusal was said once, above */
+        printf("[%llu/%llu] %-6s %s -> %s %s trial %u: its host was refused\n",
+               (unsigned long long)p->finished, (unsigned long long)p->to_run, "NOTRUN", p->src,
+               p->dst, p->scenario, p->trial);
+        fflush(stdout);
         return;
     }
     printf("[%llu/%llu] %-6s %s -> %s %s trial %u (%.2f s)%s%s\n", (unsigned long long)p->finished,
@@ -178,6 +185,11 @@ run_progress(const struct survey_progress *p, void *arg)
     case SURVEY_PROGRESS_WARNING:
         view_clear(v);
         cli_ssh_warning(cli_run_name, p->host, p->warning);
+        break;
+    case SURVEY_PROGRESS_HOST: /* rare, and what explains the waits and failures after it */
+        view_clear(v);
+        fprintf(stderr, "netsurvey run: %s: %s\n", p->host, p->warning);
+        fflush(stderr);
         break;
     }
 }
@@ -250,20 +262,22 @@ run_summary(const struct run_args *a, const char *dir, const struct survey_run_r
         printf(", %llu not recorded", (unsigned long long)r->unrecorded);
     if (r->done_before > 0)
         printf(", %llu ok from before", (unsigned long long)r->done_before);
-    if (r->not_run > 0)
-        printf(", %llu not run", (unsigned long long)r->not_run);
+    if (r->refused + r->not_run > 0)
+        printf(", %llu not run", (unsigned long long)(r->refused + r->not_run));
     printf(" (%llu in the plan), %s\n", (unsigned long long)r->tests,
            schedule_format_duration(r->elapsed_s, el, sizeof el));
     for (size_t i = 0; i < r->nfailures; i++)
         printf("  %s: %s\n", r->failures[i].unrecorded ? "not recorded" : "failed",
                r->failures[i].text);
+    for (size_t i = 0; i < r->nrefusals; i++)
+        printf("  not run: %s\n", r->refusals[i]);
     if (matrices != NULL)
         fputs(matrices, stdout);
     printf("\nrun directory: %s%s\n", dir,
            r->dir_suffixed ? " (the expanded name existed: a suffix was added)" : "");
     char qd[2 * PATH_MAX + 8], qp[2 * PATH_MAX + 8];
     run_word(dir, qd, sizeof qd);
-    if (r->interrupted || r->failed > 0 || r->unrecorded > 0 || r->not_run > 0)
+    if (r->interrupted || r->failed > 0 || r->unrecorded > 0 || r->not_run > 0 || r->refused > 0)
         printf("resume:  netsurvey run%s%s --resume %s%s\n", a->plan != NULL ? " " : "",
                a->plan != NULL ? run_word(a->plan, qp, sizeof qp) : "", qd,
                a->db != NULL ? " --db URL" : ""); /* the URL may hold a password */
@@ -284,7 +298,7 @@ static bool
 run_render(const char *dir, const struct survey_run_result *r, bool *wanted, char **matrices)
 {
     *matrices = NULL;
-    *wanted = !r->interrupted && r->ok + r->failed + r->done_before > 0;
+    *wanted = !r->interrupted && r->ok + r->failed + r->refused + r->done_before > 0;
     if (!*wanted)
         return false;
     size_t len;
@@ -347,11 +361,11 @@ run_exit_status(const struct survey_run_result *r, bool rendered)
 {
     if (r->interrupted)
         return atomic_load(&run_interrupted) == SIGTERM ? CLI_RUN_TERMINATED : CLI_RUN_INTERRUPTED;
-    if (r->failed > 0 && r->ok + r->done_before == 0)
+    if (r->failed + r->refused > 0 && r->ok + r->done_before == 0)
         return CLI_RUN_NOTHING;
     if (!rendered)
         return CLI_RUN_REPORTS;
-    return r->failed == 0 ? CLI_RUN_OK : CLI_RUN_SOME_FAILED;
+    return r->failed + r->refused == 0 ? CLI_RUN_OK : CLI_RUN_SOME_FAILED;
 }
 
 static int

@@ -61,6 +61,25 @@ int journal_set_state(struct journal *j, enum journal_run_state state, const jso
  * journal_create and journal_open_locked wait out. */
 int journal_owner(const char *dir, long *pid, struct err *e);
 
+/* --- runs in progress on this machine (active.c) ---------------------------------------------- */
+
+/* Say that the run in dir (its lock held by the caller), of the plan named plan_name, is in
+ * progress: an entry in the user's list of them ($XDG_RUNTIME_DIR/netsurvey/runs, else
+ * ~/.cache/netsurvey/runs), whose path goes into entry (len bytes) for the caller to remove
+ * (unlink) when the run ends. 0, or NS_E* with why (a run goes on without it). */
+int journal_active_add(const char *dir, const char *plan_name, char *entry, size_t len,
+                       struct err *e);
+
+/* Told of a run in progress: its directory and the PID that holds its lock (0: not written
+ * yet). Borrowed for the call. */
+typedef void (*journal_active_fn)(void *arg, const char *dir, long pid);
+
+/* The runs of the plan named plan_name in progress on this machine (their directory's lock held
+ * by a live process), each told to fn (may be NULL); entries of runs that ended are removed.
+ * Returns how many. */
+int journal_runs_in_progress(const char *plan_name, journal_active_fn fn, void *arg,
+                             struct err *e);
+
 /* Append one trial record (result: nsperf's object, borrowed, or NULL) as one line with one
  * write(2), then fsync. Safe from several threads. On failure (a full disk) the file is cut
  * back to where the line began, so the record is either wholly on disk or not at all and the

@@ -179,27 +179,59 @@ journal_scenario_json(const struct journal_scenario *sc)
 }
 
 static json_t *
+str_or_null(const char *s)
+{
+    return s != NULL ? json_string(s) : json_null();
+}
+
+static json_t *
 endpoint_json(const struct journal_endpoint *ep)
 {
     return json_pack("{s:s, s:s, s:s, s:s}", "host", ep->host, "zone", ep->zone, "region",
                      ep->region, "data_address", ep->data_address);
 }
 
+/* "attempts": the list, each {"started", "ended", "error"} and "host_away" when a host's absence
+ * cut it short; the count alone when the caller has no list. NULL when out of memory. */
+static json_t *
+attempts_json(const struct journal_trial *t)
+{
+    if (t->attempt == NULL)
+        return json_integer((json_int_t)t->attempts);
+    json_t *a = json_array();
+    for (size_t i = 0; a != NULL && i < t->nattempt; i++) {
+        const struct journal_attempt *at = &t->attempt[i];
+        json_t *o = json_pack("{s:o, s:o, s:o}", "started", str_or_null(at->started), "ended",
+                              str_or_null(at->ended), "error", str_or_null(at->error));
+        if (o != NULL && at->host_away != NULL &&
+            json_object_set_new(o, "host_away", json_string(at->host_away)) != 0) {
+            json_decref(o);
+            o = NULL;
+        }
+        if (o == NULL || json_array_append_new(a, o) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
 json_t *
 journal_trial_json(const struct journal_trial *t, const json_t *result)
 {
+    const char *status = journal_status_name(t->status);
     json_t *o = json_pack(
-        "{s:s, s:s, s:{s:s, s:s}, s:o, s:I, s:s, s:o, s:o, s:s, s:o, s:I, s:s, s:s, s:O, s:O*, "
+        "{s:s, s:s, s:{s:s, s:s}, s:o, s:I, s:s, s:o, s:o, s:s, s:o, s:o, s:s, s:s, s:O, s:O*, "
         "s:O*, s:{s:s, s:s}, s:{s:s, s:s}}",
         "schema", JOURNAL_TRIAL_SCHEMA, "run_id", t->run_id, "plan", "name", t->plan_name, "sha256",
         t->plan_sha256, "scenario", journal_scenario_json(&t->scenario), "trial",
         (json_int_t)t->trial, "family", journal_family_name(t->family), "src",
         endpoint_json(&t->src), "dst", endpoint_json(&t->dst), "status",
-        t->status == JOURNAL_OK ? "ok" : "failed", "error",
-        t->error != NULL ? json_string(t->error) : json_null(), "attempts", (json_int_t)t->attempts,
-        "started", t->started, "ended", t->ended, "result", result != NULL ? result : json_null(),
-        "counters", t->counters, "flags", t->flags, "env", "src", t->env_src, "dst", t->env_dst,
-        "tool", "version", t->tool_version, "nsperf_sha256", t->nsperf_sha256);
+        status != NULL ? status : "failed", "error", str_or_null(t->error), "attempts",
+        attempts_json(t), "started", t->started, "ended", t->ended, "result",
+        result != NULL ? result : json_null(), "counters", t->counters, "flags", t->flags, "env",
+        "src", t->env_src, "dst", t->env_dst, "tool", "version", t->tool_version, "nsperf_sha256",
+        t->nsperf_sha256);
     if (o != NULL && t->revision > 1) { /* version 4, only where it says something new */
         json_object_set_new(o, "schema", json_string(JOURNAL_TRIAL_SCHEMA_4));
         json_object_set_new(o, "revision", json_integer((json_int_t)t->revision));
@@ -290,12 +322,6 @@ journal_run_state_from(const char *s)
     return JOURNAL_RUN_UNKNOWN;
 }
 
-static json_t *
-str_or_null(const char *s)
-{
-    return s != NULL ? json_string(s) : json_null();
-}
-
 /* plan.inventories, when the plan has some. */
 static void
 run_inventories_json(const struct journal_run *r, json_t *doc)
@@ -328,6 +354,8 @@ journal_run_json(const struct journal_run *r)
         run_scenarios_json(r), "pairs", run_pairs_json(r));
     if (doc != NULL)
         run_inventories_json(r, doc);
+    if (doc != NULL && r->host_timeout_s > 0)
+        json_object_set_new(doc, "host_timeout_s", json_real(r->host_timeout_s));
     if (doc != NULL && r->resumes_json != NULL)
         json_object_set(doc, "resumes", (json_t *)(uintptr_t)r->resumes_json);
     if (doc != NULL && r->revision > 1) {
@@ -493,6 +521,29 @@ journal_headline_json(int kind, const json_t *result, double *value)
     return r.present && journal_headline(kind, &r, value);
 }
 
+/* "attempts": a list (its elements as struct journal_attempt, bb holding them) or a count. */
+static int
+attempts_from(const json_t *v, struct journal_buckets *bb, struct journal_trial *t)
+{
+    if (!json_is_array(v)) {
+        t->attempts = journal_attempts(json_integer_value(v));
+        return 0;
+    }
+    for (size_t i = 0; i < json_array_size(v); i++) {
+        const json_t *o = json_array_get(v, i);
+        const struct journal_attempt a = {.started = jstr(o, "started"),
+                                          .ended = jstr(o, "ended"),
+                                          .error = jstr(o, "error"),
+                                          .host_away = jstr(o, "host_away")};
+        if (!journal_attempts_push(bb, &a))
+            return NS_ENOMEM;
+    }
+    t->attempt = bb->a;
+    t->nattempt = bb->na;
+    t->attempts = journal_attempts_listed(bb->na);
+    return 0;
+}
+
 /* "flags": each name of common/hostflags.h that holds a string is raised, with it as reason. */
 static void
 flags_from(const json_t *o, struct journal_trial *t)
@@ -509,7 +560,7 @@ int
 journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struct journal_trial *t)
 {
     memset(t, 0, sizeof *t);
-    bb->n = bb->nr = bb->nc = 0;
+    bb->n = bb->nr = bb->nc = bb->na = 0;
     t->schema = jstr(rec, "schema");
     t->run_id = jstr(rec, "run_id");
     const json_t *plan = json_object_get(rec, "plan");
@@ -525,7 +576,9 @@ journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struct jo
     t->status_text = jstr(rec, "status");
     t->status = journal_status_from(t->status_text);
     t->error = jstr(rec, "error");
-    t->attempts = journal_attempts(jint(rec, "attempts"));
+    int rc = attempts_from(json_object_get(rec, "attempts"), bb, t);
+    if (rc != 0)
+        return rc;
     t->started = jstr(rec, "started");
     t->ended = jstr(rec, "ended");
     const json_t *env = json_object_get(rec, "env");
@@ -535,7 +588,7 @@ journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struct jo
     t->tool_version = jstr(tool, "version");
     t->nsperf_sha256 = jstr(tool, "nsperf_sha256");
     flags_from(json_object_get(rec, "flags"), t);
-    int rc = result_from(json_object_get(rec, "result"), bb, &t->result);
+    rc = result_from(json_object_get(rec, "result"), bb, &t->result);
     bool hist = t->result.has_hist;
     t->result.buckets = bb->b;
     t->result.nbuckets = hist ? bb->n : 0;
@@ -582,9 +635,10 @@ journal_trial_check(struct journal_trial *t, struct err *e)
                        t->scenario.test != NULL ? t->scenario.test : "");
     if (t->status == JOURNAL_STATUS_OTHER)
         return t->status_text != NULL
-                   ? err_set(e, NS_EPROTO, "unknown status '%.*s' (a trial is ok or failed)",
-                             QUOTE_MAX, t->status_text)
-                   : err_set(e, NS_EPROTO, "no status (a trial is ok or failed)");
+                   ? err_set(e, NS_EPROTO,
+                             "unknown status '%.*s' (a trial is ok, failed or not_run)", QUOTE_MAX,
+                             t->status_text)
+                   : err_set(e, NS_EPROTO, "no status (a trial is ok, failed or not_run)");
     if (t->trial == 0) /* its place among the planned trials is not known */
         return err_set(e, NS_EPARSE, "no trial number (an integer from 1)");
     scenario_settle(&t->scenario);
@@ -707,6 +761,20 @@ result_equal(const struct journal_result *a, const struct journal_result *b)
 }
 
 static bool
+attempts_equal(const struct journal_trial *a, const struct journal_trial *b)
+{
+    if (a->attempts != b->attempts || a->nattempt != b->nattempt)
+        return false;
+    for (size_t i = 0; i < a->nattempt; i++) {
+        const struct journal_attempt *x = &a->attempt[i], *y = &b->attempt[i];
+        if (!str_same(x->started, y->started) || !str_same(x->ended, y->ended) ||
+            !str_same(x->error, y->error) || !str_same(x->host_away, y->host_away))
+            return false;
+    }
+    return true;
+}
+
+static bool
 flags_equal(const struct journal_trial *a, const struct journal_trial *b)
 {
     bool same = a->judged == b->judged && a->flag_mask == b->flag_mask;
@@ -725,7 +793,7 @@ journal_trial_equal(const struct journal_trial *a, const struct journal_trial *b
            str_same(a->family_text, b->family_text) && endpoint_equal(&a->src, &b->src) &&
            endpoint_equal(&a->dst, &b->dst) && a->status == b->status &&
            str_same(a->status_text, b->status_text) && str_same(a->error, b->error) &&
-           a->attempts == b->attempts && str_same(a->started, b->started) &&
+           attempts_equal(a, b) && str_same(a->started, b->started) &&
            str_same(a->ended, b->ended) && str_same(a->env_src, b->env_src) &&
            str_same(a->env_dst, b->env_dst) && str_same(a->tool_version, b->tool_version) &&
            str_same(a->nsperf_sha256, b->nsperf_sha256) && result_equal(&a->result, &b->result) &&
@@ -969,6 +1037,7 @@ journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e)
     r->tests = ju64(sched, "tests");
     r->pairs = ju64(sched, "pairs");
     r->estimate_s = jnum(sched, "estimate_s", &has);
+    r->host_timeout_s = jnum(doc, "host_timeout_s", &has);
     run_hosts_from(hosts, st->hosts);
     r->hosts = st->hosts;
     r->nhosts = nh;

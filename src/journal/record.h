@@ -67,8 +67,14 @@ struct err;
 
 enum journal_family { JOURNAL_IPV4, JOURNAL_IPV6 };
 
-/* OTHER: a status that is neither "ok" nor "failed" (or none); readers refuse such a record. */
-enum journal_status { JOURNAL_STATUS_OTHER, JOURNAL_OK, JOURNAL_FAILED };
+/* OTHER: a status that is none of "ok", "failed", "not_run" (or none); readers refuse such a
+ * record. NOT_RUN: the trial was planned and never tried, for a reason that is the host's, not
+ * the test's (a host refused for its changed key); the reports count it as not run and say
+ * why. */
+enum journal_status { JOURNAL_STATUS_OTHER, JOURNAL_OK, JOURNAL_FAILED, JOURNAL_NOT_RUN };
+
+/* "ok", "failed", "not_run" (OTHER: NULL). */
+const char *journal_status_name(enum journal_status s);
 
 /* "ipv4", "ipv6". */
 const char *journal_family_name(enum journal_family f);
@@ -210,6 +216,15 @@ bool journal_headline(int kind, const struct journal_result *res, double *value)
  * it before recording it: the same fields read the same way. */
 bool journal_headline_json(int kind, const json_t *result, double *value);
 
+/* One attempt of a trial ("attempts": [...], in the order they ran): when it started and ended,
+ * why it failed (NULL: it did not), and the host whose absence cut it short (its session
+ * dropped or it could not be reached: such an attempt is not counted against the plan's
+ * retries, and the trial waits for the host), NULL when none did. Reading: an element that is
+ * not an object reads as all NULL. */
+struct journal_attempt {
+    const char *started, *ended, *error, *host_away;
+};
+
 /* One line of results.jsonl. Writing: every member but schema and result is written (result is
  * nsperf's object, passed beside). Reading: strings are NULL when absent or not strings;
  * numbers follow JSON integers (a real reads as 0). */
@@ -227,8 +242,14 @@ struct journal_trial {
     struct journal_endpoint src, dst;
     enum journal_status status;
     const char *status_text; /* reading only: "status" as recorded (NULL: absent, not a string) */
-    const char *error;       /* why it failed; NULL when ok */
-    uint32_t attempts;       /* tries; 0 when a host was unreachable */
+    const char *error;       /* why it failed (not run); NULL when ok */
+    /* The attempts: writing, attempt[0..nattempt) ("attempts": [...]; attempt NULL writes the
+     * count alone, as records before the list did). Reading: the list, attempts its length; a
+     * record with a count ("attempts": N) has that count and no list (attempt NULL). 0: none
+     * ran (a host unreachable from the start, a trial not run). */
+    uint32_t attempts;
+    const struct journal_attempt *attempt;
+    size_t nattempt;
     const char *started, *ended;
     const char *env_src, *env_dst; /* the hosts whose run.json env applies */
     const char *tool_version, *nsperf_sha256;
@@ -262,7 +283,7 @@ bool journal_trial_value(const struct journal_trial *t, double *value);
 /* Whether two keys name the same trial (NULL strings equal only NULL). */
 bool journal_key_equal(const struct journal_key *a, const struct journal_key *b);
 /* Whether a record of status now replaces an earlier one of the same key whose status was
- * before: the last ok record wins, else the last failed one. */
+ * before: the last ok record wins, else the last failed (or not run) one. */
 bool journal_supersedes(bool now_ok, bool before_ok);
 
 /* The record as one JSON object (new reference; NULL when out of memory). result (borrowed,
@@ -366,6 +387,9 @@ struct journal_run {
     const char *ended; /* when the state became final; NULL while running */
     uint64_t rounds, tests, pairs;
     double estimate_s;
+    /* How long a host that dropped out was waited for (the plan's host_timeout): written when
+     * > 0; reading: 0 when absent (runs of before it) */
+    double host_timeout_s;
     const struct journal_run_host *hosts;
     size_t nhosts;
     const struct journal_run_scenario *scenarios;

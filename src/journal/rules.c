@@ -14,7 +14,24 @@ journal_status_from(const char *s)
         return JOURNAL_OK;
     if (s != NULL && strcmp(s, "failed") == 0)
         return JOURNAL_FAILED;
+    if (s != NULL && strcmp(s, "not_run") == 0)
+        return JOURNAL_NOT_RUN;
     return JOURNAL_STATUS_OTHER;
+}
+
+const char *
+journal_status_name(enum journal_status s)
+{
+    switch (s) {
+    case JOURNAL_OK:
+        return "ok";
+    case JOURNAL_FAILED:
+        return "failed";
+    case JOURNAL_NOT_RUN:
+        return "not_run";
+    default:
+        return NULL;
+    }
 }
 
 enum journal_family
@@ -29,6 +46,7 @@ journal_buckets_release(struct journal_buckets *bb)
     free(bb->b);
     free(bb->r);
     free(bb->c);
+    free(bb->a);
     memset(bb, 0, sizeof *bb);
 }
 
@@ -52,5 +70,14 @@ journal_buckets_push_run(struct journal_buckets *bb, uint32_t idx, uint64_t coun
         bb->r[bb->nr++] = (struct journal_hrun){.first = idx, .len = 1};
     }
     bb->c[bb->nc++] = count;
+    return true;
+}
+
+bool
+journal_attempts_push(struct journal_buckets *bb, const struct journal_attempt *a)
+{
+    if (ARRAY_GROW(&bb->a, &bb->capa, bb->na + 1) != 0)
+        return false;
+    bb->a[bb->na++] = *a;
     return true;
 }

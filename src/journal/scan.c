@@ -1284,6 +1284,50 @@ m_result(struct jp *j, size_t i, void *ctx)
     }
 }
 
+static const struct key attempt_keys[] = {K("started"), K("ended"), K("error"), K("host_away")};
+
+static bool
+m_attempt(struct jp *j, size_t i, void *ctx)
+{
+    struct journal_attempt *a = ctx;
+    const char **f[] = {&a->started, &a->ended, &a->error, &a->host_away};
+    return v_string(j, f[i]);
+}
+
+/* "attempts": a list of objects as attempts_from reads it (an element that is not an object
+ * reads as all NULL), or else a count (v_int). */
+static bool
+v_attempts(struct jp *j, struct journal_buckets *bb, struct journal_trial *t)
+{
+    ws(j);
+    if (j->p >= j->end || *j->p != '[') {
+        int64_t v;
+        if (!v_int(j, &v))
+            return false;
+        t->attempts = journal_attempts(v);
+        return true;
+    }
+    if (++j->depth > SCAN_MAX_DEPTH)
+        return false;
+    j->p++;
+    if (!eat(j, ']')) {
+        do {
+            struct journal_attempt a = {0};
+            bool is_obj;
+            if (!object(j, attempt_keys, NKEYS(attempt_keys), m_attempt, &a, &is_obj) ||
+                !journal_attempts_push(bb, &a))
+                return false;
+        } while (eat(j, ','));
+        if (!eat(j, ']'))
+            return false;
+    }
+    j->depth--;
+    t->attempt = bb->a;
+    t->nattempt = bb->na;
+    t->attempts = journal_attempts_listed(bb->na);
+    return true;
+}
+
 /* "flags": the names of common/hostflags.h, in enum hostflag's order. */
 static const struct key flag_keys[] = {
 #define SCAN_FLAG_KEY(id, name) K(name),
@@ -1347,10 +1391,7 @@ m_record(struct jp *j, size_t i, void *ctx)
     case 9:
         return v_string(j, &t->error);
     case 10:
-        if (!v_int(j, &v))
-            return false;
-        t->attempts = journal_attempts(v);
-        return true;
+        return v_attempts(j, c->bb, t);
     case 11:
         return v_string(j, &t->started);
     case 12:
@@ -1385,7 +1426,7 @@ journal_scan_trial(struct journal_scan *s, const char *line, size_t len, struct 
     memset(t, 0, sizeof *t);
     journal_scenario_absent(&t->scenario);
     s->arena_len = 0;
-    s->bb.n = s->bb.nr = s->bb.nc = 0;
+    s->bb.n = s->bb.nr = s->bb.nc = s->bb.na = 0;
     struct jp j = {
         .p = (const unsigned char *)line, .end = (const unsigned char *)line + len, .s = s};
     struct record_ctx c = {.t = t, .bb = &s->bb, .s = s};

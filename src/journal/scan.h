@@ -36,13 +36,13 @@ journal_count(int64_t v) /* sizes, rates, counts: a negative one is 0 */
 {
     return v > 0 ? (uint64_t)v : 0;
 }
-/* "ok", "failed", anything else (NULL too). */
+/* "ok", "failed", "not_run", anything else (NULL too). */
 enum journal_status journal_status_from(const char *s);
 /* "ipv6" is ipv6; anything else (NULL too) ipv4, as the reports have always filed it. */
 enum journal_family journal_family_from(const char *s);
 
 /* Growable arrays of buckets (the buckets form) and of runs and their counts (the runs form),
- * reused from line to line. */
+ * and of a record's attempts: a reader's scratch, reused from line to line. */
 struct journal_buckets {
     struct journal_bucket *b;
     size_t n, cap;
@@ -50,7 +50,17 @@ struct journal_buckets {
     size_t nr, capr;
     uint64_t *c;
     size_t nc, capc;
+    struct journal_attempt *a;
+    size_t na, capa;
 };
+/* Append one attempt (its strings borrowed); false when out of memory. */
+bool journal_attempts_push(struct journal_buckets *bb, const struct journal_attempt *a);
+/* The attempts of a list of n elements: n as the record's count (capped). */
+static inline uint32_t
+journal_attempts_listed(size_t n)
+{
+    return n <= UINT32_MAX ? (uint32_t)n : UINT32_MAX;
+}
 void journal_buckets_release(struct journal_buckets *bb);
 /* Append one; false when out of memory. */
 bool journal_buckets_grow(struct journal_buckets *bb);

@@ -138,6 +138,12 @@ plan_retries(const struct plan *p)
     return p->retries;
 }
 
+double
+plan_host_timeout(const struct plan *p)
+{
+    return p->host_timeout_s;
+}
+
 size_t
 plan_pair_count(const struct plan *p)
 {

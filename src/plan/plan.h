@@ -45,6 +45,12 @@ struct plan; /* opaque; from plan_load_*, freed with plan_free */
 #define PLAN_INVENTORY_MAX_FILE_SIZE (16u << 20) /* inventory files are read with this cap */
 #define PLAN_MAX_RETRIES 10
 #define PLAN_DEFAULT_RETRIES 2
+/* How long a host that dropped out of a run (its session lost, or down at the start) is
+ * reconnected before its remaining trials are recorded failed (`host_timeout`). */
+#define PLAN_DEFAULT_HOST_TIMEOUT_S 300.0
+#define PLAN_HOST_TIMEOUT_RANGE "1s..24h"
+#define PLAN_MIN_HOST_TIMEOUT_S 1.0
+#define PLAN_MAX_HOST_TIMEOUT_S 86400.0
 #define PLAN_AUTO "auto" /* zone: auto, region: auto: from the host's cloud metadata */
 
 /* The wall-time estimate of `netsurvey plan` and of run.json: the fixed cost of one round on
@@ -245,6 +251,10 @@ bool plan_shuffled(const struct plan *p);
 uint64_t plan_seed(const struct plan *p);
 /* Times a failed test is run again before it is recorded as failed (`retries`, 0..10). */
 unsigned plan_retries(const struct plan *p);
+/* Seconds a host that became unreachable during a run, or was at its start, is reconnected (with
+ * backoff) before its remaining trials are recorded failed (`host_timeout`, 1s..24h; default
+ * PLAN_DEFAULT_HOST_TIMEOUT_S). */
+double plan_host_timeout(const struct plan *p);
 
 /* Number of ordered (src, dst) pairs the selection yields. */
 size_t plan_pair_count(const struct plan *p);

@@ -92,7 +92,8 @@ struct plan {
     int order; /* 0 sequential, 1 shuffled */
     uint64_t seed;
     unsigned retries;
-    size_t npairs; /* selected ordered pairs */
+    double host_timeout_s; /* how long an unreachable host is waited for */
+    size_t npairs;         /* selected ordered pairs */
     uint64_t ntests;
     struct plan_pos *daddr_pos; /* per host: where its data address is written */
     bool *daddr_given;          /* per host: data_address given (not the ssh address's) */

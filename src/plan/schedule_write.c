@@ -358,7 +358,7 @@ json_plan(struct wbuf *w, const struct plan *p)
     wb_u64(w, p->seed); /* a string: 64 bits do not survive most JSON readers' numbers */
     wb_puts(w, "\",\"trials\":");
     json_trials(w, &p->trials);
-    wb_printf(w, ",\"retries\":%u}", p->retries);
+    wb_printf(w, ",\"retries\":%u,\"host_timeout_s\":%.15g}", p->retries, p->host_timeout_s);
 }
 
 /* The caller's "resolved" member of an ssh host (schedule_json_extra). */

@@ -44,10 +44,17 @@ static const struct fdesc plan_fields[] = {
      .min = 0,
      .max = PLAN_MAX_RETRIES,
      .range = "0..10"},
+    {.key = "host_timeout",
+     .type = FT_DUR,
+     .off = offsetof(struct plan, host_timeout_s),
+     .min = PLAN_MIN_HOST_TIMEOUT_S,
+     .max = PLAN_MAX_HOST_TIMEOUT_S,
+     .range = PLAN_HOST_TIMEOUT_RANGE},
     {.key = "output", .type = FT_STR, .off = offsetof(struct plan, output)},
 };
 
 #define NPLAN_FIELDS (sizeof plan_fields / sizeof plan_fields[0])
+_Static_assert(NPLAN_FIELDS <= FIELDS_MAX, "the plan's fields fit a struct fvals");
 
 const struct fdesc *
 plan_root_fields(size_t *n)
@@ -132,6 +139,7 @@ plan_set_defaults(struct plan *p)
     p->parallel = true;
     p->pairs = PLAN_PAIRS_ALL;
     p->retries = PLAN_DEFAULT_RETRIES;
+    p->host_timeout_s = PLAN_DEFAULT_HOST_TIMEOUT_S;
 }
 
 static void

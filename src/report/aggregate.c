@@ -109,7 +109,7 @@ agg_add_pair(struct agg *a, const struct rpair *p, struct ctx *cx)
         if (!bitset_test_set(cx->runs_seen, t->run))
             a->runs++;
         if (!t->ok) {
-            a->failed++;
+            a->failed += !t->not_run;
             continue;
         }
         if (ARRAY_GROW(&a->vals, &a->capv, a->nv + 1) != 0)
@@ -923,12 +923,13 @@ pair_trial(const struct group *g, const struct rpair *p, const struct rtrial *t,
         return;
     }
     json_array_append_new(st, json_null());
-    json_array_append_new(vt, json_string("failed"));
+    json_array_append_new(vt, json_string(t->not_run ? "not run" : "failed"));
     const char *run_id = m->runs[t->run].run->run_id;
-    json_t *f =
-        json_pack("{s:s,s:s,s:s,s:s,s:i,s:s,s:s}", "scenario", g->sc->name, "family", g->fam, "src",
-                  m->hosts[p->src].name, "dst", m->hosts[p->dst].name, "trial", (int)t->n, "error",
-                  t->error, "run_id", run_id != NULL ? run_id : "");
+    char why[1024];
+    snprintf(why, sizeof why, "%s%s", t->not_run ? "not run: " : "", t->error);
+    json_t *f = json_pack("{s:s,s:s,s:s,s:s,s:i,s:s,s:s}", "scenario", g->sc->name, "family",
+                          g->fam, "src", m->hosts[p->src].name, "dst", m->hosts[p->dst].name,
+                          "trial", (int)t->n, "error", why, "run_id", run_id != NULL ? run_id : "");
     json_t *vf = json_copy(f); /* the view's, with a word for the template */
     json_object_set_new(vf, "several_runs", json_boolean(m->nruns > 1));
     json_array_append_new(acc->fails, vf);
@@ -1299,7 +1300,7 @@ group_count(const struct group *g, json_t *sum)
         planned += g->pairs[i].planned;
         for (size_t j = 0; j < g->pairs[i].nt; j++) {
             ok += g->pairs[i].t[j].ok;
-            failed += !g->pairs[i].t[j].ok;
+            failed += !g->pairs[i].t[j].ok && !g->pairs[i].t[j].not_run;
         }
     }
     uint64_t not_run = planned > ok + failed ? planned - ok - failed : 0;

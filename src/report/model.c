@@ -824,6 +824,7 @@ trial_fill(struct rmodel *m, struct rtrial *t, const struct rscen *sc,
     enum testspec_kind kind = sc->kind;
     const struct journal_result *res = &rec->result;
     t->ok = rec->status == JOURNAL_OK && res->present;
+    t->not_run = rec->status == JOURNAL_NOT_RUN;
     if (!t->ok) {
         t->error = xstrdup(rec->error != NULL ? rec->error : "failed without a reason");
         return t->error ? 0 : NS_ENOMEM;
@@ -1445,7 +1446,7 @@ pair_count(struct rmodel *m, struct rpair *p)
         for (; j < p->nt && p->t[j].run == run; j++) {
             if (p->t[j].ok)
                 sr->ok++;
-            else
+            else if (!p->t[j].not_run)
                 sr->failed++;
         }
         rplan_pair(sr, p->t + i, j - i, &pl);

@@ -44,7 +44,8 @@ struct rtrial {
     uint32_t n;   /* trial number, 1-based */
     uint32_t run; /* the run (rmodel.runs) that recorded it: part of the key */
     bool ok;
-    char *error;  /* failed: the reason */
+    bool not_run; /* recorded not run (its host refused): counted as not run, not failed */
+    char *error;  /* failed, not run: the reason */
     double value; /* the headline metric (us, Mbit/s, conn/s) */
     bool has_cpu, has_retrans, has_udp;
     bool has_cpb;    /* cycles per byte, both ends (stream kinds) */

@@ -19,6 +19,9 @@
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -41,26 +44,76 @@
 
 #define RUN_TOKEN_BYTES 32
 #define RUN_TICK_MS 200
+#define RUN_OPEN_THREADS 16     /* hosts opened at once */
+#define RUN_BACKOFF_FIRST_S 1.0 /* a host away is tried again after 1, 2, 4 ... s */
+#define RUN_BACKOFF_MAX_S 10.0  /* ... at most this far apart */
+#define RUN_LOST_MAX 10         /* attempts of one trial cut short by its hosts, not counted */
+
+/* Where a host stands in a run (under runner.mu). */
+enum host_state {
+    HOST_UP,      /* reached, its endpoint in place: its tests run */
+    HOST_AWAY,    /* its session dropped, or it could not be reached: reconnected with backoff,
+                   * its tests wait in the runner's deferred list */
+    HOST_GONE,    /* away past host_timeout, or unusable for a reason no reconnect mends: its
+                   * tests are recorded failed with why */
+    HOST_REFUSED, /* it answered with another host key: its tests are recorded not run */
+};
+
+/* One absence of a host: run.json's "outages". */
+struct outage {
+    char from[40], to[40]; /* ISO 8601; to "" while it lasts */
+    char why[NS_ERR_MSG_MAX];
+    unsigned attempts;   /* connects tried */
+    enum host_state end; /* UP: it came back; GONE, REFUSED; AWAY: the run ended first */
+};
+
+struct runner;
 
 struct run_host {
+    struct runner *r;
     const struct plan_host *ph;
     const char *daddr; /* the data address: the plan's, or learnt (NULL until the host opens) */
     char learnt[SURVEY_ADDR_MAX];
-    struct transport *t;
+    struct transport *t; /* NULL only when it could not be made at all (its state is GONE) */
     char nsperf[TRANSPORT_REMOTE_PATH_MAX];
     char machine[64];    /* its `uname -m`, once deployed to ("" before) */
     const char *build;   /* the nsperf build it got (basename of the local file); NULL before */
     char nsperf_sha[65]; /* that build's sha256 */
-    char error[NS_ERR_MSG_MAX];
+    bool no_endpoint;    /* reached, but no endpoint could be put there */
+    char error[NS_ERR_MSG_MAX]; /* why it was not reached at the start (run.json), else "" */
     json_t *env;
     char zone_id[128];  /* the plan's zone_id, else the cloud metadata's ("" when neither) */
     char *zone_warning; /* the plan's place differs from the metadata's (NULL when it does not) */
     struct trial_host th;
+    /* availability, under runner.mu */
+    enum host_state state;
+    bool deployed;                     /* its endpoint was put in place once */
+    uint64_t away_ns;                  /* CLOCK_MONOTONIC: when it went away */
+    char away_clock[24];               /* "12:03:10 UTC" */
+    char why[NS_ERR_MSG_MAX];          /* why it is away (the last attempt's error) */
+    char reason[NS_ERR_MSG_MAX + 128]; /* GONE, REFUSED: what its tests record */
+    unsigned attempts;                 /* connects tried in this absence */
+    pthread_t rec;                     /* its reconnector, while one runs */
+    bool rec_running, rec_done;
+    struct outage *outages;
+    size_t noutages;
+    uint64_t not_run; /* its trials recorded not run (refused) */
+};
+
+/* One trial across its attempts: kept when its host goes away and the trial waits for it. */
+struct trial_run {
+    struct schedule_test t;
+    char started[40]; /* the first attempt's */
+    uint64_t t0;
+    unsigned counted;            /* attempts counted against retries */
+    struct journal_attempt *att; /* every attempt, strings owned */
+    size_t natt;
 };
 
 struct slot {
     struct runner *r;
     struct schedule_test t;
+    struct trial_run *tr; /* owned until recorded or deferred */
     struct trial_ctl ctl;
     pthread_t thread;
     bool started;
@@ -82,13 +135,16 @@ struct runner {
     uint64_t foreign;    /* trial records of another run (run_id) met by the resume */
     char foreign_id[64]; /* the first of them's */
     struct survey_run_result *res;
-    pthread_mutex_t mu; /* counters, failures, output */
-    pthread_cond_t cv;
+    pthread_mutex_t mu;    /* counters, failures, output, the hosts' states, the deferred trials */
+    pthread_cond_t cv;     /* the main thread's: a test ended, a host's state changed */
+    pthread_cond_t hcv;    /* the reconnectors' backoff: broadcast when the run stops */
     size_t round_left;     /* tests of the current round still running */
     uint64_t to_run;       /* tests this invocation runs */
     uint64_t finished;     /* of those */
-    size_t round, nrounds; /* rounds run so far / of the fixed part and the passes decided */
+    size_t round, nrounds; /* rounds run so far / of the fixed part, the passes decided and
+                              the catch-up rounds */
     size_t nfixed;         /* rounds of the fixed part */
+    size_t fixed_next;     /* the next round of the fixed part (the estimate of what is left) */
     uint64_t t0_ns;
     double measured_s, measured_est_s; /* rounds done so far: wall time and estimate */
     double *est_suffix;                /* estimated seconds of rounds r.. end */
@@ -107,6 +163,14 @@ struct runner {
     int journal_rc;
     struct err journal_err;
     bool running; /* run.json says "running" by this process */
+    /* trials waiting for a host that is away (under mu), run in catch-up rounds once it is
+     * back, or recorded when it is gone */
+    struct trial_run **deferred;
+    size_t ndeferred, capdeferred;
+    double host_timeout_s;
+    bool stopping;              /* the reconnectors end (under mu) */
+    char active[PATH_MAX + 64]; /* the entry saying the run is in progress ("" when none) */
+    struct sshg *sshg;
     /* a resume: the run's run.json as it found it, and the plan's revision this invocation
      * runs (a new one when --force recorded the plan's differences: new_revision) */
     struct journal_run *was;
@@ -116,12 +180,6 @@ struct runner {
 };
 
 /* --- small helpers ----------------------------------------------------------------------- */
-
-static unsigned
-plan_retries_or_default(const struct survey_run_opts *o)
-{
-    return o->retries;
-}
 
 static int
 file_sha256(const char *path, char hex[2 * SHA256_LEN + 1], struct err *e)
@@ -309,7 +367,7 @@ run_write(struct runner *r, const char *started, const char *command, struct err
             .data_address = host_daddr(&r->hosts[i]),
             .transport = h->transport == PLAN_TRANSPORT_LOCAL ? "local" : "ssh",
             .env = r->hosts[i].env,
-            .error = r->hosts[i].t == NULL ? r->hosts[i].error : NULL,
+            .error = r->hosts[i].error[0] != '\0' ? r->hosts[i].error : NULL,
             .arch = r->hosts[i].machine[0] != '\0' ? r->hosts[i].machine : NULL,
             .endpoint_build = r->hosts[i].build,
             .endpoint_sha256 = r->hosts[i].build != NULL ? r->hosts[i].nsperf_sha : NULL,
@@ -344,6 +402,7 @@ run_write(struct runner *r, const char *started, const char *command, struct err
                               .tests = schedule_test_count(r->sched),
                               .pairs = schedule_pair_count(r->sched),
                               .estimate_s = schedule_estimate_s(r->sched),
+                              .host_timeout_s = r->host_timeout_s,
                               .hosts = hosts,
                               .nhosts = r->nhosts,
                               .scenarios = scens,
@@ -373,10 +432,13 @@ run_write(struct runner *r, const char *started, const char *command, struct err
     return rc;
 }
 
+/* A trial's record: its status and why (NULL when ok), its attempts as they ran. */
 static void
-trial_record(const struct runner *r, const struct schedule_test *t, const struct trial_outcome *o,
-             unsigned attempts, const char *started, const char *ended, struct journal_trial *rec)
+trial_record(const struct runner *r, const struct trial_run *tr, enum journal_status status,
+             const char *error, const char *ended, struct journal_trial *rec)
 {
+    static const struct journal_attempt none[1];
+    const struct schedule_test *t = &tr->t;
     const struct run_host *src = &r->hosts[t->src], *dst = &r->hosts[t->dst];
     *rec = (struct journal_trial){.run_id = r->run_id,
                                   .plan_name = plan_name(r->plan),
@@ -387,15 +449,66 @@ trial_record(const struct runner *r, const struct schedule_test *t, const struct
                                   .family = host_family(src->ph, host_daddr(src)),
                                   .src = endpoint_of(src),
                                   .dst = endpoint_of(dst),
-                                  .status = o->ok ? JOURNAL_OK : JOURNAL_FAILED,
-                                  .error = o->ok ? NULL : o->error,
-                                  .attempts = attempts,
-                                  .started = started,
+                                  .status = status,
+                                  .error = error,
+                                  .attempts = (uint32_t)tr->natt,
+                                  .attempt = tr->att != NULL ? tr->att : none,
+                                  .nattempt = tr->natt,
+                                  .started = tr->started,
                                   .ended = ended,
                                   .env_src = src->ph->name,
                                   .env_dst = dst->ph->name,
                                   .tool_version = NS_VERSION,
                                   .nsperf_sha256 = r->nsperf_sha};
+}
+
+static struct trial_run *
+trial_run_new(const struct schedule_test *t)
+{
+    struct trial_run *tr = calloc(1, sizeof *tr);
+    if (tr == NULL)
+        return NULL;
+    tr->t = *t;
+    clock_wall_iso8601(tr->started, sizeof tr->started);
+    tr->t0 = clock_now_ns();
+    return tr;
+}
+
+static void
+trial_run_free(struct trial_run *tr)
+{
+    if (tr == NULL)
+        return;
+    for (size_t i = 0; i < tr->natt; i++) {
+        free((char *)(uintptr_t)tr->att[i].started);
+        free((char *)(uintptr_t)tr->att[i].ended);
+        free((char *)(uintptr_t)tr->att[i].error);
+        free((char *)(uintptr_t)tr->att[i].host_away);
+    }
+    free(tr->att);
+    free(tr);
+}
+
+static char *
+dup_or_null(const char *s)
+{
+    return s != NULL ? strdup(s) : NULL;
+}
+
+/* One attempt more in tr's list (false: out of memory, the attempt is not listed). */
+static bool
+trial_run_attempt(struct trial_run *tr, const char *started, const char *ended, const char *error,
+                  const char *host_away)
+{
+    struct journal_attempt *a = realloc(tr->att, (tr->natt + 1) * sizeof *a);
+    if (a == NULL)
+        return false;
+    tr->att = a;
+    a[tr->natt++] = (struct journal_attempt){.started = dup_or_null(started),
+                                             .ended = dup_or_null(ended),
+                                             .error = dup_or_null(error),
+                                             .host_away = dup_or_null(host_away)};
+    return true;
 }
 
 /* --- hosts ------------------------------------------------------------------------------- */
@@ -413,26 +526,140 @@ host_warn(void *arg, const char *name, const char *msg)
     pthread_mutex_unlock(&r->mu);
 }
 
+/* Under r->mu: tell the caller what became of a host. */
+static void host_tell_locked(struct runner *r, const struct run_host *h, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 static void
-host_open(struct runner *r, struct run_host *h, struct sshg *g)
+host_tell_locked(struct runner *r, const struct run_host *h, const char *fmt, ...)
 {
-    const struct plan_host *ph = h->ph;
-    struct transport_target tt = survey_host_target(ph, r->o->accept_new_host_keys, g);
-    tt.warn = host_warn;
-    tt.warn_ctx = r;
-    bool local = ph->transport == PLAN_TRANSPORT_LOCAL;
+    char msg[NS_ERR_MSG_MAX + 256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    struct survey_progress p = {.kind = SURVEY_PROGRESS_HOST, .host = h->ph->name, .warning = msg};
+    progress(r, &p);
+}
+
+/* "45 s", "5 min", "1 h 30 min": how long a host was waited for. */
+static void
+span_text(double s, char *buf, size_t len)
+{
+    if (s < 120)
+        snprintf(buf, len, "%.0f s", s);
+    else if (s < 7200)
+        snprintf(buf, len, "%.0f min", s / 60);
+    else
+        snprintf(buf, len, "%.0f h %02.0f min", floor(s / 3600), fmod(s, 3600) / 60);
+}
+
+/* A transport's error that a later connect may mend: the host unreachable, its session
+ * dropped, its login refused (a re-imaged VM before its keys are back). */
+static bool
+retryable(int rc)
+{
+    return rc == NS_ECONNECT || rc == NS_ETIMEDOUT || rc == NS_ECLOSED || rc == NS_EAUTH;
+}
+
+/* Under r->mu: h is away from now, for why (its trials wait for it). */
+static void
+host_away_locked(struct runner *r, struct run_host *h, const char *why, bool at_start)
+{
+    if (h->state != HOST_UP)
+        return;
+    h->state = HOST_AWAY;
+    h->away_ns = clock_now_ns();
+    h->attempts = 0;
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(h->away_clock, sizeof h->away_clock, "%H:%M:%S UTC", &tm);
+    snprintf(h->why, sizeof h->why, "%s", why);
+    struct outage *o = realloc(h->outages, (h->noutages + 1) * sizeof *o);
+    if (o != NULL) {
+        h->outages = o;
+        o = &o[h->noutages++];
+        memset(o, 0, sizeof *o);
+        clock_wall_iso8601(o->from, sizeof o->from);
+        snprintf(o->why, sizeof o->why, "%s", why);
+        o->end = HOST_AWAY;
+    }
+    char span[32];
+    span_text(r->host_timeout_s, span, sizeof span);
+    host_tell_locked(r, h, "%s (%s); its tests wait for it, up to %s (host_timeout)",
+                     at_start ? "unreachable at the start" : "lost", why, span);
+    pthread_cond_broadcast(&r->cv);
+}
+
+/* Under r->mu: h's absence ends as state says (UP: it is back; GONE: timed_out, or for a reason
+ * no reconnect mends; REFUSED). */
+static void
+host_settle_locked(struct runner *r, struct run_host *h, enum host_state state, const char *why,
+                   bool timed_out)
+{
+    double away = (double)(clock_now_ns() - h->away_ns) / 1e9;
+    enum host_state was = h->state;
+    h->state = state;
+    if (h->noutages > 0 && was == HOST_AWAY) {
+        struct outage *o = &h->outages[h->noutages - 1];
+        clock_wall_iso8601(o->to, sizeof o->to);
+        o->attempts = h->attempts;
+        o->end = state;
+        if (state != HOST_UP)
+            snprintf(o->why, sizeof o->why, "%s", why);
+    }
+    char span[32];
+    if (state == HOST_UP) {
+        host_tell_locked(r, h, "back after %.1f s (%u connect%s)", away, h->attempts,
+                         h->attempts == 1 ? "" : "s");
+    } else if (state == HOST_REFUSED) {
+        snprintf(h->reason, sizeof h->reason, "%s", why);
+        host_tell_locked(r, h, "refused: %s; its remaining tests are not run", why);
+    } else if (timed_out) {
+        span_text(away, span, sizeof span);
+        snprintf(h->reason, sizeof h->reason, "%s: unreachable for %s since %s: %s", h->ph->name,
+                 span, h->away_clock, why);
+        host_tell_locked(r, h,
+                         "given up: unreachable for %s since %s (%s); its remaining tests "
+                         "fail",
+                         span, h->away_clock, why);
+    } else {
+        snprintf(h->reason, sizeof h->reason, "host %s %s: %s", h->ph->name,
+                 h->no_endpoint ? "has no endpoint" : "unreachable", why);
+        host_tell_locked(r, h, "cannot be used: %s; its remaining tests fail", why);
+    }
+    pthread_cond_broadcast(&r->cv);
+}
+
+/* transport_target.on_drop: h's session died (told from its transport's thread). */
+static void
+host_dropped(void *arg, const char *name, const char *why)
+{
+    (void)name;
+    struct run_host *h = arg;
+    struct runner *r = h->r;
+    pthread_mutex_lock(&r->mu);
+    host_away_locked(r, h, why, false);
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* The endpoint in place on h: the build for its architecture, into h->nsperf (set only on
+ * success). */
+static int
+host_deploy(struct runner *r, struct run_host *h, struct err *e)
+{
+    bool local = h->ph->transport == PLAN_TRANSPORT_LOCAL;
     const char *const local_build[] = {r->o->nsperf, NULL};
     const char *const *builds = local ? local_build : r->o->nsperf_remote;
-    struct err e = {0};
-    int rc = builds != NULL ? transport_open(&tt, &h->t, &e)
-                            : err_set(&e, NS_EINVAL, "no nsperf for ssh hosts (--nsperf-remote)");
+    if (builds == NULL)
+        return err_set(e, NS_EINVAL, "no nsperf for ssh hosts (--nsperf-remote)");
     struct transport_deployed d;
-    bool deploy_failed = false;
-    if (rc == 0) {
-        rc = transport_deploy_for(h->t, builds, &d, &e);
+    memset(&d, 0, sizeof d);
+    int rc = transport_deploy_for(h->t, builds, &d, e);
+    pthread_mutex_lock(&r->mu);
+    if (d.machine[0] != '\0')
         snprintf(h->machine, sizeof h->machine, "%s", d.machine);
-        deploy_failed = rc != 0;
-    }
     if (rc == 0) {
         snprintf(h->nsperf, sizeof h->nsperf, "%s", d.path);
         const char *base = strrchr(builds[d.build], '/');
@@ -440,54 +667,199 @@ host_open(struct runner *r, struct run_host *h, struct sshg *g)
         /* a local host's nsperf is the one run_prepare hashed */
         snprintf(h->nsperf_sha, sizeof h->nsperf_sha, "%s",
                  d.sha256_hex[0] != '\0' ? d.sha256_hex : r->nsperf_sha);
+        h->deployed = true;
+        if (d.note[0] != '\0')
+            host_tell_locked(r, h, "the endpoint is in %s: %s", d.path, d.note);
     }
-    if (rc != 0) {
-        snprintf(h->error, sizeof h->error, "%s", e.msg);
-        transport_close(h->t);
-        h->t = NULL;
+    h->no_endpoint = rc != 0 && transport_connected(h->t, NULL);
+    pthread_mutex_unlock(&r->mu);
+    return rc;
+}
+
+/* A host without a data address in the plan: learn it from the host (env.h). */
+static int
+host_learn(struct run_host *h, struct err *e)
+{
+    json_t *env = NULL;
+    int rc = survey_env_read(h->t, h->nsperf, NULL, &env, e);
+    if (rc == 0)
+        rc = survey_env_learn_address(env, h->learnt, sizeof h->learnt, NULL, 0, e);
+    json_decref(env);
+    if (rc == 0)
+        h->daddr = h->th.data_address = h->learnt;
+    return rc;
+}
+
+/* `nsperf env` on the host, once; a host whose environment cannot be read is still surveyed,
+ * unless it is its session that failed. */
+static int
+host_env(struct runner *r, struct run_host *h, struct err *e)
+{
+    if (h->env != NULL || atomic_load(r->o->interrupted))
+        return 0;
+    int rc = 0;
+    if (h->ph->data_address_from_host && h->daddr == h->ph->data_address)
+        rc = host_learn(h, e);
+    if (rc != 0)
+        return rc;
+    struct err ee = {0};
+    json_t *env = NULL;
+    rc = survey_env_read(h->t, h->nsperf, h->daddr, &env, &ee);
+    pthread_mutex_lock(&r->mu);
+    h->env = env;
+    pthread_mutex_unlock(&r->mu);
+    if (rc == 0 || transport_connected(h->t, NULL))
+        return 0;
+    *e = ee;
+    return NS_ECLOSED;
+}
+
+/* Bring h into use: connect (ssh), the endpoint in place (checked again after every reconnect:
+ * a rebooted host, or `clean`, may have taken it), its environment once. */
+static int
+host_setup(struct runner *r, struct run_host *h, struct err *e)
+{
+    int rc = transport_connect(h->t, e);
+    if (rc == 0)
+        rc = host_deploy(r, h, e);
+    if (rc == 0)
+        rc = host_env(r, h, e);
+    /* a step that failed with the session gone is the session's failure */
+    if (rc != 0 && !retryable(rc) && rc != NS_EINTR && rc != NS_EHOSTKEY &&
+        !transport_connected(h->t, NULL)) {
+        char why[NS_ERR_MSG_MAX];
+        snprintf(why, sizeof why, "%s", e->msg);
+        rc = err_set(e, NS_ECLOSED, "%s", why);
     }
+    return rc;
+}
+
+/* Make h's transport (its ssh config resolved); NULL with why when it cannot be made. */
+static void
+host_make(struct runner *r, struct run_host *h)
+{
+    const struct plan_host *ph = h->ph;
+    struct transport_target tt = survey_host_target(ph, r->o->accept_new_host_keys, r->sshg);
+    tt.warn = host_warn;
+    tt.warn_ctx = r;
+    tt.on_drop = host_dropped;
+    tt.on_drop_ctx = h;
+    struct err e = {0};
+    h->r = r;
     h->daddr = ph->data_address;
+    if (transport_new(&tt, &h->t, &e) != 0) {
+        h->t = NULL;
+        snprintf(h->error, sizeof h->error, "%s", e.msg);
+        h->state = HOST_GONE;
+        snprintf(h->reason, sizeof h->reason, "host %s unreachable: %s", ph->name, e.msg);
+    }
     h->th = (struct trial_host){.name = ph->name,
                                 .data_address = h->daddr,
                                 .t = h->t,
                                 .nsperf = h->nsperf,
-                                .error = h->error,
-                                .deploy_failed = deploy_failed};
+                                .error = h->reason};
 }
 
-/* A host without a data address in the plan: learn it from the host (env.h). A host whose
- * address cannot be learnt (no default route, several addresses) fails its tests with why. */
+/* What the first setup of h gave: up, away (to be reconnected), refused or gone. */
 static void
-host_learn(struct run_host *h)
+host_opened(struct runner *r, struct run_host *h, int rc, const struct err *e)
 {
-    json_t *env = NULL;
-    struct err e = {0};
-    int rc = survey_env_read(h->t, h->nsperf, NULL, &env, &e);
-    if (rc == 0)
-        rc = survey_env_learn_address(env, h->learnt, sizeof h->learnt, NULL, 0, &e);
-    json_decref(env);
-    if (rc == 0) {
-        h->daddr = h->th.data_address = h->learnt;
-        return;
+    pthread_mutex_lock(&r->mu);
+    if (rc != 0 && rc != NS_EINTR)
+        snprintf(h->error, sizeof h->error, "%s", e->msg);
+    if (rc == 0 || rc == NS_EINTR)
+        h->state = HOST_UP; /* interrupted: nothing runs any more */
+    else if (h->ph->transport != PLAN_TRANSPORT_LOCAL && retryable(rc))
+        host_away_locked(r, h, e->msg, true);
+    else if (rc == NS_EHOSTKEY)
+        host_settle_locked(r, h, HOST_REFUSED, e->msg, false);
+    else
+        host_settle_locked(r, h, HOST_GONE, e->msg, false);
+    pthread_mutex_unlock(&r->mu);
+}
+
+struct opener {
+    struct runner *r;
+    size_t next, left; /* under r->mu */
+};
+
+static void *
+opener_main(void *arg)
+{
+    struct opener *op = arg;
+    struct runner *r = op->r;
+    for (;;) {
+        pthread_mutex_lock(&r->mu);
+        size_t i = op->next < r->nhosts ? op->next++ : r->nhosts;
+        pthread_mutex_unlock(&r->mu);
+        if (i >= r->nhosts)
+            break;
+        struct run_host *h = &r->hosts[i];
+        if (h->t == NULL || atomic_load(r->o->interrupted))
+            continue;
+        struct err e = {0};
+        int rc = host_setup(r, h, &e);
+        host_opened(r, h, rc, &e);
     }
-    snprintf(h->error, sizeof h->error, "%s", e.msg);
-    transport_close(h->t);
-    h->t = h->th.t = NULL;
+    pthread_mutex_lock(&r->mu);
+    op->left--;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
 }
 
-/* `nsperf env` on the host; a host whose environment cannot be read is still surveyed. */
-static void
-host_env(struct runner *r, struct run_host *h)
+/* A thread of the runner's, with the signals blocked (the main thread takes them). */
+static int
+thread_start(pthread_t *th, void *(*fn)(void *), void *arg)
 {
-    if (h->t == NULL || atomic_load(r->o->interrupted))
-        return;
-    if (h->ph->data_address_from_host)
-        host_learn(h);
-    struct err e = {0};
-    if (h->t != NULL)
-        survey_env_read(h->t, h->nsperf, h->daddr, &h->env, &e);
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    int rc = pthread_create(th, NULL, fn, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
 }
 
+/* From the main thread, once an interrupt came: every connect in progress cut short. */
+static void
+hosts_cancel(struct runner *r)
+{
+    for (size_t i = 0; i < r->nhosts; i++)
+        if (r->hosts[i].t != NULL)
+            transport_cancel(r->hosts[i].t);
+    pthread_mutex_lock(&r->mu);
+    pthread_cond_broadcast(&r->hcv);
+    pthread_mutex_unlock(&r->mu);
+}
+
+/* Wait on r->cv, with r->mu held, a tick at most; false once an interrupt came (the connects
+ * in progress are then cut short, once). */
+static bool
+tick_wait(struct runner *r, bool *cancelled)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_nsec += RUN_TICK_MS * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait(&r->cv, &r->mu, &ts);
+    if (!atomic_load(r->o->interrupted))
+        return true;
+    if (!*cancelled) {
+        *cancelled = true;
+        pthread_mutex_unlock(&r->mu);
+        hosts_cancel(r);
+        pthread_mutex_lock(&r->mu);
+    }
+    return false;
+}
+
+/* Every host made, then set up on up to RUN_OPEN_THREADS threads at once (an unreachable one
+ * costs its connect timeout, not everybody's); the main thread stays free for an interrupt. */
 static int
 hosts_open(struct runner *r, struct err *e)
 {
@@ -496,14 +868,114 @@ hosts_open(struct runner *r, struct err *e)
     if (r->hosts == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
     /* every ssh host's `ssh -G` at once: the opens below then run none one by one */
-    struct sshg *g = survey_ssh_prefetch(r->plan);
+    r->sshg = survey_ssh_prefetch(r->plan);
     for (size_t i = 0; i < r->nhosts; i++) {
         r->hosts[i].ph = plan_host(r->plan, i);
-        host_open(r, &r->hosts[i], g);
-        host_env(r, &r->hosts[i]);
+        host_make(r, &r->hosts[i]);
     }
-    sshg_free(g);
+    size_t n = r->nhosts < RUN_OPEN_THREADS ? r->nhosts : RUN_OPEN_THREADS;
+    pthread_t th[RUN_OPEN_THREADS];
+    struct opener op = {.r = r};
+    for (size_t i = 0; i < n; i++) {
+        if (thread_start(&th[op.left], opener_main, &op) == 0)
+            op.left++;
+    }
+    if (op.left == 0 && n > 0)
+        opener_main(&(struct opener){.r = r, .left = 1}); /* no thread: here, one by one */
+    size_t started = op.left;
+    bool cancelled = false;
+    pthread_mutex_lock(&r->mu);
+    while (op.left > 0)
+        tick_wait(r, &cancelled);
+    pthread_mutex_unlock(&r->mu);
+    for (size_t i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
     return 0;
+}
+
+/* A host's reconnector: from the moment it is found away, connects with backoff (1, 2, 4 ...
+ * s, RUN_BACKOFF_MAX_S at most, the last attempt at host_timeout) until it is back (its endpoint
+ * checked, put there again if it went), refused (another host key), or away for host_timeout. */
+static void *
+recover_main(void *arg)
+{
+    struct run_host *h = arg;
+    struct runner *r = h->r;
+    double backoff = RUN_BACKOFF_FIRST_S;
+    pthread_mutex_lock(&r->mu);
+    while (!r->stopping && !atomic_load(r->o->interrupted) && h->state == HOST_AWAY) {
+        h->attempts++;
+        pthread_mutex_unlock(&r->mu);
+        struct err e = {0};
+        int rc = host_setup(r, h, &e);
+        pthread_mutex_lock(&r->mu);
+        if (rc == NS_EINTR || r->stopping || atomic_load(r->o->interrupted))
+            break;
+        if (rc == 0) {
+            host_settle_locked(r, h, HOST_UP, "", false);
+            break;
+        }
+        snprintf(h->why, sizeof h->why, "%s", e.msg);
+        if (rc == NS_EHOSTKEY || !retryable(rc)) {
+            host_settle_locked(r, h, rc == NS_EHOSTKEY ? HOST_REFUSED : HOST_GONE, e.msg, false);
+            break;
+        }
+        double away = (double)(clock_now_ns() - h->away_ns) / 1e9;
+        if (away >= r->host_timeout_s) {
+            host_settle_locked(r, h, HOST_GONE, e.msg, true);
+            break;
+        }
+        double wait = backoff < r->host_timeout_s - away ? backoff : r->host_timeout_s - away;
+        backoff = backoff * 2 < RUN_BACKOFF_MAX_S ? backoff * 2 : RUN_BACKOFF_MAX_S;
+        uint64_t until = clock_now_ns() + (uint64_t)(wait * 1e9);
+        while (!r->stopping && !atomic_load(r->o->interrupted) && clock_now_ns() < until) {
+            struct timespec ts = {.tv_sec = (time_t)(until / NS_PER_SEC),
+                                  .tv_nsec = (long)(until % NS_PER_SEC)};
+            pthread_cond_timedwait(&r->hcv, &r->mu, &ts);
+        }
+    }
+    h->rec_done = true;
+    pthread_cond_broadcast(&r->cv);
+    pthread_mutex_unlock(&r->mu);
+    return NULL;
+}
+
+/* Under r->mu, from the main thread: a reconnector for every host away, the ended ones
+ * joined. */
+static void
+hosts_tend_locked(struct runner *r)
+{
+    for (size_t i = 0; i < r->nhosts; i++) {
+        struct run_host *h = &r->hosts[i];
+        if (h->rec_running && h->rec_done) {
+            pthread_join(h->rec, NULL);
+            h->rec_running = h->rec_done = false;
+        }
+        if (h->state == HOST_AWAY && !h->rec_running && !r->stopping &&
+            !atomic_load(r->o->interrupted) && thread_start(&h->rec, recover_main, h) == 0)
+            h->rec_running = true;
+    }
+}
+
+/* Every reconnector stopped (their connects cut short) and joined. */
+static void
+hosts_stop(struct runner *r)
+{
+    pthread_mutex_lock(&r->mu);
+    r->stopping = true;
+    pthread_cond_broadcast(&r->hcv);
+    bool any = false;
+    for (size_t i = 0; i < r->nhosts; i++)
+        any = any || (r->hosts != NULL && r->hosts[i].rec_running);
+    pthread_mutex_unlock(&r->mu);
+    if (!any)
+        return;
+    hosts_cancel(r);
+    for (size_t i = 0; i < r->nhosts; i++) {
+        if (r->hosts[i].rec_running)
+            pthread_join(r->hosts[i].rec, NULL);
+        r->hosts[i].rec_running = false;
+    }
 }
 
 /* --- places from the cloud's metadata ------------------------------------------------------ */
@@ -578,8 +1050,8 @@ hosts_place(struct runner *r, struct err *e)
         const json_t *cloud = json_object_get(h->env, "cloud");
         const struct plan_host *ph = h->ph;
         if (ph->zone_from_host || ph->region_from_host) {
-            if (h->t == NULL)
-                continue;
+            if (h->state != HOST_UP)
+                continue; /* its tests fail or are not run with its own reason */
             const char *zone = cloud_str(cloud, "zone"), *region = cloud_str(cloud, "region");
             if ((ph->zone_from_host && zone == NULL) || (ph->region_from_host && region == NULL)) {
                 unplaced_add(missing, sizeof missing, &nmissing, ph->name);
@@ -624,8 +1096,33 @@ hosts_close(struct runner *r)
         transport_close(r->hosts[i].t);
         json_decref(r->hosts[i].env);
         free(r->hosts[i].zone_warning);
+        free(r->hosts[i].outages);
     }
     free(r->hosts);
+}
+
+/* A host placed by its cloud metadata that is away at the start is waited for (up to its
+ * host_timeout) before the schedule is made from the places: a zone guessed would put its
+ * cells in the wrong place of every matrix. */
+static void
+hosts_wait_auto(struct runner *r)
+{
+    bool cancelled = false;
+    pthread_mutex_lock(&r->mu);
+    for (;;) {
+        bool waiting = false;
+        for (size_t i = 0; i < r->nhosts; i++) {
+            const struct run_host *h = &r->hosts[i];
+            waiting = waiting ||
+                      (h->state == HOST_AWAY && (h->ph->zone_from_host || h->ph->region_from_host));
+        }
+        if (!waiting)
+            break;
+        hosts_tend_locked(r);
+        if (!tick_wait(r, &cancelled))
+            break;
+    }
+    pthread_mutex_unlock(&r->mu);
 }
 
 /* --- progress ---------------------------------------------------------------------------- */
@@ -640,7 +1137,7 @@ elapsed_s(const struct runner *r)
 static double
 eta_s(const struct runner *r)
 {
-    double left = r->round < r->nfixed ? r->est_suffix[r->round] : 0.0;
+    double left = r->fixed_next < r->nfixed ? r->est_suffix[r->fixed_next] : 0.0;
     left += r->adapt_left_s;
     if (r->measured_est_s > 0)
         left *= r->measured_s / r->measured_est_s;
@@ -666,8 +1163,8 @@ progress(struct runner *r, struct survey_progress *p)
 
 /* Called under r->mu when a trial is recorded. */
 static void
-progress_trial(struct runner *r, const struct schedule_test *t, const struct trial_outcome *o,
-               double seconds)
+progress_trial(struct runner *r, const struct schedule_test *t, bool ok, bool not_run,
+               const char *error, double seconds)
 {
     struct survey_progress p = {
         .kind = SURVEY_PROGRESS_TRIAL,
@@ -675,8 +1172,9 @@ progress_trial(struct runner *r, const struct schedule_test *t, const struct tri
         .dst = r->hosts[t->dst].ph->name,
         .scenario = plan_scenario(r->plan, t->scenario)->name,
         .trial = t->trial,
-        .ok = o->ok,
-        .error = o->ok ? NULL : o->error,
+        .ok = ok,
+        .not_run = not_run,
+        .error = ok ? NULL : error,
         .seconds = seconds,
     };
     progress(r, &p);
@@ -728,29 +1226,34 @@ adapt_feed(struct runner *r, const struct schedule_test *t, bool ok, const json_
         survey_adapt_record(r->adapt, t->scenario, (size_t)i, t->trial, ok, has, v);
 }
 
+static struct run_host *host_down_locked(struct runner *r, const struct schedule_test *t);
+
+/* The journal's record of tr (and its end: tr is freed). result and counters: nsperf's (NULL
+ * when none), judged for the record's counters and flags. */
 static void
-record(struct runner *r, const struct schedule_test *t, const struct trial_outcome *o,
-       unsigned attempts, const char *started, uint64_t t0)
+record(struct runner *r, struct trial_run *tr, enum journal_status status, const char *error,
+       const json_t *result, const json_t *counters)
 {
     char ended[40];
     clock_wall_iso8601(ended, sizeof ended);
     struct journal_trial rec;
-    trial_record(r, t, o, attempts, started, ended, &rec);
-    json_t *counters, *flags;
+    trial_record(r, tr, status, error, ended, &rec);
+    json_t *judged_counters, *flags;
     struct survey_judge_in ji = {.sc = &rec.scenario,
-                                 .src = r->hosts[t->src].ph->name,
-                                 .dst = r->hosts[t->dst].ph->name,
-                                 .src_env = r->hosts[t->src].env,
-                                 .dst_env = r->hosts[t->dst].env,
-                                 .result = o->result,
-                                 .counters = o->counters};
-    survey_judge(&ji, &counters, &flags);
-    rec.counters = counters;
+                                 .src = r->hosts[tr->t.src].ph->name,
+                                 .dst = r->hosts[tr->t.dst].ph->name,
+                                 .src_env = r->hosts[tr->t.src].env,
+                                 .dst_env = r->hosts[tr->t.dst].env,
+                                 .result = result,
+                                 .counters = counters};
+    survey_judge(&ji, &judged_counters, &flags);
+    rec.counters = judged_counters;
     rec.flags = flags;
     struct err e = {0};
-    int rc = journal_append(r->j, &rec, o->result, &e);
-    json_decref(counters);
+    int rc = journal_append(r->j, &rec, result, &e);
+    json_decref(judged_counters);
     json_decref(flags);
+    bool ok = status == JOURNAL_OK;
     pthread_mutex_lock(&r->mu);
     /* Counted by what reached the journal: a trial whose line could not be written is neither
      * ok nor failed there, and a resume runs it again. */
@@ -761,26 +1264,93 @@ record(struct runner *r, const struct schedule_test *t, const struct trial_outco
         }
         char why[NS_ERR_MSG_MAX + 64];
         snprintf(why, sizeof why, "%s, but its record could not be written: %s",
-                 o->ok ? "ok" : "failed", e.msg);
+                 journal_status_name(status), e.msg);
         r->res->unrecorded++;
-        failure_add(r, t, why, true);
-    } else if (o->ok) {
+        failure_add(r, &tr->t, why, true);
+    } else if (ok) {
         r->finished++;
         r->res->ok++;
+    } else if (status == JOURNAL_NOT_RUN) {
+        r->finished++;
+        r->res->refused++;
+        struct run_host *h = host_down_locked(r, &tr->t);
+        if (h != NULL)
+            h->not_run++;
     } else {
         r->finished++;
         r->res->failed++;
-        failure_add(r, t, o->error, false);
+        failure_add(r, &tr->t, error, false);
     }
     if (rc == 0)
-        adapt_feed(r, t, o->ok, o->result);
-    struct trial_outcome shown = *o;
-    if (rc != 0) {
-        shown.ok = false;
-        snprintf(shown.error, sizeof shown.error, "not recorded: %.360s", e.msg);
-    }
-    progress_trial(r, t, &shown, (double)(clock_now_ns() - t0) / 1e9);
+        adapt_feed(r, &tr->t, ok, result);
+    char shown[TRIAL_ERROR_MAX];
+    if (rc != 0)
+        snprintf(shown, sizeof shown, "not recorded: %.360s", e.msg);
+    progress_trial(r, &tr->t, rc == 0 && ok, rc == 0 && status == JOURNAL_NOT_RUN,
+                   rc != 0 ? shown : error, (double)(clock_now_ns() - tr->t0) / 1e9);
     pthread_mutex_unlock(&r->mu);
+    trial_run_free(tr);
+}
+
+/* Under r->mu: tr waits for its host(s) (moved in; freed when out of memory: the resume runs
+ * it). */
+static void
+defer_locked(struct runner *r, struct trial_run *tr)
+{
+    if (r->ndeferred == r->capdeferred) {
+        size_t cap = r->capdeferred ? 2 * r->capdeferred : 16;
+        struct trial_run **d = realloc(r->deferred, cap * sizeof *d);
+        if (d == NULL) {
+            trial_run_free(tr);
+            return;
+        }
+        r->deferred = d;
+        r->capdeferred = cap;
+    }
+    r->deferred[r->ndeferred++] = tr;
+}
+
+/* Under r->mu: the first host of t that is not up (NULL when both are). */
+static struct run_host *
+host_down_locked(struct runner *r, const struct schedule_test *t)
+{
+    struct run_host *h[2] = {&r->hosts[t->src], &r->hosts[t->dst]};
+    for (int i = 0; i < 2; i++)
+        if (h[i]->state != HOST_UP)
+            return h[i];
+    return NULL;
+}
+
+/* Under r->mu: whether h's session is alive as the runner sees it; one that dropped unseen
+ * (its notice on the way) is away from now. */
+static bool
+host_alive_locked(struct runner *r, struct run_host *h)
+{
+    if (h->state != HOST_UP)
+        return false;
+    if (transport_connected(h->t, NULL))
+        return true;
+    char why[NS_ERR_MSG_MAX];
+    transport_drop_reason(h->t, why, sizeof why);
+    host_away_locked(r, h, why[0] != '\0' ? why : "session dropped", false);
+    return false;
+}
+
+/* What happens to a trial whose host h is not up: it waits (away), fails (gone) or is not run
+ * (refused). Called with r->mu held; unlocks it to record. */
+static void
+trial_not_up_locked(struct runner *r, struct trial_run *tr, const struct run_host *h)
+{
+    if (h->state == HOST_AWAY) {
+        defer_locked(r, tr);
+        return;
+    }
+    char why[sizeof h->reason];
+    memcpy(why, h->reason, sizeof why);
+    enum journal_status st = h->state == HOST_REFUSED ? JOURNAL_NOT_RUN : JOURNAL_FAILED;
+    pthread_mutex_unlock(&r->mu);
+    record(r, tr, st, why, NULL, NULL);
+    pthread_mutex_lock(&r->mu);
 }
 
 static void *
@@ -788,36 +1358,76 @@ slot_main(void *arg)
 {
     struct slot *s = arg;
     struct runner *r = s->r;
+    struct trial_run *tr = s->tr;
+    s->tr = NULL;
+    struct run_host *src = &r->hosts[tr->t.src], *dst = &r->hosts[tr->t.dst];
     struct trial_spec spec = {
-        .sc = plan_scenario(r->plan, s->t.scenario),
-        .src = &r->hosts[s->t.src].th,
-        .dst = &r->hosts[s->t.dst].th,
+        .sc = plan_scenario(r->plan, tr->t.scenario),
+        .src = &src->th,
+        .dst = &dst->th,
         .token = r->token,
         .margin_s = r->o->margin_s,
         .on_command = r->o->progress != NULL ? progress_command : NULL,
         .on_command_arg = r,
     };
-    char started[40];
-    clock_wall_iso8601(started, sizeof started);
-    uint64_t t0 = clock_now_ns();
     struct trial_outcome o = {0};
-    unsigned attempts = 0, max = 1 + plan_retries_or_default(r->o);
-    bool unreachable = spec.src->t == NULL || spec.dst->t == NULL;
-    while (attempts < max && !atomic_load(r->o->interrupted)) {
+    unsigned max = 1 + r->o->retries;
+    bool done = false; /* recorded, deferred or dropped for the interrupt */
+    while (!done) {
+        pthread_mutex_lock(&r->mu);
+        struct run_host *down = NULL;
+        if (!host_alive_locked(r, src))
+            down = src;
+        else if (!host_alive_locked(r, dst))
+            down = dst;
+        if (atomic_load(r->o->interrupted)) {
+            pthread_mutex_unlock(&r->mu);
+            trial_run_free(tr);
+            break;
+        }
+        if (down != NULL) {
+            trial_not_up_locked(r, tr, down); /* waits, fails or is not run */
+            pthread_mutex_unlock(&r->mu);
+            break;
+        }
+        pthread_mutex_unlock(&r->mu);
+        unsigned drops[2];
+        transport_connected(src->t, &drops[0]);
+        transport_connected(dst->t, &drops[1]);
+        char started[40], ended[40];
+        clock_wall_iso8601(started, sizeof started);
         trial_outcome_release(&o);
         trial_attempt(&spec, &s->ctl, &o);
-        if (unreachable)
-            break; /* nothing was attempted: attempts stays 0 */
-        attempts++;
-        if (o.ok || o.interrupted)
+        clock_wall_iso8601(ended, sizeof ended);
+        if (o.interrupted || atomic_load(r->o->interrupted)) {
+            trial_run_free(tr); /* nothing recorded: the resume runs it */
             break;
+        }
+        /* an attempt during which a host's session dropped is the host's failure, not the
+         * test's: it is not counted, and the trial waits for the host */
+        unsigned now[2];
+        bool alive[2] = {transport_connected(src->t, &now[0]),
+                         transport_connected(dst->t, &now[1])};
+        const struct run_host *lost = NULL;
+        for (int i = 0; i < 2 && !o.ok; i++)
+            if (!alive[i] || now[i] != drops[i])
+                lost = i == 0 ? src : dst;
+        trial_run_attempt(tr, started, ended, o.ok ? NULL : o.error,
+                          lost != NULL ? lost->ph->name : NULL);
+        if (o.ok) {
+            record(r, tr, JOURNAL_OK, NULL, o.result, o.counters);
+            done = true;
+        } else if ((lost == NULL || tr->natt - tr->counted > RUN_LOST_MAX) &&
+                   ++tr->counted >= max) {
+            record(r, tr, JOURNAL_FAILED, o.error, o.result, o.counters);
+            done = true;
+        }
+        /* else: tried again, or (lost) found away at the loop's top and deferred */
     }
-    if (!o.interrupted && !atomic_load(r->o->interrupted))
-        record(r, &s->t, &o, attempts, started, t0);
     trial_outcome_release(&o);
     pthread_mutex_lock(&r->mu);
     r->round_left--;
-    pthread_cond_signal(&r->cv);
+    pthread_cond_broadcast(&r->cv);
     pthread_mutex_unlock(&r->mu);
     return NULL;
 }
@@ -827,25 +1437,19 @@ slot_main(void *arg)
 static void
 round_wait(struct runner *r, struct slot *slots, size_t n)
 {
-    bool killed = false;
+    bool killed = false, cancelled = false;
     pthread_mutex_lock(&r->mu);
     while (r->round_left > 0) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        ts.tv_nsec += RUN_TICK_MS * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
-        pthread_cond_timedwait(&r->cv, &r->mu, &ts);
-        if (atomic_load(r->o->interrupted) && !killed) {
+        hosts_tend_locked(r);
+        bool going = tick_wait(r, &cancelled);
+        if (!going && !killed) {
             pthread_mutex_unlock(&r->mu);
             for (size_t i = 0; i < n; i++)
                 trial_ctl_kill(&slots[i].ctl);
             pthread_mutex_lock(&r->mu);
             killed = true;
         }
-        if (!atomic_load(r->o->interrupted))
+        if (going)
             progress(r, &(struct survey_progress){.kind = SURVEY_PROGRESS_TICK});
     }
     pthread_mutex_unlock(&r->mu);
@@ -880,72 +1484,103 @@ last_set(struct runner *r, const struct slot *slots, size_t m)
     return 0;
 }
 
-/* Run the n tests (those test_skip does not skip) as one round, estimated est_s seconds; ssh:
- * it has a test with an ssh host (its setup is measured as an ssh round's). */
+/* Run the n trials of tr (moved in) as one round, estimated est_s seconds (0: a catch-up round,
+ * not measured); ssh: it has a test with an ssh host (its setup is measured as an ssh round's).
+ * A trial whose host is not up waits for it, fails or is not run without a slot. */
 static int
-round_run(struct runner *r, const struct schedule_test *tests, size_t n, double est_s, bool ssh,
-          struct err *e)
+round_run(struct runner *r, struct trial_run **tr, size_t n, double est_s, bool ssh, struct err *e)
 {
     size_t m = 0;
     struct slot *slots = calloc(n + 1, sizeof *slots);
-    if (slots == NULL)
+    if (slots == NULL) {
+        for (size_t i = 0; i < n; i++)
+            trial_run_free(tr[i]);
         return err_set(e, NS_ENOMEM, "out of memory");
+    }
+    pthread_mutex_lock(&r->mu);
     for (size_t i = 0; i < n; i++) {
-        struct slot *s = &slots[m];
-        s->t = tests[i];
-        if (test_skip(r, &s->t))
+        struct run_host *down = host_down_locked(r, &tr[i]->t);
+        if (down != NULL) {
+            trial_not_up_locked(r, tr[i], down);
             continue;
-        if (survey_adapt_on(r->adapt, s->t.scenario))
-            survey_adapt_tried(r->adapt, s->t.scenario,
-                               (size_t)survey_adapt_pair(r->adapt, s->t.src, s->t.dst), s->t.trial);
+        }
+        struct slot *s = &slots[m++];
+        s->t = tr[i]->t;
+        s->tr = tr[i];
         s->r = r;
         s->ctl.interrupted = r->o->interrupted;
         pthread_mutex_init(&s->ctl.mu, NULL);
-        m++;
     }
+    pthread_mutex_unlock(&r->mu);
     uint64_t t0 = clock_now_ns();
-    /* Workers never take SIGINT/SIGTERM: the main thread does, and stops them. */
-    sigset_t block, old;
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &block, &old);
     r->round_left = 0;
     int rc = 0;
-    for (size_t i = 0; i < m && rc == 0; i++) {
+    for (size_t i = 0; i < m; i++) {
         pthread_mutex_lock(&r->mu);
         r->round_left++;
         pthread_mutex_unlock(&r->mu);
-        if (pthread_create(&slots[i].thread, NULL, slot_main, &slots[i]) != 0) {
-            pthread_mutex_lock(&r->mu);
-            r->round_left--;
-            pthread_mutex_unlock(&r->mu);
-            rc = err_set(e, NS_ENOMEM, "cannot start a thread");
-        } else {
+        if (rc == 0 && thread_start(&slots[i].thread, slot_main, &slots[i]) == 0) {
             slots[i].started = true;
+            continue;
         }
+        pthread_mutex_lock(&r->mu);
+        r->round_left--;
+        pthread_mutex_unlock(&r->mu);
+        if (rc == 0)
+            rc = err_set(e, NS_ENOMEM, "cannot start a thread");
+        trial_run_free(slots[i].tr);
     }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     round_wait(r, slots, m);
     for (size_t i = 0; i < m; i++) {
         if (slots[i].started)
             pthread_join(slots[i].thread, NULL);
         pthread_mutex_destroy(&slots[i].ctl.mu);
     }
-    if (m > 0 && !atomic_load(r->o->interrupted)) {
+    if (m > 0 && est_s > 0 && !atomic_load(r->o->interrupted)) {
         double wall = (double)(clock_now_ns() - t0) / 1e9;
         r->measured_s += wall;
         r->measured_est_s += est_s;
-        const struct plan_scenario *sc = plan_scenario(r->plan, tests[0].scenario);
+        const struct plan_scenario *sc = plan_scenario(r->plan, slots[0].t.scenario);
         int t = ssh ? 1 : 0;
         double setup = wall - sc->warmup_s - sc->duration_s;
         r->setup_sum[t] += setup;
         r->setup_max[t] = setup > r->setup_max[t] ? setup : r->setup_max[t];
         r->setup_rounds[t]++;
-        if (rc == 0 && last_set(r, slots, m) != 0)
-            rc = err_set(e, NS_ENOMEM, "out of memory");
     }
+    if (m > 0 && rc == 0 && !atomic_load(r->o->interrupted) && last_set(r, slots, m) != 0)
+        rc = err_set(e, NS_ENOMEM, "out of memory");
     free(slots);
+    return rc;
+}
+
+/* The n tests (those test_skip does not skip) as trials of one round. */
+static int
+tests_round_run(struct runner *r, const struct schedule_test *tests, size_t n, double est_s,
+                bool ssh, struct err *e)
+{
+    struct trial_run **tr = calloc(n + 1, sizeof *tr);
+    if (tr == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    size_t m = 0;
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (test_skip(r, &tests[i]))
+            continue;
+        if (survey_adapt_on(r->adapt, tests[i].scenario))
+            survey_adapt_tried(r->adapt, tests[i].scenario,
+                               (size_t)survey_adapt_pair(r->adapt, tests[i].src, tests[i].dst),
+                               tests[i].trial);
+        if ((tr[m] = trial_run_new(&tests[i])) == NULL)
+            rc = err_set(e, NS_ENOMEM, "out of memory");
+        else
+            m++;
+    }
+    if (rc == 0)
+        rc = round_run(r, tr, m, est_s, ssh, e);
+    else
+        for (size_t i = 0; i < m; i++)
+            trial_run_free(tr[i]);
+    free(tr);
     return rc;
 }
 
@@ -959,8 +1594,8 @@ fixed_round_run(struct runner *r, size_t ri, struct err *e)
         return err_set(e, NS_ENOMEM, "out of memory");
     for (size_t i = 0; i < n; i++)
         schedule_round_test(r->sched, ri, i, &tests[i]);
-    int rc = round_run(r, tests, n, schedule_round_estimate_s(r->sched, ri),
-                       schedule_round_ssh(r->sched, ri), e);
+    int rc = tests_round_run(r, tests, n, schedule_round_estimate_s(r->sched, ri),
+                             schedule_round_ssh(r->sched, ri), e);
     free(tests);
     return rc;
 }
@@ -989,6 +1624,159 @@ journal_check(struct runner *r, struct err *e)
     *e = r->journal_err;
     r->res->journal_failed = true;
     return r->journal_rc;
+}
+
+/* --- trials waiting for a host ------------------------------------------------------------- */
+
+/* Under r->mu: the deferred trials whose hosts are no longer away leave the list: those of a
+ * gone or refused host into *settled (recorded by the caller), those whose hosts are both up
+ * into *runnable; the others stay. Arrays of r->ndeferred + 1 entries (caller frees). */
+static int
+deferred_take_locked(struct runner *r, struct trial_run ***runnable, size_t *nrun,
+                     struct trial_run ***settled, size_t *nset)
+{
+    *nrun = *nset = 0;
+    *runnable = calloc(r->ndeferred + 1, sizeof **runnable);
+    *settled = calloc(r->ndeferred + 1, sizeof **settled);
+    if (*runnable == NULL || *settled == NULL) {
+        free(*runnable);
+        free(*settled);
+        return NS_ENOMEM;
+    }
+    size_t w = 0;
+    for (size_t i = 0; i < r->ndeferred; i++) {
+        struct trial_run *tr = r->deferred[i];
+        const struct run_host *h[2] = {&r->hosts[tr->t.src], &r->hosts[tr->t.dst]};
+        bool settle = false, away = false;
+        for (int k = 0; k < 2; k++) {
+            settle = settle || h[k]->state == HOST_GONE || h[k]->state == HOST_REFUSED;
+            away = away || h[k]->state == HOST_AWAY;
+        }
+        if (settle)
+            (*settled)[(*nset)++] = tr;
+        else if (!away)
+            (*runnable)[(*nrun)++] = tr;
+        else
+            r->deferred[w++] = tr;
+    }
+    r->ndeferred = w;
+    return 0;
+}
+
+/* The runnable deferred trials in catch-up rounds: first fit into rounds of one scenario and
+ * disjoint hosts (one trial a round when the plan is not parallel), in the order they came. */
+static int
+catchup_run(struct runner *r, struct trial_run **tr, size_t n, struct err *e)
+{
+    int rc = 0;
+    bool *placed = calloc(n + 1, sizeof *placed);
+    bool *busy = calloc(r->nhosts + 1, sizeof *busy);
+    struct trial_run **round = calloc(n + 1, sizeof *round);
+    if (placed == NULL || busy == NULL || round == NULL) {
+        for (size_t i = 0; i < n; i++)
+            trial_run_free(tr[i]);
+        rc = err_set(e, NS_ENOMEM, "out of memory");
+        n = 0;
+    }
+    size_t left = n;
+    while (left > 0 && rc == 0) {
+        size_t m = 0;
+        memset(busy, 0, r->nhosts * sizeof *busy);
+        uint32_t sc = UINT32_MAX;
+        bool ssh = false;
+        for (size_t i = 0; i < n; i++) {
+            const struct schedule_test *t = &tr[i]->t;
+            if (placed[i] || busy[t->src] || busy[t->dst] ||
+                (sc != UINT32_MAX && t->scenario != sc))
+                continue;
+            if (m > 0 && !plan_parallel(r->plan))
+                break;
+            sc = t->scenario;
+            busy[t->src] = busy[t->dst] = true;
+            placed[i] = true;
+            round[m++] = tr[i];
+            ssh = ssh || schedule_tests_ssh(r->sched, t, 1);
+        }
+        left -= m;
+        pthread_mutex_lock(&r->mu);
+        r->nrounds++;
+        pthread_mutex_unlock(&r->mu);
+        rc = round_run(r, round, m, 0, ssh, e);
+        if (rc == 0)
+            rc = journal_check(r, e);
+        r->round++;
+        if (atomic_load(r->o->interrupted))
+            break;
+    }
+    for (size_t i = 0; i < n && rc != 0; i++)
+        if (!placed[i])
+            trial_run_free(tr[i]);
+    for (size_t i = 0; i < n && rc == 0 && atomic_load(r->o->interrupted); i++)
+        if (!placed[i])
+            trial_run_free(tr[i]);
+    free(placed);
+    free(busy);
+    free(round);
+    return rc;
+}
+
+/* The deferred trials that can be settled now: run those whose hosts are back, record those
+ * of hosts gone or refused. Returns with nothing of them left but the trials of hosts still
+ * away. */
+static int
+deferred_run(struct runner *r, struct err *e)
+{
+    int rc = 0;
+    while (rc == 0 && !atomic_load(r->o->interrupted)) {
+        struct trial_run **run, **set;
+        size_t nrun, nset;
+        pthread_mutex_lock(&r->mu);
+        hosts_tend_locked(r);
+        int trc = deferred_take_locked(r, &run, &nrun, &set, &nset);
+        pthread_mutex_unlock(&r->mu);
+        if (trc != 0)
+            return err_set(e, NS_ENOMEM, "out of memory");
+        for (size_t i = 0; i < nset; i++) {
+            pthread_mutex_lock(&r->mu);
+            struct run_host *h = host_down_locked(r, &set[i]->t);
+            /* gone or refused: recorded with its reason (unlocks to record) */
+            trial_not_up_locked(r, set[i], h);
+            pthread_mutex_unlock(&r->mu);
+        }
+        free(set);
+        if (nrun > 0)
+            rc = catchup_run(r, run, nrun, e);
+        free(run);
+        if (nrun == 0)
+            break;
+    }
+    return rc;
+}
+
+/* After the schedule: wait for the hosts still away (each until it is back, refused, or away
+ * for host_timeout), running their trials as they come back. */
+static int
+deferred_drain(struct runner *r, struct err *e)
+{
+    bool cancelled = false;
+    int rc = 0;
+    for (;;) {
+        rc = deferred_run(r, e);
+        pthread_mutex_lock(&r->mu);
+        bool left = r->ndeferred > 0;
+        if (rc != 0 || !left || atomic_load(r->o->interrupted)) {
+            pthread_mutex_unlock(&r->mu);
+            break;
+        }
+        hosts_tend_locked(r);
+        bool going = tick_wait(r, &cancelled);
+        if (going)
+            progress(r, &(struct survey_progress){.kind = SURVEY_PROGRESS_TICK});
+        pthread_mutex_unlock(&r->mu);
+        if (!going)
+            break;
+    }
+    return rc;
 }
 
 /* The most the adaptive passes from k on may still take: per scenario, as many of its passes
@@ -1045,10 +1833,12 @@ adapt_pass_run(struct runner *r, size_t k, struct err *e)
         const struct schedule_test *t = &rr.tests[rr.start[ri]];
         size_t n = rr.start[ri + 1] - rr.start[ri];
         bool ssh = schedule_tests_ssh(r->sched, t, n);
-        rc = round_run(r, t, n, schedule_pass_round_estimate_s(r->sched, k, ssh), ssh, e);
+        rc = tests_round_run(r, t, n, schedule_pass_round_estimate_s(r->sched, k, ssh), ssh, e);
         if (rc == 0)
             rc = journal_check(r, e);
         r->round++;
+        if (rc == 0)
+            rc = deferred_run(r, e);
     }
     schedule_rounds_release(&rr);
     return rc;
@@ -1066,16 +1856,24 @@ rounds_run(struct runner *r, struct err *e)
     r->to_run = tests_left(r, 0);
     r->adapt_left_s = adapt_left_s(r, schedule_fixed_pass_count(r->sched));
     int rc = 0;
-    for (r->round = 0; r->round < r->nfixed && rc == 0 && !atomic_load(r->o->interrupted);
-         r->round++) {
-        rc = fixed_round_run(r, r->round, e);
+    for (size_t ri = 0; ri < r->nfixed && rc == 0 && !atomic_load(r->o->interrupted); ri++) {
+        r->fixed_next = ri;
+        rc = fixed_round_run(r, ri, e);
         if (rc == 0)
             rc = journal_check(r, e);
+        r->round++;
+        r->fixed_next = ri + 1;
+        /* the trials of hosts back since run before the next round */
+        if (rc == 0)
+            rc = deferred_run(r, e);
     }
+    r->fixed_next = r->nfixed;
     size_t npass = schedule_pass_count(r->sched);
     for (size_t k = schedule_fixed_pass_count(r->sched);
          k < npass && rc == 0 && !atomic_load(r->o->interrupted); k++)
         rc = adapt_pass_run(r, k, e);
+    if (rc == 0 && !atomic_load(r->o->interrupted))
+        rc = deferred_drain(r, e);
     pthread_mutex_lock(&r->mu);
     r->adapt_left_s = 0;
     progress(r, &(struct survey_progress){.kind = SURVEY_PROGRESS_END});
@@ -1380,6 +2178,54 @@ measured_json(const struct runner *r)
     return m;
 }
 
+/* Each refused host once, for the summary: its trials are not run, not a failure each. */
+static void
+refusals_tell(struct runner *r)
+{
+    for (size_t i = 0; r->hosts != NULL && i < r->nhosts; i++) {
+        const struct run_host *h = &r->hosts[i];
+        if (h->state != HOST_REFUSED || h->not_run == 0)
+            continue;
+        char **v = realloc(r->res->refusals, (r->res->nrefusals + 1) * sizeof *v);
+        if (v == NULL)
+            return;
+        r->res->refusals = v;
+        size_t need = strlen(h->reason) + 64;
+        char *t = malloc(need);
+        if (t == NULL)
+            return;
+        snprintf(t, need, "%s (%llu trial%s not run)", h->reason, (unsigned long long)h->not_run,
+                 h->not_run == 1 ? "" : "s");
+        v[r->res->nrefusals++] = t;
+    }
+}
+
+/* run.json's "outages": every absence of a host during this invocation, [{"host", "from",
+ * "to" (null: it lasted to the run's end), "why", "connects", "end": "back", "gone",
+ * "refused" or "run ended"}]. */
+static json_t *
+outages_json(const struct runner *r)
+{
+    static const char *const ends[] = {[HOST_UP] = "back",
+                                       [HOST_AWAY] = "run ended",
+                                       [HOST_GONE] = "gone",
+                                       [HOST_REFUSED] = "refused"};
+    json_t *a = json_array();
+    for (size_t i = 0; a != NULL && r->hosts != NULL && i < r->nhosts; i++) {
+        const struct run_host *h = &r->hosts[i];
+        for (size_t k = 0; k < h->noutages; k++) {
+            const struct outage *o = &h->outages[k];
+            json_array_append_new(
+                a,
+                json_pack("{s:s, s:s, s:o, s:s, s:I, s:s}", "host", h->ph->name, "from", o->from,
+                          "to", o->to[0] != '\0' ? json_string(o->to) : json_null(), "why", o->why,
+                          "connects", (json_int_t)(o->end == HOST_AWAY ? h->attempts : o->attempts),
+                          "end", ends[o->end]));
+        }
+    }
+    return a;
+}
+
 /* run.json's state once the rounds are over; a failure to write it is the run's error when it
  * has none (readers would take the run for one that was killed). */
 static int
@@ -1398,6 +2244,10 @@ run_finish_journal(struct runner *r, int rc, struct err *e)
                               : err_set(&me, NS_ENOMEM, "out of memory");
         json_decref(outcome);
     }
+    json_t *outages = outages_json(r);
+    if (outages != NULL && json_array_size(outages) > 0 && mrc == 0)
+        mrc = journal_set_member(r->j, "outages", outages, &me);
+    json_decref(outages);
     /* the state even when the outcome could not be written: else readers see a killed run */
     json_t *measured = measured_json(r);
     int src = journal_set_state(r->j, st, NULL, measured, &se);
@@ -1424,15 +2274,24 @@ survey_run(const struct survey_run_opts *o, struct survey_run_result *res, struc
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_cond_init(&r.cv, &ca);
+    pthread_cond_init(&r.hcv, &ca);
     pthread_condattr_destroy(&ca);
     char started[40];
     clock_wall_iso8601(started, sizeof started);
     r.nhosts = plan_host_count(r.plan); /* trial keys need it before the hosts open */
+    r.host_timeout_s = plan_host_timeout(r.plan);
     snprintf(res->dir, sizeof res->dir, "%s", o->dir);
     int rc = run_prepare(&r, e);
     if (rc == 0) {
         res->tests = schedule_test_count(r.sched);
         rc = run_start_journal(&r, started, e);
+    }
+    if (rc == 0) {
+        /* `netsurvey clean` of the same plan refuses while it runs (best effort) */
+        struct err ae = {0};
+        if (journal_active_add(journal_dir(r.j), plan_name(r.plan), r.active, sizeof r.active,
+                               &ae) != 0)
+            r.active[0] = '\0';
     }
     if (rc == 0 && !o->resume) {
         /* run.json first, before any host is contacted; again once environments are known. */
@@ -1449,6 +2308,8 @@ survey_run(const struct survey_run_opts *o, struct survey_run_result *res, struc
         rc = hosts_open(&r, e);
     r.open_s = (double)(clock_now_ns() - open_t0) / 1e9;
     if (rc == 0)
+        hosts_wait_auto(&r);
+    if (rc == 0)
         rc = hosts_place(&r, e);
     if (rc == 0 && !o->resume)
         rc = run_write(&r, started, o->command, e);
@@ -1456,9 +2317,17 @@ survey_run(const struct survey_run_opts *o, struct survey_run_result *res, struc
         rc = run_write(&r, r.was->started, r.was->command, e);
     if (rc == 0)
         rc = rounds_run(&r, e);
+    hosts_stop(&r);
+    refusals_tell(&r);
     rc = run_finish_journal(&r, rc, e);
     res->elapsed_s = elapsed_s(&r);
     hosts_close(&r);
+    if (r.active[0] != '\0')
+        unlink(r.active);
+    for (size_t i = 0; i < r.ndeferred; i++)
+        trial_run_free(r.deferred[i]);
+    free(r.deferred);
+    sshg_free(r.sshg);
     journal_free(r.j);
     survey_adapt_free(r.adapt);
     free(r.last);
@@ -1468,6 +2337,7 @@ survey_run(const struct survey_run_opts *o, struct survey_run_result *res, struc
     journal_run_free(r.was);
     json_decref(r.resumes);
     pthread_cond_destroy(&r.cv);
+    pthread_cond_destroy(&r.hcv);
     pthread_mutex_destroy(&r.mu);
     return rc;
 }
@@ -1478,6 +2348,9 @@ survey_run_result_release(struct survey_run_result *r)
     for (size_t i = 0; i < r->nfailures; i++)
         free(r->failures[i].text);
     free(r->failures);
+    for (size_t i = 0; i < r->nrefusals; i++)
+        free(r->refusals[i]);
+    free(r->refusals);
     free(r->plan_diff);
     memset(r, 0, sizeof *r);
 }

@@ -24,6 +24,7 @@ enum survey_progress_kind {
     SURVEY_PROGRESS_COMMAND, /* a command is about to start on a host */
     SURVEY_PROGRESS_END,     /* the rounds are over: done, interrupted or stopped by an error */
     SURVEY_PROGRESS_WARNING, /* opening a host: what its ssh config asks that is not done */
+    SURVEY_PROGRESS_HOST,    /* what became of a host: lost, back, given up, refused (warning) */
 };
 
 /* What a survey tells while it runs; every pointer is borrowed for the call only. */
@@ -39,12 +40,14 @@ struct survey_progress {
     const char *src, *dst, *scenario;
     unsigned trial;
     bool ok;
+    bool not_run;      /* recorded not run (its host refused) */
     const char *error; /* when !ok: one line */
     double seconds;    /* the trial's wall time, retries included */
-    /* SURVEY_PROGRESS_COMMAND, SURVEY_PROGRESS_WARNING */
+    /* SURVEY_PROGRESS_COMMAND, SURVEY_PROGRESS_WARNING, SURVEY_PROGRESS_HOST */
     const char *host;
     const char *const *argv; /* NULL-terminated */
-    const char *warning;     /* "FILE line N: ..." (the same one for every host it concerns) */
+    const char *warning;     /* "FILE line N: ..." (the same one for every host it concerns);
+                                SURVEY_PROGRESS_HOST: one line, without the host's name */
 };
 
 /* Called with the runner's lock held, from the main thread or a worker: never twice at once,
@@ -88,6 +91,7 @@ struct survey_run_result {
     uint64_t tests;               /* in the schedule */
     uint64_t done_before;         /* ok trials found in the journal when resuming */
     uint64_t ok, failed;          /* this invocation, recorded in the journal */
+    uint64_t refused;             /* ... recorded not run: a host refused (its key changed) */
     uint64_t unrecorded;          /* finished but their record could not be written */
     uint64_t not_run;             /* left for a resume (interrupted, or stopped by an error) */
     size_t torn_bytes, bad_lines; /* journal repairs on resume */
@@ -96,6 +100,9 @@ struct survey_run_result {
     double elapsed_s;
     struct survey_failure *failures;
     size_t nfailures;
+    /* hosts whose trials were recorded not run: "NAME: why (N trials not run)", one each */
+    char **refusals;
+    size_t nrefusals;
     /* A resume whose plan differs from the run's: each difference, one a line (owned; NULL when
      * none), whether the resume was refused for them or, with --force, recorded them as plan
      * revision `revision` of the run (revised true). */

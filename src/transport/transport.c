@@ -18,7 +18,7 @@ base_ops(const void *obj)
 }
 
 int
-transport_open(const struct transport_target *t, struct transport **out, struct err *e)
+transport_new(const struct transport_target *t, struct transport **out, struct err *e)
 {
     *out = NULL;
     const char *kind = t->kind != NULL ? t->kind : "ssh";
@@ -27,6 +27,55 @@ transport_open(const struct transport_target *t, struct transport **out, struct 
             return transport_variants[i]->open(t, out, e);
     }
     return err_set(e, NS_EINVAL, "%s: transport '%s' is not built in", t->name, kind);
+}
+
+int
+transport_open(const struct transport_target *t, struct transport **out, struct err *e)
+{
+    int rc = transport_new(t, out, e);
+    if (rc == 0)
+        rc = transport_connect(*out, e);
+    if (rc != 0) {
+        transport_close(*out);
+        *out = NULL;
+    }
+    return rc;
+}
+
+int
+transport_connect(struct transport *t, struct err *e)
+{
+    const struct transport_ops *ops = base_ops(t);
+    return ops->connect != NULL ? ops->connect(t, e) : 0;
+}
+
+bool
+transport_connected(struct transport *t, unsigned *drops)
+{
+    const struct transport_ops *ops = base_ops(t);
+    if (ops->connected != NULL)
+        return ops->connected(t, drops);
+    if (drops != NULL)
+        *drops = 0;
+    return true;
+}
+
+void
+transport_drop_reason(struct transport *t, char *buf, size_t len)
+{
+    const struct transport_ops *ops = base_ops(t);
+    if (ops->drop_reason != NULL)
+        ops->drop_reason(t, buf, len);
+    else if (len > 0)
+        buf[0] = '\0';
+}
+
+void
+transport_cancel(struct transport *t)
+{
+    const struct transport_ops *ops = base_ops(t);
+    if (ops->cancel != NULL)
+        ops->cancel(t);
 }
 
 void

@@ -79,6 +79,12 @@ struct transport_target {
     void (*warn)(void *ctx, const char *name, const char *msg);
     void *warn_ctx;
     struct transport_verdict *verdict; /* ssh: NULL, or filled by transport_open (zeroed first) */
+    /* ssh: told once each time the host's session is found dead (its keepalives unanswered for
+     * ServerAliveInterval x ServerAliveCountMax, the connection closed, a channel that could not
+     * be opened), with why, in one line: from the transport's own thread, no lock of it held,
+     * while the transport lives. May be NULL. */
+    void (*on_drop)(void *ctx, const char *name, const char *why);
+    void *on_drop_ctx;
 };
 
 /* What a finished (or killed) program left behind. Buffers are owned by the struct and freed
@@ -102,6 +108,30 @@ void transport_output_release(struct transport_output *o);
  * credential was accepted, NS_ECONNECT / NS_ETIMEDOUT when the host cannot be reached. */
 int transport_open(const struct transport_target *t, struct transport **out, struct err *e);
 
+/* transport_open in two steps, for a caller that outlives a host's absence: transport_new makes
+ * the transport without connecting (ssh: the host's config resolved; its errors as
+ * transport_open's), transport_connect connects it. */
+int transport_new(const struct transport_target *t, struct transport **out, struct err *e);
+
+/* Connect t when it has no live session: the first time, or again once its session dropped
+ * (ssh: one attempt within the connect timeout; the host key verified as the first time, so a
+ * host that comes back with another key is refused). Once connected again, what t's processes
+ * left running on the host through the dead session is ended (only processes proved to be
+ * them), their pid files removed, and so is a partial upload. 0 when connected (at once when
+ * it was), else transport_open's errors, or NS_EINTR after transport_cancel. local: 0. */
+int transport_connect(struct transport *t, struct err *e);
+
+/* Whether t has a live session (local: always), and in *drops (may be NULL) how many of t's
+ * sessions were found dead so far: a count that moves whenever one drops. */
+bool transport_connected(struct transport *t, unsigned *drops);
+
+/* Why t's last session was found dead, into buf ("" when none did). */
+void transport_drop_reason(struct transport *t, char *buf, size_t len);
+
+/* From any thread: cut short t's connect in progress and make every later one fail with
+ * NS_EINTR: for a caller that is stopping. local: nothing to do. */
+void transport_cancel(struct transport *t);
+
 /* Kill and reap every process still running on it, then disconnect. NULL is safe. */
 void transport_close(struct transport *t);
 
@@ -117,6 +147,9 @@ struct transport_deployed {
     char machine[64];    /* the host's `uname -m` ("x86_64", "aarch64"), also when none fits */
     size_t build;        /* the index in builds of the one deployed */
     char sha256_hex[65]; /* ssh: its SHA-256, the content address of its path; local: "" */
+    /* ssh: why it is not where it goes first (~/.cache/netsurvey), "" when it is: "no space
+     * left on vm2:/root/.cache/netsurvey (12 KiB free, it needs 1.8 MiB)" */
+    char note[512];
 };
 
 /* Make a program runnable on the host: of builds (a NULL-terminated list of paths, the one
@@ -124,7 +157,10 @@ struct transport_deployed {
  * transport_deploy.h), the one for the host's architecture. local: builds[0] itself, made
  * absolute (this machine runs it). ssh: the host's `uname -m` picks the build (each is a static
  * ELF executable whose header names its machine), which is uploaded once to a content-addressed
- * path (~/.cache/netsurvey/<basename>-<sha256>) and verified. NS_ENOTFOUND when no build is for
+ * path (~/.cache/netsurvey/<basename>-<sha256>) and verified; where there is no room for it (or
+ * no such directory can be made), to $XDG_RUNTIME_DIR/netsurvey, /dev/shm/netsurvey-UID or
+ * /tmp/netsurvey-UID (d->note says why), the first that holds it or has room; the processes
+ * transport_spawn starts then record their pid files there. NS_ENOTFOUND when no build is for
  * the host's machine: d->machine says which it is, the message names the missing build
  * (transport_deploy_set_missing). */
 int transport_deploy_for(struct transport *t, const char *const *builds,
@@ -166,7 +202,13 @@ void transport_proc_free(struct transport_proc *p);
 
 struct transport_ops {
     const char *kind;
+    /* make the transport; a variant with connect does not connect here */
     int (*open)(const struct transport_target *t, struct transport **out, struct err *e);
+    /* NULL for a variant that has nothing to connect (local) */
+    int (*connect)(struct transport *t, struct err *e);
+    bool (*connected)(struct transport *t, unsigned *drops);
+    void (*drop_reason)(struct transport *t, char *buf, size_t len);
+    void (*cancel)(struct transport *t);
     void (*close)(struct transport *t);
     int (*deploy)(struct transport *t, const char *const *builds, struct transport_deployed *d,
                   struct err *e);

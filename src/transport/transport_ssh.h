@@ -11,10 +11,18 @@
 #include "transport/transport.h"
 #include "transport/transport_deploy.h"
 
+/* What transport_ssh_clean did: groups killed, and pid files removed without acting on them
+ * (stale: the process ended, the host rebooted, or the number now belongs to another
+ * process). */
+struct transport_ssh_cleaned {
+    unsigned long killed, stale;
+};
+
 /* `netsurvey clean`: kill (SIGKILL) every process group netsurvey started on the host that is
- * still recorded in ~/.cache/netsurvey/pids/, then remove ~/.cache/netsurvey. NS_EINVAL when t
- * is not an ssh transport. */
-int transport_ssh_clean(struct transport *t, struct err *e);
+ * still recorded in ~/.cache/netsurvey/pids/ and provably the one started (its leader's start
+ * time and the boot id as recorded, its executable the program recorded), remove every pid file,
+ * then ~/.cache/netsurvey. NS_EINVAL when t is not an ssh transport. */
+int transport_ssh_clean(struct transport *t, struct transport_ssh_cleaned *c, struct err *e);
 
 /* How many files transport_deploy uploaded through t (0 when every deploy hit the cache). */
 int transport_ssh_uploads(const struct transport *t);

@@ -312,6 +312,24 @@ dup_value(struct res *c, const char *key, char **dst)
     return (*dst = strdup(v)) == NULL ? oom(c) : 0;
 }
 
+/* ServerAliveInterval and ServerAliveCountMax (ssh -G prints both, 0 and 3 when unset). */
+static int
+read_alive(struct res *c)
+{
+    static const char *const keys[2] = {"serveraliveinterval", "serveralivecountmax"};
+    int *dst[2] = {&c->r->server_alive_interval_s, &c->r->server_alive_count_max};
+    static const int unset[2] = {0, 3};
+    for (int i = 0; i < 2; i++) {
+        const char *v = sshg_value(c->a, keys[i]);
+        char *end = NULL;
+        long n = v != NULL ? strtol(v, &end, 10) : unset[i];
+        if (v != NULL && (*end != '\0' || end == v || n < 0 || n > 86400))
+            return err_set(c->e, NS_EPARSE, "ssh -G printed %s '%s'", keys[i], v);
+        *dst[i] = (int)n;
+    }
+    return 0;
+}
+
 static int
 read_scalars(struct res *c)
 {
@@ -329,8 +347,11 @@ read_scalars(struct res *c)
     if (t != -1 && (*end != '\0' || t < 0 || t > 86400 * 365))
         return err_set(c->e, NS_EPARSE, "ssh -G printed connecttimeout '%s'", ct);
     r->connect_timeout_s = (int)t;
+    int rc = read_alive(c);
+    if (rc != 0)
+        return rc;
     r->identities_only = io != NULL && strcmp(io, "yes") == 0;
-    int rc = dup_value(c, "hostname", &r->hostname);
+    rc = dup_value(c, "hostname", &r->hostname);
     if (rc == 0)
         rc = dup_value(c, "user", &r->user);
     if (rc == 0)

@@ -1,10 +1,11 @@
 /* transport_sshconfig.h - an ssh host as the operator's own OpenSSH resolves it: `ssh -G`
  * (common/sshg.h) for the host and for every hop of its ProxyJump chain, read into what the
  * ssh transport dials with libssh: HostName, Port, User, the IdentityFile list, ProxyJump,
- * UserKnownHostsFile, GlobalKnownHostsFile, HostKeyAlias, ConnectTimeout, IdentitiesOnly,
- * IdentityAgent. netsurvey parses no ssh_config itself: whatever the operator's ssh accepts
- * (its version's keywords, Include, Match, exec included) resolves as ssh resolves it, and what
- * it refuses fails with OpenSSH's own message naming the file and line.
+ * UserKnownHostsFile, GlobalKnownHostsFile, HostKeyAlias, ConnectTimeout, ServerAliveInterval,
+ * ServerAliveCountMax, IdentitiesOnly, IdentityAgent. netsurvey parses no ssh_config itself:
+ * whatever the operator's ssh accepts (its version's keywords, Include, Match, exec included)
+ * resolves as ssh resolves it, and what it refuses fails with OpenSSH's own message naming the file
+ * and line.
  *
  * What `ssh -G` leaves to the connection is done here as ssh does it: IdentityFile expanded
  * ("~/" with the passwd home here; %tokens, ${VAR} and ~user by ssh itself, through a second
@@ -82,6 +83,10 @@ struct transport_sshconfig {
     char *jump_rest;
     char *host_key_alias;  /* NULL: none */
     int connect_timeout_s; /* -1: none */
+    /* ServerAliveInterval (seconds, 0: none set) and ServerAliveCountMax as ssh -G prints them:
+     * the ssh transport's keepalives (transport_ssh.c gives an interval of 0 its default) */
+    int server_alive_interval_s;
+    int server_alive_count_max;
     bool identities_only;
     char *identity_agent; /* as `ssh -G` prints it (expanded); NULL: not set */
     char **warnings;      /* what netsurvey will not do as ssh would, and ssh's own notes */

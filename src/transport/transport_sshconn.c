@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -24,8 +25,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/clock.h"
+
 #define SSH_CONN_PUMP_BUF 32768
 #define SSH_CONN_DEFAULT_TIMEOUT_S 10.0
+#define SSH_CONN_SLICE_MS 50 /* a connect in progress looks at its cancel this often */
 
 /* One hop being dialled. */
 struct dial {
@@ -35,8 +39,78 @@ struct dial {
     bool accept_new;
     int fd; /* -1 or a connected socket to use instead of dialing */
     char where[300];
-    struct transport_verdict *v; /* NULL, or filled as the hop goes */
+    struct transport_verdict *v;             /* NULL, or filled as the hop goes */
+    struct transport_sshconn_cancel *cancel; /* the first hop's: NULL, or its dial's */
 };
+
+/* --- cancel ------------------------------------------------------------------------------- */
+
+void
+transport_sshconn_cancel_init(struct transport_sshconn_cancel *c)
+{
+    pthread_mutex_init(&c->mu, NULL);
+    c->fd = -1;
+    c->cancelled = false;
+}
+
+void
+transport_sshconn_cancel_release(struct transport_sshconn_cancel *c)
+{
+    if (c->fd >= 0)
+        close(c->fd);
+    pthread_mutex_destroy(&c->mu);
+}
+
+void
+transport_sshconn_cancel(struct transport_sshconn_cancel *c)
+{
+    pthread_mutex_lock(&c->mu);
+    c->cancelled = true;
+    if (c->fd >= 0)
+        shutdown(c->fd, SHUT_RDWR); /* the blocked call sees its socket end */
+    pthread_mutex_unlock(&c->mu);
+}
+
+/* The dial's socket, for transport_sshconn_cancel to shut down; false when cancelled already.
+ * The cancel keeps a descriptor of its own (shutdown acts on the socket, whichever descriptor
+ * names it), so that libssh may close its own at any time without the number being reused
+ * under the cancel. */
+static bool
+cancel_watch(struct transport_sshconn_cancel *c, int fd)
+{
+    if (c == NULL)
+        return true;
+    pthread_mutex_lock(&c->mu);
+    bool ok = !c->cancelled;
+    if (ok && c->fd < 0)
+        c->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+    pthread_mutex_unlock(&c->mu);
+    return ok;
+}
+
+/* Once the dial is over (the socket closed, or handed over to a live session). */
+static void
+cancel_forget(struct transport_sshconn_cancel *c)
+{
+    if (c == NULL)
+        return;
+    pthread_mutex_lock(&c->mu);
+    if (c->fd >= 0)
+        close(c->fd);
+    c->fd = -1;
+    pthread_mutex_unlock(&c->mu);
+}
+
+static bool
+cancelled(struct transport_sshconn_cancel *c)
+{
+    if (c == NULL)
+        return false;
+    pthread_mutex_lock(&c->mu);
+    bool yes = c->cancelled;
+    pthread_mutex_unlock(&c->mu);
+    return yes;
+}
 
 static void
 mkdir_parent(const char *path)
@@ -160,6 +234,85 @@ hostkey_state(enum ssh_known_hosts_e st)
     }
 }
 
+/* The name known_hosts files know the host by: the HostKeyAlias (set on s as the host, port
+ * 22), else "host" on port 22 and "[host]:port" on another, as ssh writes it. */
+static void
+known_lookup_name(ssh_session s, const struct transport_sshconfig *ep, char *buf, size_t len)
+{
+    (void)s;
+    if (ep->host_key_alias != NULL)
+        snprintf(buf, len, "%s", ep->host_key_alias);
+    else if (ep->port == 22)
+        snprintf(buf, len, "%s", ep->hostname);
+    else
+        snprintf(buf, len, "[%s]:%u", ep->hostname, ep->port);
+}
+
+/* Whether line (no newline) of a known_hosts file is an entry for name holding a key of type
+ * (a key of another type counts when want_type is false). */
+static bool
+known_line_matches(const char *name, const char *line, enum ssh_keytypes_e type, bool want_type)
+{
+    if (line[0] == '#' || line[0] == '@' || line[0] == '\0')
+        return false; /* comments, markers (@revoked, @cert-authority), blank lines */
+    struct ssh_knownhosts_entry *entry = NULL;
+    if (ssh_known_hosts_parse_line(name, line, &entry) != SSH_OK || entry == NULL)
+        return false;
+    bool match = !want_type || (entry->publickey != NULL && ssh_key_type(entry->publickey) == type);
+    ssh_knownhosts_entry_free(entry);
+    return match;
+}
+
+/* The first line of path (1-based) that is an entry of name as known_line_matches says, or 0. */
+static unsigned long
+known_file_line(const char *path, const char *name, enum ssh_keytypes_e type, bool want_type)
+{
+    FILE *f = fopen(path, "re");
+    if (f == NULL)
+        return 0;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    unsigned long no = 0, found = 0;
+    while (found == 0 && (n = getline(&line, &cap, f)) >= 0) {
+        no++;
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = '\0';
+        if (n < 65536 && known_line_matches(name, line, type, want_type))
+            found = no;
+    }
+    free(line);
+    fclose(f);
+    return found;
+}
+
+/* Where the known key of the host is: "FILE:LINE" of the entry with a key of the type the host
+ * offers (the one that changed), else of its first entry, into buf; false when none is found. */
+static bool
+known_entry(ssh_session s, const struct transport_sshconfig *ep, char *buf, size_t len)
+{
+    char name[400];
+    known_lookup_name(s, ep, name, sizeof name);
+    ssh_key key = NULL;
+    enum ssh_keytypes_e type = SSH_KEYTYPE_UNKNOWN;
+    if (ssh_get_server_publickey(s, &key) == SSH_OK)
+        type = ssh_key_type(key);
+    ssh_key_free(key);
+    size_t nu = ep->n_known_hosts_files, n = nu + ep->n_global_known_hosts_files;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < n; i++) {
+            const char *f =
+                i < nu ? ep->known_hosts_files[i] : ep->global_known_hosts_files[i - nu];
+            unsigned long line = known_file_line(f, name, type, pass == 0);
+            if (line > 0) {
+                snprintf(buf, len, "%s:%lu", f, line);
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 static void
 verdict_key(struct transport_verdict *v, enum transport_hostkey k, const char *fpr)
 {
@@ -193,12 +346,16 @@ hostkey_verify(ssh_session s, const struct dial *d, struct err *e)
     switch (st) {
     case SSH_KNOWN_HOSTS_OK:
         return 0;
-    case SSH_KNOWN_HOSTS_CHANGED:
+    case SSH_KNOWN_HOSTS_CHANGED: {
+        char entry[PATH_MAX + 32];
+        if (!known_entry(s, ep, entry, sizeof entry))
+            snprintf(entry, sizeof entry, "%s", files);
         return err_set(e, NS_EHOSTKEY,
-                       "%s: host key for %s has CHANGED (now %s) from the one known; refusing "
-                       "(possible man-in-the-middle; remove the old entry from %s only if you "
-                       "know why it changed)",
-                       d->name, d->where, fpr, files);
+                       "%s: host key for %s has CHANGED (now %s) from the one in %s; refusing "
+                       "(possible man-in-the-middle; remove that entry only if you know why it "
+                       "changed)",
+                       d->name, d->where, fpr, entry);
+    }
     case SSH_KNOWN_HOSTS_OTHER:
         return err_set(e, NS_EHOSTKEY,
                        "%s: %s offered a %s key but the known_hosts files hold a key of another "
@@ -305,9 +462,105 @@ static int
 connect_error(ssh_session s, const struct dial *d, struct err *e)
 {
     const char *msg = ssh_get_error(s);
+    if (msg == NULL || *msg == '\0')
+        msg = "the connection ended during the ssh handshake";
     int code = strstr(msg, "imeout") != NULL || strstr(msg, "timed out") != NULL ? NS_ETIMEDOUT
                                                                                  : NS_ECONNECT;
     return err_set(e, code, "%s: cannot connect to %s: %s", d->name, d->where, msg);
+}
+
+static void
+dial_where(struct dial *d)
+{
+    const struct transport_sshconfig *ep = d->ep;
+    snprintf(d->where, sizeof d->where, strchr(ep->hostname, ':') ? "[%s]:%u" : "%s:%u",
+             ep->hostname, ep->port);
+}
+
+/* One address: a non-blocking connect, watched for its cancel and its deadline. Returns the
+ * connected socket (blocking again), or -1 with errno (ETIMEDOUT at the deadline, EINTR when
+ * cancelled). */
+static int
+tcp_try(const struct addrinfo *ai, struct transport_sshconn_cancel *cancel, uint64_t deadline)
+{
+    int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, ai->ai_protocol);
+    if (fd < 0)
+        return -1;
+    if (!cancel_watch(cancel, fd)) {
+        close(fd);
+        errno = EINTR;
+        return -1;
+    }
+    int err = 0;
+    if (connect(fd, ai->ai_addr, ai->ai_addrlen) != 0)
+        err = errno;
+    while (err == EINPROGRESS) {
+        if (cancelled(cancel)) {
+            err = EINTR;
+            break;
+        }
+        int ms = clock_ms_until(deadline);
+        if (ms <= 0) {
+            err = ETIMEDOUT;
+            break;
+        }
+        struct pollfd pf = {.fd = fd, .events = POLLOUT};
+        int n = poll(&pf, 1, ms < SSH_CONN_SLICE_MS ? ms : SSH_CONN_SLICE_MS);
+        if (n > 0) {
+            socklen_t sl = sizeof err;
+            if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &sl) != 0)
+                err = errno;
+        } else if (n < 0 && errno != EINTR) {
+            err = errno;
+        }
+    }
+    if (cancelled(cancel))
+        err = EINTR; /* whatever the shut-down socket said */
+    if (err != 0) {
+        cancel_forget(cancel);
+        close(fd);
+        errno = err;
+        return -1;
+    }
+    /* left non-blocking, as libssh leaves the sockets it connects itself */
+    return fd;
+}
+
+/* The first hop's TCP connection, dialled here rather than by libssh so that it can be cut
+ * short (transport_sshconn_cancel): every address the name has, in getaddrinfo's order, within
+ * the hop's timeout. d->fd is the socket on success; it stays watched by the cancel. */
+static int
+tcp_dial(struct dial *d, struct err *e)
+{
+    const struct transport_sshconfig *ep = d->ep;
+    char port[16];
+    snprintf(port, sizeof port, "%u", ep->port);
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
+    struct addrinfo *res = NULL;
+    int g = getaddrinfo(ep->hostname, port, &hints, &res);
+    if (g != 0)
+        return err_set(e, NS_ECONNECT, "%s: cannot connect to %s: cannot resolve '%s': %s", d->name,
+                       d->where, ep->hostname, g == EAI_SYSTEM ? strerror(errno) : gai_strerror(g));
+    uint64_t deadline = clock_now_ns() + (uint64_t)(d->timeout_s * 1e9);
+    int err = ENOENT;
+    for (const struct addrinfo *ai = res; ai != NULL && d->fd < 0; ai = ai->ai_next) {
+        d->fd = tcp_try(ai, d->cancel, deadline);
+        err = d->fd < 0 ? errno : 0;
+        if (err == EINTR || err == ETIMEDOUT)
+            break;
+    }
+    freeaddrinfo(res);
+    if (d->fd >= 0) {
+        set_keepalive(d->fd);
+        return 0;
+    }
+    if (err == EINTR)
+        return err_set(e, NS_EINTR, "%s: connecting to %s interrupted", d->name, d->where);
+    if (err == ETIMEDOUT)
+        return err_set(e, NS_ETIMEDOUT,
+                       "%s: cannot connect to %s: connection timed out after %.3g s", d->name,
+                       d->where, d->timeout_s);
+    return err_sys(e, NS_ECONNECT, err, "%s: cannot connect to %s", d->name, d->where);
 }
 
 static ssh_session
@@ -329,16 +582,13 @@ session_new(struct dial *d, struct err *e)
     ssh_options_set(s, SSH_OPTIONS_USER, ep->user);
     ssh_options_set(s, SSH_OPTIONS_NODELAY, &yes);
     transport_sshconn_set_timeout(s, d->timeout_s);
-    snprintf(d->where, sizeof d->where, strchr(ep->hostname, ':') ? "[%s]:%u" : "%s:%u",
-             ep->hostname, ep->port);
-    if (d->fd >= 0) {
-        socket_t fd = d->fd;
-        ssh_options_set(s, SSH_OPTIONS_FD, &fd);
-    }
+    socket_t fd = d->fd;
+    ssh_options_set(s, SSH_OPTIONS_FD, &fd);
     return s;
 }
 
-/* Dial, verify, authenticate one hop; the session owns d->fd from here, even on failure. */
+/* Dial (the first hop: its socket; a later one comes with d->fd), verify, authenticate one
+ * hop; the session owns d->fd from here, even on failure. */
 static int
 session_open(struct dial *d, ssh_session *out, struct err *e)
 {
@@ -347,10 +597,16 @@ session_open(struct dial *d, ssh_session *out, struct err *e)
         memset(d->v, 0, sizeof *d->v);
         snprintf(d->v->hop, sizeof d->v->hop, "%s", d->name);
     }
+    dial_where(d);
+    if (d->fd < 0) {
+        int rc = tcp_dial(d, e);
+        if (rc != 0)
+            return rc;
+    }
     ssh_session s = session_new(d, e);
     if (s == NULL) {
-        if (d->fd >= 0)
-            close(d->fd);
+        cancel_forget(d->cancel);
+        close(d->fd);
         return NS_ENOMEM;
     }
     int rc = 0;
@@ -360,13 +616,14 @@ session_open(struct dial *d, ssh_session *out, struct err *e)
         rc = hostkey_verify(s, d, e);
     if (rc == 0)
         rc = auth_session(s, d, e);
+    if (rc != 0 && cancelled(d->cancel))
+        rc = err_set(e, NS_EINTR, "%s: connecting to %s interrupted", d->name, d->where);
     if (rc != 0) {
+        cancel_forget(d->cancel); /* ssh_free closes the socket */
         ssh_disconnect(s);
         ssh_free(s);
         return rc;
     }
-    if (d->fd < 0)
-        set_keepalive(ssh_get_fd(s));
     *out = s;
     return 0;
 }
@@ -394,6 +651,8 @@ jump_pump(void *arg)
         int m = ssh_channel_read_nonblocking(j->ch, buf, sizeof buf, 0);
         if (m == SSH_ERROR || m == SSH_EOF)
             break;
+        if (m > 0)
+            atomic_store(&j->last_rx_ns, clock_now_ns());
         for (ssize_t off = 0; off < m;) {
             ssize_t w = write(j->fd, buf + off, (size_t)(m - off));
             if (w < 0 && errno == EAGAIN) {
@@ -467,6 +726,7 @@ jump_start(struct transport_sshconn_jump *j, ssh_session s, const struct dial *d
     fcntl(sv[1], F_SETFL, O_NONBLOCK);
     j->fd = sv[1];
     atomic_store(&j->stop, false);
+    atomic_store(&j->last_rx_ns, clock_now_ns());
     if (pthread_create(&j->th, NULL, jump_pump, j) != 0) {
         close(sv[0]);
         jump_close(j);
@@ -484,6 +744,8 @@ jumps_close(struct transport_sshconn *c)
 {
     while (c->nj > 0)
         jump_close(&c->j[--c->nj]);
+    free(c->j);
+    c->j = NULL;
 }
 
 static double
@@ -514,23 +776,50 @@ transport_sshconn_open(const struct transport_sshconn_target *t, struct transpor
                          .timeout_s = hop_timeout(t, ch->hop[i]),
                          .accept_new = t->accept_new_host_keys,
                          .fd = fd,
-                         .v = t->verdict};
+                         .v = t->verdict,
+                         .cancel = i == 0 ? t->cancel : NULL};
         ssh_session s = NULL;
         int rc = session_open(&d, &s, e);
         if (rc == 0 && i + 1 == ch->n) {
+            cancel_forget(t->cancel); /* the session's socket from here */
             c->s = s;
             return 0;
         }
         fd = -1;
+        if (rc == 0 && c->j == NULL &&
+            (c->j = calloc(TRANSPORT_SSHCONFIG_HOPS_MAX, sizeof *c->j)) == NULL) {
+            ssh_disconnect(s);
+            ssh_free(s);
+            rc = err_set(e, NS_ENOMEM, "out of memory");
+        }
         if (rc == 0)
             rc = jump_start(&c->j[c->nj], s, &d, ch->hop[i + 1], &fd, e);
         if (rc != 0) {
+            if (rc != NS_EINTR && cancelled(t->cancel))
+                rc = err_set(e, NS_EINTR, "%s: connecting interrupted", t->name);
+            cancel_forget(t->cancel); /* the first jump host's session closes it */
             jumps_close(c);
             return rc;
         }
         c->nj++;
     }
     return err_set(e, NS_EINVAL, "%s: no host to dial", t->name); /* not reached */
+}
+
+int64_t
+transport_sshconn_rx_idle_ms(const struct transport_sshconn *c)
+{
+    if (c->s == NULL)
+        return -1;
+    if (c->nj > 0) {
+        uint64_t last = atomic_load(&c->j[c->nj - 1].last_rx_ns), now = clock_now_ns();
+        return now > last ? (int64_t)((now - last) / NS_PER_MS) : 0;
+    }
+    struct tcp_info ti;
+    socklen_t len = sizeof ti;
+    if (getsockopt(ssh_get_fd(c->s), IPPROTO_TCP, TCP_INFO, &ti, &len) != 0)
+        return -1;
+    return (int64_t)ti.tcpi_last_data_recv;
 }
 
 void

@@ -82,6 +82,17 @@ file_append(const char *path, const char *text)
     fclose(f);
 }
 
+/* Three attempts: one cut short by a host's absence, one failed, the last as the status says. */
+static const struct journal_attempt sample_attempts[3] = {
+    {.started = "2026-11-30T15:00:01.000Z",
+     .ended = "2026-11-30T15:00:01.500Z",
+     .error = "zone2-vm: session dropped while the command ran: no answer \"x\"",
+     .host_away = "zone2-vm"},
+    {.started = "2026-11-30T15:00:03.000Z",
+     .ended = "2026-11-30T15:00:04.000Z",
+     .error = "deadline exceeded \xc3\xa9"},
+    {.started = "2026-11-30T15:00:04.100Z", .ended = "2026-11-30T15:00:05.210Z"}};
+
 /* A trial record with a distinct value in every field. */
 static struct journal_trial
 sample_trial(uint32_t n, enum journal_status status)
@@ -120,6 +131,8 @@ sample_trial(uint32_t n, enum journal_status status)
         .status = status,
         .error = status == JOURNAL_OK ? NULL : "ssh: connection reset \"quoted\" \xc3\xa9",
         .attempts = 3,
+        .attempt = sample_attempts,
+        .nattempt = status == JOURNAL_NOT_RUN ? 0 : 3,
         .started = "2026-11-30T15:00:01.000Z",
         .ended = "2026-11-30T15:00:05.210Z",
         .env_src = "zone1-vm",
@@ -247,7 +260,14 @@ assert_trial_as_written(const struct journal_trial *got, const struct journal_tr
     }
     assert_int_equal(got->status, w->status);
     assert_str(got->error, w->error);
-    assert_int_equal(got->attempts, w->attempts);
+    assert_int_equal(got->attempts, w->attempt != NULL ? w->nattempt : w->attempts);
+    assert_int_equal(got->nattempt, w->attempt != NULL ? w->nattempt : 0);
+    for (size_t i = 0; i < got->nattempt; i++) {
+        assert_str(got->attempt[i].started, w->attempt[i].started);
+        assert_str(got->attempt[i].ended, w->attempt[i].ended);
+        assert_str(got->attempt[i].error, w->attempt[i].error);
+        assert_str(got->attempt[i].host_away, w->attempt[i].host_away);
+    }
     assert_str(got->started, w->started);
     assert_str(got->ended, w->ended);
     assert_str(got->env_src, w->env_src);
@@ -378,8 +398,12 @@ test_trial_round_trip_every_field(void **state)
     struct collected c = {.h = h};
     c.want[0] = sample_trial(1, JOURNAL_OK);
     c.want[1] = sample_trial(2, JOURNAL_FAILED);
+    c.want[2] = sample_trial(3, JOURNAL_NOT_RUN);
+    c.want[2].attempt = NULL; /* the count alone, as records before the list */
+    c.want[2].attempts = 0;
     assert_int_equal(journal_append(j, &c.want[0], res, &e), 0);
     assert_int_equal(journal_append(j, &c.want[1], res, &e), 0); /* a failed one's partial result */
+    assert_int_equal(journal_append(j, &c.want[2], res, &e), 0);
     journal_free(j);
     for (int slow = 0; slow < 2; slow++) {
         if (slow)
@@ -388,8 +412,8 @@ test_trial_round_trip_every_field(void **state)
         struct journal_read_stats st;
         assert_int_equal(journal_read_trials(dir, NULL, collect, skipped, &c, &st, &e), 0);
         unsetenv("NETSURVEY_JOURNAL_SLOW");
-        assert_int_equal(c.n, 2);
-        assert_int_equal(st.records, 2);
+        assert_int_equal(c.n, 3);
+        assert_int_equal(st.records, 3);
         assert_int_equal(st.bad + st.torn, 0);
         assert_int_equal(c.skipped, 0);
     }
@@ -410,8 +434,10 @@ test_fast_decoder_takes_written_lines(void **state)
     json_t *res = sample_result(h);
     struct journal_scan *s = journal_scan_new();
     struct journal_buckets bb = {0};
-    for (int ok = 0; ok < 2; ok++) {
-        struct journal_trial w = sample_trial(7, ok ? JOURNAL_OK : JOURNAL_FAILED);
+    static const enum journal_status statuses[] = {JOURNAL_FAILED, JOURNAL_OK, JOURNAL_NOT_RUN};
+    for (int k = 0; k < 3; k++) {
+        bool ok = statuses[k] == JOURNAL_OK;
+        struct journal_trial w = sample_trial(7, statuses[k]);
         json_t *rec = journal_trial_json(&w, ok ? res : NULL);
         char *line = json_dumps(rec, JSON_COMPACT);
         struct journal_trial fast, slow;
@@ -1218,11 +1244,43 @@ test_reading_rules(void **state)
                                 "\"tcp_rr\"},\"status\":\"weird\"}";
     assert_int_equal(decode(weird, &t, &took, why, sizeof why), NS_EPROTO);
     assert_true(took);
-    assert_string_equal(why, "unknown status 'weird' (a trial is ok or failed)");
+    assert_string_equal(why, "unknown status 'weird' (a trial is ok, failed or not_run)");
     static const char nostatus[] = "{\"schema\":\"netsurvey.trial/1\",\"scenario\":{\"test\":"
                                    "\"tcp_rr\"},\"status\":true}";
     assert_int_equal(decode(nostatus, &t, &took, why, sizeof why), NS_EPROTO);
-    assert_string_equal(why, "no status (a trial is ok or failed)");
+    assert_string_equal(why, "no status (a trial is ok, failed or not_run)");
+    /* attempts: a list's elements read as objects of strings (anything else: all NULL), its
+     * length the count; a count is a count; anything else none */
+    static const char attempts[] =
+        "{\"schema\":\"netsurvey.trial/3\",\"scenario\":{\"test\":\"tcp_rr\"},\"trial\":1,"
+        "\"status\":\"not_run\",\"attempts\":[{\"started\":\"a\",\"error\":7,\"x\":[1],"
+        "\"host_away\":\"h\"},null,[1,2],{},{\"ended\":\"e\",\"error\":\"why\"}]}";
+    assert_int_equal(decode(attempts, &t, &took, why, sizeof why), 0);
+    assert_true(took);
+    assert_int_equal(t.status, JOURNAL_NOT_RUN);
+    assert_int_equal(t.attempts, 5);
+    assert_int_equal(t.nattempt, 5);
+    assert_string_equal(t.attempt[0].started, "a");
+    assert_null(t.attempt[0].error);
+    assert_string_equal(t.attempt[0].host_away, "h");
+    assert_null(t.attempt[1].started);
+    assert_null(t.attempt[2].ended);
+    assert_null(t.attempt[3].error);
+    assert_string_equal(t.attempt[4].ended, "e");
+    assert_string_equal(t.attempt[4].error, "why");
+    static const char *const counts[][2] = {
+        {"[]", "0"}, {"4", "4"}, {"\"4\"", "0"}, {"{\"n\":1}", "0"}, {"2.0", "0"}};
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++) {
+        char rec[256];
+        snprintf(rec, sizeof rec,
+                 "{\"schema\":\"netsurvey.trial/3\",\"scenario\":{\"test\":\"tcp_rr\"},"
+                 "\"status\":\"failed\",\"trial\":1,\"attempts\":%s}",
+                 counts[i][0]);
+        assert_int_equal(decode(rec, &t, &took, why, sizeof why), 0);
+        assert_true(took);
+        assert_int_equal(t.attempts, atoi(counts[i][1]));
+        assert_int_equal(t.nattempt, 0);
+    }
     /* a trial number that is not an integer from 1 has no place among the planned trials */
     static const char *const numbers[] = {"2.0", "0", "-1", "\"3\"", "null"};
     for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
@@ -1977,6 +2035,52 @@ pid_in_message(const char *msg)
     return p != NULL ? strtol(p + 5, NULL, 10) : -1;
 }
 
+struct seen_run {
+    int n;
+    char dir[PATH_MAX];
+    long pid;
+};
+
+static void
+seen_run(void *arg, const char *dir, long pid)
+{
+    struct seen_run *s = arg;
+    s->n++;
+    snprintf(s->dir, sizeof s->dir, "%s", dir);
+    s->pid = pid;
+}
+
+/* A run says it is in progress; `clean` finds it by its plan while its lock is held, and the
+ * entry of a run that ended (its lock released, the entry left behind) goes. */
+static void
+test_runs_in_progress(void **state)
+{
+    (void)state;
+    char xdg[PATH_MAX];
+    path_in(xdg, sizeof xdg, "xdg", NULL);
+    assert_int_equal(mkdir(xdg, 0700), 0);
+    setenv("XDG_RUNTIME_DIR", xdg, 1);
+    char dir[PATH_MAX], entry[PATH_MAX + 64];
+    struct journal *j = fresh("active-run", dir);
+    struct err e = {0};
+    assert_int_equal(journal_active_add(dir, "plan-a", entry, sizeof entry, &e), 0);
+    assert_int_equal(strncmp(entry, xdg, strlen(xdg)), 0);
+    struct seen_run s = {0};
+    assert_int_equal(journal_runs_in_progress("plan-a", seen_run, &s, &e), 1);
+    assert_int_equal(s.n, 1);
+    char abs[PATH_MAX];
+    assert_non_null(realpath(dir, abs));
+    assert_string_equal(s.dir, abs);
+    assert_int_equal(s.pid, (long)getpid());
+    assert_int_equal(journal_runs_in_progress("plan-b", NULL, NULL, &e), 0);
+    journal_free(j); /* ended without removing its entry (a SIGKILL) */
+    struct stat st;
+    assert_int_equal(stat(entry, &st), 0);
+    assert_int_equal(journal_runs_in_progress("plan-a", NULL, NULL, &e), 0);
+    assert_int_not_equal(stat(entry, &st), 0);
+    unsetenv("XDG_RUNTIME_DIR");
+}
+
 static void
 test_lock(void **state)
 {
@@ -2201,6 +2305,7 @@ main(void)
         cmocka_unit_test(test_callback_passes_over),
         cmocka_unit_test(test_run_planned_and_state),
         cmocka_unit_test(test_lock),
+        cmocka_unit_test(test_runs_in_progress),
         cmocka_unit_test(test_state),
         cmocka_unit_test(test_unique_dir),
         cmocka_unit_test(test_append_whole_or_nothing),

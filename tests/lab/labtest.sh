@@ -37,7 +37,9 @@ lab_test_cleanup() {
 trap lab_test_cleanup EXIT
 trap 'exit 130' INT TERM
 
-lab() { timeout 60 "$LAB" "$@"; }
+# the lab's daemons (delay line, sshd) do not inherit the lock: a test killed on its timeout
+# leaves a lab that the next one takes down, not a lock held for good
+lab() { timeout 60 "$LAB" "$@" 8>&-; }
 fail() {
     echo "FAIL: $*"
     FAILS=$((FAILS + 1))
@@ -140,3 +142,44 @@ finish() {
     fi
     echo "all checks passed"
 }
+
+# --- faults (test_lab_faults.sh, test_lab_hostfaults*.sh) --------------------------------------
+
+# alive_config: netsurvey's ssh sees ServerAliveInterval 1 and ServerAliveCountMax 3 (a dead
+# session found within 3-4 s, as an operator's ~/.ssh/config would set it)
+alive_config() {
+    printf 'Host *\n    ServerAliveInterval 1\n    ServerAliveCountMax 3\n' >"$WORK/ssh_config"
+    export NETSURVEY_SSH_CONFIG=$WORK/ssh_config
+}
+
+# wait_for SECONDS CMD...: until CMD succeeds (polled every 50 ms)
+wait_for() {
+    local n=$(($1 * 20)) i
+    shift
+    for ((i = 0; i < n; i++)); do
+        "$@" && return 0
+        sleep 0.05
+    done
+    return 1
+}
+has_record() { [[ -s $1/results.jsonl ]] && grep -q "${2:-status}" "$1/results.jsonl"; }
+
+# exactly_once DIR N: the journal holds N records, every one ok, one per trial
+exactly_once() {
+    jq -se --argjson n "$2" 'length == $n and all(.status == "ok") and
+        (group_by([.scenario.name, .src.host, .dst.host, .trial]) | length == $n)' \
+        "$1/results.jsonl" >/dev/null
+}
+
+# no_pid_files WHAT: no pid file of netsurvey's left on any host (its runs removed theirs)
+no_pid_files() {
+    local left
+    left=$(find "$NSLAB_DIR"/hosts/*/root/.cache/netsurvey/pids "$NSLAB_DIR"/hosts/*/shm/netsurvey-*/pids \
+        -type f 2>/dev/null | tr '\n' ' ' || true)
+    if [[ -n $left ]]; then fail "$1: pid files left: $left"; else pass "$1: no pid file left on any host"; fi
+}
+
+# secs ISO8601: seconds since the epoch (with the milliseconds)
+secs() { date -d "$1" +%s.%N; }
+now() { date +%s.%N; }
+elapsed_since() { awk -v a="$1" -v b="$(now)" 'BEGIN{printf "%.1f", b-a}'; }

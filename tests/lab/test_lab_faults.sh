@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Faults during a survey over real SSH (3-zone lab, latency scenario, 2 trials per directed pair,
 # no retries so that a fault shows as a failed trial):
-#  - sshd killed on one host mid-survey: the rest completes, exit 1, the failures are reported
-#    with their reason (journal, run output, report.md); resumed once sshd is back, every trial
-#    ends ok exactly once;
+#  - sshd killed on one host mid-survey, not back within host_timeout (5 s): the rest completes,
+#    exit 1, the host's remaining trials fail with the reason (journal, run output, report.md);
+#    resumed once sshd is back, every trial ends ok exactly once (a host back within
+#    host_timeout: test_lab_hostfaults.sh);
 #  - the data link 1-2 cut in the middle of test z1h1 -> z2h1: that trial fails on its deadline
 #    (NETSURVEY_DEADLINE_MARGIN=5s), and both of its ends (the nsperf client on z1h1, the server
 #    on z2h1) are gone when it is recorded; the other 5 trials (1 each) are ok;
@@ -45,7 +46,7 @@ exactly_once() {
 lab up >/dev/null
 P=$NSLAB_PREFIX
 lab_plan_with "$WORK/plan.yaml" 2 "{name: latency, test: tcp_rr, msg_size: 250, duration: 1s, warmup: 0.2s}"
-echo "retries: 0" >>"$WORK/plan.yaml"
+printf 'retries: 0\nhost_timeout: 5s\n' >>"$WORK/plan.yaml"
 # the link-cut run: one trial per pair, 3 s tests (`lab cut` itself takes a few hundred ms)
 lab_plan_with "$WORK/plan-cut.yaml" 1 "{name: latency, test: tcp_rr, msg_size: 250, duration: 3s, warmup: 0.2s}"
 echo "retries: 0" >>"$WORK/plan-cut.yaml"

@@ -501,7 +501,7 @@ test_refused_records_stop_or_are_listed(void **state)
         const char *from, *to, *why;
     } cases[] = {
         {"\"status\":\"ok\"", "\"status\":\"weird\"",
-         "unknown status 'weird' (a trial is ok or failed)"},
+         "unknown status 'weird' (a trial is ok, failed or not_run)"},
         {"\"schema\":\"netsurvey.trial/1\"", "\"schema\":\"netsurvey.trial/9\"",
          "unsupported schema 'netsurvey.trial/9' (this netsurvey reads netsurvey.trial/4, "
          "netsurvey.trial/3, netsurvey.trial/2 and netsurvey.trial/1)"},
@@ -1060,6 +1060,49 @@ test_in_progress(void **state)
 
 /* Stopped part way: planned / ok / failed / not run per run, scenario, cell and pair, and one
  * value per planned trial. */
+/* A trial recorded not run (its host refused for a changed key) counts as not run, not failed,
+ * and the report says why; as the later record of its trial it stands for it, as a later
+ * failure would. */
+static void
+test_not_run_records(void **state)
+{
+    (void)state;
+    copy_fixture("incomplete", "nr");
+    char *text = read_in("nr", "results.jsonl");
+    char *at = strstr(text, "\"status\":\"failed\"");
+    assert_non_null(at);
+    char *start = at;
+    while (start > text && start[-1] != '\n')
+        start--;
+    char *end = strchr(at, '\n');
+    assert_non_null(end);
+    char line[65536];
+    snprintf(line, sizeof line, "%.*s\"status\":\"not_run\"%.*s\n", (int)(at - start), start,
+             (int)(end - at) - (int)strlen("\"status\":\"failed\""),
+             at + strlen("\"status\":\"failed\""));
+    char *err = strstr(line, "nsperf on a1: connection refused");
+    assert_non_null(err);
+    char fixed[65536];
+    /* after a newline: the fixture ends with a torn line, which stays one */
+    snprintf(fixed, sizeof fixed, "\n%.*sa1: host key changed (kh:3)%s", (int)(err - line), line,
+             err + strlen("nsperf on a1: connection refused"));
+    append_line("nr", fixed);
+    free(text);
+    assert_int_equal(report_cmd("nr", NULL, NULL, NULL), CLI_REPORT_INCOMPLETE);
+    json_t *sum = summary_of("nr");
+    const json_t *c = json_object_get(sum, "completeness");
+    assert_int_equal(json_integer_value(json_object_get(c, "planned")), 24);
+    assert_int_equal(json_integer_value(json_object_get(c, "ok")), 5);
+    assert_int_equal(json_integer_value(json_object_get(c, "failed")), 0);
+    assert_int_equal(json_integer_value(json_object_get(c, "not_run")), 19);
+    json_decref(sum);
+    char *md = read_in("nr", "report.md");
+    if (strstr(md, "not run: a1: host key changed (kh:3)") == NULL)
+        fail_msg("report.md does not say why the trial was not run");
+    assert_null(strstr(md, "nsperf on a1: connection refused"));
+    free(md);
+}
+
 static void
 test_incomplete_counts(void **state)
 {
@@ -1476,6 +1519,7 @@ main(void)
         cmocka_unit_test(test_merge_refuses_one_run_twice),
         cmocka_unit_test(test_in_progress),
         cmocka_unit_test(test_incomplete_counts),
+        cmocka_unit_test(test_not_run_records),
         cmocka_unit_test(test_adaptive_complete),
         cmocka_unit_test(test_adaptive_incomplete),
         cmocka_unit_test(test_adaptive_failures_undecided),

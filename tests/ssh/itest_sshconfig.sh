@@ -134,6 +134,7 @@ hosts:
 scenarios:
   - {name: lat, test: tcp_rr, duration: 0.3s, warmup: 0.1s}
 trials: 1
+host_timeout: 2s
 EOF
 chown "$op:$op" "$home/plan.yaml"
 

@@ -79,6 +79,8 @@ plan() {
     printf 'scenarios:\n'
     printf '  - {name: %s, test: tcp_rr, duration: 0.3s, warmup: 0.1s}\n' "$4"
     printf 'trials: 1\npairs: all\nparallel: true\n'
+    # a host whose sshd is stopped (6.) is given up on after 3 s, not 5 min
+    printf 'host_timeout: 3s\n'
 }
 
 # No nsperf (deployed under $D/s*/home) may be running after a run.

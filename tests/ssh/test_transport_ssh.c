@@ -262,9 +262,11 @@ test_host_keys(void **state)
     assert_int_equal(sh("grep -q '^|1|' %s", kh), 0);
     assert_int_equal(transport_open(&t, &tr, &e), 0);
     transport_close(tr);
-    /* changed: another ed25519 key under that name; refused even with accept-new */
+    /* changed: another ed25519 key under that name, on line 3; refused even with accept-new,
+     * in one line naming that entry */
     assert_int_equal(sh("ssh-keygen -q -t ed25519 -N '' -f %s/other_host >/dev/null && "
-                        "printf '[%s]:%u %%s\\n' \"$(cut -d' ' -f1,2 %s/other_host.pub)\" >%s",
+                        "{ echo '# hosts'; echo; printf '[%s]:%u %%s\\n' \"$(cut -d' ' -f1,2 "
+                        "%s/other_host.pub)\"; } >%s",
                         g_dir, ADDR_HOST, g_port[0], g_dir, kh),
                      0);
     t.accept_new_host_keys = true;
@@ -273,6 +275,11 @@ test_host_keys(void **state)
     assert_null(tr);
     assert_non_null(strstr(e.msg, "CHANGED"));
     assert_non_null(strstr(e.msg, "SHA256:"));
+    char entry[200];
+    snprintf(entry, sizeof entry, "from the one in %s:3;", kh);
+    if (strstr(e.msg, entry) == NULL)
+        fail_msg("no '%s' in: %s", entry, e.msg);
+    assert_null(strchr(e.msg, '\n'));
     /* other type: only an RSA key known for the host, which offers ed25519 */
     assert_int_equal(sh("ssh-keygen -q -t rsa -b 2048 -N '' -f %s/rsa_host >/dev/null && "
                         "printf '[%s]:%u %%s\\n' \"$(cut -d' ' -f1,2 %s/rsa_host.pub)\" >%s",
@@ -644,6 +651,18 @@ kill_connections(const char *sdir)
                      0);
 }
 
+/* Signal every connection process (and its session children) of the sshd in dir. */
+static void
+signal_connections(const char *sdir, const char *sig)
+{
+    assert_int_equal(sh("p=$(cat %s/sshd.pid); for c in $(ps -o pid= --ppid $p); do "
+                        "for g in $(ps -o pid= --ppid $c); do "
+                        "[ \"$(cat /proc/$g/comm)\" = sshd ] && kill -%s $g; done; "
+                        "kill -%s $c; done; exit 0",
+                        sdir, sig, sig),
+                     0);
+}
+
 static void
 test_dropped_session(void **state)
 {
@@ -655,6 +674,9 @@ test_dropped_session(void **state)
     assert_int_equal(transport_spawn(tr, argv, NULL, 0, &p, &e), 0);
     long pgid = transport_ssh_pgid(p);
     g_pgids[g_npgids++] = pgid;
+    unsigned drops = 9;
+    assert_true(transport_connected(tr, &drops));
+    assert_int_equal(drops, 0);
     char sdir[128];
     snprintf(sdir, sizeof sdir, "%s/s0", g_dir);
     kill_connections(sdir);
@@ -664,15 +686,216 @@ test_dropped_session(void **state)
     transport_output_release(&o);
     assert_int_equal(rc, NS_ECLOSED);
     assert_non_null(strstr(e.msg, "dropped"));
-    /* freeing it reconnects and kills the group left on the host */
+    /* never replaced behind the caller's back: freeing it cannot kill the group, and every
+     * command fails at once with why */
     transport_proc_free(p);
+    assert_false(transport_connected(tr, &drops));
+    assert_int_equal(drops, 1);
+    assert_int_equal(transport_ssh_reconnects(tr), 0);
+    assert_int_equal(kill((pid_t)-pgid, 0), 0);
+    const char *echo[] = {"echo", "back", NULL};
+    assert_int_equal(transport_spawn(tr, echo, NULL, 0, &p, &e), NS_ECLOSED);
+    assert_non_null(strstr(e.msg, "session dropped: "));
+    char why[256];
+    transport_drop_reason(tr, why, sizeof why);
+    assert_true(why[0] != '\0');
+    /* connected again: the group the dead session left (provably its own) is ended */
+    assert_int_equal(transport_connect(tr, &e), 0);
+    assert_true(transport_connected(tr, &drops));
     assert_int_equal(transport_ssh_reconnects(tr), 1);
     assert_int_equal(kill((pid_t)-pgid, 0), -1);
+    assert_false(file_exists("%s/s0/home/.cache/netsurvey/pids/%ld", g_dir, pgid));
     char out[64];
-    const char *echo[] = {"echo", "back", NULL};
     assert_int_equal(run(tr, echo, NULL, out, sizeof out), 0);
     assert_string_equal(out, "back\n");
     transport_close(tr);
+}
+
+struct drop_seen {
+    pthread_mutex_t mu;
+    int n;
+    char why[512];
+    uint64_t at_ns;
+};
+
+static void
+on_drop(void *ctx, const char *name, const char *why)
+{
+    struct drop_seen *d = ctx;
+    pthread_mutex_lock(&d->mu);
+    if (d->n++ == 0) {
+        snprintf(d->why, sizeof d->why, "%s: %s", name, why);
+        d->at_ns = clock_now_ns();
+    }
+    pthread_mutex_unlock(&d->mu);
+}
+
+static int
+drops_seen(struct drop_seen *d)
+{
+    pthread_mutex_lock(&d->mu);
+    int n = d->n;
+    pthread_mutex_unlock(&d->mu);
+    return n;
+}
+
+/* An idle session whose host stops answering (its sshd processes stopped, the TCP connection
+ * still up: a blackholed link, a frozen VM) is found dead by the keepalives within
+ * ServerAliveInterval x ServerAliveCountMax, told through on_drop while nothing runs, and made
+ * again once the host answers. */
+static void
+test_keepalive_drop(void **state)
+{
+    (void)state;
+    char cfg[160];
+    snprintf(cfg, sizeof cfg, "%s/alive_config", g_dir);
+    assert_int_equal(sh("printf 'Host *\\n  ServerAliveInterval 1\\n  ServerAliveCountMax 2\\n' "
+                        ">%s",
+                        cfg),
+                     0);
+    struct drop_seen d = {.mu = PTHREAD_MUTEX_INITIALIZER};
+    struct transport_target t = target(0, "id_good", NULL);
+    t.ssh_config = cfg;
+    t.on_drop = on_drop;
+    t.on_drop_ctx = &d;
+    struct transport *tr = NULL;
+    struct err e = {0};
+    assert_int_equal(transport_open(&t, &tr, &e), 0);
+    char out[64];
+    const char *echo[] = {"echo", "up", NULL};
+    assert_int_equal(run(tr, echo, NULL, out, sizeof out), 0);
+    /* answered keepalives keep an idle session alive past the limit */
+    clock_sleep_ns(3500 * NS_PER_MS);
+    assert_int_equal(drops_seen(&d), 0);
+    assert_true(transport_connected(tr, NULL));
+    char sdir[128];
+    snprintf(sdir, sizeof sdir, "%s/s0", g_dir);
+    uint64_t t0 = clock_now_ns();
+    signal_connections(sdir, "STOP");
+    while (drops_seen(&d) == 0 && clock_now_ns() - t0 < 30 * NS_PER_SEC)
+        clock_sleep_ns(20 * NS_PER_MS);
+    signal_connections(sdir, "KILL");
+    assert_int_equal(drops_seen(&d), 1);
+    printf("keepalive: a stopped host found dead after %.2f s (ServerAliveInterval 1 x "
+           "ServerAliveCountMax 2): %s\n",
+           (double)(d.at_ns - t0) / 1e9, d.why);
+    assert_non_null(strstr(d.why, "no answer from the host"));
+    assert_non_null(strstr(d.why, "ServerAliveCountMax 2"));
+    assert_false(transport_connected(tr, NULL));
+    assert_int_equal(transport_connect(tr, &e), 0);
+    assert_int_equal(run(tr, echo, NULL, out, sizeof out), 0);
+    assert_string_equal(out, "up\n");
+    assert_int_equal(drops_seen(&d), 1);
+    transport_close(tr);
+}
+
+/* A host that stops answering a live session: the channel's opening times out and says so
+ * (never an empty reason), and the session counts as dropped. */
+static void
+test_channel_timeout(void **state)
+{
+    (void)state;
+    struct transport_target t = target(0, "id_good", NULL);
+    t.connect_timeout_s = 1.5;
+    struct transport *tr = NULL;
+    struct err e = {0};
+    assert_int_equal(transport_open(&t, &tr, &e), 0);
+    char sdir[128];
+    snprintf(sdir, sizeof sdir, "%s/s0", g_dir);
+    signal_connections(sdir, "STOP");
+    const char *echo[] = {"echo", "x", NULL};
+    struct transport_proc *p = NULL;
+    int rc = transport_spawn(tr, echo, NULL, 0, &p, &e);
+    signal_connections(sdir, "KILL");
+    assert_int_equal(rc, NS_ECLOSED);
+    assert_non_null(strstr(e.msg, "no answer from the host within 1.5 s (opening a channel)"));
+    assert_false(transport_connected(tr, NULL));
+    transport_close(tr);
+}
+
+/* transport_cancel from another thread cuts a connect short, in its TCP connect (a listener
+ * whose backlog is full drops the SYN) and in the ssh handshake (a listener that never
+ * speaks). */
+struct connector {
+    struct transport *tr;
+    int rc;
+    char msg[512];
+    uint64_t took_ns;
+};
+
+static void *
+connector_run(void *arg)
+{
+    struct connector *c = arg;
+    struct err e = {0};
+    uint64_t t0 = clock_now_ns();
+    c->rc = transport_connect(c->tr, &e);
+    c->took_ns = clock_now_ns() - t0;
+    snprintf(c->msg, sizeof c->msg, "%s", e.msg);
+    return NULL;
+}
+
+static int
+listener(unsigned *port, int backlog)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET};
+    inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+    assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+    assert_int_equal(listen(fd, backlog), 0);
+    socklen_t l = sizeof a;
+    getsockname(fd, (struct sockaddr *)&a, &l);
+    *port = ntohs(a.sin_port);
+    return fd;
+}
+
+static void
+cancel_one(unsigned port, const char *phase)
+{
+    struct transport_target t = target(0, "id_good", NULL);
+    t.address = "127.0.0.1";
+    t.port = port;
+    t.connect_timeout_s = 60;
+    struct connector c = {0};
+    struct err e = {0};
+    assert_int_equal(transport_new(&t, &c.tr, &e), 0);
+    pthread_t th;
+    assert_int_equal(pthread_create(&th, NULL, connector_run, &c), 0);
+    clock_sleep_ns(300 * NS_PER_MS);
+    transport_cancel(c.tr);
+    pthread_join(th, NULL);
+    printf("cancel in the %s: returned %.3f s after its start (%s)\n", phase,
+           (double)c.took_ns / 1e9, c.msg);
+    assert_int_equal(c.rc, NS_EINTR);
+    assert_non_null(strstr(c.msg, "interrupted"));
+    assert_true(c.took_ns < 10 * NS_PER_SEC); /* against a 60 s timeout */
+    /* sticky: a later connect refuses at once */
+    assert_int_equal(transport_connect(c.tr, &e), NS_EINTR);
+    transport_close(c.tr);
+}
+
+static void
+test_cancel_connect(void **state)
+{
+    (void)state;
+    unsigned port;
+    int silent = listener(&port, 16); /* accepts in the kernel, never speaks */
+    cancel_one(port, "ssh handshake");
+    close(silent);
+    int full = listener(&port, 0);
+    /* backlog 0 takes one connection; further SYNs are dropped while it is not accepted */
+    int filler[2];
+    for (int i = 0; i < 2; i++) {
+        filler[i] = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+        struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+        inet_pton(AF_INET, "127.0.0.1", &a.sin_addr);
+        connect(filler[i], (struct sockaddr *)&a, sizeof a);
+    }
+    clock_sleep_ns(100 * NS_PER_MS);
+    cancel_one(port, "TCP connect");
+    for (int i = 0; i < 2; i++)
+        close(filler[i]);
+    close(full);
 }
 
 static void
@@ -688,7 +911,10 @@ test_close_kills_and_clean(void **state)
     g_pgids[g_npgids++] = pgid;
     assert_true(file_exists("%s/s0/home/.cache/netsurvey/pids/%ld", g_dir, pgid));
     /* clean kills what the pid files name and removes the folder */
-    assert_int_equal(transport_ssh_clean(tr, &e), 0);
+    struct transport_ssh_cleaned c;
+    assert_int_equal(transport_ssh_clean(tr, &c, &e), 0);
+    assert_int_equal(c.killed, 1);
+    assert_int_equal(c.stale, 0);
     assert_int_equal(kill((pid_t)-pgid, 0), -1);
     assert_false(file_exists("%s/s0/home/.cache/netsurvey", g_dir));
     transport_proc_free(p);
@@ -699,6 +925,90 @@ test_close_kills_and_clean(void **state)
     transport_close(tr);
     assert_int_equal(kill((pid_t)-pgid, 0), -1);
     transport_proc_free(q);
+}
+
+/* Field 22 of /proc/PID/stat. */
+static unsigned long long
+start_time(pid_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *q = strrchr(buf, ')');
+    assert_non_null(q);
+    unsigned long long v = 0;
+    q += 2;
+    for (int field = 3; field < 22; field++)
+        q = strchr(q, ' ') + 1;
+    sscanf(q, "%llu", &v);
+    return v;
+}
+
+/* clean acts only on what it can prove: a pid file whose number now belongs to another
+ * process (another start time, or the same process but another program) is removed and the
+ * process left alone. */
+static void
+test_clean_stale(void **state)
+{
+    (void)state;
+    struct transport *tr = open_ok(0);
+    const char *argv[] = {"sleep", "60", NULL};
+    struct transport_proc *p = NULL;
+    struct err e = {0};
+    assert_int_equal(transport_spawn(tr, argv, NULL, 0, &p, &e), 0);
+    long ours = transport_ssh_pgid(p);
+    g_pgids[g_npgids++] = ours;
+    char rec[512], boot[64] = "";
+    FILE *bf = fopen("/proc/sys/kernel/random/boot_id", "r");
+    assert_non_null(bf);
+    assert_non_null(fgets(boot, sizeof boot, bf));
+    fclose(bf);
+    boot[strcspn(boot, "\n")] = '\0';
+    /* the record of our own group: what the wrapper wrote */
+    char pidfile[256];
+    snprintf(pidfile, sizeof pidfile, "%s/s0/home/.cache/netsurvey/pids/%ld", g_dir, ours);
+    FILE *f = fopen(pidfile, "r");
+    assert_non_null(f);
+    assert_non_null(fgets(rec, sizeof rec, f));
+    fclose(f);
+    char want[128];
+    snprintf(want, sizeof want, "%ld %llu %s /", ours, start_time((pid_t)ours), boot);
+    assert_int_equal(strncmp(rec, want, strlen(want)), 0);
+    /* two unrelated processes of the machine (setsid: their own groups) */
+    pid_t other[2];
+    for (int i = 0; i < 2; i++) {
+        other[i] = fork();
+        if (other[i] == 0) {
+            setsid();
+            execlp("sleep", "sleep", "60", (char *)NULL);
+            _exit(127);
+        }
+    }
+    clock_sleep_ns(200 * NS_PER_MS);
+    /* 0: a stale file with the number but an older start time; 1: its start time, but the
+     * program recorded is nsperf, not sleep */
+    sh("printf '%d %llu %s /usr/bin/sleep\\n' >%s/s0/home/.cache/netsurvey/pids/%d", (int)other[0],
+       start_time(other[0]) - 100, boot, g_dir, (int)other[0]);
+    sh("printf '%d %llu %s /root/.cache/netsurvey/nsperf-static-0\\n' "
+       ">%s/s0/home/.cache/netsurvey/pids/%d",
+       (int)other[1], start_time(other[1]), boot, g_dir, (int)other[1]);
+    struct transport_ssh_cleaned c;
+    assert_int_equal(transport_ssh_clean(tr, &c, &e), 0);
+    assert_int_equal(c.killed, 1);
+    assert_int_equal(c.stale, 2);
+    assert_int_equal(kill((pid_t)-ours, 0), -1);
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(kill(other[i], 0), 0); /* left alone */
+        kill(other[i], SIGKILL);
+        waitpid(other[i], NULL, 0);
+    }
+    assert_false(file_exists("%s/s0/home/.cache/netsurvey", g_dir));
+    transport_proc_free(p);
+    transport_close(tr);
 }
 
 struct worker {
@@ -803,7 +1113,11 @@ main(void)
         cmocka_unit_test_teardown(test_token_stdin_and_signal, check_groups_gone),
         cmocka_unit_test_teardown(test_deploy_and_nsperf, check_groups_gone),
         cmocka_unit_test_teardown(test_dropped_session, check_groups_gone),
+        cmocka_unit_test_teardown(test_keepalive_drop, check_groups_gone),
+        cmocka_unit_test_teardown(test_channel_timeout, check_groups_gone),
+        cmocka_unit_test_teardown(test_cancel_connect, check_groups_gone),
         cmocka_unit_test_teardown(test_close_kills_and_clean, check_groups_gone),
+        cmocka_unit_test_teardown(test_clean_stale, check_groups_gone),
         cmocka_unit_test_teardown(test_concurrent, check_groups_gone),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);

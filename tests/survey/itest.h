@@ -313,8 +313,19 @@ assert_record_shape(const json_t *rec)
     assert_non_null(str_at(rec, "ended", NULL));
     assert_non_null(str_at(rec, "env", "src"));
     assert_non_null(str_at(rec, "tool", "version"));
-    assert_true(json_is_integer(json_object_get(rec, "attempts")));
+    /* every attempt, when it ran and why it failed (null: it did not) */
+    const json_t *att = json_object_get(rec, "attempts");
+    assert_true(json_is_array(att));
+    for (size_t k = 0; k < json_array_size(att); k++) {
+        const json_t *a = json_array_get(att, k);
+        assert_non_null(str_at(a, "started", NULL));
+        assert_non_null(str_at(a, "ended", NULL));
+        assert_true(k + 1 == json_array_size(att) || str_at(a, "error", NULL) != NULL);
+    }
     if (strcmp(status, "ok") == 0) {
+        assert_true(json_array_size(att) >= 1);
+        assert_true(
+            json_is_null(json_object_get(json_array_get(att, json_array_size(att) - 1), "error")));
         assert_true(json_is_null(json_object_get(rec, "error")));
         const json_t *res = json_object_get(rec, "result");
         assert_true(json_is_object(res));

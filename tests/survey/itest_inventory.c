@@ -2,7 +2,8 @@
  * path and sha256 in run.json beside the plan's, and --resume refuses the run when the file has
  * changed since, with or without PLAN, unless --force; the same bytes again resume. The hosts
  * are ssh hosts on loopback ports where nothing listens: every connection is refused at once,
- * no packet leaves the machine, and the run ends "nothing could run" (exit 3). */
+ * no packet leaves the machine, and the run ends "nothing could run" (exit 3) once their 1 s
+ * host_timeout is over. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -85,7 +86,9 @@ static const char plan[] = "name: inventory\n"
                            "  - {file: hosts.ini, format: ansible, group: survey}\n"
                            "scenarios:\n"
                            "  - {name: latency, test: tcp_rr, duration: 200ms, warmup: 0s}\n"
-                           "retries: 0\n";
+                           "retries: 0\n"
+                           /* the hosts never come: given up on after 1 s, not 5 min */
+                           "host_timeout: 1s\n";
 
 static int
 setup(void **state)

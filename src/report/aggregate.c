@@ -20,6 +20,7 @@
 #include "journal/record.h"
 #include "report/matrixstat.h"
 #include "report/reportint.h"
+#include "report/sweep.h"
 
 /* The figures of a set of trials (one pair, one zone cell or one region cell). */
 struct agg {
@@ -549,6 +550,50 @@ struct group_acc {
     bool any_cpu, any_udp, any_retr;
 };
 
+/* A sweep's value as people and file names read it: "msg_size 64K" (label), "64K" (text). */
+static void
+sweep_words(const struct rscen *sc, char *label, size_t llen, char *text, size_t tlen)
+{
+    testspec_value_text(sc->sweep, sc->value, text, tlen);
+    snprintf(label, llen, "%s %s", testspec_key(sc->sweep), text);
+}
+
+/* The summary's "sweep" of a value of a sweep: {"param": its record key, "value": in the record's
+ * unit, "text": as a plan writes it}; NULL for a scenario that is no sweep. */
+static json_t *
+sweep_obj(const struct rscen *sc)
+{
+    if (!sc->swept)
+        return NULL;
+    char label[96], text[48];
+    sweep_words(sc, label, sizeof label, text, sizeof text);
+    return json_pack("{s:s,s:o,s:s}", "param", testspec_record_key(sc->sweep), "value",
+                     testspec_value_json(sc->sweep, sc->value), "text", text);
+}
+
+/* A value of a sweep: "sweep" in the summary, "sweep_label" in the view. */
+static void
+sweep_head(const struct rscen *sc, json_t *sum, json_t *view)
+{
+    if (!sc->swept)
+        return;
+    char label[96], text[48];
+    sweep_words(sc, label, sizeof label, text, sizeof text);
+    json_object_set_new(sum, "sweep", sweep_obj(sc));
+    json_object_set_new(view, "sweep_label", json_string(label));
+}
+
+/* The scenario's file key (report_scenario_key): its name, a sweep's value, the family when the
+ * scenario has both (fam NULL: not). */
+static void
+scen_file_key(const struct rscen *sc, const char *fam, char *key, size_t len)
+{
+    char label[96], text[48] = "";
+    if (sc->swept)
+        sweep_words(sc, label, sizeof label, text, sizeof text);
+    report_scenario_key(key, len, sc->name, sc->swept ? text : NULL, fam);
+}
+
 /* The group's own members, in the summary and in the view. */
 static void
 group_head(const struct group *g, bool fam_in_key, json_t **sum, json_t **view)
@@ -556,15 +601,16 @@ group_head(const struct group *g, bool fam_in_key, json_t **sum, json_t **view)
     const struct rscen *sc = g->sc;
     enum testspec_kind k = g->k;
     char key[256];
-    report_file_key(key, sizeof key, "%s%s%s", sc->name, fam_in_key ? "-" : "",
-                    fam_in_key ? g->fam : "");
+    scen_file_key(sc, fam_in_key ? g->fam : NULL, key, sizeof key);
     bool stream = testspec_kind_family(k) == TESTSPEC_FAMILY_STREAM;
     const char *dir = stream && sc->reverse ? "data flows dst → src (reverse)"
                       : stream              ? "data flows src → dst"
                                             : "src requests, dst responds";
-    char caption[512];
-    snprintf(caption, sizeof caption, "%s, %s (%s), %s; %s", sc->name, testspec_kind_words(k),
-             testspec_kind_unit(k), g->fam, dir);
+    char caption[512], label[96] = "", text[48];
+    if (sc->swept)
+        sweep_words(sc, label, sizeof label, text, sizeof text);
+    snprintf(caption, sizeof caption, "%s%s%s, %s (%s), %s; %s", sc->name, sc->swept ? " " : "",
+             label, testspec_kind_words(k), testspec_kind_unit(k), g->fam, dir);
     *sum = json_pack("{s:s,s:s,s:s,s:s,s:s,s:b,s:s,s:s,s:o}", "name", sc->name, "file_key", key,
                      "test", sc->test, "family", g->fam, "direction",
                      stream && sc->reverse ? "dst->src" : "src->dst", "reverse", sc->reverse,
@@ -577,6 +623,7 @@ group_head(const struct group *g, bool fam_in_key, json_t **sum, json_t **view)
     bool resolved = params_resolved(g->cx->m, sc);
     json_object_set_new(*sum, "params_resolved", json_boolean(resolved));
     params_note(*view, resolved);
+    sweep_head(sc, *sum, *view);
 }
 
 /* The zone matrix, and the region matrix when the runs span regions. */
@@ -1372,7 +1419,7 @@ static void
 scen_unrecorded(const struct rmodel *m, const struct rscen *sc, json_t *scens, json_t *vscens)
 {
     char key[256];
-    report_file_key(key, sizeof key, "%s", sc->name);
+    scen_file_key(sc, NULL, key, sizeof key);
     enum testspec_kind k = sc->kind;
     bool stream = testspec_kind_family(k) == TESTSPEC_FAMILY_STREAM;
     uint64_t unseen[2];
@@ -1392,6 +1439,7 @@ scen_unrecorded(const struct rmodel *m, const struct rscen *sc, json_t *scens, j
     bool resolved = params_resolved(m, sc);
     json_object_set_new(sum, "params_resolved", json_boolean(resolved));
     params_note(view, resolved);
+    sweep_head(sc, sum, view);
     struct group g = {.sc = sc, .unseen_pairs = unseen[1]}; /* no pair: every one unseen */
     struct group_acc acc = {.undecided = json_array()};
     group_adaptive(&g, sum, view, &acc);
@@ -1504,6 +1552,8 @@ aggregate(const struct rmodel *m, bool cells_only, json_t **summary_out, json_t 
     int rc = aggregate_groups(&cx, pairs, sum, view);
     if (rc == 0 && !cells_only) /* they read the view's matrices and the cells' percentiles */
         rc = report_matrix_stats(sum, view);
+    if (rc == 0 && !cells_only)
+        rc = report_sweeps(sum, view);
     aggregate_problems(m, sum, view);
     hist_free(cx.scratch);
     free(cx.runs_seen);

@@ -339,16 +339,30 @@ scen_again(struct rmodel *m, struct rscen *s, const struct journal_scenario *sc,
 /* The scenario of that name, added when new. def is how run recorded its parameters (NULL, run
  * -1: a trial names a scenario its run.json does not; its parameters are the record's). Two runs
  * that give one name to two kinds, or to other parameters, cannot be merged. */
+/* The scenario of that name and sweep value (swept false: of that name, no sweep), or -1. */
+static int
+scen_find(const struct rmodel *m, const char *name, bool swept, enum testspec_param sweep,
+          double value)
+{
+    for (size_t i = 0; i < m->nscens; i++) {
+        const struct rscen *s = &m->scens[i];
+        if (strcmp(s->name, name) == 0 && s->swept == swept &&
+            (!swept || (s->sweep == sweep && s->value == value)))
+            return (int)i;
+    }
+    return -1;
+}
+
 static int
 scen_get(struct rmodel *m, const struct journal_scenario *sc, const json_t *def, int run,
          struct err *e)
 {
     const char *name = sc->name != NULL ? sc->name : "";
-    for (size_t i = 0; i < m->nscens; i++) {
-        if (strcmp(m->scens[i].name, name) != 0)
-            continue;
-        int rc = scen_again(m, &m->scens[i], sc, def, run, e);
-        return rc != 0 ? rc : (int)i;
+    double value = sc->swept ? journal_scenario_value(sc, sc->sweep) : 0.0;
+    int found = scen_find(m, name, sc->swept, sc->sweep, value);
+    if (found >= 0) {
+        int rc = scen_again(m, &m->scens[found], sc, def, run, e);
+        return rc != 0 ? rc : found;
     }
     if (ARRAY_GROW(&m->scens, &m->capscens, m->nscens + 1) != 0)
         return err_set(e, NS_ENOMEM, "out of memory");
@@ -359,6 +373,9 @@ scen_get(struct rmodel *m, const struct journal_scenario *sc, const json_t *def,
     s->test = xstrdup(sc->test);
     s->kind = (enum testspec_kind)sc->kind;
     s->reverse = sc->reverse;
+    s->swept = sc->swept;
+    s->sweep = sc->sweep;
+    s->value = value;
     s->policy = (struct trials_policy){0};
     s->def = def != NULL ? json_deep_copy(def) : journal_scenario_json(sc);
     s->def_run = def != NULL ? run : -1;
@@ -821,23 +838,65 @@ run_owner(const struct rmodel_opts *o, struct rrun *r)
 /* What the run planned of each scenario: run.json's count, else (a run.json from before it was
  * recorded) every host pair of the schedule times the scenario's trials. */
 static int
+run_plan_one(struct rmodel *m, size_t ri, const struct journal_run_scenario *rs,
+             const struct journal_scenario *sc, const json_t *def, uint64_t nvalues, struct err *e)
+{
+    const struct journal_run *run = m->runs[ri].run;
+    int s = scen_get(m, sc, def, (int)ri, e);
+    if (s < 0)
+        return s;
+    struct rscen_run *sr = &m->scens[s].runs[ri];
+    sr->named = true;
+    sr->trials = rs->trials > UINT32_MAX ? UINT32_MAX : (uint32_t)rs->trials;
+    /* a sweep's counts are of all its values, each planned alike */
+    sr->planned = rs->planned > 0 ? rs->planned / nvalues : run->pairs * rs->trials;
+    sr->policy = trials_adaptive(&rs->policy) ? rs->policy : trials_fixed(sr->trials);
+    if (trials_adaptive(&sr->policy)) /* "planned": {"min"} is min x pairs */
+        sr->pairs = sr->trials > 0 ? sr->planned / sr->trials : run->pairs;
+    if (!trials_adaptive(&m->scens[s].policy))
+        m->scens[s].policy = rs->policy;
+    return 0;
+}
+
+/* A sweep's value k as the scenario of its own the reports read (sc and def with the value in
+ * the list's place); def is a new reference. */
+static json_t *
+sweep_value_def(const struct journal_run_scenario *rs, size_t k, struct journal_scenario *sc)
+{
+    *sc = rs->sc;
+    enum testspec_param p = rs->sc.sweep;
+    void *f = journal_scenario_field(sc, p);
+    if (testspec_type(p) == TESTSPEC_DURATION)
+        *(double *)f = rs->values[k];
+    else
+        *(uint64_t *)f = (uint64_t)rs->values[k];
+    json_t *def = json_deep_copy(rs->recorded);
+    if (def != NULL)
+        json_object_set_new(def, testspec_record_key(p), testspec_value_json(p, rs->values[k]));
+    return def;
+}
+
+static int
 run_plans(struct rmodel *m, size_t ri, struct err *e)
 {
     const struct journal_run *run = m->runs[ri].run;
     for (size_t i = 0; i < run->nscenarios; i++) {
         const struct journal_run_scenario *rs = &run->scenarios[i];
-        int s = scen_get(m, &rs->sc, rs->recorded, (int)ri, e);
-        if (s < 0)
-            return s;
-        struct rscen_run *sr = &m->scens[s].runs[ri];
-        sr->named = true;
-        sr->trials = rs->trials > UINT32_MAX ? UINT32_MAX : (uint32_t)rs->trials;
-        sr->planned = rs->planned > 0 ? rs->planned : run->pairs * rs->trials;
-        sr->policy = trials_adaptive(&rs->policy) ? rs->policy : trials_fixed(sr->trials);
-        if (trials_adaptive(&sr->policy)) /* "planned": {"min"} is min x pairs */
-            sr->pairs = sr->trials > 0 ? sr->planned / sr->trials : run->pairs;
-        if (!trials_adaptive(&m->scens[s].policy))
-            m->scens[s].policy = rs->policy;
+        if (!rs->sc.swept) {
+            int rc = run_plan_one(m, ri, rs, &rs->sc, rs->recorded, 1, e);
+            if (rc < 0)
+                return rc;
+            continue;
+        }
+        for (size_t k = 0; k < rs->nvalues; k++) {
+            struct journal_scenario sc;
+            json_t *def = sweep_value_def(rs, k, &sc);
+            int rc = def != NULL ? run_plan_one(m, ri, rs, &sc, def, rs->nvalues, e)
+                                 : err_set(e, NS_ENOMEM, "out of memory");
+            json_decref(def);
+            if (rc < 0)
+                return rc;
+        }
     }
     return 0;
 }
@@ -949,14 +1008,16 @@ runs_planned_pairs(struct rmodel *m, struct err *e)
     for (size_t ri = 0; ri < m->nruns; ri++) {
         const struct journal_run *run = m->runs[ri].run;
         for (size_t k = 0; run->has_pairs && k < run->nscenarios; k++) {
-            const char *name = run->scenarios[k].sc.name != NULL ? run->scenarios[k].sc.name : "";
-            int s = -1;
-            for (size_t i = 0; i < m->nscens && s < 0; i++)
-                if (strcmp(m->scens[i].name, name) == 0)
-                    s = (int)i;
-            for (size_t i = 0; s >= 0 && i < run->npair_list; i++)
-                if (plan_pair(m, ri, s, &run->pair_list[i]) != 0)
-                    return err_set(e, NS_ENOMEM, "out of memory");
+            const struct journal_run_scenario *rs = &run->scenarios[k];
+            const char *name = rs->sc.name != NULL ? rs->sc.name : "";
+            size_t nv = rs->sc.swept ? rs->nvalues : 1;
+            for (size_t v = 0; v < nv; v++) {
+                int s = scen_find(m, name, rs->sc.swept, rs->sc.sweep,
+                                  rs->sc.swept ? rs->values[v] : 0.0);
+                for (size_t i = 0; s >= 0 && i < run->npair_list; i++)
+                    if (plan_pair(m, ri, s, &run->pair_list[i]) != 0)
+                        return err_set(e, NS_ENOMEM, "out of memory");
+            }
         }
     }
     return 0;

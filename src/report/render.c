@@ -18,6 +18,7 @@
 #include "report/matrixstat.h"
 #include "report/report.h"
 #include "report/reportint.h"
+#include "report/sweep.h"
 
 extern const unsigned char ns_tmpl_report_md[], ns_tmpl_report_html[], ns_tmpl_report_css[];
 
@@ -132,7 +133,7 @@ write_csvs(const char *out, const json_t *sum, struct err *e)
             break;
     }
     json_decref(zl);
-    return rc;
+    return rc == 0 ? report_sweep_csvs(out, sum, e) : rc;
 }
 
 static int

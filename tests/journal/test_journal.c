@@ -699,8 +699,7 @@ test_resume_cuts_torn_line(void **state)
     assert_int_equal(c.skipped_line[2], 4);
     assert_int_equal(c.kind[2], JOURNAL_SKIP_REFUSED);
     assert_string_equal(c.why[2], "unsupported schema 'netsurvey.trial/9' (this netsurvey reads "
-                                  "netsurvey.trial/3, netsurvey.trial/2 and "
-                                  "netsurvey.trial/1)");
+                                  "netsurvey.trial/1 to netsurvey.trial/4)");
     assert_int_equal(c.skipped_line[3], 5);
     assert_int_equal(c.kind[3], JOURNAL_SKIP_TORN);
     assert_string_equal(c.why[3], "torn last line");
@@ -936,7 +935,7 @@ test_reading_rules(void **state)
     assert_int_equal(decode("{\"schema\":\"netsurvey.trial/9\"}", &t, &took, why, sizeof why),
                      NS_EPROTO);
     assert_string_equal(why, "unsupported schema 'netsurvey.trial/9' (this netsurvey reads "
-                             "netsurvey.trial/3, netsurvey.trial/2 and netsurvey.trial/1)");
+                             "netsurvey.trial/1 to netsurvey.trial/4)");
     static const char weird[] = "{\"schema\":\"netsurvey.trial/1\",\"scenario\":{\"test\":"
                                 "\"tcp_rr\"},\"status\":\"weird\"}";
     assert_int_equal(decode(weird, &t, &took, why, sizeof why), NS_EPROTO);

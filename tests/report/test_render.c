@@ -418,8 +418,8 @@ test_refused_records_stop_or_are_listed(void **state)
         {"\"status\":\"ok\"", "\"status\":\"weird\"",
          "unknown status 'weird' (a trial is ok or failed)"},
         {"\"schema\":\"netsurvey.trial/1\"", "\"schema\":\"netsurvey.trial/9\"",
-         "unsupported schema 'netsurvey.trial/9' (this netsurvey reads netsurvey.trial/3, "
-         "netsurvey.trial/2 and netsurvey.trial/1)"},
+         "unsupported schema 'netsurvey.trial/9' (this netsurvey reads netsurvey.trial/1 to "
+         "netsurvey.trial/4)"},
         {"\"run_id\":\"20261130T150000Z-0bad\"", "\"run_id\":\"20261201T000000Z-f00d\"",
          "a record of another run ('20261201T000000Z-f00d'; the run is "
          "'20261130T150000Z-0bad')"},

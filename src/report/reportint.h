@@ -257,16 +257,6 @@ int report_aggregate_cells(const struct rmodel *m, json_t **summary, struct err 
 #define REPORT_MATRIX_REGIONS "regions"
 int report_matrix_file(char *buf, size_t len, const char *file_key, const char *suffix);
 
-/* A scenario's file key, the one place it is made: its name as report_file_key keeps it, then
- * for a value of a sweep '=' and the value as a plan writes it ("tput=64K"), then for a
- * scenario measured over both families '-' and the family ("tput=64K-ipv6"). No name gives
- * an '=' (report_file_key replaces it) and no value text a '-' or '=', so the values of a
- * sweep, and a sweep and any other scenario, never share a key: matrix-tput=64K.csv and
- * matrix-tput=1K.csv, and every chart of each, stay apart ('=' rather than '@', which Markdown
- * renderers take for an e-mail address). value and fam may be NULL (none). */
-void report_scenario_key(char *buf, size_t len, const char *name, const char *value,
-                         const char *fam);
-
 /* Write charts/<name>.{dat,gp} for every scenario of view and run gnuplot on each (timeout
  * per script). Adds "charts" (file names and captions) to view and sets "charts_note"; a chart
  * gnuplot could not draw is also a line on warn (when not NULL). */

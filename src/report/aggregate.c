@@ -376,8 +376,8 @@ params_text(const json_t *def)
     json_t *v;
     json_object_foreach((json_t *)(uintptr_t)def, k, v)
     {
-        if (!strcmp(k, "name") || !strcmp(k, "test"))
-            continue;
+        if (!strcmp(k, "name") || !strcmp(k, "test") || !strcmp(k, "sweep"))
+            continue; /* a sweep's value is in the heading (sweep_label) */
         if (b.len)
             rbuf_puts(&b, ", ");
         /* json_dumpb: no string from jansson's allocator to free (see report_jarena_begin) */

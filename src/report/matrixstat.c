@@ -159,7 +159,9 @@ stat_matrix(const struct mstat *s, const struct grid *g, enum testspec_kind k, c
                                            s->title, "unit", unit, "source", s->source, "file",
                                            file, "cells", cells));
     char caption[600];
-    snprintf(caption, sizeof caption, "%s, %s, %s", js(sview, "name"), js(sview, "family"), unit);
+    const char *sweep = js(sview, "sweep_label"); /* a value of a sweep: which one */
+    snprintf(caption, sizeof caption, "%s%s%s, %s, %s", js(sview, "name"), *sweep ? " " : "", sweep,
+             js(sview, "family"), unit);
     json_array_append_new(
         vlist, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:o}", "stat", s->key, "title", s->title,
                          "caption", caption, "source", s->source, "file", file, "note", "", "cols",

@@ -16,6 +16,8 @@
 
 #include "common/errors.h"
 #include "common/net.h"
+#include "common/roff.h"
+#include "common/suggest.h"
 #include "plan/plan.h"
 #include "survey/run.h"
 
@@ -109,7 +111,43 @@ cli_help_exits(const struct cli_exit *exits, size_t n, FILE *out)
     }
 }
 
+/* --- the manual page ----------------------------------------------------------------------- */
+
+void
+cli_man(const struct cli_command *c, FILE *out)
+{
+    char name[64];
+    snprintf(name, sizeof name, "%s synopsis", c->name);
+    roff_block_begin(out, name);
+    fprintf(out, ".SY \"netsurvey %s\"\n", c->name);
+    roff_synopsis(out, c->synopsis);
+    fputs(".YS\n", out);
+    roff_block_end(out);
+    snprintf(name, sizeof name, "%s options", c->name);
+    roff_block_begin(out, name);
+    for (size_t i = 0; i < c->nopts; i++) {
+        const struct cli_opt *o = &c->opts[i];
+        bool value = o->kind == CLI_OPT_STRING || o->kind == CLI_OPT_LIST;
+        roff_option(out, o->short_name, o->name, value ? o->arg : NULL, o->help);
+    }
+    roff_option(out, 'h', "help", NULL, "print the command's help and exit 0");
+    roff_block_end(out);
+    snprintf(name, sizeof name, "%s exit", c->name);
+    roff_block_begin(out, name);
+    for (size_t i = 0; i < c->nexits; i++)
+        roff_exit(out, c->exits[i].status, c->exits[i].meaning);
+    roff_block_end(out);
+}
+
 /* --- options ------------------------------------------------------------------------------ */
+
+/* The "try" line that follows every usage error: the error is one line, the help one command
+ * away (45 lines of help after a typo bury the typo). */
+static void
+usage_try(const struct cli_command *c)
+{
+    fprintf(stderr, "try 'netsurvey %s --help'\n", c->name);
+}
 
 int
 cli_usage_error(const struct cli_command *c, const char *fmt, ...)
@@ -120,7 +158,7 @@ cli_usage_error(const struct cli_command *c, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
-    cli_help(c, stderr);
+    usage_try(c);
     return c->usage;
 }
 
@@ -161,19 +199,111 @@ opt_store(const struct cli_opt *o, void *args, const char *value)
     return true;
 }
 
-int
-cli_parse(const struct cli_command *c, int argc, char **argv, void *args, struct cli_operands *ops)
+/* How o is written on a command line: "-o/--output", or "--resume". */
+static const char *
+opt_text(const struct cli_opt *o, char *buf, size_t len)
 {
-    struct option lo[CLI_MAX_OPTS + 2];
-    char so[3 * CLI_MAX_OPTS + 2];
+    if (o->short_name != 0)
+        snprintf(buf, len, "-%c/--%s", o->short_name, o->name);
+    else
+        snprintf(buf, len, "--%s", o->name);
+    return buf;
+}
+
+/* What a value named DIR, PATH, ... is, for "--resume needs a directory". */
+static const char *
+arg_words(const char *arg)
+{
+    static const struct {
+        const char *arg, *words;
+    } w[] = {{"DIR", "a directory"}, {"OUT", "a directory"},  {"PATH", "a path"},
+             {"FILE", "a file"},     {"PCT", "a percentage"}, {"N", "a number"}};
+    for (size_t i = 0; i < CLI_LEN(w); i++)
+        if (strcmp(arg, w[i].arg) == 0)
+            return w[i].words;
+    return "a value";
+}
+
+/* The long option of c that word (without "--", cut at '=') most likely meant: the one it
+ * abbreviates when there is one, else the closest by spelling; NULL when none is close. */
+static const char *
+opt_suggest(const struct cli_command *c, const char *word)
+{
+    const char *names[CLI_MAX_OPTS + 1];
+    size_t n = 0, wl = strcspn(word, "="), prefixed = 0;
+    const char *prefix_of = NULL;
+    char w[64];
+    snprintf(w, sizeof w, "%.*s", (int)wl, word);
+    for (size_t i = 0; i <= c->nopts && n < CLI_LEN(names); i++) {
+        names[n] = i < c->nopts ? c->opts[i].name : "help";
+        if (wl > 0 && strncmp(names[n], w, wl) == 0) {
+            prefix_of = names[n];
+            prefixed++;
+        }
+        n++;
+    }
+    return prefixed == 1 ? prefix_of : suggest_closest(w, names, n);
+}
+
+/* "unknown option '--ouput'; did you mean '--output'?" */
+static int
+opt_unknown(const struct cli_command *c, const char *text)
+{
+    const char *near = strncmp(text, "--", 2) == 0 ? opt_suggest(c, text + 2) : NULL;
+    if (near != NULL)
+        return cli_usage_error(c, "unknown option '%s'; did you mean '--%s'?", text, near);
+    return cli_usage_error(c, "unknown option '%s'", text);
+}
+
+/* The argv element getopt_long took its last option from (optind is past it, and past its
+ * value when that was the next element). */
+static const char *
+opt_element(char **argv)
+{
+    return optarg != NULL && optarg == argv[optind - 1] ? argv[optind - 2] : argv[optind - 1];
+}
+
+/* A long option written in full, as the tables spell it: getopt_long would also take any
+ * unambiguous abbreviation ("--out" for --output), which a later option could make ambiguous
+ * and so break a script; refused with the full name suggested. */
+static bool
+opt_written_in_full(const char *element, const char *name)
+{
+    if (strncmp(element, "--", 2) != 0)
+        return true; /* the short form */
+    size_t n = strcspn(element + 2, "=");
+    return strlen(name) == n && strncmp(element + 2, name, n) == 0;
+}
+
+/* An option is given once: a second one is refused, not silently the last one's value, and so
+ * are two options that set one thing (-q and -v). seen[i]: option i's text, when given. */
+static int
+opt_once(const struct cli_command *c, const struct cli_opt *o, const char **seen)
+{
+    char a[64], b[64];
+    size_t i = (size_t)(o - c->opts);
+    for (size_t k = 0; k < c->nopts; k++) {
+        if (seen[k] == NULL || c->opts[k].offset != o->offset)
+            continue;
+        if (k == i)
+            return cli_usage_error(c, "%s is given twice", opt_text(o, a, sizeof a));
+        return cli_usage_error(c, "%s and %s cannot both be given",
+                               opt_text(&c->opts[k], a, sizeof a), opt_text(o, b, sizeof b));
+    }
+    seen[i] = o->name;
+    return CLI_GO_ON;
+}
+
+/* getopt_long's tables of c's options (the first character of so is ':', so that a missing
+ * value is told from an unknown option). */
+static void
+opt_tables(const struct cli_command *c, struct option *lo, char *so)
+{
     size_t ns = 0;
-    bool takes_values = false;
-    if (c->nopts > CLI_MAX_OPTS)
-        return cli_usage_error(c, "more than %d options: raise CLI_MAX_OPTS", CLI_MAX_OPTS);
+    so[ns++] = ':';
     for (size_t i = 0; i < c->nopts; i++) {
         const struct cli_opt *o = &c->opts[i];
         bool value = o->kind == CLI_OPT_STRING || o->kind == CLI_OPT_LIST;
-        takes_values |= value;
         lo[i] = (struct option){o->name, value ? required_argument : no_argument, NULL,
                                 CLI_LONG_BASE + (int)i};
         if (o->short_name != 0) {
@@ -186,21 +316,74 @@ cli_parse(const struct cli_command *c, int argc, char **argv, void *args, struct
     lo[c->nopts + 1] = (struct option){NULL, 0, NULL, 0};
     so[ns++] = 'h';
     so[ns] = '\0';
+}
+
+/* One option getopt_long returned (ch): stored, or the usage error's status. */
+static int
+opt_take(const struct cli_command *c, int ch, char **argv, void *args, const char **seen)
+{
+    char text[64];
+    const struct cli_opt *o;
+    if (ch == ':') { /* a value is missing: optopt is the option's own value */
+        o = opt_of(c, optopt);
+        if (o == NULL)
+            return cli_usage_error(c, "option '%s' needs a value", argv[optind - 1]);
+        return cli_usage_error(c, "%s needs %s (--%s %s)", opt_text(o, text, sizeof text),
+                               arg_words(o->arg), o->name, o->arg);
+    }
+    if (ch == '?' && optopt >= CLI_LONG_BASE && (o = opt_of(c, optopt)) != NULL) {
+        /* a value given to an option that takes none: "--json=yes" */
+        const char *element = argv[optind - 1];
+        if (!opt_written_in_full(element, o->name))
+            return cli_usage_error(c, "abbreviated option '%.*s'; write it in full: '--%s'",
+                                   (int)strcspn(element, "="), element, o->name);
+        return cli_usage_error(c, "--%s takes no value ('%s')", o->name, element);
+    }
+    o = ch == '?' ? NULL : opt_of(c, ch);
+    if (o == NULL) {
+        if (optopt != 0 && optopt < CLI_LONG_BASE && strncmp(argv[optind - 1], "--", 2) != 0) {
+            snprintf(text, sizeof text, "-%c", optopt);
+            return opt_unknown(c, text);
+        }
+        return opt_unknown(c, argv[optind - 1]);
+    }
+    const char *element = opt_element(argv);
+    if (!opt_written_in_full(element, o->name))
+        return cli_usage_error(c, "abbreviated option '%.*s'; write it in full: '--%s'",
+                               (int)strcspn(element, "="), element, o->name);
+    /* a list option (--nsperf-remote, once per architecture) is given as often as it has
+     * values; every other option once */
+    int rc = o->kind == CLI_OPT_LIST ? CLI_GO_ON : opt_once(c, o, seen);
+    if (rc != CLI_GO_ON)
+        return rc;
+    if (!opt_store(o, args, optarg))
+        return cli_usage_error(c, "--%s given more than %d times", o->name, CLI_LIST_MAX);
+    return CLI_GO_ON;
+}
+
+int
+cli_parse(const struct cli_command *c, int argc, char **argv, void *args, struct cli_operands *ops)
+{
+    struct option lo[CLI_MAX_OPTS + 2];
+    char so[3 * CLI_MAX_OPTS + 3];
+    const char *seen[CLI_MAX_OPTS] = {0};
+    if (c->nopts > CLI_MAX_OPTS)
+        return cli_usage_error(c, "more than %d options: raise CLI_MAX_OPTS", CLI_MAX_OPTS);
+    opt_tables(c, lo, so);
     int ch;
     opterr = 0; /* the messages are ours */
     optind = 1;
     while ((ch = getopt_long(argc, argv, so, lo, NULL)) != -1) {
         if (ch == 'h') {
+            if (!opt_written_in_full(opt_element(argv), "help"))
+                return cli_usage_error(c, "abbreviated option '%s'; write it in full: '--help'",
+                                       opt_element(argv));
             cli_help(c, stdout);
             return 0;
         }
-        const struct cli_opt *o = ch == '?' ? NULL : opt_of(c, ch);
-        if (o == NULL)
-            return cli_usage_error(
-                c, takes_values ? "unknown option or missing value '%s'" : "unknown option '%s'",
-                argv[optind - 1]);
-        if (!opt_store(o, args, optarg))
-            return cli_usage_error(c, "--%s given more than %d times", o->name, CLI_LIST_MAX);
+        int rc = opt_take(c, ch, argv, args, seen);
+        if (rc != CLI_GO_ON)
+            return rc;
     }
     ops->n = argc - optind;
     ops->v = argv + optind;

@@ -22,7 +22,7 @@ struct plan;
 /* What an option stores into the command's argument struct, at .offset. */
 enum cli_opt_kind {
     CLI_OPT_TRUE,   /* bool = true */
-    CLI_OPT_SET,    /* int = .value: of several such options on one field, the last wins */
+    CLI_OPT_SET,    /* int = .value; two options on one field (-q, -v) cannot both be given */
     CLI_OPT_STRING, /* const char * = the option's value (borrowed from argv) */
     CLI_OPT_LIST,   /* struct cli_list: each time given, its value appended */
 };
@@ -86,9 +86,13 @@ struct cli_operands {
 /* cli_parse's "go on": no exit status is negative. */
 #define CLI_GO_ON (-1)
 
-/* Parse argv (argv[0] = c->name) by c->opts into args; -h/--help is always there. Returns
- * CLI_GO_ON with the operands in *ops, or the status to exit with at once: 0 after --help (on
- * stdout), c->usage after a bad option (the message and --help on stderr). */
+/* Parse argv (argv[0] = c->name) by c->opts into args; -h/--help is always there. Long options
+ * are taken written in full only (getopt_long's abbreviations are refused, naming the option),
+ * and each option once (a second one, or a second option on the same field, is refused) but
+ * a CLI_OPT_LIST, given once per value.
+ * Returns CLI_GO_ON with the operands in *ops, or the status to exit with at once: 0 after
+ * --help (on stdout), c->usage after a bad option (cli_usage_error's two lines on stderr, with
+ * "did you mean" for a misspelt long option). */
 int cli_parse(const struct cli_command *c, int argc, char **argv, void *args,
               struct cli_operands *ops);
 
@@ -102,12 +106,17 @@ int cli_parse_plan(const struct cli_command *c, int argc, char **argv, void *arg
 int cli_start_plan(const struct cli_command *c, int argc, char **argv, void *args, int nomem,
                    struct plan **out);
 
-/* "netsurvey NAME: message" and --help on stderr; returns c->usage. */
+/* "netsurvey NAME: message" and "try 'netsurvey NAME --help'" on stderr; returns c->usage. */
 int cli_usage_error(const struct cli_command *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* c's --help: synopsis, summary, options, details, exit statuses. */
 void cli_help(const struct cli_command *c, FILE *out);
+
+/* c's synopsis, options and exit statuses in roff, each between the marker lines of a
+ * generated block ("check synopsis", "check options", "check exit": common/roff.h), for the
+ * manual page netsurvey(1); the same tables as cli_help. */
+void cli_man(const struct cli_command *c, FILE *out);
 
 /* The rows of an exit status table, one a line (wrapped). */
 void cli_help_exits(const struct cli_exit *exits, size_t n, FILE *out);

@@ -1,10 +1,10 @@
 /* cli_exit.h - every exit status of netsurvey: one table per command, X(NAME, status, meaning).
  *
  * Each table gives the enum its command returns and the "exit status" list of its --help
- * (cli_help prints the rows); the README's tables say the same words. A new meaning is a new
- * row here, never a bare number in a command. The same number may mean different things in
- * two commands (3: `run` ran nothing, `compare` could not read a journal): each table is
- * read only with its own command; within one, a number has one meaning. */
+ * (cli_help prints the rows); netsurvey(1) lists the same rows (netsurvey --man-options prints
+ * them). A new meaning is a new row here, never a bare number in a command. The same number may
+ * mean different things in two commands (3: `run` ran nothing, `compare` could not read a journal):
+ * each table is read only with its own command; within one, a number has one meaning. */
 #ifndef NS_CLI_EXIT_H
 #define NS_CLI_EXIT_H
 

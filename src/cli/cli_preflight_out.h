@@ -11,7 +11,7 @@
 #include "plan/plan.h"
 #include "survey/preflight.h"
 
-/* The table's columns, in order (README "netsurvey check --connect" describes each). */
+/* The table's columns, in order (netsurvey(1), PREFLIGHT, describes each). */
 #define CLI_PREFLIGHT_COLUMNS                                                                      \
     "HOST", "HOST KEY", "AUTH", "SYSTEM", "ENDPOINT", "FREE", "CLOCK", "DATA ADDRESS",             \
         "DATA PATHS", "RESULT"
@@ -22,8 +22,8 @@
 int cli_preflight_table(FILE *out, const struct preflight_report *r);
 
 /* {"schema":"netsurvey.preflight/1", "plan":{...}, "ok", "interrupted", "elapsed_s",
- *  "hosts":[...], "paths":[...]} and a newline (the README gives its members). Returns 0, or -1
- * when out of memory or out could not be written. */
+ *  "hosts":[...], "paths":[...]} and a newline (netsurvey(1), PREFLIGHT, gives its members).
+ * Returns 0, or -1 when out of memory or out could not be written. */
 int cli_preflight_json(FILE *out, const struct plan *p, const struct preflight_report *r);
 
 #endif

@@ -194,14 +194,14 @@ run_margin(void)
     return SURVEY_DEFAULT_MARGIN_S;
 }
 
+/* The end: the counts and failures, the zone matrices (matrices: the report's text, or NULL),
+ * then where everything is. */
 static void
 run_summary(const struct run_args *a, const char *dir, const struct survey_run_result *r,
-            bool rendered)
+            bool rendered, const char *matrices)
 {
     char el[32];
-    printf("\nrun directory: %s%s\n", dir,
-           r->dir_suffixed ? " (the expanded name existed: a suffix was added)" : "");
-    printf("trials: %llu ok, %llu failed this run", (unsigned long long)r->ok,
+    printf("\ntrials: %llu ok, %llu failed this run", (unsigned long long)r->ok,
            (unsigned long long)r->failed);
     if (r->unrecorded > 0)
         printf(", %llu not recorded", (unsigned long long)r->unrecorded);
@@ -214,6 +214,10 @@ run_summary(const struct run_args *a, const char *dir, const struct survey_run_r
     for (size_t i = 0; i < r->nfailures; i++)
         printf("  %s: %s\n", r->failures[i].unrecorded ? "not recorded" : "failed",
                r->failures[i].text);
+    if (matrices != NULL)
+        fputs(matrices, stdout);
+    printf("\nrun directory: %s%s\n", dir,
+           r->dir_suffixed ? " (the expanded name existed: a suffix was added)" : "");
     if (r->interrupted || r->failed > 0 || r->unrecorded > 0 || r->not_run > 0)
         printf("resume:  netsurvey run%s%s --resume %s\n", a->plan != NULL ? " " : "",
                a->plan != NULL ? a->plan : "", dir);
@@ -228,18 +232,31 @@ run_summary(const struct run_args *a, const char *dir, const struct survey_run_r
 /* The reports, once the journal holds the whole run (not after an interrupt: the resume
  * renders them). The journal is complete either way: a failure here is the exit status's
  * (CLI_RUN_REPORTS) and `netsurvey report DIR` writes them later. False when they were not
- * written; *wanted says whether they were to be. */
+ * written; *wanted says whether they were to be. *matrices: the zone matrices as text, from
+ * the summary the reports were built from (the caller frees; NULL when none). */
 static bool
-run_render(const char *dir, const struct survey_run_result *r, bool *wanted)
+run_render(const char *dir, const struct survey_run_result *r, bool *wanted, char **matrices)
 {
+    *matrices = NULL;
     *wanted = !r->interrupted && r->ok + r->failed + r->done_before > 0;
     if (!*wanted)
         return false;
+    size_t len;
+    FILE *text = open_memstream(matrices, &len);
     /* this process may still own the directory: its lock says nothing of the run */
-    struct report_opts o = {
-        .dirs = &dir, .ndirs = 1, .out = dir, .warn = stderr, .owned_by_caller = true};
+    struct report_opts o = {.dirs = &dir,
+                            .ndirs = 1,
+                            .out = dir,
+                            .warn = stderr,
+                            .owned_by_caller = true,
+                            .matrices = text};
     struct err e = {0};
-    if (report_render(&o, &e) != 0) {
+    int rc = report_render(&o, &e);
+    if (text != NULL && fclose(text) != 0) {
+        free(*matrices);
+        *matrices = NULL;
+    }
+    if (rc != 0) {
         fprintf(stderr, "netsurvey run: the reports were not written: %s\n", e.msg);
         return false;
     }
@@ -271,14 +288,16 @@ run_result(const struct run_args *a, const char *dir, int rc, const struct err *
     if (rc != 0) {
         fprintf(stderr, "netsurvey run: %s\n", e->msg);
         if (r->ok + r->failed + r->unrecorded > 0)
-            run_summary(a, dir, r, false);
+            run_summary(a, dir, r, false, NULL);
         if (r->journal_failed)
             return CLI_RUN_JOURNAL;
         return rc == NS_EBUSY || rc == NS_EINVAL ? CLI_RUN_USAGE : CLI_RUN_NOTHING;
     }
     bool wanted;
-    bool rendered = run_render(dir, r, &wanted);
-    run_summary(a, dir, r, rendered);
+    char *matrices;
+    bool rendered = run_render(dir, r, &wanted, &matrices);
+    run_summary(a, dir, r, rendered, matrices);
+    free(matrices);
     if (r->interrupted)
         fprintf(stderr, "netsurvey run: %s\n",
                 atomic_load(&run_interrupted) == SIGTERM ? "terminated" : "interrupted");
@@ -361,9 +380,10 @@ const struct cli_command cli_run = {
                 "[--nsperf-remote PATH] [--accept-new-host-keys]",
     .summary = "run the survey: every test of the plan's schedule, each trial journaled in DIR",
     .details = "Progress: on a terminal one live status line on stderr, otherwise one line per "
-               "finished test on stdout. At the end: the run directory, the counts, each failure "
-               "and the commands that resume and report the run; the reports are written into "
-               "the run directory.\n" CLI_PLAN_HELP,
+               "finished test on stdout. At the end: the counts, each failure, the zone matrix of "
+               "each scenario (mean and 95 % CI half-width of its trials), the run directory and "
+               "the commands that resume and report the run; the reports are written into the run "
+               "directory.\n" CLI_PLAN_HELP,
     CLI_OPTS(run_opts),
     CLI_EXITS(RUN),
     .usage = CLI_RUN_USAGE,

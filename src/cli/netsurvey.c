@@ -8,6 +8,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "common/roff.h"
+#include "common/suggest.h"
+#include "plan/plan.h"
 
 static const struct cli_command *const commands[] = {
     &cli_check, &cli_plan, &cli_run, &cli_report, &cli_compare, &cli_trend, &cli_clean,
@@ -43,11 +46,69 @@ command_find(const char *name)
     return NULL;
 }
 
+/* "unknown command 'chek'; did you mean 'check'?", then where the list is. */
 static int
 unknown_command(const char *name)
 {
-    fprintf(stderr, "netsurvey: unknown command '%s'\n", name);
-    usage(stderr);
+    const char *names[CLI_LEN(commands)];
+    for (size_t i = 0; i < CLI_LEN(commands); i++)
+        names[i] = commands[i]->name;
+    const char *near = suggest_closest(name, names, CLI_LEN(names));
+    if (near != NULL)
+        fprintf(stderr, "netsurvey: unknown command '%s'; did you mean '%s'?\n", name, near);
+    else
+        fprintf(stderr, "netsurvey: unknown command '%s'\n", name);
+    fprintf(stderr, "try 'netsurvey --help'\n");
+    return CLI_TOP_USAGE;
+}
+
+/* `netsurvey --man-options`: the generated blocks of netsurvey(1) (common/roff.h), from the
+ * tables --help prints; tests/cli/man_pages.py splices them into the page and checks it. */
+static int
+man_options(void)
+{
+    roff_block_begin(stdout, "netsurvey synopsis");
+    for (size_t i = 0; i < CLI_LEN(commands); i++) {
+        printf(".SY \"netsurvey %s\"\n", commands[i]->name);
+        roff_synopsis(stdout, commands[i]->synopsis);
+        printf(".YS\n");
+    }
+    roff_block_end(stdout);
+    roff_block_begin(stdout, "netsurvey exit");
+    for (size_t i = 0; i < CLI_LEN(top_exits); i++)
+        roff_exit(stdout, top_exits[i].status, top_exits[i].meaning);
+    roff_block_end(stdout);
+    for (size_t i = 0; i < CLI_LEN(commands); i++)
+        cli_man(commands[i], stdout);
+    return fflush(stdout) == 0 ? CLI_TOP_OK : CLI_TOP_USAGE;
+}
+
+static void
+plan_key(void *ctx, const char *path, const char *type)
+{
+    fprintf(ctx, "%s\t%s\n", path, type);
+}
+
+/* `netsurvey --plan-keys`: every key the plan validator accepts, "path<TAB>type" a line, so
+ * that netsurvey-plan(5) and the README's table of keys can be checked against it. */
+static int
+plan_keys(void)
+{
+    plan_keys_list(plan_key, stdout);
+    return fflush(stdout) == 0 ? CLI_TOP_OK : CLI_TOP_USAGE;
+}
+
+/* An option of netsurvey itself that it does not have: "--hlp"; did you mean "--help"? */
+static int
+unknown_top_option(const char *word)
+{
+    static const char *const names[] = {"--help", "--version"};
+    const char *near = suggest_closest(word, names, CLI_LEN(names));
+    if (near != NULL)
+        fprintf(stderr, "netsurvey: unknown option '%s'; did you mean '%s'?\n", word, near);
+    else
+        fprintf(stderr, "netsurvey: unknown option '%s'\n", word);
+    fprintf(stderr, "try 'netsurvey --help'\n");
     return CLI_TOP_USAGE;
 }
 
@@ -64,8 +125,8 @@ top_option(int argc, char **argv)
         return CLI_TOP_OK;
     }
     if (argc > 2) {
-        fprintf(stderr, "netsurvey: unexpected argument '%s' after %s\n", argv[2], argv[1]);
-        usage(stderr);
+        fprintf(stderr, "netsurvey: unexpected argument '%s' after %s\ntry 'netsurvey --help'\n",
+                argv[2], argv[1]);
         return CLI_TOP_USAGE;
     }
     if (strcmp(argv[1], "--version") == 0)
@@ -85,6 +146,13 @@ main(int argc, char **argv)
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
         strcmp(argv[1], "help") == 0 || strcmp(argv[1], "--version") == 0)
         return top_option(argc, argv);
+    /* not in --help: what the manual pages and their tests are made from */
+    if (argc == 2 && strcmp(argv[1], "--man-options") == 0)
+        return man_options();
+    if (argc == 2 && strcmp(argv[1], "--plan-keys") == 0)
+        return plan_keys();
     const struct cli_command *c = command_find(argv[1]);
+    if (c == NULL && argv[1][0] == '-')
+        return unknown_top_option(argv[1]);
     return c != NULL ? c->main(argc - 1, argv + 1) : unknown_command(argv[1]);
 }

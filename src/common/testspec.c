@@ -192,6 +192,12 @@ testspec_metric_lower_is_better(enum testspec_metric m)
     return metrics[m].lower;
 }
 
+enum testspec_format
+testspec_metric_format(enum testspec_metric m)
+{
+    return metrics[m].format;
+}
+
 char *
 testspec_metric_text(enum testspec_metric m, double value, char *buf, size_t len)
 {

@@ -265,6 +265,7 @@ const char *testspec_metric_unit(enum testspec_metric m);   /* "Mbit/s", "us", "
 const char *testspec_metric_words(enum testspec_metric m);  /* "throughput", "mean RTT" */
 const char *testspec_metric_note(enum testspec_metric m);   /* "receiver-counted", or NULL */
 bool testspec_metric_lower_is_better(enum testspec_metric m);
+enum testspec_format testspec_metric_format(enum testspec_metric m); /* how it is printed */
 /* value (in the reports' unit) for people, by the metric's format: "329.3 us", "12.10 Gbit/s",
  * "4301 conn/s". Returns buf. */
 char *testspec_metric_text(enum testspec_metric m, double value, char *buf, size_t len);

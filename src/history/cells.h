@@ -2,7 +2,7 @@
  * scenarios and zone cells between runs (each run read as its summary: report_summary_read),
  * and the module's templates.
  *
- * Runs are matched as the README's "compare" says: a scenario by its name, test kind and
+ * Runs are matched as netsurvey(1)'s COMPARE says: a scenario by its name, test kind and
  * address family (and a sweep's value); a zone cell of it by its source and destination zone
  * labels. Nothing else
  * (parameters, hosts, plan) takes part, so that the same plan surveyed twice matches cell for

@@ -1,7 +1,7 @@
 /* gate.h - what compare decides, apart from reading and writing (internal to src/history): the
  * verdict of each matched zone cell and whether it fails the gate. Pure arithmetic over the
  * cells' trial moments, so that a simulation can check the error rates it promises (tests/report/
- * test_gate.c); the README's section on compare says the same rules in words.
+ * test_gate.c); netsurvey(1)'s COMPARE says the same rules in words.
  *
  * Per cell, with d the change of the mean in per cent of the baseline's (in the metric's bad
  * direction: higher RTT, lower throughput or connection rate), m = min_effect_pct and p the

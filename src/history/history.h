@@ -4,7 +4,7 @@
  * module's summaries (report/report.h), never through its internals.
  *
  * trend: `netsurvey trend`: runs of one plan (or of several, on what they share) in time
- * order, cell by cell, as the README's section "trend" defines it.
+ * order, cell by cell, as netsurvey(1)'s TREND defines it.
  *
  * A run directory is read as `netsurvey report` reads it, its zone cells only (report_cells_read:
  * the summary's numbers without its histograms and host pairs); scenarios and zone cells
@@ -62,7 +62,7 @@ int history_trend(const struct history_trend_opts *o, struct history_trend_resul
                   struct err *e);
 void history_trend_result_release(struct history_trend_result *r);
 
-/* How compare corrects its per-cell tests for their number (the README's "compare"). */
+/* How compare corrects its per-cell tests for their number (netsurvey(1)'s COMPARE). */
 enum history_correction {
     HISTORY_CORRECTION_HOLM, /* Holm-Bonferroni step-down: the default */
     HISTORY_CORRECTION_BONFERRONI,
@@ -104,7 +104,7 @@ struct history_compare_result {
 
 /* Compare the zone cells of two run directories into o->out/compare.{md,html} (and the JUnit
  * XML and Markdown summary when asked): Welch's t-test per matched cell at alpha 0.05, the
- * family of cells corrected as o->correction says, verdicts and the gate as the README's
+ * family of cells corrected as o->correction says, verdicts and the gate as netsurvey(1)'s
  * "compare" defines them. Returns 0 with r filled, or NS_E* (a journal unreadable: r->
  * output_failed false; an output not written or memory exhausted: true) with detail in e.
  * Release r with history_compare_result_release either way. */

@@ -11,6 +11,7 @@
 #include "common/diag.h"
 #include "common/errors.h"
 #include "inventory/inv_yaml.h"
+#include "inventory/inv_yaml_hint.h"
 
 struct yparser {
     yaml_parser_t yp;
@@ -46,6 +47,9 @@ yp_oom(struct yparser *ps)
     return NS_ENOMEM;
 }
 
+/* libyaml's words, and before them a plain sentence about the line when the text around the
+ * error shows the mistake (inv_yaml_hint.c): "this line is indented more than the key above
+ * it" says what "mapping values are not allowed in this context" means. */
 static int
 yp_syntax_error(struct yparser *ps)
 {
@@ -60,12 +64,26 @@ yp_syntax_error(struct yparser *ps)
         line = (unsigned)y->problem_mark.line + 1;
         col = (unsigned)y->problem_mark.column + 1;
     }
+    char words[256], hint[512];
     if (y->context != NULL)
-        diag_add(ps->d, ps->file, line, col, "invalid yaml: %s (%s started at %u:%u)", problem,
-                 y->context, (unsigned)y->context_mark.line + 1,
-                 (unsigned)y->context_mark.column + 1);
+        snprintf(words, sizeof words, "%s (%s started at %u:%u)", problem, y->context,
+                 (unsigned)y->context_mark.line + 1, (unsigned)y->context_mark.column + 1);
     else
-        diag_add(ps->d, ps->file, line, col, "invalid yaml: %s", problem);
+        snprintf(words, sizeof words, "%s", problem);
+    hint[0] = '\0';
+    if (y->error != YAML_READER_ERROR) {
+        struct inv_yaml_error ye = {.problem = y->problem,
+                                    .context = y->context,
+                                    .line = y->problem_mark.line,
+                                    .col = y->problem_mark.column,
+                                    .context_line = y->context_mark.line,
+                                    .context_col = y->context_mark.column};
+        inv_yaml_hint(ps->buf, ps->len, &ye, hint, sizeof hint);
+    }
+    if (hint[0] != '\0')
+        diag_add(ps->d, ps->file, line, col, "invalid yaml: %s [libyaml: %s]", hint, words);
+    else
+        diag_add(ps->d, ps->file, line, col, "invalid yaml: %s", words);
     return NS_EPARSE;
 }
 

@@ -1,5 +1,5 @@
 /* journal.h - a run directory on disk: run.json (rewritten atomically) and results.jsonl (one
- * fsync'd line per finished trial), as the README's section "The journal" defines them. The
+ * fsync'd line per finished trial), as netsurvey-journal(5) defines them. The
  * one writer (survey's) and the one reader (report's, and survey's resume). The records
  * themselves are journal/record.h's. */
 #ifndef NS_JOURNAL_JOURNAL_H

@@ -1,11 +1,11 @@
 /* record.h - the journal's one definition: the names of its files, its schema strings and caps,
  * the trial record and run.json as C structs, their one writer (to JSON) and their one reader.
- * The README's section "The journal" is the specification; this header is its code, and no
+ * The manual page netsurvey-journal(5) is the specification; this header is its code, and no
  * other module names a record field: survey writes through journal_trial_json and
  * journal_run_json, report and survey's resume read through journal/journal.h.
  *
- * Reading follows the same rules for every reader, as the README describes: a field of the
- * wrong type reads as absent (NULL, 0, has_* false); a line is passed over when it is not JSON,
+ * Reading follows the same rules for every reader, as netsurvey-journal(5) describes: a field of
+ * the wrong type reads as absent (NULL, 0, has_* false); a line is passed over when it is not JSON,
  * not a trial record (no netsurvey.trial/ schema) or names a test kind testspec.h does not know;
  * a trial record this reader must not take (another schema version, a status that is neither
  * ok nor failed, another run's run_id) is refused, and its reader's caller decides whether that
@@ -39,7 +39,7 @@ struct err;
 #define JOURNAL_TRIAL_SCHEMA_4 "netsurvey.trial/4"
 #define JOURNAL_TRIAL_SCHEMA_2 "netsurvey.trial/2"
 /* The first versions, still read: their scenario parameters are the plan's as written, 0 standing
- * for nsperf's default of the version that ran (README "The journal"); a run.json of version 1
+ * for nsperf's default of the version that ran (netsurvey-journal(5)); a run.json of version 1
  * has no state, no planned counts and no pairs. A version-1 run is never resumed. */
 #define JOURNAL_RUN_SCHEMA_1 "netsurvey.run/1"
 #define JOURNAL_TRIAL_SCHEMA_1 "netsurvey.trial/1"
@@ -138,7 +138,7 @@ struct journal_hrun {
 };
 
 /* What readers take of a trial's "result", nsperf -J's result object recorded unchanged (names in
- * the README's section on nsperf -J and common/histjson.h). has_* is false for a figure that is
+ * nsperf(1)'s JSON OUTPUT and common/histjson.h). has_* is false for a figure that is
  * absent or not a number. */
 struct journal_result {
     bool present; /* "result" is an object */

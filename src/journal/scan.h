@@ -19,7 +19,7 @@
 #include "journal/journal.h"
 #include "journal/record.h"
 
-/* The rules of both decoders for what a value means (README "The journal"). Integers are read
+/* The rules of both decoders for what a value means (netsurvey-journal(5)). Integers are read
  * as jansson's json_integer_value reads them: a real, or any other type, is 0. */
 static inline uint32_t
 journal_trial_number(int64_t v) /* 1-based; anything else is 0 */

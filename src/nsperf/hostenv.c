@@ -359,36 +359,28 @@ budget_parse(const char *s, int *out)
 }
 
 int
-hostenv_main(int argc, char **argv)
+hostenv_main(const char *address, const char *cloud, const char *cloud_budget)
 {
-    const char *address = NULL;
     /* NSPERF_CLOUD and NSPERF_CLOUD_BUDGET_MS are how a caller that cannot add a flag (a
      * survey's local hosts, a test) chooses; the flags win. */
-    const char *mode_text = getenv("NSPERF_CLOUD"), *budget_text = getenv("NSPERF_CLOUD_BUDGET_MS");
+    const char *mode_text = cloud != NULL ? cloud : getenv("NSPERF_CLOUD");
+    const char *budget_text =
+        cloud_budget != NULL ? cloud_budget : getenv("NSPERF_CLOUD_BUDGET_MS");
+    const char *mode_from = cloud != NULL ? "--cloud" : "NSPERF_CLOUD";
+    const char *budget_from = cloud_budget != NULL ? "--cloud-budget" : "NSPERF_CLOUD_BUDGET_MS";
     enum cloud_mode mode = CLOUD_MODE_AUTO;
     int budget = CLOUD_BUDGET_MS;
-    if (mode_text != NULL && *mode_text != '\0' && !cloud_mode_parse(mode_text, &mode)) {
-        fprintf(stderr, "nsperf: NSPERF_CLOUD: expected auto, probe or off\n");
+    if (mode_text != NULL && (cloud != NULL || *mode_text != '\0') &&
+        !cloud_mode_parse(mode_text, &mode)) {
+        fprintf(stderr, "nsperf env: %s: expected auto, probe or off, not '%s'\n", mode_from,
+                mode_text);
         return 2;
     }
-    if (budget_text != NULL && *budget_text != '\0' && !budget_parse(budget_text, &budget)) {
-        fprintf(stderr, "nsperf: NSPERF_CLOUD_BUDGET_MS: expected 1..%d\n", CLOUD_BUDGET_MAX_MS);
+    if (budget_text != NULL && (cloud_budget != NULL || *budget_text != '\0') &&
+        !budget_parse(budget_text, &budget)) {
+        fprintf(stderr, "nsperf env: %s: expected 1..%d (milliseconds), not '%s'\n", budget_from,
+                CLOUD_BUDGET_MAX_MS, budget_text);
         return 2;
-    }
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--address") == 0 && i + 1 < argc) {
-            address = argv[++i];
-        } else if (strcmp(argv[i], "--cloud") == 0 && i + 1 < argc &&
-                   cloud_mode_parse(argv[i + 1], &mode)) {
-            i++;
-        } else if (strcmp(argv[i], "--cloud-budget") == 0 && i + 1 < argc &&
-                   budget_parse(argv[i + 1], &budget)) {
-            i++;
-        } else {
-            fprintf(stderr, "usage: nsperf env [--address ADDR] [--cloud auto|probe|off] "
-                            "[--cloud-budget MS]\n");
-            return 2;
-        }
     }
     json_t *o = hostenv_collect(address, mode, budget);
     if (o == NULL) {

@@ -17,8 +17,10 @@
  * Fields that cannot be read are null, never an error: NULL only without memory. */
 json_t *hostenv_collect(const char *address, enum cloud_mode cloud, int cloud_budget_ms);
 
-/* `nsperf env [--address ADDR]`: argv[0] is "env". Prints the object and a newline on stdout.
- * Returns an exit status (0, 2 usage). */
-int hostenv_main(int argc, char **argv);
+/* `nsperf env` once main.c has read its flags (each NULL when not given): the interface of
+ * address, the cloud mode ("auto", "probe", "off"; else NSPERF_CLOUD) and budget in ms
+ * (else NSPERF_CLOUD_BUDGET_MS). Prints the object and a newline on stdout. Returns an exit
+ * status (0, 1 out of memory or not written, 2 a value refused). */
+int hostenv_main(const char *address, const char *cloud, const char *cloud_budget);
 
 #endif

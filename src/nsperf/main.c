@@ -9,6 +9,8 @@
 
 #include "common/errors.h"
 #include "common/net.h"
+#include "common/roff.h"
+#include "common/suggest.h"
 #include "common/units.h"
 #include "nsperf/control.h"
 #include "nsperf/hostenv.h"
@@ -34,6 +36,9 @@ struct cli {
     /* test parameters as written, applied once the kind is known (common/testspec.h) */
     const char *raw[TESTSPEC_PARAM_COUNT];
     const struct opt *client_only, *server_only; /* first such flag given */
+    /* nsperf env's flags (env_opts), as written */
+    const char *env_address, *env_cloud, *env_budget;
+    bool try_help; /* the usage error is one of the flags themselves */
 };
 
 typedef int (*opt_fn)(struct cli *c, const char *arg, struct err *e);
@@ -107,22 +112,28 @@ opt_udp(struct cli *c, const char *arg, struct err *e)
                    testspec_kind_name(TESTSPEC_UDP_STREAM));
 }
 
+/* -4 and -6 set one thing: given both, neither silently wins. */
+static int
+opt_family(struct cli *c, int family, struct err *e)
+{
+    if (c->p.family != AF_UNSPEC && c->p.family != family)
+        return err_set(e, NS_EINVAL, "-4 and -6 cannot both be given");
+    c->p.family = family;
+    return 0;
+}
+
 static int
 opt_inet(struct cli *c, const char *arg, struct err *e)
 {
     (void)arg;
-    (void)e;
-    c->p.family = AF_INET;
-    return 0;
+    return opt_family(c, AF_INET, e);
 }
 
 static int
 opt_inet6(struct cli *c, const char *arg, struct err *e)
 {
     (void)arg;
-    (void)e;
-    c->p.family = AF_INET6;
-    return 0;
+    return opt_family(c, AF_INET6, e);
 }
 
 enum {
@@ -133,6 +144,9 @@ enum {
     OPT_IDLE,
     OPT_COPY,
     OPT_BUSY_POLL,
+    OPT_ADDRESS,
+    OPT_CLOUD,
+    OPT_CLOUD_BUDGET,
     OPT_HELP = 'h',
     OPT_VERSION = 'V'
 };
@@ -182,6 +196,31 @@ static const struct opt opts[] = {
     {"version", OPT_VERSION, no_argument, .help = "print the version"},
 };
 #define NOPTS (sizeof opts / sizeof opts[0])
+
+/* `nsperf env`'s flags; NSPERF_CLOUD and NSPERF_CLOUD_BUDGET_MS say the same for a caller that
+ * cannot pass them (the flags win). */
+static const struct opt env_opts[] = {
+    {"address", OPT_ADDRESS, required_argument, O_STRING(env_address),
+     .help = "ADDR: describe the interface that holds ADDR (its name, MTU and root qdisc)"},
+    {"cloud", OPT_CLOUD, required_argument, O_STRING(env_cloud),
+     .help = "MODE: which instance metadata services fill \"cloud\": auto (the default: only "
+             "the cloud the firmware names), probe (Azure, AWS and GCP in turn), off (none)"},
+    {"cloud-budget", OPT_CLOUD_BUDGET, required_argument, O_STRING(env_budget),
+     .help = "MS: the whole metadata probe's time, 1..10000 ms (default 500)"},
+    {"help", OPT_HELP, no_argument, .help = "this help"},
+};
+#define NENV_OPTS (sizeof env_opts / sizeof env_opts[0])
+
+/* What nsperf exits with; the same words in --help and nsperf(1). */
+static const struct {
+    const char *status, *meaning;
+} exits[] = {
+    {"0", "the test (or env) ran; with -s, the server ended as asked"},
+    {"1", "the test failed (a refused connection, a peer's error, a timeout)"},
+    {"2", "usage error (with -J, also as one JSON document with its error)"},
+    {"128+N", "stopped by signal N: 130 after SIGINT, 143 after SIGTERM (with -J the partial "
+              "result is printed)"},
+};
 
 /* --test: every kind of the table, nsperf's default marked. */
 static void
@@ -270,80 +309,188 @@ opt_help(const struct opt *o, char *buf, size_t len)
 
 #define KIND(id) testspec_kind_name(TESTSPEC_##id)
 
+/* "-c, --client HOST" and the help without its "HOST: " (a capitalised value name), the help
+ * written into buf (opt_help: the parts that name kinds from the table). Returns whether the
+ * flag takes a value that has a name. */
+static bool
+opt_split(const struct opt *o, char *flag, size_t flen, char *buf, size_t blen, const char **help)
+{
+    const char *h = opt_help(o, buf, blen), *colon = strstr(h, ": ");
+    bool named = o->has_arg == required_argument && colon != NULL;
+    for (const char *p = h; named && p < colon; p++)
+        named = (*p >= 'A' && *p <= 'Z') || *p == '_';
+    int n = o->key < 256 ? snprintf(flag, flen, "-%c, --%s", o->key, o->name)
+                         : snprintf(flag, flen, "    --%s", o->name);
+    if (named && n > 0 && (size_t)n < flen)
+        snprintf(flag + n, flen - (size_t)n, " %.*s", (int)(colon - h), h);
+    *help = named ? colon + 2 : h;
+    return named;
+}
+
+#define HELP_WIDTH 80
+#define HELP_COLUMN 27 /* where a flag's help starts */
+
+/* text from column col on, broken at blanks before HELP_WIDTH, continued at column indent. */
+static void
+wrap(FILE *out, size_t col, size_t indent, const char *text)
+{
+    for (const char *p = text; *p != '\0';) {
+        size_t n = strcspn(p, " ");
+        if (p != text && col + 1 + n > HELP_WIDTH) {
+            fprintf(out, "\n%*s", (int)indent, "");
+            col = indent;
+        } else if (p != text) {
+            fputc(' ', out);
+            col++;
+        }
+        fprintf(out, "%.*s", (int)n, p);
+        col += n;
+        p += n;
+        while (*p == ' ')
+            p++;
+    }
+    fputc('\n', out);
+}
+
+static void
+usage_opts(FILE *out, const struct opt *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char flag[64], text[256];
+        const char *help;
+        opt_split(&t[i], flag, sizeof flag, text, sizeof text, &help);
+        /* a long flag keeps its help on its line, two blanks after it */
+        size_t len = 2 + strlen(flag), col = len + 2 > HELP_COLUMN ? len + 2 : HELP_COLUMN;
+        fprintf(out, "  %-*s", (int)(col - 2), flag);
+        wrap(out, col, HELP_COLUMN, help);
+    }
+}
+
 static void
 usage(FILE *out)
 {
     fprintf(out, "usage: nsperf -s [-B ADDR] [-p PORT] [-1] [--token-file F] [--idle-timeout SEC]\n"
                  "       nsperf -c HOST [-p PORT] --test KIND [-t SEC] [--warmup SEC] [-P N]\n"
-                 "              [-l BYTES] [--response-size BYTES] [-b RATE] [-R] [-J] [-i SEC]\n"
-                 "              [-w BYTES] [-4|-6] [-B ADDR] [--token-file F]\n"
-                 "       nsperf env [--address ADDR]   (this host as JSON)\n\n");
-    for (size_t i = 0; i < NOPTS; i++) {
-        char flag[40];
-        if (opts[i].key < 256)
-            snprintf(flag, sizeof flag, "-%c, --%s", opts[i].key, opts[i].name);
-        else
-            snprintf(flag, sizeof flag, "    --%s", opts[i].name);
-        char help[256];
-        fprintf(out, "  %-22s %s\n", flag, opt_help(&opts[i], help, sizeof help));
+                 "              [-l BYTES] [--response-size BYTES] [-b RATE] [-R] [--copy]\n"
+                 "              [--busy-poll] [-J] [-i SEC] [-w BYTES] [-4|-6] [-B ADDR]\n"
+                 "              [--token-file F]\n"
+                 "       nsperf env [--address ADDR] [--cloud auto|probe|off] "
+                 "[--cloud-budget MS]\n\n");
+    usage_opts(out, opts, NOPTS);
+    fprintf(out, "\n");
+    wrap(out, 0, 0,
+         "nsperf env: this host as one JSON object (kernel, OS, CPU, memory, the interface "
+         "holding ADDR, TCP congestion control, clock source, the cloud's word on where it "
+         "runs):");
+    usage_opts(out, env_opts, NENV_OPTS - 1);
+    fprintf(out, "\n");
+    wrap(out, 0, 0,
+         "Sizes take K/M/G (binary: 64K), rates k/M/G (decimal: 1.5G), durations s/ms/m "
+         "(250ms). Long options are written in full, and each is given once.");
+    fprintf(out, "\nexit status:\n");
+    for (size_t i = 0; i < sizeof exits / sizeof exits[0]; i++) {
+        fprintf(out, "  %-6s ", exits[i].status);
+        wrap(out, 9, 9, exits[i].meaning);
     }
-    fprintf(out, "\nsizes take K/M/G (binary: 64K), rates k/M/G (decimal: 1.5G), durations "
-                 "s/ms/m (250ms).\nexit status: 0 ok, 1 test failed, 2 usage error, 128+N "
-                 "killed by signal N\n(SIGINT: 130; with -J the partial result is printed).\n");
-    fprintf(out,
-            "\ndefaults that differ from iperf3 (both shown in the -J params):\n"
-            "  %s writes 1 MiB per send() (iperf3: 128 KiB), so that one stream "
-            "is not capped by\n  syscall cost on fast paths; use -l 128K to compare with "
-            "iperf3 at equal settings.\n"
-            "  %s's receiver asks for a %d MiB receive buffer unless -w is given "
-            "(iperf3 keeps\n  the kernel default), so bursts the kernel could hold are "
-            "not counted as loss; -w 208K\n  (the usual net.core.rmem_default) "
-            "compares with iperf3 (params.udp_recv_buf).\n",
-            KIND(TCP_STREAM), KIND(UDP_STREAM), NS_UDP_RECV_BUF >> 20);
-    fprintf(out,
-            "  %s does not copy its payload through user memory: the sender "
-            "sendfile()s it from\n  a memfd, the receiver splice()s it to /dev/null (TCP "
-            "still receives, acknowledges and\n  counts every byte; result.io says which way "
-            "each side went). On loopback, 128 KiB writes:\n  0.53-0.65 x iperf3's CPU per GB "
-            "(both processes) at -b 1G..10G, 1.65-2.8 x its throughput\n  unpaced. --copy "
-            "(params.copy): send() from and recv() into user memory as iperf3\n  does "
-            "(0.92-0.97 x its CPU per GB, 0.84-1.08 x its throughput).\n"
-            "  a paced %s writes about 1 ms of data per wake-up, as iperf3's pacing "
-            "timer does,\n  not one write per sleep: the same average rate for fewer "
-            "wake-ups.\n"
-            "  --busy-poll (%s, %s; params.busy_poll): both sides spin on "
-            "recv(MSG_DONTWAIT)\n  instead of sleeping, as sockperf --nonblocked: no "
-            "wake-up on the path, a full core per\n  side. On this 2-core VM, server and "
-            "client on different cores, load 1-3: 8.2 us %s,\n  4.4 us %s against "
-            "16.3 and 13.7 us sleeping; under load 4-8 the spins take turns with\n  the "
-            "load (65-70 us; 300-400 us at load 15): only where each side has a core to "
-            "itself.\n",
-            KIND(TCP_STREAM), KIND(TCP_STREAM), KIND(TCP_RR), KIND(UDP_RR), KIND(TCP_RR),
-            KIND(UDP_RR));
+    char differ[5][200];
+    snprintf(differ[0], sizeof differ[0],
+             "%s writes 1 MiB per send() (iperf3: 128 KiB); -l 128K compares equal.",
+             KIND(TCP_STREAM));
+    snprintf(differ[1], sizeof differ[1],
+             "%s's receiver asks for a %d MiB receive buffer unless -w is given (iperf3 keeps "
+             "the kernel default); -w 208K compares equal (params.udp_recv_buf).",
+             KIND(UDP_STREAM), NS_UDP_RECV_BUF >> 20);
+    snprintf(differ[2], sizeof differ[2],
+             "%s does not copy its payload through user memory (sendfile() from a memfd, "
+             "splice() to /dev/null; result.io says which); --copy does, as iperf3.",
+             KIND(TCP_STREAM));
+    snprintf(differ[3], sizeof differ[3],
+             "a paced %s writes about 1 ms of data per wake-up, as iperf3's pacing timer does.",
+             KIND(TCP_STREAM));
+    snprintf(differ[4], sizeof differ[4],
+             "--busy-poll (%s, %s) spins on recv(MSG_DONTWAIT) as sockperf --nonblocked: a full "
+             "core per side, only where each side has one to itself.",
+             KIND(TCP_RR), KIND(UDP_RR));
+    fprintf(out, "\ndefaults that differ from iperf3 (shown in the -J params; nsperf(1) says "
+                 "why):\n");
+    for (size_t i = 0; i < sizeof differ / sizeof differ[0]; i++) {
+        fputs("  ", out);
+        wrap(out, 2, 4, differ[i]);
+    }
 }
 
+/* `nsperf env --help`. */
 static void
-build_getopt(struct option *lo, char *so, size_t solen)
+usage_env(FILE *out)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < NOPTS; i++) {
-        lo[i] = (struct option){opts[i].name, opts[i].has_arg, NULL, opts[i].key};
-        if (opts[i].key < 256 && n + 3 < solen) {
-            so[n++] = (char)opts[i].key;
-            if (opts[i].has_arg == required_argument)
-                so[n++] = ':';
+    fprintf(out, "usage: nsperf env [--address ADDR] [--cloud auto|probe|off] [--cloud-budget "
+                 "MS]\nthis host as one JSON object on stdout\n\n");
+    usage_opts(out, env_opts, NENV_OPTS);
+    fprintf(out, "\nNSPERF_CLOUD and NSPERF_CLOUD_BUDGET_MS set --cloud and --cloud-budget for a "
+                 "caller that\ncannot pass them; the flags win.\n\nexit status: 0 printed, 1 "
+                 "out of memory or not written, 2 usage error\n");
+}
+
+/* The roff of an option list (nsperf --man-options). */
+static void
+man_opts(const struct opt *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char flag[64], text[256];
+        const char *help;
+        bool has_arg = opt_split(&t[i], flag, sizeof flag, text, sizeof text, &help);
+        const char *arg = strrchr(flag, ' ');
+        char argname[32];
+        snprintf(argname, sizeof argname, "%s", has_arg ? arg + 1 : "");
+        roff_option(stdout, t[i].key < 256 ? (char)t[i].key : 0, t[i].name,
+                    has_arg ? argname : NULL, help);
+    }
+}
+
+/* `nsperf --man-options`: the generated blocks of nsperf(1), from the tables --help prints. */
+static int
+man_options(void)
+{
+    roff_block_begin(stdout, "nsperf options");
+    man_opts(opts, NOPTS);
+    roff_block_end(stdout);
+    roff_block_begin(stdout, "nsperf env options");
+    man_opts(env_opts, NENV_OPTS);
+    roff_block_end(stdout);
+    roff_block_begin(stdout, "nsperf exit");
+    for (size_t i = 0; i < sizeof exits / sizeof exits[0]; i++) {
+        fprintf(stdout, ".TP\n.B %s\n", exits[i].status);
+        roff_text(stdout, exits[i].meaning);
+    }
+    roff_block_end(stdout);
+    return fflush(stdout) == 0 ? 0 : EXIT_TEST_FAILED;
+}
+
+/* getopt_long's tables of t (the option string starts with ':', so that a missing value is
+ * told from an unknown flag). */
+static void
+build_getopt(const struct opt *t, size_t n, struct option *lo, char *so, size_t solen)
+{
+    size_t k = 0;
+    so[k++] = ':';
+    for (size_t i = 0; i < n; i++) {
+        lo[i] = (struct option){t[i].name, t[i].has_arg, NULL, t[i].key};
+        if (t[i].key < 256 && k + 3 < solen) {
+            so[k++] = (char)t[i].key;
+            if (t[i].has_arg == required_argument)
+                so[k++] = ':';
         }
     }
-    lo[NOPTS] = (struct option){NULL, 0, NULL, 0};
-    so[n] = '\0';
+    lo[n] = (struct option){NULL, 0, NULL, 0};
+    so[k] = '\0';
 }
 
 static const struct opt *
-find_opt(int key)
+find_opt_in(const struct opt *t, size_t n, int key)
 {
-    for (size_t i = 0; i < NOPTS; i++)
-        if (opts[i].key == key)
-            return &opts[i];
+    for (size_t i = 0; i < n; i++)
+        if (t[i].key == key)
+            return &t[i];
     return NULL;
 }
 
@@ -392,41 +539,154 @@ check_roles(const struct cli *c, struct err *e)
     return 0;
 }
 
-/* 0 = go on, 1 = done (help/version printed), <0 = usage error. */
+/* The long flag of t closest to word (without "--", cut at '='): the one it abbreviates when
+ * there is one, else the closest by spelling; NULL when none is close. */
+static const char *
+flag_suggest(const struct opt *t, size_t n, const char *word)
+{
+    const char *names[NOPTS], *prefix_of = NULL;
+    size_t wl = strcspn(word, "="), prefixed = 0, k = 0;
+    char w[64];
+    snprintf(w, sizeof w, "%.*s", (int)wl, word);
+    for (size_t i = 0; i < n && k < NOPTS; i++) {
+        names[k++] = t[i].name;
+        if (wl > 0 && strncmp(t[i].name, w, wl) == 0) {
+            prefix_of = t[i].name;
+            prefixed++;
+        }
+    }
+    return prefixed == 1 ? prefix_of : suggest_closest(w, names, k);
+}
+
+/* The argv element getopt_long took its last flag from. */
+static const char *
+flag_element(char **argv)
+{
+    return optarg != NULL && optarg == argv[optind - 1] ? argv[optind - 2] : argv[optind - 1];
+}
+
+/* Why getopt_long returned ':' or '?', in words. */
 static int
-parse_flags(struct cli *c, int argc, char **argv, struct err *e)
+flag_error(const struct opt *t, size_t n, int key, char **argv, struct err *e)
+{
+    const struct opt *o = find_opt_in(t, n, optopt);
+    const char *text = argv[optind - 1];
+    char flag[64];
+    if (key == ':' && o != NULL) {
+        const char *help;
+        char usage_text[64], help_text[256];
+        opt_flag_text(o, flag, sizeof flag);
+        bool named =
+            opt_split(o, usage_text, sizeof usage_text, help_text, sizeof help_text, &help);
+        const char *arg = named ? strrchr(usage_text, ' ') : NULL;
+        return err_set(e, NS_EINVAL, "%s needs a value%s%s%s%s", flag, arg ? " (" : "",
+                       arg ? flag : "", arg ? arg : "", arg ? ")" : "");
+    }
+    if (o != NULL && strncmp(text, "--", 2) == 0)
+        return err_set(e, NS_EINVAL, "--%s takes no value ('%s')", o->name, text);
+    if (strncmp(text, "--", 2) != 0)
+        return err_set(e, NS_EINVAL, "unknown option '-%c'", optopt);
+    const char *near = flag_suggest(t, n, text + 2);
+    if (near != NULL)
+        return err_set(e, NS_EINVAL, "unknown option '%s'; did you mean '--%s'?", text, near);
+    return err_set(e, NS_EINVAL, "unknown option '%s'", text);
+}
+
+/* Long flags are written in full (getopt_long takes any unambiguous abbreviation, which a later
+ * flag could make ambiguous), and each flag is given once (not the last one winning). */
+static int
+flag_check(const struct opt *o, const char *element, const struct opt **seen, size_t *nseen,
+           struct err *e)
+{
+    size_t n = strcspn(element + 2, "=");
+    if (strncmp(element, "--", 2) == 0 &&
+        (strlen(o->name) != n || strncmp(element + 2, o->name, n) != 0))
+        return err_set(e, NS_EINVAL, "abbreviated option '%.*s'; write it in full: '--%s'",
+                       (int)n + 2, element, o->name);
+    for (size_t i = 0; i < *nseen; i++)
+        if (seen[i] == o) {
+            char flag[64];
+            opt_flag_text(o, flag, sizeof flag);
+            return err_set(e, NS_EINVAL, "%s is given twice", flag);
+        }
+    seen[(*nseen)++] = o;
+    return 0;
+}
+
+/* Parse argv by table t into c. 0 = go on, 1 = help or version printed, <0 = usage error. */
+static int
+parse_table(struct cli *c, const struct opt *t, size_t n, void (*help)(FILE *), int argc,
+            char **argv, struct err *e)
 {
     struct option lo[NOPTS + 1];
-    char so[2 * NOPTS + 2];
-    build_getopt(lo, so, sizeof so);
+    char so[2 * NOPTS + 3];
+    const struct opt *seen[NOPTS];
+    size_t nseen = 0;
+    build_getopt(t, n, lo, so, sizeof so);
+    opterr = 0; /* the messages are ours */
+    optind = 1;
     int key;
     while ((key = getopt_long(argc, argv, so, lo, NULL)) != -1) {
-        if (key == OPT_HELP) {
-            usage(stdout);
-            return 1;
-        }
-        if (key == OPT_VERSION) {
-            printf("nsperf %s\n", NS_VERSION);
-            return 1;
-        }
-        const struct opt *o = find_opt(key);
-        if (o == NULL)
-            return err_set(e, NS_EINVAL, "see 'nsperf --help'");
-        int rc = opt_apply(c, o, optarg, e);
+        /* a flag not understood, or given wrong: the help says what there is */
+        c->try_help = true;
+        if (key == ':' || key == '?')
+            return flag_error(t, n, key, argv, e);
+        const struct opt *o = find_opt_in(t, n, key);
+        int rc = flag_check(o, flag_element(argv), seen, &nseen, e);
         if (rc != 0)
+            return rc;
+        c->try_help = false;
+        if (key == OPT_HELP || key == OPT_VERSION) {
+            if (key == OPT_HELP)
+                help(stdout);
+            else
+                printf("nsperf %s\n", NS_VERSION);
+            return 1;
+        }
+        if ((rc = opt_apply(c, o, optarg, e)) != 0)
             return rc;
         if (o->side == OPT_CLIENT && c->client_only == NULL)
             c->client_only = o;
         if (o->side == OPT_SERVER && c->server_only == NULL)
             c->server_only = o;
     }
-    if (optind < argc)
+    if (optind < argc) {
+        c->try_help = true;
         return err_set(e, NS_EINVAL, "unexpected argument '%s'", argv[optind]);
+    }
+    return 0;
+}
+
+/* 0 = go on, 1 = done (help/version printed), <0 = usage error. */
+static int
+parse_flags(struct cli *c, int argc, char **argv, struct err *e)
+{
+    int rc = parse_table(c, opts, NOPTS, usage, argc, argv, e);
+    if (rc != 0)
+        return rc;
     if (c->server == c->client)
         return err_set(e, NS_EINVAL, "give exactly one of -s and -c HOST");
     if (c->client && c->port == 0)
         return err_set(e, NS_ERANGE, "invalid port '0'");
     return check_roles(c, e);
+}
+
+/* `nsperf env`: argv[0] is "env". */
+static int
+env_main(int argc, char **argv)
+{
+    struct cli c;
+    memset(&c, 0, sizeof c);
+    struct err e;
+    err_clear(&e);
+    int rc = parse_table(&c, env_opts, NENV_OPTS, usage_env, argc, argv, &e);
+    if (rc == 1)
+        return 0;
+    if (rc != 0) {
+        fprintf(stderr, "nsperf env: %s\n%s", e.msg, c.try_help ? "try 'nsperf env --help'\n" : "");
+        return EXIT_USAGE;
+    }
+    return hostenv_main(c.env_address, c.env_cloud, c.env_budget);
 }
 
 /* One parameter as written: for this kind at all, then its type, then its range. */
@@ -568,7 +828,9 @@ main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
     if (argc > 1 && strcmp(argv[1], "env") == 0)
-        return hostenv_main(argc - 1, argv + 1);
+        return env_main(argc - 1, argv + 1);
+    if (argc == 2 && strcmp(argv[1], "--man-options") == 0)
+        return man_options(); /* not in --help: what nsperf(1) is made from */
     struct cli c;
     memset(&c, 0, sizeof c);
     c.port = NS_DEFAULT_PORT;
@@ -586,6 +848,8 @@ main(int argc, char **argv)
         rc = load_token(&c, &tok, &e);
     if (rc != 0) {
         fprintf(stderr, "nsperf: %s\n", e.msg);
+        if (c.try_help)
+            fprintf(stderr, "try 'nsperf --help'\n");
         if (json_wanted(argc, argv) && !c.server)
             ns_doc_print_error_json(params_built ? &c.p : NULL, c.host, e.msg, stdout);
         return EXIT_USAGE;

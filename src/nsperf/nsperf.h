@@ -8,7 +8,7 @@
  *    both sides, measures CPU over the measured interval, exchanges results and prints;
  *  - a test kind (tcp_stream.c, udp_stream.c, tcp_rr.c, udp_rr.c, tcp_crr.c) moves data on the
  *    sockets it is given, counts only while phase == NS_PHASE_MEASURE, and turns its counters
- *    into a JSON result fragment using the names of the README's nsperf -J section
+ *    into a JSON result fragment using the names of nsperf(1)'s JSON OUTPUT
  *    (throughput_bps, rtt_us, ...). */
 #ifndef NS_NSPERF_H
 #define NS_NSPERF_H
@@ -148,7 +148,7 @@ struct test_kind {
     /* This side's counters as a JSON object (new reference). Called after run() returned. */
     json_t *(*local_result)(struct ns_test *t);
     /* Combine both sides' fragments into the final "result" object (new reference), using
-     * the README's -J names; `cpu` (already filled by the control layer: local_pct, remote_pct,
+     * nsperf(1)'s -J names; `cpu` (already filled by the control layer: local_pct, remote_pct,
      * ...) is borrowed and may be used, e.g. for cycles_per_byte. */
     json_t *(*combine)(const struct ns_test *t, const json_t *client, const json_t *server,
                        const json_t *cpu);

@@ -588,9 +588,11 @@ report_unknown_key(struct vctx *c, const struct ynode *k, const struct fdesc *t,
         plan_verr(c, k, "unknown key '%s' in %s", k->str, what);
 }
 
+/* Store key k and value val of a mapping by table t; a duplicate key is reported, unless
+ * *dups counts it (a forgotten '-': collect_restart). */
 static void
 collect_one(struct vctx *c, const struct ynode *k, const struct ynode *val, const struct fdesc *t,
-            size_t n, uint32_t allowed, struct fvals *v, const char *what)
+            size_t n, uint32_t allowed, struct fvals *v, const char *what, size_t *dups)
 {
     if (k->kind != YNODE_SCALAR) {
         plan_verr(c, k, "wrong type for a key in %s: expected a string, found %s", what,
@@ -606,6 +608,10 @@ collect_one(struct vctx *c, const struct ynode *k, const struct ynode *val, cons
         report_unknown_key(c, k, t, n, allowed, what);
         return;
     }
+    if (v->key[i] != NULL && dups != NULL) {
+        (*dups)++;
+        return;
+    }
     if (v->key[i] != NULL) {
         plan_verr(c, k, "duplicate key '%s' in %s (first at %u:%u)", k->str, what, v->key[i]->line,
                   v->key[i]->col);
@@ -616,6 +622,20 @@ collect_one(struct vctx *c, const struct ynode *k, const struct ynode *val, cons
     v->set |= 1u << i;
 }
 
+/* Where the mapping's first key comes again (its index among the keys), or 0: the mark of a
+ * list item whose '-' was forgotten, which makes two items one mapping with every key twice. */
+static size_t
+collect_restart(const struct ynode *map)
+{
+    const struct ynode *first = map->nkids >= 2 ? map->kids[0] : NULL;
+    if (first == NULL || first->kind != YNODE_SCALAR)
+        return 0;
+    for (size_t i = 2; i + 1 < map->nkids; i += 2)
+        if (map->kids[i]->kind == YNODE_SCALAR && strcmp(map->kids[i]->str, first->str) == 0)
+            return i / 2;
+    return 0;
+}
+
 bool
 plan_fields_collect(struct vctx *c, const struct ynode *map, const struct fdesc *t, size_t n,
                     uint32_t allowed, struct fvals *v, const char *what)
@@ -623,8 +643,21 @@ plan_fields_collect(struct vctx *c, const struct ynode *map, const struct fdesc 
     memset(v, 0, sizeof *v);
     if (!plan_vexpect(c, map, YNODE_MAP, what))
         return false;
+    size_t restart = collect_restart(map), dups = 0;
     for (size_t i = 0; i + 1 < map->nkids; i += 2)
-        collect_one(c, map->kids[i], map->kids[i + 1], t, n, allowed, v, what);
+        collect_one(c, map->kids[i], map->kids[i + 1], t, n, allowed, v, what,
+                    restart > 0 && i / 2 >= restart ? &dups : NULL);
+    if (restart > 0) {
+        /* one message for what would be a duplicate key line per key of the item */
+        const struct ynode *k = map->kids[2 * restart], *first = map->kids[0];
+        char more[48] = "";
+        if (dups > 1)
+            snprintf(more, sizeof more, ", and %zu more after it", dups - 1);
+        plan_verr(c, k,
+                  "duplicate key '%s' in %s (first at %u:%u)%s: is a '-' missing before '%s'? "
+                  "each item of a list starts with '- '",
+                  k->str, what, first->line, first->col, more, k->str);
+    }
     return true;
 }
 

@@ -189,6 +189,18 @@ void plan_validate_hosts_from(struct vctx *c, const struct ynode *list, struct p
  * them; each inventory's list of hosts set. */
 void plan_merge_hosts(struct vctx *c, struct plan_imports *im, struct plan_zone_rules *z);
 
+/* The validator's key tables, for plan_keys_list (keys.c): the top level (validate.c), an ssh
+ * block and a host (hosts.c), a hosts_from entry (hosts_from.c), a zones rule (zones.c), a
+ * scenario (scenarios.c: name, test, trials, then every parameter; `defaults` takes the
+ * parameters) and adaptive trials (trials.c). */
+const struct fdesc *plan_root_fields(size_t *n);
+const struct fdesc *plan_ssh_fields(size_t *n);
+const struct fdesc *plan_host_fields(size_t *n);
+const struct fdesc *plan_source_fields(size_t *n);
+const struct fdesc *plan_zone_fields(size_t *n);
+const struct fdesc *plan_scenario_fields(size_t *n);
+const struct fdesc *plan_trial_fields(size_t *n);
+
 /* Validation steps (validate.c, hosts.c, scenarios.c, pairs.c). */
 /* The plan's own hosts (hosts may be NULL, or empty, when inventories give the rest). */
 void plan_validate_hosts(struct vctx *c, const struct ynode *hosts, const struct ynode *ssh,

@@ -62,6 +62,20 @@ static const struct fdesc host_fields[] = {
 
 #define NHOST_FIELDS (sizeof host_fields / sizeof host_fields[0])
 
+const struct fdesc *
+plan_ssh_fields(size_t *n)
+{
+    *n = NSSH_FIELDS;
+    return ssh_fields;
+}
+
+const struct fdesc *
+plan_host_fields(size_t *n)
+{
+    *n = NHOST_FIELDS;
+    return host_fields;
+}
+
 /* What the duplicate checks need to know about each host. */
 struct host_aux {
     const struct ynode *name_node, *addr_node, *daddr_node;

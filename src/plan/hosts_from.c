@@ -53,6 +53,13 @@ static const struct fdesc source_fields[] = {
 };
 
 #define NSOURCE_FIELDS (sizeof source_fields / sizeof source_fields[0])
+
+const struct fdesc *
+plan_source_fields(size_t *n)
+{
+    *n = NSOURCE_FIELDS;
+    return source_fields;
+}
 #define BIT(f) (1u << (f))
 
 /* What each format reads, and how its messages explain a missing zone or address. */

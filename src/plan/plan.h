@@ -52,7 +52,7 @@ struct plan; /* opaque; from plan_load_*, freed with plan_free */
  * client, the control handshake, the result, the server's exit), for a round of local hosts
  * and one with ssh hosts (their sessions' channels); and of opening a host before the first
  * round (an ssh session, the endpoint's hash check, `nsperf env`). Measured: run.json's
- * "measured" holds what a run took (README "The journal" says how these were set). */
+ * "measured" holds what a run took (netsurvey-journal(5) says how these were set). */
 #define PLAN_SETUP_LOCAL_S 0.2
 #define PLAN_SETUP_SSH_S 0.25
 #define PLAN_OPEN_LOCAL_S 0.01
@@ -293,5 +293,13 @@ size_t plan_output_path(const struct plan *p, const char *timestamp, char *buf, 
  * left at nsperf's defaults omitted, as one line for people (testspec_client_argv(&sc->spec)
  * gives the argv a program runs). snprintf-like return value. */
 size_t plan_scenario_nsperf_flags(const struct plan_scenario *sc, char *buf, size_t len);
+
+/* Every key the validator accepts, for documentation and its tests (`netsurvey --plan-keys`):
+ * fn(ctx, path, type) once per key, in the tables' order. path is written as the plan nests it:
+ * "name", "ssh.user", "hosts[].zone", "hosts_from[].tags", "zones.PATTERN.zone_id",
+ * "scenarios[].msg_size" (`defaults` takes the same parameters), "trials.min"; type says what
+ * the value is ("text", "duration 100ms..10m", "both|one", "mapping of text", ...). */
+typedef void plan_key_fn(void *ctx, const char *path, const char *type);
+void plan_keys_list(plan_key_fn *fn, void *ctx);
 
 #endif

@@ -58,6 +58,13 @@ static const struct fdesc scen_fields[SF_COUNT] = {
 #undef SPEC_ROW
 };
 
+const struct fdesc *
+plan_scenario_fields(size_t *n)
+{
+    *n = SF_COUNT;
+    return scen_fields;
+}
+
 #define SPEC_BITS ((BIT(SF_COUNT) - 1) & ~(BIT(SF_SPEC) - 1))
 #define DEFAULTS_ALLOWED SPEC_BITS
 

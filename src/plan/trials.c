@@ -37,6 +37,13 @@ static const struct fdesc trial_fields[TF_COUNT] = {
     [TF_TARGET] = {.key = "target_ci", .type = FT_NODE, .required = true},
 };
 
+const struct fdesc *
+plan_trial_fields(size_t *n)
+{
+    *n = TF_COUNT;
+    return trial_fields;
+}
+
 /* "2%", "0.5%", "0.0001%": a percentage of the mean, above 0 and at most 100. */
 static bool
 target_read(struct vctx *c, const struct ynode *n, double *out)

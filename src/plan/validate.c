@@ -49,6 +49,13 @@ static const struct fdesc plan_fields[] = {
 
 #define NPLAN_FIELDS (sizeof plan_fields / sizeof plan_fields[0])
 
+const struct fdesc *
+plan_root_fields(size_t *n)
+{
+    *n = NPLAN_FIELDS;
+    return plan_fields;
+}
+
 static const char *const placeholders[] = {"name", "timestamp"};
 
 /* The text between { and } at s (s points after the '{'); its length, or -1 when unclosed. */

@@ -27,6 +27,13 @@ static const struct fdesc zone_fields[] = {
 
 #define NZONE_FIELDS (sizeof zone_fields / sizeof zone_fields[0])
 
+const struct fdesc *
+plan_zone_fields(size_t *n)
+{
+    *n = NZONE_FIELDS;
+    return zone_fields;
+}
+
 static void
 zone_rule(struct vctx *c, const struct ynode *k, const struct ynode *v, struct plan_zone_rule *r)
 {

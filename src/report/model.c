@@ -1,5 +1,5 @@
 /* model.c - load run directories into the report model, through the journal's reader
- * (journal/journal.h; the format is the README's section "The journal").
+ * (journal/journal.h; the format is netsurvey-journal(5)).
  *
  * Each trial record is reduced at once to the figures the reports use (headline value, CPU,
  * retransmits, UDP loss, the RTT histogram's sparse buckets) and dropped, so memory follows the

@@ -478,6 +478,8 @@ render_locked(const struct report_opts *o, struct err *e)
         if (rc == 0)
             rc = publish(o->out, build, e);
         build_remove(build);
+        if (rc == 0 && o->matrices != NULL)
+            report_matrices_write(sum, o->matrices);
     }
     if (read && rc != 0 && o->result != NULL)
         o->result->unwritten = true;

@@ -1,6 +1,6 @@
 /* report.h - the report module's interface: everything after the journal.
  *
- * Reads run directories (run.json + results.jsonl, as the README's "The journal" defines them)
+ * Reads run directories (run.json + results.jsonl, as netsurvey-journal(5) defines them)
  * through journal/journal.h and nothing of the runner; writes summary.json,
  * matrix-<scenario>.csv, report.md, report.html and charts/ into an output directory. The same
  * journals give byte-identical outputs: no wall clock, no locale, no hash order reaches a file. */
@@ -28,7 +28,11 @@ struct report_opts {
     /* Group cells by physical zone (each host's zone_id) instead of the zone label; NS_EINVAL,
      * naming the hosts, when some host has no zone_id (`netsurvey report --by zone_id`). */
     bool by_zone_id;
-    bool owned_by_caller;         /* the caller is the netsurvey run that holds the run directory */
+    bool owned_by_caller; /* the caller is the netsurvey run that holds the run directory */
+    /* When not NULL, the zone matrix of each scenario is written there as text once the
+     * outputs are in place (netsurvey run's end: the same numbers as summary.json's, mean and
+     * 95 % CI half-width, one unit per matrix). */
+    FILE *matrices;
     struct report_result *result; /* filled when not NULL */
 };
 

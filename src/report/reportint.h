@@ -26,7 +26,8 @@ struct journal_run;
 /* A trial's latency distribution, as nsperf sent it, its sparse buckets (placed in hist.h's
  * layout, ascending) packed as LEB128 varints: the index's step from the previous bucket's,
  * then the count. A 100 000-trial journal holds ~60 million buckets (1 024 per octave): most
- * steps and counts take a byte each, so ~2.3 bytes a bucket instead of 8 (README "Reports"). */
+ * steps and counts take a byte each, so ~2.3 bytes a bucket instead of 8 (tests/bench/README.md,
+ * "Reports and trends"). */
 struct rrtt {
     uint64_t n;
     double min_ns, max_ns, mean_ns, m2;
@@ -262,5 +263,9 @@ int report_matrix_file(char *buf, size_t len, const char *file_key, const char *
  * gnuplot could not draw is also a line on warn (when not NULL). */
 int report_charts(const char *outdir, const json_t *summary, json_t *view, FILE *warn,
                   struct err *e);
+
+/* The zone matrix of every scenario of summary sum as text for a terminal (terminal.c): what
+ * report_opts.matrices asks for. */
+void report_matrices_write(const json_t *sum, FILE *out);
 
 #endif

@@ -6,7 +6,7 @@
  * record the runner writes. So the decision is a function of the journal's recorded results:
  * a run killed and resumed decides as an uninterrupted one would from the same records.
  *
- * The rules (README "Adaptive trials"):
+ * The rules (netsurvey-plan(5), ADAPTIVE TRIALS):
  *  - a pair is done when trials_done says so over its ok trials (their figures added in trial
  *    number order, as the reports add them); failed trials count toward neither min nor max;
  *  - a pair that is not done takes, in each pass of its scenario, the lowest trial number

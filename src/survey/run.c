@@ -1289,7 +1289,8 @@ adapt_outcome_json(const struct runner *r)
     return arr;
 }
 
-/* This invocation's timings, for calibrating the estimate (README "The journal"). */
+/* This invocation's timings, for calibrating the estimate (netsurvey-journal(5): run.json's
+ * measured). */
 static json_t *
 measured_json(const struct runner *r)
 {

@@ -7,6 +7,60 @@
 
 /* --- tests ---------------------------------------------------------------------------------- */
 
+/* The a -> b cell of scenario name's zone matrix in the run's end text, as summary.json gives it:
+ * "mean ± half-width" in the unit the matrix's heading names, four significant digits. */
+/* The element of array a whose member key is the text value, or NULL. */
+static const json_t *
+find_by(const json_t *a, const char *key, const char *value)
+{
+    size_t i;
+    const json_t *o;
+    json_array_foreach(a, i, o)
+    {
+        if (strcmp(json_string_value(json_object_get(o, key)), value) == 0)
+            return o;
+    }
+    return NULL;
+}
+
+static void
+assert_matrix_cell(const char *out, const json_t *sum, const char *name)
+{
+    const json_t *s = find_by(json_object_get(sum, "scenarios"), "name", name);
+    assert_non_null(s);
+    const json_t *c = find_by(json_object_get(s, "zone_cells"), "src_zone", "a");
+    assert_non_null(c);
+    assert_int_equal(json_integer_value(json_object_get(c, "n")), 3);
+    char head[128];
+    snprintf(head, sizeof head, "\n%s (%s, ipv4): ", name,
+             json_string_value(json_object_get(s, "test")));
+    const char *h = strstr(out, head);
+    if (h == NULL)
+        fail_msg("no matrix headed '%s' in:\n%s", head + 1, out);
+    /* the unit the heading names, against the summary's (us, Mbit/s) */
+    static const struct {
+        const char *unit;
+        double div;
+    } units[] = {
+        {" in \u00b5s\n", 1}, {" in ms\n", 1e3}, {" in Mbit/s\n", 1}, {" in Gbit/s\n", 1e3}};
+    double div = 0;
+    const char *eol = strchr(h + 1, '\n');
+    for (size_t u = 0; u < sizeof units / sizeof units[0]; u++) {
+        const char *at = strstr(h, units[u].unit);
+        if (at != NULL && at < eol + 1 && at + strlen(units[u].unit) == eol + 1)
+            div = units[u].div;
+    }
+    assert_true(div > 0);
+    double mean = json_number_value(json_object_get(c, "mean")) / div;
+    double hw = json_number_value(json_object_get(c, "ci95_halfwidth")) / div;
+    int dec = mean >= 1000 ? 0 : mean >= 100 ? 1 : mean >= 10 ? 2 : 3;
+    char cell[128];
+    snprintf(cell, sizeof cell, "%.*f \u00b1 %.*f\n", dec, mean, dec, hw);
+    const char *row = strstr(h, "\n  a ");
+    if (row == NULL || strstr(row, cell) == NULL || strstr(row, cell) > strchr(row + 1, '\n'))
+        fail_msg("%s: a -> b is not '%s' (summary.json's) in:\n%s", name, cell, out);
+}
+
 static void
 test_default_plan(void **state)
 {
@@ -26,6 +80,16 @@ test_default_plan(void **state)
     if (st != 0)
         fail_msg("exit %d\n%s\n%s", st, out, err);
     assert_non_null(strstr(out, "netsurvey report default"));
+    /* the figures first, from the summary the report built, then where everything is */
+    const char *m = strstr(out, "\nzone matrices: "), *dir = strstr(out, "\nrun directory: ");
+    assert_true(m != NULL && dir != NULL && m < dir);
+    char path[PATH_MAX];
+    tmp_path(path, sizeof path, "default/summary.json");
+    json_t *sum = json_load_file(path, 0, NULL);
+    assert_non_null(sum);
+    assert_matrix_cell(out, sum, "latency");
+    assert_matrix_cell(out, sum, "throughput");
+    json_decref(sum);
     free(out);
     free(err);
     assert_nothing_left();
@@ -36,7 +100,6 @@ test_default_plan(void **state)
     assert_int_equal(assert_ok_once(&v), (size_t)tests);
     json_decref(v.recs);
 
-    char path[PATH_MAX];
     tmp_path(path, sizeof path, "default/run.json");
     json_t *run = json_load_file(path, 0, NULL);
     assert_non_null(run);

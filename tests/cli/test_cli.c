@@ -1,6 +1,7 @@
 /* test_cli.c - the netsurvey binary as users run it: every bad fixture exits 2 with exactly its
  * expected stderr lines; the shipped and default plans check, dry-run, and give parseable
- * JSON; usage mistakes exit 2. */
+ * JSON; a usage mistake is one line and where the help is (exit 2), with "did you mean" for
+ * commands and options; abbreviated and repeated options are refused; --help exits 0. */
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -214,15 +215,20 @@ check_good(const char *path)
     run_free(&r);
 }
 
+static const json_t *json_host(const json_t *doc, const char *name);
+
 static void
 test_shipped_plans(void **state)
 {
     (void)state;
     /* Every plan shipped in plans/, so that none escapes: the seeds' methods (sockperf zone
-     * matrix, NTTTCP, netperf on KVM, qperf), the lab's and the default one. */
+     * matrix, NTTTCP, netperf on KVM, qperf), the lab's, the default one, and the example of
+     * hosts_from (aws-hosts-from.yaml reads aws-ec2.json beside it: checked and dry-run here
+     * as a user would, from the plan's folder). */
     const char *expected[] = {"localhost.yaml",           "lab-region.yaml",
                               "azure-westus3-zones.yaml", "azure-ntttcp-throughput.yaml",
-                              "kvm-netperf.yaml",         "azure-japaneast-survey.yaml"};
+                              "kvm-netperf.yaml",         "azure-japaneast-survey.yaml",
+                              "aws-hosts-from.yaml"};
     char dir[1024], path[2048];
     helper_source_path("plans", dir, sizeof dir);
     size_t n;
@@ -239,6 +245,39 @@ test_shipped_plans(void **state)
         check_good(path);
     }
     helper_names_free(names, n);
+}
+
+/* The example of hosts_from: its hosts are the running instances of aws-ec2.json tagged
+ * role=survey, each in the zone (and zone id) the CLI's JSON gives, dialled on its public
+ * address and tested on its private one. */
+static void
+test_aws_example(void **state)
+{
+    (void)state;
+    char path[1024];
+    helper_source_path("plans/aws-hosts-from.yaml", path, sizeof path);
+    struct run r;
+    RUN(&r, NULL, "plan", "--json", path);
+    assert_int_equal(r.status, 0);
+    json_t *doc = json_loads(r.out, 0, NULL);
+    assert_non_null(doc);
+    static const char *const want[][5] = {
+        {"survey-1a", "us-east-1a", "use1-az4", "203.0.113.11", "198.51.100.11"},
+        {"survey-1b", "us-east-1b", "use1-az6", "203.0.113.12", "198.51.100.12"},
+        {"survey-1c", "us-east-1c", "use1-az1", "203.0.113.13", "198.51.100.13"}};
+    const json_t *hosts = json_object_get(doc, "hosts");
+    assert_int_equal(json_array_size(hosts), 3);
+    for (size_t i = 0; i < 3; i++) {
+        const json_t *h = json_host(doc, want[i][0]);
+        static const char *const keys[] = {"name", "zone", "zone_id", "address", "data_address"};
+        for (size_t k = 1; k < 5; k++)
+            assert_string_equal(json_string_value(json_object_get(h, keys[k])), want[i][k]);
+        assert_string_equal(json_string_value(json_object_get(h, "region")), "us-east-1");
+    }
+    const json_t *inv = json_array_get(json_object_get(doc, "hosts_from"), 0);
+    assert_string_equal(json_string_value(json_object_get(inv, "format")), "aws");
+    json_decref(doc);
+    run_free(&r);
 }
 
 static void
@@ -264,7 +303,7 @@ test_default_plan(void **state)
     RUN(&r, NULL, "check");
     assert_int_equal(r.status, 0);
     assert_string_equal(r.out, "built-in:localhost.yaml: plan 'localhost' is valid: 2 hosts, "
-                               "2 zones, 2 pairs, 2 scenarios, 4 tests\n");
+                               "2 zones, 2 pairs, 2 scenarios, 12 tests\n");
     run_free(&r);
     RUN(&r, NULL, "plan", "--json");
     assert_int_equal(r.status, 0);
@@ -273,7 +312,7 @@ test_default_plan(void **state)
     RUN(&r, NULL, "plan");
     assert_int_equal(r.status, 0);
     assert_non_null(strstr(r.out, "plan 'localhost' from built-in:localhost.yaml\n"));
-    assert_non_null(strstr(r.out, "4 tests in 4 rounds, estimated 17 s"));
+    assert_non_null(strstr(r.out, "12 tests in 12 rounds, estimated 32 s"));
     run_free(&r);
 }
 
@@ -437,34 +476,88 @@ test_ssh_config_resolved(void **state)
     run_free(&r);
 }
 
+/* A usage error is one line, then where the help is: exit 2, nothing on stdout. */
+static void
+expect_usage(const char *const *args, const char *want_err)
+{
+    struct run r;
+    run_in(NULL, NULL, &r, args);
+    if (r.status != 2 || strcmp(r.err, want_err) != 0 || r.out[0] != '\0')
+        fail_msg("netsurvey %s ...: exit %d\nstdout: %s\nexpected stderr:\n%sgot:\n%s", args[0],
+                 r.status, r.out, want_err, r.err);
+    run_free(&r);
+}
+
+#define USAGE(want, ...) expect_usage((const char *const[]){__VA_ARGS__, NULL}, (want))
+
 static void
 test_usage(void **state)
 {
     (void)state;
+    USAGE("netsurvey: unknown command 'chek'; did you mean 'check'?\n"
+          "try 'netsurvey --help'\n",
+          "chek");
+    USAGE("netsurvey: unknown command 'frobnicate'\ntry 'netsurvey --help'\n", "frobnicate");
+    USAGE("netsurvey: unknown command 'chek'; did you mean 'check'?\n"
+          "try 'netsurvey --help'\n",
+          "help", "chek");
+    USAGE("netsurvey: unknown option '--hlp'; did you mean '--help'?\ntry 'netsurvey --help'\n",
+          "--hlp");
+    USAGE("netsurvey: unexpected argument 'run' after --version\ntry 'netsurvey --help'\n",
+          "--version", "run");
+    USAGE("netsurvey plan: unknown option '--jsn'; did you mean '--json'?\n"
+          "try 'netsurvey plan --help'\n",
+          "plan", "--jsn");
+    USAGE("netsurvey run: unknown option '--ouput'; did you mean '--output'?\n"
+          "try 'netsurvey run --help'\n",
+          "run", "--ouput", "x");
+    USAGE("netsurvey run: unknown option '-x'\ntry 'netsurvey run --help'\n", "run", "-x");
+    USAGE("netsurvey check: too many arguments\ntry 'netsurvey check --help'\n", "check", "a.yaml",
+          "b.yaml");
+    USAGE("netsurvey run: --force goes with --resume\ntry 'netsurvey run --help'\n", "run",
+          "--force");
+    /* a value missing: said as what it is, not as an unknown option */
+    USAGE("netsurvey run: --resume needs a directory (--resume DIR)\ntry 'netsurvey run --help'\n",
+          "run", "--resume");
+    USAGE("netsurvey run: -o/--output needs a directory (--output DIR)\n"
+          "try 'netsurvey run --help'\n",
+          "run", "-o");
+    USAGE("netsurvey compare: --max-regression needs a percentage (--max-regression PCT)\n"
+          "try 'netsurvey compare --help'\n",
+          "compare", "a", "b", "--max-regression");
+    /* abbreviations are refused: a later option could make one ambiguous */
+    USAGE("netsurvey run: abbreviated option '--out'; write it in full: '--output'\n"
+          "try 'netsurvey run --help'\n",
+          "run", "--out", "x");
+    USAGE("netsurvey check: abbreviated option '--conn'; write it in full: '--connect'\n"
+          "try 'netsurvey check --help'\n",
+          "check", "--conn");
+    USAGE("netsurvey report: abbreviated option '--len'; write it in full: '--lenient'\n"
+          "try 'netsurvey report --help'\n",
+          "report", "--len=1", "d");
+    USAGE("netsurvey plan: --json takes no value ('--json=yes')\ntry 'netsurvey plan --help'\n",
+          "plan", "--json=yes");
+    USAGE("netsurvey run: abbreviated option '--hel'; write it in full: '--help'\n"
+          "try 'netsurvey run --help'\n",
+          "run", "--hel");
+    /* an option given twice is refused, whatever its form, and so are two that set one thing */
+    USAGE("netsurvey run: -o/--output is given twice\ntry 'netsurvey run --help'\n", "run", "-o",
+          "a", "--output=b");
+    USAGE("netsurvey compare: --max-regression is given twice\ntry 'netsurvey compare --help'\n",
+          "compare", "--max-regression=3", "a", "b", "--max-regression", "4");
+    USAGE("netsurvey check: --connect is given twice\ntry 'netsurvey check --help'\n", "check",
+          "--connect", "--connect");
+    /* a list is given once per value: the parser takes both, the command then says why not */
+    USAGE("netsurvey check: --json, --deploy, --nsperf and --nsperf-remote go with --connect\n"
+          "try 'netsurvey check --help'\n",
+          "check", "--nsperf-remote", "a", "--nsperf-remote", "b");
+    USAGE("netsurvey run: -q/--quiet and -v/--verbose cannot both be given\n"
+          "try 'netsurvey run --help'\n",
+          "run", "-q", "-v");
     struct run r;
-    RUN(&r, NULL, "chek");
-    assert_int_equal(r.status, 2);
-    assert_non_null(strstr(r.err, "netsurvey: unknown command 'chek'\n"));
-    run_free(&r);
-    RUN(&r, NULL, "plan", "--jsn");
-    assert_int_equal(r.status, 2);
-    assert_non_null(strstr(r.err, "netsurvey plan: unknown option '--jsn'\n"));
-    run_free(&r);
-    RUN(&r, NULL, "check", "a.yaml", "b.yaml");
-    assert_int_equal(r.status, 2);
-    assert_non_null(strstr(r.err, "too many arguments"));
-    run_free(&r);
     RUN(&r, NULL, "check", "/nonexistent.yaml");
     assert_int_equal(r.status, 2);
     assert_string_equal(r.err, "/nonexistent.yaml: cannot read plan: No such file or directory\n");
-    run_free(&r);
-    RUN(&r, NULL, "--help");
-    assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "usage: netsurvey COMMAND"));
-    run_free(&r);
-    RUN(&r, NULL, "plan", "--help");
-    assert_int_equal(r.status, 0);
-    assert_non_null(strstr(r.out, "usage: netsurvey plan [--json] [PLAN]"));
     run_free(&r);
     RUN(&r, NULL, "--version");
     assert_int_equal(r.status, 0);
@@ -472,14 +565,49 @@ test_usage(void **state)
     run_free(&r);
 }
 
+/* --help, of netsurvey and of every command, in every form: on stdout, exit 0, nothing on
+ * stderr. */
+static void
+test_help(void **state)
+{
+    (void)state;
+    static const char *const commands[] = {"check",   "plan",  "run",  "report",
+                                           "compare", "trend", "clean"};
+    struct run r;
+    RUN(&r, NULL, "--help");
+    assert_int_equal(r.status, 0);
+    assert_non_null(strstr(r.out, "usage: netsurvey COMMAND"));
+    assert_string_equal(r.err, "");
+    run_free(&r);
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        char want[64];
+        snprintf(want, sizeof want, "usage: netsurvey %s ", commands[i]);
+        const char *const forms[][3] = {
+            {commands[i], "--help", NULL}, {commands[i], "-h", NULL}, {"help", commands[i], NULL}};
+        for (size_t f = 0; f < 3; f++) {
+            run_in(NULL, NULL, &r, forms[f]);
+            if (r.status != 0 || strncmp(r.out, want, strlen(want)) != 0 || r.err[0] != '\0')
+                fail_msg("netsurvey %s %s: exit %d\n%s%s", forms[f][0], forms[f][1], r.status,
+                         r.out, r.err);
+            run_free(&r);
+        }
+    }
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_bad_fixtures),    cmocka_unit_test(test_shipped_plans),
-        cmocka_unit_test(test_ok_fixtures),     cmocka_unit_test(test_default_plan),
-        cmocka_unit_test(test_stdin),           cmocka_unit_test(test_usage),
-        cmocka_unit_test(test_hosts_from_json), cmocka_unit_test(test_ssh_config_resolved),
+        cmocka_unit_test(test_bad_fixtures),
+        cmocka_unit_test(test_shipped_plans),
+        cmocka_unit_test(test_ok_fixtures),
+        cmocka_unit_test(test_default_plan),
+        cmocka_unit_test(test_stdin),
+        cmocka_unit_test(test_usage),
+        cmocka_unit_test(test_help),
+        cmocka_unit_test(test_aws_example),
+        cmocka_unit_test(test_hosts_from_json),
+        cmocka_unit_test(test_ssh_config_resolved),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 
 #include "common/testspec.h"
 #include "common/text.h"
+#include "journal/record.h"
 #include "report/reportint.h"
 
 #define TERM_CELL 48 /* bytes of a cell's text */
@@ -116,8 +117,15 @@ term_pad(FILE *out, const char *s, size_t width)
 static void
 term_heading(FILE *out, const json_t *s, struct term_unit u)
 {
-    char name[256], test[64];
+    char name[320], test[64], label[320];
     text_escape(js(s, "name"), name, sizeof name);
+    const json_t *sw = json_object_get(s, "sweep"); /* a value of a sweep: which one */
+    if (sw != NULL) {
+        int p = journal_param_find(js(sw, "param"));
+        snprintf(label, sizeof label, "%.255s %s %s", name,
+                 p >= 0 ? testspec_key((enum testspec_param)p) : "?", js(sw, "text"));
+        memcpy(name, label, sizeof name);
+    }
     text_escape(js(s, "test"), test, sizeof test);
     const char *dir = json_is_true(json_object_get(s, "reverse")) ? "; data flows dst → src" : "";
     fprintf(out, "%s (%s, %s): %s in %s%s\n", name, test, js(s, "family"), js(s, "metric"), u.name,

@@ -19,7 +19,6 @@
 #include "common/clock.h"
 #include "common/errors.h"
 #include "report/reportint.h"
-#include "report/sweep.h"
 
 #define CHART_TIMEOUT_MS 60000
 #define CHART_MAX_BARS REPORT_CHART_MAX_BARS
@@ -479,9 +478,6 @@ report_charts(const char *outdir, const json_t *sum, json_t *view, FILE *warn, s
         if (rc != 0)
             break;
     }
-    drawable += json_array_size(json_object_get(sum, "sweeps"));
-    if (rc == 0)
-        rc = report_sweep_charts(&cx, sum, view, e);
     free(gp);
     if (rc == 0 && cx.gp == NULL && drawable > 0)
         json_object_set_new(view, "charts_note",

@@ -404,6 +404,8 @@ build_outputs(const char *dir, const struct report_opts *o, json_t *sum, json_t 
         rc = report_matrix_csvs(dir, sum, e);
     if (rc == 0)
         rc = report_charts(dir, sum, view, o->warn, e);
+    if (rc == 0)
+        rc = report_sweep_charts(dir, sum, view, o->warn, e);
     if (rc == 0) {
         char *owned;
         const char *css = report_template("report.css", &owned);

@@ -258,6 +258,17 @@ int report_aggregate_cells(const struct rmodel *m, json_t **summary, struct err 
 #define REPORT_MATRIX_REGIONS "regions"
 int report_matrix_file(char *buf, size_t len, const char *file_key, const char *suffix);
 
+/* The unit a figure is printed in: the summary's unit divided by div. */
+struct report_unit {
+    const char *name;
+    double div;
+};
+/* The unit for values up to max of a kind's headline metric (in the reports' unit): time in
+ * microseconds or milliseconds, rates from kbit/s to Gbit/s, other figures in their own unit,
+ * as the metric's format says (common/testspec.h); one for a whole figure (terminal.c's
+ * matrices, sweep.c's curves). */
+struct report_unit report_unit_for(const char *test, double max);
+
 /* Write charts/<name>.{dat,gp} for every scenario of view and run gnuplot on each (timeout
  * per script). Adds "charts" (file names and captions) to view and sets "charts_note"; a chart
  * gnuplot could not draw is also a line on warn (when not NULL). */

@@ -380,35 +380,12 @@ report_sweep_csvs(const char *dir, const json_t *sum, struct err *e)
 
 /* --- charts -------------------------------------------------------------------------------- */
 
-/* The unit a curve chart draws its figures in, for the largest figure it holds: the largest of
- * the metric's units of which that figure is at least one (the reports' unit for a figure of
- * none), as each figure of a chart is in one unit chosen for its range (issue 27). Rates:
- * kbit/s to Tbit/s over the reports' Mbit/s; times: us, ms, s over us; rates of events: as they
- * are. */
-struct sweep_scale {
-    const char *unit;
-    double factor; /* the reports' unit per one of it */
-};
-
-static struct sweep_scale
-sweep_scale(enum testspec_kind k, double top)
+/* The unit a curve chart draws its figures in: the one for its largest figure, as the closing
+ * matrices of `netsurvey run` choose it (report_unit_for), one unit for the whole figure. */
+static struct report_unit
+sweep_scale(const char *test, double top)
 {
-    static const struct sweep_scale rate[] = {
-        {"kbit/s", 1e-3}, {"Mbit/s", 1.0}, {"Gbit/s", 1e3}, {"Tbit/s", 1e6}};
-    static const struct sweep_scale time[] = {{"us", 1.0}, {"ms", 1e3}, {"s", 1e6}};
-    enum testspec_metric m = testspec_kind_metric(k);
-    const struct sweep_scale *t = m == TESTSPEC_M_THROUGHPUT ? rate
-                                  : m == TESTSPEC_M_RTT_MEAN ? time
-                                                             : NULL;
-    size_t n = m == TESTSPEC_M_THROUGHPUT ? 4 : m == TESTSPEC_M_RTT_MEAN ? 3 : 0;
-    struct sweep_scale s = {testspec_kind_unit(k), 1.0};
-    if (t == NULL || !(top > 0) || !isfinite(top))
-        return s;
-    s = t[0];
-    for (size_t i = 1; i < n; i++)
-        if (top >= t[i].factor)
-            s = t[i];
-    return s;
+    return report_unit_for(test, top);
 }
 
 /* The curves' figures, largest and smallest (CI ends included), over the points with a figure. */
@@ -452,7 +429,6 @@ static int
 chart_curves(struct rchart *cx, const json_t *w, const json_t *list, size_t from, size_t to,
              bool pairs, const char *kind, json_t *charts, struct err *e)
 {
-    enum testspec_kind k = (enum testspec_kind)testspec_kind_find(js(w, "test"));
     const json_t *vals = json_object_get(w, "values");
     size_t nv = json_array_size(vals);
     double v[TESTSPEC_SWEEP_MAX_VALUES];
@@ -461,7 +437,7 @@ chart_curves(struct rchart *cx, const json_t *w, const json_t *list, size_t from
     enum sweep_axis ax = report_sweep_axis(v, nv < TESTSPEC_SWEEP_MAX_VALUES ? nv : 0);
     double lo, hi, top;
     curves_range(list, from, to, &lo, &hi, &top);
-    struct sweep_scale sc = sweep_scale(k, top);
+    struct report_unit sc = sweep_scale(js(w, "test"), top);
     struct rbuf d, s;
     rbuf_init(&d);
     rbuf_init(&s);
@@ -478,8 +454,8 @@ chart_curves(struct rchart *cx, const json_t *w, const json_t *list, size_t from
         {
             if (ji(p, "n") > 0)
                 rbuf_printf(&d, "%.17g %.6g %.6g %.6g %lld\n", jd(p, "value"),
-                            jd(p, "mean") / sc.factor, jd(p, "ci95_low") / sc.factor,
-                            jd(p, "ci95_high") / sc.factor, (long long)ji(p, "n"));
+                            jd(p, "mean") / sc.div, jd(p, "ci95_low") / sc.div,
+                            jd(p, "ci95_high") / sc.div, (long long)ji(p, "n"));
         }
     }
     char key[300], title[512], xl[128];
@@ -498,7 +474,7 @@ chart_curves(struct rchart *cx, const json_t *w, const json_t *list, size_t from
     rchart_script_str(&s, xl);
     rbuf_puts(&s, "\nset ylabel ");
     char yl[128];
-    snprintf(yl, sizeof yl, "%s (%s)", js(w, "metric"), sc.unit);
+    snprintf(yl, sizeof yl, "%s (%s)", js(w, "metric"), sc.name);
     rchart_script_str(&s, yl);
     if (ax != SWEEP_AXIS_LINEAR)
         rbuf_printf(&s, "\nset logscale x %d", ax == SWEEP_AXIS_LOG2 ? 2 : 10);
@@ -510,7 +486,7 @@ chart_curves(struct rchart *cx, const json_t *w, const json_t *list, size_t from
     else
         rbuf_printf(&s, "\nset xrange [%.17g:%.17g]", x0 - (x1 - x0) * 0.05 - (x1 == x0),
                     x1 + (x1 - x0) * 0.05 + (x1 == x0));
-    double ylo = lo / sc.factor, yhi = hi / sc.factor;
+    double ylo = lo / sc.div, yhi = hi / sc.div;
     if (!(yhi > ylo))
         yhi = ylo + 1;
     rbuf_printf(&s, "\nset yrange [%.6g:%.6g]\nset xtics (", ylo < 0 ? ylo * 1.05 : 0.0,
@@ -540,7 +516,7 @@ chart_curves(struct rchart *cx, const json_t *w, const json_t *list, size_t from
     snprintf(caption, sizeof caption,
              "%s: %s (%s) against %s, per %s%s: trial means joined by lines, bars the 95 %% "
              "CI; %s x axis, y axis from %s",
-             js(w, "name"), js(w, "metric"), sc.unit, js(w, "param"),
+             js(w, "name"), js(w, "metric"), sc.name, js(w, "param"),
              pairs ? "host pair" : "zone cell", to - from < json_array_size(list) ? " (part)" : "",
              ax == SWEEP_AXIS_LOG2    ? "log2"
              : ax == SWEEP_AXIS_LOG10 ? "log10"
@@ -555,8 +531,8 @@ chart_curves(struct rchart *cx, const json_t *w, const json_t *list, size_t from
     return rc;
 }
 
-int
-report_sweep_charts(struct rchart *cx, const json_t *sum, json_t *view, struct err *e)
+static int
+sweep_charts(struct rchart *cx, const json_t *sum, json_t *view, struct err *e)
 {
     size_t i;
     const json_t *w;
@@ -590,4 +566,27 @@ report_sweep_charts(struct rchart *cx, const json_t *sum, json_t *view, struct e
         }
     }
     return 0;
+}
+
+int
+report_sweep_charts(const char *outdir, const json_t *sum, json_t *view, FILE *warn, struct err *e)
+{
+    if (json_array_size(json_object_get(sum, "sweeps")) == 0)
+        return 0;
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s/charts", outdir);
+    struct rchart cx = {.dir = dir, .warn = warn};
+    char *gp = rchart_gnuplot_find();
+    cx.gp = gp;
+    int rc = sweep_charts(&cx, sum, view, e);
+    free(gp);
+    if (rc == 0 && cx.failed > 0) { /* beside what report_charts said of the others */
+        const char *before = js(view, "charts_note");
+        json_object_set_new(view, "charts_note",
+                            report_jprintf("%s%s%d sweep chart%s could not be drawn (%s); their "
+                                           "scripts and data are in charts/.",
+                                           before, *before ? " " : "", cx.failed,
+                                           cx.failed == 1 ? "" : "s", cx.firsterr));
+    }
+    return rc;
 }

@@ -16,11 +16,11 @@
 #define NS_REPORT_SWEEP_H
 
 #include <jansson.h>
+#include <stdio.h>
 
 #include "report/output.h"
 
 struct err;
-struct rchart;
 
 /* The axis a sweep's values are drawn on: log base 2 when every value is a power of two (byte
  * sizes, stream counts), log base 10 when they are positive and span two decades or more, else
@@ -39,9 +39,12 @@ int report_sweeps(json_t *sum, json_t *view);
  * or NS_E* with detail in e. */
 int report_sweep_csvs(const char *dir, const json_t *sum, struct err *e);
 
-/* The curve charts of every sweep into cx: per zone cell (REPORT_CHART_MAX_CURVES a chart,
- * more charts past that: sweep-, sweep2-, ...), and per host pair when the pairs fit one chart
- * (sweeppairs-); each view sweep gets its "charts". Returns 0 or NS_E*. */
-int report_sweep_charts(struct rchart *cx, const json_t *sum, json_t *view, struct err *e);
+/* The curve charts of every sweep into outdir/charts (after report_charts made it, and said
+ * whether gnuplot is there): per zone cell (REPORT_CHART_MAX_CURVES a chart, more charts past
+ * that: sweep-, sweep2-, ...), and per host pair when the pairs fit one chart (sweeppairs-);
+ * each view sweep gets its "charts"; a chart gnuplot could not draw is a line on warn and in
+ * the view's charts_note. Returns 0 or NS_E*. */
+int report_sweep_charts(const char *outdir, const json_t *sum, json_t *view, FILE *warn,
+                        struct err *e);
 
 #endif

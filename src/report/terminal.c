@@ -14,37 +14,28 @@
 
 #define TERM_CELL 48 /* bytes of a cell's text */
 
-/* The unit a matrix is printed in: the summary's unit divided by div. */
-struct term_unit {
-    const char *name;
-    double div;
-};
-
-/* The unit for values up to max of a kind's headline metric (in the reports' unit): time in
- * microseconds or milliseconds, rates from kbit/s to Gbit/s, other figures in their own unit,
- * as the metric's format says (common/testspec.h). */
-static struct term_unit
-term_unit_for(const char *test, double max)
+struct report_unit
+report_unit_for(const char *test, double max)
 {
     int kind = testspec_kind_find(test);
     if (kind < 0)
-        return (struct term_unit){"", 1.0};
+        return (struct report_unit){"", 1.0};
     enum testspec_metric m = testspec_kind_metric((enum testspec_kind)kind);
     double bps = max * testspec_metric_divisor(m);
     switch (testspec_metric_format(m)) {
     case TESTSPEC_FMT_USEC:
-        return max >= 1000.0 ? (struct term_unit){"ms", 1e3} : (struct term_unit){"µs", 1.0};
+        return max >= 1000.0 ? (struct report_unit){"ms", 1e3} : (struct report_unit){"µs", 1.0};
     case TESTSPEC_FMT_RATE:
         /* the divisors from the reports' unit (Mbit/s) to the one printed */
         if (bps >= 1e9)
-            return (struct term_unit){"Gbit/s", 1e9 / testspec_metric_divisor(m)};
+            return (struct report_unit){"Gbit/s", 1e9 / testspec_metric_divisor(m)};
         if (bps >= 1e6 || bps <= 0)
-            return (struct term_unit){testspec_metric_unit(m), 1.0};
-        return (struct term_unit){"kbit/s", 1e3 / testspec_metric_divisor(m)};
+            return (struct report_unit){testspec_metric_unit(m), 1.0};
+        return (struct report_unit){"kbit/s", 1e3 / testspec_metric_divisor(m)};
     case TESTSPEC_FMT_PER_S:
         break;
     }
-    return (struct term_unit){testspec_metric_unit(m), 1.0};
+    return (struct report_unit){testspec_metric_unit(m), 1.0};
 }
 
 /* Decimals that give a value of this size four significant digits, as the reports print. */
@@ -72,7 +63,7 @@ term_cell(const json_t *cells, const char *src, const char *dst)
 /* What a cell shows: "31.93 ± 5.55", "31.93" (one ok trial), with "(2/3 ok)" when not every
  * planned trial is ok; "failed", "not run", or "—" (no host pair) when it has no ok trial. */
 static void
-term_cell_text(const json_t *c, struct term_unit u, char *buf, size_t len)
+term_cell_text(const json_t *c, struct report_unit u, char *buf, size_t len)
 {
     if (c == NULL) {
         snprintf(buf, len, "—");
@@ -115,7 +106,7 @@ term_pad(FILE *out, const char *s, size_t width)
 
 /* The heading of a scenario's matrix. */
 static void
-term_heading(FILE *out, const json_t *s, struct term_unit u)
+term_heading(FILE *out, const json_t *s, struct report_unit u)
 {
     char name[320], test[64], label[320];
     text_escape(js(s, "name"), name, sizeof name);
@@ -144,7 +135,7 @@ term_matrix(FILE *out, const json_t *s, const json_t *zones)
         if (ji(c, "n") > 0 && fabs(jd(c, "mean")) > max)
             max = fabs(jd(c, "mean"));
     }
-    struct term_unit u = term_unit_for(js(s, "test"), max);
+    struct report_unit u = report_unit_for(js(s, "test"), max);
     term_heading(out, s, u);
     if (json_array_size(cells) == 0) {
         fprintf(out, "  no trial of this scenario was recorded\n");

@@ -218,12 +218,56 @@ test_kill_and_resume_sweep(void **state)
     assert_int_equal(journal_lines("killed"), 72);
 }
 
+/* Adaptive trials per value: each value of a pair decides on its own figures; a target no
+ * value can meet takes every value of the pair to max, and run.json's "adaptive" says so per
+ * value. */
+static const char adaptive_plan[] =
+    "name: adaptive\n"
+    "hosts:\n"
+    "  - {name: h1, transport: local, data_address: 127.0.0.21, zone: \"1\"}\n"
+    "  - {name: h2, transport: local, data_address: 127.0.0.22, zone: \"2\"}\n"
+    "scenarios:\n"
+    "  - {name: rr, test: tcp_rr, response_size: [1, 1K], duration: 0.1s, warmup: 0s,\n"
+    "     trials: {min: 2, max: 3, target_ci: 0.0001%}}\n"
+    "pairs: [[h1, h2]]\n"
+    "directions: one\n";
+
+static void
+test_adaptive_per_value(void **state)
+{
+    (void)state;
+    write_file("adaptive.yaml", adaptive_plan, 0644);
+    char *o, *e;
+    const char *args[] = {"run", "adaptive.yaml", "-q", "-o", "adaptive", NULL};
+    int st = ns_run(args, NULL, &o, &e);
+    if (st != 0)
+        fail_msg("run exit %d\n%s\n%s", st, o, e);
+    free(o);
+    free(e);
+    assert_int_equal(journal_lines("adaptive"), 6); /* 2 values x max 3 */
+    char path[PATH_MAX];
+    tmp_path(path, sizeof path, "adaptive/run.json");
+    json_t *run = json_load_file(path, 0, NULL);
+    const json_t *ad = json_object_get(run, "adaptive");
+    assert_int_equal(json_array_size(ad), 2);
+    for (size_t i = 0; i < 2; i++) {
+        const json_t *a = json_array_get(ad, i);
+        assert_string_equal(str_at(a, "scenario", NULL), "rr");
+        assert_int_equal(json_integer_value(json_object_get(a, "value")), i == 0 ? 1 : 1024);
+        const json_t *p = json_array_get(json_object_get(a, "pairs"), 0);
+        assert_int_equal(json_integer_value(json_object_get(p, "trials")), 3);
+        assert_string_equal(str_at(p, "stopped", NULL), "max reached");
+    }
+    json_decref(run);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_msg_size_sweep_on_loopback),
         cmocka_unit_test(test_kill_and_resume_sweep),
+        cmocka_unit_test(test_adaptive_per_value),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

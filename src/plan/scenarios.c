@@ -252,37 +252,29 @@ scen_check_kind(struct vctx *c, const struct testspec_values *s, const struct fv
     }
     if (bad)
         return;
-    /* the limits of several values, for each value of a sweep (s holds its first): a value that
-     * breaks one is blamed, unless every value does (then the parameter the table blames) */
+    /* the limits of several values, for each value of a sweep (s holds its first): a problem
+     * that only some values have is said at each of them; one that every value has, at the
+     * parameter the table blames (once, unless that is the swept one) */
     size_t nv = sw->n > 0 ? sw->n : 1, nbad = 0;
-    bool fails[TESTSPEC_SWEEP_MAX_VALUES] = {false};
-    enum testspec_param blame = TESTSPEC_P_DURATION;
-    struct err e, first;
-    for (size_t i = 0; i < nv; i++) {
-        struct testspec_values one = *s;
-        if (sw->n > 0)
-            testspec_values_set(&one, (enum testspec_param)sw->param, sw->values[i]);
-        enum testspec_param b;
-        if (testspec_check_limits(&one, &b, &e) == 0)
-            continue;
-        if (nbad++ == 0)
-            blame = b, first = e;
-        fails[i] = true;
-        if (sw->n > 0 && (int)b == sw->param)
-            plan_verr(c, sw->list->kids[i], "%s", e.msg);
-    }
-    if (nbad == 0 || (sw->n > 0 && (int)blame == sw->param))
-        return;
-    if (nbad == nv) {
-        plan_verr(c, value_node(own, def, SPEC_FIELD(blame), at), "%s", first.msg);
-        return;
-    }
-    for (size_t i = 0; i < nv; i++) {
-        struct testspec_values one = *s;
-        testspec_values_set(&one, (enum testspec_param)sw->param, sw->values[i]);
-        enum testspec_param b;
-        if (fails[i] && testspec_check_limits(&one, &b, &e) != 0 && (int)b != sw->param)
-            plan_verr(c, sw->list->kids[i], "%s", e.msg);
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < nv; i++) {
+            struct testspec_values one = *s;
+            if (sw->n > 0)
+                testspec_values_set(&one, (enum testspec_param)sw->param, sw->values[i]);
+            enum testspec_param b;
+            struct err e;
+            if (testspec_check_limits(&one, &b, &e) == 0)
+                continue;
+            if (pass == 0) {
+                nbad++;
+                continue;
+            }
+            bool at_value = sw->n > 0 && (nbad < nv || (int)b == sw->param);
+            plan_verr(c, at_value ? sw->list->kids[i] : value_node(own, def, SPEC_FIELD(b), at),
+                      "%s", e.msg);
+            if (!at_value)
+                return;
+        }
     }
 }
 

@@ -558,8 +558,9 @@ sweep_charts(struct rchart *cx, const json_t *sum, json_t *view, struct err *e)
             if (rc != 0)
                 return rc;
         }
+        /* per pair where a cell holds several (else the cells' chart is the pairs') */
         size_t np = json_array_size(pairs);
-        if (np > 0 && np <= REPORT_CHART_MAX_CURVES) {
+        if (np > nc && np <= REPORT_CHART_MAX_CURVES) {
             int rc = chart_curves(cx, w, pairs, 0, np, true, "sweeppairs", charts, e);
             if (rc != 0)
                 return rc;

@@ -41,7 +41,8 @@ int report_sweep_csvs(const char *dir, const json_t *sum, struct err *e);
 
 /* The curve charts of every sweep into outdir/charts (after report_charts made it, and said
  * whether gnuplot is there): per zone cell (REPORT_CHART_MAX_CURVES a chart, more charts past
- * that: sweep-, sweep2-, ...), and per host pair when the pairs fit one chart (sweeppairs-);
+ * that: sweep-, sweep2-, ...), and per host pair when a cell holds several pairs and the pairs
+ * fit one chart (sweeppairs-);
  * each view sweep gets its "charts"; a chart gnuplot could not draw is a line on warn and in
  * the view's charts_note. Returns 0 or NS_E*. */
 int report_sweep_charts(const char *outdir, const json_t *sum, json_t *view, FILE *warn,

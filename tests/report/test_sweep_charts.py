@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """test_sweep_charts.py NETSURVEY JOURNALS - a sweep's curve charts as their readers read them.
 
-Journals of sweeps (the committed sweep-base, and ones made here with gen_journal.py: six zone
-cells over three zones with noisy trials whose intervals reach below zero, a rate sweep over
-decades, a stream-count sweep that is neither) are reported; each chart's .dat and .gp are
+Journals of sweeps (the committed sweep-base, and ones made here with gen_journal.py: zone
+cells of one and of several host pairs, noisy trials whose intervals reach below zero, a rate
+sweep over decades, a stream-count sweep that is neither, 20 pairs: past the pairs chart's
+limit) are reported; each chart's .dat and .gp are
 parsed: one curve per zone cell (per host pair in the pairs chart), one point per value of each,
 every interval inside the y range and every value inside the x range, a log2 x axis exactly
 where the values are powers of two, log10 where they span two decades, else linear; and, with
@@ -163,13 +164,14 @@ def check_run(bin_, run, out, key, values, axis, cells, pairs, gnuplot):
     if w["values"] != values or w["axis"] != axis or len(w["cells"]) != cells:
         fail("%s: sweep %s" % (run, {k: w[k] for k in ("values", "axis")}))
     check_chart(out, "sweep", key, values, cells, axis, gnuplot)
-    if pairs <= 12:
+    per_pair = cells < pairs <= 12  # a cell of several pairs; else the cells' chart is theirs
+    if per_pair:
         check_chart(out, "sweeppairs", key, values, pairs, axis, gnuplot)
     elif os.path.exists(os.path.join(out, "charts", "sweeppairs-%s.dat" % key)):
-        fail("%s: a pairs chart past the limit" % run)
+        fail("%s: a pairs chart, %d pairs in %d cells" % (run, pairs, cells))
     with open(os.path.join(out, "report.md")) as f:
         md = f.read()
-    for kind in ("sweep",) + (("sweeppairs",) if pairs <= 12 else ()):
+    for kind in ("sweep",) + (("sweeppairs",) if per_pair else ()):
         if ("](charts/%s-%s.svg)" % (kind, key) in md) != gnuplot:
             fail("%s: chart %s-%s %s in report.md" % (run, kind, key,
                                                      "missing" if gnuplot else "drawn"))
@@ -188,13 +190,17 @@ def main():
             checked += 1
         cases = [("msg_size", [64, 1024, 16384, 65536], ["1", "2", "3"], "log2"),
                  ("rate_bps", [10000000, 100000000, 1000000000], ["1", "2", "3"], "log10"),
-                 ("streams", [1, 3, 5], ["1", "2", "3", "4"], "linear")]
+                 ("streams", [1, 3, 5], ["1", "2", "3", "4"], "linear"),
+                 ("window", [65536, 262144, 1048576], ["1", "1", "2"], "log2"),
+                 ("msg_size", [1024, 4096], ["1", "1", "2", "2", "3"], "log2")]
         for i, (param, values, zones, axis) in enumerate(cases):
             run = os.path.join(tmp, "run-%d" % i)
             npairs = make_sweep(run, param, values, zones, rng, "20261203T15000%dZ-swc%d" % (i, i))
             for gp in ([False, True] if GNUPLOT else [False]):
                 out = os.path.join(tmp, "out-%d-%d" % (i, gp))
-                check_run(bin_, run, out, "s", values, axis, npairs, npairs, gp)
+                ncells = len({(zones[a], zones[b]) for a in range(len(zones))
+                              for b in range(len(zones)) if a != b})
+                check_run(bin_, run, out, "s", values, axis, ncells, npairs, gp)
                 checked += 1
     finally:
         shutil.rmtree(tmp)

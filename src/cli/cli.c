@@ -624,6 +624,15 @@ cli_catch_signals(void (*handler)(int))
 int
 cli_parse_pct(const char *text, double *pct)
 {
+    /* decimal digits only, as people write a percentage: strtod alone also takes hex ("0x10"
+     * read 16), "inf", exponents and leading blanks or signs */
+    size_t n = strspn(text, "0123456789");
+    if (n == 0 || (text[n] == '.' && strspn(text + n + 1, "0123456789") == 0))
+        return -1;
+    if (text[n] == '.')
+        n += 1 + strspn(text + n + 1, "0123456789");
+    if (text[n] != '\0' && strcmp(text + n, "%") != 0)
+        return -1;
     char *end;
     double v = strtod(text, &end);
     if (end == text || (*end != '\0' && strcmp(end, "%") != 0) || !isfinite(v) || v < 0)

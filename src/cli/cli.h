@@ -133,7 +133,8 @@ void cli_catch_signals(void (*handler)(int));
  * its gate, trend flags it). */
 #define CLI_DEFAULT_PCT 5.0
 
-/* A percentage >= 0 ("5", "5%", "2.5") into *pct; -1 (and *pct unchanged) for anything else. */
+/* A percentage >= 0 in decimal digits ("5", "5%", "2.5") into *pct; -1 (and *pct unchanged) for
+ * anything else ("0x10", "1e1", " 5", "+5", ".5", "inf"). */
 int cli_parse_pct(const char *text, double *pct);
 
 /* Load PLAN as a command is given it: a file, "-" for standard input, or NULL for the built-in

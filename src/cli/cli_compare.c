@@ -13,6 +13,7 @@ struct compare_args {
     const char *min_effect;
     const char *correction;
     bool allow_partial;
+    bool allow_param_change;
     const char *junit;
     const char *md_summary;
     const char *out;
@@ -29,8 +30,13 @@ static const struct cli_opt compare_opts[] = {
      "how the per-cell p-values are corrected for their number: holm (default), bonferroni or "
      "none"},
     {0, "allow-partial", NULL, CLI_OPT_TRUE, offsetof(struct compare_args, allow_partial), 0,
-     "gate on the cells that matched: a cell or scenario of BASE without counterpart in NEW "
-     "does not fail the gate (nothing compared still does)"},
+     "gate on the cells that matched: a cell or scenario of BASE without counterpart in NEW, "
+     "and a matched cell with failed or not-run trials, do not fail the gate (nothing compared "
+     "still does)"},
+    {0, "allow-param-change", NULL, CLI_OPT_TRUE, offsetof(struct compare_args, allow_param_change),
+     0,
+     "compare a scenario of both runs that ran other parameters (refused without it), each "
+     "difference named in every output"},
     {0, "junit", "FILE", CLI_OPT_STRING, offsetof(struct compare_args, junit), 0,
      "also write the gate as JUnit XML, one test case per cell, for CI test reports"},
     {0, "markdown-summary", "FILE", CLI_OPT_STRING, offsetof(struct compare_args, md_summary), 0,
@@ -71,15 +77,33 @@ compare_settings(const struct compare_args *a, struct history_compare_opts *o)
         return cli_usage_error(
             &cli_compare, "--correction wants holm, bonferroni or none, not '%s'", a->correction);
     o->allow_partial = a->allow_partial;
+    o->allow_param_change = a->allow_param_change;
     o->junit = a->junit;
     o->md_summary = a->md_summary;
     return CLI_GO_ON;
+}
+
+/* text's lines on stderr, each indented by two spaces. */
+static void
+compare_lines(const char *text)
+{
+    for (const char *p = text; p != NULL && *p;) {
+        const char *nl = strchr(p, '\n');
+        int len = nl ? (int)(nl - p) : (int)strlen(p);
+        fprintf(stderr, "  %.*s\n", len, p);
+        p += len + (nl != NULL);
+    }
 }
 
 /* What was left uncompared, on stderr: why the gate cannot pass, or what it passed without. */
 static void
 compare_tell_unmatched(const struct history_compare_result *r, bool allow_partial)
 {
+    if (r->param_changes != NULL) {
+        fprintf(stderr, "netsurvey compare: compared across other parameters "
+                        "(--allow-param-change):\n");
+        compare_lines(r->param_changes);
+    }
     if (r->compared == 0)
         fprintf(stderr,
                 "netsurvey compare: nothing compared: no cell of BASE has a counterpart in NEW "
@@ -89,23 +113,17 @@ compare_tell_unmatched(const struct history_compare_result *r, bool allow_partia
     else if (r->unmatched != NULL)
         fprintf(stderr,
                 "netsurvey compare: %s%zu cell%s of BASE without counterpart in NEW (%zu "
-                "scenario%s missing), %zu with too few trials%s:\n",
+                "scenario%s missing), %zu with too few trials, %zu with failed or not-run "
+                "trials%s:\n",
                 r->gate == HISTORY_GATE_REGRESSION ? "also not compared: "
                 : allow_partial                    ? "not compared (--allow-partial): "
                                                    : "incomplete: ",
                 r->base_missing, r->base_missing == 1 ? "" : "s", r->base_scenarios_missing,
-                r->base_scenarios_missing == 1 ? "" : "s", r->untested,
+                r->base_scenarios_missing == 1 ? "" : "s", r->untested, r->partial,
                 r->gate == HISTORY_GATE_INCOMPLETE
                     ? "; the gate cannot pass (--allow-partial gates on what matched)"
                     : "");
-    if (r->unmatched == NULL)
-        return;
-    for (const char *p = r->unmatched; *p;) {
-        const char *nl = strchr(p, '\n');
-        int len = nl ? (int)(nl - p) : (int)strlen(p);
-        fprintf(stderr, "  %.*s\n", len, p);
-        p += len + (nl != NULL);
-    }
+    compare_lines(r->unmatched);
 }
 
 static int
@@ -127,9 +145,13 @@ compare_main(int argc, char **argv)
     struct history_compare_result r;
     struct err e = {0};
     if (history_compare(&o, &r, &e) != 0) {
-        fprintf(stderr, "netsurvey compare: %s\n", e.msg);
+        fprintf(stderr, "netsurvey compare: %s%s\n", e.msg, r.param_changes != NULL ? ":" : "");
+        compare_lines(r.param_changes);
         history_compare_result_release(&r);
-        return r.output_failed ? CLI_COMPARE_OUTPUT : CLI_COMPARE_JOURNAL;
+        return r.failure == HISTORY_COMPARE_USAGE            ? CLI_COMPARE_USAGE
+               : r.failure == HISTORY_COMPARE_NOT_COMPARABLE ? CLI_COMPARE_NOT_COMPARABLE
+               : r.failure == HISTORY_COMPARE_OUTPUT         ? CLI_COMPARE_OUTPUT
+                                                             : CLI_COMPARE_JOURNAL;
     }
     compare_tell_unmatched(&r, o.allow_partial);
     rc = r.gate == HISTORY_GATE_REGRESSION   ? CLI_COMPARE_REGRESSION
@@ -142,7 +164,8 @@ compare_main(int argc, char **argv)
 const struct cli_command cli_compare = {
     .name = "compare",
     .synopsis = "BASE_DIR NEW_DIR [--max-regression PCT] [--min-effect PCT] [--correction "
-                "METHOD] [--allow-partial] [--junit FILE] [--markdown-summary FILE] [-o OUT]",
+                "METHOD] [--allow-partial] [--allow-param-change] [--junit FILE] "
+                "[--markdown-summary FILE] [-o OUT]",
     .summary = "compare two runs cell by cell (Welch's t-test); exit 1 on a regression",
     .details =
         "Compares matched zone cells (Welch's t-test on the trial values, p-values corrected over "
@@ -151,8 +174,14 @@ const struct cli_command cli_compare = {
         "output. Verdicts: worse, better, same (within +-min-effect, by two one-sided tests), "
         "inconclusive (no significant change), too few trials.\n"
         "The gate fails on a regression (exit 1) and, without --allow-partial, when a cell or "
-        "scenario of BASE has no counterpart in NEW (exit 5, listing them); it never passes when "
-        "nothing was compared. When several apply, the status is the first of 2, 3, 4, 1, 5.",
+        "scenario of BASE has no counterpart in NEW, or a matched cell has trials that failed "
+        "or did not run on a side (exit 5, listing them); it never passes when nothing was "
+        "compared.\n"
+        "Runs that cannot be compared are refused before anything is written (exit 6, the "
+        "reason named): BASE and NEW holding one run (the same run_id: a directory given twice, "
+        "or a copy of it), and a scenario of both that ran other parameters (each difference "
+        "named, old → new; --allow-param-change compares them and names the differences in "
+        "every output). When several apply, the status is the first of 2, 3, 6, 73, 1, 5.",
     CLI_OPTS(compare_opts),
     CLI_EXITS(COMPARE),
     .usage = CLI_COMPARE_USAGE,

@@ -13,6 +13,7 @@ struct report_args {
     const char *out;
     bool lenient;
     const char *by;
+    bool same_hosts;
 };
 
 static const struct cli_opt report_opts[] = {
@@ -24,6 +25,10 @@ static const struct cli_opt report_opts[] = {
     {0, "by", "KEY", CLI_OPT_STRING, offsetof(struct report_args, by), 0,
      "what makes a zone: zone (the plan's labels, the default) or zone_id (the physical zone: "
      "every host must have one)"},
+    {0, "same-hosts", NULL, CLI_OPT_TRUE, offsetof(struct report_args, same_hosts), 0,
+     "a host name is one host in every run merged (a plan surveyed twice: its host pairs pooled "
+     "run by run); refused when a name is in another region, zone, zone id or at another "
+     "address in another run. Without it each run's hosts are its own"},
 };
 
 static int
@@ -48,6 +53,7 @@ report_main(int argc, char **argv)
                             .warn = stderr,
                             .lenient = a.lenient,
                             .by_zone_id = a.by != NULL && strcmp(a.by, "zone_id") == 0,
+                            .same_hosts = a.same_hosts,
                             .result = &r};
     struct err e = {0};
     rc = report_render(&o, &e);
@@ -55,21 +61,27 @@ report_main(int argc, char **argv)
         fprintf(stderr, "netsurvey report: %s\n", e.msg);
         if (r.unwritten)
             return CLI_REPORT_UNWRITTEN;
-        return rc == NS_EINVAL && o.by_zone_id ? CLI_REPORT_USAGE : CLI_REPORT_FAILED;
+        if (r.output_refused)
+            return CLI_REPORT_USAGE;
+        return rc == NS_EINVAL && (o.by_zone_id || o.same_hosts) ? CLI_REPORT_USAGE
+                                                                 : CLI_REPORT_FAILED;
     }
     return r.incomplete ? CLI_REPORT_INCOMPLETE : CLI_REPORT_OK;
 }
 
 const struct cli_command cli_report = {
     .name = "report",
-    .synopsis = "DIR [DIR...] [-o OUT] [--lenient] [--by zone|zone_id]",
+    .synopsis = "DIR [DIR...] [-o OUT] [--lenient] [--by zone|zone_id] [--same-hosts]",
     .summary = "rebuild the reports from the journals of run directories",
     .details = "Rebuilds summary.json, matrix-<scenario>.csv, report.md, report.html and charts/ "
                "from the journals (" JOURNAL_RUN_FILE " + " JOURNAL_RESULTS_FILE
                ") of the run directories; with one DIR "
                "the outputs go into DIR, with several (merged into one report) -o OUT is "
                "required. Runs of one plan merged pool their trials cell by cell; a scenario of "
-               "one name run with other parameters, or one run given twice, is refused.\nA run "
+               "one name run with other parameters, or one run given twice, is refused. Each "
+               "run's hosts are its own, whatever their names (two accounts may both have a "
+               "'vm1', in other zones): a name several runs give is shown with its run, 'vm1 "
+               "(run 2)', unless --same-hosts says they are one host.\nA run "
                "that is incomplete or "
                "still going (its netsurvey holds the directory) is reported from the trials "
                "recorded, marked so in the title, and exits 4. A rebuild replaces its previous "

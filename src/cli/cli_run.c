@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "common/clock.h"
 #include "common/errors.h"
+#include "common/shquote.h"
 #include "common/units.h"
 #include "journal/record.h"
 #include "plan/plan.h"
@@ -46,7 +47,9 @@ static const struct cli_opt run_opts[] = {
      "continue the run in DIR: keep its ok trials, redo the rest; without PLAN, with the plan "
      "recorded in DIR/" JOURNAL_RUN_FILE},
     {0, "force", NULL, CLI_OPT_TRUE, offsetof(struct run_args, force), 0,
-     "resume even though the plan changed since the run started"},
+     "resume with a plan that differs from the run's (refused without it, each difference "
+     "named): its scenarios become the run's next plan revision, its trials of other "
+     "parameters are kept apart, never counted as the new plan's"},
     {'q', "quiet", NULL, CLI_OPT_SET, offsetof(struct run_args, verbosity), RUN_QUIET,
      "print only errors and the end summary"},
     {'v', "verbose", NULL, CLI_OPT_SET, offsetof(struct run_args, verbosity), RUN_VERBOSE,
@@ -176,12 +179,28 @@ run_progress(const struct survey_progress *p, void *arg)
 
 /* --- the end ------------------------------------------------------------------------------ */
 
+/* The command line as a shell would take it back: each word quoted where it must be (a plan
+ * or directory with a space or a quote, say), so that it can be pasted as it is printed. */
 static void
 run_command_text(int argc, char **argv, char *buf, size_t len)
 {
     size_t used = (size_t)snprintf(buf, len, "netsurvey");
-    for (int i = 0; i < argc && used < len; i++)
-        used += (size_t)snprintf(buf + used, len - used, " %s", argv[i]);
+    for (int i = 0; i < argc && used + 1 < len; i++) {
+        buf[used++] = ' ';
+        long n = shquote_word(argv[i], buf + used, len - used);
+        if (n < 0) { /* cut: what fits of the words before it */
+            buf[used - 1] = '\0';
+            return;
+        }
+        used += (size_t)n;
+    }
+}
+
+/* s as one word for a shell, for a line of the summary. */
+static const char *
+run_word(const char *s, char *buf, size_t len)
+{
+    return shquote_word(s, buf, len) >= 0 ? buf : s;
 }
 
 static double
@@ -194,13 +213,32 @@ run_margin(void)
     return SURVEY_DEFAULT_MARGIN_S;
 }
 
-/* The end: the counts and failures, the zone matrices (matrices: the report's text, or NULL),
- * then where everything is. */
+/* text's lines on out, each indented by two spaces. */
+static void
+run_lines(FILE *out, const char *text)
+{
+    for (const char *p = text; p != NULL && *p;) {
+        const char *nl = strchr(p, '\n');
+        int len = nl ? (int)(nl - p) : (int)strlen(p);
+        fprintf(out, "  %.*s\n", len, p);
+        p += len + (nl != NULL);
+    }
+}
+
+/* The end: the plan's revision when a resume made one, the counts and failures, the zone
+ * matrices (matrices: the report's text, or NULL), then where everything is. */
 static void
 run_summary(const struct run_args *a, const char *dir, const struct survey_run_result *r,
             bool rendered, const char *matrices)
 {
     char el[32];
+    if (r->revised) {
+        printf("\nplan:    revision %u of the run's plan (--force), which differs from the one "
+               "before in these ways; the trials of other parameters and of dropped scenarios "
+               "stay in the journal and are reported apart, as they ran:\n",
+               r->revision);
+        run_lines(stdout, r->plan_diff);
+    }
     printf("\ntrials: %llu ok, %llu failed this run", (unsigned long long)r->ok,
            (unsigned long long)r->failed);
     if (r->unrecorded > 0)
@@ -218,14 +256,16 @@ run_summary(const struct run_args *a, const char *dir, const struct survey_run_r
         fputs(matrices, stdout);
     printf("\nrun directory: %s%s\n", dir,
            r->dir_suffixed ? " (the expanded name existed: a suffix was added)" : "");
+    char qd[2 * PATH_MAX + 8], qp[2 * PATH_MAX + 8];
+    run_word(dir, qd, sizeof qd);
     if (r->interrupted || r->failed > 0 || r->unrecorded > 0 || r->not_run > 0)
         printf("resume:  netsurvey run%s%s --resume %s\n", a->plan != NULL ? " " : "",
-               a->plan != NULL ? a->plan : "", dir);
+               a->plan != NULL ? run_word(a->plan, qp, sizeof qp) : "", qd);
     if (rendered)
         printf("report:  %s/report.md, %s/report.html (rebuild: netsurvey report %s)\n", dir, dir,
-               dir);
+               qd);
     else
-        printf("report:  netsurvey report %s\n", dir);
+        printf("report:  netsurvey report %s\n", qd);
     fflush(stdout);
 }
 
@@ -287,6 +327,7 @@ run_result(const struct run_args *a, const char *dir, int rc, const struct err *
                 r->bad_lines == 1 ? "" : "s", dir, JOURNAL_RESULTS_FILE);
     if (rc != 0) {
         fprintf(stderr, "netsurvey run: %s\n", e->msg);
+        run_lines(stderr, r->plan_diff);
         if (r->ok + r->failed + r->unrecorded > 0)
             run_summary(a, dir, r, false, NULL);
         if (r->journal_failed)

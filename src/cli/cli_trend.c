@@ -52,14 +52,22 @@ static void
 trend_tell(const struct history_trend_result *r)
 {
     printf("netsurvey trend: %zu runs, %zu scenario%s trended (%zu zone cell%s), %zu cell%s "
-           "flagged; %s/trend.md\n",
+           "flagged, %zu without an ok trial in %s newest run; %s/trend.md\n",
            r->runs, r->scenarios, r->scenarios == 1 ? "" : "s", r->cells, r->cells == 1 ? "" : "s",
-           r->flagged, r->flagged == 1 ? "" : "s", r->out);
+           r->flagged, r->flagged == 1 ? "" : "s", r->newest_failed,
+           r->newest_failed == 1 ? "its" : "their", r->out);
     if (r->flags != NULL)
         for (const char *p = r->flags; *p;) {
             const char *nl = strchr(p, '\n');
             int len = nl ? (int)(nl - p) : (int)strlen(p);
             printf("  flagged: %.*s\n", len, p);
+            p += len + (nl != NULL);
+        }
+    if (r->newest_failed_cells != NULL)
+        for (const char *p = r->newest_failed_cells; *p;) {
+            const char *nl = strchr(p, '\n');
+            int len = nl ? (int)(nl - p) : (int)strlen(p);
+            printf("  failed: %.*s\n", len, p);
             p += len + (nl != NULL);
         }
     if (r->not_trended > 0)
@@ -99,7 +107,10 @@ trend_main(int argc, char **argv)
         return r.failure == HISTORY_TREND_OUTPUT ? CLI_TREND_OUTPUT : CLI_TREND_JOURNAL;
     }
     trend_tell(&r);
-    rc = r.flagged > 0 ? CLI_TREND_FLAGGED : r.scenarios == 0 ? CLI_TREND_NOTHING : CLI_TREND_OK;
+    rc = r.flagged > 0         ? CLI_TREND_FLAGGED
+         : r.newest_failed > 0 ? CLI_TREND_NEWEST_FAILED
+         : r.scenarios == 0    ? CLI_TREND_NOTHING
+                               : CLI_TREND_OK;
     history_trend_result_release(&r);
     return rc;
 }
@@ -124,7 +135,10 @@ const struct cli_command cli_trend = {
         "some runs lack, are listed in trend.md, never matched by a guess. A run that is "
         "incomplete (planned trials without a record, or host pairs of adaptive trials whose "
         "rule has not decided) or still in progress is marked so, not left out.\n"
-        "When several statuses apply, the status is the first of 2, 3, 4, 1, 5.",
+        "A cell whose newest run (the latest that has it) holds no ok trial, its trials failed "
+        "or not run, cannot be placed: it is listed (trend.md, standard output) and the status "
+        "is 6.\n"
+        "When several statuses apply, the status is the first of 2, 3, 73, 1, 6, 5.",
     CLI_OPTS(trend_opts),
     CLI_EXITS(TREND),
     .usage = CLI_TREND_USAGE,

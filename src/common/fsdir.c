@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -48,4 +49,32 @@ fsdir_make_parent(const char *path, struct err *e)
         return 0;
     *slash = '\0';
     return fsdir_make(dir, NULL, e);
+}
+
+bool
+fsdir_same(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
+}
+
+bool
+fsdir_resolve(const char *path, char *out)
+{
+    if (realpath(path, out) != NULL)
+        return true;
+    char dir[PATH_MAX];
+    if ((size_t)snprintf(dir, sizeof dir, "%s", path) >= sizeof dir)
+        return false;
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+        dir[--len] = '\0';
+    char *slash = strrchr(dir, '/');
+    const char *base = slash != NULL ? slash + 1 : dir;
+    char parent[PATH_MAX];
+    if (realpath(slash == NULL ? "." : slash == dir ? "/" : (*slash = '\0', dir), parent) == NULL)
+        return false;
+    return (size_t)snprintf(out, PATH_MAX, "%s/%s", strcmp(parent, "/") == 0 ? "" : parent, base) <
+           PATH_MAX;
 }

@@ -15,4 +15,13 @@ int fsdir_make(const char *dir, bool *existed, struct err *e);
 /* fsdir_make for the folder that holds the file path (nothing when path has no folder part). */
 int fsdir_make_parent(const char *path, struct err *e);
 
+/* Whether a and b name one existing file or folder (the same device and inode, through any
+ * links): false when either is missing. */
+bool fsdir_same(const char *a, const char *b);
+
+/* path made absolute and free of links, ".", ".." and repeated slashes, into out (PATH_MAX):
+ * realpath(3) of path, or of its folder with its last part added when path does not exist yet.
+ * False when neither resolves (a folder part missing). */
+bool fsdir_resolve(const char *path, char *out);
+
 #endif

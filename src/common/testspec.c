@@ -34,15 +34,31 @@ struct metric_row {
     double divisor;
     const char *unit, *words, *note;
     bool lower;
-    enum testspec_format format;
+    const char *figure;
+    unsigned fig_kinds;
+    int when;
 };
 
 static const struct metric_row metrics[TESTSPEC_METRIC_COUNT] = {
-#define METRIC_ROW(id, key, member, div, unit, words, note, lower, fmt)                            \
-    [TESTSPEC_M_##id] = {key, member, div, unit, words, note, lower, fmt},
+#define METRIC_ROW(id, key, member, div, unit, words, note, lower, fig, kinds, when)               \
+    [TESTSPEC_M_##id] = {key, member, div, unit, words, note, lower, fig, kinds, when},
     TESTSPEC_METRIC_MAP(METRIC_ROW)
 #undef METRIC_ROW
 };
+
+struct scale_row {
+    enum testspec_metric metric;
+    const char *unit;
+    double factor;
+    int max_decimals;
+};
+
+static const struct scale_row scales[] = {
+#define SCALE_ROW(metric, unit, factor, dec) {TESTSPEC_M_##metric, unit, factor, dec},
+    TESTSPEC_SCALE_MAP(SCALE_ROW)
+#undef SCALE_ROW
+};
+#define NSCALES (sizeof scales / sizeof scales[0])
 
 struct param_row {
     const char *key, *rkey, *wkey, *flag, *words;
@@ -192,25 +208,105 @@ testspec_metric_lower_is_better(enum testspec_metric m)
     return metrics[m].lower;
 }
 
-enum testspec_format
-testspec_metric_format(enum testspec_metric m)
+struct testspec_scale
+testspec_scale_for(enum testspec_metric m, double ref)
 {
-    return metrics[m].format;
+    const struct scale_row *pick = NULL, *own = NULL;
+    double a = fabs(ref);
+    for (size_t i = 0; i < NSCALES; i++) {
+        if (strcmp(metrics[scales[i].metric].unit, metrics[m].unit) != 0)
+            continue; /* the units of another reports' unit */
+        if (pick == NULL || (isfinite(a) && a > 0.0 && a >= scales[i].factor))
+            pick = &scales[i];
+        if (scales[i].factor == 1.0)
+            own = &scales[i];
+    }
+    if (!(isfinite(a) && a > 0.0) && own != NULL)
+        pick = own;
+    if (pick == NULL) /* a metric without units in the table: its own, as the reports hold it */
+        return (struct testspec_scale){metrics[m].unit, 1.0, 3};
+    double v = isfinite(a) ? a / pick->factor : 0.0;
+    int dec = v >= 1000.0 ? 0 : v >= 100.0 ? 1 : v >= 10.0 ? 2 : 3;
+    return (struct testspec_scale){pick->unit, pick->factor,
+                                   dec < pick->max_decimals ? dec : pick->max_decimals};
+}
+
+char *
+testspec_scale_text(const struct testspec_scale *s, double value, char *buf, size_t len)
+{
+    if (!isfinite(value)) {
+        snprintf(buf, len, "n/a");
+        return buf;
+    }
+    double v = value / s->factor, least = 0.5 * pow(10.0, -s->decimals);
+    if (v != 0.0 && fabs(v) < least)
+        snprintf(buf, len, "%s %.*f", v > 0 ? "<" : ">", s->decimals, (v > 0 ? 2.0 : -2.0) * least);
+    else
+        snprintf(buf, len, "%.*f", s->decimals, v);
+    return buf;
 }
 
 char *
 testspec_metric_text(enum testspec_metric m, double value, char *buf, size_t len)
 {
-    switch (metrics[m].format) {
-    case TESTSPEC_FMT_RATE:
-        return units_format_rate(value * metrics[m].divisor, buf, len);
-    case TESTSPEC_FMT_PER_S:
-        snprintf(buf, len, value >= 1000 ? "%.0f %s" : "%.1f %s", value, metrics[m].unit);
-        return buf;
-    case TESTSPEC_FMT_USEC:
-        break;
+    struct testspec_scale s = testspec_scale_for(m, value);
+    char num[64];
+    snprintf(buf, len, "%s %s", testspec_scale_text(&s, value, num, sizeof num), s.unit);
+    return buf;
+}
+
+const char *
+testspec_metric_figure(enum testspec_metric m)
+{
+    return metrics[m].figure;
+}
+
+bool
+testspec_metric_reported(enum testspec_metric m, const struct testspec_values *v)
+{
+    const struct metric_row *r = &metrics[m];
+    if (r->figure == NULL || (int)v->kind < 0 || v->kind >= TESTSPEC_KIND_COUNT ||
+        !((r->fig_kinds >> v->kind) & 1u))
+        return false;
+    return r->when == TESTSPEC_ALWAYS || v->v[r->when] != 0;
+}
+
+/* --- directions ---------------------------------------------------------------------------- */
+
+static const char *const directions[TESTSPEC_DIRECTION_COUNT] = {
+#define DIRECTION_NAME(id, name) [TESTSPEC_DIRECTION_##id] = name,
+    TESTSPEC_DIRECTION_MAP(DIRECTION_NAME)
+#undef DIRECTION_NAME
+};
+
+const char *
+testspec_direction_name(int d)
+{
+    return d >= 0 && d < TESTSPEC_DIRECTION_COUNT ? directions[d] : NULL;
+}
+
+int
+testspec_direction_find(const char *name)
+{
+    for (int i = 0; i < TESTSPEC_DIRECTION_COUNT && name != NULL; i++)
+        if (strcmp(directions[i], name) == 0)
+            return i;
+    return -1;
+}
+
+/* "forward, reverse or both" into buf. */
+static char *
+direction_list(char *buf, size_t len)
+{
+    size_t used = 0;
+    if (len > 0)
+        buf[0] = '\0';
+    for (int i = 0; i < TESTSPEC_DIRECTION_COUNT && used < len; i++) {
+        const char *sep = i == 0 ? "" : i + 1 == TESTSPEC_DIRECTION_COUNT ? " or " : ", ";
+        int w = snprintf(buf + used, len - used, "%s%s", sep, directions[i]);
+        used += w > 0 ? (size_t)w : 0;
     }
-    return units_format_usec(value, buf, len);
+    return buf;
 }
 
 /* --- parameters ---------------------------------------------------------------------------- */
@@ -380,6 +476,11 @@ testspec_value_text(enum testspec_param p, double value, char *buf, size_t len)
     case TESTSPEC_BOOL:
         snprintf(buf, len, "%s", value != 0 ? "true" : "false");
         return buf;
+    case TESTSPEC_DIRECTION: {
+        const char *name = testspec_direction_name((int)value);
+        snprintf(buf, len, "%s", name != NULL ? name : "?");
+        return buf;
+    }
     case TESTSPEC_DURATION:
         u = whole_unit(value, dur_steps, sizeof dur_steps / sizeof *dur_steps);
         if (u == NULL)
@@ -407,6 +508,10 @@ static void
 range_only(enum testspec_param p, int kind, char *buf, size_t len)
 {
     char lo[32], hi[32];
+    if (params[p].type == TESTSPEC_DIRECTION) {
+        direction_list(buf, len);
+        return;
+    }
     double min = testspec_min(p, kind);
     testspec_value_text(p, min, lo, sizeof lo);
     testspec_value_text(p, testspec_max(p, kind), hi, sizeof hi);
@@ -461,6 +566,10 @@ testspec_value_json(enum testspec_param p, double value)
     switch (testspec_type(p)) {
     case TESTSPEC_BOOL:
         return json_boolean(value != 0);
+    case TESTSPEC_DIRECTION: {
+        const char *name = testspec_direction_name((int)value);
+        return name != NULL ? json_string(name) : NULL;
+    }
     case TESTSPEC_DURATION:
         return json_real(value);
     default:
@@ -484,6 +593,15 @@ testspec_parse(enum testspec_param p, const char *text, double *out, struct err 
         break;
     case TESTSPEC_COUNT:
         return parse_count(text, out, e);
+    case TESTSPEC_DIRECTION: {
+        char list[64];
+        int d = testspec_direction_find(text);
+        if (d < 0)
+            return err_set(e, NS_EPARSE, "invalid %s '%s': expected %s", params[p].words, text,
+                           direction_list(list, sizeof list));
+        *out = d;
+        return 0;
+    }
     case TESTSPEC_BOOL:
         if (strcmp(text, "true") != 0 && strcmp(text, "false") != 0)
             return err_set(e, NS_EPARSE, "invalid %s '%s': expected true or false", params[p].key,
@@ -518,12 +636,21 @@ testspec_values_set(struct testspec_values *v, enum testspec_param p, double val
         v->v[TESTSPEC_P_RESPONSE_SIZE] = value;
 }
 
+/* The streams a test runs: -P of a stream kind (twice with --bidir: that many each way), else 1. */
+static double
+data_streams(const struct testspec_values *v)
+{
+    if (!testspec_applies(TESTSPEC_P_STREAMS, (int)v->kind))
+        return 1.0;
+    bool bidir = testspec_applies(TESTSPEC_P_BIDIR, (int)v->kind) && v->v[TESTSPEC_P_BIDIR] != 0;
+    return v->v[TESTSPEC_P_STREAMS] * (bidir ? 2.0 : 1.0);
+}
+
 static int
 check_interval(const struct testspec_values *v, struct err *e)
 {
     double iv = v->v[TESTSPEC_P_INTERVAL], dur = v->v[TESTSPEC_P_DURATION];
-    double streams =
-        testspec_applies(TESTSPEC_P_STREAMS, (int)v->kind) ? v->v[TESTSPEC_P_STREAMS] : 1.0;
+    double streams = data_streams(v);
     char a[32], b[32];
     testspec_value_text(TESTSPEC_P_INTERVAL, iv, a, sizeof a);
     if (iv > dur)
@@ -544,12 +671,27 @@ testspec_check_limits(const struct testspec_values *v, enum testspec_param *para
         *param = TESTSPEC_P_INTERVAL;
         return NS_ERANGE;
     }
-    double streams = v->v[TESTSPEC_P_STREAMS], size = v->v[TESTSPEC_P_MSG_SIZE];
+    double streams = data_streams(v), size = v->v[TESTSPEC_P_MSG_SIZE];
     if (testspec_applies(TESTSPEC_P_STREAMS, (int)v->kind) &&
         streams * size > (double)NS_MAX_STREAM_MEMORY) {
         *param = TESTSPEC_P_STREAMS;
         return err_set(e, NS_ERANGE, "%.0f streams x %.0f-byte writes exceed %llu MiB of buffers",
                        streams, size, (unsigned long long)(NS_MAX_STREAM_MEMORY >> 20));
+    }
+    int kind = (int)v->kind;
+    if (testspec_applies(TESTSPEC_P_BIDIR, kind) && v->v[TESTSPEC_P_BIDIR] != 0 &&
+        v->v[TESTSPEC_P_REVERSE] != 0) {
+        *param = TESTSPEC_P_REVERSE;
+        return err_set(e, NS_EINVAL, "%s and %s exclude each other: %s runs both directions",
+                       params[TESTSPEC_P_REVERSE].key, params[TESTSPEC_P_BIDIR].key,
+                       params[TESTSPEC_P_BIDIR].key);
+    }
+    if (testspec_applies(TESTSPEC_P_LOAD_STREAMS, kind) && v->v[TESTSPEC_P_LOAD_STREAMS] == 0 &&
+        v->v[TESTSPEC_P_LOAD_DIRECTION] != testspec_default(TESTSPEC_P_LOAD_DIRECTION, kind)) {
+        *param = TESTSPEC_P_LOAD_DIRECTION;
+        return err_set(e, NS_EINVAL, "a %s without %s: there is no load",
+                       params[TESTSPEC_P_LOAD_DIRECTION].words,
+                       params[TESTSPEC_P_LOAD_STREAMS].words);
     }
     return 0;
 }
@@ -606,7 +748,10 @@ testspec_client_argv(const struct testspec_values *v, size_t *argc, struct err *
                 words[n++] = params[i].flag;
             continue;
         }
-        exact_number(v->v[i], vals[i], sizeof vals[i]);
+        if (params[i].type == TESTSPEC_DIRECTION)
+            testspec_value_text((enum testspec_param)i, v->v[i], vals[i], sizeof vals[i]);
+        else
+            exact_number(v->v[i], vals[i], sizeof vals[i]);
         words[n++] = params[i].flag;
         words[n++] = vals[i];
     }

@@ -13,9 +13,11 @@
  *  1. one row in TESTSPEC_KIND_MAP: its id and name, family, headline metric, whether it has RTT
  *     percentiles, its message sizes and default rate; its bit in TESTSPEC_PARAM_MAP's last
  *     column where a parameter applies beyond what its family gives (copy, busy_poll). A new
- *     headline metric is one row in TESTSPEC_METRIC_MAP (a number at the top of nsperf's result:
- *     its key, a TESTSPEC_KEY_* macro, divisor, unit, words, note, direction, format); the
- *     journal's readers and the reports take it from there;
+ *     headline metric is one row in TESTSPEC_METRIC_MAP (a number of nsperf's result, or a
+ *     number in one of its objects: its key, a TESTSPEC_KEY_* macro, member, divisor, unit,
+ *     words, note, direction, format); the journal's readers and the reports take it from there.
+ *     A figure the kind reports beside its headline is such a row too, with a name, the kinds
+ *     that report it and the parameter that makes it (the reports give it a stat matrix);
  *  2. one ops file, src/nsperf/<name>.c, defining `const struct test_kind ns_kind_<name>`
  *     (nsperf/nsperf.h: how it runs, combines and prints; what the control layer must do for it
  *     is data there: own_connections, nodelay, params_json), added to nsperf_core in
@@ -64,6 +66,7 @@ struct err;
 #define NS_MIN_INTERVAL_S 0.01 /* -i: 0 (none) or at least 10 ms */
 #define NS_MAX_INTERVAL_S 3600.0
 #define NS_MAX_RATE_BPS 1e12
+#define NS_MAX_PACKET_RATE 1e9 /* packets/s: well above what one host sends */
 #define NS_MIN_RATE_BPS 1.0
 #define NS_MIN_SOCK_BUF 1024.0
 #define NS_MAX_SOCK_BUF (1 << 30)
@@ -78,6 +81,26 @@ struct err;
 #define TESTSPEC_KEY_THROUGHPUT "throughput_bps"       /* receiver-counted, all streams */
 #define TESTSPEC_KEY_TRANSACTIONS "transactions_per_s" /* request/response kinds */
 #define TESTSPEC_KEY_CONNECTIONS "connections_per_s"   /* connect kinds */
+#define TESTSPEC_KEY_PACKETS "packets_per_s"           /* udp_pps: receiver-counted datagrams */
+#define TESTSPEC_KEY_SENT_PACKETS "sent_packets_per_s" /* udp_pps: what the sender sent */
+#define TESTSPEC_KEY_IDLE_RTT "idle_rtt_us" /* rr kinds with load: the RTT before the load */
+#define TESTSPEC_KEY_LOAD "load"            /* rr kinds with load: the load's own figures */
+
+/* Which way data flows, as a stream kind's -R or a load's direction says it, and the names of
+ * a result's objects that keep each direction's figures (--bidir, a load both ways): forward is
+ * client -> server (src -> dst in a survey), reverse the other way. */
+#define TESTSPEC_DIR_FORWARD "forward"
+#define TESTSPEC_DIR_REVERSE "reverse"
+#define TESTSPEC_DIR_BOTH "both"
+#define TESTSPEC_DIRECTION_MAP(X)                                                                  \
+    X(FORWARD, TESTSPEC_DIR_FORWARD) X(REVERSE, TESTSPEC_DIR_REVERSE) X(BOTH, TESTSPEC_DIR_BOTH)
+
+enum testspec_direction {
+#define TESTSPEC_DIRECTION_ENUM(id, name) TESTSPEC_DIRECTION_##id,
+    TESTSPEC_DIRECTION_MAP(TESTSPEC_DIRECTION_ENUM)
+#undef TESTSPEC_DIRECTION_ENUM
+        TESTSPEC_DIRECTION_COUNT
+};
 
 /* Families of kinds: how a test moves data, which says which parameters apply (streams and -R
  * to STREAM; response_size to RR and CONNECT) and how the reports describe a pair (data flows
@@ -88,30 +111,79 @@ enum testspec_family {
     TESTSPEC_FAMILY_CONNECT, /* a new connection per transaction */
 };
 
-/* How a metric's value, in the reports' unit, is printed for people. */
-enum testspec_format {
-    TESTSPEC_FMT_USEC, /* units_format_usec: "329.3 us", "4.080 ms" */
-    TESTSPEC_FMT_RATE, /* units_format_rate of value x divisor: "12.10 Gbit/s" */
-    TESTSPEC_FMT_PER_S /* "4301 conn/s" from 1000 up, "557.3 conn/s" below: then the unit */
-};
-
-/* Headline metrics: the one figure of a kind that the matrices show, compare gates and adaptive
- * trials decide on. Columns: id, -J key, member (NULL: the key is a number of the result
- * object; else the number of that name in the object at the key), divisor from the -J value to
- * the reports' unit, that unit, the words for the figure, a note for summary.json's units legend
- * (NULL: none), whether lower is better, how it is printed. */
+/* Metrics: a kind's headline, the one figure that the matrices show, compare gates and adaptive
+ * trials decide on, and the figures some kinds report beside it (a load's throughput, each
+ * direction of --bidir), each with a stat matrix of its own in the reports. Columns: id, -J key,
+ * member (NULL: the key is a number of the result object; else the number of that name in the
+ * object at the key), divisor from the -J value to the reports' unit, that unit
+ * (machine-readable: summary.json's and the CSVs' numbers are in it), the words for the figure,
+ * a note for summary.json's units legend and the reports (NULL: none), whether lower is better;
+ * then, for a figure beside the headline, its name in summary.json and the reports' files, the
+ * kinds that report it and the parameter that must be set (not 0) for them to (TESTSPEC_ALWAYS:
+ * none); a headline metric has NULL, 0, TESTSPEC_ALWAYS there. People read the figures in the
+ * units of TESTSPEC_SCALE_MAP (those of the metrics of the same reports' unit).
+ *  - udp_pps: packets_per_s is the measured datagrams received over the sender's measured
+ *    interval (the interval that decides which datagrams are measured); sent_packets_per_s the
+ *    same of those sent, so that the sender's own shortfall is not read as loss;
+ *  - tcp_rr and udp_rr with load: rtt_us is the RTT under load; idle_rtt_us the same pair's
+ *    RTT in the same trial before the load started (nsperf/rr_common.c says when);
+ *  - --bidir: throughput_bps is the sum of both directions, each receiver-counted. */
+#define TESTSPEC_ALWAYS (-1)
 #define TESTSPEC_METRIC_MAP(X)                                                                     \
-    X(RTT_MEAN, HISTJSON_RTT, "mean", 1.0, "us", "mean RTT", "mean RTT", true, TESTSPEC_FMT_USEC)  \
+    X(RTT_MEAN, HISTJSON_RTT, "mean", 1.0, "us", "mean RTT", "mean RTT", true, NULL, 0u,           \
+      TESTSPEC_ALWAYS)                                                                             \
     X(THROUGHPUT, TESTSPEC_KEY_THROUGHPUT, NULL, 1e6, "Mbit/s", "throughput", "receiver-counted",  \
-      false, TESTSPEC_FMT_RATE)                                                                    \
+      false, NULL, 0u, TESTSPEC_ALWAYS)                                                            \
     X(CONNECTIONS, TESTSPEC_KEY_CONNECTIONS, NULL, 1.0, "conn/s", "connection rate", NULL, false,  \
-      TESTSPEC_FMT_PER_S)
+      NULL, 0u, TESTSPEC_ALWAYS)                                                                   \
+    X(PACKETS, TESTSPEC_KEY_PACKETS, NULL, 1.0, "pkt/s", "packet rate",                            \
+      "receiver-counted datagrams", false, NULL, 0u, TESTSPEC_ALWAYS)                              \
+    X(SENT_PACKETS, TESTSPEC_KEY_SENT_PACKETS, NULL, 1.0, "pkt/s", "sent packet rate",             \
+      "datagrams the sender sent", false, "sent_rate", TESTSPEC_K(UDP_PPS), TESTSPEC_ALWAYS)       \
+    X(IDLE_RTT_MEAN, TESTSPEC_KEY_IDLE_RTT, "mean", 1.0, "us", "idle mean RTT",                    \
+      "the same trial's RTT before its load started", true, "idle_rtt", TESTSPEC_LOAD_KINDS,       \
+      TESTSPEC_P_LOAD_STREAMS)                                                                     \
+    X(LOAD_THROUGHPUT, TESTSPEC_KEY_LOAD, TESTSPEC_KEY_THROUGHPUT, 1e6, "Mbit/s",                  \
+      "load throughput", "the load's streams, receiver-counted", false, "load_throughput",         \
+      TESTSPEC_LOAD_KINDS, TESTSPEC_P_LOAD_STREAMS)                                                \
+    X(FORWARD_THROUGHPUT, TESTSPEC_DIR_FORWARD, TESTSPEC_KEY_THROUGHPUT, 1e6, "Mbit/s",            \
+      "forward throughput", "src to dst, receiver-counted", false, "forward",                      \
+      TESTSPEC_BIDIR_KINDS, TESTSPEC_P_BIDIR)                                                      \
+    X(REVERSE_THROUGHPUT, TESTSPEC_DIR_REVERSE, TESTSPEC_KEY_THROUGHPUT, 1e6, "Mbit/s",            \
+      "reverse throughput", "dst to src, receiver-counted", false, "reverse",                      \
+      TESTSPEC_BIDIR_KINDS, TESTSPEC_P_BIDIR)
 
 enum testspec_metric {
-#define TESTSPEC_METRIC_ENUM(id, key, member, div, unit, words, note, lower, fmt) TESTSPEC_M_##id,
+#define TESTSPEC_METRIC_ENUM(id, key, member, div, unit, words, note, lower, fig, kinds, when)     \
+    TESTSPEC_M_##id,
     TESTSPEC_METRIC_MAP(TESTSPEC_METRIC_ENUM)
 #undef TESTSPEC_METRIC_ENUM
         TESTSPEC_METRIC_COUNT
+};
+
+/* The units people read a metric's figures in, smallest first, per metric: a figure (a table, a
+ * chart, a value in a sentence) is in one of them, chosen for its range (testspec_scale_for), the
+ * same in its cells, axis, colour bar and caption. Columns: metric, unit (UTF-8), how many of
+ * the reports' unit one of it is, the most decimals it shows. A metric is read in the units of
+ * the rows whose metric has its reports' unit: RTT_MEAN's are the reports' times of
+ * microseconds (UDP jitter's and IDLE_RTT_MEAN's too), THROUGHPUT's every rate in Mbit/s (a
+ * load's, each --bidir direction's), PACKETS' the sent packet rate's. */
+#define TESTSPEC_SCALE_MAP(X)                                                                      \
+    X(RTT_MEAN, "µs", 1.0, 1)                                                                      \
+    X(RTT_MEAN, "ms", 1e3, 3)                                                                      \
+    X(RTT_MEAN, "s", 1e6, 3)                                                                       \
+    X(THROUGHPUT, "kbit/s", 1e-3, 3)                                                               \
+    X(THROUGHPUT, "Mbit/s", 1.0, 3)                                                                \
+    X(THROUGHPUT, "Gbit/s", 1e3, 3)                                                                \
+    X(THROUGHPUT, "Tbit/s", 1e6, 3)                                                                \
+    X(CONNECTIONS, "conn/s", 1.0, 1)                                                               \
+    X(PACKETS, "pkt/s", 1.0, 1)
+
+/* A unit of TESTSPEC_SCALE_MAP with the decimals a figure shows in it. */
+struct testspec_scale {
+    const char *unit; /* "µs", "Gbit/s" */
+    double factor;    /* the reports' unit per one of it (Gbit/s: 1000 Mbit/s) */
+    int decimals;
 };
 
 /* Test kinds, named after netperf's. Columns: id, name (a token: the string is #name, and
@@ -124,14 +196,17 @@ enum testspec_metric {
  *    smaller pieces (tcp_stream.c);
  *  - udp_stream: iperf3's UDP datagram (1460) and rate (1 Mbit/s); smaller than its header is
  *    refused;
- *  - the request/response kinds: netperf's 1-byte default. */
+ *  - the request/response kinds: netperf's 1-byte default;
+ *  - udp_pps: 64-byte datagrams (iperf3 -u -l 64), as fast as the sender goes unless
+ *    --packet-rate (its rate is in packets/s, not -b's bits/s). */
 #define TESTSPEC_KIND_MAP(X)                                                                       \
     X(TCP_STREAM, tcp_stream, STREAM, THROUGHPUT, false, 1048576.0, 1.0, NS_MAX_MSG_SIZE, 0.0)     \
     X(UDP_STREAM, udp_stream, STREAM, THROUGHPUT, false, 1460.0, NS_UDP_STREAM_MIN,                \
       NS_MAX_UDP_PAYLOAD, 1e6)                                                                     \
     X(TCP_RR, tcp_rr, RR, RTT_MEAN, true, 1.0, 1.0, NS_MAX_MSG_SIZE, 0.0)                          \
     X(UDP_RR, udp_rr, RR, RTT_MEAN, true, 1.0, 1.0, NS_MAX_UDP_PAYLOAD, 0.0)                       \
-    X(TCP_CRR, tcp_crr, CONNECT, CONNECTIONS, true, 1.0, 1.0, NS_MAX_MSG_SIZE, 0.0)
+    X(TCP_CRR, tcp_crr, CONNECT, CONNECTIONS, true, 1.0, 1.0, NS_MAX_MSG_SIZE, 0.0)                \
+    X(UDP_PPS, udp_pps, STREAM, PACKETS, false, 64.0, NS_UDP_STREAM_MIN, NS_MAX_UDP_PAYLOAD, 0.0)
 
 enum testspec_kind {
 #define TESTSPEC_KIND_ENUM(id, name, fam, metric, rtt, def_len, min_len, max_len, def_rate)        \
@@ -158,13 +233,17 @@ enum testspec_kind {
 /* RR and CONNECT: a request and its response */
 #define TESTSPEC_RR_KINDS (0u TESTSPEC_KIND_MAP(TESTSPEC_RR_BIT_))
 #define TESTSPEC_ALL_KINDS ((1u << TESTSPEC_KIND_COUNT) - 1u)
+/* The kinds that take a load (load.streams, load.direction) and --bidir. */
+#define TESTSPEC_LOAD_KINDS (TESTSPEC_K(TCP_RR) | TESTSPEC_K(UDP_RR))
+#define TESTSPEC_BIDIR_KINDS (TESTSPEC_K(TCP_STREAM) | TESTSPEC_K(UDP_STREAM))
 
 enum testspec_type {
     TESTSPEC_DURATION, /* seconds; units.h durations ("250ms") */
     TESTSPEC_SIZE,     /* bytes, whole; units.h sizes ("64K") */
     TESTSPEC_RATE,     /* bits/s; units.h rates ("900M") */
     TESTSPEC_COUNT,    /* whole number */
-    TESTSPEC_BOOL      /* flag without value; plan: true or false */
+    TESTSPEC_BOOL,     /* flag without value; plan: true or false */
+    TESTSPEC_DIRECTION /* enum testspec_direction; its name ("forward", "reverse", "both") */
 };
 
 /* Column values that depend on the kind (looked up in TESTSPEC_KIND_MAP). */
@@ -181,7 +260,13 @@ enum testspec_type {
  *  - copy: tcp_stream moves its payload through user memory (send() from a buffer, recv() into
  *    one) as iperf3 does, instead of nsperf's zero-copy path (sendfile, splice);
  *  - busy_poll: tcp_rr and udp_rr spin on their socket instead of sleeping in recv(), a core
- *    per side for the lowest round trip (sockperf --nonblocked). */
+ *    per side for the lowest round trip (sockperf --nonblocked);
+ *  - bidir: streams both ways at once (iperf3 --bidir): -P streams each way, -b each way;
+ *  - packet_rate: udp_pps's rate in packets/s (k/M/G as rates), 0 = as fast as it goes;
+ *  - load.streams, load.direction: tcp_rr and udp_rr measured while that many bulk TCP streams
+ *    run between the same two hosts, forward (client -> server), reverse or both (that many
+ *    each way); 0 streams: no load. The plan writes them as one mapping, `load: {streams: 4,
+ *    direction: both}`: a plan key "a.b" is key b of the mapping at key a. */
 #define TESTSPEC_PARAM_MAP(X)                                                                      \
     X(DURATION, "duration", "duration_s", "duration_s", "-t", "duration", TESTSPEC_DURATION,       \
       0.001, NS_MAX_DURATION_S, 0u, 10.0, TESTSPEC_ALL_KINDS)                                      \
@@ -195,7 +280,8 @@ enum testspec_type {
       "response size", TESTSPEC_SIZE, 1.0, TESTSPEC_BY_KIND, 0u, TESTSPEC_FOLLOWS_MSG,             \
       TESTSPEC_RR_KINDS)                                                                           \
     X(RATE, "rate", "rate_bps", "rate_bps", "-b", "rate", TESTSPEC_RATE, NS_MIN_RATE_BPS,          \
-      NS_MAX_RATE_BPS, TESTSPEC_K(TCP_STREAM), TESTSPEC_BY_KIND, TESTSPEC_STREAM_KINDS)            \
+      NS_MAX_RATE_BPS, TESTSPEC_K(TCP_STREAM), TESTSPEC_BY_KIND,                                   \
+      TESTSPEC_K(TCP_STREAM) | TESTSPEC_K(UDP_STREAM))                                             \
     X(INTERVAL, "interval", "interval_s", "interval_s", "-i", "interval", TESTSPEC_DURATION,       \
       NS_MIN_INTERVAL_S, NS_MAX_INTERVAL_S, TESTSPEC_ALL_KINDS, 0.0, TESTSPEC_ALL_KINDS)           \
     X(WINDOW, "window", "window", "sock_buf", "-w", "socket buffer", TESTSPEC_SIZE,                \
@@ -205,7 +291,16 @@ enum testspec_type {
     X(COPY, "copy", "copy", "copy", "--copy", "copy", TESTSPEC_BOOL, 0.0, 1.0, TESTSPEC_ALL_KINDS, \
       0.0, TESTSPEC_K(TCP_STREAM))                                                                 \
     X(BUSY_POLL, "busy_poll", "busy_poll", "busy_poll", "--busy-poll", "busy poll", TESTSPEC_BOOL, \
-      0.0, 1.0, TESTSPEC_ALL_KINDS, 0.0, TESTSPEC_K(TCP_RR) | TESTSPEC_K(UDP_RR))
+      0.0, 1.0, TESTSPEC_ALL_KINDS, 0.0, TESTSPEC_K(TCP_RR) | TESTSPEC_K(UDP_RR))                  \
+    X(BIDIR, "bidir", "bidir", "bidir", "--bidir", "bidir", TESTSPEC_BOOL, 0.0, 1.0,               \
+      TESTSPEC_ALL_KINDS, 0.0, TESTSPEC_BIDIR_KINDS)                                               \
+    X(PACKET_RATE, "packet_rate", "packet_rate", "packet_rate", "--packet-rate", "packet rate",    \
+      TESTSPEC_RATE, 1.0, NS_MAX_PACKET_RATE, TESTSPEC_K(UDP_PPS), 0.0, TESTSPEC_K(UDP_PPS))       \
+    X(LOAD_STREAMS, "load.streams", "load_streams", "load_streams", "--load", "load streams",      \
+      TESTSPEC_COUNT, 1.0, NS_MAX_STREAMS, TESTSPEC_LOAD_KINDS, 0.0, TESTSPEC_LOAD_KINDS)          \
+    X(LOAD_DIRECTION, "load.direction", "load_direction", "load_direction", "--load-direction",    \
+      "load direction", TESTSPEC_DIRECTION, 0.0, TESTSPEC_DIRECTION_COUNT - 1, 0u,                 \
+      TESTSPEC_DIRECTION_FORWARD, TESTSPEC_LOAD_KINDS)
 
 enum testspec_param {
 #define TESTSPEC_PARAM_ENUM(id, key, rkey, wkey, flag, words, type, lo, hi, zero, def, kinds)      \
@@ -245,7 +340,7 @@ struct testspec_values {
 const char *testspec_kind_name(int kind);
 /* Kind named name, or -1 (name may be NULL). */
 int testspec_kind_find(const char *name);
-/* "tcp_stream, udp_stream, tcp_rr, udp_rr or tcp_crr" into buf; returns buf. */
+/* "tcp_stream, udp_stream, tcp_rr, udp_rr, tcp_crr or udp_pps" into buf; returns buf. */
 char *testspec_kind_list(char *buf, size_t len);
 /* The kinds of mask (TESTSPEC_K bits) in the table's order, joined by sep: "tcp_rr, udp_rr"
  * (sep ", "). Returns buf. */
@@ -265,16 +360,39 @@ const char *testspec_metric_unit(enum testspec_metric m);   /* "Mbit/s", "us", "
 const char *testspec_metric_words(enum testspec_metric m);  /* "throughput", "mean RTT" */
 const char *testspec_metric_note(enum testspec_metric m);   /* "receiver-counted", or NULL */
 bool testspec_metric_lower_is_better(enum testspec_metric m);
-enum testspec_format testspec_metric_format(enum testspec_metric m); /* how it is printed */
-/* value (in the reports' unit) for people, by the metric's format: "329.3 us", "12.10 Gbit/s",
- * "4301 conn/s". Returns buf. */
+/* value (in the reports' unit) for people, in the unit of its own range (testspec_scale_for of
+ * value): "329.3 µs", "4.080 ms", "12.10 Gbit/s", "4301 conn/s". Returns buf. */
 char *testspec_metric_text(enum testspec_metric m, double value, char *buf, size_t len);
+
+/* The unit of m for a figure whose typical magnitude, in the reports' unit, is ref (the caller
+ * chooses it: a table's median value): the largest of TESTSPEC_SCALE_MAP's units of m of which
+ * ref is at least one (the smallest when ref is below all; the reports' own unit when ref is 0 or
+ * not finite), and the decimals that give ref four significant digits (1 000 and up: none, 100:
+ * one, 10: two, else three), at most the unit's. */
+struct testspec_scale testspec_scale_for(enum testspec_metric m, double ref);
+/* value (the reports' unit) in s without the unit: "%.*f" of value / s->factor, "12.10"; a value
+ * that is not zero but would print as zero says so ("< 0.01", "> -0.01"); "n/a" when not
+ * finite. Returns buf. */
+char *testspec_scale_text(const struct testspec_scale *s, double value, char *buf, size_t len);
+
+/* A figure beside the headline (TESTSPEC_METRIC_MAP's last columns): its name in summary.json
+ * and the reports' files ("idle_rtt"; NULL for a headline metric), and whether a test of v's
+ * kind and parameters reports it. */
+const char *testspec_metric_figure(enum testspec_metric m);
+bool testspec_metric_reported(enum testspec_metric m, const struct testspec_values *v);
 
 /* The same, of a kind's headline metric. */
 const char *testspec_kind_unit(enum testspec_kind kind);
 const char *testspec_kind_words(enum testspec_kind kind);
 bool testspec_kind_lower_is_better(enum testspec_kind kind);
 char *testspec_kind_value_text(enum testspec_kind kind, double value, char *buf, size_t len);
+
+/* --- directions ---------------------------------------------------------------------------- */
+
+/* "forward", "reverse", "both"; NULL out of range. */
+const char *testspec_direction_name(int d);
+/* Direction named name, or -1 (name may be NULL). */
+int testspec_direction_find(const char *name);
 
 /* --- parameters ---------------------------------------------------------------------------- */
 

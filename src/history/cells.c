@@ -2,6 +2,7 @@
  * (cells.h). */
 #include "history/cells.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -81,4 +82,51 @@ history_cell_find_cell(const json_t *scen, const json_t *cell)
             return c;
     }
     return NULL;
+}
+
+/* Whether v may stand for any value: a 0 of a side whose parameters are not resolved. */
+static bool
+param_unknown(const json_t *scen, const json_t *v)
+{
+    return json_is_false(json_object_get(scen, "params_resolved")) && json_is_number(v) &&
+           json_number_value(v) == 0.0;
+}
+
+static bool
+param_same(const json_t *v, const json_t *w)
+{
+    if (json_is_number(v) && json_is_number(w))
+        return json_number_value(v) == json_number_value(w);
+    return json_equal(v, w);
+}
+
+static void
+param_text(const json_t *v, char *buf, size_t len)
+{
+    /* json_dumpb: no string from jansson's allocator to free (see report_jarena_begin) */
+    size_t n = json_dumpb(v, buf, len - 1, JSON_ENCODE_ANY | JSON_REAL_PRECISION(10));
+    buf[n < len ? n : 0] = '\0';
+}
+
+size_t
+history_params_diff(const json_t *a, const json_t *b, struct rbuf *out)
+{
+    const json_t *pa = json_object_get(a, "params"), *pb = json_object_get(b, "params");
+    size_t n = 0;
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)(uintptr_t)pa, k, v)
+    {
+        const json_t *w = json_object_get(pb, k);
+        if (w == NULL || param_same(v, w) || param_unknown(a, v) || param_unknown(b, w))
+            continue;
+        if (out != NULL) {
+            char x[64], y[64];
+            param_text(v, x, sizeof x);
+            param_text(w, y, sizeof y);
+            rbuf_printf(out, "%s%.40s %s → %s", n ? ", " : "", k, x, y);
+        }
+        n++;
+    }
+    return n;
 }

@@ -31,6 +31,17 @@ bool history_cell_same_cell(const json_t *a, const json_t *b);
 /* The zone cell of scen (may be NULL) matching cell, whatever its trial count, or NULL. */
 const json_t *history_cell_find_cell(const json_t *scen, const json_t *cell);
 
+struct rbuf;
+
+/* The parameters summary scenario b ran with that differ from a's ("params"), each as "key old
+ * → new", joined by ", " and appended to out (may be NULL: only counted); returns how many.
+ * A key only one side records is not compared (a journal of a version that did not record it,
+ * or a version-1 run's parameter of another kind), numbers are compared as numbers (3 is 3.0),
+ * and a side whose parameters are not resolved ("params_resolved" false: run.json version 1
+ * wrote the plan's words, 0 for the kind's default of its day) has its 0s stand for any value.
+ * What compare refuses without --allow-param-change, and what trend notes. */
+size_t history_params_diff(const json_t *a, const json_t *b, struct rbuf *out);
+
 /* A template of the history module (compare.md, trend.html, ...), or the report's stylesheet
  * report.css, as report_template_in finds it (report/output.h). */
 const char *history_template(const char *name, char **owned);

@@ -19,6 +19,7 @@
 #include "history/gate.h"
 #include "history/history.h"
 #include "history/junit.h"
+#include "journal/journal.h"
 #include "report/output.h"
 #include "report/report.h"
 
@@ -26,7 +27,8 @@
 #define COMPARE_UNMATCHED_LINES 20 /* lines of r->unmatched before "... and N more" */
 #define SUMMARY_MAX_ROWS 40        /* the Markdown summary's table, at most */
 #define SUMMARY_MAX_BYTES (64u * 1024u)
-#define SUMMARY_FIELD_MAX 200 /* bytes of one string in the summary, before escaping */
+#define SUMMARY_FIELD_MAX 200       /* bytes of one string in the summary, before escaping */
+#define SUMMARY_MAX_PARAM_CHANGES 5 /* scenarios compared across other parameters, listed */
 
 /* A summary scenario's kind. Its journal was read through journal/journal.h, which refuses a
  * kind testspec.h does not know, so every scenario has one (summaries_check). */
@@ -58,6 +60,7 @@ struct ccell {
     enum testspec_kind kind;
     enum cside side;
     bool scen_missing; /* CC_ONLY_BASE: the new run has no such scenario */
+    bool partial;      /* CC_MATCHED: a side has failed or not-run trials in the cell */
     size_t g;          /* CC_MATCHED: index in struct cmp's g */
     char why[192];     /* CC_ONLY_BASE / CC_ONLY_NEW: why it was not compared */
 };
@@ -70,6 +73,8 @@ struct cmp {
     /* counts */
     unsigned nverdict[HISTORY_VERDICT_INCONCLUSIVE + 1], nreg;
     size_t only_base, only_new, scen_missing;
+    size_t partial;                 /* matched cells with failed or not-run trials */
+    uint64_t failed[2], not_run[2]; /* their trials: [0] the baseline's, [1] the new run's */
 };
 
 static struct ccell *
@@ -114,6 +119,21 @@ why_missing(const json_t *cand, const json_t *scen, const json_t *ns, const json
     }
 }
 
+/* A matched cell's failed and not-run trials, on either side: counted, and the cell marked (it
+ * fails the gate unless allow_partial: its figures are of fewer trials than planned). */
+static void
+partial_count(struct cmp *m, struct ccell *x)
+{
+    const json_t *side[2] = {x->bc, x->nc};
+    for (int k = 0; k < 2; k++) {
+        json_int_t f = ji(side[k], "failed"), nr = ji(side[k], "not_run");
+        m->failed[k] += f > 0 ? (uint64_t)f : 0;
+        m->not_run[k] += nr > 0 ? (uint64_t)nr : 0;
+        x->partial |= f > 0 || nr > 0;
+    }
+    m->partial += x->partial;
+}
+
 /* Every cell of base with ok trials, matched or not; then the new run's cells without one. */
 static int
 cmp_collect(struct cmp *m, const json_t *base, const json_t *cand)
@@ -139,6 +159,8 @@ cmp_collect(struct cmp *m, const json_t *base, const json_t *cand)
                 return NS_ENOMEM;
             x->bc = c;
             x->nc = ok ? nc : NULL;
+            if (ok)
+                partial_count(m, x);
             if (!ok) {
                 why_missing(cand, s, ns, nc, x);
                 m->only_base++;
@@ -266,6 +288,32 @@ cell_id(const json_t *scen, const json_t *cell)
     return j;
 }
 
+/* A matched cell's trials that failed or did not run, per side ("new 1 failed of 3 planned"),
+ * into b; "" when there are none. */
+static void
+trials_note(const struct ccell *c, char *b, size_t len)
+{
+    const json_t *side[2] = {c->bc, c->nc};
+    static const char *const names[2] = {"baseline", "new"};
+    size_t k = 0;
+    b[0] = '\0';
+    for (int i = 0; i < 2 && k < len; i++) {
+        long long f = (long long)ji(side[i], "failed"), nr = (long long)ji(side[i], "not_run");
+        if (f <= 0 && nr <= 0)
+            continue;
+        int w = snprintf(b + k, len - k, "%s%s ", k ? "; " : "", names[i]);
+        if (w > 0 && f > 0 && (size_t)w < len - k)
+            w += snprintf(b + k + (size_t)w, len - k - (size_t)w, "%lld failed%s", f,
+                          nr > 0 ? ", " : "");
+        if (w > 0 && nr > 0 && (size_t)w < len - k)
+            w += snprintf(b + k + (size_t)w, len - k - (size_t)w, "%lld not run", nr);
+        if (w > 0 && (size_t)w < len - k)
+            w += snprintf(b + k + (size_t)w, len - k - (size_t)w, " of %lld planned",
+                          (long long)ji(side[i], "planned"));
+        k += w > 0 ? (size_t)w : 0;
+    }
+}
+
 static json_t *
 matched_json(const struct ccell *c, const struct history_gate_cell *g,
              const struct history_compare_opts *o)
@@ -294,6 +342,14 @@ matched_json(const struct ccell *c, const struct history_gate_cell *g,
     /* a cell with too few trials fails the gate as a missing one does (unless allowed) */
     json_object_set_new(j, "untested",
                         json_boolean(g->verdict == HISTORY_VERDICT_TOO_FEW && !o->allow_partial));
+    /* and so does one whose trials failed or did not run on a side: its figures are of fewer
+     * trials than planned */
+    char tn[192];
+    trials_note(c, tn, sizeof tn);
+    json_object_set_new(j, "trials_note", json_string(tn));
+    json_object_set_new(
+        j, "partial",
+        json_boolean(c->partial && !o->allow_partial && g->verdict != HISTORY_VERDICT_TOO_FEW));
     return j;
 }
 
@@ -337,9 +393,17 @@ lacks(const struct cmp *m, char *b, size_t len)
     if (m->scen_missing && m->only_base && k < len)
         k += (size_t)snprintf(b + k, len - k, ")");
     if (m->nverdict[HISTORY_VERDICT_TOO_FEW] && k < len)
-        snprintf(b + k, len - k, "%s%s with fewer than 2 trials on a side", k ? "; " : "",
-                 plural(m->nverdict[HISTORY_VERDICT_TOO_FEW], "matched cell", "matched cells", z,
-                        sizeof z));
+        k += (size_t)snprintf(b + k, len - k, "%s%s with fewer than 2 trials on a side",
+                              k ? "; " : "",
+                              plural(m->nverdict[HISTORY_VERDICT_TOO_FEW], "matched cell",
+                                     "matched cells", z, sizeof z));
+    if (m->partial && k < len)
+        snprintf(b + k, len - k,
+                 "%s%s with failed or not-run trials (baseline %llu failed, %llu not run; new "
+                 "%llu failed, %llu not run)",
+                 k ? "; " : "", plural(m->partial, "matched cell", "matched cells", z, sizeof z),
+                 (unsigned long long)m->failed[0], (unsigned long long)m->not_run[0],
+                 (unsigned long long)m->failed[1], (unsigned long long)m->not_run[1]);
 }
 
 static enum history_gate
@@ -350,7 +414,8 @@ gate_of(const struct cmp *m, bool allow_partial)
         return HISTORY_GATE_REGRESSION;
     if (compared == 0)
         return HISTORY_GATE_INCOMPLETE;
-    if (!allow_partial && (m->only_base || m->scen_missing || m->nverdict[HISTORY_VERDICT_TOO_FEW]))
+    if (!allow_partial &&
+        (m->only_base || m->scen_missing || m->nverdict[HISTORY_VERDICT_TOO_FEW] || m->partial))
         return HISTORY_GATE_INCOMPLETE;
     return HISTORY_GATE_PASSED;
 }
@@ -359,7 +424,7 @@ static void
 gate_line(const struct cmp *m, enum history_gate gate, const struct history_compare_opts *o,
           char *b, size_t len)
 {
-    char l[512];
+    char l[768];
     lacks(m, l, sizeof l);
     size_t compared = m->ng - m->nverdict[HISTORY_VERDICT_TOO_FEW];
     if (gate == HISTORY_GATE_REGRESSION)
@@ -386,13 +451,19 @@ static void
 summary_line(const struct cmp *m, enum history_gate gate, const struct history_compare_opts *o,
              char *b, size_t len)
 {
+    char t[96] = "";
+    if (m->partial > 0)
+        snprintf(t, sizeof t, " (%llu failed, %llu not run)",
+                 (unsigned long long)(m->failed[0] + m->failed[1]),
+                 (unsigned long long)(m->not_run[0] + m->not_run[1]));
     snprintf(b, len,
              "%zu matched cell%s: %u worse, %u better, %u same, %u inconclusive, %u with too few "
-             "trials; %u regression%s beyond %.1f %% (gate %s)",
+             "trials, %zu with failed or not-run trials%s; %u regression%s beyond %.1f %% (gate "
+             "%s)",
              m->ng, m->ng == 1 ? "" : "s", m->nverdict[HISTORY_VERDICT_WORSE],
              m->nverdict[HISTORY_VERDICT_BETTER], m->nverdict[HISTORY_VERDICT_SAME],
              m->nverdict[HISTORY_VERDICT_INCONCLUSIVE], m->nverdict[HISTORY_VERDICT_TOO_FEW],
-             m->nreg, m->nreg == 1 ? "" : "s", o->max_regression_pct,
+             m->partial, t, m->nreg, m->nreg == 1 ? "" : "s", o->max_regression_pct,
              gate == HISTORY_GATE_PASSED ? "passed" : "FAILED");
 }
 
@@ -415,7 +486,7 @@ method_line(const struct cmp *m, const struct history_compare_opts *o, char *b, 
     if (k > 0 && (size_t)k < len)
         snprintf(b + k, len - (size_t)k,
                  "; the gate fails on a cell worse by more than %.1f %%, and on a baseline cell "
-                 "left uncompared%s",
+                 "left uncompared or a matched cell with failed or not-run trials%s",
                  o->max_regression_pct, o->allow_partial ? " (not here: --allow-partial)" : "");
 }
 
@@ -498,18 +569,146 @@ completeness_notes(const json_t *base, const json_t *cand, const struct history_
     return notes;
 }
 
+/* The new run's zone cells holding trials its hosts bent (summary.json's "flagged"), each with
+ * report_flagged_text's words: a figure that moved may be the hosts', not the network's. */
+static json_t *
+flagged_new(const json_t *cand)
+{
+    json_t *out = json_array();
+    size_t i, j;
+    const json_t *s, *c;
+    json_array_foreach(json_object_get(cand, "scenarios"), i, s)
+    {
+        json_array_foreach(json_object_get(s, "zone_cells"), j, c)
+        {
+            json_t *text = report_flagged_text(kind_of(s), c);
+            if (text == NULL)
+                continue;
+            json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:s,s:s,s:o}", "scenario",
+                                                 js(s, "name"), "test", js(s, "test"), "family",
+                                                 js(s, "family"), "src_zone", js(c, "src_zone"),
+                                                 "dst_zone", js(c, "dst_zone"), "text", text));
+        }
+    }
+    return out;
+}
+
+/* --- what makes two runs not comparable -------------------------------------------------- */
+
+/* A run both sides hold (a run against itself, or against a copy of its directory): its
+ * run_id, or NULL. Each trial would be compared with itself and every cell pass. */
+static const char *
+shared_run(const json_t *base, const json_t *cand)
+{
+    size_t i, j;
+    const json_t *a, *b;
+    json_array_foreach(json_object_get(base, "runs"), i, a)
+    {
+        json_array_foreach(json_object_get(cand, "runs"), j, b)
+        {
+            if (*js(a, "run_id") != '\0' && !strcmp(js(a, "run_id"), js(b, "run_id")))
+                return js(a, "run_id");
+        }
+    }
+    return NULL;
+}
+
+/* The scenarios of both runs whose parameters differ, each with how (history_params_diff):
+ * [{"scenario", "test", "family", "changes"}], in the baseline's order. */
+static json_t *
+param_changes(const json_t *base, const json_t *cand)
+{
+    json_t *out = json_array();
+    size_t i;
+    const json_t *s;
+    json_array_foreach(json_object_get(base, "scenarios"), i, s)
+    {
+        const json_t *ns = history_cell_find_scenario(cand, s);
+        struct rbuf b;
+        rbuf_init(&b);
+        if (ns != NULL && history_params_diff(s, ns, &b) > 0)
+            json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:s}", "scenario", js(s, "name"),
+                                                 "test", js(s, "test"), "family", js(s, "family"),
+                                                 "changes", b.oom ? "?" : b.data));
+        rbuf_release(&b);
+    }
+    return out;
+}
+
+/* changes as lines ("latency (tcp_rr, ipv4): msg_size 250 → 65536"), or NULL when none. */
+static char *
+param_changes_text(const json_t *changes)
+{
+    struct rbuf b;
+    rbuf_init(&b);
+    size_t i;
+    const json_t *c;
+    json_array_foreach(changes, i, c)
+    {
+        rbuf_printf(&b, "%s (%s, %s): %s\n", js(c, "scenario"), js(c, "test"), js(c, "family"),
+                    js(c, "changes"));
+    }
+    if (b.oom || b.len == 0) {
+        rbuf_release(&b);
+        return NULL;
+    }
+    return b.data;
+}
+
+/* Whether the two sides may be compared at all; NS_EINVAL with the reason in e when not. */
+static int
+comparable(const json_t *base, const json_t *cand, const json_t *changes,
+           const struct history_compare_opts *o, struct err *e)
+{
+    const char *run = shared_run(base, cand);
+    if (run != NULL)
+        return err_set(e, NS_EINVAL,
+                       "%s and %s hold the same run (%s): a run compared with itself (or a copy "
+                       "of its directory) passes every cell; compare it with another run",
+                       o->base_dir, o->new_dir, run);
+    if (json_array_size(changes) == 0 || o->allow_param_change)
+        return 0;
+    return err_set(e, NS_EINVAL,
+                   "not comparable: %zu scenario%s ran other parameters in %s than in %s, so "
+                   "%s cells measure other things (--allow-param-change compares them on "
+                   "purpose)",
+                   json_array_size(changes), json_array_size(changes) == 1 ? "" : "s", o->new_dir,
+                   o->base_dir, json_array_size(changes) == 1 ? "its" : "their");
+}
+
+/* The changes of the scenario of c (matched or not), for its JUnit case; "" when none. */
+static const char *
+cell_param_change(const json_t *changes, const json_t *scen)
+{
+    size_t i;
+    const json_t *c;
+    json_array_foreach(changes, i, c)
+    {
+        if (!strcmp(js(c, "scenario"), js(scen, "name")) &&
+            !strcmp(js(c, "test"), js(scen, "test")) &&
+            !strcmp(js(c, "family"), js(scen, "family")))
+            return js(c, "changes");
+    }
+    return "";
+}
+
 static json_t *
 compare_view(const struct cmp *m, const json_t *base, const json_t *cand, enum history_gate gate,
-             const struct history_compare_opts *o)
+             json_t *changes, const struct history_compare_opts *o)
 {
     json_t *cells = json_array(), *only_base = json_array(), *only_new = json_array();
     for (size_t i = 0; i < m->n; i++) {
         const struct ccell *c = &m->c[i];
-        if (c->side == CC_MATCHED)
-            json_array_append_new(cells, matched_json(c, &m->g[c->g], o));
-        else
-            json_array_append_new(c->side == CC_ONLY_BASE ? only_base : only_new,
-                                  unmatched_json(c, c->side == CC_ONLY_BASE && !o->allow_partial));
+        json_t *j = c->side == CC_MATCHED
+                        ? matched_json(c, &m->g[c->g], o)
+                        : unmatched_json(c, c->side == CC_ONLY_BASE && !o->allow_partial);
+        json_object_set_new(
+            j, "params_changed",
+            json_string(c->side == CC_MATCHED ? cell_param_change(changes, c->scen) : ""));
+        json_array_append_new(c->side == CC_MATCHED     ? cells
+                              : c->side == CC_ONLY_BASE ? only_base
+                                                        : only_new,
+                              j);
     }
     char sum[512], gl[1024], meth[1024], mr[32], me[32], al[32], ts[32];
     summary_line(m, gate, o, sum, sizeof sum);
@@ -522,7 +721,7 @@ compare_view(const struct cmp *m, const json_t *base, const json_t *cand, enum h
     size_t compared = m->ng - m->nverdict[HISTORY_VERDICT_TOO_FEW];
     return json_pack(
         "{s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:s,s:s,s:s,s:b,s:b,s:o,s:o,s:o,s:s,s:s,s:s,"
-        "s:b,s:b,s:I,s:s,s:s,s:o}",
+        "s:b,s:b,s:I,s:s,s:s,s:o,s:o,s:o}",
         "base_dir", o->base_dir, "new_dir", o->new_dir, "base_title", js(base, "title"),
         "new_title", js(cand, "title"), "base_runs", runs_with_tally(json_object_get(base, "runs")),
         "new_runs", runs_with_tally(json_object_get(cand, "runs")), "max_regression", mr,
@@ -531,7 +730,8 @@ compare_view(const struct cmp *m, const json_t *base, const json_t *cand, enum h
         only_base, "only_new", only_new, "summary", sum, "gate_line", gl, "method", meth, "failed",
         gate != HISTORY_GATE_PASSED, "nothing_compared", compared == 0, "compared",
         (json_int_t)compared, "junit_timestamp", ts, "version", NS_VERSION, "notes",
-        completeness_notes(base, cand, o));
+        completeness_notes(base, cand, o), "flagged_new", flagged_new(cand), "param_changes",
+        changes);
 }
 
 /* --- what did not match, for the command line -------------------------------------------- */
@@ -546,7 +746,8 @@ unmatched_text(const struct cmp *m)
     for (size_t i = 0; i < m->n; i++) {
         const struct ccell *c = &m->c[i];
         const struct history_gate_cell *g = c->side == CC_MATCHED ? &m->g[c->g] : NULL;
-        if (c->side == CC_ONLY_NEW || (g != NULL && g->verdict != HISTORY_VERDICT_TOO_FEW))
+        if (c->side == CC_ONLY_NEW ||
+            (g != NULL && g->verdict != HISTORY_VERDICT_TOO_FEW && !c->partial))
             continue;
         if (c->scen_missing && c->scen == last_scen)
             continue; /* one line for a scenario the new run lacks */
@@ -570,9 +771,15 @@ unmatched_text(const struct cmp *m)
             rbuf_printf(&b, "%s (%s, %s) %s → %s: ",
                         history_scenario_label(c->scen, label, sizeof label), js(c->scen, "test"),
                         js(c->scen, "family"), js(cell, "src_zone"), js(cell, "dst_zone"));
-            if (g != NULL)
-                rbuf_printf(&b, "too few trials (baseline %llu, new %llu ok)\n",
-                            (unsigned long long)g->a.n, (unsigned long long)g->b.n);
+            char tn[192];
+            if (g != NULL && c->partial)
+                trials_note(c, tn, sizeof tn);
+            if (g != NULL && g->verdict == HISTORY_VERDICT_TOO_FEW)
+                rbuf_printf(&b, "too few trials (baseline %llu, new %llu ok)%s%s\n",
+                            (unsigned long long)g->a.n, (unsigned long long)g->b.n,
+                            c->partial ? "; " : "", c->partial ? tn : "");
+            else if (g != NULL)
+                rbuf_printf(&b, "trials failed or not run (%s)\n", tn);
             else
                 rbuf_printf(&b, "%s\n", c->why);
         }
@@ -638,7 +845,7 @@ summary_rank(const json_t *c, bool matched)
         return json_is_true(json_object_get(c, "missing")) ? 1 : -1;
     if (json_is_true(json_object_get(c, "regression")))
         return 0;
-    if (json_is_true(json_object_get(c, "untested")))
+    if (json_is_true(json_object_get(c, "untested")) || json_is_true(json_object_get(c, "partial")))
         return 1;
     const char *v = js(c, "verdict_class");
     return !strcmp(v, "worse") ? 2 : !strcmp(v, "better") ? 3 : -1;
@@ -655,14 +862,16 @@ summary_row(const json_t *c, bool matched)
     set_clipped(r, "scenario", js(c, "scenario"));
     json_object_set_new(r, "cell", json_string(cell));
     bool fails = matched ? json_is_true(json_object_get(c, "regression")) ||
-                               json_is_true(json_object_get(c, "untested"))
+                               json_is_true(json_object_get(c, "untested")) ||
+                               json_is_true(json_object_get(c, "partial"))
                          : true;
     json_object_set_new(r, "mark", json_string(fails ? "FAIL" : ""));
     if (matched) {
-        char v[256];
-        snprintf(v, sizeof v, "%s%s",
+        char v[512];
+        const char *tn = js(c, "trials_note");
+        snprintf(v, sizeof v, "%s%s%s%s%s",
                  json_is_true(json_object_get(c, "regression")) ? "regression: " : "",
-                 js(c, "verdict"));
+                 js(c, "verdict"), *tn ? " (trials failed or not run: " : "", tn, *tn ? ")" : "");
         json_object_set_new(r, "base", json_string(js(c, "base")));
         json_object_set_new(r, "new", json_string(js(c, "new")));
         json_object_set_new(r, "delta", json_string(js(c, "delta")));
@@ -700,6 +909,28 @@ summary_rows(const json_t *view)
     return rows;
 }
 
+/* The scenarios compared across other parameters (--allow-param-change), the first
+ * SUMMARY_MAX_PARAM_CHANGES, each string clipped. */
+static json_t *
+summary_param_changes(const json_t *view)
+{
+    json_t *pc = json_array();
+    size_t i;
+    const json_t *c;
+    json_array_foreach(json_object_get(view, "param_changes"), i, c)
+    {
+        if (i == SUMMARY_MAX_PARAM_CHANGES)
+            break;
+        json_t *x = json_object();
+        set_clipped(x, "scenario", js(c, "scenario"));
+        set_clipped(x, "changes", js(c, "changes"));
+        json_object_set_new(x, "test", json_string(js(c, "test")));
+        json_object_set_new(x, "family", json_string(js(c, "family")));
+        json_array_append_new(pc, x);
+    }
+    return pc;
+}
+
 /* The Markdown summary: the first k rows; shrink k until it fits SUMMARY_MAX_BYTES. Its other
  * lines are the template's (a string holds no newline once escaped), so the line count is
  * bounded by SUMMARY_MAX_ROWS too. */
@@ -720,7 +951,16 @@ render_summary(const json_t *view, const char *out, struct rbuf *b, struct err *
     json_object_set_new(sv, "passed", json_boolean(!json_is_true(json_object_get(view, "failed"))));
     /* at most two, each under 1 KiB (side_note) */
     json_object_set_new(sv, "notes", json_incref(json_object_get(view, "notes")));
+    json_object_set_new(sv, "param_changes", summary_param_changes(view));
+    size_t npc = json_array_size(json_object_get(view, "param_changes"));
+    json_object_set_new(sv, "param_changes_more",
+                        json_integer(npc > SUMMARY_MAX_PARAM_CHANGES
+                                         ? (json_int_t)(npc - SUMMARY_MAX_PARAM_CHANGES)
+                                         : 0));
     set_clipped(sv, "out", out);
+    json_object_set_new(
+        sv, "flagged_new",
+        json_integer((json_int_t)json_array_size(json_object_get(view, "flagged_new"))));
     json_object_set_new(
         sv, "only_new",
         json_integer((json_int_t)json_array_size(json_object_get(view, "only_new"))));
@@ -796,6 +1036,59 @@ result_from(const struct cmp *m, enum history_gate gate, struct history_compare_
     r->compared = m->ng - r->untested;
     r->base_missing = m->only_base;
     r->base_scenarios_missing = m->scen_missing;
+    r->partial = m->partial;
+}
+
+/* Whether file (resolved) is path, resolved too. */
+static bool
+same_path(const char *file, const char *path)
+{
+    char a[PATH_MAX], b[PATH_MAX];
+    return fsdir_resolve(file, a) && fsdir_resolve(path, b) && strcmp(a, b) == 0;
+}
+
+/* Before anything is read or written: no output file over a run's own files (--junit
+ * B/results.jsonl overwrote B's journal) or over another output, and OUT no run's directory
+ * but BASE's or NEW's. */
+static int
+outputs_check(const struct history_compare_opts *o, struct err *e)
+{
+    static const char *const opts[] = {"--junit", "--markdown-summary"};
+    const char *files[] = {o->junit, o->md_summary};
+    for (size_t i = 0; i < 2; i++) {
+        if (files[i] == NULL)
+            continue;
+        bool input = journal_is_run_file(files[i]);
+        const char *dirs[] = {o->base_dir, o->new_dir};
+        static const char *const names[] = {JOURNAL_RUN_FILE, JOURNAL_RESULTS_FILE};
+        for (size_t d = 0; d < 2 && !input; d++) /* a hard link to one is one too */
+            for (size_t k = 0; k < 2 && !input; k++) {
+                char p[PATH_MAX];
+                input = (size_t)snprintf(p, sizeof p, "%s/%s", dirs[d], names[k]) < sizeof p &&
+                        fsdir_same(files[i], p);
+            }
+        if (input)
+            return err_set(e, NS_EINVAL,
+                           "%s %s is a run's own file: writing it would destroy the run's "
+                           "journal (nothing written)",
+                           opts[i], files[i]);
+        char md[PATH_MAX], html[PATH_MAX];
+        snprintf(md, sizeof md, "%s/compare.md", o->out);
+        snprintf(html, sizeof html, "%s/compare.html", o->out);
+        if (same_path(files[i], md) || same_path(files[i], html) ||
+            (i == 1 && files[0] != NULL && same_path(files[1], files[0])))
+            return err_set(e, NS_EINVAL,
+                           "%s %s is another output of this comparison (nothing "
+                           "written)",
+                           opts[i], files[i]);
+    }
+    if (journal_is_run_dir(o->out) && !fsdir_same(o->out, o->base_dir) &&
+        !fsdir_same(o->out, o->new_dir))
+        return err_set(e, NS_EINVAL,
+                       "-o %s is the directory of another run than BASE and NEW: give the "
+                       "comparison a folder of its own (nothing written)",
+                       o->out);
+    return 0;
 }
 
 int
@@ -803,6 +1096,11 @@ history_compare(const struct history_compare_opts *o, struct history_compare_res
                 struct err *e)
 {
     memset(r, 0, sizeof *r);
+    int rc0 = outputs_check(o, e);
+    if (rc0 != 0) {
+        r->failure = HISTORY_COMPARE_USAGE;
+        return rc0;
+    }
     report_jarena_begin();
     json_t *base = NULL, *cand = NULL;
     int rc = report_summary_read(o->base_dir, o->warn, &base, e);
@@ -811,7 +1109,17 @@ history_compare(const struct history_compare_opts *o, struct history_compare_res
     if (rc != 0) {
         json_decref(base);
         report_jarena_end();
-        r->output_failed = rc == NS_ENOMEM;
+        r->failure = rc == NS_ENOMEM ? HISTORY_COMPARE_OUTPUT : HISTORY_COMPARE_JOURNAL;
+        return rc;
+    }
+    json_t *changes = param_changes(base, cand);
+    if ((rc = comparable(base, cand, changes, o, e)) != 0) {
+        r->param_changes = param_changes_text(changes);
+        json_decref(changes);
+        json_decref(base);
+        json_decref(cand);
+        report_jarena_end();
+        r->failure = HISTORY_COMPARE_NOT_COMPARABLE;
         return rc;
     }
     struct cmp m = {0};
@@ -820,7 +1128,7 @@ history_compare(const struct history_compare_opts *o, struct history_compare_res
         rc = cmp_decide(&m, o);
     json_t *view = NULL;
     enum history_gate gate = gate_of(&m, o->allow_partial);
-    if (rc == 0 && (view = compare_view(&m, base, cand, gate, o)) == NULL)
+    if (rc == 0 && (view = compare_view(&m, base, cand, gate, json_incref(changes), o)) == NULL)
         rc = NS_ENOMEM;
     json_decref(base);
     json_decref(cand);
@@ -836,8 +1144,10 @@ history_compare(const struct history_compare_opts *o, struct history_compare_res
     if (rc == 0) {
         result_from(&m, gate, r);
         r->unmatched = unmatched_text(&m);
+        r->param_changes = param_changes_text(changes);
     }
-    r->output_failed = rc != 0;
+    r->failure = HISTORY_COMPARE_OUTPUT;
+    json_decref(changes);
     json_decref(view);
     cmp_release(&m);
     report_jarena_end();
@@ -848,5 +1158,7 @@ void
 history_compare_result_release(struct history_compare_result *r)
 {
     free(r->unmatched);
+    free(r->param_changes);
     r->unmatched = NULL;
+    r->param_changes = NULL;
 }

@@ -43,14 +43,16 @@ enum history_trend_failure {
 };
 
 struct history_trend_result {
-    size_t runs;        /* runs read */
-    size_t scenarios;   /* scenarios trended (shared by two runs or more) */
-    size_t cells;       /* their zone cells */
-    size_t flagged;     /* cells that left their first run's CI by more than the threshold */
-    size_t not_trended; /* scenarios found in one run only */
-    size_t incomplete;  /* runs that are not complete (or still in progress) */
-    char *out;          /* where the outputs went (owned) */
-    char *flags;        /* one line per flagged cell, capped; or NULL */
+    size_t runs;               /* runs read */
+    size_t scenarios;          /* scenarios trended (shared by two runs or more) */
+    size_t cells;              /* their zone cells */
+    size_t flagged;            /* cells that left their first run's CI by more than the threshold */
+    size_t not_trended;        /* scenarios found in one run only */
+    size_t incomplete;         /* runs that are not complete (or still in progress) */
+    char *out;                 /* where the outputs went (owned) */
+    char *flags;               /* one line per flagged cell, capped; or NULL */
+    size_t newest_failed;      /* cells whose newest run has no ok trial (failed or not run) */
+    char *newest_failed_cells; /* one line per such cell, capped; or NULL */
     enum history_trend_failure failure; /* on error */
 };
 
@@ -76,11 +78,24 @@ struct history_compare_opts {
     double min_effect_pct;     /* smaller changes are never worse or better; the margin of
                                 * "same" (0: no equivalence verdict) */
     enum history_correction correction;
-    bool allow_partial;     /* baseline cells without a counterpart do not fail the gate */
-    const char *junit;      /* JUnit XML written here when not NULL (parents created) */
-    const char *md_summary; /* the short Markdown summary written here when not NULL */
-    FILE *echo;             /* compare.md is also written here; NULL: not echoed */
-    FILE *warn;             /* a journal line skipped, one a line; NULL: dropped */
+    bool allow_partial;      /* baseline cells without a counterpart, and matched cells with
+                              * failed or not-run trials, do not fail the gate */
+    bool allow_param_change; /* a scenario of both runs whose parameters differ is compared
+                              * (each difference named in every output), not refused */
+    const char *junit;       /* JUnit XML written here when not NULL (parents created) */
+    const char *md_summary;  /* the short Markdown summary written here when not NULL */
+    FILE *echo;              /* compare.md is also written here; NULL: not echoed */
+    FILE *warn;              /* a journal line skipped, one a line; NULL: dropped */
+};
+
+/* Why history_compare failed, for the command line's exit status. */
+enum history_compare_failure {
+    HISTORY_COMPARE_JOURNAL,        /* a run could not be read */
+    HISTORY_COMPARE_OUTPUT,         /* an output could not be written, or memory ran out */
+    HISTORY_COMPARE_NOT_COMPARABLE, /* the two sides hold one run, or a scenario of both ran
+                                     * other parameters (without allow_param_change) */
+    HISTORY_COMPARE_USAGE,          /* an output over a run's own file or another output, or
+                                     * out another run's directory: nothing read or written */
 };
 
 /* What the gate says. */
@@ -93,21 +108,28 @@ enum history_gate {
 
 struct history_compare_result {
     enum history_gate gate;
-    unsigned regressions;          /* cells worse by more than max_regression_pct */
+    enum history_compare_failure failure; /* on error */
+    unsigned regressions;                 /* cells worse by more than max_regression_pct */
     size_t matched, compared;      /* cells in both runs; of them, with 2 trials or more a side */
     size_t base_missing;           /* baseline cells without ok trials in the new run */
     size_t base_scenarios_missing; /* baseline scenarios the new run does not have */
     size_t untested;               /* matched cells with fewer than 2 trials on a side */
+    size_t partial;                /* matched cells with failed or not-run trials on a side */
+    char *param_changes;           /* each scenario of both runs that ran other parameters and
+                                    * how ("lat (tcp_rr, ipv4): msg_size 250 → 65536"), one a
+                                    * line, also when refused for them; or NULL */
     char *unmatched;               /* what had no counterpart, one a line, capped; or NULL */
-    bool output_failed;            /* on error: an output (or memory) failed, not a journal */
 };
 
 /* Compare the zone cells of two run directories into o->out/compare.{md,html} (and the JUnit
  * XML and Markdown summary when asked): Welch's t-test per matched cell at alpha 0.05, the
  * family of cells corrected as o->correction says, verdicts and the gate as netsurvey(1)'s
- * "compare" defines them. Returns 0 with r filled, or NS_E* (a journal unreadable: r->
- * output_failed false; an output not written or memory exhausted: true) with detail in e.
- * Release r with history_compare_result_release either way. */
+ * "compare" defines them. Two sides that hold one run (a run against itself or a copy), and a
+ * scenario of both whose parameters differ (unless o->allow_param_change), are refused before
+ * anything is written, the reason in e; so are an output file over a run's own journal files
+ * or over another output, and an o->out that is another run's directory than BASE's and NEW's.
+ * Returns 0 with r filled, or NS_E* with r->failure and detail in e. Release r with
+ * history_compare_result_release either way. */
 int history_compare(const struct history_compare_opts *o, struct history_compare_result *r,
                     struct err *e);
 void history_compare_result_release(struct history_compare_result *r);

@@ -120,6 +120,8 @@ case_outcome(const json_t *c, enum jkind k)
             return "regression";
         if (jb(c, "untested"))
             return "too-few-trials";
+        if (jb(c, "partial"))
+            return "failed-trials";
         if (!strcmp(js(c, "verdict_class"), "too-few-trials"))
             return "skipped";
         return NULL;
@@ -174,11 +176,16 @@ figures(struct rbuf *b, const json_t *view, const json_t *c, enum jkind k)
         if (jb(view, "tost_on"))
             rbuf_printf(b, "equiv. p (within ±%s): %s\n", js(view, "min_effect"), js(c, "p_tost"));
         rbuf_printf(b, "verdict: %s\n", js(c, "verdict"));
+        if (*js(c, "trials_note"))
+            rbuf_printf(b, "trials failed or not run: %s\n", js(c, "trials_note"));
     } else {
         rbuf_printf(b, "%s %s (n=%lld) in %s; %s\n", js(c, "metric"), js(c, "value"),
                     (long long)json_integer_value(json_object_get(c, "n")),
                     k == J_ONLY_BASE ? js(view, "base_dir") : js(view, "new_dir"), js(c, "reason"));
     }
+    if (*js(c, "params_changed"))
+        rbuf_printf(b, "parameters changed (compared on purpose, --allow-param-change): %s\n",
+                    js(c, "params_changed"));
 }
 
 static void
@@ -188,6 +195,11 @@ failure_message(struct rbuf *m, const json_t *view, const json_t *c, const char 
         rbuf_printf(m, "%s %s -> %s (%s): worse by more than %s (p adj. %s, %s)", js(c, "metric"),
                     js(c, "base"), js(c, "new"), js(c, "delta"), js(view, "max_regression"),
                     js(c, "p_adj"), js(view, "correction"));
+    else if (!strcmp(type, "failed-trials"))
+        rbuf_printf(m,
+                    "trials failed or not run: %s (the cell's figures are of fewer trials "
+                    "than planned)",
+                    js(c, "trials_note"));
     else if (!strcmp(type, "too-few-trials"))
         rbuf_printf(m, "too few trials to compare (baseline %lld, new %lld; 2 a side needed)",
                     (long long)json_integer_value(json_object_get(c, "base_n")),

@@ -6,11 +6,13 @@
  * family) with its <properties>, one <testcase> per zone cell (classname: the scenario; name:
  * "scenario: src → dst"), then the suite's <system-out> and <system-err>. A cell that fails
  * the gate holds a <failure message= type=>: type "regression" (worse by more than
- * --max-regression), "missing" (a baseline cell without counterpart) or "too-few-trials"
- * (the last two unless --allow-partial). Cells of the new run only, and with --allow-partial
- * the baseline's unmatched ones, are <skipped/>; every other cell passes, its figures in its
- * <system-out>. When nothing could be compared at all, one more suite "netsurvey compare"
- * holds a failing test case that says so, so that the page never shows a green nothing. */
+ * --max-regression), "missing" (a baseline cell without counterpart), "too-few-trials" or
+ * "failed-trials" (a matched cell with trials that failed or did not run on a side; the last
+ * three unless --allow-partial). A case of a scenario compared across other parameters
+ * (--allow-param-change) names each difference in its <system-out>. Cells of the new run only, and
+ * with --allow-partial the baseline's unmatched ones, are <skipped/>; every other cell passes, its
+ * figures in its <system-out>. When nothing could be compared at all, one more suite "netsurvey
+ * compare" holds a failing test case that says so, so that the page never shows a green nothing. */
 #ifndef NS_HISTORY_JUNIT_H
 #define NS_HISTORY_JUNIT_H
 

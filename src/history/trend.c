@@ -9,8 +9,10 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/fsdir.h"
 #include "history/cells.h"
 #include "history/trendint.h"
+#include "journal/journal.h"
 #include "report/output.h"
 
 #define TREND_FLAG_LINES 20 /* lines of r->flags before "... and N more" */
@@ -133,46 +135,21 @@ cells_collect(struct tscen *ts)
     return rc;
 }
 
-/* The first parameter of b that differs from a's ("msg_size 250 → 1024"), or false. */
-static bool
-params_differ(const json_t *a, const json_t *b, char *why, size_t len)
-{
-    const char *k;
-    json_t *v;
-    json_object_foreach((json_t *)(uintptr_t)a, k, v)
-    {
-        const json_t *w = json_object_get(b, k);
-        if (w != NULL && json_equal(v, w))
-            continue;
-        char x[64], y[64];
-        size_t nx = json_dumpb(v, x, sizeof x - 1, JSON_ENCODE_ANY | JSON_REAL_PRECISION(10));
-        size_t ny =
-            w ? json_dumpb(w, y, sizeof y - 1, JSON_ENCODE_ANY | JSON_REAL_PRECISION(10)) : 0;
-        x[nx < sizeof x ? nx : 0] = '\0';
-        y[ny < sizeof y ? ny : 0] = '\0';
-        snprintf(why, len, "%.40s %s → %s", k, x, w ? y : "(absent)");
-        return true;
-    }
-    json_object_foreach((json_t *)(uintptr_t)b, k, v)
-    {
-        if (json_object_get(a, k) == NULL) {
-            snprintf(why, len, "%.40s (absent) → set", k);
-            return true;
-        }
-    }
-    return false;
-}
-
+/* The first run whose parameters differ from the first run's, and how (each difference). */
 static void
 params_check(struct tscen *ts)
 {
-    const json_t *p0 = json_object_get(ts->sc[0], "params");
-    for (size_t k = 1; k < ts->ncols; k++)
-        if (params_differ(p0, json_object_get(ts->sc[k], "params"), ts->param_diff,
-                          sizeof ts->param_diff)) {
+    for (size_t k = 1; k < ts->ncols; k++) {
+        struct rbuf b;
+        rbuf_init(&b);
+        if (history_params_diff(ts->sc[0], ts->sc[k], &b) > 0) {
+            snprintf(ts->param_diff, sizeof ts->param_diff, "%s", b.oom ? "?" : b.data);
             ts->first_param_diff = k;
-            return;
         }
+        rbuf_release(&b);
+        if (ts->first_param_diff > 0)
+            return;
+    }
 }
 
 /* --- the flag ------------------------------------------------------------------------------- */
@@ -192,10 +169,12 @@ beyond_pct(const json_t *base, double mean, bool lower_is_better)
 static void
 cell_decide(struct tcell *tc, size_t ncols, bool lower_is_better, double pct)
 {
-    tc->base = tc->first = tc->flag = tc->last = -1;
+    tc->base = tc->first = tc->flag = tc->last = tc->newest = -1;
     for (size_t k = 0; k < ncols; k++) {
         tc->beyond[k] = NAN;
         json_int_t n = tc->c[k] ? ji(tc->c[k], "n") : 0;
+        if (tc->c[k] != NULL)
+            tc->newest = (int)k;
         if (n >= 1 && tc->first < 0)
             tc->first = (int)k;
         if (n >= 1)
@@ -203,6 +182,8 @@ cell_decide(struct tcell *tc, size_t ncols, bool lower_is_better, double pct)
         if (n >= 2 && tc->base < 0)
             tc->base = (int)k;
     }
+    /* the newest measurement of the cell is none: its trials failed or did not run */
+    tc->newest_failed = tc->newest >= 0 && ji(tc->c[tc->newest], "n") == 0;
     if (tc->base < 0)
         return;
     const json_t *b = tc->c[tc->base];
@@ -322,9 +303,11 @@ trend_build(struct trend *t)
             cell_decide(&s->cells[j], s->ncols, testspec_kind_lower_is_better(s->kind),
                         t->o->max_regression_pct);
             s->nflagged += s->cells[j].flag >= 0;
+            s->nnewest_failed += s->cells[j].newest_failed;
         }
         t->ncells += s->ncells;
         t->nflagged += s->nflagged;
+        t->nnewest_failed += s->nnewest_failed;
     }
     if (rc == 0)
         keys_assign(t);
@@ -344,6 +327,35 @@ trend_release(struct trend *t)
         free(t->scens[i].sc);
     }
     free(t->scens);
+}
+
+/* The cells whose newest run has no ok trial, one a line, for the command line. */
+static char *
+newest_failed_text(const struct trend *t)
+{
+    struct rbuf b;
+    rbuf_init(&b);
+    size_t lines = 0;
+    for (size_t i = 0; i < t->nscens; i++) {
+        const struct tscen *s = &t->scens[i];
+        for (size_t j = 0; j < s->ncells; j++) {
+            const struct tcell *c = &s->cells[j];
+            if (!c->newest_failed || lines++ >= TREND_FLAG_LINES)
+                continue;
+            char why[96];
+            history_trend_newest_why(c, why, sizeof why);
+            rbuf_printf(&b, "%s (%s, %s) %s → %s: no ok trial in run %s (%s)\n", js(s->def, "name"),
+                        js(s->def, "test"), js(s->def, "family"), c->src, c->dst,
+                        t->runs[s->cols[c->newest]].run_id, why);
+        }
+    }
+    if (lines > TREND_FLAG_LINES)
+        rbuf_printf(&b, "… and %zu more (trend.md lists every cell)\n", lines - TREND_FLAG_LINES);
+    if (b.oom || b.len == 0) {
+        rbuf_release(&b);
+        return NULL;
+    }
+    return b.data;
 }
 
 /* The flagged cells, one a line, for the command line. */
@@ -406,6 +418,17 @@ history_trend(const struct history_trend_opts *o, struct history_trend_result *r
     if (o->ndirs < 2)
         return fail(r, HISTORY_TREND_USAGE,
                     err_set(e, NS_EINVAL, "a trend needs two run directories or more"));
+    /* an output folder that is a run's directory is one of these runs' (the default: the
+     * newest's), never another run's */
+    bool ours = o->out == NULL || !journal_is_run_dir(o->out);
+    for (int i = 0; !ours && i < o->ndirs; i++)
+        ours = fsdir_same(o->out, o->dirs[i]);
+    if (!ours)
+        return fail(r, HISTORY_TREND_USAGE,
+                    err_set(e, NS_EINVAL,
+                            "-o %s is the directory of a run not in this trend: give the trend "
+                            "a folder of its own (nothing written)",
+                            o->out));
     struct trend t = {.o = o};
     int rc = history_trend_runs_open(o->dirs, (size_t)o->ndirs, &t.runs, e);
     if (rc != 0)
@@ -434,6 +457,8 @@ history_trend(const struct history_trend_opts *o, struct history_trend_result *r
         for (size_t i = 0; i < t.nruns; i++)
             r->incomplete += t.runs[i].incomplete || t.runs[i].in_progress;
         r->flags = flags_text(&t);
+        r->newest_failed = t.nnewest_failed;
+        r->newest_failed_cells = newest_failed_text(&t);
     }
     trend_release(&t);
     history_trend_runs_free(t.runs, t.nruns);
@@ -445,5 +470,6 @@ history_trend_result_release(struct history_trend_result *r)
 {
     free(r->out);
     free(r->flags);
-    r->out = r->flags = NULL;
+    free(r->newest_failed_cells);
+    r->out = r->flags = r->newest_failed_cells = NULL;
 }

@@ -64,6 +64,8 @@ struct tcell {
     int last;           /* the last column with an ok trial */
     bool last_beyond;   /* that column's mean is beyond too */
     size_t nbeyond;     /* columns beyond */
+    int newest;         /* the last column that has the cell (ok trials or not) */
+    bool newest_failed; /* and it has no ok trial: its trials failed or did not run */
 };
 
 /* A scenario (name, test, family) across the runs that have it. */
@@ -77,8 +79,9 @@ struct tscen {
     size_t ncells;
     char key[300]; /* in file names: trend-<key>.csv */
     size_t nflagged;
+    size_t nnewest_failed;   /* cells whose newest run has no ok trial */
     size_t first_param_diff; /* a column whose parameters differ from the first's; 0: none */
-    char param_diff[160];    /* the first parameter that differs there */
+    char param_diff[480];    /* the parameters that differ there */
 };
 
 struct trend {
@@ -88,6 +91,7 @@ struct trend {
     struct tscen *scens; /* in the order of first appearance, run by run */
     size_t nscens;
     size_t ntrended, ncells, nflagged;
+    size_t nnewest_failed; /* cells whose newest run has no ok trial */
 };
 
 /* Whether a scenario is trended: two runs or more have it. */
@@ -96,6 +100,10 @@ tscen_trended(const struct tscen *s)
 {
     return s->ncols >= 2;
 }
+
+/* What the newest run of c (newest_failed) holds of its trials, "3 failed" or "2 failed, 1 not
+ * run", into b. */
+void history_trend_newest_why(const struct tcell *c, char *b, size_t len);
 
 /* Write every output of t into dir. Returns 0 or NS_E*. */
 int history_trend_write(const struct trend *t, const char *dir, struct err *e);

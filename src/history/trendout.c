@@ -61,6 +61,22 @@ write_csv(const struct trend *t, const struct tscen *s, const char *dir, struct 
     return rc;
 }
 
+/* --- one unit per scenario ------------------------------------------------------------------ */
+
+/* The unit a scenario's table and chart give its figures in: of its cells' means in every run. */
+static struct testspec_scale
+tscen_scale(const struct tscen *s)
+{
+    struct rvals v = {0};
+    for (size_t j = 0; j < s->ncells; j++)
+        for (size_t k = 0; k < s->ncols; k++)
+            if (s->cells[j].c[k] != NULL && ji(s->cells[j].c[k], "n") > 0)
+                rvals_add(&v, jd(s->cells[j].c[k], "mean"));
+    struct testspec_scale sc = report_scale(testspec_kind_metric(s->kind), v.v, v.n);
+    rvals_release(&v);
+    return sc;
+}
+
 /* --- the chart ------------------------------------------------------------------------------ */
 
 /* "#3 20261201T150000Z-1a2b": how a run is named on the chart's axis. */
@@ -78,13 +94,17 @@ run_label(const struct trend *t, size_t run, char *b, size_t len)
  * without an ok trial, so gnuplot leaves the run out), and 1 where the mean is beyond the
  * first run's CI by more than the threshold. */
 static void
-chart_data(const struct tscen *s, double pct, struct rbuf *d)
+chart_data(const struct tscen *s, double pct, const struct testspec_scale *sc, double *lo,
+           double *hi, struct rbuf *d)
 {
-    rbuf_puts(d, "# per zone cell, one block: column (run) mean ci95_low ci95_high beyond\n");
+    rbuf_printf(d,
+                "# per zone cell, one block: column (run) mean ci95_low ci95_high beyond; in %s\n",
+                sc->unit);
+    *lo = *hi = 0.0;
     for (size_t j = 0; j < s->ncells; j++) {
         const struct tcell *c = &s->cells[j];
         char label[512];
-        snprintf(label, sizeof label, "%s > %s", c->src, c->dst);
+        rchart_label(c->src, c->dst, label, sizeof label);
         rbuf_printf(d, "%s# %zu: ", j ? "\n\n" : "", j);
         rchart_data_str(d, label);
         rbuf_puts(d, "\n");
@@ -92,41 +112,52 @@ chart_data(const struct tscen *s, double pct, struct rbuf *d)
             const json_t *x = c->c[k];
             json_int_t n = x ? ji(x, "n") : 0;
             int beyond = !isnan(c->beyond[k]) && c->beyond[k] > pct;
-            if (n < 1)
+            double m = n >= 1 ? jd(x, "mean") / sc->factor : NAN;
+            double l = n >= 2 ? jd(x, "ci95_low") / sc->factor : m;
+            double h = n >= 2 ? jd(x, "ci95_high") / sc->factor : m;
+            if (n < 1) {
                 rbuf_printf(d, "%zu NaN NaN NaN 0\n", k);
-            else if (n < 2)
-                rbuf_printf(d, "%zu %.10g NaN NaN %d\n", k, jd(x, "mean"), beyond);
+                continue;
+            }
+            *lo = fmin(*lo, l);
+            *hi = fmax(*hi, h);
+            if (n < 2)
+                rbuf_printf(d, "%zu %.10g NaN NaN %d\n", k, m, beyond);
             else
-                rbuf_printf(d, "%zu %.10g %.10g %.10g %d\n", k, jd(x, "mean"), jd(x, "ci95_low"),
-                            jd(x, "ci95_high"), beyond);
+                rbuf_printf(d, "%zu %.10g %.10g %.10g %d\n", k, m, l, h, beyond);
         }
     }
 }
 
 static int
-chart_write(const struct trend *t, const struct tscen *s, struct rchart *cx, const char *caption,
+chart_write(const struct trend *t, const struct tscen *s, struct rchart *cx, const json_t *sv,
             struct err *e)
 {
+    struct testspec_scale sc = tscen_scale(s);
     struct rbuf g, d;
     rbuf_init(&g);
     rbuf_init(&d);
-    char title[700];
-    snprintf(title, sizeof title,
-             "trend: %.400s; bands: 95 %% CI; circled: beyond the CI of the first run by more "
-             "than %.1f %%",
-             caption, t->o->max_regression_pct);
+    char title[700], caption[1200], yl[200];
+    snprintf(title, sizeof title, "%s: %s per zone cell and run (%s)", js(s->def, "name"),
+             testspec_kind_words(s->kind), sc.unit);
+    snprintf(caption, sizeof caption,
+             "%s: each zone cell's mean run by run, its 95 %% confidence interval as a band "
+             "(none where a run has one ok trial), circled where the mean lies beyond the CI of "
+             "the cell's first run by more than %.1f %%; the axis starts at zero%s",
+             js(sv, "caption"), t->o->max_regression_pct,
+             s->ncells > REPORT_CHART_MAX_CURVES ? "; too many cells for a key"
+                                                 : "; the key is "
+                                                   "outside the plot");
+    rchart_head(&g, "trend", s->key, "trend", title);
+    snprintf(yl, sizeof yl, "%s (%s)", testspec_kind_words(s->kind), sc.unit);
+    rbuf_puts(&g, "set ylabel ");
+    rchart_script_str(&g, yl);
     rbuf_printf(&g,
-                "# trend chart of scenario %s, written by netsurvey trend; edit and run\n"
-                "#   gnuplot trend-%s.gp\nset terminal svg size %d,%d noenhanced font "
-                "\"sans,11\" background \"white\"\nset output \"trend-%s.svg\"\nset title ",
-                s->key, s->key, REPORT_CHART_W, REPORT_CHART_H, s->key);
-    rchart_script_str(&g, title);
-    rbuf_printf(&g,
-                "\nset grid ytics lc rgb \"#dddddd\"\nset border 3\nset tics nomirror\n"
-                "set ylabel \"%s\"\nset xrange [-0.5:%zu.5]\n"
+                "\nset xrange [-0.5:%zu.5]\n"
                 "set style fill transparent solid 0.15 noborder\n%s\nset xtics rotate by -30 (",
-                testspec_kind_unit(s->kind), s->ncols - 1,
-                s->ncells > REPORT_CHART_MAX_CURVES ? "unset key" : "set key outside right");
+                s->ncols - 1,
+                s->ncells > REPORT_CHART_MAX_CURVES ? "unset key"
+                                                    : "set key outside right samplen 2");
     for (size_t k = 0; k < s->ncols; k++) {
         char l[200];
         run_label(t, s->cols[k], l, sizeof l);
@@ -135,11 +166,15 @@ chart_write(const struct trend *t, const struct tscen *s, struct rchart *cx, con
         rchart_script_str(&g, l);
         rbuf_printf(&g, " %zu", k);
     }
-    rbuf_puts(&g, ")\nplot ");
+    rbuf_puts(&g, ")\n");
+    double lo, hi;
+    chart_data(s, t->o->max_regression_pct, &sc, &lo, &hi, &d);
+    rchart_yrange(&g, lo, hi);
+    rbuf_puts(&g, "plot ");
     for (size_t j = 0; j < s->ncells; j++) {
         const struct tcell *c = &s->cells[j];
         char label[512];
-        snprintf(label, sizeof label, "%s > %s", c->src, c->dst);
+        rchart_label(c->src, c->dst, label, sizeof label);
         unsigned lc = (unsigned)(j % 8) + 1;
         rbuf_printf(&g,
                     "%s\"trend-%s.dat\" index %zu using 1:3:4 with filledcurves lc %u notitle, "
@@ -152,9 +187,8 @@ chart_write(const struct trend *t, const struct tscen *s, struct rchart *cx, con
                     j);
     }
     rbuf_puts(&g, "\n");
-    chart_data(s, t->o->max_regression_pct, &d);
     int rc = g.oom || d.oom ? err_set(e, NS_ENOMEM, "out of memory drawing a chart")
-                            : rchart_emit(cx, s->key, "trend", &g, &d, title, e);
+                            : rchart_emit(cx, s->key, "trend", &g, &d, caption, e);
     rbuf_release(&g);
     rbuf_release(&d);
     return rc;
@@ -278,7 +312,8 @@ view_runs(const struct trend *t, json_t *v)
 /* One run's value of a cell, for people. Every key in every value (a missing key would be
  * looked up in the enclosing row by the templates). */
 static json_t *
-val_json(const struct tscen *s, const struct tcell *c, size_t k, double pct)
+val_json(const struct tscen *s, const struct tcell *c, size_t k, double pct,
+         const struct testspec_scale *sc)
 {
     const json_t *x = c->c[k];
     char text[192], m[64], h[64];
@@ -289,11 +324,11 @@ val_json(const struct tscen *s, const struct tcell *c, size_t k, double pct)
         snprintf(text, sizeof text, "not run");
     } else if (n == 0) {
         snprintf(text, sizeof text, "failed (%lld)", (long long)ji(x, "failed"));
-    } else {
-        testspec_kind_value_text(s->kind, jd(x, "mean"), m, sizeof m);
+    } else { /* in the table's one unit, which its caption says */
+        testspec_scale_text(sc, jd(x, "mean"), m, sizeof m);
         if (n >= 2)
             snprintf(text, sizeof text, "%s ± %s", m,
-                     testspec_kind_value_text(s->kind, jd(x, "ci95_halfwidth"), h, sizeof h));
+                     testspec_scale_text(sc, jd(x, "ci95_halfwidth"), h, sizeof h));
         else
             snprintf(text, sizeof text, "%s (1 trial)", m);
         const json_t *planned = json_object_get(x, "planned");
@@ -302,6 +337,12 @@ val_json(const struct tscen *s, const struct tcell *c, size_t k, double pct)
         if (json_is_integer(planned) && (n < json_integer_value(planned) || least))
             snprintf(text + len, sizeof text - len, " (%lld/%s%lld ok)", (long long)n,
                      least ? "≥" : "", (long long)json_integer_value(planned));
+    }
+    json_t *bent = x != NULL ? report_flagged_text(s->kind, x) : NULL;
+    if (bent != NULL) { /* its hosts bent some of its trials: view_bent says how */
+        size_t len = strlen(text);
+        snprintf(text + len, sizeof text - len, " ⚠");
+        json_decref(bent);
     }
     bool beyond = !isnan(c->beyond[k]) && c->beyond[k] > pct;
     return json_pack("{s:s,s:b,s:b,s:b,s:b,s:b}", "text", text, "empty", x == NULL || n == 0,
@@ -395,6 +436,7 @@ static json_t *
 view_scenario(const struct trend *t, const struct tscen *s)
 {
     double pct = t->o->max_regression_pct;
+    struct testspec_scale sc = tscen_scale(s);
     json_t *cols = json_array(), *rows = json_array();
     for (size_t k = 0; k < s->ncols; k++) {
         const struct trun *r = &t->runs[s->cols[k]];
@@ -407,7 +449,7 @@ view_scenario(const struct trend *t, const struct tscen *s)
         const struct tcell *c = &s->cells[j];
         json_t *vals = json_array();
         for (size_t k = 0; k < s->ncols; k++)
-            json_array_append_new(vals, val_json(s, c, k, pct));
+            json_array_append_new(vals, val_json(s, c, k, pct, &sc));
         json_t *row = json_pack("{s:s,s:s,s:o}", "src", c->src, "dst", c->dst, "vals", vals);
         row_verdict(s, c, pct, row);
         json_array_append_new(rows, row);
@@ -416,12 +458,12 @@ view_scenario(const struct trend *t, const struct tscen *s)
     rbuf_init(&in);
     runs_text(&in, s->cols, s->ncols);
     rbuf_printf(&in, " (%zu of %zu runs)", s->ncols, t->nruns);
-    char caption[600], pnote[400] = "";
+    char caption[600], pnote[800] = "";
     enum testspec_kind k = s->kind;
     char label[512];
     history_scenario_label(s->def, label, sizeof label);
-    snprintf(caption, sizeof caption, "%s, %s (%s), %s", label, testspec_kind_words(k),
-             testspec_kind_unit(k), js(s->def, "family"));
+    snprintf(caption, sizeof caption, "%s, %s (%s), %s", label, testspec_kind_words(k), sc.unit,
+             js(s->def, "family"));
     if (s->first_param_diff > 0)
         snprintf(pnote, sizeof pnote,
                  "Parameters differ: #%zu ran it with other parameters than #%zu (%s); its "
@@ -499,6 +541,73 @@ view_flagged(const struct trend *t)
     return list;
 }
 
+/* The cells whose newest run holds trials its hosts bent (summary.json's "flagged"): what the
+ * latest figure of each includes. */
+static json_t *
+view_bent(const struct trend *t)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < t->nscens; i++) {
+        const struct tscen *s = &t->scens[i];
+        if (!tscen_trended(s))
+            continue;
+        for (size_t j = 0; j < s->ncells; j++) {
+            const struct tcell *c = &s->cells[j];
+            size_t k = s->ncols;
+            while (k > 0 && c->c[k - 1] == NULL)
+                k--;
+            json_t *text = k > 0 ? report_flagged_text(s->kind, c->c[k - 1]) : NULL;
+            if (text == NULL)
+                continue;
+            size_t at = s->cols[k - 1];
+            json_array_append_new(list, json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:o}", "scenario",
+                                                  js(s->def, "name"), "test", js(s->def, "test"),
+                                                  "family", js(s->def, "family"), "src", c->src,
+                                                  "dst", c->dst, "k", (json_int_t)at + 1, "run_id",
+                                                  t->runs[at].run_id, "text", text));
+        }
+    }
+    return list;
+}
+
+/* What the newest run of c says of its trials ("3 failed, 1 not run"), into b. */
+void
+history_trend_newest_why(const struct tcell *c, char *b, size_t len)
+{
+    const json_t *x = c->c[c->newest];
+    long long f = (long long)ji(x, "failed"), nr = (long long)ji(x, "not_run");
+    if (f > 0 && nr > 0)
+        snprintf(b, len, "%lld failed, %lld not run", f, nr);
+    else if (nr > 0)
+        snprintf(b, len, "%lld not run", nr);
+    else
+        snprintf(b, len, "%lld failed", f);
+}
+
+/* The cells whose newest run has no ok trial: the trend cannot say where they stand now. */
+static json_t *
+view_newest_failed(const struct trend *t)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < t->nscens; i++) {
+        const struct tscen *s = &t->scens[i];
+        for (size_t j = 0; j < s->ncells; j++) {
+            const struct tcell *c = &s->cells[j];
+            if (!c->newest_failed)
+                continue;
+            size_t at = s->cols[c->newest];
+            char why[96];
+            history_trend_newest_why(c, why, sizeof why);
+            json_array_append_new(list, json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:s}", "scenario",
+                                                  js(s->def, "name"), "test", js(s->def, "test"),
+                                                  "family", js(s->def, "family"), "src", c->src,
+                                                  "dst", c->dst, "k", (json_int_t)at + 1, "run_id",
+                                                  t->runs[at].run_id, "why", why));
+        }
+    }
+    return list;
+}
+
 static json_t *
 trend_view(const struct trend *t)
 {
@@ -514,6 +623,12 @@ trend_view(const struct trend *t)
     json_object_set_new(v, "not_trended", nt);
     json_object_set_new(v, "has_flagged", json_boolean(json_array_size(fl) > 0));
     json_object_set_new(v, "flagged", fl);
+    json_t *bent = view_bent(t);
+    json_object_set_new(v, "has_bent", json_boolean(json_array_size(bent) > 0));
+    json_object_set_new(v, "bent", bent);
+    json_t *nf = view_newest_failed(t);
+    json_object_set_new(v, "has_newest_failed", json_boolean(json_array_size(nf) > 0));
+    json_object_set_new(v, "newest_failed", nf);
     json_object_set_new(v, "nruns", json_integer((json_int_t)t->nruns));
     json_object_set_new(v, "threshold", report_jprintf("%.1f %%", t->o->max_regression_pct));
     json_object_set_new(v, "first", json_string(t->runs[0].started));
@@ -526,6 +641,13 @@ trend_view(const struct trend *t)
             t->nruns, t->ntrended, t->ntrended == 1 ? "" : "s", t->ncells,
             t->ncells == 1 ? "" : "s", t->nscens - t->ntrended, t->nflagged,
             t->nflagged == 1 ? "" : "s"));
+    if (t->nnewest_failed >
+        0) /* said only then: the outputs of runs that measured stay as they were */
+        json_object_set_new(v, "summary",
+                            report_jprintf("%s; %zu cell%s without an ok trial in %s newest run",
+                                           js(v, "summary"), t->nnewest_failed,
+                                           t->nnewest_failed == 1 ? "" : "s",
+                                           t->nnewest_failed == 1 ? "its" : "their"));
     json_object_set_new(v, "nothing", json_boolean(t->ntrended == 0));
     json_object_set_new(v, "version", json_string(NS_VERSION));
     return v;
@@ -562,7 +684,8 @@ charts_all(const struct trend *t, const char *dir, json_t *view, struct err *e)
     if ((size_t)snprintf(cdir, sizeof cdir, "%s/charts", dir) >= sizeof cdir)
         return err_set(e, NS_ETOOBIG, "path too long: %s", dir);
     int rc = fsdir_make(cdir, NULL, e);
-    char *gp = rchart_gnuplot_find();
+    char why[512];
+    char *gp = rchart_gnuplot_find("netsurvey trend", why, sizeof why);
     struct rchart cx = {.dir = cdir, .gp = gp, .warn = t->o->warn};
     json_t *vs = json_object_get(view, "scenarios");
     for (size_t i = 0, v = 0; rc == 0 && i < t->nscens; i++) {
@@ -571,15 +694,14 @@ charts_all(const struct trend *t, const char *dir, json_t *view, struct err *e)
             continue;
         json_t *sv = json_array_get(vs, v++);
         cx.list = json_array();
-        rc = chart_write(t, s, &cx, js(sv, "caption"), e);
+        rc = chart_write(t, s, &cx, sv, e);
         json_object_set_new(sv, "charts", cx.list);
     }
     free(gp);
-    char note[512] = "";
+    char note[640] = "";
     if (rc == 0 && cx.gp == NULL && t->ntrended > 0)
         snprintf(note, sizeof note,
-                 "Charts were skipped: gnuplot was not found (install gnuplot, then run "
-                 "netsurvey trend again); their scripts and data are in charts/.");
+                 "Charts were skipped: %s; their scripts and data are in charts/.", why);
     else if (rc == 0 && cx.failed > 0)
         snprintf(note, sizeof note,
                  "%d chart%s could not be drawn (%s); their scripts and data are in charts/.",

@@ -26,6 +26,17 @@ azure_fill(struct inv_ctx *x, struct inv_machine *m, const json_t *vm, const cha
     m->region = inv_strdup(x, inv_json_str(x, vm, "location", where));
     m->data_address = inv_first_item(x, inv_json_str(x, vm, "privateIps", where));
     m->address = inv_first_item(x, inv_json_str(x, vm, "publicIps", where));
+    /* Without its private address the VM's tests would go to its public one: the path through
+     * Azure's public front end, not the virtual network's path between zones that the survey
+     * measures, and the report could not tell. An error rather than a warning: in a plan of a
+     * hundred VMs a warning scrolls past, and one VM measured another way skews its cells. */
+    if ((m->data_address == NULL || m->data_address[0] == '\0') && m->address != NULL &&
+        m->address[0] != '\0')
+        inv_error(x,
+                  "%s %s '%s' has no private address (\"privateIps\" is empty): its tests would "
+                  "go to its public address %s, another path than the virtual network's; give "
+                  "it a hosts entry with its data_address, or leave it out (match:)",
+                  x->file, where, m->name, m->address);
     const json_t *os = inv_json_obj(x, vm, "osProfile", where);
     m->user = inv_strdup(x, inv_json_str(x, os, "adminUsername", where));
     const json_t *hw = inv_json_obj(x, vm, "hardwareProfile", where);

@@ -511,3 +511,34 @@ journal_free(struct journal *j)
     pthread_mutex_destroy(&j->mu);
     free(j);
 }
+
+bool
+journal_is_run_dir(const char *dir)
+{
+    static const char *const names[] = {JOURNAL_RUN_FILE, JOURNAL_RESULTS_FILE};
+    for (size_t i = 0; i < 2; i++) {
+        char p[PATH_MAX];
+        struct stat st;
+        if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, names[i]) < sizeof p && stat(p, &st) == 0)
+            return true;
+    }
+    return false;
+}
+
+bool
+journal_is_run_file(const char *path)
+{
+    char real[PATH_MAX];
+    if (!fsdir_resolve(path, real))
+        return false;
+    char *slash = strrchr(real, '/');
+    const char *base = slash + 1;
+    static const char *const names[] = {JOURNAL_RUN_FILE, JOURNAL_RESULTS_FILE, JOURNAL_LOCK_FILE};
+    bool named = false;
+    for (size_t i = 0; i < 3; i++)
+        named |= strcmp(base, names[i]) == 0;
+    if (!named)
+        return false;
+    *slash = '\0';
+    return journal_is_run_dir(real[0] != '\0' ? real : "/");
+}

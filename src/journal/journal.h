@@ -71,6 +71,18 @@ int journal_append(struct journal *j, const struct journal_trial *t, const json_
 /* Close the files and release the lock. journal_free(NULL) is safe. */
 void journal_free(struct journal *j);
 
+/* --- what is a run's ------------------------------------------------------------------------- */
+
+/* Whether dir is a run directory: it holds run.json or results.jsonl. What the commands that
+ * write outputs refuse to write into (but for the run they report) and refuse as an input
+ * that is not one. */
+bool journal_is_run_dir(const char *dir);
+
+/* Whether path names one of a run directory's own files, through any links: run.json,
+ * results.jsonl or the lock file, in a folder that is a run directory. What no output may
+ * be written over. */
+bool journal_is_run_file(const char *path);
+
 /* --- reading ---------------------------------------------------------------------------------- */
 
 /* run.json of dir, read with the cap JOURNAL_RUN_MAX, into *out (caller frees with
@@ -90,6 +102,7 @@ struct journal_read_stats {
     size_t torn;    /* a last line without its newline (a run still writing, or killed) */
     size_t bad;     /* complete lines that are not trial records */
     size_t refused; /* trial records this reader must not take (see journal_skip_kind) */
+    size_t invalid; /* trial records whose values are no data (JOURNAL_SKIP_INVALID) */
 };
 
 enum journal_skip_kind {
@@ -97,6 +110,12 @@ enum journal_skip_kind {
     JOURNAL_SKIP_BAD,     /* not JSON, longer than the cap, not a trial record, an unknown kind */
     JOURNAL_SKIP_REFUSED, /* a trial record of another schema version, of a status that is
                            * neither ok nor failed, or of another run than the one asked for */
+    JOURNAL_SKIP_INVALID, /* a trial record whose values are no data: a figure outside its
+                           * domain (negative, past JOURNAL_FIGURE_MAX), status ok without a
+                           * result or its headline figure, an unknown family
+                           * (journal_trial_domain); or one its reader found out of place (the
+                           * callback's JOURNAL_PASS_OVER: a trial past the plan, a host that
+                           * run.json does not name) */
 };
 
 /* A line that was not handed on: where it is, and why ("torn last line", jansson's message,
@@ -112,9 +131,11 @@ struct journal_skip {
  * reading (journal_read_trials returns it). */
 typedef int (*journal_skip_fn)(void *arg, const struct journal_skip *s, struct err *e);
 
-/* A trial record (borrowed until the callback returns). Returns 0 to go on, or NS_E* to stop
- * reading (journal_read_trials returns it). */
+/* A trial record (borrowed until the callback returns). Returns 0 to go on, JOURNAL_PASS_OVER to
+ * have the line passed over as JOURNAL_SKIP_INVALID (why in e: the skip callback hears of it),
+ * or NS_E* to stop reading (journal_read_trials returns it). */
 typedef int (*journal_trial_fn)(void *arg, const struct journal_trial *t, struct err *e);
+#define JOURNAL_PASS_OVER 1
 
 /* Call fn for every trial record of dir's results.jsonl, in order; skip (may be NULL: such
  * lines are only counted) hears of every line that is not one. run_id (NULL: any) is the run
@@ -151,7 +172,8 @@ void journal_reader_keep_buckets(struct journal_reader *rd, bool keep);
 
 /* Read one line (its newline may be included) into *t, whose pointers stay valid until the
  * next call with rd. Returns 0, NS_EPARSE (a line passed over: JOURNAL_SKIP_BAD) or NS_EPROTO
- * (a record refused: JOURNAL_SKIP_REFUSED) with why in e, or NS_ENOMEM. */
+ * (a record refused: JOURNAL_SKIP_REFUSED) with why in e, or NS_ENOMEM. journal_read_trials
+ * then holds the record to its domain (journal/scan.h: journal_trial_domain). */
 int journal_reader_parse(struct journal_reader *rd, const char *line, size_t len,
                          struct journal_trial *t, struct err *e);
 

@@ -259,6 +259,8 @@ line_skip(const struct read_ctx *c, unsigned long lineno, enum journal_skip_kind
         st->torn++;
     else if (kind == JOURNAL_SKIP_BAD)
         st->bad++;
+    else if (kind == JOURNAL_SKIP_INVALID)
+        st->invalid++;
     else
         st->refused++;
     if (c->skip == NULL)
@@ -277,13 +279,25 @@ line_take(const struct read_ctx *c, struct journal_reader *rd, unsigned long lin
     if (len == 0 || line[len - 1] != '\n')
         return line_skip(c, lineno, JOURNAL_SKIP_TORN, "torn last line", e);
     int rc = journal_reader_parse(rd, line, len, &t, &why);
+    if (rc == 0)
+        rc = journal_trial_domain(&t, &why);
     if (rc == NS_ENOMEM)
         return err_set(e, rc, "out of memory");
     if (rc != 0)
-        return line_skip(c, lineno, rc == NS_EPROTO ? JOURNAL_SKIP_REFUSED : JOURNAL_SKIP_BAD,
+        return line_skip(c, lineno,
+                         rc == NS_EPROTO   ? JOURNAL_SKIP_REFUSED
+                         : rc == NS_ERANGE ? JOURNAL_SKIP_INVALID
+                                           : JOURNAL_SKIP_BAD,
                          why.msg, e);
-    c->st->records++;
-    return c->fn(c->arg, &t, e);
+    struct err ce = {0};
+    rc = c->fn(c->arg, &t, &ce);
+    if (rc == JOURNAL_PASS_OVER)
+        return line_skip(c, lineno, JOURNAL_SKIP_INVALID, ce.msg, e);
+    if (rc != 0 && e != NULL)
+        *e = ce;
+    if (rc == 0)
+        c->st->records++;
+    return rc;
 }
 
 int

@@ -76,7 +76,18 @@ static const size_t scenario_fields[TESTSPEC_PARAM_COUNT] = {
     [TESTSPEC_P_REVERSE] = offsetof(struct journal_scenario, reverse),
     [TESTSPEC_P_COPY] = offsetof(struct journal_scenario, copy),
     [TESTSPEC_P_BUSY_POLL] = offsetof(struct journal_scenario, busy_poll),
+    [TESTSPEC_P_BIDIR] = offsetof(struct journal_scenario, bidir),
+    [TESTSPEC_P_PACKET_RATE] = offsetof(struct journal_scenario, packet_rate),
+    [TESTSPEC_P_LOAD_STREAMS] = offsetof(struct journal_scenario, load_streams),
+    [TESTSPEC_P_LOAD_DIRECTION] = offsetof(struct journal_scenario, load_direction),
 };
+
+uint64_t
+journal_direction(const char *name)
+{
+    int d = testspec_direction_find(name);
+    return d < 0 ? 0 : (uint64_t)d;
+}
 
 const char *
 journal_param_key(enum testspec_param p)
@@ -125,6 +136,20 @@ journal_sweep_param(const char *key, int kind)
                : -1;
 }
 
+int
+journal_scenario_diff(const struct journal_scenario *a, const struct journal_scenario *b)
+{
+    if (a->kind != b->kind)
+        return -1;
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++) {
+        enum testspec_param p = (enum testspec_param)i;
+        if (testspec_applies(p, a->kind) &&
+            journal_scenario_value(a, p) != journal_scenario_value(b, p))
+            return i;
+    }
+    return TESTSPEC_PARAM_COUNT;
+}
+
 void
 journal_scenario_absent(struct journal_scenario *sc)
 {
@@ -147,6 +172,16 @@ journal_scenario_from_spec(const char *name, const struct testspec_values *v)
             *(uint64_t *)f = (uint64_t)v->v[p];
     }
     return sc;
+}
+
+void
+journal_scenario_spec(const struct journal_scenario *sc, struct testspec_values *v)
+{
+    bool known = sc->kind >= 0 && sc->kind < TESTSPEC_KIND_COUNT;
+    testspec_values_default(v, known ? (enum testspec_kind)sc->kind : TESTSPEC_DEFAULT_KIND);
+    v->kind = known ? (enum testspec_kind)sc->kind : (enum testspec_kind) - 1;
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++)
+        v->v[i] = journal_scenario_value(sc, (enum testspec_param)i);
 }
 
 json_t *
@@ -182,18 +217,24 @@ endpoint_json(const struct journal_endpoint *ep)
 json_t *
 journal_trial_json(const struct journal_trial *t, const json_t *result)
 {
-    return json_pack(
-        "{s:s, s:s, s:{s:s, s:s}, s:o, s:I, s:s, s:o, s:o, s:s, s:o, s:I, s:s, s:s, s:O, "
-        "s:{s:s, s:s}, s:{s:s, s:s}}",
-        "schema", t->scenario.swept ? JOURNAL_TRIAL_SCHEMA_4 : JOURNAL_TRIAL_SCHEMA, "run_id",
+    json_t *o = json_pack(
+        "{s:s, s:s, s:{s:s, s:s}, s:o, s:I, s:s, s:o, s:o, s:s, s:o, s:I, s:s, s:s, s:O, s:O*, "
+        "s:O*, s:{s:s, s:s}, s:{s:s, s:s}}",
+        "schema", t->scenario.swept ? JOURNAL_TRIAL_SCHEMA_5 : JOURNAL_TRIAL_SCHEMA, "run_id",
         t->run_id, "plan", "name", t->plan_name, "sha256", t->plan_sha256, "scenario",
         journal_scenario_json(&t->scenario), "trial", (json_int_t)t->trial, "family",
         journal_family_name(t->family), "src", endpoint_json(&t->src), "dst",
         endpoint_json(&t->dst), "status", t->status == JOURNAL_OK ? "ok" : "failed", "error",
         t->error != NULL ? json_string(t->error) : json_null(), "attempts", (json_int_t)t->attempts,
         "started", t->started, "ended", t->ended, "result", result != NULL ? result : json_null(),
-        "env", "src", t->env_src, "dst", t->env_dst, "tool", "version", t->tool_version,
-        "nsperf_sha256", t->nsperf_sha256);
+        "counters", t->counters, "flags", t->flags, "env", "src", t->env_src, "dst", t->env_dst,
+        "tool", "version", t->tool_version, "nsperf_sha256", t->nsperf_sha256);
+    if (o != NULL && t->revision > 1) { /* version 4 (5: a sweep's), only where it says so */
+        if (!t->scenario.swept)
+            json_object_set_new(o, "schema", json_string(JOURNAL_TRIAL_SCHEMA_4));
+        json_object_set_new(o, "revision", json_integer((json_int_t)t->revision));
+    }
+    return o;
 }
 
 static json_t *
@@ -324,6 +365,15 @@ journal_run_json(const struct journal_run *r)
         run_scenarios_json(r), "pairs", run_pairs_json(r));
     if (doc != NULL)
         run_inventories_json(r, doc);
+    if (doc != NULL && r->resumes_json != NULL)
+        json_object_set(doc, "resumes", (json_t *)(uintptr_t)r->resumes_json);
+    if (doc != NULL && r->revision > 1) {
+        json_object_set_new(doc, "schema", json_string(JOURNAL_RUN_SCHEMA_3));
+        json_object_set_new(doc, "revision", json_integer((json_int_t)r->revision));
+        json_object_set(doc, "revisions",
+                        r->revisions_json != NULL ? (json_t *)(uintptr_t)r->revisions_json
+                                                  : json_array());
+    }
     return doc;
 }
 
@@ -398,6 +448,8 @@ scenario_from(const json_t *o, struct journal_scenario *sc)
             *(bool *)f = json_is_true(v);
         else if (testspec_type(p) == TESTSPEC_DURATION)
             *(double *)f = json_number_value(v);
+        else if (testspec_type(p) == TESTSPEC_DIRECTION)
+            *(uint64_t *)f = journal_direction(json_string_value(v));
         else
             *(uint64_t *)f = journal_count(json_integer_value(v));
     }
@@ -448,12 +500,15 @@ result_numbers_from(const json_t *res, struct journal_result *r)
     const json_t *cpu = json_object_get(res, "cpu");
     r->cpu_local_pct = jnum(cpu, "local_pct", &r->has_cpu_local);
     r->cpu_remote_pct = jnum(cpu, "remote_pct", &r->has_cpu_remote);
+    r->cpu_cpb_local = jnum(cpu, "cycles_per_byte", &r->has_cpu_cpb_local);
+    r->cpu_cpb_remote = jnum(cpu, "remote_cycles_per_byte", &r->has_cpu_cpb_remote);
     const json_t *udp = json_object_get(res, "udp");
     r->has_udp = json_is_object(udp);
     r->udp_sent = jnum(udp, "sent", &r->has_udp_sent);
     r->udp_lost = jnum(udp, "lost", &r->has_udp_lost);
     r->udp_lost_pct = jnum(udp, "lost_pct", &r->has_udp_lost_pct);
     r->udp_jitter_us = jnum(udp, "jitter_us", &r->has_udp_jitter);
+    r->udp_unsent = jnum(udp, "unsent", &r->has_udp_unsent);
     const json_t *rtt = json_object_get(res, HISTJSON_RTT);
     r->has_rtt = json_is_object(rtt);
     r->rtt_min_us = jnum(rtt, "min", &r->has_rtt_min);
@@ -476,6 +531,18 @@ journal_headline_json(int kind, const json_t *result, double *value)
     return r.present && journal_headline(kind, &r, value);
 }
 
+/* "flags": each name of common/hostflags.h that holds a string is raised, with it as reason. */
+static void
+flags_from(const json_t *o, struct journal_trial *t)
+{
+    t->judged = json_is_object(o);
+    for (int f = 0; f < HOSTFLAG_COUNT; f++) {
+        t->flag_why[f] = jstr(o, hostflag_name((enum hostflag)f));
+        if (t->flag_why[f] != NULL)
+            t->flag_mask |= 1u << f;
+    }
+}
+
 int
 journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struct journal_trial *t)
 {
@@ -488,7 +555,9 @@ journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struct jo
     t->plan_sha256 = jstr(plan, "sha256");
     scenario_from(json_object_get(rec, "scenario"), &t->scenario);
     t->trial = journal_trial_number(jint(rec, "trial"));
-    t->family = journal_family_from(jstr(rec, "family"));
+    t->revision = journal_trial_number(jint(rec, "revision"));
+    t->family_text = jstr(rec, "family");
+    t->family = journal_family_from(t->family_text);
     endpoint_from(json_object_get(rec, "src"), &t->src);
     endpoint_from(json_object_get(rec, "dst"), &t->dst);
     t->status_text = jstr(rec, "status");
@@ -503,6 +572,7 @@ journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struct jo
     const json_t *tool = json_object_get(rec, "tool");
     t->tool_version = jstr(tool, "version");
     t->nsperf_sha256 = jstr(tool, "nsperf_sha256");
+    flags_from(json_object_get(rec, "flags"), t);
     int rc = result_from(json_object_get(rec, "result"), bb, &t->result);
     bool hist = t->result.has_hist;
     t->result.buckets = bb->b;
@@ -539,12 +609,13 @@ journal_trial_check(struct journal_trial *t, struct err *e)
 {
     if (t->schema == NULL || !has_prefix(t->schema, JOURNAL_TRIAL_SCHEMA_FAMILY))
         return err_set(e, NS_EPARSE, "not a trial record");
-    if (strcmp(t->schema, JOURNAL_TRIAL_SCHEMA_4) != 0 &&
+    if (strcmp(t->schema, JOURNAL_TRIAL_SCHEMA_5) != 0 &&
+        strcmp(t->schema, JOURNAL_TRIAL_SCHEMA_4) != 0 &&
         strcmp(t->schema, JOURNAL_TRIAL_SCHEMA) != 0 &&
         strcmp(t->schema, JOURNAL_TRIAL_SCHEMA_2) != 0 &&
         strcmp(t->schema, JOURNAL_TRIAL_SCHEMA_1) != 0)
         return err_set(e, NS_EPROTO, "unsupported schema '%.*s' (this netsurvey reads %s to %s)",
-                       QUOTE_MAX, t->schema, JOURNAL_TRIAL_SCHEMA_1, JOURNAL_TRIAL_SCHEMA_4);
+                       QUOTE_MAX, t->schema, JOURNAL_TRIAL_SCHEMA_1, JOURNAL_TRIAL_SCHEMA_5);
     t->scenario.kind = testspec_kind_find(t->scenario.test);
     if (t->scenario.kind < 0)
         return err_set(e, NS_EPARSE, "unknown test kind '%s'",
@@ -557,6 +628,55 @@ journal_trial_check(struct journal_trial *t, struct err *e)
     if (t->trial == 0) /* its place among the planned trials is not known */
         return err_set(e, NS_EPARSE, "no trial number (an integer from 1)");
     scenario_settle(&t->scenario);
+    return 0;
+}
+
+/* A figure in its domain: a number from 0 to max (NaN is none). */
+static bool
+figure_ok(bool has, double v, double max)
+{
+    return !has || (v >= 0 && v <= max);
+}
+
+int
+journal_trial_domain(const struct journal_trial *t, struct err *e)
+{
+    if (t->family_text != NULL && strcmp(t->family_text, "ipv4") != 0 &&
+        strcmp(t->family_text, "ipv6") != 0)
+        return err_set(e, NS_ERANGE, "unknown family '%.*s' (ipv4 or ipv6)", QUOTE_MAX,
+                       t->family_text);
+    if (t->status != JOURNAL_OK)
+        return 0; /* a failed trial's partial result is never a figure */
+    const struct journal_result *r = &t->result;
+    double v = 0;
+    if (!r->present)
+        return err_set(e, NS_ERANGE, "status ok without a result");
+    if (!journal_headline(t->scenario.kind, r, &v))
+        return err_set(e, NS_ERANGE, "status ok without its headline figure (%s)",
+                       testspec_kind_name(t->scenario.kind));
+    if (!figure_ok(true, v, JOURNAL_FIGURE_MAX))
+        return err_set(e, NS_ERANGE, "headline figure %g out of its domain (0 to %g)", v,
+                       JOURNAL_FIGURE_MAX);
+    const struct {
+        const char *name;
+        bool has;
+        double v, max;
+    } figs[] = {
+        {"retransmits", r->has_retransmits, r->retransmits, JOURNAL_FIGURE_MAX},
+        {"cpu.local_pct", r->has_cpu_local, r->cpu_local_pct, JOURNAL_FIGURE_MAX},
+        {"cpu.remote_pct", r->has_cpu_remote, r->cpu_remote_pct, JOURNAL_FIGURE_MAX},
+        {"udp.sent", r->has_udp_sent, r->udp_sent, JOURNAL_FIGURE_MAX},
+        {"udp.lost", r->has_udp_lost, r->udp_lost, JOURNAL_FIGURE_MAX},
+        {"udp.lost_pct", r->has_udp_lost_pct, r->udp_lost_pct, 100.0},
+        {"udp.jitter_us", r->has_udp_jitter, r->udp_jitter_us, JOURNAL_FIGURE_MAX},
+        {"rtt_us.min", r->has_rtt_min, r->rtt_min_us, JOURNAL_FIGURE_MAX},
+        {"rtt_us.max", r->has_rtt_max, r->rtt_max_us, JOURNAL_FIGURE_MAX},
+        {"rtt_us." HISTJSON_M2, r->has_rtt_m2, r->rtt_m2_ns2, 1.7e308},
+    };
+    for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++)
+        if (!figure_ok(figs[i].has, figs[i].v, figs[i].max))
+            return err_set(e, NS_ERANGE, "%s %g out of its domain (0 to %g)", figs[i].name,
+                           figs[i].v, figs[i].max);
     return 0;
 }
 
@@ -581,8 +701,10 @@ scenario_equal(const struct journal_scenario *a, const struct journal_scenario *
            a->streams == b->streams && num_same(a->duration_s, b->duration_s) &&
            num_same(a->warmup_s, b->warmup_s) && num_same(a->interval_s, b->interval_s) &&
            a->rate_bps == b->rate_bps && a->reverse == b->reverse && a->window == b->window &&
-           a->copy == b->copy && a->busy_poll == b->busy_poll && a->swept == b->swept &&
-           a->sweep == b->sweep && str_same(a->sweep_key, b->sweep_key);
+           a->copy == b->copy && a->busy_poll == b->busy_poll && a->bidir == b->bidir &&
+           a->packet_rate == b->packet_rate && a->load_streams == b->load_streams &&
+           a->load_direction == b->load_direction && a->swept == b->swept && a->sweep == b->sweep &&
+           str_same(a->sweep_key, b->sweep_key);
 }
 
 static bool
@@ -595,7 +717,9 @@ result_equal(const struct journal_result *a, const struct journal_result *b)
                  a->has_cpu_local == b->has_cpu_local && a->has_cpu_remote == b->has_cpu_remote &&
                  a->has_udp == b->has_udp && a->has_udp_sent == b->has_udp_sent &&
                  a->has_udp_lost == b->has_udp_lost && a->has_udp_lost_pct == b->has_udp_lost_pct &&
-                 a->has_udp_jitter == b->has_udp_jitter && a->has_rtt == b->has_rtt &&
+                 a->has_udp_jitter == b->has_udp_jitter && a->has_udp_unsent == b->has_udp_unsent &&
+                 a->has_cpu_cpb_local == b->has_cpu_cpb_local &&
+                 a->has_cpu_cpb_remote == b->has_cpu_cpb_remote && a->has_rtt == b->has_rtt &&
                  a->has_rtt_min == b->has_rtt_min && a->has_rtt_max == b->has_rtt_max &&
                  a->has_rtt_m2 == b->has_rtt_m2 && a->has_hist == b->has_hist &&
                  a->hist_runs == b->hist_runs && a->hist_sub_bits == b->hist_sub_bits &&
@@ -604,7 +728,9 @@ result_equal(const struct journal_result *a, const struct journal_result *b)
         num_same(a->retransmits, b->retransmits) && num_same(a->cpu_local_pct, b->cpu_local_pct) &&
         num_same(a->cpu_remote_pct, b->cpu_remote_pct) && num_same(a->udp_sent, b->udp_sent) &&
         num_same(a->udp_lost, b->udp_lost) && num_same(a->udp_lost_pct, b->udp_lost_pct) &&
-        num_same(a->udp_jitter_us, b->udp_jitter_us) && num_same(a->rtt_min_us, b->rtt_min_us) &&
+        num_same(a->udp_jitter_us, b->udp_jitter_us) && num_same(a->udp_unsent, b->udp_unsent) &&
+        num_same(a->cpu_cpb_local, b->cpu_cpb_local) &&
+        num_same(a->cpu_cpb_remote, b->cpu_cpb_remote) && num_same(a->rtt_min_us, b->rtt_min_us) &&
         num_same(a->rtt_max_us, b->rtt_max_us) && num_same(a->rtt_m2_ns2, b->rtt_m2_ns2);
     if (!flags || !nums)
         return false;
@@ -621,19 +747,30 @@ result_equal(const struct journal_result *a, const struct journal_result *b)
     return true;
 }
 
+static bool
+flags_equal(const struct journal_trial *a, const struct journal_trial *b)
+{
+    bool same = a->judged == b->judged && a->flag_mask == b->flag_mask;
+    for (int f = 0; same && f < HOSTFLAG_COUNT; f++)
+        same = str_same(a->flag_why[f], b->flag_why[f]);
+    return same;
+}
+
 bool
 journal_trial_equal(const struct journal_trial *a, const struct journal_trial *b)
 {
     return str_same(a->schema, b->schema) && str_same(a->run_id, b->run_id) &&
            str_same(a->plan_name, b->plan_name) && str_same(a->plan_sha256, b->plan_sha256) &&
            scenario_equal(&a->scenario, &b->scenario) && a->trial == b->trial &&
-           a->family == b->family && endpoint_equal(&a->src, &b->src) &&
+           a->revision == b->revision && a->family == b->family &&
+           str_same(a->family_text, b->family_text) && endpoint_equal(&a->src, &b->src) &&
            endpoint_equal(&a->dst, &b->dst) && a->status == b->status &&
            str_same(a->status_text, b->status_text) && str_same(a->error, b->error) &&
            a->attempts == b->attempts && str_same(a->started, b->started) &&
            str_same(a->ended, b->ended) && str_same(a->env_src, b->env_src) &&
            str_same(a->env_dst, b->env_dst) && str_same(a->tool_version, b->tool_version) &&
-           str_same(a->nsperf_sha256, b->nsperf_sha256) && result_equal(&a->result, &b->result);
+           str_same(a->nsperf_sha256, b->nsperf_sha256) && result_equal(&a->result, &b->result) &&
+           flags_equal(a, b);
 }
 
 /* --- run.json -----------------------------------------------------------------------------------
@@ -645,6 +782,7 @@ struct run_store {
     struct journal_run_scenario *scenarios;
     struct journal_pair *pairs;
     struct journal_run_inventory *inventories;
+    struct journal_run_revision *revisions; /* each one's hosts and scenarios: allocated apart */
 };
 
 static void
@@ -777,7 +915,41 @@ bool
 journal_run_schema_unknown(const char *schema)
 {
     return schema != NULL && has_prefix(schema, JOURNAL_RUN_SCHEMA_FAMILY) &&
-           strcmp(schema, JOURNAL_RUN_SCHEMA) != 0 && strcmp(schema, JOURNAL_RUN_SCHEMA_1) != 0;
+           strcmp(schema, JOURNAL_RUN_SCHEMA_3) != 0 && strcmp(schema, JOURNAL_RUN_SCHEMA) != 0 &&
+           strcmp(schema, JOURNAL_RUN_SCHEMA_1) != 0;
+}
+
+/* "revisions": each earlier revision's hosts and scenarios. */
+static int
+run_revisions_from(const json_t *arr, struct journal_run_revision *out, struct err *e)
+{
+    size_t i;
+    const json_t *v;
+    json_array_foreach(arr, i, v)
+    {
+        const json_t *hosts = json_object_get(v, "hosts"), *scens = json_object_get(v, "scenarios");
+        const json_t *plan = json_object_get(v, "plan");
+        size_t nh = json_array_size(hosts), ns = json_array_size(scens);
+        struct journal_run_host *h = calloc(nh ? nh : 1, sizeof *h);
+        struct journal_run_scenario *s = calloc(ns ? ns : 1, sizeof *s);
+        out[i] =
+            (struct journal_run_revision){.revision = journal_trial_number(jint(v, "revision")),
+                                          .plan_file = jstr(plan, "file"),
+                                          .plan_sha256 = jstr(plan, "sha256"),
+                                          .started = jstr(v, "started"),
+                                          .command = jstr(v, "command"),
+                                          .hosts = h,
+                                          .nhosts = nh,
+                                          .scenarios = s,
+                                          .nscenarios = ns};
+        if (h == NULL || s == NULL)
+            return err_set(e, NS_ENOMEM, "out of memory");
+        run_hosts_from(hosts, h);
+        int rc = run_scenarios_from(scens, s, e);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
 }
 
 /* run.json of the versions this reader knows only: a newer one may mean anything by the same
@@ -785,7 +957,7 @@ journal_run_schema_unknown(const char *schema)
 static int
 run_schema_check(const char *schema, struct err *e)
 {
-    const char *known = JOURNAL_RUN_SCHEMA " and " JOURNAL_RUN_SCHEMA_1;
+    const char *known = JOURNAL_RUN_SCHEMA_3 ", " JOURNAL_RUN_SCHEMA " and " JOURNAL_RUN_SCHEMA_1;
     if (schema == NULL)
         return err_set(e, NS_EPROTO, "no schema: not a netsurvey run (this netsurvey reads %s)",
                        known);
@@ -825,22 +997,25 @@ journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e)
     const json_t *hosts = json_object_get(doc, "hosts"), *scens = json_object_get(doc, "scenarios");
     const json_t *pairs = json_object_get(doc, "pairs");
     const json_t *invs = json_object_get(json_object_get(doc, "plan"), "inventories");
+    const json_t *revs = json_object_get(doc, "revisions");
     size_t nh = json_array_size(hosts), ns = json_array_size(scens), np = json_array_size(pairs);
-    size_t ni = json_array_size(invs);
+    size_t ni = json_array_size(invs), nr = json_array_size(revs);
     struct run_store *st = calloc(1, sizeof *st);
     if (st != NULL) {
         st->hosts = calloc(nh ? nh : 1, sizeof *st->hosts);
         st->scenarios = calloc(ns ? ns : 1, sizeof *st->scenarios);
         st->pairs = calloc(np ? np : 1, sizeof *st->pairs);
         st->inventories = calloc(ni ? ni : 1, sizeof *st->inventories);
+        st->revisions = calloc(nr ? nr : 1, sizeof *st->revisions);
     }
     if (st == NULL || st->hosts == NULL || st->scenarios == NULL || st->pairs == NULL ||
-        st->inventories == NULL) {
+        st->inventories == NULL || st->revisions == NULL) {
         if (st != NULL) {
             free(st->hosts);
             free(st->scenarios);
             free(st->pairs);
             free(st->inventories);
+            free(st->revisions);
         }
         free(st);
         return err_set(e, NS_ENOMEM, "out of memory");
@@ -887,6 +1062,12 @@ journal_run_from_json(json_t *doc, struct journal_run **out, struct err *e)
     r->inventories = st->inventories;
     r->ninventories = ni;
     rc = run_scenarios_from(scens, st->scenarios, e);
+    r->revision = journal_trial_number(jint(doc, "revision"));
+    r->revision = r->revision > 0 ? r->revision : 1;
+    r->revisions = st->revisions;
+    r->nrevisions = nr;
+    if (rc == 0)
+        rc = run_revisions_from(revs, st->revisions, e);
     if (rc != 0) {
         journal_run_free(r);
         return rc;
@@ -902,6 +1083,11 @@ journal_run_free(struct journal_run *r)
         return;
     struct run_store *st = (struct run_store *)r; /* run is its first member */
     json_decref(r->json);
+    for (size_t i = 0; i < r->nrevisions; i++) {
+        free((void *)(uintptr_t)st->revisions[i].hosts);
+        free((void *)(uintptr_t)st->revisions[i].scenarios);
+    }
+    free(st->revisions);
     free(st->hosts);
     free(st->scenarios);
     free(st->pairs);

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/hostflags.h"
 #include "common/testspec.h"
 #include "common/trials.h"
 
@@ -29,14 +30,24 @@ struct err;
  * directory (journal/journal.h: journal_owner); the file holds the owner's PID. */
 #define JOURNAL_LOCK_FILE ".lock"
 #define JOURNAL_RUN_SCHEMA "netsurvey.run/2"
+/* Version 3: a run whose plan a resume with --force changed (struct journal_run's revision and
+ * revisions): its plan, hosts, scenarios and pairs are the newest revision's, the earlier ones
+ * are kept beside them, and a reader of version 2 would file the earlier revisions' trials
+ * under the newest's parameters: it refuses the run by its schema instead. Written only for a
+ * revised run; a run of one revision is still version 2. */
+#define JOURNAL_RUN_SCHEMA_3 "netsurvey.run/3"
 /* Version 3: the result's histogram may be in the runs form (common/histjson.h), which a reader
  * of versions 1 and 2 would not read: it refuses the record by its schema instead. */
 #define JOURNAL_TRIAL_SCHEMA "netsurvey.trial/3"
-/* Version 4: a trial of a sweep (scenario.sweep: one of the scenario's values, each a trial of
- * its own under the same scenario name and trial number), which a reader of versions 1 to 3
- * would take for the same trial run again and keep one of: it refuses the record by its schema
- * instead. Records of scenarios that sweep nothing stay version 3. */
+/* Version 4: a trial of a plan's revision 2 or later says its revision ("revision"), which a
+ * reader of version 3 would ignore; written only then, version 3 otherwise. */
 #define JOURNAL_TRIAL_SCHEMA_4 "netsurvey.trial/4"
+/* Version 5: a trial of a sweep (scenario.sweep: one of the scenario's values, each a trial of
+ * its own under the same scenario name and trial number), which a reader of versions 1 to 4
+ * would take for the same trial run again and keep one of: it refuses the record by its schema
+ * instead (a revised sweep's trial says its revision too). Records of scenarios that sweep
+ * nothing stay version 3 (or 4). */
+#define JOURNAL_TRIAL_SCHEMA_5 "netsurvey.trial/5"
 #define JOURNAL_TRIAL_SCHEMA_2 "netsurvey.trial/2"
 /* The first versions, still read: their scenario parameters are the plan's as written, 0 standing
  * for nsperf's default of the version that ran (netsurvey-journal(5)); a run.json of version 1
@@ -52,6 +63,11 @@ struct err;
  * text (<= 4 MiB) and one environment per host; a trial line holds nsperf's result, which the
  * runner reads with a cap of 64 MiB; a results.jsonl past 16 GiB is a broken file. */
 #define JOURNAL_RUN_MAX (64u << 20)
+/* The largest figure a result may hold, in the reports' unit (us, Mbit/s, conn/s) and for its
+ * other numbers (CPU %, retransmits, UDP counts, jitter us, RTT min and max us): 10^12 is 11
+ * days of round trip, an exabit per second, far past anything measured, and small enough that
+ * the statistics of any number of them stay finite (a mean of ±1e300 made a stddev infinite). */
+#define JOURNAL_FIGURE_MAX 1e12
 #define JOURNAL_LINE_MAX (128u << 20)
 #define JOURNAL_RESULTS_MAX (1ull << 34)
 
@@ -89,6 +105,11 @@ struct journal_scenario {
      * absent is true, the only path nsperf had before it recorded the choice. */
     bool copy;
     bool busy_poll; /* tcp_rr, udp_rr: spinning on the socket rather than sleeping in recv() */
+    bool bidir;     /* tcp_stream, udp_stream: both directions at once */
+    uint64_t packet_rate; /* udp_pps: packets/s, 0 = as fast as the sender went */
+    /* tcp_rr, udp_rr under load: its streams (0: none) and direction (enum testspec_direction,
+     * recorded by its name; reading: an unknown name is forward, as absent) */
+    uint64_t load_streams, load_direction;
     /* A sweep's trial ("sweep": the record key of the parameter swept): the scenario runs a list
      * of values of sweep (plan.h struct plan_sweep) and this record is of the value its member
      * holds (journal_scenario_value). A trial's key holds the value. Reading: false unless
@@ -98,21 +119,31 @@ struct journal_scenario {
     const char *sweep_key; /* reading: "sweep" as recorded (NULL: absent or no string) */
 };
 
+/* A recorded direction's enum testspec_direction: its name's, 0 (forward) for NULL or an unknown
+ * name. */
+uint64_t journal_direction(const char *name);
+
 /* The record's name of a parameter of testspec.h, its record key column: "duration_s",
  * "warmup_s", "streams", "msg_size", "response_size", "rate_bps", "interval_s", "window",
- * "reverse", "copy", "busy_poll" (nsperf -J's names, but "window" for its "sock_buf"); NULL
- * out of range. */
+ * "reverse", "copy", "busy_poll", "bidir", "packet_rate", "load_streams", "load_direction"
+ * (nsperf -J's names, but "window" for its "sock_buf"); NULL out of range. */
 const char *journal_param_key(enum testspec_param p);
 /* The parameter whose record key is key, or -1. */
 int journal_param_find(const char *key);
 /* The parameter a record's "sweep" names, when it may be one of a kind's sweeps (applies to
  * kind, testspec_sweepable), else -1. */
 int journal_sweep_param(const char *key, int kind);
-/* A scenario's parameter p as a number (reverse, copy, busy_poll: 0 or 1). */
+/* A scenario's parameter p as a number (reverse, copy, busy_poll, bidir: 0 or 1; a direction:
+ * its enum testspec_direction). */
 double journal_scenario_value(const struct journal_scenario *sc, enum testspec_param p);
 /* The member of sc that holds parameter p, typed by testspec_type(p): bool for TESTSPEC_BOOL,
- * double for TESTSPEC_DURATION, uint64_t for the others. What the readers fill. */
+ * double for TESTSPEC_DURATION, uint64_t for the others (a direction: its enum value). What the
+ * readers fill. */
 void *journal_scenario_field(struct journal_scenario *sc, enum testspec_param p);
+/* The first parameter that applies to a's kind on which a and b disagree (TESTSPEC_PARAM_COUNT
+ * when none does; -1 when their kinds differ): whether two scenarios ran the same test, names
+ * aside. */
+int journal_scenario_diff(const struct journal_scenario *a, const struct journal_scenario *b);
 /* sc as a reader starts it: nothing recorded (kind -1, copy true as the struct says). */
 void journal_scenario_absent(struct journal_scenario *sc);
 
@@ -120,6 +151,10 @@ void journal_scenario_absent(struct journal_scenario *sc);
  * values of a plan scenario). name is borrowed. */
 struct journal_scenario journal_scenario_from_spec(const char *name,
                                                    const struct testspec_values *v);
+
+/* The table's values of sc (every parameter as recorded, given or not): what testspec.h's
+ * functions of a test's parameters read (testspec_metric_reported). */
+void journal_scenario_spec(const struct journal_scenario *sc, struct testspec_values *v);
 
 /* A trial record's "scenario" object (new reference; NULL when out of memory): name, test, then
  * the parameters that apply to the kind in testspec.h's order, "sweep" last for a sweep's trial;
@@ -151,9 +186,16 @@ struct journal_result {
     double retransmits;
     bool has_cpu_local, has_cpu_remote;
     double cpu_local_pct, cpu_remote_pct;
+    /* cpu.cycles_per_byte and cpu.remote_cycles_per_byte (stream kinds; null when unknown) */
+    bool has_cpu_cpb_local, has_cpu_cpb_remote;
+    double cpu_cpb_local, cpu_cpb_remote;
     bool has_udp; /* "udp" is an object */
     bool has_udp_sent, has_udp_lost, has_udp_lost_pct, has_udp_jitter;
     double udp_sent, udp_lost, udp_lost_pct, udp_jitter_us;
+    /* udp.unsent: datagrams the sender's schedule called for and it did not send (its host fell
+     * behind: never on the wire, so not lost) */
+    bool has_udp_unsent;
+    double udp_unsent;
     bool has_rtt; /* "rtt_us" is an object */
     bool has_rtt_min, has_rtt_max, has_rtt_m2;
     double rtt_min_us, rtt_max_us, rtt_m2_ns2;
@@ -195,7 +237,11 @@ struct journal_trial {
     const char *plan_name, *plan_sha256;
     struct journal_scenario scenario;
     uint32_t trial; /* 1-based; reading: 0 unless an integer 1..UINT32_MAX-1 */
+    /* The plan's revision the trial ran in (journal_run.revision): 0 or 1 for the first, which
+     * the writer leaves out; reading: 0 unless an integer 1..UINT32_MAX-1 ("revision"). */
+    uint32_t revision;
     enum journal_family family;
+    const char *family_text; /* reading only: "family" as recorded (NULL: absent, not a string) */
     struct journal_endpoint src, dst;
     enum journal_status status;
     const char *status_text; /* reading only: "status" as recorded (NULL: absent, not a string) */
@@ -205,6 +251,15 @@ struct journal_trial {
     const char *env_src, *env_dst; /* the hosts whose run.json env applies */
     const char *tool_version, *nsperf_sha256;
     struct journal_result result; /* reading only */
+    /* What the hosts did to the trial (README "The journal"; common/hostflags.h). Writing:
+     * "counters" ({"src", "dst"}: each end's nsperf counters) and "flags" ({"drops": "why",
+     * ...}) as the survey judged them (survey/judge.h), each left out when NULL. Reading: the
+     * flags alone: judged when "flags" is an object (a record of before has none), a flag
+     * raised when its name holds a string, its reason, in flag_why[f] and bit f of flags. */
+    const json_t *counters, *flags; /* writing only */
+    bool judged;
+    unsigned flag_mask;
+    const char *flag_why[HOSTFLAG_COUNT];
 };
 
 /* The key of a trial: a resumed run records a trial again under the same key, and readers keep
@@ -309,6 +364,19 @@ struct journal_run_inventory {
     const char *sha256; /* of the bytes read */
 };
 
+/* An earlier revision of a run's plan (run.json version 3, "revisions"): what `run --resume
+ * --force` with a changed plan replaced, kept so that the trials it ran are read with the
+ * parameters they ran with. */
+struct journal_run_revision {
+    uint32_t revision; /* 1, 2, ... */
+    const char *plan_file, *plan_sha256;
+    const char *started, *command; /* when and how it began: the run's start, or a resume's */
+    const struct journal_run_host *hosts;
+    size_t nhosts;
+    const struct journal_run_scenario *scenarios;
+    size_t nscenarios;
+};
+
 /* run.json. Reading: strings as for a trial; json owns everything the others point into. */
 struct journal_run {
     const char *schema; /* reading only: the writer writes JOURNAL_RUN_SCHEMA */
@@ -337,6 +405,15 @@ struct journal_run {
      * writes run.json as before; read as none when absent */
     const struct journal_run_inventory *inventories;
     size_t ninventories;
+    /* The plan's revision that plan, hosts, scenarios and pairs are (1 when absent): a resume
+     * with --force and a changed plan makes the next one (JOURNAL_RUN_SCHEMA_3 then). */
+    uint32_t revision;
+    /* Reading: the earlier revisions ("revisions"), oldest first; none when absent. */
+    const struct journal_run_revision *revisions;
+    size_t nrevisions;
+    /* Writing: "revisions" and "resumes" as they are to be written (borrowed; NULL: none), the
+     * members a new revision carries over from the run.json it replaces. */
+    const json_t *revisions_json, *resumes_json;
     json_t *json; /* reading: the document (owned, freed by journal_run_free) */
 };
 

@@ -739,6 +739,12 @@ m_scenario(struct jp *j, size_t i, void *ctx)
         return v_true(j, f);
     case TESTSPEC_DURATION:
         return v_number(j, f, &has);
+    case TESTSPEC_DIRECTION: {
+        const char *name;
+        bool ok = v_string(j, &name);
+        *(uint64_t *)f = journal_direction(name);
+        return ok;
+    }
     default: {
         bool ok = v_int(j, &v);
         *(uint64_t *)f = journal_count(v);
@@ -759,17 +765,27 @@ m_pair(struct jp *j, size_t i, void *ctx)
     return v_string(j, &two[i]);
 }
 
-static const struct key cpu_keys[] = {K("local_pct"), K("remote_pct")};
+static const struct key cpu_keys[] = {K("local_pct"), K("remote_pct"), K("cycles_per_byte"),
+                                      K("remote_cycles_per_byte")};
 
 static bool
 m_cpu(struct jp *j, size_t i, void *ctx)
 {
     struct journal_result *r = ctx;
-    return i == 0 ? v_number(j, &r->cpu_local_pct, &r->has_cpu_local)
-                  : v_number(j, &r->cpu_remote_pct, &r->has_cpu_remote);
+    switch (i) {
+    case 0:
+        return v_number(j, &r->cpu_local_pct, &r->has_cpu_local);
+    case 1:
+        return v_number(j, &r->cpu_remote_pct, &r->has_cpu_remote);
+    case 2:
+        return v_number(j, &r->cpu_cpb_local, &r->has_cpu_cpb_local);
+    default:
+        return v_number(j, &r->cpu_cpb_remote, &r->has_cpu_cpb_remote);
+    }
 }
 
-static const struct key udp_keys[] = {K("sent"), K("lost"), K("lost_pct"), K("jitter_us")};
+static const struct key udp_keys[] = {K("sent"), K("lost"), K("lost_pct"), K("jitter_us"),
+                                      K("unsent")};
 
 static bool
 m_udp(struct jp *j, size_t i, void *ctx)
@@ -782,8 +798,10 @@ m_udp(struct jp *j, size_t i, void *ctx)
         return v_number(j, &r->udp_lost, &r->has_udp_lost);
     case 2:
         return v_number(j, &r->udp_lost_pct, &r->has_udp_lost_pct);
-    default:
+    case 3:
         return v_number(j, &r->udp_jitter_us, &r->has_udp_jitter);
+    default:
+        return v_number(j, &r->udp_unsent, &r->has_udp_unsent);
     }
 }
 
@@ -1206,16 +1224,37 @@ m_rtt(struct jp *j, size_t i, void *ctx)
     }
 }
 
-/* The headline metrics' -J keys first, by enum testspec_metric (common/testspec.h: each a number
- * of the result, but TESTSPEC_M_RTT_MEAN's, the rtt_us object, whose mean it is), then the
- * others. */
+/* The metrics' -J keys first, by enum testspec_metric (common/testspec.h: each a number of the
+ * result, or its member's in the object at the key; TESTSPEC_M_RTT_MEAN's is the rtt_us object,
+ * whose mean and histogram this reads), then the others. */
 static const struct key result_keys[] = {
-#define METRIC_KEY(id, key, member, div, unit, words, note, lower, fmt) K(key),
+#define METRIC_KEY(id, key, member, div, unit, words, note, lower, fig, kinds, when) K(key),
     TESTSPEC_METRIC_MAP(METRIC_KEY)
 #undef METRIC_KEY
         K("retransmits"),
     K("cpu"), K("udp")};
 enum { R_RETRANSMITS = TESTSPEC_METRIC_COUNT, R_CPU, R_UDP };
+
+/* Each metric's member (unused where it has none). */
+static const struct key member_keys[TESTSPEC_METRIC_COUNT] = {
+#define MEMBER_KEY(id, key, member, div, unit, words, note, lower, fig, kinds, when)               \
+    [TESTSPEC_M_##id] = K(member),
+    TESTSPEC_METRIC_MAP(MEMBER_KEY)
+#undef MEMBER_KEY
+};
+
+struct member_ctx {
+    double *v;
+    bool *has;
+};
+
+static bool
+m_member(struct jp *j, size_t i, void *ctx)
+{
+    (void)i;
+    struct member_ctx *c = ctx;
+    return v_number(j, c->v, c->has);
+}
 
 static bool
 m_result(struct jp *j, size_t i, void *ctx)
@@ -1223,8 +1262,12 @@ m_result(struct jp *j, size_t i, void *ctx)
     struct rtt_ctx *c = ctx;
     struct journal_result *r = c->r;
     bool is_obj;
-    if (i < TESTSPEC_METRIC_COUNT && i != TESTSPEC_M_RTT_MEAN)
-        return v_number(j, &r->metric[i], &r->has_metric[i]);
+    if (i < TESTSPEC_METRIC_COUNT && i != TESTSPEC_M_RTT_MEAN) {
+        if (testspec_metric_member((enum testspec_metric)i) == NULL)
+            return v_number(j, &r->metric[i], &r->has_metric[i]);
+        struct member_ctx mc = {&r->metric[i], &r->has_metric[i]};
+        return object(j, &member_keys[i], 1, m_member, &mc, &is_obj);
+    }
     switch (i) {
     case R_RETRANSMITS:
         return v_number(j, &r->retransmits, &r->has_retransmits);
@@ -1243,10 +1286,28 @@ m_result(struct jp *j, size_t i, void *ctx)
     }
 }
 
-static const struct key record_keys[] = {K("schema"), K("run_id"), K("plan"),     K("scenario"),
-                                         K("trial"),  K("family"), K("src"),      K("dst"),
-                                         K("status"), K("error"),  K("attempts"), K("started"),
-                                         K("ended"),  K("result"), K("env"),      K("tool")};
+/* "flags": the names of common/hostflags.h, in enum hostflag's order. */
+static const struct key flag_keys[] = {
+#define SCAN_FLAG_KEY(id, name) K(name),
+    HOSTFLAG_MAP(SCAN_FLAG_KEY)
+#undef SCAN_FLAG_KEY
+};
+
+static bool
+m_flags(struct jp *j, size_t i, void *ctx)
+{
+    struct journal_trial *t = ctx;
+    if (!v_string(j, &t->flag_why[i]))
+        return false;
+    if (t->flag_why[i] != NULL)
+        t->flag_mask |= 1u << i;
+    return true;
+}
+
+static const struct key record_keys[] = {
+    K("schema"), K("run_id"), K("plan"),   K("scenario"), K("trial"),    K("family"),
+    K("src"),    K("dst"),    K("status"), K("error"),    K("attempts"), K("started"),
+    K("ended"),  K("result"), K("env"),    K("tool"),     K("flags"),    K("revision")};
 
 struct record_ctx {
     struct journal_trial *t;
@@ -1305,8 +1366,18 @@ m_record(struct jp *j, size_t i, void *ctx)
     }
     case 14:
         return object(j, pair_keys_env, 2, m_pair, c->env, &is_obj);
-    default:
+    case 15:
         return object(j, pair_keys_tool, 2, m_pair, c->tool, &is_obj);
+    case 16:
+        if (!object(j, flag_keys, NKEYS(flag_keys), m_flags, t, &is_obj))
+            return false;
+        t->judged = is_obj;
+        return true;
+    default:
+        if (!v_int(j, &v))
+            return false;
+        t->revision = journal_trial_number(v);
+        return true;
     }
 }
 
@@ -1335,6 +1406,7 @@ journal_scan_trial(struct journal_scan *s, const char *line, size_t len, struct 
     t->env_dst = c.env[1];
     t->tool_version = c.tool[0];
     t->nsperf_sha256 = c.tool[1];
+    t->family_text = c.family;
     t->family = journal_family_from(c.family);
     t->status_text = c.status;
     t->status = journal_status_from(c.status);

@@ -93,6 +93,11 @@ int journal_trial_from_json(const json_t *rec, struct journal_buckets *bb, struc
  * record, an unknown kind: passed over) or NS_EPROTO (another schema version, another status:
  * refused) with why in e. */
 int journal_trial_check(struct journal_trial *t, struct err *e);
+/* Whether a checked record's values are data (README "The journal"): every figure of an ok
+ * record's result a number from 0 to JOURNAL_FIGURE_MAX (a loss from 0 to 100 %, the RTT's m2
+ * finite), the result and its headline figure there, and "family" ipv4, ipv6 or absent.
+ * Returns 0, or NS_ERANGE saying which value is not. Both decoders' records go through it. */
+int journal_trial_domain(const struct journal_trial *t, struct err *e);
 
 /* journal_read_trials with another cap on a line's length (the tests' way to reach it), and
  * with or without the histograms' buckets (journal_read_trials_nobuckets). */

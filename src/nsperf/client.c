@@ -13,6 +13,7 @@
 #include "common/text.h"
 #include "nsperf/control.h"
 #include "nsperf/cpu.h"
+#include "nsperf/hostcount.h"
 
 #define CLIENT_RESULT_TIMEOUT_MS 10000
 #define CLIENT_UDP_HELLO_RETRY_MS 100
@@ -34,6 +35,8 @@ struct client {
     char server_proof[65]; /* what the server must answer in ACCEPT ("" = no auth) */
     json_t *result;        /* final result (combined) */
     json_t *cpu;           /* final cpu object */
+    struct hostcount *hc;  /* this host's counters over the measured interval */
+    json_t *counters;      /* {"local", "remote"}: both ends' counters */
     bool leak_kind;        /* the kind did not stop: do not clean it up */
     int interrupted_by;    /* signal that cut the measured interval short (0 = none) */
 };
@@ -242,18 +245,24 @@ open_udp(struct client *c, uint32_t idx, struct err *e)
     return fd;
 }
 
+/* The kind's data sockets, then the load's TCP connections (the last nload of fds). */
 static int
 client_open_data(struct client *c, struct err *e)
 {
-    int n = c->k->own_connections ? 0 : c->t.p.streams;
-    for (int i = 0; i < n; i++) {
-        int fd = c->k->socktype == SOCK_DGRAM
-                     ? open_udp(c, (uint32_t)i, e)
-                     : client_connect_data(&c->t, (uint32_t)i, NS_HANDSHAKE_TIMEOUT_MS, e);
+    int n = ns_data_sockets(c->k, &c->t.p), nload = ns_load_conns(&c->t.p);
+    for (int i = 0; i < n + nload; i++) {
+        uint32_t idx = i < n ? (uint32_t)i : NS_LOAD_IDX + (uint32_t)(i - n);
+        int fd = i < n && c->k->socktype == SOCK_DGRAM
+                     ? open_udp(c, idx, e)
+                     : client_connect_data(&c->t, idx, NS_HANDSHAKE_TIMEOUT_MS, e);
         if (fd < 0)
             return fd;
         c->t.fds[c->t.nfds++] = fd;
+        c->t.nload += i >= n;
     }
+    /* The data interface: the one the control connection leaves by (-B, or the route to the
+     * server), as the data connections do. Read now, while the server gets ready. */
+    c->hc = hostcount_new_for_socket(c->ctl);
     return expect_frame(c, PROTO_READY, NULL, NS_READY_WAIT_MS, e);
 }
 
@@ -318,6 +327,7 @@ client_phases(struct client *c, struct err *e)
     if (rc == 0)
         rc = wait_until(c, t0 + (uint64_t)(c->t.p.warmup_s * 1e9), e);
     if (rc == 0) {
+        hostcount_take(c->hc, HOSTCOUNT_BEFORE);
         cpu_snap_take(&c->cpu0);
         ns_phase_set(&c->t, NS_PHASE_MEASURE);
         rc = send_phase(c, PROTO_MEASURE, e);
@@ -335,6 +345,7 @@ client_phases(struct client *c, struct err *e)
         ns_phase_set(&c->t, NS_PHASE_DONE);
         cpu_snap_take(&c->cpu1);
         rc = send_phase(c, PROTO_STOP, e);
+        hostcount_take(c->hc, HOSTCOUNT_AFTER); /* while the server reads its own */
     }
     return rc;
 }
@@ -354,6 +365,25 @@ stop_runner(struct client *c, struct err *e)
     return rc;
 }
 
+/* Both ends' counters, and the result's longest gap: the counting end's (a stream's receiver,
+ * a request/response client), the longer if both counted. */
+static void
+client_host_results(struct client *c, const json_t *msg)
+{
+    const json_t *remote = json_object_get(msg, "counters");
+    c->counters =
+        json_pack("{s:o, s:O}", "local", c->hc != NULL ? hostcount_json(c->hc, false) : json_null(),
+                  "remote", json_is_object(remote) ? remote : json_null());
+    double gap = -1, local;
+    if (ns_test_longest_gap(&c->t, &local))
+        gap = local;
+    const json_t *rg = json_object_get(msg, "longest_gap_s");
+    if (json_is_number(rg) && json_number_value(rg) > gap)
+        gap = json_number_value(rg);
+    if (c->result != NULL && gap >= 0)
+        json_object_set_new(c->result, "longest_gap_s", json_real(gap));
+}
+
 /* A measured interval in which nothing arrived is a failed test, not a figure of zero: a
  * journal would otherwise keep it as a valid 0 bit/s or 0 transactions/s. */
 static int
@@ -367,6 +397,15 @@ check_not_empty(const json_t *result, struct err *e)
         return err_set(e, NS_EIO, "no transaction completed in the measured interval");
     if (!json_is_number(bytes) && !json_is_integer(n))
         return err_set(e, NS_EPROTO, "the result holds neither bytes nor transactions");
+    /* --bidir's directions and a load's each carried data, or the figure is not what it says */
+    static const char *const parts[] = {TESTSPEC_DIR_FORWARD, TESTSPEC_DIR_REVERSE,
+                                        TESTSPEC_KEY_LOAD};
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        const json_t *part = json_object_get(result, parts[i]);
+        const json_t *pb = json_object_get(part, "bytes");
+        if (part != NULL && (!json_is_number(pb) || json_number_value(pb) <= 0))
+            return err_set(e, NS_EIO, "no data arrived in the measured interval (%s)", parts[i]);
+    }
     return 0;
 }
 
@@ -397,8 +436,11 @@ client_results(struct client *c, struct err *e)
         const json_t *bytes = json_object_get(c->result, "bytes");
         if (json_is_number(bytes))
             cpu_add_cycles_per_byte(c->cpu, lcpu, rcpu, json_number_value(bytes));
+        if (c->k->cpu_figures != NULL && c->result != NULL)
+            c->k->cpu_figures(&c->t, c->result, c->cpu, lcpu, rcpu);
         if (c->result != NULL && json_object_get(c->result, "cpu") == NULL)
             json_object_set(c->result, "cpu", c->cpu);
+        client_host_results(c, msg);
         json_decref(local);
         json_decref(lcpu);
         send_phase(c, PROTO_BYE, NULL);
@@ -451,6 +493,8 @@ client_release(struct client *c)
     json_decref(c->remote_host);
     json_decref(c->result);
     json_decref(c->cpu);
+    json_decref(c->counters);
+    hostcount_free(c->hc);
 }
 
 static void
@@ -466,6 +510,7 @@ client_print(struct client *c, const char *start, int rc, const struct err *e, F
         .end = clock_wall_iso8601(end, sizeof end),
         .result = have ? c->result : NULL,
         .cpu = have ? c->cpu : NULL,
+        .counters = have ? c->counters : NULL,
         .local_host = NULL,
         .remote_host = c->remote_host,
         .error = rc == 0 ? NULL : e->msg,

@@ -235,6 +235,52 @@ ns_host_json(void)
                      cpu_count(), "hostname", u.nodename);
 }
 
+/* max(*m, v), whichever thread wins. */
+static void
+atomic_max_u64(_Atomic uint64_t *m, uint64_t v)
+{
+    uint64_t cur = atomic_load_explicit(m, memory_order_relaxed);
+    while (v > cur && !atomic_compare_exchange_weak_explicit(m, &cur, v, memory_order_relaxed,
+                                                             memory_order_relaxed))
+        ;
+}
+
+void
+ns_test_progress_slow(struct ns_test *t, uint64_t now_ns)
+{
+    uint64_t t0 = atomic_load(&t->measure_start_ns);
+    if (t0 == 0 || now_ns < t0 || atomic_load(&t->measure_end_ns) != 0 ||
+        atomic_load(&t->gap_closed))
+        return; /* outside this side's measured interval, or after the sender's end */
+    uint64_t prev = atomic_exchange_explicit(&t->gap_last_ns, now_ns, memory_order_relaxed);
+    if (prev < t0) /* the arrival raced MEASURE's own store */
+        prev = t0;
+    if (now_ns > prev)
+        atomic_max_u64(&t->gap_max_ns, now_ns - prev);
+    atomic_store_explicit(&t->gap_seen, 1, memory_order_relaxed);
+}
+
+void
+ns_test_progress_end(struct ns_test *t, uint64_t now_ns)
+{
+    uint64_t t0 = atomic_load(&t->measure_start_ns);
+    if (t0 == 0 || atomic_load(&t->measure_end_ns) != 0)
+        return;
+    uint64_t last = atomic_load(&t->gap_last_ns);
+    if (now_ns > last && last >= t0)
+        atomic_max_u64(&t->gap_max_ns, now_ns - last);
+    atomic_store(&t->gap_closed, 1);
+}
+
+bool
+ns_test_longest_gap(const struct ns_test *t, double *seconds)
+{
+    if (!atomic_load(&t->gap_seen))
+        return false;
+    *seconds = (double)atomic_load(&t->gap_max_ns) / 1e9;
+    return true;
+}
+
 void
 ns_phase_set(struct ns_test *t, enum ns_phase ph)
 {
@@ -242,10 +288,22 @@ ns_phase_set(struct ns_test *t, enum ns_phase ph)
     if (edge && t->kind != NULL && t->kind->mark != NULL &&
         atomic_load_explicit(&t->kind_ready, memory_order_acquire))
         t->kind->mark(t, ph);
-    if (ph == NS_PHASE_MEASURE)
-        t->measure_start_ns = clock_now_ns();
-    if (ph == NS_PHASE_DONE && t->measure_end_ns == 0)
-        t->measure_end_ns = clock_now_ns();
+    if (ph == NS_PHASE_MEASURE) {
+        uint64_t now = clock_now_ns();
+        atomic_store(&t->gap_closed, 0);
+        atomic_store(&t->gap_max_ns, 0);
+        atomic_store(&t->gap_last_ns, now);
+        t->measure_start_ns = now;
+    }
+    if (ph == NS_PHASE_DONE && t->measure_end_ns == 0) {
+        uint64_t now = clock_now_ns();
+        t->measure_end_ns = now;
+        /* The time since the last arrival is a gap too (a stall that lasts to the end), unless
+         * the sender's end arrived: then the rest is this side waiting for STOP. */
+        uint64_t last = atomic_load(&t->gap_last_ns);
+        if (t->measure_start_ns != 0 && now > last && !atomic_load(&t->gap_closed))
+            atomic_max_u64(&t->gap_max_ns, now - last);
+    }
     ns_word_set(&t->phase, (int)ph);
 }
 

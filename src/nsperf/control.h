@@ -12,7 +12,8 @@
  *   data connections / UDP hellos      -->
  *                                      <--  READY
  *   START, MEASURE, STOP               -->        (phases WARMUP, MEASURE, DONE)
- *                                      <--  RESULT {"result","cpu","error"}
+ *                                      <--  RESULT {"result","cpu","counters","longest_gap_s",
+ *                                                    "error"}
  *   BYE                                -->
  * Either side may send ERROR {"error": "..."} and close.
  * proof = HMAC-SHA256(token, "nsperf-auth-v1|client|" server_nonce "|" client_nonce) and
@@ -172,6 +173,7 @@ struct ns_doc {
     const struct ns_params *p;
     const char *start, *end; /* ISO-8601 wall times */
     const json_t *result, *cpu, *local_host, *remote_host;
+    const json_t *counters; /* {"local","remote"}: each end's hostcount.h deltas */
     const char *error;
     const char *server; /* "host:port" dialled */
 };

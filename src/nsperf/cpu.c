@@ -157,3 +157,29 @@ cpu_add_cycles_per_byte(json_t *cpu, const json_t *local, const json_t *remote, 
     json_object_set_new(cpu, "cycles_per_byte", cycles_per_byte(local, bytes));
     json_object_set_new(cpu, "remote_cycles_per_byte", cycles_per_byte(remote, bytes));
 }
+
+/* nsperf's own CPU time per unit, ns: its share of a core over the interval. */
+static json_t *
+process_ns_per(const json_t *side, double n)
+{
+    const json_t *pct = side != NULL ? json_object_get(side, "pct") : NULL;
+    double s = side != NULL ? json_number_value(json_object_get(side, "interval_s")) : 0;
+    if (!json_is_number(pct) || s <= 0 || n <= 0)
+        return json_null();
+    return json_real(json_number_value(pct) / 100.0 * s * 1e9 / n);
+}
+
+void
+cpu_add_per_unit(json_t *cpu, const char *unit, const json_t *local, double local_n,
+                 const json_t *remote, double remote_n)
+{
+    char key[64];
+    snprintf(key, sizeof key, "cycles_per_%s", unit);
+    json_object_set_new(cpu, key, cycles_per_byte(local, local_n));
+    snprintf(key, sizeof key, "remote_cycles_per_%s", unit);
+    json_object_set_new(cpu, key, cycles_per_byte(remote, remote_n));
+    snprintf(key, sizeof key, "ns_per_%s", unit);
+    json_object_set_new(cpu, key, process_ns_per(local, local_n));
+    snprintf(key, sizeof key, "remote_ns_per_%s", unit);
+    json_object_set_new(cpu, key, process_ns_per(remote, remote_n));
+}

@@ -41,4 +41,11 @@ json_t *cpu_combine_json(const json_t *local, const json_t *remote);
  * x Hz / bytes) and remote_cycles_per_byte to cpu for a transfer of bytes. */
 void cpu_add_cycles_per_byte(json_t *cpu, const json_t *local, const json_t *remote, double bytes);
 
+/* Add what each side spent per unit (udp_pps: "packet") of what it handled (local_n, remote_n:
+ * a sender's sent, a receiver's received): cycles_per_<unit> and remote_cycles_per_<unit> (busy
+ * cycles, as cycles_per_byte), ns_per_<unit> and remote_ns_per_<unit> (nsperf's own CPU time);
+ * null where a side's figures or count are missing. */
+void cpu_add_per_unit(json_t *cpu, const char *unit, const json_t *local, double local_n,
+                      const json_t *remote, double remote_n);
+
 #endif

@@ -20,9 +20,9 @@
 
 #include "common/net.h"
 #include "nsperf/cloud.h"
+#include "nsperf/netif.h"
 
 #define HOSTENV_LINE_MAX 512
-#define HOSTENV_NL_BUF 16384
 
 /* First line of a small file, trailing whitespace removed; false when unreadable. */
 static bool
@@ -77,93 +77,6 @@ str_or_null(bool ok, const char *s)
     return ok ? json_string(s) : json_null();
 }
 
-/* The name of the interface holding address (exact match of an interface address). */
-static bool
-interface_of(const char *address, char *name, size_t len)
-{
-    struct sockaddr_storage want;
-    socklen_t wlen;
-    if (address == NULL || net_resolve(address, 0, AF_UNSPEC, SOCK_STREAM, 0, &want, &wlen, NULL))
-        return false;
-    struct ifaddrs *ifa = NULL;
-    if (getifaddrs(&ifa) != 0)
-        return false;
-    bool found = false;
-    for (struct ifaddrs *i = ifa; i != NULL && !found; i = i->ifa_next) {
-        if (i->ifa_addr == NULL || i->ifa_addr->sa_family != want.ss_family)
-            continue;
-        if (want.ss_family == AF_INET) {
-            const struct sockaddr_in *a = (const struct sockaddr_in *)(void *)i->ifa_addr;
-            const struct sockaddr_in *b = (const struct sockaddr_in *)(void *)&want;
-            found = a->sin_addr.s_addr == b->sin_addr.s_addr;
-        } else if (want.ss_family == AF_INET6) {
-            const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)(void *)i->ifa_addr;
-            const struct sockaddr_in6 *b = (const struct sockaddr_in6 *)(void *)&want;
-            found = memcmp(&a->sin6_addr, &b->sin6_addr, sizeof a->sin6_addr) == 0;
-        }
-        if (found)
-            snprintf(name, len, "%s", i->ifa_name);
-    }
-    /* Linux answers on all of 127.0.0.0/8 through lo, though lo holds only 127.0.0.1. */
-    if (!found && want.ss_family == AF_INET &&
-        (ntohl(((const struct sockaddr_in *)(void *)&want)->sin_addr.s_addr) >> 24) == 127) {
-        snprintf(name, len, "lo");
-        found = true;
-    }
-    freeifaddrs(ifa);
-    return found;
-}
-
-/* The kind of the root qdisc of interface ifindex, by an RTM_GETQDISC dump. */
-static bool
-root_qdisc(unsigned ifindex, char *kind, size_t len)
-{
-    int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-    if (fd < 0)
-        return false;
-    struct timeval tv = {.tv_sec = 2};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    struct {
-        struct nlmsghdr nh;
-        struct tcmsg tc;
-    } req = {.nh = {.nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg)),
-                    .nlmsg_type = RTM_GETQDISC,
-                    .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
-                    .nlmsg_seq = 1},
-             .tc = {.tcm_family = AF_UNSPEC}};
-    bool found = false, done = false;
-    if (send(fd, &req, req.nh.nlmsg_len, 0) < 0)
-        done = true;
-    static char buf[HOSTENV_NL_BUF] __attribute__((aligned(NLMSG_ALIGNTO)));
-    while (!done) {
-        ssize_t n = recv(fd, buf, sizeof buf, 0);
-        if (n <= 0)
-            break;
-        size_t left = (size_t)n;
-        for (struct nlmsghdr *nh = (struct nlmsghdr *)(void *)buf; NLMSG_OK(nh, left);
-             nh = NLMSG_NEXT(nh, left)) {
-            if (nh->nlmsg_type == NLMSG_DONE || nh->nlmsg_type == NLMSG_ERROR) {
-                done = true;
-                break;
-            }
-            const struct tcmsg *tc = NLMSG_DATA(nh);
-            if (found || (unsigned)tc->tcm_ifindex != ifindex || tc->tcm_parent != TC_H_ROOT)
-                continue;
-            size_t alen = NLMSG_PAYLOAD(nh, sizeof *tc);
-            for (struct rtattr *a =
-                     (struct rtattr *)(void *)((char *)NLMSG_DATA(nh) + NLMSG_ALIGN(sizeof *tc));
-                 RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
-                if (a->rta_type == TCA_KIND) {
-                    snprintf(kind, len, "%.*s", (int)RTA_PAYLOAD(a), (const char *)RTA_DATA(a));
-                    found = true;
-                }
-            }
-        }
-    }
-    close(fd);
-    return found;
-}
-
 /* The main table's default route of family (AF_INET, AF_INET6) with the lowest metric, by an
  * RTM_GETROUTE dump: its output interface and gateway. False when there is none (or it is
  * multipath: no one interface). */
@@ -173,11 +86,19 @@ struct default_route {
     char gateway[INET6_ADDRSTRLEN];
 };
 
+struct route_ctx {
+    int family;
+    struct default_route *best;
+    bool found;
+};
+
 static void
-route_consider(struct nlmsghdr *nh, int family, struct default_route *best, bool *found)
+route_consider(const struct nlmsghdr *nh, void *arg)
 {
-    struct rtmsg *rt = NLMSG_DATA(nh); /* not const: the rtnetlink macros cast to char * */
-    if (nh->nlmsg_type != RTM_NEWROUTE || rt->rtm_family != family || rt->rtm_dst_len != 0 ||
+    struct route_ctx *c = arg;
+    /* not const: the rtnetlink macros cast to char * */
+    struct rtmsg *rt = NLMSG_DATA((struct nlmsghdr *)(uintptr_t)nh);
+    if (nh->nlmsg_type != RTM_NEWROUTE || rt->rtm_family != c->family || rt->rtm_dst_len != 0 ||
         rt->rtm_type != RTN_UNICAST)
         return;
     struct default_route r = {.ifindex = 0};
@@ -191,48 +112,21 @@ route_consider(struct nlmsghdr *nh, int family, struct default_route *best, bool
         else if (a->rta_type == RTA_TABLE && RTA_PAYLOAD(a) >= sizeof(uint32_t))
             memcpy(&table, RTA_DATA(a), sizeof(uint32_t));
         else if (a->rta_type == RTA_GATEWAY)
-            inet_ntop(family, RTA_DATA(a), r.gateway, sizeof r.gateway);
+            inet_ntop(c->family, RTA_DATA(a), r.gateway, sizeof r.gateway);
     }
-    if (table != RT_TABLE_MAIN || r.ifindex <= 0 || (*found && r.metric >= best->metric))
+    if (table != RT_TABLE_MAIN || r.ifindex <= 0 || (c->found && r.metric >= c->best->metric))
         return;
-    *best = r;
-    *found = true;
+    *c->best = r;
+    c->found = true;
 }
 
 static bool
 default_route_of(int family, struct default_route *out)
 {
-    int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-    if (fd < 0)
-        return false;
-    struct timeval tv = {.tv_sec = 2};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    struct {
-        struct nlmsghdr nh;
-        struct rtmsg rt;
-    } req = {.nh = {.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg)),
-                    .nlmsg_type = RTM_GETROUTE,
-                    .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
-                    .nlmsg_seq = 2},
-             .rt = {.rtm_family = (unsigned char)family}};
-    bool found = false, done = send(fd, &req, req.nh.nlmsg_len, 0) < 0;
-    static char buf[HOSTENV_NL_BUF] __attribute__((aligned(NLMSG_ALIGNTO)));
-    while (!done) {
-        ssize_t n = recv(fd, buf, sizeof buf, 0);
-        if (n <= 0)
-            break;
-        size_t left = (size_t)n;
-        for (struct nlmsghdr *nh = (struct nlmsghdr *)(void *)buf; NLMSG_OK(nh, left);
-             nh = NLMSG_NEXT(nh, left)) {
-            if (nh->nlmsg_type == NLMSG_DONE || nh->nlmsg_type == NLMSG_ERROR) {
-                done = true;
-                break;
-            }
-            route_consider(nh, family, out, &found);
-        }
-    }
-    close(fd);
-    return found;
+    struct rtmsg rt = {.rtm_family = (unsigned char)family};
+    struct route_ctx c = {.family = family, .best = out};
+    netif_dump(RTM_GETROUTE, &rt, sizeof rt, route_consider, &c); /* what came, if cut short */
+    return c.found;
 }
 
 /* The addresses of interface name in family, as text: IPv4 labels ("eth0:1") count as the
@@ -290,26 +184,63 @@ add_default_route(json_t *o)
     json_object_set_new(o, "default_route", json_null());
 }
 
+/* "cpufreq": the frequency governor and its bounds (cpufreq's scaling_governor, scaling_driver,
+ * scaling_min_freq and scaling_max_freq of cpu0, in kHz): a VM whose governor lets its clock
+ * fall between packets answers a ping-pong more slowly. Null without cpufreq (most cloud VMs:
+ * the hypervisor owns the clock). */
+static void
+add_cpufreq(json_t *o)
+{
+    static const char dir[] = "/sys/devices/system/cpu/cpu0/cpufreq/";
+    static const struct {
+        const char *file, *key;
+        bool number;
+    } f[] = {{"scaling_governor", "governor", false},
+             {"scaling_driver", "driver", false},
+             {"scaling_min_freq", "min_khz", true},
+             {"scaling_max_freq", "max_khz", true}};
+    json_t *c = json_object();
+    size_t read = 0;
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        char path[128], line[HOSTENV_LINE_MAX];
+        snprintf(path, sizeof path, "%s%s", dir, f[i].file);
+        bool ok = read_line_file(path, line, sizeof line);
+        read += ok;
+        json_object_set_new(c, f[i].key,
+                            !ok           ? json_null()
+                            : f[i].number ? json_integer(atoll(line))
+                                          : json_string(line));
+    }
+    if (read == 0) {
+        json_decref(c);
+        c = json_null();
+    }
+    json_object_set_new(o, "cpufreq", c);
+}
+
 static void
 add_interface(json_t *o, const char *address)
 {
-    char name[IF_NAMESIZE + 1], path[128], line[HOSTENV_LINE_MAX];
-    if (!interface_of(address, name, sizeof name)) {
+    char name[NETIF_NAME_MAX], path[128], line[HOSTENV_LINE_MAX];
+    if (!netif_of_address(address, name)) {
         json_object_set_new(o, "interface", json_null());
         json_object_set_new(o, "mtu", json_null());
         json_object_set_new(o, "qdisc", json_null());
+        json_object_set_new(o, "driver", json_null());
         return;
     }
     json_object_set_new(o, "interface", json_string(name));
+    char driver[NETIF_DRIVER_MAX];
+    json_object_set_new(o, "driver",
+                        netif_driver(name, driver) ? json_string(driver) : json_null());
     snprintf(path, sizeof path, "/sys/class/net/%s/mtu", name);
     json_object_set_new(o, "mtu",
                         read_line_file(path, line, sizeof line) ? json_integer(atoll(line))
                                                                 : json_null());
-    unsigned idx = if_nametoindex(name);
-    char kind[64];
+    struct netif_qdisc q;
     /* No root qdisc entry means the kernel's default for a virtual device: noqueue. */
-    bool ok = idx != 0 && root_qdisc(idx, kind, sizeof kind);
-    json_object_set_new(o, "qdisc", json_string(ok ? kind : "noqueue"));
+    bool ok = netif_root_qdisc(if_nametoindex(name), &q);
+    json_object_set_new(o, "qdisc", json_string(ok ? q.kind : "noqueue"));
 }
 
 json_t *
@@ -329,6 +260,7 @@ hostenv_collect(const char *address, enum cloud_mode cloud, int cloud_budget_ms)
     ok = find_key_value("/proc/cpuinfo", "model name", ':', buf, sizeof buf);
     json_object_set_new(o, "cpu_model", str_or_null(ok, buf));
     json_object_set_new(o, "cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+    add_cpufreq(o);
     struct sysinfo si;
     json_object_set_new(o, "mem_bytes",
                         sysinfo(&si) == 0 ? json_integer((json_int_t)si.totalram * si.mem_unit)

@@ -1,8 +1,9 @@
 /* hostenv.h - `nsperf env`: what a survey records about a host (kernel, OS, CPU, memory, the
- * interface holding the data address with its MTU and qdisc, TCP congestion control, clock
- * source, and the cloud's word on where it runs: provider, region, zone, physical zone,
- * instance type and id) as one JSON object. The same code runs locally and on a VM: files under
- * /proc, /sys and /etc and one rtnetlink query, no shell commands to parse. */
+ * interface holding the data address with its MTU, qdisc and driver, the CPU frequency governor
+ * and its bounds, TCP congestion control, clock source, and the cloud's word on where it runs:
+ * provider, region, zone, physical zone, instance type and id) as one JSON object. The same code
+ * runs locally and on a VM: files under /proc, /sys and /etc, rtnetlink and SIOCETHTOOL (netif.h),
+ * no shell commands to parse. */
 #ifndef NS_NSPERF_HOSTENV_H
 #define NS_NSPERF_HOSTENV_H
 

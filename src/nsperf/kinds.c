@@ -29,3 +29,21 @@ ns_kind_find(const char *name, enum testspec_kind *id)
         *id = (enum testspec_kind)i;
     return kinds[i];
 }
+
+int
+ns_data_sockets(const struct test_kind *k, const struct ns_params *p)
+{
+    if (k->own_connections)
+        return 0;
+    if (!k->uses_streams)
+        return 1;
+    return p->streams * (p->bidir ? 2 : 1);
+}
+
+int
+ns_load_conns(const struct ns_params *p)
+{
+    if (!testspec_applies(TESTSPEC_P_LOAD_STREAMS, (int)p->kind))
+        return 0;
+    return p->load_streams * (p->load_direction == TESTSPEC_DIRECTION_BOTH ? 2 : 1);
+}

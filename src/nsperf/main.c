@@ -13,6 +13,7 @@
 #include "common/suggest.h"
 #include "common/units.h"
 #include "nsperf/control.h"
+#include "nsperf/hostcount.h"
 #include "nsperf/hostenv.h"
 
 #define EXIT_TEST_FAILED 1
@@ -38,6 +39,8 @@ struct cli {
     const struct opt *client_only, *server_only; /* first such flag given */
     /* nsperf env's flags (env_opts), as written */
     const char *env_address, *env_cloud, *env_budget;
+    /* nsperf counters' flags (counters_opts), as written */
+    const char *cnt_interface, *cnt_address;
     bool try_help; /* the usage error is one of the flags themselves */
 };
 
@@ -51,8 +54,8 @@ enum opt_kind { OPT_CALL, OPT_TRUE, OPT_STRING, OPT_PARAM };
 enum opt_side { OPT_BOTH, OPT_CLIENT, OPT_SERVER };
 
 struct opt {
-    const char *name;
-    int key; /* short option letter, or >= 256 for long-only */
+    const char *name; /* NULL: the table's long flag of param (opt_name) */
+    int key;          /* short option letter, or >= 256 for long-only */
     int has_arg;
     enum opt_kind kind;
     opt_fn fn;     /* OPT_CALL */
@@ -144,9 +147,14 @@ enum {
     OPT_IDLE,
     OPT_COPY,
     OPT_BUSY_POLL,
+    OPT_BIDIR,
+    OPT_PACKET_RATE,
+    OPT_LOAD,
+    OPT_LOAD_DIRECTION,
     OPT_ADDRESS,
     OPT_CLOUD,
     OPT_CLOUD_BUDGET,
+    OPT_INTERFACE,
     OPT_HELP = 'h',
     OPT_VERSION = 'V'
 };
@@ -185,6 +193,15 @@ static const struct opt opts[] = {
     {"busy-poll", OPT_BUSY_POLL, no_argument, O_PARAM(BUSY_POLL),
      .help = "spin on the socket instead of sleeping, a core per side (see below)",
      .help_kinds = true},
+    {NULL, OPT_BIDIR, no_argument, O_PARAM(BIDIR),
+     .help = "both directions at once, -P streams each way (iperf3 --bidir)", .help_kinds = true},
+    {NULL, OPT_PACKET_RATE, required_argument, O_PARAM(PACKET_RATE),
+     .help = "PPS: packets/s (default: as fast as the sender goes)", .help_kinds = true},
+    {NULL, OPT_LOAD, required_argument, O_PARAM(LOAD_STREAMS),
+     .help = "N: measure under N bulk TCP streams between the same hosts (see below)",
+     .help_kinds = true},
+    {NULL, OPT_LOAD_DIRECTION, required_argument, O_PARAM(LOAD_DIRECTION),
+     .help = "DIR: the load's way (default forward): ", .help_kinds = true}, /* + directions */
     {"json", 'J', no_argument, O_TRUE(json), .side = OPT_CLIENT, .help = "print one JSON document"},
     {"interval", 'i', required_argument, O_PARAM(INTERVAL),
      .help = "SEC: per-interval lines (and samples in the JSON)"},
@@ -196,6 +213,13 @@ static const struct opt opts[] = {
     {"version", OPT_VERSION, no_argument, .help = "print the version"},
 };
 #define NOPTS (sizeof opts / sizeof opts[0])
+
+/* A flag's long name: its row's, or the table's ("--load" of load.streams, without "--"). */
+static const char *
+opt_name(const struct opt *o)
+{
+    return o->name != NULL ? o->name : testspec_flag(o->param) + 2;
+}
 
 /* `nsperf env`'s flags; NSPERF_CLOUD and NSPERF_CLOUD_BUDGET_MS say the same for a caller that
  * cannot pass them (the flags win). */
@@ -210,6 +234,16 @@ static const struct opt env_opts[] = {
     {"help", OPT_HELP, no_argument, .help = "this help"},
 };
 #define NENV_OPTS (sizeof env_opts / sizeof env_opts[0])
+
+/* `nsperf counters`' flags. */
+static const struct opt counters_opts[] = {
+    {"interface", OPT_INTERFACE, required_argument, O_STRING(cnt_interface),
+     .help = "IF: the interface whose link, qdisc and NIC counters to read"},
+    {"address", OPT_ADDRESS, required_argument, O_STRING(cnt_address),
+     .help = "ADDR: the interface that holds ADDR (instead of --interface)"},
+    {"help", OPT_HELP, no_argument, .help = "this help"},
+};
+#define NCOUNTERS_OPTS (sizeof counters_opts / sizeof counters_opts[0])
 
 /* What nsperf exits with; the same words in --help and nsperf(1). */
 static const struct {
@@ -286,15 +320,21 @@ static const char *
 opt_help(const struct opt *o, char *buf, size_t len)
 {
     size_t used = 0;
+    const char *help = o->help;
     if (o->help_kinds) {
+        /* "ARG: kinds: the rest" for a flag with a value, "kinds: the rest" without */
+        const char *colon = strstr(help, ": ");
+        int arg = o->has_arg && colon != NULL ? (int)(colon - help) + 2 : 0;
         char kinds[128];
         unsigned mask = 0;
         for (int k = 0; k < TESTSPEC_KIND_COUNT; k++)
             mask |= testspec_applies(o->param, k) ? 1u << k : 0u;
-        int w = snprintf(buf, len, "%s: ", testspec_kinds_text(mask, ", ", kinds, sizeof kinds));
+        int w = snprintf(buf, len, "%.*s%s: ", arg, help,
+                         testspec_kinds_text(mask, ", ", kinds, sizeof kinds));
         used = w > 0 && (size_t)w < len ? (size_t)w : 0;
+        help += arg;
     }
-    int w = snprintf(buf + used, len - used, "%s", o->help);
+    int w = snprintf(buf + used, len - used, "%s", help);
     used += w > 0 && (size_t)w < len - used ? (size_t)w : 0;
     if (o->key == OPT_TEST)
         help_test(buf, len, used);
@@ -304,6 +344,8 @@ opt_help(const struct opt *o, char *buf, size_t len)
         help_rate(buf, len, used);
     else if (o->key == 'u')
         snprintf(buf + used, len - used, "%s instead", testspec_kind_name(TESTSPEC_UDP_STREAM));
+    else if (o->key == OPT_LOAD_DIRECTION)
+        testspec_range_text(TESTSPEC_P_LOAD_DIRECTION, -1, buf + used, len - used);
     return buf;
 }
 
@@ -319,8 +361,8 @@ opt_split(const struct opt *o, char *flag, size_t flen, char *buf, size_t blen, 
     bool named = o->has_arg == required_argument && colon != NULL;
     for (const char *p = h; named && p < colon; p++)
         named = (*p >= 'A' && *p <= 'Z') || *p == '_';
-    int n = o->key < 256 ? snprintf(flag, flen, "-%c, --%s", o->key, o->name)
-                         : snprintf(flag, flen, "    --%s", o->name);
+    int n = o->key < 256 ? snprintf(flag, flen, "-%c, --%s", o->key, opt_name(o))
+                         : snprintf(flag, flen, "    --%s", opt_name(o));
     if (named && n > 0 && (size_t)n < flen)
         snprintf(flag + n, flen - (size_t)n, " %.*s", (int)(colon - h), h);
     *help = named ? colon + 2 : h;
@@ -373,9 +415,11 @@ usage(FILE *out)
                  "       nsperf -c HOST [-p PORT] --test KIND [-t SEC] [--warmup SEC] [-P N]\n"
                  "              [-l BYTES] [--response-size BYTES] [-b RATE] [-R] [--copy]\n"
                  "              [--busy-poll] [-J] [-i SEC] [-w BYTES] [-4|-6] [-B ADDR]\n"
-                 "              [--token-file F]\n"
+                 "              [--token-file F] [--bidir] [--packet-rate PPS]\n"
+                 "              [--load N [--load-direction DIR]]\n"
                  "       nsperf env [--address ADDR] [--cloud auto|probe|off] "
-                 "[--cloud-budget MS]\n\n");
+                 "[--cloud-budget MS]\n"
+                 "       nsperf counters [--interface IF | --address ADDR]\n\n");
     usage_opts(out, opts, NOPTS);
     fprintf(out, "\n");
     wrap(out, 0, 0,
@@ -383,6 +427,12 @@ usage(FILE *out)
          "holding ADDR, TCP congestion control, clock source, the cloud's word on where it "
          "runs):");
     usage_opts(out, env_opts, NENV_OPTS - 1);
+    fprintf(out, "\n");
+    wrap(out, 0, 0,
+         "nsperf counters: the host's and an interface's counters since boot as one JSON object "
+         "(what a test records as deltas: CPU, softnet, UDP errors, the link, its root qdisc, "
+         "the NIC's statistics and driver, lower devices):");
+    usage_opts(out, counters_opts, NCOUNTERS_OPTS - 1);
     fprintf(out, "\n");
     wrap(out, 0, 0,
          "Sizes take K/M/G (binary: 64K), rates k/M/G (decimal: 1.5G), durations s/ms/m "
@@ -417,6 +467,31 @@ usage(FILE *out)
         fputs("  ", out);
         wrap(out, 2, 4, differ[i]);
     }
+    char load[400];
+    snprintf(load, sizeof load,
+             "under load (--load N, %s and %s): one test measures both RTTs of the pair: the "
+             "first quarter of the measured interval idle (result.idle_rtt_us), then N bulk TCP "
+             "streams start (N each way for both), ramp for the warmup (at most another "
+             "quarter), and the rest is measured under load (rtt_us; result.load).",
+             KIND(TCP_RR), KIND(UDP_RR));
+    fputc('\n', out);
+    wrap(out, 0, 0, load);
+    snprintf(load, sizeof load,
+             "%s sends with sendmmsg() in batches (one socket and thread per -P stream), as fast "
+             "as it goes unless --packet-rate; packets_per_s counts what the receiver took in.",
+             KIND(UDP_PPS));
+    wrap(out, 0, 0, load);
+}
+
+/* `nsperf counters --help`. */
+static void
+usage_counters(FILE *out)
+{
+    fprintf(out, "usage: nsperf counters [--interface IF | --address ADDR]\nthe host's and the "
+                 "interface's counters since boot as one JSON object on stdout\n\n");
+    usage_opts(out, counters_opts, NCOUNTERS_OPTS);
+    fprintf(out, "\nexit status: 0 printed, 1 out of memory or not written, 2 usage error (or "
+                 "no such interface)\n");
 }
 
 /* `nsperf env --help`. */
@@ -442,7 +517,7 @@ man_opts(const struct opt *t, size_t n)
         const char *arg = strrchr(flag, ' ');
         char argname[32];
         snprintf(argname, sizeof argname, "%s", has_arg ? arg + 1 : "");
-        roff_option(stdout, t[i].key < 256 ? (char)t[i].key : 0, t[i].name,
+        roff_option(stdout, t[i].key < 256 ? (char)t[i].key : 0, opt_name(&t[i]),
                     has_arg ? argname : NULL, help);
     }
 }
@@ -456,6 +531,9 @@ man_options(void)
     roff_block_end(stdout);
     roff_block_begin(stdout, "nsperf env options");
     man_opts(env_opts, NENV_OPTS);
+    roff_block_end(stdout);
+    roff_block_begin(stdout, "nsperf counters options");
+    man_opts(counters_opts, NCOUNTERS_OPTS);
     roff_block_end(stdout);
     roff_block_begin(stdout, "nsperf exit");
     for (size_t i = 0; i < sizeof exits / sizeof exits[0]; i++) {
@@ -474,7 +552,7 @@ build_getopt(const struct opt *t, size_t n, struct option *lo, char *so, size_t 
     size_t k = 0;
     so[k++] = ':';
     for (size_t i = 0; i < n; i++) {
-        lo[i] = (struct option){t[i].name, t[i].has_arg, NULL, t[i].key};
+        lo[i] = (struct option){opt_name(&t[i]), t[i].has_arg, NULL, t[i].key};
         if (t[i].key < 256 && k + 3 < solen) {
             so[k++] = (char)t[i].key;
             if (t[i].has_arg == required_argument)
@@ -520,7 +598,7 @@ opt_flag_text(const struct opt *o, char *buf, size_t len)
     if (o->key < 256)
         snprintf(buf, len, "-%c", o->key);
     else
-        snprintf(buf, len, "--%s", o->name);
+        snprintf(buf, len, "--%s", opt_name(o));
 }
 
 /* A flag for the other side is a mistake, not something to ignore. */
@@ -549,9 +627,9 @@ flag_suggest(const struct opt *t, size_t n, const char *word)
     char w[64];
     snprintf(w, sizeof w, "%.*s", (int)wl, word);
     for (size_t i = 0; i < n && k < NOPTS; i++) {
-        names[k++] = t[i].name;
-        if (wl > 0 && strncmp(t[i].name, w, wl) == 0) {
-            prefix_of = t[i].name;
+        names[k++] = opt_name(&t[i]);
+        if (wl > 0 && strncmp(opt_name(&t[i]), w, wl) == 0) {
+            prefix_of = opt_name(&t[i]);
             prefixed++;
         }
     }
@@ -583,7 +661,7 @@ flag_error(const struct opt *t, size_t n, int key, char **argv, struct err *e)
                        arg ? flag : "", arg ? arg : "", arg ? ")" : "");
     }
     if (o != NULL && strncmp(text, "--", 2) == 0)
-        return err_set(e, NS_EINVAL, "--%s takes no value ('%s')", o->name, text);
+        return err_set(e, NS_EINVAL, "--%s takes no value ('%s')", opt_name(o), text);
     if (strncmp(text, "--", 2) != 0)
         return err_set(e, NS_EINVAL, "unknown option '-%c'", optopt);
     const char *near = flag_suggest(t, n, text + 2);
@@ -600,9 +678,9 @@ flag_check(const struct opt *o, const char *element, const struct opt **seen, si
 {
     size_t n = strcspn(element + 2, "=");
     if (strncmp(element, "--", 2) == 0 &&
-        (strlen(o->name) != n || strncmp(element + 2, o->name, n) != 0))
+        (strlen(opt_name(o)) != n || strncmp(element + 2, opt_name(o), n) != 0))
         return err_set(e, NS_EINVAL, "abbreviated option '%.*s'; write it in full: '--%s'",
-                       (int)n + 2, element, o->name);
+                       (int)n + 2, element, opt_name(o));
     for (size_t i = 0; i < *nseen; i++)
         if (seen[i] == o) {
             char flag[64];
@@ -687,6 +765,25 @@ env_main(int argc, char **argv)
         return EXIT_USAGE;
     }
     return hostenv_main(c.env_address, c.env_cloud, c.env_budget);
+}
+
+static int
+counters_main(int argc, char **argv)
+{
+    struct cli c;
+    memset(&c, 0, sizeof c);
+    struct err e;
+    err_clear(&e);
+    int rc = parse_table(&c, counters_opts, NCOUNTERS_OPTS, usage_counters, argc, argv, &e);
+    if (rc == 1)
+        return 0;
+    if (rc == 0 && c.cnt_interface != NULL && c.cnt_address != NULL)
+        rc = err_set(&e, NS_EINVAL, "--interface and --address name the same thing: give one");
+    if (rc != 0) {
+        fprintf(stderr, "nsperf counters: %s\ntry 'nsperf counters --help'\n", e.msg);
+        return EXIT_USAGE;
+    }
+    return hostcount_main(c.cnt_interface, c.cnt_address);
 }
 
 /* One parameter as written: for this kind at all, then its type, then its range. */
@@ -829,6 +926,8 @@ main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     if (argc > 1 && strcmp(argv[1], "env") == 0)
         return env_main(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "counters") == 0)
+        return counters_main(argc - 1, argv + 1);
     if (argc == 2 && strcmp(argv[1], "--man-options") == 0)
         return man_options(); /* not in --help: what nsperf(1) is made from */
     struct cli c;

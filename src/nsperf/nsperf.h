@@ -31,6 +31,11 @@ struct err;
  * reports as loss the bursts a small buffer cannot absorb; nsperf measures the path, not its
  * own socket: shown in --help and the JSON params as udp_recv_buf. */
 #define NS_UDP_RECV_BUF (4 << 20)
+/* Data sockets of one test at most: -P streams each way (--bidir), or an rr kind's socket and
+ * its load both ways. */
+#define NS_MAX_FDS (2 * NS_MAX_STREAMS + 1)
+/* The data hello's index of the load's i-th connection: apart from the kind's own. */
+#define NS_LOAD_IDX 65536u
 
 /* Every parameter the client sends; the server answers with the same object as applied. */
 struct ns_params {
@@ -46,6 +51,10 @@ struct ns_params {
     int sock_buf;           /* -w: SO_SNDBUF/SO_RCVBUF bytes, 0 = kernel autotuning */
     bool copy;              /* --copy: tcp_stream through user memory, not zero-copy */
     bool busy_poll;         /* --busy-poll: rr kinds spin on the socket instead of sleeping */
+    bool bidir;             /* --bidir: stream kinds run -P streams each way at once */
+    uint64_t packet_rate;   /* --packet-rate: udp_pps's packets/s, 0 = as fast as it goes */
+    int load_streams;       /* --load: tcp_rr/udp_rr under that many bulk TCP streams, 0 = none */
+    int load_direction;     /* --load-direction: enum testspec_direction */
     int family;             /* AF_UNSPEC, AF_INET (-4) or AF_INET6 (-6) */
 };
 
@@ -75,6 +84,13 @@ struct ns_test {
      * the sender marked as measured can arrive before this side's MEASURE; ThreadSanitizer). */
     _Atomic uint64_t measure_start_ns; /* local CLOCK_MONOTONIC when MEASURE began (0 = not yet) */
     _Atomic uint64_t measure_end_ns;   /* local CLOCK_MONOTONIC when DONE began (0 = not yet) */
+    /* The longest time of the measured interval in which nothing arrived here (no byte, no
+     * completed transaction): what shows a stalled trial, with or without -i. The counting
+     * side's kind calls ns_test_progress as things arrive; ns_phase_set opens the count at
+     * MEASURE and closes it at DONE (the time since the last arrival counts too). */
+    _Atomic uint64_t gap_last_ns, gap_max_ns;
+    _Atomic int gap_seen;   /* something arrived in the measured interval */
+    _Atomic int gap_closed; /* the sender's end arrived (ns_test_progress_end) */
     /* Client side: the server's result arrived (or the client gave up on it), so a sender
      * there has sent all it ever will; a receiver here need not wait longer for it. */
     _Atomic int peer_done;
@@ -87,7 +103,10 @@ struct ns_test {
      * stream and, on the server, the same number of UDP sockets each connect()ed to the
      * client's matching socket (so both sides can send() and recv()). */
     int nfds;
-    int fds[NS_MAX_STREAMS];
+    int fds[NS_MAX_FDS];
+    /* The last nload of fds are the load's TCP connections (rr kinds with --load; ns_load_conns):
+     * the kind's own data sockets are the first nfds - nload. */
+    int nload;
     uint8_t cookie[PROTO_COOKIE_LEN]; /* per-test secret also carried in UDP datagrams */
     const struct ns_conn_ops *conn;
     const struct test_kind *kind; /* set by the runner as it starts the kind */
@@ -95,18 +114,46 @@ struct ns_test {
     void *kind_state;             /* the kind's private state, freed by kind->cleanup */
 };
 
-/* Which side sends payload in a stream kind: the client unless -R. */
+/* Which side sends payload in a stream kind: the client unless -R (--bidir: both; each stream's
+ * own is stream_common.h's stream_set_sender). */
 static inline bool
 ns_test_is_sender(const struct ns_test *t)
 {
     return (t->role == NS_ROLE_CLIENT) != t->p.reverse;
 }
 
+/* The data sockets the control layer sets up for a kind before run(): -P streams (twice with
+ * --bidir) for a kind that uses streams, none for one that opens its own connections, else 1. */
+int ns_data_sockets(const struct test_kind *k, const struct ns_params *p);
+/* The load's TCP connections (rr kinds with --load): load_streams, twice for both ways. */
+int ns_load_conns(const struct ns_params *p);
+
 static inline int
 ns_test_phase(const struct ns_test *t)
 {
     return atomic_load_explicit(&t->phase, memory_order_acquire);
 }
+
+/* How coarse the gap is: an arrival within this of the last one counted is not counted again, so
+ * that a kind's threads do not write one shared word per datagram (a gap reads up to this much
+ * long; a stall is hundreds of milliseconds). */
+#define NS_GAP_GRAIN_NS 1000000u
+void ns_test_progress_slow(struct ns_test *t, uint64_t now_ns);
+/* Something arrived at now_ns (CLOCK_MONOTONIC) on the counting side: a byte or a completed
+ * transaction. Costs one relaxed load unless a grain has passed. */
+static inline void
+ns_test_progress(struct ns_test *t, uint64_t now_ns)
+{
+    if (now_ns >= atomic_load_explicit(&t->gap_last_ns, memory_order_relaxed) + NS_GAP_GRAIN_NS)
+        ns_test_progress_slow(t, now_ns);
+}
+/* The sender's end arrived at now_ns (a stream's EOF, udp_stream's end datagram): the gap up to
+ * it counts, and the time after it does not. A receiver's DONE comes when STOP reaches it, after
+ * its sender stopped by as long as the control frame took (seconds on a saturated path, behind
+ * the test's own queue, or after a retransmission): that wait is no stall. */
+void ns_test_progress_end(struct ns_test *t, uint64_t now_ns);
+/* This side's longest gap in seconds; false when nothing arrived here (a sender). */
+bool ns_test_longest_gap(const struct ns_test *t, double *seconds);
 
 /* Sleep until the phase is no longer seen, or until deadline_ns (CLOCK_MONOTONIC, 0 = none);
  * woken by the phase change itself (wait.c), not by polling. Returns the phase. */
@@ -152,6 +199,11 @@ struct test_kind {
      * ...) is borrowed and may be used, e.g. for cycles_per_byte. */
     json_t *(*combine)(const struct ns_test *t, const json_t *client, const json_t *server,
                        const json_t *cpu);
+    /* Optional. Figures of CPU per unit of work the kind adds to the final cpu object (udp_pps:
+     * per packet), from each side's usage (cpu.h's cpu_usage_json: local this side's, remote
+     * the server's; borrowed, remote may be NULL) and the combined result. Client side. */
+    void (*cpu_figures)(const struct ns_test *t, const json_t *result, json_t *cpu,
+                        const json_t *local, const json_t *remote);
     /* Human output of a final result, shaped like the tool users know (NTTTCP/iperf3 tables for
      * streams, sockperf's percentile block for latency). */
     void (*print_human)(const struct ns_test *t, const json_t *result, FILE *out);

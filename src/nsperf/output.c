@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "common/clock.h"
+#include "common/hostflags.h"
 #include "common/units.h"
 #include "nsperf/control.h"
 #include "nsperf/stream_common.h"
@@ -35,6 +36,7 @@ ns_doc_json(const struct ns_doc *d)
                                   or_null(d->remote_host)));
     json_object_set_new(doc, "result", or_null(d->result));
     json_object_set_new(doc, "cpu", or_null(d->cpu));
+    json_object_set_new(doc, "counters", or_null(d->counters));
     json_object_set_new(doc, "error", d->error != NULL ? json_string(d->error) : json_null());
     return doc;
 }
@@ -85,6 +87,39 @@ print_intervals(const json_t *result, FILE *out)
     }
 }
 
+/* What bent the test, judged as netsurvey judges a trial (common/hostflags.h) but without the
+ * cloud's metadata, which nsperf does not ask for during a test: one line per flag raised. */
+static void
+print_flags(const struct ns_doc *d, FILE *out)
+{
+    if (d->counters == NULL || d->result == NULL)
+        return;
+    bool streams = testspec_kind_family((enum testspec_kind)d->p->kind) == TESTSPEC_FAMILY_STREAM;
+    bool local_sends = !d->p->reverse;
+    struct hostflags_trial in = {
+        .side = {{.label = !streams      ? "local (client)"
+                           : local_sends ? "local (sender)"
+                                         : "local (receiver)",
+                  .counters = json_object_get(d->counters, "local")},
+                 {.label = !streams      ? "remote (server)"
+                           : local_sends ? "remote (receiver)"
+                                         : "remote (sender)",
+                  .counters = json_object_get(d->counters, "remote")}},
+        .duration_s = num(d->result, "duration_s"),
+        .longest_gap_s = json_is_number(json_object_get(d->result, "longest_gap_s"))
+                             ? num(d->result, "longest_gap_s")
+                             : -1,
+        .pace_gap_s = streams && d->p->rate_bps > 0
+                          ? (double)d->p->msg_size * 8.0 / (double)d->p->rate_bps
+                          : 0,
+    };
+    struct hostflags f;
+    hostflags_judge(&in, &f);
+    for (int i = 0; i < HOSTFLAG_COUNT; i++)
+        if (f.mask & (1u << i))
+            fprintf(out, "flagged %s: %s\n", hostflag_name((enum hostflag)i), f.why[i]);
+}
+
 void
 ns_doc_print_human(const struct ns_doc *d, const struct ns_test *t, FILE *out)
 {
@@ -97,13 +132,16 @@ ns_doc_print_human(const struct ns_doc *d, const struct ns_test *t, FILE *out)
             d->p->warmup_s);
     if (k != NULL && k->uses_streams)
         fprintf(out, ", %d stream%s%s", d->p->streams, d->p->streams == 1 ? "" : "s",
-                d->p->reverse ? ", reverse" : "");
+                d->p->reverse ? ", reverse"
+                : d->p->bidir ? " each way (bidir)"
+                              : "");
     fputc('\n', out);
     if (d->result != NULL)
         print_intervals(d->result, out);
     if (k != NULL && k->print_human != NULL && d->result != NULL)
         k->print_human(t, d->result, out);
     print_cpu(d->cpu, out);
+    print_flags(d, out);
     if (d->error != NULL)
         fprintf(out, "partial result: the test ended early (%s)\n", d->error);
 }

@@ -44,12 +44,24 @@ ns_params_set(struct ns_params *p, enum testspec_param id, double value)
     case TESTSPEC_P_BUSY_POLL:
         p->busy_poll = value != 0;
         break;
+    case TESTSPEC_P_BIDIR:
+        p->bidir = value != 0;
+        break;
+    case TESTSPEC_P_PACKET_RATE:
+        p->packet_rate = (uint64_t)value;
+        break;
+    case TESTSPEC_P_LOAD_STREAMS:
+        p->load_streams = value > NS_MAX_STREAMS + 1 ? NS_MAX_STREAMS + 1 : (int)value;
+        break;
+    case TESTSPEC_P_LOAD_DIRECTION:
+        p->load_direction = (int)value;
+        break;
     case TESTSPEC_PARAM_COUNT:
         break;
     }
 }
 
-/* Parameter id's field as a number (reverse, copy, busy_poll: 0 or 1). */
+/* Parameter id's field as a number (reverse, copy, busy_poll, bidir: 0 or 1). */
 static double
 params_get(const struct ns_params *p, enum testspec_param id)
 {
@@ -76,6 +88,14 @@ params_get(const struct ns_params *p, enum testspec_param id)
         return p->copy;
     case TESTSPEC_P_BUSY_POLL:
         return p->busy_poll;
+    case TESTSPEC_P_BIDIR:
+        return p->bidir;
+    case TESTSPEC_P_PACKET_RATE:
+        return (double)p->packet_rate;
+    case TESTSPEC_P_LOAD_STREAMS:
+        return p->load_streams;
+    case TESTSPEC_P_LOAD_DIRECTION:
+        return p->load_direction;
     case TESTSPEC_PARAM_COUNT:
         break;
     }
@@ -213,10 +233,10 @@ get_family(const json_t *o, int *family, struct err *e)
 static uint64_t
 wire_max(enum testspec_param id)
 {
-    return id == TESTSPEC_P_STREAMS  ? NS_MAX_STREAMS
-           : id == TESTSPEC_P_WINDOW ? NS_MAX_SOCK_BUF
-           : id == TESTSPEC_P_RATE   ? INT64_MAX
-                                     : UINT32_MAX;
+    return id == TESTSPEC_P_STREAMS || id == TESTSPEC_P_LOAD_STREAMS ? NS_MAX_STREAMS
+           : id == TESTSPEC_P_WINDOW                                 ? NS_MAX_SOCK_BUF
+           : id == TESTSPEC_P_RATE                                   ? INT64_MAX
+                                                                     : UINT32_MAX;
 }
 
 /* Parameter id's member of o, by its type column; absent keeps the default already in p. */
@@ -230,6 +250,13 @@ get_param(const json_t *o, enum testspec_param id, struct ns_params *p, struct e
         rc = get_bool(o, key, &b, e);
         if (rc == 0)
             ns_params_set(p, id, b);
+    } else if (testspec_type(id) == TESTSPEC_DIRECTION) {
+        const json_t *v = json_object_get(o, key);
+        int d = v != NULL ? testspec_direction_find(json_string_value(v)) : (int)params_get(p, id);
+        if (d < 0)
+            return err_set(e, NS_EPARSE, "params: '%s' must be a direction", key);
+        ns_params_set(p, id, d);
+        rc = 0;
     } else if (testspec_type(id) == TESTSPEC_DURATION) {
         double d = params_get(p, id);
         rc = get_real(o, key, &d, e);

@@ -15,6 +15,8 @@
 #include "common/errors.h"
 #include "common/hist.h"
 #include "common/histjson.h"
+#include "common/units.h"
+#include "nsperf/tcp_stream.h"
 
 int
 rr_state_setup(struct ns_test *t, size_t req_len, size_t resp_len, struct err *e)
@@ -55,8 +57,13 @@ rr_state_cleanup(struct ns_test *t)
     if (s == NULL)
         return;
     hist_free(s->h);
+    hist_free(s->idle_h);
     free(s->buf);
     free(s->iv);
+    if (s->load != NULL) {
+        ts_load_join(s->load, NULL); /* joined already, but for a run that failed early */
+        ts_load_free(s->load);
+    }
     pthread_mutex_destroy(&s->live_mu);
     free(s);
     t->kind_state = NULL;
@@ -115,19 +122,42 @@ static uint64_t
 rr_measure_start(const struct rr_state *s, const struct ns_test *t)
 {
     uint64_t ms = t->measure_start_ns;
+    if (ms != 0 && s->load != NULL)
+        ms += s->loaded_ns; /* the RTT under load is the kind's figure */
     if (ms != 0 && (s->n == 0 || ms <= s->first_t0_ns))
         return ms;
     return s->first_t0_ns;
 }
 
+/* Under load, which window a measured transaction begun at t0 falls in: -1 idle, 0 the ramp,
+ * 1 the load's (and every transaction without a load). */
+static int
+rr_window(const struct rr_state *s, const struct ns_test *t, uint64_t t0)
+{
+    uint64_t m = atomic_load(&t->measure_start_ns);
+    if (s->load == NULL || m == 0 || t0 < m)
+        return 1;
+    return t0 - m < s->idle_end_ns ? -1 : t0 - m < s->loaded_ns ? 0 : 1;
+}
+
 void
-rr_record(struct rr_state *s, const struct ns_test *t, int phase0, uint64_t t0, uint64_t t1)
+rr_record(struct rr_state *s, struct ns_test *t, int phase0, uint64_t t0, uint64_t t1)
 {
     uint64_t d = t1 - t0;
     s->all_n++;
     s->all_sum_ns += d;
     if (phase0 != NS_PHASE_MEASURE) {
         s->warmup_n++;
+        return;
+    }
+    int w = rr_window(s, t, t0);
+    if (w < 0) {
+        hist_record(s->idle_h, d);
+        s->idle_n++;
+        return;
+    }
+    if (w == 0) {
+        s->ramp_n++;
         return;
     }
     if (s->n == 0) {
@@ -138,6 +168,7 @@ rr_record(struct rr_state *s, const struct ns_test *t, int phase0, uint64_t t0, 
     hist_record(s->h, d);
     s->n++;
     s->last_t1_ns = t1;
+    ns_test_progress(t, t1);
     if (s->iv_len_ns)
         rr_interval_add(s, t1, d);
 }
@@ -299,9 +330,50 @@ rr_wait_done_after_eof(struct ns_test *t, int grace_ms, const char *what, struct
 void
 rr_stop_fds(struct ns_test *t, int how)
 {
-    for (int i = 0; i < t->nfds; i++)
+    for (int i = 0; i < t->nfds - t->nload; i++)
         if (t->fds[i] >= 0)
             shutdown(t->fds[i], how);
+    const struct rr_state *s = t->kind_state;
+    if (s != NULL && s->load != NULL)
+        ts_load_stop(s->load);
+}
+
+/* --- under load ------------------------------------------------------------------------------ */
+
+int
+rr_load_start(struct ns_test *t, struct rr_state *s, struct err *e)
+{
+    if (t->nload == 0)
+        return 0;
+    double d = t->p.duration_s, quarter = d / 4.0;
+    double ramp = t->p.warmup_s < quarter ? t->p.warmup_s : quarter;
+    s->idle_end_ns = (uint64_t)(quarter * 1e9);
+    s->loaded_ns = (uint64_t)((quarter + ramp) * 1e9);
+    if (s->idle_end_ns == 0)
+        s->idle_end_ns = 1;
+    s->idle_h = hist_new();
+    if (s->idle_h == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    int rc = ts_load_start(t, s->idle_end_ns, s->loaded_ns, &s->load, e);
+    if (rc != 0 && s->load != NULL) {
+        ts_load_stop(s->load);
+        ts_load_join(s->load, NULL);
+    }
+    return rc;
+}
+
+int
+rr_load_join(struct rr_state *s, struct err *e)
+{
+    return s->load != NULL ? ts_load_join(s->load, e) : 0;
+}
+
+void
+rr_mark(struct ns_test *t, enum ns_phase ph)
+{
+    struct rr_state *s = t->kind_state;
+    if (s != NULL && s->load != NULL)
+        ts_load_mark(s->load, ph);
 }
 
 bool
@@ -390,8 +462,21 @@ rr_local_json(struct ns_test *t)
     json_object_set_new(o, "response_bytes", json_integer((json_int_t)s->resp_len));
     if (s->is_udp)
         json_object_set_new(o, "udp", rr_udp_json(&s->udp));
+    if (s->load != NULL)
+        json_object_set_new(o, TESTSPEC_KEY_LOAD, ts_load_local_json(s->load));
     if (!client)
         return o;
+    if (s->load != NULL) {
+        double idle_s = (double)s->idle_end_ns / 1e9;
+        json_object_set_new(o, TESTSPEC_KEY_IDLE_RTT, hist_to_rtt_json(s->idle_h));
+        json_object_set_new(o, "idle",
+                            json_pack("{s:I, s:f, s:f, s:I, s:f, s:f}", "transactions",
+                                      (json_int_t)s->idle_n, "duration_s", idle_s,
+                                      TESTSPEC_KEY_TRANSACTIONS,
+                                      idle_s > 0 ? (double)s->idle_n / idle_s : 0.0,
+                                      "ramp_transactions", (json_int_t)s->ramp_n, "load_start_s",
+                                      idle_s, "loaded_start_s", (double)s->loaded_ns / 1e9));
+    }
     double el = rr_elapsed_s(s);
     json_object_set_new(o, "elapsed_s", json_real(el));
     json_object_set_new(o, TESTSPEC_KEY_TRANSACTIONS, json_real(el > 0 ? (double)s->n / el : 0.0));
@@ -476,8 +561,15 @@ json_t *
 rr_combine_json(const struct ns_test *t, const json_t *client, const json_t *server,
                 const json_t *cpu)
 {
-    (void)t;
-    return rr_combine_as(&rr_transactions, client, server, cpu);
+    json_t *r = rr_combine_as(&rr_transactions, client, server, cpu);
+    const json_t *cl = json_object_get(client, TESTSPEC_KEY_LOAD);
+    if (r == NULL || cl == NULL)
+        return r;
+    rr_copy_key(r, TESTSPEC_KEY_IDLE_RTT, client, TESTSPEC_KEY_IDLE_RTT);
+    rr_copy_key(r, "idle", client, "idle");
+    json_object_set_new(r, TESTSPEC_KEY_LOAD,
+                        ts_load_combine(&t->p, cl, json_object_get(server, TESTSPEC_KEY_LOAD)));
+    return r;
 }
 
 /* ---- human output ---- */
@@ -541,9 +633,38 @@ rr_print_as(const struct rr_words *w, const json_t *result, FILE *out)
     rr_print_percentiles(out, rtt);
 }
 
+/* Under load: the idle RTT beside the one under load, and the load's throughput. */
+static void
+rr_print_load(const json_t *result, FILE *out)
+{
+    const json_t *idle = json_object_get(result, TESTSPEC_KEY_IDLE_RTT);
+    const json_t *load = json_object_get(result, TESTSPEC_KEY_LOAD);
+    const json_t *rtt = json_object_get(result, HISTJSON_RTT);
+    char rate[32];
+    json_int_t n = rr_jint(load, "streams");
+    const char *dir = json_string_value(json_object_get(load, "direction"));
+    bool both = dir != NULL && strcmp(dir, TESTSPEC_DIR_BOTH) == 0;
+    fprintf(out,
+            "nsperf: under load: %" JSON_INTEGER_FORMAT
+            " TCP stream%s %s, %s receiver-counted, %" JSON_INTEGER_FORMAT " retransmits\n",
+            n, n == 1 ? "" : "s",
+            both          ? "each way"
+            : dir != NULL ? dir
+                          : "?",
+            units_format_rate(rr_jnum(load, TESTSPEC_KEY_THROUGHPUT), rate, sizeof rate),
+            rr_jint(load, "retransmits"));
+    fprintf(out, "nsperf: %-12s %12s %12s %12s %12s\n", "RTT (usec)", "mean", "p50", "p99", "max");
+    fprintf(out, "nsperf: %-12s %12.3f %12.3f %12.3f %12.3f\n", "idle", rr_jnum(idle, "mean"),
+            rr_jnum(idle, "p50"), rr_jnum(idle, "p99"), rr_jnum(idle, "max"));
+    fprintf(out, "nsperf: %-12s %12.3f %12.3f %12.3f %12.3f\n", "under load", rr_jnum(rtt, "mean"),
+            rr_jnum(rtt, "p50"), rr_jnum(rtt, "p99"), rr_jnum(rtt, "max"));
+}
+
 void
 rr_print_human(const struct ns_test *t, const json_t *result, FILE *out)
 {
     (void)t;
     rr_print_as(&rr_transactions, result, out);
+    if (json_object_get(result, TESTSPEC_KEY_LOAD) != NULL)
+        rr_print_load(result, out);
 }

@@ -52,6 +52,8 @@ struct rr_udp {
     uint64_t prev_rtt_ns; /* 0 = none yet */
 };
 
+struct ts_state;
+
 /* Per-run state of a request/response kind (t->kind_state). */
 struct rr_state {
     bool is_udp;
@@ -75,6 +77,13 @@ struct rr_state {
      * live_mu so that stop() never touches a descriptor number the thread already closed */
     pthread_mutex_t live_mu;
     int live_fd;
+    /* --load (rr_load_*): the bulk streams, and where this side's windows are as offsets into
+     * its MEASURE: the idle RTT before idle_end_ns, the load from idle_end_ns on, the RTT
+     * under load from loaded_ns on (a ramp between, which neither window counts) */
+    struct ts_state *load;
+    uint64_t idle_end_ns, loaded_ns;
+    struct hist *idle_h; /* the idle window's round trips, ns (client) */
+    uint64_t idle_n, ramp_n;
     /* payload buffer */
     uint8_t *buf;
     size_t buf_len;
@@ -91,8 +100,9 @@ size_t rr_request_len(const struct ns_test *t);
 size_t rr_response_len(const struct ns_test *t);
 
 /* Record one transaction that started at t0 (phase then: phase0) and completed at t1. Only
- * transactions begun in MEASURE enter the histogram; the others are counted as warmup. */
-void rr_record(struct rr_state *s, const struct ns_test *t, int phase0, uint64_t t0, uint64_t t1);
+ * transactions begun in MEASURE enter the histogram (and count as t's progress: its longest
+ * gap); the others are counted as warmup. */
+void rr_record(struct rr_state *s, struct ns_test *t, int phase0, uint64_t t0, uint64_t t1);
 
 /* Close the measured interval after run(): [measure_start_ns or first t0, max(last t1,
  * measure_end_ns)], and flush the last -i sample. */
@@ -116,7 +126,8 @@ ssize_t rr_recv(const struct ns_test *t, int fd, void *buf, size_t len, int flag
  * Woken by the phase change. Returns 0 when DONE came, else NS_ECLOSED. */
 int rr_wait_done_after_eof(struct ns_test *t, int grace_ms, const char *what, struct err *e);
 
-/* stop() of tcp_rr and udp_rr: shut the data socket down (how: SHUT_RDWR, SHUT_RD). */
+/* stop() of tcp_rr and udp_rr: shut the data socket down (how: SHUT_RDWR, SHUT_RD), and the
+ * load's. */
 void rr_stop_fds(struct ns_test *t, int how);
 
 /* tcp_crr client: publish fd as the connection in flight. Returns false (fd not published)
@@ -126,6 +137,21 @@ bool rr_live_set(struct rr_state *s, const struct ns_test *t, int fd);
 void rr_live_clear(struct rr_state *s);
 /* stop() of tcp_crr: shut the connection in flight down. */
 void rr_live_stop(struct ns_test *t);
+
+/* --- under load (tcp_rr and udp_rr with --load) ---
+ * One trial measures both RTTs of the pair, the idle one first, as flent's RRUL measures its
+ * baseline inside the run: the first quarter of the measured interval without load, then the
+ * load's streams start, ramp for the warmup (at most another quarter) and the rest is measured
+ * under load. The same connection, path and minute give both figures: a cloud path's RTT moves
+ * between minutes, and the load's effect is their difference. */
+
+/* Start the load's streams if the test has a load (t->nload): 0 or a failure, after which the
+ * load is stopped and joined. Before ns_test_set_ready. */
+int rr_load_start(struct ns_test *t, struct rr_state *s, struct err *e);
+/* After the kind's loop: join the load (its first stream's failure, or 0). */
+int rr_load_join(struct rr_state *s, struct err *e);
+/* mark of tcp_rr and udp_rr: the load's kernel counts at DONE. */
+void rr_mark(struct ns_test *t, enum ns_phase ph);
 
 /* The operations of struct test_kind that the three kinds share as they are. */
 

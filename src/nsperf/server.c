@@ -22,10 +22,11 @@
 #include "common/text.h"
 #include "nsperf/control.h"
 #include "nsperf/cpu.h"
+#include "nsperf/hostcount.h"
 
 /* Connections accepted but not yet classified. Room for every data connection of the largest
- * test (-P 128) twice over, so that a burst of one test never meets a full table. */
-#define SRV_MAX_PENDING (2 * NS_MAX_STREAMS)
+ * test (-P 128 both ways) twice over, so that a burst of one test never meets a full table. */
+#define SRV_MAX_PENDING (2 * NS_MAX_FDS)
 #define SRV_ACCEPT_BATCH 64     /* accepts per wake-up before the pending ones are read again */
 #define SRV_LISTEN_BACKLOG 4096 /* capped by net.core.somaxconn */
 #define SRV_EMFILE_PAUSE_NS (100 * NS_PER_MS)
@@ -87,6 +88,7 @@ struct session {
     struct ns_runner runner;
     struct err run_err;
     struct cpu_snap cpu0, cpu1;
+    struct hostcount *hc; /* this host's counters over the measured interval */
 };
 
 /* One line on stderr: "nsperf: <who>: <what>". Both may hold a peer's text (an error about
@@ -350,7 +352,7 @@ session_accept(struct session *ss, const char proof[65], struct err *e)
     /* Every TCP test sets the listener it needs (tcp_crr's connections keep autotuning there and
      * get -w after accept()), rather than the previous test resetting it as it leaves: a remade
      * listener resets what waits in its backlog, and by then the next client may be in it. */
-    if (ss->k->socktype == SOCK_STREAM)
+    if (ss->k->socktype == SOCK_STREAM || ns_load_conns(&ss->t.p) > 0) /* a load is TCP */
         rc = listener_buffers(ss, ss->k->own_connections ? 0 : ss->t.p.sock_buf, e);
     if (rc == 0 && ss->k->socktype == SOCK_DGRAM) {
         ss->udp_spare = ns_udp_bind_shared(&ss->s->laddr, ss->s->laddrlen, e);
@@ -369,24 +371,28 @@ session_accept(struct session *ss, const char proof[65], struct err *e)
 
 /* ---- data sockets ---- */
 
+/* The data connections of fds [from, t.nfds): the kind's (index i at fds[i]) and the load's (index
+ * NS_LOAD_IDX + j at fds[nfds - nload + j]). */
 static int
-collect_tcp(struct session *ss, struct err *e)
+collect_tcp(struct session *ss, int from, struct err *e)
 {
     uint64_t deadline = clock_now_ns() + (uint64_t)NS_HANDSHAKE_TIMEOUT_MS * NS_PER_MS;
-    int want = ss->t.p.streams, have = 0;
-    for (int i = 0; i < want; i++)
+    int want = ss->t.nfds - from, have = 0, first_load = ss->t.nfds - ss->t.nload;
+    for (int i = from; i < ss->t.nfds; i++)
         ss->t.fds[i] = -1;
-    ss->t.nfds = want;
     while (have < want) {
         uint32_t idx;
         int fd = queue_pop(ss, deadline, &idx, e);
         if (fd < 0)
             return err_wrap(e, fd, "%d of %d data connections", have, want);
-        if (idx >= (uint32_t)want || ss->t.fds[idx] >= 0) {
+        int at = idx >= NS_LOAD_IDX ? first_load + (int)(idx - NS_LOAD_IDX) : (int)idx;
+        bool fits = idx >= NS_LOAD_IDX ? idx - NS_LOAD_IDX < (uint32_t)ss->t.nload
+                                       : at < first_load && at >= from;
+        if (!fits || ss->t.fds[at] >= 0) {
             close(fd);
             continue;
         }
-        ss->t.fds[idx] = fd;
+        ss->t.fds[at] = fd;
         have++;
     }
     return 0;
@@ -394,7 +400,7 @@ collect_tcp(struct session *ss, struct err *e)
 
 /* Hello on the spare socket: connect it to the sender, echo, and open the next spare. */
 static int
-udp_take_hello(struct session *ss, int *have, struct err *e)
+udp_take_hello(struct session *ss, int *have, int nudp, struct err *e)
 {
     uint8_t buf[NS_UDP_HELLO_LEN + 1], cookie[PROTO_COOKIE_LEN];
     struct sockaddr_storage from;
@@ -403,7 +409,7 @@ udp_take_hello(struct session *ss, int *have, struct err *e)
         recvfrom(ss->udp_spare, buf, sizeof buf, MSG_DONTWAIT, (struct sockaddr *)&from, &fl);
     uint32_t idx;
     if (n != NS_UDP_HELLO_LEN || ns_data_hello_decode(buf, NS_UDP_HELLO_MAGIC, cookie, &idx) != 0 ||
-        sha256_ct_memcmp(cookie, ss->t.cookie, sizeof cookie) != 0 || idx >= (uint32_t)ss->t.nfds ||
+        sha256_ct_memcmp(cookie, ss->t.cookie, sizeof cookie) != 0 || idx >= (uint32_t)nudp ||
         ss->t.fds[idx] >= 0)
         return 0;
     if (connect(ss->udp_spare, (struct sockaddr *)&from, fl) != 0)
@@ -413,7 +419,7 @@ udp_take_hello(struct session *ss, int *have, struct err *e)
         net_set_bufsize(ss->udp_spare, ss->t.p.sock_buf);
     ss->t.fds[idx] = ss->udp_spare;
     ss->udp_spare = -1;
-    if (++*have < ss->t.nfds) {
+    if (++*have < nudp) {
         ss->udp_spare = ns_udp_bind_shared(&ss->s->laddr, ss->s->laddrlen, e);
         if (ss->udp_spare < 0)
             return ss->udp_spare;
@@ -431,22 +437,22 @@ udp_reecho(int fd)
         send(fd, buf, NS_UDP_HELLO_LEN, MSG_DONTWAIT);
 }
 
+/* The kind's udp sockets, fds [0, nudp). */
 static int
-collect_udp(struct session *ss, struct err *e)
+collect_udp(struct session *ss, int nudp, struct err *e)
 {
     uint64_t deadline = clock_now_ns() + (uint64_t)NS_HANDSHAKE_TIMEOUT_MS * NS_PER_MS;
-    ss->t.nfds = ss->t.p.streams;
-    for (int i = 0; i < ss->t.nfds; i++)
+    for (int i = 0; i < nudp; i++)
         ss->t.fds[i] = -1;
     int have = 0;
-    struct pollfd pfd[NS_MAX_STREAMS + 1];
-    while (have < ss->t.nfds) {
+    struct pollfd pfd[NS_MAX_FDS + 1];
+    while (have < nudp) {
         int ms = clock_ms_until(deadline);
         if (ms == 0)
-            return err_set(e, NS_ETIMEDOUT, "%d of %d udp hellos arrived", have, ss->t.nfds);
+            return err_set(e, NS_ETIMEDOUT, "%d of %d udp hellos arrived", have, nudp);
         nfds_t n = 0;
         pfd[n++] = (struct pollfd){.fd = ss->udp_spare, .events = POLLIN};
-        for (int i = 0; i < ss->t.nfds; i++)
+        for (int i = 0; i < nudp; i++)
             if (ss->t.fds[i] >= 0)
                 pfd[n++] = (struct pollfd){.fd = ss->t.fds[i], .events = POLLIN};
         if (poll(pfd, n, ms) <= 0)
@@ -454,7 +460,7 @@ collect_udp(struct session *ss, struct err *e)
         for (nfds_t i = 1; i < n; i++)
             if (pfd[i].revents & POLLIN)
                 udp_reecho(pfd[i].fd);
-        int rc = (pfd[0].revents & POLLIN) ? udp_take_hello(ss, &have, e) : 0;
+        int rc = (pfd[0].revents & POLLIN) ? udp_take_hello(ss, &have, nudp, e) : 0;
         if (rc != 0)
             return rc;
     }
@@ -464,15 +470,24 @@ collect_udp(struct session *ss, struct err *e)
 static int
 session_data(struct session *ss, struct err *e)
 {
-    int rc = 0;
+    int n = ns_data_sockets(ss->k, &ss->t.p), rc = 0;
+    ss->t.nload = ns_load_conns(&ss->t.p);
+    ss->t.nfds = n + ss->t.nload;
+    for (int i = 0; i < ss->t.nfds; i++) /* session_release closes what was set */
+        ss->t.fds[i] = -1;
     if (ss->k->socktype == SOCK_DGRAM)
-        rc = collect_udp(ss, e);
-    else if (!ss->k->own_connections)
-        rc = collect_tcp(ss, e);
+        rc = collect_udp(ss, n, e);
+    if (rc == 0 && ss->t.nfds > (ss->k->socktype == SOCK_DGRAM ? n : 0))
+        rc = collect_tcp(ss, ss->k->socktype == SOCK_DGRAM ? n : 0, e);
     /* The kind starts now, before READY, so that its threads (one per stream: up to 128) exist
      * before the client starts the clock; started on START, with the client's senders already
      * filling the buffers, they could miss a short measured interval altogether on a busy
      * machine. The kinds wait for WARMUP before moving data (stream_set_wait_start). */
+    /* The data interface is the one the control connection arrived on: a test's connections
+     * all go to the one address this server was bound to. Its devices and statistic names are
+     * read now, so that MEASURE and DONE read values only. */
+    if (rc == 0)
+        ss->hc = hostcount_new_for_socket(ss->ctl);
     if (rc == 0)
         rc = ns_runner_start(&ss->runner, ss->k, &ss->t, &ss->run_err, e);
     if (rc == 0)
@@ -511,6 +526,7 @@ session_phases(struct session *ss, struct err *e)
     if (rc == 0)
         rc = recv_frame(ss, PROTO_MEASURE, NULL, ms_of(ss->t.p.warmup_s), e);
     if (rc == 0) {
+        hostcount_take(ss->hc, HOSTCOUNT_BEFORE);
         cpu_snap_take(&ss->cpu0);
         ns_phase_set(&ss->t, NS_PHASE_MEASURE);
         rc = recv_frame(ss, PROTO_STOP, NULL, ms_of(ss->t.p.duration_s), e);
@@ -518,6 +534,7 @@ session_phases(struct session *ss, struct err *e)
     if (rc == 0) {
         ns_phase_set(&ss->t, NS_PHASE_DONE);
         cpu_snap_take(&ss->cpu1);
+        hostcount_take(ss->hc, HOSTCOUNT_AFTER);
         session_stop(ss);
     }
     return rc;
@@ -536,6 +553,11 @@ session_results(struct session *ss, struct err *e)
         json_object_set_new(msg, "error", json_null());
     json_object_set_new(msg, "result", ss->k->local_result(&ss->t));
     json_object_set_new(msg, "cpu", cpu_usage_json(&ss->cpu0, &ss->cpu1));
+    json_object_set_new(msg, "counters",
+                        ss->hc != NULL ? hostcount_json(ss->hc, false) : json_null());
+    double gap;
+    json_object_set_new(msg, "longest_gap_s",
+                        ns_test_longest_gap(&ss->t, &gap) ? json_real(gap) : json_null());
     rc = proto_send(ss->ctl, PROTO_RESULT, msg, NS_HANDSHAKE_TIMEOUT_MS, e);
     json_decref(msg);
     if (rc == 0)
@@ -645,6 +667,7 @@ session_release(struct session *ss)
     if (ss->udp_spare >= 0)
         close(ss->udp_spare);
     ns_close_draining(ss->ctl);
+    hostcount_free(ss->hc);
     if (!leak) {
         pthread_cond_destroy(&ss->cv);
         free(ss);

@@ -8,6 +8,7 @@
 #ifndef NS_STREAM_COMMON_H
 #define NS_STREAM_COMMON_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -27,24 +28,54 @@
 /* What every stream of a run owns (first member of the kind's stream struct). */
 struct stream_io {
     int idx, fd;
+    bool sender;  /* this side sends on it (stream_set_sender) */
     uint8_t *buf; /* -l bytes (sender) or the receive buffer */
     size_t buflen;
     uint64_t *bins; /* receiver: bytes per -i interval, NULL without -i */
-    int rc;         /* 0 or the stream's failure, detail in e */
+    /* The thread's own CPU time (CLOCK_THREAD_CPUTIME_ID) as its measured interval began and
+     * ended (stream_io_cpu_mark), what a direction of --bidir reports as its CPU. */
+    uint64_t cpu_ns[2];
+    int cpu_marks;
+    int rc; /* 0 or the stream's failure, detail in e */
     struct err e;
 };
 
-/* What a run of streams shares (first member of the kind's state). */
+/* What a run of streams shares (first member of the kind's state). A kind's streams are its data
+ * sockets; a load's (nsperf/tcp_stream.h) the test's load connections, which start at a point of
+ * the measured interval and count from a later one. */
 struct stream_set {
     struct ns_test *t;
-    bool sender;
+    const int *fds; /* the streams' sockets, n of them */
+    /* Streams [0, nfwd) are forward (the client sends), the others reverse: all forward
+     * without -R, none with it; with --bidir and a load both ways, half each. */
+    int nfwd;
     size_t nbins;
     uint64_t interval_ns;
+    /* A load's senders start writing this long after this side's MEASURE (0: at WARMUP), and
+     * its measured window starts this long after MEASURE (0: at MEASURE). */
+    uint64_t start_off_ns, window_off_ns;
+    bool is_load;
     _Atomic int abort; /* one stream failed: the others stop too */
     int n;
+    pthread_t *threads; /* between stream_set_start and stream_set_join */
+    int started;
 };
 
+/* A kind's streams: the test's data sockets, forward, reverse or both as -R and --bidir say. */
 void stream_set_init(struct stream_set *set, struct ns_test *t);
+/* A load's streams (rr kinds under load): the test's load connections, in the load's
+ * direction, senders starting at start_off_ns into MEASURE, measured from window_off_ns. */
+void stream_set_init_load(struct stream_set *set, struct ns_test *t, uint64_t start_off_ns,
+                          uint64_t window_off_ns);
+/* Whether this side sends on stream i. */
+bool stream_set_sender(const struct stream_set *set, int i);
+/* Whether a stream counts what it moves at now: MEASURE, and past the window's start. */
+bool stream_set_measuring(const struct stream_set *set, uint64_t now);
+/* Where this side's measured window starts (CLOCK_MONOTONIC), 0 when MEASURE has not come. */
+uint64_t stream_set_window_start(const struct stream_set *set);
+/* A load's sender: sleep until its start (start_off_ns into MEASURE); false when the test ended
+ * (or a stream failed) before. Immediately true for a kind's own streams. */
+bool stream_set_wait_send_start(struct stream_set *set);
 /* A stream thread's first step: the server starts the kind before READY (phase SETUP); wait
  * there until WARMUP (or DONE). */
 void stream_set_wait_start(struct stream_set *set);
@@ -66,17 +97,30 @@ void stream_io_count_bin(struct stream_io *io, const struct stream_set *set, uin
 /* Record the stream's failure ("stream i: what: strerror") and stop the others. Returns code. */
 int stream_io_fail(struct stream_io *io, struct stream_set *set, int code, int errnum,
                    const char *what);
+/* Take the thread's CPU time: at the start of its measured interval (first call) and at its end
+ * (second call). Its CPU seconds between them, 0 without both. */
+void stream_io_cpu_mark(struct stream_io *io);
+double stream_io_cpu_s(const struct stream_io *io);
 /* Run fn on each of the set's n streams (streams + i * stride) in its own thread, join them all,
- * and return 0 or the first stream's failure. */
+ * and return 0 or the first stream's failure; t is ready once they all exist. */
 int stream_set_run(struct stream_set *set, void *streams, size_t stride, void *(*fn)(void *),
                    struct err *e);
-/* This side's measured interval in seconds (0 when it never began). */
-double stream_elapsed_s(const struct ns_test *t);
+/* The same in two steps, for a load beside a kind's own loop: start the threads (0, or NS_EIO
+ * with the started ones told to stop), and join them (0 or the first stream's failure). */
+int stream_set_start(struct stream_set *set, void *streams, size_t stride, void *(*fn)(void *),
+                     struct err *e);
+int stream_set_join(struct stream_set *set, void *streams, size_t stride, struct err *e);
+/* This side's measured window in seconds (0 when it never began). */
+double stream_set_elapsed_s(const struct stream_set *set);
 
-/* Sum the per-stream "intervals" arrays (bytes per interval, receiver side) of streams (an
- * array of objects) into [{"start_s","end_s","bytes","throughput_bps"}, ...]; the last interval
- * ends at elapsed_s. Empty array when interval_s is 0. New reference. */
-json_t *ns_intervals_json(const json_t *streams, double interval_s, double elapsed_s);
+/* Sum the per-stream "intervals" arrays (bytes per interval, receiver side) of streams [from, to)
+ * of the array streams into [{"start_s","end_s","bytes","throughput_bps"}, ...]; the last
+ * interval ends at elapsed_s. Empty array when interval_s is 0. New reference. */
+json_t *ns_intervals_json(const json_t *streams, size_t from, size_t to, double interval_s,
+                          double elapsed_s);
+/* Sum two such series sample by sample (--bidir: both directions' receivers, each sample on its
+ * own side's clock). New reference. */
+json_t *ns_intervals_sum(const json_t *a, const json_t *b);
 
 /* iperf3/NTTTCP-shaped table of result["streams"] and the total line. */
 void ns_print_stream_table(const json_t *result, FILE *out);

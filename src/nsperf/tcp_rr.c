@@ -76,13 +76,19 @@ tcp_rr_run(struct ns_test *t, struct err *e)
     rc = rr_set_wake_timeouts(fd, e);
     if (rc < 0)
         return rc;
+    rc = rr_load_start(t, s, e);
+    if (rc < 0)
+        return rc;
     ns_test_set_ready(t);
     if (t->role == NS_ROLE_CLIENT)
         rc = tcp_rr_client(t, s, fd, e);
     else
         rc = tcp_rr_server(t, s, fd, e);
     rr_finish(s, t);
-    return rc;
+    struct err lerr; /* the kind's own failure is the one to tell */
+    err_clear(&lerr);
+    int lrc = rr_load_join(s, rc != 0 ? &lerr : e);
+    return rc != 0 ? rc : lrc;
 }
 
 /* Both directions: a thread blocked in recv() sees EOF, one in send() EPIPE; the peer sees our
@@ -100,6 +106,7 @@ const struct test_kind ns_kind_tcp_rr = {
     .nodelay = true,
     .run = tcp_rr_run,
     .stop = tcp_rr_stop,
+    .mark = rr_mark,
     .local_result = rr_local_json,
     .combine = rr_combine_json,
     .print_human = rr_print_human,

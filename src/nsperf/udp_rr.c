@@ -235,13 +235,19 @@ udp_rr_run(struct ns_test *t, struct err *e)
     rc = rr_set_wake_timeouts(fd, e);
     if (rc < 0)
         return rc;
+    rc = rr_load_start(t, s, e);
+    if (rc < 0)
+        return rc;
     ns_test_set_ready(t);
     if (t->role == NS_ROLE_CLIENT)
         rc = udp_rr_client(t, s, fd, e);
     else
         rc = udp_rr_server(t, s, fd, e);
     rr_finish(s, t);
-    return rc;
+    struct err lerr; /* the kind's own failure is the one to tell */
+    err_clear(&lerr);
+    int lrc = rr_load_join(s, rc != 0 ? &lerr : e);
+    return rc != 0 ? rc : lrc;
 }
 
 /* Reading only: a recv() blocked for the next datagram returns 0 at once, while a reply being
@@ -258,6 +264,7 @@ const struct test_kind ns_kind_udp_rr = {
     .sets_ready = true,
     .run = udp_rr_run,
     .stop = udp_rr_stop,
+    .mark = rr_mark,
     .local_result = rr_local_json,
     .combine = rr_combine_json,
     .print_human = rr_print_human,

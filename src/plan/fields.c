@@ -444,8 +444,12 @@ conv_spec(struct vctx *c, const struct fdesc *f, const struct ynode *v, void *ob
     bool range =
         rc == NS_ERANGE || (rc != 0 && s[0] == '-' && testspec_parse(p, s + 1, &d, NULL) == 0);
     if (rc != 0 && !range) {
+        char choices[64];
         if (type == TESTSPEC_BOOL)
             plan_verr(c, v, "invalid %s '%s': expected true or false", f->key, s);
+        else if (type == TESTSPEC_DIRECTION)
+            plan_verr(c, v, "invalid %s '%s': expected %s", f->key, s,
+                      testspec_range_text(p, -1, choices, sizeof choices));
         else if (type == TESTSPEC_SIZE && strstr(e.msg, "whole number") != NULL)
             plan_verr(c, v, "invalid %s '%s': sizes are whole bytes", f->key, s);
         else if (type == TESTSPEC_COUNT)
@@ -572,40 +576,117 @@ plan_fields_get(const struct fdesc *t, size_t n, const struct fvals *v, const ch
     return i < 0 ? NULL : v->val[i];
 }
 
-static void
-report_unknown_key(struct vctx *c, const struct ynode *k, const struct fdesc *t, size_t n,
-                   uint32_t allowed, const char *what)
+/* The length of table key t's group ("load" of "load.streams"), 0 for a key of its own. */
+static size_t
+group_len(const char *key)
 {
-    const char *keys[FIELDS_MAX];
-    size_t nk = 0;
-    for (size_t i = 0; i < n; i++)
-        if (allowed & (1u << i))
-            keys[nk++] = t[i].key;
-    const char *near = suggest_closest(k->str, keys, nk);
-    if (near != NULL)
-        plan_verr(c, k, "unknown key '%s' in %s; did you mean '%s'?", k->str, what, near);
-    else
-        plan_verr(c, k, "unknown key '%s' in %s", k->str, what);
+    const char *dot = strchr(key, '.');
+    return dot != NULL ? (size_t)(dot - key) : 0;
 }
 
-/* Store key k and value val of a mapping by table t; a duplicate key is reported, unless
- * *dups counts it (a forgotten '-': collect_restart). */
+/* Whether table key key is in group g (g "" for the mapping's own keys); its name there. */
+static const char *
+in_group(const char *key, const char *g)
+{
+    size_t gl = strlen(g), kl = group_len(key);
+    if (gl == 0)
+        return kl == 0 ? key : NULL;
+    return kl == gl && strncmp(key, g, gl) == 0 ? key + gl + 1 : NULL;
+}
+
+/* The table entry of key name in group g, or -1. */
+static int
+group_index(const struct fdesc *t, size_t n, const char *g, const char *name)
+{
+    for (size_t i = 0; i < n; i++) {
+        const char *own = in_group(t[i].key, g);
+        if (own != NULL && strcmp(own, name) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+/* The names the mapping (group g) takes that allowed lets in: its keys, and a group's name once. */
+static size_t
+allowed_names(const struct fdesc *t, size_t n, uint32_t allowed, const char *g,
+              const char *names[FIELDS_MAX], char store[FIELDS_MAX][32])
+{
+    size_t nk = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(allowed & (1u << i)))
+            continue;
+        const char *own = in_group(t[i].key, g);
+        size_t gl = group_len(t[i].key);
+        if (own == NULL && g[0] == '\0' && gl > 0 && gl < 32) { /* a group: its name */
+            snprintf(store[nk], sizeof store[nk], "%.*s", (int)gl, t[i].key);
+            bool dup = false;
+            for (size_t j = 0; j < nk && !dup; j++)
+                dup = strcmp(names[j], store[nk]) == 0;
+            if (!dup) {
+                names[nk] = store[nk];
+                nk++;
+            }
+        } else if (own != NULL) {
+            names[nk++] = own;
+        }
+    }
+    return nk;
+}
+
+static void
+report_unknown_key(struct vctx *c, const struct ynode *k, const struct fdesc *t, size_t n,
+                   uint32_t allowed, const char *g, const char *what)
+{
+    const char *keys[FIELDS_MAX];
+    char store[FIELDS_MAX][32];
+    size_t nk = allowed_names(t, n, allowed, g, keys, store);
+    const char *near = suggest_closest(k->str, keys, nk);
+    if (near != NULL)
+        plan_verr(c, k, "unknown key '%s' in %s%s%s; did you mean '%s'?", k->str, g,
+                  g[0] ? " of " : "", what, near);
+    else
+        plan_verr(c, k, "unknown key '%s' in %s%s%s", k->str, g, g[0] ? " of " : "", what);
+}
+
+/* Whether the table has a group named name (a key "name.x"). */
+static bool
+is_group(const struct fdesc *t, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (group_len(t[i].key) == strlen(name) && strncmp(t[i].key, name, strlen(name)) == 0)
+            return true;
+    return false;
+}
+
+static void collect_group(struct vctx *c, const struct ynode *k, const struct ynode *val,
+                          const struct fdesc *t, size_t n, uint32_t allowed, struct fvals *v,
+                          const char *what, size_t *dups);
+
+/* Store key k and value val of a mapping (g: the group key whose mapping it is, NULL for the
+ * mapping itself) by table t; a duplicate key is reported, unless *dups counts it (a forgotten
+ * '-': collect_restart). */
 static void
 collect_one(struct vctx *c, const struct ynode *k, const struct ynode *val, const struct fdesc *t,
-            size_t n, uint32_t allowed, struct fvals *v, const char *what, size_t *dups)
+            size_t n, uint32_t allowed, struct fvals *v, const char *what, const struct ynode *g,
+            size_t *dups)
 {
+    const char *gname = g != NULL ? g->str : "";
     if (k->kind != YNODE_SCALAR) {
-        plan_verr(c, k, "wrong type for a key in %s: expected a string, found %s", what,
-                  inv_yaml_kind_text(k));
+        plan_verr(c, k, "wrong type for a key in %s%s%s: expected a string, found %s", gname,
+                  g != NULL ? " of " : "", what, inv_yaml_kind_text(k));
         return;
     }
-    int i = plan_fields_index(t, n, k->str);
+    int i = group_index(t, n, gname, k->str);
+    if (i < 0 && g == NULL && is_group(t, n, k->str)) {
+        collect_group(c, k, val, t, n, allowed, v, what, dups);
+        return;
+    }
     if (i >= 0 && !(allowed & (1u << i))) {
-        plan_verr(c, k, "key '%s' is not allowed in %s", k->str, what);
+        plan_verr(c, k, "key '%s' is not allowed in %s", t[i].key, what);
         return;
     }
     if (i < 0) {
-        report_unknown_key(c, k, t, n, allowed, what);
+        report_unknown_key(c, k, t, n, allowed, gname, what);
         return;
     }
     if (v->key[i] != NULL && dups != NULL) {
@@ -613,13 +694,38 @@ collect_one(struct vctx *c, const struct ynode *k, const struct ynode *val, cons
         return;
     }
     if (v->key[i] != NULL) {
-        plan_verr(c, k, "duplicate key '%s' in %s (first at %u:%u)", k->str, what, v->key[i]->line,
-                  v->key[i]->col);
+        plan_verr(c, k, "duplicate key '%s' in %s (first at %u:%u)", t[i].key, what,
+                  v->key[i]->line, v->key[i]->col);
         return;
     }
     v->key[i] = k;
     v->val[i] = val;
+    v->group[i] = g;
     v->set |= 1u << i;
+}
+
+/* Key k's mapping val, whose keys are the table's "k.x". */
+static void
+collect_group(struct vctx *c, const struct ynode *k, const struct ynode *val, const struct fdesc *t,
+              size_t n, uint32_t allowed, struct fvals *v, const char *what, size_t *dups)
+{
+    char gwhat[160];
+    snprintf(gwhat, sizeof gwhat, "%s of %s", k->str, what);
+    for (size_t i = 0; i < n; i++)
+        if (v->group[i] != NULL && strcmp(v->group[i]->str, k->str) == 0) {
+            if (dups != NULL)
+                (*dups)++;
+            else
+                plan_verr(c, k, "duplicate key '%s' in %s (first at %u:%u)", k->str, what,
+                          v->group[i]->line, v->group[i]->col);
+            return;
+        }
+    if (!plan_vexpect(c, val, YNODE_MAP, gwhat))
+        return;
+    if (val->nkids == 0)
+        plan_verr(c, val, "%s is empty", gwhat);
+    for (size_t i = 0; i + 1 < val->nkids; i += 2)
+        collect_one(c, val->kids[i], val->kids[i + 1], t, n, allowed, v, what, k, NULL);
 }
 
 /* Where the mapping's first key comes again (its index among the keys), or 0: the mark of a
@@ -645,7 +751,7 @@ plan_fields_collect(struct vctx *c, const struct ynode *map, const struct fdesc 
         return false;
     size_t restart = collect_restart(map), dups = 0;
     for (size_t i = 0; i + 1 < map->nkids; i += 2)
-        collect_one(c, map->kids[i], map->kids[i + 1], t, n, allowed, v, what,
+        collect_one(c, map->kids[i], map->kids[i + 1], t, n, allowed, v, what, NULL,
                     restart > 0 && i / 2 >= restart ? &dups : NULL);
     if (restart > 0) {
         /* one message for what would be a duplicate key line per key of the item */

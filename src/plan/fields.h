@@ -79,13 +79,16 @@ struct fdesc {
     size_t size;                /* FT_CONV: the value's size */
 };
 
-#define FIELDS_MAX 16
+#define FIELDS_MAX 24
 
 /* What a mapping held: key and value nodes per table entry; set has bit i when field i was
- * present (and, after plan_fields_store, converted without error). */
+ * present (and, after plan_fields_store, converted without error). A table key "a.b" is key b
+ * of a mapping at key a (testspec.h's load.streams: `load: {streams: 4}`): its key node is
+ * b's, and group[i] a's (NULL for a key of the mapping itself). */
 struct fvals {
     const struct ynode *key[FIELDS_MAX];
     const struct ynode *val[FIELDS_MAX];
+    const struct ynode *group[FIELDS_MAX];
     uint32_t set;
 };
 
@@ -98,7 +101,8 @@ const char *plan_vscalar(struct vctx *c, const struct ynode *n, const char *key)
 
 /* Read map against table t (n entries) into v, reporting keys not in t or not in allowed (a
  * mask of t's entries), duplicate keys and non-scalar keys; what names the mapping in
- * messages ("scenario 'latency'"). Returns false (after reporting) if map is no mapping. */
+ * messages ("scenario 'latency'"). A key a whose table has keys "a.b" takes a mapping, whose
+ * keys are read the same way. Returns false (after reporting) if map is no mapping. */
 bool plan_fields_collect(struct vctx *c, const struct ynode *map, const struct fdesc *t, size_t n,
                          uint32_t allowed, struct fvals *v, const char *what);
 
@@ -210,6 +214,11 @@ void plan_validate_hosts(struct vctx *c, const struct ynode *hosts, const struct
 void plan_host_family_set(struct plan_host *h);
 /* Give each host its zone's index (after plan_merge_hosts). */
 void plan_hosts_zones(struct vctx *c);
+/* A region some of whose hosts have a zone and others none is an error at each host without one
+ * (once the hosts themselves are valid: a zone refused reads as none). */
+void plan_zones_check(struct vctx *c);
+/* Whether some hosts of a region have a zone (or zone: auto) and others none. */
+bool plan_zones_partial(const struct plan *p);
 void plan_zones_number(struct plan *p);
 /* npairs and ntests again, after the zones changed (plan_host_place). 0 or NS_ENOMEM. */
 int plan_pairs_recount(struct plan *p);

@@ -54,15 +54,22 @@ key_type(const struct fdesc *f, char *buf, size_t len)
     }
     if (f->type == FT_SPEC) {
         char range[64];
-        static const char *const types[] = {[TESTSPEC_DURATION] = "duration",
-                                            [TESTSPEC_SIZE] = "size",
-                                            [TESTSPEC_RATE] = "rate",
-                                            [TESTSPEC_COUNT] = "integer",
-                                            [TESTSPEC_BOOL] = "true|false"};
+        static const char *const types[] = {
+            [TESTSPEC_DURATION] = "duration", [TESTSPEC_SIZE] = "size",
+            [TESTSPEC_RATE] = "rate",         [TESTSPEC_COUNT] = "integer",
+            [TESTSPEC_BOOL] = "true|false",   [TESTSPEC_DIRECTION] = "direction"};
         enum testspec_param p = (enum testspec_param)f->spec;
         enum testspec_type t = testspec_type(p);
         if (t == TESTSPEC_BOOL)
             return types[t];
+        if (t == TESTSPEC_DIRECTION) { /* its names, as the enum keys' */
+            size_t used = 0;
+            buf[0] = '\0';
+            for (int d = 0; testspec_direction_name(d) != NULL && used < len; d++)
+                used += (size_t)snprintf(buf + used, len - used, "%s%s", d ? "|" : "",
+                                         testspec_direction_name(d));
+            return buf;
+        }
         snprintf(buf, len, "%s %s", types[t], testspec_range_text(p, -1, range, sizeof range));
         return buf;
     }

@@ -196,11 +196,14 @@ pairs_explain_none(struct vctx *c, const struct ynode *at)
     }
 }
 
-/* cross-zone and same-zone need every host's zone. */
+/* cross-zone and same-zone need every host's zone (a plan where only some hosts have one is
+ * refused whatever its pairs: plan_hosts_zones said so, host by host). */
 static bool
 pairs_zones_given(struct vctx *c)
 {
     const struct plan *p = c->p;
+    if (plan_zones_partial(p))
+        return false;
     bool ok = true;
     for (size_t i = 0; i < p->nhosts; i++) {
         if (p->hosts[i].zone[0] != '\0')

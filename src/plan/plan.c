@@ -75,6 +75,15 @@ plan_zone_count(const struct plan *p)
     return p->nzones;
 }
 
+bool
+plan_has_zones(const struct plan *p)
+{
+    for (size_t i = 0; i < p->nhosts; i++)
+        if (p->hosts[i].zone[0] != '\0')
+            return true;
+    return false;
+}
+
 size_t
 plan_scenario_count(const struct plan *p)
 {

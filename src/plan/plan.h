@@ -232,6 +232,9 @@ long plan_host_find(const struct plan *p, const char *name);
 /* Zones are (region, zone) pairs: zone "1" of two regions are two zones. A host whose zone or
  * region is still auto is a zone of its own. */
 size_t plan_zone_count(const struct plan *p);
+/* Whether some host states a zone (in a valid plan, the hosts of a region all do or none does).
+ * A plan without zones is surveyed and reported as host pairs, without a zone matrix. */
+bool plan_has_zones(const struct plan *p);
 
 /* Whether some host has zone: auto or region: auto not yet placed. */
 bool plan_has_auto_places(const struct plan *p);

@@ -234,10 +234,14 @@ scen_check_kind(struct vctx *c, const struct testspec_values *s, const struct fv
 {
     int kind = (int)s->kind;
     uint32_t extra = own->set & ~kind_fields(kind);
-    for (int f = 0; f < SF_COUNT; f++)
-        if (extra & BIT(f))
-            plan_verr(c, own->key[f], "%s does not apply to %s tests", scen_fields[f].key,
-                      kind_choices[kind]);
+    const struct ynode *said = NULL; /* a group (load) is said once, at its key */
+    for (int f = 0; f < SF_COUNT; f++) {
+        if (!(extra & BIT(f)) || (own->group[f] != NULL && own->group[f] == said))
+            continue;
+        said = own->group[f];
+        plan_verr(c, said != NULL ? said : own->key[f], "%s does not apply to %s tests",
+                  said != NULL ? said->str : scen_fields[f].key, kind_choices[kind]);
+    }
     bool bad = scen_any_failed(own, def, kind) || extra != 0;
     for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++) {
         enum testspec_param p = (enum testspec_param)i;

@@ -506,15 +506,15 @@ json_inventory(struct wbuf *w, const struct plan_inventory *inv)
     wb_puts(w, "}");
 }
 
-/* Every parameter that applies to the kind, resolved, in base units (s, bytes, bit/s); and
- * the nsperf flags the runner will pass. */
-/* A parameter's value in base units: the shortest exact number. */
+/* One parameter's value as JSON: a boolean, a direction's name, or a number. */
 static void
-json_number(struct wbuf *w, enum testspec_param id, double v)
+json_param_value(struct wbuf *w, enum testspec_param id, double v)
 {
     char num[40];
     if (testspec_type(id) == TESTSPEC_BOOL)
         wb_puts(w, v != 0 ? "true" : "false");
+    else if (testspec_type(id) == TESTSPEC_DIRECTION)
+        wb_json_str(w, testspec_value_text(id, v, num, sizeof num));
     else if (snprintf(num, sizeof num, "%.15g", v) > 0 && strtod(num, NULL) == v)
         wb_puts(w, num);
     else
@@ -546,14 +546,14 @@ json_sweep(struct wbuf *w, const struct schedule *s, const struct plan_scenario 
     wb_puts(w, ",\"values\":[");
     for (size_t i = 0; i < nv; i++) {
         wb_puts(w, i ? "," : "");
-        json_number(w, id, sc->sweep.values[i]);
+        json_param_value(w, id, sc->sweep.values[i]);
     }
     wb_printf(w, "],\"tests\":%llu,\"tests_max\":%llu,\"runs\":[",
               (unsigned long long)nv * sc->trials.min * np,
               (unsigned long long)nv * sc->trials.max * np);
     for (size_t i = 0; i < nv; i++) {
         wb_puts(w, i ? ",{\"value\":" : "{\"value\":");
-        json_number(w, id, sc->sweep.values[i]);
+        json_param_value(w, id, sc->sweep.values[i]);
         wb_puts(w, ",");
         json_nsperf_args(w, &sc[i].spec);
         wb_puts(w, "}");
@@ -562,7 +562,8 @@ json_sweep(struct wbuf *w, const struct schedule *s, const struct plan_scenario 
 }
 
 /* A scenario as written: every parameter that applies to the kind, resolved, in base units (s,
- * bytes, bit/s), a sweep's list in its parameter's place; and the nsperf flags the runner will
+ * bytes, bit/s), under its plan key (a key "a.b" as b of an object a, as the plan writes it), a
+ * sweep's list in its parameter's place; and the nsperf flags the runner will
  * pass (a sweep: per value, under "sweep"). */
 static void
 json_scenario(struct wbuf *w, const struct schedule *s, const struct plan_scenario *sc)
@@ -572,23 +573,40 @@ json_scenario(struct wbuf *w, const struct schedule *s, const struct plan_scenar
     wb_puts(w, ",\"trials\":");
     json_trials(w, &sc->trials);
     wb_puts(w, ",\"params\":{");
-    const char *sep = "";
+    const char *sep = "", *group = NULL; /* the group open, NULL for none */
+    size_t glen = 0;
     for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++) {
         enum testspec_param id = (enum testspec_param)i;
         if (!testspec_applies(id, (int)sc->kind))
             continue;
-        wb_printf(w, "%s\"%s\":", sep, testspec_key(id));
+        const char *key = testspec_key(id), *dot = strchr(key, '.');
+        size_t len = dot != NULL ? (size_t)(dot - key) : 0;
+        if (group != NULL && (len != glen || strncmp(key, group, glen) != 0)) {
+            wb_puts(w, "}"); /* the group's last member was before */
+            group = NULL;
+        }
+        if (dot != NULL && group == NULL) {
+            wb_printf(w, "%s\"%.*s\":{", sep, (int)len, key);
+            group = key;
+            glen = len;
+            sep = "";
+        }
+        wb_puts(w, sep);
+        wb_json_str(w, dot != NULL ? dot + 1 : key);
+        wb_puts(w, ":");
         sep = ",";
         if (sc->sweep.param != i) {
-            json_number(w, id, sc->spec.v[i]);
+            json_param_value(w, id, sc->spec.v[i]);
             continue;
         }
         for (size_t k = 0; k < sc->sweep.nvalues; k++) {
             wb_puts(w, k ? "," : "[");
-            json_number(w, id, sc->sweep.values[k]);
+            json_param_value(w, id, sc->sweep.values[k]);
         }
         wb_puts(w, "]");
     }
+    if (group != NULL)
+        wb_puts(w, "}");
     wb_puts(w, "}");
     if (plan_scenario_swept(sc)) {
         json_sweep(w, s, sc);

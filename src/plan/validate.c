@@ -189,6 +189,8 @@ validate_root(struct vctx *c, const struct ynode *root)
     size_t before = diag_total(c->d);
     validate_all_hosts(c, &v);
     bool hosts_ok = diag_total(c->d) == before;
+    if (hosts_ok)
+        plan_zones_check(c);
     plan_validate_scenarios(c, plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "scenarios"),
                             plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "defaults"));
     plan_validate_pairs(c, plan_fields_get(plan_fields, NPLAN_FIELDS, &v, "pairs"), hosts,

@@ -8,7 +8,10 @@
  *
  * Keys are fnmatch(3) globs on host names; every host (of `hosts` or of an inventory) gets each
  * of zone, region and zone_id it lacks from the first rule that matches it and gives that
- * value. A rule that matches no host is a warning: a glob written wrong. */
+ * value. A rule that matches no host is a warning: a glob written wrong.
+ *
+ * Also the rule every plan's zones follow, whatever gave them: the hosts of a region all have
+ * a zone or none has one (plan_zones_check). */
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
@@ -126,4 +129,65 @@ plan_zones_unused(struct vctx *c, const struct plan_zone_rules *z)
     for (size_t i = 0; i < z->n; i++)
         if (!z->v[i].used)
             plan_vwarn_at(c, z->v[i].pos, "zones pattern '%s' matches no host", z->v[i].pattern);
+}
+
+/* The hosts of a region either all state a zone (or zone: auto) or none does: a host without
+ * one among hosts with zones would be reported in a zone of no name beside theirs. A region
+ * without zones (Azure's Japan West) is a place of its own beside zoned ones, and a plan none of
+ * whose hosts has a zone is one of host pairs. region: auto is one region here: its hosts'
+ * zones come with it. */
+static bool
+same_region(const struct plan_host *a, const struct plan_host *b)
+{
+    return strcmp(a->region, b->region) == 0;
+}
+
+/* Of the hosts of h's region: how many, how many state a zone, the first that does. */
+static void
+region_zones(const struct plan *p, const struct plan_host *h, size_t *n, size_t *zoned,
+             size_t *first)
+{
+    *n = *zoned = *first = 0;
+    for (size_t i = 0; i < p->nhosts; i++) {
+        if (!same_region(&p->hosts[i], h))
+            continue;
+        (*n)++;
+        if (p->hosts[i].zone[0] != '\0' && (*zoned)++ == 0)
+            *first = i;
+    }
+}
+
+void
+plan_zones_check(struct vctx *c)
+{
+    const struct plan *p = c->p;
+    for (size_t i = 0; i < p->nhosts; i++) {
+        const struct plan_host *h = &p->hosts[i];
+        if (h->zone[0] != '\0')
+            continue;
+        size_t n, zoned, first;
+        region_zones(p, h, &n, &zoned, &first);
+        if (zoned == 0)
+            continue;
+        char where[160] = "";
+        if (h->region[0] != '\0')
+            snprintf(where, sizeof where, " of region '%.100s'", h->region);
+        plan_verr_at(c, p->host_pos[i],
+                     "host '%s' has no zone, but %zu of the %zu hosts%s %s one ('%s'%s): give "
+                     "every host a zone (or zone: auto), or none",
+                     h->name ? h->name : "?", zoned, n, where, zoned == 1 ? "has" : "have",
+                     p->hosts[first].name ? p->hosts[first].name : "?", zoned > 1 ? ", ..." : "");
+    }
+}
+
+bool
+plan_zones_partial(const struct plan *p)
+{
+    for (size_t i = 0; i < p->nhosts; i++) {
+        size_t n, zoned, first;
+        region_zones(p, &p->hosts[i], &n, &zoned, &first);
+        if (zoned > 0 && zoned < n)
+            return true;
+    }
+    return false;
 }

@@ -5,6 +5,7 @@
  *
  * Two JSON trees come out of one pass: the summary (numbers, units named once per field) that
  * becomes summary.json, and the view (strings scaled for people) that the templates render. */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "common/bitset.h"
 #include "common/errors.h"
 #include "common/hist.h"
+#include "common/shquote.h"
 #include "common/stats.h"
 #include "common/units.h"
 #include "journal/record.h"
@@ -33,10 +35,22 @@ struct agg {
                          * not run, are then the least they take) */
     size_t runs;        /* runs that recorded its trials */
     struct stats cpu_l, cpu_r, retrans, lost, jitter;
+    const struct rscen *sc; /* of its pairs: the figures below are its */
+    struct stats fig[RFIG_MAX];
+    struct stats cpb_l, cpb_r; /* cycles per byte: src's, dst's */
+    /* udp_stream: ok trials that recorded udp.unsent, those whose sender fell behind (unsent >
+     * 0), and the datagrams over them: unsent, and sent */
+    size_t unsent_known, unsent_trials;
+    double unsent_sum, sent_sum;
+    size_t rtt_trials; /* ok trials whose histogram the percentiles merge */
     bool has_rtt;
     uint64_t rtt_n;
     size_t blo, bhi; /* the scratch histogram's buckets in use: only these are read and reset */
     double rtt_min, rtt_max, rtt_mean, pct[HISTJSON_NPCT];
+    /* What the hosts did to its ok trials (common/hostflags.h): those whose record says
+     * (judged), those flagged, per flag, and the figures of the ok trials not flagged */
+    size_t judged, flagged, flag_n[HOSTFLAG_COUNT];
+    struct stats clean;
 };
 
 struct ctx {
@@ -57,13 +71,33 @@ agg_init(struct agg *a)
     stats_init(&a->retrans);
     stats_init(&a->lost);
     stats_init(&a->jitter);
+    for (int i = 0; i < RFIG_MAX; i++)
+        stats_init(&a->fig[i]);
+    stats_init(&a->cpb_l);
+    stats_init(&a->cpb_r);
+    stats_init(&a->clean);
     a->blo = SIZE_MAX;
+}
+
+/* An ok trial's flags into a's counts. */
+static void
+agg_flags(struct agg *a, const struct rtrial *t)
+{
+    a->judged += t->judged;
+    if (t->flags == 0) {
+        stats_add(&a->clean, t->value);
+        return;
+    }
+    a->flagged++;
+    for (int f = 0; f < HOSTFLAG_COUNT; f++)
+        a->flag_n[f] += (t->flags >> f) & 1u;
 }
 
 static int
 agg_add_pair(struct agg *a, const struct rpair *p, struct ctx *cx)
 {
     struct hist *h = cx->scratch;
+    a->sc = &cx->m->scens[p->scen];
     a->pairs++;
     a->planned += p->planned;
     a->undecided += p->runs_undecided;
@@ -79,6 +113,7 @@ agg_add_pair(struct agg *a, const struct rpair *p, struct ctx *cx)
             return NS_ENOMEM;
         a->vals[a->nv++] = t->value;
         stats_add(&a->st, t->value);
+        agg_flags(a, t);
         if (t->has_cpu) {
             stats_add(&a->cpu_l, t->cpu_local);
             stats_add(&a->cpu_r, t->cpu_remote);
@@ -87,8 +122,25 @@ agg_add_pair(struct agg *a, const struct rpair *p, struct ctx *cx)
             stats_add(&a->retrans, t->retrans);
         if (t->has_udp) {
             stats_add(&a->lost, t->lost_pct);
-            stats_add(&a->jitter, t->jitter_us);
+            if (!isnan(t->jitter_us))
+                stats_add(&a->jitter, t->jitter_us);
         }
+        for (int f = 0; f < a->sc->nfigs; f++) {
+            double v = rtrial_fig(t, f);
+            if (!isnan(v))
+                stats_add(&a->fig[f], v);
+        }
+        if (t->has_cpb) {
+            stats_add(&a->cpb_l, t->cpb_local);
+            stats_add(&a->cpb_r, t->cpb_remote);
+        }
+        if (t->has_unsent) {
+            a->unsent_known++;
+            a->unsent_trials += t->udp_unsent > 0;
+            a->unsent_sum += t->udp_unsent;
+            a->sent_sum += t->udp_sent;
+        }
+        a->rtt_trials += t->rtt.n > 0;
         rrtt_merge_into(h, &t->rtt);
         if (t->rtt.n > 0) {
             a->blo = t->rtt.first < a->blo ? t->rtt.first : a->blo;
@@ -170,16 +222,56 @@ agg_not_run(const struct agg *a)
     return a->planned > rec ? a->planned - rec : 0;
 }
 
-/* --- formatting for people ---------------------------------------------------------------- */
-
-static json_t *
-jfmt(enum testspec_kind k, double v)
+/* The share of the datagrams the sender's schedule called for that it did not send, in %. */
+static double
+agg_unsent_pct(const struct agg *a)
 {
-    char b[64];
-    return json_string(testspec_kind_value_text(k, v, b, sizeof b));
+    double sched = a->sent_sum + a->unsent_sum;
+    return sched > 0.0 ? 100.0 * a->unsent_sum / sched : 0.0;
 }
 
+/* --- formatting for people ---------------------------------------------------------------- */
+
 /* --- summary (numbers) ---------------------------------------------------------------------- */
+
+/* The figures beside the headline (testspec.h's metrics the scenario reports), each over the
+ * set's ok trials that have it: {"<name>": {n, mean, stddev, min, max, ci95_halfwidth}}, in the
+ * metric's unit (summary.json's units legend names it); stddev and the interval null for n = 1. */
+static void
+figures_obj(json_t *o, const struct agg *a)
+{
+    if (a->sc == NULL || a->sc->nfigs == 0)
+        return;
+    json_t *figs = json_object();
+    for (int f = 0; f < a->sc->nfigs; f++) {
+        const struct stats *st = &a->fig[f];
+        if (st->n == 0)
+            continue;
+        bool spread = st->n >= 2; /* one trial: no spread, no interval (null), as the headline */
+        json_object_set_new(
+            figs, testspec_metric_figure(a->sc->figs[f]),
+            json_pack("{s:I,s:f,s:o,s:f,s:f,s:o}", "n", (json_int_t)st->n, "mean", st->mean,
+                      "stddev", spread ? json_real(stats_stddev(st)) : json_null(), "min", st->min,
+                      "max", st->max, "ci95_halfwidth",
+                      spread ? json_real(stats_ci_halfwidth(st, 0.95)) : json_null()));
+    }
+    json_object_set_new(o, "figures", figs);
+}
+
+/* "flagged": how many of a's ok trials the hosts bent, of those whose record says, per flag
+ * raised, and the mean of the others (null when every one was flagged). */
+static json_t *
+flagged_obj(const struct agg *a)
+{
+    json_t *o =
+        json_pack("{s:I, s:I}", "trials", (json_int_t)a->flagged, "judged", (json_int_t)a->judged);
+    for (int f = 0; f < HOSTFLAG_COUNT; f++)
+        if (a->flag_n[f] > 0)
+            json_object_set_new(o, hostflag_name((enum hostflag)f),
+                                json_integer((json_int_t)a->flag_n[f]));
+    json_object_set_new(o, "mean_without", a->clean.n > 0 ? json_real(a->clean.mean) : json_null());
+    return o;
+}
 
 /* Add a's statistics to o; returns o. */
 static json_t *
@@ -193,21 +285,25 @@ stats_obj(json_t *o, const struct agg *a)
     if (a->undecided > 0) /* only then: the summaries of fixed trials read as before */
         json_object_set_new(o, "undecided", json_integer((json_int_t)a->undecided));
     if (a->nv > 0) {
-        double hw = stats_ci_halfwidth(&a->st, 0.95);
+        /* one trial has no spread and no interval: null, not 0 and the mean */
+        bool spread = a->nv >= 2;
+        double hw = spread ? stats_ci_halfwidth(&a->st, 0.95) : 0.0;
         json_object_set_new(o, "mean", json_real(a->st.mean));
         json_object_set_new(o, "median", json_real(agg_median(a)));
-        json_object_set_new(o, "stddev", json_real(stats_stddev(&a->st)));
+        json_object_set_new(o, "stddev", spread ? json_real(stats_stddev(&a->st)) : json_null());
         json_object_set_new(o, "min", json_real(a->st.min));
         json_object_set_new(o, "max", json_real(a->st.max));
-        json_object_set_new(o, "ci95_halfwidth", json_real(hw));
-        json_object_set_new(o, "ci95_low", json_real(a->st.mean - hw));
-        json_object_set_new(o, "ci95_high", json_real(a->st.mean + hw));
-        json_object_set_new(o, "cv", json_real(agg_cv(a)));
+        json_object_set_new(o, "ci95_halfwidth", spread ? json_real(hw) : json_null());
+        json_object_set_new(o, "ci95_low", spread ? json_real(a->st.mean - hw) : json_null());
+        json_object_set_new(o, "ci95_high", spread ? json_real(a->st.mean + hw) : json_null());
+        json_object_set_new(o, "cv", spread ? json_real(agg_cv(a)) : json_null());
         json_object_set_new(o, "high_variation", json_boolean(agg_flag(a)));
     }
     if (a->has_rtt) {
         json_t *r = json_object();
         json_object_set_new(r, "n", json_integer((json_int_t)a->rtt_n));
+        /* the ok trials whose histograms the percentiles merge (a trial may carry none) */
+        json_object_set_new(r, "trials", json_integer((json_int_t)a->rtt_trials));
         json_object_set_new(r, "mean", json_real(a->rtt_mean));
         json_object_set_new(r, "min", json_real(a->rtt_min));
         for (size_t i = 0; i < HISTJSON_NPCT; i++)
@@ -218,12 +314,27 @@ stats_obj(json_t *o, const struct agg *a)
     if (a->cpu_l.n > 0)
         json_object_set_new(
             o, "cpu_pct", json_pack("{s:f,s:f}", "local", a->cpu_l.mean, "remote", a->cpu_r.mean));
+    if (a->cpb_l.n > 0)
+        json_object_set_new(
+            o, "cycles_per_byte",
+            json_pack("{s:f,s:f}", "local", a->cpb_l.mean, "remote", a->cpb_r.mean));
     if (a->retrans.n > 0)
         json_object_set_new(o, "retransmits_mean", json_real(a->retrans.mean));
-    if (a->lost.n > 0)
-        json_object_set_new(
-            o, "udp",
-            json_pack("{s:f,s:f}", "lost_pct", a->lost.mean, "jitter_us", a->jitter.mean));
+    if (a->lost.n > 0) {
+        json_t *u = json_pack("{s:f}", "lost_pct", a->lost.mean);
+        if (a->jitter.n > 0) /* udp_pps times no datagram: no jitter */
+            json_object_set_new(u, "jitter_us", json_real(a->jitter.mean));
+        if (a->unsent_known > 0) { /* what the sender's schedule called for and it did not send */
+            json_object_set_new(u, "unsent", json_real(a->unsent_sum));
+            json_object_set_new(u, "unsent_pct", json_real(agg_unsent_pct(a)));
+            json_object_set_new(u, "trials_sender_behind",
+                                json_integer((json_int_t)a->unsent_trials));
+        }
+        json_object_set_new(o, "udp", u);
+    }
+    figures_obj(o, a);
+    if (a->judged > 0) /* only then: the summaries of journals of before read as before */
+        json_object_set_new(o, "flagged", flagged_obj(a));
     return o;
 }
 
@@ -258,10 +369,54 @@ view_tally(json_t *o, const struct agg *a)
                             : json_string(""));
 }
 
-static json_t *
-view_stats(json_t *o, const struct agg *a, enum testspec_kind k)
+/* What the hosts did beside the figure: CPU, cycles per byte, retransmits, UDP loss and what
+ * the sender did not send (jitter is the table's, in its unit: group_jitter). "—" where the
+ * trials recorded none. */
+static void
+view_resources(json_t *o, const struct agg *a)
 {
-    char b[64];
+    if (a->cpu_l.n > 0) {
+        json_object_set_new(o, "cpu_local", report_jprintf("%.1f %%", a->cpu_l.mean));
+        json_object_set_new(o, "cpu_remote", report_jprintf("%.1f %%", a->cpu_r.mean));
+    }
+    /* only what was measured: a table row without it reads "" (the scenario has no such key) */
+    if (a->cpb_l.n > 0) {
+        json_object_set_new(o, "cpb_local", report_jprintf("%.2f", a->cpb_l.mean));
+        json_object_set_new(o, "cpb_remote", report_jprintf("%.2f", a->cpb_r.mean));
+    }
+    json_object_set_new(o, "retransmits",
+                        a->retrans.n > 0 ? report_jprintf("%.1f", a->retrans.mean)
+                                         : json_string("—"));
+    if (a->lost.n > 0)
+        json_object_set_new(o, "lost", report_jprintf("%.3f %%", a->lost.mean));
+    if (a->unsent_known > 0)
+        json_object_set_new(o, "unsent",
+                            a->unsent_sum > 0
+                                ? report_jprintf("%.0f (%.2f %%)", a->unsent_sum, agg_unsent_pct(a))
+                                : json_string("0"));
+    /* the sender's host could not offer the rate asked for: said beside the rate */
+    if (a->unsent_trials > 0)
+        json_object_set_new(o, "behind",
+                            report_jprintf("sender fell behind in %zu of %zu trial%s",
+                                           a->unsent_trials, a->nv, a->nv == 1 ? "" : "s"));
+}
+
+/* A set with flagged trials, for people: "nflagged" and its text (report_flagged_text).
+ * Nothing when none is flagged. */
+static void
+view_flagged(json_t *o, const struct agg *a, enum testspec_kind k)
+{
+    if (a->flagged == 0)
+        return;
+    json_t *cell = json_pack("{s:I, s:o}", "n", (json_int_t)a->nv, "flagged", flagged_obj(a));
+    json_object_set_new(o, "nflagged", json_integer((json_int_t)a->flagged));
+    json_object_set_new(o, "flagged_text", report_flagged_text(k, cell));
+    json_decref(cell);
+}
+
+static json_t *
+view_stats(json_t *o, const struct agg *a, const struct testspec_scale *sc)
+{
     json_object_set_new(o, "n", json_integer((json_int_t)a->nv));
     json_object_set_new(o, "failed", json_integer((json_int_t)a->failed));
     json_object_set_new(o, "npairs", json_integer((json_int_t)a->pairs));
@@ -272,41 +427,25 @@ view_stats(json_t *o, const struct agg *a, enum testspec_kind k)
         json_object_set_new(o, "mean", json_string("—"));
         return o;
     }
-    json_object_set_new(o, "mean", jfmt(k, a->st.mean));
-    json_object_set_new(o, "median", jfmt(k, agg_median(a)));
-    json_object_set_new(o, "stddev", jfmt(k, stats_stddev(&a->st)));
-    json_object_set_new(o, "min", jfmt(k, a->st.min));
-    json_object_set_new(o, "max", jfmt(k, a->st.max));
-    if (a->nv >= 2)
+    json_object_set_new(o, "mean", report_scaled_json(sc, a->st.mean));
+    json_object_set_new(o, "median", report_scaled_json(sc, agg_median(a)));
+    json_object_set_new(o, "min", report_scaled_json(sc, a->st.min));
+    json_object_set_new(o, "max", report_scaled_json(sc, a->st.max));
+    if (a->nv >= 2) { /* one trial has no spread: n/a, as summary.json's null */
+        char b[64];
         json_object_set_new(
             o, "ci",
-            report_jprintf("± %s", testspec_kind_value_text(k, stats_ci_halfwidth(&a->st, 0.95), b,
-                                                            sizeof b)));
-    else
+            report_jprintf("± %s",
+                           testspec_scale_text(sc, stats_ci_halfwidth(&a->st, 0.95), b, sizeof b)));
+        json_object_set_new(o, "stddev", report_scaled_json(sc, stats_stddev(&a->st)));
+        json_object_set_new(o, "cv", report_jprintf("%.1f %%", agg_cv(a) * 100.0));
+    } else {
         json_object_set_new(o, "ci", json_string("n/a"));
-    json_object_set_new(o, "cv", report_jprintf("%.1f %%", agg_cv(a) * 100.0));
+        json_object_set_new(o, "stddev", json_string("n/a"));
+        json_object_set_new(o, "cv", json_string("n/a"));
+    }
     json_object_set_new(o, "flag", json_boolean(agg_flag(a)));
-    if (a->has_rtt) {
-        json_t *p = json_array();
-        json_array_append_new(p, json_string(units_format_usec(a->rtt_min, b, 64)));
-        for (size_t i = 0; i < HISTJSON_NPCT; i++)
-            json_array_append_new(p, json_string(units_format_usec(a->pct[i], b, 64)));
-        json_array_append_new(p, json_string(units_format_usec(a->rtt_max, b, 64)));
-        json_object_set_new(o, "pcts", p);
-        json_object_set_new(o, "has_pcts", json_true());
-    }
-    if (a->cpu_l.n > 0) {
-        json_object_set_new(o, "cpu_local", report_jprintf("%.1f %%", a->cpu_l.mean));
-        json_object_set_new(o, "cpu_remote", report_jprintf("%.1f %%", a->cpu_r.mean));
-    }
-    json_object_set_new(o, "retransmits",
-                        a->retrans.n > 0 ? report_jprintf("%.1f", a->retrans.mean)
-                                         : json_string("—"));
-    if (a->lost.n > 0) {
-        json_object_set_new(o, "lost", report_jprintf("%.3f %%", a->lost.mean));
-        json_object_set_new(o, "jitter",
-                            report_jprintf("%s", units_format_usec(a->jitter.mean, b, 64)));
-    }
+    view_resources(o, a);
     return o;
 }
 
@@ -367,6 +506,21 @@ params_note(json_t *view, bool resolved)
                                         "stand for the kind's default, which it did not record"));
 }
 
+/* A scenario an earlier revision of a run's plan ran (rscen.revision): said, in both trees. */
+static void
+revision_note(const struct rscen *sc, json_t *sum, json_t *view)
+{
+    if (sc->revision == 0)
+        return;
+    json_object_set_new(sum, "revision", json_integer((json_int_t)sc->revision));
+    json_object_set_new(
+        view, "revision_note",
+        report_jprintf("Revision %u of the plan ran these trials; revision %u (netsurvey run "
+                       "--resume --force with a changed plan) replaced its parameters, so they "
+                       "are reported apart, as they ran, and nothing more was planned of them.",
+                       sc->revision, sc->revised_to));
+}
+
 static json_t *
 params_text(const json_t *def)
 {
@@ -402,6 +556,12 @@ static json_t *
 matrix_view(const struct mat *mt, const char *const *labels, enum testspec_kind k)
 {
     json_t *o = json_object(), *cols = json_array(), *rows = json_array();
+    struct rvals vals = {0};
+    for (size_t i = 0; i < mt->n * mt->n; i++)
+        if (mt->present[i] && mt->cells[i].nv > 0)
+            rvals_add(&vals, mt->cells[i].st.mean);
+    struct testspec_scale sc = report_scale(testspec_kind_metric(k), vals.v, vals.n);
+    rvals_release(&vals);
     for (size_t c = 0; c < mt->n; c++)
         json_array_append_new(cols, json_pack("{s:s}", "label", labels[c]));
     for (size_t r = 0; r < mt->n; r++) {
@@ -409,35 +569,50 @@ matrix_view(const struct mat *mt, const char *const *labels, enum testspec_kind 
         for (size_t c = 0; c < mt->n; c++) {
             const struct agg *a = &mt->cells[r * mt->n + c];
             json_t *cell = json_object();
-            char b[64];
             bool present = mt->present[r * mt->n + c];
             /* every key set in every cell: a missing one would be looked up in the scenario */
-            json_object_set_new(
-                cell, "text",
-                json_string(!present        ? "—"
-                            : a->nv > 0     ? testspec_kind_value_text(k, a->st.mean, b, sizeof b)
-                            : a->failed > 0 ? "failed"
-                                            : "not run"));
+            json_object_set_new(cell, "text",
+                                !present        ? json_string("—")
+                                : a->nv > 0     ? report_scaled_json(&sc, a->st.mean)
+                                : a->failed > 0 ? json_string("failed")
+                                                : json_string("not run"));
             json_object_set_new(cell, "empty", json_boolean(!present || a->nv == 0));
             json_object_set_new(cell, "npairs",
                                 json_integer(a->pairs > 1 ? (json_int_t)a->pairs : 0));
             json_object_set_new(cell, "flag", json_boolean(a->nv > 0 && agg_flag(a)));
             json_object_set_new(cell, "nfailed", json_integer((json_int_t)a->failed));
+            json_object_set_new(
+                cell, "behind",
+                a->unsent_trials > 0
+                    ? report_jprintf("sender fell behind in %zu of %zu", a->unsent_trials, a->nv)
+                    : json_string(""));
             view_tally(cell, a);
+            view_flagged(cell, a, k);
             json_array_append_new(cells, cell);
         }
         json_array_append_new(rows, json_pack("{s:s,s:o}", "label", labels[r], "cells", cells));
     }
     json_object_set_new(o, "cols", cols);
     json_object_set_new(o, "rows", rows);
+    json_object_set_new(o, "scale", report_scale_json(&sc));
+    json_object_set_new(o, "unit", json_string(sc.unit));
     return o;
 }
 
-/* The matrix's measured cells, one a row: how many trials each planned and recorded. */
+/* The matrix's measured cells, one a row: how many trials each planned and recorded, and how
+ * many the hosts bent. */
 static json_t *
-cells_view(const struct mat *mt, const char *const *labels)
+cells_view(const struct mat *mt, const char *const *labels, enum testspec_kind k,
+           const char **jitter_unit)
 {
     json_t *list = json_array();
+    struct rvals jit = {0};
+    for (size_t i = 0; i < mt->n * mt->n; i++)
+        if (mt->present[i] && mt->cells[i].jitter.n > 0)
+            rvals_add(&jit, mt->cells[i].jitter.mean);
+    struct testspec_scale js = report_scale(TESTSPEC_M_RTT_MEAN, jit.v, jit.n);
+    rvals_release(&jit);
+    *jitter_unit = js.unit;
     for (size_t r = 0; r < mt->n; r++)
         for (size_t c = 0; c < mt->n; c++) {
             if (!mt->present[r * mt->n + c])
@@ -448,6 +623,15 @@ cells_view(const struct mat *mt, const char *const *labels)
                           "pairs", (int)a->pairs, "runs", (int)a->runs, "ok", (int)a->nv, "failed",
                           (int)a->failed, "n_planned", (int)a->planned);
             view_tally(o, a);
+            static const char *const dash[] = {"cpu_local",  "cpu_remote", "cpb_local",
+                                               "cpb_remote", "lost",       "unsent"};
+            for (size_t i = 0; i < sizeof dash / sizeof dash[0]; i++) /* none measured */
+                json_object_set_new(o, dash[i], json_string("—"));
+            view_resources(o, a);
+            json_object_set_new(o, "jitter",
+                                a->jitter.n > 0 ? report_scaled_json(&js, a->jitter.mean)
+                                                : json_string("—"));
+            view_flagged(o, a, k);
             json_array_append_new(list, o);
         }
     return list;
@@ -538,16 +722,19 @@ struct group {
     uint64_t unseen;       /* trials the runs planned of the scenario's pairs with no record */
     uint64_t unseen_pairs; /* adaptive: those pairs (each undecided), per run */
     bool fam_shared;       /* the scenario has groups of both families (unseen is in the first) */
+    struct testspec_scale tsc; /* the unit of the trials per host pair table (and its charts) */
 };
 
 /* What a group's pairs add up to. */
 struct group_acc {
     json_t *spairs, *vpairs, *fails, *sfails;
+    json_t *flagged_v, *flagged_s; /* ok trials the hosts bent: the view's and the summary's */
     size_t nok, nfail;
     uint64_t planned;
     size_t met, at_max, short_of; /* adaptive trials: pairs by how they stopped */
     json_t *undecided;            /* adaptive trials: the view's pairs the rule has not decided */
-    bool any_cpu, any_udp, any_retr;
+    bool any_cpu, any_udp, any_retr, any_cpb, any_unsent;
+    bool any_behind; /* a trial whose sender fell behind (marked in the trials table) */
 };
 
 /* A sweep's value as people and file names read it: "msg_size 64K" (label), "64K" (text). */
@@ -594,6 +781,48 @@ scen_file_key(const struct rscen *sc, const char *fam, char *key, size_t len)
     report_scenario_key(key, len, sc->name, sc->swept ? text : NULL, fam);
 }
 
+/* The figures a scenario reports beside its headline: [{name, metric, unit, note}]. */
+static json_t *
+figures_list(const struct rscen *sc)
+{
+    json_t *a = json_array();
+    for (int i = 0; i < sc->nfigs; i++) {
+        enum testspec_metric m = sc->figs[i];
+        const char *note = testspec_metric_note(m);
+        json_array_append_new(a, json_pack("{s:s,s:s,s:s,s:s?}", "name", testspec_metric_figure(m),
+                                           "metric", testspec_metric_words(m), "unit",
+                                           testspec_metric_unit(m), "note", note));
+    }
+    return a;
+}
+
+/* Which way a scenario's data flows: for people (dir) and summary.json's "direction" (key). A
+ * load and both directions at once are said with it. */
+static void
+scen_direction(const struct rscen *sc, char *dir, size_t len, const char **key)
+{
+    const double *v = sc->spec.v;
+    bool stream = testspec_kind_family(sc->kind) == TESTSPEC_FAMILY_STREAM;
+    bool bidir = testspec_applies(TESTSPEC_P_BIDIR, (int)sc->kind) && v[TESTSPEC_P_BIDIR] != 0;
+    double load =
+        testspec_applies(TESTSPEC_P_LOAD_STREAMS, (int)sc->kind) ? v[TESTSPEC_P_LOAD_STREAMS] : 0;
+    int ld = (int)v[TESTSPEC_P_LOAD_DIRECTION];
+    *key = stream && bidir ? TESTSPEC_DIR_BOTH : stream && sc->reverse ? "dst->src" : "src->dst";
+    if (stream)
+        snprintf(dir, len, "%s",
+                 bidir         ? "data flows src → dst and dst → src at once (bidir)"
+                 : sc->reverse ? "data flows dst → src (reverse)"
+                               : "data flows src → dst");
+    else if (load > 0)
+        snprintf(dir, len, "src requests, dst responds, under a load of %.0f TCP stream%s %s", load,
+                 load == 1 ? "" : "s",
+                 ld == TESTSPEC_DIRECTION_REVERSE ? "dst → src"
+                 : ld == TESTSPEC_DIRECTION_BOTH  ? "each way"
+                                                  : "src → dst");
+    else
+        snprintf(dir, len, "src requests, dst responds");
+}
+
 /* The group's own members, in the summary and in the view. */
 static void
 group_head(const struct group *g, bool fam_in_key, json_t **sum, json_t **view)
@@ -602,28 +831,33 @@ group_head(const struct group *g, bool fam_in_key, json_t **sum, json_t **view)
     enum testspec_kind k = g->k;
     char key[256];
     scen_file_key(sc, fam_in_key ? g->fam : NULL, key, sizeof key);
-    bool stream = testspec_kind_family(k) == TESTSPEC_FAMILY_STREAM;
-    const char *dir = stream && sc->reverse ? "data flows dst → src (reverse)"
-                      : stream              ? "data flows src → dst"
-                                            : "src requests, dst responds";
-    char caption[512], label[96] = "", text[48];
+    char dir[160];
+    const char *dir_key;
+    scen_direction(sc, dir, sizeof dir, &dir_key);
+    char tail[256], label[96] = "", text[48], name[256];
     if (sc->swept)
         sweep_words(sc, label, sizeof label, text, sizeof text);
-    snprintf(caption, sizeof caption, "%s%s%s, %s (%s), %s; %s", sc->name, sc->swept ? " " : "",
-             label, testspec_kind_words(k), testspec_kind_unit(k), g->fam, dir);
+    snprintf(tail, sizeof tail, "%s; %s", g->fam, dir);
+    snprintf(name, sizeof name, "%s%s%s", sc->name, sc->swept ? " " : "", label);
     *sum = json_pack("{s:s,s:s,s:s,s:s,s:s,s:b,s:s,s:s,s:o}", "name", sc->name, "file_key", key,
-                     "test", sc->test, "family", g->fam, "direction",
-                     stream && sc->reverse ? "dst->src" : "src->dst", "reverse", sc->reverse,
-                     "metric", testspec_kind_words(k), "unit", testspec_kind_unit(k), "params",
-                     scen_params(sc->def));
-    *view = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:b,s:b}", "name", sc->name, "file_key", key,
-                      "test", sc->test, "family", g->fam, "caption", caption, "unit",
-                      testspec_kind_unit(k), "params", params_text(sc->def), "has_rtt",
+                     "test", sc->test, "family", g->fam, "direction", dir_key, "reverse",
+                     sc->reverse, "metric", testspec_kind_words(k), "unit", testspec_kind_unit(k),
+                     "params", scen_params(sc->def));
+    /* "caption": what every figure of the scenario is of; each figure's adds its words and
+     * unit (report_fig_caption) */
+    *view = json_pack("{s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:o,s:b,s:b}", "name", sc->name, "file_key",
+                      key, "test", sc->test, "family", g->fam, "caption",
+                      report_jprintf("%s, %s", name, tail), "cap_tail", tail, "words",
+                      testspec_kind_words(k), "params", params_text(sc->def), "has_rtt",
                       testspec_kind_has_rtt(k), "unrecorded", false);
+    json_object_set_new(*view, "cap_name", json_string(name)); /* a sweep's value after it */
     bool resolved = params_resolved(g->cx->m, sc);
     json_object_set_new(*sum, "params_resolved", json_boolean(resolved));
+    if (sc->nfigs > 0)
+        json_object_set_new(*sum, "figures", figures_list(sc));
     params_note(*view, resolved);
     sweep_head(sc, *sum, *view);
+    revision_note(sc, *sum, *view);
 }
 
 /* The zone matrix, and the region matrix when the runs span regions. */
@@ -646,14 +880,21 @@ group_matrices(const struct group *g, json_t *sum, json_t *view)
         goto out;
     json_object_set_new(sum, "zone_cells", matrix_summary(&zm, zl, "zone"));
     if (view != NULL) {
-        json_object_set_new(view, "matrix", matrix_view(&zm, zl, g->k));
-        json_object_set_new(view, "cells", cells_view(&zm, zl));
+        const char *words = testspec_kind_words(g->k), *junit = NULL;
+        json_t *mv = matrix_view(&zm, zl, g->k);
+        json_object_set_new(mv, "caption", report_fig_caption(view, words, js(mv, "unit")));
+        json_object_set_new(view, "matrix", mv);
+        json_object_set_new(view, "cells", cells_view(&zm, zl, g->k, &junit));
+        json_object_set_new(view, "cells_jitter_unit", json_string(junit));
     }
     if (m->nregions > 1 && view != NULL) {
         if (mat_fill(g->cx, &rm, g->pairs, g->np, false) != 0)
             goto out;
         json_object_set_new(sum, "region_cells", matrix_summary(&rm, rl, "region"));
-        json_object_set_new(view, "region_matrix", matrix_view(&rm, rl, g->k));
+        json_t *mv = matrix_view(&rm, rl, g->k);
+        json_object_set_new(mv, "caption",
+                            report_fig_caption(view, testspec_kind_words(g->k), js(mv, "unit")));
+        json_object_set_new(view, "region_matrix", mv);
     }
     rc = 0;
 out:
@@ -664,8 +905,29 @@ out:
     return rc;
 }
 
+/* A flagged ok trial into the group's lists of them, with its reasons. */
+static void
+pair_flagged(const struct group *g, const struct rpair *p, const struct rtrial *t,
+             struct group_acc *acc)
+{
+    const struct rmodel *m = g->cx->m;
+    const char *run_id = m->runs[t->run].run->run_id;
+    json_t *flags = json_array();
+    for (int f = 0; f < HOSTFLAG_COUNT; f++)
+        if ((t->flags >> f) & 1u)
+            json_array_append_new(flags, json_string(hostflag_name((enum hostflag)f)));
+    json_t *o = json_pack("{s:s,s:s,s:s,s:s,s:i,s:s,s:o,s:s}", "scenario", g->sc->name, "family",
+                          g->fam, "src", m->hosts[p->src].name, "dst", m->hosts[p->dst].name,
+                          "trial", (int)t->n, "run_id", run_id != NULL ? run_id : "", "flags",
+                          flags, "why", t->flag_why != NULL ? t->flag_why : "");
+    json_t *vo = json_copy(o);
+    json_object_set_new(vo, "several_runs", json_boolean(m->nruns > 1));
+    json_array_append_new(acc->flagged_v, vo);
+    json_array_append_new(acc->flagged_s, o);
+}
+
 /* One trial of a pair into the lists: its value (summary) and text (view); a failure also into
- * the group's lists of failures. */
+ * the group's lists of failures, a flagged one into those of flagged trials. */
 static void
 pair_trial(const struct group *g, const struct rpair *p, const struct rtrial *t, json_t *st,
            json_t *vt, struct group_acc *acc)
@@ -674,8 +936,13 @@ pair_trial(const struct group *g, const struct rpair *p, const struct rtrial *t,
     char b[64];
     if (t->ok) {
         json_array_append_new(st, json_real(t->value));
-        json_array_append_new(vt,
-                              json_string(testspec_kind_value_text(g->k, t->value, b, sizeof b)));
+        testspec_scale_text(&g->tsc, t->value, b, sizeof b);
+        bool behind = t->has_unsent && t->udp_unsent > 0; /* the host's limit, not the path's */
+        acc->any_behind |= behind;
+        json_array_append_new(
+            vt, report_jprintf("%s%s%s", b, behind ? " ‡" : "", t->flags != 0 ? " ⚠" : ""));
+        if (t->flags != 0)
+            pair_flagged(g, p, t, acc);
         return;
     }
     json_array_append_new(st, json_null());
@@ -727,7 +994,9 @@ static void
 pair_chart_values(json_t *vo, const struct agg *a, const struct rpair *p)
 {
     json_object_set_new(vo, "mean_v", json_real(a->st.mean));
-    json_object_set_new(vo, "ci_v", json_real(stats_ci_halfwidth(&a->st, 0.95)));
+    json_object_set_new(vo, "ci_v",
+                        a->nv >= 2 ? json_real(stats_ci_halfwidth(&a->st, 0.95))
+                                   : json_null()); /* no interval of one trial */
     json_t *vals = json_array();
     for (size_t j = 0; j < p->nt; j++)
         if (p->t[j].ok)
@@ -846,6 +1115,8 @@ group_pair(const struct group *g, const struct rpair *p, struct group_acc *acc)
     acc->any_cpu |= a.cpu_l.n > 0;
     acc->any_udp |= a.lost.n > 0;
     acc->any_retr |= a.retrans.n > 0;
+    acc->any_cpb |= a.cpb_l.n > 0;
+    acc->any_unsent |= a.unsent_known > 0;
     json_t *st = json_array(), *vt = json_array();
     pair_trials(g, p, st, vt, acc);
     const char *sz = m->zones[s->zone_idx].label, *dz = m->zones[d->zone_idx].label;
@@ -857,7 +1128,11 @@ group_pair(const struct group *g, const struct rpair *p, struct group_acc *acc)
     json_t *vo = json_pack("{s:s,s:s,s:s,s:s,s:o}", "src", s->name, "dst", d->name, "src_zone", sz,
                            "dst_zone", dz, "trials", vt);
     pair_adaptive(g, p, &a, so, vo, acc);
-    view_stats(vo, &a, g->k);
+    view_stats(vo, &a, &g->tsc);
+    if (a.has_rtt) /* the percentiles merge these trials' histograms: all, or some */
+        json_object_set_new(vo, "pct_trials",
+                            a.rtt_trials < a.nv ? report_jprintf("%zu of %zu", a.rtt_trials, a.nv)
+                                                : report_jprintf("%zu", a.nv));
     if (g->np <= REPORT_CHART_MAX_BARS)
         pair_chart_values(vo, &a, p);
     json_array_append_new(acc->vpairs, vo);
@@ -931,6 +1206,55 @@ trials_obj(uint64_t planned, uint64_t ok, uint64_t failed, uint64_t not_run, siz
     return o;
 }
 
+/* The latency percentiles and jitter of the group's pairs, for the view: each table in the one
+ * unit of its values (read from the summary's pairs, which hold them as numbers). */
+static void
+group_pcts(const struct group_acc *acc, json_t *view)
+{
+    struct rvals pv = {0}, jv = {0};
+    size_t i;
+    const json_t *so;
+    json_array_foreach(acc->spairs, i, so)
+    {
+        const json_t *r = json_object_get(so, HISTJSON_RTT), *u = json_object_get(so, "udp");
+        if (r != NULL) {
+            rvals_add(&pv, jd(r, "min"));
+            for (size_t q = 0; q < HISTJSON_NPCT; q++)
+                rvals_add(&pv, jd(r, histjson_pcts[q].key));
+            rvals_add(&pv, jd(r, "max"));
+        }
+        if (json_object_get(u, "jitter_us") != NULL) /* udp_pps times no datagram */
+            rvals_add(&jv, jd(u, "jitter_us"));
+    }
+    struct testspec_scale ps = report_scale(TESTSPEC_M_RTT_MEAN, pv.v, pv.n);
+    struct testspec_scale jsc = report_scale(TESTSPEC_M_RTT_MEAN, jv.v, jv.n);
+    rvals_release(&pv);
+    rvals_release(&jv);
+    json_array_foreach(acc->spairs, i, so)
+    {
+        json_t *vo = json_array_get(acc->vpairs, i);
+        const json_t *r = json_object_get(so, HISTJSON_RTT), *u = json_object_get(so, "udp");
+        if (r != NULL) {
+            json_t *p = json_array();
+            json_array_append_new(p, report_scaled_json(&ps, jd(r, "min")));
+            for (size_t q = 0; q < HISTJSON_NPCT; q++)
+                json_array_append_new(p, report_scaled_json(&ps, jd(r, histjson_pcts[q].key)));
+            json_array_append_new(p, report_scaled_json(&ps, jd(r, "max")));
+            json_object_set_new(vo, "pcts", p);
+            json_object_set_new(vo, "has_pcts", json_true());
+        }
+        if (u != NULL)
+            json_object_set_new(vo, "jitter",
+                                json_object_get(u, "jitter_us") != NULL
+                                    ? report_scaled_json(&jsc, jd(u, "jitter_us"))
+                                    : json_string("—"));
+    }
+    json_object_set_new(view, "pcts_scale", report_scale_json(&ps));
+    json_object_set_new(view, "pcts_unit", json_string(ps.unit));
+    json_object_set_new(view, "pcts_caption", report_fig_caption(view, "RTT percentiles", ps.unit));
+    json_object_set_new(view, "jitter_unit", json_string(jsc.unit));
+}
+
 static void
 group_totals(const struct group *g, json_t *sum, json_t *view, const struct group_acc *acc)
 {
@@ -969,7 +1293,23 @@ group_totals(const struct group *g, json_t *sum, json_t *view, const struct grou
     json_object_set_new(view, "has_cpu", json_boolean(acc->any_cpu));
     json_object_set_new(view, "has_udp", json_boolean(acc->any_udp));
     json_object_set_new(view, "has_retransmits", json_boolean(acc->any_retr));
+    json_object_set_new(view, "has_cpb", json_boolean(acc->any_cpb));
+    json_object_set_new(view, "has_unsent", json_boolean(acc->any_unsent));
+    json_object_set_new(view, "has_behind", json_boolean(acc->any_behind));
     json_object_set_new(view, "pct_cols", pct_cols());
+    json_object_set_new(view, "pairs_scale", report_scale_json(&g->tsc));
+    json_object_set_new(view, "pairs_unit", json_string(g->tsc.unit));
+    json_object_set_new(view, "pairs_caption",
+                        report_fig_caption(view, testspec_kind_words(g->k), g->tsc.unit));
+    group_pcts(acc, view);
+    /* only when some trial was flagged: the summaries of journals of before read as before */
+    bool flagged = json_array_size(acc->flagged_s) > 0;
+    if (flagged)
+        json_object_set_new(sum, "flagged_trials", acc->flagged_s);
+    else
+        json_decref(acc->flagged_s);
+    json_object_set_new(view, "flagged_trials", acc->flagged_v);
+    json_object_set_new(view, "has_flagged", json_boolean(flagged));
 }
 
 /* The trial counts of a group's pairs, as group_pair and group_totals count them, for
@@ -1013,6 +1353,20 @@ group_build_cells(const struct group *g, bool fam_in_key, struct group_out *out)
     return 0;
 }
 
+/* The unit of the trials per host pair table: of the group's ok trial values. */
+static struct testspec_scale
+group_trials_scale(const struct group *g)
+{
+    struct rvals v = {0};
+    for (size_t i = 0; i < g->np; i++)
+        for (size_t j = 0; j < g->pairs[i].nt; j++)
+            if (g->pairs[i].t[j].ok)
+                rvals_add(&v, g->pairs[i].t[j].value);
+    struct testspec_scale sc = report_scale(testspec_kind_metric(g->k), v.v, v.n);
+    rvals_release(&v);
+    return sc;
+}
+
 /* The summary and the view of one (scenario, family): its matrices, pairs and failures. */
 static int
 group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_key,
@@ -1032,12 +1386,15 @@ group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_ke
         g.maxn = pairs[i].planned > g.maxn ? pairs[i].planned : g.maxn;
     if (cx->cells_only)
         return group_build_cells(&g, fam_in_key, out);
+    g.tsc = group_trials_scale(&g);
     json_t *sum, *view;
     group_head(&g, fam_in_key, &sum, &view);
     struct group_acc acc = {.spairs = json_array(),
                             .vpairs = json_array(),
                             .fails = json_array(),
                             .sfails = json_array(),
+                            .flagged_v = json_array(),
+                            .flagged_s = json_array(),
                             .undecided = json_array()};
     int rc = group_matrices(&g, sum, view);
     if (rc == 0)
@@ -1049,6 +1406,8 @@ group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_ke
         json_decref(acc.vpairs);
         json_decref(acc.fails);
         json_decref(acc.sfails);
+        json_decref(acc.flagged_v);
+        json_decref(acc.flagged_s);
         json_decref(acc.undecided);
         json_decref(sum);
         json_decref(view);
@@ -1068,8 +1427,10 @@ host_view(const struct rhost *h, const struct rmodel *m)
 {
     char b[64];
     const json_t *env = h->env;
-    json_t *o = json_pack("{s:s,s:s,s:s,s:s}", "name", h->name, "region", h->region, "zone",
-                          m->zones[h->zone_idx].zone, "address", h->addr);
+    const char *zone = m->zones[h->zone_idx].zone;
+    json_t *o = json_pack("{s:s,s:s,s:s,s:s}", "name", h->name, "region",
+                          h->region[0] != '\0' ? h->region : "—", "zone",
+                          zone[0] != '\0' ? zone : "—", "address", h->addr);
     static const char *const keys[] = {"os",    "kernel", "cpu_model",  "interface",
                                        "qdisc", "tcp_cc", "clocksource"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
@@ -1106,6 +1467,12 @@ static json_t *
 str_or_empty(const char *s)
 {
     return json_string(s != NULL ? s : "");
+}
+
+static const char *
+str_or_empty_c(const char *s)
+{
+    return s != NULL ? s : "";
 }
 
 static uint64_t
@@ -1176,7 +1543,31 @@ run_obj(const struct rrun *r)
     if (r->undecided > 0) /* planned and not_run are then the least (adaptive trials) */
         json_object_set_new(t, "undecided", json_integer((json_int_t)r->undecided));
     json_object_set_new(o, "trials", t);
+    if (run->revision > 1) /* only then: runs of one revision summarise as before */
+        json_object_set_new(o, "revision", json_integer((json_int_t)run->revision));
     return o;
+}
+
+/* A revised run's plans, for people: "plan revision 2 (resumed with --force: revision 1 of
+ * sha256 …, from …)"; NULL for a run of one revision. */
+static json_t *
+revisions_text(const struct journal_run *run)
+{
+    if (run->revision <= 1)
+        return NULL;
+    struct rbuf b;
+    rbuf_init(&b);
+    rbuf_printf(
+        &b, "plan revision %u (a resume with --force changed the plan; earlier: ", run->revision);
+    for (size_t i = 0; i < run->nrevisions; i++) {
+        const struct journal_run_revision *v = &run->revisions[i];
+        rbuf_printf(&b, "%srevision %u, plan sha256 %.12s, from %s", i ? "; " : "", v->revision,
+                    str_or_empty_c(v->plan_sha256), str_or_empty_c(v->started));
+    }
+    rbuf_puts(&b, ")");
+    json_t *s = json_string(b.oom ? "" : b.data);
+    rbuf_release(&b);
+    return s;
 }
 
 /* The run as the view shows it: run_obj's members and their words for people. */
@@ -1186,6 +1577,9 @@ run_view(const struct rrun *r)
     json_t *o = run_obj(r);
     char b[256];
     json_object_set_new(o, "state_text", json_string(run_state_text(r, b, sizeof b)));
+    json_t *rev = revisions_text(r->run);
+    if (rev != NULL)
+        json_object_set_new(o, "revisions_text", rev);
     json_object_set_new(o, "tally",
                         tally_text(r->planned, r->ok, r->failed, run_not_run(r), r->undecided > 0));
     return o;
@@ -1302,6 +1696,17 @@ units_legend(void)
         json_object_set_new(o, testspec_kinds_text(mask, ", ", kinds, sizeof kinds),
                             json_string(text));
     }
+    for (int i = 0; i < TESTSPEC_METRIC_COUNT; i++) { /* "figures.idle_rtt": "us (...)" */
+        enum testspec_metric m = (enum testspec_metric)i;
+        const char *fig = testspec_metric_figure(m), *note = testspec_metric_note(m);
+        if (fig == NULL)
+            continue;
+        char key[96], text[256];
+        snprintf(key, sizeof key, "figures.%s", fig);
+        snprintf(text, sizeof text, note != NULL ? "%s (%s: %s)" : "%s (%s)",
+                 testspec_metric_unit(m), testspec_metric_words(m), note);
+        json_object_set_new(o, key, json_string(text));
+    }
     return o;
 }
 
@@ -1317,7 +1722,13 @@ aggregate_head(const struct rmodel *m, json_t *sum, json_t *view)
     for (size_t i = 0; i < m->nruns; i++) {
         json_array_append_new(vruns, run_view(&m->runs[i]));
         json_array_append_new(runs, run_obj(&m->runs[i]));
-        rbuf_printf(&cmd, " %s", m->runs[i].dir);
+        char q[2 * PATH_MAX + 8];
+        rbuf_printf(&cmd, " %s",
+                    shquote_word(m->runs[i].dir, q, sizeof q) >= 0 ? q : m->runs[i].dir);
+        if (i + 1 == m->nruns && m->same_hosts)
+            rbuf_puts(&cmd, " --same-hosts");
+        if (i + 1 == m->nruns && m->by_zone_id)
+            rbuf_puts(&cmd, " --by zone_id");
         const char *pn = m->runs[i].run->plan_name;
         bool again = false; /* a plan surveyed twice is named once */
         for (size_t j = 0; j < i && !again; j++) {
@@ -1344,6 +1755,11 @@ aggregate_head(const struct rmodel *m, json_t *sum, json_t *view)
     json_object_set_new(units, "cpu_pct", json_string("% of one core (local: src, remote: dst)"));
     json_object_set_new(units, "udp.lost_pct", json_string("%"));
     json_object_set_new(units, "udp.jitter_us", json_string("us"));
+    json_object_set_new(units, "udp.unsent",
+                        json_string("datagrams the sender's schedule called for and it did not "
+                                    "send (its host fell behind; not lost)"));
+    json_object_set_new(units, "cycles_per_byte",
+                        json_string("CPU cycles per byte moved (local: src, remote: dst)"));
     json_object_set_new(sum, "units", units);
     json_object_set_new(view, "title", json_string(title.data ? title.data : ""));
     json_object_set_new(view, "version", json_string(NS_VERSION));
@@ -1390,6 +1806,12 @@ aggregate_places(const struct rmodel *m, json_t *sum, json_t *view)
         json_array_append_new(vhosts, host_view(ho, m));
     }
     json_object_set_new(view, "zone_warnings", warnings);
+    /* a plan whose hosts state no zone: host pairs only, no zone matrix (the plan refuses a mix) */
+    bool zoned = m->by_zone_id;
+    for (size_t h = 0; h < m->nhosts && !zoned; h++)
+        zoned = m->hosts[h].zone != NULL && m->hosts[h].zone[0] != '\0';
+    json_object_set_new(sum, "zones_given", json_boolean(zoned || m->nhosts == 0));
+    json_object_set_new(view, "zoned", json_boolean(zoned || m->nhosts == 0));
     json_object_set_new(view, "by_zone_id", json_boolean(m->by_zone_id));
     if (m->by_zone_id) /* absent otherwise: summaries of zone labels read as before */
         json_object_set_new(sum, "zones_by", json_string("zone_id"));
@@ -1421,15 +1843,17 @@ scen_unrecorded(const struct rmodel *m, const struct rscen *sc, json_t *scens, j
     char key[256];
     scen_file_key(sc, NULL, key, sizeof key);
     enum testspec_kind k = sc->kind;
-    bool stream = testspec_kind_family(k) == TESTSPEC_FAMILY_STREAM;
+    char dir[160];
+    const char *dir_key;
+    scen_direction(sc, dir, sizeof dir, &dir_key);
     uint64_t unseen[2];
     scen_unseen(m, sc, unseen);
     uint64_t planned = unseen[0];
-    json_t *sum = json_pack("{s:s,s:s,s:s,s:n,s:s,s:b,s:s,s:s,s:o,s:[],s:[],s:[]}", "name",
-                            sc->name, "file_key", key, "test", sc->test, "family", "direction",
-                            stream && sc->reverse ? "dst->src" : "src->dst", "reverse", sc->reverse,
-                            "metric", testspec_kind_words(k), "unit", testspec_kind_unit(k),
-                            "params", scen_params(sc->def), "zone_cells", "pairs", "failures");
+    json_t *sum =
+        json_pack("{s:s,s:s,s:s,s:n,s:s,s:b,s:s,s:s,s:o,s:[],s:[],s:[]}", "name", sc->name,
+                  "file_key", key, "test", sc->test, "family", "direction", dir_key, "reverse",
+                  sc->reverse, "metric", testspec_kind_words(k), "unit", testspec_kind_unit(k),
+                  "params", scen_params(sc->def), "zone_cells", "pairs", "failures");
     json_object_set_new(sum, "trials", trials_obj(planned, 0, 0, planned, 0, unseen[1]));
     json_t *view = json_pack(
         "{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:b,s:b,s:[],s:[],s:o}", "name", sc->name, "file_key", key,
@@ -1456,7 +1880,7 @@ aggregate_groups(struct ctx *cx, const struct rpair *pairs, json_t *sum, json_t 
     size_t np = m->npairs;
     json_t *scens = json_array(), *vscens = json_array(), *allfails = json_array();
     int rc = 0;
-    size_t total_fail = 0, i = 0;
+    size_t total_fail = 0, total_flagged = 0, i = 0;
     for (size_t s = 0; rc == 0 && s < m->nscens; s++) {
         if (i == np || pairs[i].scen != (int)s) {
             scen_unrecorded(m, &m->scens[s], scens, vscens);
@@ -1483,6 +1907,7 @@ aggregate_groups(struct ctx *cx, const struct rpair *pairs, json_t *sum, json_t 
                 json_array_append(allfails, f);
                 total_fail++;
             }
+            total_flagged += json_array_size(json_object_get(g.view, "flagged_trials"));
             json_array_append_new(scens, g.sum);
             if (g.view != NULL)
                 json_array_append_new(vscens, g.view);
@@ -1493,6 +1918,10 @@ aggregate_groups(struct ctx *cx, const struct rpair *pairs, json_t *sum, json_t 
     json_object_set_new(view, "scenarios", vscens);
     json_object_set_new(view, "failures", allfails);
     json_object_set_new(view, "failures_total", json_integer((json_int_t)total_fail));
+    json_object_set_new(view, "flagged_total",
+                        total_flagged > 0 ? report_jprintf("%zu trial%s flagged", total_flagged,
+                                                           total_flagged == 1 ? "" : "s")
+                                          : json_string(""));
     return rc;
 }
 
@@ -1505,12 +1934,16 @@ aggregate_problems(const struct rmodel *m, json_t *sum, json_t *view)
     for (size_t i = 0; i < m->nproblems; i++) {
         const struct rproblem *p = &m->problems[i];
         const char *dir = m->runs[p->run].dir, *kind = rproblem_kind_name(p->kind);
-        json_array_append_new(list, json_pack("{s:s,s:s,s:I,s:s,s:s}", "dir", dir, "file",
-                                              JOURNAL_RESULTS_FILE, "line", (json_int_t)p->line,
-                                              "kind", kind, "why", p->why));
-        json_array_append_new(vlist, json_pack("{s:s,s:s,s:I,s:s,s:s}", "dir", dir, "file",
-                                               JOURNAL_RESULTS_FILE, "line", (json_int_t)p->line,
-                                               "kind", kind, "why", p->why));
+        /* line 0: a problem of run.json itself */
+        const char *file = p->line > 0 ? JOURNAL_RESULTS_FILE : JOURNAL_RUN_FILE;
+        json_array_append_new(list,
+                              json_pack("{s:s,s:s,s:I,s:s,s:s}", "dir", dir, "file", file, "line",
+                                        (json_int_t)p->line, "kind", kind, "why", p->why));
+        json_t *v = json_pack("{s:s,s:s,s:I,s:s,s:s}", "dir", dir, "file", file, "line",
+                              (json_int_t)p->line, "kind", kind, "why", p->why);
+        if (p->line == 0)
+            json_object_set_new(v, "more", report_jprintf("%s (%s)", p->why, kind));
+        json_array_append_new(vlist, v);
     }
     for (size_t r = 0; r < m->nruns; r++) {
         more += m->runs[r].problems_more;
@@ -1550,6 +1983,8 @@ aggregate(const struct rmodel *m, bool cells_only, json_t **summary_out, json_t 
     aggregate_head(m, sum, view);
     aggregate_places(m, sum, view);
     int rc = aggregate_groups(&cx, pairs, sum, view);
+    if (rc == 0) /* before anything reads a key: matrices, charts, anchors */
+        rc = report_file_keys_unique(sum, view);
     if (rc == 0 && !cells_only) /* they read the view's matrices and the cells' percentiles */
         rc = report_matrix_stats(sum, view);
     if (rc == 0 && !cells_only)

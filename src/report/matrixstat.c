@@ -9,6 +9,7 @@
  *
  * Everything here reads the zone cells aggregate.c put into the summary (their numbers are the
  * doubles it computed, not text), so the mean matrix and these agree by construction. */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,20 +26,23 @@
 struct mstat {
     const char *key;     /* summary "stat", and the file's suffix: matrix-<scenario>-<key>.csv */
     const char *title;   /* the report's heading */
+    const char *words;   /* what a cell is, in captions; NULL: the worst trial's figure */
     const char *source;  /* what a cell's value is ("each cell is ..."), summary.json too */
     const char *rtt_key; /* its key in the cell's rtt_us (microseconds); NULL: cell_key */
     const char *cell_key;
+    int fig; /* a figure beside the headline (enum testspec_metric): the mean of its trials' value,
+              * the cell's figures.<key>.mean; -1 for the others */
 };
 
 static const struct mstat mstats[] = {
-    {"p50", "Median latency (p50)",
+    {"p50", "Median latency (p50)", "median RTT (p50)",
      "the median of every sample of its trials (their merged histograms, no averaged percentile)",
-     "p50", NULL},
-    {"p99", "p99 latency", "the 99th percentile of every sample of its trials (merged histograms)",
-     "p99", NULL},
-    {"min", "Minimum (worst trial)",
+     "p50", NULL, -1},
+    {"p99", "p99 latency", "p99 RTT",
+     "the 99th percentile of every sample of its trials (merged histograms)", "p99", NULL, -1},
+    {"min", "Minimum (worst trial)", NULL,
      "the lowest trial value of its host pairs: the least the path delivered in a trial", NULL,
-     "min"},
+     "min", -1},
 };
 #define NMSTATS (sizeof mstats / sizeof mstats[0])
 
@@ -52,18 +56,12 @@ mstat_applies(const struct mstat *s, enum testspec_kind k)
 static double
 mstat_value(const struct mstat *s, const json_t *cell)
 {
-    const json_t *v = s->rtt_key != NULL
-                          ? json_object_get(json_object_get(cell, HISTJSON_RTT), s->rtt_key)
-                          : json_object_get(cell, s->cell_key);
+    const json_t *v =
+        s->fig >= 0
+            ? json_object_get(json_object_get(json_object_get(cell, "figures"), s->key), "mean")
+        : s->rtt_key != NULL ? json_object_get(json_object_get(cell, HISTJSON_RTT), s->rtt_key)
+                             : json_object_get(cell, s->cell_key);
     return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static char *
-mstat_fmt(const struct mstat *s, enum testspec_kind k, double v, char *buf, size_t len)
-{
-    /* a percentile of the RTT reads as the mean RTT does */
-    return s->rtt_key != NULL ? testspec_metric_text(TESTSPEC_M_RTT_MEAN, v, buf, len)
-                              : testspec_kind_value_text(k, v, buf, len);
 }
 
 static size_t
@@ -133,39 +131,103 @@ static void
 stat_matrix(const struct mstat *s, const struct grid *g, enum testspec_kind k, const json_t *ssum,
             const json_t *sview, json_t *slist, json_t *vlist)
 {
-    char file[512], b[64];
+    char file[512], b[64], words[128];
     report_matrix_file(file, sizeof file, js(ssum, "file_key"), s->key);
-    const char *unit =
-        s->rtt_key != NULL ? testspec_metric_unit(TESTSPEC_M_RTT_MEAN) : testspec_kind_unit(k);
+    /* a percentile of the RTT reads as the mean RTT does, a figure beside the headline as its
+     * metric */
+    enum testspec_metric metric = s->fig >= 0          ? (enum testspec_metric)s->fig
+                                  : s->rtt_key != NULL ? TESTSPEC_M_RTT_MEAN
+                                                       : testspec_kind_metric(k);
+    const char *unit = testspec_metric_unit(metric);
+    struct rvals vals = {0};
+    for (size_t i = 0; i < g->n * g->n; i++)
+        if (g->cell[i] != NULL && !isnan(mstat_value(s, g->cell[i])))
+            rvals_add(&vals, mstat_value(s, g->cell[i]));
+    struct testspec_scale sc = report_scale(metric, vals.v, vals.n);
+    rvals_release(&vals);
     json_t *cells = json_array(), *rows = json_array();
+    size_t partial = 0;
     for (size_t r = 0; r < g->n; r++) {
         json_t *vcells = json_array();
         for (size_t c = 0; c < g->n; c++) {
             const json_t *cell = g->cell[r * g->n + c];
             double v = cell != NULL ? mstat_value(s, cell) : NAN;
             bool has = !isnan(v);
-            if (has)
-                json_array_append_new(cells, json_pack("{s:s,s:s,s:f}", "src_zone", g->labels[r],
-                                                       "dst_zone", g->labels[c], "value", v));
+            /* percentiles merge the trials that carried a histogram: all, or some (said) */
+            json_int_t n = cell != NULL ? json_integer_value(json_object_get(cell, "n")) : 0;
+            json_int_t from = s->rtt_key != NULL
+                                  ? json_integer_value(json_object_get(
+                                        json_object_get(cell, HISTJSON_RTT), "trials"))
+                                  : n;
+            if (has) {
+                json_t *o = json_pack("{s:s,s:s,s:f}", "src_zone", g->labels[r], "dst_zone",
+                                      g->labels[c], "value", v);
+                if (s->rtt_key != NULL)
+                    json_object_set_new(o, "trials", json_integer(from));
+                json_array_append_new(cells, o);
+            }
+            json_t *text = has ? report_scaled_json(&sc, v) : json_string(cell_missing_text(cell));
+            if (has && from < n) {
+                partial++;
+                json_decref(text);
+                text = report_jprintf("%s · from %lld of %lld trials",
+                                      testspec_scale_text(&sc, v, b, sizeof b), (long long)from,
+                                      (long long)n);
+            }
             /* every key in every cell: a missing one would be looked up in the scenario */
-            json_array_append_new(
-                vcells, json_pack("{s:s,s:b}", "text",
-                                  has ? mstat_fmt(s, k, v, b, sizeof b) : cell_missing_text(cell),
-                                  "empty", !has));
+            json_array_append_new(vcells, json_pack("{s:o,s:b}", "text", text, "empty", !has));
         }
         json_array_append_new(rows, json_pack("{s:s,s:o}", "label", g->labels[r], "cells", vcells));
     }
     json_array_append_new(slist, json_pack("{s:s,s:s,s:s,s:s,s:s,s:o}", "stat", s->key, "title",
                                            s->title, "unit", unit, "source", s->source, "file",
                                            file, "cells", cells));
-    char caption[600];
-    const char *sweep = js(sview, "sweep_label"); /* a value of a sweep: which one */
-    snprintf(caption, sizeof caption, "%s%s%s, %s, %s", js(sview, "name"), *sweep ? " " : "", sweep,
-             js(sview, "family"), unit);
+    if (s->words != NULL)
+        snprintf(words, sizeof words, "%s", s->words);
+    else /* a trial's figure: the kind's */
+        snprintf(words, sizeof words, "worst trial's %s", testspec_kind_words(k));
     json_array_append_new(
-        vlist, json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:O,s:o}", "stat", s->key, "title", s->title,
-                         "caption", caption, "source", s->source, "file", file, "note", "", "cols",
-                         json_object_get(json_object_get(sview, "matrix"), "cols"), "rows", rows));
+        vlist,
+        json_pack("{s:s,s:s,s:o,s:s,s:s,s:o,s:O,s:o,s:o}", "stat", s->key, "title", s->title,
+                  "caption", report_fig_caption(sview, words, sc.unit), "source", s->source, "file",
+                  file, "note",
+                  partial > 0 ? report_jprintf("The percentiles of %zu cell%s come from part of "
+                                               "%s trials (a trial that carried no histogram): "
+                                               "each says from how many.",
+                                               partial, partial == 1 ? "" : "s",
+                                               partial == 1 ? "its" : "their")
+                              : json_string(""),
+                  "cols", json_object_get(json_object_get(sview, "matrix"), "cols"), "rows", rows,
+                  "scale", report_scale_json(&sc)));
+}
+
+/* The figures the scenario reports beside its headline (group_head's "figures": their names
+ * from testspec.h), each a stat matrix of its trials' mean: "Idle mean RTT", "Load throughput",
+ * "Forward throughput" and "Reverse throughput" of --bidir. */
+static void
+figure_matrices(const struct grid *g, enum testspec_kind k, const json_t *ssum, const json_t *sview,
+                json_t *slist, json_t *vlist)
+{
+    size_t i;
+    const json_t *f;
+    json_array_foreach(json_object_get(ssum, "figures"), i, f)
+    {
+        int m = -1;
+        for (int j = 0; j < TESTSPEC_METRIC_COUNT && m < 0; j++) {
+            const char *name = testspec_metric_figure((enum testspec_metric)j);
+            m = name != NULL && strcmp(name, js(f, "name")) == 0 ? j : -1;
+        }
+        if (m < 0)
+            continue;
+        const char *words = testspec_metric_words((enum testspec_metric)m);
+        const char *note = testspec_metric_note((enum testspec_metric)m);
+        char title[128], source[512];
+        snprintf(title, sizeof title, "%c%s", toupper((unsigned char)words[0]), words + 1);
+        snprintf(source, sizeof source, note != NULL ? "the mean of its trials' %s (%s)" : "%s%s",
+                 note != NULL ? words : "the mean of its trials' figure", note != NULL ? note : "");
+        struct mstat s = {js(f, "name"), title, words, source, NULL, NULL, m};
+        stat_matrix(&s, g, k, ssum, sview, slist, vlist);
+    }
 }
 
 /* --- asymmetry ---------------------------------------------------------------------------- */
@@ -369,6 +431,7 @@ scenario_stats(json_t *ssum, json_t *sview)
     for (size_t i = 0; i < NMSTATS; i++)
         if (mstat_applies(&mstats[i], k))
             stat_matrix(&mstats[i], &g, k, ssum, sview, slist, vlist);
+    figure_matrices(&g, k, ssum, sview, slist, vlist);
     json_object_set_new(ssum, "stat_matrices", slist);
     json_object_set_new(sview, "stat_matrices", vlist);
     asymmetry(&g, k, ssum, sview);
@@ -376,48 +439,62 @@ scenario_stats(json_t *ssum, json_t *sview)
     return 0;
 }
 
-/* The scenario whose own matrix CSV is named file, or NULL. */
-static const json_t *
-file_owner(const json_t *scens, const char *file)
+/* The names a file key gives a scenario's matrices: its own, its regions', its stats'. */
+#define KEY_NAMES (2 + NMSTATS)
+
+static void
+key_names(const char *key, char names[KEY_NAMES][320])
 {
-    size_t i;
-    const json_t *s;
-    json_array_foreach(scens, i, s)
-    {
-        char own[512];
-        report_matrix_file(own, sizeof own, js(s, "file_key"), NULL);
-        if (strcmp(own, file) == 0)
-            return s;
-        report_matrix_file(own, sizeof own, js(s, "file_key"), REPORT_MATRIX_REGIONS);
-        if (json_object_get(s, "region_cells") != NULL && strcmp(own, file) == 0)
-            return s;
-    }
-    return NULL;
+    snprintf(names[0], sizeof names[0], "%.300s", key);
+    snprintf(names[1], sizeof names[1], "%.300s-%s", key, REPORT_MATRIX_REGIONS);
+    for (size_t i = 0; i < NMSTATS; i++)
+        snprintf(names[2 + i], sizeof names[2 + i], "%.300s-%s", key, mstats[i].key);
 }
 
-/* A scenario named like another's stat ("lat-p99" beside "lat") would have its mean matrix
- * overwritten by the other's p99 matrix: the mean matrix keeps the name, the stat matrix is
- * not written (summary.json's "file" is null) and the report says why. */
-static void
-stat_files_unclash(const json_t *ss, const json_t *vs)
+/* Whether one of names is among taken[0..n). */
+static bool
+key_taken(char (*taken)[320], size_t n, char names[KEY_NAMES][320])
 {
-    for (size_t i = 0; i < json_array_size(ss); i++) {
-        const json_t *sm = json_object_get(json_array_get(ss, i), "stat_matrices");
-        const json_t *vm = json_object_get(json_array_get(vs, i), "stat_matrices");
-        for (size_t j = 0; j < json_array_size(sm); j++) {
-            json_t *so = json_array_get(sm, j), *vo = json_array_get(vm, j);
-            const char *file = js(so, "file");
-            const json_t *owner = file_owner(ss, file);
-            if (owner == NULL)
-                continue;
-            json_object_set_new(
-                vo, "note",
-                report_jprintf("Not written to %s: that is the name of scenario %s's "
-                               "matrix.",
-                               file, js(owner, "name")));
-            json_object_set_new(so, "file", json_null());
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < KEY_NAMES; k++)
+            if (strcmp(taken[i], names[k]) == 0)
+                return true;
+    return false;
+}
+
+int
+report_file_keys_unique(json_t *sum, json_t *view)
+{
+    const json_t *ss = json_object_get(sum, "scenarios"), *vs = json_object_get(view, "scenarios");
+    size_t n = json_array_size(ss);
+    char(*taken)[320] = calloc(n * KEY_NAMES + 1, sizeof *taken);
+    if (taken == NULL)
+        return NS_ENOMEM;
+    size_t nt = 0;
+    for (size_t i = 0; i < n; i++) {
+        json_t *s = json_array_get(ss, i), *v = json_array_get(vs, i);
+        char base[300], key[320], names[KEY_NAMES][320];
+        snprintf(base, sizeof base, "%s", js(s, "file_key"));
+        snprintf(key, sizeof key, "%s", base);
+        key_names(key, names);
+        for (unsigned k = 2; key_taken(taken, nt, names); k++) {
+            snprintf(key, sizeof key, "%.290s-%u", base, k);
+            key_names(key, names);
         }
+        memcpy(taken[nt], names, sizeof names);
+        nt += KEY_NAMES;
+        if (strcmp(key, base) == 0)
+            continue;
+        json_object_set_new(s, "file_key", json_string(key));
+        json_object_set_new(v, "file_key", json_string(key));
+        json_object_set_new(
+            v, "key_note",
+            report_jprintf("Its files are named %s: %s would share a name with another "
+                           "scenario's matrix or chart.",
+                           key, base));
     }
+    free(taken);
+    return 0;
 }
 
 int
@@ -429,14 +506,13 @@ report_matrix_stats(json_t *sum, json_t *view)
         if (rc != 0)
             return rc;
     }
-    stat_files_unclash(ss, vs);
     return 0;
 }
 
 /* --- CSV ---------------------------------------------------------------------------------- */
 
-/* The same layout as matrix-<scenario>.csv: "src\dst,<zone>,..." then one row per source
- * zone, the value with 3 decimals, empty where the cell has none. */
+/* The same layout as matrix-<scenario>.csv: "src\dst (<unit>),<zone>,..." then one row per
+ * source zone, the value with 3 decimals, empty where the cell has none. */
 static int
 write_stat_csv(const char *path, const json_t *zones, const json_t *m, struct err *e)
 {
@@ -463,7 +539,7 @@ write_stat_csv(const char *path, const json_t *zones, const json_t *m, struct er
     }
     struct rbuf b;
     rbuf_init(&b);
-    rbuf_puts(&b, "src\\dst");
+    report_csv_corner(&b, js(m, "unit"));
     for (size_t col = 0; col < n; col++) {
         rbuf_puts(&b, ",");
         rbuf_csv_field(&b, labels[col]);

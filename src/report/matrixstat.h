@@ -14,6 +14,14 @@ struct err;
 #define REPORT_ASYM_ALPHA 0.05
 #define REPORT_ASYM_MIN_EFFECT_PCT 5.0
 
+/* Every scenario's "file_key" (summary and view) made to name its files apart from every other
+ * scenario's: no two scenarios share a matrix CSV (matrix-<key>.csv, -regions, -p50, -p99,
+ * -min) or chart (charts/<kind>-<key>.*), whatever their names (scenario lat's region matrix
+ * and scenario lat-regions' own matrix; "a b" and "a_b", one key once sanitized). The first
+ * scenario keeps its key; a later one that would share a name gets "-2", "-3", ..., and its view
+ * a "key_note" that says so. Returns 0 or NS_ENOMEM. */
+int report_file_keys_unique(json_t *sum, json_t *view);
+
 /* For every scenario of the summary sum (and the same scenario, same index, of the view view)
  * add its stat matrices ("stat_matrices") and its directions' test ("asymmetry") from the
  * zone cells aggregate.c wrote. Returns 0 or NS_ENOMEM. */

@@ -172,29 +172,66 @@ rnatcmp(const char *a, const char *b)
 /* --- hosts, scenarios, pairs -------------------------------------------------------------------
  */
 
+/* Hosts are keyed by run and name: two runs' hosts are two hosts, whatever their names, so that
+ * a merge of runs whose host names repeat in other places (two accounts, two regions) keeps
+ * each run's zones. With same_hosts (report --same-hosts) a name is one host in every run,
+ * which run_host checks: the same place and address wherever it is named. */
 static uint32_t
-host_hash(const char *name, const char *region)
+host_key_run(const struct rmodel *m, size_t run)
 {
-    uint32_t h = 2166136261u; /* FNV-1a over name, a NUL, region */
-    for (const char *p = name;; p++) {
+    return m->same_hosts ? 0 : (uint32_t)run;
+}
+
+static uint32_t
+host_hash(const char *name, uint32_t run)
+{
+    uint32_t h = 2166136261u; /* FNV-1a over name, then the run's four bytes */
+    for (const char *p = name; *p != '\0'; p++)
         h = (h ^ (unsigned char)*p) * 16777619u;
-        if (*p == '\0')
-            break;
-    }
-    for (const char *p = region; *p != '\0'; p++)
-        h = (h ^ (unsigned char)*p) * 16777619u;
+    for (int i = 0; i < 4; i++)
+        h = (h ^ ((run >> (8 * i)) & 0xff)) * 16777619u;
     return h;
 }
 
-/* The slot of (name, region) in the hosts' index: its host, or the empty slot to take. Two
- * lookups a record: a linear search over 100 hosts was a tenth of a report's time. */
-static size_t
-host_slot(const struct rmodel *m, const char *name, const char *region)
+static const char *
+str_or(const char *s)
 {
-    size_t j = host_hash(name, region) & (m->hidx_cap - 1);
+    return s != NULL ? s : "";
+}
+
+/* Whether a record's text (NULL: it says nothing) is the run's. */
+static bool
+str_same_or_absent(const char *run, const char *rec)
+{
+    return rec == NULL || strcmp(run, rec) == 0;
+}
+
+/* The host named name of run (of any run, with same_hosts), or -1. */
+static int
+host_find(const struct rmodel *m, const char *name, size_t run)
+{
+    if (m->hidx_cap == 0)
+        return -1;
+    size_t j = host_hash(name != NULL ? name : "", host_key_run(m, run)) & (m->hidx_cap - 1);
     while (m->hidx[j] != UINT32_MAX) {
         const struct rhost *h = &m->hosts[m->hidx[j]];
-        if (strcmp(h->name, name) == 0 && strcmp(h->region, region) == 0)
+        if (h->key_run == host_key_run(m, run) &&
+            strcmp(h->key_name, name != NULL ? name : "") == 0)
+            return (int)m->hidx[j];
+        j = (j + 1) & (m->hidx_cap - 1);
+    }
+    return -1;
+}
+
+/* The slot of (name, run) in the hosts' index: its host, or the empty slot to take. Two
+ * lookups a record: a linear search over 100 hosts was a tenth of a report's time. */
+static size_t
+host_slot(const struct rmodel *m, const char *name, uint32_t run)
+{
+    size_t j = host_hash(name, run) & (m->hidx_cap - 1);
+    while (m->hidx[j] != UINT32_MAX) {
+        const struct rhost *h = &m->hosts[m->hidx[j]];
+        if (h->key_run == run && strcmp(h->key_name, name) == 0)
             break;
         j = (j + 1) & (m->hidx_cap - 1);
     }
@@ -213,15 +250,15 @@ hidx_grow(struct rmodel *m)
     m->hidx = t;
     m->hidx_cap = cap;
     for (size_t i = 0; i < m->nhosts; i++)
-        m->hidx[host_slot(m, m->hosts[i].name, m->hosts[i].region)] = (uint32_t)i;
+        m->hidx[host_slot(m, m->hosts[i].key_name, m->hosts[i].key_run)] = (uint32_t)i;
     return 0;
 }
 
-/* The host named name in region (NULL reads as ""), added when new; env (borrowed, may be NULL)
- * is the first one a run.json gives it. */
+/* The host named name of run (NULL reads as ""), added when new; env (borrowed, may be NULL)
+ * is the first one a run.json gives it. *added says whether it is new. */
 static int
-host_get(struct rmodel *m, const char *name, const char *zone, const char *region, const char *addr,
-         const json_t *env)
+host_get(struct rmodel *m, size_t run, const char *name, const char *zone, const char *region,
+         const char *addr, const json_t *env, bool *added)
 {
     if (name == NULL)
         name = "";
@@ -231,9 +268,11 @@ host_get(struct rmodel *m, const char *name, const char *zone, const char *regio
         region = "";
     if (addr == NULL)
         addr = "";
+    *added = false;
     if ((m->nhosts + 1) * 2 > m->hidx_cap && hidx_grow(m) != 0)
         return NS_ENOMEM;
-    size_t slot = host_slot(m, name, region);
+    uint32_t kr = host_key_run(m, run);
+    size_t slot = host_slot(m, name, kr);
     if (m->hidx[slot] != UINT32_MAX) {
         struct rhost *h = &m->hosts[m->hidx[slot]];
         if (h->env == NULL)
@@ -243,17 +282,22 @@ host_get(struct rmodel *m, const char *name, const char *zone, const char *regio
     if (ARRAY_GROW(&m->hosts, &m->caphosts, m->nhosts + 1) != 0)
         return NS_ENOMEM;
     struct rhost *h = &m->hosts[m->nhosts];
+    memset(h, 0, sizeof *h);
     h->name = xstrdup(name);
+    h->key_name = xstrdup(name);
     h->zone = xstrdup(zone);
     h->region = xstrdup(region);
     h->addr = xstrdup(addr);
     h->env = env;
-    h->zone_id = h->zone_warning = h->arch = NULL;
+    h->key_run = kr;
+    h->run = run;
     h->zone_idx = -1;
-    if (!h->name || !h->zone || !h->region || !h->addr)
+    m->nhosts++; /* freed with the model from here on */
+    if (!h->name || !h->key_name || !h->zone || !h->region || !h->addr)
         return NS_ENOMEM;
-    m->hidx[slot] = (uint32_t)m->nhosts;
-    return (int)m->nhosts++;
+    m->hidx[slot] = (uint32_t)(m->nhosts - 1);
+    *added = true;
+    return (int)m->nhosts - 1;
 }
 
 /* The scenario object without what is not a parameter of the measurement: its name, how often
@@ -376,6 +420,10 @@ scen_get(struct rmodel *m, const struct journal_scenario *sc, const json_t *def,
     s->swept = sc->swept;
     s->sweep = sc->sweep;
     s->value = value;
+    journal_scenario_spec(sc, &s->spec);
+    for (int i = 0; i < TESTSPEC_METRIC_COUNT && s->nfigs < RFIG_MAX; i++)
+        if (testspec_metric_reported((enum testspec_metric)i, &s->spec))
+            s->figs[s->nfigs++] = (enum testspec_metric)i;
     s->policy = (struct trials_policy){0};
     s->def = def != NULL ? json_deep_copy(def) : journal_scenario_json(sc);
     s->def_run = def != NULL ? run : -1;
@@ -508,6 +556,7 @@ static void
 trial_release(struct rtrial *t)
 {
     free(t->error);
+    free(t->flag_why);
     memset(t, 0, sizeof *t);
 }
 
@@ -736,10 +785,59 @@ rtt_fill(struct rmodel *m, struct rrtt *r, const struct journal_result *res)
     return 0;
 }
 
+double
+rtrial_fig(const struct rtrial *t, int i)
+{
+    double v = NAN;
+    if (t->figs != NULL)
+        memcpy(&v, t->figs + (size_t)i * sizeof v, sizeof v);
+    return v;
+}
+
+/* The record's flags, their reasons in one string ("drops: ...; stall: ..."). */
 static int
-trial_fill(struct rmodel *m, struct rtrial *t, enum testspec_kind kind,
+trial_flags(struct rtrial *t, const struct journal_trial *rec)
+{
+    t->judged = rec->judged;
+    t->flags = (uint8_t)rec->flag_mask;
+    if (rec->flag_mask == 0)
+        return 0;
+    struct rbuf b;
+    rbuf_init(&b);
+    for (int f = 0; f < HOSTFLAG_COUNT; f++)
+        if (rec->flag_mask & (1u << f))
+            rbuf_printf(&b, "%s%s: %s", b.len > 0 ? "; " : "", hostflag_name((enum hostflag)f),
+                        rec->flag_why[f]);
+    t->flag_why = b.oom ? NULL : xstrdup(b.data); /* its own size, not the buffer's */
+    rbuf_release(&b);
+    return t->flag_why != NULL ? 0 : NS_ENOMEM;
+}
+
+/* The scenario's figures of a result (in the reports' units), into the model's blocks. */
+static int
+figs_fill(struct rmodel *m, struct rtrial *t, const struct rscen *sc,
+          const struct journal_result *res)
+{
+    if (sc->nfigs == 0)
+        return 0;
+    uint8_t *p = rmodel_bytes(m, (size_t)sc->nfigs * sizeof(double));
+    if (p == NULL)
+        return NS_ENOMEM;
+    for (int i = 0; i < sc->nfigs; i++) {
+        enum testspec_metric f = sc->figs[i];
+        double v = res->has_metric[f] ? res->metric[f] / testspec_metric_divisor(f) : NAN;
+        memcpy(p + (size_t)i * sizeof v, &v, sizeof v);
+    }
+    rmodel_bytes_used(m, (size_t)sc->nfigs * sizeof(double));
+    t->figs = p;
+    return 0;
+}
+
+static int
+trial_fill(struct rmodel *m, struct rtrial *t, const struct rscen *sc,
            const struct journal_trial *rec)
 {
+    enum testspec_kind kind = sc->kind;
     const struct journal_result *res = &rec->result;
     t->ok = rec->status == JOURNAL_OK && res->present;
     if (!t->ok) {
@@ -751,6 +849,8 @@ trial_fill(struct rmodel *m, struct rtrial *t, enum testspec_kind kind,
         t->error = xstrdup("result has no headline figure");
         return t->error ? 0 : NS_ENOMEM;
     }
+    if (trial_flags(t, rec) != 0)
+        return NS_ENOMEM;
     t->cpu_local = res->cpu_local_pct;
     t->cpu_remote = res->cpu_remote_pct;
     t->has_cpu = res->has_cpu_local && res->has_cpu_remote;
@@ -760,9 +860,17 @@ trial_fill(struct rmodel *m, struct rtrial *t, enum testspec_kind kind,
         t->lost_pct = res->udp_lost_pct;
         if (!res->has_udp_lost_pct && res->has_udp_lost && res->has_udp_sent && res->udp_sent > 0)
             t->lost_pct = 100.0 * res->udp_lost / res->udp_sent;
-        t->jitter_us = res->udp_jitter_us;
+        t->jitter_us = res->has_udp_jitter ? res->udp_jitter_us : NAN; /* udp_pps: none */
         t->has_udp = true;
+        t->udp_sent = res->has_udp_sent ? res->udp_sent : 0.0;
+        t->has_unsent = res->has_udp_unsent;
+        t->udp_unsent = res->has_udp_unsent ? res->udp_unsent : 0.0;
     }
+    if (figs_fill(m, t, sc, res) != 0)
+        return NS_ENOMEM;
+    t->has_cpb = res->has_cpu_cpb_local && res->has_cpu_cpb_remote;
+    t->cpb_local = res->cpu_cpb_local;
+    t->cpb_remote = res->cpu_cpb_remote;
     return testspec_kind_has_rtt(kind) && !m->no_hist ? rtt_fill(m, &t->rtt, res) : 0;
 }
 
@@ -790,21 +898,180 @@ trial_insert(struct rpair *p, struct rtrial *tp, struct err *e)
     return 0;
 }
 
-/* One record into the model: its scenario and hosts (added when new), its pair, its trial. The
- * run, pair and trial number make the journal's key (journal_key); hosts are told apart by name
- * and region, so that runs of several regions merge. */
+/* The host of the run being read that an endpoint names, placed where run.json places it, into
+ * *out; or JOURNAL_PASS_OVER saying why not (a host run.json does not name is no data: its
+ * pair would be one nobody planned). */
+static int
+record_host(struct rmodel *m, const struct journal_endpoint *ep, int *out, struct err *e)
+{
+    int h = *out = host_find(m, ep->host, m->cur_run);
+    if (h < 0)
+        return err_set(e, JOURNAL_PASS_OVER, "host '%.64s' is not in %s",
+                       ep->host != NULL ? ep->host : "", JOURNAL_RUN_FILE);
+    const struct rhost *rh = &m->hosts[h];
+    if (!str_same_or_absent(rh->region, ep->region) || !str_same_or_absent(rh->zone, ep->zone))
+        return err_set(e, JOURNAL_PASS_OVER,
+                       "host '%.64s' in zone '%.64s' of region '%.64s', where %s puts it in "
+                       "'%.64s' of '%.64s'",
+                       rh->key_name, str_or(ep->zone), str_or(ep->region), JOURNAL_RUN_FILE,
+                       rh->zone, rh->region);
+    return 0;
+}
+
+/* Whether v is one of the values of rs's sweep. */
+static bool
+sweep_value_listed(const struct journal_run_scenario *rs, double v)
+{
+    for (size_t i = 0; i < rs->nvalues; i++)
+        if (rs->values[i] == v)
+            return true;
+    return false;
+}
+
+/* sc's parameter p set to v (a sweepable parameter: a number, of its member's type). */
+static void
+scenario_value_set(struct journal_scenario *sc, enum testspec_param p, double v)
+{
+    void *f = journal_scenario_field(sc, p);
+    if (testspec_type(p) == TESTSPEC_DURATION)
+        *(double *)f = v;
+    else
+        *(uint64_t *)f = (uint64_t)v;
+}
+
+/* Whether scenario rs (of a revision of the run being read) is the one a record ran: NULL, or
+ * why not (into why). */
+static const char *
+scenario_ran(const struct journal_run_scenario *rs, const struct journal_trial *rec, char *why,
+             size_t len)
+{
+    const struct journal_scenario *sc = &rs->sc;
+    const char *name = str_or(rec->scenario.name);
+    if (rec->scenario.swept != sc->swept || (sc->swept && rec->scenario.sweep != sc->sweep)) {
+        snprintf(why, len, "scenario '%.64s' sweeps %s here, %s in %s", name,
+                 rec->scenario.swept ? testspec_record_key(rec->scenario.sweep) : "nothing",
+                 sc->swept ? testspec_record_key(sc->sweep) : "nothing", JOURNAL_RUN_FILE);
+        return why;
+    }
+    /* a sweep's record ran one of its values: the others of its parameters are compared */
+    struct journal_scenario want = *sc;
+    if (sc->swept) {
+        double v = journal_scenario_value(&rec->scenario, sc->sweep);
+        if (!sweep_value_listed(rs, v)) {
+            snprintf(why, len, "scenario '%.64s' ran %s %g here, not a value of its sweep in %s",
+                     name, testspec_record_key(sc->sweep), v, JOURNAL_RUN_FILE);
+            return why;
+        }
+        scenario_value_set(&want, sc->sweep, v);
+    }
+    int d = journal_scenario_diff(&want, &rec->scenario);
+    uint32_t most = trials_adaptive(&rs->policy) ? rs->policy.max
+                    : rs->trials > UINT32_MAX    ? UINT32_MAX
+                                                 : (uint32_t)rs->trials;
+    if (d < 0)
+        snprintf(why, len, "scenario '%.64s' is %s here, %s in %s", name,
+                 str_or(rec->scenario.test), str_or(sc->test), JOURNAL_RUN_FILE);
+    else if (d < TESTSPEC_PARAM_COUNT)
+        snprintf(why, len, "scenario '%.64s' ran %s %g here, %g in %s: not its parameters", name,
+                 testspec_record_key((enum testspec_param)d),
+                 journal_scenario_value(&rec->scenario, (enum testspec_param)d),
+                 journal_scenario_value(&want, (enum testspec_param)d), JOURNAL_RUN_FILE);
+    else if (most > 0 && rec->trial > most)
+        snprintf(why, len, "trial %u past the plan (%u a host pair in %s)", rec->trial, most,
+                 JOURNAL_RUN_FILE);
+    else
+        return NULL;
+    return why;
+}
+
+static const struct journal_run_scenario *
+scenario_named(const struct journal_run_scenario *v, size_t n, const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(str_or(v[i].sc.name), name) == 0)
+            return &v[i];
+    return NULL;
+}
+
+/* The scenario of revision rev of the run being read, "NAME (revision K)": added when new,
+ * planning nothing more than it ran. */
+static int
+scen_of_revision(struct rmodel *m, const struct journal_run_revision *rev,
+                 const struct journal_run_scenario *rs, struct err *e)
+{
+    char label[300];
+    snprintf(label, sizeof label, "%.200s (revision %u)", str_or(rs->sc.name), rev->revision);
+    struct journal_scenario sc = rs->sc;
+    sc.name = label;
+    bool fresh = true;
+    for (size_t i = 0; i < m->nscens && fresh; i++)
+        fresh = strcmp(m->scens[i].name, label) != 0;
+    int s = scen_get(m, &sc, rs->recorded, (int)m->cur_run, e);
+    if (s < 0)
+        return s;
+    struct rscen *x = &m->scens[s];
+    if (fresh) {
+        x->revision = rev->revision;
+        x->revised_to = m->runs[m->cur_run].run->revision;
+    }
+    x->runs[m->cur_run].superseded = true;
+    return s;
+}
+
+/* The scenario a record ran, into *s: the run's current one of its name when it ran its
+ * parameters within its plan, else that of the earlier revision of the plan that did (the
+ * record's own revision first), which a resume with --force replaced. JOURNAL_PASS_OVER saying
+ * why when none did (a scenario run.json does not name, other parameters, a trial number past
+ * the plan: its trials would be filed under parameters they did not run, or counted as
+ * planned when nothing planned them). */
+static int
+record_scenario(struct rmodel *m, const struct journal_trial *rec, int *s, struct err *e)
+{
+    const struct journal_run *run = m->runs[m->cur_run].run;
+    const char *name = str_or(rec->scenario.name);
+    char why[NS_ERR_MSG_MAX], other[NS_ERR_MSG_MAX];
+    const struct journal_run_scenario *rs = scenario_named(run->scenarios, run->nscenarios, name);
+    if (rs != NULL && scenario_ran(rs, rec, why, sizeof why) == NULL) {
+        *s = scen_get(m, &rec->scenario, NULL, -1, e);
+        return *s < 0 ? *s : 0;
+    }
+    if (rs == NULL)
+        snprintf(why, sizeof why, "scenario '%.64s' is not in %s", name, JOURNAL_RUN_FILE);
+    /* the earlier revisions, the record's own first, then the newest first */
+    for (size_t k = 0; k <= run->nrevisions; k++) {
+        const struct journal_run_revision *rev = NULL;
+        if (k == 0) {
+            for (size_t i = 0; i < run->nrevisions && rev == NULL; i++)
+                if (run->revisions[i].revision == (rec->revision > 0 ? rec->revision : 1))
+                    rev = &run->revisions[i];
+        } else {
+            rev = &run->revisions[run->nrevisions - k];
+        }
+        const struct journal_run_scenario *old =
+            rev != NULL ? scenario_named(rev->scenarios, rev->nscenarios, name) : NULL;
+        if (old != NULL && scenario_ran(old, rec, other, sizeof other) == NULL) {
+            *s = scen_of_revision(m, rev, old, e);
+            return *s < 0 ? *s : 0;
+        }
+    }
+    return err_set(e, JOURNAL_PASS_OVER, "%s", why);
+}
+
+/* One record into the model: its scenario and hosts, its pair, its trial. The run, pair and
+ * trial number make the journal's key (journal_key); hosts are told apart by run and name
+ * (host_key_run). What run.json does not plan (a host or scenario it does not name, other
+ * parameters, a trial number past its trials) is a journal problem, never data. */
 static int
 record_add(void *arg, const struct journal_trial *rec, struct err *e)
 {
     struct rmodel *m = arg;
-    int s = scen_get(m, &rec->scenario, NULL, -1, e);
-    if (s < 0)
-        return s;
-    const struct journal_endpoint *a = &rec->src, *b = &rec->dst;
-    int src = host_get(m, a->host, a->zone, a->region, a->data_address, NULL);
-    int dst = host_get(m, b->host, b->zone, b->region, b->data_address, NULL);
-    if (src < 0 || dst < 0)
-        return err_set(e, NS_ENOMEM, "out of memory");
+    int s = -1, src = -1, dst = -1, rc = record_scenario(m, rec, &s, e);
+    if (rc == 0)
+        rc = record_host(m, &rec->src, &src, e);
+    if (rc == 0)
+        rc = record_host(m, &rec->dst, &dst, e);
+    if (rc != 0)
+        return rc;
     struct rpair *p = pair_get(m, s, rec->family == JOURNAL_IPV6, src, dst);
     if (p == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
@@ -812,7 +1079,7 @@ record_add(void *arg, const struct journal_trial *rec, struct err *e)
     memset(&t, 0, sizeof t);
     t.n = rec->trial;
     t.run = (uint32_t)m->cur_run;
-    if (trial_fill(m, &t, m->scens[s].kind, rec) != 0) {
+    if (trial_fill(m, &t, &m->scens[s], rec) != 0) {
         trial_release(&t);
         return err_set(e, NS_ENOMEM, "out of memory");
     }
@@ -820,6 +1087,31 @@ record_add(void *arg, const struct journal_trial *rec, struct err *e)
 }
 
 /* --- files ------------------------------------------------------------------------------------ */
+
+/* A problem of run ri listed in the reports (line 0: its run.json's), or counted once
+ * REPORT_PROBLEMS_MAX of the run are. */
+static int
+problem_add(struct rmodel *m, size_t ri, unsigned long line, enum journal_skip_kind kind,
+            const char *why, struct err *e)
+{
+    struct rrun *r = &m->runs[ri];
+    size_t listed = 0;
+    for (size_t i = m->nproblems; i-- > 0 && m->problems[i].run == ri;)
+        listed++;
+    if (listed >= REPORT_PROBLEMS_MAX) {
+        r->problems_more++;
+        return 0;
+    }
+    if (ARRAY_GROW(&m->problems, &m->capproblems, m->nproblems + 1) != 0)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    struct rproblem *p = &m->problems[m->nproblems];
+    *p = (struct rproblem){.run = ri, .line = line, .kind = (int)kind};
+    p->why = xstrdup(why);
+    if (p->why == NULL)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    m->nproblems++;
+    return 0;
+}
 
 /* Whether a live process still writes dir (netsurvey run holds its lock). A lock that cannot
  * be tested is said, and the run taken as it reads. */
@@ -901,6 +1193,85 @@ run_plans(struct rmodel *m, size_t ri, struct err *e)
     return 0;
 }
 
+/* --same-hosts: whether run.json host h names the same host as rh, which another run named;
+ * NS_EINVAL saying how they differ when not. */
+static int
+same_host_check(const struct rmodel *m, const struct rhost *rh, const struct journal_run_host *h,
+                const char *zone_id, size_t run, struct err *e)
+{
+    const char *what = NULL, *was = NULL, *is = NULL;
+    if (strcmp(rh->region, str_or(h->region)) != 0)
+        what = "region", was = rh->region, is = str_or(h->region);
+    else if (strcmp(rh->zone, str_or(h->zone)) != 0)
+        what = "zone", was = rh->zone, is = str_or(h->zone);
+    else if (strcmp(rh->addr, str_or(h->data_address)) != 0)
+        what = "data address", was = rh->addr, is = str_or(h->data_address);
+    else if (rh->zone_id != NULL && zone_id != NULL && strcmp(rh->zone_id, zone_id) != 0)
+        what = "zone id", was = rh->zone_id, is = zone_id;
+    if (what == NULL)
+        return 0;
+    return err_set(e, NS_EINVAL,
+                   "--same-hosts: host '%s' has %s '%s' in %s and '%s' in %s: not the same host "
+                   "(merge without --same-hosts, and each run's hosts are its own)",
+                   rh->key_name, what, was, m->runs[rh->run].dir, is, m->runs[run].dir);
+}
+
+/* A host of run ri's run.json into the model: its index, or NS_E*. */
+static int
+run_host(struct rmodel *m, size_t ri, const struct journal_run_host *h, struct err *e)
+{
+    bool added;
+    int hi = host_get(m, ri, h->name, h->zone, h->region, h->data_address, h->env, &added);
+    if (hi < 0)
+        return err_set(e, NS_ENOMEM, "out of memory");
+    struct rhost *rh = &m->hosts[hi];
+    const char *cloud_id =
+        json_string_value(json_object_get(json_object_get(h->env, "cloud"), "zone_id"));
+    const char *zone_id = h->zone_id != NULL && *h->zone_id != '\0' ? h->zone_id
+                          : cloud_id != NULL && *cloud_id != '\0'   ? cloud_id
+                                                                    : NULL;
+    if (!added && rh->run != ri) {
+        int rc = same_host_check(m, rh, h, zone_id, ri, e);
+        if (rc != 0)
+            return rc;
+    }
+    if (rh->zone_id == NULL)
+        rh->zone_id = zone_id;
+    if (rh->zone_warning == NULL)
+        rh->zone_warning = h->zone_warning;
+    const char *machine = json_string_value(json_object_get(h->env, "machine"));
+    if (rh->arch == NULL)
+        rh->arch = h->arch != NULL && *h->arch != '\0'   ? h->arch
+                   : machine != NULL && *machine != '\0' ? machine
+                                                         : NULL;
+    return hi;
+}
+
+/* Hosts of several runs that share a name, kept apart (no same_hosts): each is shown with its
+ * run, "a1 (run 2)", the run's number in the reports' list of runs. */
+static int
+hosts_label(struct rmodel *m)
+{
+    if (m->same_hosts || m->nruns < 2)
+        return 0;
+    for (size_t i = 0; i < m->nhosts; i++) {
+        struct rhost *h = &m->hosts[i];
+        bool shared = false;
+        for (size_t j = 0; j < m->nhosts && !shared; j++)
+            shared = j != i && strcmp(m->hosts[j].key_name, h->key_name) == 0;
+        if (!shared)
+            continue;
+        size_t n = strlen(h->key_name) + 32;
+        char *label = malloc(n);
+        if (label == NULL)
+            return NS_ENOMEM;
+        snprintf(label, n, "%s (run %zu)", h->key_name, h->run + 1);
+        free(h->name);
+        h->name = label;
+    }
+    return 0;
+}
+
 static int
 run_load(struct rmodel *m, const struct rmodel_opts *o, const char *dir, struct err *e)
 {
@@ -930,25 +1301,27 @@ run_load(struct rmodel *m, const struct rmodel_opts *o, const char *dir, struct 
     if (r->host_idx == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
     for (size_t i = 0; i < run->nhosts; i++) {
-        const struct journal_run_host *h = &run->hosts[i];
-        int hi = host_get(m, h->name, h->zone, h->region, h->data_address, h->env);
-        r->host_idx[i] = hi;
+        int hi = run_host(m, ri, &run->hosts[i], e);
         if (hi < 0)
-            return err_set(e, NS_ENOMEM, "out of memory");
-        struct rhost *rh = &m->hosts[hi];
-        const char *cloud_id =
-            json_string_value(json_object_get(json_object_get(h->env, "cloud"), "zone_id"));
-        if (rh->zone_id == NULL)
-            rh->zone_id = h->zone_id != NULL && *h->zone_id != '\0' ? h->zone_id
-                          : cloud_id != NULL && *cloud_id != '\0'   ? cloud_id
-                                                                    : NULL;
-        if (rh->zone_warning == NULL)
-            rh->zone_warning = h->zone_warning;
-        const char *machine = json_string_value(json_object_get(h->env, "machine"));
-        if (rh->arch == NULL)
-            rh->arch = h->arch != NULL && *h->arch != '\0'   ? h->arch
-                       : machine != NULL && *machine != '\0' ? machine
-                                                             : NULL;
+            return hi;
+        r->host_idx[i] = hi;
+    }
+    /* the hosts of the plan's earlier revisions, for the trials they ran */
+    for (size_t k = 0; k < run->nrevisions; k++)
+        for (size_t i = 0; i < run->revisions[k].nhosts; i++) {
+            int hi = run_host(m, ri, &run->revisions[k].hosts[i], e);
+            if (hi < 0)
+                return hi;
+        }
+    /* without its id, no record can be told from another run's: none is taken (each is
+     * refused, results_load), and the reports say why */
+    if (run->run_id == NULL) {
+        int prc = problem_add(m, ri, 0, JOURNAL_SKIP_REFUSED,
+                              "no run_id: no record can be told from another run's, so none is "
+                              "taken",
+                              e);
+        if (prc != 0)
+            return prc;
     }
     return run_plans(m, ri, e);
 }
@@ -1023,7 +1396,7 @@ runs_planned_pairs(struct rmodel *m, struct err *e)
     return 0;
 }
 
-static const char *const problem_kinds[] = {"torn", "unreadable", "refused"};
+static const char *const problem_kinds[] = {"torn", "unreadable", "refused", "invalid"};
 
 /* A line the reports do not take: an error when the journal refuses the record and the reader
  * was not asked to be lenient; otherwise said, and listed in the reports. */
@@ -1039,23 +1412,7 @@ line_skipped(void *arg, const struct journal_skip *s, struct err *e)
     if (m->warn != NULL)
         fprintf(m->warn, "netsurvey: warning: %s:%lu: %s, line ignored\n", s->path, s->line,
                 s->why);
-    struct rrun *r = &m->runs[m->cur_run];
-    size_t listed = 0;
-    for (size_t i = m->nproblems; i-- > 0 && m->problems[i].run == m->cur_run;)
-        listed++;
-    if (listed >= REPORT_PROBLEMS_MAX) {
-        r->problems_more++;
-        return 0;
-    }
-    if (ARRAY_GROW(&m->problems, &m->capproblems, m->nproblems + 1) != 0)
-        return err_set(e, NS_ENOMEM, "out of memory");
-    struct rproblem *p = &m->problems[m->nproblems];
-    *p = (struct rproblem){.run = m->cur_run, .line = s->line, .kind = (int)s->kind};
-    p->why = xstrdup(s->why);
-    if (p->why == NULL)
-        return err_set(e, NS_ENOMEM, "out of memory");
-    m->nproblems++;
-    return 0;
+    return problem_add(m, m->cur_run, s->line, s->kind, s->why, e);
 }
 
 const char *
@@ -1072,11 +1429,12 @@ results_load(struct rmodel *m, size_t ri, struct err *e)
     struct journal_read_stats st;
     const struct rrun *r = &m->runs[ri];
     m->cur_run = ri;
+    /* a run.json without run_id takes no record (run_load lists why): every one is refused */
+    const char *id = r->run->run_id != NULL ? r->run->run_id : "(none in " JOURNAL_RUN_FILE ")";
     /* without histograms, the buckets are only checked: storing them was most of the reading */
     int rc = m->no_hist
-                 ? journal_read_trials_nobuckets(r->dir, r->run->run_id, record_add, line_skipped,
-                                                 m, &st, e)
-                 : journal_read_trials(r->dir, r->run->run_id, record_add, line_skipped, m, &st, e);
+                 ? journal_read_trials_nobuckets(r->dir, id, record_add, line_skipped, m, &st, e)
+                 : journal_read_trials(r->dir, id, record_add, line_skipped, m, &st, e);
     if (rc == NS_ENOTFOUND) { /* a run that has not finished a trial yet */
         if (m->warn != NULL)
             fprintf(m->warn, "netsurvey: warning: %s/%s: no trial recorded yet\n", r->dir,
@@ -1084,7 +1442,7 @@ results_load(struct rmodel *m, size_t ri, struct err *e)
         return 0;
     }
     m->torn_lines += st.torn;
-    m->skipped_lines += st.bad;
+    m->skipped_lines += st.bad + st.invalid;
     m->refused_lines += st.refused;
     return rc;
 }
@@ -1119,6 +1477,11 @@ rplan_pair(const struct rscen_run *sr, const struct rtrial *t, size_t n, struct 
     for (size_t i = 0; i < n; i++)
         maxn = t[i].n > maxn ? t[i].n : maxn;
     stats_init(&out->ok);
+    if (sr->superseded) { /* a revision since replaced planned what it ran, nothing more */
+        out->how = RPLAN_FIXED;
+        out->planned = n;
+        return;
+    }
     if (!trials_adaptive(pol)) {
         out->how = RPLAN_FIXED;
         out->planned = sr->trials > maxn ? sr->trials : maxn;
@@ -1204,8 +1567,22 @@ cmp_str(const void *a, const void *b)
     return rnatcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* s into p with a backslash before each '/' and backslash (room: twice its length); the end. A
+ * label "region/zone" is then one zone's only: region r zone a/b is "r/a\/b", region r/a zone
+ * b "r\/a/b" (both were "r/a/b", and a pair between them landed on the diagonal). */
+static char *
+label_part(char *p, const char *s)
+{
+    for (; *s != '\0'; s++) {
+        if (*s == '/' || *s == '\\')
+            *p++ = '\\';
+        *p++ = *s;
+    }
+    return p;
+}
+
 /* Zones and regions from the hosts, in natural order; labels carry the region when there are
- * several ("westus3/1"). */
+ * several ("westus3/1"; a region whose hosts have no zone: "japanwest"). */
 static int
 zones_build(struct rmodel *m)
 {
@@ -1236,14 +1613,20 @@ zones_build(struct rmodel *m)
         qsort(m->regions, m->nregions, sizeof *m->regions, cmp_str);
     for (size_t z = 0; z < m->nzones; z++) {
         struct rzone *zn = &m->zones[z];
-        size_t n = strlen(zn->region) + strlen(zn->zone) + 2;
+        size_t n = 2 * (strlen(zn->region) + strlen(zn->zone)) + 2;
         zn->label = malloc(n);
         if (zn->label == NULL)
             return NS_ENOMEM;
-        if (m->nregions > 1)
-            snprintf(zn->label, n, "%s/%s", zn->region, zn->zone);
-        else
+        if (m->nregions > 1) { /* "region/zone", a '/' or '\' of either escaped */
+            char *p = label_part(zn->label, zn->region);
+            if (zn->zone[0] != '\0') { /* else a region without zones (Azure's Japan West) */
+                *p++ = '/';
+                p = label_part(p, zn->zone);
+            }
+            *p = '\0';
+        } else {
             snprintf(zn->label, n, "%s", zn->zone);
+        }
         for (size_t r = 0; r < m->nregions; r++)
             if (strcmp(m->regions[r], zn->region) == 0)
                 zn->region_idx = (int)r;
@@ -1301,6 +1684,7 @@ rmodel_load_with(const char *const *dirs, int ndirs, const struct rmodel_opts *o
     m->lenient = o->lenient;
     m->no_hist = o->no_hist;
     m->by_zone_id = o->by_zone_id;
+    m->same_hosts = o->same_hosts;
     int rc = 0;
     for (int i = 0; rc == 0 && i < ndirs; i++)
         rc = run_load(m, o, dirs[i], e);
@@ -1308,6 +1692,8 @@ rmodel_load_with(const char *const *dirs, int ndirs, const struct rmodel_opts *o
         rc = results_load(m, i, e);
     if (rc == 0)
         rc = runs_planned_pairs(m, e);
+    if (rc == 0 && hosts_label(m) != 0)
+        rc = err_set(e, NS_ENOMEM, "out of memory");
     if (rc == 0 && o->by_zone_id)
         rc = zones_by_id(m, e);
     if (rc == 0 && zones_build(m) != 0)
@@ -1356,6 +1742,7 @@ rmodel_free(struct rmodel *m)
     free(m->runbuf);
     for (size_t i = 0; i < m->nhosts; i++) {
         free(m->hosts[i].name);
+        free(m->hosts[i].key_name);
         free(m->hosts[i].zone);
         free(m->hosts[i].region);
         free(m->hosts[i].addr);

@@ -29,8 +29,11 @@ void rbuf_release(struct rbuf *b);
 void rbuf_add(struct rbuf *b, const char *s, size_t n);
 void rbuf_puts(struct rbuf *b, const char *s);
 void rbuf_printf(struct rbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* s as one CSV field (RFC 4180: quoted when it holds a comma, quote or line break, its quotes
- * doubled): every CSV the reports write quotes its fields this one way. */
+/* s as one CSV text field (RFC 4180: quoted when it holds a comma, quote or line break, its
+ * quotes doubled), with a ' in front when it begins with '=', '+', '-', '@', a tab or a CR, so
+ * that a spreadsheet shows it and never runs it as a formula (OWASP's advice on CSV injection):
+ * every CSV the reports write writes its texts (labels, names, run ids) this one way. Figures
+ * are not texts: written as numbers, a negative one stays a number. */
 void rbuf_csv_field(struct rbuf *b, const char *s);
 
 /* The printf-formatted text as a part of a file name, into out: every byte but letters, digits,
@@ -96,6 +99,30 @@ int rnatcmp(const char *a, const char *b);
  * testspec_kind_words, testspec_kind_value_text, ...; the journal refuses other kinds). */
 const char *rfamily_name(int family);
 
+/* --- one unit per figure (figure.c) ----------------------------------------------------------- */
+
+/* Values gathered for a figure, to choose its unit. */
+struct rvals {
+    double *v;
+    size_t n, cap;
+    bool oom; /* sticky: the values after a failed growth are dropped (the unit only) */
+};
+void rvals_add(struct rvals *r, double v);
+void rvals_release(struct rvals *r);
+
+/* The typical magnitude of a figure's values: the median of |v| over the finite values that are
+ * not zero (0 when none). v is reordered and overwritten. */
+double report_typical(double *v, size_t n);
+/* The unit of metric m for a figure of the values v[0..n) (reordered): testspec_scale_for of
+ * their typical magnitude. */
+struct testspec_scale report_scale(enum testspec_metric m, double *v, size_t n);
+/* A figure's unit in the view ({"unit", "factor", "decimals"}), new reference; and read back
+ * (its unit borrowed from o; m's own unit when o is not one). */
+json_t *report_scale_json(const struct testspec_scale *s);
+struct testspec_scale report_scale_of_json(const json_t *o, enum testspec_metric m);
+/* v in s without its unit (testspec_scale_text), as a new JSON string. */
+json_t *report_scaled_json(const struct testspec_scale *s, double v);
+
 /* --- templates ----------------------------------------------------------------------------- */
 enum tmpl_mode { TMPL_TEXT, TMPL_MARKDOWN, TMPL_HTML };
 
@@ -128,13 +155,16 @@ const char *report_template(const char *name, char **owned);
 #define REPORT_CHART_MAX_BARS 40
 #define REPORT_CHART_MAX_CURVES 12
 
-/* What report's and trend's charts share. */
-#define REPORT_CHART_W 760
-#define REPORT_CHART_H 420
+/* What report's and trend's charts share: an SVG of 800 x 450 whose text is 15 px at that
+ * size (shown in an 800 px window, the page's column scales it to about 0.95: 14 px). */
+#define REPORT_CHART_W 800
+#define REPORT_CHART_H 450
+#define REPORT_CHART_FONT 15
 
-/* gnuplot's executable: NETSURVEY_GNUPLOT, else "gnuplot" found on PATH; NULL if none (caller
- * frees). */
-char *rchart_gnuplot_find(void);
+/* gnuplot's executable (caller frees): NETSURVEY_GNUPLOT, a path or a name looked up on PATH as
+ * a shell would, else "gnuplot" on PATH. NULL when there is none, why into why (len bytes): a
+ * sentence for the reports' note, whose advice names cmd ("netsurvey report"). */
+char *rchart_gnuplot_find(const char *cmd, char *why, size_t len);
 /* A label inside a gnuplot script: a single-quoted string, in which gnuplot performs no
  * backquote command substitution and no @macro expansion (a double-quoted string in a script
  * would run `...` from a zone or host name); a quote is doubled, a line break becomes a space. */
@@ -142,6 +172,18 @@ void rchart_script_str(struct rbuf *b, const char *s);
 /* A label inside a data file's double-quoted field (data is never substituted): no quote,
  * backslash or newline. */
 void rchart_data_str(struct rbuf *b, const char *s);
+
+/* The head of a chart's script: how to run it again, UTF-8 text (a name's _ ^ { } as written:
+ * no enhanced text), the SVG terminal at the shared size and font, the output, the title, a
+ * light grid. tool: "report" or "trend", the command that wrote it. */
+void rchart_head(struct rbuf *b, const char *tool, const char *key, const char *kind,
+                 const char *title);
+/* A pair's or a cell's label: "src → dst". */
+void rchart_label(const char *src, const char *dst, char *buf, size_t len);
+/* The y range of a chart whose length says the magnitude: from zero (lower only as far as lo, an
+ * interval's low end, reaches below it) to a little above hi (the highest interval's top), so
+ * that every interval is whole inside it. */
+void rchart_yrange(struct rbuf *b, double lo, double hi);
 
 /* Charts being drawn into one folder. */
 struct rchart {
@@ -159,6 +201,11 @@ struct rchart {
  * not written). */
 int rchart_emit(struct rchart *cx, const char *key, const char *kind, struct rbuf *script,
                 struct rbuf *data, const char *caption, struct err *e);
+
+/* A summary's cell (or host pair) with ok trials that its hosts bent (its "flagged" object,
+ * common/hostflags.h), for people: "2 of 3 trials flagged (drops 2, stall 1); 154.2 Mbit/s
+ * without them". NULL (no reference) when none was flagged. New reference. */
+json_t *report_flagged_text(enum testspec_kind k, const json_t *cell);
 
 /* A zone cell's value as matrix-<scenario>.csv holds it (the mean of its ok trials, "%.3f"),
  * appended to b; nothing when it has no ok trial (trend-<scenario>.csv repeats it). */

@@ -14,6 +14,8 @@
 
 #include "common/array.h"
 #include "common/errors.h"
+#include "common/fsdir.h"
+#include "journal/journal.h"
 #include "journal/record.h"
 #include "report/matrixstat.h"
 #include "report/report.h"
@@ -71,14 +73,15 @@ render_template(const char *name, const json_t *view, enum tmpl_mode mode, const
     return rc;
 }
 
-/* matrix CSV: "src\dst,<label>,..." then one row per source; empty where nothing measured. */
+/* matrix CSV: "src\dst (<unit>),<label>,..." then one row per source; empty where nothing
+ * measured. */
 static int
 write_csv(const char *path, const json_t *labels, const json_t *cells, const char *srckey,
-          const char *dstkey, struct err *e)
+          const char *dstkey, const char *unit, struct err *e)
 {
     struct rbuf b;
     rbuf_init(&b);
-    rbuf_puts(&b, "src\\dst");
+    report_csv_corner(&b, unit);
     size_t n = json_array_size(labels);
     for (size_t c = 0; c < n; c++) {
         rbuf_puts(&b, ",");
@@ -116,18 +119,22 @@ write_csvs(const char *out, const json_t *sum, struct err *e)
     json_array_foreach(json_object_get(sum, "zones"), i, z)
         json_array_append(zl, json_object_get(z, "label"));
     int rc = 0;
+    bool zoned = !json_is_false(json_object_get(sum, "zones_given")); /* else host pairs only */
     json_array_foreach(json_object_get(sum, "scenarios"), i, s)
     {
         char path[4096], name[1024];
         const char *key = json_string_value(json_object_get(s, "file_key"));
         report_matrix_file(name, sizeof name, key, NULL);
         snprintf(path, sizeof path, "%s/%s", out, name);
-        rc = write_csv(path, zl, json_object_get(s, "zone_cells"), "src_zone", "dst_zone", e);
+        if (zoned)
+            rc = write_csv(path, zl, json_object_get(s, "zone_cells"), "src_zone", "dst_zone",
+                           js(s, "unit"), e);
         if (rc == 0 && json_object_get(s, "region_cells") != NULL) {
             report_matrix_file(name, sizeof name, key, REPORT_MATRIX_REGIONS);
             snprintf(path, sizeof path, "%s/%s", out, name);
-            rc = write_csv(path, json_object_get(sum, "regions"),
-                           json_object_get(s, "region_cells"), "src_region", "dst_region", e);
+            rc =
+                write_csv(path, json_object_get(sum, "regions"), json_object_get(s, "region_cells"),
+                          "src_region", "dst_region", js(s, "unit"), e);
         }
         if (rc != 0)
             break;
@@ -400,7 +407,7 @@ build_outputs(const char *dir, const struct report_opts *o, json_t *sum, json_t 
     int rc = write_json(path, sum, e);
     if (rc == 0)
         rc = write_csvs(dir, sum, e);
-    if (rc == 0)
+    if (rc == 0 && !json_is_false(json_object_get(sum, "zones_given")))
         rc = report_matrix_csvs(dir, sum, e);
     if (rc == 0)
         rc = report_charts(dir, sum, view, o->warn, e);
@@ -457,7 +464,8 @@ render_locked(const struct report_opts *o, struct err *e)
     struct rmodel_opts mo = {.warn = o->warn,
                              .lenient = o->lenient,
                              .owned_by_caller = o->owned_by_caller,
-                             .by_zone_id = o->by_zone_id};
+                             .by_zone_id = o->by_zone_id,
+                             .same_hosts = o->same_hosts};
     int rc = rmodel_load_with(o->dirs, o->ndirs, &mo, &m, e);
     if (rc != 0)
         return rc;
@@ -490,14 +498,33 @@ render_locked(const struct report_opts *o, struct err *e)
     return rc;
 }
 
-/* The output directory, made if missing, open and flock'ed (returns its descriptor, or -1). */
+/* Before anything is made or written: every input is a run directory (a missing one is said,
+ * not created as the output folder), and out is no run's directory but the one run reported
+ * (a merge written there would replace that run's own report, another run's would lose its). */
+static int
+outputs_check(const struct report_opts *o, struct err *e)
+{
+    for (int i = 0; i < o->ndirs; i++)
+        if (!journal_is_run_dir(o->dirs[i]))
+            return err_set(e, NS_ENOTFOUND, "%s: no run directory there (no %s): nothing written",
+                           o->dirs[i], JOURNAL_RUN_FILE);
+    if (!journal_is_run_dir(o->out) || (o->ndirs == 1 && fsdir_same(o->out, o->dirs[0])))
+        return 0;
+    if (o->result != NULL)
+        o->result->output_refused = true;
+    return err_set(e, NS_EINVAL,
+                   "%s is the directory of %s: its own report would be replaced by this one "
+                   "(give -o a folder of its own): nothing written",
+                   o->out, o->ndirs == 1 ? "another run" : "a run");
+}
+
+/* The output directory, made with its parents if missing, open and flock'ed (returns its
+ * descriptor, or -1). */
 static int
 out_lock(const char *out, struct err *e)
 {
-    if (mkdir(out, 0755) != 0 && errno != EEXIST) {
-        err_sys(e, NS_EIO, errno, "cannot create %s", out);
+    if (fsdir_make(out, NULL, e) != 0)
         return -1;
-    }
     int dfd = open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0) {
         err_sys(e, NS_EIO, errno, "cannot open %s", out);
@@ -520,6 +547,9 @@ report_render(const struct report_opts *o, struct err *e)
 {
     if (o->result != NULL)
         *o->result = (struct report_result){0};
+    int rc = outputs_check(o, e);
+    if (rc != 0)
+        return rc;
     int dfd = out_lock(o->out, e);
     if (dfd < 0) {
         if (o->result != NULL)
@@ -527,7 +557,7 @@ report_render(const struct report_opts *o, struct err *e)
         return NS_EIO;
     }
     report_jarena_begin();
-    int rc = render_locked(o, e);
+    rc = render_locked(o, e);
     report_jarena_end();
     close(dfd); /* and with it the lock */
     return rc;

@@ -28,6 +28,10 @@ struct report_opts {
     /* Group cells by physical zone (each host's zone_id) instead of the zone label; NS_EINVAL,
      * naming the hosts, when some host has no zone_id (`netsurvey report --by zone_id`). */
     bool by_zone_id;
+    /* A host name is one host in every run (`netsurvey report --same-hosts`): a plan surveyed
+     * twice, its host pairs pooled. NS_EINVAL, naming it, when a name is in another place or at
+     * another address in another run. Without it, each run's hosts are its own. */
+    bool same_hosts;
     bool owned_by_caller; /* the caller is the netsurvey run that holds the run directory */
     /* When not NULL, the zone matrix of each scenario is written there as text once the
      * outputs are in place (netsurvey run's end: the same numbers as summary.json's, mean and
@@ -38,20 +42,23 @@ struct report_opts {
 
 /* What the reports found: the runs are complete, or not, or still going. */
 struct report_result {
-    bool in_progress; /* a run's directory is held by a live netsurvey */
-    bool incomplete;  /* a run is in progress, or has planned trials without a record */
-    bool unwritten;   /* the journals were read, the outputs could not be written */
+    bool in_progress;    /* a run's directory is held by a live netsurvey */
+    bool incomplete;     /* a run is in progress, or has planned trials without a record */
+    bool unwritten;      /* the journals were read, the outputs could not be written */
+    bool output_refused; /* out is another run's directory: nothing read or written */
 };
 
 /* Render every report of o->dirs into o->out: what `netsurvey report` does, and `netsurvey
- * run` when a survey ends. Charts need gnuplot (NETSURVEY_GNUPLOT names it, else PATH);
- * without it the reports say that charts were skipped. The outputs are built in a directory of
- * their own inside o->out and moved into place; the outputs of the previous build that this
- * one does not make are removed (only those, as the manifest .netsurvey-outputs lists them).
- * Returns 0 or NS_E* with detail in e (NS_EPROTO: a record the journal refuses; NS_EINVAL: runs
- * that cannot be merged). Call it when no other thread uses jansson: while it runs, jansson
- * allocates from the report's own chunks (json_set_alloc_funcs is process-wide); it restores
- * the allocator. */
+ * run` when a survey ends. Refused before anything is made or written: an input that is not a
+ * run directory (NS_ENOTFOUND), and an o->out that is a run's directory, unless it is the one
+ * run reported (NS_EINVAL, result->output_refused); o->out is made with its parents. Charts need
+ * gnuplot (NETSURVEY_GNUPLOT names it, else PATH); without it the reports say that charts were
+ * skipped. The outputs are built in a directory of their own inside o->out and moved into place;
+ * the outputs of the previous build that this one does not make are removed (only those, as the
+ * manifest .netsurvey-outputs lists them). Returns 0 or NS_E* with detail in e (NS_EPROTO: a record
+ * the journal refuses; NS_EINVAL: runs that cannot be merged). Call it when no other thread uses
+ * jansson: while it runs, jansson allocates from the report's own chunks (json_set_alloc_funcs is
+ * process-wide); it restores the allocator. */
 int report_render(const struct report_opts *o, struct err *e);
 
 /* The summary of one run directory, as `netsurvey report DIR` would write it to summary.json

@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "common/hostflags.h"
 #include "common/testspec.h"
 #include "common/trials.h"
 #include "report/output.h"
@@ -46,12 +47,36 @@ struct rtrial {
     char *error;  /* failed: the reason */
     double value; /* the headline metric (us, Mbit/s, conn/s) */
     bool has_cpu, has_retrans, has_udp;
+    bool has_cpb;    /* cycles per byte, both ends (stream kinds) */
+    bool has_unsent; /* udp.unsent recorded (udp_stream) */
     double cpu_local, cpu_remote, retrans, lost_pct, jitter_us;
-    struct rrtt rtt; /* n == 0 when none */
+    double cpb_local, cpb_remote; /* CPU cycles per byte moved: src's, dst's */
+    double udp_sent, udp_unsent;  /* datagrams sent, and those the sender's schedule called for
+                                   * and it did not send (it fell behind) */
+    struct rrtt rtt;              /* n == 0 when none */
+    /* Its scenario's figures beside the headline (rscen.figs), in the reports' units: nfigs
+     * doubles packed in the model's blocks (read them with rtrial_fig), NAN where the result
+     * lacks one; NULL for a scenario without figures or a failed trial. */
+    const uint8_t *figs;
+    /* What the hosts did to an ok trial (journal_trial's flags, common/hostflags.h): whether its
+     * record says (judged), the flags raised (1u << enum hostflag) and their reasons,
+     * "drops: ...; stall: ..." (NULL when none raised). */
+    bool judged;
+    uint8_t flags;
+    char *flag_why;
 };
+_Static_assert(HOSTFLAG_COUNT <= 8, "struct rtrial's flags hold every flag");
+
+/* A trial's i-th figure (NAN when none). */
+double rtrial_fig(const struct rtrial *t, int i);
 
 struct rhost {
-    char *name, *zone, *region, *addr;
+    char *name;       /* as the reports show it: the host's name, with "(run k)" after it when hosts
+                       * of several runs have that name and the merge keeps them apart */
+    char *key_name;   /* the name its run gives it */
+    uint32_t key_run; /* with key_name, the key: its run, 0 for every run with same_hosts */
+    size_t run;       /* the first run that names it */
+    char *zone, *region, *addr;
     const json_t *env; /* borrowed from the run.json that named the host, or NULL */
     /* The physical zone (run.json's zone_id, else env.cloud.zone_id) and the run's warning
      * that the plan's place differs from the metadata's; borrowed like env, NULL when none. */
@@ -67,7 +92,10 @@ struct rzone {
 
 /* What one run planned of a scenario. */
 struct rscen_run {
-    bool named;      /* the run's run.json names the scenario */
+    bool named; /* the run's run.json names the scenario */
+    /* an earlier revision of the run's plan ran it (rscen.revision): it plans nothing more, and
+     * a host pair planned the trials it recorded */
+    bool superseded;
     uint32_t trials; /* trials per host pair (adaptive: its min, what every pair runs at least) */
     struct trials_policy policy; /* as run.json says (fixed: trials_fixed(trials)) */
     uint64_t planned; /* trials over all its host pairs, as run.json says (adaptive: min x pairs) */
@@ -100,13 +128,20 @@ rscen_run_undecided(const struct rscen_run *r)
     return r->undecided + rscen_run_unseen_pairs(r);
 }
 
+/* The most figures a scenario reports beside its headline (testspec.h's metrics that a kind
+ * reports and its parameters make: a load's idle RTT and throughput, --bidir's directions). */
+#define RFIG_MAX 4
+
 struct rscen {
     char *name, *test;
     enum testspec_kind kind;
     bool reverse;
-    json_t *def;            /* the scenario object of the first run that named it (owned) */
-    int def_run;            /* that run (-1: no run.json names it; def is a record's) */
-    struct rscen_run *runs; /* one per run of the model */
+    enum testspec_metric figs[RFIG_MAX]; /* its figures beside the headline, in table order */
+    int nfigs;
+    struct testspec_values spec; /* its parameters as recorded (journal_scenario_spec) */
+    json_t *def;                 /* the scenario object of the first run that named it (owned) */
+    int def_run;                 /* that run (-1: no run.json names it; def is a record's) */
+    struct rscen_run *runs;      /* one per run of the model */
     /* trials per pair as the first run that names it adaptive planned them (else fixed, zero):
      * what the reports' note on adaptive trials says */
     struct trials_policy policy;
@@ -116,6 +151,11 @@ struct rscen {
     bool swept;
     enum testspec_param sweep;
     double value;
+    /* 0: the scenario of the runs' current plans; k: revision k of a run's plan ran it, with
+     * parameters a later revision (run --resume --force) changed: its name is "NAME (revision
+     * k)" and its trials are reported apart, as they ran */
+    uint32_t revision;
+    uint32_t revised_to; /* then: the run's revision that replaced it */
 };
 
 struct rpair {
@@ -146,7 +186,8 @@ struct rplan {
 /* t[0..n): the run's trials of the pair, sorted by number (none: a pair it planned only). */
 void rplan_pair(const struct rscen_run *sr, const struct rtrial *t, size_t n, struct rplan *out);
 
-/* A journal line the reports did not take, listed in them ("Journal problems"). */
+/* A journal line the reports did not take, listed in them ("Journal problems"); line 0: a
+ * problem of the run's run.json (no run_id), not of a line. */
 struct rproblem {
     size_t run;
     unsigned long line;
@@ -172,7 +213,8 @@ struct rmodel {
     bool by_zone_id;       /* zones are the hosts' zone_id (report --by zone_id) */
     struct rhost *hosts;
     size_t nhosts, caphosts;
-    uint32_t *hidx; /* open-addressing index of hosts by (name, region) */
+    bool same_hosts; /* a host name is one host in every run (report --same-hosts) */
+    uint32_t *hidx;  /* open-addressing index of hosts by (run, name): host_key_run */
     size_t hidx_cap;
     struct rzone *zones;
     size_t nzones;
@@ -185,8 +227,8 @@ struct rmodel {
     /* open-addressing index of pairs by (scen, family, src, dst) */
     uint32_t *pidx;
     size_t pidx_cap;
-    size_t torn_lines, skipped_lines, refused_lines;
-    struct rproblem *problems; /* in the order read */
+    size_t torn_lines, skipped_lines, refused_lines; /* skipped: unreadable and invalid */
+    struct rproblem *problems;                       /* in the order read */
     size_t nproblems, capproblems;
     FILE *warn;            /* where skipped journal lines are said; NULL: not said */
     bool lenient;          /* refused records are problems, not errors */
@@ -210,6 +252,11 @@ struct rmodel_opts {
     /* The zones are the hosts' physical zones (zone_id: report --by zone_id); NS_EINVAL,
      * naming them, when some host has none. */
     bool by_zone_id;
+    /* A host name is one host in every run: its trials of all runs are one host's, its pairs
+     * pooled (a plan surveyed twice). NS_EINVAL, naming it, when a name is in another region,
+     * zone, zone id or at another address in another run. Without it, each run's hosts are
+     * its own, and a name several runs give is shown with its run ("a1 (run 2)"). */
+    bool same_hosts;
 };
 
 /* Load the run directories (each holding run.json and results.jsonl). A line that is not a
@@ -224,7 +271,8 @@ int rmodel_load_with(const char *const *dirs, int ndirs, const struct rmodel_opt
 int rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out, struct err *e);
 void rmodel_free(struct rmodel *m);
 
-/* "torn", "unreadable", "refused": a problem's kind (enum journal_skip_kind) in the reports. */
+/* "torn", "unreadable", "refused", "invalid": a problem's kind (enum journal_skip_kind) in the
+ * reports. */
 const char *rproblem_kind_name(int kind);
 
 /* Merge a trial's buckets into a dense scratch histogram (struct hist). */
@@ -243,6 +291,11 @@ bool rrun_complete(const struct rrun *r);
 /* Whether one of m's runs is still going, or not complete. */
 void report_completeness(const struct rmodel *m, bool *in_progress, bool *incomplete);
 
+/* A figure's caption from its scenario's view: "latency, mean RTT (µs), ipv4; src requests, dst
+ * responds" (the scenario, what the figure shows and the one unit it is in, its family and which
+ * way data flows). New reference. */
+json_t *report_fig_caption(const json_t *sview, const char *words, const char *unit);
+
 /* Build summary (numbers) and view (strings for the templates) of m. New references. */
 int report_aggregate(const struct rmodel *m, json_t **summary, json_t **view, struct err *e);
 /* The summary's head and, per scenario and family, its own members, trial counts and zone
@@ -257,16 +310,18 @@ int report_aggregate_cells(const struct rmodel *m, json_t **summary, struct err 
  * "matrix-<file_key>-<suffix>.csv". snprintf's return value. */
 #define REPORT_MATRIX_REGIONS "regions"
 int report_matrix_file(char *buf, size_t len, const char *file_key, const char *suffix);
+/* The top-left field of a matrix CSV: "src\dst (us)", the unit its numbers are in (the
+ * summary's, machine-readable: testspec_metric_unit's, whatever unit the report shows them in). */
+void report_csv_corner(struct rbuf *b, const char *unit);
 
 /* The unit a figure is printed in: the summary's unit divided by div. */
 struct report_unit {
     const char *name;
     double div;
 };
-/* The unit for values up to max of a kind's headline metric (in the reports' unit): time in
- * microseconds or milliseconds, rates from kbit/s to Gbit/s, other figures in their own unit,
- * as the metric's format says (common/testspec.h); one for a whole figure (terminal.c's
- * matrices, sweep.c's curves). */
+/* The unit for values up to max of a kind's headline metric (in the reports' unit): the one
+ * testspec_scale_for gives that metric at max (common/testspec.h's scales); one for a whole
+ * figure (terminal.c's matrices, sweep.c's curves). */
 struct report_unit report_unit_for(const char *test, double max);
 
 /* Write charts/<name>.{dat,gp} for every scenario of view and run gnuplot on each (timeout

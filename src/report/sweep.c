@@ -241,23 +241,42 @@ sweep_summary(const json_t *scens, const struct sweeps *l, const struct sweep *w
 
 /* --- the view ------------------------------------------------------------------------------ */
 
-/* A point as a table shows it: "5.32 ± 0.41 Gbit/s"-like (the kind's text of the mean, ± the
+/* A point as a table shows it, in the table's one unit sc: "5.32 ± 0.41" (the mean, ± the
  * interval's half-width when there is one), "failed", "not run", or "—" where the cell was not
  * measured at that value. */
 static json_t *
-point_text(enum testspec_kind k, const json_t *p, const json_t *cell)
+point_text(const struct testspec_scale *sc, const json_t *p, const json_t *cell)
 {
-    char m[64], h[64], t[160];
+    char m[64], h[64];
     if (cell == NULL)
         return json_string("—");
     if (ji(p, "n") == 0)
         return json_string(ji(cell, "failed") > 0 ? "failed" : "not run");
-    testspec_kind_value_text(k, jd(p, "mean"), m, sizeof m);
+    testspec_scale_text(sc, jd(p, "mean"), m, sizeof m);
     if (ji(p, "n") < 2)
         return json_string(m);
-    testspec_kind_value_text(k, (jd(p, "ci95_high") - jd(p, "ci95_low")) / 2, h, sizeof h);
-    snprintf(t, sizeof t, "%s ± %s", m, h);
-    return json_string(t);
+    testspec_scale_text(sc, (jd(p, "ci95_high") - jd(p, "ci95_low")) / 2, h, sizeof h);
+    return report_jprintf("%s ± %s", m, h);
+}
+
+/* The one unit of a sweep's table: for the means of its points, as a matrix's for its cells. */
+static struct testspec_scale
+table_scale(enum testspec_kind k, const json_t *ss)
+{
+    struct rvals vals = {0};
+    size_t i, j;
+    const json_t *c, *p;
+    json_array_foreach(json_object_get(ss, "cells"), i, c)
+    {
+        json_array_foreach(json_object_get(c, "points"), j, p)
+        {
+            if (ji(p, "n") > 0)
+                rvals_add(&vals, jd(p, "mean"));
+        }
+    }
+    struct testspec_scale sc = report_scale(testspec_kind_metric(k), vals.v, vals.n);
+    rvals_release(&vals);
+    return sc;
 }
 
 static json_t *
@@ -266,6 +285,7 @@ sweep_view(const json_t *scens, const struct sweep *w, const json_t *ss)
     int param = journal_param_find(js(ss, "param"));
     enum testspec_kind k = (enum testspec_kind)testspec_kind_find(js(ss, "test"));
     const char *pkey = param >= 0 ? testspec_key((enum testspec_param)param) : js(ss, "param");
+    struct testspec_scale sc = table_scale(k, ss);
     json_t *cols = json_array(), *rows = json_array();
     for (size_t v = 0; v < w->n; v++) {
         char t[48];
@@ -282,7 +302,7 @@ sweep_view(const json_t *scens, const struct sweep *w, const json_t *ss)
             const json_t *cell = entry_find(json_object_get(sv, "zone_cells"), "src_zone",
                                             js(c, "src_zone"), "dst_zone", js(c, "dst_zone"));
             const json_t *p = json_array_get(json_object_get(c, "points"), v);
-            json_array_append_new(cells, json_pack("{s:o}", "text", point_text(k, p, cell)));
+            json_array_append_new(cells, json_pack("{s:o}", "text", point_text(&sc, p, cell)));
         }
         json_array_append_new(
             rows, json_pack("{s:o,s:o}", "label",
@@ -293,7 +313,7 @@ sweep_view(const json_t *scens, const struct sweep *w, const json_t *ss)
         "Each of the %zu values of %s ran its own trials over every host pair (its scenario "
         "section below has its matrices and pairs). A cell is the mean of the zone cell's "
         "trials at that value (%s), ± the 95 %% confidence interval.",
-        w->n, pkey, js(ss, "unit"));
+        w->n, pkey, sc.unit);
     return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:o,s:[]}", "name", w->name, "test",
                      js(ss, "test"), "family", w->family, "file_key", js(ss, "file_key"), "metric",
                      js(ss, "metric"), "param", pkey, "note", note, "cols", cols, "rows", rows,
@@ -577,7 +597,8 @@ report_sweep_charts(const char *outdir, const json_t *sum, json_t *view, FILE *w
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/charts", outdir);
     struct rchart cx = {.dir = dir, .warn = warn};
-    char *gp = rchart_gnuplot_find();
+    char why[512]; /* report_charts' note says it once for every chart */
+    char *gp = rchart_gnuplot_find("netsurvey report", why, sizeof why);
     cx.gp = gp;
     int rc = sweep_charts(&cx, sum, view, e);
     free(gp);

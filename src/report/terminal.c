@@ -14,28 +14,18 @@
 
 #define TERM_CELL 48 /* bytes of a cell's text */
 
+/* The unit for values up to max of a kind's headline metric (in the reports' unit): the one
+ * the reports would give a figure whose largest value is max (common/testspec.h's scales: time
+ * in µs, ms or s, rates from kbit/s to Tbit/s, other figures in their own unit). */
 struct report_unit
 report_unit_for(const char *test, double max)
 {
     int kind = testspec_kind_find(test);
     if (kind < 0)
         return (struct report_unit){"", 1.0};
-    enum testspec_metric m = testspec_kind_metric((enum testspec_kind)kind);
-    double bps = max * testspec_metric_divisor(m);
-    switch (testspec_metric_format(m)) {
-    case TESTSPEC_FMT_USEC:
-        return max >= 1000.0 ? (struct report_unit){"ms", 1e3} : (struct report_unit){"µs", 1.0};
-    case TESTSPEC_FMT_RATE:
-        /* the divisors from the reports' unit (Mbit/s) to the one printed */
-        if (bps >= 1e9)
-            return (struct report_unit){"Gbit/s", 1e9 / testspec_metric_divisor(m)};
-        if (bps >= 1e6 || bps <= 0)
-            return (struct report_unit){testspec_metric_unit(m), 1.0};
-        return (struct report_unit){"kbit/s", 1e3 / testspec_metric_divisor(m)};
-    case TESTSPEC_FMT_PER_S:
-        break;
-    }
-    return (struct report_unit){testspec_metric_unit(m), 1.0};
+    struct testspec_scale s =
+        testspec_scale_for(testspec_kind_metric((enum testspec_kind)kind), max);
+    return (struct report_unit){s.unit, s.factor};
 }
 
 /* Decimals that give a value of this size four significant digits, as the reports print. */

@@ -124,11 +124,14 @@ rbuf_printf(struct rbuf *b, const char *fmt, ...)
 void
 rbuf_csv_field(struct rbuf *b, const char *s)
 {
+    /* a text that a spreadsheet would run as a formula: OWASP's "CSV injection" advice */
+    bool formula = s[0] != '\0' && strchr("=+-@\t\r", s[0]) != NULL;
     if (strpbrk(s, ",\"\n\r") == NULL) {
+        rbuf_puts(b, formula ? "'" : "");
         rbuf_puts(b, s);
         return;
     }
-    rbuf_puts(b, "\"");
+    rbuf_puts(b, formula ? "\"'" : "\"");
     for (; *s; s++) {
         rbuf_add(b, s, 1);
         if (*s == '"')
@@ -317,4 +320,41 @@ report_matrix_file(char *buf, size_t len, const char *file_key, const char *suff
     if (suffix != NULL)
         return snprintf(buf, len, "matrix-%s-%s.csv", file_key, suffix);
     return snprintf(buf, len, "matrix-%s.csv", file_key);
+}
+
+void
+report_csv_corner(struct rbuf *b, const char *unit)
+{
+    rbuf_puts(b, "src\\dst (");
+    rbuf_puts(b, unit);
+    rbuf_puts(b, ")");
+}
+
+json_t *
+report_flagged_text(enum testspec_kind k, const json_t *cell)
+{
+    const json_t *f = json_object_get(cell, "flagged");
+    json_int_t flagged = ji(f, "trials"), n = ji(cell, "n");
+    if (flagged <= 0)
+        return NULL;
+    struct rbuf b;
+    rbuf_init(&b);
+    rbuf_printf(&b, "%lld of %lld trial%s flagged (", (long long)flagged, (long long)n,
+                n == 1 ? "" : "s");
+    for (int i = 0, listed = 0; i < HOSTFLAG_COUNT; i++) {
+        json_int_t c = ji(f, hostflag_name((enum hostflag)i));
+        if (c > 0)
+            rbuf_printf(&b, "%s%s %lld", listed++ ? ", " : "", hostflag_name((enum hostflag)i),
+                        (long long)c);
+    }
+    const json_t *without = json_object_get(f, "mean_without");
+    char v[64];
+    if (json_is_number(without))
+        rbuf_printf(&b, "); %s without them",
+                    testspec_kind_value_text(k, json_number_value(without), v, sizeof v));
+    else
+        rbuf_puts(&b, "); no trial without them");
+    json_t *out = json_string(b.oom ? "" : b.data);
+    rbuf_release(&b);
+    return out;
 }

@@ -133,7 +133,7 @@ probe(struct pf_paths *pp, struct trial_ctl *ctl, struct preflight_path *p)
         p->status = PREFLIGHT_FAILED;
         snprintf(p->detail, sizeof p->detail, "%s", o.error);
     }
-    json_decref(o.result);
+    trial_outcome_release(&o);
 }
 
 /* The first pair to probe whose source and destination have room, or -1. */

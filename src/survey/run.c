@@ -34,6 +34,7 @@
 #include "survey/env.h"
 #include "survey/host_ssh.h"
 #include "survey/host_target.h"
+#include "survey/judge.h"
 #include "survey/resume.h"
 #include "survey/trial.h"
 #include "transport/transport.h"
@@ -106,6 +107,12 @@ struct runner {
     int journal_rc;
     struct err journal_err;
     bool running; /* run.json says "running" by this process */
+    /* a resume: the run's run.json as it found it, and the plan's revision this invocation
+     * runs (a new one when --force recorded the plan's differences: new_revision) */
+    struct journal_run *was;
+    uint32_t revision;
+    bool new_revision;
+    json_t *resumes; /* new_revision: run.json's "resumes", this one's included */
 };
 
 /* --- small helpers ----------------------------------------------------------------------- */
@@ -277,9 +284,11 @@ resume_inventories_check(const struct runner *r, const struct journal_run *run, 
     return 0;
 }
 
-/* run.json as the runner knows it now: a host not (yet) reached has no env and an error. */
+/* run.json as the runner knows it now: a host not (yet) reached has no env and an error. A new
+ * revision of a resumed run keeps the run's start and command, its resumes, and its earlier
+ * revisions beside the one it replaces. */
 static int
-run_write(struct runner *r, const char *started, struct err *e)
+run_write(struct runner *r, const char *started, const char *command, struct err *e)
 {
     const struct plan *p = r->plan;
     size_t ns = plan_scenario_count(p);
@@ -341,7 +350,7 @@ run_write(struct runner *r, const char *started, struct err *e)
                               .nsperf_version = nsperf_version(r),
                               .nsperf_sha256 = r->nsperf_sha,
                               .started = started,
-                              .command = r->o->command,
+                              .command = command,
                               .state = JOURNAL_RUN_RUNNING,
                               .rounds = schedule_round_count(r->sched),
                               .tests = schedule_test_count(r->sched),
@@ -353,13 +362,20 @@ run_write(struct runner *r, const char *started, struct err *e)
                               .nscenarios = nw,
                               .pair_list = pairs,
                               .npair_list = np,
-                              .has_pairs = true};
+                              .has_pairs = true,
+                              .revision = r->revision > 1 ? r->revision : 1,
+                              .resumes_json = r->resumes};
+    json_t *revisions = r->new_revision ? survey_revisions_json(r->was) : NULL;
+    if (rc == 0 && r->new_revision && revisions == NULL)
+        rc = err_set(e, NS_ENOMEM, "out of memory");
+    run.revisions_json = revisions;
     struct journal_run_inventory *invs = run_inventories(p, &run.ninventories);
     run.inventories = invs;
     if (rc == 0 && run.ninventories < plan_inventory_count(p))
         rc = err_set(e, NS_ENOMEM, "out of memory");
     if (rc == 0 && (rc = journal_write_run(r->j, &run, e)) != 0)
         r->res->journal_failed = true;
+    json_decref(revisions);
     free(invs);
     free(hosts);
     free(scens);
@@ -379,6 +395,7 @@ trial_record(const struct runner *r, const struct schedule_test *t, const struct
                                   .plan_sha256 = r->plan_sha,
                                   .scenario = scenario_of(plan_scenario(r->plan, t->scenario)),
                                   .trial = t->trial,
+                                  .revision = r->revision > 1 ? r->revision : 0,
                                   .family = host_family(src->ph, host_daddr(src)),
                                   .src = endpoint_of(src),
                                   .dst = endpoint_of(dst),
@@ -732,8 +749,21 @@ record(struct runner *r, const struct schedule_test *t, const struct trial_outco
     clock_wall_iso8601(ended, sizeof ended);
     struct journal_trial rec;
     trial_record(r, t, o, attempts, started, ended, &rec);
+    json_t *counters, *flags;
+    struct survey_judge_in ji = {.sc = &rec.scenario,
+                                 .src = r->hosts[t->src].ph->name,
+                                 .dst = r->hosts[t->dst].ph->name,
+                                 .src_env = r->hosts[t->src].env,
+                                 .dst_env = r->hosts[t->dst].env,
+                                 .result = o->result,
+                                 .counters = o->counters};
+    survey_judge(&ji, &counters, &flags);
+    rec.counters = counters;
+    rec.flags = flags;
     struct err e = {0};
     int rc = journal_append(r->j, &rec, o->result, &e);
+    json_decref(counters);
+    json_decref(flags);
     pthread_mutex_lock(&r->mu);
     /* Counted by what reached the journal: a trial whose line could not be written is neither
      * ok nor failed there, and a resume runs it again. */
@@ -787,7 +817,7 @@ slot_main(void *arg)
     unsigned attempts = 0, max = 1 + plan_retries_or_default(r->o);
     bool unreachable = spec.src->t == NULL || spec.dst->t == NULL;
     while (attempts < max && !atomic_load(r->o->interrupted)) {
-        json_decref(o.result);
+        trial_outcome_release(&o);
         trial_attempt(&spec, &s->ctl, &o);
         if (unreachable)
             break; /* nothing was attempted: attempts stays 0 */
@@ -797,7 +827,7 @@ slot_main(void *arg)
     }
     if (!o.interrupted && !atomic_load(r->o->interrupted))
         record(r, &s->t, &o, attempts, started, t0);
-    json_decref(o.result);
+    trial_outcome_release(&o);
     pthread_mutex_lock(&r->mu);
     r->round_left--;
     pthread_cond_signal(&r->cv);
@@ -1107,6 +1137,11 @@ resume_take(void *arg, const struct journal_trial *rec, struct err *e)
     if (sc < 0 || src < 0 || dst < 0 || k.trial < 1 || k.trial > PLAN_MAX_TRIALS ||
         (!sh->data_address_from_host && k.family != host_family(sh, sh->data_address)))
         return 0;
+    /* a trial of other parameters (an earlier revision of the plan) is not this plan's: it is
+     * run again, and the reports keep the old one apart */
+    struct journal_scenario now = scenario_of(plan_scenario(r->plan, (size_t)sc));
+    if (journal_scenario_diff(&now, &rec->scenario) != TESTSPEC_PARAM_COUNT)
+        return 0;
     /* the adaptive decision from the same figures, in the journal's order, as they came in */
     long pi = r->adapt != NULL ? survey_adapt_pair(r->adapt, (uint32_t)src, (uint32_t)dst) : -1;
     double v = 0;
@@ -1121,9 +1156,48 @@ resume_take(void *arg, const struct journal_trial *rec, struct err *e)
     return 0;
 }
 
-/* run.json of the directory being resumed: a run of this format, of the same plan. The reader
- * takes only the versions it knows (an unknown one is refused there, with its way out): this
- * one, or the older one refused here. */
+/* The plan given against the run's (a plan of another text): refused naming each difference,
+ * or with --force the next revision of the run's plan; never a run whose hosts moved. */
+static int
+resume_plan_check(struct runner *r, const struct journal_run *run, struct err *e)
+{
+    struct survey_plan_diff d;
+    int rc = survey_plan_diff(run, r->plan, r->sched, &d);
+    r->res->plan_diff = d.text;
+    d.text = NULL;
+    if (rc != 0)
+        rc = err_set(e, rc, "out of memory");
+    else if (d.moved)
+        rc = err_set(e, NS_EINVAL,
+                     "cannot resume %s: a host of the run is elsewhere in this plan (below); a run "
+                     "goes on with its hosts where they were: start a new run",
+                     r->o->dir);
+    else if (d.n == 0 && !r->o->force)
+        rc = err_set(e, NS_EINVAL,
+                     "cannot resume %s: the plan's text changed since the run started (sha256 "
+                     "%.12s then, %.12s now), though nothing it runs differs; give the same "
+                     "plan, or --force to continue",
+                     r->o->dir, run->plan_sha256, r->plan_sha);
+    else if (d.n > 0 && !r->o->force)
+        rc = err_set(e, NS_EINVAL,
+                     "cannot resume %s: the plan differs from the run's in %zu way%s (below); "
+                     "give the same plan, or --force to record it as revision %u of the run's "
+                     "plan (its trials of other parameters are then kept apart, never counted "
+                     "as this plan's)",
+                     r->o->dir, d.n, d.n == 1 ? "" : "s", run->revision + 1);
+    else if (d.n > 0) {
+        r->revision = run->revision + 1;
+        r->new_revision = true;
+        r->res->revised = true;
+    }
+    survey_plan_diff_release(&d);
+    return rc;
+}
+
+/* run.json of the directory being resumed: a run of this format, of the same plan (or, with
+ * --force, of one whose differences become a new revision). The reader takes only the
+ * versions it knows (an unknown one is refused there, with its way out): these, or the
+ * oldest, refused here. The run.json stays with the runner (r->was). */
 static int
 resume_check(struct runner *r, struct err *e)
 {
@@ -1131,6 +1205,8 @@ resume_check(struct runner *r, struct err *e)
     if (survey_resume_read_run(r->o->dir, &run, e) != 0)
         return NS_EINVAL;
     int rc = 0;
+    r->was = run;
+    r->revision = run->revision;
     if (run->schema != NULL && strcmp(run->schema, JOURNAL_RUN_SCHEMA_1) == 0)
         rc = err_set(e, NS_EINVAL,
                      "cannot resume %s: its " JOURNAL_RUN_FILE
@@ -1140,16 +1216,13 @@ resume_check(struct runner *r, struct err *e)
     else if (run->run_id == NULL || run->plan_sha256 == NULL)
         rc = err_set(e, NS_EINVAL, "cannot resume %s: " JOURNAL_RUN_FILE " is not a netsurvey run",
                      r->o->dir);
-    else if (strcmp(run->plan_sha256, r->plan_sha) != 0 && !r->o->force)
-        rc = err_set(e, NS_EINVAL,
-                     "cannot resume %s: the plan changed since the run started (sha256 %.12s "
-                     "then, %.12s now); give the same plan, or --force to continue anyway",
-                     r->o->dir, run->plan_sha256, r->plan_sha);
+    else if (strcmp(run->plan_sha256, r->plan_sha) != 0)
+        rc = resume_plan_check(r, run, e);
     if (rc == 0 && !r->o->force)
         rc = resume_inventories_check(r, run, e);
     if (rc == 0)
         snprintf(r->run_id, sizeof r->run_id, "%s", run->run_id);
-    journal_run_free(run);
+    r->res->revision = r->revision;
     return rc;
 }
 
@@ -1189,9 +1262,19 @@ resume_load(struct runner *r, const char *started, struct err *e)
     r->ndone = w;
     r->res->done_before = w;
     if (rc == 0) {
+        /* a resume that begins a revision says so: that revision's start and command */
         json_t *resumed = json_pack("{s:s, s:s}", "started", started, "command", r->o->command);
+        if (resumed != NULL && r->new_revision)
+            json_object_set_new(resumed, "revision", json_integer((json_int_t)r->revision));
         rc = resumed != NULL ? journal_set_state(r->j, JOURNAL_RUN_RUNNING, resumed, NULL, e)
                              : err_set(e, NS_ENOMEM, "out of memory");
+        if (rc == 0 && r->new_revision) { /* what the new revision's run.json carries over */
+            r->resumes = json_deep_copy(json_object_get(r->was->json, "resumes"));
+            if (r->resumes == NULL)
+                r->resumes = json_array();
+            if (r->resumes == NULL || json_array_append(r->resumes, resumed) != 0)
+                rc = err_set(e, NS_ENOMEM, "out of memory");
+        }
         json_decref(resumed);
         r->running = rc == 0;
     }
@@ -1367,7 +1450,8 @@ survey_run(const struct survey_run_opts *o, struct survey_run_result *res, struc
         r.hosts = calloc(r.nhosts, sizeof *r.hosts);
         for (size_t i = 0; r.hosts != NULL && i < r.nhosts; i++)
             r.hosts[i].ph = plan_host(r.plan, i);
-        rc = r.hosts != NULL ? run_write(&r, started, e) : err_set(e, NS_ENOMEM, "out of memory");
+        rc = r.hosts != NULL ? run_write(&r, started, o->command, e)
+                             : err_set(e, NS_ENOMEM, "out of memory");
         free(r.hosts);
         r.hosts = NULL;
     }
@@ -1378,7 +1462,9 @@ survey_run(const struct survey_run_opts *o, struct survey_run_result *res, struc
     if (rc == 0)
         rc = hosts_place(&r, e);
     if (rc == 0 && !o->resume)
-        rc = run_write(&r, started, e);
+        rc = run_write(&r, started, o->command, e);
+    else if (rc == 0 && r.new_revision) /* the run's start and command stay its own */
+        rc = run_write(&r, r.was->started, r.was->command, e);
     if (rc == 0)
         rc = rounds_run(&r, e);
     rc = run_finish_journal(&r, rc, e);
@@ -1390,6 +1476,8 @@ survey_run(const struct survey_run_opts *o, struct survey_run_result *res, struc
     schedule_free(r.sched);
     free(r.done);
     free(r.est_suffix);
+    journal_run_free(r.was);
+    json_decref(r.resumes);
     pthread_cond_destroy(&r.cv);
     pthread_mutex_destroy(&r.mu);
     return rc;
@@ -1401,5 +1489,6 @@ survey_run_result_release(struct survey_run_result *r)
     for (size_t i = 0; i < r->nfailures; i++)
         free(r->failures[i].text);
     free(r->failures);
+    free(r->plan_diff);
     memset(r, 0, sizeof *r);
 }

@@ -62,11 +62,13 @@ struct survey_run_opts {
      * architecture none is for fails its trials with the name of the build missing (NULL: no
      * ssh host) */
     const char *const *nsperf_remote;
-    bool accept_new_host_keys;   /* ssh: record an unknown host key (trust on first use) */
-    const char *dir;             /* the run directory */
-    bool unique_dir;             /* dir exists: take dir-2, dir-3, ... (a {timestamp} template) */
-    bool resume;                 /* continue dir instead of creating it */
-    bool force;                  /* resume even if the plan's sha256 differs */
+    bool accept_new_host_keys; /* ssh: record an unknown host key (trust on first use) */
+    const char *dir;           /* the run directory */
+    bool unique_dir;           /* dir exists: take dir-2, dir-3, ... (a {timestamp} template) */
+    bool resume;               /* continue dir instead of creating it */
+    /* resume with a plan other than the run's: its differences become the run's next plan
+     * revision (the run's trials of other parameters are kept apart) */
+    bool force;
     unsigned retries;            /* extra attempts of a failed trial */
     double margin_s;             /* setup allowance per test */
     survey_progress_fn progress; /* NULL: nothing is told */
@@ -94,6 +96,12 @@ struct survey_run_result {
     double elapsed_s;
     struct survey_failure *failures;
     size_t nfailures;
+    /* A resume whose plan differs from the run's: each difference, one a line (owned; NULL when
+     * none), whether the resume was refused for them or, with --force, recorded them as plan
+     * revision `revision` of the run (revised true). */
+    char *plan_diff;
+    uint32_t revision; /* the plan's revision this invocation ran (1: the run's first) */
+    bool revised;
 };
 
 /* Run the survey. The run directory's lock is held from the moment it is opened until run.json's

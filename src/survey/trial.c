@@ -214,6 +214,9 @@ client_outcome(const struct trial_spec *s, const struct transport_output *out,
     const char *err = json_string_value(json_object_get(doc, "error"));
     if (json_is_object(result))
         o->result = json_incref(result);
+    const json_t *counters = json_object_get(doc, "counters");
+    if (json_is_object(counters))
+        o->counters = json_incref((json_t *)(uintptr_t)counters);
     char why[TRIAL_ERROR_MAX];
     if (doc == NULL) {
         last_line(out->err, why, sizeof why);
@@ -266,6 +269,14 @@ run_client(const struct trial_spec *s, struct trial_ctl *c, unsigned port, struc
     }
     transport_output_release(&out);
     proc_end(c, 1, &cli);
+}
+
+void
+trial_outcome_release(struct trial_outcome *o)
+{
+    json_decref(o->result);
+    json_decref(o->counters);
+    o->result = o->counters = NULL;
 }
 
 void

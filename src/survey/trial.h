@@ -51,10 +51,15 @@ struct trial_outcome {
     bool interrupted;            /* stopped by an interrupt: record nothing */
     char error[TRIAL_ERROR_MAX]; /* one line, when !ok */
     json_t *result;              /* nsperf's "result" (owned; may be set when !ok) */
+    json_t *counters;            /* nsperf's "counters" {"local", "remote"} (owned; or NULL) */
 };
 
-/* Run one attempt. Every process it started is killed and reaped when it returns. */
+/* Run one attempt. Every process it started is killed and reaped when it returns. The caller
+ * releases o (trial_outcome_release), also before the next attempt. */
 void trial_attempt(const struct trial_spec *s, struct trial_ctl *c, struct trial_outcome *o);
+
+/* Drop the outcome's JSON (result, counters). */
+void trial_outcome_release(struct trial_outcome *o);
 
 /* Kill whatever the trial has running (from another thread). */
 void trial_ctl_kill(struct trial_ctl *c);

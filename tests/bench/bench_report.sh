@@ -56,7 +56,7 @@ trap 'rm -rf "$tmp"' EXIT
 shape=${NS_BENCH_SHAPE:-cloud}
 form=${NS_BENCH_FORM:-runs} # runs: nsperf's histogram form since trial/3; buckets: the older form
 python3 "$root/tests/report/gen_journal.py" bench "$tmp/run" "$hosts" "$trials" "$shape" "$form"
-echo "journal: $trials trials, $hosts hosts, $shape-shaped RTTs, $form form, $(wc -c <"$tmp/run/results.jsonl") bytes"
+echo "journal: $(wc -l <"$tmp/run/results.jsonl") trials (whole passes of $trials), $hosts hosts, $shape-shaped RTTs, $form form, $(wc -c <"$tmp/run/results.jsonl") bytes"
 echo "targets (issues 9, 19): report <= ${max_cpu} s CPU and <= $((max_kib / 1024)) MiB; trend of $trend_runs runs <= ${max_trend_wall} s wall"
 
 best=999

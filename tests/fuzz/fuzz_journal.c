@@ -6,7 +6,9 @@
  * passed over, NS_EPARSE, or a record refused, NS_EPROTO: another schema version, a status
  * neither ok nor failed, and, when the readers are given the run's id, another run's record);
  * and the readers without buckets (journal_read_trials_nobuckets') must give the same refusal,
- * or the same record but for its buckets (either form: common/histjson.h).
+ * or the same record but for its buckets (either form: common/histjson.h); and the records the
+ * two take must be data, or not, alike (journal_trial_domain: a figure outside its domain, an
+ * unknown family).
  *
  * Coverage alone hardly leads the fuzzer to a rule the two decoders might read differently (a
  * real where an integer is expected takes the same branches as any other real), so each input
@@ -85,6 +87,11 @@ readers_of(const char *line, size_t len, const char *run_id)
         fail("the readers refuse a line for different reasons", ea.msg);
     if (ra == 0 && !journal_trial_equal(&a, &b))
         fail("the readers read different records", NULL);
+    /* what the reading then holds to its domain (journal_trial_domain): the same verdict */
+    struct err da = {0}, db = {0};
+    if (ra == 0 && (journal_trial_domain(&a, &da) != journal_trial_domain(&b, &db) ||
+                    strcmp(da.msg, db.msg) != 0))
+        fail("the readers' records are held to their domain differently", da.msg);
     if (ra == 0 && run_id != NULL && (a.run_id == NULL || strcmp(a.run_id, run_id) != 0))
         fail("a record of another run was taken", a.run_id);
 }

@@ -7,7 +7,8 @@
  * and three throughput cells (absent, all failed, one ok trial).
  * Verdicts, the corrections, min-effect and equivalence, the gate's exit status (regression,
  * incomplete, nothing compared, --allow-partial), each side's completeness stated, output
- * folders, usage errors. The JUnit XML and
+ * folders, usage errors; a run compared with itself or a copy, and a scenario run with other
+ * parameters, refused (--allow-param-change). The JUnit XML and
  * the Markdown summary are checked by test_compare_outputs.py. */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -128,7 +129,8 @@ test_verdicts(void **state)
     assert_non_null(strstr(s, "only in the new run: latency (tcp_rr, ipv4) 3 → 1"));
     assert_null(row(s, "latency", "2 → 1")); /* not guessed */
     assert_non_null(strstr(s, "4 matched cells: 1 worse, 1 better, 0 same, 2 inconclusive, 0 "
-                              "with too few trials; 1 regression beyond 5.0 % (gate FAILED)"));
+                              "with too few trials, 0 with failed or not-run trials; 1 "
+                              "regression beyond 5.0 % (gate FAILED)"));
     assert_non_null(strstr(s, "correction: Holm-Bonferroni"));
     free(s);
     char p[8192];
@@ -153,15 +155,83 @@ test_gate_threshold(void **state)
     assert_int_equal(compare("30%"), 0);
 }
 
+/* The gate-X journal copied into a directory of its own, each of its files' text passed
+ * through edit (NULL: as it is); the caller removes it. */
+static char *
+fixture_copy(const char *name, void (*edit)(char *text))
+{
+    char *dir = th_tempdir("cmp-copy");
+    assert_non_null(dir);
+    static const char *const files[] = {"results.jsonl", "run.json"};
+    for (size_t i = 0; i < 2; i++) {
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s", name, files[i]);
+        char *text = th_read(p, NULL);
+        assert_non_null(text);
+        if (edit != NULL)
+            edit(text);
+        assert_int_equal(th_write(dir, files[i], text), 0);
+        free(text);
+    }
+    return dir;
+}
+
+static bool
+exists(const char *dir, const char *name)
+{
+    char p[8300];
+    snprintf(p, sizeof p, "%s/%s", dir, name);
+    return access(p, F_OK) == 0;
+}
+
+/* A run compared with itself, or with a copy of its directory, would pass every cell: refused
+ * (exit 6) before anything is written, as trend and report refuse it. */
 static void
-test_same_run_passes(void **state)
+test_same_run_refused(void **state)
 {
     (void)state;
-    assert_int_equal(run("compare-base", "compare-base", NULL), 0);
+    th_rmtree(out);
+    assert_int_equal(run("compare-base", "compare-base", NULL), CLI_COMPARE_NOT_COMPARABLE);
+    assert_false(exists(out, "compare.md"));
+    char *copy = fixture_copy("compare-base", NULL);
+    assert_int_equal(run("compare-base", copy, NULL), CLI_COMPARE_NOT_COMPARABLE);
+    assert_int_equal(run(copy, "compare-base", "--allow-partial", "--allow-param-change", NULL),
+                     CLI_COMPARE_NOT_COMPARABLE);
+    assert_false(exists(out, "compare.md"));
+    assert_false(exists(copy, "compare.md"));
+    th_rmtree(copy);
+    free(copy);
+}
+
+/* tput's messages of 128 KiB become 256 KiB: the scenario ran other parameters */
+static void
+larger_messages(char *text)
+{
+    static const char *const keys[] = {"\"msg_size\":131072", "\"msg_size\": 131072"};
+    for (size_t i = 0; i < 2; i++)
+        for (char *p = text; (p = strstr(p, keys[i])) != NULL; p++)
+            memcpy(p + strlen(keys[i]) - 6, "262144", 6);
+}
+
+/* A scenario of both runs that ran other parameters is not comparable: refused (exit 6) with
+ * each difference named, unless --allow-param-change, which compares it and says so. */
+static void
+test_param_change(void **state)
+{
+    (void)state;
+    char *dir = fixture_copy("gate-new", larger_messages);
+    th_rmtree(out);
+    assert_int_equal(run("gate-base", dir, NULL), CLI_COMPARE_NOT_COMPARABLE);
+    assert_false(exists(out, "compare.md"));
+    assert_int_equal(run("gate-base", dir, "--allow-param-change", NULL), CLI_COMPARE_OK);
     char *s = md();
-    assert_non_null(strstr(s, "0 worse, 0 better, 0 same, 5 inconclusive"));
-    assert_non_null(strstr(s, "Gate: passed: no regression beyond 5.0 % among 5 compared cells"));
+    assert_non_null(strstr(s, "**Parameters changed** (compared on purpose: "
+                              "--allow-param-change): tput (tcp_stream, ipv4): msg_size 131072 → "
+                              "262144\n"));
+    assert_null(strstr(s, "lat (tcp_rr, ipv4): msg_size")); /* only the scenario that changed */
     free(s);
+    th_rmtree(dir);
+    free(dir);
 }
 
 /* A gate never passes on nothing: two runs of different plans share no cell. */
@@ -175,7 +245,7 @@ test_nothing_matched(void **state)
     assert_non_null(strstr(s, "Gate: FAILED: nothing compared"));
     assert_null(strstr(s, "passed"));
     /* why each cell was not compared: here the new run has its latency as another kind */
-    assert_non_null(strstr(s, "only in the baseline: latency (tcp_rr, ipv4) 1 → 2: 292.7 us "
+    assert_non_null(strstr(s, "only in the baseline: latency (tcp_rr, ipv4) 1 → 2: 292.7 µs "
                               "(scenario not in the new run (it has latency as udp_rr, ipv4); "
                               "fails the gate)"));
     free(s);
@@ -198,13 +268,18 @@ test_partial(void **state)
     assert_non_null(strstr(s, "tput (tcp_stream, ipv4) 4 → 3: 1.000 Gbit/s (not in the new "
                               "run; fails the gate)"));
     assert_non_null(strstr(s, "lat (tcp_rr, ipv4) 1 → 2"));
-    assert_true(row_has(s, "tput", "4 → 1", "**NOT COMPARED**: too few trials |"));
+    assert_true(row_has(s, "tput", "4 → 1",
+                        "**NOT COMPARED**: too few trials (failed or not run: new 2 failed of 3 "
+                        "planned) |"));
+    assert_non_null(strstr(s, "; 1 matched cell with failed or not-run trials (baseline 0 failed, "
+                              "0 not run; new 2 failed, 0 not run)"));
     free(s);
     assert_int_equal(run("gate-base", "gate-partial", "--allow-partial", NULL), 0);
     s = md();
     assert_non_null(strstr(s, "Gate: passed with --allow-partial: no regression beyond 5.0 % "
                               "among 9 compared cells; not compared: 3 cells"));
-    assert_true(row_has(s, "tput", "4 → 1", "| too few trials |"));
+    assert_true(row_has(s, "tput", "4 → 1",
+                        "| too few trials (failed or not run: new 2 failed of 3 planned) |"));
     assert_null(strstr(s, "fails the gate"));
     free(s);
     /* a regression is said as such even when the comparison is incomplete too */
@@ -317,31 +392,33 @@ test_output_folder(void **state)
     char p[8300];
     snprintf(p, sizeof p, "%s/compare.html", sub);
     assert_int_equal(access(p, R_OK), 0);
-    /* a folder that cannot be made: an output error, 4, not a journal error */
+    /* a folder that cannot be made: an output error (73, as in every command), not a journal
+     * error */
     snprintf(p, sizeof p, "%s/compare.md/below", out);
     char *bad[] = {A("compare"), A("gate-base"), A("gate-new"), A("-o"), p, NULL};
-    assert_int_equal(cli_compare.main(5, bad), 4);
+    assert_int_equal(cli_compare.main(5, bad), CLI_COMPARE_OUTPUT);
     snprintf(p, sizeof p, "%s/compare.md/x.xml", out);
-    assert_int_equal(run("gate-base", "gate-new", "--junit", p, NULL), 4);
+    assert_int_equal(run("gate-base", "gate-new", "--junit", p, NULL), CLI_COMPARE_OUTPUT);
 }
 
 /* The gate-new journal copied into a directory of its own, run.json planning more trials of
  * its tput scenario than it holds (45 of which 36 recorded): an incomplete run. */
-static char *
-incomplete_copy(void)
+static void
+plan_more(char *text)
 {
-    char *dir = th_tempdir("cmp-incomplete");
-    assert_non_null(dir);
-    char *results = th_read("gate-new/results.jsonl", NULL);
-    char *run = th_read("gate-new/run.json", NULL);
-    assert_non_null(results);
-    assert_non_null(run);
-    char *at = strstr(run, "\"planned\": 36");
-    assert_non_null(at);
-    memcpy(at, "\"planned\": 45", 13);
-    assert_int_equal(th_write(dir, "results.jsonl", results), 0);
-    assert_int_equal(th_write(dir, "run.json", run), 0);
-    free(results);
+    char *at = strstr(text, "\"planned\": 36");
+    if (at != NULL)
+        memcpy(at, "\"planned\": 45", 13);
+}
+
+static char *
+incomplete_copy(const char *name)
+{
+    char *dir = fixture_copy(name, plan_more);
+    char p[8300];
+    snprintf(p, sizeof p, "%s/run.json", dir);
+    char *run = th_read(p, NULL);
+    assert_non_null(strstr(run, "\"planned\": 45"));
     free(run);
     return dir;
 }
@@ -371,7 +448,7 @@ test_completeness_stated(void **state)
                        "failed, 0 not run)\n"));
     assert_null(strstr(s, "incomplete"));
     free(s);
-    char *dir = incomplete_copy();
+    char *dir = incomplete_copy("gate-new");
     char summary[8192];
     snprintf(summary, sizeof summary, "%s/summary.md", out);
     int rc = run("gate-base", dir, "--markdown-summary", summary, NULL);
@@ -397,12 +474,15 @@ test_completeness_stated(void **state)
     assert_non_null(h);
     assert_true(has(h, "<p class=\"note\"><b>The new run ("));
     free(h);
-    /* the baseline's side too */
-    assert_int_equal(run(dir, "gate-new", NULL), 0);
+    /* the baseline's side too (a copy of gate-base: gate-new's would be the same run) */
+    char *bdir = incomplete_copy("gate-base");
+    assert_int_equal(run(bdir, "gate-new", NULL), 0);
     s = md();
-    snprintf(want, sizeof want, "**The baseline run (%s) is incomplete: 9 of its 48", dir);
+    snprintf(want, sizeof want, "**The baseline run (%s) is incomplete: 9 of its 48", bdir);
     assert_true(has(s, want));
     free(s);
+    th_rmtree(bdir);
+    free(bdir);
     /* a run whose netsurvey still holds its directory */
     char lock[8192];
     snprintf(lock, sizeof lock, "%s/.lock", dir);
@@ -426,6 +506,54 @@ test_completeness_stated(void **state)
     free(dir);
 }
 
+/* No output over a run's own files (--junit B/results.jsonl overwrote B's journal), over
+ * another output, or into another run's directory: refused, exit 2, before anything is
+ * written. */
+static void
+test_outputs_never_inputs(void **state)
+{
+    (void)state;
+    char *b = fixture_copy("gate-new", NULL);
+    char *c = fixture_copy("compare-base", NULL);
+    char journal[8300], runjson[8300], link[8300], s1[8300];
+    snprintf(journal, sizeof journal, "%s/results.jsonl", b);
+    snprintf(runjson, sizeof runjson, "%s/run.json", b);
+    snprintf(link, sizeof link, "%s/j.xml", out);
+    char *before = th_read(journal, NULL);
+    th_rmtree(out);
+    assert_int_equal(mkdir(out, 0755), 0);
+    assert_int_equal(symlink(journal, link), 0);
+    const char *bad[] = {journal, runjson, link};
+    for (size_t i = 0; i < 3; i++) {
+        assert_int_equal(run("gate-base", b, "--junit", bad[i], NULL), CLI_COMPARE_USAGE);
+        assert_int_equal(run("gate-base", b, "--markdown-summary", bad[i], NULL),
+                         CLI_COMPARE_USAGE);
+    }
+    char *after = th_read(journal, NULL);
+    assert_string_equal(before, after);
+    free(after);
+    assert_false(exists(out, "compare.md"));
+    /* two outputs in one file */
+    snprintf(s1, sizeof s1, "%s/s.md", out);
+    assert_int_equal(run("gate-base", b, "--junit", s1, "--markdown-summary", s1, NULL),
+                     CLI_COMPARE_USAGE);
+    snprintf(s1, sizeof s1, "%s/compare.md", out);
+    assert_int_equal(run("gate-base", b, "--junit", s1, NULL), CLI_COMPARE_USAGE);
+    assert_false(exists(out, "compare.md"));
+    /* another run's directory as OUT: refused; BASE's or NEW's: written */
+    char *argv[] = {A("compare"), A("gate-base"), b, A("-o"), c, NULL};
+    assert_int_equal(cli_compare.main(5, argv), CLI_COMPARE_USAGE);
+    assert_false(exists(c, "compare.md"));
+    char *argv2[] = {A("compare"), A("gate-base"), b, A("-o"), b, NULL};
+    assert_int_equal(cli_compare.main(5, argv2), CLI_COMPARE_OK);
+    assert_true(exists(b, "compare.md"));
+    free(before);
+    th_rmtree(b);
+    th_rmtree(c);
+    free(b);
+    free(c);
+}
+
 static void
 test_usage_and_errors(void **state)
 {
@@ -436,25 +564,87 @@ test_usage_and_errors(void **state)
     assert_int_equal(cli_compare.main(5, bad), 2);
     char *neg[] = {A("compare"), A("a"), A("b"), A("--min-effect"), A("-1"), NULL};
     assert_int_equal(cli_compare.main(5, neg), 2);
+    /* a percentage is decimal digits: strtod alone read 0x10 as 16 */
+    static const char *const not_pct[] = {"0x10", "1e1", "inf", " 5", "+5", ".5", "5.", "5%%"};
+    for (size_t i = 0; i < sizeof not_pct / sizeof not_pct[0]; i++) {
+        char *hex[] = {A("compare"), A("a"), A("b"), A("--max-regression"), A(not_pct[i]), NULL};
+        assert_int_equal(cli_compare.main(5, hex), 2);
+        char *eff[] = {A("compare"), A("a"), A("b"), A("--min-effect"), A(not_pct[i]), NULL};
+        assert_int_equal(cli_compare.main(5, eff), 2);
+    }
     char *corr[] = {A("compare"), A("a"), A("b"), A("--correction"), A("sidak"), NULL};
     assert_int_equal(cli_compare.main(5, corr), 2);
     char *missing[] = {A("compare"), A("compare-base"), A("no-such-dir"), A("-o"), out, NULL};
     assert_int_equal(cli_compare.main(5, missing), 3); /* not 1: no regression was seen */
 }
 
+/* Issue 30's kinds are cells like the others: a lower packet rate (higher is better) and a higher
+ * RTT under load (lower is better) are regressions, --bidir's higher full-duplex sum is better,
+ * each said in its unit (newkinds-base against newkinds-worse, gen_journal.py). */
+static void
+test_new_kinds(void **state)
+{
+    (void)state;
+    assert_int_equal(run("newkinds-base", "newkinds-worse", NULL), 1);
+    char *s = md();
+    assert_true(row_has(s, "pps", "1 → 2", "**REGRESSION**: worse |"));
+    assert_true(row_has(s, "pps", "1 → 2", "pkt/s"));
+    assert_true(row_has(s, "rr-load", "1 → 2", "**REGRESSION**: worse |"));
+    assert_true(row_has(s, "bidir", "2 → 3", "| better |"));
+    assert_true(row_has(s, "bidir", "2 → 3", "Gbit/s"));
+    assert_false(row_has(s, "pps", "2 → 3", "REGRESSION"));
+    free(s);
+    /* the other way round, the full-duplex sum is the regression and the packet rate better */
+    assert_int_equal(run("newkinds-worse", "newkinds-base", NULL), 1);
+    s = md();
+    assert_true(row_has(s, "bidir", "2 → 3", "**REGRESSION**: worse |"));
+    assert_true(row_has(s, "pps", "1 → 2", "| better |"));
+    free(s);
+}
+
+/* The new run's cells whose trials its hosts bent are named with how many, which flags and the
+ * figure without them (basic against flagged, the same trials with flags); the baseline's own
+ * flags (flagged as the baseline) name nothing. */
+static void
+test_flagged_new_named(void **state)
+{
+    (void)state;
+    char summary[8192];
+    snprintf(summary, sizeof summary, "%s/summary.md", out);
+    assert_int_equal(
+        run("basic", "flagged", "--allow-partial", "--markdown-summary", summary, NULL), 0);
+    char *s = md();
+    assert_true(has(s, "- ⚠ the new run's hosts bent trials of udp-loss (udp_stream, ipv4) 2 → 3: "
+                       "2 of 2 trials flagged (drops 2); no trial without them\n"));
+    assert_true(has(s, "- ⚠ the new run's hosts bent trials of latency (tcp_rr, ipv4) 1 → 2: 1 "
+                       "of 6 trials flagged (steal 1, stall 1); 303.3 µs without them\n"));
+    size_t n = 0;
+    for (const char *p = strstr(s, "- ⚠ the new run's hosts bent"); p != NULL;
+         p = strstr(p + 1, "- ⚠ the new run's hosts bent"))
+        n++;
+    assert_int_equal(n, 4);
+    free(s);
+    char *sm = th_read(summary, NULL);
+    assert_non_null(sm);
+    assert_true(has(sm, "⚠ 4 cells of the new run hold trials its hosts bent (see compare.md)"));
+    free(sm);
+    assert_int_equal(run("flagged", "basic", "--allow-partial", NULL), 0);
+    s = md();
+    assert_null(strstr(s, "hosts bent"));
+    free(s);
+}
+
 int
 main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_verdicts),
-                                       cmocka_unit_test(test_gate_threshold),
-                                       cmocka_unit_test(test_same_run_passes),
-                                       cmocka_unit_test(test_nothing_matched),
-                                       cmocka_unit_test(test_partial),
-        cmocka_unit_test(test_sweep_by_value),
-                                       cmocka_unit_test(test_corrections),
-                                       cmocka_unit_test(test_min_effect_and_equivalence),
-                                       cmocka_unit_test(test_output_folder),
-                                       cmocka_unit_test(test_completeness_stated),
-                                       cmocka_unit_test(test_usage_and_errors)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_verdicts),          cmocka_unit_test(test_new_kinds),
+        cmocka_unit_test(test_gate_threshold),    cmocka_unit_test(test_same_run_refused),
+        cmocka_unit_test(test_param_change),      cmocka_unit_test(test_nothing_matched),
+        cmocka_unit_test(test_partial),           cmocka_unit_test(test_sweep_by_value),
+        cmocka_unit_test(test_corrections),       cmocka_unit_test(test_min_effect_and_equivalence),
+        cmocka_unit_test(test_output_folder),     cmocka_unit_test(test_completeness_stated),
+        cmocka_unit_test(test_flagged_new_named), cmocka_unit_test(test_outputs_never_inputs),
+        cmocka_unit_test(test_usage_and_errors)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

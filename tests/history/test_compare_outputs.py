@@ -12,7 +12,10 @@ counterpart (failures unless --allow-partial, then skipped), cells of the new ru
 (skipped), nothing compared (one failing case). Hostile plan strings (markup, quotes, `]]>`,
 control characters, U+FFFE) must come back as themselves, the characters XML cannot carry as
 U+FFFD. The Markdown summary must stay within 60 lines and 64 KiB on 90 regressed cells with
-long hostile names, and count what it left out exactly.
+long hostile names, and count what it left out exactly. Runs whose scenario ran other
+parameters are refused (exit 6, each difference on stderr, nothing written) unless
+--allow-param-change, and then every output names the difference; a matched cell with a failed
+or not-run trial fails its test case ("failed-trials") and is counted in every summary.
 
 usage: test_compare_outputs.py NETSURVEY FIXTURES_DIR
 """
@@ -268,6 +271,133 @@ class Summary(unittest.TestCase):
         m = re.search(r"… and (\d+) more cells", md)
         self.assertIsNotNone(m)
         self.assertEqual(int(m.group(1)) + len(rows), 90)
+
+
+def pair_runs(tmp, new_msg=250, fail=(), planned_new=None):
+    """Two version-2 runs of one scenario "lat" (tcp_rr, 3 trials) over zones 1 and 2: the
+    baseline at msg_size 250, the new one at new_msg; fail: (src, dst, trial) of the new run
+    that failed; planned_new: its planned trials when fewer are recorded (not run)."""
+    hosts = [gj.host("a", "1", "r", "10.0.0.1"), gj.host("b", "2", "r", "10.0.0.2")]
+    rng = random.Random(7)
+    dirs = []
+    for name, msg in (("pb", 250), ("pn", new_msg)):
+        d = os.path.join(tmp, name)
+        dirs.append(d)
+        scs = [gj.scen("lat", "tcp_rr", trials=3, msg_size=msg)]
+        planned = {"lat": planned_new} if name == "pn" and planned_new else None
+        j = gj.Journal(d, "20261203T150000Z-" + name, "p", hosts, scs, 0, version=2,
+                       pairs=[("a", "b"), ("b", "a")], planned=planned)
+        for n in range(1, 4):
+            for a, b in (("a", "b"), ("b", "a")):
+                if name == "pn" and (a, b, n) in fail:
+                    j.trial("lat", a, b, n, error="nsperf on %s: connect timed out" % b,
+                            attempts=3)
+                elif name == "pn" and planned_new and (a, b, n) == ("a", "b", 3):
+                    continue  # not run
+                else:
+                    j.trial("lat", a, b, n, gj.make_result("tcp_rr", 300 + n, rng, 10,
+                                                           hist_n=100))
+        j.close()
+    return dirs
+
+
+def compare_all(base, new, out, *extra):
+    """Run compare with every output; (exit status, stderr, compare.md, JUnit text or None,
+    summary or None)."""
+    junit, summary = os.path.join(out, "junit.xml"), os.path.join(out, "summary.md")
+    o = os.path.join(out, "o")
+    p = subprocess.run([NETSURVEY, "compare", base, new, "-o", o, "--junit", junit,
+                        "--markdown-summary", summary] + list(extra),
+                       capture_output=True, text=True)
+
+    def read(path):
+        if not os.path.exists(path):
+            return None
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    return (p.returncode, p.stderr, read(os.path.join(o, "compare.md")), read(junit),
+            read(summary))
+
+
+class Comparable(unittest.TestCase):
+    """What compare refuses as not comparable, and the trials a matched cell lacks."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def test_param_change_refused(self):
+        base, new = pair_runs(self.tmp.name, new_msg=65536)
+        rc, err, md, junit, summary = compare_all(base, new, self.tmp.name)
+        self.assertEqual(rc, 6)
+        self.assertIn("not comparable", err)
+        self.assertIn("lat (tcp_rr, ipv4): msg_size 250 → 65536", err)
+        self.assertIn("--allow-param-change", err)
+        self.assertEqual((md, junit, summary), (None, None, None))  # nothing written
+
+    def test_param_change_allowed(self):
+        base, new = pair_runs(self.tmp.name, new_msg=65536)
+        rc, err, md, junit, summary = compare_all(base, new, self.tmp.name,
+                                                  "--allow-param-change")
+        self.assertIn(rc, (0, 1))  # compared: a verdict, whatever it is
+        diff = "msg_size 250 → 65536"
+        self.assertIn("compared across other parameters (--allow-param-change):\n  lat (tcp_rr, "
+                      "ipv4): " + diff, err)
+        self.assertIn("**Parameters changed** (compared on purpose: --allow-param-change): lat "
+                      "(tcp_rr, ipv4): " + diff, md)
+        self.assertIn("**Parameters changed** (compared on purpose: --allow-param-change): lat "
+                      "(tcp_rr, ipv4): " + diff, summary)
+        root = ET.fromstring(junit.encode("utf-8"))
+        Shape(self, root)
+        cases = list(root.iter("testcase"))
+        self.assertEqual(len(cases), 2)
+        for c in cases:
+            self.assertIn("parameters changed (compared on purpose, --allow-param-change): " + diff,
+                          c.find("system-out").text)
+
+    def test_same_parameters_compared(self):
+        base, new = pair_runs(self.tmp.name)
+        rc, err, md, _, summary = compare_all(base, new, self.tmp.name)
+        self.assertEqual(rc, 0, err)
+        self.assertNotIn("Parameters changed", md + summary + err)
+
+    def test_failed_trial_fails_its_cell(self):
+        base, new = pair_runs(self.tmp.name, fail={("a", "b", 2)})
+        rc, err, md, junit, summary = compare_all(base, new, self.tmp.name)
+        self.assertEqual(rc, 5)
+        note = "new 1 failed of 3 planned"
+        got = outcomes(Shape(self, ET.fromstring(junit.encode("utf-8"))))
+        self.assertEqual(got, {("lat", "lat: 1 → 2"): "failed-trials", ("lat", "lat: 2 → 1"): None})
+        fail = [c for c in ET.fromstring(junit.encode("utf-8")).iter("testcase")
+                if c.get("name") == "lat: 1 → 2"][0].find("failure")
+        self.assertIn(note, fail.get("message"))
+        count = "1 with failed or not-run trials (1 failed, 0 not run)"
+        for text in (md, summary):
+            self.assertIn(count, text)
+        self.assertIn("**TRIALS FAILED**", md)
+        self.assertIn("(failed or not run: %s)" % note, md)
+        self.assertRegex(summary, r"\| FAIL \| lat \| 1 → 2 \|.*trials failed or not run: " + note)
+        self.assertIn("1 with failed or not-run trials", err)
+        self.assertIn("lat (tcp_rr, ipv4) 1 → 2: trials failed or not run (%s)" % note, err)
+        # --allow-partial gates on the ok trials, and still says so
+        rc, err, md, junit, summary = compare_all(base, new, self.tmp.name, "--allow-partial")
+        self.assertEqual(rc, 0, err)
+        root = ET.fromstring(junit.encode("utf-8"))
+        self.assertEqual(int(root.get("failures")), 0)
+        self.assertIn(count, md)
+        self.assertIn(count, summary)
+        self.assertIn("trials failed or not run: " + note, junit)
+
+    def test_not_run_trial_fails_its_cell(self):
+        base, new = pair_runs(self.tmp.name, planned_new=6)
+        rc, err, md, junit, summary = compare_all(base, new, self.tmp.name)
+        self.assertEqual(rc, 5)
+        got = outcomes(Shape(self, ET.fromstring(junit.encode("utf-8"))))
+        self.assertEqual(got[("lat", "lat: 1 → 2")], "failed-trials")
+        self.assertIn("new 1 not run of 3 planned", md)
+        self.assertIn("1 with failed or not-run trials (0 failed, 1 not run)", summary)
 
 
 def main():

@@ -181,9 +181,9 @@ test_golden_hostile(void **state)
     assert_non_null(strstr(md, "lat\\<b\\>'\\`touch pwned\\`@x\\|y"));
     /* the chart script: every plan string single-quoted, its quotes doubled */
     char *gp = read_out(out, "charts/trend-lat_b___touch_pwned__x_y.gp");
-    assert_non_null(strstr(gp, "set title 'trend: lat<b>''`touch pwned`@x|y, "));
+    assert_non_null(strstr(gp, "set title 'lat<b>''`touch pwned`@x|y: "));
     assert_non_null(strstr(gp, "'#1 20261101T150000Z-''`id`|<x>,\"y\"' 0"));
-    assert_non_null(strstr(gp, "title 'a&b > \"q,1\" <z2>'"));
+    assert_non_null(strstr(gp, "title 'a&b → \"q,1\" <z2>'"));
     assert_null(strstr(gp, "\"lat<b>"));
     free(gp);
     free(html);
@@ -336,7 +336,9 @@ test_flag_on_the_right_run(void **state)
                                     "20261115T150000Z-t003; still beyond in the latest run\n"));
     assert_string_equal(strchr(r.flags, '\n'), "\n"); /* that cell alone */
     char *md = read_out(out, "trend.md");
-    assert_non_null(strstr(md, "| 1 → 2 | 292.0 us ± 0.7 us | 292.7 us ± 1.1 us | **⚑ 338.5 us"));
+    /* one unit per table, said in its caption */
+    assert_non_null(strstr(md, "*latency, mean RTT (µs), ipv4: each run's zone cell"));
+    assert_non_null(strstr(md, "| 1 → 2 | 292.0 ± 0.7 | 292.7 ± 1.1 | **⚑ 338.5"));
     assert_non_null(strstr(md, "**left the CI of #1 by 15.7 % at #3; still beyond at #5**"));
     /* 3 -> 2 had one ok trial in trend-a: its baseline is trend-b */
     assert_non_null(strstr(md, "within the CI of #2 + 5.0 % (baseline: the first run with 2 ok "
@@ -389,6 +391,30 @@ test_sweep_by_value(void **state)
     free(csv);
     char *md = read_out(out, "trend.md");
     assert_non_null(strstr(md, "tput msg_size 16K (tcp_stream, ipv4): only in #3"));
+    free(md);
+    history_trend_result_release(&r);
+    unsetenv("NETSURVEY_GNUPLOT");
+    th_rmtree(out);
+    free(out);
+}
+
+/* Issue 30's kinds trend as the others do: the packet rate's drop and the RTT under load's
+ * rise flag their cell, --bidir's rise does not. */
+static void
+test_new_kinds_flagged(void **state)
+{
+    (void)state;
+    char *out = th_tempdir("trend-newkinds");
+    setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
+    static const char *const dirs[] = {"newkinds-worse", "newkinds-base"};
+    struct history_trend_result r;
+    trend(dirs, 2, out, 5.0, 0, &r);
+    assert_int_equal(r.flagged, 2);
+    assert_non_null(strstr(r.flags, "pps (udp_pps, ipv4) 1 → 2: "));
+    assert_non_null(strstr(r.flags, "rr-load (tcp_rr, ipv4) 1 → 2: "));
+    assert_null(strstr(r.flags, "bidir"));
+    char *md = read_out(out, "trend.md");
+    assert_non_null(strstr(md, "pkt/s"));
     free(md);
     history_trend_result_release(&r);
     unsetenv("NETSURVEY_GNUPLOT");
@@ -469,7 +495,8 @@ test_gnuplot_draws_and_renders_repeat(void **state)
     char *md = read_out(o1, "trend.md"), *html = read_out(o1, "trend.html");
     assert_null(strstr(md, "Charts were skipped"));
     assert_null(strstr(md, "could not be drawn"));
-    assert_non_null(strstr(md, "![trend: latency, mean RTT (us), ipv4; "));
+    assert_non_null(strstr(md, "![trend-latency.svg](charts/trend-latency.svg)\n\n*latency, mean "
+                               "RTT (µs), ipv4: each zone cell's mean run by run"));
     assert_non_null(strstr(html, "<img src=\"data:image/svg+xml;base64,"));
     char *svg = read_out(o1, "charts/trend-latency.svg");
     assert_non_null(strstr(svg, "<svg"));
@@ -488,7 +515,7 @@ test_gnuplot_draws_and_renders_repeat(void **state)
     assert_int_not_equal(access("pwned", F_OK), 0);
     svg = read_out(h, "charts/trend-lat_b___touch_pwned__x_y.svg");
     /* the title as given, backquotes and @ included (gnuplot escapes < and & only) */
-    assert_non_null(strstr(svg, "<text>trend: lat&lt;b>'`touch pwned`@x|y, mean RTT"));
+    assert_non_null(strstr(svg, "<text>lat&lt;b>'`touch pwned`@x|y: mean RTT per zone cell"));
     free(svg);
     th_rmtree(o1);
     th_rmtree(o2);
@@ -583,6 +610,7 @@ test_exit_statuses(void **state)
     assert_int_equal(cli("trend-a", "trend-b", copy, "-o", out, NULL), CLI_TREND_USAGE);
     assert_int_equal(cli("trend-a", "trend-b", "--max-regression", "-1", NULL), CLI_TREND_USAGE);
     assert_int_equal(cli("trend-a", "trend-b", "--max-regression", "5x", NULL), CLI_TREND_USAGE);
+    assert_int_equal(cli("trend-a", "trend-b", "--max-regression", "0x10", NULL), CLI_TREND_USAGE);
     assert_int_equal(cli("trend-a", "trend-b", "-j", "0", NULL), CLI_TREND_USAGE);
     assert_int_equal(cli("trend-a", "trend-b", "--frobnicate", NULL), CLI_TREND_USAGE);
     /* a journal not there, or a run that cannot be placed in time */
@@ -601,6 +629,14 @@ test_exit_statuses(void **state)
                      CLI_TREND_JOURNAL);
     assert_int_equal(cli("trend-a", broken, "trend-c", "-o", out, "-j", "1", NULL),
                      CLI_TREND_JOURNAL);
+    /* another run's directory as the output folder: refused, nothing written there; one of the
+     * trend's own runs' is fine */
+    char tmd[8300];
+    snprintf(tmd, sizeof tmd, "%s/trend.md", copy);
+    assert_int_equal(cli("trend-b", "trend-c", "-o", copy, NULL), CLI_TREND_USAGE);
+    assert_int_not_equal(access(tmd, F_OK), 0);
+    assert_int_equal(cli("trend-b", copy, "-o", copy, NULL), CLI_TREND_OK);
+    assert_int_equal(access(tmd, F_OK), 0);
     /* an output that cannot be written: a file where the folder would be */
     assert_int_equal(cli("trend-a", "trend-b", "-o", bad, NULL), CLI_TREND_OUTPUT);
     /* nothing shared: written, and said */
@@ -609,11 +645,50 @@ test_exit_statuses(void **state)
     assert_non_null(strstr(md, "No scenario is shared by two runs or more: nothing to trend."));
     assert_non_null(strstr(md, "- bulk (udp_stream, ipv4): only in #2"));
     free(md);
-    /* a flag beats nothing-shared elsewhere: statuses by precedence 2, 3, 4, 1, 5 */
+    /* a flag beats nothing-shared elsewhere: statuses by precedence 2, 3, 73, 1, 6, 5 */
     assert_int_equal(cli("trend-a", "trend-c", "trend-hostile-1", "-o", out, NULL),
                      CLI_TREND_FLAGGED);
     assert_int_equal(cli("trend-a", "trend-c", "no-such-run", "-o", out, NULL), CLI_TREND_JOURNAL);
     assert_int_equal(cli("trend-a", "trend-c", "-o", bad, "-j", "0", NULL), CLI_TREND_USAGE);
+    unsetenv("NETSURVEY_GNUPLOT");
+    th_rmtree(tmp);
+    free(tmp);
+}
+
+/* A cell whose newest run has no ok trial (every latency trial 1 -> 2 of a copy of trend-d
+ * failed) cannot be placed: listed, and exit 6 however the other cells stand. */
+static void
+test_newest_run_failed(void **state)
+{
+    (void)state;
+    char *tmp = th_tempdir("trend-newest");
+    copy_run("trend-d", tmp, "d", NULL);
+    char d[4096], out[8192], cmd[16384];
+    snprintf(d, sizeof d, "%s/d", tmp);
+    snprintf(out, sizeof out, "%s/out", tmp);
+    snprintf(
+        cmd, sizeof cmd,
+        "sed -i '/\"scenario\":{\"name\":\"latency\"/{/\"src\":{\"host\":\"[^\"]*\",\"zone\":"
+        "\"1\",.*\"dst\":{\"host\":\"[^\"]*\",\"zone\":\"2\",/s/\"status\":\"ok\",\"error\":null/"
+        "\"status\":\"failed\",\"error\":\"connect timed out\"/}' '%s/results.jsonl' && "
+        "test $(grep -c '\"status\":\"failed\"' '%s/results.jsonl') -ge 1",
+        d, d);
+    assert_int_equal(system(cmd), 0);
+    setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
+    assert_int_equal(cli("trend-a", "trend-b", d, "-o", out, NULL), CLI_TREND_NEWEST_FAILED);
+    char *md = read_out(out, "trend.md");
+    assert_non_null(strstr(md, "No ok trial in the newest run"));
+    assert_non_null(
+        strstr(md, "- ✗ latency (tcp_rr, ipv4) 1 → 2: none at #3 (20261122T150000Z-t004): "));
+    assert_non_null(strstr(md, "1 cell without an ok trial in its newest run"));
+    free(md);
+    /* a cell of the newest run that measured is no failure, nor is one an older run lost */
+    assert_int_equal(
+        cli(d, "trend-a", "trend-b", "trend-c", "--max-regression", "50", "-o", out, NULL),
+        CLI_TREND_NEWEST_FAILED);
+    assert_int_equal(cli("trend-a", "trend-b", "-o", out, NULL), CLI_TREND_OK);
+    /* a flag comes first (2, 3, 73, 1, 6, 5) */
+    assert_int_equal(cli("trend-a", "trend-c", d, "-o", out, NULL), CLI_TREND_FLAGGED);
     unsetenv("NETSURVEY_GNUPLOT");
     th_rmtree(tmp);
     free(tmp);
@@ -717,7 +792,7 @@ test_cells_are_the_summarys(void **state)
     static const char *const dirs[] = {
         "trend-a",         "trend-b",         "trend-c",      "trend-d", "trend-other",
         "trend-hostile-1", "trend-hostile-2", "basic",        "multi-a", "multi-b",
-        "gate-base",       "gate-partial",    "compare-base", "hostile"};
+        "gate-base",       "gate-partial",    "compare-base", "hostile", "flagged"};
     size_t ncells = 0, nrtt = 0, nfailed = 0;
     for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
         report_jarena_begin();
@@ -741,13 +816,13 @@ test_cells_are_the_summarys(void **state)
             {
                 if (!strcmp(k, "pairs") || !strcmp(k, "failures") || !strcmp(k, "region_cells") ||
                     !strcmp(k, "stat_matrices") || !strcmp(k, "asymmetry") ||
-                    !strcmp(k, "zone_cells"))
+                    !strcmp(k, "flagged_trials") || !strcmp(k, "zone_cells"))
                     continue;
                 if (!json_equal(v, json_object_get(l, k)))
                     fail_msg("%s: scenario %zu: %s differs", dirs[d], i, k);
             }
-            static const char *const left_out[] = {"pairs", "failures", "region_cells",
-                                                   "stat_matrices", "asymmetry"};
+            static const char *const left_out[] = {"pairs",         "failures",  "region_cells",
+                                                   "stat_matrices", "asymmetry", "flagged_trials"};
             size_t nleft = 0;
             for (size_t q = 0; q < sizeof left_out / sizeof left_out[0]; q++) {
                 assert_null(json_object_get(l, left_out[q]));
@@ -777,6 +852,36 @@ test_cells_are_the_summarys(void **state)
     assert_true(ncells >= 50);
     assert_true(nrtt >= 20);
     assert_true(nfailed >= 1);
+}
+
+/* A cell whose newest run holds trials its hosts bent is named with how many, which flags and
+ * the figure without them, and its figure in that run is marked; in the older run (the same
+ * trials, unflagged) it is not. */
+static void
+test_bent_cells_named(void **state)
+{
+    (void)state;
+    char *out = th_tempdir("trend-bent");
+    setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
+    struct history_trend_result r;
+    const char *dirs[] = {"flagged", "basic"}; /* given out of order: flagged started later */
+    trend(dirs, 2, out, 5.0, 0, &r);
+    unsetenv("NETSURVEY_GNUPLOT");
+    char *md = read_out(out, "trend.md");
+    assert_non_null(strstr(md, "- ⚠ udp-loss (udp_stream, ipv4) 2 → 3 at #2 "
+                               "(20261201T150000Z-8a1d): 2 of 2 trials flagged (drops 2); no "
+                               "trial without them\n"));
+    assert_non_null(strstr(md, "- ⚠ latency (tcp_rr, ipv4) 1 → 2 at #2 (20261201T150000Z-8a1d): 1 "
+                               "of 6 trials flagged (steal 1, stall 1); 303.3 µs without them\n"));
+    assert_non_null(strstr(md, "| 1 → 2 | 304.3 ± 7.8 | 304.3 ± 7.8 ⚠ |"));
+    size_t n = 0;
+    for (const char *p = strstr(md, "- ⚠ "); p != NULL; p = strstr(p + 1, "- ⚠ "))
+        n++;
+    assert_int_equal(n, 4);
+    free(md);
+    history_trend_result_release(&r);
+    th_rmtree(out);
+    free(out);
 }
 
 static void
@@ -848,14 +953,17 @@ main(void)
         cmocka_unit_test(test_csv_is_each_runs_matrix),
         cmocka_unit_test(test_flag_on_the_right_run),
         cmocka_unit_test(test_sweep_by_value),
+        cmocka_unit_test(test_new_kinds_flagged),
         cmocka_unit_test(test_other_plan_listed),
         cmocka_unit_test(test_order_and_readers_give_the_same_bytes),
         cmocka_unit_test(test_gnuplot_draws_and_renders_repeat),
         cmocka_unit_test(test_gnuplot_failing_is_said),
         cmocka_unit_test(test_exit_statuses),
+        cmocka_unit_test(test_newest_run_failed),
         cmocka_unit_test(test_default_out_is_the_newest_run),
         cmocka_unit_test(test_incomplete_runs_marked),
         cmocka_unit_test(test_cells_are_the_summarys),
+        cmocka_unit_test(test_bent_cells_named),
         cmocka_unit_test(test_time_parse),
         cmocka_unit_test(test_history_templates_render),
     };

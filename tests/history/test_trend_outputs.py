@@ -221,7 +221,7 @@ def main(netsurvey, fixtures):
         check_md(basic)
         check_md(hostile)
         if gnuplot:
-            check_charts(basic, ["#3 20261115T150000Z-t003", "1 > 2"])
+            check_charts(basic, ["#3 20261115T150000Z-t003", "1 → 2"])
             check_charts(hostile, [r1["scenarios"][0]["name"], "#1 " + r1["run_id"]])
         else:
             print("gnuplot not found: the charts' scripts were not run")

@@ -86,7 +86,17 @@ file_append(const char *path, const char *text)
 static struct journal_trial
 sample_trial(uint32_t n, enum journal_status status)
 {
+    /* What the hosts counted (recorded, not read back) and the flags judged of it (read back) */
+    static json_t *counters, *flags;
+    if (flags == NULL) {
+        counters = json_pack("{s:{s:s, s:{s:s, s:i}}, s:n}", "src", "interface", "dl0", "qdisc",
+                             "kind", "htb", "drops", 317141, "dst");
+        flags = json_pack("{s:s, s:s}", "drops", "sender zone1-vm: qdisc htb dropped 317141",
+                          "stall", "nothing arrived for 5.02 s of the 10 s measured (50 %)");
+    }
     return (struct journal_trial){
+        .counters = counters,
+        .flags = status == JOURNAL_OK ? flags : NULL,
         .run_id = "20261130T150000Z-7f3c",
         .plan_name = "westus3-zones",
         .plan_sha256 = "5e1f32a1",
@@ -244,6 +254,15 @@ assert_trial_as_written(const struct journal_trial *got, const struct journal_tr
     assert_str(got->env_dst, w->env_dst);
     assert_str(got->tool_version, w->tool_version);
     assert_str(got->nsperf_sha256, w->nsperf_sha256);
+    assert_int_equal(got->judged, w->flags != NULL);
+    unsigned mask = 0;
+    for (int f = 0; f < HOSTFLAG_COUNT; f++) {
+        const char *why =
+            json_string_value(json_object_get(w->flags, hostflag_name((enum hostflag)f)));
+        assert_str(got->flag_why[f], why);
+        mask |= why != NULL ? 1u << f : 0;
+    }
+    assert_int_equal(got->flag_mask, mask);
 }
 
 /* The figures of sample_result(h), and h's buckets. */
@@ -292,12 +311,27 @@ assert_result_of(const struct journal_result *r, const struct hist *h)
 struct collected {
     int n;
     const struct hist *h;
+    bool minimal; /* an ok trial holds minimal_result(), a failed one none */
     struct journal_trial want[4];
     size_t skipped;
     unsigned long skipped_line[4];
     enum journal_skip_kind kind[4];
-    char why[4][128];
+    char why[4][256];
 };
+
+/* The least an ok record holds to be data (journal_trial_domain): its headline figure. */
+#define MINIMAL_RTT_US 250.0
+
+/* t appended with the least result an ok record needs (none for a failed one). */
+static int
+append_trial(struct journal *j, const struct journal_trial *t, struct err *e)
+{
+    json_t *r =
+        t->status == JOURNAL_OK ? json_pack("{s:{s:f}}", "rtt_us", "mean", MINIMAL_RTT_US) : NULL;
+    int rc = journal_append(j, t, r, e);
+    json_decref(r);
+    return rc;
+}
 
 static int
 collect(void *arg, const struct journal_trial *t, struct err *e)
@@ -306,8 +340,11 @@ collect(void *arg, const struct journal_trial *t, struct err *e)
     struct collected *c = arg;
     assert_true(c->n < 4);
     assert_trial_as_written(t, &c->want[c->n]);
+    double v = 0;
     if (c->h != NULL)
         assert_result_of(&t->result, c->h);
+    else if (c->minimal && t->status == JOURNAL_OK)
+        assert_true(journal_trial_value(t, &v) && v == MINIMAL_RTT_US);
     else
         assert_false(t->result.present);
     c->n++;
@@ -638,14 +675,14 @@ test_run_errors(void **state)
         const char *doc, *msg;
     } schemas[] = {
         {"{\"schema\":\"netsurvey.run/9\"}",
-         "run.json: unsupported schema 'netsurvey.run/9' (this netsurvey reads netsurvey.run/2 and "
-         "netsurvey.run/1)"},
+         "run.json: unsupported schema 'netsurvey.run/9' (this netsurvey reads netsurvey.run/3, "
+         "netsurvey.run/2 and netsurvey.run/1)"},
         {"{\"schema\":\"netsurvey.summary/1\"}",
          "run.json: schema 'netsurvey.summary/1' is not a netsurvey run (this netsurvey reads "
-         "netsurvey.run/2 and netsurvey.run/1)"},
+         "netsurvey.run/3, netsurvey.run/2 and netsurvey.run/1)"},
         {"{\"scenarios\":[]}",
-         "run.json: no schema: not a netsurvey run (this netsurvey reads netsurvey.run/2 and "
-         "netsurvey.run/1)"},
+         "run.json: no schema: not a netsurvey run (this netsurvey reads netsurvey.run/3, "
+         "netsurvey.run/2 and netsurvey.run/1)"},
     };
     for (size_t i = 0; i < sizeof schemas / sizeof schemas[0]; i++) {
         unlink(path);
@@ -699,7 +736,7 @@ test_resume_cuts_torn_line(void **state)
     assert_int_equal(c.skipped_line[2], 4);
     assert_int_equal(c.kind[2], JOURNAL_SKIP_REFUSED);
     assert_string_equal(c.why[2], "unsupported schema 'netsurvey.trial/9' (this netsurvey reads "
-                                  "netsurvey.trial/1 to netsurvey.trial/4)");
+                                  "netsurvey.trial/1 to netsurvey.trial/5)");
     assert_int_equal(c.skipped_line[3], 5);
     assert_int_equal(c.kind[3], JOURNAL_SKIP_TORN);
     assert_string_equal(c.why[3], "torn last line");
@@ -817,6 +854,108 @@ decode(const char *line, struct journal_trial *t, bool *fast_took, char *why, si
     return rf;
 }
 
+/* A trial of a plan's revision 2 or later says it (version 4); one of the first does not (version
+ * 3, as before revisions); both decoders read it. */
+static void
+test_trial_revision(void **state)
+{
+    (void)state;
+    for (uint32_t rev = 0; rev <= 2; rev++) {
+        struct journal_trial t = sample_trial(1, JOURNAL_FAILED);
+        t.revision = rev;
+        json_t *o = journal_trial_json(&t, NULL);
+        assert_non_null(o);
+        assert_string_equal(json_string_value(json_object_get(o, "schema")),
+                            rev > 1 ? JOURNAL_TRIAL_SCHEMA_4 : JOURNAL_TRIAL_SCHEMA);
+        assert_true((json_object_get(o, "revision") != NULL) == (rev > 1));
+        char *line = json_dumps(o, JSON_COMPACT);
+        char buf[8192];
+        snprintf(buf, sizeof buf, "%s\n", line);
+        free(line);
+        json_decref(o);
+        struct journal_trial got;
+        bool took;
+        char why[NS_ERR_MSG_MAX];
+        assert_int_equal(decode(buf, &got, &took, why, sizeof why), 0);
+        assert_true(took);
+        assert_int_equal(got.revision, rev > 1 ? rev : 0);
+    }
+}
+
+/* run.json of a revised run (version 3): its revision, and the earlier ones beside it, read
+ * back with their hosts and scenarios; one of a single revision stays version 2. */
+static void
+test_run_revisions(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX];
+    struct journal *j = fresh("revised", dir);
+    struct err e = {0};
+    struct journal_run_host hosts[] = {
+        {.name = "a", .zone = "1", .region = "r", .data_address = "10.0.0.1", .transport = "ssh"}};
+    struct journal_run_scenario scens[] = {
+        {.sc = sample_trial(1, JOURNAL_OK).scenario, .trials = 3, .planned = 6}};
+    json_t *revs = json_loads(
+        "[{\"revision\":1,\"started\":\"t0\",\"command\":\"c0\",\"plan\":{\"sha256\":\"aa\","
+        "\"file\":\"p.yaml\"},\"hosts\":[{\"name\":\"a\",\"zone\":\"1\"},{\"name\":\"gone\","
+        "\"zone\":\"2\"}],\"scenarios\":[{\"name\":\"lat\",\"test\":\"tcp_rr\",\"msg_size\":"
+        "250,\"trials\":2,\"planned\":4}],\"pairs\":[[0,1]]}]",
+        0, NULL);
+    json_t *resumes =
+        json_loads("[{\"started\":\"t1\",\"command\":\"c1\",\"revision\":2}]", 0, NULL);
+    assert_non_null(revs);
+    assert_non_null(resumes);
+    struct journal_run w = {.run_id = "r1",
+                            .plan_name = "p",
+                            .plan_file = "p.yaml",
+                            .plan_sha256 = "bb",
+                            .plan_source = "x",
+                            .plan_source_len = 1,
+                            .netsurvey_version = "0",
+                            .nsperf_sha256 = "cc",
+                            .started = "t0",
+                            .command = "c0",
+                            .state = JOURNAL_RUN_RUNNING,
+                            .hosts = hosts,
+                            .nhosts = 1,
+                            .scenarios = scens,
+                            .nscenarios = 1,
+                            .revision = 2,
+                            .revisions_json = revs,
+                            .resumes_json = resumes};
+    assert_int_equal(journal_write_run(j, &w, &e), 0);
+    journal_free(j);
+    struct journal_run *r = NULL;
+    assert_int_equal(journal_read_run(dir, &r, &e), 0);
+    assert_string_equal(r->schema, JOURNAL_RUN_SCHEMA_3);
+    assert_int_equal(r->revision, 2);
+    assert_int_equal(r->nrevisions, 1);
+    assert_int_equal(r->revisions[0].revision, 1);
+    assert_string_equal(r->revisions[0].plan_sha256, "aa");
+    assert_string_equal(r->revisions[0].started, "t0");
+    assert_int_equal(r->revisions[0].nhosts, 2);
+    assert_string_equal(r->revisions[0].hosts[1].name, "gone");
+    assert_int_equal(r->revisions[0].nscenarios, 1);
+    assert_int_equal(r->revisions[0].scenarios[0].sc.kind, TESTSPEC_TCP_RR);
+    assert_int_equal(r->revisions[0].scenarios[0].sc.msg_size, 250);
+    assert_int_equal(r->revisions[0].scenarios[0].trials, 2);
+    assert_int_equal(json_array_size(json_object_get(r->json, "resumes")), 1);
+    journal_run_free(r);
+    /* one revision: version 2, no revision members */
+    w.revision = 1;
+    j = fresh("single", dir);
+    assert_int_equal(journal_write_run(j, &w, &e), 0);
+    journal_free(j);
+    assert_int_equal(journal_read_run(dir, &r, &e), 0);
+    assert_string_equal(r->schema, JOURNAL_RUN_SCHEMA);
+    assert_int_equal(r->revision, 1);
+    assert_int_equal(r->nrevisions, 0);
+    assert_null(json_object_get(r->json, "revisions"));
+    journal_run_free(r);
+    json_decref(revs);
+    json_decref(resumes);
+}
+
 /* How a trial was measured is in its record: tcp_stream's copy (absent in a record written
  * before nsperf had its zero-copy path, when every stream copied) and the rr kinds' busy_poll,
  * read alike by both decoders. */
@@ -850,7 +989,7 @@ test_copy_and_busy_poll(void **state)
     }
 }
 
-/* A sweep's trial: written as version 4 with "sweep" naming the parameter whose member holds
+/* A sweep's trial: written as version 5 with "sweep" naming the parameter whose member holds
  * the value, read alike by both decoders, its value part of the key; a "sweep" that names no
  * sweepable parameter of the kind reads as no sweep; run.json keeps the list. */
 static void
@@ -867,7 +1006,7 @@ test_sweep_records(void **state)
     a.scenario.sweep = TESTSPEC_P_MSG_SIZE;
     json_t *j = journal_trial_json(&a, NULL);
     assert_non_null(j);
-    assert_string_equal(json_string_value(json_object_get(j, "schema")), JOURNAL_TRIAL_SCHEMA_4);
+    assert_string_equal(json_string_value(json_object_get(j, "schema")), JOURNAL_TRIAL_SCHEMA_5);
     const json_t *sc = json_object_get(j, "scenario");
     assert_string_equal(json_string_value(json_object_get(sc, "sweep")), "msg_size");
     assert_int_equal(json_integer_value(json_object_get(sc, "msg_size")), 65536);
@@ -918,7 +1057,7 @@ test_sweep_records(void **state)
         char rec[512];
         snprintf(rec, sizeof rec,
                  "{\"schema\":\"%s\",\"scenario\":%s,\"trial\":1,\"status\":\"ok\"}\n",
-                 JOURNAL_TRIAL_SCHEMA_4, cases[i].scenario);
+                 JOURNAL_TRIAL_SCHEMA_5, cases[i].scenario);
         assert_int_equal(decode(rec, &t, &took, why, sizeof why), 0);
         if (t.scenario.swept != cases[i].swept ||
             (cases[i].swept && (int)t.scenario.sweep != cases[i].param))
@@ -971,6 +1110,143 @@ test_sweep_records(void **state)
         assert_non_null(strstr(e.msg, "scenario 'sizes'"));
     }
     json_decref(doc);
+}
+
+/* The parameters and figures of issue 30's kinds: a load's streams and direction (by its name:
+ * another name, or not a string, reads as forward), --bidir and udp_pps's packet rate, and the
+ * figures beside a headline that sit in objects of the result (idle_rtt_us's mean, the load's
+ * and each direction's throughput_bps), each absent when its object or number is not one; the
+ * fast decoder takes every line here and reads it as jansson does (decode). */
+static void
+test_new_kinds(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *scenario;
+        uint64_t load_streams, load_direction;
+        bool bidir;
+        uint64_t packet_rate;
+    } scens[] = {
+        {"{\"test\":\"tcp_rr\",\"load_streams\":4,\"load_direction\":\"both\"}", 4, 2, false, 0},
+        {"{\"test\":\"udp_rr\",\"load_streams\":1,\"load_direction\":\"reverse\"}", 1, 1, false, 0},
+        {"{\"test\":\"tcp_rr\",\"load_streams\":2,\"load_direction\":\"sideways\"}", 2, 0, false,
+         0},
+        {"{\"test\":\"tcp_rr\",\"load_direction\":2}", 0, 0, false, 0},
+        {"{\"test\":\"tcp_stream\",\"bidir\":true}", 0, 0, true, 0},
+        {"{\"test\":\"udp_pps\",\"packet_rate\":250000}", 0, 0, false, 250000},
+    };
+    for (size_t i = 0; i < sizeof scens / sizeof scens[0]; i++) {
+        char line[512], why[NS_ERR_MSG_MAX];
+        snprintf(line, sizeof line,
+                 "{\"schema\":\"%s\",\"scenario\":%s,\"trial\":1,\"status\":\"ok\"}\n",
+                 JOURNAL_TRIAL_SCHEMA, scens[i].scenario);
+        struct journal_trial t;
+        bool took;
+        assert_int_equal(decode(line, &t, &took, why, sizeof why), 0);
+        assert_true(took);
+        if (t.scenario.load_streams != scens[i].load_streams ||
+            t.scenario.load_direction != scens[i].load_direction ||
+            t.scenario.bidir != scens[i].bidir || t.scenario.packet_rate != scens[i].packet_rate)
+            fail_msg("%s: load %llu %llu bidir %d rate %llu", scens[i].scenario,
+                     (unsigned long long)t.scenario.load_streams,
+                     (unsigned long long)t.scenario.load_direction, t.scenario.bidir,
+                     (unsigned long long)t.scenario.packet_rate);
+    }
+    /* what a record of each writes, read back (the writer names the direction) */
+    struct testspec_values v;
+    testspec_values_default(&v, TESTSPEC_UDP_RR);
+    testspec_values_set(&v, TESTSPEC_P_LOAD_STREAMS, 3);
+    testspec_values_set(&v, TESTSPEC_P_LOAD_DIRECTION, TESTSPEC_DIRECTION_BOTH);
+    struct journal_scenario sc = journal_scenario_from_spec("lat", &v);
+    json_t *o = journal_scenario_json(&sc);
+    assert_string_equal(json_string_value(json_object_get(o, "load_direction")), "both");
+    assert_int_equal(json_integer_value(json_object_get(o, "load_streams")), 3);
+    assert_null(json_object_get(o, "bidir")); /* not udp_rr's */
+    json_decref(o);
+    static const struct {
+        const char *test, *result;
+        enum testspec_metric m;
+        bool has;
+        double value;
+    } figs[] = {
+        {"tcp_rr", "{\"rtt_us\":{\"mean\":900},\"idle_rtt_us\":{\"mean\":300.5,\"n\":7}}",
+         TESTSPEC_M_IDLE_RTT_MEAN, true, 300.5},
+        {"tcp_rr", "{\"idle_rtt_us\":300}", TESTSPEC_M_IDLE_RTT_MEAN, false, 0},
+        {"tcp_rr", "{\"idle_rtt_us\":{\"mean\":\"300\"}}", TESTSPEC_M_IDLE_RTT_MEAN, false, 0},
+        {"tcp_rr", "{\"load\":{\"streams\":4,\"throughput_bps\":9.5e9}}",
+         TESTSPEC_M_LOAD_THROUGHPUT, true, 9.5e9},
+        {"tcp_rr", "{\"load\":[1]}", TESTSPEC_M_LOAD_THROUGHPUT, false, 0},
+        {"tcp_stream",
+         "{\"throughput_bps\":3e9,\"forward\":{\"throughput_bps\":2e9},"
+         "\"reverse\":{\"throughput_bps\":1e9}}",
+         TESTSPEC_M_REVERSE_THROUGHPUT, true, 1e9},
+        {"udp_pps", "{\"packets_per_s\":1234567.5,\"sent_packets_per_s\":2e6}", TESTSPEC_M_PACKETS,
+         true, 1234567.5},
+        {"udp_pps", "{\"packets_per_s\":1,\"sent_packets_per_s\":2e6}", TESTSPEC_M_SENT_PACKETS,
+         true, 2e6},
+    };
+    for (size_t i = 0; i < sizeof figs / sizeof figs[0]; i++) {
+        char line[512], why[NS_ERR_MSG_MAX];
+        snprintf(line, sizeof line,
+                 "{\"schema\":\"%s\",\"scenario\":{\"test\":\"%s\"},\"trial\":1,"
+                 "\"status\":\"ok\",\"result\":%s}\n",
+                 JOURNAL_TRIAL_SCHEMA, figs[i].test, figs[i].result);
+        struct journal_trial t;
+        bool took;
+        assert_int_equal(decode(line, &t, &took, why, sizeof why), 0);
+        assert_true(took);
+        if (t.result.has_metric[figs[i].m] != figs[i].has ||
+            (figs[i].has && t.result.metric[figs[i].m] != figs[i].value))
+            fail_msg("%s: has %d value %g", figs[i].result, t.result.has_metric[figs[i].m],
+                     t.result.metric[figs[i].m]);
+    }
+}
+
+/* "flags" read alike by both decoders: a flag is raised by its name holding a string (its
+ * reason); another type, an unknown name or "counters" (not read) raise nothing; a record without
+ * an object there was not judged (one of before), {} was and is clean. */
+static void
+test_flags(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *members;
+        bool judged;
+        unsigned mask;
+    } cases[] = {
+        {"", false, 0},
+        {",\"flags\":null", false, 0},
+        {",\"flags\":[\"drops\"]", false, 0},
+        {",\"flags\":{}", true, 0},
+        {",\"flags\":{\"drops\":\"a\",\"stall\":\"b\",\"steal\":5,\"throttled\":null,"
+         "\"bogus\":\"c\"},\"counters\":{\"src\":{\"qdisc\":{\"drops\":1}}}",
+         true, 1u << HOSTFLAG_DROPS | 1u << HOSTFLAG_STALL},
+        {",\"counters\":{\"src\":null,\"dst\":[1,2]},\"flags\":{\"slow_path\":\"\\u00e9\","
+         "\"throttled\":\"ens5 (ena) pps_allowance_exceeded 9\"}",
+         true, 1u << HOSTFLAG_SLOW_PATH | 1u << HOSTFLAG_THROTTLED},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char line[512], why[NS_ERR_MSG_MAX];
+        snprintf(line, sizeof line,
+                 "{\"schema\":\"%s\",\"scenario\":{\"test\":\"udp_stream\"},\"trial\":1,"
+                 "\"status\":\"ok\"%s}\n",
+                 JOURNAL_TRIAL_SCHEMA, cases[i].members);
+        struct journal_trial t;
+        bool took;
+        assert_int_equal(decode(line, &t, &took, why, sizeof why), 0);
+        if (t.judged != cases[i].judged || t.flag_mask != cases[i].mask)
+            fail_msg("%s: judged %d, flags %x", cases[i].members, t.judged, t.flag_mask);
+        for (int f = 0; f < HOSTFLAG_COUNT; f++)
+            assert_int_equal(t.flag_why[f] != NULL, (t.flag_mask >> f) & 1);
+    }
+    struct journal_trial t;
+    bool took;
+    char why[NS_ERR_MSG_MAX];
+    assert_int_equal(decode("{\"schema\":\"netsurvey.trial/3\",\"scenario\":{\"test\":\"tcp_rr\"},"
+                            "\"trial\":1,\"status\":\"ok\",\"flags\":{\"slow_path\":\"\\u00e9\"}}",
+                            &t, &took, why, sizeof why),
+                     0);
+    assert_string_equal(t.flag_why[HOSTFLAG_SLOW_PATH], "\xc3\xa9");
 }
 
 static void
@@ -1058,7 +1334,7 @@ test_reading_rules(void **state)
     assert_int_equal(decode("{\"schema\":\"netsurvey.trial/9\"}", &t, &took, why, sizeof why),
                      NS_EPROTO);
     assert_string_equal(why, "unsupported schema 'netsurvey.trial/9' (this netsurvey reads "
-                             "netsurvey.trial/1 to netsurvey.trial/4)");
+                             "netsurvey.trial/1 to netsurvey.trial/5)");
     static const char weird[] = "{\"schema\":\"netsurvey.trial/1\",\"scenario\":{\"test\":"
                                 "\"tcp_rr\"},\"status\":\"weird\"}";
     assert_int_equal(decode(weird, &t, &took, why, sizeof why), NS_EPROTO);
@@ -1583,10 +1859,10 @@ test_key_of_read_records(void **state)
     struct err e = {0};
     struct journal_trial a = sample_trial(1, JOURNAL_FAILED), b = sample_trial(1, JOURNAL_OK);
     b.src.host = "other";
-    assert_int_equal(journal_append(j, &a, NULL, &e), 0);
-    assert_int_equal(journal_append(j, &b, NULL, &e), 0);
+    assert_int_equal(append_trial(j, &a, &e), 0);
+    assert_int_equal(append_trial(j, &b, &e), 0);
     journal_free(j);
-    struct collected c = {.want = {a, b}};
+    struct collected c = {.minimal = true, .want = {a, b}};
     struct journal_read_stats st;
     assert_int_equal(journal_read_trials(dir, NULL, collect, NULL, &c, &st, &e), 0);
     assert_int_equal(c.n, 2);
@@ -1609,12 +1885,14 @@ test_foreign_run_refused(void **state)
     struct journal_trial a = sample_trial(1, JOURNAL_OK), b = sample_trial(2, JOURNAL_OK);
     b.run_id = "20261201T000000Z-0002";
     struct journal_trial nobody = sample_trial(3, JOURNAL_OK);
-    assert_int_equal(journal_append(j, &a, NULL, &e), 0);
-    assert_int_equal(journal_append(j, &b, NULL, &e), 0);
+    assert_int_equal(append_trial(j, &a, &e), 0);
+    assert_int_equal(append_trial(j, &b, &e), 0);
     journal_free(j);
     char path[PATH_MAX];
     path_in(path, sizeof path, "foreign", JOURNAL_RESULTS_FILE);
-    json_t *rec = journal_trial_json(&nobody, NULL);
+    json_t *res = json_pack("{s:{s:f}}", "rtt_us", "mean", MINIMAL_RTT_US);
+    json_t *rec = journal_trial_json(&nobody, res);
+    json_decref(res);
     assert_non_null(rec);
     json_object_del(rec, "run_id");
     nobody.run_id = NULL;
@@ -1626,7 +1904,7 @@ test_foreign_run_refused(void **state)
     for (int slow = 0; slow < 2; slow++) {
         if (slow)
             setenv("NETSURVEY_JOURNAL_SLOW", "1", 1);
-        struct collected c = {.want = {a}};
+        struct collected c = {.minimal = true, .want = {a}};
         struct journal_read_stats st;
         assert_int_equal(journal_read_trials(dir, a.run_id, collect, skipped, &c, &st, &e), 0);
         assert_int_equal(c.n, 1);
@@ -1638,12 +1916,115 @@ test_foreign_run_refused(void **state)
                                       "is '20261130T150000Z-7f3c')");
         assert_string_equal(c.why[1],
                             "a record without a run_id (the run is '20261130T150000Z-7f3c')");
-        c = (struct collected){.want = {a, b, nobody}};
+        c = (struct collected){.minimal = true, .want = {a, b, nobody}};
         assert_int_equal(journal_read_trials(dir, NULL, collect, skipped, &c, &st, &e), 0);
         assert_int_equal(c.n, 3);
         assert_int_equal(st.refused, 0);
         unsetenv("NETSURVEY_JOURNAL_SLOW");
     }
+}
+
+/* Values outside their domain are journal problems, never data (journal_trial_domain): each
+ * such line is passed over as JOURNAL_SKIP_INVALID with what is wrong, by both readers, and
+ * the good records around them are read as they were written. */
+static void
+test_values_outside_domain(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *result, *family, *why;
+    } bad[] = {
+        {"null", "ipv6", "status ok without a result"},
+        {"{\"cpu\":{\"local_pct\":3}}", "ipv6", "status ok without its headline figure (udp_rr)"},
+        {"{\"rtt_us\":{\"mean\":-5}}", "ipv6", "headline figure -5 out of its domain (0 to 1e+12)"},
+        {"{\"rtt_us\":{\"mean\":1e300}}", "ipv6",
+         "headline figure 1e+300 out of its domain (0 to 1e+12)"},
+        {"{\"rtt_us\":{\"mean\":-1e300}}", "ipv6",
+         "headline figure -1e+300 out of its domain (0 to 1e+12)"},
+        {"{\"rtt_us\":{\"mean\":250,\"min\":-1}}", "ipv6",
+         "rtt_us.min -1 out of its domain (0 to 1e+12)"},
+        {"{\"rtt_us\":{\"mean\":250},\"udp\":{\"lost_pct\":150}}", "ipv6",
+         "udp.lost_pct 150 out of its domain (0 to 100)"},
+        {"{\"rtt_us\":{\"mean\":250},\"cpu\":{\"remote_pct\":-0.5}}", "ipv6",
+         "cpu.remote_pct -0.5 out of its domain (0 to 1e+12)"},
+        {"{\"rtt_us\":{\"mean\":250}}", "ipx", "unknown family 'ipx' (ipv4 or ipv6)"},
+    };
+    size_t nbad = sizeof bad / sizeof bad[0];
+    char dir[PATH_MAX], path[PATH_MAX];
+    struct journal *j = fresh("domain", dir);
+    struct err e = {0};
+    struct journal_trial a = sample_trial(1, JOURNAL_OK);
+    assert_int_equal(append_trial(j, &a, &e), 0);
+    journal_free(j);
+    path_in(path, sizeof path, "domain", JOURNAL_RESULTS_FILE);
+    char first[4096];
+    file_text(path, first, sizeof first);
+    for (size_t i = 0; i < nbad; i++) {
+        json_t *rec = json_loads(first, 0, NULL);
+        assert_non_null(rec);
+        json_object_set_new(rec, "result", json_loads(bad[i].result, JSON_DECODE_ANY, NULL));
+        json_object_set_new(rec, "family", json_string(bad[i].family));
+        char *line = json_dumps(rec, JSON_COMPACT);
+        file_append(path, line);
+        file_append(path, "\n");
+        free(line);
+        json_decref(rec);
+    }
+    file_append(path, first); /* a good one after them is read */
+    for (int slow = 0; slow < 2; slow++) {
+        if (slow)
+            setenv("NETSURVEY_JOURNAL_SLOW", "1", 1);
+        struct collected c = {.minimal = true, .want = {a, a}};
+        struct journal_read_stats st;
+        assert_int_equal(journal_read_trials(dir, a.run_id, collect, NULL, &c, &st, &e), 0);
+        assert_int_equal(c.n, 2);
+        assert_int_equal(st.records, 2);
+        assert_int_equal(st.invalid, nbad);
+        assert_int_equal(st.bad + st.refused + st.torn, 0);
+        unsetenv("NETSURVEY_JOURNAL_SLOW");
+    }
+    /* each with its reason, at its line */
+    struct collected c = {.minimal = true, .want = {a, a}};
+    struct journal_read_stats st;
+    assert_int_equal(journal_read_trials(dir, a.run_id, collect, skipped, &c, &st, &e), 0);
+    assert_int_equal(c.skipped, nbad);
+    for (size_t i = 0; i < 4 && i < nbad; i++) {
+        assert_int_equal(c.kind[i], JOURNAL_SKIP_INVALID);
+        assert_int_equal(c.skipped_line[i], i + 2);
+        assert_string_equal(c.why[i], bad[i].why);
+    }
+}
+
+/* A record the caller finds out of place (JOURNAL_PASS_OVER) is passed over as invalid, with
+ * the caller's reason, and the reading goes on. */
+static int
+pass_over_second(void *arg, const struct journal_trial *t, struct err *e)
+{
+    (void)arg;
+    return t->trial == 2 ? err_set(e, JOURNAL_PASS_OVER, "trial 2 past the plan") : 0;
+}
+
+static void
+test_callback_passes_over(void **state)
+{
+    (void)state;
+    char dir[PATH_MAX];
+    struct journal *j = fresh("passover", dir);
+    struct err e = {0};
+    for (uint32_t n = 1; n <= 3; n++) {
+        struct journal_trial t = sample_trial(n, JOURNAL_OK);
+        assert_int_equal(append_trial(j, &t, &e), 0);
+    }
+    journal_free(j);
+    struct collected c = {.minimal = true};
+    struct journal_read_stats st;
+    assert_int_equal(journal_read_trials(dir, NULL, pass_over_second, skipped, &c, &st, &e), 0);
+    assert_int_equal(st.records, 2);
+    assert_int_equal(st.invalid, 1);
+    assert_int_equal(c.skipped, 1);
+    assert_int_equal(c.kind[0], JOURNAL_SKIP_INVALID);
+    assert_int_equal(c.skipped_line[0], 2);
+    assert_string_equal(c.why[0], "trial 2 past the plan");
 }
 
 /* A skip callback that stops the reading: its code comes back, no record after it is read. */
@@ -1662,7 +2043,7 @@ test_skip_stops_reading(void **state)
     struct journal *j = fresh("stop", dir);
     struct err e = {0};
     struct journal_trial a = sample_trial(1, JOURNAL_OK);
-    assert_int_equal(journal_append(j, &a, NULL, &e), 0);
+    assert_int_equal(append_trial(j, &a, &e), 0);
     journal_free(j);
     path_in(path, sizeof path, "stop", JOURNAL_RESULTS_FILE);
     char first[4096];
@@ -1675,7 +2056,7 @@ test_skip_stops_reading(void **state)
     file_append(path, weird);
     file_append(path, first);
     free(weird);
-    struct collected c = {.want = {a, a}};
+    struct collected c = {.minimal = true, .want = {a, a}};
     struct journal_read_stats st;
     assert_int_equal(journal_read_trials(dir, NULL, collect, skip_stop, &c, &st, &e), NS_EPROTO);
     assert_string_equal(e.msg, "stop at 3");
@@ -1882,7 +2263,7 @@ test_append_whole_or_nothing(void **state)
     struct journal *j = fresh("full", dir);
     struct err e = {0};
     struct journal_trial t = sample_trial(1, JOURNAL_OK);
-    assert_int_equal(journal_append(j, &t, NULL, &e), 0);
+    assert_int_equal(append_trial(j, &t, &e), 0);
     path_in(path, sizeof path, "full", JOURNAL_RESULTS_FILE);
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
@@ -1894,17 +2275,17 @@ test_append_whole_or_nothing(void **state)
     signal(SIGXFSZ, SIG_IGN);
     assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
     t.trial = 2;
-    int rc = journal_append(j, &t, NULL, &e);
+    int rc = append_trial(j, &t, &e);
     assert_int_equal(stat(path, &st), 0);
     assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
     assert_int_equal(rc, NS_EIO);
     assert_non_null(strstr(e.msg, "cannot append"));
     assert_int_equal(st.st_size, one);
     t.trial = 3;
-    assert_int_equal(journal_append(j, &t, NULL, &e), 0);
+    assert_int_equal(append_trial(j, &t, &e), 0);
     journal_free(j);
     struct journal_trial a = sample_trial(1, JOURNAL_OK), b = sample_trial(3, JOURNAL_OK);
-    struct collected c = {.want = {a, b}};
+    struct collected c = {.minimal = true, .want = {a, b}};
     struct journal_read_stats rs;
     assert_int_equal(journal_read_trials(dir, NULL, collect, skipped, &c, &rs, &e), 0);
     assert_int_equal(c.n, 2);
@@ -1918,6 +2299,8 @@ main(void)
         cmocka_unit_test(test_trial_round_trip_every_field),
         cmocka_unit_test(test_fast_decoder_takes_written_lines),
         cmocka_unit_test(test_run_round_trip_every_field),
+        cmocka_unit_test(test_trial_revision),
+        cmocka_unit_test(test_run_revisions),
         cmocka_unit_test(test_run_adaptive_trials),
         cmocka_unit_test(test_run_errors),
         cmocka_unit_test(test_runs_kept_and_broken),
@@ -1926,14 +2309,18 @@ main(void)
         cmocka_unit_test(test_key),
         cmocka_unit_test(test_sweep_records),
         cmocka_unit_test(test_reading_rules),
+        cmocka_unit_test(test_flags),
         cmocka_unit_test(test_runs_of_digits_and_strings),
         cmocka_unit_test(test_buckets_checked_not_kept),
         cmocka_unit_test(test_buckets_kept_digit_runs),
         cmocka_unit_test(test_copy_and_busy_poll),
+        cmocka_unit_test(test_new_kinds),
         cmocka_unit_test(test_key_of_read_records),
         cmocka_unit_test(test_line_cap),
         cmocka_unit_test(test_foreign_run_refused),
         cmocka_unit_test(test_skip_stops_reading),
+        cmocka_unit_test(test_values_outside_domain),
+        cmocka_unit_test(test_callback_passes_over),
         cmocka_unit_test(test_run_planned_and_state),
         cmocka_unit_test(test_lock),
         cmocka_unit_test(test_state),

@@ -127,21 +127,32 @@ for pair in "${PAIRS[@]}"; do
 done
 
 # --- the reports show them ---------------------------------------------------------------------
-# report_cell DIR SCENARIO SRC DST: the text of that cell in report.md's zone matrix
+# report_cell DIR SCENARIO SRC DST: the text of that cell in report.md's zone matrix (its figures
+# are numbers; the caption in italics under "### Zone matrix" names their one unit)
 report_cell() {
     awk -v scen="$2" -v s="$3" -v d="$4" '
-        index($0, "### Zone matrix (" scen ",") == 1 { on = 1; next }
+        index($0, "## Scenario " scen ":") == 1 { sc = 1; next }
+        sc && index($0, "### Zone matrix") == 1 { on = 1; next }
         on && index($0, "| **" s "** |") == 1 { split($0, f, "|"); v = f[d + 2]; gsub(/^ +| +$/, "", v); print v; exit }
         on && /^### / { exit }' "$1/report.md"
 }
-for spec in "a latency us" "tput throughput Mbit/s"; do
+# matrix_caption DIR SCENARIO: the caption of that scenario's zone matrix
+matrix_caption() {
+    awk -v scen="$2" '
+        index($0, "## Scenario " scen ":") == 1 { sc = 1; next }
+        sc && index($0, "### Zone matrix") == 1 { on = 1; next }
+        on && /^\*/ { print; exit }' "$1/report.md"
+}
+for spec in "a latency µs" "tput throughput Mbit/s"; do
     read -r run scen unit <<<"$spec"
     shown=0
+    [[ $(matrix_caption "$WORK/$run" "$scen") == *"($unit)"* ]] ||
+        fail "report.md of $run: the $scen matrix's caption does not say $unit"
     for pair in "${PAIRS[@]}"; do
         s=${pair%-*} d=${pair#*-}
-        want="$(printf '%.1f' "$(cell "$WORK/$run" "$scen" "$s" "$d")") $unit"
+        want="$(printf '%.1f' "$(cell "$WORK/$run" "$scen" "$s" "$d")")"
         got=$(report_cell "$WORK/$run" "$scen" "$s" "$d")
-        [[ $got == "$want" ]] || fail "report.md of $run: cell $pair shows '$got', summary.json says '$want'"
+        [[ $got == "$want" ]] || fail "report.md of $run: cell $pair shows '$got', summary.json says '$want' $unit"
         grep -qF ">$want<" "$WORK/$run/report.html" || fail "report.html of $run: no cell '$want' ($pair)"
         shown=$((shown + 1))
     done

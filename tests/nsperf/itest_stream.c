@@ -402,6 +402,45 @@ test_udp_reverse_sender_stalled(void **state)
     check_stalled(*state, 1.2, 0.5); /* DONE at about 1.5 s */
 }
 
+/* A stall shows in the result: the counting end's longest gap (no byte, no transaction: a
+ * stream's receiver, a request/response client) is at least the time a process of the test was
+ * stopped inside the measured interval (-t 6 after 0.2 s of warmup: MEASURE at about 0.5 s on
+ * a quiet host, the stop from 3 to 4 s, so that a set-up of up to 2.8 s on a loaded machine
+ * still has it inside; less the few milliseconds by which a stop signal takes effect later
+ * than the one that ends it), and no longer than the interval. What stops is
+ * the counting end (a receiver that reads nothing) or the other (a sender or server that sends
+ * nothing); either way nothing arrives. */
+static void
+check_gap(struct fixture *f, const char *const *args, enum stall_who who)
+{
+    struct sp_result r;
+    const json_t *res = run_stalled_who(f, &r, "127.0.0.1", args, 3.0, 1.0, who);
+    double gap = sp_num(res, "longest_gap_s", NULL), dur = sp_num(res, "duration_s", NULL);
+    if (!(gap >= 0.95 && gap <= dur + 0.01))
+        fprintf(stderr, "%s: longest_gap_s %.3f, duration_s %.3f\n", args[1], gap, dur);
+    assert_true(gap >= 0.95);
+    assert_true(gap <= dur + 0.01);
+    json_decref(r.doc);
+}
+
+static void
+test_stall_gap(void **state)
+{
+    const char *rr[] = {"--test", "tcp_rr", "-t", "6", "--warmup", "0.2", NULL};
+    check_gap(*state, rr, STALL_SERVER);
+    const char *tcp[] = {"--test", "tcp_stream", "-t", "6", "--warmup", "0.2", NULL};
+    check_gap(*state, tcp, STALL_SERVER);
+    const char *udp[] = {"--test", "udp_stream", "-t", "6", "--warmup", "0.2", "-R", NULL};
+    check_gap(*state, udp, STALL_CLIENT);
+    /* Without a stop the gap is there too (a tcp_rr client counted transactions). */
+    struct sp_result r;
+    const json_t *res = run_ok(*state, &r, "127.0.0.1",
+                               (const char *const[]){"--test", "tcp_rr", "-t", "0.5", NULL});
+    double gap = sp_num(res, "longest_gap_s", NULL);
+    assert_true(gap > 0 && gap <= sp_num(res, "duration_s", NULL) + 0.01);
+    json_decref(r.doc);
+}
+
 /* Far below a millisecond's worth per write, pacing still holds (no first-write burst). */
 static void
 test_tcp_paced_slow(void **state)
@@ -482,6 +521,7 @@ main(void)
         cmocka_unit_test(test_udp_slow),
         cmocka_unit_test(test_udp_two_streams_reverse),
         cmocka_unit_test(test_udp_reverse_sender_stalled),
+        cmocka_unit_test(test_stall_gap),
         cmocka_unit_test(test_one_shot_exits),
         cmocka_unit_test(test_tcp_paced_slow),
         cmocka_unit_test(test_nothing_measured_is_an_error),

@@ -23,14 +23,14 @@ static void
 test_kind_table(void **state)
 {
     (void)state;
-    const char *names[] = {"tcp_stream", "udp_stream", "tcp_rr", "udp_rr", "tcp_crr"};
+    const char *names[] = {"tcp_stream", "udp_stream", "tcp_rr", "udp_rr", "tcp_crr", "udp_pps"};
     for (int i = 0; i < TESTSPEC_KIND_COUNT; i++) {
         enum testspec_kind id;
         const struct test_kind *k = ns_kind_find(names[i], &id);
         assert_non_null(k);
         assert_int_equal(id, i);
         assert_ptr_equal(ns_kind_get(id), k);
-        assert_string_equal(testspec_kind_name(id), names[i]);
+        assert_string_equal(testspec_kind_name((int)id), names[i]);
     }
     assert_null(ns_kind_find("tcp_bogus", NULL));
     assert_null(ns_kind_find(NULL, NULL));
@@ -341,20 +341,28 @@ test_intervals(void **state)
     /* Two streams, 0.5 s bins, 1.01 s measured: the 10 ms sliver folds into the second. */
     json_t *streams =
         json_loads("[{\"intervals\":[100,200,7,0]},{\"intervals\":[1,2,3,0]}]", 0, NULL);
-    json_t *iv = ns_intervals_json(streams, 0.5, 1.01);
+    json_t *iv = ns_intervals_json(streams, 0, 2, 0.5, 1.01);
     assert_int_equal(json_array_size(iv), 2);
     assert_int_equal(json_integer_value(json_object_get(json_array_get(iv, 0), "bytes")), 101);
     assert_int_equal(json_integer_value(json_object_get(json_array_get(iv, 1), "bytes")), 212);
     assert_true(json_number_value(json_object_get(json_array_get(iv, 1), "end_s")) == 1.01);
     json_decref(iv);
     /* 1.3 s: a real third interval of 0.3 s. */
-    iv = ns_intervals_json(streams, 0.5, 1.3);
+    iv = ns_intervals_json(streams, 0, 2, 0.5, 1.3);
     assert_int_equal(json_array_size(iv), 3);
     double bps = json_number_value(json_object_get(json_array_get(iv, 2), "throughput_bps"));
     assert_true(bps > 10 * 8 / 0.3 - 1e-6 && bps < 10 * 8 / 0.3 + 1e-6);
     json_decref(iv);
-    iv = ns_intervals_json(streams, 0, 1.3);
+    iv = ns_intervals_json(streams, 0, 2, 0, 1.3);
     assert_int_equal(json_array_size(iv), 0);
+    json_decref(iv);
+    /* The second stream alone (--bidir: a direction's streams), and two series summed. */
+    iv = ns_intervals_json(streams, 1, 2, 0.5, 1.01);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(iv, 1), "bytes")), 5);
+    json_t *both = ns_intervals_sum(iv, iv);
+    assert_int_equal(json_array_size(both), 2);
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(both, 1), "bytes")), 10);
+    json_decref(both);
     json_decref(iv);
     json_decref(streams);
 }

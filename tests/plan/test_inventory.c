@@ -738,6 +738,46 @@ test_size_cap(void **state)
     free(big);
 }
 
+/* An Azure VM whose privateIps is empty would be tested over its public address, another path
+ * than the virtual network's: refused at its entry, with the ways out; a hosts entry of the
+ * same name giving its data address takes its place. */
+static void
+test_azure_without_private_address(void **state)
+{
+    (void)state;
+    const char vms[] =
+        "[{\"name\":\"vm1\",\"location\":\"westus3\",\"zones\":[\"1\"],\"powerState\":"
+        "\"VM running\",\"privateIps\":\"\",\"publicIps\":\"203.0.113.9\",\"osProfile\":"
+        "{\"adminUsername\":\"u\"},\"hardwareProfile\":{\"vmSize\":\"S\"},\"vmId\":\"i\"},"
+        "{\"name\":\"vm2\",\"location\":\"westus3\",\"zones\":[\"2\"],\"powerState\":"
+        "\"VM running\",\"privateIps\":\"10.0.0.5\",\"publicIps\":\"203.0.113.10\","
+        "\"osProfile\":{\"adminUsername\":\"u\"},\"hardwareProfile\":{\"vmSize\":\"S\"},"
+        "\"vmId\":\"j\"}]";
+    struct memfile files[] = {{"/plans/vms.json", vms, 0}};
+    struct memfs fs = {files, 1, NULL};
+    const char yaml[] = "name: x\nhosts_from: [{file: vms.json, format: azure}]\n"
+                        "scenarios: [{name: l, test: tcp_rr}]\n";
+    struct diags *d = diags_new();
+    struct plan *p = NULL;
+    assert_int_equal(load_mem(yaml, &fs, &p, d), NS_EPARSE);
+    assert_non_null(strstr(diags_text(d, 0), "vms.json [0] 'vm1' has no private address "
+                                             "(\"privateIps\" is empty): its tests would go to "
+                                             "its public address 203.0.113.9"));
+    diags_free(d);
+    /* the operator's correction: a hosts entry for it */
+    const char fixed[] = "name: x\nhosts:\n  - {name: vm1, address: 203.0.113.9, data_address: "
+                         "10.0.0.4, zone: \"1\", region: westus3}\n"
+                         "hosts_from: [{file: vms.json, format: azure, match: vm2}]\n"
+                         "scenarios: [{name: l, test: tcp_rr}]\n";
+    d = diags_new();
+    int frc = load_mem(fixed, &fs, &p, d);
+    if (frc != 0)
+        fail_msg("%s", diags_text(d, 0));
+    assert_int_equal(plan_host_count(p), 2);
+    plan_free(p);
+    diags_free(d);
+}
+
 /* The file system reader refuses what is not a regular file, at once (a FIFO with no writer
  * would block a plain open). */
 static void
@@ -826,6 +866,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_azure),
+        cmocka_unit_test(test_azure_without_private_address),
         cmocka_unit_test(test_aws),
         cmocka_unit_test(test_aws_public_and_flat),
         cmocka_unit_test(test_aws_region),

@@ -437,13 +437,14 @@ sweep_plan(size_t hosts, bool shuffled)
         n += (size_t)snprintf(text + n, sizeof text - n,
                               "  - {name: h%zu, address: 192.0.2.%zu, zone: z%zu}\n", i, i + 1,
                               i % 3);
-    snprintf(text + n, sizeof text - n,
-             "scenarios:\n"
-             "  - {name: sizes, test: tcp_stream, msg_size: [64, 1K, 16K], duration: 2s, warmup: 1s}\n"
-             "  - {name: plain, test: tcp_rr, duration: 3s, warmup: 1s}\n"
-             "  - {name: streams, test: tcp_stream, streams: [1, 4], duration: 4s, warmup: 1s}\n"
-             "trials: 3\norder: %s\nseed: 7\n",
-             shuffled ? "shuffled" : "sequential");
+    snprintf(
+        text + n, sizeof text - n,
+        "scenarios:\n"
+        "  - {name: sizes, test: tcp_stream, msg_size: [64, 1K, 16K], duration: 2s, warmup: 1s}\n"
+        "  - {name: plain, test: tcp_rr, duration: 3s, warmup: 1s}\n"
+        "  - {name: streams, test: tcp_stream, streams: [1, 4], duration: 4s, warmup: 1s}\n"
+        "trials: 3\norder: %s\nseed: 7\n",
+        shuffled ? "shuffled" : "sequential");
     struct diags *d = diags_new();
     struct plan *p = NULL;
     if (plan_load_buffer("sweep.yaml", text, strlen(text), &p, d) != 0) {

@@ -62,12 +62,17 @@ teardown(void **state)
 static bool
 plan_accepts(int kind, const char *key, const char *text, char *msg, size_t len)
 {
-    char yaml[1024];
+    char yaml[1024], pair[256];
+    const char *dot = strchr(key, '.'); /* "load.streams": `load: {streams: ...}` */
+    if (dot != NULL)
+        snprintf(pair, sizeof pair, "%.*s: {%s: \"%s\"}", (int)(dot - key), key, dot + 1, text);
+    else
+        snprintf(pair, sizeof pair, "%s: \"%s\"", key, text);
     snprintf(yaml, sizeof yaml,
              "name: t\nhosts:\n  - {name: a, address: 192.0.2.1}\n"
              "  - {name: b, address: 192.0.2.2}\nscenarios:\n"
-             "  - {name: s, test: %s, %s: \"%s\"}\n",
-             testspec_kind_name(kind), key, text);
+             "  - {name: s, test: %s, %s}\n",
+             testspec_kind_name(kind), pair);
     struct diags *d = diags_new();
     struct plan *p = NULL;
     int rc = plan_load_buffer("t.yaml", yaml, strlen(yaml), &p, d);
@@ -205,13 +210,18 @@ check_value(int kind, enum testspec_param id, double v, size_t *agreed)
     text_of(v, text, sizeof text);
     if (testspec_type(id) == TESTSPEC_BOOL)
         snprintf(text, sizeof text, "%s", v != 0 ? "true" : "false");
+    if (testspec_type(id) == TESTSPEC_DIRECTION) /* a name, or one that is none */
+        snprintf(text, sizeof text, "%s",
+                 testspec_direction_name((int)v) != NULL ? testspec_direction_name((int)v)
+                                                         : "sideways");
     bool plan_ok = plan_accepts(kind, testspec_key(id), text, pmsg, sizeof pmsg);
     bool cli_ok = cli_accepts(kind, id, text);
     if (plan_ok != cli_ok)
         fail_msg("%s %s=%s: plan %s (%s), nsperf command line %s", testspec_kind_name(kind),
                  testspec_key(id), text, plan_ok ? "accepts" : "refuses", pmsg,
                  cli_ok ? "accepts" : "refuses");
-    if (v < 0 || (testspec_type(id) == TESTSPEC_BOOL && v != 0 && v != 1))
+    if (v < 0 || (testspec_type(id) == TESTSPEC_BOOL && v != 0 && v != 1) ||
+        (testspec_type(id) == TESTSPEC_DIRECTION && testspec_direction_name((int)v) == NULL))
         return; /* not representable in struct ns_params */
     bool params_ok = params_accept(kind, id, v, nmsg, sizeof nmsg);
     if (plan_ok != params_ok)
@@ -235,7 +245,7 @@ test_plan_and_nsperf_agree(void **state)
             enum testspec_param id = (enum testspec_param)i;
             if (!testspec_applies(id, kind)) {
                 char text[64], pmsg[512];
-                text_of(testspec_default(id, kind), text, sizeof text);
+                testspec_value_text(id, testspec_default(id, kind), text, sizeof text);
                 if (testspec_type(id) == TESTSPEC_BOOL)
                     snprintf(text, sizeof text, "true");
                 assert_false(plan_accepts(kind, testspec_key(id), text, pmsg, sizeof pmsg));
@@ -405,7 +415,8 @@ static void
 test_kind_table(void **state)
 {
     (void)state;
-    assert_int_equal(TESTSPEC_STREAM_KINDS, TESTSPEC_K(TCP_STREAM) | TESTSPEC_K(UDP_STREAM));
+    assert_int_equal(TESTSPEC_STREAM_KINDS,
+                     TESTSPEC_K(TCP_STREAM) | TESTSPEC_K(UDP_STREAM) | TESTSPEC_K(UDP_PPS));
     assert_int_equal(TESTSPEC_RR_KINDS,
                      TESTSPEC_K(TCP_RR) | TESTSPEC_K(UDP_RR) | TESTSPEC_K(TCP_CRR));
     assert_int_equal(TESTSPEC_ALL_KINDS, TESTSPEC_STREAM_KINDS | TESTSPEC_RR_KINDS);
@@ -430,7 +441,7 @@ test_kind_table(void **state)
     assert_string_equal(testspec_kind_words(TESTSPEC_TCP_CRR), "connection rate");
     assert_string_equal(testspec_kind_value_text(TESTSPEC_TCP_STREAM, 12100, b, sizeof b),
                         "12.10 Gbit/s");
-    assert_string_equal(testspec_kind_value_text(TESTSPEC_TCP_RR, 329.3, b, sizeof b), "329.3 us");
+    assert_string_equal(testspec_kind_value_text(TESTSPEC_TCP_RR, 329.3, b, sizeof b), "329.3 µs");
     assert_string_equal(testspec_kind_value_text(TESTSPEC_UDP_RR, 4080, b, sizeof b), "4.080 ms");
     assert_string_equal(testspec_kind_value_text(TESTSPEC_TCP_CRR, 4301.03, b, sizeof b),
                         "4301 conn/s");
@@ -438,6 +449,11 @@ test_kind_table(void **state)
                         "557.3 conn/s");
     assert_string_equal(testspec_kind_value_text(TESTSPEC_TCP_CRR, 999.96, b, sizeof b),
                         "1000.0 conn/s"); /* one decimal below 1000, as the reports had it */
+    assert_string_equal(testspec_kind_value_text(TESTSPEC_TCP_STREAM, 0.5, b, sizeof b),
+                        "500.0 kbit/s");
+    assert_string_equal(testspec_kind_value_text(TESTSPEC_TCP_STREAM, 0, b, sizeof b),
+                        "0.000 Mbit/s"); /* zero in the reports' own unit */
+    assert_string_equal(testspec_kind_value_text(TESTSPEC_TCP_RR, 5.25, b, sizeof b), "5.2 µs");
     for (int i = 0; i < TESTSPEC_METRIC_COUNT; i++) {
         enum testspec_metric m = (enum testspec_metric)i;
         assert_non_null(testspec_metric_key(m));
@@ -445,14 +461,134 @@ test_kind_table(void **state)
         if (m == TESTSPEC_M_RTT_MEAN) {
             assert_string_equal(testspec_metric_key(m), HISTJSON_RTT);
             assert_string_equal(testspec_metric_member(m), "mean");
-        } else {
-            assert_null(testspec_metric_member(m)); /* journal/scan.c reads them at the top */
         }
+        /* a figure beside the headline is no kind's headline, and a headline no figure */
+        bool headline = false;
+        for (int k = 0; k < TESTSPEC_KIND_COUNT; k++)
+            headline = headline || testspec_kind_metric((enum testspec_kind)k) == m;
+        assert_int_equal(headline, testspec_metric_figure(m) == NULL);
         for (int j = 0; j < i; j++) /* the fast reader finds a metric by its key */
             assert_string_not_equal(testspec_metric_key(m),
                                     testspec_metric_key((enum testspec_metric)j));
     }
     assert_int_equal(TESTSPEC_DEFAULT_KIND, testspec_kind_find("tcp_stream"));
+    assert_string_equal(testspec_kind_unit(TESTSPEC_UDP_PPS), "pkt/s");
+    assert_false(testspec_kind_lower_is_better(TESTSPEC_UDP_PPS));
+    assert_string_equal(testspec_kind_value_text(TESTSPEC_UDP_PPS, 1234567.4, b, sizeof b),
+                        "1234567 pkt/s");
+    assert_true(testspec_default(TESTSPEC_P_MSG_SIZE, TESTSPEC_UDP_PPS) == 64);
+    /* which figures a test reports: by kind and by the parameter that makes them */
+    struct testspec_values v;
+    testspec_values_default(&v, TESTSPEC_TCP_RR);
+    assert_false(testspec_metric_reported(TESTSPEC_M_IDLE_RTT_MEAN, &v));
+    assert_false(testspec_metric_reported(TESTSPEC_M_RTT_MEAN, &v)); /* the headline */
+    testspec_values_set(&v, TESTSPEC_P_LOAD_STREAMS, 4);
+    assert_true(testspec_metric_reported(TESTSPEC_M_IDLE_RTT_MEAN, &v));
+    assert_true(testspec_metric_reported(TESTSPEC_M_LOAD_THROUGHPUT, &v));
+    assert_false(testspec_metric_reported(TESTSPEC_M_FORWARD_THROUGHPUT, &v));
+    testspec_values_default(&v, TESTSPEC_UDP_STREAM);
+    assert_false(testspec_metric_reported(TESTSPEC_M_REVERSE_THROUGHPUT, &v));
+    testspec_values_set(&v, TESTSPEC_P_BIDIR, 1);
+    assert_true(testspec_metric_reported(TESTSPEC_M_REVERSE_THROUGHPUT, &v));
+    testspec_values_default(&v, TESTSPEC_UDP_PPS);
+    assert_true(testspec_metric_reported(TESTSPEC_M_SENT_PACKETS, &v));
+    /* directions by name, and the limits that tie parameters together */
+    assert_int_equal(testspec_direction_find("both"), TESTSPEC_DIRECTION_BOTH);
+    assert_int_equal(testspec_direction_find("sideways"), -1);
+    assert_string_equal(
+        testspec_range_text(TESTSPEC_P_LOAD_DIRECTION, TESTSPEC_TCP_RR, b, sizeof b),
+        "forward, reverse or both");
+    struct err e;
+    enum testspec_param blame;
+    testspec_values_default(&v, TESTSPEC_TCP_RR);
+    testspec_values_set(&v, TESTSPEC_P_LOAD_DIRECTION, TESTSPEC_DIRECTION_BOTH);
+    assert_int_equal(testspec_check_limits(&v, &blame, &e), NS_EINVAL);
+    assert_int_equal(blame, TESTSPEC_P_LOAD_DIRECTION);
+    testspec_values_default(&v, TESTSPEC_TCP_STREAM);
+    testspec_values_set(&v, TESTSPEC_P_BIDIR, 1);
+    testspec_values_set(&v, TESTSPEC_P_REVERSE, 1);
+    assert_int_equal(testspec_check_limits(&v, &blame, &e), NS_EINVAL);
+    testspec_values_set(&v, TESTSPEC_P_REVERSE, 0);
+    testspec_values_set(&v, TESTSPEC_P_STREAMS, 100);
+    testspec_values_set(&v, TESTSPEC_P_MSG_SIZE, 2 << 20); /* 200 MiB of writes each way */
+    assert_int_equal(testspec_check_limits(&v, &blame, &e), NS_ERANGE);
+    assert_int_equal(blame, TESTSPEC_P_STREAMS);
+    testspec_values_set(&v, TESTSPEC_P_BIDIR, 0);
+    assert_int_equal(testspec_check_limits(&v, &blame, &e), 0);
+}
+
+/* A figure's unit: chosen for the magnitude the caller gives (a table's median), the same for
+ * every value of the figure, which are then printed without their unit. */
+static void
+test_scale(void **state)
+{
+    (void)state;
+    char b[64];
+    struct testspec_scale s = testspec_scale_for(TESTSPEC_M_THROUGHPUT, 49200.0);
+    assert_string_equal(s.unit, "Gbit/s");
+    assert_true(s.factor == 1e3);
+    assert_int_equal(s.decimals, 2);
+    assert_string_equal(testspec_scale_text(&s, 49200.0, b, sizeof b), "49.20");
+    assert_string_equal(testspec_scale_text(&s, 900.0, b, sizeof b), "0.90"); /* same unit */
+    assert_string_equal(testspec_scale_text(&s, 0.4, b, sizeof b), "< 0.01"); /* not zero */
+    assert_string_equal(testspec_scale_text(&s, -0.4, b, sizeof b), "> -0.01");
+    assert_string_equal(testspec_scale_text(&s, 0.0, b, sizeof b), "0.00");
+    assert_string_equal(testspec_scale_text(&s, NAN, b, sizeof b), "n/a");
+    s = testspec_scale_for(TESTSPEC_M_RTT_MEAN, 558.8);
+    assert_string_equal(s.unit, "µs");
+    assert_int_equal(s.decimals, 1);
+    assert_string_equal(testspec_scale_text(&s, 3310.2, b, sizeof b), "3310.2");
+    s = testspec_scale_for(TESTSPEC_M_RTT_MEAN, 1663.5);
+    assert_string_equal(s.unit, "ms");
+    assert_int_equal(s.decimals, 3);
+    assert_string_equal(testspec_scale_text(&s, 88.1, b, sizeof b), "0.088");
+    s = testspec_scale_for(TESTSPEC_M_RTT_MEAN, 2.5e7);
+    assert_string_equal(s.unit, "s");
+    assert_int_equal(s.decimals, 2);
+    s = testspec_scale_for(TESTSPEC_M_RTT_MEAN, 0.05); /* below the smallest: the smallest */
+    assert_string_equal(s.unit, "µs");
+    assert_int_equal(s.decimals, 1); /* at most the unit's */
+    s = testspec_scale_for(TESTSPEC_M_THROUGHPUT, 0.0);
+    assert_string_equal(s.unit, "Mbit/s");
+    s = testspec_scale_for(TESTSPEC_M_THROUGHPUT, INFINITY);
+    assert_string_equal(s.unit, "Mbit/s");
+    s = testspec_scale_for(TESTSPEC_M_CONNECTIONS, 4301.0);
+    assert_string_equal(s.unit, "conn/s");
+    assert_int_equal(s.decimals, 0);
+    /* the figures beside a headline read in the units of their reports' unit: a load's idle RTT
+     * as the RTT, a load's and each --bidir direction's rate as throughput, the sent packet rate
+     * as the packet rate */
+    s = testspec_scale_for(TESTSPEC_M_IDLE_RTT_MEAN, 1663.5);
+    assert_string_equal(s.unit, "ms");
+    s = testspec_scale_for(TESTSPEC_M_IDLE_RTT_MEAN, 300.7);
+    assert_string_equal(s.unit, "µs");
+    static const enum testspec_metric rates[] = {
+        TESTSPEC_M_LOAD_THROUGHPUT, TESTSPEC_M_FORWARD_THROUGHPUT, TESTSPEC_M_REVERSE_THROUGHPUT};
+    for (size_t i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+        s = testspec_scale_for(rates[i], 11539.0);
+        assert_string_equal(s.unit, "Gbit/s");
+        assert_true(s.factor == 1e3);
+        s = testspec_scale_for(rates[i], 0.5);
+        assert_string_equal(s.unit, "kbit/s");
+    }
+    s = testspec_scale_for(TESTSPEC_M_PACKETS, 356588.0);
+    assert_string_equal(s.unit, "pkt/s");
+    assert_int_equal(s.decimals, 0);
+    s = testspec_scale_for(TESTSPEC_M_SENT_PACKETS, 64.5);
+    assert_string_equal(s.unit, "pkt/s");
+    assert_int_equal(s.decimals, 1);
+    /* every metric has its reports' unit among its scales, the smallest first */
+    for (int i = 0; i < TESTSPEC_METRIC_COUNT; i++) {
+        enum testspec_metric m = (enum testspec_metric)i;
+        s = testspec_scale_for(m, 1.0);
+        assert_true(s.factor == 1.0);
+        double last = 0.0;
+        for (double ref = 1e-9; ref < 1e12; ref *= 10.0) {
+            s = testspec_scale_for(m, ref);
+            assert_true(s.factor >= last);
+            last = s.factor;
+        }
+    }
 }
 
 int
@@ -461,6 +597,7 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_range_texts),
         cmocka_unit_test(test_kind_table),
+        cmocka_unit_test(test_scale),
         cmocka_unit_test(test_argv_shape),
         cmocka_unit_test(test_nsperf_usage_errors),
         cmocka_unit_test(test_plan_and_nsperf_agree),

@@ -352,8 +352,8 @@ test_no_build(void **state)
     const char *want[] = {
         "\narm1  known     ok (root)  Linux aarch64 (no nsperf build)  -  ",
         "\nvm1   known     ok (root)  Linux x86_64                     cached  ",
-        "  arm1: system: aarch64 host, but there is no aarch64 build of nsperf-static "
-        "(nsperf-static-aarch64: the build makes it where gcc-aarch64-linux-gnu is installed)\n",
+        ("  arm1: system: aarch64 host, but there is no aarch64 build of nsperf-static "
+         "(nsperf-static-aarch64: the build makes it where gcc-aarch64-linux-gnu is installed)\n"),
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         if (strstr(got, want[i]) == NULL)

@@ -177,6 +177,8 @@ def make_result(kind, value, rng, duration, hist_n=None, new_layout=False):
             r["udp"]["sent"] = r["udp"]["received"] = r["rtt_us"]["n"]
             r["udp"]["server_received"] = r["rtt_us"]["n"]
             r["udp"]["jitter_us"] = round(value * 0.01, 3)
+    elif kind == "udp_pps":
+        pps_result(r, value, rng, duration)
     elif kind == "tcp_crr":
         r["connections_per_s"] = value
         r["connections"] = int(value * duration)
@@ -201,6 +203,61 @@ def make_result(kind, value, rng, duration, hist_n=None, new_layout=False):
             r["udp"] = dict(u)
             r["streams"][0]["udp"] = dict(u)
     return r
+
+
+def pps_result(r, value, rng, duration):
+    """udp_pps with `value` packets/s received: sent, received and lost exact, the rates the
+    counts over the sender's interval (what nsperf writes)."""
+    rcvd = int(round(value * duration))
+    lost = rng.randint(0, 500)
+    sent = rcvd + lost
+    u = {"sent": sent, "unsent": 0, "received": rcvd, "lost": lost, "out_of_order": 0,
+         "duplicated": 0, "send_errors": 0, "lost_pct": round(100.0 * lost / sent, 6)}
+    size = 64
+    r["bytes"] = rcvd * size
+    r["sender_bytes"] = sent * size
+    r["throughput_bps"] = r["bytes"] * 8.0 / duration
+    r["udp"] = dict(u)
+    st = r["streams"][0]
+    st.update({"bytes": r["bytes"], "sender_bytes": r["sender_bytes"],
+               "throughput_bps": r["throughput_bps"], "udp": dict(u)})
+    r["packets_per_s"] = rcvd / duration
+    r["sent_packets_per_s"] = sent / duration
+    r["lost_packets_per_s"] = lost / duration
+    r["packets"] = rcvd
+
+
+def with_load(r, idle_us, load_mbps, streams, direction, rng, hist_n):
+    """A tcp_rr result (RTT under load already in it) with its idle RTT and its load."""
+    r["idle_rtt_us"] = rescale_rtt(load_sample("tcp_rr")["rtt_us"], idle_us, rng, hist_n)
+    bps = load_mbps * 1e6
+    load = {"throughput_bps": bps, "bytes": int(bps / 8 * 6.5), "sender_bytes": int(bps / 8 * 6.5),
+            "retransmits": rng.randint(0, 900), "duration_s": 6.5, "streams": streams,
+            "direction": direction}
+    share = {"forward": 1.0, "reverse": 1.0, "both": 0.5}[direction]
+    for d in ("forward", "reverse"):
+        if direction in (d, "both"):
+            load[d] = {"throughput_bps": bps * share, "bytes": int(bps * share / 8 * 6.5),
+                       "receiver": "server" if d == "forward" else "client"}
+    r["load"] = load
+    r["idle"] = {"transactions": r["idle_rtt_us"]["n"], "duration_s": 2.5,
+                 "transactions_per_s": round(r["idle_rtt_us"]["n"] / 2.5, 3),
+                 "ramp_transactions": 100, "load_start_s": 2.5, "loaded_start_s": 3.5}
+
+
+def bidir_result(r, fwd_mbps, rev_mbps, rng):
+    """A tcp_stream result of --bidir: each direction's receiver-counted figures, their sum."""
+    dirs = {}
+    for d, mbps in (("forward", fwd_mbps), ("reverse", rev_mbps)):
+        bps = mbps * 1e6
+        dirs[d] = {"throughput_bps": bps, "bytes": int(bps / 8 * r["duration_s"]),
+                   "sender_bytes": int(bps / 8 * r["duration_s"]),
+                   "retransmits": rng.randint(0, 50), "duration_s": r["duration_s"],
+                   "receiver": "server" if d == "forward" else "client"}
+    r["throughput_bps"] = dirs["forward"]["throughput_bps"] + dirs["reverse"]["throughput_bps"]
+    for k in ("bytes", "sender_bytes", "retransmits"):
+        r[k] = dirs["forward"][k] + dirs["reverse"][k]
+    r.update(dirs)
 
 
 class Journal:
@@ -389,11 +446,15 @@ def fixture_basic(out):
                         # failed, then ok after a resume (the record later in the file wins)
                         j.trial("throughput", a, b, n, error="ssh zone3-vm: connection reset",
                                 attempts=2)
-                    j.trial(s["name"], a, b, n, make_result(s["test"], round(v, 3), rng,
-                                                            s["duration_s"], hist_n=5000))
-    # a trial that failed every time (no ok record at all)
-    j.trial("crr", "zone2-vm", "zone1-vm", 3, error="nsperf exited with status 1: "
-            "accept: too many open files", attempts=3)
+                    r = make_result(s["test"], round(v, 3), rng, s["duration_s"], hist_n=5000)
+                    if s["name"] == "crr" and a == "zone2-vm" and b == "zone1-vm" and n == 2:
+                        # a trial that failed every time (no ok record at all); its result is
+                        # drawn all the same, so that every other figure stays as it was
+                        j.trial("crr", a, b, n, error="nsperf exited with status 1: accept: too "
+                                "many open files", attempts=3)
+                        continue
+                    j.trial(s["name"], a, b, n, r)
+
     j.raw('{"schema":"netsurvey.trial/1","run_id":"20261130T150000Z-7f3c","trial":4,"sta')
     j.close()
 
@@ -508,6 +569,68 @@ def fixture_allfailed(out):
     j.close()
 
 
+def fixture_measures(out):
+    """What a trial measures beside its figure, each of which the reports must show: a
+    udp_stream whose sender fell behind its schedule in two trials (udp.unsent > 0: its host's
+    limit, not the path's), cycles per byte of the stream kinds, a latency trial that carried
+    no histogram (its cell's percentiles come from 2 of 3 trials), and a scenario of one trial
+    per pair (no interval: null in summary.json, n/a in the reports)."""
+    hosts = [host("a1", "a", "lab", "10.9.0.1"), host("a2", "a", "lab", "10.9.0.2"),
+             host("b1", "b", "lab", "10.9.0.3")]
+    scs = [scen("udp", "udp_stream", trials=3, rate_bps=1000000000),
+           scen("tput", "tcp_stream", trials=3), scen("lat", "tcp_rr", trials=3),
+           scen("once", "tcp_rr", trials=1)]
+    rng = random.Random(51)
+    j = Journal(os.path.join(out, "measures"), "20261203T150000Z-meas", "lab-measures", hosts,
+                scs, 0, description="what every trial measured reaches the page")
+    pairs = [("a1", "b1"), ("b1", "a1"), ("a1", "a2")]
+    for n in (1, 2, 3):
+        for a, b in pairs:
+            v = 1000 * rng.uniform(0.97, 0.999)
+            r = make_result("udp_stream", round(v, 3), rng, 10)
+            unsent = 0
+            if (a, b) == ("a1", "b1") and n > 1:  # the sender's host fell behind
+                v = 493.6 + n
+                r = make_result("udp_stream", v, rng, 10)
+                unsent = 40000 + 1000 * n
+            r["udp"]["unsent"] = r["streams"][0]["udp"]["unsent"] = unsent
+            j.trial("udp", a, b, n, r)
+        for a, b in pairs:
+            r = make_result("tcp_stream", round(49200 * rng.uniform(0.97, 1.03), 3), rng, 10)
+            # busy CPU per byte moved, as nsperf derives it from the CPU share (NTTTCP's)
+            r["cpu"]["cycles_per_byte"] = round(0.4 + r["cpu"]["local_pct"] / 50.0, 4)
+            r["cpu"]["remote_cycles_per_byte"] = round(0.3 + r["cpu"]["remote_pct"] / 50.0, 4)
+            j.trial("tput", a, b, n, r)
+        for a, b in pairs:
+            r = make_result("tcp_rr", 330 * rng.uniform(0.98, 1.02), rng, 10, hist_n=1000)
+            if (a, b) == ("a1", "b1") and n == 2:  # a trial without its histogram
+                del r["rtt_us"]["hist"]
+            j.trial("lat", a, b, n, r)
+    for a, b in pairs:
+        j.trial("once", a, b, 1, make_result("tcp_rr", 330 * rng.uniform(0.98, 1.02), rng, 10,
+                                             hist_n=1000))
+    j.close()
+
+
+def fixture_nozones(out):
+    """A plan whose hosts state no zone (a valid plan's hosts all do, or none): host pairs
+    only, no zone matrix."""
+    hosts = [host("n1", "", "", "10.9.1.1"), host("n2", "", "", "10.9.1.2"),
+             host("n3", "", "", "10.9.1.3")]
+    scs = [scen("lat", "tcp_rr", trials=2)]
+    rng = random.Random(52)
+    j = Journal(os.path.join(out, "nozones"), "20261203T160000Z-nozo", "lab-nozones", hosts,
+                scs, 0)
+    for n in (1, 2):
+        for a in hosts:
+            for b in hosts:
+                if a is not b:
+                    j.trial("lat", a["name"], b["name"], n,
+                            make_result("tcp_rr", 120 * rng.uniform(0.97, 1.03), rng, 10,
+                                        hist_n=1000))
+    j.close()
+
+
 def fixture_compare(out):
     """Baseline and candidate: 1->2 much worse (significant), 1->3 better, 2->3 same,
     2->1 only in base, 3->1 only in new; throughput 1->2 slightly lower (below PCT)."""
@@ -580,6 +703,49 @@ TREND_RUNS = [  # directory, run_id, date, latency 1->2, throughput 1->2
     ("trend-c", "20261115T150000Z-t003", "2026-11-15", 380.0, 10800.0),
     ("trend-d", "20261122T150000Z-t004", "2026-11-22", 379.0, 10850.0),
 ]
+
+
+def fixture_newkinds(out, name="newkinds", run_id="20261203T150000Z-nk30", seed=30, worse=False,
+                     trials=2):
+    """The kinds of issue 30: packets per second (udp_pps), latency under load (tcp_rr with a
+    load both ways, its idle RTT beside) and both directions at once (tcp_stream --bidir),
+    3 zones, `trials` a pair, the parameters as nsperf ran them (run.json version 2). worse: the
+    packet rate of cell 1 -> 2 at 60 % and its RTT under load at 150 % (compare's regressions:
+    one lower is better, one higher), --bidir of 2 -> 3 at 130 % (an improvement)."""
+    hosts = [host("z%d" % z, str(z), "westus3", "10.0.2.%d" % z) for z in range(1, 4)]
+    base = {"duration_s": 10, "warmup_s": 1, "interval_s": 0.0, "window": 0, "trials": trials}
+    scs = [dict(base, name="pps", test="udp_pps", msg_size=64, streams=2, reverse=False,
+                packet_rate=0),
+           dict(base, name="rr-load", test="tcp_rr", msg_size=1, response_size=1,
+                busy_poll=False, load_streams=4, load_direction="both"),
+           dict(base, name="bidir", test="tcp_stream", msg_size=1048576, streams=2, rate_bps=0,
+                reverse=False, copy=False, bidir=True)]
+    rng = random.Random(seed)
+    names = [h["name"] for h in hosts]
+    pairs = [(a, b) for a in names for b in names if a != b]
+    j = Journal(os.path.join(out, name), run_id, "westus3-newkinds",
+                hosts, scs, 0, version=2, pairs=pairs)
+    j.scenarios = {sc["name"]: sc for sc in scs}  # as recorded, nothing dropped
+    j.run["scenarios"] = [dict(sc) for sc in scs]
+    for n in range(1, trials + 1):
+        for a, b in pairs:
+            za, zb = a[1], b[1]
+            rtt = cell(RTT, za, zb)
+            f = {("1", "2"): (0.6, 1.5, 1.0), ("2", "3"): (1.0, 1.0, 1.3)}.get((za, zb)) \
+                if worse else None
+            pps_f, rtt_f, bidir_f = f or (1.0, 1.0, 1.0)
+            j.trial("pps", a, b, n, make_result("udp_pps", pps_f * 400000 *
+                                                rng.uniform(0.95, 1.05) / (1 + int(za) * 0.1),
+                                                rng, 10))
+            r = make_result("tcp_rr", rtt_f * rtt * rng.uniform(8, 12), rng, 10, hist_n=2000)
+            with_load(r, rtt * rng.uniform(0.98, 1.02), cell(GBPS, za, zb) * 1000 *
+                      rng.uniform(0.95, 1.0), 4, "both", rng, 2000)
+            j.trial("rr-load", a, b, n, r)
+            r = make_result("tcp_stream", 1, rng, 10)
+            g = bidir_f * cell(GBPS, za, zb) * 1000
+            bidir_result(r, g * rng.uniform(0.95, 1.0), g * rng.uniform(0.85, 0.9), rng)
+            j.trial("bidir", a, b, n, r)
+    j.close()
 
 
 def fixture_trend(out):
@@ -660,7 +826,7 @@ SWEEP_OTHER = {64: [100, 101, 99], 16384: [5000, 5010, 4990]}
 
 
 def fixture_sweep(out):
-    """sweep-base, sweep-new, sweep-other: trial/4 records of a sweep's values, run.json's list."""
+    """sweep-base, sweep-new, sweep-other: trial/5 records of a sweep's values, run.json's list."""
     hosts = [host("z1", "1", "westus3", "10.0.0.4"), host("z2", "2", "westus3", "10.0.0.5")]
     rng = random.Random(30)
     for name, tab, rid, date in (("base", SWEEP_BASE, "20261130T150000Z-swp0", "2026-11-30"),
@@ -674,7 +840,7 @@ def fixture_sweep(out):
                     version=2, date=date, planned={"tput": 3 * len(values)},
                     pairs=[("z1", "z2")])
         j.run["scenarios"][0]["msg_size"] = values
-        j.trial_version = 4
+        j.trial_version = 5
         for n in range(1, 4):
             for v in values:
                 j.scenarios["tput"] = dict(sc, msg_size=v)
@@ -753,6 +919,11 @@ def bench(out, nhosts, trials, shape="cloud", form="runs"):
             pool[k] = [json.dumps(r, separators=(",", ":")) for r in rs]
     pool["tcp_stream"] = [json.dumps(make_result("tcp_stream", v, rng, 10),
                                      separators=(",", ":")) for v in (9000, 10000, 12000)]
+    # Whole passes only (every pair's trials numbered 1..trials): a record numbered past its
+    # scenario's trials would be no planned trial, and readers list it as a journal problem.
+    npairs = nhosts * (nhosts - 1)
+    if trials >= npairs:
+        trials -= trials % npairs
     written = 0
     n = 1
     while written < trials:
@@ -766,10 +937,11 @@ def bench(out, nhosts, trials, shape="cloud", form="runs"):
                         json.loads(p[(a * 7 + b + n) % len(p)]))
                 written += 1
         n += 1
-    # A complete run of `trials` per pair whose last pass went further for some pairs: every
-    # record is a planned trial, none is missing.
+    # A complete run: every pair that runs a scenario runs it in every pass (each pair keeps one
+    # scenario, as records alternate over an even number of pairs), so its trials are the
+    # passes: every record is a planned trial, none is missing.
     for s in j.run["scenarios"]:
-        s["trials"] = len(j.keys[s["name"]]) // (nhosts * (nhosts - 1))
+        s["trials"] = max([k[2] for k in j.keys[s["name"]]] or [0])
     j.close()
     if shape == "cloud":
         load_sample = real
@@ -789,6 +961,12 @@ def main():
         fixture_trend(out)
         fixture_trend_hostile(out)
         fixture_sweep(out)
+        fixture_newkinds(out)
+        fixture_newkinds(out, "newkinds-base", "20261204T150000Z-nkba", 31, trials=4)
+        fixture_newkinds(out, "newkinds-worse", "20261205T150000Z-nkwo", 32, worse=True,
+                         trials=4)
+        fixture_measures(out)
+        fixture_nozones(out)
     elif (len(sys.argv) in (5, 6, 7) and sys.argv[1] == "bench"
           and sys.argv[5:6] in ([], ["cloud"], ["loopback"])
           and sys.argv[6:] in ([], ["buckets"], ["runs"])):

@@ -1,7 +1,13 @@
 /* itest_chromium.c - the HTML report in headless Chromium (Debian's chromium; root needs
  * --no-sandbox): it loads with no console message, its charts are visible in a screenshot (many
- * coloured pixels, against the same report rendered without gnuplot as a control), and the
- * hostile names of tests/fixtures/journals/hostile are text in the DOM, not elements. */
+ * coloured pixels, against the same report rendered without gnuplot as a control), the hostile
+ * names of tests/fixtures/journals/hostile are text in the DOM, not elements, and its layout
+ * holds at 1 400 and 800 px and on paper: measured in the browser by a script the test adds to
+ * a copy of the page (the report has none), which writes what it measured into the DOM that
+ * --dump-dom prints. No table is cut off (it fits, or scrolls inside the text column; at
+ * 1 400 px every table of the fixtures fits), every caption spans the text column, text columns
+ * are left-aligned and figures right-aligned, chart text is at least 13 px, and with the print
+ * stylesheet every table fits a page's width. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -20,7 +26,10 @@
 
 #include <cmocka.h>
 
+#include <jansson.h>
+
 #include "common/errors.h"
+#include "report/output.h"
 #include "report/report.h"
 
 #include "helpers.h"
@@ -64,10 +73,12 @@ render(const char *dir, const char *out, bool charts)
 /* Run chromium with one extra mode argument on out/report.html; stdout to out/<tag>.out,
  * stderr to out/<tag>.err. Killed (by its pid) after the timeout. */
 static void
-chromium(const char *out, const char *mode, const char *tag)
+chromium_page(const char *out, const char *page, const char *size, const char *mode,
+              const char *tag)
 {
-    char url[8192], so[8192], se[8192], prof[8192];
-    snprintf(url, sizeof url, "file://%s/report.html", out);
+    char url[8192], so[8192], se[8192], prof[8192], win[64];
+    snprintf(url, sizeof url, "file://%s/%s", out, page);
+    snprintf(win, sizeof win, "--window-size=%s", size);
     snprintf(so, sizeof so, "%s/%s.out", out, tag);
     snprintf(se, sizeof se, "%s/%s.err", out, tag);
     snprintf(prof, sizeof prof, "--user-data-dir=%s/profile-%s", tmp, tag);
@@ -82,8 +93,8 @@ chromium(const char *out, const char *mode, const char *tag)
         dup2(fe, 2);
         setpgid(0, 0);
         execlp("chromium", "chromium", "--headless", "--no-sandbox", "--disable-gpu",
-               "--no-first-run", "--hide-scrollbars", "--enable-logging=stderr", "--v=0",
-               "--window-size=1200,2400", prof, mode, url, (char *)NULL);
+               "--no-first-run", "--hide-scrollbars", "--enable-logging=stderr", "--v=0", win, prof,
+               mode, url, (char *)NULL);
         _exit(127);
     }
     int status = 0;
@@ -105,6 +116,12 @@ done:
     if (strstr(err, ":CONSOLE") != NULL)
         fail_msg("chromium console output in %s", se);
     free(err);
+}
+
+static void
+chromium(const char *out, const char *mode, const char *tag)
+{
+    chromium_page(out, "report.html", "1200,2400", mode, tag);
 }
 
 /* --- a minimal PNG reader (8-bit RGB/RGBA, not interlaced), enough for a screenshot ---- */
@@ -245,10 +262,223 @@ test_hostile_names_are_text(void **state)
     free(d);
 }
 
+/* --- layout, measured in the browser ------------------------------------------------------ */
+
+/* What the script measures: the viewport and text column; per table its box and its scroll
+ * container's; per caption its box; per cell its text, alignment and column header; per chart
+ * its displayed and natural width. Written as JSON into <pre id="ns-metrics">. */
+static const char measure_js[] =
+    "<script>(function(){"
+    "var vw=document.documentElement.clientWidth,m=document.querySelector('main');"
+    "var col=m.getBoundingClientRect();"
+    "var r={vw:vw,col_left:col.left,col_width:col.width,tables:[],captions:[],cells:[],"
+    "charts:[]};"
+    "document.querySelectorAll('table').forEach(function(t){var s=t.closest('.scroll'),"
+    "b=t.getBoundingClientRect(),sb=s?s.getBoundingClientRect():b;"
+    "var h=t.querySelector('thead th');"
+    "r.tables.push({head:h?h.textContent:'',right:b.right,width:b.width,scroll:!!s,"
+    "sw:s?s.scrollWidth:0,cw:s?s.clientWidth:0,sright:sb.right,"
+    "ox:s?getComputedStyle(s).overflowX:''});});"
+    "document.querySelectorAll('figcaption').forEach(function(c){var b=c.getBoundingClientRect();"
+    "r.captions.push({w:b.width,left:b.left,t:c.textContent.slice(0,50)});});"
+    "document.querySelectorAll('table').forEach(function(t){var hs=[];"
+    "t.querySelectorAll('thead th').forEach(function(h){hs.push(h.textContent.trim());});"
+    "t.querySelectorAll('tbody td, tbody th').forEach(function(c){"
+    "r.cells.push({t:c.textContent.trim().slice(0,60),a:getComputedStyle(c).textAlign,"
+    "th:c.tagName=='TH',col:hs[c.cellIndex]||''});});});"
+    "document.querySelectorAll('figure.chart img').forEach(function(i){"
+    "r.charts.push({w:i.getBoundingClientRect().width,nat:i.naturalWidth});});"
+    "var p=document.createElement('pre');p.id='ns-metrics';p.textContent=JSON.stringify(r);"
+    "document.body.appendChild(p);})();</script>";
+
+/* A copy of out/report.html as out/<name>, the script before </body>; print: the print
+ * stylesheet applied on screen ("@media print" read as "@media all"). */
+static void
+measured_copy(const char *out, const char *name, bool print)
+{
+    char p[8192];
+    snprintf(p, sizeof p, "%s/report.html", out);
+    char *html = th_read(p, NULL);
+    assert_non_null(html);
+    char *end = strstr(html, "</body>");
+    assert_non_null(end);
+    if (print) {
+        char *m = strstr(html, "@media print");
+        assert_non_null(m); /* the report has a print stylesheet */
+        memcpy(m, "@media all  ", 12);
+    }
+    snprintf(p, sizeof p, "%s/%s", out, name);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fwrite(html, 1, (size_t)(end - html), f);
+    fputs(measure_js, f);
+    fputs(end, f);
+    assert_int_equal(fclose(f), 0);
+    free(html);
+}
+
+/* The metrics the script wrote into the DOM chromium dumped. */
+static json_t *
+metrics_of(const char *out, const char *tag)
+{
+    char p[8192];
+    snprintf(p, sizeof p, "%s/%s.out", out, tag);
+    char *dom = th_read(p, NULL);
+    assert_non_null(dom);
+    char *a = strstr(dom, "<pre id=\"ns-metrics\">"), *b = a ? strstr(a, "</pre>") : NULL;
+    if (a == NULL || b == NULL)
+        fail_msg("%s: no metrics in the DOM (did the script run?)", p);
+    a += strlen("<pre id=\"ns-metrics\">");
+    struct rbuf j;
+    rbuf_init(&j);
+    for (const char *c = a; c < b; c++) { /* the text node's entities */
+        static const char *const ent[][2] = {{"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}};
+        size_t e = 0;
+        while (e < 3 && strncmp(c, ent[e][0], strlen(ent[e][0])) != 0)
+            e++;
+        if (e < 3) {
+            rbuf_puts(&j, ent[e][1]);
+            c += strlen(ent[e][0]) - 1;
+        } else {
+            rbuf_add(&j, c, 1);
+        }
+    }
+    json_error_t je;
+    json_t *m = json_loads(j.data ? j.data : "", 0, &je);
+    if (m == NULL)
+        fail_msg("%s: metrics are not JSON: %s", p, je.text);
+    rbuf_release(&j);
+    free(dom);
+    return m;
+}
+
+static double
+num(const json_t *o, const char *k)
+{
+    return json_number_value(json_object_get(o, k));
+}
+
+/* Columns of words: their cells are left-aligned; every other column holds figures. */
+static bool
+text_column(const char *col)
+{
+    static const char *const words[] = {
+        "src",     "dst",      "zones",         "host",    "region",    "zone",
+        "zone id", "provider", "instance type", "address", "arch",      "OS",
+        "kernel",  "CPU",      "qdisc",         "TCP CC",  "src \\ dst"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strcmp(col, words[i]) == 0)
+            return true;
+    return false;
+}
+
+/* What a page at this width must hold (all_fit: no table needs its scroll bar). */
+static void
+check_layout(const json_t *m, const char *what, bool all_fit)
+{
+    double vw = num(m, "vw"), colw = num(m, "col_width");
+    assert_true(vw > 0 && colw > 0);
+    size_t i;
+    const json_t *t;
+    json_array_foreach(json_object_get(m, "tables"), i, t)
+    {
+        bool fits = num(t, "right") <= vw + 0.5;
+        bool scrolls = json_is_true(json_object_get(t, "scroll")) &&
+                       (strcmp(json_string_value(json_object_get(t, "ox")), "auto") == 0 ||
+                        strcmp(json_string_value(json_object_get(t, "ox")), "scroll") == 0) &&
+                       num(t, "sright") <= vw + 0.5;
+        if (!fits && !scrolls)
+            fail_msg("%s: table %zu ('%s...') is cut off: its right edge %.0f px, the window %.0f",
+                     what, i, json_string_value(json_object_get(t, "head")), num(t, "right"), vw);
+        if (all_fit && num(t, "sw") > num(t, "cw") + 0.5)
+            fail_msg("%s: table %zu ('%s...') is %.0f px wide in a %.0f px column", what, i,
+                     json_string_value(json_object_get(t, "head")), num(t, "sw"), num(t, "cw"));
+    }
+    const json_t *c;
+    json_array_foreach(json_object_get(m, "captions"), i, c)
+    {
+        if (num(c, "w") < 0.97 * colw)
+            fail_msg("%s: caption '%s...' is %.0f px wide, the text column %.0f", what,
+                     json_string_value(json_object_get(c, "t")), num(c, "w"), colw);
+    }
+    size_t nnum = 0, ntext = 0;
+    json_array_foreach(json_object_get(m, "cells"), i, c)
+    {
+        const char *col = json_string_value(json_object_get(c, "col"));
+        const char *a = json_string_value(json_object_get(c, "a"));
+        bool text = json_is_true(json_object_get(c, "th")) || text_column(col);
+        const char *want = text ? "left" : "right";
+        if (strcmp(a, want) != 0 && strcmp(a, text ? "start" : "end") != 0)
+            fail_msg("%s: cell '%s' of column '%s' is aligned %s, not %s", what,
+                     json_string_value(json_object_get(c, "t")), col, a, want);
+        nnum += !text;
+        ntext += text;
+    }
+    assert_true(nnum > 50 && ntext > 50);
+    json_array_foreach(json_object_get(m, "charts"), i, c)
+    {
+        /* the SVG's text is REPORT_CHART_FONT px at its natural width */
+        double px = REPORT_CHART_FONT * num(c, "w") / num(c, "nat");
+        if (px < 13.0)
+            fail_msg("%s: chart %zu's text is %.1f px", what, i, px);
+    }
+}
+
+static void
+layout_case(const char *fixture, bool charts)
+{
+    char out[8192];
+    snprintf(out, sizeof out, "%s/layout-%s%s", tmp, fixture, charts ? "" : "-plain");
+    render(fixture, out, charts);
+    measured_copy(out, "measure.html", false);
+    measured_copy(out, "measure-print.html", true);
+    static const struct {
+        const char *size, *tag;
+        bool all_fit;
+    } widths[] = {{"1400,1000", "w1400", true}, {"800,1000", "w800", false}};
+    for (size_t w = 0; w < 2; w++) {
+        chromium_page(out, "measure.html", widths[w].size, "--dump-dom", widths[w].tag);
+        json_t *m = metrics_of(out, widths[w].tag);
+        char what[256];
+        snprintf(what, sizeof what, "%s at %s px", fixture, widths[w].size);
+        check_layout(m, what, widths[w].all_fit);
+        json_decref(m);
+    }
+    /* paper: about an A4 page's text width at 96 dpi (210 mm less 2 x 15 mm margins) */
+    chromium_page(out, "measure-print.html", "680,1000", "--dump-dom", "print");
+    json_t *m = metrics_of(out, "print");
+    char what[256];
+    snprintf(what, sizeof what, "%s printed", fixture);
+    size_t i;
+    const json_t *t;
+    json_array_foreach(json_object_get(m, "tables"), i, t)
+    {
+        if (num(t, "right") > num(m, "vw") + 0.5)
+            fail_msg("%s: table %zu ('%s...') runs off the page: %.0f px of %.0f", what, i,
+                     json_string_value(json_object_get(t, "head")), num(t, "right"), num(m, "vw"));
+    }
+    json_decref(m);
+}
+
+static void
+test_layout_basic(void **state)
+{
+    (void)state;
+    layout_case("basic", true);
+}
+
+static void
+test_layout_measures(void **state)
+{
+    (void)state;
+    layout_case("measures", true);
+}
+
 int
 main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_charts_visible),
-                                       cmocka_unit_test(test_hostile_names_are_text)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_charts_visible), cmocka_unit_test(test_hostile_names_are_text),
+        cmocka_unit_test(test_layout_basic), cmocka_unit_test(test_layout_measures)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

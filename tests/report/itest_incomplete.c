@@ -242,14 +242,14 @@ test_reports_unwritten(void **state)
     char *o, *e;
     const char *args[] = {"run", "one.yaml", "-o", "unwritten", NULL};
     int st = ns_run(args, env, &o, &e);
-    if (st != 5) /* cli_exit.h: CLI_RUN_REPORTS */
+    if (st != CLI_RUN_REPORTS)
         fail_msg("exit %d\n%s\n%s", st, o, e);
     assert_non_null(strstr(e, "netsurvey run: the reports were not written"));
     free(o);
     free(e);
     assert_int_equal(journal_lines("unwritten"), 2);
     const char *report[] = {"report", "unwritten", NULL};
-    assert_int_equal(ns_run(report, env, &o, &e), 3);
+    assert_int_equal(ns_run(report, env, &o, &e), CLI_REPORT_UNWRITTEN);
     free(o);
     free(e);
     assert_int_equal(ns_run(report, NULL, &o, &e), 0);

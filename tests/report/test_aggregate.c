@@ -312,13 +312,15 @@ test_zone_cells_and_diagonal(void **state)
     assert_string_equal(json_string_value(json_object_get(c22, "dst_zone")), "2");
     assert_true(fabs(num(c22, "mean") - 500.0) < 1e-9);
     /* the view: zone 1 has a single host, so 1 -> 1 is shown as a dash */
-    const json_t *rows = json_object_get(
-        json_object_get(json_array_get(json_object_get(f->view, "scenarios"), 1), "matrix"),
-        "rows");
+    const json_t *mv =
+        json_object_get(json_array_get(json_object_get(f->view, "scenarios"), 1), "matrix");
+    const json_t *rows = json_object_get(mv, "rows");
+    /* one unit for the matrix, chosen for its cells (116 and 500 Mbit/s), named once */
+    assert_string_equal(json_string_value(json_object_get(mv, "unit")), "Mbit/s");
     const json_t *c11 = json_array_get(json_object_get(json_array_get(rows, 0), "cells"), 0);
     assert_string_equal(json_string_value(json_object_get(c11, "text")), "—");
     const json_t *c21v = json_array_get(json_object_get(json_array_get(rows, 1), "cells"), 0);
-    assert_string_equal(json_string_value(json_object_get(c21v, "text")), "116.0 Mbit/s");
+    assert_string_equal(json_string_value(json_object_get(c21v, "text")), "116.0");
     assert_int_equal(json_integer_value(json_object_get(c21v, "npairs")), 2);
 }
 
@@ -487,10 +489,16 @@ test_zone_ids(void **state)
     assert_int_equal(seen, 2);
     rmodel_free(m);
     m = NULL;
-    assert_int_equal(rmodel_load_with(dirs, 2, &(struct rmodel_opts){.by_zone_id = true}, &m, &e),
+    assert_int_equal(rmodel_load_with(dirs, 2,
+                                      &(struct rmodel_opts){.by_zone_id = true, .same_hosts = true},
+                                      &m, &e),
                      NS_EINVAL);
     assert_null(m);
     assert_non_null(strstr(e.msg, "no zone id for hosts 'w2', 'e1', 'e2' ("));
+    /* without --same-hosts, e1 of each run is its own host, named with its run */
+    assert_int_equal(rmodel_load_with(dirs, 2, &(struct rmodel_opts){.by_zone_id = true}, &m, &e),
+                     NS_EINVAL);
+    assert_non_null(strstr(e.msg, "no zone id for hosts 'w2', 'e1 (run 1)', 'e1 (run 2)', 'e2' ("));
 }
 
 int

@@ -1,7 +1,8 @@
 /* test_golden.c - the outputs of fixed journals (tests/fixtures/journals) against golden files
  * (tests/golden/report/<case>/), rendered without gnuplot so that they do not depend on its
  * version: a run with failures, a resumed trial, a missing cell and a same-zone diagonal
- * (basic), hostile names (hostile), two runs merged into zone and region matrices (multi).
+ * (basic), hostile names (hostile), two runs merged into zone and region matrices (multi) and
+ * two runs of one plan pooled (pooled), both merged with --same-hosts (their hosts are one).
  * NS_UPDATE_GOLDEN=1 rewrites the golden files instead of comparing.
  * Also: two renders of the same journal, charts included, are byte-identical; gnuplot missing
  * or failing is said in the report. */
@@ -17,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <jansson.h>
+#include <math.h>
 #include <cmocka.h>
 
 #include "common/errors.h"
@@ -36,13 +39,16 @@ setup(void **state)
 }
 
 static struct report_result last; /* of the last render */
+static bool same_hosts;           /* the renders' --same-hosts */
 
 static void
 render(const char *const *dirs, int n, const char *out)
 {
     struct err e = {0};
     int rc = report_render(
-        &(struct report_opts){.dirs = dirs, .ndirs = n, .out = out, .result = &last}, &e);
+        &(struct report_opts){
+            .dirs = dirs, .ndirs = n, .out = out, .result = &last, .same_hosts = same_hosts},
+        &e);
     if (rc != 0)
         fail_msg("render: %s", e.msg);
 }
@@ -55,6 +61,7 @@ check_case_charts(const char *name, const char *const *dirs, int n, int min_gp)
     assert_non_null(out);
     setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
     render(dirs, n, out);
+    same_hosts = false; /* for this case only, whatever its comparison says */
     unsetenv("NETSURVEY_GNUPLOT");
     char gdir[4096];
     snprintf(gdir, sizeof gdir, "%s/tests/golden/report/%s", th_srcdir(), name);
@@ -145,8 +152,19 @@ test_golden_multi(void **state)
 {
     (void)state;
     const char *dirs[] = {"multi-a", "multi-b"};
+    same_hosts = true; /* e1 is in both runs, the same host */
     check_case("multi", dirs, 2);
     assert_false(last.incomplete);
+}
+
+/* The kinds of issue 30 (udp_pps, tcp_rr under load, tcp_stream --bidir): each figure beside the
+ * headline in a stat matrix of its own, with its unit, in the summary, the CSVs and the reports. */
+static void
+test_golden_newkinds(void **state)
+{
+    (void)state;
+    const char *dirs[] = {"newkinds"};
+    check_case("newkinds", dirs, 1);
 }
 
 /* A run stopped part way: its title, summary and reports say how much of it ran, and a
@@ -170,8 +188,99 @@ test_golden_pooled(void **state)
 {
     (void)state;
     const char *dirs[] = {"pooled-a", "pooled-b"};
+    same_hosts = true; /* a plan surveyed twice on its hosts */
     check_case("pooled", dirs, 2);
     assert_false(last.incomplete);
+}
+
+/* The basic run with what its hosts did to some trials (flags: drops, steal and stall,
+ * slow_path), and zone1-vm-b's records as a netsurvey of before wrote them (no flags): each
+ * flagged trial stays in its cell's figure, is marked and listed with why, and each cell with
+ * flagged trials says how many of its judged trials were flagged, by which flag, and its mean
+ * without them (the mean of the others, unjudged ones included). */
+static void
+test_golden_flagged(void **state)
+{
+    (void)state;
+    const char *dirs[] = {"flagged"};
+    check_case("flagged", dirs, 1);
+    char *out = th_tempdir("flagged-sum");
+    setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
+    render(dirs, 1, out);
+    unsetenv("NETSURVEY_GNUPLOT");
+    char p[8192];
+    snprintf(p, sizeof p, "%s/summary.json", out);
+    json_error_t je;
+    json_t *sum = json_load_file(p, 0, &je);
+    assert_non_null(sum);
+    const json_t *lat = json_array_get(json_object_get(sum, "scenarios"), 0);
+    assert_string_equal(json_string_value(json_object_get(lat, "name")), "latency");
+    /* zone 1 -> 2: zone1-vm -> zone2-vm (judged; trial 3 flagged) and zone1-vm-b -> zone2-vm
+     * (unjudged) */
+    const json_t *cell = NULL, *c;
+    size_t i;
+    json_array_foreach(json_object_get(lat, "zone_cells"), i, c)
+    {
+        if (!strcmp(json_string_value(json_object_get(c, "src_zone")), "1") &&
+            !strcmp(json_string_value(json_object_get(c, "dst_zone")), "2"))
+            cell = c;
+    }
+    assert_non_null(cell);
+    const json_t *fl = json_object_get(cell, "flagged");
+    assert_int_equal(json_integer_value(json_object_get(fl, "trials")), 1);
+    assert_int_equal(json_integer_value(json_object_get(fl, "judged")), 3);
+    assert_int_equal(json_integer_value(json_object_get(fl, "steal")), 1);
+    assert_int_equal(json_integer_value(json_object_get(fl, "stall")), 1);
+    assert_null(json_object_get(fl, "drops"));
+    double sum_all = 0, flagged = 0;
+    int n = 0;
+    json_array_foreach(json_object_get(lat, "pairs"), i, c)
+    {
+        if (strcmp(json_string_value(json_object_get(c, "dst")), "zone2-vm") != 0 ||
+            strncmp(json_string_value(json_object_get(c, "src")), "zone1-vm", 8) != 0)
+            continue;
+        size_t k;
+        const json_t *v;
+        json_array_foreach(json_object_get(c, "values"), k, v)
+        {
+            sum_all += json_number_value(v);
+            n++;
+            if (!strcmp(json_string_value(json_object_get(c, "src")), "zone1-vm") && k == 2)
+                flagged = json_number_value(v);
+        }
+    }
+    assert_int_equal(n, 6);
+    assert_int_equal(json_integer_value(json_object_get(cell, "n")), 6);
+    double without = json_number_value(json_object_get(fl, "mean_without"));
+    assert_true(fabs(without - (sum_all - flagged) / 5.0) < 1e-6 * without);
+    assert_true(fabs(json_number_value(json_object_get(cell, "mean")) - sum_all / 6.0) <
+                1e-6 * without);
+    /* udp-loss zone 2 -> 3: every trial flagged drops, no figure without them */
+    const json_t *udp = json_array_get(json_object_get(sum, "scenarios"), 3);
+    assert_string_equal(json_string_value(json_object_get(udp, "name")), "udp-loss");
+    json_array_foreach(json_object_get(udp, "zone_cells"), i, c)
+    {
+        fl = json_object_get(c, "flagged");
+        bool z23 = !strcmp(json_string_value(json_object_get(c, "src_zone")), "2") &&
+                   !strcmp(json_string_value(json_object_get(c, "dst_zone")), "3");
+        assert_int_equal(json_integer_value(json_object_get(fl, "trials")), z23 ? 2 : 0);
+        assert_int_equal(json_is_null(json_object_get(fl, "mean_without")), z23);
+    }
+    const json_t *ft = json_object_get(udp, "flagged_trials");
+    assert_int_equal(json_array_size(ft), 2);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(ft, 0), "why")),
+                        "drops: sender zone2-vm: qdisc htb dropped 317141, UDP SndbufErrors "
+                        "317141");
+    json_decref(sum);
+    snprintf(p, sizeof p, "%s/report.md", out);
+    char *md = th_read(p, NULL);
+    assert_non_null(strstr(md, "- zone cell 2 → 3: 2 of 2 trials flagged (drops 2); no trial "
+                               "without them\n- trial 1, zone2-vm → zone3-vm: drops: sender "
+                               "zone2-vm: qdisc htb dropped 317141"));
+    assert_non_null(strstr(md, "5 trials flagged steal, drops, throttled, slow_path or stall"));
+    free(md);
+    th_rmtree(out);
+    free(out);
 }
 
 /* Every trial failed: no chart at all, and the report says why. */
@@ -247,8 +356,9 @@ test_fast_and_slow_readers_agree(void **state)
 {
     (void)state;
     static const char *const cases[][2] = {
-        {"basic", NULL},          {"hostile", NULL},   {"multi-a", "multi-b"}, {"incomplete", NULL},
-        {"pooled-a", "pooled-b"}, {"allfailed", NULL}, {"sweep-base", NULL}};
+        {"basic", NULL},      {"hostile", NULL},        {"multi-a", "multi-b"},
+        {"incomplete", NULL}, {"pooled-a", "pooled-b"}, {"allfailed", NULL},
+        {"newkinds", NULL},   {"flagged", NULL},        {"sweep-base", NULL}};
     setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *dirs[] = {cases[i][0], cases[i][1]};
@@ -302,6 +412,8 @@ main(void)
                                        cmocka_unit_test(test_golden_pooled),
                                        cmocka_unit_test(test_golden_allfailed),
                                        cmocka_unit_test(test_golden_sweep),
+                                       cmocka_unit_test(test_golden_newkinds),
+                                       cmocka_unit_test(test_golden_flagged),
                                        cmocka_unit_test(test_byte_identical_reruns),
                                        cmocka_unit_test(test_fast_and_slow_readers_agree),
                                        cmocka_unit_test(test_gnuplot_failing_is_reported)};

@@ -259,7 +259,8 @@ test_min_matrix_of_a_rate_kind(void **state)
     assert_string_equal(json_string_value(json_object_get(mn, "unit")), "Mbit/s");
 }
 
-/* The CSV repeats summary.json's values, 3 decimals, empty where nothing was measured. */
+/* The CSV repeats summary.json's values, 3 decimals, empty where nothing was measured, in the
+ * summary's machine unit that its corner names. */
 static void
 test_stat_csvs(void **state)
 {
@@ -267,13 +268,13 @@ test_stat_csvs(void **state)
     char *csv = out_file(f, "matrix-tput-min.csv");
     assert_non_null(csv);
     assert_string_equal(
-        csv, "src\\dst,1,2,3\n1,,100.000,200.000\n2,100.000,,50.000\n3,190.000,60.000,\n");
+        csv, "src\\dst (Mbit/s),1,2,3\n1,,100.000,200.000\n2,100.000,,50.000\n3,190.000,60.000,\n");
     free(csv);
     csv = out_file(f, "matrix-lat-p99.csv");
     assert_non_null(csv);
     const json_t *p99 = stat_matrix(scen(f, "lat"), "p99");
     char want[512];
-    snprintf(want, sizeof want, "src\\dst,1,2,3\n1,,%.3f,%.3f\n2,%.3f,,%.3f\n3,%.3f,,\n",
+    snprintf(want, sizeof want, "src\\dst (us),1,2,3\n1,,%.3f,%.3f\n2,%.3f,,%.3f\n3,%.3f,,\n",
              stat_cell(p99, "1", "2"), stat_cell(p99, "1", "3"), stat_cell(p99, "2", "1"),
              stat_cell(p99, "2", "3"), stat_cell(p99, "3", "1"));
     assert_string_equal(csv, want);
@@ -349,8 +350,8 @@ test_report_says_it(void **state)
     const char *lat = strstr(md, "## Scenario lat:"), *tput = strstr(md, "## Scenario tput:");
     assert_non_null(lat);
     assert_non_null(tput);
-    const char *flag = strstr(lat, "- ⇄ 1 → 2 is 6.5 % higher than 2 → 1: 410.0 us against "
-                                   "385.0 us (means of 3 and 3 trials; Welch t = 3.87, df = 2.9, "
+    const char *flag = strstr(lat, "- ⇄ 1 → 2 is 6.5 % higher than 2 → 1: 410.0 µs against "
+                                   "385.0 µs (means of 3 and 3 trials; Welch t = 3.87, df = 2.9, "
                                    "p = 0.032)");
     assert_non_null(flag);
     assert_true(flag < tput);
@@ -366,10 +367,13 @@ test_report_says_it(void **state)
                                  "either direction, p = 0)"));
     assert_non_null(strstr(tput, "1 zone pair with fewer than 2 ok trials in a direction could "
                                  "not be tested: 1 ↔ 3."));
-    assert_non_null(strstr(lat, "### Median latency (p50) matrix (lat, ipv4, us)"));
-    assert_non_null(strstr(lat, "### p99 latency matrix (lat, ipv4, us)"));
-    assert_non_null(strstr(tput, "### Minimum (worst trial) matrix (tput, ipv4, Mbit/s)"));
-    assert_non_null(strstr(tput, "| **3** | 190.0 Mbit/s | 60.00 Mbit/s | — |"));
+    /* each matrix in one unit, chosen for its cells, named in its caption */
+    assert_non_null(strstr(lat, "### Median latency (p50) matrix\n\n*lat, median RTT (p50) (µs), "
+                                "ipv4; src requests, dst responds.*"));
+    assert_non_null(strstr(lat, "### p99 latency matrix\n\n*lat, p99 RTT (µs), ipv4;"));
+    assert_non_null(strstr(tput, "### Minimum (worst trial) matrix\n\n*tput, worst trial's "
+                                 "throughput (Mbit/s), ipv4; data flows src → dst.*"));
+    assert_non_null(strstr(tput, "| **3** | 190.0 | 60.0 | — |"));
     char *html = out_file(f, "report.html");
     assert_non_null(html);
     assert_non_null(strstr(html, "<li><span class=\"flag\">⇄</span> 1 → 2 is 6.5 % higher"));
@@ -378,7 +382,7 @@ test_report_says_it(void **state)
     free(md);
 }
 
-/* The heat map's colours start at zero and its axis says the range and spread. */
+/* The heat map's colours start at zero and its caption says the range and spread. */
 static void
 test_heatmap_scale_from_zero(void **state)
 {
@@ -387,22 +391,42 @@ test_heatmap_scale_from_zero(void **state)
     assert_non_null(gp);
     /* cells 300 us (2 -> 3) to 501 us (1 -> 3): (501 - 300) / 300 = 67.0 % */
     assert_non_null(strstr(gp, "\nset cbrange [0:501]\n"));
-    assert_non_null(strstr(gp, "colour scale from 0; cells 300.0 us to 501.0 us, spread 67.0 %"));
+    assert_non_null(strstr(gp, "\nset cblabel 'mean RTT (µs)'\n"));
+    /* the caption, at the script's head */
+    assert_non_null(strstr(gp, "cells 300.0 to 501.0 µs (highest 67.0 % above lowest)"));
     free(gp);
 }
 
-/* A scenario named like another's stat matrix: its own matrix keeps the name. */
+/* Scenarios whose files would share names: lat's p99 and region matrices and the own matrices
+ * of scenarios lat-p99 and lat-regions; "a b" and "a_b", one key once sanitized. Each gets its
+ * own files: the first keeps its key, a later one "-2" and a note. */
 static const char clash_run_json[] =
     "{\"schema\":\"netsurvey.run/1\",\"run_id\":\"m1\",\"plan\":{\"name\":\"m\",\"file\":"
     "\"m.yaml\",\"sha256\":\"00\"},\"tool\":{\"netsurvey_version\":\"0.1.0\",\"nsperf_version\":"
     "\"0.1.0\"},\"started\":\"2026-12-01T10:00:00.000Z\",\"command\":\"netsurvey run m.yaml\","
     "\"hosts\":[{\"name\":\"a\",\"zone\":\"1\",\"region\":\"r\",\"data_address\":\"10.0.0.1\"},"
-    "{\"name\":\"b\",\"zone\":\"2\",\"region\":\"r\",\"data_address\":\"10.0.0.2\"}],"
+    "{\"name\":\"b\",\"zone\":\"2\",\"region\":\"s\",\"data_address\":\"10.0.0.2\"}],"
     "\"scenarios\":[{\"name\":\"lat\",\"test\":\"tcp_rr\",\"reverse\":false,\"trials\":1},"
-    "{\"name\":\"lat-p99\",\"test\":\"tcp_stream\",\"reverse\":false,\"trials\":1}]}\n";
+    "{\"name\":\"lat-p99\",\"test\":\"tcp_stream\",\"reverse\":false,\"trials\":1},"
+    "{\"name\":\"lat-regions\",\"test\":\"tcp_stream\",\"reverse\":false,\"trials\":1},"
+    "{\"name\":\"a b\",\"test\":\"tcp_stream\",\"reverse\":false,\"trials\":1},"
+    "{\"name\":\"a_b\",\"test\":\"tcp_stream\",\"reverse\":false,\"trials\":1}]}\n";
+
+/* One trial a -> b of scen, its result res, the hosts in their two regions. */
+static void
+clash_line(struct rbuf *b, const char *scen, const char *test, const char *res)
+{
+    rbuf_printf(b,
+                "{\"schema\":\"netsurvey.trial/1\",\"run_id\":\"m1\",\"scenario\":{\"name\":\"%s\","
+                "\"test\":\"%s\",\"reverse\":false},\"trial\":1,\"family\":\"ipv4\","
+                "\"src\":{\"host\":\"a\",\"zone\":\"1\",\"region\":\"r\",\"data_address\":\"x\"},"
+                "\"dst\":{\"host\":\"b\",\"zone\":\"2\",\"region\":\"s\",\"data_address\":\"y\"},"
+                "\"status\":\"ok\",\"error\":null,\"result\":%s}\n",
+                scen, test, res);
+}
 
 static void
-test_stat_file_named_like_a_scenario(void **state)
+test_file_keys_apart(void **state)
 {
     (void)state;
     char *dir = th_tempdir("matrix-clash"), *out = th_tempdir("matrix-clash-out");
@@ -411,10 +435,20 @@ test_stat_file_named_like_a_scenario(void **state)
     assert_int_equal(th_write(dir, "run.json", clash_run_json), 0);
     struct rbuf b;
     rbuf_init(&b);
-    lat_trial(&b, 1, 'a', 'b', 1000, 400, 0, 0);
-    char r[96];
-    snprintf(r, sizeof r, "{\"throughput_bps\":%.1f}", 123e6);
-    line(&b, "lat-p99", "tcp_stream", 1, 'a', 'b', r);
+    struct hist h;
+    hist_init(&h);
+    hist_record(&h, 400000);
+    json_t *res = json_pack("{s:o}", "rtt_us", hist_to_rtt_json(&h));
+    char *rs = json_dumps(res, JSON_COMPACT);
+    clash_line(&b, "lat", "tcp_rr", rs);
+    free(rs);
+    json_decref(res);
+    static const char *const rates[] = {"lat-p99", "lat-regions", "a b", "a_b"};
+    for (size_t i = 0; i < 4; i++) {
+        char r[96];
+        snprintf(r, sizeof r, "{\"throughput_bps\":%.1f}", (double)(i + 1) * 100e6);
+        clash_line(&b, rates[i], "tcp_stream", r);
+    }
     assert_int_equal(th_write(dir, "results.jsonl", b.data), 0);
     rbuf_release(&b);
     setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
@@ -424,26 +458,37 @@ test_stat_file_named_like_a_scenario(void **state)
     unsetenv("NETSURVEY_GNUPLOT");
     assert_int_equal(rc, 0);
     struct fixture f = {.out = out};
-    char *csv = out_file(&f, "matrix-lat-p99.csv");
-    assert_non_null(csv);
-    assert_string_equal(csv, "src\\dst,1,2\n1,,123.000\n2,,\n"); /* lat-p99's mean matrix */
-    free(csv);
-    csv = out_file(&f, "matrix-lat-p50.csv");
-    assert_non_null(csv);
-    free(csv);
-    char *md = out_file(&f, "report.md");
-    assert_non_null(md);
-    assert_non_null(strstr(md, "Not written to matrix-lat-p99.csv: that is the name of scenario "
-                               "lat-p99's matrix."));
-    free(md);
     char p[4096];
     snprintf(p, sizeof p, "%s/summary.json", out);
     f.sum = json_load_file(p, 0, NULL);
     assert_non_null(f.sum);
-    assert_true(json_is_null(json_object_get(stat_matrix(scen(&f, "lat"), "p99"), "file")));
-    assert_string_equal(
-        json_string_value(json_object_get(stat_matrix(scen(&f, "lat"), "p50"), "file")),
-        "matrix-lat-p50.csv");
+    static const char *const names[] = {"lat", "lat-p99", "lat-regions", "a b", "a_b"};
+    static const char *const keys[] = {"lat", "lat-p99-2", "lat-regions-2", "a_b", "a_b-2"};
+    for (size_t i = 0; i < 5; i++)
+        assert_string_equal(json_string_value(json_object_get(scen(&f, names[i]), "file_key")),
+                            keys[i]);
+    /* every scenario's own matrices, none written over */
+    static const struct {
+        const char *file, *text;
+    } csvs[] = {
+        {"matrix-lat-regions.csv",
+         "src\\dst (us),r,s\nr,,400.000\ns,,\n"}, /* lat's region matrix */
+        {"matrix-lat-p99.csv", "src\\dst (us),r/1,s/2\nr/1,,400.000\ns/2,,\n"}, /* lat's p99 */
+        {"matrix-lat-p99-2.csv", "src\\dst (Mbit/s),r/1,s/2\nr/1,,100.000\ns/2,,\n"},
+        {"matrix-lat-regions-2.csv", "src\\dst (Mbit/s),r/1,s/2\nr/1,,200.000\ns/2,,\n"},
+        {"matrix-a_b.csv", "src\\dst (Mbit/s),r/1,s/2\nr/1,,300.000\ns/2,,\n"},
+        {"matrix-a_b-2.csv", "src\\dst (Mbit/s),r/1,s/2\nr/1,,400.000\ns/2,,\n"},
+    };
+    for (size_t i = 0; i < sizeof csvs / sizeof csvs[0]; i++) {
+        char *csv = out_file(&f, csvs[i].file);
+        if (csv == NULL || strcmp(csv, csvs[i].text) != 0)
+            fail_msg("%s: %s", csvs[i].file, csv != NULL ? csv : "missing");
+        free(csv);
+    }
+    char *md = out_file(&f, "report.md");
+    assert_non_null(md);
+    assert_non_null(strstr(md, "Its files are named lat-p99-2: lat-p99 would share a name"));
+    free(md);
     json_decref(f.sum);
     th_rmtree(dir);
     th_rmtree(out);
@@ -462,7 +507,7 @@ main(void)
         cmocka_unit_test(test_report_says_it),
         cmocka_unit_test(test_heatmap_scale_from_zero),
     };
-    const struct CMUnitTest alone[] = {cmocka_unit_test(test_stat_file_named_like_a_scenario)};
+    const struct CMUnitTest alone[] = {cmocka_unit_test(test_file_keys_apart)};
     int failed = cmocka_run_group_tests(tests, setup, teardown);
     return failed + cmocka_run_group_tests(alone, NULL, NULL);
 }

@@ -144,6 +144,21 @@ report_cmd(const char *a1, const char *a2, const char *a3, const char *a4)
     return cli_report.main(argc, argv);
 }
 
+/* `netsurvey report ARGS... NULL` in-process; its exit status. */
+static int
+report_cmdv(const char *a1, ...)
+{
+    char *argv[16] = {A("report"), A(a1)};
+    int argc = 2;
+    va_list ap;
+    va_start(ap, a1);
+    for (const char *x; argc < 15 && (x = va_arg(ap, const char *)) != NULL;)
+        argv[argc++] = A(x);
+    va_end(ap);
+    argv[argc] = NULL;
+    return cli_report.main(argc, argv);
+}
+
 /* The manifest's names, one a line, as one string ("a\nb\n"), its comment left out. */
 static char *
 manifest(const char *dir)
@@ -289,6 +304,43 @@ test_unwritable_outputs(void **state)
     assert_false(has_build_dir("uw"));
 }
 
+/* Outputs never destroy inputs: a merge into another run's directory (or into one of its own
+ * runs') is refused before anything is written, a missing run directory is said and not made,
+ * and -o's missing parents are made, as --help says. */
+static void
+test_outputs_never_inputs(void **state)
+{
+    (void)state;
+    copy_fixture("pooled-a", "oa");
+    copy_fixture("pooled-b", "ob");
+    copy_fixture("basic", "oc");
+    assert_int_equal(report_cmd("oc", NULL, NULL, NULL), CLI_REPORT_OK);
+    char *before = read_in("oc", "report.md");
+    assert_int_equal(report_cmdv("oa", "ob", "-o", "oc", NULL), CLI_REPORT_USAGE);
+    assert_int_equal(report_cmdv("oa", "ob", "-o", "oa", NULL), CLI_REPORT_USAGE);
+    assert_int_equal(report_cmdv("oa", "-o", "oc", NULL), CLI_REPORT_USAGE);
+    char *after = read_in("oc", "report.md");
+    assert_string_equal(before, after);
+    free(before);
+    free(after);
+    assert_false(exists("oa", "report.md"));
+    /* a run into its own directory, through another spelling of its path */
+    assert_int_equal(report_cmdv("oa", "-o", "./oa/", NULL), CLI_REPORT_OK);
+    /* a missing run directory: said, nothing made (neither it nor -o's) */
+    th_rmtree("no-run");
+    assert_int_equal(report_cmd("no-run", NULL, NULL, NULL), CLI_REPORT_FAILED);
+    assert_false(exists(".", "no-run"));
+    assert_int_equal(report_cmdv("oa", "no-run", "-o", "merged-x", NULL), CLI_REPORT_FAILED);
+    assert_false(exists(".", "merged-x"));
+    assert_int_equal(mkdir("empty", 0755), 0);
+    assert_int_equal(report_cmd("empty", NULL, NULL, NULL), CLI_REPORT_FAILED);
+    assert_false(exists("empty", "report.md"));
+    /* -o's missing parents are made */
+    th_rmtree("deep");
+    assert_int_equal(report_cmdv("oa", "-o", "deep/new/dir", NULL), CLI_REPORT_OK);
+    assert_true(exists("deep/new/dir", "report.md"));
+}
+
 /* --- charts -------------------------------------------------------------------------------- */
 
 /* A gnuplot that logs the script it is given and writes an empty SVG where the script says. */
@@ -308,6 +360,39 @@ put_logging_gnuplot(void)
     snprintf(gp, sizeof gp, "%s/gnuplot-log", tmp);
     setenv("NETSURVEY_GNUPLOT", gp, 1);
     unlink("gnuplot.log");
+}
+
+/* NETSURVEY_GNUPLOT naming a program rather than a path: looked up on PATH, as a shell would
+ * (it said gnuplot "was not found"); a name that is no program on PATH is said as such. */
+static void
+test_gnuplot_by_name(void **state)
+{
+    (void)state;
+    put_logging_gnuplot(); /* tmp/gnuplot-log; the name alone is looked up in tmp/gpbin */
+    assert_int_equal(mkdir("gpbin", 0755), 0);
+    assert_int_equal(rename("gnuplot-log", "gpbin/gnuplot-log"), 0);
+    const char *old = getenv("PATH");
+    char path[8192];
+    snprintf(path, sizeof path, "%s/gpbin:%s", tmp, old != NULL ? old : "/usr/bin:/bin");
+    char *saved = old != NULL ? strdup(old) : NULL;
+    setenv("PATH", path, 1);
+    setenv("NETSURVEY_GNUPLOT", "gnuplot-log", 1);
+    copy_fixture("pooled-a", "gn");
+    assert_int_equal(report_cmd("gn", NULL, NULL, NULL), CLI_REPORT_OK);
+    char *log = read_in(".", "gnuplot.log");
+    assert_non_null(strstr(log, "bars-latency.gp\n"));
+    free(log);
+    assert_true(exists("gn", "charts/bars-latency.svg"));
+    setenv("NETSURVEY_GNUPLOT", "no-such-gnuplot-here", 1);
+    assert_int_equal(report_cmd("gn", NULL, NULL, NULL), CLI_REPORT_OK);
+    char *md = read_in("gn", "report.md");
+    assert_non_null(strstr(md, "Charts were skipped: NETSURVEY_GNUPLOT names "
+                               "'no-such-gnuplot-here', which is no program on PATH"));
+    free(md);
+    if (saved != NULL)
+        setenv("PATH", saved, 1);
+    free(saved);
+    unsetenv("NETSURVEY_GNUPLOT");
 }
 
 /* Each ok record of scenario in dir's results.jsonl made a failure (its result stays). */
@@ -419,7 +504,7 @@ test_refused_records_stop_or_are_listed(void **state)
          "unknown status 'weird' (a trial is ok or failed)"},
         {"\"schema\":\"netsurvey.trial/1\"", "\"schema\":\"netsurvey.trial/9\"",
          "unsupported schema 'netsurvey.trial/9' (this netsurvey reads netsurvey.trial/1 to "
-         "netsurvey.trial/4)"},
+         "netsurvey.trial/5)"},
         {"\"run_id\":\"20261130T150000Z-0bad\"", "\"run_id\":\"20261201T000000Z-f00d\"",
          "a record of another run ('20261201T000000Z-f00d'; the run is "
          "'20261130T150000Z-0bad')"},
@@ -491,7 +576,8 @@ test_run_schema_refused(void **state)
     struct err e = {0};
     assert_int_equal(render(dirs, 1, "rs", true, NULL, &e), NS_EPROTO);
     assert_non_null(strstr(e.msg, "rs/run.json: unsupported schema 'netsurvey.run/9' (this "
-                                  "netsurvey reads netsurvey.run/2 and netsurvey.run/1)"));
+                                  "netsurvey reads netsurvey.run/3, netsurvey.run/2 and "
+                                  "netsurvey.run/1)"));
     assert_int_equal(report_cmd("rs", "--lenient", NULL, NULL), CLI_REPORT_FAILED);
 }
 
@@ -517,6 +603,246 @@ test_problems_listed_then_counted(void **state)
     json_decref(sum);
 }
 
+/* dir's first journal line, edited by the JSON members of patch (each set; "a.b" sets member b
+ * of member a), appended to its journal. */
+static void
+append_edited(const char *dir, const char *patch)
+{
+    char *text = read_in(dir, "results.jsonl");
+    char *nl = strchr(text, '\n');
+    assert_non_null(nl);
+    *nl = '\0';
+    json_t *rec = json_loads(text, 0, NULL), *p = json_loads(patch, 0, NULL);
+    assert_non_null(rec);
+    assert_non_null(p);
+    const char *k;
+    json_t *v;
+    json_object_foreach(p, k, v)
+    {
+        json_t *into = rec;
+        const char *dot = strchr(k, '.'), *member = k;
+        char top[64];
+        if (dot != NULL) { /* k itself stays: json_object_foreach goes on from it */
+            snprintf(top, sizeof top, "%.*s", (int)(dot - k), k);
+            into = json_object_get(rec, top);
+            assert_non_null(into);
+            member = dot + 1;
+        }
+        json_object_set(into, member, v);
+    }
+    char *line = json_dumps(rec, JSON_COMPACT);
+    append_line(dir, line);
+    append_line(dir, "\n");
+    free(line);
+    json_decref(rec);
+    json_decref(p);
+    free(text);
+}
+
+/* Edited or foreign lines are journal problems, listed, never data: values outside their domain
+ * (a negative mean, means of ±1e300 that made a stddev infinite, ok without a result, an
+ * unknown family), a trial past the plan (it made the report claim more planned), a host and a
+ * scenario run.json does not name, a host elsewhere than run.json puts it, and other
+ * parameters than run.json's. The figures are the journal's own, as if the lines were not
+ * there. */
+static void
+test_edited_lines_are_problems(void **state)
+{
+    (void)state;
+    copy_fixture("pooled-a", "ed0");
+    assert_int_equal(report_cmd("ed0", NULL, NULL, NULL), CLI_REPORT_OK);
+    copy_fixture("pooled-a", "ed");
+    static const char *const patches[] = {
+        "{\"result\":{\"rtt_us\":{\"mean\":-5}}}",
+        "{\"result\":{\"rtt_us\":{\"mean\":1e300}}}",
+        "{\"result\":{\"rtt_us\":{\"mean\":-1e300}}}",
+        "{\"result\":null}",
+        "{\"family\":\"ipx\"}",
+        "{\"trial\":50}",
+        "{\"src.host\":\"ghost\"}",
+        "{\"scenario.msg_size\":999}",
+        "{\"scenario.name\":\"elsewhere\"}",
+        "{\"dst.zone\":\"q\"}",
+    };
+    static const char *const whys[] = {
+        "headline figure -5 out of its domain",
+        "headline figure 1e+300 out of its domain",
+        "headline figure -1e+300 out of its domain",
+        "status ok without a result",
+        "unknown family 'ipx'",
+        "trial 50 past the plan (2 a host pair in run.json)",
+        "host 'ghost' is not in run.json",
+        "scenario 'latency' ran msg_size 999 here, 250 in run.json",
+        "scenario 'elsewhere' is not in run.json",
+        "host 'b1' in zone 'q' of region 'lab', where run.json puts it in 'b' of 'lab'",
+    };
+    size_t n = sizeof patches / sizeof patches[0];
+    for (size_t i = 0; i < n; i++)
+        append_edited("ed", patches[i]);
+    assert_int_equal(report_cmd("ed", NULL, NULL, NULL), CLI_REPORT_OK);
+    json_t *a = summary_of("ed0"), *b = summary_of("ed");
+    const json_t *sa = json_array_get(json_object_get(a, "scenarios"), 0);
+    const json_t *sb = json_array_get(json_object_get(b, "scenarios"), 0);
+    assert_true(json_equal(json_object_get(sa, "trials"), json_object_get(sb, "trials")));
+    assert_true(json_equal(json_object_get(sa, "zone_cells"), json_object_get(sb, "zone_cells")));
+    assert_true(json_equal(json_object_get(a, "zones"), json_object_get(b, "zones")));
+    const json_t *probs = json_object_get(json_object_get(b, "journal"), "problems");
+    assert_int_equal(json_array_size(probs), n);
+    for (size_t i = 0; i < n; i++) {
+        const json_t *p = json_array_get(probs, i);
+        assert_string_equal(json_string_value(json_object_get(p, "kind")), "invalid");
+        const char *why = json_string_value(json_object_get(p, "why"));
+        if (strstr(why, whys[i]) == NULL)
+            fail_msg("problem %zu: '%s', want '%s'", i, why, whys[i]);
+    }
+    json_decref(a);
+    json_decref(b);
+    char *md = read_in("ed", "report.md");
+    assert_non_null(strstr(md, "(invalid): trial 50 past the plan"));
+    free(md);
+}
+
+/* A run.json without run_id cannot tell its records from another run's: none is taken, the
+ * report refuses it (and with --lenient lists why, and every record it did not take). */
+static void
+test_run_without_run_id(void **state)
+{
+    (void)state;
+    copy_fixture("pooled-a", "noid");
+    json_t *run = json_load_file("noid/run.json", 0, NULL);
+    json_object_set_new(run, "run_id", json_null());
+    assert_int_equal(json_dump_file(run, "noid/run.json", 0), 0);
+    json_decref(run);
+    assert_int_equal(report_cmd("noid", NULL, NULL, NULL), CLI_REPORT_FAILED);
+    assert_int_equal(report_cmd("noid", "--lenient", NULL, NULL), CLI_REPORT_INCOMPLETE);
+    json_t *sum = summary_of("noid");
+    const json_t *s0 = json_array_get(json_object_get(sum, "scenarios"), 0);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(s0, "trials"), "ok")), 0);
+    const json_t *p0 =
+        json_array_get(json_object_get(json_object_get(sum, "journal"), "problems"), 0);
+    assert_string_equal(json_string_value(json_object_get(p0, "file")), "run.json");
+    assert_non_null(strstr(json_string_value(json_object_get(p0, "why")), "no run_id"));
+    json_decref(sum);
+    char *md = read_in("noid", "report.md");
+    assert_non_null(strstr(md, "- noid/run.json: no run_id: no record can be told"));
+    free(md);
+}
+
+/* Every line of dir's journal with its hosts' zone and region replaced (a1's by za, ra; b1's by
+ * zb, rb), and run.json's hosts likewise. */
+static void
+replace_places(const char *dir, const char *za, const char *ra, const char *zb, const char *rb)
+{
+    char p[4096];
+    snprintf(p, sizeof p, "%s/run.json", dir);
+    json_t *run = json_load_file(p, 0, NULL);
+    assert_non_null(run);
+    size_t i;
+    json_t *h;
+    json_array_foreach(json_object_get(run, "hosts"), i, h)
+    {
+        bool a = strcmp(json_string_value(json_object_get(h, "name")), "a1") == 0;
+        json_object_set_new(h, "zone", json_string(a ? za : zb));
+        json_object_set_new(h, "region", json_string(a ? ra : rb));
+    }
+    assert_int_equal(json_dump_file(run, p, 0), 0);
+    json_decref(run);
+    char *text = read_in(dir, "results.jsonl");
+    snprintf(p, sizeof p, "%s/results.jsonl", dir);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    for (char *line = strtok(text, "\n"); line != NULL; line = strtok(NULL, "\n")) {
+        json_t *rec = json_loads(line, 0, NULL);
+        assert_non_null(rec);
+        static const char *const ends[] = {"src", "dst"};
+        for (int k = 0; k < 2; k++) {
+            json_t *ep = json_object_get(rec, ends[k]);
+            bool a = strcmp(json_string_value(json_object_get(ep, "host")), "a1") == 0;
+            json_object_set_new(ep, "zone", json_string(a ? za : zb));
+            json_object_set_new(ep, "region", json_string(a ? ra : rb));
+        }
+        char *out = json_dumps(rec, JSON_COMPACT);
+        fprintf(f, "%s\n", out);
+        free(out);
+        json_decref(rec);
+    }
+    fclose(f);
+    free(text);
+}
+
+/* Region r zone a/b and region r/a zone b: two zones, labelled apart (they were both r/a/b,
+ * their CSV rows glued, and the pair between them sat on the diagonal). */
+static void
+test_zone_labels_apart(void **state)
+{
+    (void)state;
+    copy_fixture("pooled-a", "zl");
+    replace_places("zl", "a/b", "r", "b", "r/a");
+    assert_int_equal(report_cmd("zl", NULL, NULL, NULL), CLI_REPORT_OK);
+    json_t *sum = summary_of("zl");
+    const json_t *zones = json_object_get(sum, "zones");
+    assert_int_equal(json_array_size(zones), 2);
+    const char *l0 = json_string_value(json_object_get(json_array_get(zones, 0), "label"));
+    const char *l1 = json_string_value(json_object_get(json_array_get(zones, 1), "label"));
+    assert_string_equal(l0, "r/a\\/b");
+    assert_string_equal(l1, "r\\/a/b");
+    size_t i;
+    const json_t *c;
+    const json_t *s0 = json_array_get(json_object_get(sum, "scenarios"), 0);
+    json_array_foreach(json_object_get(s0, "zone_cells"), i, c)
+    {
+        assert_string_not_equal(json_string_value(json_object_get(c, "src_zone")),
+                                json_string_value(json_object_get(c, "dst_zone")));
+    }
+    const json_t *p99 = NULL;
+    json_array_foreach(json_object_get(s0, "stat_matrices"), i, c)
+    {
+        if (strcmp(json_string_value(json_object_get(c, "stat")), "p99") == 0)
+            p99 = c;
+    }
+    assert_non_null(p99);
+    json_array_foreach(json_object_get(p99, "cells"), i, c)
+    {
+        assert_string_not_equal(json_string_value(json_object_get(c, "src_zone")),
+                                json_string_value(json_object_get(c, "dst_zone")));
+    }
+    json_decref(sum);
+    char *csv = read_in("zl", "matrix-latency.csv");
+    /* two rows and two columns, each cell off the diagonal */
+    assert_non_null(strstr(csv, "src\\dst (us),r/a\\/b,r\\/a/b\n"));
+    assert_non_null(strstr(csv, "\nr/a\\/b,,"));
+    assert_non_null(strstr(csv, "\nr\\/a/b,"));
+    char *d = strstr(csv, "\nr\\/a/b,");
+    assert_true(d != NULL && strstr(d, ",\n") != NULL); /* its own column empty */
+    free(csv);
+}
+
+/* A zone named like a formula (=1+2, -1, @SUM(A1)) is a text in every CSV, with a ' in front
+ * (a spreadsheet would otherwise run it); the figures stay numbers. */
+static void
+test_csv_texts_never_formulas(void **state)
+{
+    (void)state;
+    copy_fixture("pooled-a", "fx");
+    replace_places("fx", "=1+2", "lab", "-1", "lab");
+    assert_int_equal(report_cmd("fx", NULL, NULL, NULL), CLI_REPORT_OK);
+    char *csv = read_in("fx", "matrix-latency.csv");
+    /* natural order: -1 before =1+2 */
+    assert_non_null(strstr(csv, "src\\dst (us),'-1,'=1+2\n"));
+    assert_non_null(strstr(csv, "\n'-1,,2"));
+    assert_non_null(strstr(csv, "\n'=1+2,2"));
+    free(csv);
+    csv = read_in("fx", "matrix-latency-p99.csv");
+    assert_non_null(strstr(csv, "src\\dst (us),'-1,'=1+2\n"));
+    free(csv);
+    copy_fixture("pooled-a", "fy");
+    replace_places("fy", "@SUM(A1)", "lab", "+x,y", "lab");
+    assert_int_equal(report_cmd("fy", NULL, NULL, NULL), CLI_REPORT_OK);
+    csv = read_in("fy", "matrix-latency.csv");
+    assert_non_null(strstr(csv, "src\\dst (us),\"'+x,y\",'@SUM(A1)\n"));
+    free(csv);
+}
+
 /* --- merges -------------------------------------------------------------------------------- */
 
 /* Two runs of one plan: every trial of both is counted, one value per planned trial. */
@@ -526,7 +852,8 @@ test_merge_pools_runs(void **state)
     (void)state;
     copy_fixture("pooled-a", "pa");
     copy_fixture("pooled-b", "pb");
-    assert_int_equal(report_cmd("pa", "pb", "-o", "pooled"), CLI_REPORT_OK);
+    /* one plan surveyed twice on the same hosts: said so, its host pairs pool */
+    assert_int_equal(report_cmdv("pa", "pb", "-o", "pooled", "--same-hosts", NULL), CLI_REPORT_OK);
     json_t *sum = summary_of("pooled");
     const json_t *s0 = json_array_get(json_object_get(sum, "scenarios"), 0);
     const json_t *tr = json_object_get(s0, "trials");
@@ -558,6 +885,78 @@ test_merge_pools_runs(void **state)
     free(md);
 }
 
+/* The zone labels of a summary, joined by spaces ("a b c d "), into b. */
+static void
+zone_labels(const json_t *sum, char *b, size_t len)
+{
+    size_t i, k = 0;
+    const json_t *z;
+    b[0] = '\0';
+    json_array_foreach(json_object_get(sum, "zones"), i, z)
+    {
+        k +=
+            (size_t)snprintf(b + k, len - k, "%s ", json_string_value(json_object_get(z, "label")));
+    }
+}
+
+/* Two runs whose hosts have the same names in other zones (two accounts, each with its a1 and
+ * b1): each run's hosts are its own, so both runs' zones appear and each zone cell holds its
+ * own run's trials; --same-hosts, which would make them one, is refused naming the host. A plan
+ * surveyed twice keeps its host pairs apart by run too, unless --same-hosts. */
+static void
+test_merge_keeps_each_runs_hosts(void **state)
+{
+    (void)state;
+    copy_fixture("pooled-a", "za");
+    copy_fixture("pooled-b", "zb");
+    assert_int_equal(
+        system("sed -i 's/\"zone\": \"a\"/\"zone\": \"c\"/; s/\"zone\": \"b\"/\"zone\": "
+               "\"d\"/' zb/run.json && sed -i 's/\"zone\":\"a\"/\"zone\":\"c\"/g; "
+               "s/\"zone\":\"b\"/\"zone\":\"d\"/g' zb/results.jsonl && grep -q "
+               "'\"zone\": \"d\"' zb/run.json"),
+        0);
+    assert_int_equal(report_cmdv("za", "zb", "-o", "zm", NULL), CLI_REPORT_OK);
+    json_t *sum = summary_of("zm");
+    char zones[256];
+    zone_labels(sum, zones, sizeof zones);
+    assert_string_equal(zones, "a b c d ");
+    const json_t *s0 = json_array_get(json_object_get(sum, "scenarios"), 0);
+    size_t i;
+    const json_t *c;
+    int cells = 0;
+    json_array_foreach(json_object_get(s0, "zone_cells"), i, c)
+    {
+        const char *sz = json_string_value(json_object_get(c, "src_zone"));
+        const char *dz = json_string_value(json_object_get(c, "dst_zone"));
+        /* a run's own zones only: never run B's trials under run A's zones */
+        assert_true((strchr("ab", *sz) != NULL) == (strchr("ab", *dz) != NULL));
+        assert_int_equal(json_integer_value(json_object_get(c, "runs")), 1);
+        cells++;
+    }
+    assert_int_equal(cells, 4);
+    json_decref(sum);
+    char *md = read_in("zm", "report.md");
+    assert_non_null(strstr(md, "| a1 (run 1) | b1 (run 1) |"));
+    assert_non_null(strstr(md, "| a1 (run 2) | b1 (run 2) |"));
+    free(md);
+    th_rmtree("zm");
+    assert_int_equal(report_cmdv("za", "zb", "-o", "zm", "--same-hosts", NULL), CLI_REPORT_USAGE);
+    assert_false(exists("zm", "report.md"));
+    /* the same plan twice: its host pairs by run, its zone cells pooled */
+    copy_fixture("pooled-a", "pa");
+    copy_fixture("pooled-b", "pb");
+    assert_int_equal(report_cmdv("pa", "pb", "-o", "pooled-apart", NULL), CLI_REPORT_OK);
+    sum = summary_of("pooled-apart");
+    s0 = json_array_get(json_object_get(sum, "scenarios"), 0);
+    assert_int_equal(json_array_size(json_object_get(s0, "pairs")), 4);
+    json_array_foreach(json_object_get(s0, "zone_cells"), i, c)
+    {
+        assert_int_equal(json_integer_value(json_object_get(c, "runs")), 2);
+        assert_int_equal(json_integer_value(json_object_get(c, "pairs")), 2);
+    }
+    json_decref(sum);
+}
+
 /* One scenario name, other parameters: refused, naming what differs; nothing written. */
 static void
 test_merge_refuses_other_parameters(void **state)
@@ -586,7 +985,8 @@ test_merge_refuses_other_parameters(void **state)
     json_object_set_new(sc, "planned", json_integer(6));
     assert_int_equal(json_dump_file(run, "pc3/run.json", 0), 0);
     json_decref(run);
-    assert_int_equal(report_cmd("pa", "pc3", "-o", "pooled3"), CLI_REPORT_INCOMPLETE);
+    assert_int_equal(report_cmdv("pa", "pc3", "-o", "pooled3", "--same-hosts", NULL),
+                     CLI_REPORT_INCOMPLETE);
     json_t *sum = summary_of("pooled3");
     const json_t *p0 = json_array_get(
         json_object_get(json_array_get(json_object_get(sum, "scenarios"), 0), "pairs"), 0);
@@ -637,7 +1037,7 @@ test_in_progress(void **state)
     assert_true(r.in_progress);
     assert_true(r.incomplete);
     char *md = read_in("ip", "report.md");
-    assert_non_null(strstr(md, "# netsurvey report: westus3-zones (in progress: 110 of 110 "
+    assert_non_null(strstr(md, "# netsurvey report: westus3-zones (in progress: 109 of 109 "
                                "planned trials recorded so far)"));
     assert_non_null(strstr(md, "State: in progress"));
     free(md);
@@ -1036,14 +1436,19 @@ test_adaptive_trend(void **state)
     adaptive_run("tr-part", "20261201T130000Z-trp1", "2026-12-01T13:00:00.000Z", "interrupted",
                  part);
     char *argv[] = {A("trend"), A("tr-full"), A("tr-part"), A("-o"), A("tr-out"), NULL};
-    assert_int_equal(cli_trend.main(5, argv), CLI_TREND_OK);
+    /* b -> c: nothing of it ran in the newest run, which the trend cannot place */
+    assert_int_equal(cli_trend.main(5, argv), CLI_TREND_NEWEST_FAILED);
     char *md = read_in("tr-out", "trend.md");
+    assert_non_null(strstr(md, "- ✗ rr (tcp_rr, ipv4) b → c: none at #2 (20261201T130000Z-trp1): "
+                               "3 not run\n"));
     assert_non_null(strstr(md, "**incomplete (interrupted): at least 5 of at least 23 planned "
                                "trials not run, 3 host pairs of adaptive trials undecided**"));
     assert_non_null(strstr(md, "| 21 ok, 0 failed | complete |"));
-    /* cells: an undecided pair's planned count is the least; a cell nothing of which ran */
-    assert_non_null(strstr(md, "| a → c | 100.0 us ± 6.6 us | 105.0 us ± 63.5 us (2/≥3 ok) |"));
-    assert_non_null(strstr(md, "| b → c | 100.3 us ± 1.4 us | not run |"));
+    /* cells: an undecided pair's planned count is the least; a cell nothing of which ran; the
+     * table in one unit, which its caption names */
+    assert_non_null(strstr(md, "*rr, mean RTT (µs), ipv4: each run's zone cell"));
+    assert_non_null(strstr(md, "| a → c | 100.0 ± 6.6 | 105.0 ± 63.5 (2/≥3 ok) |"));
+    assert_non_null(strstr(md, "| b → c | 100.3 ± 1.4 | not run |"));
     free(md);
 }
 
@@ -1055,12 +1460,19 @@ main(void)
         cmocka_unit_test(test_manifest_names_nothing_else),
         cmocka_unit_test(test_stopped_build_cleaned),
         cmocka_unit_test(test_unwritable_outputs),
+        cmocka_unit_test(test_gnuplot_by_name),
+        cmocka_unit_test(test_outputs_never_inputs),
         cmocka_unit_test(test_no_chart_without_ok_trials),
         cmocka_unit_test(test_refused_records_stop_or_are_listed),
         cmocka_unit_test(test_run_schema_refused),
         cmocka_unit_test(test_problems_listed_then_counted),
+        cmocka_unit_test(test_edited_lines_are_problems),
+        cmocka_unit_test(test_run_without_run_id),
+        cmocka_unit_test(test_zone_labels_apart),
+        cmocka_unit_test(test_csv_texts_never_formulas),
         cmocka_unit_test(test_merge_pools_runs),
         cmocka_unit_test(test_merge_refuses_other_parameters),
+        cmocka_unit_test(test_merge_keeps_each_runs_hosts),
         cmocka_unit_test(test_merge_refuses_one_run_twice),
         cmocka_unit_test(test_in_progress),
         cmocka_unit_test(test_incomplete_counts),

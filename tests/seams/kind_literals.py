@@ -5,8 +5,8 @@ string literal outside its one definition.
 The facts, read from the tree itself:
   - kinds: the names of TESTSPEC_KIND_MAP's rows (src/common/testspec.h);
   - figures: the -J keys nsperf's result names its rates by (the values of testspec.h's
-    TESTSPEC_KEY_* macros), and each headline metric's unit, words and legend note (the string
-    columns of TESTSPEC_METRIC_MAP);
+    TESTSPEC_KEY_* macros), each headline metric's unit, words and legend note (the string
+    columns of TESTSPEC_METRIC_MAP), and the units people read them in (TESTSPEC_SCALE_MAP's);
   - journal files: the values of JOURNAL_*_FILE (src/journal/record.h).
 
 The rule, for every string literal of a .c or .h file under SRC (each literal token on its own;
@@ -100,6 +100,12 @@ def facts(src):
         exact |= {a.strip('"') for a in args[4:7] if a.startswith('"')}
         if len(args) > 4 and args[4].startswith('"'):
             units.add(args[4].strip('"'))
+    for r in rows(macro_body(spec, "TESTSPEC_SCALE_MAP")):
+        # columns: metric, unit, factor, decimals: the units people read the figures in
+        args = split_args(r)
+        if len(args) > 1 and args[1].startswith('"'):
+            units.add(args[1].strip('"'))
+            exact.add(args[1].strip('"'))
     with open(os.path.join(src, JOURNAL[0]), encoding="utf-8") as f:
         files = re.findall(r'#\s*define\s+JOURNAL_\w+_FILE\s+"([^"]*)"', f.read())
     return kinds, exact - TIME_UNITS, units - TIME_UNITS, files

@@ -3,7 +3,7 @@
  * finishing every trial once), the lock not held by the processes a run starts, SIGTERM's exit
  * status and state, one directory per run for back-to-back runs, placeholders of -o, extra words
  * after --version, no ETA on the status line once the last test is done, and names as data
- * addresses resolved by check, and reports that cannot be written (exit 5). */
+ * addresses resolved by check, and reports that cannot be written (exit 73). */
 #include "itest.h"
 
 #include <netdb.h>
@@ -364,7 +364,7 @@ test_resume_foreign_record(void **state)
     assert_int_equal(ns_run(resume, NULL, &o, &e), 2);
     /* the journal's reader refuses it (record.c's run_schema_check), naming both */
     if (strstr(e, "cannot resume mine: mine/run.json: unsupported schema 'netsurvey.run/9' (this "
-                  "netsurvey reads netsurvey.run/2 and netsurvey.run/1)") == NULL)
+                  "netsurvey reads netsurvey.run/3, netsurvey.run/2 and netsurvey.run/1)") == NULL)
         fail_msg("not refused for the unknown version:\n%s", e);
     free(o);
     free(e);
@@ -494,7 +494,7 @@ test_check_resolves_names(void **state)
     assert_int_not_equal(stat(path, &st), 0);
 }
 
-/* Reports that cannot be written are the exit status's (5), after a survey whose journal is
+/* Reports that cannot be written are the exit status's (73), after a survey whose journal is
  * whole; `netsurvey report DIR` writes them once the way is clear. */
 static void
 test_reports_unwritable(void **state)
@@ -512,8 +512,8 @@ test_reports_unwritable(void **state)
     write_file("noreport/report.md/x", "", 0644);
     int st = ns_wait(pid, RUN_TIMEOUT_S);
     char *e = read_text(err);
-    if (st != 5)
-        fail_msg("exit %d, want 5\n%s", st, e);
+    if (st != CLI_RUN_REPORTS)
+        fail_msg("exit %d, want %d\n%s", st, CLI_RUN_REPORTS, e);
     assert_non_null(strstr(e, "the reports were not written"));
     free(e);
     assert_string_equal(run_state("noreport"), "complete");

@@ -21,6 +21,11 @@ static const struct {
     {TESTSPEC_P_REVERSE, "reverse", "reverse", "reverse"},
     {TESTSPEC_P_COPY, "copy", "copy", "copy"},
     {TESTSPEC_P_BUSY_POLL, "busy_poll", "busy_poll", "busy_poll"},
+    {TESTSPEC_P_BIDIR, "bidir", "bidir", "bidir"},
+    {TESTSPEC_P_PACKET_RATE, "packet_rate", "packet_rate", "packet_rate"},
+    /* plan --json writes a group as the plan does: load: {streams, direction} */
+    {TESTSPEC_P_LOAD_STREAMS, "load.streams", "load_streams", "load_streams"},
+    {TESTSPEC_P_LOAD_DIRECTION, "load.direction", "load_direction", "load_direction"},
 };
 #define NPARAM_NAMES (sizeof param_names / sizeof param_names[0])
 
@@ -50,7 +55,17 @@ static const char params_plan[] =
     "  - {name: ur-set, test: udp_rr, duration: 0.4s, warmup: 0.1s, msg_size: 200,\n"
     "     interval: 200ms, window: 128K, busy_poll: true}\n"
     "  - {name: tc-set, test: tcp_crr, duration: 0.4s, warmup: 0.1s, msg_size: 10,\n"
-    "     response_size: 20, interval: 100ms, window: 32K}\n";
+    "     response_size: 20, interval: 100ms, window: 32K}\n"
+    "  - {name: pp-def, test: udp_pps, duration: 0.3s, warmup: 0s}\n"
+    "  - {name: pp-set, test: udp_pps, duration: 0.4s, warmup: 0.1s, streams: 2, msg_size: 100,\n"
+    "     packet_rate: 20k, interval: 100ms, window: 1M, reverse: true}\n"
+    "  - {name: tb-set, test: tcp_stream, duration: 0.4s, warmup: 0.1s, streams: 2, bidir: true}\n"
+    "  - {name: ub-set, test: udp_stream, duration: 0.4s, warmup: 0.1s, rate: 10M, bidir: true}\n"
+    "  - {name: tl-set, test: tcp_rr, duration: 0.8s, warmup: 0.1s,\n"
+    "     load: {streams: 2, direction: both}}\n"
+    "  - {name: ul-set, test: udp_rr, duration: 0.8s, warmup: 0.1s,\n"
+    "     load: {streams: 1, direction: reverse}}\n";
+#define NSCENARIOS 16
 
 /* The value a plan above gives parameter p of scenario name, else the kind's default. */
 static double
@@ -88,10 +103,24 @@ params_expected(const char *name, int kind, enum testspec_param p)
         {"tc-set", TESTSPEC_P_RESPONSE_SIZE, 20},
         {"tc-set", TESTSPEC_P_INTERVAL, 0.1},
         {"tc-set", TESTSPEC_P_WINDOW, 32768},
+        {"pp-set", TESTSPEC_P_STREAMS, 2},
+        {"pp-set", TESTSPEC_P_MSG_SIZE, 100},
+        {"pp-set", TESTSPEC_P_PACKET_RATE, 20000},
+        {"pp-set", TESTSPEC_P_INTERVAL, 0.1},
+        {"pp-set", TESTSPEC_P_WINDOW, 1048576},
+        {"pp-set", TESTSPEC_P_REVERSE, 1},
+        {"tb-set", TESTSPEC_P_STREAMS, 2},
+        {"tb-set", TESTSPEC_P_BIDIR, 1},
+        {"ub-set", TESTSPEC_P_RATE, 10e6},
+        {"ub-set", TESTSPEC_P_BIDIR, 1},
+        {"tl-set", TESTSPEC_P_LOAD_STREAMS, 2},
+        {"tl-set", TESTSPEC_P_LOAD_DIRECTION, TESTSPEC_DIRECTION_BOTH},
+        {"ul-set", TESTSPEC_P_LOAD_STREAMS, 1},
+        {"ul-set", TESTSPEC_P_LOAD_DIRECTION, TESTSPEC_DIRECTION_REVERSE},
     };
     bool set = strstr(name, "-set") != NULL;
     if (p == TESTSPEC_P_DURATION)
-        return set ? 0.4 : 0.3;
+        return name[1] == 'l' ? 0.8 : set ? 0.4 : 0.3; /* under load: room for its windows */
     if (p == TESTSPEC_P_WARMUP)
         return set ? 0.1 : 0.0;
     for (size_t i = 0; i < sizeof given / sizeof given[0]; i++)
@@ -103,7 +132,37 @@ params_expected(const char *name, int kind, enum testspec_param p)
 static double
 json_param(const json_t *v)
 {
+    if (json_is_string(v)) /* a direction, by its name */
+        return testspec_direction_find(json_string_value(v));
     return json_is_boolean(v) ? (json_is_true(v) ? 1.0 : 0.0) : json_number_value(v);
+}
+
+/* The member at key, "a.b" being b of the object at a. */
+static const json_t *
+member(const json_t *obj, const char *key)
+{
+    const char *dot = strchr(key, '.');
+    if (dot == NULL)
+        return json_object_get(obj, key);
+    char group[64];
+    snprintf(group, sizeof group, "%.*s", (int)(dot - key), key);
+    return json_object_get(json_object_get(obj, group), dot + 1);
+}
+
+/* Whether k is one of the names of column col (a group's name: the object of "a.b" keys). */
+static bool
+known_name(const char *k, int col)
+{
+    for (size_t i = 0; i < NPARAM_NAMES; i++) {
+        const char *name = col == 0   ? param_names[i].plan
+                           : col == 1 ? param_names[i].journal
+                                      : param_names[i].nsperf;
+        const char *dot = strchr(name, '.');
+        if (strcmp(k, name) == 0 ||
+            (dot != NULL && strlen(k) == (size_t)(dot - name) && strncmp(k, name, strlen(k)) == 0))
+            return true;
+    }
+    return false;
 }
 
 /* obj holds exactly the parameters that apply to kind (under the names of column col: 0 plan,
@@ -118,7 +177,7 @@ assert_params(const char *who, const char *scen, const json_t *obj, int col, int
         const char *key = col == 0   ? param_names[i].plan
                           : col == 1 ? param_names[i].journal
                                      : param_names[i].nsperf;
-        const json_t *v = json_object_get(obj, key);
+        const json_t *v = member(obj, key);
         enum testspec_param p = param_names[i].p;
         if (!testspec_applies(p, kind)) {
             if (v != NULL)
@@ -130,7 +189,9 @@ assert_params(const char *who, const char *scen, const json_t *obj, int col, int
         double want = params_expected(scen, kind, p);
         if (fabs(json_param(v) - want) > 1e-9 * fabs(want))
             fail_msg("%s %s: %s is %.17g, want %.17g", who, scen, key, json_param(v), want);
-        if (testspec_type(p) == TESTSPEC_BOOL ? !json_is_boolean(v) : !json_is_number(v))
+        if (testspec_type(p) == TESTSPEC_BOOL        ? !json_is_boolean(v)
+            : testspec_type(p) == TESTSPEC_DIRECTION ? !json_is_string(v)
+                                                     : !json_is_number(v))
             fail_msg("%s %s: %s has the wrong type", who, scen, key);
         known++;
     }
@@ -138,11 +199,7 @@ assert_params(const char *who, const char *scen, const json_t *obj, int col, int
     const json_t *v;
     json_object_foreach((json_t *)(uintptr_t)obj, k, v)
     {
-        bool ok = false;
-        for (size_t i = 0; i < NPARAM_NAMES && !ok; i++)
-            ok = strcmp(k, col == 0   ? param_names[i].plan
-                           : col == 1 ? param_names[i].journal
-                                      : param_names[i].nsperf) == 0;
+        bool ok = known_name(k, col);
         for (size_t i = 0; extra != NULL && extra[i] != NULL && !ok; i++)
             ok = strcmp(k, extra[i]) == 0;
         if (!ok)
@@ -206,7 +263,7 @@ assert_report_params(const json_t *rscens)
         assert_params("summary.json", name, json_object_get(ss, "params"), 1, kind, summary_extra);
         bool copy = testspec_applies(TESTSPEC_P_COPY, kind);
         bool busy = testspec_applies(TESTSPEC_P_BUSY_POLL, kind);
-        bool set = strstr(name, "-set") != NULL;
+        bool set = params_expected(name, kind, copy ? TESTSPEC_P_COPY : TESTSPEC_P_BUSY_POLL) != 0;
         char heading[64], want[64];
         snprintf(heading, sizeof heading, "## Scenario %s:", name);
         const char *at = strstr(md, heading);
@@ -257,15 +314,15 @@ test_params_recorded_as_run(void **state)
     assert_non_null(run);
     struct journal_view v;
     journal_load("params", &v);
-    assert_int_equal(v.lines, 10);
+    assert_int_equal(v.lines, NSCENARIOS);
     const json_t *pscens = json_object_get(plan, "scenarios");
     const json_t *rscens = json_object_get(run, "scenarios");
-    assert_int_equal(json_array_size(pscens), 10);
-    assert_int_equal(json_array_size(rscens), 10);
+    assert_int_equal(json_array_size(pscens), NSCENARIOS);
+    assert_int_equal(json_array_size(rscens), NSCENARIOS);
     static const char *const journal_extra[] = {"name", "test", NULL};
     static const char *const run_extra[] = {"name", "test", "trials", "planned", NULL};
     static const char *const nsperf_extra[] = {"test", "family", "udp_recv_buf", NULL};
-    for (size_t i = 0; i < 10; i++) {
+    for (size_t i = 0; i < NSCENARIOS; i++) {
         const json_t *ps = json_array_get(pscens, i), *rs = json_array_get(rscens, i);
         const char *name = str_at(ps, "name", NULL);
         int kind = testspec_kind_find(str_at(ps, "test", NULL));

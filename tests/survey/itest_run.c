@@ -158,18 +158,42 @@ test_kill_and_resume(void **state)
     assert_int_equal(v.lines, 24); /* no failures, so nothing but the 24 ok records */
     json_decref(v.recs);
 
-    /* The plan changed: refused, nothing run; --force goes on (and finds nothing to do). */
+    /* The plan changed: refused, naming the difference, nothing run; --force records it as
+     * the run's plan revision 2, which runs its 24 trials anew (the 24 of 0.3 s are not its
+     * trials of 0.4 s). A plan whose text alone changed is refused too, and --force then
+     * goes on in the same revision (and finds nothing to do). */
     write_four("four-changed.yaml", "0.4s");
     const char *changed[] = {"run", "four-changed.yaml", "--resume", "killed", NULL};
     assert_int_equal(ns_run(changed, NULL, &o, &e), 2);
-    assert_non_null(strstr(e, "plan changed"));
+    assert_non_null(strstr(e, "the plan differs from the run's in 1 way"));
+    assert_non_null(strstr(e, "\n  scenario 'rr': duration_s "));
     free(o);
     free(e);
+    char path2[PATH_MAX];
+    tmp_path(path2, sizeof path2, "four-comment.yaml");
+    write_four("four-comment.yaml", "0.3s");
+    FILE *cf = fopen(path2, "a");
+    fputs("# a comment changes the text, not the run\n", cf);
+    fclose(cf);
+    const char *comment[] = {"run", "four-comment.yaml", "--resume", "killed", NULL};
+    assert_int_equal(ns_run(comment, NULL, &o, &e), 2);
+    assert_non_null(strstr(e, "nothing it runs differs"));
+    free(o);
+    free(e);
+    const char *comment_forced[] = {"run",    "four-comment.yaml", "--resume",
+                                    "killed", "--force",           NULL};
+    assert_int_equal(ns_run(comment_forced, NULL, &o, &e), 0);
+    free(o);
+    free(e);
+    assert_int_equal(journal_lines("killed"), 24);
     const char *forced[] = {"run", "four-changed.yaml", "--resume", "killed", "--force", NULL};
     assert_int_equal(ns_run(forced, NULL, &o, &e), 0);
     free(o);
     free(e);
-    assert_int_equal(journal_lines("killed"), 24);
+    assert_int_equal(journal_lines("killed"), 48);
+    journal_load("killed", &v);
+    assert_int_equal(assert_ok_once(&v), 48);
+    json_decref(v.recs);
     /* A new run never writes into a directory that holds one. */
     const char *again[] = {"run", "four.yaml", "-o", "killed", NULL};
     assert_int_equal(ns_run(again, NULL, &o, &e), 2);

@@ -1,6 +1,6 @@
 /* itest_sweep.c - sweeps run as users run them (real netsurvey and nsperf processes on
  * 127.0.0.21-24): a sweep of msg_size on loopback shows throughput rising with the write size,
- * each value recorded as its own trials (trial/4 records naming the value, run.json the list),
+ * each value recorded as its own trials (trial/5 records naming the value, run.json the list),
  * the reports keep a matrix per value and draw the curve; a sweep killed part way resumes to
  * exactly one ok record per value, pair and trial. */
 #include "itest.h"
@@ -47,7 +47,7 @@ test_msg_size_sweep_on_loopback(void **state)
     free(o);
     free(e);
     assert_nothing_left();
-    /* the journal: 4 values x 2 trials, each a trial/4 record of its value */
+    /* the journal: 4 values x 2 trials, each a trial/5 record of its value */
     struct journal_view v;
     journal_load("sizes", &v);
     assert_int_equal(v.lines, 8);
@@ -56,7 +56,7 @@ test_msg_size_sweep_on_loopback(void **state)
     json_t *rec;
     json_array_foreach(v.recs, i, rec)
     {
-        assert_string_equal(str_at(rec, "schema", NULL), "netsurvey.trial/4");
+        assert_string_equal(str_at(rec, "schema", NULL), "netsurvey.trial/5");
         assert_string_equal(str_at(rec, "scenario", "sweep"), "msg_size");
         assert_string_equal(str_at(rec, "status", NULL), "ok");
         json_int_t ms =

@@ -1,4 +1,5 @@
-/* test_transport_quote.c - the POSIX single-quote quoter: every argument comes back byte for byte
+/* test_transport_quote.c - the POSIX single-quote quoter (common/shquote.h, as transport uses it
+ * and as the printed commands use shquote_word): every argument comes back byte for byte
  * from a real /bin/sh, and no metacharacter executes anything. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -29,6 +30,35 @@ test_arg_forms(void **state)
     assert_int_equal(transport_quote_arg("abcdef", out, 8), -1);
     assert_string_equal(out, "");
     assert_int_equal(transport_quote_arg("abcdef", out, 9), 8);
+}
+
+/* A word for people to paste: as it is when a shell leaves every byte alone, quoted else. */
+static void
+test_word_forms(void **state)
+{
+    (void)state;
+    char out[64];
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        {"run-1/dir_2.x", "run-1/dir_2.x"},
+        {"--resume", "--resume"},
+        {"a=b,c:d@e%f+g", "a=b,c:d@e%f+g"},
+        {"", "''"},
+        {"a b", "'a b'"},
+        {"it's", "'it'\\''s'"},
+        {"$HOME", "'$HOME'"},
+        {"a;rm -rf b", "'a;rm -rf b'"},
+        {"~x", "'~x'"},
+        {"*", "'*'"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_true(shquote_word(cases[i].in, out, sizeof out) >= 0);
+        assert_string_equal(out, cases[i].want);
+    }
+    assert_int_equal(shquote_word("abcdef", out, 6), -1);
+    assert_string_equal(out, "");
+    assert_int_equal(shquote_word("abcdef", out, 7), 6);
 }
 
 /* Run `printf '[%s]\n' QUOTED...` through sh and read what it printed. */
@@ -79,6 +109,7 @@ main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_arg_forms),
+        cmocka_unit_test(test_word_forms),
         cmocka_unit_test(test_nothing_executes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,13 +1,12 @@
-/* transport_quote.c - POSIX single-quote quoting (see transport_quote.h). Inside '...' a POSIX
- * shell gives no byte a meaning except the closing quote, so the only escape needed is for '
- * itself. */
-#include "transport/transport_quote.h"
+/* shquote.c - POSIX single-quote quoting (see shquote.h). Inside '...' a POSIX shell gives no
+ * byte a meaning except the closing quote, so the only escape needed is for ' itself. */
+#include "common/shquote.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 size_t
-transport_quote_len(const char *s)
+shquote_len(const char *s)
 {
     size_t n = 3; /* the two quotes and the NUL */
     for (; *s != '\0'; s++)
@@ -16,11 +15,11 @@ transport_quote_len(const char *s)
 }
 
 long
-transport_quote_arg(const char *s, char *out, size_t len)
+shquote_arg(const char *s, char *out, size_t len)
 {
     if (len == 0)
         return -1;
-    if (transport_quote_len(s) > len) {
+    if (shquote_len(s) > len) {
         out[0] = '\0';
         return -1;
     }
@@ -40,12 +39,12 @@ transport_quote_arg(const char *s, char *out, size_t len)
 }
 
 char *
-transport_quote_argv(const char *prefix, const char *const *argv)
+shquote_argv(const char *prefix, const char *const *argv)
 {
     size_t plen = prefix != NULL ? strlen(prefix) : 0;
     size_t total = plen + 1;
     for (size_t i = 0; argv[i] != NULL; i++)
-        total += transport_quote_len(argv[i]) + 1;
+        total += shquote_len(argv[i]) + 1;
     char *cmd = malloc(total);
     if (cmd == NULL)
         return NULL;
@@ -55,7 +54,7 @@ transport_quote_argv(const char *prefix, const char *const *argv)
     for (size_t i = 0; argv[i] != NULL; i++) {
         if (o > 0)
             cmd[o++] = ' ';
-        long n = transport_quote_arg(argv[i], cmd + o, total - o);
+        long n = shquote_arg(argv[i], cmd + o, total - o);
         if (n < 0) { /* cannot happen: total was sized above */
             free(cmd);
             return NULL;
@@ -64,4 +63,20 @@ transport_quote_argv(const char *prefix, const char *const *argv)
     }
     cmd[o] = '\0';
     return cmd;
+}
+
+long
+shquote_word(const char *s, char *out, size_t len)
+{
+    size_t n = strlen(s);
+    if (n == 0 || strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+                            "@%+=:,./_-") != n)
+        return shquote_arg(s, out, len);
+    if (n + 1 > len) {
+        if (len > 0)
+            out[0] = '\0';
+        return -1;
+    }
+    memcpy(out, s, n + 1);
+    return (long)n;
 }

@@ -120,15 +120,25 @@ check_main(int argc, char **argv)
     char range[48] = "";
     if (lo != hi) /* adaptive trials: the least there may be, then the most */
         snprintf(range, sizeof range, "%llu to ", (unsigned long long)lo);
+    size_t nwritten = 0, nsweeps = 0; /* the scenarios as written; a sweep's values in one */
+    for (size_t i = 0; i < plan_scenario_count(p); i++) {
+        const struct plan_scenario *sc = plan_scenario(p, i);
+        nwritten += sc->sweep.index == 0;
+        nsweeps += sc->sweep.index == 0 && plan_scenario_swept(sc);
+    }
+    char sweeps[96] = "";
+    if (nsweeps > 0)
+        snprintf(sweeps, sizeof sweeps, " (%zu sweep%s: %zu scenarios as run)", nsweeps,
+                 plural(nsweeps), plan_scenario_count(p));
     char zones[64] = "no zones (host pairs only)";
     if (plan_has_zones(p))
         snprintf(zones, sizeof zones, "%zu zone%s", plan_zone_count(p), plural(plan_zone_count(p)));
     if (!a.quiet && !a.json)
-        printf("%s: plan '%s' is valid: %zu host%s, %s, %zu pair%s, %zu scenario%s, "
+        printf("%s: plan '%s' is valid: %zu host%s, %s, %zu pair%s, %zu scenario%s%s, "
                "%s%llu test%s\n",
                plan_file(p), plan_name(p), plan_host_count(p), plural(plan_host_count(p)), zones,
-               plan_pair_count(p), plural(plan_pair_count(p)), plan_scenario_count(p),
-               plural(plan_scenario_count(p)), range, (unsigned long long)hi, plural(hi));
+               plan_pair_count(p), plural(plan_pair_count(p)), nwritten, plural(nwritten), sweeps,
+               range, (unsigned long long)hi, plural(hi));
     int status = fflush(stdout) == 0 ? CLI_CHECK_OK : CLI_CHECK_FAILED;
     if (status == CLI_CHECK_OK && a.connect) {
         if (!a.json && !a.quiet)

@@ -353,6 +353,31 @@ testspec_applies(enum testspec_param p, int kind)
     return kind >= 0 && kind < TESTSPEC_KIND_COUNT && (params[p].kinds >> kind) & 1u;
 }
 
+bool
+testspec_sweepable(enum testspec_param p)
+{
+    return (unsigned)p < TESTSPEC_PARAM_COUNT && (TESTSPEC_SWEEP_PARAMS >> p) & 1u;
+}
+
+char *
+testspec_sweepable_text(char *buf, size_t len)
+{
+    size_t n = 0, total = 0, used = 0;
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT; i++)
+        total += testspec_sweepable((enum testspec_param)i);
+    if (len > 0)
+        buf[0] = '\0';
+    for (int i = 0; i < TESTSPEC_PARAM_COUNT && used < len; i++) {
+        if (!testspec_sweepable((enum testspec_param)i))
+            continue;
+        const char *sep = n == 0 ? "" : n + 1 == total ? " or " : ", ";
+        int k = snprintf(buf + used, len - used, "%s%s", sep, params[i].key);
+        used += k > 0 ? (size_t)k : 0;
+        n++;
+    }
+    return buf;
+}
+
 /* A column value for one kind (kind >= 0). */
 static double
 column(enum testspec_param p, double v, int kind, bool lo)

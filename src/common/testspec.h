@@ -321,6 +321,19 @@ struct testspec_values {
 
 #define TESTSPEC_BIT(param) (1u << (param))
 
+/* Parameters a scenario may sweep (a list of values, each run as a scenario of its own): those
+ * that change what the network and the hosts are asked to carry - the streams, the write or
+ * request size, the response size, the pacing rate, the socket buffer - so that the headline
+ * figure against the value is a curve worth drawing (netperf's message-size loops, PKB's stream
+ * counts, NTTTCP's threads). Not duration, warmup or interval (how long and how finely a test
+ * measures, not what it measures), nor the flags (two values are two scenarios, not a curve). */
+#define TESTSPEC_SWEEP_PARAMS                                                                      \
+    (TESTSPEC_BIT(TESTSPEC_P_STREAMS) | TESTSPEC_BIT(TESTSPEC_P_MSG_SIZE) |                        \
+     TESTSPEC_BIT(TESTSPEC_P_RESPONSE_SIZE) | TESTSPEC_BIT(TESTSPEC_P_RATE) |                      \
+     TESTSPEC_BIT(TESTSPEC_P_WINDOW))
+/* The most values one sweep lists. */
+#define TESTSPEC_SWEEP_MAX_VALUES 64
+
 /* --- kinds --------------------------------------------------------------------------------- */
 
 /* "tcp_stream"; NULL when out of range. */
@@ -391,6 +404,11 @@ const char *testspec_words(enum testspec_param p);      /* "message size" */
 enum testspec_type testspec_type(enum testspec_param p);
 
 bool testspec_applies(enum testspec_param p, int kind);
+/* Whether a scenario may give a list of values for p (TESTSPEC_SWEEP_PARAMS). */
+bool testspec_sweepable(enum testspec_param p);
+/* "streams, msg_size, response_size, rate or window": the plan keys of the sweepable
+ * parameters, in the table's order. Returns buf. */
+char *testspec_sweepable_text(char *buf, size_t len);
 /* Smallest and largest value for kind; kind -1: over every kind the parameter applies to. */
 double testspec_min(enum testspec_param p, int kind);
 double testspec_max(enum testspec_param p, int kind);

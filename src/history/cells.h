@@ -3,7 +3,8 @@
  * and the module's templates.
  *
  * Runs are matched as netsurvey(1)'s COMPARE says: a scenario by its name, test kind and
- * address family; a zone cell of it by its source and destination zone labels. Nothing else
+ * address family (and a sweep's value); a zone cell of it by its source and destination zone
+ * labels. Nothing else
  * (parameters, hosts, plan) takes part, so that the same plan surveyed twice matches cell for
  * cell, and runs of different plans match on what they share. */
 #ifndef NS_HISTORY_CELLS_H
@@ -12,8 +13,17 @@
 #include <jansson.h>
 #include <stdbool.h>
 
-/* Whether two summary scenarios are the same one: name, test and family. */
+/* Whether two summary scenarios are the same one: name, test and family, and for a value of a
+ * sweep the parameter swept and the value (summary.json's "sweep"): a cell is scenario x
+ * family x zone pair x value, so that the values of two sweeps are compared value by value and
+ * a sweep's list is no parameter that differs. */
 bool history_cell_same_scenario(const json_t *a, const json_t *b);
+/* What people read a summary scenario by: "tput", a value of a sweep "tput msg_size 64K".
+ * Returns buf. */
+const char *history_scenario_label(const json_t *scen, char *buf, size_t len);
+/* {"param", "value"} of a value of a sweep, for the outputs machines read (new reference), or
+ * NULL for a scenario that is no sweep. */
+json_t *history_sweep_json(const json_t *scen);
 /* The scenario of sum that is scen's counterpart, or NULL (borrowed). */
 const json_t *history_cell_find_scenario(const json_t *sum, const json_t *scen);
 /* Whether two zone cells are the same cell: source and destination zone labels. */

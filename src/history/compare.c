@@ -104,8 +104,10 @@ why_missing(const json_t *cand, const json_t *scen, const json_t *ns, const json
         json_array_foreach(json_object_get(cand, "scenarios"), i, s)
         {
             if (!strcmp(js(s, "name"), js(scen, "name"))) {
+                char label[160];
                 snprintf(c->why, sizeof c->why, "scenario not in the new run (it has %s as %s, %s)",
-                         js(s, "name"), js(s, "test"), js(s, "family"));
+                         history_scenario_label(s, label, sizeof label), js(s, "test"),
+                         js(s, "family"));
                 return;
             }
         }
@@ -269,12 +271,22 @@ verdict_label(const struct history_gate_cell *g, const struct history_compare_op
     }
 }
 
+/* A cell as the outputs name it: "scenario" as people read it (a sweep's value in it), and a
+ * sweep's "sweep" ({"param", "value"}) for machines. */
 static json_t *
 cell_id(const json_t *scen, const json_t *cell)
 {
-    return json_pack("{s:s,s:s,s:s,s:s,s:s}", "scenario", js(scen, "name"), "test",
-                     js(scen, "test"), "family", js(scen, "family"), "src_zone",
-                     js(cell, "src_zone"), "dst_zone", js(cell, "dst_zone"));
+    char label[512];
+    json_t *j = json_pack("{s:s,s:s,s:s,s:s,s:s}", "scenario",
+                          history_scenario_label(scen, label, sizeof label), "test",
+                          js(scen, "test"), "family", js(scen, "family"), "src_zone",
+                          js(cell, "src_zone"), "dst_zone", js(cell, "dst_zone"));
+    json_t *sw = history_sweep_json(scen);
+    if (j != NULL && sw != NULL)
+        json_object_set_new(j, "sweep", sw);
+    else
+        json_decref(sw);
+    return j;
 }
 
 /* A matched cell's trials that failed or did not run, per side ("new 1 failed of 3 planned"),
@@ -750,11 +762,15 @@ unmatched_text(const struct cmp *m)
             const char *why = c->why;
             if (strncmp(why, "scenario ", 9) == 0)
                 why += 9; /* "scenario X: not in the new run" */
-            rbuf_printf(&b, "scenario %s (%s, %s): %s\n", js(c->scen, "name"), js(c->scen, "test"),
+            char label[512];
+            rbuf_printf(&b, "scenario %s (%s, %s): %s\n",
+                        history_scenario_label(c->scen, label, sizeof label), js(c->scen, "test"),
                         js(c->scen, "family"), why);
         } else {
             const json_t *cell = c->bc;
-            rbuf_printf(&b, "%s (%s, %s) %s → %s: ", js(c->scen, "name"), js(c->scen, "test"),
+            char label[512];
+            rbuf_printf(&b, "%s (%s, %s) %s → %s: ",
+                        history_scenario_label(c->scen, label, sizeof label), js(c->scen, "test"),
                         js(c->scen, "family"), js(cell, "src_zone"), js(cell, "dst_zone"));
             char tn[192];
             if (g != NULL && c->partial)

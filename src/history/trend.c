@@ -224,7 +224,10 @@ keys_assign(struct trend *t)
 {
     for (size_t i = 0; i < t->nscens; i++) {
         struct tscen *s = &t->scens[i];
-        report_file_key(s->key, sizeof s->key, "%.200s", js(s->def, "name"));
+        const json_t *sw = json_object_get(s->def, "sweep");
+        char name[201];
+        snprintf(name, sizeof name, "%s", js(s->def, "name"));
+        report_scenario_key(s->key, sizeof s->key, name, sw != NULL ? js(sw, "text") : NULL, NULL);
     }
     for (size_t i = 0; i < t->nscens; i++) {
         struct tscen *s = &t->scens[i];
@@ -233,8 +236,12 @@ keys_assign(struct trend *t)
         for (size_t j = 0; j < t->nscens; j++) {
             const struct tscen *o = &t->scens[j];
             if (j != i && tscen_trended(o) && !strcmp(o->key, s->key)) {
-                char k[300];
-                report_file_key(k, sizeof k, "%.200s-%s-%s", js(s->def, "name"), js(s->def, "test"),
+                char k[300], name[201];
+                const json_t *sw = json_object_get(s->def, "sweep");
+                snprintf(name, sizeof name, "%s", js(s->def, "name"));
+                report_scenario_key(k, sizeof k, name, sw != NULL ? js(sw, "text") : NULL, NULL);
+                size_t n = strlen(k);
+                report_file_key(k + n, sizeof k - n, "-%s-%s", js(s->def, "test"),
                                 js(s->def, "family"));
                 memcpy(s->key, k, sizeof k);
                 break;
@@ -371,10 +378,12 @@ flags_text(const struct trend *t)
             if (c->last > c->flag)
                 after = c->last_beyond ? "; still beyond in the latest run"
                                        : "; back within in the latest run";
+            char label[512];
             rbuf_printf(&b,
                         "%s (%s, %s) %s → %s: %.1f %% beyond the 95 %% CI of run %s, at run %s%s\n",
-                        js(s->def, "name"), js(s->def, "test"), js(s->def, "family"), c->src,
-                        c->dst, c->flag_excess, bs->run_id, at->run_id, after);
+                        history_scenario_label(s->def, label, sizeof label), js(s->def, "test"),
+                        js(s->def, "family"), c->src, c->dst, c->flag_excess, bs->run_id,
+                        at->run_id, after);
         }
     }
     if (lines > TREND_FLAG_LINES)

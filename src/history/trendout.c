@@ -37,7 +37,8 @@ write_csv(const struct trend *t, const struct tscen *s, const char *dir, struct 
     rbuf_puts(&b, "\n");
     for (size_t j = 0; j < s->ncells; j++) {
         const struct tcell *c = &s->cells[j];
-        rbuf_csv_field(&b, js(s->def, "name"));
+        char label[512];
+        rbuf_csv_field(&b, history_scenario_label(s->def, label, sizeof label));
         rbuf_puts(&b, ",");
         rbuf_csv_field(&b, c->src);
         rbuf_puts(&b, ",");
@@ -459,8 +460,10 @@ view_scenario(const struct trend *t, const struct tscen *s)
     rbuf_printf(&in, " (%zu of %zu runs)", s->ncols, t->nruns);
     char caption[600], pnote[800] = "";
     enum testspec_kind k = s->kind;
-    snprintf(caption, sizeof caption, "%s, %s (%s), %s", js(s->def, "name"), testspec_kind_words(k),
-             sc.unit, js(s->def, "family"));
+    char label[512];
+    history_scenario_label(s->def, label, sizeof label);
+    snprintf(caption, sizeof caption, "%s, %s (%s), %s", label, testspec_kind_words(k), sc.unit,
+             js(s->def, "family"));
     if (s->first_param_diff > 0)
         snprintf(pnote, sizeof pnote,
                  "Parameters differ: #%zu ran it with other parameters than #%zu (%s); its "
@@ -469,12 +472,12 @@ view_scenario(const struct trend *t, const struct tscen *s)
     char flagged[64];
     snprintf(flagged, sizeof flagged, "%zu of %zu cells flagged", s->nflagged, s->ncells);
     json_t *notes = cell_notes(s);
-    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:o,s:o,s:b,s:o,s:s,s:b}", "name",
-                     js(s->def, "name"), "test", js(s->def, "test"), "family", js(s->def, "family"),
-                     "key", s->key, "caption", caption, "metric", testspec_kind_words(k), "in_runs",
-                     jrbuf(&in), "missing", missing_runs(t, s), "param_note", pnote, "cols", cols,
-                     "rows", rows, "has_notes", json_array_size(notes) > 0, "notes", notes,
-                     "flagged", flagged, "any_flagged", s->nflagged > 0);
+    return json_pack("{s:s,s:s,s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:o,s:o,s:b,s:o,s:s,s:b}", "name", label,
+                     "test", js(s->def, "test"), "family", js(s->def, "family"), "key", s->key,
+                     "caption", caption, "metric", testspec_kind_words(k), "in_runs", jrbuf(&in),
+                     "missing", missing_runs(t, s), "param_note", pnote, "cols", cols, "rows", rows,
+                     "has_notes", json_array_size(notes) > 0, "notes", notes, "flagged", flagged,
+                     "any_flagged", s->nflagged > 0);
 }
 
 /* Scenarios found in one run only: listed with where they are, and under which test and family
@@ -490,9 +493,10 @@ view_not_trended(const struct trend *t)
         size_t r = s->cols[0];
         struct rbuf b;
         rbuf_init(&b);
-        rbuf_printf(&b, "%s (%s, %s): only in #%zu (%s, plan %s)", js(s->def, "name"),
-                    js(s->def, "test"), js(s->def, "family"), r + 1, t->runs[r].run_id,
-                    run_plan(t, r));
+        char label[512];
+        rbuf_printf(&b, "%s (%s, %s): only in #%zu (%s, plan %s)",
+                    history_scenario_label(s->def, label, sizeof label), js(s->def, "test"),
+                    js(s->def, "family"), r + 1, t->runs[r].run_id, run_plan(t, r));
         for (size_t j = 0; j < t->nscens; j++) {
             const struct tscen *o = &t->scens[j];
             if (j == i || strcmp(js(o->def, "name"), js(s->def, "name")) != 0)
@@ -501,6 +505,8 @@ view_not_trended(const struct trend *t)
             runs_text(&b, o->cols, o->ncols);
             rbuf_printf(&b, " %s it as %s, %s", o->ncols == 1 ? "has" : "have", js(o->def, "test"),
                         js(o->def, "family"));
+            if (json_object_get(o->def, "sweep") != NULL)
+                rbuf_printf(&b, " (%s)", history_scenario_label(o->def, label, sizeof label));
         }
         json_array_append_new(list, json_pack("{s:o}", "text", jrbuf(&b)));
     }
@@ -521,13 +527,15 @@ view_flagged(const struct trend *t)
             char m[64], m0[64];
             testspec_kind_value_text(s->kind, jd(c->c[c->flag], "mean"), m, sizeof m);
             testspec_kind_value_text(s->kind, jd(c->c[c->base], "mean"), m0, sizeof m0);
+            char label[512];
             json_array_append_new(
-                list, json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:I,s:s,s:s,s:o}", "scenario",
-                                js(s->def, "name"), "test", js(s->def, "test"), "family",
-                                js(s->def, "family"), "src", c->src, "dst", c->dst, "k",
-                                (json_int_t)at + 1, "run_id", t->runs[at].run_id, "base",
-                                (json_int_t)b + 1, "value", m, "base_value", m0, "excess",
-                                report_jprintf("%.1f %%", c->flag_excess)));
+                list,
+                json_pack("{s:s,s:s,s:s,s:s,s:s,s:I,s:s,s:I,s:s,s:s,s:o}", "scenario",
+                          history_scenario_label(s->def, label, sizeof label), "test",
+                          js(s->def, "test"), "family", js(s->def, "family"), "src", c->src, "dst",
+                          c->dst, "k", (json_int_t)at + 1, "run_id", t->runs[at].run_id, "base",
+                          (json_int_t)b + 1, "value", m, "base_value", m0, "excess",
+                          report_jprintf("%.1f %%", c->flag_excess)));
         }
     }
     return list;

@@ -27,12 +27,16 @@ journal_family_of(const char *address)
 void
 journal_trial_key(const struct journal_trial *t, struct journal_key *k)
 {
-    *k = (struct journal_key){.run_id = t->run_id,
-                              .scenario = t->scenario.name,
-                              .family = t->family,
-                              .src = t->src.host,
-                              .dst = t->dst.host,
-                              .trial = t->trial};
+    *k = (struct journal_key){
+        .run_id = t->run_id,
+        .scenario = t->scenario.name,
+        .family = t->family,
+        .src = t->src.host,
+        .dst = t->dst.host,
+        .trial = t->trial,
+        .swept = t->scenario.swept,
+        .sweep = t->scenario.sweep,
+        .value = t->scenario.swept ? journal_scenario_value(&t->scenario, t->scenario.sweep) : 0.0};
 }
 
 static bool
@@ -46,7 +50,8 @@ journal_key_equal(const struct journal_key *a, const struct journal_key *b)
 {
     return a->trial == b->trial && a->family == b->family && str_same(a->run_id, b->run_id) &&
            str_same(a->scenario, b->scenario) && str_same(a->src, b->src) &&
-           str_same(a->dst, b->dst);
+           str_same(a->dst, b->dst) && a->swept == b->swept &&
+           (!a->swept || (a->sweep == b->sweep && a->value == b->value));
 }
 
 bool
@@ -113,6 +118,25 @@ journal_scenario_value(const struct journal_scenario *sc, enum testspec_param p)
 }
 
 int
+journal_param_find(const char *key)
+{
+    for (int i = 0; key != NULL && i < TESTSPEC_PARAM_COUNT; i++)
+        if (strcmp(testspec_record_key((enum testspec_param)i), key) == 0)
+            return i;
+    return -1;
+}
+
+int
+journal_sweep_param(const char *key, int kind)
+{
+    int p = journal_param_find(key);
+    return p >= 0 && testspec_sweepable((enum testspec_param)p) &&
+                   testspec_applies((enum testspec_param)p, kind)
+               ? p
+               : -1;
+}
+
+int
 journal_scenario_diff(const struct journal_scenario *a, const struct journal_scenario *b)
 {
     if (a->kind != b->kind)
@@ -175,6 +199,11 @@ journal_scenario_json(const struct journal_scenario *sc)
             return NULL;
         }
     }
+    if (o != NULL && sc->swept &&
+        json_object_set_new(o, "sweep", json_string(testspec_record_key(sc->sweep))) != 0) {
+        json_decref(o);
+        return NULL;
+    }
     return o;
 }
 
@@ -223,17 +252,18 @@ journal_trial_json(const struct journal_trial *t, const json_t *result)
     json_t *o = json_pack(
         "{s:s, s:s, s:{s:s, s:s}, s:o, s:I, s:s, s:o, s:o, s:s, s:o, s:o, s:s, s:s, s:O, s:O*, "
         "s:O*, s:{s:s, s:s}, s:{s:s, s:s}}",
-        "schema", JOURNAL_TRIAL_SCHEMA, "run_id", t->run_id, "plan", "name", t->plan_name, "sha256",
-        t->plan_sha256, "scenario", journal_scenario_json(&t->scenario), "trial",
-        (json_int_t)t->trial, "family", journal_family_name(t->family), "src",
-        endpoint_json(&t->src), "dst", endpoint_json(&t->dst), "status",
-        status != NULL ? status : "failed", "error", str_or_null(t->error), "attempts",
-        attempts_json(t), "started", t->started, "ended", t->ended, "result",
-        result != NULL ? result : json_null(), "counters", t->counters, "flags", t->flags, "env",
-        "src", t->env_src, "dst", t->env_dst, "tool", "version", t->tool_version, "nsperf_sha256",
-        t->nsperf_sha256);
-    if (o != NULL && t->revision > 1) { /* version 4, only where it says something new */
-        json_object_set_new(o, "schema", json_string(JOURNAL_TRIAL_SCHEMA_4));
+        "schema", t->scenario.swept ? JOURNAL_TRIAL_SCHEMA_5 : JOURNAL_TRIAL_SCHEMA, "run_id",
+        t->run_id, "plan", "name", t->plan_name, "sha256", t->plan_sha256, "scenario",
+        journal_scenario_json(&t->scenario), "trial", (json_int_t)t->trial, "family",
+        journal_family_name(t->family), "src", endpoint_json(&t->src), "dst",
+        endpoint_json(&t->dst), "status", status != NULL ? status : "failed", "error",
+        str_or_null(t->error), "attempts", attempts_json(t), "started", t->started, "ended",
+        t->ended, "result", result != NULL ? result : json_null(), "counters", t->counters, "flags",
+        t->flags, "env", "src", t->env_src, "dst", t->env_dst, "tool", "version", t->tool_version,
+        "nsperf_sha256", t->nsperf_sha256);
+    if (o != NULL && t->revision > 1) { /* version 4 (5: a sweep's), only where it says so */
+        if (!t->scenario.swept)
+            json_object_set_new(o, "schema", json_string(JOURNAL_TRIAL_SCHEMA_4));
         json_object_set_new(o, "revision", json_integer((json_int_t)t->revision));
     }
     return o;
@@ -273,6 +303,13 @@ run_scenarios_json(const struct journal_run *r)
     for (size_t i = 0; a != NULL && i < r->nscenarios; i++) {
         const struct journal_run_scenario *rs = &r->scenarios[i];
         json_t *o = journal_scenario_json(&rs->sc);
+        if (o != NULL && rs->sc.swept) {
+            enum testspec_param p = rs->sc.sweep;
+            json_t *l = json_array();
+            for (size_t k = 0; l != NULL && k < rs->nvalues; k++)
+                json_array_append_new(l, testspec_value_json(p, rs->values[k]));
+            json_object_set_new(o, testspec_record_key(p), l);
+        }
         if (o != NULL && trials_adaptive(&rs->policy)) {
             const struct trials_policy *p = &rs->policy;
             json_object_set_new(o, "trials",
@@ -444,6 +481,7 @@ scenario_from(const json_t *o, struct journal_scenario *sc)
         else
             *(uint64_t *)f = journal_count(json_integer_value(v));
     }
+    sc->sweep_key = jstr(o, "sweep");
 }
 
 static int
@@ -614,6 +652,9 @@ static void
 scenario_settle(struct journal_scenario *sc)
 {
     sc->copy = sc->copy && testspec_applies(TESTSPEC_P_COPY, sc->kind);
+    int p = journal_sweep_param(sc->sweep_key, sc->kind);
+    sc->swept = p >= 0;
+    sc->sweep = p >= 0 ? (enum testspec_param)p : TESTSPEC_P_DURATION;
 }
 
 int
@@ -621,14 +662,13 @@ journal_trial_check(struct journal_trial *t, struct err *e)
 {
     if (t->schema == NULL || !has_prefix(t->schema, JOURNAL_TRIAL_SCHEMA_FAMILY))
         return err_set(e, NS_EPARSE, "not a trial record");
-    if (strcmp(t->schema, JOURNAL_TRIAL_SCHEMA_4) != 0 &&
+    if (strcmp(t->schema, JOURNAL_TRIAL_SCHEMA_5) != 0 &&
+        strcmp(t->schema, JOURNAL_TRIAL_SCHEMA_4) != 0 &&
         strcmp(t->schema, JOURNAL_TRIAL_SCHEMA) != 0 &&
         strcmp(t->schema, JOURNAL_TRIAL_SCHEMA_2) != 0 &&
         strcmp(t->schema, JOURNAL_TRIAL_SCHEMA_1) != 0)
-        return err_set(e, NS_EPROTO,
-                       "unsupported schema '%.*s' (this netsurvey reads %s, %s, %s and %s)",
-                       QUOTE_MAX, t->schema, JOURNAL_TRIAL_SCHEMA_4, JOURNAL_TRIAL_SCHEMA,
-                       JOURNAL_TRIAL_SCHEMA_2, JOURNAL_TRIAL_SCHEMA_1);
+        return err_set(e, NS_EPROTO, "unsupported schema '%.*s' (this netsurvey reads %s to %s)",
+                       QUOTE_MAX, t->schema, JOURNAL_TRIAL_SCHEMA_1, JOURNAL_TRIAL_SCHEMA_5);
     t->scenario.kind = testspec_kind_find(t->scenario.test);
     if (t->scenario.kind < 0)
         return err_set(e, NS_EPARSE, "unknown test kind '%s'",
@@ -717,7 +757,8 @@ scenario_equal(const struct journal_scenario *a, const struct journal_scenario *
            a->rate_bps == b->rate_bps && a->reverse == b->reverse && a->window == b->window &&
            a->copy == b->copy && a->busy_poll == b->busy_poll && a->bidir == b->bidir &&
            a->packet_rate == b->packet_rate && a->load_streams == b->load_streams &&
-           a->load_direction == b->load_direction;
+           a->load_direction == b->load_direction && a->swept == b->swept && a->sweep == b->sweep &&
+           str_same(a->sweep_key, b->sweep_key);
 }
 
 static bool
@@ -853,6 +894,43 @@ run_trials_from(const json_t *s, struct journal_run_scenario *rs)
         rs->policy = trials_fixed((uint32_t)min);
 }
 
+/* A sweep's list, in its parameter's member: numbers of the parameter's type, at least two,
+ * at most TESTSPEC_SWEEP_MAX_VALUES, none twice; the scenario's parameter holds the first. */
+static int
+run_sweep_from(const json_t *s, struct journal_run_scenario *rs, struct err *e)
+{
+    enum testspec_param p = rs->sc.sweep;
+    const json_t *l = json_object_get(s, testspec_record_key(p)), *v;
+    size_t n = json_array_size(l), i;
+    const char *name = rs->sc.name != NULL ? rs->sc.name : "";
+    if (n < 2 || n > TESTSPEC_SWEEP_MAX_VALUES)
+        return err_set(e, NS_EPARSE,
+                       "scenario '%.*s': a sweep of %s needs a list of 2 to %d values", QUOTE_MAX,
+                       name, testspec_record_key(p), TESTSPEC_SWEEP_MAX_VALUES);
+    json_array_foreach(l, i, v)
+    {
+        bool whole = testspec_type(p) != TESTSPEC_DURATION;
+        double x = json_number_value(v);
+        if ((whole ? !json_is_integer(v) : !json_is_number(v)) || !(x >= 0) || !isfinite(x))
+            return err_set(e, NS_EPARSE, "scenario '%.*s': a value of its sweep of %s is no %s",
+                           QUOTE_MAX, name, testspec_record_key(p),
+                           whole ? "whole number" : "number");
+        for (size_t k = 0; k < i; k++)
+            if (rs->values[k] == x)
+                return err_set(e, NS_EPARSE, "scenario '%.*s': its sweep of %s lists %.17g twice",
+                               QUOTE_MAX, name, testspec_record_key(p), x);
+        rs->values[i] = x;
+    }
+    rs->nvalues = n;
+    /* the scenario's parameter as the first value (the list read as no number) */
+    void *f = journal_scenario_field(&rs->sc, p);
+    if (testspec_type(p) == TESTSPEC_DURATION)
+        *(double *)f = rs->values[0];
+    else
+        *(uint64_t *)f = (uint64_t)rs->values[0];
+    return 0;
+}
+
 static int
 run_scenarios_from(const json_t *arr, struct journal_run_scenario *out, struct err *e)
 {
@@ -870,6 +948,9 @@ run_scenarios_from(const json_t *arr, struct journal_run_scenario *out, struct e
         scenario_settle(&rs->sc);
         run_trials_from(s, rs);
         rs->recorded = s;
+        int rc = rs->sc.swept ? run_sweep_from(s, rs, e) : 0;
+        if (rc != 0)
+            return rc;
     }
     return 0;
 }

@@ -42,6 +42,12 @@ struct err;
 /* Version 4: a trial of a plan's revision 2 or later says its revision ("revision"), which a
  * reader of version 3 would ignore; written only then, version 3 otherwise. */
 #define JOURNAL_TRIAL_SCHEMA_4 "netsurvey.trial/4"
+/* Version 5: a trial of a sweep (scenario.sweep: one of the scenario's values, each a trial of
+ * its own under the same scenario name and trial number), which a reader of versions 1 to 4
+ * would take for the same trial run again and keep one of: it refuses the record by its schema
+ * instead (a revised sweep's trial says its revision too). Records of scenarios that sweep
+ * nothing stay version 3 (or 4). */
+#define JOURNAL_TRIAL_SCHEMA_5 "netsurvey.trial/5"
 #define JOURNAL_TRIAL_SCHEMA_2 "netsurvey.trial/2"
 /* The first versions, still read: their scenario parameters are the plan's as written, 0 standing
  * for nsperf's default of the version that ran (netsurvey-journal(5)); a run.json of version 1
@@ -110,6 +116,13 @@ struct journal_scenario {
     /* tcp_rr, udp_rr under load: its streams (0: none) and direction (enum testspec_direction,
      * recorded by its name; reading: an unknown name is forward, as absent) */
     uint64_t load_streams, load_direction;
+    /* A sweep's trial ("sweep": the record key of the parameter swept): the scenario runs a list
+     * of values of sweep (plan.h struct plan_sweep) and this record is of the value its member
+     * holds (journal_scenario_value). A trial's key holds the value. Reading: false unless
+     * "sweep" names a parameter that applies to the kind and may be swept. */
+    bool swept;
+    enum testspec_param sweep;
+    const char *sweep_key; /* reading: "sweep" as recorded (NULL: absent or no string) */
 };
 
 /* A recorded direction's enum testspec_direction: its name's, 0 (forward) for NULL or an unknown
@@ -121,6 +134,11 @@ uint64_t journal_direction(const char *name);
  * "reverse", "copy", "busy_poll", "bidir", "packet_rate", "load_streams", "load_direction"
  * (nsperf -J's names, but "window" for its "sock_buf"); NULL out of range. */
 const char *journal_param_key(enum testspec_param p);
+/* The parameter whose record key is key, or -1. */
+int journal_param_find(const char *key);
+/* The parameter a record's "sweep" names, when it may be one of a kind's sweeps (applies to
+ * kind, testspec_sweepable), else -1. */
+int journal_sweep_param(const char *key, int kind);
 /* A scenario's parameter p as a number (reverse, copy, busy_poll, bidir: 0 or 1; a direction:
  * its enum testspec_direction). */
 double journal_scenario_value(const struct journal_scenario *sc, enum testspec_param p);
@@ -145,8 +163,8 @@ struct journal_scenario journal_scenario_from_spec(const char *name,
 void journal_scenario_spec(const struct journal_scenario *sc, struct testspec_values *v);
 
 /* A trial record's "scenario" object (new reference; NULL when out of memory): name, test, then
- * the parameters that apply to the kind in testspec.h's order; run.json's adds "trials" and
- * "planned". */
+ * the parameters that apply to the kind in testspec.h's order, "sweep" last for a sweep's trial;
+ * run.json's adds "trials" and "planned" (and holds a sweep's list in its parameter's place). */
 json_t *journal_scenario_json(const struct journal_scenario *sc);
 
 /* One bucket of a trial's latency histogram (common/histjson.h): its lower bound and count. */
@@ -274,6 +292,10 @@ struct journal_key {
     enum journal_family family;
     const char *src, *dst; /* host names */
     uint32_t trial;
+    /* a sweep's trial: the parameter swept and the value the record ran */
+    bool swept;
+    enum testspec_param sweep;
+    double value;
 };
 
 void journal_trial_key(const struct journal_trial *t, struct journal_key *k);
@@ -348,6 +370,10 @@ struct journal_run_scenario {
     /* Reading: the scenario object as recorded (its members in their order and JSON types), for
      * reports that show the parameters as the run wrote them. */
     const json_t *recorded;
+    /* A sweep (sc.swept): its values in the plan's order, in sc.sweep's member as a list; the
+     * counts above are of all of them (planned: trials x pairs x values), sc holds the first. */
+    size_t nvalues;
+    double values[TESTSPEC_SWEEP_MAX_VALUES];
 };
 
 /* An inventory the plan's hosts came from (the plan's hosts_from), recorded beside the plan so

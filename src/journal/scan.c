@@ -712,9 +712,9 @@ m_endpoint(struct jp *j, size_t i, void *ctx)
     return v_string(j, f[i]);
 }
 
-/* name, test, then testspec.h's parameters by their record keys, in its order. */
-enum { SCEN_NAME, SCEN_TEST, SCEN_PARAMS };
-static const struct key scenario_keys[] = {K("name"), K("test"),
+/* name, test, sweep, then testspec.h's parameters by their record keys, in its order. */
+enum { SCEN_NAME, SCEN_TEST, SCEN_SWEEP, SCEN_PARAMS };
+static const struct key scenario_keys[] = {K("name"), K("test"), K("sweep"),
 #define SCAN_PARAM_KEY(id, key, rkey, wkey, flag, words, type, lo, hi, zero, def, kinds) K(rkey),
                                            TESTSPEC_PARAM_MAP(SCAN_PARAM_KEY)
 #undef SCAN_PARAM_KEY
@@ -728,6 +728,8 @@ m_scenario(struct jp *j, size_t i, void *ctx)
         return v_string(j, &sc->name);
     if (i == SCEN_TEST)
         return v_string(j, &sc->test);
+    if (i == SCEN_SWEEP)
+        return v_string(j, &sc->sweep_key);
     enum testspec_param p = (enum testspec_param)(i - SCEN_PARAMS);
     void *f = journal_scenario_field(sc, p);
     bool has;

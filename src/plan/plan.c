@@ -96,6 +96,47 @@ plan_scenario(const struct plan *p, size_t i)
     return i < p->nscenarios ? &p->scenarios[i] : NULL;
 }
 
+bool
+plan_scenario_swept(const struct plan_scenario *sc)
+{
+    return sc->sweep.param >= 0 && sc->sweep.nvalues > 0;
+}
+
+double
+plan_scenario_value(const struct plan_scenario *sc)
+{
+    return plan_scenario_swept(sc) ? sc->sweep.values[sc->sweep.index] : 0.0;
+}
+
+char *
+plan_scenario_label(const struct plan_scenario *sc, char *buf, size_t len)
+{
+    if (!plan_scenario_swept(sc)) {
+        snprintf(buf, len, "%s", sc->name);
+        return buf;
+    }
+    enum testspec_param p = (enum testspec_param)sc->sweep.param;
+    char v[48];
+    snprintf(buf, len, "%s %s %s", sc->name, testspec_key(p),
+             testspec_value_text(p, plan_scenario_value(sc), v, sizeof v));
+    return buf;
+}
+
+long
+plan_scenario_find(const struct plan *p, const char *name, int param, double value)
+{
+    for (size_t i = 0; i < p->nscenarios; i++) {
+        const struct plan_scenario *sc = &p->scenarios[i];
+        if (strcmp(sc->name, name) != 0)
+            continue;
+        bool swept = plan_scenario_swept(sc);
+        if (param < 0 ? !swept
+                      : swept && sc->sweep.param == param && plan_scenario_value(sc) == value)
+            return (long)i;
+    }
+    return -1;
+}
+
 enum plan_pairs
 plan_pairs_kind(const struct plan *p)
 {

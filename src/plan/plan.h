@@ -117,6 +117,18 @@ struct plan_host {
     bool zone_from_host, region_from_host;
 };
 
+/* A sweep: a scenario that gives a list of values for one parameter (`msg_size: [64, 1K, 64K]`,
+ * a parameter of TESTSPEC_SWEEP_PARAMS) runs each value as a scenario of its own. The plan's
+ * scenario list holds them one after the other in the list's order, all of the scenario's name:
+ * each value has its own trials over every pair, its own adaptive decision, its own place in
+ * the schedule, and its spec holds the value; what tells them apart is the value. */
+struct plan_sweep {
+    int param;            /* enum testspec_param swept; -1: the scenario is no sweep */
+    const double *values; /* the list as written, nvalues of them (NULL: no sweep) */
+    size_t nvalues;
+    size_t index; /* this scenario's value is values[index]; 0 for the first (and no sweep) */
+};
+
 /* A scenario's values, resolved, as nsperf client parameters. */
 struct plan_scenario {
     const char *name;
@@ -137,6 +149,7 @@ struct plan_scenario {
     /* The same values as the table's (duration and warmup always set, the others set when the
      * scenario or the defaults gave them): what testspec_client_argv turns into nsperf flags. */
     struct testspec_values spec;
+    struct plan_sweep sweep; /* the sweep this scenario is a value of (param -1: none) */
 };
 
 /* --- loading --------------------------------------------------------------------------- */
@@ -240,8 +253,20 @@ bool plan_has_auto_places(const struct plan *p);
 int plan_host_place(struct plan *p, size_t i, const char *zone, const char *region,
                     const char *zone_id);
 
+/* The scenarios as the survey runs them: a sweep's values each a scenario of its own (struct
+ * plan_sweep), so that plan_scenario_count counts every value of every sweep; the plan's
+ * scenarios as written are those with sweep.index 0. */
 size_t plan_scenario_count(const struct plan *p);
 const struct plan_scenario *plan_scenario(const struct plan *p, size_t i);
+/* Whether sc is a value of a sweep. */
+bool plan_scenario_swept(const struct plan_scenario *sc);
+/* The value a swept scenario runs (sc->sweep.values[sc->sweep.index]). */
+double plan_scenario_value(const struct plan_scenario *sc);
+/* What people read a scenario by: "tput", a sweep's value "tput msg_size 64K". Returns buf. */
+char *plan_scenario_label(const struct plan_scenario *sc, char *buf, size_t len);
+/* The scenario of name that runs value of the sweep of param (param -1: the scenario of name
+ * that is no sweep), or -1. */
+long plan_scenario_find(const struct plan *p, const char *name, int param, double value);
 
 enum plan_pairs plan_pairs_kind(const struct plan *p);
 const char *plan_pairs_name(const struct plan *p); /* "all", ..., "explicit" */

@@ -91,7 +91,114 @@ defaults_read(struct vctx *c, const struct ynode *n, struct scen_defaults *out)
     if (n == NULL ||
         !plan_fields_collect(c, n, scen_fields, SF_COUNT, DEFAULTS_ALLOWED, &out->v, "defaults"))
         return;
+    for (int f = SF_SPEC; f < SF_COUNT; f++) {
+        if (out->v.val[f] == NULL || out->v.val[f]->kind != YNODE_SEQ)
+            continue;
+        plan_verr(c, out->v.val[f],
+                  "defaults take one value for %s, not a list: a sweep is a scenario's",
+                  scen_fields[f].key);
+        out->v.val[f] = NULL; /* reported: not converted, not inherited */
+        out->v.set &= ~BIT(f);
+    }
     plan_fields_store(c, scen_fields, SF_COUNT, &out->v, &out->raw);
+}
+
+/* A list given for a test parameter: a sweep (plan.h struct plan_sweep). */
+struct scen_sweep {
+    int param;                /* -1: none */
+    int field;                /* SPEC_FIELD(param) */
+    const struct ynode *list; /* the list's node */
+    double *values;           /* in the plan's arena, n of them */
+    size_t n;
+};
+
+/* Take the scenario's list, if it gives one, out of v before the scalars are stored: a list
+ * where a parameter takes none, and a second list, are reported here (their fields then count
+ * as failed). The list's field keeps its bit set, and its value node is the list's. */
+static bool
+node_before(const struct ynode *a, const struct ynode *b)
+{
+    return a->line < b->line || (a->line == b->line && a->col < b->col);
+}
+
+static void
+sweep_find(struct vctx *c, struct fvals *v, struct scen_sweep *sw)
+{
+    *sw = (struct scen_sweep){.param = -1, .field = -1};
+    /* the first list in the file that a parameter may take is the sweep */
+    for (int f = SF_SPEC; f < SF_COUNT; f++) {
+        const struct ynode *n = v->val[f];
+        if (n != NULL && n->kind == YNODE_SEQ &&
+            testspec_sweepable((enum testspec_param)(f - SF_SPEC)) &&
+            (sw->list == NULL || node_before(n, sw->list))) {
+            sw->param = f - SF_SPEC;
+            sw->field = f;
+            sw->list = n;
+        }
+    }
+    for (int f = SF_SPEC; f < SF_COUNT; f++) {
+        const struct ynode *n = v->val[f];
+        if (n == NULL || n->kind != YNODE_SEQ || f == sw->field)
+            continue;
+        char keys[128];
+        if (!testspec_sweepable((enum testspec_param)(f - SF_SPEC)))
+            plan_verr(c, n, "%s takes one value, not a list: a sweep is of %s", scen_fields[f].key,
+                      testspec_sweepable_text(keys, sizeof keys));
+        else
+            plan_verr(c, n, "only one parameter may be swept in a scenario: %s here, %s at %u:%u",
+                      scen_fields[f].key, scen_fields[sw->field].key, sw->list->line,
+                      sw->list->col);
+        v->val[f] = NULL; /* reported: present, not converted */
+        v->set &= ~BIT(f);
+    }
+}
+
+/* The sweep's values, each read as the parameter's one value would be (c->spec_kind's
+ * range), duplicates refused. False after reporting a problem. */
+static bool
+sweep_read(struct vctx *c, struct scen_sweep *sw)
+{
+    const struct ynode *l = sw->list;
+    const char *key = scen_fields[sw->field].key;
+    if (l->nkids == 0) {
+        plan_verr(c, l, "empty list for %s: a sweep needs two values or more", key);
+        return false;
+    }
+    if (l->nkids == 1) {
+        plan_verr(c, l,
+                  "a list of one value for %s: write the value alone, or two or more to sweep",
+                  key);
+        return false;
+    }
+    if (l->nkids > TESTSPEC_SWEEP_MAX_VALUES) {
+        plan_verr(c, l, "too many values for %s: %zu, the limit is %d", key, l->nkids,
+                  TESTSPEC_SWEEP_MAX_VALUES);
+        return false;
+    }
+    sw->values = plan_vcalloc(c, l->nkids, sizeof *sw->values);
+    if (sw->values == NULL)
+        return false;
+    bool ok = true, read[TESTSPEC_SWEEP_MAX_VALUES] = {false};
+    for (size_t i = 0; i < l->nkids; i++) {
+        struct scen_raw one;
+        if (!plan_field_store(c, &scen_fields[sw->field], l->kids[i], &one)) {
+            ok = false;
+            continue;
+        }
+        double x = one.v[sw->param];
+        read[i] = true;
+        for (size_t j = 0; j < i; j++) {
+            if (read[j] && sw->values[j] == x) {
+                plan_verr(c, l->kids[i], "duplicate %s %s in the sweep (first at %u:%u)", key,
+                          l->kids[i]->str, l->kids[j]->line, l->kids[j]->col);
+                ok = false;
+                break;
+            }
+        }
+        sw->values[i] = x;
+    }
+    sw->n = ok ? l->nkids : 0;
+    return ok;
 }
 
 /* The node a resolved value came from: the scenario's own, else the defaults', else at. */
@@ -122,7 +229,8 @@ scen_any_failed(const struct fvals *own, const struct scen_defaults *def, int ki
  * the kind, and the limits involving several values: what nsperf would refuse. */
 static void
 scen_check_kind(struct vctx *c, const struct testspec_values *s, const struct fvals *own,
-                const struct scen_defaults *def, const struct ynode *at)
+                const struct scen_defaults *def, const struct ynode *at,
+                const struct scen_sweep *sw)
 {
     int kind = (int)s->kind;
     uint32_t extra = own->set & ~kind_fields(kind);
@@ -146,10 +254,32 @@ scen_check_kind(struct vctx *c, const struct testspec_values *s, const struct fv
         plan_verr(c, n, "%s", e.msg);
         bad = true;
     }
-    enum testspec_param blame;
-    struct err e;
-    if (!bad && testspec_check_limits(s, &blame, &e) != 0)
-        plan_verr(c, value_node(own, def, SPEC_FIELD(blame), at), "%s", e.msg);
+    if (bad)
+        return;
+    /* the limits of several values, for each value of a sweep (s holds its first): a problem
+     * that only some values have is said at each of them; one that every value has, at the
+     * parameter the table blames (once, unless that is the swept one) */
+    size_t nv = sw->n > 0 ? sw->n : 1, nbad = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < nv; i++) {
+            struct testspec_values one = *s;
+            if (sw->n > 0)
+                testspec_values_set(&one, (enum testspec_param)sw->param, sw->values[i]);
+            enum testspec_param b;
+            struct err e;
+            if (testspec_check_limits(&one, &b, &e) == 0)
+                continue;
+            if (pass == 0) {
+                nbad++;
+                continue;
+            }
+            bool at_value = sw->n > 0 && (nbad < nv || (int)b == sw->param);
+            plan_verr(c, at_value ? sw->list->kids[i] : value_node(own, def, SPEC_FIELD(b), at),
+                      "%s", e.msg);
+            if (!at_value)
+                return;
+        }
+    }
 }
 
 /* The resolved values; duration and warmup are always given (the plan's defaults are nsperf's,
@@ -190,9 +320,36 @@ scen_publish(struct plan_scenario *out, const struct scen_raw *s, const struct t
     out->spec = *v;
 }
 
+/* A scenario as written: its values (a sweep's first value among them) and its sweep. */
+struct scen_out {
+    struct plan_scenario sc;
+    struct scen_sweep sw;
+    bool read; /* sc is set */
+};
+
+/* The scalars of v into own, the sweep's list apart (sweep_read), its first value in own. */
+static void
+scen_store(struct vctx *c, struct fvals *v, struct scen_raw *own, struct scen_sweep *sw)
+{
+    sweep_find(c, v, sw);
+    const struct ynode *test = v->val[SF_TEST];
+    c->spec_kind = test != NULL && test->kind == YNODE_SCALAR ? testspec_kind_find(test->str) : -1;
+    if (sw->list != NULL)
+        v->val[sw->field] = NULL;
+    plan_fields_store(c, scen_fields, SF_COUNT, v, own);
+    if (sw->list != NULL) {
+        v->val[sw->field] = sw->list;
+        if (sweep_read(c, sw))
+            own->v[sw->param] = sw->values[0];
+        else
+            v->set &= ~BIT(sw->field);
+    }
+    c->spec_kind = -1;
+}
+
 static void
 scen_read(struct vctx *c, const struct ynode *n, size_t i, const struct scen_defaults *def,
-          const struct ynode **name_nodes)
+          const struct ynode **name_nodes, struct scen_out *out)
 {
     char what[96];
     plan_node_what(n, "scenario", i, what, sizeof what);
@@ -201,10 +358,7 @@ scen_read(struct vctx *c, const struct ynode *n, size_t i, const struct scen_def
         return;
     plan_fields_require(c, n, scen_fields, SF_COUNT, &v, what);
     struct scen_raw own = {.kind = -1}, s = {.kind = -1};
-    const struct ynode *test = v.val[SF_TEST];
-    c->spec_kind = test != NULL && test->kind == YNODE_SCALAR ? testspec_kind_find(test->str) : -1;
-    plan_fields_store(c, scen_fields, SF_COUNT, &v, &own);
-    c->spec_kind = -1;
+    scen_store(c, &v, &own, &out->sw);
     name_nodes[i] = (v.set & BIT(SF_NAME)) ? v.val[SF_NAME] : NULL;
     if (!(v.set & BIT(SF_TEST)))
         return; /* without a kind nothing else can be checked */
@@ -215,8 +369,41 @@ scen_read(struct vctx *c, const struct ynode *n, size_t i, const struct scen_def
         s.trials = c->p->trials;
     struct testspec_values vals;
     scen_values(&s, (v.set | inherited) & kind_fields(own.kind), &vals);
-    scen_check_kind(c, &vals, &v, def, v.val[SF_TEST]);
-    scen_publish(&c->p->scenarios[i], &s, &vals);
+    scen_check_kind(c, &vals, &v, def, v.val[SF_TEST], &out->sw);
+    scen_publish(&out->sc, &s, &vals);
+    out->read = true;
+}
+
+/* The plan's scenarios as the survey runs them: each written one, a sweep's once per value. */
+static void
+scen_expand(struct vctx *c, const struct scen_out *w, size_t nw)
+{
+    struct plan *p = c->p;
+    size_t n = 0;
+    for (size_t i = 0; i < nw; i++)
+        n += w[i].sw.n > 0 ? w[i].sw.n : 1;
+    p->scenarios = plan_vcalloc(c, n, sizeof *p->scenarios);
+    if (p->scenarios == NULL)
+        return;
+    p->nscenarios = n;
+    size_t k = 0;
+    for (size_t i = 0; i < nw; i++) {
+        size_t nv = w[i].sw.n > 0 ? w[i].sw.n : 1;
+        for (size_t j = 0; j < nv; j++, k++) {
+            struct plan_scenario *sc = &p->scenarios[k];
+            *sc = w[i].sc;
+            sc->sweep = (struct plan_sweep){.param = -1};
+            if (w[i].sw.n == 0)
+                continue;
+            enum testspec_param sp = (enum testspec_param)w[i].sw.param;
+            struct testspec_values v = w[i].sc.spec;
+            testspec_values_set(&v, sp, w[i].sw.values[j]);
+            struct scen_raw r = {.name = sc->name, .kind = (int)sc->kind, .trials = sc->trials};
+            scen_publish(sc, &r, &v);
+            sc->sweep = (struct plan_sweep){
+                .param = w[i].sw.param, .values = w[i].sw.values, .nvalues = w[i].sw.n, .index = j};
+        }
+    }
 }
 
 static void
@@ -257,13 +444,11 @@ plan_validate_scenarios(struct vctx *c, const struct ynode *list, const struct y
     defaults_read(c, defaults, &def);
     if (!scen_list_ok(c, list))
         return;
-    struct plan *p = c->p;
     const struct ynode *names[PLAN_MAX_SCENARIOS] = {0};
-    p->scenarios = plan_vcalloc(c, list->nkids, sizeof *p->scenarios);
-    if (p->scenarios == NULL)
-        return;
-    p->nscenarios = list->nkids;
-    for (size_t i = 0; i < p->nscenarios; i++)
-        scen_read(c, list->kids[i], i, &def, names);
-    scen_dup_check(c, names, p->nscenarios);
+    struct scen_out out[PLAN_MAX_SCENARIOS];
+    memset(out, 0, list->nkids * sizeof *out);
+    for (size_t i = 0; i < list->nkids; i++)
+        scen_read(c, list->kids[i], i, &def, names, &out[i]);
+    scen_dup_check(c, names, list->nkids);
+    scen_expand(c, out, list->nkids);
 }

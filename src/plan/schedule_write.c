@@ -158,15 +158,71 @@ text_trials(struct wbuf *w, const struct trials_policy *t)
               t->min, t->max, t->target * 100.0);
 }
 
-static void
-text_scenario(struct wbuf *w, const struct plan_scenario *sc)
+/* A swept scenario's value as the plan writes it ("64K"), into buf. */
+static const char *
+sweep_value_text(const struct plan_scenario *sc, size_t i, char *buf, size_t len)
 {
-    char flags[256];
-    plan_scenario_nsperf_flags(sc, flags, sizeof flags);
+    return testspec_value_text((enum testspec_param)sc->sweep.param, sc->sweep.values[i], buf, len);
+}
+
+/* The nsperf flags of a scenario as one line; a sweep's with its values in place of the swept
+ * parameter's one (-l 64|1K|64K). */
+static void
+text_flags(struct wbuf *w, const struct plan_scenario *sc)
+{
+    size_t argc = 0;
+    char **argv = testspec_client_argv(&sc->spec, &argc, NULL);
+    const char *flag =
+        plan_scenario_swept(sc) ? testspec_flag((enum testspec_param)sc->sweep.param) : NULL;
+    for (size_t i = 0; argv != NULL && i < argc; i++) {
+        wb_printf(w, "%s%s", i ? " " : "", argv[i]);
+        if (flag == NULL || strcmp(argv[i], flag) != 0 || i + 1 == argc)
+            continue;
+        for (size_t k = 0; k < sc->sweep.nvalues; k++) {
+            char v[48];
+            wb_printf(w, "%s%s", k ? "|" : " ", sweep_value_text(sc, k, v, sizeof v));
+        }
+        i++;
+    }
+    free(argv);
+}
+
+/* A scenario as written: a sweep's first value stands for it; a sweep says its values and the
+ * trials of each. */
+static void
+text_scenario(struct wbuf *w, const struct schedule *s, const struct plan_scenario *sc)
+{
+    if (sc->sweep.index > 0)
+        return;
     wb_printf(w, "scenario %s: %s, %g s + %g s warmup, ", sc->name, sc->test, sc->duration_s,
               sc->warmup_s);
+    const struct plan_sweep *sw = &sc->sweep;
+    if (plan_scenario_swept(sc))
+        wb_printf(w, "a sweep of %s over %zu values", testspec_key((enum testspec_param)sw->param),
+                  sw->nvalues);
+    else
+        text_trials(w, &sc->trials);
+    wb_puts(w, " (nsperf -c HOST ");
+    text_flags(w, sc);
+    wb_puts(w, ")\n");
+    if (!plan_scenario_swept(sc))
+        return;
+    size_t np = schedule_pair_count(s);
+    wb_puts(w, "  each value ");
     text_trials(w, &sc->trials);
-    wb_printf(w, " (nsperf -c HOST %s)\n", flags);
+    wb_printf(w, " over each of the %zu pairs: %llu tests", np,
+              (unsigned long long)sw->nvalues * sc->trials.min * np);
+    if (trials_adaptive(&sc->trials))
+        wb_printf(w, " to %llu", (unsigned long long)sw->nvalues * sc->trials.max * np);
+    wb_puts(w, "\n");
+}
+
+/* "tput" or, for a value of a sweep, "tput msg_size 64K". */
+static void
+text_scenario_name(struct wbuf *w, const struct plan_scenario *sc)
+{
+    char label[320];
+    wb_puts(w, plan_scenario_label(sc, label, sizeof label));
 }
 
 static void
@@ -202,7 +258,7 @@ text_header(struct wbuf *w, const struct schedule *s)
     for (size_t i = 0; i < p->ninventories; i++)
         text_inventory(w, &p->inventories[i]);
     for (size_t i = 0; i < p->nscenarios; i++)
-        text_scenario(w, &p->scenarios[i]);
+        text_scenario(w, s, &p->scenarios[i]);
     wb_printf(w, "schedule: %s, ",
               p->parallel ? "parallel (a host is in one test at a time)" : "one test at a time");
     if (plan_shuffled(p))
@@ -217,8 +273,9 @@ text_round(struct wbuf *w, const struct schedule *s, size_t r, size_t nrounds)
 {
     const struct plan *p = schedule_plan(s);
     const struct plan_scenario *sc = &p->scenarios[schedule_round_scenario(s, r)];
-    wb_printf(w, "\nround %zu of %zu: %s, trial %u of %u", r + 1, nrounds, sc->name,
-              schedule_round_trial(s, r), sc->trials.min);
+    wb_printf(w, "\nround %zu of %zu: ", r + 1, nrounds);
+    text_scenario_name(w, sc);
+    wb_printf(w, ", trial %u of %u", schedule_round_trial(s, r), sc->trials.min);
     if (trials_adaptive(&sc->trials))
         wb_printf(w, "..%u", sc->trials.max);
     wb_printf(w, ", %g s\n", schedule_round_estimate_s(s, r));
@@ -253,14 +310,15 @@ text_adaptive(struct wbuf *w, const struct schedule *s)
         if (passes == 0)
             continue;
         char est[64];
-        wb_printf(
-            w,
-            "\nthen %s, trials %u..%u: up to %zu more passes, each with the pairs whose 95 %% "
-            "CI is still wider than +-%g %% of the mean, in at most %zu rounds; at most "
-            "%llu tests, %s\n",
-            sc->name, sc->trials.min + 1, sc->trials.max, passes, sc->trials.target * 100.0,
-            schedule_base_round_count(s), (unsigned long long)passes * schedule_pair_count(s),
-            schedule_format_duration(secs, est, sizeof est));
+        wb_puts(w, "\nthen ");
+        text_scenario_name(w, sc);
+        wb_printf(w,
+                  ", trials %u..%u: up to %zu more passes, each with the pairs whose 95 %% "
+                  "CI is still wider than +-%g %% of the mean, in at most %zu rounds; at most "
+                  "%llu tests, %s\n",
+                  sc->trials.min + 1, sc->trials.max, passes, sc->trials.target * 100.0,
+                  schedule_base_round_count(s), (unsigned long long)passes * schedule_pair_count(s),
+                  schedule_format_duration(secs, est, sizeof est));
     }
 }
 
@@ -300,8 +358,11 @@ json_test(struct wbuf *w, const struct plan *p, const struct schedule_test *t)
     wb_json_str(w, p->hosts[t->src].name);
     wb_puts(w, ",\"dst\":");
     wb_json_str(w, p->hosts[t->dst].name);
+    const struct plan_scenario *sc = &p->scenarios[t->scenario];
     wb_puts(w, ",\"scenario\":");
-    wb_json_str(w, p->scenarios[t->scenario].name);
+    wb_json_str(w, sc->name);
+    if (plan_scenario_swept(sc))
+        wb_printf(w, ",\"value\":%.17g", plan_scenario_value(sc));
     wb_puts(w, ",\"trial\":");
     wb_u64(w, t->trial);
     wb_write(w, "}", 1);
@@ -460,11 +521,52 @@ json_param_value(struct wbuf *w, enum testspec_param id, double v)
         wb_printf(w, "%.17g", v);
 }
 
-/* Every parameter that applies to the kind, resolved, in base units (s, bytes, bit/s), under
- * its plan key (a key "a.b" as b of an object a, as the plan writes it); and the nsperf flags the
- * runner will pass. */
 static void
-json_scenario(struct wbuf *w, const struct plan_scenario *sc)
+json_nsperf_args(struct wbuf *w, const struct testspec_values *spec)
+{
+    wb_puts(w, "\"nsperf_args\":[");
+    size_t argc = 0;
+    char **argv = testspec_client_argv(spec, &argc, NULL);
+    for (size_t i = 0; argv != NULL && i < argc; i++) {
+        wb_puts(w, i ? "," : "");
+        wb_json_str(w, argv[i]);
+    }
+    free(argv);
+    wb_puts(w, "]");
+}
+
+/* A sweep: "sweep":{"param", "values":[...], "tests", "tests_max", "runs":[{"value",
+ * "nsperf_args"}, ...]} (sc is its first value's scenario; its others follow it). */
+static void
+json_sweep(struct wbuf *w, const struct schedule *s, const struct plan_scenario *sc)
+{
+    enum testspec_param id = (enum testspec_param)sc->sweep.param;
+    size_t nv = sc->sweep.nvalues, np = schedule_pair_count(s);
+    json_member(w, ",\"sweep\":{", "param", testspec_key(id));
+    wb_puts(w, ",\"values\":[");
+    for (size_t i = 0; i < nv; i++) {
+        wb_puts(w, i ? "," : "");
+        json_param_value(w, id, sc->sweep.values[i]);
+    }
+    wb_printf(w, "],\"tests\":%llu,\"tests_max\":%llu,\"runs\":[",
+              (unsigned long long)nv * sc->trials.min * np,
+              (unsigned long long)nv * sc->trials.max * np);
+    for (size_t i = 0; i < nv; i++) {
+        wb_puts(w, i ? ",{\"value\":" : "{\"value\":");
+        json_param_value(w, id, sc->sweep.values[i]);
+        wb_puts(w, ",");
+        json_nsperf_args(w, &sc[i].spec);
+        wb_puts(w, "}");
+    }
+    wb_puts(w, "]}");
+}
+
+/* A scenario as written: every parameter that applies to the kind, resolved, in base units (s,
+ * bytes, bit/s), under its plan key (a key "a.b" as b of an object a, as the plan writes it), a
+ * sweep's list in its parameter's place; and the nsperf flags the runner will
+ * pass (a sweep: per value, under "sweep"). */
+static void
+json_scenario(struct wbuf *w, const struct schedule *s, const struct plan_scenario *sc)
 {
     json_member(w, "{", "name", sc->name);
     json_member(w, ",", "test", sc->test);
@@ -492,20 +594,27 @@ json_scenario(struct wbuf *w, const struct plan_scenario *sc)
         wb_puts(w, sep);
         wb_json_str(w, dot != NULL ? dot + 1 : key);
         wb_puts(w, ":");
-        json_param_value(w, id, sc->spec.v[i]);
         sep = ",";
+        if (sc->sweep.param != i) {
+            json_param_value(w, id, sc->spec.v[i]);
+            continue;
+        }
+        for (size_t k = 0; k < sc->sweep.nvalues; k++) {
+            wb_puts(w, k ? "," : "[");
+            json_param_value(w, id, sc->sweep.values[k]);
+        }
+        wb_puts(w, "]");
     }
     if (group != NULL)
         wb_puts(w, "}");
-    wb_puts(w, "},\"nsperf_args\":[");
-    size_t argc = 0;
-    char **argv = testspec_client_argv(&sc->spec, &argc, NULL);
-    for (size_t i = 0; argv != NULL && i < argc; i++) {
-        wb_puts(w, i ? "," : "");
-        wb_json_str(w, argv[i]);
+    wb_puts(w, "}");
+    if (plan_scenario_swept(sc)) {
+        json_sweep(w, s, sc);
+    } else {
+        wb_puts(w, ",");
+        json_nsperf_args(w, &sc->spec);
     }
-    free(argv);
-    wb_puts(w, "]}");
+    wb_puts(w, "}");
 }
 
 int
@@ -536,9 +645,11 @@ schedule_write_json_extra(const struct schedule *s, FILE *out, const struct sche
         json_inventory(w, &p->inventories[i]);
     }
     wb_puts(w, "],\n\"scenarios\":[");
-    for (size_t i = 0; i < p->nscenarios; i++) {
-        wb_puts(w, i ? ",\n" : "");
-        json_scenario(w, &p->scenarios[i]);
+    for (size_t i = 0, n = 0; i < p->nscenarios; i++) {
+        if (p->scenarios[i].sweep.index > 0)
+            continue; /* a value of the sweep json_scenario wrote */
+        wb_puts(w, n++ ? ",\n" : "");
+        json_scenario(w, s, &p->scenarios[i]);
     }
     wb_puts(w, "],\n\"rounds\":[");
     size_t nrounds = schedule_round_count(s);

@@ -23,6 +23,7 @@
 #include "journal/record.h"
 #include "report/matrixstat.h"
 #include "report/reportint.h"
+#include "report/sweep.h"
 
 /* The figures of a set of trials (one pair, one zone cell or one region cell). */
 struct agg {
@@ -552,8 +553,8 @@ params_text(const json_t *def)
     json_t *v;
     json_object_foreach((json_t *)(uintptr_t)def, k, v)
     {
-        if (!strcmp(k, "name") || !strcmp(k, "test"))
-            continue;
+        if (!strcmp(k, "name") || !strcmp(k, "test") || !strcmp(k, "sweep"))
+            continue; /* a sweep's value is in the heading (sweep_label) */
         if (b.len)
             rbuf_puts(&b, ", ");
         /* json_dumpb: no string from jansson's allocator to free (see report_jarena_begin) */
@@ -762,6 +763,50 @@ struct group_acc {
     bool any_behind; /* a trial whose sender fell behind (marked in the trials table) */
 };
 
+/* A sweep's value as people and file names read it: "msg_size 64K" (label), "64K" (text). */
+static void
+sweep_words(const struct rscen *sc, char *label, size_t llen, char *text, size_t tlen)
+{
+    testspec_value_text(sc->sweep, sc->value, text, tlen);
+    snprintf(label, llen, "%s %s", testspec_key(sc->sweep), text);
+}
+
+/* The summary's "sweep" of a value of a sweep: {"param": its record key, "value": in the record's
+ * unit, "text": as a plan writes it}; NULL for a scenario that is no sweep. */
+static json_t *
+sweep_obj(const struct rscen *sc)
+{
+    if (!sc->swept)
+        return NULL;
+    char label[96], text[48];
+    sweep_words(sc, label, sizeof label, text, sizeof text);
+    return json_pack("{s:s,s:o,s:s}", "param", testspec_record_key(sc->sweep), "value",
+                     testspec_value_json(sc->sweep, sc->value), "text", text);
+}
+
+/* A value of a sweep: "sweep" in the summary, "sweep_label" in the view. */
+static void
+sweep_head(const struct rscen *sc, json_t *sum, json_t *view)
+{
+    if (!sc->swept)
+        return;
+    char label[96], text[48];
+    sweep_words(sc, label, sizeof label, text, sizeof text);
+    json_object_set_new(sum, "sweep", sweep_obj(sc));
+    json_object_set_new(view, "sweep_label", json_string(label));
+}
+
+/* The scenario's file key (report_scenario_key): its name, a sweep's value, the family when the
+ * scenario has both (fam NULL: not). */
+static void
+scen_file_key(const struct rscen *sc, const char *fam, char *key, size_t len)
+{
+    char label[96], text[48] = "";
+    if (sc->swept)
+        sweep_words(sc, label, sizeof label, text, sizeof text);
+    report_scenario_key(key, len, sc->name, sc->swept ? text : NULL, fam);
+}
+
 /* The figures a scenario reports beside its headline: [{name, metric, unit, note}]. */
 static json_t *
 figures_list(const struct rscen *sc)
@@ -811,13 +856,15 @@ group_head(const struct group *g, bool fam_in_key, json_t **sum, json_t **view)
     const struct rscen *sc = g->sc;
     enum testspec_kind k = g->k;
     char key[256];
-    report_file_key(key, sizeof key, "%s%s%s", sc->name, fam_in_key ? "-" : "",
-                    fam_in_key ? g->fam : "");
+    scen_file_key(sc, fam_in_key ? g->fam : NULL, key, sizeof key);
     char dir[160];
     const char *dir_key;
     scen_direction(sc, dir, sizeof dir, &dir_key);
-    char tail[256];
+    char tail[256], label[96] = "", text[48], name[256];
+    if (sc->swept)
+        sweep_words(sc, label, sizeof label, text, sizeof text);
     snprintf(tail, sizeof tail, "%s; %s", g->fam, dir);
+    snprintf(name, sizeof name, "%s%s%s", sc->name, sc->swept ? " " : "", label);
     *sum = json_pack("{s:s,s:s,s:s,s:s,s:s,s:b,s:s,s:s,s:o}", "name", sc->name, "file_key", key,
                      "test", sc->test, "family", g->fam, "direction", dir_key, "reverse",
                      sc->reverse, "metric", testspec_kind_words(k), "unit", testspec_kind_unit(k),
@@ -826,14 +873,16 @@ group_head(const struct group *g, bool fam_in_key, json_t **sum, json_t **view)
      * unit (report_fig_caption) */
     *view = json_pack("{s:s,s:s,s:s,s:s,s:o,s:s,s:s,s:o,s:b,s:b}", "name", sc->name, "file_key",
                       key, "test", sc->test, "family", g->fam, "caption",
-                      report_jprintf("%s, %s", sc->name, tail), "cap_tail", tail, "words",
+                      report_jprintf("%s, %s", name, tail), "cap_tail", tail, "words",
                       testspec_kind_words(k), "params", params_text(sc->def), "has_rtt",
                       testspec_kind_has_rtt(k), "unrecorded", false);
+    json_object_set_new(*view, "cap_name", json_string(name)); /* a sweep's value after it */
     bool resolved = params_resolved(g->cx->m, sc);
     json_object_set_new(*sum, "params_resolved", json_boolean(resolved));
     if (sc->nfigs > 0)
         json_object_set_new(*sum, "figures", figures_list(sc));
     params_note(*view, resolved);
+    sweep_head(sc, *sum, *view);
     revision_note(sc, *sum, *view);
 }
 
@@ -1819,7 +1868,7 @@ static void
 scen_unrecorded(const struct rmodel *m, const struct rscen *sc, json_t *scens, json_t *vscens)
 {
     char key[256];
-    report_file_key(key, sizeof key, "%s", sc->name);
+    scen_file_key(sc, NULL, key, sizeof key);
     enum testspec_kind k = sc->kind;
     char dir[160];
     const char *dir_key;
@@ -1841,6 +1890,7 @@ scen_unrecorded(const struct rmodel *m, const struct rscen *sc, json_t *scens, j
     bool resolved = params_resolved(m, sc);
     json_object_set_new(sum, "params_resolved", json_boolean(resolved));
     params_note(view, resolved);
+    sweep_head(sc, sum, view);
     struct group g = {.sc = sc, .unseen_pairs = unseen[1]}; /* no pair: every one unseen */
     struct group_acc acc = {.undecided = json_array()};
     group_adaptive(&g, sum, view, &acc);
@@ -1965,6 +2015,8 @@ aggregate(const struct rmodel *m, bool cells_only, bool keep_hists, json_t **sum
         rc = report_file_keys_unique(sum, view);
     if (rc == 0 && !cells_only) /* they read the view's matrices and the cells' percentiles */
         rc = report_matrix_stats(sum, view);
+    if (rc == 0 && !cells_only)
+        rc = report_sweeps(sum, view);
     aggregate_problems(m, sum, view);
     hist_free(cx.scratch);
     free(cx.runs_seen);

@@ -102,5 +102,7 @@ report_scaled_json(const struct testspec_scale *s, double v)
 json_t *
 report_fig_caption(const json_t *sview, const char *words, const char *unit)
 {
-    return report_jprintf("%s, %s (%s), %s", js(sview, "name"), words, unit, js(sview, "cap_tail"));
+    const char *name = json_string_value(json_object_get(sview, "cap_name")); /* a sweep's too */
+    return report_jprintf("%s, %s (%s), %s", name != NULL ? name : js(sview, "name"), words, unit,
+                          js(sview, "cap_tail"));
 }

@@ -384,16 +384,30 @@ scen_again(struct rmodel *m, struct rscen *s, const struct journal_scenario *sc,
 /* The scenario of that name, added when new. def is how run recorded its parameters (NULL, run
  * -1: a trial names a scenario its run.json does not; its parameters are the record's). Two runs
  * that give one name to two kinds, or to other parameters, cannot be merged. */
+/* The scenario of that name and sweep value (swept false: of that name, no sweep), or -1. */
+static int
+scen_find(const struct rmodel *m, const char *name, bool swept, enum testspec_param sweep,
+          double value)
+{
+    for (size_t i = 0; i < m->nscens; i++) {
+        const struct rscen *s = &m->scens[i];
+        if (strcmp(s->name, name) == 0 && s->swept == swept &&
+            (!swept || (s->sweep == sweep && s->value == value)))
+            return (int)i;
+    }
+    return -1;
+}
+
 static int
 scen_get(struct rmodel *m, const struct journal_scenario *sc, const json_t *def, int run,
          struct err *e)
 {
     const char *name = sc->name != NULL ? sc->name : "";
-    for (size_t i = 0; i < m->nscens; i++) {
-        if (strcmp(m->scens[i].name, name) != 0)
-            continue;
-        int rc = scen_again(m, &m->scens[i], sc, def, run, e);
-        return rc != 0 ? rc : (int)i;
+    double value = sc->swept ? journal_scenario_value(sc, sc->sweep) : 0.0;
+    int found = scen_find(m, name, sc->swept, sc->sweep, value);
+    if (found >= 0) {
+        int rc = scen_again(m, &m->scens[found], sc, def, run, e);
+        return rc != 0 ? rc : found;
     }
     if (ARRAY_GROW(&m->scens, &m->capscens, m->nscens + 1) != 0)
         return err_set(e, NS_ENOMEM, "out of memory");
@@ -404,6 +418,9 @@ scen_get(struct rmodel *m, const struct journal_scenario *sc, const json_t *def,
     s->test = xstrdup(sc->test);
     s->kind = (enum testspec_kind)sc->kind;
     s->reverse = sc->reverse;
+    s->swept = sc->swept;
+    s->sweep = sc->sweep;
+    s->value = value;
     journal_scenario_spec(sc, &s->spec);
     for (int i = 0; i < TESTSPEC_METRIC_COUNT && s->nfigs < RFIG_MAX; i++)
         if (testspec_metric_reported((enum testspec_metric)i, &s->spec))
@@ -903,6 +920,27 @@ record_host(struct rmodel *m, const struct journal_endpoint *ep, int *out, struc
     return 0;
 }
 
+/* Whether v is one of the values of rs's sweep. */
+static bool
+sweep_value_listed(const struct journal_run_scenario *rs, double v)
+{
+    for (size_t i = 0; i < rs->nvalues; i++)
+        if (rs->values[i] == v)
+            return true;
+    return false;
+}
+
+/* sc's parameter p set to v (a sweepable parameter: a number, of its member's type). */
+static void
+scenario_value_set(struct journal_scenario *sc, enum testspec_param p, double v)
+{
+    void *f = journal_scenario_field(sc, p);
+    if (testspec_type(p) == TESTSPEC_DURATION)
+        *(double *)f = v;
+    else
+        *(uint64_t *)f = (uint64_t)v;
+}
+
 /* Whether scenario rs (of a revision of the run being read) is the one a record ran: NULL, or
  * why not (into why). */
 static const char *
@@ -911,7 +949,24 @@ scenario_ran(const struct journal_run_scenario *rs, const struct journal_trial *
 {
     const struct journal_scenario *sc = &rs->sc;
     const char *name = str_or(rec->scenario.name);
-    int d = journal_scenario_diff(sc, &rec->scenario);
+    if (rec->scenario.swept != sc->swept || (sc->swept && rec->scenario.sweep != sc->sweep)) {
+        snprintf(why, len, "scenario '%.64s' sweeps %s here, %s in %s", name,
+                 rec->scenario.swept ? testspec_record_key(rec->scenario.sweep) : "nothing",
+                 sc->swept ? testspec_record_key(sc->sweep) : "nothing", JOURNAL_RUN_FILE);
+        return why;
+    }
+    /* a sweep's record ran one of its values: the others of its parameters are compared */
+    struct journal_scenario want = *sc;
+    if (sc->swept) {
+        double v = journal_scenario_value(&rec->scenario, sc->sweep);
+        if (!sweep_value_listed(rs, v)) {
+            snprintf(why, len, "scenario '%.64s' ran %s %g here, not a value of its sweep in %s",
+                     name, testspec_record_key(sc->sweep), v, JOURNAL_RUN_FILE);
+            return why;
+        }
+        scenario_value_set(&want, sc->sweep, v);
+    }
+    int d = journal_scenario_diff(&want, &rec->scenario);
     uint32_t most = trials_adaptive(&rs->policy) ? rs->policy.max
                     : rs->trials > UINT32_MAX    ? UINT32_MAX
                                                  : (uint32_t)rs->trials;
@@ -922,7 +977,7 @@ scenario_ran(const struct journal_run_scenario *rs, const struct journal_trial *
         snprintf(why, len, "scenario '%.64s' ran %s %g here, %g in %s: not its parameters", name,
                  testspec_record_key((enum testspec_param)d),
                  journal_scenario_value(&rec->scenario, (enum testspec_param)d),
-                 journal_scenario_value(sc, (enum testspec_param)d), JOURNAL_RUN_FILE);
+                 journal_scenario_value(&want, (enum testspec_param)d), JOURNAL_RUN_FILE);
     else if (most > 0 && rec->trial > most)
         snprintf(why, len, "trial %u past the plan (%u a host pair in %s)", rec->trial, most,
                  JOURNAL_RUN_FILE);
@@ -1098,23 +1153,65 @@ run_owner(const struct rmodel_opts *o, struct rrun *r)
 /* What the run planned of each scenario: run.json's count, else (a run.json from before it was
  * recorded) every host pair of the schedule times the scenario's trials. */
 static int
+run_plan_one(struct rmodel *m, size_t ri, const struct journal_run_scenario *rs,
+             const struct journal_scenario *sc, const json_t *def, uint64_t nvalues, struct err *e)
+{
+    const struct journal_run *run = m->runs[ri].run;
+    int s = scen_get(m, sc, def, (int)ri, e);
+    if (s < 0)
+        return s;
+    struct rscen_run *sr = &m->scens[s].runs[ri];
+    sr->named = true;
+    sr->trials = rs->trials > UINT32_MAX ? UINT32_MAX : (uint32_t)rs->trials;
+    /* a sweep's counts are of all its values, each planned alike */
+    sr->planned = rs->planned > 0 ? rs->planned / nvalues : run->pairs * rs->trials;
+    sr->policy = trials_adaptive(&rs->policy) ? rs->policy : trials_fixed(sr->trials);
+    if (trials_adaptive(&sr->policy)) /* "planned": {"min"} is min x pairs */
+        sr->pairs = sr->trials > 0 ? sr->planned / sr->trials : run->pairs;
+    if (!trials_adaptive(&m->scens[s].policy))
+        m->scens[s].policy = rs->policy;
+    return 0;
+}
+
+/* A sweep's value k as the scenario of its own the reports read (sc and def with the value in
+ * the list's place); def is a new reference. */
+static json_t *
+sweep_value_def(const struct journal_run_scenario *rs, size_t k, struct journal_scenario *sc)
+{
+    *sc = rs->sc;
+    enum testspec_param p = rs->sc.sweep;
+    void *f = journal_scenario_field(sc, p);
+    if (testspec_type(p) == TESTSPEC_DURATION)
+        *(double *)f = rs->values[k];
+    else
+        *(uint64_t *)f = (uint64_t)rs->values[k];
+    json_t *def = json_deep_copy(rs->recorded);
+    if (def != NULL)
+        json_object_set_new(def, testspec_record_key(p), testspec_value_json(p, rs->values[k]));
+    return def;
+}
+
+static int
 run_plans(struct rmodel *m, size_t ri, struct err *e)
 {
     const struct journal_run *run = m->runs[ri].run;
     for (size_t i = 0; i < run->nscenarios; i++) {
         const struct journal_run_scenario *rs = &run->scenarios[i];
-        int s = scen_get(m, &rs->sc, rs->recorded, (int)ri, e);
-        if (s < 0)
-            return s;
-        struct rscen_run *sr = &m->scens[s].runs[ri];
-        sr->named = true;
-        sr->trials = rs->trials > UINT32_MAX ? UINT32_MAX : (uint32_t)rs->trials;
-        sr->planned = rs->planned > 0 ? rs->planned : run->pairs * rs->trials;
-        sr->policy = trials_adaptive(&rs->policy) ? rs->policy : trials_fixed(sr->trials);
-        if (trials_adaptive(&sr->policy)) /* "planned": {"min"} is min x pairs */
-            sr->pairs = sr->trials > 0 ? sr->planned / sr->trials : run->pairs;
-        if (!trials_adaptive(&m->scens[s].policy))
-            m->scens[s].policy = rs->policy;
+        if (!rs->sc.swept) {
+            int rc = run_plan_one(m, ri, rs, &rs->sc, rs->recorded, 1, e);
+            if (rc < 0)
+                return rc;
+            continue;
+        }
+        for (size_t k = 0; k < rs->nvalues; k++) {
+            struct journal_scenario sc;
+            json_t *def = sweep_value_def(rs, k, &sc);
+            int rc = def != NULL ? run_plan_one(m, ri, rs, &sc, def, rs->nvalues, e)
+                                 : err_set(e, NS_ENOMEM, "out of memory");
+            json_decref(def);
+            if (rc < 0)
+                return rc;
+        }
     }
     return 0;
 }
@@ -1307,14 +1404,16 @@ runs_planned_pairs(struct rmodel *m, struct err *e)
     for (size_t ri = 0; ri < m->nruns; ri++) {
         const struct journal_run *run = m->runs[ri].run;
         for (size_t k = 0; run->has_pairs && k < run->nscenarios; k++) {
-            const char *name = run->scenarios[k].sc.name != NULL ? run->scenarios[k].sc.name : "";
-            int s = -1;
-            for (size_t i = 0; i < m->nscens && s < 0; i++)
-                if (strcmp(m->scens[i].name, name) == 0)
-                    s = (int)i;
-            for (size_t i = 0; s >= 0 && i < run->npair_list; i++)
-                if (plan_pair(m, ri, s, &run->pair_list[i]) != 0)
-                    return err_set(e, NS_ENOMEM, "out of memory");
+            const struct journal_run_scenario *rs = &run->scenarios[k];
+            const char *name = rs->sc.name != NULL ? rs->sc.name : "";
+            size_t nv = rs->sc.swept ? rs->nvalues : 1;
+            for (size_t v = 0; v < nv; v++) {
+                int s = scen_find(m, name, rs->sc.swept, rs->sc.sweep,
+                                  rs->sc.swept ? rs->values[v] : 0.0);
+                for (size_t i = 0; s >= 0 && i < run->npair_list; i++)
+                    if (plan_pair(m, ri, s, &run->pair_list[i]) != 0)
+                        return err_set(e, NS_ENOMEM, "out of memory");
+            }
         }
     }
     return 0;

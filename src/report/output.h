@@ -41,6 +41,16 @@ void rbuf_csv_field(struct rbuf *b, const char *s);
 void report_file_key(char *out, size_t len, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* A scenario's file key, the one place it is made: its name as report_file_key keeps it, then
+ * for a value of a sweep '=' and the value as a plan writes it ("tput=64K"), then for a
+ * scenario measured over both families '-' and the family ("tput=64K-ipv6"). No name gives
+ * an '=' (report_file_key replaces it) and no value text a '-' or '=', so the values of a
+ * sweep, and a sweep and any other scenario, never share a key: matrix-tput=64K.csv and
+ * matrix-tput=1K.csv, and every chart of each, stay apart ('=' rather than '@', which Markdown
+ * renderers take for an e-mail address). value and fam may be NULL (none). */
+void report_scenario_key(char *buf, size_t len, const char *name, const char *value,
+                         const char *fam);
+
 /* Stream into path atomically: open path.tmp as b's sink; finish writes the rest and renames
  * (or removes the tmp file when rc != 0). Return 0 or NS_E*. */
 int report_stream_open(const char *path, struct rbuf *b, struct err *e);

@@ -20,6 +20,7 @@
 #include "report/matrixstat.h"
 #include "report/report.h"
 #include "report/reportint.h"
+#include "report/sweep.h"
 
 extern const unsigned char ns_tmpl_report_md[], ns_tmpl_report_html[], ns_tmpl_report_css[];
 
@@ -139,7 +140,7 @@ write_csvs(const char *out, const json_t *sum, struct err *e)
             break;
     }
     json_decref(zl);
-    return rc;
+    return rc == 0 ? report_sweep_csvs(out, sum, e) : rc;
 }
 
 static int
@@ -410,6 +411,8 @@ build_outputs(const char *dir, const struct report_opts *o, json_t *sum, json_t 
         rc = report_matrix_csvs(dir, sum, e);
     if (rc == 0)
         rc = report_charts(dir, sum, view, o->warn, e);
+    if (rc == 0)
+        rc = report_sweep_charts(dir, sum, view, o->warn, e);
     if (rc == 0) {
         char *owned;
         const char *css = report_template("report.css", &owned);

@@ -146,6 +146,12 @@ struct rscen {
     /* trials per pair as the first run that names it adaptive planned them (else fixed, zero):
      * what the reports' note on adaptive trials says */
     struct trials_policy policy;
+    /* A value of a sweep (journal/record.h: scenario.sweep): each value of a scenario's sweep is
+     * a scenario of its own here, of the same name, its def holding the value; a scenario is
+     * its name, whether it is swept, and which value. */
+    bool swept;
+    enum testspec_param sweep;
+    double value;
     /* 0: the scenario of the runs' current plans; k: revision k of a run's plan ran it, with
      * parameters a later revision (run --resume --force) changed: its name is "NAME (revision
      * k)" and its trials are reported apart, as they ran */
@@ -311,6 +317,16 @@ int report_matrix_file(char *buf, size_t len, const char *file_key, const char *
 /* The top-left field of a matrix CSV: "src\dst (us)", the unit its numbers are in (the
  * summary's, machine-readable: testspec_metric_unit's, whatever unit the report shows them in). */
 void report_csv_corner(struct rbuf *b, const char *unit);
+
+/* The unit a figure is printed in: the summary's unit divided by div. */
+struct report_unit {
+    const char *name;
+    double div;
+};
+/* The unit for values up to max of a kind's headline metric (in the reports' unit): the one
+ * testspec_scale_for gives that metric at max (common/testspec.h's scales); one for a whole
+ * figure (terminal.c's matrices, sweep.c's curves). */
+struct report_unit report_unit_for(const char *test, double max);
 
 /* Write charts/<name>.{dat,gp} for every scenario of view and run gnuplot on each (timeout
  * per script). Adds "charts" (file names and captions) to view and sets "charts_note"; a chart

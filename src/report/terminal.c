@@ -9,28 +9,23 @@
 
 #include "common/testspec.h"
 #include "common/text.h"
+#include "journal/record.h"
 #include "report/reportint.h"
 
 #define TERM_CELL 48 /* bytes of a cell's text */
 
-/* The unit a matrix is printed in: the summary's unit divided by div. */
-struct term_unit {
-    const char *name;
-    double div;
-};
-
 /* The unit for values up to max of a kind's headline metric (in the reports' unit): the one
  * the reports would give a figure whose largest value is max (common/testspec.h's scales: time
  * in µs, ms or s, rates from kbit/s to Tbit/s, other figures in their own unit). */
-static struct term_unit
-term_unit_for(const char *test, double max)
+struct report_unit
+report_unit_for(const char *test, double max)
 {
     int kind = testspec_kind_find(test);
     if (kind < 0)
-        return (struct term_unit){"", 1.0};
+        return (struct report_unit){"", 1.0};
     struct testspec_scale s =
         testspec_scale_for(testspec_kind_metric((enum testspec_kind)kind), max);
-    return (struct term_unit){s.unit, s.factor};
+    return (struct report_unit){s.unit, s.factor};
 }
 
 /* Decimals that give a value of this size four significant digits, as the reports print. */
@@ -58,7 +53,7 @@ term_cell(const json_t *cells, const char *src, const char *dst)
 /* What a cell shows: "31.93 ± 5.55", "31.93" (one ok trial), with "(2/3 ok)" when not every
  * planned trial is ok; "failed", "not run", or "—" (no host pair) when it has no ok trial. */
 static void
-term_cell_text(const json_t *c, struct term_unit u, char *buf, size_t len)
+term_cell_text(const json_t *c, struct report_unit u, char *buf, size_t len)
 {
     if (c == NULL) {
         snprintf(buf, len, "—");
@@ -101,10 +96,17 @@ term_pad(FILE *out, const char *s, size_t width)
 
 /* The heading of a scenario's matrix. */
 static void
-term_heading(FILE *out, const json_t *s, struct term_unit u)
+term_heading(FILE *out, const json_t *s, struct report_unit u)
 {
-    char name[256], test[64];
+    char name[320], test[64], label[320];
     text_escape(js(s, "name"), name, sizeof name);
+    const json_t *sw = json_object_get(s, "sweep"); /* a value of a sweep: which one */
+    if (sw != NULL) {
+        int p = journal_param_find(js(sw, "param"));
+        snprintf(label, sizeof label, "%.255s %s %s", name,
+                 p >= 0 ? testspec_key((enum testspec_param)p) : "?", js(sw, "text"));
+        memcpy(name, label, sizeof name);
+    }
     text_escape(js(s, "test"), test, sizeof test);
     const char *dir = json_is_true(json_object_get(s, "reverse")) ? "; data flows dst → src" : "";
     fprintf(out, "%s (%s, %s): %s in %s%s\n", name, test, js(s, "family"), js(s, "metric"), u.name,
@@ -123,7 +125,7 @@ term_matrix(FILE *out, const json_t *s, const json_t *zones)
         if (ji(c, "n") > 0 && fabs(jd(c, "mean")) > max)
             max = fabs(jd(c, "mean"));
     }
-    struct term_unit u = term_unit_for(js(s, "test"), max);
+    struct report_unit u = report_unit_for(js(s, "test"), max);
     term_heading(out, s, u);
     if (json_array_size(cells) == 0) {
         fprintf(out, "  no trial of this scenario was recorded\n");

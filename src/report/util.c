@@ -302,6 +302,18 @@ report_jarena_end(void)
     jarena.left = 0;
 }
 
+void
+report_scenario_key(char *buf, size_t len, const char *name, const char *value, const char *fam)
+{
+    char v[64] = "";
+    if (value != NULL)
+        report_file_key(v, sizeof v, "%s", value);
+    report_file_key(buf, len, "%s", name);
+    size_t n = strlen(buf);
+    snprintf(buf + n, len - n, "%s%s%s%s", value != NULL ? "=" : "", v, fam != NULL ? "-" : "",
+             fam != NULL ? fam : "");
+}
+
 int
 report_matrix_file(char *buf, size_t len, const char *file_key, const char *suffix)
 {

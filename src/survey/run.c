@@ -254,7 +254,10 @@ trial_done(const struct runner *r, const struct schedule_test *t)
 static struct journal_scenario
 scenario_of(const struct plan_scenario *sc)
 {
-    return journal_scenario_from_spec(sc->name, &sc->spec);
+    struct journal_scenario js = journal_scenario_from_spec(sc->name, &sc->spec);
+    js.swept = plan_scenario_swept(sc);
+    js.sweep = js.swept ? (enum testspec_param)sc->sweep.param : TESTSPEC_P_DURATION;
+    return js;
 }
 
 /* The family a pair's traffic uses: its data addresses' (the plan keeps a pair to one), a name's
@@ -373,13 +376,22 @@ run_write(struct runner *r, const char *started, const char *command, struct err
             .endpoint_sha256 = r->hosts[i].build != NULL ? r->hosts[i].nsperf_sha : NULL,
             .endpoint_path = r->hosts[i].build != NULL ? r->hosts[i].nsperf : NULL};
     }
+    size_t nw = 0; /* the scenarios as written: a sweep's values in one, its list */
     for (size_t i = 0; rc == 0 && i < ns; i++) {
-        const struct trials_policy *tp = &plan_scenario(p, i)->trials;
-        scens[i] = (struct journal_run_scenario){.sc = scenario_of(plan_scenario(p, i)),
-                                                 .policy = *tp,
-                                                 .trials = tp->min,
-                                                 .planned = (uint64_t)tp->min * np,
-                                                 .planned_max = (uint64_t)tp->max * np};
+        const struct plan_scenario *sc = plan_scenario(p, i);
+        if (sc->sweep.index > 0)
+            continue;
+        const struct trials_policy *tp = &sc->trials;
+        uint64_t nv = plan_scenario_swept(sc) ? sc->sweep.nvalues : 1;
+        struct journal_run_scenario *rs = &scens[nw++];
+        *rs = (struct journal_run_scenario){.sc = scenario_of(sc),
+                                            .policy = *tp,
+                                            .trials = tp->min,
+                                            .planned = (uint64_t)tp->min * np * nv,
+                                            .planned_max = (uint64_t)tp->max * np * nv};
+        rs->nvalues = plan_scenario_swept(sc) ? sc->sweep.nvalues : 0;
+        for (size_t k = 0; k < rs->nvalues; k++)
+            rs->values[k] = sc->sweep.values[k];
     }
     for (size_t i = 0; rc == 0 && i < np; i++)
         schedule_pair(r->sched, i, &pairs[i].src, &pairs[i].dst);
@@ -406,7 +418,7 @@ run_write(struct runner *r, const char *started, const char *command, struct err
                               .hosts = hosts,
                               .nhosts = r->nhosts,
                               .scenarios = scens,
-                              .nscenarios = ns,
+                              .nscenarios = nw,
                               .pair_list = pairs,
                               .npair_list = np,
                               .has_pairs = true,
@@ -1166,11 +1178,12 @@ static void
 progress_trial(struct runner *r, const struct schedule_test *t, bool ok, bool not_run,
                const char *error, double seconds)
 {
+    char label[320];
     struct survey_progress p = {
         .kind = SURVEY_PROGRESS_TRIAL,
         .src = r->hosts[t->src].ph->name,
         .dst = r->hosts[t->dst].ph->name,
-        .scenario = plan_scenario(r->plan, t->scenario)->name,
+        .scenario = plan_scenario_label(plan_scenario(r->plan, t->scenario), label, sizeof label),
         .trial = t->trial,
         .ok = ok,
         .not_run = not_run,
@@ -1885,15 +1898,6 @@ rounds_run(struct runner *r, struct err *e)
 
 /* --- resume ------------------------------------------------------------------------------ */
 
-static long
-scenario_find(const struct plan *p, const char *name)
-{
-    for (size_t i = 0; i < plan_scenario_count(p); i++)
-        if (strcmp(plan_scenario(p, i)->name, name) == 0)
-            return (long)i;
-    return -1;
-}
-
 /* s, cut to fit out, its control characters as '?': a journal's text bound for a terminal. */
 static void
 printable(char *out, size_t len, const char *s)
@@ -1921,7 +1925,9 @@ resume_take(void *arg, const struct journal_trial *rec, struct err *e)
         return 0;
     struct journal_key k;
     journal_trial_key(rec, &k);
-    long sc = k.scenario != NULL ? scenario_find(r->plan, k.scenario) : -1;
+    long sc = k.scenario != NULL
+                  ? plan_scenario_find(r->plan, k.scenario, k.swept ? (int)k.sweep : -1, k.value)
+                  : -1;
     long src = k.src != NULL ? plan_host_find(r->plan, k.src) : -1;
     long dst = k.dst != NULL ? plan_host_find(r->plan, k.dst) : -1;
     /* a data address learnt from the host is not known yet: its recorded family stands */
@@ -2153,8 +2159,13 @@ adapt_outcome_json(const struct runner *r)
                                  : at_max ? "max reached"
                                           : "incomplete"));
         }
-        json_array_append_new(arr, json_pack("{s:s, s:o*}", "scenario",
-                                             plan_scenario(r->plan, sc)->name, "pairs", pairs));
+        const struct plan_scenario *ps = plan_scenario(r->plan, sc);
+        json_t *o = json_pack("{s:s, s:o*}", "scenario", ps->name, "pairs", pairs);
+        if (o != NULL && plan_scenario_swept(ps))
+            json_object_set_new(
+                o, "value",
+                testspec_value_json((enum testspec_param)ps->sweep.param, plan_scenario_value(ps)));
+        json_array_append_new(arr, o);
     }
     return arr;
 }

@@ -150,9 +150,17 @@ check_json(const char *text, const char *what)
     assert_true(json_is_array(scens) && json_array_size(scens) >= 1);
     json_t *sc0 = json_array_get(scens, 0), *params = json_object_get(sc0, "params");
     assert_true(json_is_number(json_object_get(params, "duration")));
-    assert_true(json_is_number(json_object_get(params, "msg_size")));
-    assert_string_equal(json_string_value(json_array_get(json_object_get(sc0, "nsperf_args"), 0)),
-                        "--test");
+    /* a number, or a sweep's list of them (its values' nsperf flags under "sweep") */
+    const json_t *ms = json_object_get(params, "msg_size");
+    assert_true(json_is_number(ms) ||
+                (json_is_array(ms) && json_array_size(ms) >= 2 &&
+                 json_is_array(json_object_get(json_object_get(sc0, "sweep"), "runs"))));
+    const json_t *args = json_object_get(sc0, "nsperf_args");
+    if (args == NULL) /* a sweep: each value's own */
+        args = json_object_get(
+            json_array_get(json_object_get(json_object_get(sc0, "sweep"), "runs"), 0),
+            "nsperf_args");
+    assert_string_equal(json_string_value(json_array_get(args, 0)), "--test");
     json_t *rounds = json_object_get(doc, "rounds");
     assert_true(json_is_array(rounds) && json_array_size(rounds) > 0);
     size_t tests = 0, i, j;

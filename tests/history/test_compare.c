@@ -288,6 +288,37 @@ test_partial(void **state)
     assert_int_equal(run("gate-base", "gate-new", NULL), 0);
 }
 
+/* A sweep is compared value by value: a cell is scenario x family x zone pair x value. The new
+ * run's 1K is 30 % worse (a regression of that value alone), 64 and 64K are the same; a run
+ * that swept other values matches on the values both have, and says which are missing. */
+static void
+test_sweep_by_value(void **state)
+{
+    (void)state;
+    assert_int_equal(run("sweep-base", "sweep-new", NULL), 1);
+    char *s = md();
+    assert_true(row_has(s, "tput msg_size 1K", "1 → 2", "**REGRESSION**: worse |"));
+    assert_true(row_has(s, "tput msg_size 1K", "1 → 2", "-30.0 %"));
+    assert_true(row_has(s, "tput msg_size 64", "1 → 2", "+0.0 %"));
+    assert_false(row_has(s, "tput msg_size 64", "1 → 2", "REGRESSION"));
+    assert_true(row_has(s, "tput msg_size 64K", "1 → 2", "+0.0 %"));
+    assert_non_null(strstr(s, "3 matched cells"));
+    free(s);
+    /* the values both runs have are compared; the others are said, never pooled */
+    assert_int_equal(run("sweep-base", "sweep-other", NULL), 5);
+    assert_int_equal(run("sweep-base", "sweep-other", "--allow-partial", NULL), 0);
+    s = md();
+    assert_non_null(strstr(s, "1 matched cell"));
+    assert_true(row_has(s, "tput msg_size 64", "1 → 2", "| no significant change |"));
+    assert_null(row(s, "tput msg_size 1K", "1 → 2"));
+    assert_non_null(strstr(s, "only in the baseline: tput msg_size 1K (tcp_stream, ipv4) 1 → 2"));
+    assert_non_null(strstr(s, "only in the baseline: tput msg_size 64K (tcp_stream, ipv4) 1 → 2"));
+    assert_non_null(strstr(s, "only in the new run: tput msg_size 16K (tcp_stream, ipv4) 1 → 2"));
+    assert_non_null(strstr(s, "(scenario not in the new run (it has tput msg_size 64 as "
+                              "tcp_stream, ipv4)"));
+    free(s);
+}
+
 /* Holm by default; none finds the marginal 1->2 "worse" that Holm and Bonferroni do not. */
 static void
 test_corrections(void **state)
@@ -606,19 +637,14 @@ test_flagged_new_named(void **state)
 int
 main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_verdicts),
-                                       cmocka_unit_test(test_new_kinds),
-                                       cmocka_unit_test(test_gate_threshold),
-                                       cmocka_unit_test(test_same_run_refused),
-                                       cmocka_unit_test(test_param_change),
-                                       cmocka_unit_test(test_nothing_matched),
-                                       cmocka_unit_test(test_partial),
-                                       cmocka_unit_test(test_corrections),
-                                       cmocka_unit_test(test_min_effect_and_equivalence),
-                                       cmocka_unit_test(test_output_folder),
-                                       cmocka_unit_test(test_completeness_stated),
-                                       cmocka_unit_test(test_flagged_new_named),
-                                       cmocka_unit_test(test_outputs_never_inputs),
-                                       cmocka_unit_test(test_usage_and_errors)};
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_verdicts),          cmocka_unit_test(test_new_kinds),
+        cmocka_unit_test(test_gate_threshold),    cmocka_unit_test(test_same_run_refused),
+        cmocka_unit_test(test_param_change),      cmocka_unit_test(test_nothing_matched),
+        cmocka_unit_test(test_partial),           cmocka_unit_test(test_sweep_by_value),
+        cmocka_unit_test(test_corrections),       cmocka_unit_test(test_min_effect_and_equivalence),
+        cmocka_unit_test(test_output_folder),     cmocka_unit_test(test_completeness_stated),
+        cmocka_unit_test(test_flagged_new_named), cmocka_unit_test(test_outputs_never_inputs),
+        cmocka_unit_test(test_usage_and_errors)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

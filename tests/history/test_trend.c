@@ -364,6 +364,40 @@ test_flag_on_the_right_run(void **state)
     free(out);
 }
 
+/* A sweep's values are trended value by value: a cell per value (trend-tput=1K.csv ...), the new
+ * run's 1K flagged alone; a value that one run alone swept is listed as such. */
+static void
+test_sweep_by_value(void **state)
+{
+    (void)state;
+    char *out = th_tempdir("trend-sweep");
+    setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
+    static const char *const dirs[] = {"sweep-new", "sweep-base", "sweep-other"};
+    struct history_trend_result r;
+    trend(dirs, 3, out, 5.0, 0, &r);
+    assert_int_equal(r.scenarios, 3); /* 64 (three runs), 1K and 64K (two) */
+    assert_int_equal(r.cells, 3);
+    assert_int_equal(r.not_trended, 1); /* 16K: sweep-other alone */
+    assert_int_equal(r.flagged, 1);
+    assert_non_null(strstr(r.flags, "tput msg_size 1K (tcp_stream, ipv4) 1 → 2: "));
+    assert_non_null(strstr(r.flags, "% beyond the 95 % CI of run 20261130T150000Z-swp0, at run "
+                                    "20261201T150000Z-swp1"));
+    assert_string_equal(strchr(r.flags, '\n'), "\n"); /* that cell alone */
+    char *csv = read_out(out, "trend-tput=1K.csv");
+    assert_non_null(strstr(csv, "tput msg_size 1K,1,2,1000.000,700.000\n"));
+    free(csv);
+    csv = read_out(out, "trend-tput=64.csv");
+    assert_non_null(strstr(csv, "tput msg_size 64,1,2,100.000,100.000,100.000\n"));
+    free(csv);
+    char *md = read_out(out, "trend.md");
+    assert_non_null(strstr(md, "tput msg_size 16K (tcp_stream, ipv4): only in #3"));
+    free(md);
+    history_trend_result_release(&r);
+    unsetenv("NETSURVEY_GNUPLOT");
+    th_rmtree(out);
+    free(out);
+}
+
 /* Issue 30's kinds trend as the others do: the packet rate's drop and the RTT under load's
  * rise flag their cell, --bidir's rise does not. */
 static void
@@ -918,6 +952,7 @@ main(void)
         cmocka_unit_test(test_golden_hostile),
         cmocka_unit_test(test_csv_is_each_runs_matrix),
         cmocka_unit_test(test_flag_on_the_right_run),
+        cmocka_unit_test(test_sweep_by_value),
         cmocka_unit_test(test_new_kinds_flagged),
         cmocka_unit_test(test_other_plan_listed),
         cmocka_unit_test(test_order_and_readers_give_the_same_bytes),

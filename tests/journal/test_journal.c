@@ -762,8 +762,7 @@ test_resume_cuts_torn_line(void **state)
     assert_int_equal(c.skipped_line[2], 4);
     assert_int_equal(c.kind[2], JOURNAL_SKIP_REFUSED);
     assert_string_equal(c.why[2], "unsupported schema 'netsurvey.trial/9' (this netsurvey reads "
-                                  "netsurvey.trial/4, netsurvey.trial/3, netsurvey.trial/2 and "
-                                  "netsurvey.trial/1)");
+                                  "netsurvey.trial/1 to netsurvey.trial/5)");
     assert_int_equal(c.skipped_line[3], 5);
     assert_int_equal(c.kind[3], JOURNAL_SKIP_TORN);
     assert_string_equal(c.why[3], "torn last line");
@@ -1016,6 +1015,129 @@ test_copy_and_busy_poll(void **state)
     }
 }
 
+/* A sweep's trial: written as version 5 with "sweep" naming the parameter whose member holds
+ * the value, read alike by both decoders, its value part of the key; a "sweep" that names no
+ * sweepable parameter of the kind reads as no sweep; run.json keeps the list. */
+static void
+test_sweep_records(void **state)
+{
+    (void)state;
+    struct journal_trial a = sample_trial(1, JOURNAL_OK);
+    a.scenario.name = "sizes";
+    a.scenario.test = "tcp_stream";
+    a.scenario.kind = TESTSPEC_TCP_STREAM;
+    a.scenario.msg_size = 65536;
+    a.scenario.streams = 1;
+    a.scenario.swept = true;
+    a.scenario.sweep = TESTSPEC_P_MSG_SIZE;
+    json_t *j = journal_trial_json(&a, NULL);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "schema")), JOURNAL_TRIAL_SCHEMA_5);
+    const json_t *sc = json_object_get(j, "scenario");
+    assert_string_equal(json_string_value(json_object_get(sc, "sweep")), "msg_size");
+    assert_int_equal(json_integer_value(json_object_get(sc, "msg_size")), 65536);
+    char *line = json_dumps(j, JSON_COMPACT);
+    json_decref(j);
+    struct journal_trial t;
+    bool took;
+    char why[NS_ERR_MSG_MAX];
+    assert_int_equal(decode(line, &t, &took, why, sizeof why), 0);
+    assert_true(took);
+    assert_true(t.scenario.swept);
+    assert_int_equal(t.scenario.sweep, TESTSPEC_P_MSG_SIZE);
+    struct journal_key k1, k2;
+    journal_trial_key(&t, &k1);
+    assert_true(k1.swept && k1.sweep == TESTSPEC_P_MSG_SIZE && k1.value == 65536);
+    /* the same scenario, pair and trial at another value is another trial */
+    a.scenario.msg_size = 1024;
+    journal_trial_key(&a, &k2);
+    assert_true(k2.value == 1024);
+    assert_false(journal_key_equal(&k1, &k2));
+    a.scenario.msg_size = 65536;
+    journal_trial_key(&a, &k2);
+    assert_true(journal_key_equal(&k1, &k2));
+    a.scenario.swept = false; /* a sweep's trial is not the unswept scenario's */
+    journal_trial_key(&a, &k2);
+    assert_false(journal_key_equal(&k1, &k2));
+    free(line);
+    /* what "sweep" may name: a parameter of the table that the kind takes and that may be
+     * swept, by its record key; anything else reads as no sweep, by both decoders */
+    static const struct {
+        const char *scenario;
+        bool swept;
+        int param;
+    } cases[] = {
+        {"{\"test\":\"tcp_stream\",\"msg_size\":64,\"sweep\":\"msg_size\"}", true,
+         TESTSPEC_P_MSG_SIZE},
+        {"{\"test\":\"udp_stream\",\"rate_bps\":1000000,\"sweep\":\"rate_bps\"}", true,
+         TESTSPEC_P_RATE},
+        {"{\"test\":\"tcp_rr\",\"response_size\":1024,\"sweep\":\"response_size\"}", true,
+         TESTSPEC_P_RESPONSE_SIZE},
+        {"{\"test\":\"tcp_stream\",\"sweep\":\"rate\"}", false, 0},       /* the plan key */
+        {"{\"test\":\"tcp_stream\",\"sweep\":\"duration_s\"}", false, 0}, /* not sweepable */
+        {"{\"test\":\"tcp_rr\",\"sweep\":\"streams\"}", false, 0},        /* not tcp_rr's */
+        {"{\"test\":\"tcp_stream\",\"sweep\":7}", false, 0},
+        {"{\"test\":\"tcp_stream\",\"sweep\":null}", false, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char rec[512];
+        snprintf(rec, sizeof rec,
+                 "{\"schema\":\"%s\",\"scenario\":%s,\"trial\":1,\"status\":\"ok\"}\n",
+                 JOURNAL_TRIAL_SCHEMA_5, cases[i].scenario);
+        assert_int_equal(decode(rec, &t, &took, why, sizeof why), 0);
+        if (t.scenario.swept != cases[i].swept ||
+            (cases[i].swept && (int)t.scenario.sweep != cases[i].param))
+            fail_msg("%s: swept %d param %d", cases[i].scenario, t.scenario.swept,
+                     (int)t.scenario.sweep);
+    }
+    /* run.json: the list in the parameter's place, read back with the first value */
+    struct journal_run_scenario rs = {.sc = sample_trial(1, JOURNAL_OK).scenario,
+                                      .trials = 2,
+                                      .planned = 24,
+                                      .nvalues = 3,
+                                      .values = {64, 1024, 65536}};
+    rs.sc.name = "sizes";
+    rs.sc.test = "tcp_stream";
+    rs.sc.kind = TESTSPEC_TCP_STREAM;
+    rs.sc.swept = true;
+    rs.sc.sweep = TESTSPEC_P_MSG_SIZE;
+    struct journal_run w = {.run_id = "r1",
+                            .plan_name = "p",
+                            .plan_file = "p.yaml",
+                            .plan_sha256 = "00ff",
+                            .plan_source = "x",
+                            .plan_source_len = 1,
+                            .netsurvey_version = "0.1.0",
+                            .nsperf_sha256 = "abab",
+                            .started = "2026-11-30T15:00:00.123Z",
+                            .command = "netsurvey run p.yaml",
+                            .scenarios = &rs,
+                            .nscenarios = 1};
+    json_t *doc = journal_run_json(&w);
+    json_t *s0 = json_array_get(json_object_get(doc, "scenarios"), 0);
+    char *list = json_dumps(json_object_get(s0, "msg_size"), JSON_COMPACT | JSON_ENCODE_ANY);
+    assert_string_equal(list, "[64,1024,65536]");
+    free(list);
+    assert_string_equal(json_string_value(json_object_get(s0, "sweep")), "msg_size");
+    struct journal_run *r = NULL;
+    struct err e = {0};
+    assert_int_equal(journal_run_from_json(doc, &r, &e), 0);
+    assert_true(r->scenarios[0].sc.swept && r->scenarios[0].sc.sweep == TESTSPEC_P_MSG_SIZE);
+    assert_int_equal(r->scenarios[0].nvalues, 3);
+    assert_true(r->scenarios[0].values[2] == 65536);
+    assert_int_equal(r->scenarios[0].sc.msg_size, 64);
+    assert_int_equal(r->scenarios[0].planned, 24);
+    journal_run_free(r);
+    /* a list that is no sweep's: one value, a value twice, a value of another type */
+    static const char *const bad[] = {"[64]", "[64,64]", "[64,\"1K\"]", "[64,1.5]", "7"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_object_set_new(s0, "msg_size", json_loads(bad[i], JSON_DECODE_ANY, NULL));
+        assert_int_equal(journal_run_from_json(doc, &r, &e), NS_EPARSE);
+        assert_non_null(strstr(e.msg, "scenario 'sizes'"));
+    }
+    json_decref(doc);
+}
+
 /* The parameters and figures of issue 30's kinds: a load's streams and direction (by its name:
  * another name, or not a string, reads as forward), --bidir and udp_pps's packet rate, and the
  * figures beside a headline that sit in objects of the result (idle_rtt_us's mean, the load's
@@ -1237,9 +1359,8 @@ test_reading_rules(void **state)
     assert_string_equal(why, "not a trial record");
     assert_int_equal(decode("{\"schema\":\"netsurvey.trial/9\"}", &t, &took, why, sizeof why),
                      NS_EPROTO);
-    assert_string_equal(
-        why, "unsupported schema 'netsurvey.trial/9' (this netsurvey reads "
-             "netsurvey.trial/4, netsurvey.trial/3, netsurvey.trial/2 and netsurvey.trial/1)");
+    assert_string_equal(why, "unsupported schema 'netsurvey.trial/9' (this netsurvey reads "
+                             "netsurvey.trial/1 to netsurvey.trial/5)");
     static const char weird[] = "{\"schema\":\"netsurvey.trial/1\",\"scenario\":{\"test\":"
                                 "\"tcp_rr\"},\"status\":\"weird\"}";
     assert_int_equal(decode(weird, &t, &took, why, sizeof why), NS_EPROTO);
@@ -2290,6 +2411,7 @@ main(void)
         cmocka_unit_test(test_runs_rules),
         cmocka_unit_test(test_resume_cuts_torn_line),
         cmocka_unit_test(test_key),
+        cmocka_unit_test(test_sweep_records),
         cmocka_unit_test(test_reading_rules),
         cmocka_unit_test(test_flags),
         cmocka_unit_test(test_runs_of_digits_and_strings),

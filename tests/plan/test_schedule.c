@@ -426,6 +426,135 @@ test_estimate(void **state)
     plan_free(p);
 }
 
+/* --- sweeps: each value its own scenario, trials and place in the schedule ------------------ */
+
+static struct plan *
+sweep_plan(size_t hosts, bool shuffled)
+{
+    char text[4096];
+    size_t n = (size_t)snprintf(text, sizeof text, "name: sweep\nhosts:\n");
+    for (size_t i = 0; i < hosts; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n,
+                              "  - {name: h%zu, address: 192.0.2.%zu, zone: z%zu}\n", i, i + 1,
+                              i % 3);
+    snprintf(
+        text + n, sizeof text - n,
+        "scenarios:\n"
+        "  - {name: sizes, test: tcp_stream, msg_size: [64, 1K, 16K], duration: 2s, warmup: 1s}\n"
+        "  - {name: plain, test: tcp_rr, duration: 3s, warmup: 1s}\n"
+        "  - {name: streams, test: tcp_stream, streams: [1, 4], duration: 4s, warmup: 1s}\n"
+        "trials: 3\norder: %s\nseed: 7\n",
+        shuffled ? "shuffled" : "sequential");
+    struct diags *d = diags_new();
+    struct plan *p = NULL;
+    if (plan_load_buffer("sweep.yaml", text, strlen(text), &p, d) != 0) {
+        diags_write(d, stderr);
+        fail_msg("sweep plan does not load:\n%s", text);
+    }
+    diags_free(d);
+    return p;
+}
+
+static void
+test_sweep_schedule(void **state)
+{
+    (void)state;
+    static const double sizes[] = {64, 1024, 16384}, streams[] = {1, 4};
+    for (size_t hosts = 2; hosts <= 9; hosts++) {
+        for (int shuffled = 0; shuffled < 2; shuffled++) {
+            struct plan *p = sweep_plan(hosts, shuffled);
+            /* the scenarios as run: 3 values of sizes, plain, 2 values of streams */
+            assert_int_equal(plan_scenario_count(p), 6);
+            for (size_t i = 0; i < 3; i++) {
+                const struct plan_scenario *sc = plan_scenario(p, i);
+                assert_true(plan_scenario_swept(sc));
+                assert_int_equal(sc->sweep.param, TESTSPEC_P_MSG_SIZE);
+                assert_int_equal(sc->sweep.index, i);
+                assert_int_equal(sc->msg_size, (uint64_t)sizes[i]);
+                assert_true(sc->spec.v[TESTSPEC_P_MSG_SIZE] == sizes[i]);
+                assert_true(plan_scenario_value(sc) == sizes[i]);
+                assert_int_equal(plan_scenario_find(p, "sizes", TESTSPEC_P_MSG_SIZE, sizes[i]),
+                                 (long)i);
+            }
+            assert_false(plan_scenario_swept(plan_scenario(p, 3)));
+            assert_int_equal(plan_scenario_find(p, "plain", -1, 0), 3);
+            assert_int_equal(plan_scenario_find(p, "sizes", -1, 0), -1);
+            assert_int_equal(plan_scenario_find(p, "sizes", TESTSPEC_P_MSG_SIZE, 100), -1);
+            assert_int_equal(plan_scenario_find(p, "sizes", TESTSPEC_P_STREAMS, 64), -1);
+            for (size_t i = 0; i < 2; i++)
+                assert_int_equal(plan_scenario(p, 4 + i)->streams, (unsigned)streams[i]);
+            char label[128];
+            assert_string_equal(plan_scenario_label(plan_scenario(p, 1), label, sizeof label),
+                                "sizes msg_size 1K");
+            assert_string_equal(plan_scenario_label(plan_scenario(p, 3), label, sizeof label),
+                                "plain");
+            struct schedule *s = sched(p);
+            /* every value x trial x pair exactly once, no host twice in a round, a pair's
+             * trials of a value never back to back */
+            check_schedule(p, s, want_all, NULL);
+            size_t np = hosts * (hosts - 1);
+            assert_int_equal(schedule_test_count(s), 6 * 3 * np);
+            assert_int_equal(plan_test_count(p), 6 * 3 * np);
+            /* each pass is one value and trial, trial-major: every value's trial 1 first */
+            assert_int_equal(schedule_pass_count(s), 18);
+            for (size_t k = 0; k < 18; k++) {
+                assert_int_equal(schedule_pass_scenario(s, k), k % 6);
+                assert_int_equal(schedule_pass_trial(s, k), k / 6 + 1);
+            }
+            /* the estimate counts every value: per pass its base rounds at its duration */
+            size_t base = schedule_base_round_count(s);
+            double want = (double)hosts * PLAN_OPEN_SSH_S +
+                          3.0 * (double)base *
+                              (3 * (2 + 1 + PLAN_SETUP_SSH_S) + (3 + 1 + PLAN_SETUP_SSH_S) +
+                               2 * (4 + 1 + PLAN_SETUP_SSH_S));
+            assert_true(fabs(schedule_estimate_s(s) - want) < 1e-6);
+            schedule_free(s);
+            plan_free(p);
+        }
+    }
+}
+
+/* The dry run shows a sweep as written: its values, the trials of each, its tests; each round
+ * names its value; --json lists the scenario once with its list. */
+static void
+test_sweep_dry_run(void **state)
+{
+    (void)state;
+    struct plan *p = sweep_plan(3, false);
+    struct schedule *s = sched(p);
+    char *text = NULL, *json = NULL;
+    size_t tlen = 0, jlen = 0;
+    FILE *f = open_memstream(&text, &tlen);
+    assert_int_equal(schedule_write_text(s, f, NULL), 0);
+    fclose(f);
+    f = open_memstream(&json, &jlen);
+    assert_int_equal(schedule_write_json(s, f, NULL), 0);
+    fclose(f);
+    assert_non_null(strstr(text, "scenario sizes: tcp_stream, 2 s + 1 s warmup, a sweep of "
+                                 "msg_size over 3 values (nsperf -c HOST --test tcp_stream -t 2 "
+                                 "--warmup 1 -l 64|1K|16K)\n"
+                                 "  each value 3 trials over each of the 6 pairs: 54 tests\n"));
+    assert_non_null(strstr(text, "scenario plain: tcp_rr, 3 s + 1 s warmup, 3 trials"));
+    assert_non_null(strstr(text, ": sizes msg_size 16K, trial 1 of 3"));
+    assert_non_null(strstr(text, ": streams streams 4, trial 3 of 3"));
+    assert_non_null(strstr(text, "\n108 tests in "));
+    assert_non_null(strstr(json, "\"msg_size\":[64,1024,16384]"));
+    assert_non_null(strstr(json, "\"sweep\":{\"param\":\"msg_size\",\"values\":[64,1024,16384],"
+                                 "\"tests\":54,\"tests_max\":54,\"runs\":[{\"value\":64,"
+                                 "\"nsperf_args\":[\"--test\",\"tcp_stream\",\"-t\",\"2\","
+                                 "\"--warmup\",\"1\",\"-l\",\"64\"]}"));
+    assert_non_null(strstr(json, "\"scenario\":\"sizes\",\"value\":1024,\"trial\":1"));
+    /* the scenarios as written: three, not six */
+    size_t names = 0;
+    for (const char *q = json; (q = strstr(q, "\"nsperf_args\"")) != NULL; q++)
+        names++;
+    assert_int_equal(names, 3 + 2 + 1); /* a run per value, and plain's own */
+    free(text);
+    free(json);
+    schedule_free(s);
+    plan_free(p);
+}
+
 /* --- adaptive trials: the passes after the fixed part, and the rounds of a pass -------------- */
 
 static void
@@ -592,6 +721,8 @@ main(void)
         cmocka_unit_test(test_adaptive_passes),
         cmocka_unit_test(test_pass_rounds),
         cmocka_unit_test(test_large),
+        cmocka_unit_test(test_sweep_schedule),
+        cmocka_unit_test(test_sweep_dry_run),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -817,6 +817,39 @@ def fixture_trend_hostile(out):
         j.close()
 
 
+# A sweep of msg_size (tcp_stream, 3 trials a value, z1 -> z2): exact Mbit/s per value, as
+# (sweep-base, sweep-new); sweep-other sweeps other values. The new run's 1K is 30 % worse, its
+# other values the same: compare must gate on that value alone, trend keep each value a cell.
+SWEEP_BASE = {64: [100, 101, 99], 1024: [1000, 1010, 990], 65536: [9000, 9050, 8950]}
+SWEEP_NEW = {64: [100, 101, 99], 1024: [700, 705, 695], 65536: [9000, 9050, 8950]}
+SWEEP_OTHER = {64: [100, 101, 99], 16384: [5000, 5010, 4990]}
+
+
+def fixture_sweep(out):
+    """sweep-base, sweep-new, sweep-other: trial/5 records of a sweep's values, run.json's list."""
+    hosts = [host("z1", "1", "westus3", "10.0.0.4"), host("z2", "2", "westus3", "10.0.0.5")]
+    rng = random.Random(30)
+    for name, tab, rid, date in (("base", SWEEP_BASE, "20261130T150000Z-swp0", "2026-11-30"),
+                                 ("new", SWEEP_NEW, "20261201T150000Z-swp1", "2026-12-01"),
+                                 ("other", SWEEP_OTHER, "20261202T150000Z-swp2", "2026-12-02")):
+        values = sorted(tab)
+        sc = scen("tput", "tcp_stream", trials=3, msg_size=values, sweep="msg_size")
+        del sc["response_size"]
+        sc["interval_s"] = 0.0
+        j = Journal(os.path.join(out, "sweep-" + name), rid, "sweeps", hosts, [sc], 0,
+                    version=2, date=date, planned={"tput": 3 * len(values)},
+                    pairs=[("z1", "z2")])
+        j.run["scenarios"][0]["msg_size"] = values
+        j.trial_version = 5
+        for n in range(1, 4):
+            for v in values:
+                j.scenarios["tput"] = dict(sc, msg_size=v)
+                j.trial("tput", "z1", "z2", n,
+                        make_result("tcp_stream", float(tab[v][n - 1]), rng, 10))
+        j.scenarios["tput"] = sc
+        j.close()
+
+
 def cloud_sample(rng):
     """A tcp_rr sample of a cloud link's shape, in place of the loopback one: DESIGN.md's trial
     between two zones (p50 328.3, p90 337.4, p99 346.4, p99.9 357.8, p99.99 390.9, max 730.8
@@ -927,6 +960,7 @@ def main():
         fixture_gate(out)
         fixture_trend(out)
         fixture_trend_hostile(out)
+        fixture_sweep(out)
         fixture_newkinds(out)
         fixture_newkinds(out, "newkinds-base", "20261204T150000Z-nkba", 31, trials=4)
         fixture_newkinds(out, "newkinds-worse", "20261205T150000Z-nkwo", 32, worse=True,

@@ -292,6 +292,15 @@ test_golden_allfailed(void **state)
     check_case_charts("allfailed", dirs, 1, 0);
 }
 
+/* A sweep: a matrix per value (matrix-tput=64.csv, ...), the sweep's table and its CSV. */
+static void
+test_golden_sweep(void **state)
+{
+    (void)state;
+    const char *dirs[] = {"sweep-base"};
+    check_case("sweep", dirs, 1);
+}
+
 /* Every file under a and b, recursively, byte for byte. Returns the number compared. */
 static int
 same_tree(const char *a, const char *b)
@@ -347,8 +356,9 @@ test_fast_and_slow_readers_agree(void **state)
 {
     (void)state;
     static const char *const cases[][2] = {
-        {"basic", NULL},          {"hostile", NULL},   {"multi-a", "multi-b"}, {"incomplete", NULL},
-        {"pooled-a", "pooled-b"}, {"allfailed", NULL}, {"newkinds", NULL},     {"flagged", NULL}};
+        {"basic", NULL},      {"hostile", NULL},        {"multi-a", "multi-b"},
+        {"incomplete", NULL}, {"pooled-a", "pooled-b"}, {"allfailed", NULL},
+        {"newkinds", NULL},   {"flagged", NULL},        {"sweep-base", NULL}};
     setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         const char *dirs[] = {cases[i][0], cases[i][1]};
@@ -401,6 +411,7 @@ main(void)
                                        cmocka_unit_test(test_golden_incomplete),
                                        cmocka_unit_test(test_golden_pooled),
                                        cmocka_unit_test(test_golden_allfailed),
+                                       cmocka_unit_test(test_golden_sweep),
                                        cmocka_unit_test(test_golden_newkinds),
                                        cmocka_unit_test(test_golden_flagged),
                                        cmocka_unit_test(test_byte_identical_reruns),

@@ -503,8 +503,8 @@ test_refused_records_stop_or_are_listed(void **state)
         {"\"status\":\"ok\"", "\"status\":\"weird\"",
          "unknown status 'weird' (a trial is ok, failed or not_run)"},
         {"\"schema\":\"netsurvey.trial/1\"", "\"schema\":\"netsurvey.trial/9\"",
-         "unsupported schema 'netsurvey.trial/9' (this netsurvey reads netsurvey.trial/4, "
-         "netsurvey.trial/3, netsurvey.trial/2 and netsurvey.trial/1)"},
+         "unsupported schema 'netsurvey.trial/9' (this netsurvey reads netsurvey.trial/1 to "
+         "netsurvey.trial/5)"},
         {"\"run_id\":\"20261130T150000Z-0bad\"", "\"run_id\":\"20261201T000000Z-f00d\"",
          "a record of another run ('20261201T000000Z-f00d'; the run is "
          "'20261130T150000Z-0bad')"},
@@ -700,6 +700,31 @@ test_edited_lines_are_problems(void **state)
     char *md = read_in("ed", "report.md");
     assert_non_null(strstr(md, "(invalid): trial 50 past the plan"));
     free(md);
+}
+
+/* A sweep's record is its scenario's when it sweeps the same parameter and ran one of run.json's
+ * values (each value its own trials): a value the list does not hold, or a record that sweeps
+ * nothing, is a journal problem, never a trial of the sweep. */
+static void
+test_sweep_records_checked(void **state)
+{
+    (void)state;
+    copy_fixture("sweep-base", "sw0");
+    assert_int_equal(report_cmd("sw0", NULL, NULL, NULL), CLI_REPORT_OK);
+    copy_fixture("sweep-base", "sw");
+    append_edited("sw", "{\"scenario.msg_size\":2048}");
+    append_edited("sw", "{\"scenario.sweep\":null}");
+    assert_int_equal(report_cmd("sw", NULL, NULL, NULL), CLI_REPORT_OK);
+    json_t *a = summary_of("sw0"), *b = summary_of("sw");
+    assert_true(json_equal(json_object_get(a, "sweeps"), json_object_get(b, "sweeps")));
+    const json_t *probs = json_object_get(json_object_get(b, "journal"), "problems");
+    assert_int_equal(json_array_size(probs), 2);
+    assert_non_null(strstr(json_string_value(json_object_get(json_array_get(probs, 0), "why")),
+                           "scenario 'tput' ran msg_size 2048 here, not a value of its sweep"));
+    assert_non_null(strstr(json_string_value(json_object_get(json_array_get(probs, 1), "why")),
+                           "scenario 'tput' sweeps nothing here, msg_size in run.json"));
+    json_decref(a);
+    json_decref(b);
 }
 
 /* A run.json without run_id cannot tell its records from another run's: none is taken, the
@@ -1510,6 +1535,7 @@ main(void)
         cmocka_unit_test(test_run_schema_refused),
         cmocka_unit_test(test_problems_listed_then_counted),
         cmocka_unit_test(test_edited_lines_are_problems),
+        cmocka_unit_test(test_sweep_records_checked),
         cmocka_unit_test(test_run_without_run_id),
         cmocka_unit_test(test_zone_labels_apart),
         cmocka_unit_test(test_csv_texts_never_formulas),

@@ -24,7 +24,7 @@
 #include "common/sshg.h"
 #include "survey/host_target.h"
 #include "survey/preflight_int.h"
-#include "transport/transport_ssh.h"
+#include "transport/transport.h"
 
 #define PF_CLOCK_TIMEOUT_NS (10 * NS_PER_SEC)
 

@@ -10,7 +10,7 @@
 
 #include "survey/preflight.h"
 #include "survey/trial.h"
-#include "transport/transport_deploy.h"
+#include "transport/transport.h"
 
 /* One host while it is checked. */
 struct pf_host {

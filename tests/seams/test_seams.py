@@ -158,6 +158,23 @@ class LibArrows(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertIn("internal header report/reportint.h included by history/cells.c", out)
 
+    def test_module_header_past_its_public_one_fails(self):
+        src = os.path.join(self.dir.name, "src")
+        for d in ("common", "transport", "survey"):
+            os.makedirs(os.path.join(src, d))
+        with open(os.path.join(src, "survey", "run.c"), "w", encoding="utf-8") as f:
+            f.write('#include "transport/transport.h"\n#include "survey/trial.h"\n')
+        with open(os.path.join(src, "cli_run.c"), "w", encoding="utf-8") as f:
+            f.write('#include "survey/survey.h"\n')
+        rc, out = quiet(lib_arrows.main, ["--src", src, self.common])
+        self.assertEqual(rc, 0, out)
+        with open(os.path.join(src, "survey", "clean.c"), "w", encoding="utf-8") as f:
+            f.write('#include "transport/transport_ssh.h"\n')
+        rc, out = quiet(lib_arrows.main, ["--src", src, self.common])
+        self.assertEqual(rc, 1, out)
+        self.assertIn("transport/transport_ssh.h included by survey/clean.c: outside transport/, "
+                      "include transport/transport.h", out)
+
     def test_report_needing_history_fails(self):
         src = os.path.join(self.dir.name, "src")
         for d in ("common", "report", "history"):

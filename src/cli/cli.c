@@ -19,7 +19,7 @@
 #include "common/roff.h"
 #include "common/suggest.h"
 #include "plan/plan.h"
-#include "survey/run.h"
+#include "survey/survey.h"
 
 #define CLI_WIDTH 80
 #define CLI_OPT_COLUMN 21 /* where an option's help starts */

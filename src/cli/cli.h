@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "cli/cli_exit.h"
-#include "transport/transport_deploy.h"
+#include "transport/transport.h"
 
 #define CLI_NSPERF_BUILDS TRANSPORT_DEPLOY_MAX_BUILDS
 

@@ -14,7 +14,7 @@
 #include "cli/cli_preflight_out.h"
 #include "common/errors.h"
 #include "plan/plan.h"
-#include "survey/preflight.h"
+#include "survey/survey.h"
 
 struct check_args {
     bool quiet;

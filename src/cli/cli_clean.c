@@ -9,8 +9,7 @@
 #include "common/sshg.h"
 #include "journal/journal.h"
 #include "plan/plan.h"
-#include "survey/clean.h"
-#include "survey/host_ssh.h"
+#include "survey/survey.h"
 
 struct clean_args {
     bool accept_new_host_keys;

@@ -8,7 +8,7 @@
 #include "common/sshg.h"
 #include "plan/plan.h"
 #include "plan/schedule.h"
-#include "survey/host_ssh.h"
+#include "survey/survey.h"
 
 struct plan_args {
     bool json;

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "plan/plan.h"
-#include "survey/preflight.h"
+#include "survey/survey.h"
 
 /* The table's columns, in order (netsurvey(1), PREFLIGHT, describes each). */
 #define CLI_PREFLIGHT_COLUMNS                                                                      \

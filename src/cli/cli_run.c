@@ -23,7 +23,7 @@
 #include "plan/plan.h"
 #include "plan/schedule.h"
 #include "report/report.h"
-#include "survey/run.h"
+#include "survey/survey.h"
 
 #define RUN_MARGIN_ENV "NETSURVEY_DEADLINE_MARGIN"
 

@@ -148,7 +148,7 @@ history_params_diff(const json_t *a, const json_t *b, struct rbuf *out)
             char x[64], y[64];
             param_text(v, x, sizeof x);
             param_text(w, y, sizeof y);
-            rbuf_printf(out, "%s%.40s %s → %s", n ? ", " : "", k, x, y);
+            report_buf_printf(out, "%s%.40s %s → %s", n ? ", " : "", k, x, y);
         }
         n++;
     }

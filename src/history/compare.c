@@ -626,12 +626,12 @@ param_changes(const json_t *base, const json_t *cand)
     {
         const json_t *ns = history_cell_find_scenario(cand, s);
         struct rbuf b;
-        rbuf_init(&b);
+        report_buf_init(&b);
         if (ns != NULL && history_params_diff(s, ns, &b) > 0)
             json_array_append_new(out, json_pack("{s:s,s:s,s:s,s:s}", "scenario", js(s, "name"),
                                                  "test", js(s, "test"), "family", js(s, "family"),
                                                  "changes", b.oom ? "?" : b.data));
-        rbuf_release(&b);
+        report_buf_release(&b);
     }
     return out;
 }
@@ -641,16 +641,16 @@ static char *
 param_changes_text(const json_t *changes)
 {
     struct rbuf b;
-    rbuf_init(&b);
+    report_buf_init(&b);
     size_t i;
     const json_t *c;
     json_array_foreach(changes, i, c)
     {
-        rbuf_printf(&b, "%s (%s, %s): %s\n", js(c, "scenario"), js(c, "test"), js(c, "family"),
-                    js(c, "changes"));
+        report_buf_printf(&b, "%s (%s, %s): %s\n", js(c, "scenario"), js(c, "test"),
+                          js(c, "family"), js(c, "changes"));
     }
     if (b.oom || b.len == 0) {
-        rbuf_release(&b);
+        report_buf_release(&b);
         return NULL;
     }
     return b.data;
@@ -741,7 +741,7 @@ static char *
 unmatched_text(const struct cmp *m)
 {
     struct rbuf b;
-    rbuf_init(&b);
+    report_buf_init(&b);
     size_t lines = 0, more = 0;
     const json_t *last_scen = NULL;
     for (size_t i = 0; i < m->n; i++) {
@@ -763,32 +763,33 @@ unmatched_text(const struct cmp *m)
             if (strncmp(why, "scenario ", 9) == 0)
                 why += 9; /* "scenario X: not in the new run" */
             char label[512];
-            rbuf_printf(&b, "scenario %s (%s, %s): %s\n",
-                        history_scenario_label(c->scen, label, sizeof label), js(c->scen, "test"),
-                        js(c->scen, "family"), why);
+            report_buf_printf(&b, "scenario %s (%s, %s): %s\n",
+                              history_scenario_label(c->scen, label, sizeof label),
+                              js(c->scen, "test"), js(c->scen, "family"), why);
         } else {
             const json_t *cell = c->bc;
             char label[512];
-            rbuf_printf(&b, "%s (%s, %s) %s → %s: ",
-                        history_scenario_label(c->scen, label, sizeof label), js(c->scen, "test"),
-                        js(c->scen, "family"), js(cell, "src_zone"), js(cell, "dst_zone"));
+            report_buf_printf(
+                &b, "%s (%s, %s) %s → %s: ", history_scenario_label(c->scen, label, sizeof label),
+                js(c->scen, "test"), js(c->scen, "family"), js(cell, "src_zone"),
+                js(cell, "dst_zone"));
             char tn[192];
             if (g != NULL && c->partial)
                 trials_note(c, tn, sizeof tn);
             if (g != NULL && g->verdict == HISTORY_VERDICT_TOO_FEW)
-                rbuf_printf(&b, "too few trials (baseline %llu, new %llu ok)%s%s\n",
-                            (unsigned long long)g->a.n, (unsigned long long)g->b.n,
-                            c->partial ? "; " : "", c->partial ? tn : "");
+                report_buf_printf(&b, "too few trials (baseline %llu, new %llu ok)%s%s\n",
+                                  (unsigned long long)g->a.n, (unsigned long long)g->b.n,
+                                  c->partial ? "; " : "", c->partial ? tn : "");
             else if (g != NULL)
-                rbuf_printf(&b, "trials failed or not run (%s)\n", tn);
+                report_buf_printf(&b, "trials failed or not run (%s)\n", tn);
             else
-                rbuf_printf(&b, "%s\n", c->why);
+                report_buf_printf(&b, "%s\n", c->why);
         }
     }
     if (more)
-        rbuf_printf(&b, "… and %zu more (compare.md lists every cell)\n", more);
+        report_buf_printf(&b, "… and %zu more (compare.md lists every cell)\n", more);
     if (b.oom || b.len == 0) {
-        rbuf_release(&b);
+        report_buf_release(&b);
         return NULL;
     }
     return b.data;
@@ -801,8 +802,8 @@ render_to(const char *name, const json_t *view, enum tmpl_mode mode, struct rbuf
 {
     char *owned;
     const char *t = history_template(name, &owned);
-    int rc =
-        t ? tmpl_render(t, view, mode, b, e) : err_set(e, NS_ENOTFOUND, "no template %s", name);
+    int rc = t ? report_tmpl_render(t, view, mode, b, e)
+               : err_set(e, NS_ENOTFOUND, "no template %s", name);
     free(owned);
     if (rc == 0 && b->oom)
         rc = err_set(e, NS_ENOMEM, "out of memory rendering %s", name);
@@ -974,8 +975,8 @@ render_summary(const json_t *view, const char *out, struct rbuf *b, struct err *
         json_object_set_new(sv, "rows", rows);
         json_object_set_new(sv, "has_rows", json_boolean(k > 0));
         json_object_set_new(sv, "more", json_integer((json_int_t)(json_array_size(all) - k)));
-        rbuf_release(b);
-        rbuf_init(b);
+        report_buf_release(b);
+        report_buf_init(b);
         rc = render_to("compare-summary.md", sv, TMPL_MARKDOWN, b, e);
         if (rc != 0 || b->len <= SUMMARY_MAX_BYTES || k == 0)
             break;
@@ -996,7 +997,7 @@ write_outputs(const json_t *view, const struct history_compare_opts *o, struct e
     } outs[] = {{"compare.md", TMPL_MARKDOWN}, {"compare.html", TMPL_HTML}};
     for (size_t i = 0; rc == 0 && i < 2; i++) {
         struct rbuf b;
-        rbuf_init(&b);
+        report_buf_init(&b);
         rc = render_to(outs[i].tmpl, view, outs[i].mode, &b, e);
         char path[PATH_MAX];
         if (rc == 0 &&
@@ -1006,23 +1007,23 @@ write_outputs(const json_t *view, const struct history_compare_opts *o, struct e
             rc = report_write_file(path, &b, e);
         if (rc == 0 && i == 0 && o->echo != NULL)
             fwrite(b.data, 1, b.len, o->echo);
-        rbuf_release(&b);
+        report_buf_release(&b);
     }
     if (rc == 0 && o->junit != NULL) {
         struct rbuf b;
-        rbuf_init(&b);
+        report_buf_init(&b);
         history_junit_render(view, &b);
         rc = b.oom ? err_set(e, NS_ENOMEM, "out of memory writing %s", o->junit)
                    : write_rbuf(o->junit, &b, e);
-        rbuf_release(&b);
+        report_buf_release(&b);
     }
     if (rc == 0 && o->md_summary != NULL) {
         struct rbuf b;
-        rbuf_init(&b);
+        report_buf_init(&b);
         rc = render_summary(view, o->out, &b, e);
         if (rc == 0)
             rc = write_rbuf(o->md_summary, &b, e);
-        rbuf_release(&b);
+        report_buf_release(&b);
     }
     return rc;
 }
@@ -1055,7 +1056,7 @@ out_is_sides(const struct history_compare_opts *o)
 {
     if (o->db == NULL)
         return fsdir_same(o->out, o->base_dir) || fsdir_same(o->out, o->new_dir);
-    char *id = db_dir_run_id(o->out);
+    char *id = history_db_dir_run_id(o->out);
     bool ours = id != NULL && (strcmp(id, o->base_dir) == 0 || strcmp(id, o->new_dir) == 0);
     free(id);
     return ours;

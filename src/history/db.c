@@ -26,7 +26,7 @@ static const struct {
     {1, ns_sql_schema_sql},
 };
 
-const char *const db_run_tables[DB_RUN_TABLES] = {
+const char *const history_db_run_tables[DB_RUN_TABLES] = {
     "journal_lines", "trials", "cell_buckets", "cells", "scenarios", "hosts", "runs"};
 
 /* The tables and views of the schema, to tell a database of another schema. */
@@ -44,19 +44,19 @@ static const char *const schema_names[] = {
 };
 
 struct db_val
-db_text(const char *s)
+history_db_text(const char *s)
 {
     return s != NULL ? (struct db_val){.t = DB_TEXT, .s = s, .n = strlen(s)} : db_null();
 }
 
 struct db_val
-db_textn(const char *s, size_t n)
+history_db_textn(const char *s, size_t n)
 {
     return s != NULL ? (struct db_val){.t = DB_TEXT, .s = s, .n = n} : db_null();
 }
 
 struct db_val
-db_blob(const void *p, size_t n)
+history_db_blob(const void *p, size_t n)
 {
     return (struct db_val){.t = DB_BLOB, .s = p, .n = n};
 }
@@ -66,7 +66,7 @@ db_blob(const void *p, size_t n)
 #define DB_URL_FORMS "sqlite:PATH, sqlite:///ABSOLUTE/PATH or postgresql://[USER@]HOST[:PORT]/DB"
 
 int
-db_url_parse(const char *url, const struct db_ops **ops, const char **target, struct err *e)
+history_db_url_parse(const char *url, const struct db_ops **ops, const char **target, struct err *e)
 {
     if (strncmp(url, "sqlite:", 7) == 0) {
         const char *t = url + 7;
@@ -80,16 +80,16 @@ db_url_parse(const char *url, const struct db_ops **ops, const char **target, st
         }
         if (*t == '\0')
             return err_set(e, NS_EINVAL, "'%.200s': no file after sqlite:", url);
-        *ops = &db_sqlite_ops;
+        *ops = &history_db_sqlite_ops;
         *target = t;
         return 0;
     }
     if (strncmp(url, "postgresql://", 13) == 0 || strncmp(url, "postgres://", 11) == 0) {
-        *ops = &db_pg_ops;
+        *ops = &history_db_pg_ops;
         *target = url;
         return 0;
     }
-    char *shown = db_url_redact(url);
+    char *shown = history_db_url_redact(url);
     int rc = err_set(e, NS_EINVAL, "'%.200s' is not a database URL: %s", shown ? shown : "",
                      DB_URL_FORMS);
     free(shown);
@@ -102,8 +102,8 @@ history_db_is_file(const char *url, const char *path)
     const struct db_ops *ops;
     const char *target;
     struct err e = {0};
-    if (url == NULL || path == NULL || db_url_parse(url, &ops, &target, &e) != 0 ||
-        ops != &db_sqlite_ops)
+    if (url == NULL || path == NULL || history_db_url_parse(url, &ops, &target, &e) != 0 ||
+        ops != &history_db_sqlite_ops)
         return false;
     static const char *const suffixes[] = {"", "-journal", "-wal", "-shm"};
     for (size_t i = 0; i < sizeof suffixes / sizeof *suffixes; i++) {
@@ -116,7 +116,7 @@ history_db_is_file(const char *url, const char *path)
 }
 
 char *
-db_dir_run_id(const char *dir)
+history_db_dir_run_id(const char *dir)
 {
     struct journal_run *run = NULL;
     struct err e = {0};
@@ -139,7 +139,7 @@ mask_until(char **out, const char **s, const char *stops)
 }
 
 char *
-db_url_redact(const char *url)
+history_db_url_redact(const char *url)
 {
     size_t len = strlen(url);
     char *r = malloc(len + 4 * (len / 9 + 2)); /* "***" may be longer than what it masks */
@@ -188,131 +188,131 @@ db_fail(struct db *db, int rc, struct err *e)
 }
 
 int
-db_exec(struct db *db, const char *sql, struct err *e)
+history_db_exec(struct db *db, const char *sql, struct err *e)
 {
     int rc = db->ops->exec(db->conn, sql, e);
     return rc != 0 ? db_fail(db, rc, e) : 0;
 }
 
 int
-db_query(struct db *db, const char *sql, const struct db_val *p, size_t n, struct db_rows **out,
-         struct err *e)
+history_db_query(struct db *db, const char *sql, const struct db_val *p, size_t n,
+                 struct db_rows **out, struct err *e)
 {
     int rc = db->ops->query(db->conn, sql, p, n, out, e);
     return rc != 0 ? db_fail(db, rc, e) : 0;
 }
 
 int
-db_next(struct db *db, struct db_rows *r, struct err *e)
+history_db_next(struct db *db, struct db_rows *r, struct err *e)
 {
     int rc = db->ops->rows_next(r, e);
     return rc < 0 ? db_fail(db, rc, e) : rc;
 }
 
 void
-db_rows_free(struct db *db, struct db_rows *r)
+history_db_rows_free(struct db *db, struct db_rows *r)
 {
     if (r != NULL)
         db->ops->rows_free(r);
 }
 
 bool
-db_col_null(struct db *db, struct db_rows *r, int col)
+history_db_col_null(struct db *db, struct db_rows *r, int col)
 {
     return db->ops->col_null(r, col);
 }
 
 int64_t
-db_col_int(struct db *db, struct db_rows *r, int col)
+history_db_col_int(struct db *db, struct db_rows *r, int col)
 {
     return db->ops->col_int(r, col);
 }
 
 double
-db_col_real(struct db *db, struct db_rows *r, int col)
+history_db_col_real(struct db *db, struct db_rows *r, int col)
 {
     return db->ops->col_real(r, col);
 }
 
 const char *
-db_col_text(struct db *db, struct db_rows *r, int col, size_t *n)
+history_db_col_text(struct db *db, struct db_rows *r, int col, size_t *n)
 {
     return db->ops->col_text(r, col, n);
 }
 
 const void *
-db_col_blob(struct db *db, struct db_rows *r, int col, size_t *n)
+history_db_col_blob(struct db *db, struct db_rows *r, int col, size_t *n)
 {
     return db->ops->col_blob(r, col, n);
 }
 
 int
-db_run(struct db *db, const char *sql, const struct db_val *p, size_t n, struct err *e)
+history_db_run(struct db *db, const char *sql, const struct db_val *p, size_t n, struct err *e)
 {
     struct db_rows *r = NULL;
-    int rc = db_query(db, sql, p, n, &r, e);
+    int rc = history_db_query(db, sql, p, n, &r, e);
     if (rc != 0)
         return rc;
-    while ((rc = db_next(db, r, e)) == 1)
+    while ((rc = history_db_next(db, r, e)) == 1)
         ;
-    db_rows_free(db, r);
+    history_db_rows_free(db, r);
     return rc;
 }
 
 int
-db_query_int(struct db *db, const char *sql, const struct db_val *p, size_t n, int64_t *v,
-             bool *found, struct err *e)
+history_db_query_int(struct db *db, const char *sql, const struct db_val *p, size_t n, int64_t *v,
+                     bool *found, struct err *e)
 {
     struct db_rows *r;
-    int rc = db_query(db, sql, p, n, &r, e);
+    int rc = history_db_query(db, sql, p, n, &r, e);
     if (rc != 0)
         return rc;
     *found = false;
-    rc = db_next(db, r, e);
-    if (rc == 1 && !db_col_null(db, r, 0)) {
-        *v = db_col_int(db, r, 0);
+    rc = history_db_next(db, r, e);
+    if (rc == 1 && !history_db_col_null(db, r, 0)) {
+        *v = history_db_col_int(db, r, 0);
         *found = true;
     }
-    db_rows_free(db, r);
+    history_db_rows_free(db, r);
     return rc < 0 ? rc : 0;
 }
 
 int
-db_load_begin(struct db *db, const char *table, const char *const *cols, size_t ncols,
-              struct err *e)
+history_db_load_begin(struct db *db, const char *table, const char *const *cols, size_t ncols,
+                      struct err *e)
 {
     int rc = db->ops->load_begin(db->conn, table, cols, ncols, e);
     return rc != 0 ? db_fail(db, rc, e) : 0;
 }
 
 int
-db_load_row(struct db *db, const struct db_val *v, struct err *e)
+history_db_load_row(struct db *db, const struct db_val *v, struct err *e)
 {
     int rc = db->ops->load_row(db->conn, v, e);
     return rc != 0 ? db_fail(db, rc, e) : 0;
 }
 
 int
-db_load_end(struct db *db, bool ok, struct err *e)
+history_db_load_end(struct db *db, bool ok, struct err *e)
 {
     int rc = db->ops->load_end(db->conn, ok, e);
     return rc != 0 ? db_fail(db, rc, e) : 0;
 }
 
 int
-db_begin(struct db *db, struct err *e)
+history_db_begin(struct db *db, struct err *e)
 {
-    return db_exec(db, db->ops->begin_write, e);
+    return history_db_exec(db, db->ops->begin_write, e);
 }
 
 int
-db_commit(struct db *db, struct err *e)
+history_db_commit(struct db *db, struct err *e)
 {
-    return db_exec(db, "COMMIT", e);
+    return history_db_exec(db, "COMMIT", e);
 }
 
 void
-db_rollback(struct db *db)
+history_db_rollback(struct db *db)
 {
     struct err ignored = {0};
     db->ops->exec(db->conn, "ROLLBACK", &ignored);
@@ -321,7 +321,7 @@ db_rollback(struct db *db)
 /* --- the schema ----------------------------------------------------------------------------- */
 
 int
-db_schema_version(struct db *db, int *version, struct err *e)
+history_db_schema_version(struct db *db, int *version, struct err *e)
 {
     bool has;
     *version = 0;
@@ -343,19 +343,20 @@ db_schema_version(struct db *db, int *version, struct err *e)
     /* the table read at all (a role without rights, a damaged file: said as they are) ... */
     int64_t v = 0, foreign = 0;
     bool found;
-    rc = db_query_int(db, "SELECT count(*) FROM schema_version", NULL, 0, &v, &found, e);
+    rc = history_db_query_int(db, "SELECT count(*) FROM schema_version", NULL, 0, &v, &found, e);
     if (rc != 0)
         return rc;
     /* ... then another tool's: other columns, or rows of its own */
-    struct db_val app = db_text(DB_APPLICATION);
+    struct db_val app = history_db_text(DB_APPLICATION);
     struct err qe = {0};
-    if (db_query_int(db, "SELECT count(*) FROM schema_version WHERE application <> $1", &app, 1,
-                     &foreign, &found, &qe) != 0 ||
+    if (history_db_query_int(db, "SELECT count(*) FROM schema_version WHERE application <> $1",
+                             &app, 1, &foreign, &found, &qe) != 0 ||
         foreign > 0)
         return err_set(e, NS_EPROTO,
                        "%s: its schema_version table is not netsurvey's (another schema)",
                        db->shown);
-    rc = db_query_int(db, "SELECT max(version) FROM schema_version", NULL, 0, &v, &found, e);
+    rc =
+        history_db_query_int(db, "SELECT max(version) FROM schema_version", NULL, 0, &v, &found, e);
     if (rc != 0)
         return rc;
     *version = found ? (int)v : 0;
@@ -367,39 +368,39 @@ db_schema_version(struct db *db, int *version, struct err *e)
 static int
 db_migrate(struct db *db, struct err *e)
 {
-    int rc = db_begin(db, e);
+    int rc = history_db_begin(db, e);
     if (rc != 0)
         return rc;
     if (db->ops->lock_schema != NULL)
-        rc = db_exec(db, db->ops->lock_schema, e);
+        rc = history_db_exec(db, db->ops->lock_schema, e);
     int version = 0;
     if (rc == 0)
-        rc = db_schema_version(db, &version, e);
+        rc = history_db_schema_version(db, &version, e);
     char now[40];
     clock_wall_iso8601(now, sizeof now);
     for (size_t i = 0; rc == 0 && i < sizeof migrations / sizeof migrations[0]; i++) {
         if (migrations[i].version <= version)
             continue;
-        rc = db_exec(db, (const char *)migrations[i].sql, e);
-        struct db_val v[] = {db_int(migrations[i].version), db_text(DB_APPLICATION), db_text(now),
-                             db_text(NS_VERSION)};
+        rc = history_db_exec(db, (const char *)migrations[i].sql, e);
+        struct db_val v[] = {db_int(migrations[i].version), history_db_text(DB_APPLICATION),
+                             history_db_text(now), history_db_text(NS_VERSION)};
         if (rc == 0)
-            rc = db_run(db,
-                        "INSERT INTO schema_version (version, application, applied_at, "
-                        "netsurvey) VALUES ($1, $2, $3, $4)",
-                        v, 4, e);
+            rc = history_db_run(db,
+                                "INSERT INTO schema_version (version, application, applied_at, "
+                                "netsurvey) VALUES ($1, $2, $3, $4)",
+                                v, 4, e);
     }
     if (rc == 0)
-        rc = db_commit(db, e);
+        rc = history_db_commit(db, e);
     if (rc != 0) {
-        db_rollback(db);
+        history_db_rollback(db);
         err_prefix(e, "creating the schema");
     }
     return rc;
 }
 
 void
-db_close(struct db *db)
+history_db_close(struct db *db)
 {
     if (db == NULL)
         return;
@@ -418,7 +419,7 @@ db_probe_write(struct db *db, struct err *e)
     int rc = db->ops->exec(db->conn, db->ops->begin_write, e);
     for (size_t i = 0; rc == 0 && i < DB_RUN_TABLES; i++) {
         char sql[256];
-        const char *t = db_run_tables[i];
+        const char *t = history_db_run_tables[i];
         int k = snprintf(sql, sizeof sql,
                          "INSERT INTO %s SELECT * FROM %s WHERE 1 = 0; DELETE FROM %s WHERE 1 = 0",
                          t, t, t);
@@ -428,7 +429,7 @@ db_probe_write(struct db *db, struct err *e)
                      t);
         rc = db->ops->exec(db->conn, sql, e);
     }
-    db_rollback(db);
+    history_db_rollback(db);
     return rc != 0 ? err_wrap(e, rc, "%s: cannot be written", db->shown) : 0;
 }
 
@@ -436,7 +437,7 @@ static int
 db_check_version(struct db *db, struct err *e)
 {
     int version;
-    int rc = db_schema_version(db, &version, e);
+    int rc = history_db_schema_version(db, &version, e);
     if (rc != 0)
         return rc;
     if (version > DB_SCHEMA_VERSION)
@@ -463,15 +464,15 @@ db_check_version(struct db *db, struct err *e)
 }
 
 int
-db_open(const char *url, bool write, struct db **out, struct err *e)
+history_db_open(const char *url, bool write, struct db **out, struct err *e)
 {
     const struct db_ops *ops;
     const char *target;
-    int rc = db_url_parse(url, &ops, &target, e);
+    int rc = history_db_url_parse(url, &ops, &target, e);
     if (rc != 0)
         return rc;
     struct db *db = calloc(1, sizeof *db);
-    if (db == NULL || (db->shown = db_url_redact(url)) == NULL) {
+    if (db == NULL || (db->shown = history_db_url_redact(url)) == NULL) {
         free(db);
         return err_set(e, NS_ENOMEM, "out of memory");
     }
@@ -485,7 +486,7 @@ db_open(const char *url, bool write, struct db **out, struct err *e)
         rc = db_check_version(db, e);
     }
     if (rc != 0) {
-        db_close(db);
+        history_db_close(db);
         return rc;
     }
     *out = db;
@@ -496,8 +497,8 @@ int
 history_db_check(const char *url, struct err *e)
 {
     struct db *db;
-    int rc = db_open(url, true, &db, e);
+    int rc = history_db_open(url, true, &db, e);
     if (rc == 0)
-        db_close(db);
+        history_db_close(db);
     return rc;
 }

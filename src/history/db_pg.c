@@ -467,7 +467,7 @@ pg_load_end(void *conn, bool ok, struct err *e)
     return rc;
 }
 
-const struct db_ops db_pg_ops = {
+const struct db_ops history_db_pg_ops = {
     .scheme = "postgresql",
     .open = pg_open,
     .close = pg_close,

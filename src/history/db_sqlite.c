@@ -270,7 +270,7 @@ sq_load_end(void *conn, bool ok, struct err *e)
     return 0;
 }
 
-const struct db_ops db_sqlite_ops = {
+const struct db_ops history_db_sqlite_ops = {
     .scheme = "sqlite",
     .open = sq_open,
     .close = sq_close,

@@ -26,7 +26,7 @@ struct err;
 /* The tables that hold a run's rows, each referring to the ones after it (runs last): the order
  * its rows are deleted in when it is published again. */
 #define DB_RUN_TABLES 7
-extern const char *const db_run_tables[DB_RUN_TABLES];
+extern const char *const history_db_run_tables[DB_RUN_TABLES];
 
 enum db_type { DB_NULL, DB_INT, DB_REAL, DB_TEXT, DB_BOOL, DB_BLOB };
 
@@ -60,9 +60,9 @@ db_bool(bool b)
     return (struct db_val){.t = DB_BOOL, .i = b};
 }
 /* s may be NULL: a NULL value. */
-struct db_val db_text(const char *s);
-struct db_val db_textn(const char *s, size_t n);
-struct db_val db_blob(const void *p, size_t n);
+struct db_val history_db_text(const char *s);
+struct db_val history_db_textn(const char *s, size_t n);
+struct db_val history_db_blob(const void *p, size_t n);
 
 /* A query's rows, read one at a time. */
 struct db_rows;
@@ -107,8 +107,8 @@ struct db_ops {
     int (*load_end)(void *conn, bool ok, struct err *e);
 };
 
-extern const struct db_ops db_sqlite_ops;
-extern const struct db_ops db_pg_ops;
+extern const struct db_ops history_db_sqlite_ops;
+extern const struct db_ops history_db_pg_ops;
 
 /* An open database. */
 struct db {
@@ -120,55 +120,56 @@ struct db {
 
 /* The URL's password masked with "***" (userinfo, password= and ?password=): what every
  * message shows of a URL. Caller frees; NULL when out of memory. */
-char *db_url_redact(const char *url);
+char *history_db_url_redact(const char *url);
 
 /* The engine of a URL and what follows its scheme: sqlite:PATH, sqlite:///ABS/PATH,
  * postgresql://..., postgres://... . NS_EINVAL (e says what a URL looks like) for anything else;
  * *target points into url. */
-int db_url_parse(const char *url, const struct db_ops **ops, const char **target, struct err *e);
+int history_db_url_parse(const char *url, const struct db_ops **ops, const char **target,
+                         struct err *e);
 
 /* Open url for writing (the schema created or migrated, in one transaction) or reading (the
- * schema must be there and not newer than DB_SCHEMA_VERSION). *out owned: db_close. Errors
+ * schema must be there and not newer than DB_SCHEMA_VERSION). *out owned: history_db_close. Errors
  * name the database as shown. */
-int db_open(const char *url, bool write, struct db **out, struct err *e);
-void db_close(struct db *db);
+int history_db_open(const char *url, bool write, struct db **out, struct err *e);
+void history_db_close(struct db *db);
 
 /* The schema version the database holds (0: none), NS_EPROTO when it holds tables of another
  * schema. */
-int db_schema_version(struct db *db, int *version, struct err *e);
+int history_db_schema_version(struct db *db, int *version, struct err *e);
 
 /* Thin wrappers over db->ops, with the database's name prefixed to a message. */
-int db_exec(struct db *db, const char *sql, struct err *e);
-int db_query(struct db *db, const char *sql, const struct db_val *p, size_t n, struct db_rows **out,
-             struct err *e);
-int db_next(struct db *db, struct db_rows *r, struct err *e);
-void db_rows_free(struct db *db, struct db_rows *r);
-bool db_col_null(struct db *db, struct db_rows *r, int col);
-int64_t db_col_int(struct db *db, struct db_rows *r, int col);
-double db_col_real(struct db *db, struct db_rows *r, int col);
-const char *db_col_text(struct db *db, struct db_rows *r, int col, size_t *n);
-const void *db_col_blob(struct db *db, struct db_rows *r, int col, size_t *n);
+int history_db_exec(struct db *db, const char *sql, struct err *e);
+int history_db_query(struct db *db, const char *sql, const struct db_val *p, size_t n,
+                     struct db_rows **out, struct err *e);
+int history_db_next(struct db *db, struct db_rows *r, struct err *e);
+void history_db_rows_free(struct db *db, struct db_rows *r);
+bool history_db_col_null(struct db *db, struct db_rows *r, int col);
+int64_t history_db_col_int(struct db *db, struct db_rows *r, int col);
+double history_db_col_real(struct db *db, struct db_rows *r, int col);
+const char *history_db_col_text(struct db *db, struct db_rows *r, int col, size_t *n);
+const void *history_db_col_blob(struct db *db, struct db_rows *r, int col, size_t *n);
 /* A statement with parameters whose rows, if any, are not read (INSERT, DELETE). */
-int db_run(struct db *db, const char *sql, const struct db_val *p, size_t n, struct err *e);
+int history_db_run(struct db *db, const char *sql, const struct db_val *p, size_t n, struct err *e);
 /* The one value of a query that returns one row and column: an integer (*found false when
  * there is no row or it is NULL). */
-int db_query_int(struct db *db, const char *sql, const struct db_val *p, size_t n, int64_t *v,
-                 bool *found, struct err *e);
+int history_db_query_int(struct db *db, const char *sql, const struct db_val *p, size_t n,
+                         int64_t *v, bool *found, struct err *e);
 
-int db_load_begin(struct db *db, const char *table, const char *const *cols, size_t ncols,
-                  struct err *e);
-int db_load_row(struct db *db, const struct db_val *v, struct err *e);
-int db_load_end(struct db *db, bool ok, struct err *e);
+int history_db_load_begin(struct db *db, const char *table, const char *const *cols, size_t ncols,
+                          struct err *e);
+int history_db_load_row(struct db *db, const struct db_val *v, struct err *e);
+int history_db_load_end(struct db *db, bool ok, struct err *e);
 
 /* A writing transaction: begin, then commit or roll back (rollback never fails loudly). */
-int db_begin(struct db *db, struct err *e);
-int db_commit(struct db *db, struct err *e);
-void db_rollback(struct db *db);
+int history_db_begin(struct db *db, struct err *e);
+int history_db_commit(struct db *db, struct err *e);
+void history_db_rollback(struct db *db);
 
 /* The run_id run.json gives in the run directory dir, or NULL (none, unreadable, out of memory):
  * whose directory an output folder of a --db command is (it may be one of the runs read, never
  * another run's). Caller frees. */
-char *db_dir_run_id(const char *dir);
+char *history_db_dir_run_id(const char *dir);
 
 /* The summary of the run run_id of the database url, as report_summary_read gives it for the
  * run's directory (without pairs and failures: compare reads neither), that directory named by
@@ -182,8 +183,8 @@ int history_db_summary(const char *url, const char *run_id, json_t **sum, bool *
 /* A column of a table that holds a JSON object's members (runs: a summary's run; scenarios:
  * its scenarios; cells: their zone and region cells): the member key (a path, "a.b": member b
  * of object a) of the type t. What a row has no column for is kept as the row's JSON "extra",
- * so that the object comes back whole (dbj_join(dbj_split(o)) equals o): a member of another
- * type than its column's, and members a later netsurvey adds, survive a database of this
+ * so that the object comes back whole (dbj_join(history_dbj_split(o)) equals o): a member of
+ * another type than its column's, and members a later netsurvey adds, survive a database of this
  * schema. */
 enum dbj_type { DBJ_TEXT, DBJ_INT, DBJ_REAL, DBJ_BOOL, DBJ_JSON };
 
@@ -205,27 +206,27 @@ struct dbj_table {
 
 /* The columns of a summary's run (and its plan, tool and trials), of a scenario (but its cells,
  * pairs and failures) and of a cell (but its zone labels). */
-extern const struct dbj_table dbj_run, dbj_scenario, dbj_cell;
+extern const struct dbj_table history_dbj_run, history_dbj_scenario, history_dbj_cell;
 
 /* o's members into vals[0..t->n) (borrowing o's strings; JSON columns' text owned in
  * texts[i]), and what has no column as JSON text in *extra (NULL when nothing is left). texts
- * has t->n entries; free them and *extra with dbj_texts_free. Returns 0 or NS_ENOMEM. */
-int dbj_split(const struct dbj_table *t, const json_t *o, struct db_val *vals, char **texts,
-              char **extra);
-void dbj_texts_free(char **texts, size_t n, char *extra);
+ * has t->n entries; free them and *extra with history_dbj_texts_free. Returns 0 or NS_ENOMEM. */
+int history_dbj_split(const struct dbj_table *t, const json_t *o, struct db_val *vals, char **texts,
+                      char **extra);
+void history_dbj_texts_free(char **texts, size_t n, char *extra);
 
 /* The object of a row: o (a new one when NULL: o's own members are kept), extra's members (JSON
  * text or NULL), then each non-NULL column of t in form, read from the row's columns from col0
- * on in the order of dbj_select_list. NULL (o released) when out of memory or extra is not an
- * object. */
-json_t *dbj_join_into(json_t *o, const struct dbj_table *t, enum dbj_form form, struct db *db,
-                      struct db_rows *r, int col0, const char *extra);
+ * on in the order of history_dbj_select_list. NULL (o released) when out of memory or extra is not
+ * an object. */
+json_t *history_dbj_join_into(json_t *o, const struct dbj_table *t, enum dbj_form form,
+                              struct db *db, struct db_rows *r, int col0, const char *extra);
 
 /* v as compact JSON text, reals at 17 digits (exact), in memory of malloc's (not jansson's,
  * which may be the report's arena: report/output.h): the caller frees. NULL when out of memory. */
-char *dbj_dump(const json_t *v);
+char *history_dbj_dump(const json_t *v);
 
 /* The columns of t in form as SQL: "a, b, c". */
-void dbj_select_list(const struct dbj_table *t, enum dbj_form form, char *buf, size_t len);
+void history_dbj_select_list(const struct dbj_table *t, enum dbj_form form, char *buf, size_t len);
 
 #endif

@@ -99,8 +99,9 @@ static const struct dbj_col cell_cols[] = {
     {                                                                                              \
         a, sizeof a / sizeof a[0]                                                                  \
     }
-const struct dbj_table dbj_run = TABLE(run_cols), dbj_scenario = TABLE(scenario_cols),
-                       dbj_cell = TABLE(cell_cols);
+const struct dbj_table history_dbj_run = TABLE(run_cols),
+                       history_dbj_scenario = TABLE(scenario_cols),
+                       history_dbj_cell = TABLE(cell_cols);
 
 /* The object holding key's member (o itself, or its member before the dot when that is an
  * object; NULL otherwise), and the member's own name in *leaf. */
@@ -166,7 +167,7 @@ dump_add(const char *s, size_t n, void *arg)
 }
 
 char *
-dbj_dump(const json_t *v)
+history_dbj_dump(const json_t *v)
 {
     struct dumpbuf b = {0};
     if (json_dump_callback(v, dump_add, &b,
@@ -179,7 +180,7 @@ dbj_dump(const json_t *v)
 }
 
 void
-dbj_texts_free(char **texts, size_t n, char *extra)
+history_dbj_texts_free(char **texts, size_t n, char *extra)
 {
     for (size_t i = 0; texts != NULL && i < n; i++) {
         free(texts[i]);
@@ -189,8 +190,8 @@ dbj_texts_free(char **texts, size_t n, char *extra)
 }
 
 int
-dbj_split(const struct dbj_table *t, const json_t *o, struct db_val *vals, char **texts,
-          char **extra)
+history_dbj_split(const struct dbj_table *t, const json_t *o, struct db_val *vals, char **texts,
+                  char **extra)
 {
     json_t *work = json_deep_copy(o);
     *extra = NULL;
@@ -207,7 +208,7 @@ dbj_split(const struct dbj_table *t, const json_t *o, struct db_val *vals, char 
             continue;
         switch (c->t) {
         case DBJ_TEXT:
-            vals[i] = db_textn(json_string_value(v), json_string_length(v));
+            vals[i] = history_db_textn(json_string_value(v), json_string_length(v));
             break;
         case DBJ_INT:
             vals[i] = db_int(json_integer_value(v));
@@ -219,12 +220,12 @@ dbj_split(const struct dbj_table *t, const json_t *o, struct db_val *vals, char 
             vals[i] = db_bool(json_is_true(v));
             break;
         case DBJ_JSON:
-            if ((texts[i] = dbj_dump(v)) == NULL) {
+            if ((texts[i] = history_dbj_dump(v)) == NULL) {
                 json_decref(work);
-                dbj_texts_free(texts, t->n, NULL);
+                history_dbj_texts_free(texts, t->n, NULL);
                 return NS_ENOMEM;
             }
-            vals[i] = db_text(texts[i]);
+            vals[i] = history_db_text(texts[i]);
             break;
         }
         /* taken: out of what is left, with the object it was in once that is empty */
@@ -237,8 +238,8 @@ dbj_split(const struct dbj_table *t, const json_t *o, struct db_val *vals, char 
         }
     }
     int rc = 0;
-    if (json_object_size(work) > 0 && (*extra = dbj_dump(work)) == NULL) {
-        dbj_texts_free(texts, t->n, NULL);
+    if (json_object_size(work) > 0 && (*extra = history_dbj_dump(work)) == NULL) {
+        history_dbj_texts_free(texts, t->n, NULL);
         rc = NS_ENOMEM;
     }
     json_decref(work);
@@ -252,24 +253,24 @@ col_value(const struct dbj_col *c, struct db *db, struct db_rows *r, int col)
     const char *s;
     switch (c->t) {
     case DBJ_TEXT:
-        s = db_col_text(db, r, col, &n);
+        s = history_db_col_text(db, r, col, &n);
         return json_stringn(s != NULL ? s : "", n);
     case DBJ_INT:
-        return json_integer((json_int_t)db_col_int(db, r, col));
+        return json_integer((json_int_t)history_db_col_int(db, r, col));
     case DBJ_REAL:
-        return json_real(db_col_real(db, r, col));
+        return json_real(history_db_col_real(db, r, col));
     case DBJ_BOOL:
-        return json_boolean(db_col_int(db, r, col) != 0);
+        return json_boolean(history_db_col_int(db, r, col) != 0);
     case DBJ_JSON:
-        s = db_col_text(db, r, col, &n);
+        s = history_db_col_text(db, r, col, &n);
         return s != NULL ? json_loadb(s, n, JSON_DECODE_ANY, NULL) : NULL;
     }
     return NULL;
 }
 
 json_t *
-dbj_join_into(json_t *o, const struct dbj_table *t, enum dbj_form form, struct db *db,
-              struct db_rows *r, int col0, const char *extra)
+history_dbj_join_into(json_t *o, const struct dbj_table *t, enum dbj_form form, struct db *db,
+                      struct db_rows *r, int col0, const char *extra)
 {
     if (o == NULL && (o = json_object()) == NULL)
         return NULL;
@@ -287,7 +288,7 @@ dbj_join_into(json_t *o, const struct dbj_table *t, enum dbj_form form, struct d
         const struct dbj_col *c = &t->cols[i];
         if (c->full && form == DBJ_CELLS)
             continue;
-        if (db_col_null(db, r, col)) {
+        if (history_db_col_null(db, r, col)) {
             col++;
             continue;
         }
@@ -310,7 +311,7 @@ dbj_join_into(json_t *o, const struct dbj_table *t, enum dbj_form form, struct d
 }
 
 void
-dbj_select_list(const struct dbj_table *t, enum dbj_form form, char *buf, size_t len)
+history_dbj_select_list(const struct dbj_table *t, enum dbj_form form, char *buf, size_t len)
 {
     size_t k = 0;
     buf[0] = '\0';

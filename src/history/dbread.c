@@ -35,7 +35,7 @@ struct sel {
 static void
 sel_release(struct sel *s)
 {
-    rbuf_release(&s->sql);
+    report_buf_release(&s->sql);
     for (size_t i = 0; i < s->n; i++)
         free(s->owned[i]);
 }
@@ -65,10 +65,10 @@ sel_time_clause(struct sel *s, const char *text, const char *what, bool since, s
     size_t a = s->n + 1, b = s->n + 2;
     s->p[s->n++] = db_int(sec);
     s->p[s->n++] = db_int(ns);
-    rbuf_printf(&s->sql,
-                since ? " AND (started_s > $%zu OR (started_s = $%zu AND started_ns >= $%zu))"
-                      : " AND (started_s < $%zu OR (started_s = $%zu AND started_ns < $%zu))",
-                a, a, b);
+    report_buf_printf(&s->sql,
+                      since ? " AND (started_s > $%zu OR (started_s = $%zu AND started_ns >= $%zu))"
+                            : " AND (started_s < $%zu OR (started_s = $%zu AND started_ns < $%zu))",
+                      a, a, b);
     return 0;
 }
 
@@ -76,33 +76,33 @@ static int
 sel_build(struct sel *s, const struct history_db_select *q, struct err *e)
 {
     memset(s, 0, sizeof *s);
-    rbuf_init(&s->sql);
-    rbuf_puts(&s->sql, "SELECT run_id FROM runs WHERE 1 = 1");
+    report_buf_init(&s->sql);
+    report_buf_puts(&s->sql, "SELECT run_id FROM runs WHERE 1 = 1");
     int rc = 0;
     if (q->plan != NULL) {
-        s->p[s->n++] = db_text(q->plan);
-        rbuf_printf(&s->sql, " AND plan_name = $%zu", s->n);
+        s->p[s->n++] = history_db_text(q->plan);
+        report_buf_printf(&s->sql, " AND plan_name = $%zu", s->n);
     }
     if (q->scenario != NULL) {
-        s->p[s->n++] = db_text(q->scenario);
-        rbuf_printf(&s->sql, " AND run_id IN (SELECT run_id FROM scenarios WHERE name = $%zu)",
-                    s->n);
+        s->p[s->n++] = history_db_text(q->scenario);
+        report_buf_printf(&s->sql,
+                          " AND run_id IN (SELECT run_id FROM scenarios WHERE name = $%zu)", s->n);
     }
     if (q->since != NULL)
         rc = sel_time_clause(s, q->since, "since", true, e);
     if (rc == 0 && q->until != NULL)
         rc = sel_time_clause(s, q->until, "until", false, e);
     if (rc == 0 && q->n_run_ids > 0) {
-        rbuf_puts(&s->sql, " AND run_id IN (");
+        report_buf_puts(&s->sql, " AND run_id IN (");
         for (size_t i = 0; i < q->n_run_ids; i++)
-            rbuf_printf(&s->sql, "%s$%zu", i ? ", " : "", s->n + i + 1);
-        rbuf_puts(&s->sql, ")");
+            report_buf_printf(&s->sql, "%s$%zu", i ? ", " : "", s->n + i + 1);
+        report_buf_puts(&s->sql, ")");
         s->ids = q->run_ids;
         s->nids = q->n_run_ids;
     }
     if (rc == 0 && q->last > 0)
-        rbuf_printf(&s->sql, " ORDER BY started_s DESC, started_ns DESC, run_id DESC LIMIT %zu",
-                    q->last);
+        report_buf_printf(
+            &s->sql, " ORDER BY started_s DESC, started_ns DESC, run_id DESC LIMIT %zu", q->last);
     if (rc == 0 && s->sql.oom)
         rc = err_set(e, NS_ENOMEM, "out of memory");
     return rc;
@@ -118,7 +118,7 @@ sel_params(const struct sel *s, const struct db_val *extra, size_t nextra, size_
         return NULL;
     memcpy(p, s->p, s->n * sizeof *p);
     for (size_t i = 0; i < s->nids; i++)
-        p[s->n + i] = db_text(s->ids[i]);
+        p[s->n + i] = history_db_text(s->ids[i]);
     if (nextra > 0)
         memcpy(p + s->n + s->nids, extra, nextra * sizeof *p);
     return p;
@@ -166,7 +166,7 @@ static char *
 col_dup(struct db *db, struct db_rows *r, int col)
 {
     size_t n;
-    const char *s = db_col_text(db, r, col, &n);
+    const char *s = history_db_col_text(db, r, col, &n);
     return s != NULL ? strndup(s, n) : NULL;
 }
 
@@ -174,7 +174,7 @@ static json_t *
 col_json(struct db *db, struct db_rows *r, int col)
 {
     size_t n;
-    const char *s = db_col_text(db, r, col, &n);
+    const char *s = history_db_col_text(db, r, col, &n);
     return s != NULL ? json_loadb(s, n, JSON_DECODE_ANY, NULL) : NULL;
 }
 
@@ -199,23 +199,23 @@ static int
 read_runs(struct db *db, const struct sel *s, struct dbrun **out, size_t *nout, struct err *e)
 {
     char cols[2048];
-    dbj_select_list(&dbj_run, DBJ_FULL, cols, sizeof cols);
+    history_dbj_select_list(&history_dbj_run, DBJ_FULL, cols, sizeof cols);
     struct rbuf q;
-    rbuf_init(&q);
-    rbuf_printf(&q,
-                "SELECT started_s, started_ns, rj_planned, adaptive, title, completeness, "
-                "journal, extra, %s FROM runs WHERE run_id IN (%s)",
-                cols, s->sql.data);
+    report_buf_init(&q);
+    report_buf_printf(&q,
+                      "SELECT started_s, started_ns, rj_planned, adaptive, title, completeness, "
+                      "journal, extra, %s FROM runs WHERE run_id IN (%s)",
+                      cols, s->sql.data);
     size_t np;
     struct db_val *p = sel_params(s, NULL, 0, &np);
     struct db_rows *r = NULL;
     int rc = q.oom || p == NULL ? err_set(e, NS_ENOMEM, "out of memory")
-                                : db_query(db, q.data, p, np, &r, e);
+                                : history_db_query(db, q.data, p, np, &r, e);
     free(p);
-    rbuf_release(&q);
+    report_buf_release(&q);
     struct dbrun *runs = NULL;
     size_t n = 0, cap = 0;
-    while (rc == 0 && (rc = db_next(db, r, e)) == 1) {
+    while (rc == 0 && (rc = history_db_next(db, r, e)) == 1) {
         rc = 0;
         if (n == cap) {
             cap = cap ? cap * 2 : 64;
@@ -228,14 +228,14 @@ read_runs(struct db *db, const struct sel *s, struct dbrun **out, size_t *nout, 
         }
         struct dbrun *x = &runs[n++];
         memset(x, 0, sizeof *x);
-        x->t_s = db_col_int(db, r, 0);
-        x->t_ns = (int32_t)db_col_int(db, r, 1);
-        x->rj_planned = (uint64_t)db_col_int(db, r, 2);
-        x->adaptive = db_col_int(db, r, 3) != 0;
+        x->t_s = history_db_col_int(db, r, 0);
+        x->t_ns = (int32_t)history_db_col_int(db, r, 1);
+        x->rj_planned = (uint64_t)history_db_col_int(db, r, 2);
+        x->adaptive = history_db_col_int(db, r, 3) != 0;
         size_t en;
-        const char *extra = db_col_text(db, r, 7, &en);
+        const char *extra = history_db_col_text(db, r, 7, &en);
         char *ex = extra != NULL ? strndup(extra, en) : NULL;
-        json_t *run = dbj_join_into(NULL, &dbj_run, DBJ_FULL, db, r, 8, ex);
+        json_t *run = history_dbj_join_into(NULL, &history_dbj_run, DBJ_FULL, db, r, 8, ex);
         free(ex);
         x->run_id = strdup(js(run, "run_id"));
         x->started = strdup(js(run, "started"));
@@ -261,7 +261,7 @@ read_runs(struct db *db, const struct sel *s, struct dbrun **out, size_t *nout, 
             rc = err_set(e, NS_ENOMEM, "out of memory reading the runs");
     }
     if (r != NULL)
-        db_rows_free(db, r);
+        history_db_rows_free(db, r);
     if (rc < 0) {
         dbruns_free(runs, n);
         return rc;
@@ -280,34 +280,34 @@ read_scenarios(struct db *db, const struct sel *s, const char *scenario, enum db
                struct dbrun *runs, size_t n, struct err *e)
 {
     char cols[2048];
-    dbj_select_list(&dbj_scenario, form, cols, sizeof cols);
+    history_dbj_select_list(&history_dbj_scenario, form, cols, sizeof cols);
     struct rbuf q;
-    rbuf_init(&q);
-    rbuf_printf(&q, "SELECT run_id, extra, %s FROM scenarios WHERE run_id IN (%s)", cols,
-                s->sql.data);
+    report_buf_init(&q);
+    report_buf_printf(&q, "SELECT run_id, extra, %s FROM scenarios WHERE run_id IN (%s)", cols,
+                      s->sql.data);
     size_t np;
-    struct db_val extra_p = db_text(scenario);
+    struct db_val extra_p = history_db_text(scenario);
     struct db_val *p = sel_params(s, &extra_p, scenario != NULL, &np);
     if (scenario != NULL)
-        rbuf_printf(&q, " AND name = $%zu", np);
-    rbuf_puts(&q, " ORDER BY run_id, ord");
+        report_buf_printf(&q, " AND name = $%zu", np);
+    report_buf_puts(&q, " ORDER BY run_id, ord");
     struct db_rows *r = NULL;
     int rc = q.oom || p == NULL ? err_set(e, NS_ENOMEM, "out of memory")
-                                : db_query(db, q.data, p, np, &r, e);
+                                : history_db_query(db, q.data, p, np, &r, e);
     free(p);
-    rbuf_release(&q);
-    while (rc == 0 && (rc = db_next(db, r, e)) == 1) {
+    report_buf_release(&q);
+    while (rc == 0 && (rc = history_db_next(db, r, e)) == 1) {
         rc = 0;
         size_t len;
-        const char *id = db_col_text(db, r, 0, &len);
+        const char *id = history_db_col_text(db, r, 0, &len);
         char *rid = id != NULL ? strndup(id, len) : NULL;
         struct dbrun *x = rid != NULL ? dbrun_find(runs, n, rid) : NULL;
         free(rid);
         if (x == NULL)
             continue; /* published while this read: not among the runs read */
-        const char *extra = db_col_text(db, r, 1, &len);
+        const char *extra = history_db_col_text(db, r, 1, &len);
         char *ex = extra != NULL ? strndup(extra, len) : NULL;
-        json_t *sc = dbj_join_into(NULL, &dbj_scenario, form, db, r, 2, ex);
+        json_t *sc = history_dbj_join_into(NULL, &history_dbj_scenario, form, db, r, 2, ex);
         free(ex);
         if (sc == NULL) {
             rc = err_set(e, NS_ENOMEM, "out of memory reading the scenarios");
@@ -319,7 +319,7 @@ read_scenarios(struct db *db, const struct sel *s, const char *scenario, enum db
         json_array_append_new(x->scens, sc);
     }
     if (r != NULL)
-        db_rows_free(db, r);
+        history_db_rows_free(db, r);
     return rc < 0 ? rc : 0;
 }
 
@@ -350,14 +350,15 @@ cell_add(struct db *db, struct db_rows *r, json_t *sc, const char *level, enum d
     snprintf(dk, sizeof dk, "dst_%s", level);
     snprintf(arr, sizeof arr, "%s_cells", level);
     size_t len;
-    const char *extra = db_col_text(db, r, 6, &len);
+    const char *extra = history_db_col_text(db, r, 6, &len);
     char *ex = extra != NULL ? strndup(extra, len) : NULL;
     json_t *c = json_object();
-    const char *src = db_col_text(db, r, 4, NULL), *dst = db_col_text(db, r, 5, NULL);
+    const char *src = history_db_col_text(db, r, 4, NULL),
+               *dst = history_db_col_text(db, r, 5, NULL);
     if (c != NULL && src != NULL && dst != NULL) { /* the zones first, as the summary has them */
         json_object_set_new(c, sk, json_string(src));
         json_object_set_new(c, dk, json_string(dst));
-        c = dbj_join_into(c, &dbj_cell, form, db, r, 8, ex);
+        c = history_dbj_join_into(c, &history_dbj_cell, form, db, r, 8, ex);
     } else {
         json_decref(c);
         c = NULL;
@@ -379,27 +380,28 @@ read_cells(struct db *db, const struct sel *s, const char *scenario, enum dbj_fo
            struct dbrun *runs, size_t n, struct err *e)
 {
     char cols[4096];
-    dbj_select_list(&dbj_cell, form, cols, sizeof cols);
+    history_dbj_select_list(&history_dbj_cell, form, cols, sizeof cols);
     struct rbuf q;
-    rbuf_init(&q);
-    rbuf_printf(&q,
-                "SELECT run_id, scenario, family, level, src_zone, dst_zone, extra, sweep, %s "
-                "FROM cells WHERE run_id IN (%s)",
-                cols, s->sql.data);
+    report_buf_init(&q);
+    report_buf_printf(
+        &q,
+        "SELECT run_id, scenario, family, level, src_zone, dst_zone, extra, sweep, %s "
+        "FROM cells WHERE run_id IN (%s)",
+        cols, s->sql.data);
     size_t np;
-    struct db_val extra_p = db_text(scenario);
+    struct db_val extra_p = history_db_text(scenario);
     struct db_val *p = sel_params(s, &extra_p, scenario != NULL, &np);
     if (scenario != NULL)
-        rbuf_printf(&q, " AND scenario = $%zu", np);
+        report_buf_printf(&q, " AND scenario = $%zu", np);
     if (form == DBJ_CELLS)
-        rbuf_puts(&q, " AND level = 'zone'");
-    rbuf_puts(&q, " ORDER BY run_id, scenario, family, sweep, level, ord");
+        report_buf_puts(&q, " AND level = 'zone'");
+    report_buf_puts(&q, " ORDER BY run_id, scenario, family, sweep, level, ord");
     struct db_rows *r = NULL;
     int rc = q.oom || p == NULL ? err_set(e, NS_ENOMEM, "out of memory")
-                                : db_query(db, q.data, p, np, &r, e);
+                                : history_db_query(db, q.data, p, np, &r, e);
     free(p);
-    rbuf_release(&q);
-    while (rc == 0 && (rc = db_next(db, r, e)) == 1) {
+    report_buf_release(&q);
+    while (rc == 0 && (rc = history_db_next(db, r, e)) == 1) {
         rc = 0;
         char *id = col_dup(db, r, 0), *name = col_dup(db, r, 1), *fam = col_dup(db, r, 2),
              *level = col_dup(db, r, 3), *sweep = col_dup(db, r, 7);
@@ -418,7 +420,7 @@ read_cells(struct db *db, const struct sel *s, const char *scenario, enum dbj_fo
         free(sweep);
     }
     if (r != NULL)
-        db_rows_free(db, r);
+        history_db_rows_free(db, r);
     return rc < 0 ? rc : 0;
 }
 
@@ -449,7 +451,7 @@ history_trend_db_runs(const struct history_db_select *q, struct trun **out, size
 {
     struct db *db;
     *db_failed = true;
-    int rc = db_open(q->url, false, &db, e);
+    int rc = history_db_open(q->url, false, &db, e);
     if (rc != 0) {
         *db_failed = rc != NS_EINVAL;
         return rc;
@@ -482,7 +484,7 @@ history_trend_db_runs(const struct history_db_select *q, struct trun **out, size
             rc = err_set(e, NS_ENOMEM, "out of memory");
     }
     dbruns_free(runs, n);
-    db_close(db);
+    history_db_close(db);
     if (rc != 0) {
         history_trend_runs_free(t, n);
         return rc;
@@ -499,7 +501,7 @@ history_db_summary(const char *url, const char *run_id, json_t **sum, bool *db_f
 {
     struct db *db;
     *db_failed = true;
-    int rc = db_open(url, false, &db, e);
+    int rc = history_db_open(url, false, &db, e);
     if (rc != 0) {
         *db_failed = rc != NS_EINVAL;
         return rc;
@@ -514,6 +516,6 @@ history_db_summary(const char *url, const char *run_id, json_t **sum, bool *db_f
     if (rc == 0)
         *sum = json_incref(runs[0].sum);
     dbruns_free(runs, n);
-    db_close(db);
+    history_db_close(db);
     return rc;
 }

@@ -120,20 +120,20 @@ num_text(double v, char *buf, size_t len)
 static void
 json_str(struct rbuf *b, const char *s)
 {
-    rbuf_add(b, "\"", 1);
+    report_buf_add(b, "\"", 1);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p == '"' || *p == '\\')
-            rbuf_printf(b, "\\%c", *p);
+            report_buf_printf(b, "\\%c", *p);
         else if (*p == '\n')
-            rbuf_puts(b, "\\n");
+            report_buf_puts(b, "\\n");
         else if (*p == '\t')
-            rbuf_puts(b, "\\t");
+            report_buf_puts(b, "\\t");
         else if (*p < 0x20)
-            rbuf_printf(b, "\\u%04x", *p);
+            report_buf_printf(b, "\\u%04x", *p);
         else
-            rbuf_add(b, (const char *)p, 1);
+            report_buf_add(b, (const char *)p, 1);
     }
-    rbuf_add(b, "\"", 1);
+    report_buf_add(b, "\"", 1);
 }
 
 /* The host of run.json named name (its env: cloud and machine), or NULL. */
@@ -229,24 +229,24 @@ sample_json(struct ex *x, const struct journal_trial *t, uint64_t line, const ch
     char num[40], nums[2][24];
     struct mval mv[MK_COUNT];
     meta_of(x, t, mv, nums);
-    rbuf_puts(b, "{\"test\":");
+    report_buf_puts(b, "{\"test\":");
     json_str(b, t->scenario.test != NULL ? t->scenario.test : "");
-    rbuf_puts(b, ",\"metric\":");
+    report_buf_puts(b, ",\"metric\":");
     json_str(b, metric);
     num_text(value, num, sizeof num);
-    rbuf_printf(b, ",\"value\":%s,\"unit\":", num);
+    report_buf_printf(b, ",\"value\":%s,\"unit\":", num);
     json_str(b, unit);
-    rbuf_puts(b, ",\"metadata\":{");
+    report_buf_puts(b, ",\"metadata\":{");
     bool first = true;
     for (size_t i = 0; i < MK_COUNT; i++) {
         if (mv[i].s == NULL)
             continue;
-        rbuf_puts(b, first ? "" : ",");
+        report_buf_puts(b, first ? "" : ",");
         first = false;
         json_str(b, mkey_names[i]);
-        rbuf_add(b, ":", 1);
+        report_buf_add(b, ":", 1);
         if (mv[i].num)
-            rbuf_puts(b, mv[i].s);
+            report_buf_puts(b, mv[i].s);
         else
             json_str(b, mv[i].s);
     }
@@ -254,31 +254,31 @@ sample_json(struct ex *x, const struct journal_trial *t, uint64_t line, const ch
         bool is_bool;
         if (!param_text(t, (enum testspec_param)p, num, sizeof num, &is_bool))
             continue;
-        rbuf_puts(b, first ? "" : ",");
+        report_buf_puts(b, first ? "" : ",");
         first = false;
         json_str(b, journal_param_key((enum testspec_param)p));
-        rbuf_printf(b, ":%s", num);
+        report_buf_printf(b, ":%s", num);
     }
     num_text(stamp, num, sizeof num);
-    rbuf_printf(b, "},\"timestamp\":%s,\"official\":false,\"owner\":\"\",\"run_uri\":", num);
+    report_buf_printf(b, "},\"timestamp\":%s,\"official\":false,\"owner\":\"\",\"run_uri\":", num);
     json_str(b, x->run->run_id);
-    rbuf_puts(b, ",\"sample_uri\":");
+    report_buf_puts(b, ",\"sample_uri\":");
     char uri[512];
     snprintf(uri, sizeof uri, "%s/%llu/%s", x->run->run_id, (unsigned long long)line, metric);
     json_str(b, uri);
-    rbuf_puts(b, ",\"product_name\":\"" EXPORT_PRODUCT "\"}\n");
+    report_buf_puts(b, ",\"product_name\":\"" EXPORT_PRODUCT "\"}\n");
 }
 
 static void
 csv_header(struct rbuf *b)
 {
     for (size_t i = 0; i < NPKB; i++)
-        rbuf_printf(b, "%s%s", i ? "," : "", pkb_fields[i]);
+        report_buf_printf(b, "%s%s", i ? "," : "", pkb_fields[i]);
     for (size_t i = 0; i < MK_COUNT; i++)
-        rbuf_printf(b, ",%s", mkey_names[i]);
+        report_buf_printf(b, ",%s", mkey_names[i]);
     for (int p = 0; p < TESTSPEC_PARAM_COUNT; p++)
-        rbuf_printf(b, ",%s", journal_param_key((enum testspec_param)p));
-    rbuf_puts(b, "\n");
+        report_buf_printf(b, ",%s", journal_param_key((enum testspec_param)p));
+    report_buf_puts(b, "\n");
 }
 
 static void
@@ -290,30 +290,30 @@ sample_csv(struct ex *x, const struct journal_trial *t, uint64_t line, const cha
     struct mval mv[MK_COUNT];
     meta_of(x, t, mv, nums);
     num_text(stamp, num, sizeof num);
-    rbuf_printf(b, "%s,", num);
-    rbuf_csv_field(b, t->scenario.test != NULL ? t->scenario.test : "");
-    rbuf_puts(b, ",");
-    rbuf_csv_field(b, metric);
+    report_buf_printf(b, "%s,", num);
+    report_buf_csv_field(b, t->scenario.test != NULL ? t->scenario.test : "");
+    report_buf_puts(b, ",");
+    report_buf_csv_field(b, metric);
     num_text(value, num, sizeof num);
-    rbuf_printf(b, ",%s,", num);
-    rbuf_csv_field(b, unit);
-    rbuf_puts(b, "," EXPORT_PRODUCT ",false,,");
-    rbuf_csv_field(b, x->run->run_id);
-    rbuf_puts(b, ",");
+    report_buf_printf(b, ",%s,", num);
+    report_buf_csv_field(b, unit);
+    report_buf_puts(b, "," EXPORT_PRODUCT ",false,,");
+    report_buf_csv_field(b, x->run->run_id);
+    report_buf_puts(b, ",");
     snprintf(uri, sizeof uri, "%s/%llu/%s", x->run->run_id, (unsigned long long)line, metric);
-    rbuf_csv_field(b, uri);
+    report_buf_csv_field(b, uri);
     for (size_t i = 0; i < MK_COUNT; i++) {
-        rbuf_puts(b, ",");
+        report_buf_puts(b, ",");
         if (mv[i].s != NULL)
-            rbuf_csv_field(b, mv[i].s);
+            report_buf_csv_field(b, mv[i].s);
     }
     for (int p = 0; p < TESTSPEC_PARAM_COUNT; p++) {
         bool is_bool;
-        rbuf_puts(b, ",");
+        report_buf_puts(b, ",");
         if (param_text(t, (enum testspec_param)p, num, sizeof num, &is_bool))
-            rbuf_puts(b, num);
+            report_buf_puts(b, num);
     }
-    rbuf_puts(b, "\n");
+    report_buf_puts(b, "\n");
 }
 
 static void
@@ -363,7 +363,7 @@ trial_samples(void *arg, const struct journal_trial *t, const char *scenario, ui
     enum testspec_kind k = (enum testspec_kind)t->scenario.kind;
     double stamp = trial_stamp(t);
     sample(x, t, line, testspec_kind_words(k), v, testspec_kind_unit(k), stamp);
-    int pc = jpct_rtt(&x->pct, &t->result, &p50, &p99);
+    int pc = history_jpct_rtt(&x->pct, &t->result, &p50, &p99);
     if (pc < 0)
         return err_set(e, NS_ENOMEM, "out of memory");
     if (pc == 1) { /* "RTT p50", "RTT p99", in the unit of the RTT figures */
@@ -398,7 +398,7 @@ history_export(const struct history_export_opts *o, uint64_t *rows, bool *write_
                struct err *e)
 {
     struct ex x = {.o = o};
-    rbuf_init(&x.b);
+    report_buf_init(&x.b);
     x.b.sink = o->out; /* written as it grows, past RBUF_FLUSH */
     *rows = 0;
     *write_failed = false;
@@ -413,7 +413,7 @@ history_export(const struct history_export_opts *o, uint64_t *rows, bool *write_
             x.run = run;
             x.dir = o->dirs[i];
             struct jtrials_stats st;
-            rc = jtrials_read(o->dirs[i], run, &cb, &x, &st, e);
+            rc = history_jtrials_read(o->dirs[i], run, &cb, &x, &st, e);
         }
         journal_run_free(run);
         x.run = NULL;
@@ -425,7 +425,7 @@ history_export(const struct history_export_opts *o, uint64_t *rows, bool *write_
         rc = err_set(e, NS_EIO, "the samples could not be written");
     }
     *rows = x.rows;
-    jpct_release(&x.pct);
-    rbuf_release(&x.b);
+    history_jpct_release(&x.pct);
+    report_buf_release(&x.b);
     return rc;
 }

@@ -108,14 +108,14 @@ key_of(const struct journal_trial *t, const char *label)
     journal_trial_key(t, &k);
     const char *parts[] = {label, journal_family_name(k.family), k.src, k.dst};
     struct rbuf b;
-    rbuf_init(&b);
+    report_buf_init(&b);
     for (size_t i = 0; i < 4; i++)
-        rbuf_printf(&b, "%zu:%s", strlen(parts[i] ? parts[i] : ""), parts[i] ? parts[i] : "");
-    rbuf_printf(&b, "%u", (unsigned)k.trial);
+        report_buf_printf(&b, "%zu:%s", strlen(parts[i] ? parts[i] : ""), parts[i] ? parts[i] : "");
+    report_buf_printf(&b, "%u", (unsigned)k.trial);
     if (k.swept) /* a sweep's values are trials of their own (journal_key_equal) */
-        rbuf_printf(&b, ":%d=%.17g", (int)k.sweep, k.value);
+        report_buf_printf(&b, ":%d=%.17g", (int)k.sweep, k.value);
     char *key = b.oom ? NULL : strdup(b.data); /* an rbuf holds far more than a key needs */
-    rbuf_release(&b);
+    report_buf_release(&b);
     return key;
 }
 
@@ -207,8 +207,8 @@ winners_find(const char *dir, const struct journal_run *run, uint64_t **out, uin
 }
 
 int
-jtrials_read(const char *dir, const struct journal_run *run, const struct jtrials_cb *cb, void *arg,
-             struct jtrials_stats *st, struct err *e)
+history_jtrials_read(const char *dir, const struct journal_run *run, const struct jtrials_cb *cb,
+                     void *arg, struct jtrials_stats *st, struct err *e)
 {
     memset(st, 0, sizeof *st);
     uint64_t *win = NULL, nlines = 0;
@@ -323,7 +323,7 @@ jpct_order(struct jpct *t)
 }
 
 int
-jpct_rtt(struct jpct *t, const struct journal_result *r, double *p50, double *p99)
+history_jpct_rtt(struct jpct *t, const struct journal_result *r, double *p50, double *p99)
 {
     t->n = 0;
     if (!r->has_rtt || !r->has_hist || !r->has_rtt_min || !r->has_rtt_max)
@@ -351,7 +351,7 @@ jpct_rtt(struct jpct *t, const struct journal_result *r, double *p50, double *p9
 }
 
 void
-jpct_release(struct jpct *t)
+history_jpct_release(struct jpct *t)
 {
     free(t->idx);
     free(t->cnt);

@@ -38,8 +38,9 @@ struct jtrials_stats {
 /* Every line of dir's results.jsonl for the run run (its run.json, read). Returns 0 or NS_E*
  * (a journal that cannot be read, or changed while it was read: st->journal_error; or a
  * callback's). */
-int jtrials_read(const char *dir, const struct journal_run *run, const struct jtrials_cb *cb,
-                 void *arg, struct jtrials_stats *st, struct err *e);
+int history_jtrials_read(const char *dir, const struct journal_run *run,
+                         const struct jtrials_cb *cb, void *arg, struct jtrials_stats *st,
+                         struct err *e);
 
 /* Scratch space for a trial's buckets, reused trial after trial; zero it first. */
 struct jpct {
@@ -50,7 +51,7 @@ struct jpct {
 
 /* The trial's RTT p50 and p99 (us) from its own histogram, as hist_percentile reads them: 1;
  * 0 when it has none; NS_ENOMEM. */
-int jpct_rtt(struct jpct *t, const struct journal_result *r, double *p50, double *p99);
-void jpct_release(struct jpct *t);
+int history_jpct_rtt(struct jpct *t, const struct journal_result *r, double *p50, double *p99);
+void history_jpct_release(struct jpct *t);
 
 #endif

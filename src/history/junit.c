@@ -78,9 +78,9 @@ xml_escape(struct rbuf *b, const char *s, bool attr)
         else if (c == '\r')
             rep = "&#13;"; /* text keeps a CR only as a reference */
         if (rep)
-            rbuf_puts(b, rep);
+            report_buf_puts(b, rep);
         else
-            rbuf_add(b, (const char *)p, len);
+            report_buf_add(b, (const char *)p, len);
         p += len;
     }
 }
@@ -88,15 +88,15 @@ xml_escape(struct rbuf *b, const char *s, bool attr)
 static void
 attr(struct rbuf *b, const char *name, const char *value)
 {
-    rbuf_printf(b, " %s=\"", name);
+    report_buf_printf(b, " %s=\"", name);
     xml_escape(b, value, true);
-    rbuf_puts(b, "\"");
+    report_buf_puts(b, "\"");
 }
 
 static void
 attr_n(struct rbuf *b, const char *name, size_t n)
 {
-    rbuf_printf(b, " %s=\"%zu\"", name, n);
+    report_buf_printf(b, " %s=\"%zu\"", name, n);
 }
 
 /* --- suites: one per (scenario, test, family) -------------------------------------------- */
@@ -165,99 +165,101 @@ static void
 figures(struct rbuf *b, const json_t *view, const json_t *c, enum jkind k)
 {
     if (k == J_MATCHED) {
-        rbuf_printf(b, "%s\nbaseline: %s (n=%lld) in %s\nnew: %s (n=%lld) in %s\ndelta: %s\n",
-                    js(c, "metric"), js(c, "base"),
-                    (long long)json_integer_value(json_object_get(c, "base_n")),
-                    js(view, "base_dir"), js(c, "new"),
-                    (long long)json_integer_value(json_object_get(c, "new_n")), js(view, "new_dir"),
-                    js(c, "delta"));
-        rbuf_printf(b, "p: %s (Welch), p adj.: %s (%s)\n", js(c, "p"), js(c, "p_adj"),
-                    js(view, "correction"));
+        report_buf_printf(b, "%s\nbaseline: %s (n=%lld) in %s\nnew: %s (n=%lld) in %s\ndelta: %s\n",
+                          js(c, "metric"), js(c, "base"),
+                          (long long)json_integer_value(json_object_get(c, "base_n")),
+                          js(view, "base_dir"), js(c, "new"),
+                          (long long)json_integer_value(json_object_get(c, "new_n")),
+                          js(view, "new_dir"), js(c, "delta"));
+        report_buf_printf(b, "p: %s (Welch), p adj.: %s (%s)\n", js(c, "p"), js(c, "p_adj"),
+                          js(view, "correction"));
         if (jb(view, "tost_on"))
-            rbuf_printf(b, "equiv. p (within ±%s): %s\n", js(view, "min_effect"), js(c, "p_tost"));
-        rbuf_printf(b, "verdict: %s\n", js(c, "verdict"));
+            report_buf_printf(b, "equiv. p (within ±%s): %s\n", js(view, "min_effect"),
+                              js(c, "p_tost"));
+        report_buf_printf(b, "verdict: %s\n", js(c, "verdict"));
         if (*js(c, "trials_note"))
-            rbuf_printf(b, "trials failed or not run: %s\n", js(c, "trials_note"));
+            report_buf_printf(b, "trials failed or not run: %s\n", js(c, "trials_note"));
     } else {
-        rbuf_printf(b, "%s %s (n=%lld) in %s; %s\n", js(c, "metric"), js(c, "value"),
-                    (long long)json_integer_value(json_object_get(c, "n")),
-                    k == J_ONLY_BASE ? js(view, "base_dir") : js(view, "new_dir"), js(c, "reason"));
+        report_buf_printf(b, "%s %s (n=%lld) in %s; %s\n", js(c, "metric"), js(c, "value"),
+                          (long long)json_integer_value(json_object_get(c, "n")),
+                          k == J_ONLY_BASE ? js(view, "base_dir") : js(view, "new_dir"),
+                          js(c, "reason"));
     }
     if (*js(c, "params_changed"))
-        rbuf_printf(b, "parameters changed (compared on purpose, --allow-param-change): %s\n",
-                    js(c, "params_changed"));
+        report_buf_printf(b, "parameters changed (compared on purpose, --allow-param-change): %s\n",
+                          js(c, "params_changed"));
 }
 
 static void
 failure_message(struct rbuf *m, const json_t *view, const json_t *c, const char *type)
 {
     if (!strcmp(type, "regression"))
-        rbuf_printf(m, "%s %s -> %s (%s): worse by more than %s (p adj. %s, %s)", js(c, "metric"),
-                    js(c, "base"), js(c, "new"), js(c, "delta"), js(view, "max_regression"),
-                    js(c, "p_adj"), js(view, "correction"));
+        report_buf_printf(m, "%s %s -> %s (%s): worse by more than %s (p adj. %s, %s)",
+                          js(c, "metric"), js(c, "base"), js(c, "new"), js(c, "delta"),
+                          js(view, "max_regression"), js(c, "p_adj"), js(view, "correction"));
     else if (!strcmp(type, "failed-trials"))
-        rbuf_printf(m,
-                    "trials failed or not run: %s (the cell's figures are of fewer trials "
-                    "than planned)",
-                    js(c, "trials_note"));
+        report_buf_printf(m,
+                          "trials failed or not run: %s (the cell's figures are of fewer trials "
+                          "than planned)",
+                          js(c, "trials_note"));
     else if (!strcmp(type, "too-few-trials"))
-        rbuf_printf(m, "too few trials to compare (baseline %lld, new %lld; 2 a side needed)",
-                    (long long)json_integer_value(json_object_get(c, "base_n")),
-                    (long long)json_integer_value(json_object_get(c, "new_n")));
+        report_buf_printf(m, "too few trials to compare (baseline %lld, new %lld; 2 a side needed)",
+                          (long long)json_integer_value(json_object_get(c, "base_n")),
+                          (long long)json_integer_value(json_object_get(c, "new_n")));
     else
-        rbuf_printf(m, "baseline cell not compared: %s", js(c, "reason"));
+        report_buf_printf(m, "baseline cell not compared: %s", js(c, "reason"));
 }
 
 static void
 testcase(struct rbuf *b, const json_t *view, const json_t *c, enum jkind k, bool shared)
 {
     struct rbuf name;
-    rbuf_init(&name);
-    rbuf_printf(&name, "%s", js(c, "scenario"));
+    report_buf_init(&name);
+    report_buf_printf(&name, "%s", js(c, "scenario"));
     if (shared)
-        rbuf_printf(&name, " (%s, %s)", js(c, "test"), js(c, "family"));
-    rbuf_printf(&name, ": %s → %s", js(c, "src_zone"), js(c, "dst_zone"));
-    rbuf_puts(b, "    <testcase");
+        report_buf_printf(&name, " (%s, %s)", js(c, "test"), js(c, "family"));
+    report_buf_printf(&name, ": %s → %s", js(c, "src_zone"), js(c, "dst_zone"));
+    report_buf_puts(b, "    <testcase");
     attr(b, "name", name.data ? name.data : "");
     attr(b, "classname", js(c, "scenario"));
-    rbuf_puts(b, " time=\"0\">\n");
-    rbuf_release(&name);
+    report_buf_puts(b, " time=\"0\">\n");
+    report_buf_release(&name);
 
     struct rbuf fig;
-    rbuf_init(&fig);
+    report_buf_init(&fig);
     figures(&fig, view, c, k);
     const char *o = case_outcome(c, k);
     if (o != NULL && !strcmp(o, "skipped")) {
-        rbuf_puts(b, "      <skipped");
+        report_buf_puts(b, "      <skipped");
         attr(b, "message", k == J_MATCHED ? "too few trials (--allow-partial)" : js(c, "reason"));
-        rbuf_puts(b, "/>\n");
+        report_buf_puts(b, "/>\n");
     } else if (o != NULL) {
         struct rbuf m;
-        rbuf_init(&m);
+        report_buf_init(&m);
         failure_message(&m, view, c, o);
-        rbuf_puts(b, "      <failure");
+        report_buf_puts(b, "      <failure");
         attr(b, "message", m.data ? m.data : "");
         attr(b, "type", o);
-        rbuf_puts(b, ">");
+        report_buf_puts(b, ">");
         xml_escape(b, fig.data ? fig.data : "", false);
-        rbuf_puts(b, "</failure>\n");
+        report_buf_puts(b, "</failure>\n");
         b->oom |= m.oom;
-        rbuf_release(&m);
+        report_buf_release(&m);
     }
-    rbuf_puts(b, "      <system-out>");
+    report_buf_puts(b, "      <system-out>");
     xml_escape(b, fig.data ? fig.data : "", false);
-    rbuf_puts(b, "</system-out>\n    </testcase>\n");
+    report_buf_puts(b, "</system-out>\n    </testcase>\n");
     b->oom |= fig.oom;
-    rbuf_release(&fig);
+    report_buf_release(&fig);
 }
 
 static void
 property(struct rbuf *b, const char *name, const char *value)
 {
-    rbuf_puts(b, "      <property");
+    report_buf_puts(b, "      <property");
     attr(b, "name", name);
     attr(b, "value", value);
-    rbuf_puts(b, "/>\n");
+    report_buf_puts(b, "/>\n");
 }
 
 static void
@@ -267,52 +269,52 @@ run_ids(struct rbuf *b, const json_t *runs)
     const json_t *r;
     json_array_foreach(runs, i, r)
     {
-        rbuf_printf(b, "%s%s", i ? " " : "", js(r, "run_id"));
+        report_buf_printf(b, "%s%s", i ? " " : "", js(r, "run_id"));
     }
 }
 
 static void
 suite_open(struct rbuf *b, const json_t *view, const char *name, const struct jcount *n, size_t id)
 {
-    rbuf_puts(b, "  <testsuite");
+    report_buf_puts(b, "  <testsuite");
     attr(b, "name", name);
     attr_n(b, "tests", n->tests);
     attr_n(b, "failures", n->failures);
-    rbuf_puts(b, " errors=\"0\"");
+    report_buf_puts(b, " errors=\"0\"");
     attr_n(b, "skipped", n->skipped);
-    rbuf_puts(b, " time=\"0\"");
+    report_buf_puts(b, " time=\"0\"");
     if (*js(view, "junit_timestamp"))
         attr(b, "timestamp", js(view, "junit_timestamp"));
-    rbuf_puts(b, " hostname=\"localhost\"");
+    report_buf_puts(b, " hostname=\"localhost\"");
     attr_n(b, "id", id);
-    rbuf_puts(b, " package=\"netsurvey.compare\">\n    <properties>\n");
+    report_buf_puts(b, " package=\"netsurvey.compare\">\n    <properties>\n");
     property(b, "base_dir", js(view, "base_dir"));
     property(b, "new_dir", js(view, "new_dir"));
     struct rbuf ids;
-    rbuf_init(&ids);
+    report_buf_init(&ids);
     run_ids(&ids, json_object_get(view, "base_runs"));
     property(b, "base_runs", ids.data ? ids.data : "");
-    rbuf_release(&ids);
-    rbuf_init(&ids);
+    report_buf_release(&ids);
+    report_buf_init(&ids);
     run_ids(&ids, json_object_get(view, "new_runs"));
     property(b, "new_runs", ids.data ? ids.data : "");
-    rbuf_release(&ids);
+    report_buf_release(&ids);
     property(b, "correction", js(view, "correction"));
     property(b, "alpha", js(view, "alpha"));
     property(b, "min_effect", js(view, "min_effect"));
     property(b, "max_regression", js(view, "max_regression"));
     property(b, "allow_partial", jb(view, "allow_partial") ? "true" : "false");
-    rbuf_puts(b, "    </properties>\n");
+    report_buf_puts(b, "    </properties>\n");
 }
 
 static void
 suite_close(struct rbuf *b, const json_t *view)
 {
-    rbuf_puts(b, "    <system-out>");
+    report_buf_puts(b, "    <system-out>");
     xml_escape(b, js(view, "summary"), false);
-    rbuf_puts(b, "\n");
+    report_buf_puts(b, "\n");
     xml_escape(b, js(view, "gate_line"), false);
-    rbuf_puts(b, "\n</system-out>\n    <system-err></system-err>\n  </testsuite>\n");
+    report_buf_puts(b, "\n</system-out>\n    <system-err></system-err>\n  </testsuite>\n");
 }
 
 static void
@@ -322,10 +324,11 @@ suite(struct rbuf *b, const json_t *view, const json_t *const *suites, size_t ns
     struct jcount n = {0};
     suite_count(view, key, &n);
     struct rbuf name;
-    rbuf_init(&name);
-    rbuf_printf(&name, "%s (%s, %s)", js(key, "scenario"), js(key, "test"), js(key, "family"));
+    report_buf_init(&name);
+    report_buf_printf(&name, "%s (%s, %s)", js(key, "scenario"), js(key, "test"),
+                      js(key, "family"));
     suite_open(b, view, name.data ? name.data : "", &n, id);
-    rbuf_release(&name);
+    report_buf_release(&name);
     bool shared = name_shared(suites, ns, key);
     for (int k = 0; k < 3; k++) {
         size_t i;
@@ -345,12 +348,12 @@ nothing_suite(struct rbuf *b, const json_t *view, size_t id)
 {
     struct jcount n = {1, 1, 0};
     suite_open(b, view, JUNIT_NOTHING, &n, id);
-    rbuf_puts(b, "    <testcase name=\"gate: cells compared\" classname=\"" JUNIT_NOTHING
-                 "\" time=\"0\">\n      <failure");
+    report_buf_puts(b, "    <testcase name=\"gate: cells compared\" classname=\"" JUNIT_NOTHING
+                       "\" time=\"0\">\n      <failure");
     attr(b, "message", js(view, "gate_line"));
-    rbuf_puts(b, " type=\"nothing-compared\">");
+    report_buf_puts(b, " type=\"nothing-compared\">");
     xml_escape(b, js(view, "summary"), false);
-    rbuf_puts(b, "</failure>\n    </testcase>\n");
+    report_buf_puts(b, "</failure>\n    </testcase>\n");
     suite_close(b, view);
 }
 
@@ -382,17 +385,17 @@ history_junit_render(const json_t *view, struct rbuf *b)
     suite_count(view, NULL, &n);
     n.tests += nothing;
     n.failures += nothing;
-    rbuf_puts(b,
-              "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"" JUNIT_NOTHING "\"");
+    report_buf_puts(
+        b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"" JUNIT_NOTHING "\"");
     attr_n(b, "tests", n.tests);
     attr_n(b, "failures", n.failures);
-    rbuf_puts(b, " errors=\"0\"");
+    report_buf_puts(b, " errors=\"0\"");
     attr_n(b, "skipped", n.skipped);
-    rbuf_puts(b, " time=\"0\">\n");
+    report_buf_puts(b, " time=\"0\">\n");
     for (size_t s = 0; s < ns; s++)
         suite(b, view, suites, ns, s);
     if (nothing)
         nothing_suite(b, view, ns);
-    rbuf_puts(b, "</testsuites>\n");
+    report_buf_puts(b, "</testsuites>\n");
     free((void *)suites);
 }

@@ -50,11 +50,11 @@ pz_key(const char *scen, const char *fam, const char *sweep, const char *src, co
 {
     const char *parts[] = {scen, fam, sweep, src, dst};
     struct rbuf b;
-    rbuf_init(&b);
+    report_buf_init(&b);
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-        rbuf_printf(&b, "%zu:%s", strlen(parts[i] ? parts[i] : ""), parts[i] ? parts[i] : "");
+        report_buf_printf(&b, "%zu:%s", strlen(parts[i] ? parts[i] : ""), parts[i] ? parts[i] : "");
     char *k = b.oom ? NULL : strdup(b.data); /* an rbuf holds far more than a key needs */
-    rbuf_release(&b);
+    report_buf_release(&b);
     return k;
 }
 
@@ -188,7 +188,7 @@ journal_text(const json_t *j)
     size_t i;
     json_t *p;
     json_array_foreach(json_object_get(c, "problems"), i, p) json_object_del(p, "dir");
-    char *t = c != NULL ? dbj_dump(c) : NULL;
+    char *t = c != NULL ? history_dbj_dump(c) : NULL;
     json_decref(c);
     return t;
 }
@@ -212,42 +212,42 @@ run_row(struct pub *p, const json_t *sum, const char *now, struct err *e)
     json_t *ro = without(json_array_get(json_object_get(sum, "runs"), 0), drop);
     struct load l = {0};
     load_cols(&l, head, sizeof head / sizeof head[0]);
-    load_table(&l, &dbj_run);
+    load_table(&l, &history_dbj_run);
     struct db_val v[NCOLS_MAX];
     char *texts[NCOLS_MAX], *extra = NULL;
-    char *compl = dbj_dump(json_object_get(sum, "completeness"));
+    char *compl = history_dbj_dump(json_object_get(sum, "completeness"));
     char *jt = journal_text(json_object_get(sum, "journal"));
     int rc = ro == NULL || compl == NULL ? NS_ENOMEM : 0;
     size_t k = sizeof head / sizeof head[0];
     if (rc == 0)
-        rc = dbj_split(&dbj_run, ro, v + k, texts, &extra);
+        rc = history_dbj_split(&history_dbj_run, ro, v + k, texts, &extra);
     if (rc == 0) {
-        v[0] = db_text(js(sum, "title"));
-        v[1] = db_text(compl );
-        v[2] = db_text(jt);
-        v[3] = db_text(run->started);
+        v[0] = history_db_text(js(sum, "title"));
+        v[1] = history_db_text(compl );
+        v[2] = history_db_text(jt);
+        v[3] = history_db_text(run->started);
         v[4] = db_int(p->t_s);
         v[5] = db_int(p->t_ns);
-        v[6] = db_text(run->ended);
-        v[7] = db_text(run->netsurvey_version);
-        v[8] = db_text(run->nsperf_version);
-        v[9] = db_text(run->nsperf_sha256);
+        v[6] = history_db_text(run->ended);
+        v[7] = history_db_text(run->netsurvey_version);
+        v[8] = history_db_text(run->nsperf_version);
+        v[9] = history_db_text(run->nsperf_sha256);
         v[10] = db_int((int64_t)planned);
         v[11] = db_bool(adaptive);
-        v[12] = db_textn(p->run_text, p->run_len);
+        v[12] = history_db_textn(p->run_text, p->run_len);
         v[13] = db_int((int64_t)p->nlines);
         v[14] = db_bool(p->torn);
-        v[15] = db_text(now);
-        v[16] = db_text(NS_VERSION);
-        v[17] = db_text(p->dir);
-        v[18] = db_text(extra);
-        rc = db_load_begin(p->db, "runs", l.cols, l.n, e);
+        v[15] = history_db_text(now);
+        v[16] = history_db_text(NS_VERSION);
+        v[17] = history_db_text(p->dir);
+        v[18] = history_db_text(extra);
+        rc = history_db_load_begin(p->db, "runs", l.cols, l.n, e);
         if (rc == 0) {
-            rc = db_load_row(p->db, v, e);
-            int rc2 = db_load_end(p->db, rc == 0, e);
+            rc = history_db_load_row(p->db, v, e);
+            int rc2 = history_db_load_end(p->db, rc == 0, e);
             rc = rc != 0 ? rc : rc2;
         }
-        dbj_texts_free(texts, dbj_run.n, extra);
+        history_dbj_texts_free(texts, history_dbj_run.n, extra);
     } else {
         rc = err_set(e, NS_ENOMEM, "out of memory");
     }
@@ -265,8 +265,8 @@ scenario_rows(struct pub *p, const json_t *sum, struct err *e)
     static const char *const drop[] = {"zone_cells", "region_cells", "pairs", "failures", NULL};
     struct load l = {0};
     load_cols(&l, head, nh);
-    load_table(&l, &dbj_scenario);
-    int rc = db_load_begin(p->db, "scenarios", l.cols, l.n, e);
+    load_table(&l, &history_dbj_scenario);
+    int rc = history_db_load_begin(p->db, "scenarios", l.cols, l.n, e);
     size_t i;
     const json_t *s;
     json_array_foreach(json_object_get(sum, "scenarios"), i, s)
@@ -276,21 +276,21 @@ scenario_rows(struct pub *p, const json_t *sum, struct err *e)
         struct db_val v[NCOLS_MAX];
         char *texts[NCOLS_MAX], *extra = NULL;
         json_t *c = without(s, drop);
-        if (c == NULL || dbj_split(&dbj_scenario, c, v + nh, texts, &extra) != 0) {
+        if (c == NULL || history_dbj_split(&history_dbj_scenario, c, v + nh, texts, &extra) != 0) {
             json_decref(c);
             rc = err_set(e, NS_ENOMEM, "out of memory");
             break;
         }
-        v[0] = db_text(p->run->run_id);
+        v[0] = history_db_text(p->run->run_id);
         v[1] = db_int((int64_t)i);
-        v[2] = db_text(extra);
+        v[2] = history_db_text(extra);
         char sw[HISTORY_SWEEP_KEY_MAX];
-        v[3] = db_text(history_sweep_key(s, sw, sizeof sw));
-        rc = db_load_row(p->db, v, e);
-        dbj_texts_free(texts, dbj_scenario.n, extra);
+        v[3] = history_db_text(history_sweep_key(s, sw, sizeof sw));
+        rc = history_db_load_row(p->db, v, e);
+        history_dbj_texts_free(texts, history_dbj_scenario.n, extra);
         json_decref(c);
     }
-    int rc2 = db_load_end(p->db, rc == 0, e);
+    int rc2 = history_db_load_end(p->db, rc == 0, e);
     return rc != 0 ? rc : rc2;
 }
 
@@ -314,7 +314,7 @@ bucket_row(uint64_t low, uint64_t count, void *arg)
     b->v[5] = db_int((int64_t)low);
     b->v[6] = db_int(high > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)high);
     b->v[7] = db_int((int64_t)count);
-    b->rc = db_load_row(b->db, b->v, b->e);
+    b->rc = history_db_load_row(b->db, b->v, b->e);
     return b->rc;
 }
 
@@ -323,7 +323,7 @@ cell_buckets_rows(struct pub *p, const json_t *sum, struct err *e)
 {
     static const char *const cols[] = {"run_id", "scenario", "family", "level",    "src_zone",
                                        "low_ns", "high_ns",  "count",  "dst_zone", "sweep"};
-    int rc = db_load_begin(p->db, "cell_buckets", cols, 10, e);
+    int rc = history_db_load_begin(p->db, "cell_buckets", cols, 10, e);
     static const char *const levels[] = {"zone", "region"};
     size_t i, j;
     const json_t *s, *c;
@@ -341,16 +341,16 @@ cell_buckets_rows(struct pub *p, const json_t *sum, struct err *e)
                 const json_t *rtt = json_object_get(c, HISTJSON_RTT);
                 if (rc != 0 || json_object_get(rtt, HISTJSON_HIST) == NULL)
                     continue;
-                struct db_val v[10] = {db_text(p->run->run_id),
-                                       db_text(js(s, "name")),
-                                       db_text(js(s, "family")),
-                                       db_text(levels[lv]),
-                                       db_text(js(c, sk)),
+                struct db_val v[10] = {history_db_text(p->run->run_id),
+                                       history_db_text(js(s, "name")),
+                                       history_db_text(js(s, "family")),
+                                       history_db_text(levels[lv]),
+                                       history_db_text(js(c, sk)),
                                        db_null(),
                                        db_null(),
                                        db_null(),
-                                       db_text(js(c, dk)),
-                                       db_text(sw)};
+                                       history_db_text(js(c, dk)),
+                                       history_db_text(sw)};
                 struct bucket_ctx b = {.db = p->db, .v = v, .e = e};
                 size_t skipped = 0;
                 struct err he = {0};
@@ -359,7 +359,7 @@ cell_buckets_rows(struct pub *p, const json_t *sum, struct err *e)
             }
         }
     }
-    int rc2 = db_load_end(p->db, rc == 0, e);
+    int rc2 = history_db_load_end(p->db, rc == 0, e);
     return rc != 0 ? rc : rc2;
 }
 
@@ -372,8 +372,8 @@ cell_rows(struct pub *p, const json_t *sum, struct err *e)
     const size_t nh = sizeof head / sizeof head[0];
     struct load l = {0};
     load_cols(&l, head, nh);
-    load_table(&l, &dbj_cell);
-    int rc = db_load_begin(p->db, "cells", l.cols, l.n, e);
+    load_table(&l, &history_dbj_cell);
+    int rc = history_db_load_begin(p->db, "cells", l.cols, l.n, e);
     static const char *const levels[] = {"zone", "region"};
     size_t i, j;
     const json_t *s, *c;
@@ -406,27 +406,28 @@ cell_rows(struct pub *p, const json_t *sum, struct err *e)
                     }
                 }
                 char *texts[NCOLS_MAX], *extra = NULL;
-                if (cc == NULL || dbj_split(&dbj_cell, cc, v + nh, texts, &extra) != 0) {
+                if (cc == NULL ||
+                    history_dbj_split(&history_dbj_cell, cc, v + nh, texts, &extra) != 0) {
                     json_decref(cc);
                     rc = err_set(e, NS_ENOMEM, "out of memory");
                     break;
                 }
-                v[0] = db_text(p->run->run_id);
-                v[1] = db_text(js(s, "name"));
-                v[2] = db_text(js(s, "family"));
-                v[3] = db_text(levels[lv]);
+                v[0] = history_db_text(p->run->run_id);
+                v[1] = history_db_text(js(s, "name"));
+                v[2] = history_db_text(js(s, "family"));
+                v[3] = history_db_text(levels[lv]);
                 v[4] = db_int((int64_t)j);
-                v[5] = db_text(js(c, sk));
-                v[6] = db_text(js(c, dk));
-                v[9] = db_text(extra);
-                v[10] = db_text(sw);
-                rc = db_load_row(p->db, v, e);
-                dbj_texts_free(texts, dbj_cell.n, extra);
+                v[5] = history_db_text(js(c, sk));
+                v[6] = history_db_text(js(c, dk));
+                v[9] = history_db_text(extra);
+                v[10] = history_db_text(sw);
+                rc = history_db_load_row(p->db, v, e);
+                history_dbj_texts_free(texts, history_dbj_cell.n, extra);
                 json_decref(cc);
             }
         }
     }
-    int rc2 = db_load_end(p->db, rc == 0, e);
+    int rc2 = history_db_load_end(p->db, rc == 0, e);
     return rc != 0 ? rc : rc2;
 }
 
@@ -475,29 +476,29 @@ host_rows(struct pub *p, struct err *e)
     static const char *const cols[] = {
         "run_id",        "ord",  "name",    "zone",      "zone_id", "region", "provider",
         "instance_type", "arch", "address", "transport", "error",   "env"};
-    int rc = db_load_begin(p->db, "hosts", cols, 13, e);
+    int rc = history_db_load_begin(p->db, "hosts", cols, 13, e);
     for (size_t i = 0; rc == 0 && i < p->run->nhosts; i++) {
         const struct journal_run_host *h = &p->run->hosts[i];
         const json_t *env = h->env;
-        char *envt = env != NULL && !json_is_null(env) ? dbj_dump(env) : NULL;
+        char *envt = env != NULL && !json_is_null(env) ? history_dbj_dump(env) : NULL;
         const char *zid = h->zone_id != NULL ? h->zone_id : env_str(env, "cloud", "zone_id");
-        struct db_val v[13] = {db_text(p->run->run_id),
+        struct db_val v[13] = {history_db_text(p->run->run_id),
                                db_int((int64_t)i),
-                               db_text(h->name != NULL ? h->name : ""),
-                               db_text(h->zone),
-                               db_text(zid),
-                               db_text(h->region),
-                               db_text(env_str(env, "cloud", "provider")),
-                               db_text(env_str(env, "cloud", "instance_type")),
-                               db_text(env_str(env, NULL, "machine")),
-                               db_text(h->data_address),
-                               db_text(h->transport),
-                               db_text(h->error),
-                               db_text(envt)};
-        rc = db_load_row(p->db, v, e);
+                               history_db_text(h->name != NULL ? h->name : ""),
+                               history_db_text(h->zone),
+                               history_db_text(zid),
+                               history_db_text(h->region),
+                               history_db_text(env_str(env, "cloud", "provider")),
+                               history_db_text(env_str(env, "cloud", "instance_type")),
+                               history_db_text(env_str(env, NULL, "machine")),
+                               history_db_text(h->data_address),
+                               history_db_text(h->transport),
+                               history_db_text(h->error),
+                               history_db_text(envt)};
+        rc = history_db_load_row(p->db, v, e);
         free(envt);
     }
-    int rc2 = db_load_end(p->db, rc == 0, e);
+    int rc2 = history_db_load_end(p->db, rc == 0, e);
     return rc != 0 ? rc : rc2;
 }
 
@@ -540,7 +541,7 @@ record_flags(const char *text, size_t len, char **out)
     json_t *rec = json_loadb(text, len, 0, NULL);
     const json_t *f = json_object_get(rec, "flags");
     int rc = 0;
-    if (f != NULL && (*out = dbj_dump(f)) == NULL)
+    if (f != NULL && (*out = history_dbj_dump(f)) == NULL)
         rc = NS_ENOMEM;
     json_decref(rec);
     return rc;
@@ -560,42 +561,42 @@ trial_row(void *arg, const struct journal_trial *t, const char *scenario, uint64
     const struct pairzone *u = pzmap_find(&p->pz, sn, fam, sw, "", "");
     double v, p50 = 0, p99 = 0;
     bool ok = journal_trial_value(t, &v);
-    int pct = jpct_rtt(&x->pct, &t->result, &p50, &p99);
+    int pct = history_jpct_rtt(&x->pct, &t->result, &p50, &p99);
     char *flags = NULL;
     if (pct < 0 || record_flags(text, len, &flags) != 0) {
         free(flags);
         return err_set(e, NS_ENOMEM, "out of memory");
     }
     struct db_val r[TR_COLS] = {
-        db_text(p->run->run_id),
+        history_db_text(p->run->run_id),
         db_int((int64_t)line),
-        db_text(sn),
-        db_text(fam),
-        db_text(t->scenario.test != NULL ? t->scenario.test : ""),
-        db_text(t->src.host),
-        db_text(t->dst.host),
-        db_text(z != NULL ? z->src_zone : t->src.zone),
-        db_text(z != NULL ? z->dst_zone : t->dst.zone),
-        db_text(t->src.region),
-        db_text(t->dst.region),
+        history_db_text(sn),
+        history_db_text(fam),
+        history_db_text(t->scenario.test != NULL ? t->scenario.test : ""),
+        history_db_text(t->src.host),
+        history_db_text(t->dst.host),
+        history_db_text(z != NULL ? z->src_zone : t->src.zone),
+        history_db_text(z != NULL ? z->dst_zone : t->dst.zone),
+        history_db_text(t->src.region),
+        history_db_text(t->dst.region),
         db_int(t->trial),
-        db_text(t->status_text),
+        history_db_text(t->status_text),
         db_bool(ok),
-        db_text(t->error),
+        history_db_text(t->error),
         db_int(t->attempts),
-        db_text(t->started),
-        db_text(t->ended),
+        history_db_text(t->started),
+        history_db_text(t->ended),
         ok ? db_real(v) : db_null(),
-        db_text(u != NULL ? u->unit : NULL),
+        history_db_text(u != NULL ? u->unit : NULL),
         pct == 1 ? db_real(p50) : db_null(),
         pct == 1 ? db_real(p99) : db_null(),
-        db_textn(text, len),
-        db_text(flags),
-        db_text(sw),
+        history_db_textn(text, len),
+        history_db_text(flags),
+        history_db_text(sw),
     };
     p->trials++;
     p->ok += ok;
-    int rc = db_load_row(p->db, r, e);
+    int rc = history_db_load_row(p->db, r, e);
     free(flags);
     return rc;
 }
@@ -630,25 +631,25 @@ trial_lines(struct pub *p, struct err *e)
     struct lines_ctx x = {.p = p};
     static const struct jtrials_cb cb = {.trial = trial_row, .other = other_line};
     struct jtrials_stats st;
-    int rc = db_load_begin(p->db, "trials", trial_cols, TR_COLS, e);
+    int rc = history_db_load_begin(p->db, "trials", trial_cols, TR_COLS, e);
     if (rc == 0) {
-        rc = jtrials_read(p->dir, p->run, &cb, &x, &st, e);
+        rc = history_jtrials_read(p->dir, p->run, &cb, &x, &st, e);
         p->journal_error = st.journal_error;
         p->nlines = st.lines;
         p->torn = st.torn;
-        int rc2 = db_load_end(p->db, rc == 0, e);
+        int rc2 = history_db_load_end(p->db, rc == 0, e);
         rc = rc != 0 ? rc : rc2;
     }
     static const char *const cols[] = {"run_id", "line", "kind", "why", "text"};
     if (rc == 0 && x.n > 0) {
-        rc = db_load_begin(p->db, "journal_lines", cols, 5, e);
+        rc = history_db_load_begin(p->db, "journal_lines", cols, 5, e);
         for (size_t i = 0; rc == 0 && i < x.n; i++) {
-            struct db_val v[5] = {db_text(p->run->run_id), db_int((int64_t)x.oth[i].line),
-                                  db_text(x.oth[i].kind), db_text(x.oth[i].why),
-                                  db_blob(x.oth[i].text, x.oth[i].len)};
-            rc = db_load_row(p->db, v, e);
+            struct db_val v[5] = {history_db_text(p->run->run_id), db_int((int64_t)x.oth[i].line),
+                                  history_db_text(x.oth[i].kind), history_db_text(x.oth[i].why),
+                                  history_db_blob(x.oth[i].text, x.oth[i].len)};
+            rc = history_db_load_row(p->db, v, e);
         }
-        int rc2 = db_load_end(p->db, rc == 0, e);
+        int rc2 = history_db_load_end(p->db, rc == 0, e);
         rc = rc != 0 ? rc : rc2;
     }
     for (size_t i = 0; i < x.n; i++) {
@@ -656,7 +657,7 @@ trial_lines(struct pub *p, struct err *e)
         free(x.oth[i].text);
     }
     free(x.oth);
-    jpct_release(&x.pct);
+    history_jpct_release(&x.pct);
     return rc;
 }
 
@@ -664,9 +665,10 @@ trial_lines(struct pub *p, struct err *e)
 static int
 run_lines_update(struct pub *p, struct err *e)
 {
-    struct db_val v[] = {db_int((int64_t)p->nlines), db_bool(p->torn), db_text(p->run->run_id)};
-    return db_run(p->db, "UPDATE runs SET journal_lines = $1, journal_torn = $2 WHERE run_id = $3",
-                  v, 3, e);
+    struct db_val v[] = {db_int((int64_t)p->nlines), db_bool(p->torn),
+                         history_db_text(p->run->run_id)};
+    return history_db_run(
+        p->db, "UPDATE runs SET journal_lines = $1, journal_torn = $2 WHERE run_id = $3", v, 3, e);
 }
 
 /* --- one run ---------------------------------------------------------------------------------- */
@@ -676,15 +678,16 @@ run_lines_update(struct pub *p, struct err *e)
 static int
 run_delete(struct db *db, const char *run_id, bool *had, struct err *e)
 {
-    struct db_val id = db_text(run_id);
+    struct db_val id = history_db_text(run_id);
     int64_t n = 0;
     bool found;
-    int rc = db_query_int(db, "SELECT count(*) FROM runs WHERE run_id = $1", &id, 1, &n, &found, e);
+    int rc = history_db_query_int(db, "SELECT count(*) FROM runs WHERE run_id = $1", &id, 1, &n,
+                                  &found, e);
     *had = n > 0;
     for (size_t i = 0; rc == 0 && *had && i < DB_RUN_TABLES; i++) {
         char sql[128];
-        snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run_id = $1", db_run_tables[i]);
-        rc = db_run(db, sql, &id, 1, e);
+        snprintf(sql, sizeof sql, "DELETE FROM %s WHERE run_id = $1", history_db_run_tables[i]);
+        rc = history_db_run(db, sql, &id, 1, e);
     }
     return rc;
 }
@@ -726,7 +729,7 @@ publish_one(struct db *db, const char *dir, FILE *warn, struct history_published
         return rc;
     }
     bool had = false;
-    rc = db_begin(db, e);
+    rc = history_db_begin(db, e);
     if (rc == 0) {
         rc = run_delete(db, run->run_id, &had, e);
         if (rc == 0)
@@ -738,9 +741,9 @@ publish_one(struct db *db, const char *dir, FILE *warn, struct history_published
         if (rc == 0)
             rc = run_lines_update(&p, e);
         if (rc == 0)
-            rc = db_commit(db, e);
+            rc = history_db_commit(db, e);
         if (rc != 0)
-            db_rollback(db);
+            history_db_rollback(db);
     }
     out->journal_error = p.journal_error;
     if (rc == 0) {
@@ -768,7 +771,7 @@ history_publish(const struct history_publish_opts *o, struct history_publish_res
         return err_set(e, NS_EINVAL, "nothing to publish: give a run directory");
     }
     struct db *db;
-    int rc = db_open(o->db, true, &db, e);
+    int rc = history_db_open(o->db, true, &db, e);
     if (rc != 0) {
         r->failure = rc == NS_EINVAL ? HISTORY_PUBLISH_USAGE : HISTORY_PUBLISH_DATABASE;
         return rc;
@@ -787,6 +790,6 @@ history_publish(const struct history_publish_opts *o, struct history_publish_res
         }
         free(p.run_id);
     }
-    db_close(db);
+    history_db_close(db);
     return rc;
 }

@@ -131,13 +131,13 @@ others_free(struct others *o)
 static int
 others_read(struct db *db, const char *run_id, struct others *o, struct err *e)
 {
-    struct db_val id = db_text(run_id);
+    struct db_val id = history_db_text(run_id);
     struct db_rows *r = NULL;
     memset(o, 0, sizeof *o);
-    int rc = db_query(db, "SELECT line, text FROM journal_lines WHERE run_id = $1 ORDER BY line",
-                      &id, 1, &r, e);
+    int rc = history_db_query(
+        db, "SELECT line, text FROM journal_lines WHERE run_id = $1 ORDER BY line", &id, 1, &r, e);
     size_t cap = 0;
-    while (rc == 0 && (rc = db_next(db, r, e)) == 1) {
+    while (rc == 0 && (rc = history_db_next(db, r, e)) == 1) {
         rc = 0;
         if (o->n == cap) {
             cap = cap ? cap * 2 : 16;
@@ -156,8 +156,8 @@ others_read(struct db *db, const char *run_id, struct others *o, struct err *e)
             }
         }
         size_t len;
-        const void *p = db_col_blob(db, r, 1, &len);
-        o->line[o->n] = db_col_int(db, r, 0);
+        const void *p = history_db_col_blob(db, r, 1, &len);
+        o->line[o->n] = history_db_col_int(db, r, 0);
         o->len[o->n] = len;
         if ((o->text[o->n] = malloc(len + 1)) == NULL) {
             rc = err_set(e, NS_ENOMEM, "out of memory");
@@ -166,7 +166,7 @@ others_read(struct db *db, const char *run_id, struct others *o, struct err *e)
         memcpy(o->text[o->n++], p, len);
     }
     if (r != NULL)
-        db_rows_free(db, r);
+        history_db_rows_free(db, r);
     return rc < 0 ? rc : 0;
 }
 
@@ -178,32 +178,32 @@ journal_write(struct db *db, const char *run_id, const char *dir, int64_t nlines
     snprintf(path, sizeof path, "%s/%s", dir, JOURNAL_RESULTS_FILE);
     struct others oth;
     int rc = others_read(db, run_id, &oth, e);
-    struct db_val id = db_text(run_id);
+    struct db_val id = history_db_text(run_id);
     struct db_rows *t = NULL;
     if (rc == 0)
-        rc = db_query(db, "SELECT line, record FROM trials WHERE run_id = $1 ORDER BY line", &id, 1,
-                      &t, e);
+        rc = history_db_query(db, "SELECT line, record FROM trials WHERE run_id = $1 ORDER BY line",
+                              &id, 1, &t, e);
     struct rbuf b;
-    rbuf_init(&b);
+    report_buf_init(&b);
     bool open = false;
     if (rc == 0 && (rc = report_stream_open(path, &b, e)) == 0)
         open = true;
-    int more = rc == 0 ? db_next(db, t, e) : 0;
-    int64_t tline = more == 1 ? db_col_int(db, t, 0) : 0;
+    int more = rc == 0 ? history_db_next(db, t, e) : 0;
+    int64_t tline = more == 1 ? history_db_col_int(db, t, 0) : 0;
     size_t k = 0;
     if (more < 0)
         rc = more;
     for (int64_t line = 1; rc == 0 && line <= nlines; line++) {
         size_t n;
         if (more == 1 && tline == line) {
-            const char *p = db_col_text(db, t, 1, &n);
-            rbuf_add(&b, p, n);
-            if ((more = db_next(db, t, e)) == 1)
-                tline = db_col_int(db, t, 0);
+            const char *p = history_db_col_text(db, t, 1, &n);
+            report_buf_add(&b, p, n);
+            if ((more = history_db_next(db, t, e)) == 1)
+                tline = history_db_col_int(db, t, 0);
             else if (more < 0)
                 rc = more;
         } else if (k < oth.n && oth.line[k] == line) {
-            rbuf_add(&b, oth.text[k], oth.len[k]);
+            report_buf_add(&b, oth.text[k], oth.len[k]);
             k++;
         } else {
             rc = err_set(e, NS_EPROTO, "%s: line %lld of run %s's journal is missing", db->shown,
@@ -211,7 +211,7 @@ journal_write(struct db *db, const char *run_id, const char *dir, int64_t nlines
             break;
         }
         if (line < nlines || !torn)
-            rbuf_add(&b, "\n", 1);
+            report_buf_add(&b, "\n", 1);
     }
     if (rc == 0 && (more == 1 || k < oth.n))
         rc = err_set(e, NS_EPROTO, "%s: run %s's journal has lines past its %lld", db->shown,
@@ -220,8 +220,8 @@ journal_write(struct db *db, const char *run_id, const char *dir, int64_t nlines
         rc = err_set(e, NS_ENOMEM, "out of memory");
     if (open)
         rc = report_stream_finish(path, &b, rc, e);
-    rbuf_release(&b);
-    db_rows_free(db, t);
+    report_buf_release(&b);
+    history_db_rows_free(db, t);
     others_free(&oth);
     return rc;
 }
@@ -232,29 +232,30 @@ history_db_restore(const char *url, const char *run_id, const char *dir, bool *d
 {
     struct db *db;
     *database_failed = true;
-    int rc = db_open(url, false, &db, e);
+    int rc = history_db_open(url, false, &db, e);
     if (rc != 0) {
         *database_failed = rc != NS_EINVAL;
         return rc;
     }
-    struct db_val id = db_text(run_id);
+    struct db_val id = history_db_text(run_id);
     struct db_rows *r = NULL;
-    rc = db_query(db, "SELECT run_json, journal_lines, journal_torn FROM runs WHERE run_id = $1",
-                  &id, 1, &r, e);
-    int got = rc == 0 ? db_next(db, r, e) : rc;
+    rc = history_db_query(
+        db, "SELECT run_json, journal_lines, journal_torn FROM runs WHERE run_id = $1", &id, 1, &r,
+        e);
+    int got = rc == 0 ? history_db_next(db, r, e) : rc;
     if (got == 0)
         rc = err_set(e, NS_ENOTFOUND, "%s: no run %s", db->shown, run_id);
     else if (got < 0)
         rc = got;
     if (rc == 0) {
-        int64_t nlines = db_col_int(db, r, 1);
-        bool torn = db_col_int(db, r, 2) != 0;
+        int64_t nlines = history_db_col_int(db, r, 1);
+        bool torn = history_db_col_int(db, r, 2) != 0;
         size_t n;
-        const char *text = db_col_text(db, r, 0, &n);
+        const char *text = history_db_col_text(db, r, 0, &n);
         struct rbuf b;
-        rbuf_init(&b);
-        rbuf_add(&b, text != NULL ? text : "", n);
-        db_rows_free(db, r);
+        report_buf_init(&b);
+        report_buf_add(&b, text != NULL ? text : "", n);
+        history_db_rows_free(db, r);
         r = NULL;
         *database_failed = false;
         bool existed = false, fresh = false;
@@ -278,9 +279,9 @@ history_db_restore(const char *url, const char *run_id, const char *dir, bool *d
                     rmdir(dir);
             }
         }
-        rbuf_release(&b);
+        report_buf_release(&b);
     }
-    db_rows_free(db, r);
-    db_close(db);
+    history_db_rows_free(db, r);
+    history_db_close(db);
     return rc;
 }

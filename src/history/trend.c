@@ -74,11 +74,11 @@ struct tentry {
 static int
 cmp_zones(const char *as, const char *ad, const char *bs, const char *bd)
 {
-    int c = rnatcmp(as, bs);
+    int c = report_natcmp(as, bs);
     if (c == 0)
-        c = rnatcmp(ad, bd);
+        c = report_natcmp(ad, bd);
     if (c == 0)
-        c = strcmp(as, bs); /* "01" and "1": the same to rnatcmp, not to a match */
+        c = strcmp(as, bs); /* "01" and "1": the same to report_natcmp, not to a match */
     return c != 0 ? c : strcmp(ad, bd);
 }
 
@@ -142,12 +142,12 @@ params_check(struct tscen *ts)
 {
     for (size_t k = 1; k < ts->ncols; k++) {
         struct rbuf b;
-        rbuf_init(&b);
+        report_buf_init(&b);
         if (history_params_diff(ts->sc[0], ts->sc[k], &b) > 0) {
             snprintf(ts->param_diff, sizeof ts->param_diff, "%s", b.oom ? "?" : b.data);
             ts->first_param_diff = k;
         }
-        rbuf_release(&b);
+        report_buf_release(&b);
         if (ts->first_param_diff > 0)
             return;
     }
@@ -335,7 +335,7 @@ static char *
 newest_failed_text(const struct trend *t)
 {
     struct rbuf b;
-    rbuf_init(&b);
+    report_buf_init(&b);
     size_t lines = 0;
     for (size_t i = 0; i < t->nscens; i++) {
         const struct tscen *s = &t->scens[i];
@@ -345,15 +345,16 @@ newest_failed_text(const struct trend *t)
                 continue;
             char why[96];
             history_trend_newest_why(c, why, sizeof why);
-            rbuf_printf(&b, "%s (%s, %s) %s → %s: no ok trial in run %s (%s)\n", js(s->def, "name"),
-                        js(s->def, "test"), js(s->def, "family"), c->src, c->dst,
-                        t->runs[s->cols[c->newest]].run_id, why);
+            report_buf_printf(&b, "%s (%s, %s) %s → %s: no ok trial in run %s (%s)\n",
+                              js(s->def, "name"), js(s->def, "test"), js(s->def, "family"), c->src,
+                              c->dst, t->runs[s->cols[c->newest]].run_id, why);
         }
     }
     if (lines > TREND_FLAG_LINES)
-        rbuf_printf(&b, "… and %zu more (trend.md lists every cell)\n", lines - TREND_FLAG_LINES);
+        report_buf_printf(&b, "… and %zu more (trend.md lists every cell)\n",
+                          lines - TREND_FLAG_LINES);
     if (b.oom || b.len == 0) {
-        rbuf_release(&b);
+        report_buf_release(&b);
         return NULL;
     }
     return b.data;
@@ -364,7 +365,7 @@ static char *
 flags_text(const struct trend *t)
 {
     struct rbuf b;
-    rbuf_init(&b);
+    report_buf_init(&b);
     size_t lines = 0;
     for (size_t i = 0; i < t->nscens; i++) {
         const struct tscen *s = &t->scens[i];
@@ -379,17 +380,18 @@ flags_text(const struct trend *t)
                 after = c->last_beyond ? "; still beyond in the latest run"
                                        : "; back within in the latest run";
             char label[512];
-            rbuf_printf(&b,
-                        "%s (%s, %s) %s → %s: %.1f %% beyond the 95 %% CI of run %s, at run %s%s\n",
-                        history_scenario_label(s->def, label, sizeof label), js(s->def, "test"),
-                        js(s->def, "family"), c->src, c->dst, c->flag_excess, bs->run_id,
-                        at->run_id, after);
+            report_buf_printf(
+                &b, "%s (%s, %s) %s → %s: %.1f %% beyond the 95 %% CI of run %s, at run %s%s\n",
+                history_scenario_label(s->def, label, sizeof label), js(s->def, "test"),
+                js(s->def, "family"), c->src, c->dst, c->flag_excess, bs->run_id, at->run_id,
+                after);
         }
     }
     if (lines > TREND_FLAG_LINES)
-        rbuf_printf(&b, "… and %zu more (trend.md lists every cell)\n", lines - TREND_FLAG_LINES);
+        report_buf_printf(&b, "… and %zu more (trend.md lists every cell)\n",
+                          lines - TREND_FLAG_LINES);
     if (b.oom || b.len == 0) {
-        rbuf_release(&b);
+        report_buf_release(&b);
         return NULL;
     }
     return b.data;
@@ -426,7 +428,7 @@ out_check(const struct history_trend_opts *o, const struct trend *t, struct err 
         for (int i = 0; !ours && i < o->ndirs; i++)
             ours = fsdir_same(o->out, o->dirs[i]);
     } else if (t != NULL) {
-        char *id = db_dir_run_id(o->out);
+        char *id = history_db_dir_run_id(o->out);
         for (size_t i = 0; id != NULL && !ours && i < t->nruns; i++)
             ours = strcmp(id, t->runs[i].run_id) == 0;
         free(id);

@@ -234,7 +234,7 @@ history_trend_reduce(const json_t *sum)
 static int
 dump_to_rbuf(const char *buffer, size_t size, void *data)
 {
-    rbuf_add(data, buffer, size);
+    report_buf_add(data, buffer, size);
     return ((struct rbuf *)data)->oom ? -1 : 0;
 }
 
@@ -341,7 +341,7 @@ worker_start(struct tworker *w, const struct trun *r, size_t idx, struct err *e)
     if (pid == 0) {
         close(p[0]);
         struct rbuf b;
-        rbuf_init(&b);
+        report_buf_init(&b);
         load_one(r->dir, &b);
         if (b.oom)
             _exit(2);
@@ -352,7 +352,7 @@ worker_start(struct tworker *w, const struct trun *r, size_t idx, struct err *e)
     w->pid = pid;
     w->fd = p[0];
     w->run = idx;
-    rbuf_init(&w->text);
+    report_buf_init(&w->text);
     return 0;
 }
 
@@ -369,7 +369,7 @@ worker_read(struct tworker *w, const struct trun *r, struct err *e)
     if (w->text.len + (size_t)n > TLOAD_MAX)
         return err_set(e, NS_ETOOBIG, "%s: its summary is larger than %u MiB", r->dir,
                        TLOAD_MAX >> 20);
-    rbuf_add(&w->text, buf, (size_t)n);
+    report_buf_add(&w->text, buf, (size_t)n);
     return 0;
 }
 
@@ -404,7 +404,7 @@ worker_kill(struct tworker *w)
         while (waitpid(w->pid, NULL, 0) < 0 && errno == EINTR)
             ;
     }
-    rbuf_release(&w->text);
+    report_buf_release(&w->text);
     w->pid = 0;
     w->fd = -1;
 }
@@ -438,7 +438,7 @@ worker_done(struct tworker *w, struct trun *runs, struct tfail *f)
         rc = take_doc(r, &w->text, &e);
     if (rc != 0)
         fail_note(f, w->run, rc, &e);
-    rbuf_release(&w->text);
+    report_buf_release(&w->text);
 }
 
 static int
@@ -511,10 +511,10 @@ load_here(struct trun *runs, size_t n, struct err *e)
 {
     for (size_t i = 0; i < n; i++) {
         struct rbuf b;
-        rbuf_init(&b);
+        report_buf_init(&b);
         load_one(runs[i].dir, &b);
         int rc = take_doc(&runs[i], &b, e);
-        rbuf_release(&b);
+        report_buf_release(&b);
         if (rc != 0)
             return rc;
     }

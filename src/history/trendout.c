@@ -28,27 +28,27 @@ static int
 write_csv(const struct trend *t, const struct tscen *s, const char *dir, struct err *e)
 {
     struct rbuf b;
-    rbuf_init(&b);
-    rbuf_puts(&b, "scenario,src,dst");
+    report_buf_init(&b);
+    report_buf_puts(&b, "scenario,src,dst");
     for (size_t k = 0; k < s->ncols; k++) {
-        rbuf_puts(&b, ",");
-        rbuf_csv_field(&b, t->runs[s->cols[k]].run_id);
+        report_buf_puts(&b, ",");
+        report_buf_csv_field(&b, t->runs[s->cols[k]].run_id);
     }
-    rbuf_puts(&b, "\n");
+    report_buf_puts(&b, "\n");
     for (size_t j = 0; j < s->ncells; j++) {
         const struct tcell *c = &s->cells[j];
         char label[512];
-        rbuf_csv_field(&b, history_scenario_label(s->def, label, sizeof label));
-        rbuf_puts(&b, ",");
-        rbuf_csv_field(&b, c->src);
-        rbuf_puts(&b, ",");
-        rbuf_csv_field(&b, c->dst);
+        report_buf_csv_field(&b, history_scenario_label(s->def, label, sizeof label));
+        report_buf_puts(&b, ",");
+        report_buf_csv_field(&b, c->src);
+        report_buf_puts(&b, ",");
+        report_buf_csv_field(&b, c->dst);
         for (size_t k = 0; k < s->ncols; k++) {
-            rbuf_puts(&b, ",");
+            report_buf_puts(&b, ",");
             if (c->c[k] != NULL)
                 report_matrix_value(&b, c->c[k]);
         }
-        rbuf_puts(&b, "\n");
+        report_buf_puts(&b, "\n");
     }
     char path[4096];
     int rc;
@@ -57,7 +57,7 @@ write_csv(const struct trend *t, const struct tscen *s, const char *dir, struct 
     else
         rc = b.oom ? err_set(e, NS_ENOMEM, "out of memory writing %s", path)
                    : report_write_file(path, &b, e);
-    rbuf_release(&b);
+    report_buf_release(&b);
     return rc;
 }
 
@@ -71,9 +71,9 @@ tscen_scale(const struct tscen *s)
     for (size_t j = 0; j < s->ncells; j++)
         for (size_t k = 0; k < s->ncols; k++)
             if (s->cells[j].c[k] != NULL && ji(s->cells[j].c[k], "n") > 0)
-                rvals_add(&v, jd(s->cells[j].c[k], "mean"));
+                report_vals_add(&v, jd(s->cells[j].c[k], "mean"));
     struct testspec_scale sc = report_scale(testspec_kind_metric(s->kind), v.v, v.n);
-    rvals_release(&v);
+    report_vals_release(&v);
     return sc;
 }
 
@@ -97,17 +97,17 @@ static void
 chart_data(const struct tscen *s, double pct, const struct testspec_scale *sc, double *lo,
            double *hi, struct rbuf *d)
 {
-    rbuf_printf(d,
-                "# per zone cell, one block: column (run) mean ci95_low ci95_high beyond; in %s\n",
-                sc->unit);
+    report_buf_printf(
+        d, "# per zone cell, one block: column (run) mean ci95_low ci95_high beyond; in %s\n",
+        sc->unit);
     *lo = *hi = 0.0;
     for (size_t j = 0; j < s->ncells; j++) {
         const struct tcell *c = &s->cells[j];
         char label[512];
-        rchart_label(c->src, c->dst, label, sizeof label);
-        rbuf_printf(d, "%s# %zu: ", j ? "\n\n" : "", j);
-        rchart_data_str(d, label);
-        rbuf_puts(d, "\n");
+        report_chart_label(c->src, c->dst, label, sizeof label);
+        report_buf_printf(d, "%s# %zu: ", j ? "\n\n" : "", j);
+        report_chart_data_str(d, label);
+        report_buf_puts(d, "\n");
         for (size_t k = 0; k < s->ncols; k++) {
             const json_t *x = c->c[k];
             json_int_t n = x ? ji(x, "n") : 0;
@@ -116,15 +116,15 @@ chart_data(const struct tscen *s, double pct, const struct testspec_scale *sc, d
             double l = n >= 2 ? jd(x, "ci95_low") / sc->factor : m;
             double h = n >= 2 ? jd(x, "ci95_high") / sc->factor : m;
             if (n < 1) {
-                rbuf_printf(d, "%zu NaN NaN NaN 0\n", k);
+                report_buf_printf(d, "%zu NaN NaN NaN 0\n", k);
                 continue;
             }
             *lo = fmin(*lo, l);
             *hi = fmax(*hi, h);
             if (n < 2)
-                rbuf_printf(d, "%zu %.10g NaN NaN %d\n", k, m, beyond);
+                report_buf_printf(d, "%zu %.10g NaN NaN %d\n", k, m, beyond);
             else
-                rbuf_printf(d, "%zu %.10g %.10g %.10g %d\n", k, m, l, h, beyond);
+                report_buf_printf(d, "%zu %.10g %.10g %.10g %d\n", k, m, l, h, beyond);
         }
     }
 }
@@ -135,8 +135,8 @@ chart_write(const struct trend *t, const struct tscen *s, struct rchart *cx, con
 {
     struct testspec_scale sc = tscen_scale(s);
     struct rbuf g, d;
-    rbuf_init(&g);
-    rbuf_init(&d);
+    report_buf_init(&g);
+    report_buf_init(&d);
     char title[700], caption[1200], yl[200];
     snprintf(title, sizeof title, "%s: %s per zone cell and run (%s)", js(s->def, "name"),
              testspec_kind_words(s->kind), sc.unit);
@@ -148,49 +148,51 @@ chart_write(const struct trend *t, const struct tscen *s, struct rchart *cx, con
              s->ncells > REPORT_CHART_MAX_CURVES ? "; too many cells for a key"
                                                  : "; the key is "
                                                    "outside the plot");
-    rchart_head(&g, "trend", s->key, "trend", title);
+    report_chart_head(&g, "trend", s->key, "trend", title);
     snprintf(yl, sizeof yl, "%s (%s)", testspec_kind_words(s->kind), sc.unit);
-    rbuf_puts(&g, "set ylabel ");
-    rchart_script_str(&g, yl);
-    rbuf_printf(&g,
-                "\nset xrange [-0.5:%zu.5]\n"
-                "set style fill transparent solid 0.15 noborder\n%s\nset xtics rotate by -30 (",
-                s->ncols - 1,
-                s->ncells > REPORT_CHART_MAX_CURVES ? "unset key"
-                                                    : "set key outside right samplen 2");
+    report_buf_puts(&g, "set ylabel ");
+    report_chart_script_str(&g, yl);
+    report_buf_printf(
+        &g,
+        "\nset xrange [-0.5:%zu.5]\n"
+        "set style fill transparent solid 0.15 noborder\n%s\nset xtics rotate by -30 (",
+        s->ncols - 1,
+        s->ncells > REPORT_CHART_MAX_CURVES ? "unset key" : "set key outside right samplen 2");
     for (size_t k = 0; k < s->ncols; k++) {
         char l[200];
         run_label(t, s->cols[k], l, sizeof l);
         if (k)
-            rbuf_puts(&g, ", ");
-        rchart_script_str(&g, l);
-        rbuf_printf(&g, " %zu", k);
+            report_buf_puts(&g, ", ");
+        report_chart_script_str(&g, l);
+        report_buf_printf(&g, " %zu", k);
     }
-    rbuf_puts(&g, ")\n");
+    report_buf_puts(&g, ")\n");
     double lo, hi;
     chart_data(s, t->o->max_regression_pct, &sc, &lo, &hi, &d);
-    rchart_yrange(&g, lo, hi);
-    rbuf_puts(&g, "plot ");
+    report_chart_yrange(&g, lo, hi);
+    report_buf_puts(&g, "plot ");
     for (size_t j = 0; j < s->ncells; j++) {
         const struct tcell *c = &s->cells[j];
         char label[512];
-        rchart_label(c->src, c->dst, label, sizeof label);
+        report_chart_label(c->src, c->dst, label, sizeof label);
         unsigned lc = (unsigned)(j % 8) + 1;
-        rbuf_printf(&g,
-                    "%s\"trend-%s.dat\" index %zu using 1:3:4 with filledcurves lc %u notitle, "
-                    "\\\n     \"\" index %zu using 1:2 with linespoints lc %u pt 7 ps 0.6 title ",
-                    j ? ", \\\n     " : "", s->key, j, lc, j, lc);
-        rchart_script_str(&g, label);
-        rbuf_printf(&g,
-                    ", \\\n     \"\" index %zu using 1:($5 > 0 ? $2 : NaN) with points pt 6 ps 2 "
-                    "lc rgb \"#b42318\" notitle",
-                    j);
+        report_buf_printf(
+            &g,
+            "%s\"trend-%s.dat\" index %zu using 1:3:4 with filledcurves lc %u notitle, "
+            "\\\n     \"\" index %zu using 1:2 with linespoints lc %u pt 7 ps 0.6 title ",
+            j ? ", \\\n     " : "", s->key, j, lc, j, lc);
+        report_chart_script_str(&g, label);
+        report_buf_printf(
+            &g,
+            ", \\\n     \"\" index %zu using 1:($5 > 0 ? $2 : NaN) with points pt 6 ps 2 "
+            "lc rgb \"#b42318\" notitle",
+            j);
     }
-    rbuf_puts(&g, "\n");
+    report_buf_puts(&g, "\n");
     int rc = g.oom || d.oom ? err_set(e, NS_ENOMEM, "out of memory drawing a chart")
-                            : rchart_emit(cx, s->key, "trend", &g, &d, caption, e);
-    rbuf_release(&g);
-    rbuf_release(&d);
+                            : report_chart_emit(cx, s->key, "trend", &g, &d, caption, e);
+    report_buf_release(&g);
+    report_buf_release(&d);
     return rc;
 }
 
@@ -204,9 +206,9 @@ runs_text(struct rbuf *b, const size_t *runs, size_t n)
         size_t j = i;
         while (j + 1 < n && runs[j + 1] == runs[j] + 1)
             j++;
-        rbuf_printf(b, "%s#%zu", i ? ", " : "", runs[i] + 1);
+        report_buf_printf(b, "%s#%zu", i ? ", " : "", runs[i] + 1);
         if (j > i)
-            rbuf_printf(b, "%s#%zu", j == i + 1 ? ", " : "–", runs[j] + 1);
+            report_buf_printf(b, "%s#%zu", j == i + 1 ? ", " : "–", runs[j] + 1);
         i = j + 1;
     }
 }
@@ -215,7 +217,7 @@ static json_t *
 jrbuf(struct rbuf *b)
 {
     json_t *s = json_string(b->data ? b->data : "");
-    rbuf_release(b);
+    report_buf_release(b);
     return s;
 }
 
@@ -258,7 +260,7 @@ view_runs(const struct trend *t, json_t *v)
 {
     json_t *runs = json_array(), *plans = json_array();
     struct rbuf title;
-    rbuf_init(&title);
+    report_buf_init(&title);
     size_t nplans = 0;
     for (size_t r = 0; r < t->nruns; r++) {
         const struct trun *x = &t->runs[r];
@@ -289,7 +291,7 @@ view_runs(const struct trend *t, json_t *v)
                 in[nin++] = q;
         }
         struct rbuf rl;
-        rbuf_init(&rl);
+        report_buf_init(&rl);
         runs_text(&rl, in, nin);
         free(in);
         json_array_append_new(plans, json_pack("{s:s,s:s,s:o}", "name", js(plan, "name"), "sha",
@@ -299,7 +301,7 @@ view_runs(const struct trend *t, json_t *v)
             named = !strcmp(js(json_object_get(run_obj(&t->runs[q]), "plan"), "name"),
                             js(plan, "name"));
         if (!named)
-            rbuf_printf(&title, "%s%s", title.len ? " + " : "", js(plan, "name"));
+            report_buf_printf(&title, "%s%s", title.len ? " + " : "", js(plan, "name"));
         nplans++;
     }
     json_object_set_new(v, "title", jrbuf(&title));
@@ -400,8 +402,8 @@ cell_notes(const struct tscen *s)
         if (nm == 0)
             continue;
         struct rbuf b;
-        rbuf_init(&b);
-        rbuf_printf(&b, "%s → %s: not measured in ", c->src, c->dst);
+        report_buf_init(&b);
+        report_buf_printf(&b, "%s → %s: not measured in ", c->src, c->dst);
         runs_text(&b, miss, nm);
         json_array_append_new(notes, json_pack("{s:o}", "text", jrbuf(&b)));
     }
@@ -420,14 +422,14 @@ static json_t *
 missing_runs(const struct trend *t, const struct tscen *s)
 {
     struct rbuf b;
-    rbuf_init(&b);
+    report_buf_init(&b);
     for (size_t r = 0, k = 0; r < t->nruns; r++) {
         if (k < s->ncols && s->cols[k] == r) {
             k++;
             continue;
         }
-        rbuf_printf(&b, "%s#%zu (%s, plan %s)", b.len ? ", " : "", r + 1, t->runs[r].run_id,
-                    run_plan(t, r));
+        report_buf_printf(&b, "%s#%zu (%s, plan %s)", b.len ? ", " : "", r + 1, t->runs[r].run_id,
+                          run_plan(t, r));
     }
     return jrbuf(&b);
 }
@@ -455,9 +457,9 @@ view_scenario(const struct trend *t, const struct tscen *s)
         json_array_append_new(rows, row);
     }
     struct rbuf in;
-    rbuf_init(&in);
+    report_buf_init(&in);
     runs_text(&in, s->cols, s->ncols);
-    rbuf_printf(&in, " (%zu of %zu runs)", s->ncols, t->nruns);
+    report_buf_printf(&in, " (%zu of %zu runs)", s->ncols, t->nruns);
     char caption[600], pnote[800] = "";
     enum testspec_kind k = s->kind;
     char label[512];
@@ -492,21 +494,21 @@ view_not_trended(const struct trend *t)
             continue;
         size_t r = s->cols[0];
         struct rbuf b;
-        rbuf_init(&b);
+        report_buf_init(&b);
         char label[512];
-        rbuf_printf(&b, "%s (%s, %s): only in #%zu (%s, plan %s)",
-                    history_scenario_label(s->def, label, sizeof label), js(s->def, "test"),
-                    js(s->def, "family"), r + 1, t->runs[r].run_id, run_plan(t, r));
+        report_buf_printf(&b, "%s (%s, %s): only in #%zu (%s, plan %s)",
+                          history_scenario_label(s->def, label, sizeof label), js(s->def, "test"),
+                          js(s->def, "family"), r + 1, t->runs[r].run_id, run_plan(t, r));
         for (size_t j = 0; j < t->nscens; j++) {
             const struct tscen *o = &t->scens[j];
             if (j == i || strcmp(js(o->def, "name"), js(s->def, "name")) != 0)
                 continue;
-            rbuf_printf(&b, "; ");
+            report_buf_printf(&b, "; ");
             runs_text(&b, o->cols, o->ncols);
-            rbuf_printf(&b, " %s it as %s, %s", o->ncols == 1 ? "has" : "have", js(o->def, "test"),
-                        js(o->def, "family"));
+            report_buf_printf(&b, " %s it as %s, %s", o->ncols == 1 ? "has" : "have",
+                              js(o->def, "test"), js(o->def, "family"));
             if (json_object_get(o->def, "sweep") != NULL)
-                rbuf_printf(&b, " (%s)", history_scenario_label(o->def, label, sizeof label));
+                report_buf_printf(&b, " (%s)", history_scenario_label(o->def, label, sizeof label));
         }
         json_array_append_new(list, json_pack("{s:o}", "text", jrbuf(&b)));
     }
@@ -661,9 +663,9 @@ render_to(const char *name, const json_t *view, enum tmpl_mode mode, const char 
     char *owned;
     const char *tm = history_template(name, &owned);
     struct rbuf b;
-    rbuf_init(&b);
-    int rc =
-        tm ? tmpl_render(tm, view, mode, &b, e) : err_set(e, NS_ENOTFOUND, "no template %s", name);
+    report_buf_init(&b);
+    int rc = tm ? report_tmpl_render(tm, view, mode, &b, e)
+                : err_set(e, NS_ENOTFOUND, "no template %s", name);
     free(owned);
     char path[4096];
     if (rc == 0 && b.oom)
@@ -672,7 +674,7 @@ render_to(const char *name, const json_t *view, enum tmpl_mode mode, const char 
         rc = err_set(e, NS_ETOOBIG, "path too long: %s", dir);
     if (rc == 0)
         rc = report_write_file(path, &b, e);
-    rbuf_release(&b);
+    report_buf_release(&b);
     return rc;
 }
 
@@ -685,7 +687,7 @@ charts_all(const struct trend *t, const char *dir, json_t *view, struct err *e)
         return err_set(e, NS_ETOOBIG, "path too long: %s", dir);
     int rc = fsdir_make(cdir, NULL, e);
     char why[512];
-    char *gp = rchart_gnuplot_find("netsurvey trend", why, sizeof why);
+    char *gp = report_chart_gnuplot_find("netsurvey trend", why, sizeof why);
     struct rchart cx = {.dir = cdir, .gp = gp, .warn = t->o->warn};
     json_t *vs = json_object_get(view, "scenarios");
     for (size_t i = 0, v = 0; rc == 0 && i < t->nscens; i++) {

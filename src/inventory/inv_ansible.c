@@ -116,7 +116,7 @@ index_add(struct ans_inv *a, size_t **v, size_t *n, size_t *cap, size_t idx)
 }
 
 bool
-ans_set(struct ans_inv *a, struct ans_vars *vars, const char *key, const char *value)
+inv_ans_set(struct ans_inv *a, struct ans_vars *vars, const char *key, const char *value)
 {
     const char *k = inv_strdup(a->x, key), *val = value ? inv_strdup(a->x, value) : NULL;
     if (k == NULL || (value != NULL && val == NULL) ||
@@ -127,7 +127,7 @@ ans_set(struct ans_inv *a, struct ans_vars *vars, const char *key, const char *v
 }
 
 long
-ans_group(struct ans_inv *a, const char *name, unsigned line)
+inv_ans_group(struct ans_inv *a, const char *name, unsigned line)
 {
     long i = table_get(a->gidx, name);
     if (i >= 0)
@@ -139,7 +139,7 @@ ans_group(struct ans_inv *a, const char *name, unsigned line)
     }
     if (!grow(a, &a->g, &a->capg, a->ng, sizeof *a->g))
         return -1;
-    struct ans_group *g = &a->g[a->ng];
+    struct inv_ans_group *g = &a->g[a->ng];
     memset(g, 0, sizeof *g);
     g->name = inv_strdup(a->x, name);
     g->priority = 1;
@@ -152,9 +152,9 @@ ans_group(struct ans_inv *a, const char *name, unsigned line)
 }
 
 bool
-ans_child(struct ans_inv *a, size_t parent, size_t child)
+inv_ans_child(struct ans_inv *a, size_t parent, size_t child)
 {
-    struct ans_group *p = &a->g[parent], *c = &a->g[child];
+    struct inv_ans_group *p = &a->g[parent], *c = &a->g[child];
     return index_add(a, &p->kids, &p->nkids, &p->capkids, child) &&
            index_add(a, &c->parents, &c->nparents, &c->capparents, parent);
 }
@@ -180,7 +180,7 @@ host_get(struct ans_inv *a, const char *name, unsigned line, unsigned col)
 }
 
 int
-ans_init(struct ans_inv *a, struct inv_ctx *x)
+inv_ans_init(struct ans_inv *a, struct inv_ctx *x)
 {
     memset(a, 0, sizeof *a);
     a->x = x;
@@ -188,7 +188,7 @@ ans_init(struct ans_inv *a, struct inv_ctx *x)
     a->hidx = calloc(1, sizeof *a->hidx);
     if (a->gidx == NULL || a->hidx == NULL)
         return NS_ENOMEM;
-    long all = ans_group(a, "all", 0), ungrouped = ans_group(a, "ungrouped", 0);
+    long all = inv_ans_group(a, "all", 0), ungrouped = inv_ans_group(a, "ungrouped", 0);
     if (all < 0 || ungrouped < 0)
         return NS_ENOMEM;
     a->all = (size_t)all;
@@ -204,7 +204,7 @@ vars_free(struct ans_vars *v)
 }
 
 void
-ans_release(struct ans_inv *a)
+inv_ans_release(struct ans_inv *a)
 {
     for (size_t i = 0; i < a->ng && a->g != NULL; i++) {
         vars_free(&a->g[i].vars);
@@ -412,7 +412,7 @@ host_put(struct ans_inv *a, const char *name, size_t g, unsigned line, unsigned 
     if (hi < 0)
         return false;
     struct ans_host *h = &a->h[hi];
-    struct ans_group *gr = &a->g[g];
+    struct inv_ans_group *gr = &a->g[g];
     size_t before = gr->nhosts;
     if (!index_add(a, &gr->hosts, &gr->nhosts, &gr->caphosts, (size_t)hi))
         return false;
@@ -420,17 +420,17 @@ host_put(struct ans_inv *a, const char *name, size_t g, unsigned line, unsigned 
         h->ngroups++;
     /* As Ansible's INI and YAML readers do: the pattern's port is the host's ansible_port,
      * which the variables written with it then override. */
-    if (port[0] != '\0' && !ans_set(a, &h->vars, "ansible_port", port))
+    if (port[0] != '\0' && !inv_ans_set(a, &h->vars, "ansible_port", port))
         return false;
     for (size_t i = 0; i < n; i++)
-        if (!ans_set(a, &h->vars, vars[i].key, vars[i].value))
+        if (!inv_ans_set(a, &h->vars, vars[i].key, vars[i].value))
             return false;
     return true;
 }
 
 bool
-ans_hosts(struct ans_inv *a, const char *pattern, size_t g, unsigned line, unsigned col,
-          const struct ans_var *vars, size_t n)
+inv_ans_hosts(struct ans_inv *a, const char *pattern, size_t g, unsigned line, unsigned col,
+              const struct ans_var *vars, size_t n)
 {
     char *name = NULL, port[8];
     bool literal;
@@ -455,7 +455,7 @@ static bool
 reconcile(struct ans_inv *a)
 {
     for (size_t g = 0; g < a->ng; g++)
-        if (g != a->all && a->g[g].nparents == 0 && !ans_child(a, a->all, g))
+        if (g != a->all && a->g[g].nparents == 0 && !inv_ans_child(a, a->all, g))
             return false;
     size_t *others = calloc(a->nh ? a->nh : 1, sizeof *others);
     if (others == NULL)
@@ -463,7 +463,7 @@ reconcile(struct ans_inv *a)
     for (size_t g = 0; g < a->ng; g++)
         for (size_t i = 0; g != a->all && g != a->ungrouped && i < a->g[g].nhosts; i++)
             others[a->g[g].hosts[i]]++;
-    struct ans_group *u = &a->g[a->ungrouped];
+    struct inv_ans_group *u = &a->g[a->ungrouped];
     size_t w = 0;
     for (size_t i = 0; i < u->nhosts; i++)
         if (others[u->hosts[i]] == 0)
@@ -494,9 +494,9 @@ depths(struct ans_inv *a)
         if ((indeg[g] = a->g[g].nparents) == 0)
             queue[tail++] = g;
     while (head < tail) {
-        const struct ans_group *p = &a->g[queue[head++]];
+        const struct inv_ans_group *p = &a->g[queue[head++]];
         for (size_t k = 0; k < p->nkids; k++) {
-            struct ans_group *c = &a->g[p->kids[k]];
+            struct inv_ans_group *c = &a->g[p->kids[k]];
             if (c->depth < p->depth + 1)
                 c->depth = p->depth + 1;
             if (--indeg[p->kids[k]] == 0)
@@ -555,7 +555,7 @@ static int
 group_order(const void *pa, const void *pb, void *arg)
 {
     const struct ans_inv *a = arg;
-    const struct ans_group *x = &a->g[*(const size_t *)pa], *y = &a->g[*(const size_t *)pb];
+    const struct inv_ans_group *x = &a->g[*(const size_t *)pa], *y = &a->g[*(const size_t *)pb];
     if (x->depth != y->depth)
         return x->depth < y->depth ? -1 : 1;
     if (x->priority != y->priority)
@@ -628,7 +628,7 @@ merge_groups(struct ans_inv *a, struct merge *m, size_t h)
     for (size_t i = m->hoff[h]; i < m->hoff[h + 1]; i++)
         m->stack[top++] = m->hgroups[i];
     while (top > 0) {
-        struct ans_group *g = &a->g[m->stack[--top]];
+        struct inv_ans_group *g = &a->g[m->stack[--top]];
         if (g->stamp == m->stamp)
             continue;
         g->stamp = m->stamp;
@@ -700,7 +700,7 @@ select_group(struct ans_inv *a, size_t g0, unsigned stamp)
     stack[top++] = g0;
     a->g[g0].stamp = stamp;
     while (top > 0) {
-        const struct ans_group *g = &a->g[stack[--top]];
+        const struct inv_ans_group *g = &a->g[stack[--top]];
         for (size_t i = 0; i < g->nhosts; i++)
             a->h[g->hosts[i]].stamp = stamp;
         for (size_t k = 0; k < g->nkids; k++)
@@ -744,7 +744,7 @@ select_hosts(struct ans_inv *a)
 }
 
 int
-ans_take(struct ans_inv *a)
+inv_ans_take(struct ans_inv *a)
 {
     if (!reconcile(a) || !depths(a))
         return a->x->oom ? NS_ENOMEM : NS_EPARSE;

@@ -27,7 +27,7 @@ struct ans_vars {
     size_t n, cap;
 };
 
-struct ans_group {
+struct inv_ans_group {
     const char *name;
     struct ans_vars vars;
     size_t *kids; /* child groups */
@@ -55,7 +55,7 @@ struct ans_table; /* name -> index, open addressing */
 
 struct ans_inv {
     struct inv_ctx *x;
-    struct ans_group *g;
+    struct inv_ans_group *g;
     size_t ng, capg;
     struct ans_host *h;
     size_t nh, caph;
@@ -65,31 +65,31 @@ struct ans_inv {
 };
 
 /* Set up a with the groups `all` and `ungrouped`; NS_ENOMEM. */
-int ans_init(struct ans_inv *a, struct inv_ctx *x);
-void ans_release(struct ans_inv *a);
+int inv_ans_init(struct ans_inv *a, struct inv_ctx *x);
+void inv_ans_release(struct ans_inv *a);
 
 /* Index of the group named name, created (undefined) when new; -1 past INV_MAX_GROUPS (said
  * once) or out of memory. */
-long ans_group(struct ans_inv *a, const char *name, unsigned line);
+long inv_ans_group(struct ans_inv *a, const char *name, unsigned line);
 
 /* Every host a pattern names ("web[01:20].example.com", "db1:2222", "[2001:db8::1]:22"),
  * each put in group g with line:col as its first mention when new, and given the n variables
  * at vars (set in order, over what it had). False after reporting a bad pattern. */
-bool ans_hosts(struct ans_inv *a, const char *pattern, size_t g, unsigned line, unsigned col,
-               const struct ans_var *vars, size_t n);
+bool inv_ans_hosts(struct ans_inv *a, const char *pattern, size_t g, unsigned line, unsigned col,
+                   const struct ans_var *vars, size_t n);
 
 /* Make child a child group of parent (once); false when out of memory. Cycles are found by
- * ans_take. */
-bool ans_child(struct ans_inv *a, size_t parent, size_t child);
+ * inv_ans_take. */
+bool inv_ans_child(struct ans_inv *a, size_t parent, size_t child);
 
 /* Set a variable (last one wins); value NULL: not text. */
-bool ans_set(struct ans_inv *a, struct ans_vars *vars, const char *key, const char *value);
+bool inv_ans_set(struct ans_inv *a, struct ans_vars *vars, const char *key, const char *value);
 
 /* Turn the inventory into x's machines: the hosts of the query's group (and of its children
  * at any depth; every host without one), in the order the file first names them, each with
  * its merged variables. Returns 0, NS_EPARSE after reporting (an unknown group, a cycle of
  * children), NS_ENOMEM. */
-int ans_take(struct ans_inv *a);
+int inv_ans_take(struct ans_inv *a);
 
 /* The readers of the two forms. */
 int inv_ansible_ini(struct ans_inv *a, const char *buf, size_t len);

@@ -120,7 +120,7 @@ ini_host_line(struct ini *r, char *s, unsigned col0)
         bool literal = eq[1] == '[' || eq[1] == '{';
         vars[i - 1] = (struct ans_var){words[i], literal ? NULL : eq + 1};
     }
-    if (!ans_hosts(r->a, words[0], (size_t)r->group, r->line, cols[0], vars, (size_t)(n - 1)))
+    if (!inv_ans_hosts(r->a, words[0], (size_t)r->group, r->line, cols[0], vars, (size_t)(n - 1)))
         r->failed = true;
 }
 
@@ -145,7 +145,7 @@ ini_var_line(struct ini *r, const char *s, unsigned col0)
     }
     if (klen == 0)
         ini_error(r, col0, "expected key=value, found '%s'", s);
-    else if (!ans_set(r->a, &r->a->g[r->group].vars, key, v))
+    else if (!inv_ans_set(r->a, &r->a->g[r->group].vars, key, v))
         r->failed = true;
     free(key);
 }
@@ -183,9 +183,9 @@ ini_child_line(struct ini *r, char *s, unsigned col0)
         return;
     }
     s[len] = '\0';
-    long child = ans_group(r->a, s, r->line);
+    long child = inv_ans_group(r->a, s, r->line);
     if (child < 0 || !ini_remember_child(r, (size_t)child) ||
-        !ans_child(r->a, (size_t)r->group, (size_t)child))
+        !inv_ans_child(r->a, (size_t)r->group, (size_t)child))
         r->failed = true;
 }
 
@@ -233,7 +233,7 @@ ini_section(struct ini *r, char *name, const char *kind, unsigned col0)
         r->state = HOSTS;
         return;
     }
-    long g = ans_group(r->a, name, r->line);
+    long g = inv_ans_group(r->a, name, r->line);
     r->group = g >= 0 ? g : (long)r->a->ungrouped;
     r->failed |= g < 0;
     r->state = kind[0] == 'v' ? VARS : kind[0] == 'c' ? CHILDREN : HOSTS;
@@ -264,7 +264,7 @@ static void
 ini_undefined(struct ini *r)
 {
     for (size_t g = 0; g < r->a->ng; g++) {
-        const struct ans_group *gr = &r->a->g[g];
+        const struct inv_ans_group *gr = &r->a->g[g];
         if (gr->defined)
             continue;
         bool as_child = g < r->nchild && r->child_line[g] != 0;

@@ -56,12 +56,12 @@ int
 inv_read_ansible(struct inv_ctx *x, const char *buf, size_t len)
 {
     struct ans_inv a;
-    int rc = ans_init(&a, x);
+    int rc = inv_ans_init(&a, x);
     if (rc == 0)
         rc = is_yaml(x->file, buf, len) ? inv_ansible_yaml(&a, buf, len)
                                         : inv_ansible_ini(&a, buf, len);
     if (rc == 0)
-        rc = ans_take(&a);
-    ans_release(&a);
+        rc = inv_ans_take(&a);
+    inv_ans_release(&a);
     return x->oom ? NS_ENOMEM : rc;
 }

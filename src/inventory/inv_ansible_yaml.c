@@ -58,7 +58,7 @@ yr_vars(struct yr *r, const struct ynode *map, struct ans_vars *out, struct ans_
             yr_error(r, k, "a variable name must be text, found %s", inv_yaml_kind_text(k));
             continue;
         }
-        if (out != NULL && !ans_set(r->a, out, k->str, yr_text(v)))
+        if (out != NULL && !inv_ans_set(r->a, out, k->str, yr_text(v)))
             return false;
         if (buf != NULL)
             buf[(*n)++] = (struct ans_var){k->str, yr_text(v)};
@@ -88,7 +88,7 @@ yr_hosts(struct yr *r, const struct ynode *hosts, size_t g)
         }
         if (v->kind == YNODE_MAP)
             yr_vars(r, v, NULL, vars, &n);
-        if (!ans_hosts(r->a, k->str, g, k->line, k->col, vars, n))
+        if (!inv_ans_hosts(r->a, k->str, g, k->line, k->col, vars, n))
             r->failed = true;
         free(vars);
     }
@@ -101,7 +101,7 @@ yr_children(struct yr *r, const struct ynode *kids, size_t g)
 {
     for (size_t i = 0; i + 1 < kids->nkids && !inv_give_up(r->a->x); i += 2) {
         long c = yr_group(r, kids->kids[i], kids->kids[i + 1]);
-        if (c >= 0 && !ans_child(r->a, g, (size_t)c))
+        if (c >= 0 && !inv_ans_child(r->a, g, (size_t)c))
             return;
     }
 }
@@ -122,15 +122,15 @@ static void
 yr_section_one(struct yr *r, const struct ynode *k, const struct ynode *v, size_t g)
 {
     if (strcmp(k->str, "hosts") == 0) {
-        if (!ans_hosts(r->a, v->str, g, v->line, v->col, NULL, 0))
+        if (!inv_ans_hosts(r->a, v->str, g, v->line, v->col, NULL, 0))
             r->failed = true;
     } else if (strcmp(k->str, "children") == 0) {
-        long c = ans_group(r->a, v->str, v->line);
+        long c = inv_ans_group(r->a, v->str, v->line);
         if (c >= 0)
             r->a->g[c].defined = true;
-        if (c < 0 || !ans_child(r->a, g, (size_t)c))
+        if (c < 0 || !inv_ans_child(r->a, g, (size_t)c))
             r->failed = true;
-    } else if (!ans_set(r->a, &r->a->g[g].vars, v->str, NULL)) {
+    } else if (!inv_ans_set(r->a, &r->a->g[g].vars, v->str, NULL)) {
         r->failed = true;
     }
 }
@@ -163,7 +163,7 @@ yr_group(struct yr *r, const struct ynode *key, const struct ynode *val)
                  key->str, r->a->x->file, key->line, key->col);
         return -1;
     }
-    long g = ans_group(r->a, key->str, key->line);
+    long g = inv_ans_group(r->a, key->str, key->line);
     if (g < 0)
         return -1;
     r->a->g[g].defined = true;

@@ -61,8 +61,8 @@ rr_state_cleanup(struct ns_test *t)
     free(s->buf);
     free(s->iv);
     if (s->load != NULL) {
-        ts_load_join(s->load, NULL); /* joined already, but for a run that failed early */
-        ts_load_free(s->load);
+        tcp_stream_load_join(s->load, NULL); /* joined already, but for a run that failed early */
+        tcp_stream_load_free(s->load);
     }
     pthread_mutex_destroy(&s->live_mu);
     free(s);
@@ -335,7 +335,7 @@ rr_stop_fds(struct ns_test *t, int how)
             shutdown(t->fds[i], how);
     const struct rr_state *s = t->kind_state;
     if (s != NULL && s->load != NULL)
-        ts_load_stop(s->load);
+        tcp_stream_load_stop(s->load);
 }
 
 /* --- under load ------------------------------------------------------------------------------ */
@@ -354,10 +354,10 @@ rr_load_start(struct ns_test *t, struct rr_state *s, struct err *e)
     s->idle_h = hist_new();
     if (s->idle_h == NULL)
         return err_set(e, NS_ENOMEM, "out of memory");
-    int rc = ts_load_start(t, s->idle_end_ns, s->loaded_ns, &s->load, e);
+    int rc = tcp_stream_load_start(t, s->idle_end_ns, s->loaded_ns, &s->load, e);
     if (rc != 0 && s->load != NULL) {
-        ts_load_stop(s->load);
-        ts_load_join(s->load, NULL);
+        tcp_stream_load_stop(s->load);
+        tcp_stream_load_join(s->load, NULL);
     }
     return rc;
 }
@@ -365,7 +365,7 @@ rr_load_start(struct ns_test *t, struct rr_state *s, struct err *e)
 int
 rr_load_join(struct rr_state *s, struct err *e)
 {
-    return s->load != NULL ? ts_load_join(s->load, e) : 0;
+    return s->load != NULL ? tcp_stream_load_join(s->load, e) : 0;
 }
 
 void
@@ -373,7 +373,7 @@ rr_mark(struct ns_test *t, enum ns_phase ph)
 {
     struct rr_state *s = t->kind_state;
     if (s != NULL && s->load != NULL)
-        ts_load_mark(s->load, ph);
+        tcp_stream_load_mark(s->load, ph);
 }
 
 bool
@@ -463,7 +463,7 @@ rr_local_json(struct ns_test *t)
     if (s->is_udp)
         json_object_set_new(o, "udp", rr_udp_json(&s->udp));
     if (s->load != NULL)
-        json_object_set_new(o, TESTSPEC_KEY_LOAD, ts_load_local_json(s->load));
+        json_object_set_new(o, TESTSPEC_KEY_LOAD, tcp_stream_load_local_json(s->load));
     if (!client)
         return o;
     if (s->load != NULL) {
@@ -567,8 +567,9 @@ rr_combine_json(const struct ns_test *t, const json_t *client, const json_t *ser
         return r;
     rr_copy_key(r, TESTSPEC_KEY_IDLE_RTT, client, TESTSPEC_KEY_IDLE_RTT);
     rr_copy_key(r, "idle", client, "idle");
-    json_object_set_new(r, TESTSPEC_KEY_LOAD,
-                        ts_load_combine(&t->p, cl, json_object_get(server, TESTSPEC_KEY_LOAD)));
+    json_object_set_new(
+        r, TESTSPEC_KEY_LOAD,
+        tcp_stream_load_combine(&t->p, cl, json_object_get(server, TESTSPEC_KEY_LOAD)));
     return r;
 }
 

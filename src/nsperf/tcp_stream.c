@@ -780,8 +780,8 @@ const struct test_kind ns_kind_tcp_stream = {
 /* --- tcp_stream.h: the streams as another kind's load ---------------------------------------- */
 
 int
-ts_load_start(struct ns_test *t, uint64_t start_off_ns, uint64_t window_off_ns,
-              struct ts_state **out, struct err *e)
+tcp_stream_load_start(struct ns_test *t, uint64_t start_off_ns, uint64_t window_off_ns,
+                      struct ts_state **out, struct err *e)
 {
     struct ts_state *st;
     int rc = ts_state_new(t->nload, &st, e);
@@ -797,19 +797,19 @@ ts_load_start(struct ns_test *t, uint64_t start_off_ns, uint64_t window_off_ns,
 }
 
 void
-ts_load_mark(struct ts_state *l, enum ns_phase ph)
+tcp_stream_load_mark(struct ts_state *l, enum ns_phase ph)
 {
     ts_set_mark(l, ph);
 }
 
 void
-ts_load_stop(struct ts_state *l)
+tcp_stream_load_stop(struct ts_state *l)
 {
     ts_set_stop(l);
 }
 
 int
-ts_load_join(struct ts_state *l, struct err *e)
+tcp_stream_load_join(struct ts_state *l, struct err *e)
 {
     if (l == NULL || l->set.threads == NULL)
         return 0;
@@ -817,13 +817,13 @@ ts_load_join(struct ts_state *l, struct err *e)
 }
 
 json_t *
-ts_load_local_json(struct ts_state *l)
+tcp_stream_load_local_json(struct ts_state *l)
 {
     return ts_state_json(l);
 }
 
 json_t *
-ts_load_combine(const struct ns_params *p, const json_t *client, const json_t *server)
+tcp_stream_load_combine(const struct ns_params *p, const json_t *client, const json_t *server)
 {
     size_t n = json_array_size(json_object_get(client, "streams"));
     size_t nfwd = p->load_direction == TESTSPEC_DIRECTION_FORWARD   ? n
@@ -843,7 +843,7 @@ ts_load_combine(const struct ns_params *p, const json_t *client, const json_t *s
 }
 
 void
-ts_load_free(struct ts_state *l)
+tcp_stream_load_free(struct ts_state *l)
 {
     ts_state_free(l);
 }

@@ -20,20 +20,21 @@ struct ts_state;
 
 /* Set up the load's streams and start their threads. *out is set also on failure (then the
  * started threads are told to stop): the caller joins and frees it. 0 or a negative code. */
-int ts_load_start(struct ns_test *t, uint64_t start_off_ns, uint64_t window_off_ns,
-                  struct ts_state **out, struct err *e);
+int tcp_stream_load_start(struct ns_test *t, uint64_t start_off_ns, uint64_t window_off_ns,
+                          struct ts_state **out, struct err *e);
 /* The kind's mark at DONE (control thread): the receivers' kernel counts. */
-void ts_load_mark(struct ts_state *l, enum ns_phase ph);
+void tcp_stream_load_mark(struct ts_state *l, enum ns_phase ph);
 /* The kind's stop(): shut the load's sockets down so that its threads return now. */
-void ts_load_stop(struct ts_state *l);
+void tcp_stream_load_stop(struct ts_state *l);
 /* Join the load's threads (NULL-safe). 0 or the first stream's failure. */
-int ts_load_join(struct ts_state *l, struct err *e);
+int tcp_stream_load_join(struct ts_state *l, struct err *e);
 /* This side's load figures (after the join). New reference. */
-json_t *ts_load_local_json(struct ts_state *l);
+json_t *tcp_stream_load_local_json(struct ts_state *l);
 /* The load's result from both sides' figures (borrowed): its throughput_bps (every direction's
  * receiver-counted sum), bytes, retransmits, streams, direction, and each direction's figures
  * under its name. New reference. */
-json_t *ts_load_combine(const struct ns_params *p, const json_t *client, const json_t *server);
-void ts_load_free(struct ts_state *l);
+json_t *tcp_stream_load_combine(const struct ns_params *p, const json_t *client,
+                                const json_t *server);
+void tcp_stream_load_free(struct ts_state *l);
 
 #endif

@@ -56,7 +56,7 @@ struct us_state {
 };
 
 unsigned
-us_batch_for(uint64_t size, unsigned max)
+udp_batch_for(uint64_t size, unsigned max)
 {
     uint64_t n = size > 0 ? US_BATCH_BYTES / size : max;
     return n < 1 ? 1 : n > max ? max : (unsigned)n;
@@ -454,7 +454,7 @@ us_stream_init(struct us_state *st, int i, struct err *e)
 }
 
 int
-us_run(struct ns_test *t, const struct us_cfg *cfg, struct err *e)
+udp_run(struct ns_test *t, const struct us_cfg *cfg, struct err *e)
 {
     int n = t->nfds - t->nload;
     struct us_state *st = calloc(1, sizeof *st + (size_t)(n > 0 ? n : 1) * sizeof st->s[0]);
@@ -497,7 +497,7 @@ us_stream_json(const struct us_state *st, const struct us_stream *s)
 }
 
 json_t *
-us_local_result(struct ns_test *t)
+udp_local_result(struct ns_test *t)
 {
     const struct us_state *st = t->kind_state;
     json_t *streams = json_array();
@@ -516,7 +516,7 @@ us_local_result(struct ns_test *t)
 }
 
 void
-us_cleanup(struct ns_test *t)
+udp_cleanup(struct ns_test *t)
 {
     struct us_state *st = t->kind_state;
     for (int i = 0; st != NULL && i < st->set.n; i++) {
@@ -586,8 +586,8 @@ us_combine_stream(const json_t *rs, const json_t *ss, double elapsed, int idx, b
 }
 
 json_t *
-us_combine_dir(const json_t *snd, const json_t *rcv, size_t from, size_t to, bool client_receives,
-               double interval_s, bool jitter)
+udp_combine_dir(const json_t *snd, const json_t *rcv, size_t from, size_t to, bool client_receives,
+                double interval_s, bool jitter)
 {
     /* Measured datagrams are those the sender sent in its measured interval. */
     double elapsed = json_number_value(json_object_get(snd, "elapsed_s"));
@@ -616,7 +616,7 @@ us_combine_dir(const json_t *snd, const json_t *rcv, size_t from, size_t to, boo
 }
 
 json_t *
-us_udp_sum(const json_t *a, const json_t *b)
+udp_sum(const json_t *a, const json_t *b)
 {
     struct us_tot x = {
         .sent = ns_json_u64(a, "sent") + ns_json_u64(b, "sent"),

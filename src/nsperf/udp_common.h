@@ -49,22 +49,22 @@ struct us_cfg {
 };
 
 /* The datagrams of a batch of size bytes each: as many as US_BATCH_BYTES holds, 1..max. */
-unsigned us_batch_for(uint64_t size, unsigned max);
+unsigned udp_batch_for(uint64_t size, unsigned max);
 
 /* run() of a datagram kind. */
-int us_run(struct ns_test *t, const struct us_cfg *cfg, struct err *e);
+int udp_run(struct ns_test *t, const struct us_cfg *cfg, struct err *e);
 /* local_result: this side's per-stream counts and measured interval. */
-json_t *us_local_result(struct ns_test *t);
-void us_cleanup(struct ns_test *t);
+json_t *udp_local_result(struct ns_test *t);
+void udp_cleanup(struct ns_test *t);
 
 /* The datagrams of streams [from, to) of both sides' results, snd the side that sent them:
  * {throughput_bps, bytes, sender_bytes, duration_s (the sender's), receiver, udp {sent, unsent,
  * received, lost, out_of_order, duplicated, jitter_us (with jitter), lost_pct, send_errors},
  * streams, intervals}. New reference. */
-json_t *us_combine_dir(const json_t *snd, const json_t *rcv, size_t from, size_t to,
-                       bool client_receives, double interval_s, bool jitter);
+json_t *udp_combine_dir(const json_t *snd, const json_t *rcv, size_t from, size_t to,
+                        bool client_receives, double interval_s, bool jitter);
 
 /* The udp object's counts summed over two directions' (--bidir). New reference. */
-json_t *us_udp_sum(const json_t *a, const json_t *b);
+json_t *udp_sum(const json_t *a, const json_t *b);
 
 #endif

@@ -26,12 +26,12 @@ udp_pps_run(struct ns_test *t, struct err *e)
     struct us_cfg cfg = {
         .gap_ns =
             p->packet_rate > 0 ? (uint64_t)(1e9 * (double)p->streams / (double)p->packet_rate) : 0,
-        .batch = us_batch_for(p->msg_size, US_MAX_BATCH),
+        .batch = udp_batch_for(p->msg_size, US_MAX_BATCH),
         .jitter = false,
     };
     if (p->packet_rate > 0 && cfg.gap_ns == 0)
         cfg.gap_ns = 1;
-    return us_run(t, &cfg, e);
+    return udp_run(t, &cfg, e);
 }
 
 static double
@@ -46,8 +46,8 @@ udp_pps_combine(const struct ns_test *t, const json_t *client, const json_t *ser
 {
     (void)cpu;
     size_t n = json_array_size(json_object_get(client, "streams"));
-    json_t *o = t->p.reverse ? us_combine_dir(server, client, 0, n, true, t->p.interval_s, false)
-                             : us_combine_dir(client, server, 0, n, false, t->p.interval_s, false);
+    json_t *o = t->p.reverse ? udp_combine_dir(server, client, 0, n, true, t->p.interval_s, false)
+                             : udp_combine_dir(client, server, 0, n, false, t->p.interval_s, false);
     json_object_del(o, "thread_cpu_pct");
     const json_t *u = json_object_get(o, "udp");
     double s = json_number_value(json_object_get(o, "duration_s"));
@@ -110,9 +110,9 @@ const struct test_kind ns_kind_udp_pps = {
     .uses_streams = true,
     .sets_ready = true,
     .run = udp_pps_run,
-    .local_result = us_local_result,
+    .local_result = udp_local_result,
     .combine = udp_pps_combine,
     .cpu_figures = udp_pps_cpu,
     .print_human = udp_pps_print_human,
-    .cleanup = us_cleanup,
+    .cleanup = udp_cleanup,
 };

@@ -19,10 +19,10 @@ udp_stream_run(struct ns_test *t, struct err *e)
     uint64_t gap = (uint64_t)((double)p->msg_size * 8.0 * 1e9 / per_stream);
     struct us_cfg cfg = {
         .gap_ns = gap > 0 ? gap : 1,
-        .batch = us_batch_for(p->msg_size, US_MAX_BATCH),
+        .batch = udp_batch_for(p->msg_size, US_MAX_BATCH),
         .jitter = true,
     };
-    return us_run(t, &cfg, e);
+    return udp_run(t, &cfg, e);
 }
 
 static json_t *
@@ -33,14 +33,14 @@ udp_stream_combine(const struct ns_test *t, const json_t *client, const json_t *
     size_t n = json_array_size(json_object_get(client, "streams"));
     double iv = t->p.interval_s;
     if (!t->p.bidir) {
-        json_t *o = t->p.reverse ? us_combine_dir(server, client, 0, n, true, iv, true)
-                                 : us_combine_dir(client, server, 0, n, false, iv, true);
+        json_t *o = t->p.reverse ? udp_combine_dir(server, client, 0, n, true, iv, true)
+                                 : udp_combine_dir(client, server, 0, n, false, iv, true);
         json_object_del(o, "thread_cpu_pct"); /* the processes' CPU is this direction's */
         return o;
     }
     size_t nfwd = (size_t)t->p.streams;
-    json_t *fwd = us_combine_dir(client, server, 0, nfwd, false, iv, true);
-    json_t *rev = us_combine_dir(server, client, nfwd, n, true, iv, true);
+    json_t *fwd = udp_combine_dir(client, server, 0, nfwd, false, iv, true);
+    json_t *rev = udp_combine_dir(server, client, nfwd, n, true, iv, true);
     const json_t *fu = json_object_get(fwd, "udp"), *ru = json_object_get(rev, "udp");
     double fbps = json_number_value(json_object_get(fwd, TESTSPEC_KEY_THROUGHPUT));
     double rbps = json_number_value(json_object_get(rev, TESTSPEC_KEY_THROUGHPUT));
@@ -50,7 +50,7 @@ udp_stream_combine(const struct ns_test *t, const json_t *client, const json_t *
         "{s:f, s:I, s:I, s:f, s:o, s:o, s:o, s:o}", TESTSPEC_KEY_THROUGHPUT, fbps + rbps, "bytes",
         (json_int_t)(ns_json_u64(fwd, "bytes") + ns_json_u64(rev, "bytes")), "sender_bytes",
         (json_int_t)(ns_json_u64(fwd, "sender_bytes") + ns_json_u64(rev, "sender_bytes")),
-        "duration_s", fdur > rdur ? fdur : rdur, "udp", us_udp_sum(fu, ru), "intervals",
+        "duration_s", fdur > rdur ? fdur : rdur, "udp", udp_sum(fu, ru), "intervals",
         ns_intervals_sum(json_object_get(fwd, "intervals"), json_object_get(rev, "intervals")),
         TESTSPEC_DIR_FORWARD, fwd, TESTSPEC_DIR_REVERSE, rev);
 }
@@ -107,9 +107,9 @@ const struct test_kind ns_kind_udp_stream = {
     .uses_streams = true,
     .sets_ready = true,
     .run = udp_stream_run,
-    .local_result = us_local_result,
+    .local_result = udp_local_result,
     .combine = udp_stream_combine,
     .print_human = udp_stream_print_human,
-    .cleanup = us_cleanup,
+    .cleanup = udp_cleanup,
     .params_json = udp_stream_params_json,
 };

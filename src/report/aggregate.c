@@ -130,7 +130,7 @@ agg_add_pair(struct agg *a, const struct rpair *p, struct ctx *cx)
                 stats_add(&a->jitter, t->jitter_us);
         }
         for (int f = 0; f < a->sc->nfigs; f++) {
-            double v = rtrial_fig(t, f);
+            double v = report_trial_fig(t, f);
             if (!isnan(v))
                 stats_add(&a->fig[f], v);
         }
@@ -145,7 +145,7 @@ agg_add_pair(struct agg *a, const struct rpair *p, struct ctx *cx)
             a->sent_sum += t->udp_sent;
         }
         a->rtt_trials += t->rtt.n > 0;
-        rrtt_merge_into(h, &t->rtt);
+        report_rtt_merge_into(h, &t->rtt);
         if (t->rtt.n > 0) {
             a->blo = t->rtt.first < a->blo ? t->rtt.first : a->blo;
             a->bhi = t->rtt.last > a->bhi ? t->rtt.last : a->bhi;
@@ -548,7 +548,7 @@ static json_t *
 params_text(const json_t *def)
 {
     struct rbuf b;
-    rbuf_init(&b);
+    report_buf_init(&b);
     const char *k;
     json_t *v;
     json_object_foreach((json_t *)(uintptr_t)def, k, v)
@@ -556,15 +556,15 @@ params_text(const json_t *def)
         if (!strcmp(k, "name") || !strcmp(k, "test") || !strcmp(k, "sweep"))
             continue; /* a sweep's value is in the heading (sweep_label) */
         if (b.len)
-            rbuf_puts(&b, ", ");
+            report_buf_puts(&b, ", ");
         /* json_dumpb: no string from jansson's allocator to free (see report_jarena_begin) */
         char val[256];
         size_t n = json_dumpb(v, val, sizeof val - 1, JSON_ENCODE_ANY | JSON_REAL_PRECISION(10));
         val[n < sizeof val ? n : sizeof val - 1] = '\0';
-        rbuf_printf(&b, "%s %s", k, n > 0 && n < sizeof val ? val : "?");
+        report_buf_printf(&b, "%s %s", k, n > 0 && n < sizeof val ? val : "?");
     }
     json_t *r = json_string(b.data ? b.data : "");
-    rbuf_release(&b);
+    report_buf_release(&b);
     return r;
 }
 
@@ -582,9 +582,9 @@ matrix_view(const struct mat *mt, const char *const *labels, enum testspec_kind 
     struct rvals vals = {0};
     for (size_t i = 0; i < mt->n * mt->n; i++)
         if (mt->present[i] && mt->cells[i].nv > 0)
-            rvals_add(&vals, mt->cells[i].st.mean);
+            report_vals_add(&vals, mt->cells[i].st.mean);
     struct testspec_scale sc = report_scale(testspec_kind_metric(k), vals.v, vals.n);
-    rvals_release(&vals);
+    report_vals_release(&vals);
     for (size_t c = 0; c < mt->n; c++)
         json_array_append_new(cols, json_pack("{s:s}", "label", labels[c]));
     for (size_t r = 0; r < mt->n; r++) {
@@ -632,9 +632,9 @@ cells_view(const struct mat *mt, const char *const *labels, enum testspec_kind k
     struct rvals jit = {0};
     for (size_t i = 0; i < mt->n * mt->n; i++)
         if (mt->present[i] && mt->cells[i].jitter.n > 0)
-            rvals_add(&jit, mt->cells[i].jitter.mean);
+            report_vals_add(&jit, mt->cells[i].jitter.mean);
     struct testspec_scale js = report_scale(TESTSPEC_M_RTT_MEAN, jit.v, jit.n);
-    rvals_release(&jit);
+    report_vals_release(&jit);
     *jitter_unit = js.unit;
     for (size_t r = 0; r < mt->n; r++)
         for (size_t c = 0; c < mt->n; c++) {
@@ -987,8 +987,8 @@ pair_trial(const struct group *g, const struct rpair *p, const struct rtrial *t,
 
 /* A pair's planned trials, run by run (in the order the runs were given) and by number within
  * a run: the value (summary) and its text (view), null and "not run" where a planned trial has
- * no record (adaptive: as many as the rule decided, rplan_pair; an undecided pair's least); the
- * view's row is padded to the group's widest. */
+ * no record (adaptive: as many as the rule decided, report_plan_pair; an undecided pair's least);
+ * the view's row is padded to the group's widest. */
 static void
 pair_trials(const struct group *g, const struct rpair *p, json_t *st, json_t *vt,
             struct group_acc *acc)
@@ -1001,7 +1001,7 @@ pair_trials(const struct group *g, const struct rpair *p, json_t *st, json_t *vt
         if (j == i && (p->plan_only == NULL || !bitset_test(p->plan_only, run)))
             continue; /* neither recorded nor planned by this run */
         struct rplan pl;
-        rplan_pair(&g->sc->runs[run], p->t + i, j - i, &pl);
+        report_plan_pair(&g->sc->runs[run], p->t + i, j - i, &pl);
         for (uint64_t n = 1; n <= pl.planned; n++, cols++) {
             if (i < j && p->t[i].n == n) {
                 pair_trial(g, p, &p->t[i++], st, vt, acc);
@@ -1037,7 +1037,7 @@ pair_chart_values(json_t *vo, const struct agg *a, const struct rpair *p)
     }
 }
 
-/* Adaptive trials: how pair p stands, decided as the runner decides (rplan_pair, run by run):
+/* Adaptive trials: how pair p stands, decided as the runner decides (report_plan_pair, run by run):
  * "target met", "max reached", or "incomplete" (undecided in a run: short of both, from
  * failures or a run stopped early; its planned trials are then the least it takes). Adds
  * "adaptive" to the summary's pair, and an undecided pair to the view's list. */
@@ -1202,7 +1202,7 @@ group_runs(const struct group *g, struct rbuf *names)
     for (size_t r = 0; r < m->nruns; r++) {
         if (!bitset_test(seen, r))
             continue;
-        rbuf_printf(names, "%s%s", n++ ? ", then " : "", m->runs[r].dir);
+        report_buf_printf(names, "%s%s", n++ ? ", then " : "", m->runs[r].dir);
     }
     memset(seen, 0, bitset_words(m->nruns) * sizeof *seen);
     return n;
@@ -1245,18 +1245,18 @@ group_pcts(const struct group_acc *acc, json_t *view)
     {
         const json_t *r = json_object_get(so, HISTJSON_RTT), *u = json_object_get(so, "udp");
         if (r != NULL) {
-            rvals_add(&pv, jd(r, "min"));
+            report_vals_add(&pv, jd(r, "min"));
             for (size_t q = 0; q < HISTJSON_NPCT; q++)
-                rvals_add(&pv, jd(r, histjson_pcts[q].key));
-            rvals_add(&pv, jd(r, "max"));
+                report_vals_add(&pv, jd(r, histjson_pcts[q].key));
+            report_vals_add(&pv, jd(r, "max"));
         }
         if (json_object_get(u, "jitter_us") != NULL) /* udp_pps times no datagram */
-            rvals_add(&jv, jd(u, "jitter_us"));
+            report_vals_add(&jv, jd(u, "jitter_us"));
     }
     struct testspec_scale ps = report_scale(TESTSPEC_M_RTT_MEAN, pv.v, pv.n);
     struct testspec_scale jsc = report_scale(TESTSPEC_M_RTT_MEAN, jv.v, jv.n);
-    rvals_release(&pv);
-    rvals_release(&jv);
+    report_vals_release(&pv);
+    report_vals_release(&jv);
     json_array_foreach(acc->spairs, i, so)
     {
         json_t *vo = json_array_get(acc->vpairs, i);
@@ -1288,7 +1288,7 @@ group_totals(const struct group *g, json_t *sum, json_t *view, const struct grou
     uint64_t planned = acc->planned + g->unseen, rec = acc->nok + acc->nfail;
     uint64_t not_run = planned > rec ? planned - rec : 0, undecided = group_undecided(g);
     struct rbuf names;
-    rbuf_init(&names);
+    report_buf_init(&names);
     size_t nruns = group_runs(g, &names);
     json_object_set_new(sum, "trials",
                         trials_obj(planned, acc->nok, acc->nfail, not_run, nruns, undecided));
@@ -1309,7 +1309,7 @@ group_totals(const struct group *g, json_t *sum, json_t *view, const struct grou
                 "%s%llu of the trials not run belong to host pairs with no record yet%s.",
                 g->unseen_pairs > 0 ? "At least " : "", (unsigned long long)g->unseen,
                 g->fam_shared ? " (counted here: their address family is not known)" : ""));
-    rbuf_release(&names);
+    report_buf_release(&names);
     json_object_set_new(sum, "pairs", acc->spairs);
     json_object_set_new(sum, "failures", acc->sfails);
     json_object_set_new(view, "pairs", acc->vpairs);
@@ -1354,9 +1354,9 @@ group_count(const struct group *g, json_t *sum)
     }
     uint64_t not_run = planned > ok + failed ? planned - ok - failed : 0;
     struct rbuf names;
-    rbuf_init(&names);
+    report_buf_init(&names);
     size_t nruns = group_runs(g, &names);
-    rbuf_release(&names);
+    report_buf_release(&names);
     json_object_set_new(sum, "trials",
                         trials_obj(planned, ok, failed, not_run, nruns, group_undecided(g)));
 }
@@ -1388,9 +1388,9 @@ group_trials_scale(const struct group *g)
     for (size_t i = 0; i < g->np; i++)
         for (size_t j = 0; j < g->pairs[i].nt; j++)
             if (g->pairs[i].t[j].ok)
-                rvals_add(&v, g->pairs[i].t[j].value);
+                report_vals_add(&v, g->pairs[i].t[j].value);
     struct testspec_scale sc = report_scale(testspec_kind_metric(g->k), v.v, v.n);
-    rvals_release(&v);
+    report_vals_release(&v);
     return sc;
 }
 
@@ -1403,7 +1403,7 @@ group_build(struct ctx *cx, const struct rpair *pairs, size_t np, bool fam_in_ke
     struct group g = {.cx = cx,
                       .sc = sc,
                       .k = sc->kind,
-                      .fam = rfamily_name(pairs[0].family),
+                      .fam = report_family_name(pairs[0].family),
                       .pairs = pairs,
                       .np = np,
                       .unseen = unseen[0],
@@ -1510,7 +1510,7 @@ run_not_run(const struct rrun *r)
 }
 
 bool
-rrun_complete(const struct rrun *r)
+report_run_complete(const struct rrun *r)
 {
     return !r->in_progress && run_not_run(r) == 0 && r->undecided == 0;
 }
@@ -1563,7 +1563,7 @@ run_obj(const struct rrun *r)
     const char *st = journal_run_state_name(run->state);
     json_object_set_new(o, "state", st != NULL ? json_string(st) : json_null());
     json_object_set_new(o, "in_progress", json_boolean(r->in_progress));
-    json_object_set_new(o, "complete", json_boolean(rrun_complete(r)));
+    json_object_set_new(o, "complete", json_boolean(report_run_complete(r)));
     json_t *t =
         json_pack("{s:I,s:I,s:I,s:I}", "planned", (json_int_t)r->planned, "ok", (json_int_t)r->ok,
                   "failed", (json_int_t)r->failed, "not_run", (json_int_t)run_not_run(r));
@@ -1583,17 +1583,17 @@ revisions_text(const struct journal_run *run)
     if (run->revision <= 1)
         return NULL;
     struct rbuf b;
-    rbuf_init(&b);
-    rbuf_printf(
+    report_buf_init(&b);
+    report_buf_printf(
         &b, "plan revision %u (a resume with --force changed the plan; earlier: ", run->revision);
     for (size_t i = 0; i < run->nrevisions; i++) {
         const struct journal_run_revision *v = &run->revisions[i];
-        rbuf_printf(&b, "%srevision %u, plan sha256 %.12s, from %s", i ? "; " : "", v->revision,
-                    str_or_empty_c(v->plan_sha256), str_or_empty_c(v->started));
+        report_buf_printf(&b, "%srevision %u, plan sha256 %.12s, from %s", i ? "; " : "",
+                          v->revision, str_or_empty_c(v->plan_sha256), str_or_empty_c(v->started));
     }
-    rbuf_puts(&b, ")");
+    report_buf_puts(&b, ")");
     json_t *s = json_string(b.oom ? "" : b.data);
-    rbuf_release(&b);
+    report_buf_release(&b);
     return s;
 }
 
@@ -1631,7 +1631,7 @@ totals_of(const struct rmodel *m, struct totals *t)
         t->not_run += run_not_run(r);
         t->undecided += r->undecided;
         t->in_progress |= r->in_progress;
-        t->incomplete |= !rrun_complete(r);
+        t->incomplete |= !report_run_complete(r);
     }
 }
 
@@ -1650,8 +1650,8 @@ completeness_head(const struct rmodel *m, struct rbuf *title, json_t *sum, json_
         snprintf(und, sizeof und, "; %llu host pair%s of adaptive trials undecided",
                  (unsigned long long)t.undecided, t.undecided == 1 ? "" : "s");
     if (t.in_progress) {
-        rbuf_printf(title, " (in progress: %llu of %s%llu planned trials recorded so far)", rec, al,
-                    planned);
+        report_buf_printf(title, " (in progress: %llu of %s%llu planned trials recorded so far)",
+                          rec, al, planned);
         json_object_set_new(
             view, "completeness_note",
             report_jprintf("In progress: %s is still going. Every figure below is of "
@@ -1659,8 +1659,8 @@ completeness_head(const struct rmodel *m, struct rbuf *title, json_t *sum, json_
                            "netsurvey report again once it has ended.",
                            which, rec, al, planned, und));
     } else if (t.incomplete && nr == 0) { /* every planned trial recorded, some pair undecided */
-        rbuf_printf(title, " (incomplete: %llu host pair%s of adaptive trials undecided)",
-                    (unsigned long long)t.undecided, t.undecided == 1 ? "" : "s");
+        report_buf_printf(title, " (incomplete: %llu host pair%s of adaptive trials undecided)",
+                          (unsigned long long)t.undecided, t.undecided == 1 ? "" : "s");
         json_object_set_new(
             view, "completeness_note",
             report_jprintf("Incomplete: the adaptive rule has not decided %llu host "
@@ -1669,8 +1669,8 @@ completeness_head(const struct rmodel *m, struct rbuf *title, json_t *sum, json_
                            "Every figure below is of the %llu trials recorded.",
                            (unsigned long long)t.undecided, t.undecided == 1 ? "" : "s", rec));
     } else if (t.incomplete) {
-        rbuf_printf(title, " (incomplete: %s%llu of %s%llu planned trials not run%s)", al, nr, al,
-                    planned, und);
+        report_buf_printf(title, " (incomplete: %s%llu of %s%llu planned trials not run%s)", al, nr,
+                          al, planned, und);
         json_object_set_new(
             view, "completeness_note",
             report_jprintf("Incomplete: %s%llu of the %s%llu planned trials were not "
@@ -1742,20 +1742,20 @@ aggregate_head(const struct rmodel *m, json_t *sum, json_t *view)
 {
     json_t *runs = json_array(), *vruns = json_array();
     struct rbuf title, cmd;
-    rbuf_init(&title);
-    rbuf_init(&cmd);
-    rbuf_puts(&cmd, "netsurvey report");
+    report_buf_init(&title);
+    report_buf_init(&cmd);
+    report_buf_puts(&cmd, "netsurvey report");
     size_t named = 0;
     for (size_t i = 0; i < m->nruns; i++) {
         json_array_append_new(vruns, run_view(&m->runs[i]));
         json_array_append_new(runs, run_obj(&m->runs[i]));
         char q[2 * PATH_MAX + 8];
-        rbuf_printf(&cmd, " %s",
-                    shquote_word(m->runs[i].dir, q, sizeof q) >= 0 ? q : m->runs[i].dir);
+        report_buf_printf(&cmd, " %s",
+                          shquote_word(m->runs[i].dir, q, sizeof q) >= 0 ? q : m->runs[i].dir);
         if (i + 1 == m->nruns && m->same_hosts)
-            rbuf_puts(&cmd, " --same-hosts");
+            report_buf_puts(&cmd, " --same-hosts");
         if (i + 1 == m->nruns && m->by_zone_id)
-            rbuf_puts(&cmd, " --by zone_id");
+            report_buf_puts(&cmd, " --by zone_id");
         const char *pn = m->runs[i].run->plan_name;
         bool again = false; /* a plan surveyed twice is named once */
         for (size_t j = 0; j < i && !again; j++) {
@@ -1765,11 +1765,11 @@ aggregate_head(const struct rmodel *m, json_t *sum, json_t *view)
         if (again)
             continue;
         if (named++)
-            rbuf_puts(&title, " + ");
-        rbuf_puts(&title, pn ? pn : "?");
+            report_buf_puts(&title, " + ");
+        report_buf_puts(&title, pn ? pn : "?");
     }
     if (named < m->nruns)
-        rbuf_printf(&title, " (%zu runs)", m->nruns);
+        report_buf_printf(&title, " (%zu runs)", m->nruns);
     completeness_head(m, &title, sum, view);
     json_object_set_new(sum, "schema", json_string("netsurvey.summary/1"));
     json_object_set_new(sum, "title", json_string(title.data ? title.data : ""));
@@ -1794,8 +1794,8 @@ aggregate_head(const struct rmodel *m, json_t *sum, json_t *view)
     json_object_set_new(view, "command", json_string(cmd.data));
     json_object_set_new(view, "cv_threshold", report_jprintf("%.0f %%", REPORT_CV_THRESHOLD * 100));
     json_object_set_new(view, "multi_region", json_boolean(m->nregions > 1));
-    rbuf_release(&title);
-    rbuf_release(&cmd);
+    report_buf_release(&title);
+    report_buf_release(&cmd);
 }
 
 /* Regions, zones (with their host counts) and hosts. */
@@ -1960,7 +1960,7 @@ aggregate_problems(const struct rmodel *m, json_t *sum, json_t *view)
     size_t more = 0;
     for (size_t i = 0; i < m->nproblems; i++) {
         const struct rproblem *p = &m->problems[i];
-        const char *dir = m->runs[p->run].dir, *kind = rproblem_kind_name(p->kind);
+        const char *dir = m->runs[p->run].dir, *kind = report_problem_kind_name(p->kind);
         /* line 0: a problem of run.json itself */
         const char *file = p->line > 0 ? JOURNAL_RESULTS_FILE : JOURNAL_RUN_FILE;
         json_array_append_new(list,

@@ -45,7 +45,7 @@ path_find(const char *name)
 }
 
 char *
-rchart_gnuplot_find(const char *cmd, char *why, size_t len)
+report_chart_gnuplot_find(const char *cmd, char *why, size_t len)
 {
     const char *env = getenv("NETSURVEY_GNUPLOT");
     char *gp = NULL;
@@ -109,43 +109,45 @@ gnuplot_run(const char *gp, const char *dir, const char *script, struct err *e)
 }
 
 void
-rchart_script_str(struct rbuf *b, const char *s)
+report_chart_script_str(struct rbuf *b, const char *s)
 {
-    rbuf_puts(b, "'");
+    report_buf_puts(b, "'");
     for (; *s; s++) {
         if (*s == '\'')
-            rbuf_puts(b, "''");
+            report_buf_puts(b, "''");
         else
-            rbuf_add(b, *s == '\n' || *s == '\r' ? " " : s, 1);
+            report_buf_add(b, *s == '\n' || *s == '\r' ? " " : s, 1);
     }
-    rbuf_puts(b, "'");
+    report_buf_puts(b, "'");
 }
 
 void
-rchart_data_str(struct rbuf *b, const char *s)
+report_chart_data_str(struct rbuf *b, const char *s)
 {
-    rbuf_puts(b, "\"");
+    report_buf_puts(b, "\"");
     for (; *s; s++)
-        rbuf_add(b, *s == '"' || *s == '\\' || *s == '\n' ? "'" : s, 1);
-    rbuf_puts(b, "\"");
+        report_buf_add(b, *s == '"' || *s == '\\' || *s == '\n' ? "'" : s, 1);
+    report_buf_puts(b, "\"");
 }
 
 void
-rchart_head(struct rbuf *b, const char *tool, const char *key, const char *kind, const char *title)
+report_chart_head(struct rbuf *b, const char *tool, const char *key, const char *kind,
+                  const char *title)
 {
-    rbuf_printf(b,
-                "# %s chart of scenario %s, written by netsurvey %s; edit and run\n"
-                "#   gnuplot %s-%s.gp\nset encoding utf8\n"
-                "set terminal svg size %d,%d noenhanced font \"sans,%d\" background \"white\"\n"
-                "set output \"%s-%s.svg\"\nset title ",
-                kind, key, tool, kind, key, CHART_W, CHART_H, REPORT_CHART_FONT, kind, key);
-    rchart_script_str(b, title);
-    rbuf_puts(b, "\nset grid ytics lc rgb \"#dddddd\"\nset border 3\nset tics nomirror\n");
+    report_buf_printf(
+        b,
+        "# %s chart of scenario %s, written by netsurvey %s; edit and run\n"
+        "#   gnuplot %s-%s.gp\nset encoding utf8\n"
+        "set terminal svg size %d,%d noenhanced font \"sans,%d\" background \"white\"\n"
+        "set output \"%s-%s.svg\"\nset title ",
+        kind, key, tool, kind, key, CHART_W, CHART_H, REPORT_CHART_FONT, kind, key);
+    report_chart_script_str(b, title);
+    report_buf_puts(b, "\nset grid ytics lc rgb \"#dddddd\"\nset border 3\nset tics nomirror\n");
 }
 
 int
-rchart_emit(struct rchart *cx, const char *key, const char *kind, struct rbuf *script,
-            struct rbuf *data, const char *caption, struct err *e)
+report_chart_emit(struct rchart *cx, const char *key, const char *kind, struct rbuf *script,
+                  struct rbuf *data, const char *caption, struct err *e)
 {
     char path[4096], name[512];
     snprintf(path, sizeof path, "%s/%s-%s.dat", cx->dir, kind, key);
@@ -153,15 +155,15 @@ rchart_emit(struct rchart *cx, const char *key, const char *kind, struct rbuf *s
     snprintf(path, sizeof path, "%s/%s-%s.gp", cx->dir, kind, key);
     if (rc == 0) { /* the caption heads the script: what the chart says, for its reader */
         struct rbuf full;
-        rbuf_init(&full);
-        rbuf_puts(&full, "# ");
+        report_buf_init(&full);
+        report_buf_puts(&full, "# ");
         for (const char *c = caption; *c; c++)
-            rbuf_add(&full, *c == '\n' ? " " : c, 1);
-        rbuf_puts(&full, "\n");
-        rbuf_add(&full, script->data ? script->data : "", script->len);
+            report_buf_add(&full, *c == '\n' ? " " : c, 1);
+        report_buf_puts(&full, "\n");
+        report_buf_add(&full, script->data ? script->data : "", script->len);
         rc = full.oom ? err_set(e, NS_ENOMEM, "out of memory writing %s", path)
                       : report_write_file(path, &full, e);
-        rbuf_release(&full);
+        report_buf_release(&full);
     }
     if (rc != 0 || cx->gp == NULL)
         return rc;
@@ -183,7 +185,7 @@ rchart_emit(struct rchart *cx, const char *key, const char *kind, struct rbuf *s
         return e->code;
     static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
     struct rbuf b64;
-    rbuf_init(&b64);
+    report_buf_init(&b64);
     for (size_t i = 0; i < len; i += 3) {
         unsigned v = (unsigned)(unsigned char)svg[i] << 16;
         if (i + 1 < len)
@@ -192,32 +194,32 @@ rchart_emit(struct rchart *cx, const char *key, const char *kind, struct rbuf *s
             v |= (unsigned)(unsigned char)svg[i + 2];
         char q[4] = {tab[v >> 18 & 63], tab[v >> 12 & 63], i + 1 < len ? tab[v >> 6 & 63] : '=',
                      i + 2 < len ? tab[v & 63] : '='};
-        rbuf_add(&b64, q, 4);
+        report_buf_add(&b64, q, 4);
     }
     free(svg);
     snprintf(name, sizeof name, "%s-%s.svg", kind, key);
     json_array_append_new(cx->list, json_pack("{s:s,s:s,s:s,s:i,s:i}", "file", name, "caption",
                                               caption, "b64", b64.data ? b64.data : "", "width",
                                               CHART_W, "height", CHART_H));
-    rbuf_release(&b64);
+    report_buf_release(&b64);
     return 0;
 }
 
 void
-rchart_label(const char *src, const char *dst, char *buf, size_t len)
+report_chart_label(const char *src, const char *dst, char *buf, size_t len)
 {
     snprintf(buf, len, "%s → %s", src, dst);
 }
 
 void
-rchart_yrange(struct rbuf *b, double lo, double hi)
+report_chart_yrange(struct rbuf *b, double lo, double hi)
 {
     /* from zero (length is magnitude), below it only as far as an interval reaches, 5 % of room
      * past the highest interval so that its cap stays inside the frame */
     double top = hi > 0.0 ? hi * 1.05 : 1.0, bottom = lo < 0.0 ? lo - 0.05 * (top - lo) : 0.0;
-    rbuf_printf(b, "set yrange [%.6g:%.6g]\n", bottom, top);
+    report_buf_printf(b, "set yrange [%.6g:%.6g]\n", bottom, top);
     if (bottom < 0.0)
-        rbuf_puts(b, "set xzeroaxis lt -1\n");
+        report_buf_puts(b, "set xzeroaxis lt -1\n");
 }
 
 /* The chart's unit from the view ("scale": report_scale_json) and its figures' metric. */
@@ -240,34 +242,35 @@ chart_heatmap(struct rchart *cx, const json_t *ssum, const json_t *sview, const 
     const json_t *mv = json_object_get(sview, "matrix");
     struct testspec_scale sc = view_scale(mv, "scale", ssum);
     struct rbuf s, d;
-    rbuf_init(&s);
-    rbuf_init(&d);
+    report_buf_init(&s);
+    report_buf_init(&d);
     size_t nz = json_array_size(zones);
     char title[600], cb[300];
     snprintf(title, sizeof title, "%s: %s (%s), rows src zone, columns dst zone", js(sview, "name"),
              js(sview, "words"), sc.unit);
-    rchart_head(&s, "report", key, "heatmap", title);
+    report_chart_head(&s, "report", key, "heatmap", title);
     snprintf(cb, sizeof cb, "%s (%s)", js(sview, "words"), sc.unit);
-    rbuf_printf(&s,
-                "set xrange [-0.5:%zu.5]\nset yrange [%zu.5:-0.5]\nset xlabel \"dst zone\"\n"
-                "set ylabel \"src zone\"\nset cblabel ",
-                nz ? nz - 1 : 0, nz ? nz - 1 : 0);
-    rchart_script_str(&s, cb);
-    rbuf_puts(&s, "\nunset grid\nset tics scale 0\n"
-                  "set palette defined (0 \"#f7fbff\", 1 \"#c6dbef\", 2 \"#6baed6\", "
-                  "3 \"#2171b5\", 4 \"#08306b\")\n"
-                  /* grey where no cell is drawn: not measured, not mistaken for a zero */
-                  "set object 1 rectangle from graph 0,0 to graph 1,1 behind fc rgb \"#d9d9d9\" "
-                  "fs solid 1.0 noborder\n");
+    report_buf_printf(&s,
+                      "set xrange [-0.5:%zu.5]\nset yrange [%zu.5:-0.5]\nset xlabel \"dst zone\"\n"
+                      "set ylabel \"src zone\"\nset cblabel ",
+                      nz ? nz - 1 : 0, nz ? nz - 1 : 0);
+    report_chart_script_str(&s, cb);
+    report_buf_puts(&s,
+                    "\nunset grid\nset tics scale 0\n"
+                    "set palette defined (0 \"#f7fbff\", 1 \"#c6dbef\", 2 \"#6baed6\", "
+                    "3 \"#2171b5\", 4 \"#08306b\")\n"
+                    /* grey where no cell is drawn: not measured, not mistaken for a zero */
+                    "set object 1 rectangle from graph 0,0 to graph 1,1 behind fc rgb \"#d9d9d9\" "
+                    "fs solid 1.0 noborder\n");
     for (int axis = 0; axis < 2; axis++) {
-        rbuf_puts(&s, axis ? "set ytics (" : "set xtics (");
+        report_buf_puts(&s, axis ? "set ytics (" : "set xtics (");
         for (size_t z = 0; z < nz; z++) {
             if (z)
-                rbuf_puts(&s, ", ");
-            rchart_script_str(&s, js(json_array_get(zones, z), "label"));
-            rbuf_printf(&s, " %zu", z);
+                report_buf_puts(&s, ", ");
+            report_chart_script_str(&s, js(json_array_get(zones, z), "label"));
+            report_buf_printf(&s, " %zu", z);
         }
-        rbuf_puts(&s, ")\n");
+        report_buf_puts(&s, ")\n");
     }
     double hi = 0.0;
     size_t i;
@@ -277,10 +280,10 @@ chart_heatmap(struct rchart *cx, const json_t *ssum, const json_t *sview, const 
         if (json_integer_value(json_object_get(c, "n")) > 0)
             hi = fmax(hi, jd(c, "mean") / sc.factor);
     }
-    rbuf_printf(&d,
-                "# zone matrix of scenario %s, %s in %s\n"
-                "# x (dst zone) y (src zone) mean label label-colour (dark cells: white)\n",
-                key, js(sview, "words"), sc.unit);
+    report_buf_printf(&d,
+                      "# zone matrix of scenario %s, %s in %s\n"
+                      "# x (dst zone) y (src zone) mean label label-colour (dark cells: white)\n",
+                      key, js(sview, "words"), sc.unit);
     bool *drawn = calloc(nz * nz + 1, sizeof *drawn);
     if (drawn == NULL)
         return err_set(e, NS_ENOMEM, "out of memory drawing a chart");
@@ -299,28 +302,30 @@ chart_heatmap(struct rchart *cx, const json_t *ssum, const json_t *sview, const 
         char b[64];
         double v = jd(c, "mean") / sc.factor;
         drawn[y * nz + x] = true;
-        rbuf_printf(&d, "%zu %zu %.6g ", x, y, v);
-        rchart_data_str(&d, testspec_scale_text(&sc, jd(c, "mean"), b, sizeof b));
-        rbuf_printf(&d, " %d\n", v > 0.55 * hi ? 0xffffff : 0);
+        report_buf_printf(&d, "%zu %zu %.6g ", x, y, v);
+        report_chart_data_str(&d, testspec_scale_text(&sc, jd(c, "mean"), b, sizeof b));
+        report_buf_printf(&d, " %d\n", v > 0.55 * hi ? 0xffffff : 0);
     }
-    rbuf_puts(&d, "\n\n# cells not measured (no ok trial)\n");
+    report_buf_puts(&d, "\n\n# cells not measured (no ok trial)\n");
     size_t blank = 0;
     for (size_t y = 0; y < nz; y++)
         for (size_t x = 0; x < nz; x++)
             if (!drawn[y * nz + x]) {
-                rbuf_printf(&d, "%zu %zu NaN \"—\" 0\n", x, y);
+                report_buf_printf(&d, "%zu %zu NaN \"—\" 0\n", x, y);
                 blank++;
             }
     free(drawn);
-    rbuf_printf(&s, "set cbrange [0:%.6g]\n", hi > 0.0 ? hi : 1.0);
-    rbuf_printf(&s,
-                "plot \"heatmap-%s.dat\" index 0 using 1:2:(0.5):(0.5):3 with boxxyerror "
-                "fs solid 1.0 noborder lc palette notitle, \\\n     \"\" index 0 using 1:2:4:5 "
-                "with labels tc rgb variable notitle",
-                key);
+    report_buf_printf(&s, "set cbrange [0:%.6g]\n", hi > 0.0 ? hi : 1.0);
+    report_buf_printf(
+        &s,
+        "plot \"heatmap-%s.dat\" index 0 using 1:2:(0.5):(0.5):3 with boxxyerror "
+        "fs solid 1.0 noborder lc palette notitle, \\\n     \"\" index 0 using 1:2:4:5 "
+        "with labels tc rgb variable notitle",
+        key);
     if (blank > 0)
-        rbuf_puts(&s, ", \\\n     \"\" index 1 using 1:2:4 with labels tc rgb \"#59636e\" notitle");
-    rbuf_puts(&s, "\n");
+        report_buf_puts(
+            &s, ", \\\n     \"\" index 1 using 1:2:4 with labels tc rgb \"#59636e\" notitle");
+    report_buf_puts(&s, "\n");
     char caption[1200], lo_t[64], hi_t[64];
     double lo = INFINITY, hv = -INFINITY;
     json_array_foreach(json_object_get(ssum, "zone_cells"), i, c)
@@ -343,9 +348,9 @@ chart_heatmap(struct rchart *cx, const json_t *ssum, const json_t *sview, const 
              testspec_scale_text(&sc, lo, lo_t, sizeof lo_t),
              testspec_scale_text(&sc, hv, hi_t, sizeof hi_t), sc.unit,
              lo > 0.0 ? 100.0 * (hv - lo) / lo : 0.0);
-    int rc = rchart_emit(cx, key, "heatmap", &s, &d, caption, e);
-    rbuf_release(&s);
-    rbuf_release(&d);
+    int rc = report_chart_emit(cx, key, "heatmap", &s, &d, caption, e);
+    report_buf_release(&s);
+    report_buf_release(&d);
     return rc;
 }
 
@@ -354,9 +359,9 @@ static void
 unit_label(const json_t *u, bool by_pair, char *buf, size_t len)
 {
     if (by_pair)
-        rchart_label(js(u, "src"), js(u, "dst"), buf, len);
+        report_chart_label(js(u, "src"), js(u, "dst"), buf, len);
     else
-        rchart_label(js(u, "src_zone"), js(u, "dst_zone"), buf, len);
+        report_chart_label(js(u, "src_zone"), js(u, "dst_zone"), buf, len);
 }
 
 /* A bar's mean and CI half-width (NaN: none, one trial) in the reports' unit; false when
@@ -400,18 +405,18 @@ xtics_units(struct rbuf *s, const json_t *units, bool by_pair)
 {
     size_t n = json_array_size(units), i;
     const json_t *u;
-    rbuf_printf(s, "set xrange [-0.6:%zu.6]\nset xtics %s(", n ? n - 1 : 0,
-                n > 4 ? "rotate by -35 left " : "");
+    report_buf_printf(s, "set xrange [-0.6:%zu.6]\nset xtics %s(", n ? n - 1 : 0,
+                      n > 4 ? "rotate by -35 left " : "");
     json_array_foreach(units, i, u)
     {
         char label[512];
         unit_label(u, by_pair, label, sizeof label);
         if (i)
-            rbuf_puts(s, ", ");
-        rchart_script_str(s, label);
-        rbuf_printf(s, " %zu", i);
+            report_buf_puts(s, ", ");
+        report_chart_script_str(s, label);
+        report_buf_printf(s, " %zu", i);
     }
-    rbuf_puts(s, ")\n");
+    report_buf_puts(s, ")\n");
 }
 
 #define CHART_MAX_DOTS 4096 /* dots over one bar: a pair's trials, a cell's pairs */
@@ -422,22 +427,22 @@ chart_bars(struct rchart *cx, const json_t *sview, const json_t *units, bool by_
            const struct testspec_scale *sc, const char *key, struct err *e)
 {
     struct rbuf s, d;
-    rbuf_init(&s);
-    rbuf_init(&d);
+    report_buf_init(&s);
+    report_buf_init(&d);
     const char *per = by_pair ? "host pair" : "zone cell";
     char title[600], yl[300];
     snprintf(title, sizeof title, "%s: %s per %s with 95 %% CI (%s)", js(sview, "name"),
              js(sview, "words"), per, sc->unit);
-    rchart_head(&s, "report", key, "bars", title);
+    report_chart_head(&s, "report", key, "bars", title);
     snprintf(yl, sizeof yl, "%s (%s)", js(sview, "words"), sc->unit);
-    rbuf_puts(&s, "set ylabel ");
-    rchart_script_str(&s, yl);
-    rbuf_puts(&s, "\nset style fill solid 1.0 noborder\nset boxwidth 0.6\n");
+    report_buf_puts(&s, "set ylabel ");
+    report_chart_script_str(&s, yl);
+    report_buf_puts(&s, "\nset style fill solid 1.0 noborder\nset boxwidth 0.6\n");
     xtics_units(&s, units, by_pair);
-    rbuf_printf(&d,
-                "# %s of scenario %s per %s, in %s: index mean ci95_halfwidth (NaN: one "
-                "trial, no interval) label\n",
-                js(sview, "words"), key, per, sc->unit);
+    report_buf_printf(&d,
+                      "# %s of scenario %s per %s, in %s: index mean ci95_halfwidth (NaN: one "
+                      "trial, no interval) label\n",
+                      js(sview, "words"), key, per, sc->unit);
     double lo = 0.0, hi = 0.0;
     size_t i;
     const json_t *u;
@@ -449,26 +454,27 @@ chart_bars(struct rchart *cx, const json_t *sview, const json_t *units, bool by_
         if (bar_value(u, by_pair, &mean, &ci)) {
             mean /= sc->factor;
             ci /= sc->factor;
-            rbuf_printf(&d, "%zu %.6g %.6g ", i, mean, ci);
+            report_buf_printf(&d, "%zu %.6g %.6g ", i, mean, ci);
             hi = fmax(hi, isnan(ci) ? mean : mean + ci);
             lo = fmin(lo, isnan(ci) ? mean : mean - ci);
         } else {
-            rbuf_printf(&d, "%zu NaN NaN ", i);
+            report_buf_printf(&d, "%zu NaN NaN ", i);
         }
-        rchart_data_str(&d, label);
-        rbuf_puts(&d, "\n");
+        report_chart_data_str(&d, label);
+        report_buf_puts(&d, "\n");
     }
-    rchart_yrange(&s, lo, hi);
+    report_chart_yrange(&s, lo, hi);
     /* whiskers and their caps as lines (errorbars would draw a point over each mean) */
-    rbuf_printf(&s,
-                "plot \"bars-%s.dat\" using 1:2 with boxes lc rgb \"#4c78a8\" notitle, \\\n"
-                "     \"\" using 1:($2-$3):(0):(2*$3) with vectors nohead lw 1.5 lc rgb "
-                "\"#1b1f24\" notitle, \\\n"
-                "     \"\" using ($1-0.1):($2-$3):(0.2):(0) with vectors nohead lw 1.5 lc rgb "
-                "\"#1b1f24\" notitle, \\\n"
-                "     \"\" using ($1-0.1):($2+$3):(0.2):(0) with vectors nohead lw 1.5 lc rgb "
-                "\"#1b1f24\" notitle\n",
-                key);
+    report_buf_printf(
+        &s,
+        "plot \"bars-%s.dat\" using 1:2 with boxes lc rgb \"#4c78a8\" notitle, \\\n"
+        "     \"\" using 1:($2-$3):(0):(2*$3) with vectors nohead lw 1.5 lc rgb "
+        "\"#1b1f24\" notitle, \\\n"
+        "     \"\" using ($1-0.1):($2-$3):(0.2):(0) with vectors nohead lw 1.5 lc rgb "
+        "\"#1b1f24\" notitle, \\\n"
+        "     \"\" using ($1-0.1):($2+$3):(0.2):(0) with vectors nohead lw 1.5 lc rgb "
+        "\"#1b1f24\" notitle\n",
+        key);
     char caption[1200];
     json_t *fc = report_fig_caption(sview, js(sview, "words"), sc->unit);
     snprintf(caption, sizeof caption,
@@ -478,9 +484,9 @@ chart_bars(struct rchart *cx, const json_t *sview, const json_t *units, bool by_
              json_string_value(fc), per,
              lo < 0.0 ? ", below zero where an interval reaches there" : "");
     json_decref(fc);
-    int rc = rchart_emit(cx, key, "bars", &s, &d, caption, e);
-    rbuf_release(&s);
-    rbuf_release(&d);
+    int rc = report_chart_emit(cx, key, "bars", &s, &d, caption, e);
+    report_buf_release(&s);
+    report_buf_release(&d);
     return rc;
 }
 /* Every ok trial of each pair (or each pair's mean of a zone cell) as one dot, from zero: a
@@ -491,8 +497,8 @@ chart_trials(struct rchart *cx, const json_t *sview, const json_t *ssum, const j
              bool by_pair, const struct testspec_scale *sc, const char *key, struct err *e)
 {
     struct rbuf s, d;
-    rbuf_init(&s);
-    rbuf_init(&d);
+    report_buf_init(&s);
+    report_buf_init(&d);
     double *dots = malloc(CHART_MAX_DOTS * sizeof *dots);
     if (dots == NULL)
         return err_set(e, NS_ENOMEM, "out of memory drawing a chart");
@@ -501,14 +507,15 @@ chart_trials(struct rchart *cx, const json_t *sview, const json_t *ssum, const j
     char title[600], yl[300];
     snprintf(title, sizeof title, "%s: every %s per %s (%s)", js(sview, "name"), what, per,
              sc->unit);
-    rchart_head(&s, "report", key, "trials", title);
+    report_chart_head(&s, "report", key, "trials", title);
     snprintf(yl, sizeof yl, "%s (%s)", js(sview, "words"), sc->unit);
-    rbuf_puts(&s, "set ylabel ");
-    rchart_script_str(&s, yl);
-    rbuf_puts(&s, "\n");
+    report_buf_puts(&s, "set ylabel ");
+    report_chart_script_str(&s, yl);
+    report_buf_puts(&s, "\n");
     xtics_units(&s, units, by_pair);
-    rbuf_printf(&d, "# every %s of scenario %s per %s, in %s: x (index, spread) value index\n",
-                what, key, per, sc->unit);
+    report_buf_printf(&d,
+                      "# every %s of scenario %s per %s, in %s: x (index, spread) value index\n",
+                      what, key, per, sc->unit);
     double hi = 0.0;
     size_t i, total = 0;
     const json_t *u;
@@ -518,17 +525,17 @@ chart_trials(struct rchart *cx, const json_t *sview, const json_t *ssum, const j
         double w = n > 1 ? fmin(0.6, 0.15 * (double)(n - 1)) : 0.0;
         for (size_t j = 0; j < n; j++) {
             double x = (double)i + (n > 1 ? w * ((double)j / (double)(n - 1) - 0.5) : 0.0);
-            rbuf_printf(&d, "%.4f %.6g %zu\n", x, dots[j] / sc->factor, i);
+            report_buf_printf(&d, "%.4f %.6g %zu\n", x, dots[j] / sc->factor, i);
             hi = fmax(hi, dots[j] / sc->factor);
         }
         total += n;
     }
     free(dots);
-    rchart_yrange(&s, 0.0, hi);
-    rbuf_printf(&s,
-                "plot \"trials-%s.dat\" using 1:2 with points pt 7 ps 0.8 lc rgb \"#e45756\" "
-                "notitle\n",
-                key);
+    report_chart_yrange(&s, 0.0, hi);
+    report_buf_printf(&s,
+                      "plot \"trials-%s.dat\" using 1:2 with points pt 7 ps 0.8 lc rgb \"#e45756\" "
+                      "notitle\n",
+                      key);
     char caption[1200];
     json_t *fc = report_fig_caption(sview, js(sview, "words"), sc->unit);
     snprintf(caption, sizeof caption,
@@ -536,9 +543,9 @@ chart_trials(struct rchart *cx, const json_t *sview, const json_t *ssum, const j
              "so that equal values stay apart; the axis starts at zero",
              json_string_value(fc), by_pair ? "ok trial" : "host pair's mean", per, total, per);
     json_decref(fc);
-    int rc = total > 0 ? rchart_emit(cx, key, "trials", &s, &d, caption, e) : 0;
-    rbuf_release(&s);
-    rbuf_release(&d);
+    int rc = total > 0 ? report_chart_emit(cx, key, "trials", &s, &d, caption, e) : 0;
+    report_buf_release(&s);
+    report_buf_release(&d);
     return rc;
 }
 
@@ -557,17 +564,17 @@ pct_xtics(struct rbuf *s, double plot_px)
     double xmax = nines(histjson_pcts[HISTJSON_NPCT - 1].q);
     double per = plot_px / (xmax + 0.2), last = -1e9;
     bool low = false;
-    rbuf_printf(s, "set xrange [0:%.4f]\nset xtics (", xmax + 0.2);
+    report_buf_printf(s, "set xrange [0:%.4f]\nset xtics (", xmax + 0.2);
     for (size_t q = 0; q < HISTJSON_NPCT; q++) {
         double x = nines(histjson_pcts[q].q);
         double width = (double)strlen(histjson_pcts[q].name) * REPORT_CHART_FONT * 0.62;
         low = !low && (x - last) * per < width + 6.0;
         if (!low)
             last = x;
-        rbuf_printf(s, "%s\"%s%s\" %.4f", q ? ", " : "", low ? "\\n" : "", histjson_pcts[q].name,
-                    x);
+        report_buf_printf(s, "%s\"%s%s\" %.4f", q ? ", " : "", low ? "\\n" : "",
+                          histjson_pcts[q].name, x);
     }
-    rbuf_puts(s, ")\n");
+    report_buf_puts(s, ")\n");
 }
 
 static int
@@ -577,19 +584,19 @@ chart_percentiles(struct rchart *cx, const json_t *sview, const json_t *units, b
     struct testspec_scale sc =
         report_scale_of_json(json_object_get(sview, "pcts_scale"), TESTSPEC_M_RTT_MEAN);
     struct rbuf s, d;
-    rbuf_init(&s);
-    rbuf_init(&d);
+    report_buf_init(&s);
+    report_buf_init(&d);
     const char *per = by_pair ? "host pair" : "zone cell";
     char title[600];
     snprintf(title, sizeof title, "%s: RTT percentiles per %s (%s)", js(sview, "name"), per,
              sc.unit);
-    rchart_head(&s, "report", key, "percentiles", title);
-    rbuf_printf(&s,
-                "set logscale y\nset ylabel \"RTT (%s)\"\nset xlabel \"percentile\"\n"
-                "set key outside right top samplen 2\n",
-                sc.unit);
+    report_chart_head(&s, "report", key, "percentiles", title);
+    report_buf_printf(&s,
+                      "set logscale y\nset ylabel \"RTT (%s)\"\nset xlabel \"percentile\"\n"
+                      "set key outside right top samplen 2\n",
+                      sc.unit);
     pct_xtics(&s, REPORT_CHART_W * 0.5);
-    rbuf_puts(&s, "plot ");
+    report_buf_puts(&s, "plot ");
     size_t i, curve = 0;
     const json_t *u;
     json_array_foreach(units, i, u)
@@ -599,23 +606,23 @@ chart_percentiles(struct rchart *cx, const json_t *sview, const json_t *units, b
             continue;
         char label[512];
         unit_label(u, by_pair, label, sizeof label);
-        rbuf_printf(&d, "%s# %zu: ", curve ? "\n\n" : "", curve);
-        rchart_data_str(&d, label);
-        rbuf_printf(&d, " (x: -log10(1 - q), RTT in %s)\n", sc.unit);
+        report_buf_printf(&d, "%s# %zu: ", curve ? "\n\n" : "", curve);
+        report_chart_data_str(&d, label);
+        report_buf_printf(&d, " (x: -log10(1 - q), RTT in %s)\n", sc.unit);
         for (size_t q = 0; q < HISTJSON_NPCT; q++) {
             double v = by_pair ? json_number_value(json_array_get(json_object_get(u, "pcts_v"), q))
                                : jd(rtt, histjson_pcts[q].key);
-            rbuf_printf(&d, "%.4f %.6g\n", nines(histjson_pcts[q].q), v / sc.factor);
+            report_buf_printf(&d, "%.4f %.6g\n", nines(histjson_pcts[q].q), v / sc.factor);
         }
-        rbuf_printf(&s,
-                    "%s\"percentiles-%s.dat\" index %zu using 1:2 with linespoints lw 1.5 "
-                    "ps 0.8 title ",
-                    curve ? ", \\\n     " : "", key, curve);
-        rchart_script_str(&s, label);
+        report_buf_printf(&s,
+                          "%s\"percentiles-%s.dat\" index %zu using 1:2 with linespoints lw 1.5 "
+                          "ps 0.8 title ",
+                          curve ? ", \\\n     " : "", key, curve);
+        report_chart_script_str(&s, label);
         if (++curve >= CHART_MAX_CURVES && !by_pair)
             break;
     }
-    rbuf_puts(&s, "\n");
+    report_buf_puts(&s, "\n");
     char caption[1200];
     json_t *fc = report_fig_caption(sview, "RTT percentiles", sc.unit);
     snprintf(caption, sizeof caption,
@@ -626,9 +633,9 @@ chart_percentiles(struct rchart *cx, const json_t *sview, const json_t *units, b
     json_decref(fc);
     int rc = 0;
     if (curve > 0)
-        rc = rchart_emit(cx, key, "percentiles", &s, &d, caption, e);
-    rbuf_release(&s);
-    rbuf_release(&d);
+        rc = report_chart_emit(cx, key, "percentiles", &s, &d, caption, e);
+    report_buf_release(&s);
+    report_buf_release(&d);
     return rc;
 }
 
@@ -669,7 +676,7 @@ report_charts(const char *outdir, const json_t *sum, json_t *view, FILE *warn, s
         return err_sys(e, NS_EIO, errno, "cannot create %s", dir);
     struct rchart cx = {.dir = dir, .warn = warn};
     char why[512];
-    char *gp = rchart_gnuplot_find("netsurvey report", why, sizeof why);
+    char *gp = report_chart_gnuplot_find("netsurvey report", why, sizeof why);
     cx.gp = gp;
     const json_t *zones = json_object_get(sum, "zones");
     bool zoned = !json_is_false(json_object_get(sum, "zones_given"));

@@ -51,7 +51,7 @@ report_scale(enum testspec_metric m, double *v, size_t n)
 }
 
 void
-rvals_add(struct rvals *r, double v)
+report_vals_add(struct rvals *r, double v)
 {
     if (r->oom)
         return;
@@ -69,7 +69,7 @@ rvals_add(struct rvals *r, double v)
 }
 
 void
-rvals_release(struct rvals *r)
+report_vals_release(struct rvals *r)
 {
     free(r->v);
     memset(r, 0, sizeof *r);

@@ -142,9 +142,9 @@ stat_matrix(const struct mstat *s, const struct grid *g, enum testspec_kind k, c
     struct rvals vals = {0};
     for (size_t i = 0; i < g->n * g->n; i++)
         if (g->cell[i] != NULL && !isnan(mstat_value(s, g->cell[i])))
-            rvals_add(&vals, mstat_value(s, g->cell[i]));
+            report_vals_add(&vals, mstat_value(s, g->cell[i]));
     struct testspec_scale sc = report_scale(metric, vals.v, vals.n);
-    rvals_release(&vals);
+    report_vals_release(&vals);
     json_t *cells = json_array(), *rows = json_array();
     size_t partial = 0;
     for (size_t r = 0; r < g->n; r++) {
@@ -317,7 +317,7 @@ asym_pair(const struct grid *g, size_t r, size_t c, enum testspec_kind k, struct
         json_object_set_new(o, "asymmetric", json_false());
         json_array_append_new(acc->pairs, o);
         if (acc->nuntested++ < ASYM_UNTESTED_SHOWN)
-            rbuf_printf(&acc->untested, "%s%s ↔ %s", acc->nuntested > 1 ? ", " : "", la, lb);
+            report_buf_printf(&acc->untested, "%s%s ↔ %s", acc->nuntested > 1 ? ", " : "", la, lb);
         return;
     }
     acc->tested++;
@@ -352,35 +352,39 @@ static json_t *
 asym_text(const struct asym_acc *acc)
 {
     struct rbuf b;
-    rbuf_init(&b);
+    report_buf_init(&b);
     if (acc->both == 0)
-        rbuf_printf(&b, "No zone pair has ok trials in both directions: whether the matrix is "
-                        "symmetric was not tested.");
+        report_buf_printf(&b,
+                          "No zone pair has ok trials in both directions: whether the matrix is "
+                          "symmetric was not tested.");
     else if (acc->flagged == 0 && acc->tested > 0)
-        rbuf_printf(&b,
-                    "No asymmetry found: in none of the %zu zone pairs tested do A → B and B → A "
-                    "differ significantly (Welch t-test on the trial values, p under %.2f) by "
-                    "more than %.0f %%.",
-                    acc->tested, REPORT_ASYM_ALPHA, REPORT_ASYM_MIN_EFFECT_PCT);
+        report_buf_printf(
+            &b,
+            "No asymmetry found: in none of the %zu zone pairs tested do A → B and B → A "
+            "differ significantly (Welch t-test on the trial values, p under %.2f) by "
+            "more than %.0f %%.",
+            acc->tested, REPORT_ASYM_ALPHA, REPORT_ASYM_MIN_EFFECT_PCT);
     else if (acc->flagged > 0)
-        rbuf_printf(&b,
-                    "Asymmetric: %zu of the %zu zone pairs tested differ%s significantly "
-                    "between directions (Welch t-test on the trial values, p under %.2f) by more "
-                    "than %.0f %%; the matrix is not symmetric there.",
-                    acc->flagged, acc->tested, acc->flagged == 1 ? "s" : "", REPORT_ASYM_ALPHA,
-                    REPORT_ASYM_MIN_EFFECT_PCT);
+        report_buf_printf(
+            &b,
+            "Asymmetric: %zu of the %zu zone pairs tested differ%s significantly "
+            "between directions (Welch t-test on the trial values, p under %.2f) by more "
+            "than %.0f %%; the matrix is not symmetric there.",
+            acc->flagged, acc->tested, acc->flagged == 1 ? "s" : "", REPORT_ASYM_ALPHA,
+            REPORT_ASYM_MIN_EFFECT_PCT);
     if (acc->oneway > 0)
-        rbuf_printf(&b, "%s%zu zone pair%s ok trials in one direction only.", b.len ? " " : "",
-                    acc->oneway, acc->oneway > 1 ? "s have" : " has");
+        report_buf_printf(&b, "%s%zu zone pair%s ok trials in one direction only.",
+                          b.len ? " " : "", acc->oneway, acc->oneway > 1 ? "s have" : " has");
     if (acc->nuntested > 0)
-        rbuf_printf(&b,
-                    "%s%zu zone pair%s with fewer than 2 ok trials in a direction could not be "
-                    "tested: %s%s.",
-                    b.len ? " " : "", acc->nuntested, acc->nuntested > 1 ? "s" : "",
-                    acc->untested.data ? acc->untested.data : "",
-                    acc->nuntested > ASYM_UNTESTED_SHOWN ? ", ..." : "");
+        report_buf_printf(
+            &b,
+            "%s%zu zone pair%s with fewer than 2 ok trials in a direction could not be "
+            "tested: %s%s.",
+            b.len ? " " : "", acc->nuntested, acc->nuntested > 1 ? "s" : "",
+            acc->untested.data ? acc->untested.data : "",
+            acc->nuntested > ASYM_UNTESTED_SHOWN ? ", ..." : "");
     json_t *t = json_string(b.data ? b.data : "");
-    rbuf_release(&b);
+    report_buf_release(&b);
     return t;
 }
 
@@ -389,7 +393,7 @@ static void
 asymmetry(const struct grid *g, enum testspec_kind k, json_t *ssum, json_t *sview)
 {
     struct asym_acc acc = {.pairs = json_array(), .flags = json_array()};
-    rbuf_init(&acc.untested);
+    report_buf_init(&acc.untested);
     for (size_t r = 0; r < g->n; r++)
         for (size_t c = r + 1; c < g->n; c++)
             asym_pair(g, r, c, k, &acc);
@@ -409,7 +413,7 @@ asymmetry(const struct grid *g, enum testspec_kind k, json_t *ssum, json_t *svie
                                       "has_flags", acc.flagged > 0));
     else
         json_decref(acc.flags);
-    rbuf_release(&acc.untested);
+    report_buf_release(&acc.untested);
 }
 
 /* --- per scenario ------------------------------------------------------------------------- */
@@ -538,24 +542,24 @@ write_stat_csv(const char *path, const json_t *zones, const json_t *m, struct er
             v[r * n + d] = json_number_value(json_object_get(c, "value"));
     }
     struct rbuf b;
-    rbuf_init(&b);
+    report_buf_init(&b);
     report_csv_corner(&b, js(m, "unit"));
     for (size_t col = 0; col < n; col++) {
-        rbuf_puts(&b, ",");
-        rbuf_csv_field(&b, labels[col]);
+        report_buf_puts(&b, ",");
+        report_buf_csv_field(&b, labels[col]);
     }
-    rbuf_puts(&b, "\n");
+    report_buf_puts(&b, "\n");
     for (size_t r = 0; r < n; r++) {
-        rbuf_csv_field(&b, labels[r]);
+        report_buf_csv_field(&b, labels[r]);
         for (size_t col = 0; col < n; col++) {
-            rbuf_puts(&b, ",");
+            report_buf_puts(&b, ",");
             if (!isnan(v[r * n + col]))
-                rbuf_printf(&b, "%.3f", v[r * n + col]);
+                report_buf_printf(&b, "%.3f", v[r * n + col]);
         }
-        rbuf_puts(&b, "\n");
+        report_buf_puts(&b, "\n");
     }
     int rc = report_write_file(path, &b, e);
-    rbuf_release(&b);
+    report_buf_release(&b);
     free(labels);
     free(v);
     return rc;

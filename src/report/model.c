@@ -30,7 +30,7 @@
 #include "report/reportint.h"
 
 const char *
-rfamily_name(int family)
+report_family_name(int family)
 {
     return journal_family_name(family == 1 ? JOURNAL_IPV6 : JOURNAL_IPV4);
 }
@@ -79,7 +79,7 @@ rrtt_add8(uint64_t *b, uint64_t w)
 }
 
 void
-rrtt_merge_into(struct hist *h, const struct rrtt *r)
+report_rtt_merge_into(struct hist *h, const struct rrtt *r)
 {
     if (r->n == 0)
         return;
@@ -140,7 +140,7 @@ xstrdup(const char *s)
 }
 
 int
-rnatcmp(const char *a, const char *b)
+report_natcmp(const char *a, const char *b)
 {
     while (*a && *b) {
         if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
@@ -787,7 +787,7 @@ rtt_fill(struct rmodel *m, struct rrtt *r, const struct journal_result *res)
 }
 
 double
-rtrial_fig(const struct rtrial *t, int i)
+report_trial_fig(const struct rtrial *t, int i)
 {
     double v = NAN;
     if (t->figs != NULL)
@@ -804,13 +804,13 @@ trial_flags(struct rtrial *t, const struct journal_trial *rec)
     if (rec->flag_mask == 0)
         return 0;
     struct rbuf b;
-    rbuf_init(&b);
+    report_buf_init(&b);
     for (int f = 0; f < HOSTFLAG_COUNT; f++)
         if (rec->flag_mask & (1u << f))
-            rbuf_printf(&b, "%s%s: %s", b.len > 0 ? "; " : "", hostflag_name((enum hostflag)f),
-                        rec->flag_why[f]);
+            report_buf_printf(&b, "%s%s: %s", b.len > 0 ? "; " : "",
+                              hostflag_name((enum hostflag)f), rec->flag_why[f]);
     t->flag_why = b.oom ? NULL : xstrdup(b.data); /* its own size, not the buffer's */
-    rbuf_release(&b);
+    report_buf_release(&b);
     return t->flag_why != NULL ? 0 : NS_ENOMEM;
 }
 
@@ -1439,7 +1439,7 @@ line_skipped(void *arg, const struct journal_skip *s, struct err *e)
 }
 
 const char *
-rproblem_kind_name(int kind)
+report_problem_kind_name(int kind)
 {
     return kind >= 0 && (size_t)kind < sizeof problem_kinds / sizeof problem_kinds[0]
                ? problem_kinds[kind]
@@ -1493,7 +1493,7 @@ pair_plan_add(struct rscen_run *sr, struct rpair *p, const struct rplan *pl)
 }
 
 void
-rplan_pair(const struct rscen_run *sr, const struct rtrial *t, size_t n, struct rplan *out)
+report_plan_pair(const struct rscen_run *sr, const struct rtrial *t, size_t n, struct rplan *out)
 {
     const struct trials_policy *pol = &sr->policy;
     uint32_t maxn = 0;
@@ -1529,7 +1529,7 @@ rplan_pair(const struct rscen_run *sr, const struct rtrial *t, size_t n, struct 
 }
 
 /* A sorted pair's plan: for each run that recorded it or planned it, what that run planned of
- * it (rplan_pair); and what each run recorded. */
+ * it (report_plan_pair); and what each run recorded. */
 static void
 pair_count(struct rmodel *m, struct rpair *p)
 {
@@ -1548,7 +1548,7 @@ pair_count(struct rmodel *m, struct rpair *p)
             else if (!p->t[j].not_run)
                 sr->failed++;
         }
-        rplan_pair(sr, p->t + i, j - i, &pl);
+        report_plan_pair(sr, p->t + i, j - i, &pl);
         pair_plan_add(sr, p, &pl);
         p->nruns++;
         i = j;
@@ -1556,7 +1556,7 @@ pair_count(struct rmodel *m, struct rpair *p)
     for (size_t r = 0; p->plan_only != NULL && r < m->nruns; r++) {
         if (!bitset_test(p->plan_only, r))
             continue;
-        rplan_pair(&sc->runs[r], NULL, 0, &pl);
+        report_plan_pair(&sc->runs[r], NULL, 0, &pl);
         pair_plan_add(&sc->runs[r], p, &pl);
     }
 }
@@ -1580,14 +1580,14 @@ static int
 cmp_zone(const void *a, const void *b)
 {
     const struct rzone *x = a, *y = b;
-    int c = rnatcmp(x->region, y->region);
-    return c != 0 ? c : rnatcmp(x->zone, y->zone);
+    int c = report_natcmp(x->region, y->region);
+    return c != 0 ? c : report_natcmp(x->zone, y->zone);
 }
 
 static int
 cmp_str(const void *a, const void *b)
 {
-    return rnatcmp(*(char *const *)a, *(char *const *)b);
+    return report_natcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* s into p with a backslash before each '/' and backslash (room: twice its length); the end. A
@@ -1693,8 +1693,8 @@ zones_by_id(struct rmodel *m, struct err *e)
 }
 
 int
-rmodel_load_with(const char *const *dirs, int ndirs, const struct rmodel_opts *o,
-                 struct rmodel **out, struct err *e)
+report_model_load_with(const char *const *dirs, int ndirs, const struct rmodel_opts *o,
+                       struct rmodel **out, struct err *e)
 {
     struct rmodel *m = calloc(1, sizeof *m);
     if (m == NULL || ndirs <= 0 || (m->runs = calloc((size_t)ndirs, sizeof *m->runs)) == NULL) {
@@ -1729,7 +1729,7 @@ rmodel_load_with(const char *const *dirs, int ndirs, const struct rmodel_opts *o
     if (rc == 0)
         runs_count(m);
     if (rc != 0) {
-        rmodel_free(m);
+        report_model_free(m);
         return rc;
     }
     *out = m;
@@ -1737,13 +1737,14 @@ rmodel_load_with(const char *const *dirs, int ndirs, const struct rmodel_opts *o
 }
 
 int
-rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out, struct err *e)
+report_model_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out,
+                  struct err *e)
 {
-    return rmodel_load_with(dirs, ndirs, &(struct rmodel_opts){.warn = warn}, out, e);
+    return report_model_load_with(dirs, ndirs, &(struct rmodel_opts){.warn = warn}, out, e);
 }
 
 void
-rmodel_free(struct rmodel *m)
+report_model_free(struct rmodel *m)
 {
     if (m == NULL)
         return;

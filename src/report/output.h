@@ -24,17 +24,17 @@ struct rbuf {
 };
 #define RBUF_FLUSH (1u << 20)
 #define RBUF_KEEP 4096u /* the template engine may trim trailing blanks of the current line */
-void rbuf_init(struct rbuf *b);
-void rbuf_release(struct rbuf *b);
-void rbuf_add(struct rbuf *b, const char *s, size_t n);
-void rbuf_puts(struct rbuf *b, const char *s);
-void rbuf_printf(struct rbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void report_buf_init(struct rbuf *b);
+void report_buf_release(struct rbuf *b);
+void report_buf_add(struct rbuf *b, const char *s, size_t n);
+void report_buf_puts(struct rbuf *b, const char *s);
+void report_buf_printf(struct rbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* s as one CSV text field (RFC 4180: quoted when it holds a comma, quote or line break, its
  * quotes doubled), with a ' in front when it begins with '=', '+', '-', '@', a tab or a CR, so
  * that a spreadsheet shows it and never runs it as a formula (OWASP's advice on CSV injection):
  * every CSV the reports write writes its texts (labels, names, run ids) this one way. Figures
  * are not texts: written as numbers, a negative one stays a number. */
-void rbuf_csv_field(struct rbuf *b, const char *s);
+void report_buf_csv_field(struct rbuf *b, const char *s);
 
 /* The printf-formatted text as a part of a file name, into out: every byte but letters, digits,
  * '.', '_' and '-' becomes '_' (a scenario's name in matrix-<key>.csv, trend-<key>.csv, ...). */
@@ -93,11 +93,11 @@ void report_jarena_end(void);
 
 /* The order of zone and region labels: "zone 2" < "zone 10" (digit runs compare as numbers,
  * the rest byte by byte). */
-int rnatcmp(const char *a, const char *b);
+int report_natcmp(const char *a, const char *b);
 
 /* What the reports say of a test kind is the table's (common/testspec.h: testspec_kind_unit,
  * testspec_kind_words, testspec_kind_value_text, ...; the journal refuses other kinds). */
-const char *rfamily_name(int family);
+const char *report_family_name(int family);
 
 /* --- one unit per figure (figure.c) ----------------------------------------------------------- */
 
@@ -107,8 +107,8 @@ struct rvals {
     size_t n, cap;
     bool oom; /* sticky: the values after a failed growth are dropped (the unit only) */
 };
-void rvals_add(struct rvals *r, double v);
-void rvals_release(struct rvals *r);
+void report_vals_add(struct rvals *r, double v);
+void report_vals_release(struct rvals *r);
 
 /* The typical magnitude of a figure's values: the median of |v| over the finite values that are
  * not zero (0 when none). v is reordered and overwritten. */
@@ -131,10 +131,10 @@ enum tmpl_mode { TMPL_TEXT, TMPL_MARKDOWN, TMPL_HTML };
  *   {{#a}}..{{/a}} loop over an array, enter an object, or show if true/non-empty
  *   {{^a}}..{{/a}} show if a is false, null, missing, "" or []     {{! comment}}
  * Errors (unbalanced sections) go to e with the template's line. */
-int tmpl_render(const char *tmpl, const json_t *ctx, enum tmpl_mode mode, struct rbuf *out,
-                struct err *e);
+int report_tmpl_render(const char *tmpl, const json_t *ctx, enum tmpl_mode mode, struct rbuf *out,
+                       struct err *e);
 /* Escape s for the mode into out. */
-void tmpl_escape(struct rbuf *out, const char *s, enum tmpl_mode mode);
+void report_tmpl_escape(struct rbuf *out, const char *s, enum tmpl_mode mode);
 
 /* A template compiled into the binary (cmake's ns_embed_files). */
 struct report_builtin {
@@ -164,31 +164,31 @@ const char *report_template(const char *name, char **owned);
 /* gnuplot's executable (caller frees): NETSURVEY_GNUPLOT, a path or a name looked up on PATH as
  * a shell would, else "gnuplot" on PATH. NULL when there is none, why into why (len bytes): a
  * sentence for the reports' note, whose advice names cmd ("netsurvey report"). */
-char *rchart_gnuplot_find(const char *cmd, char *why, size_t len);
+char *report_chart_gnuplot_find(const char *cmd, char *why, size_t len);
 /* A label inside a gnuplot script: a single-quoted string, in which gnuplot performs no
  * backquote command substitution and no @macro expansion (a double-quoted string in a script
  * would run `...` from a zone or host name); a quote is doubled, a line break becomes a space. */
-void rchart_script_str(struct rbuf *b, const char *s);
+void report_chart_script_str(struct rbuf *b, const char *s);
 /* A label inside a data file's double-quoted field (data is never substituted): no quote,
  * backslash or newline. */
-void rchart_data_str(struct rbuf *b, const char *s);
+void report_chart_data_str(struct rbuf *b, const char *s);
 
 /* The head of a chart's script: how to run it again, UTF-8 text (a name's _ ^ { } as written:
  * no enhanced text), the SVG terminal at the shared size and font, the output, the title, a
  * light grid. tool: "report" or "trend", the command that wrote it. */
-void rchart_head(struct rbuf *b, const char *tool, const char *key, const char *kind,
-                 const char *title);
+void report_chart_head(struct rbuf *b, const char *tool, const char *key, const char *kind,
+                       const char *title);
 /* A pair's or a cell's label: "src → dst". */
-void rchart_label(const char *src, const char *dst, char *buf, size_t len);
+void report_chart_label(const char *src, const char *dst, char *buf, size_t len);
 /* The y range of a chart whose length says the magnitude: from zero (lower only as far as lo, an
  * interval's low end, reaches below it) to a little above hi (the highest interval's top), so
  * that every interval is whole inside it. */
-void rchart_yrange(struct rbuf *b, double lo, double hi);
+void report_chart_yrange(struct rbuf *b, double lo, double hi);
 
 /* Charts being drawn into one folder. */
 struct rchart {
     const char *dir; /* the charts/ folder */
-    const char *gp;  /* gnuplot (rchart_gnuplot_find), or NULL: scripts and data only */
+    const char *gp;  /* gnuplot (report_chart_gnuplot_find), or NULL: scripts and data only */
     json_t *list;    /* the charts drawn, for the view: file, caption, b64, width, height */
     FILE *warn;      /* a chart gnuplot could not draw, one a line; NULL: not said */
     int ran, failed;
@@ -199,8 +199,8 @@ struct rchart {
  * 60 s) and append the SVG it drew to cx->list, base64 for inline use. A chart gnuplot could not
  * draw is counted in cx->failed (its first error kept), not an error. Returns 0 or NS_E* (a file
  * not written). */
-int rchart_emit(struct rchart *cx, const char *key, const char *kind, struct rbuf *script,
-                struct rbuf *data, const char *caption, struct err *e);
+int report_chart_emit(struct rchart *cx, const char *key, const char *kind, struct rbuf *script,
+                      struct rbuf *data, const char *caption, struct err *e);
 
 /* A summary's cell (or host pair) with ok trials that its hosts bent (its "flagged" object,
  * common/hostflags.h), for people: "2 of 3 trials flagged (drops 2, stall 1); 154.2 Mbit/s

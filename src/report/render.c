@@ -60,15 +60,15 @@ render_template(const char *name, const json_t *view, enum tmpl_mode mode, const
     if (t == NULL)
         return err_set(e, NS_ENOTFOUND, "no template %s", name);
     struct rbuf b;
-    rbuf_init(&b);
+    report_buf_init(&b);
     int rc = report_stream_open(path, &b, e);
     if (rc == 0) {
-        rc = tmpl_render(t, view, mode, &b, e);
+        rc = report_tmpl_render(t, view, mode, &b, e);
         if (rc != 0)
             err_prefix(e, "%s", name);
         rc = report_stream_finish(path, &b, rc, e);
     }
-    rbuf_release(&b);
+    report_buf_release(&b);
     free(owned);
     return rc;
 }
@@ -80,20 +80,20 @@ write_csv(const char *path, const json_t *labels, const json_t *cells, const cha
           const char *dstkey, const char *unit, struct err *e)
 {
     struct rbuf b;
-    rbuf_init(&b);
+    report_buf_init(&b);
     report_csv_corner(&b, unit);
     size_t n = json_array_size(labels);
     for (size_t c = 0; c < n; c++) {
-        rbuf_puts(&b, ",");
-        rbuf_csv_field(&b, json_string_value(json_array_get(labels, c)));
+        report_buf_puts(&b, ",");
+        report_buf_csv_field(&b, json_string_value(json_array_get(labels, c)));
     }
-    rbuf_puts(&b, "\n");
+    report_buf_puts(&b, "\n");
     for (size_t r = 0; r < n; r++) {
         const char *rl = json_string_value(json_array_get(labels, r));
-        rbuf_csv_field(&b, rl);
+        report_buf_csv_field(&b, rl);
         for (size_t c = 0; c < n; c++) {
             const char *cl = json_string_value(json_array_get(labels, c));
-            rbuf_puts(&b, ",");
+            report_buf_puts(&b, ",");
             size_t i;
             const json_t *cell;
             json_array_foreach(cells, i, cell)
@@ -103,10 +103,10 @@ write_csv(const char *path, const json_t *labels, const json_t *cells, const cha
                     report_matrix_value(&b, cell); /* the value trend-<scenario>.csv repeats */
             }
         }
-        rbuf_puts(&b, "\n");
+        report_buf_puts(&b, "\n");
     }
     int rc = report_write_file(path, &b, e);
-    rbuf_release(&b);
+    report_buf_release(&b);
     return rc;
 }
 
@@ -146,7 +146,7 @@ write_csvs(const char *out, const json_t *sum, struct err *e)
 static int
 json_to_rbuf(const char *buffer, size_t size, void *data)
 {
-    rbuf_add(data, buffer, size);
+    report_buf_add(data, buffer, size);
     return ((struct rbuf *)data)->oom ? -1 : 0;
 }
 
@@ -155,15 +155,15 @@ static int
 write_json(const char *path, const json_t *j, struct err *e)
 {
     struct rbuf b;
-    rbuf_init(&b);
+    report_buf_init(&b);
     int rc = report_stream_open(path, &b, e);
     if (rc == 0) {
         if (json_dump_callback(j, json_to_rbuf, &b, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) != 0)
             rc = err_set(e, NS_ENOMEM, "out of memory writing %s", path);
-        rbuf_puts(&b, "\n");
+        report_buf_puts(&b, "\n");
         rc = report_stream_finish(path, &b, rc, e);
     }
-    rbuf_release(&b);
+    report_buf_release(&b);
     return rc;
 }
 
@@ -296,18 +296,19 @@ static int
 manifest_write(const char *out, const struct names *a, const struct names *b, struct err *e)
 {
     struct rbuf buf;
-    rbuf_init(&buf);
-    rbuf_puts(&buf, "# the files netsurvey report wrote here; the next report removes those it "
+    report_buf_init(&buf);
+    report_buf_puts(&buf,
+                    "# the files netsurvey report wrote here; the next report removes those it "
                     "does not write again\n");
     for (size_t i = 0; i < a->n; i++)
-        rbuf_printf(&buf, "%s\n", a->v[i]);
+        report_buf_printf(&buf, "%s\n", a->v[i]);
     for (size_t i = 0; b != NULL && i < b->n; i++)
         if (!names_has(a, b->v[i]))
-            rbuf_printf(&buf, "%s\n", b->v[i]);
+            report_buf_printf(&buf, "%s\n", b->v[i]);
     char path[PATH_MAX];
     snprintf(path, sizeof path, "%s/%s", out, REPORT_MANIFEST);
     int rc = report_write_file(path, &buf, e);
-    rbuf_release(&buf);
+    report_buf_release(&buf);
     return rc;
 }
 
@@ -443,7 +444,7 @@ completeness_warn(const struct rmodel *m, FILE *warn)
                     "netsurvey: warning: %s: the run is still going (netsurvey pid %ld holds "
                     "it): the reports show the %llu trials recorded so far, of %s%llu planned\n",
                     r->dir, r->owner_pid, rec, al, planned);
-        else if (!rrun_complete(r))
+        else if (!report_run_complete(r))
             fprintf(warn,
                     "netsurvey: warning: %s: the run is incomplete (state %s): %s%llu of %s%llu "
                     "planned trials not run%s; netsurvey run --resume %s runs them\n",
@@ -466,7 +467,7 @@ render_locked(const struct report_opts *o, struct err *e)
                              .owned_by_caller = o->owned_by_caller,
                              .by_zone_id = o->by_zone_id,
                              .same_hosts = o->same_hosts};
-    int rc = rmodel_load_with(o->dirs, o->ndirs, &mo, &m, e);
+    int rc = report_model_load_with(o->dirs, o->ndirs, &mo, &m, e);
     if (rc != 0)
         return rc;
     if (o->result != NULL)
@@ -474,7 +475,7 @@ render_locked(const struct report_opts *o, struct err *e)
     completeness_warn(m, o->warn);
     json_t *sum = NULL, *view = NULL;
     rc = report_aggregate(m, &sum, &view, e);
-    rmodel_free(m);
+    report_model_free(m);
     char build[PATH_MAX / 2]; /* room for the outputs' names under it */
     builds_stale_remove(o->out);
     if (rc == 0 && (size_t)snprintf(build, sizeof build, "%s/%sXXXXXX", o->out,

@@ -56,7 +56,7 @@ struct rtrial {
                                    * and it did not send (it fell behind) */
     struct rrtt rtt;              /* n == 0 when none */
     /* Its scenario's figures beside the headline (rscen.figs), in the reports' units: nfigs
-     * doubles packed in the model's blocks (read them with rtrial_fig), NAN where the result
+     * doubles packed in the model's blocks (read them with report_trial_fig), NAN where the result
      * lacks one; NULL for a scenario without figures or a failed trial. */
     const uint8_t *figs;
     /* What the hosts did to an ok trial (journal_trial's flags, common/hostflags.h): whether its
@@ -69,7 +69,7 @@ struct rtrial {
 _Static_assert(HOSTFLAG_COUNT <= 8, "struct rtrial's flags hold every flag");
 
 /* A trial's i-th figure (NAN when none). */
-double rtrial_fig(const struct rtrial *t, int i);
+double report_trial_fig(const struct rtrial *t, int i);
 
 struct rhost {
     char *name;       /* as the reports show it: the host's name, with "(run k)" after it when hosts
@@ -103,7 +103,7 @@ struct rscen_run {
     uint64_t pairs;   /* host pairs run.json planned (adaptive runs only) */
     uint64_t seen;    /* trials planned of the host pairs it recorded (rpair.planned's part) */
     uint64_t seen_pairs; /* those host pairs */
-    uint64_t undecided;  /* of them, those whose adaptive rule has not decided (rplan_pair) */
+    uint64_t undecided;  /* of them, those whose adaptive rule has not decided (report_plan_pair) */
     uint64_t ok, failed;
 };
 /* Adaptive: planned host pairs of which nothing is known (no record, no family), each
@@ -168,7 +168,7 @@ struct rpair {
     uint32_t nruns;      /* runs that recorded it */
     uint64_t *plan_only; /* bitset of the runs that planned it (run.json's pairs) and recorded
                           * none of its trials; NULL when none */
-    /* adaptive runs of it, by how their rule stands (rplan_pair): target met, max reached,
+    /* adaptive runs of it, by how their rule stands (report_plan_pair): target met, max reached,
      * undecided (its planned count is then the least it takes) */
     uint32_t runs_met, runs_max, runs_undecided;
 };
@@ -185,7 +185,8 @@ struct rplan {
     struct stats ok; /* adaptive: the ok trials' figures the rule reads, in number order */
 };
 /* t[0..n): the run's trials of the pair, sorted by number (none: a pair it planned only). */
-void rplan_pair(const struct rscen_run *sr, const struct rtrial *t, size_t n, struct rplan *out);
+void report_plan_pair(const struct rscen_run *sr, const struct rtrial *t, size_t n,
+                      struct rplan *out);
 
 /* A journal line the reports did not take, listed in them ("Journal problems"); line 0: a
  * problem of the run's run.json (no run_id), not of a line. */
@@ -265,20 +266,21 @@ struct rmodel_opts {
  * refuses (another schema version, an unknown status, another run's) is an error unless
  * o->lenient. Two runs that give one scenario name different parameters are an error, and so
  * is one run given twice (one run_id: its trials would count twice). Returns 0
- * or NS_E*; *out is freed with rmodel_free. */
-int rmodel_load_with(const char *const *dirs, int ndirs, const struct rmodel_opts *o,
-                     struct rmodel **out, struct err *e);
-/* rmodel_load_with, strict, warnings to warn. */
-int rmodel_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out, struct err *e);
-void rmodel_free(struct rmodel *m);
+ * or NS_E*; *out is freed with report_model_free. */
+int report_model_load_with(const char *const *dirs, int ndirs, const struct rmodel_opts *o,
+                           struct rmodel **out, struct err *e);
+/* report_model_load_with, strict, warnings to warn. */
+int report_model_load(const char *const *dirs, int ndirs, FILE *warn, struct rmodel **out,
+                      struct err *e);
+void report_model_free(struct rmodel *m);
 
 /* "torn", "unreadable", "refused", "invalid": a problem's kind (enum journal_skip_kind) in the
  * reports. */
-const char *rproblem_kind_name(int kind);
+const char *report_problem_kind_name(int kind);
 
 /* Merge a trial's buckets into a dense scratch histogram (struct hist). */
 struct hist;
-void rrtt_merge_into(struct hist *h, const struct rrtt *r);
+void report_rtt_merge_into(struct hist *h, const struct rrtt *r);
 
 /* --- statistics over the model ----------------------------------------------------------- */
 #define REPORT_CV_THRESHOLD 0.10 /* a cell whose trials vary more than 10 % is flagged */
@@ -288,7 +290,7 @@ void rrtt_merge_into(struct hist *h, const struct rrtt *r);
 
 /* Whether a run is complete: no process holds it, every planned trial has a record and no host
  * pair of adaptive trials is undecided. */
-bool rrun_complete(const struct rrun *r);
+bool report_run_complete(const struct rrun *r);
 /* Whether one of m's runs is still going, or not complete. */
 void report_completeness(const struct rmodel *m, bool *in_progress, bool *incomplete);
 

@@ -32,7 +32,7 @@ load(const char *dir, enum summary_form form, FILE *warn, json_t **sum, struct e
 {
     struct rmodel *m;
     struct rmodel_opts mo = {.warn = warn, .no_hist = form == SUMMARY_CELLS};
-    int rc = rmodel_load_with(&dir, 1, &mo, &m, e);
+    int rc = report_model_load_with(&dir, 1, &mo, &m, e);
     if (rc != 0)
         return rc;
     if (form == SUMMARY_CELLS) {
@@ -44,7 +44,7 @@ load(const char *dir, enum summary_form form, FILE *warn, json_t **sum, struct e
         rc = report_aggregate(m, sum, &view, e);
         json_decref(view);
     }
-    rmodel_free(m);
+    report_model_free(m);
     if (rc == 0 && (rc = summary_check(*sum, e)) != 0) {
         json_decref(*sum);
         *sum = NULL;
@@ -74,5 +74,5 @@ void
 report_matrix_value(struct rbuf *b, const json_t *cell)
 {
     if (json_integer_value(json_object_get(cell, "n")) > 0)
-        rbuf_printf(b, "%.3f", json_number_value(json_object_get(cell, "mean")));
+        report_buf_printf(b, "%.3f", json_number_value(json_object_get(cell, "mean")));
 }

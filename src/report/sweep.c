@@ -271,11 +271,11 @@ table_scale(enum testspec_kind k, const json_t *ss)
         json_array_foreach(json_object_get(c, "points"), j, p)
         {
             if (ji(p, "n") > 0)
-                rvals_add(&vals, jd(p, "mean"));
+                report_vals_add(&vals, jd(p, "mean"));
         }
     }
     struct testspec_scale sc = report_scale(testspec_kind_metric(k), vals.v, vals.n);
-    rvals_release(&vals);
+    report_vals_release(&vals);
     return sc;
 }
 
@@ -350,9 +350,9 @@ static void
 csv_number(struct rbuf *b, const json_t *p, const char *k)
 {
     const json_t *v = json_object_get(p, k);
-    rbuf_puts(b, ",");
+    report_buf_puts(b, ",");
     if (json_is_number(v))
-        rbuf_printf(b, "%.3f", json_number_value(v));
+        report_buf_printf(b, "%.3f", json_number_value(v));
 }
 
 int
@@ -363,10 +363,10 @@ report_sweep_csvs(const char *dir, const json_t *sum, struct err *e)
     json_array_foreach(json_object_get(sum, "sweeps"), i, w)
     {
         struct rbuf b;
-        rbuf_init(&b);
-        rbuf_puts(&b, "src_zone,dst_zone,");
-        rbuf_csv_field(&b, js(w, "param"));
-        rbuf_puts(&b, ",n,mean,ci95_low,ci95_high,median,unit\n");
+        report_buf_init(&b);
+        report_buf_puts(&b, "src_zone,dst_zone,");
+        report_buf_csv_field(&b, js(w, "param"));
+        report_buf_puts(&b, ",n,mean,ci95_low,ci95_high,median,unit\n");
         size_t c;
         const json_t *cell;
         json_array_foreach(json_object_get(w, "cells"), c, cell)
@@ -375,23 +375,23 @@ report_sweep_csvs(const char *dir, const json_t *sum, struct err *e)
             const json_t *p;
             json_array_foreach(json_object_get(cell, "points"), k, p)
             {
-                rbuf_csv_field(&b, js(cell, "src_zone"));
-                rbuf_puts(&b, ",");
-                rbuf_csv_field(&b, js(cell, "dst_zone"));
-                rbuf_printf(&b, ",%.17g,%lld", jd(p, "value"), (long long)ji(p, "n"));
+                report_buf_csv_field(&b, js(cell, "src_zone"));
+                report_buf_puts(&b, ",");
+                report_buf_csv_field(&b, js(cell, "dst_zone"));
+                report_buf_printf(&b, ",%.17g,%lld", jd(p, "value"), (long long)ji(p, "n"));
                 csv_number(&b, p, "mean");
                 csv_number(&b, p, "ci95_low");
                 csv_number(&b, p, "ci95_high");
                 csv_number(&b, p, "median");
-                rbuf_puts(&b, ",");
-                rbuf_csv_field(&b, js(w, "unit"));
-                rbuf_puts(&b, "\n");
+                report_buf_puts(&b, ",");
+                report_buf_csv_field(&b, js(w, "unit"));
+                report_buf_puts(&b, "\n");
             }
         }
         char path[4096];
         snprintf(path, sizeof path, "%s/sweep-%s.csv", dir, js(w, "file_key"));
         int rc = report_write_file(path, &b, e);
-        rbuf_release(&b);
+        report_buf_release(&b);
         if (rc != 0)
             return rc;
     }
@@ -459,79 +459,80 @@ chart_curves(struct rchart *cx, const json_t *w, const json_t *list, size_t from
     curves_range(list, from, to, &lo, &hi, &top);
     struct report_unit sc = sweep_scale(js(w, "test"), top);
     struct rbuf d, s;
-    rbuf_init(&d);
-    rbuf_init(&s);
+    report_buf_init(&d);
+    report_buf_init(&s);
     for (size_t c = from; c < to; c++) {
         const json_t *cv = json_array_get(list, c);
-        rbuf_printf(&d, "%s# ", c > from ? "\n\n" : "");
-        rbuf_puts(&d, pairs ? js(cv, "src") : js(cv, "src_zone"));
-        rbuf_puts(&d, " -> ");
-        rbuf_puts(&d, pairs ? js(cv, "dst") : js(cv, "dst_zone"));
-        rbuf_puts(&d, "\n# value mean ci95_low ci95_high n\n");
+        report_buf_printf(&d, "%s# ", c > from ? "\n\n" : "");
+        report_buf_puts(&d, pairs ? js(cv, "src") : js(cv, "src_zone"));
+        report_buf_puts(&d, " -> ");
+        report_buf_puts(&d, pairs ? js(cv, "dst") : js(cv, "dst_zone"));
+        report_buf_puts(&d, "\n# value mean ci95_low ci95_high n\n");
         size_t i;
         const json_t *p;
         json_array_foreach(json_object_get(cv, "points"), i, p)
         {
             if (ji(p, "n") > 0)
-                rbuf_printf(&d, "%.17g %.6g %.6g %.6g %lld\n", jd(p, "value"),
-                            jd(p, "mean") / sc.div, jd(p, "ci95_low") / sc.div,
-                            jd(p, "ci95_high") / sc.div, (long long)ji(p, "n"));
+                report_buf_printf(&d, "%.17g %.6g %.6g %.6g %lld\n", jd(p, "value"),
+                                  jd(p, "mean") / sc.div, jd(p, "ci95_low") / sc.div,
+                                  jd(p, "ci95_high") / sc.div, (long long)ji(p, "n"));
         }
     }
     char key[300], title[512], xl[128];
     snprintf(key, sizeof key, "%s", js(w, "file_key"));
     snprintf(title, sizeof title, "%s: %s against %s, per %s", js(w, "name"), js(w, "metric"),
              js(w, "param"), pairs ? "host pair" : "zone cell");
-    rbuf_printf(&s,
-                "# sweep chart of scenario %s, written by netsurvey report; edit and run\n"
-                "#   gnuplot %s-%s.gp\nset terminal svg size %d,%d noenhanced font "
-                "\"sans,11\" background \"white\"\nset output \"%s-%s.svg\"\nset title ",
-                key, kind, key, REPORT_CHART_W, REPORT_CHART_H, kind, key);
-    rchart_script_str(&s, title);
+    report_buf_printf(&s,
+                      "# sweep chart of scenario %s, written by netsurvey report; edit and run\n"
+                      "#   gnuplot %s-%s.gp\nset terminal svg size %d,%d noenhanced font "
+                      "\"sans,11\" background \"white\"\nset output \"%s-%s.svg\"\nset title ",
+                      key, kind, key, REPORT_CHART_W, REPORT_CHART_H, kind, key);
+    report_chart_script_str(&s, title);
     x_label(w, ax, xl, sizeof xl);
-    rbuf_puts(&s, "\nset grid xtics ytics lc rgb \"#dddddd\"\nset border 3\nset tics nomirror\n"
-                  "set key outside right top vertical Left reverse\nset xlabel ");
-    rchart_script_str(&s, xl);
-    rbuf_puts(&s, "\nset ylabel ");
+    report_buf_puts(&s,
+                    "\nset grid xtics ytics lc rgb \"#dddddd\"\nset border 3\nset tics nomirror\n"
+                    "set key outside right top vertical Left reverse\nset xlabel ");
+    report_chart_script_str(&s, xl);
+    report_buf_puts(&s, "\nset ylabel ");
     char yl[128];
     snprintf(yl, sizeof yl, "%s (%s)", js(w, "metric"), sc.name);
-    rchart_script_str(&s, yl);
+    report_chart_script_str(&s, yl);
     if (ax != SWEEP_AXIS_LINEAR)
-        rbuf_printf(&s, "\nset logscale x %d", ax == SWEEP_AXIS_LOG2 ? 2 : 10);
+        report_buf_printf(&s, "\nset logscale x %d", ax == SWEEP_AXIS_LOG2 ? 2 : 10);
     /* the x range a little past the ends, on the axis's own scale; the y range from zero (or
      * the lowest CI end below it) to past the highest CI end: every interval whole inside */
     double x0 = v[0], x1 = nv > 0 ? v[nv - 1] : 1;
     if (ax != SWEEP_AXIS_LINEAR)
-        rbuf_printf(&s, "\nset xrange [%.17g:%.17g]", x0 / 1.25, x1 * 1.25);
+        report_buf_printf(&s, "\nset xrange [%.17g:%.17g]", x0 / 1.25, x1 * 1.25);
     else
-        rbuf_printf(&s, "\nset xrange [%.17g:%.17g]", x0 - (x1 - x0) * 0.05 - (x1 == x0),
-                    x1 + (x1 - x0) * 0.05 + (x1 == x0));
+        report_buf_printf(&s, "\nset xrange [%.17g:%.17g]", x0 - (x1 - x0) * 0.05 - (x1 == x0),
+                          x1 + (x1 - x0) * 0.05 + (x1 == x0));
     double ylo = lo / sc.div, yhi = hi / sc.div;
     if (!(yhi > ylo))
         yhi = ylo + 1;
-    rbuf_printf(&s, "\nset yrange [%.6g:%.6g]\nset xtics (", ylo < 0 ? ylo * 1.05 : 0.0,
-                yhi * 1.08);
+    report_buf_printf(&s, "\nset yrange [%.6g:%.6g]\nset xtics (", ylo < 0 ? ylo * 1.05 : 0.0,
+                      yhi * 1.08);
     int pi = journal_param_find(js(w, "param"));
     for (size_t i = 0; i < nv; i++) {
         char t[48];
         testspec_value_text((enum testspec_param)(pi >= 0 ? pi : 0), v[i], t, sizeof t);
-        rbuf_printf(&s, "%s", i ? ", " : "");
-        rchart_script_str(&s, t);
-        rbuf_printf(&s, " %.17g", v[i]);
+        report_buf_printf(&s, "%s", i ? ", " : "");
+        report_chart_script_str(&s, t);
+        report_buf_printf(&s, " %.17g", v[i]);
     }
-    rbuf_puts(&s, ")\nplot ");
+    report_buf_puts(&s, ")\nplot ");
     for (size_t c = from; c < to; c++) {
         const json_t *cv = json_array_get(list, c);
         char lab[300];
         snprintf(lab, sizeof lab, "%s → %s", pairs ? js(cv, "src") : js(cv, "src_zone"),
                  pairs ? js(cv, "dst") : js(cv, "dst_zone"));
-        rbuf_printf(&s,
-                    "%s'%s-%s.dat' index %zu using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 0.6 "
-                    "title ",
-                    c > from ? ", \\\n     " : "", kind, key, c - from);
-        rchart_script_str(&s, lab);
+        report_buf_printf(&s,
+                          "%s'%s-%s.dat' index %zu using 1:2:3:4 with yerrorlines lw 2 pt 7 ps 0.6 "
+                          "title ",
+                          c > from ? ", \\\n     " : "", kind, key, c - from);
+        report_chart_script_str(&s, lab);
     }
-    rbuf_puts(&s, "\n");
+    report_buf_puts(&s, "\n");
     char caption[700];
     snprintf(caption, sizeof caption,
              "%s: %s (%s) against %s, per %s%s: trial means joined by lines, bars the 95 %% "
@@ -544,10 +545,10 @@ chart_curves(struct rchart *cx, const json_t *w, const json_t *list, size_t from
              ylo < 0 ? "below zero (a CI reaches under it)" : "zero");
     json_t *list_was = cx->list; /* this sweep's charts go to its own list */
     cx->list = charts;
-    int rc = rchart_emit(cx, key, kind, &s, &d, caption, e);
+    int rc = report_chart_emit(cx, key, kind, &s, &d, caption, e);
     cx->list = list_was;
-    rbuf_release(&d);
-    rbuf_release(&s);
+    report_buf_release(&d);
+    report_buf_release(&s);
     return rc;
 }
 
@@ -598,7 +599,7 @@ report_sweep_charts(const char *outdir, const json_t *sum, json_t *view, FILE *w
     snprintf(dir, sizeof dir, "%s/charts", outdir);
     struct rchart cx = {.dir = dir, .warn = warn};
     char why[512]; /* report_charts' note says it once for every chart */
-    char *gp = rchart_gnuplot_find("netsurvey report", why, sizeof why);
+    char *gp = report_chart_gnuplot_find("netsurvey report", why, sizeof why);
     cx.gp = gp;
     int rc = sweep_charts(&cx, sum, view, e);
     free(gp);

@@ -81,10 +81,10 @@ md_special(const char *start, const char *s)
 }
 
 void
-tmpl_escape(struct rbuf *out, const char *s, enum tmpl_mode mode)
+report_tmpl_escape(struct rbuf *out, const char *s, enum tmpl_mode mode)
 {
     if (mode == TMPL_TEXT) {
-        rbuf_puts(out, s);
+        report_buf_puts(out, s);
         return;
     }
     const char *run = s, *start = s;
@@ -99,11 +99,11 @@ tmpl_escape(struct rbuf *out, const char *s, enum tmpl_mode mode)
             rep = esc;
         if (rep == NULL)
             continue;
-        rbuf_add(out, run, (size_t)(s - run));
-        rbuf_puts(out, rep);
+        report_buf_add(out, run, (size_t)(s - run));
+        report_buf_puts(out, rep);
         run = s + 1;
     }
-    rbuf_add(out, run, (size_t)(s - run));
+    report_buf_add(out, run, (size_t)(s - run));
 }
 
 struct tstate {
@@ -186,9 +186,9 @@ emit_value(struct tstate *st, const json_t *v, bool raw)
     if (s == NULL)
         return;
     if (raw)
-        rbuf_puts(st->out, s);
+        report_buf_puts(st->out, s);
     else
-        tmpl_escape(st->out, s, st->mode);
+        report_tmpl_escape(st->out, s, st->mode);
 }
 
 /* Find the {{/name}} closing the section whose body starts at p; nested same-name sections
@@ -291,10 +291,10 @@ render(struct tstate *st, const char *p, const char *end)
     while (p < end) {
         const char *open = strstr(p, "{{");
         if (open == NULL || open >= end) {
-            rbuf_add(st->out, p, (size_t)(end - p));
+            report_buf_add(st->out, p, (size_t)(end - p));
             return 0;
         }
-        rbuf_add(st->out, p, (size_t)(open - p));
+        report_buf_add(st->out, p, (size_t)(open - p));
         bool triple = open[2] == '{';
         const char *n = open + (triple ? 3 : 2);
         char kind = *n;
@@ -343,8 +343,8 @@ render(struct tstate *st, const char *p, const char *end)
 }
 
 int
-tmpl_render(const char *tmpl, const json_t *ctx, enum tmpl_mode mode, struct rbuf *out,
-            struct err *e)
+report_tmpl_render(const char *tmpl, const json_t *ctx, enum tmpl_mode mode, struct rbuf *out,
+                   struct err *e)
 {
     struct tstate st = {.tmpl = tmpl, .mode = mode, .out = out, .depth = 1, .e = e};
     st.stack[0] = ctx;

@@ -14,20 +14,20 @@
 #include "report/reportint.h"
 
 void
-rbuf_init(struct rbuf *b)
+report_buf_init(struct rbuf *b)
 {
     memset(b, 0, sizeof *b);
 }
 
 void
-rbuf_release(struct rbuf *b)
+report_buf_release(struct rbuf *b)
 {
     free(b->data);
-    rbuf_init(b);
+    report_buf_init(b);
 }
 
 void
-rbuf_add(struct rbuf *b, const char *s, size_t n)
+report_buf_add(struct rbuf *b, const char *s, size_t n)
 {
     if (b->oom)
         return;
@@ -90,13 +90,13 @@ report_stream_finish(const char *path, struct rbuf *b, int rc, struct err *e)
 }
 
 void
-rbuf_puts(struct rbuf *b, const char *s)
+report_buf_puts(struct rbuf *b, const char *s)
 {
-    rbuf_add(b, s, strlen(s));
+    report_buf_add(b, s, strlen(s));
 }
 
 void
-rbuf_printf(struct rbuf *b, const char *fmt, ...)
+report_buf_printf(struct rbuf *b, const char *fmt, ...)
 {
     char small[512];
     va_list ap;
@@ -106,7 +106,7 @@ rbuf_printf(struct rbuf *b, const char *fmt, ...)
     if (n < 0)
         return;
     if ((size_t)n < sizeof small) {
-        rbuf_add(b, small, (size_t)n);
+        report_buf_add(b, small, (size_t)n);
         return;
     }
     char *big = malloc((size_t)n + 1);
@@ -117,27 +117,27 @@ rbuf_printf(struct rbuf *b, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(big, (size_t)n + 1, fmt, ap);
     va_end(ap);
-    rbuf_add(b, big, (size_t)n);
+    report_buf_add(b, big, (size_t)n);
     free(big);
 }
 
 void
-rbuf_csv_field(struct rbuf *b, const char *s)
+report_buf_csv_field(struct rbuf *b, const char *s)
 {
     /* a text that a spreadsheet would run as a formula: OWASP's "CSV injection" advice */
     bool formula = s[0] != '\0' && strchr("=+-@\t\r", s[0]) != NULL;
     if (strpbrk(s, ",\"\n\r") == NULL) {
-        rbuf_puts(b, formula ? "'" : "");
-        rbuf_puts(b, s);
+        report_buf_puts(b, formula ? "'" : "");
+        report_buf_puts(b, s);
         return;
     }
-    rbuf_puts(b, formula ? "\"'" : "\"");
+    report_buf_puts(b, formula ? "\"'" : "\"");
     for (; *s; s++) {
-        rbuf_add(b, s, 1);
+        report_buf_add(b, s, 1);
         if (*s == '"')
-            rbuf_add(b, "\"", 1);
+            report_buf_add(b, "\"", 1);
     }
-    rbuf_puts(b, "\"");
+    report_buf_puts(b, "\"");
 }
 
 json_t *
@@ -203,25 +203,25 @@ report_read_file(const char *path, char **out, size_t *len, size_t cap, struct e
     if (f == NULL)
         return err_sys(e, errno == ENOENT ? NS_ENOTFOUND : NS_EIO, errno, "cannot open %s", path);
     struct rbuf b;
-    rbuf_init(&b);
+    report_buf_init(&b);
     char chunk[65536];
     size_t n;
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
         if (b.len + n > cap) {
             fclose(f);
-            rbuf_release(&b);
+            report_buf_release(&b);
             return err_set(e, NS_ETOOBIG, "%s is larger than %zu bytes", path, cap);
         }
-        rbuf_add(&b, chunk, n);
+        report_buf_add(&b, chunk, n);
     }
     int bad = ferror(f);
     fclose(f);
     if (bad || b.oom) {
-        rbuf_release(&b);
+        report_buf_release(&b);
         return err_set(e, bad ? NS_EIO : NS_ENOMEM, "cannot read %s", path);
     }
     if (b.data == NULL)
-        rbuf_add(&b, "", 0);
+        report_buf_add(&b, "", 0);
     *out = b.data;
     if (len)
         *len = b.len;
@@ -325,9 +325,9 @@ report_matrix_file(char *buf, size_t len, const char *file_key, const char *suff
 void
 report_csv_corner(struct rbuf *b, const char *unit)
 {
-    rbuf_puts(b, "src\\dst (");
-    rbuf_puts(b, unit);
-    rbuf_puts(b, ")");
+    report_buf_puts(b, "src\\dst (");
+    report_buf_puts(b, unit);
+    report_buf_puts(b, ")");
 }
 
 json_t *
@@ -338,23 +338,23 @@ report_flagged_text(enum testspec_kind k, const json_t *cell)
     if (flagged <= 0)
         return NULL;
     struct rbuf b;
-    rbuf_init(&b);
-    rbuf_printf(&b, "%lld of %lld trial%s flagged (", (long long)flagged, (long long)n,
-                n == 1 ? "" : "s");
+    report_buf_init(&b);
+    report_buf_printf(&b, "%lld of %lld trial%s flagged (", (long long)flagged, (long long)n,
+                      n == 1 ? "" : "s");
     for (int i = 0, listed = 0; i < HOSTFLAG_COUNT; i++) {
         json_int_t c = ji(f, hostflag_name((enum hostflag)i));
         if (c > 0)
-            rbuf_printf(&b, "%s%s %lld", listed++ ? ", " : "", hostflag_name((enum hostflag)i),
-                        (long long)c);
+            report_buf_printf(&b, "%s%s %lld", listed++ ? ", " : "",
+                              hostflag_name((enum hostflag)i), (long long)c);
     }
     const json_t *without = json_object_get(f, "mean_without");
     char v[64];
     if (json_is_number(without))
-        rbuf_printf(&b, "); %s without them",
-                    testspec_kind_value_text(k, json_number_value(without), v, sizeof v));
+        report_buf_printf(&b, "); %s without them",
+                          testspec_kind_value_text(k, json_number_value(without), v, sizeof v));
     else
-        rbuf_puts(&b, "); no trial without them");
+        report_buf_puts(&b, "); no trial without them");
     json_t *out = json_string(b.oom ? "" : b.data);
-    rbuf_release(&b);
+    report_buf_release(&b);
     return out;
 }

@@ -3,7 +3,6 @@
 
 #include "survey/host_target.h"
 #include "transport/transport.h"
-#include "transport/transport_ssh.h"
 
 int
 survey_clean_host(const struct plan_host *ph, bool accept_new_host_keys, struct err *e)

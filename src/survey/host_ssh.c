@@ -8,7 +8,7 @@
 
 #include "common/sshg.h"
 #include "plan/plan.h"
-#include "transport/transport_sshconfig.h"
+#include "transport/transport.h"
 
 static struct transport_sshconfig_override
 override_of(const struct plan_host *ph)

@@ -24,7 +24,7 @@
 #include "common/sshg.h"
 #include "survey/host_target.h"
 #include "survey/preflight_int.h"
-#include "transport/transport_ssh.h"
+#include "transport/transport.h"
 
 #define PF_CLOCK_TIMEOUT_NS (10 * NS_PER_SEC)
 
@@ -65,7 +65,7 @@ pf_worker(void *arg)
 }
 
 void
-pf_parallel(struct pf *r, size_t n, size_t nthreads, void (*fn)(struct pf *r, size_t i))
+preflight_parallel(struct pf *r, size_t n, size_t nthreads, void (*fn)(struct pf *r, size_t i))
 {
     struct pf_pool p = {.r = r, .fn = fn, .n = n};
     atomic_init(&p.next, 0);
@@ -507,8 +507,8 @@ preflight_run(const struct preflight_opts *o, struct preflight_report **out, str
     r.sshg = sshg_new(); /* NULL: each host asks ssh -G for itself */
     int rc = pf_prepare(&r, e);
     if (rc == 0) {
-        pf_parallel(&r, r.nh, r.concurrency, host_check);
-        rc = pf_paths_run(&r, e);
+        preflight_parallel(&r, r.nh, r.concurrency, host_check);
+        rc = preflight_paths_run(&r, e);
     }
     if (rc != 0) {
         pf_release(&r);

@@ -10,7 +10,7 @@
 
 #include "survey/preflight.h"
 #include "survey/trial.h"
-#include "transport/transport_deploy.h"
+#include "transport/transport.h"
 
 /* One host while it is checked. */
 struct pf_host {
@@ -56,10 +56,11 @@ pf_set(struct preflight_check *c, enum preflight_status st, const char *fmt, ...
 
 /* Run fn(arg, i) for i in 0..n-1 on up to nthreads threads; returns when every call returned.
  * A call that starts after *interrupted is set is not made. */
-void pf_parallel(struct pf *r, size_t n, size_t nthreads, void (*fn)(struct pf *r, size_t i));
+void preflight_parallel(struct pf *r, size_t n, size_t nthreads,
+                        void (*fn)(struct pf *r, size_t i));
 
 /* The data paths (preflight_paths.c): fills rep->paths and each host's data_paths. 0 or
  * NS_ENOMEM. */
-int pf_paths_run(struct pf *r, struct err *e);
+int preflight_paths_run(struct pf *r, struct err *e);
 
 #endif

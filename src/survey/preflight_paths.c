@@ -6,7 +6,7 @@
  * Probes run on up to `concurrency` threads, each host in at most PF_PATHS_PER_HOST probes as a
  * source and as many as a destination at a time (far below an sshd's MaxSessions), taken in
  * the schedule's order. The calling thread waits, and on an interrupt
- * kills the probes running; trial_attempt reaps every process it started.
+ * kills the probes running; survey_trial_attempt reaps every process it started.
  *
  * A failed path counts against its destination ("not reached from ..."), unless its source
  * reached no destination at all while each of them was reached from another host: then the
@@ -121,7 +121,7 @@ probe(struct pf_paths *pp, struct trial_ctl *ctl, struct preflight_path *p)
                               .token = r->token,
                               .margin_s = pp->margin_s};
     struct trial_outcome o;
-    trial_attempt(&spec, ctl, &o);
+    survey_trial_attempt(&spec, ctl, &o);
     if (o.interrupted) {
         p->status = PREFLIGHT_NOT_CHECKED;
         snprintf(p->detail, sizeof p->detail, "not checked: interrupted");
@@ -133,7 +133,7 @@ probe(struct pf_paths *pp, struct trial_ctl *ctl, struct preflight_path *p)
         p->status = PREFLIGHT_FAILED;
         snprintf(p->detail, sizeof p->detail, "%s", o.error);
     }
-    trial_outcome_release(&o);
+    survey_trial_outcome_release(&o);
 }
 
 /* The first pair to probe whose source and destination have room, or -1. */
@@ -199,7 +199,7 @@ paths_wait(struct pf_paths *pp, struct pf_slot *slots, size_t n)
             pthread_mutex_unlock(&pp->mu);
             for (size_t i = 0; i < n; i++)
                 if (slots[i].started)
-                    trial_ctl_kill(&slots[i].ctl);
+                    survey_trial_ctl_kill(&slots[i].ctl);
             pthread_mutex_lock(&pp->mu);
             killed = true;
         }
@@ -335,7 +335,7 @@ paths_verdict(struct pf *r)
 /* --- the whole of it ---------------------------------------------------------------------- */
 
 int
-pf_paths_run(struct pf *r, struct err *e)
+preflight_paths_run(struct pf *r, struct err *e)
 {
     int rc = paths_collect(r, e);
     if (rc != 0)

@@ -1409,8 +1409,8 @@ slot_main(void *arg)
         transport_connected(dst->t, &drops[1]);
         char started[40], ended[40];
         clock_wall_iso8601(started, sizeof started);
-        trial_outcome_release(&o);
-        trial_attempt(&spec, &s->ctl, &o);
+        survey_trial_outcome_release(&o);
+        survey_trial_attempt(&spec, &s->ctl, &o);
         clock_wall_iso8601(ended, sizeof ended);
         if (o.interrupted || atomic_load(r->o->interrupted)) {
             trial_run_free(tr); /* nothing recorded: the resume runs it */
@@ -1437,7 +1437,7 @@ slot_main(void *arg)
         }
         /* else: tried again, or (lost) found away at the loop's top and deferred */
     }
-    trial_outcome_release(&o);
+    survey_trial_outcome_release(&o);
     pthread_mutex_lock(&r->mu);
     r->round_left--;
     pthread_cond_broadcast(&r->cv);
@@ -1458,7 +1458,7 @@ round_wait(struct runner *r, struct slot *slots, size_t n)
         if (!going && !killed) {
             pthread_mutex_unlock(&r->mu);
             for (size_t i = 0; i < n; i++)
-                trial_ctl_kill(&slots[i].ctl);
+                survey_trial_ctl_kill(&slots[i].ctl);
             pthread_mutex_lock(&r->mu);
             killed = true;
         }

@@ -53,8 +53,8 @@ arg_num(struct argv_builder *b, const char *flag, const char *fmt, double v, uns
  * passes exactly what `netsurvey check` validated and nsperf accepts; the connection flags
  * (host, port, source, token on stdin, JSON) are added here. */
 int
-trial_client_argv(const struct plan_scenario *sc, const char *nsperf, const char *dst,
-                  unsigned port, const char *src, char store[][32], const char **argv)
+survey_trial_client_argv(const struct plan_scenario *sc, const char *nsperf, const char *dst,
+                         unsigned port, const char *src, char store[][32], const char **argv)
 {
     struct argv_builder b = {.argv = argv, .store = store};
     arg_add(&b, nsperf);
@@ -97,7 +97,7 @@ deadline_after(double seconds)
     return (int64_t)clock_now_ns() + (int64_t)(seconds * 1e9);
 }
 
-/* Register a running process for trial_ctl_kill; kill it at once if an interrupt came. */
+/* Register a running process for survey_trial_ctl_kill; kill it at once if an interrupt came. */
 static void
 ctl_set(struct trial_ctl *c, int i, struct transport_proc *p)
 {
@@ -109,7 +109,7 @@ ctl_set(struct trial_ctl *c, int i, struct transport_proc *p)
 }
 
 void
-trial_ctl_kill(struct trial_ctl *c)
+survey_trial_ctl_kill(struct trial_ctl *c)
 {
     pthread_mutex_lock(&c->mu);
     for (int i = 0; i < 2; i++)
@@ -240,8 +240,8 @@ run_client(const struct trial_spec *s, struct trial_ctl *c, unsigned port, struc
 {
     char store[TRIAL_ARGV_MAX][32];
     const char *argv[TRIAL_ARGV_MAX];
-    if (trial_client_argv(s->sc, s->src->nsperf, s->dst->data_address, port, s->src->data_address,
-                          store, argv) < 0) {
+    if (survey_trial_client_argv(s->sc, s->src->nsperf, s->dst->data_address, port,
+                                 s->src->data_address, store, argv) < 0) {
         outcome_fail(o, "too many client arguments");
         return;
     }
@@ -272,7 +272,7 @@ run_client(const struct trial_spec *s, struct trial_ctl *c, unsigned port, struc
 }
 
 void
-trial_outcome_release(struct trial_outcome *o)
+survey_trial_outcome_release(struct trial_outcome *o)
 {
     json_decref(o->result);
     json_decref(o->counters);
@@ -280,7 +280,7 @@ trial_outcome_release(struct trial_outcome *o)
 }
 
 void
-trial_attempt(const struct trial_spec *s, struct trial_ctl *c, struct trial_outcome *o)
+survey_trial_attempt(const struct trial_spec *s, struct trial_ctl *c, struct trial_outcome *o)
 {
     memset(o, 0, sizeof *o);
     if (s->src->t == NULL || s->dst->t == NULL) {

@@ -55,18 +55,18 @@ struct trial_outcome {
 };
 
 /* Run one attempt. Every process it started is killed and reaped when it returns. The caller
- * releases o (trial_outcome_release), also before the next attempt. */
-void trial_attempt(const struct trial_spec *s, struct trial_ctl *c, struct trial_outcome *o);
+ * releases o (survey_trial_outcome_release), also before the next attempt. */
+void survey_trial_attempt(const struct trial_spec *s, struct trial_ctl *c, struct trial_outcome *o);
 
 /* Drop the outcome's JSON (result, counters). */
-void trial_outcome_release(struct trial_outcome *o);
+void survey_trial_outcome_release(struct trial_outcome *o);
 
 /* Kill whatever the trial has running (from another thread). */
-void trial_ctl_kill(struct trial_ctl *c);
+void survey_trial_ctl_kill(struct trial_ctl *c);
 
 /* nsperf client argv for a scenario into argv (TRIAL_ARGV_MAX entries, NULL-terminated), the
  * formatted numbers kept in store. Returns the count, or -1 when it does not fit. */
-int trial_client_argv(const struct plan_scenario *sc, const char *nsperf, const char *dst,
-                      unsigned port, const char *src, char store[][32], const char **argv);
+int survey_trial_client_argv(const struct plan_scenario *sc, const char *nsperf, const char *dst,
+                             unsigned port, const char *src, char store[][32], const char **argv);
 
 #endif

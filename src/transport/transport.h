@@ -232,4 +232,14 @@ struct transport_base {
 extern const struct transport_ops transport_local_ops;
 extern const struct transport_ops transport_ssh_ops;
 
+/* What callers reach past the operations table, each part in a header of its own and all of
+ * them through this one public header (curl's curl.h way): the endpoint builds deployed by
+ * architecture (transport_deploy.h), the ssh variant's own calls, clean, probe and exec
+ * (transport_ssh.h), and ssh_config as the operator's `ssh -G` resolves it
+ * (transport_sshconfig.h). Outside src/transport, only "transport/transport.h" is included
+ * (tests/seams/lib_arrows.py). */
+#include "transport/transport_deploy.h"
+#include "transport/transport_ssh.h"
+#include "transport/transport_sshconfig.h"
+
 #endif

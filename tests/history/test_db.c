@@ -61,29 +61,29 @@ test_url_forms(void **state)
     const struct db_ops *ops;
     const char *target;
     struct err e = {0};
-    assert_int_equal(db_url_parse("sqlite:h.db", &ops, &target, &e), 0);
-    assert_ptr_equal(ops, &db_sqlite_ops);
+    assert_int_equal(history_db_url_parse("sqlite:h.db", &ops, &target, &e), 0);
+    assert_ptr_equal(ops, &history_db_sqlite_ops);
     assert_string_equal(target, "h.db");
-    assert_int_equal(db_url_parse("sqlite:///var/lib/ns/h.db", &ops, &target, &e), 0);
+    assert_int_equal(history_db_url_parse("sqlite:///var/lib/ns/h.db", &ops, &target, &e), 0);
     assert_string_equal(target, "/var/lib/ns/h.db");
-    assert_int_equal(db_url_parse("sqlite:/abs/h.db", &ops, &target, &e), 0);
+    assert_int_equal(history_db_url_parse("sqlite:/abs/h.db", &ops, &target, &e), 0);
     assert_string_equal(target, "/abs/h.db");
-    assert_int_equal(db_url_parse("postgresql://u@db.example/ns", &ops, &target, &e), 0);
-    assert_ptr_equal(ops, &db_pg_ops);
+    assert_int_equal(history_db_url_parse("postgresql://u@db.example/ns", &ops, &target, &e), 0);
+    assert_ptr_equal(ops, &history_db_pg_ops);
     assert_string_equal(target, "postgresql://u@db.example/ns");
-    assert_int_equal(db_url_parse("postgres:///ns?host=/run/pg", &ops, &target, &e), 0);
-    assert_ptr_equal(ops, &db_pg_ops);
+    assert_int_equal(history_db_url_parse("postgres:///ns?host=/run/pg", &ops, &target, &e), 0);
+    assert_ptr_equal(ops, &history_db_pg_ops);
     static const char *const bad[] = {
         "h.db", "sqlite:", "sqlite://host/h.db", "mysql://x/y", "postgresql:/x", "", "SQLITE:h.db"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         err_clear(&e);
-        assert_int_equal(db_url_parse(bad[i], &ops, &target, &e), NS_EINVAL);
+        assert_int_equal(history_db_url_parse(bad[i], &ops, &target, &e), NS_EINVAL);
         assert_non_null(strstr(e.msg, "sqlite:"));
         assert_null(strchr(e.msg, '\n'));
     }
     /* a URL that is not one, with a password in it, is not shown with it either */
     err_clear(&e);
-    assert_int_equal(db_url_parse("mysql://me:hunter2@x/y", &ops, &target, &e), NS_EINVAL);
+    assert_int_equal(history_db_url_parse("mysql://me:hunter2@x/y", &ops, &target, &e), NS_EINVAL);
     assert_null(strstr(e.msg, "hunter2"));
 }
 
@@ -104,7 +104,7 @@ test_url_redact(void **state)
         {"host=db password=s3cret dbname=ns", "host=db password=*** dbname=ns"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char *r = db_url_redact(cases[i][0]);
+        char *r = history_db_url_redact(cases[i][0]);
         assert_non_null(r);
         assert_string_equal(r, cases[i][1]);
         free(r);
@@ -120,7 +120,7 @@ test_unreachable_masked(void **state)
     snprintf(url, sizeof url, "postgresql://me:hunter2@/ns?host=%s/nowhere", tmp);
     struct db *db = NULL;
     struct err e = {0};
-    assert_int_not_equal(db_open(url, false, &db, &e), 0);
+    assert_int_not_equal(history_db_open(url, false, &db, &e), 0);
     assert_null(strstr(e.msg, "hunter2"));
     assert_non_null(strstr(e.msg, "postgresql://me:***@"));
     assert_null(strchr(e.msg, '\n'));
@@ -283,9 +283,9 @@ test_summaries_back(void **state)
         check_run(url, dirs[i]);
 }
 
-/* dbj_split then dbj_join, through a table, gives the object back whatever its members' types:
- * a member of another type than its column's, an empty nested object, a nested object that is
- * not one, members unknown to the schema. */
+/* history_dbj_split then dbj_join, through a table, gives the object back whatever its members'
+ * types: a member of another type than its column's, an empty nested object, a nested object that
+ * is not one, members unknown to the schema. */
 static void
 test_split_join(void **state)
 {
@@ -294,13 +294,13 @@ test_split_join(void **state)
     snprintf(url, sizeof url, "sqlite:%s/split.db", tmp);
     struct db *db;
     struct err e = {0};
-    assert_int_equal(db_open(url, true, &db, &e), 0);
+    assert_int_equal(history_db_open(url, true, &db, &e), 0);
     char cols[4096];
-    dbj_select_list(&dbj_cell, DBJ_FULL, cols, sizeof cols);
+    history_dbj_select_list(&history_dbj_cell, DBJ_FULL, cols, sizeof cols);
     char sql[8192];
     /* columns without types: SQLite keeps what it is given, as schema.sql's typed ones do */
     snprintf(sql, sizeof sql, "CREATE TABLE t (extra JSON, %s)", cols);
-    assert_int_equal(db_exec(db, sql, &e), 0);
+    assert_int_equal(history_db_exec(db, sql, &e), 0);
     static const char *const objs[] = {
         ("{\"n\": 3, \"mean\": 1.5, \"high_variation\": true, \"rtt_us\": {\"p50\": 2.25, "
          "\"hist\": [1, 2]}, \"cpu_pct\": {\"local\": 0.1, \"remote\": 0.2}, \"new\": [1]}"),
@@ -313,28 +313,28 @@ test_split_join(void **state)
         assert_non_null(o);
         struct db_val v[64];
         char *texts[64], *extra;
-        assert_int_equal(dbj_split(&dbj_cell, o, v + 1, texts, &extra), 0);
-        v[0] = db_text(extra);
-        assert_int_equal(db_exec(db, "DELETE FROM t", &e), 0);
+        assert_int_equal(history_dbj_split(&history_dbj_cell, o, v + 1, texts, &extra), 0);
+        v[0] = history_db_text(extra);
+        assert_int_equal(history_db_exec(db, "DELETE FROM t", &e), 0);
         char ins[8192];
         size_t k = (size_t)snprintf(ins, sizeof ins, "INSERT INTO t VALUES ($1");
-        for (size_t c = 0; c < dbj_cell.n; c++)
+        for (size_t c = 0; c < history_dbj_cell.n; c++)
             k += (size_t)snprintf(ins + k, sizeof ins - k, ", $%zu", c + 2);
         snprintf(ins + k, sizeof ins - k, ")");
-        assert_int_equal(db_run(db, ins, v, dbj_cell.n + 1, &e), 0);
+        assert_int_equal(history_db_run(db, ins, v, history_dbj_cell.n + 1, &e), 0);
         struct db_rows *r;
         snprintf(sql, sizeof sql, "SELECT extra, %s FROM t", cols);
-        assert_int_equal(db_query(db, sql, NULL, 0, &r, &e), 0);
-        assert_int_equal(db_next(db, r, &e), 1);
-        json_t *back =
-            dbj_join_into(NULL, &dbj_cell, DBJ_FULL, db, r, 1, db_col_text(db, r, 0, NULL));
-        db_rows_free(db, r);
+        assert_int_equal(history_db_query(db, sql, NULL, 0, &r, &e), 0);
+        assert_int_equal(history_db_next(db, r, &e), 1);
+        json_t *back = history_dbj_join_into(NULL, &history_dbj_cell, DBJ_FULL, db, r, 1,
+                                             history_db_col_text(db, r, 0, NULL));
+        history_db_rows_free(db, r);
         assert_same(o, back, objs[i]);
-        dbj_texts_free(texts, dbj_cell.n, extra);
+        history_dbj_texts_free(texts, history_dbj_cell.n, extra);
         json_decref(back);
         json_decref(o);
     }
-    db_close(db);
+    history_db_close(db);
 }
 
 int

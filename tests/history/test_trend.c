@@ -933,10 +933,10 @@ test_history_templates_render(void **state)
         assert_non_null(t);
         json_t *ctx = json_object();
         struct rbuf b;
-        rbuf_init(&b);
+        report_buf_init(&b);
         struct err e = {0};
-        assert_int_equal(tmpl_render(t, ctx, TMPL_HTML, &b, &e), 0);
-        rbuf_release(&b);
+        assert_int_equal(report_tmpl_render(t, ctx, TMPL_HTML, &b, &e), 0);
+        report_buf_release(&b);
         json_decref(ctx);
         free(owned);
     }

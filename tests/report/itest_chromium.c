@@ -330,24 +330,24 @@ metrics_of(const char *out, const char *tag)
         fail_msg("%s: no metrics in the DOM (did the script run?)", p);
     a += strlen("<pre id=\"ns-metrics\">");
     struct rbuf j;
-    rbuf_init(&j);
+    report_buf_init(&j);
     for (const char *c = a; c < b; c++) { /* the text node's entities */
         static const char *const ent[][2] = {{"&amp;", "&"}, {"&lt;", "<"}, {"&gt;", ">"}};
         size_t e = 0;
         while (e < 3 && strncmp(c, ent[e][0], strlen(ent[e][0])) != 0)
             e++;
         if (e < 3) {
-            rbuf_puts(&j, ent[e][1]);
+            report_buf_puts(&j, ent[e][1]);
             c += strlen(ent[e][0]) - 1;
         } else {
-            rbuf_add(&j, c, 1);
+            report_buf_add(&j, c, 1);
         }
     }
     json_error_t je;
     json_t *m = json_loads(j.data ? j.data : "", 0, &je);
     if (m == NULL)
         fail_msg("%s: metrics are not JSON: %s", p, je.text);
-    rbuf_release(&j);
+    report_buf_release(&j);
     free(dom);
     return m;
 }

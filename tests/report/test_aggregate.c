@@ -35,15 +35,16 @@ static void
 line(struct rbuf *b, const char *scen, const char *test, int n, const char *src, const char *sz,
      const char *dst, const char *dz, const char *result, const char *error)
 {
-    rbuf_printf(b,
-                "{\"schema\":\"netsurvey.trial/1\",\"run_id\":\"r1\",\"scenario\":{\"name\":\"%s\","
-                "\"test\":\"%s\",\"reverse\":%s},\"trial\":%d,\"family\":\"ipv4\","
-                "\"src\":{\"host\":\"%s\",\"zone\":\"%s\",\"region\":\"r\",\"data_address\":\"x\"},"
-                "\"dst\":{\"host\":\"%s\",\"zone\":\"%s\",\"region\":\"r\",\"data_address\":\"y\"},"
-                "\"status\":\"%s\",\"error\":%s%s%s,\"result\":%s}\n",
-                scen, test, strcmp(test, "tcp_stream") ? "false" : "true", n, src, sz, dst, dz,
-                result ? "ok" : "failed", error ? "\"" : "", error ? error : "null",
-                error ? "\"" : "", result ? result : "null");
+    report_buf_printf(
+        b,
+        "{\"schema\":\"netsurvey.trial/1\",\"run_id\":\"r1\",\"scenario\":{\"name\":\"%s\","
+        "\"test\":\"%s\",\"reverse\":%s},\"trial\":%d,\"family\":\"ipv4\","
+        "\"src\":{\"host\":\"%s\",\"zone\":\"%s\",\"region\":\"r\",\"data_address\":\"x\"},"
+        "\"dst\":{\"host\":\"%s\",\"zone\":\"%s\",\"region\":\"r\",\"data_address\":\"y\"},"
+        "\"status\":\"%s\",\"error\":%s%s%s,\"result\":%s}\n",
+        scen, test, strcmp(test, "tcp_stream") ? "false" : "true", n, src, sz, dst, dz,
+        result ? "ok" : "failed", error ? "\"" : "", error ? error : "null", error ? "\"" : "",
+        result ? result : "null");
 }
 
 static uint64_t lcg = 12345;
@@ -120,7 +121,7 @@ setup(void **state)
     assert_non_null(f->dir);
     assert_int_equal(th_write(f->dir, "run.json", run_json), 0);
     struct rbuf b;
-    rbuf_init(&b);
+    report_buf_init(&b);
     f->all = malloc(30000 * sizeof *f->all);
     f->mix = hist_new();
     f->cell = hist_new();
@@ -175,17 +176,17 @@ setup(void **state)
     line(&b, "tput", "tcp_stream", 3, "c", "2", "a", "1", NULL, "second reason");
     /* same zone (2 -> 2, two hosts): the diagonal is filled */
     line(&b, "tput", "tcp_stream", 1, "b", "2", "c", "2", "{\"throughput_bps\":5e8}", NULL);
-    rbuf_puts(&b, "{\"schema\":\"netsurvey.trial/1\",\"tri"); /* torn */
+    report_buf_puts(&b, "{\"schema\":\"netsurvey.trial/1\",\"tri"); /* torn */
     assert_int_equal(th_write(f->dir, "results.jsonl", b.data), 0);
-    rbuf_release(&b);
+    report_buf_release(&b);
     qsort(f->all, f->nall, sizeof *f->all, cmp_u64);
 
     struct rmodel *m;
     struct err e = {0};
     const char *dirs[] = {f->dir};
-    assert_int_equal(rmodel_load(dirs, 1, stderr, &m, &e), 0);
+    assert_int_equal(report_model_load(dirs, 1, stderr, &m, &e), 0);
     assert_int_equal(report_aggregate(m, &f->sum, &f->view, &e), 0);
-    rmodel_free(m);
+    report_model_free(m);
     *state = f;
     return 0;
 }
@@ -418,16 +419,16 @@ unordered_merge_case(bool runs)
     json_array_insert_new(rev, 0, json_pack("[II]", low, (json_int_t)1));
     json_object_set_new(json_object_get(unordered, HISTJSON_HIST), key, rev);
     struct rbuf b;
-    rbuf_init(&b);
+    report_buf_init(&b);
     rtt_line(&b, 1, "a", "1", "b", unordered, ref_ab, NULL);
     rtt_line(&b, 1, "a", "1", "c", inorder, ref_ac, NULL);
     assert_int_equal(th_write(dir, "results.jsonl", b.data), 0);
-    rbuf_release(&b);
+    report_buf_release(&b);
     struct rmodel *m;
     struct err e = {0};
     const char *dirs[] = {dir};
     json_t *sum, *view;
-    assert_int_equal(rmodel_load(dirs, 1, NULL, &m, &e), 0);
+    assert_int_equal(report_model_load(dirs, 1, NULL, &m, &e), 0);
     assert_int_equal(report_aggregate(m, &sum, &view, &e), 0);
     const json_t *sc = json_array_get(json_object_get(sum, "scenarios"), 0);
     for (size_t i = 0; i < HIST_NBUCKETS; i++) /* the entries as changed hold h's counts */
@@ -435,7 +436,7 @@ unordered_merge_case(bool runs)
     assert_int_equal(ref_ab->count, 4000);
     check_rtt(json_object_get(pair(sc, "a", "b"), "rtt_us"), ref_ab);
     check_rtt(json_object_get(pair(sc, "a", "c"), "rtt_us"), ref_ac);
-    rmodel_free(m);
+    report_model_free(m);
     json_decref(sum);
     json_decref(view);
     hist_free(ref_ab);
@@ -472,7 +473,7 @@ test_zone_ids(void **state)
     const char *dirs[] = {a, b};
     struct rmodel *m = NULL;
     struct err e = {0};
-    assert_int_equal(rmodel_load(dirs, 2, NULL, &m, &e), 0);
+    assert_int_equal(report_model_load(dirs, 2, NULL, &m, &e), 0);
     size_t seen = 0;
     for (size_t i = 0; i < m->nhosts; i++) {
         const struct rhost *h = &m->hosts[i];
@@ -487,17 +488,18 @@ test_zone_ids(void **state)
         }
     }
     assert_int_equal(seen, 2);
-    rmodel_free(m);
+    report_model_free(m);
     m = NULL;
-    assert_int_equal(rmodel_load_with(dirs, 2,
-                                      &(struct rmodel_opts){.by_zone_id = true, .same_hosts = true},
-                                      &m, &e),
-                     NS_EINVAL);
+    assert_int_equal(
+        report_model_load_with(
+            dirs, 2, &(struct rmodel_opts){.by_zone_id = true, .same_hosts = true}, &m, &e),
+        NS_EINVAL);
     assert_null(m);
     assert_non_null(strstr(e.msg, "no zone id for hosts 'w2', 'e1', 'e2' ("));
     /* without --same-hosts, e1 of each run is its own host, named with its run */
-    assert_int_equal(rmodel_load_with(dirs, 2, &(struct rmodel_opts){.by_zone_id = true}, &m, &e),
-                     NS_EINVAL);
+    assert_int_equal(
+        report_model_load_with(dirs, 2, &(struct rmodel_opts){.by_zone_id = true}, &m, &e),
+        NS_EINVAL);
     assert_non_null(strstr(e.msg, "no zone id for hosts 'w2', 'e1 (run 1)', 'e1 (run 2)', 'e2' ("));
 }
 

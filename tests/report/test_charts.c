@@ -153,10 +153,10 @@ one_unit(const char *out, const char *kind, const char *key, enum testspec_metri
     assert_non_null(t);
     size_t nt = svg_texts(svg, t, 4096);
     struct rbuf all;
-    rbuf_init(&all);
+    report_buf_init(&all);
     for (size_t i = 0; i < nt; i++) {
-        rbuf_puts(&all, t[i].t);
-        rbuf_puts(&all, "\n");
+        report_buf_puts(&all, t[i].t);
+        report_buf_puts(&all, "\n");
     }
     const char *u[8], *cu[8];
     size_t n = units_in(all.data, u, 8);
@@ -176,7 +176,7 @@ one_unit(const char *out, const char *kind, const char *key, enum testspec_metri
     }
     assert_true(!isnan(*f));
     const char *unit = u[0];
-    rbuf_release(&all);
+    report_buf_release(&all);
     free(t);
     free(svg);
     free(gp);
@@ -395,7 +395,7 @@ static void
 need_gnuplot(void)
 {
     char why[512] = "";
-    char *gp = rchart_gnuplot_find("test_charts", why, sizeof why);
+    char *gp = report_chart_gnuplot_find("test_charts", why, sizeof why);
     if (gp == NULL)
         fail_msg("no gnuplot: %s", why[0] != '\0' ? why : "not on PATH");
     free(gp);

@@ -56,13 +56,14 @@ static void
 line(struct rbuf *b, const char *scen, const char *test, int n, char src, char dst,
      const char *result)
 {
-    rbuf_printf(b,
-                "{\"schema\":\"netsurvey.trial/1\",\"run_id\":\"m1\",\"scenario\":{\"name\":\"%s\","
-                "\"test\":\"%s\",\"reverse\":false},\"trial\":%d,\"family\":\"ipv4\","
-                "\"src\":{\"host\":\"%c\",\"zone\":\"%s\",\"region\":\"r\",\"data_address\":\"x\"},"
-                "\"dst\":{\"host\":\"%c\",\"zone\":\"%s\",\"region\":\"r\",\"data_address\":\"y\"},"
-                "\"status\":\"ok\",\"error\":null,\"result\":%s}\n",
-                scen, test, n, src, zone_of[src - 'a'], dst, zone_of[dst - 'a'], result);
+    report_buf_printf(
+        b,
+        "{\"schema\":\"netsurvey.trial/1\",\"run_id\":\"m1\",\"scenario\":{\"name\":\"%s\","
+        "\"test\":\"%s\",\"reverse\":false},\"trial\":%d,\"family\":\"ipv4\","
+        "\"src\":{\"host\":\"%c\",\"zone\":\"%s\",\"region\":\"r\",\"data_address\":\"x\"},"
+        "\"dst\":{\"host\":\"%c\",\"zone\":\"%s\",\"region\":\"r\",\"data_address\":\"y\"},"
+        "\"status\":\"ok\",\"error\":null,\"result\":%s}\n",
+        scen, test, n, src, zone_of[src - 'a'], dst, zone_of[dst - 'a'], result);
 }
 
 /* A tcp_rr trial: `n1` samples at v1 us and `n2` at v2 us. */
@@ -99,7 +100,7 @@ static void
 write_journal(const char *dir)
 {
     struct rbuf b;
-    rbuf_init(&b);
+    report_buf_init(&b);
     static const double ab[] = {400, 410}, ba[] = {380, 385, 390};
     for (int t = 0; t < 2; t++)
         lat_trial(&b, t + 1, 'a', 'b', 1000, ab[t], 0, 0);
@@ -117,7 +118,7 @@ write_journal(const char *dir)
     }
     tput_trial(&b, 1, 'a', 'c', 200);
     assert_int_equal(th_write(dir, "results.jsonl", b.data), 0);
-    rbuf_release(&b);
+    report_buf_release(&b);
 }
 
 static int
@@ -416,13 +417,14 @@ static const char clash_run_json[] =
 static void
 clash_line(struct rbuf *b, const char *scen, const char *test, const char *res)
 {
-    rbuf_printf(b,
-                "{\"schema\":\"netsurvey.trial/1\",\"run_id\":\"m1\",\"scenario\":{\"name\":\"%s\","
-                "\"test\":\"%s\",\"reverse\":false},\"trial\":1,\"family\":\"ipv4\","
-                "\"src\":{\"host\":\"a\",\"zone\":\"1\",\"region\":\"r\",\"data_address\":\"x\"},"
-                "\"dst\":{\"host\":\"b\",\"zone\":\"2\",\"region\":\"s\",\"data_address\":\"y\"},"
-                "\"status\":\"ok\",\"error\":null,\"result\":%s}\n",
-                scen, test, res);
+    report_buf_printf(
+        b,
+        "{\"schema\":\"netsurvey.trial/1\",\"run_id\":\"m1\",\"scenario\":{\"name\":\"%s\","
+        "\"test\":\"%s\",\"reverse\":false},\"trial\":1,\"family\":\"ipv4\","
+        "\"src\":{\"host\":\"a\",\"zone\":\"1\",\"region\":\"r\",\"data_address\":\"x\"},"
+        "\"dst\":{\"host\":\"b\",\"zone\":\"2\",\"region\":\"s\",\"data_address\":\"y\"},"
+        "\"status\":\"ok\",\"error\":null,\"result\":%s}\n",
+        scen, test, res);
 }
 
 static void
@@ -434,7 +436,7 @@ test_file_keys_apart(void **state)
     assert_non_null(out);
     assert_int_equal(th_write(dir, "run.json", clash_run_json), 0);
     struct rbuf b;
-    rbuf_init(&b);
+    report_buf_init(&b);
     struct hist h;
     hist_init(&h);
     hist_record(&h, 400000);
@@ -450,7 +452,7 @@ test_file_keys_apart(void **state)
         clash_line(&b, rates[i], "tcp_stream", r);
     }
     assert_int_equal(th_write(dir, "results.jsonl", b.data), 0);
-    rbuf_release(&b);
+    report_buf_release(&b);
     setenv("NETSURVEY_GNUPLOT", "/nonexistent/gnuplot", 1);
     struct err e = {0};
     const char *dirs[] = {dir};

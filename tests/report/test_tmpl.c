@@ -19,12 +19,12 @@ render(const char *t, const char *ctx_json, enum tmpl_mode mode, int *rc)
     json_t *ctx = json_loads(ctx_json, 0, &je);
     assert_non_null(ctx);
     struct rbuf b;
-    rbuf_init(&b);
+    report_buf_init(&b);
     struct err e = {0};
-    *rc = tmpl_render(t, ctx, mode, &b, &e);
+    *rc = report_tmpl_render(t, ctx, mode, &b, &e);
     json_decref(ctx);
     if (*rc != 0) {
-        rbuf_release(&b);
+        report_buf_release(&b);
         return strdup(e.msg);
     }
     return b.data ? b.data : strdup("");

@@ -20,7 +20,9 @@ db_ops: only db_sqlite.c.o calls sqlite3_*, only db_pg.c.o calls PQ*; nsperf, li
 and deployed alone, never links either).
 A module's internal header (its name ends in "int.h": report/reportint.h, the SQLite way of
 btreeInt.h) is included by that module's files only: another module including it is an error
-even along the data's way.
+even along the data's way. A module with one public header (PUBLIC: survey/survey.h,
+transport/transport.h, history/history.h, curl's curl.h way) is included by other modules
+through that header alone; its other headers are its own.
 Prints each forbidden arrow with one symbol or file that makes it and exits 1; exits 0 with a
 one-line summary per library otherwise. A symbol defined by two libraries is also an error.
 Usage: lib_arrows.py [--src DIR] LIB.a [LIB.a ...]  (nm from $NM when set)
@@ -51,6 +53,9 @@ EXTERNAL = {
     "sqlite3_": ("history", "db_sqlite.c.o"),
     "PQ": ("history", "db_pg.c.o"),
 }
+
+# module: its one public header, the only one of its headers another module includes
+PUBLIC = {"survey": "survey.h", "transport": "transport.h", "history": "history.h"}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([A-Za-z0-9_]+)/([A-Za-z0-9_.]+)"', re.M)
 
@@ -104,6 +109,10 @@ def include_arrows(src, internal=None):
                         if internal is not None and header.endswith("int.h"):
                             internal.append(f"internal header {b}/{header} included by "
                                             f"{os.path.relpath(path, src)}")
+                        elif internal is not None and b in PUBLIC and header != PUBLIC[b]:
+                            internal.append(f"{b}/{header} included by "
+                                            f"{os.path.relpath(path, src)}: outside {b}/, "
+                                            f"include {b}/{PUBLIC[b]}, its one public header")
     return arrows
 
 

@@ -19,6 +19,7 @@ import file_cycles  # noqa: E402
 import kind_literals  # noqa: E402
 import lib_arrows  # noqa: E402
 import ssh_by_ssh  # noqa: E402
+import symbol_prefixes  # noqa: E402
 
 CC = os.environ.get("CC") or "cc"
 AR = os.environ.get("AR") or "ar"
@@ -158,6 +159,23 @@ class LibArrows(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertIn("internal header report/reportint.h included by history/cells.c", out)
 
+    def test_module_header_past_its_public_one_fails(self):
+        src = os.path.join(self.dir.name, "src")
+        for d in ("common", "transport", "survey"):
+            os.makedirs(os.path.join(src, d))
+        with open(os.path.join(src, "survey", "run.c"), "w", encoding="utf-8") as f:
+            f.write('#include "transport/transport.h"\n#include "survey/trial.h"\n')
+        with open(os.path.join(src, "cli_run.c"), "w", encoding="utf-8") as f:
+            f.write('#include "survey/survey.h"\n')
+        rc, out = quiet(lib_arrows.main, ["--src", src, self.common])
+        self.assertEqual(rc, 0, out)
+        with open(os.path.join(src, "survey", "clean.c"), "w", encoding="utf-8") as f:
+            f.write('#include "transport/transport_ssh.h"\n')
+        rc, out = quiet(lib_arrows.main, ["--src", src, self.common])
+        self.assertEqual(rc, 1, out)
+        self.assertIn("transport/transport_ssh.h included by survey/clean.c: outside transport/, "
+                      "include transport/transport.h", out)
+
     def test_report_needing_history_fails(self):
         src = os.path.join(self.dir.name, "src")
         for d in ("common", "report", "history"):
@@ -189,6 +207,45 @@ class FileCycles(unittest.TestCase):
         rc, out = quiet(file_cycles.main, [cycle])
         self.assertEqual(rc, 1, out)
         self.assertIn("libns_cycle.a: file cycle: a.c -> b.c -> a.c", out)
+
+
+class SymbolPrefixes(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.TemporaryDirectory()
+        self.ar = Archives(self.dir.name)
+
+    def tearDown(self):
+        self.dir.cleanup()
+
+    def test_module_prefix_passes_and_a_bare_name_fails(self):
+        good = self.ar.lib("ns_report", {
+            "model.c": "int report_model_load(void) { return 0; }\n"
+                       "static int helper(void) { return 1; }\n"
+                       "int report_x(void) { return helper(); }\n"})
+        rc, out = quiet(symbol_prefixes.main, [good])
+        self.assertEqual(rc, 0, out)
+        bad = self.ar.lib("ns_report", {"buf.c": "int rbuf_init(void) { return 0; }\n"})
+        rc, out = quiet(symbol_prefixes.main, [bad])
+        self.assertEqual(rc, 1, out)
+        self.assertIn("ns_report: buf.c.o: rbuf_init does not begin with report_", out)
+
+    def test_unit_kit_takes_its_file_names(self):
+        good = self.ar.lib("ns_common", {
+            "clock.c": "long clock_now_ns(void) { return 0; }\n",
+            "diag.c": "int diags_new(void) { return 0; }\n",
+            "histjson.c": "int hist_merge_rtt_json(void) { return 0; }\n"})
+        rc, out = quiet(symbol_prefixes.main, [good])
+        self.assertEqual(rc, 0, out)
+        bad = self.ar.lib("ns_common", {"clock.c": "long now_ns(void) { return 0; }\n"})
+        rc, out = quiet(symbol_prefixes.main, [bad])
+        self.assertEqual(rc, 1, out)
+        self.assertIn("ns_common: clock.c.o: now_ns does not begin with its file's unit name", out)
+
+    def test_unknown_library_fails(self):
+        lib = self.ar.lib("ns_gadget", {"g.c": "int gadget_x(void) { return 0; }\n"})
+        rc, out = quiet(symbol_prefixes.main, [lib])
+        self.assertEqual(rc, 1, out)
+        self.assertIn("no prefixes known for library ns_gadget", out)
 
 
 # A table of two kinds, as src/common/testspec.h writes it (continuation lines and all).

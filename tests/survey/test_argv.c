@@ -39,7 +39,7 @@ test_client_argv(void **state)
     testspec_values_set(&sc.spec, TESTSPEC_P_REVERSE, 1);
     char store[TRIAL_ARGV_MAX][32];
     const char *argv[TRIAL_ARGV_MAX];
-    int n = trial_client_argv(&sc, "/x/nsperf", "10.0.0.4", 4242, "10.0.0.5", store, argv);
+    int n = survey_trial_client_argv(&sc, "/x/nsperf", "10.0.0.4", 4242, "10.0.0.5", store, argv);
     const char *want[] = {"/x/nsperf", "-c",           "10.0.0.4", "-p",  "4242",   "-B",
                           "10.0.0.5",  "--token-file", "-",        "-J",  "--test", "tcp_stream",
                           "-t",        "0.5",          "--warmup", "0.1", "-P",     "4",

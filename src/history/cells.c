@@ -51,6 +51,30 @@ history_sweep_json(const json_t *scen)
                       : NULL;
 }
 
+const char *
+history_sweep_key(const json_t *scen, char *buf, size_t len)
+{
+    const json_t *sw = json_object_get(scen, "sweep");
+    if (sw == NULL)
+        snprintf(buf, len, "%s", "");
+    else
+        snprintf(buf, len, "%s=%s", js(sw, "param"), js(sw, "text"));
+    return buf;
+}
+
+const char *
+history_trial_sweep_key(const struct journal_scenario *sc, char *buf, size_t len)
+{
+    if (!sc->swept) {
+        snprintf(buf, len, "%s", "");
+        return buf;
+    }
+    char text[48];
+    testspec_value_text(sc->sweep, journal_scenario_value(sc, sc->sweep), text, sizeof text);
+    snprintf(buf, len, "%s=%s", testspec_record_key(sc->sweep), text);
+    return buf;
+}
+
 const json_t *
 history_cell_find_scenario(const json_t *sum, const json_t *scen)
 {

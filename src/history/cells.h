@@ -24,6 +24,14 @@ const char *history_scenario_label(const json_t *scen, char *buf, size_t len);
 /* {"param", "value"} of a value of a sweep, for the outputs machines read (new reference), or
  * NULL for a scenario that is no sweep. */
 json_t *history_sweep_json(const json_t *scen);
+/* The value of a sweep as the history database keys it (schema.sql's "sweep" column): the
+ * parameter's record key and the value as a plan writes it, "msg_size=1K", from a summary
+ * scenario's "sweep" (history_sweep_key) or a trial record's scenario (history_trial_sweep_key,
+ * the same text for a trial of that value); "" for no sweep. Returns buf. */
+#define HISTORY_SWEEP_KEY_MAX 96
+const char *history_sweep_key(const json_t *scen, char *buf, size_t len);
+struct journal_scenario;
+const char *history_trial_sweep_key(const struct journal_scenario *sc, char *buf, size_t len);
 /* The scenario of sum that is scen's counterpart, or NULL (borrowed). */
 const json_t *history_cell_find_scenario(const json_t *sum, const json_t *scen);
 /* Whether two zone cells are the same cell: source and destination zone labels. */

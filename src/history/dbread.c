@@ -13,6 +13,7 @@
 
 #include "common/errors.h"
 #include "common/histjson.h"
+#include "history/cells.h"
 #include "history/dbint.h"
 #include "history/history.h"
 #include "history/trendint.h"
@@ -322,16 +323,18 @@ read_scenarios(struct db *db, const struct sel *s, const char *scenario, enum db
     return rc < 0 ? rc : 0;
 }
 
-/* The scenario of run x named name, family fam (the last one read, where cells come in the
- * order of their scenarios). */
+/* The scenario of run x named name, family fam, value sweep of its sweep (history_sweep_key of
+ * the scenario as read back: the key publish wrote). */
 static json_t *
-scen_of(struct dbrun *x, const char *name, const char *fam)
+scen_of(struct dbrun *x, const char *name, const char *fam, const char *sweep)
 {
     size_t i;
     json_t *s;
     json_array_foreach(x->scens, i, s)
     {
-        if (strcmp(js(s, "name"), name) == 0 && strcmp(js(s, "family"), fam) == 0)
+        char sw[HISTORY_SWEEP_KEY_MAX];
+        if (strcmp(js(s, "name"), name) == 0 && strcmp(js(s, "family"), fam) == 0 &&
+            strcmp(history_sweep_key(s, sw, sizeof sw), sweep) == 0)
             return s;
     }
     return NULL;
@@ -355,7 +358,7 @@ cell_add(struct db *db, struct db_rows *r, json_t *sc, const char *level, enum d
     if (c != NULL && src != NULL && dst != NULL) { /* the zones first, as the summary has them */
         json_object_set_new(c, sk, json_string(src));
         json_object_set_new(c, dk, json_string(dst));
-        c = history_dbj_join_into(c, &history_dbj_cell, form, db, r, 7, ex);
+        c = history_dbj_join_into(c, &history_dbj_cell, form, db, r, 8, ex);
     } else {
         json_decref(c);
         c = NULL;
@@ -382,8 +385,8 @@ read_cells(struct db *db, const struct sel *s, const char *scenario, enum dbj_fo
     report_buf_init(&q);
     report_buf_printf(
         &q,
-        "SELECT run_id, scenario, family, level, src_zone, dst_zone, extra, %s FROM cells "
-        "WHERE run_id IN (%s)",
+        "SELECT run_id, scenario, family, level, src_zone, dst_zone, extra, sweep, %s "
+        "FROM cells WHERE run_id IN (%s)",
         cols, s->sql.data);
     size_t np;
     struct db_val extra_p = history_db_text(scenario);
@@ -392,7 +395,7 @@ read_cells(struct db *db, const struct sel *s, const char *scenario, enum dbj_fo
         report_buf_printf(&q, " AND scenario = $%zu", np);
     if (form == DBJ_CELLS)
         report_buf_puts(&q, " AND level = 'zone'");
-    report_buf_puts(&q, " ORDER BY run_id, scenario, family, level, ord");
+    report_buf_puts(&q, " ORDER BY run_id, scenario, family, sweep, level, ord");
     struct db_rows *r = NULL;
     int rc = q.oom || p == NULL ? err_set(e, NS_ENOMEM, "out of memory")
                                 : history_db_query(db, q.data, p, np, &r, e);
@@ -401,10 +404,12 @@ read_cells(struct db *db, const struct sel *s, const char *scenario, enum dbj_fo
     while (rc == 0 && (rc = history_db_next(db, r, e)) == 1) {
         rc = 0;
         char *id = col_dup(db, r, 0), *name = col_dup(db, r, 1), *fam = col_dup(db, r, 2),
-             *level = col_dup(db, r, 3);
+             *level = col_dup(db, r, 3), *sweep = col_dup(db, r, 7);
         struct dbrun *x = id != NULL ? dbrun_find(runs, n, id) : NULL;
-        json_t *sc = x != NULL && name != NULL && fam != NULL ? scen_of(x, name, fam) : NULL;
-        if (id == NULL || name == NULL || fam == NULL || level == NULL)
+        json_t *sc = x != NULL && name != NULL && fam != NULL && sweep != NULL
+                         ? scen_of(x, name, fam, sweep)
+                         : NULL;
+        if (id == NULL || name == NULL || fam == NULL || level == NULL || sweep == NULL)
             rc = err_set(e, NS_ENOMEM, "out of memory reading the cells");
         else if (sc != NULL)
             rc = cell_add(db, r, sc, level, form, e);
@@ -412,6 +417,7 @@ read_cells(struct db *db, const struct sel *s, const char *scenario, enum dbj_fo
         free(name);
         free(fam);
         free(level);
+        free(sweep);
     }
     if (r != NULL)
         history_db_rows_free(db, r);

@@ -112,6 +112,8 @@ key_of(const struct journal_trial *t, const char *label)
     for (size_t i = 0; i < 4; i++)
         report_buf_printf(&b, "%zu:%s", strlen(parts[i] ? parts[i] : ""), parts[i] ? parts[i] : "");
     report_buf_printf(&b, "%u", (unsigned)k.trial);
+    if (k.swept) /* a sweep's values are trials of their own (journal_key_equal) */
+        report_buf_printf(&b, ":%d=%.17g", (int)k.sweep, k.value);
     char *key = b.oom ? NULL : strdup(b.data); /* an rbuf holds far more than a key needs */
     report_buf_release(&b);
     return key;

@@ -5,13 +5,14 @@
 -- ceil(q % of n)-th round trip, clamped to the smallest and largest round trip. PostgreSQL and
 -- SQLite give the same value (psql -f / sqlite3 < this file).
 --
--- Edit the selection (the WHERE clause of sel: plan, scenario, family, zone pair, and which
--- runs: a time range, run_ids, ...) and the percentile (pct), then run it. It returns the
--- runs and round trips merged and the percentile in microseconds.
+-- Edit the selection (the WHERE clause of sel: plan, scenario, family, the value of a sweep
+-- (sweep = 'msg_size=1K'; '' for a scenario that sweeps nothing), zone pair, and which runs: a
+-- time range, run_ids, ...) and the percentile (pct), then run it. It returns the runs and round
+-- trips merged and the percentile in microseconds.
 WITH sel AS (
     SELECT * FROM cell_rtt_buckets
     -- selection:
-    WHERE plan = 'westus3-zones' AND scenario = 'latency' AND family = 'ipv4'
+    WHERE plan = 'westus3-zones' AND scenario = 'latency' AND family = 'ipv4' AND sweep = ''
       AND src_zone = '1' AND dst_zone = '3'
       AND started_at >= '2026-11-01'
     -- end of selection

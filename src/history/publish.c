@@ -22,6 +22,7 @@
 #include "common/errors.h"
 #include "common/hist.h"
 #include "common/histjson.h"
+#include "history/cells.h"
 #include "history/dbint.h"
 #include "history/history.h"
 #include "history/jtrials.h"
@@ -34,7 +35,7 @@
 
 /* The cell of a host pair of a scenario (its zone labels), and its scenario's unit. */
 struct pairzone {
-    char *key; /* scenario, family, src, dst: length-prefixed */
+    char *key; /* scenario, family, sweep (history_sweep_key), src, dst: length-prefixed */
     char *src_zone, *dst_zone, *unit;
 };
 
@@ -45,12 +46,12 @@ cmp_pz(const void *a, const void *b)
 }
 
 static char *
-pz_key(const char *scen, const char *fam, const char *src, const char *dst)
+pz_key(const char *scen, const char *fam, const char *sweep, const char *src, const char *dst)
 {
-    const char *parts[] = {scen, fam, src, dst};
+    const char *parts[] = {scen, fam, sweep, src, dst};
     struct rbuf b;
     report_buf_init(&b);
-    for (size_t i = 0; i < 4; i++)
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         report_buf_printf(&b, "%zu:%s", strlen(parts[i] ? parts[i] : ""), parts[i] ? parts[i] : "");
     char *k = b.oom ? NULL : strdup(b.data); /* an rbuf holds far more than a key needs */
     report_buf_release(&b);
@@ -91,15 +92,17 @@ pzmap_build(struct pzmap *m, const json_t *sum)
     json_array_foreach(json_object_get(sum, "scenarios"), i, s)
     {
         const char *sn = js(s, "name"), *fam = js(s, "family"), *unit = js(s, "unit");
+        char sw[HISTORY_SWEEP_KEY_MAX];
+        history_sweep_key(s, sw, sizeof sw);
         struct pairzone *z = &m->v[m->n++];
-        z->key = pz_key(sn, fam, "", "");
+        z->key = pz_key(sn, fam, sw, "", "");
         z->unit = strdup(unit);
         if (z->key == NULL || z->unit == NULL)
             return NS_ENOMEM;
         json_array_foreach(json_object_get(s, "pairs"), j, p)
         {
             z = &m->v[m->n++];
-            z->key = pz_key(sn, fam, js(p, "src"), js(p, "dst"));
+            z->key = pz_key(sn, fam, sw, js(p, "src"), js(p, "dst"));
             z->src_zone = strdup(js(p, "src_zone"));
             z->dst_zone = strdup(js(p, "dst_zone"));
             z->unit = strdup(unit);
@@ -112,10 +115,10 @@ pzmap_build(struct pzmap *m, const json_t *sum)
 }
 
 static const struct pairzone *
-pzmap_find(const struct pzmap *m, const char *scen, const char *fam, const char *src,
-           const char *dst)
+pzmap_find(const struct pzmap *m, const char *scen, const char *fam, const char *sweep,
+           const char *src, const char *dst)
 {
-    char *k = pz_key(scen, fam, src, dst);
+    char *k = pz_key(scen, fam, sweep, src, dst);
     if (k == NULL)
         return NULL;
     struct pairzone want = {.key = k};
@@ -257,10 +260,11 @@ run_row(struct pub *p, const json_t *sum, const char *now, struct err *e)
 static int
 scenario_rows(struct pub *p, const json_t *sum, struct err *e)
 {
-    static const char *const head[] = {"run_id", "ord", "extra"};
+    static const char *const head[] = {"run_id", "ord", "extra", "sweep"};
+    const size_t nh = sizeof head / sizeof head[0];
     static const char *const drop[] = {"zone_cells", "region_cells", "pairs", "failures", NULL};
     struct load l = {0};
-    load_cols(&l, head, 3);
+    load_cols(&l, head, nh);
     load_table(&l, &history_dbj_scenario);
     int rc = history_db_load_begin(p->db, "scenarios", l.cols, l.n, e);
     size_t i;
@@ -272,7 +276,7 @@ scenario_rows(struct pub *p, const json_t *sum, struct err *e)
         struct db_val v[NCOLS_MAX];
         char *texts[NCOLS_MAX], *extra = NULL;
         json_t *c = without(s, drop);
-        if (c == NULL || history_dbj_split(&history_dbj_scenario, c, v + 3, texts, &extra) != 0) {
+        if (c == NULL || history_dbj_split(&history_dbj_scenario, c, v + nh, texts, &extra) != 0) {
             json_decref(c);
             rc = err_set(e, NS_ENOMEM, "out of memory");
             break;
@@ -280,6 +284,8 @@ scenario_rows(struct pub *p, const json_t *sum, struct err *e)
         v[0] = history_db_text(p->run->run_id);
         v[1] = db_int((int64_t)i);
         v[2] = history_db_text(extra);
+        char sw[HISTORY_SWEEP_KEY_MAX];
+        v[3] = history_db_text(history_sweep_key(s, sw, sizeof sw));
         rc = history_db_load_row(p->db, v, e);
         history_dbj_texts_free(texts, history_dbj_scenario.n, extra);
         json_decref(c);
@@ -315,14 +321,16 @@ bucket_row(uint64_t low, uint64_t count, void *arg)
 static int
 cell_buckets_rows(struct pub *p, const json_t *sum, struct err *e)
 {
-    static const char *const cols[] = {"run_id", "scenario", "family", "level",   "src_zone",
-                                       "low_ns", "high_ns",  "count",  "dst_zone"};
-    int rc = history_db_load_begin(p->db, "cell_buckets", cols, 9, e);
+    static const char *const cols[] = {"run_id", "scenario", "family", "level",    "src_zone",
+                                       "low_ns", "high_ns",  "count",  "dst_zone", "sweep"};
+    int rc = history_db_load_begin(p->db, "cell_buckets", cols, 10, e);
     static const char *const levels[] = {"zone", "region"};
     size_t i, j;
     const json_t *s, *c;
     json_array_foreach(json_object_get(sum, "scenarios"), i, s)
     {
+        char sw[HISTORY_SWEEP_KEY_MAX];
+        history_sweep_key(s, sw, sizeof sw);
         for (size_t lv = 0; rc == 0 && lv < 2; lv++) {
             char sk[16], dk[16], key[24];
             snprintf(sk, sizeof sk, "src_%s", levels[lv]);
@@ -333,15 +341,16 @@ cell_buckets_rows(struct pub *p, const json_t *sum, struct err *e)
                 const json_t *rtt = json_object_get(c, HISTJSON_RTT);
                 if (rc != 0 || json_object_get(rtt, HISTJSON_HIST) == NULL)
                     continue;
-                struct db_val v[9] = {history_db_text(p->run->run_id),
-                                      history_db_text(js(s, "name")),
-                                      history_db_text(js(s, "family")),
-                                      history_db_text(levels[lv]),
-                                      history_db_text(js(c, sk)),
-                                      db_null(),
-                                      db_null(),
-                                      db_null(),
-                                      history_db_text(js(c, dk))};
+                struct db_val v[10] = {history_db_text(p->run->run_id),
+                                       history_db_text(js(s, "name")),
+                                       history_db_text(js(s, "family")),
+                                       history_db_text(levels[lv]),
+                                       history_db_text(js(c, sk)),
+                                       db_null(),
+                                       db_null(),
+                                       db_null(),
+                                       history_db_text(js(c, dk)),
+                                       history_db_text(sw)};
                 struct bucket_ctx b = {.db = p->db, .v = v, .e = e};
                 size_t skipped = 0;
                 struct err he = {0};
@@ -357,8 +366,9 @@ cell_buckets_rows(struct pub *p, const json_t *sum, struct err *e)
 static int
 cell_rows(struct pub *p, const json_t *sum, struct err *e)
 {
-    static const char *const head[] = {"run_id",   "scenario", "family",     "level",      "ord",
-                                       "src_zone", "dst_zone", "rtt_min_ns", "rtt_max_ns", "extra"};
+    static const char *const head[] = {"run_id",     "scenario", "family",   "level",
+                                       "ord",        "src_zone", "dst_zone", "rtt_min_ns",
+                                       "rtt_max_ns", "extra",    "sweep"};
     const size_t nh = sizeof head / sizeof head[0];
     struct load l = {0};
     load_cols(&l, head, nh);
@@ -369,6 +379,8 @@ cell_rows(struct pub *p, const json_t *sum, struct err *e)
     const json_t *s, *c;
     json_array_foreach(json_object_get(sum, "scenarios"), i, s)
     {
+        char sw[HISTORY_SWEEP_KEY_MAX];
+        history_sweep_key(s, sw, sizeof sw);
         for (size_t lv = 0; rc == 0 && lv < 2; lv++) {
             char sk[16], dk[16], key[24];
             snprintf(sk, sizeof sk, "src_%s", levels[lv]);
@@ -408,6 +420,7 @@ cell_rows(struct pub *p, const json_t *sum, struct err *e)
                 v[5] = history_db_text(js(c, sk));
                 v[6] = history_db_text(js(c, dk));
                 v[9] = history_db_text(extra);
+                v[10] = history_db_text(sw);
                 rc = history_db_load_row(p->db, v, e);
                 history_dbj_texts_free(texts, history_dbj_cell.n, extra);
                 json_decref(cc);
@@ -492,11 +505,12 @@ host_rows(struct pub *p, struct err *e)
 /* --- trials and the other lines -----------------------------------------------------------------
  */
 
-enum { TR_COLS = 24 };
+enum { TR_COLS = 25 };
 static const char *const trial_cols[TR_COLS] = {
-    "run_id",   "line",       "scenario",   "family", "kind",    "src_host", "dst_host", "src_zone",
-    "dst_zone", "src_region", "dst_region", "trial",  "status",  "ok",       "error",    "attempts",
-    "started",  "ended",      "value",      "unit",   "rtt_p50", "rtt_p99",  "record",   "flags"};
+    "run_id",   "line",     "scenario",   "family",     "kind",  "src_host", "dst_host",
+    "src_zone", "dst_zone", "src_region", "dst_region", "trial", "status",   "ok",
+    "error",    "attempts", "started",    "ended",      "value", "unit",     "rtt_p50",
+    "rtt_p99",  "record",   "flags",      "sweep"};
 
 /* A line that is not a trial the reports count, kept until the trials are loaded (they are
  * few: a resumed run's superseded records, a torn last line). */
@@ -541,8 +555,10 @@ trial_row(void *arg, const struct journal_trial *t, const char *scenario, uint64
     struct pub *p = x->p;
     const char *fam = journal_family_name(t->family);
     const char *sn = scenario;
-    const struct pairzone *z = pzmap_find(&p->pz, sn, fam, t->src.host, t->dst.host);
-    const struct pairzone *u = pzmap_find(&p->pz, sn, fam, "", "");
+    char sw[HISTORY_SWEEP_KEY_MAX];
+    history_trial_sweep_key(&t->scenario, sw, sizeof sw);
+    const struct pairzone *z = pzmap_find(&p->pz, sn, fam, sw, t->src.host, t->dst.host);
+    const struct pairzone *u = pzmap_find(&p->pz, sn, fam, sw, "", "");
     double v, p50 = 0, p99 = 0;
     bool ok = journal_trial_value(t, &v);
     int pct = history_jpct_rtt(&x->pct, &t->result, &p50, &p99);
@@ -576,6 +592,7 @@ trial_row(void *arg, const struct journal_trial *t, const char *scenario, uint64
         pct == 1 ? db_real(p99) : db_null(),
         history_db_textn(text, len),
         history_db_text(flags),
+        history_db_text(sw),
     };
     p->trials++;
     p->ok += ok;

@@ -13,6 +13,12 @@
 -- start for ordering (seconds since the epoch, and nanoseconds). JSON columns hold JSON text
 -- in the order it was written (PostgreSQL json, not jsonb: cast to jsonb to index it).
 --
+-- A scenario that sweeps a parameter (issue 30) is one scenario per value, all of one name, as
+-- the summary has them: every table that names a scenario names its value too, in a column
+-- `sweep` that is part of each key: the parameter's record key and the value as a plan writes
+-- it, "msg_size=1K", "rate_bps=10M" ('' for a scenario that sweeps nothing). Select a sweep's
+-- value with it (sweep = 'msg_size=64K'); group by it to keep its values apart.
+--
 -- Views for people and dashboards (Grafana, any SQL client):
 --   zone_pair_history   every run's figure of every zone cell, oldest first, with the change
 --                       from the run before ("since when is 1 -> 3 slower?")
@@ -88,12 +94,15 @@ CREATE TABLE hosts (
 );
 CREATE INDEX hosts_name ON hosts (name);
 
--- The scenarios of a run, one row per scenario and address family, as the summary has them.
+-- The scenarios of a run, one row per scenario, address family and value of its sweep, as the
+-- summary has them.
 CREATE TABLE scenarios (
     run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
     ord INTEGER NOT NULL,           -- its place in the summary
     name TEXT NOT NULL,
     family TEXT,                    -- ipv4, ipv6; NULL: no trial of it was recorded
+    sweep TEXT NOT NULL DEFAULT '', -- the value swept, "msg_size=1K"; '': no sweep (its
+                                    -- {param, value, text} is in extra, as the summary has it)
     kind TEXT NOT NULL,             -- the test kind (tcp_rr, tcp_stream, ...)
     file_key TEXT,
     direction TEXT,
@@ -112,9 +121,9 @@ CREATE TABLE scenarios (
     asymmetry JSON,                 -- the A -> B against B -> A tests, as summary.json has them
     extra JSON,                     -- members of the summary's scenario without a column here
     PRIMARY KEY (run_id, ord),
-    UNIQUE (run_id, name, family)
+    UNIQUE (run_id, name, family, sweep)
 );
-CREATE INDEX scenarios_name ON scenarios (name, family);
+CREATE INDEX scenarios_name ON scenarios (name, family, sweep);
 
 -- The zone cells (level 'zone') and region cells (level 'region': runs spanning regions) of
 -- each scenario: the figures of summary.json's zone_cells and region_cells.
@@ -122,6 +131,7 @@ CREATE TABLE cells (
     run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
     scenario TEXT NOT NULL,
     family TEXT NOT NULL,
+    sweep TEXT NOT NULL DEFAULT '', -- its scenario's value swept ('': no sweep)
     level TEXT NOT NULL,
     ord INTEGER NOT NULL,           -- its place in the summary
     src_zone TEXT NOT NULL,         -- the zone labels (level 'region': the regions)
@@ -163,9 +173,9 @@ CREATE TABLE cells (
     udp_lost_pct DOUBLE PRECISION,
     udp_jitter_us DOUBLE PRECISION,
     extra JSON,                     -- members of the summary's cell without a column here
-    PRIMARY KEY (run_id, scenario, family, level, src_zone, dst_zone)
+    PRIMARY KEY (run_id, scenario, family, sweep, level, src_zone, dst_zone)
 );
-CREATE INDEX cells_pair ON cells (scenario, src_zone, dst_zone);
+CREATE INDEX cells_pair ON cells (scenario, src_zone, dst_zone, sweep);
 
 -- The merged RTT histogram of each cell (its ok trials' histograms added up): one row per
 -- non-empty bucket [low_ns, high_ns], as common/hist.h lays them out. Adding the counts of
@@ -174,18 +184,19 @@ CREATE TABLE cell_buckets (
     run_id TEXT NOT NULL REFERENCES runs (run_id) ON DELETE CASCADE,
     scenario TEXT NOT NULL,
     family TEXT NOT NULL,
+    sweep TEXT NOT NULL DEFAULT '', -- its scenario's value swept ('': no sweep)
     level TEXT NOT NULL,
     src_zone TEXT NOT NULL,
     dst_zone TEXT NOT NULL,
     low_ns BIGINT NOT NULL,
     high_ns BIGINT NOT NULL,
     count BIGINT NOT NULL,
-    PRIMARY KEY (run_id, scenario, family, level, src_zone, dst_zone, low_ns)
+    PRIMARY KEY (run_id, scenario, family, sweep, level, src_zone, dst_zone, low_ns)
 );
-CREATE INDEX cell_buckets_pair ON cell_buckets (scenario, src_zone, dst_zone);
+CREATE INDEX cell_buckets_pair ON cell_buckets (scenario, src_zone, dst_zone, sweep);
 
--- Every trial the reports count: for each (scenario, family, src, dst, trial) the record they
--- keep (the last ok one, else the last failed one), with its line of results.jsonl verbatim.
+-- Every trial the reports count: for each (scenario, family, sweep, src, dst, trial) the record
+-- they keep (the last ok one, else the last failed one), with its line of results.jsonl verbatim.
 -- One row per such key (publish picks them; no UNIQUE index: checking one against the rows a
 -- republish has just deleted doubled PostgreSQL's time to replace a 100 000-trial run).
 CREATE TABLE trials (
@@ -193,6 +204,7 @@ CREATE TABLE trials (
     line BIGINT NOT NULL,           -- its line in results.jsonl, from 1
     scenario TEXT NOT NULL,
     family TEXT NOT NULL,
+    sweep TEXT NOT NULL DEFAULT '', -- the value of its scenario's sweep it ran ('': no sweep)
     kind TEXT NOT NULL,
     src_host TEXT,
     dst_host TEXT,
@@ -215,7 +227,7 @@ CREATE TABLE trials (
     record TEXT NOT NULL,           -- the line, byte for byte
     PRIMARY KEY (run_id, line)
 );
-CREATE INDEX trials_pair ON trials (scenario, src_zone, dst_zone);
+CREATE INDEX trials_pair ON trials (scenario, src_zone, dst_zone, sweep);
 
 -- The other lines of results.jsonl, byte for byte, so that the journal can be written back
 -- whole (`netsurvey report --db URL RUN_ID`): records a later one of the same trial replaced
@@ -231,40 +243,45 @@ CREATE TABLE journal_lines (
 );
 
 CREATE VIEW zone_pair_history AS
-SELECT r.plan_name AS plan, s.name AS scenario, s.kind, s.family, c.src_zone, c.dst_zone,
-       r.run_id, r.started, r.started_at, r.state, r.complete,
+SELECT r.plan_name AS plan, s.name AS scenario, s.kind, s.family, s.sweep, c.src_zone,
+       c.dst_zone, r.run_id, r.started, r.started_at, r.state, r.complete,
        s.metric, s.unit, c.n, c.failed, c.mean, c.ci95_low, c.ci95_high, c.median, c.cv,
        c.rtt_p50, c.rtt_p99,
        LAG(c.mean) OVER w AS previous_mean,
        100.0 * (c.mean - LAG(c.mean) OVER w) / NULLIF(LAG(c.mean) OVER w, 0) AS change_pct
 FROM cells c
 JOIN scenarios s ON s.run_id = c.run_id AND s.name = c.scenario AND s.family = c.family
+                AND s.sweep = c.sweep
 JOIN runs r ON r.run_id = c.run_id
 WHERE c.level = 'zone'
-WINDOW w AS (PARTITION BY r.plan_name, s.name, s.family, c.src_zone, c.dst_zone
+WINDOW w AS (PARTITION BY r.plan_name, s.name, s.family, s.sweep, c.src_zone, c.dst_zone
              ORDER BY r.started_s, r.started_ns, r.run_id);
 
 CREATE VIEW zone_matrix_latest AS
 WITH ranked AS (
-    SELECT s.run_id, s.name, s.family, r.plan_name,
-           ROW_NUMBER() OVER (PARTITION BY r.plan_name, s.name, s.family
+    SELECT s.run_id, s.name, s.family, s.sweep, r.plan_name,
+           ROW_NUMBER() OVER (PARTITION BY r.plan_name, s.name, s.family, s.sweep
                               ORDER BY r.started_s DESC, r.started_ns DESC, r.run_id DESC) AS age
     FROM scenarios s JOIN runs r ON r.run_id = s.run_id)
-SELECT k.plan_name AS plan, s.name AS scenario, s.kind, s.family, c.src_zone, c.dst_zone,
-       r.run_id, r.started, r.started_at, r.state, r.complete,
+SELECT k.plan_name AS plan, s.name AS scenario, s.kind, s.family, s.sweep, c.src_zone,
+       c.dst_zone, r.run_id, r.started, r.started_at, r.state, r.complete,
        s.metric, s.unit, c.n, c.failed, c.mean, c.ci95_low, c.ci95_high, c.median, c.cv,
        c.high_variation, c.rtt_p50, c.rtt_p99
 FROM ranked k
 JOIN scenarios s ON s.run_id = k.run_id AND s.name = k.name AND s.family = k.family
+                AND s.sweep = k.sweep
 JOIN runs r ON r.run_id = k.run_id
 JOIN cells c ON c.run_id = k.run_id AND c.scenario = k.name AND c.family = k.family
+            AND c.sweep = k.sweep
 WHERE k.age = 1 AND c.level = 'zone';
 
 CREATE VIEW cell_rtt_buckets AS
-SELECT r.plan_name AS plan, b.scenario, b.family, b.src_zone, b.dst_zone, r.run_id, r.started,
-       r.started_at, r.started_s, c.rtt_min_ns, c.rtt_max_ns, b.low_ns, b.high_ns, b.count
+SELECT r.plan_name AS plan, b.scenario, b.family, b.sweep, b.src_zone, b.dst_zone, r.run_id,
+       r.started, r.started_at, r.started_s, c.rtt_min_ns, c.rtt_max_ns, b.low_ns, b.high_ns,
+       b.count
 FROM cell_buckets b
 JOIN cells c ON c.run_id = b.run_id AND c.scenario = b.scenario AND c.family = b.family
-            AND c.level = b.level AND c.src_zone = b.src_zone AND c.dst_zone = b.dst_zone
+            AND c.sweep = b.sweep AND c.level = b.level AND c.src_zone = b.src_zone
+            AND c.dst_zone = b.dst_zone
 JOIN runs r ON r.run_id = b.run_id
 WHERE b.level = 'zone';

@@ -30,6 +30,9 @@ What is held, for ENGINE sqlite or postgresql:
     published with every trial the report counts, each under the scenario the report files it
     in ("lat (revision 1)"), and read back as its directory gives it.
   - export: samples and CSV rows for every ok trial, with the trial's figures.
+  - sweeps: a scenario that sweeps a parameter is one row per value in scenarios, cells and
+    trials (the value in their keys, column sweep); compare --db and trend --db read them as
+    from their directories; the views follow each value's cells from run to run.
 
 usage: test_db.py NETSURVEY FIXTURES_DIR SOURCE_DIR sqlite|postgresql [PG_STATE_DIR]
 Exit 77 (skipped) only when PostgreSQL is not installed and this is not root (pg_cluster.sh
@@ -196,25 +199,31 @@ def publish_and_read_back(ns, eng, url, runs, ids):
         check(nok == c["ok"] and len(trials) == c["ok"] + c["failed"],
               f"{rid}: trials {len(trials)} ({nok} ok) against the summary's {c}")
         check_cells(eng, url, rid, summ)
-        dup = eng.sql(url, "SELECT scenario, family, src_host, dst_host, trial FROM trials "
-                           f"WHERE run_id = {lit(rid)} GROUP BY scenario, family, src_host, "
-                           "dst_host, trial HAVING count(*) > 1")
+        dup = eng.sql(url, "SELECT scenario, family, sweep, src_host, dst_host, trial FROM trials "
+                           f"WHERE run_id = {lit(rid)} GROUP BY scenario, family, sweep, "
+                           "src_host, dst_host, trial HAVING count(*) > 1")
         check(dup == [], f"{rid}: a trial twice in trials: {dup[:2]}")
         hosts = eng.count(url, "hosts", f"run_id = {lit(rid)}")
         check(hosts == len(run_json(d).get("hosts", [])), f"{rid}: {hosts} hosts")
 
 
+def sweep_key(s):
+    """The database's sweep column of a summary scenario: "msg_size=1K", '' for no sweep."""
+    return f"{s['sweep']['param']}={s['sweep']['text']}" if "sweep" in s else ""
+
+
 def check_cells(eng, url, rid, summ):
-    rows = eng.sql(url, "SELECT scenario, family, src_zone, dst_zone, n, mean, ci95_low, "
+    rows = eng.sql(url, "SELECT scenario, family, sweep, src_zone, dst_zone, n, mean, ci95_low, "
                         "ci95_high, median, rtt_p50, rtt_p99 FROM cells "
                         f"WHERE run_id = {lit(rid)} AND level = 'zone'")
-    db = {(r[0], r[1], r[2], r[3]): r[4:] for r in rows}
+    db = {(r[0], r[1], r[2], r[3], r[4]): r[5:] for r in rows}
     want = 0
     for s in summ["scenarios"]:
         for c in s["zone_cells"]:
             want += 1
-            got = db.get((s["name"], s["family"], c["src_zone"], c["dst_zone"]))
-            if not check(got is not None, f"{rid}: no cell {s['name']} {c['src_zone']}"):
+            got = db.get((s["name"], s["family"], sweep_key(s), c["src_zone"], c["dst_zone"]))
+            if not check(got is not None, f"{rid}: no cell {s['name']} {sweep_key(s)} "
+                                          f"{c['src_zone']}"):
                 continue
             check(int(got[0]) == c["n"], f"{rid}: cell n {got[0]} != {c['n']}")
             pairs = [("mean", 1), ("ci95_low", 2), ("ci95_high", 3), ("median", 4)]
@@ -476,6 +485,61 @@ def views(eng, url, runs, ids):
     rows = eng.sql(url, "SELECT DISTINCT run_id FROM zone_matrix_latest "
                         "WHERE plan = 'westus3-zones' AND scenario = 'latency'")
     check(rows == [[want[-1][1]]], f"zone_matrix_latest: {rows}, newest {want[-1][1]}")
+
+
+def sweeps(ns, eng, url, runs, tmp, ids):
+    """Runs whose scenario sweeps msg_size: one row per value in scenarios, cells and trials (the
+    value in the key), read back by compare --db and trend --db as from their directories, and
+    the views' history follows a value from run to run."""
+    swept = [i for i in ids if i.endswith(("-swp0", "-swp1", "-swp2"))]
+    if not check(len(swept) == 3, f"sweeps: the fixtures {swept}"):
+        return
+    summ = {}
+    for rid in swept:
+        out = os.path.join(tmp, "sweep-rep-" + rid)
+        run([ns, "report", os.path.join(runs, rid), "-o", out])
+        with open(os.path.join(out, "summary.json"), encoding="utf-8") as f:
+            summ[rid] = json.load(f)
+        want = [sweep_key(x) for x in summ[rid]["scenarios"]]
+        got = eng.sql(url, f"SELECT sweep FROM scenarios WHERE run_id = {lit(rid)} ORDER BY ord")
+        check([r[0] for r in got or []] == want and len(set(want)) == len(want) > 1 and
+              all(w.startswith("msg_size=") for w in want), f"sweeps: {rid} scenarios {got}")
+        got = eng.sql(url, f"SELECT sweep, count(*) FROM trials WHERE run_id = {lit(rid)} "
+                           "GROUP BY sweep ORDER BY sweep")
+        check({r[0]: int(r[1]) for r in got or []} ==
+              {sweep_key(x): x["trials"]["ok"] + x["trials"]["failed"]
+               for x in summ[rid]["scenarios"]}, f"sweeps: {rid} trials by value {got}")
+    for a in swept:
+        for b in swept:
+            if a != b:
+                same_command(ns, runs, tmp, ["compare", a, b], ["compare", "--db", url, a, b],
+                             f"sweeps: compare {a} {b}")
+    same_command(ns, runs, tmp, ["trend", *swept], ["trend", "--db", url, "--plan", "sweeps"],
+                 "sweeps: trend --plan sweeps")
+    # each value's history is its own: the 1K cell's previous figure is the 1K cell's before
+    key = "msg_size=1K"
+    rows = eng.sql(url, "SELECT run_id, mean, previous_mean FROM zone_pair_history "
+                        f"WHERE plan = 'sweeps' AND sweep = {lit(key)} AND src_zone = '1' "
+                        "AND dst_zone = '2' ORDER BY started_at, run_id")
+    mean = {}
+    for rid in swept:
+        for x in summ[rid]["scenarios"]:
+            for c in x["zone_cells"]:
+                if sweep_key(x) == key and (c["src_zone"], c["dst_zone"]) == ("1", "2"):
+                    mean[rid] = c["mean"]
+    check([r[0] for r in rows or []] == sorted(mean) and len(mean) >= 2,
+          f"sweeps: zone_pair_history of {key}: {rows}, want {mean}")
+    for prev, cur in zip(rows or [], (rows or [])[1:]):
+        check(close(float(cur[1]), mean[cur[0]], 1e-9) and
+              close(float(cur[2]), mean[prev[0]], 1e-9), f"sweeps: history {cur}")
+    rows = eng.sql(url, "SELECT DISTINCT sweep, run_id FROM zone_matrix_latest "
+                        "WHERE plan = 'sweeps' ORDER BY sweep")
+    latest = {}
+    for rid in sorted(swept, key=lambda i: summ[i]["runs"][0]["started"]):
+        for x in summ[rid]["scenarios"]:
+            latest[sweep_key(x)] = rid
+    check([tuple(r) for r in rows or []] == sorted(latest.items()),
+          f"sweeps: zone_matrix_latest {rows}, want {sorted(latest.items())}")
 
 
 # --- bad input ------------------------------------------------------------------------------------
@@ -831,6 +895,7 @@ def main():
         n = compare_all(ns, url, runs, tmp, [i for i in ids if "hostile" not in i][:9])
         merged_percentiles(ns, eng, url, src, runs, tmp, *[i for i in ids if "-t00" in i][:2])
         views(eng, url, runs, ids)
+        sweeps(ns, eng, url, runs, tmp, ids)
         bad_input(ns, eng, runs, fixtures, tmp, ids[0])
         gates(ns, eng, url, runs, tmp, ids)
         survey(ns, eng, tmp)

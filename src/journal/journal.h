@@ -77,8 +77,7 @@ typedef void (*journal_active_fn)(void *arg, const char *dir, long pid);
 /* The runs of the plan named plan_name in progress on this machine (their directory's lock held
  * by a live process), each told to fn (may be NULL); entries of runs that ended are removed.
  * Returns how many. */
-int journal_runs_in_progress(const char *plan_name, journal_active_fn fn, void *arg,
-                             struct err *e);
+int journal_runs_in_progress(const char *plan_name, journal_active_fn fn, void *arg, struct err *e);
 
 /* Append one trial record (result: nsperf's object, borrowed, or NULL) as one line with one
  * write(2), then fsync. Safe from several threads. On failure (a full disk) the file is cut

@@ -484,9 +484,10 @@ chart_curves(struct rchart *cx, const json_t *w, const json_t *list, size_t from
              js(w, "param"), pairs ? "host pair" : "zone cell");
     report_buf_printf(&s,
                       "# sweep chart of scenario %s, written by netsurvey report; edit and run\n"
-                      "#   gnuplot %s-%s.gp\nset terminal svg size %d,%d noenhanced font "
-                      "\"sans,11\" background \"white\"\nset output \"%s-%s.svg\"\nset title ",
-                      key, kind, key, REPORT_CHART_W, REPORT_CHART_H, kind, key);
+                      "#   gnuplot %s-%s.gp\nset encoding utf8\nset terminal svg size %d,%d "
+                      "noenhanced font \"sans,%d\" background \"white\"\nset output "
+                      "\"%s-%s.svg\"\nset title ",
+                      key, kind, key, REPORT_CHART_W, REPORT_CHART_H, REPORT_CHART_FONT, kind, key);
     report_chart_script_str(&s, title);
     x_label(w, ax, xl, sizeof xl);
     report_buf_puts(&s,

@@ -474,11 +474,20 @@ test_layout_measures(void **state)
     layout_case("measures", true);
 }
 
+/* A sweep's table (figures per value) and its curve chart, beside the matrices of each value */
+static void
+test_layout_sweep(void **state)
+{
+    (void)state;
+    layout_case("sweep-base", true);
+}
+
 int
 main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_charts_visible), cmocka_unit_test(test_hostile_names_are_text),
-        cmocka_unit_test(test_layout_basic), cmocka_unit_test(test_layout_measures)};
+        cmocka_unit_test(test_layout_basic), cmocka_unit_test(test_layout_measures),
+        cmocka_unit_test(test_layout_sweep)};
     return cmocka_run_group_tests(tests, setup, teardown);
 }

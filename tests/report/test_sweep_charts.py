@@ -10,6 +10,7 @@ every interval inside the y range and every value inside the x range, a log2 x a
 where the values are powers of two, log10 where they span two decades, else linear; and, with
 gnuplot, the SVG: one glyph per point inside the plot area, the legend's glyphs (one per curve)
 outside it."""
+import glob
 import json
 import math
 import os
@@ -147,6 +148,14 @@ def check_chart(out, kind, key, values, curves, axis, gnuplot):
     has10 = "set logscale x 10" in script
     if (axis == "log2") != has2 or (axis == "log10") != has10:
         fail("%s: axis %s, script: log2 %s log10 %s" % (gp, axis, has2, has10))
+    # the reports' chart text (output.h's REPORT_CHART_FONT, as every other chart's script says
+    # it), so that a curve reads as well as the bars beside it at 800 px
+    fonts = set(re.findall(r'font "sans,(\d+)"', script))
+    for other in glob.glob(os.path.join(out, "charts", "bars-*.gp")):
+        with open(other) as f:
+            fonts |= set(re.findall(r'^set terminal .* font "sans,(\d+)"', f.read(), re.M))
+    if len(fonts) != 1:
+        fail("%s: chart text sizes %s, want the reports' one size" % (gp, sorted(fonts)))
     # one unit for the figure: the y label's, the caption's
     m = re.search(r"set ylabel '[^(]*\(([^)]*)\)'", script)
     if m is None:

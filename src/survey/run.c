@@ -888,13 +888,18 @@ hosts_open(struct runner *r, struct err *e)
     size_t n = r->nhosts < RUN_OPEN_THREADS ? r->nhosts : RUN_OPEN_THREADS;
     pthread_t th[RUN_OPEN_THREADS];
     struct opener op = {.r = r};
+    size_t started = 0;
+    /* counted under the lock the openers take first: one that ends at once counts itself off
+     * only after it was counted (TSan saw the count written here and there unlocked) */
+    pthread_mutex_lock(&r->mu);
     for (size_t i = 0; i < n; i++) {
-        if (thread_start(&th[op.left], opener_main, &op) == 0)
-            op.left++;
+        if (thread_start(&th[started], opener_main, &op) == 0)
+            started++;
     }
-    if (op.left == 0 && n > 0)
+    op.left = started;
+    pthread_mutex_unlock(&r->mu);
+    if (started == 0 && n > 0)
         opener_main(&(struct opener){.r = r, .left = 1}); /* no thread: here, one by one */
-    size_t started = op.left;
     bool cancelled = false;
     pthread_mutex_lock(&r->mu);
     while (op.left > 0)

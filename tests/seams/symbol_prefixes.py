@@ -42,6 +42,8 @@ def exported(lib):
         fields = rest.split()
         if len(fields) < 3 or fields[1] in ("U", "w", "v"):
             continue
+        if fields[2].startswith("__"):  # the implementation's (ASan's __odr_asan.NAME), never ours
+            continue
         syms.append((head.split(":")[-1], fields[2]))
     return syms
 
